@@ -1,0 +1,2 @@
+// Public API of @tsfuser/codegen.
+export const packageName = '@tsfuser/codegen';

@@ -1,0 +1,2 @@
+// Public API of @tsfuser/fusion-ir.
+export const packageName = '@tsfuser/fusion-ir';

@@ -1,0 +1,2 @@
+// Public API of @tsfuser/graph-fuser.
+export const packageName = '@tsfuser/graph-fuser';

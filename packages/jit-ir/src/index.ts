@@ -1,0 +1,2 @@
+// Public API of @tsfuser/jit-ir.
+export const packageName = '@tsfuser/jit-ir';

@@ -1,0 +1,2 @@
+// Public API of @tsfuser/runtime.
+export const packageName = '@tsfuser/runtime';

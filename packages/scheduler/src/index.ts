@@ -1,0 +1,2 @@
+// Public API of @tsfuser/scheduler.
+export const packageName = '@tsfuser/scheduler';

@@ -1,0 +1,2 @@
+// Public API of tsfuser.
+export const packageName = 'tsfuser';
