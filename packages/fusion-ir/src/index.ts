@@ -1,2 +1,4 @@
 // Public API of @tsfuser/fusion-ir.
-export const packageName = '@tsfuser/fusion-ir';
+export * from './ir/data-type.js';
+export * from './eval/float16.js';
+export * from './eval/host-tensor.js';

@@ -1,0 +1,207 @@
+// HostTensor: a strided tensor in host memory, the currency of the reference evaluator.
+//
+// Storage per dtype: Bool → Uint8Array, Int32 → Int32Array, Int/Index → BigInt64Array,
+// Half/BFloat16 → Uint16Array of bit patterns, Float → Float32Array, Double → Float64Array.
+// Element (i0, i1, …) lives at data[offset + Σ ik * strides[k]].
+
+import type { DataType } from '../ir/data-type.js';
+import {
+  bfloat16BitsToNumber,
+  halfBitsToNumber,
+  numberToBFloat16Bits,
+  numberToHalfBits,
+} from './float16.js';
+
+export type HostStorage = Uint8Array | Int32Array | BigInt64Array | Uint16Array | Float32Array | Float64Array;
+
+/** One element as JS sees it: numbers for floats and Int32, bigint for 64-bit ints, boolean for Bool. */
+export type ElementValue = number | bigint | boolean;
+
+export class HostTensor {
+  constructor(
+    readonly dtype: DataType,
+    readonly sizes: readonly number[],
+    readonly strides: readonly number[],
+    readonly data: HostStorage,
+    readonly offset = 0,
+  ) {
+    if (sizes.length !== strides.length) {
+      throw new RangeError(`HostTensor: ${sizes.length} sizes but ${strides.length} strides`);
+    }
+  }
+
+  static empty(dtype: DataType, sizes: readonly number[]): HostTensor {
+    const numel = sizes.reduce((a, b) => a * b, 1);
+    return new HostTensor(dtype, [...sizes], contiguousStrides(sizes), allocateStorage(dtype, numel));
+  }
+
+  /** Builds a contiguous tensor from plain values (numbers, bigints or booleans) in row-major order. */
+  static fromValues(dtype: DataType, sizes: readonly number[], values: ArrayLike<ElementValue>): HostTensor {
+    const t = HostTensor.empty(dtype, sizes);
+    if (values.length !== t.numel) {
+      throw new RangeError(`HostTensor.fromValues: ${values.length} values for shape [${sizes.join(', ')}]`);
+    }
+    for (let i = 0; i < values.length; i += 1) t.setFlat(i, values[i] as ElementValue);
+    return t;
+  }
+
+  get rank(): number {
+    return this.sizes.length;
+  }
+
+  get numel(): number {
+    return this.sizes.reduce((a, b) => a * b, 1);
+  }
+
+  isContiguous(): boolean {
+    const expected = contiguousStrides(this.sizes);
+    return this.sizes.every((s, i) => s <= 1 || this.strides[i] === expected[i]);
+  }
+
+  /** Storage position of the element with row-major linear index `linear`. */
+  storageIndex(linear: number): number {
+    let rem = linear;
+    let pos = this.offset;
+    for (let d = this.sizes.length - 1; d >= 0; d -= 1) {
+      const size = this.sizes[d] as number;
+      const idx = rem % size;
+      rem = (rem - idx) / size;
+      pos += idx * (this.strides[d] as number);
+    }
+    return pos;
+  }
+
+  /** Element at row-major linear index as a float64 number (ints converted, bools 0/1). */
+  getNumber(linear: number): number {
+    return storageToNumber(this.dtype, this.data, this.storageIndex(linear));
+  }
+
+  /** Element at row-major linear index in its natural JS form. */
+  get(linear: number): ElementValue {
+    const pos = this.storageIndex(linear);
+    switch (this.dtype) {
+      case 'Bool':
+        return (this.data[pos] as number) !== 0;
+      case 'Int':
+      case 'Index':
+        return this.data[pos] as bigint;
+      default:
+        return storageToNumber(this.dtype, this.data, pos);
+    }
+  }
+
+  /** Writes element `linear` of a contiguous tensor (converting/rounding to the dtype). */
+  setFlat(linear: number, value: ElementValue): void {
+    writeStorage(this.dtype, this.data, this.storageIndex(linear), value);
+  }
+
+  /** All elements in row-major order as float64 numbers. */
+  toNumbers(): number[] {
+    const out = new Array<number>(this.numel);
+    for (let i = 0; i < out.length; i += 1) out[i] = this.getNumber(i);
+    return out;
+  }
+
+  /** A contiguous copy. */
+  contiguous(): HostTensor {
+    const out = HostTensor.empty(this.dtype, this.sizes);
+    for (let i = 0; i < out.numel; i += 1) writeStorage(this.dtype, out.data, i, this.get(i));
+    return out;
+  }
+}
+
+export function contiguousStrides(sizes: readonly number[]): number[] {
+  const strides = new Array<number>(sizes.length);
+  let acc = 1;
+  for (let d = sizes.length - 1; d >= 0; d -= 1) {
+    strides[d] = acc;
+    acc *= Math.max(sizes[d] as number, 1);
+  }
+  return strides;
+}
+
+export function allocateStorage(dtype: DataType, numel: number): HostStorage {
+  switch (dtype) {
+    case 'Bool':
+      return new Uint8Array(numel);
+    case 'Int32':
+      return new Int32Array(numel);
+    case 'Int':
+    case 'Index':
+      return new BigInt64Array(numel);
+    case 'Half':
+    case 'BFloat16':
+      return new Uint16Array(numel);
+    case 'Float':
+      return new Float32Array(numel);
+    case 'Double':
+      return new Float64Array(numel);
+    default: {
+      const unreachable: never = dtype;
+      throw new Error(`unknown data type ${String(unreachable)}`);
+    }
+  }
+}
+
+function storageToNumber(dtype: DataType, data: HostStorage, pos: number): number {
+  const raw = data[pos];
+  switch (dtype) {
+    case 'Half':
+      return halfBitsToNumber(raw as number);
+    case 'BFloat16':
+      return bfloat16BitsToNumber(raw as number);
+    case 'Int':
+    case 'Index':
+      return Number(raw as bigint);
+    default:
+      return raw as number;
+  }
+}
+
+function writeStorage(dtype: DataType, data: HostStorage, pos: number, value: ElementValue): void {
+  switch (dtype) {
+    case 'Bool':
+      data[pos] = toBoolean(value) ? 1 : 0;
+      return;
+    case 'Int':
+    case 'Index':
+      (data as BigInt64Array)[pos] = toBigInt(value);
+      return;
+    case 'Int32':
+      (data as Int32Array)[pos] = Number(toBigInt(value));
+      return;
+    case 'Half':
+      (data as Uint16Array)[pos] = numberToHalfBits(toNumber(value));
+      return;
+    case 'BFloat16':
+      (data as Uint16Array)[pos] = numberToBFloat16Bits(toNumber(value));
+      return;
+    case 'Float':
+    case 'Double':
+      (data as Float32Array | Float64Array)[pos] = toNumber(value);
+      return;
+    default: {
+      const unreachable: never = dtype;
+      throw new Error(`unknown data type ${String(unreachable)}`);
+    }
+  }
+}
+
+function toNumber(value: ElementValue): number {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  return Number(value);
+}
+
+function toBoolean(value: ElementValue): boolean {
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'bigint') return value !== 0n;
+  return value !== 0;
+}
+
+/** Float → int conversion truncates toward zero, as a C++ cast does. */
+function toBigInt(value: ElementValue): bigint {
+  if (typeof value === 'bigint') return value;
+  if (typeof value === 'boolean') return value ? 1n : 0n;
+  if (!Number.isFinite(value)) return 0n;
+  return BigInt(Math.trunc(value));
+}
