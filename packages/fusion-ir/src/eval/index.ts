@@ -1,0 +1,2 @@
+// Public API of the eval module (re-exported from the package index).
+export {};

@@ -1,0 +1,86 @@
+// The operation codes of pointwise and reduction expressions, with nvFuser's names (snake_case as
+// nvFuser prints them).
+
+export const UNARY_OP_TYPES = [
+  'abs', 'acos', 'acosh', 'asin', 'asinh', 'atan', 'atanh', 'ceil', 'cos', 'cosh', 'exp', 'exp2',
+  'expm1', 'erf', 'erfc', 'erfinv', 'erfcx', 'floor', 'frac', 'lgamma', 'digamma', 'log', 'log10',
+  'log1p', 'log2', 'neg', 'reciprocal', 'relu', 'round', 'rsqrt', 'sigmoid', 'signbit', 'sin',
+  'sinh', 'sqrt', 'tan', 'tanh', 'trunc', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf',
+  'isreal', 'logical_not', 'bitwise_not', 'silu', 'gelu', 'gelu_tanh', 'sign', 'cast',
+] as const;
+export type UnaryOpType = (typeof UNARY_OP_TYPES)[number];
+
+export const BINARY_OP_TYPES = [
+  'add', 'sub', 'mul', 'div', 'truediv', 'fmod', 'remainder', 'pow', 'atan2', 'minimum', 'maximum',
+  'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and',
+  'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'logical_right_shift',
+  'ceilDiv', 'mod', 'nextafter', 'gcd', 'hypot', 'copysign', 'floordiv',
+] as const;
+export type BinaryOpType = (typeof BINARY_OP_TYPES)[number];
+
+export const TERNARY_OP_TYPES = ['where', 'clamp', 'lerp', 'threshold'] as const;
+export type TernaryOpType = (typeof TERNARY_OP_TYPES)[number];
+
+export const REDUCTION_OP_TYPES = ['add', 'mul', 'max', 'min'] as const;
+export type ReductionOpType = (typeof REDUCTION_OP_TYPES)[number];
+
+/** Comparison and logical ops produce Bool regardless of operand types. */
+export function isPredicateBinaryOp(op: BinaryOpType): boolean {
+  return (
+    op === 'eq' || op === 'ne' || op === 'lt' || op === 'le' || op === 'gt' || op === 'ge' ||
+    op === 'logical_and' || op === 'logical_or' || op === 'logical_xor'
+  );
+}
+
+/** Unary ops that produce Bool. */
+export function isPredicateUnaryOp(op: UnaryOpType): boolean {
+  return (
+    op === 'isfinite' || op === 'isinf' || op === 'isnan' || op === 'isneginf' ||
+    op === 'isposinf' || op === 'isreal' || op === 'logical_not' || op === 'signbit'
+  );
+}
+
+/** The infix operator nvFuser prints for a binary op, if it prints one. */
+export function inlineBinaryOpString(op: BinaryOpType): string | null {
+  switch (op) {
+    case 'add':
+      return '+';
+    case 'sub':
+      return '-';
+    case 'mul':
+      return '*';
+    case 'div':
+    case 'truediv':
+      return '/';
+    case 'mod':
+      return '%';
+    case 'eq':
+      return '==';
+    case 'ne':
+      return '!=';
+    case 'lt':
+      return '<';
+    case 'le':
+      return '<=';
+    case 'gt':
+      return '>';
+    case 'ge':
+      return '>=';
+    case 'logical_and':
+      return '&&';
+    case 'logical_or':
+      return '||';
+    case 'bitwise_and':
+      return '&';
+    case 'bitwise_or':
+      return '|';
+    case 'bitwise_xor':
+      return '^';
+    case 'bitwise_left_shift':
+      return '<<';
+    case 'bitwise_right_shift':
+      return '>>';
+    default:
+      return null;
+  }
+}

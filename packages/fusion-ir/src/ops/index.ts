@@ -1,0 +1,9 @@
+// The ops API: free functions over explicit tensors and scalars (no global current fusion).
+export * from './operand.js';
+export * from './type-promotion.js';
+export * from './tensor-factory.js';
+export * from './unary.js';
+export * from './binary.js';
+export * from './ternary.js';
+export * from './broadcast.js';
+export * from './reduction.js';

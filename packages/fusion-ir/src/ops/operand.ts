@@ -1,0 +1,54 @@
+// Operands of ops: Fusion Vals, or JS constants that become constant Scalars of the operands'
+// fusion. JS integers become Int (int64) constants, other numbers Double, booleans Bool — a
+// JS number cannot tell 2 from 2.0, so write `fusion.constant(2, 'Double')` for a double 2.
+
+import type { DataType } from '../ir/data-type.js';
+import { FusionIrError } from '../ir/errors.js';
+import type { Fusion } from '../ir/fusion.js';
+import type { Scalar } from '../ir/scalar.js';
+import type { TensorView } from '../ir/tensor-view.js';
+import type { PromotionOperand } from './type-promotion.js';
+
+export type Operand = TensorView | Scalar | number | boolean | bigint;
+export type TensorOrScalar = TensorView | Scalar;
+
+export function fusionOf(op: string, operands: readonly Operand[]): Fusion {
+  for (const o of operands) {
+    if (typeof o === 'object') return o.fusion;
+  }
+  throw new FusionIrError(`${op}: at least one operand must be a TensorView or Scalar of a fusion`);
+}
+
+export function jsConstantType(value: number | boolean | bigint): DataType {
+  if (typeof value === 'boolean') return 'Bool';
+  if (typeof value === 'bigint') return 'Int';
+  return Number.isInteger(value) && !Object.is(value, -0) ? 'Int' : 'Double';
+}
+
+export function toVal(fusion: Fusion, o: Operand): TensorOrScalar {
+  if (typeof o === 'object') {
+    if (o.fusion !== fusion) throw new FusionIrError('operands belong to different fusions');
+    return o;
+  }
+  return fusion.constant(o, jsConstantType(o));
+}
+
+export function promotionOperand(v: TensorOrScalar): PromotionOperand {
+  return { dtype: v.dtype, isTensor: v.kind === 'tensorView' };
+}
+
+export function describe(v: TensorOrScalar): string {
+  if (v.kind === 'tensorView') {
+    const dims = v.domain.logicalNoReductions().map((id) => {
+      const c = id.logicalExtent().constNumber();
+      return c === null ? id.logicalExtent().symbolicName() : String(c);
+    });
+    return `T${v.name}[${dims.join(', ')}] (${v.dtype})`;
+  }
+  return v.value !== null ? `${v.dtype}(${String(v.value)})` : v.symbolicName();
+}
+
+export function requireTensor(op: string, o: Operand, argName = 'input'): TensorView {
+  if (typeof o === 'object' && o.kind === 'tensorView') return o;
+  throw new FusionIrError(`${op}: ${argName} must be a TensorView, got ${typeof o === 'object' ? describe(o) : String(o)}`);
+}

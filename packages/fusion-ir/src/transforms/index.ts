@@ -1,0 +1,2 @@
+// Public API of the transforms module (re-exported from the package index).
+export {};
