@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""PyTorch side of tsfuser's benchmarks: times eager and torch.compile on the same workloads
+that `tsfuser bench` runs, on the same GPU, and measures the device-to-device copy bandwidth
+that the "% of copy floor" column refers to.
+
+Method (the same as tsfuser's bench): CUDA events around each run, the L2 flushed before every
+run by writing a buffer larger than L2, median over many runs after warm-up.
+
+Prints one JSON object per line: {"workload", "impl", "median_ms", "bytes", "gbps"} and a
+{"copy_gbps": …} line. Usage: python3 pytorch_bench.py [--workloads a,b] [--iters N] [--out f.jsonl]
+"""
+import argparse
+import json
+import statistics
+import sys
+
+import torch
+
+WORKLOADS = {}
+
+
+def workload(name):
+    def register(fn):
+        WORKLOADS[name] = fn
+        return fn
+    return register
+
+
+@workload("readme_pointwise")
+def readme_pointwise():
+    # nvFuser README example scaled up, pointwise part: (t0 + t1) * 3
+    t0 = torch.randn(64, 1, 8192, device="cuda")
+    t1 = torch.randn(64, 512, 8192, device="cuda")
+    fn = lambda a, b: (a + b) * 3.0
+    out_bytes = t1.numel() * 4
+    return fn, (t0, t1), t0.numel() * 4 + t1.numel() * 4 + out_bytes
+
+
+@workload("bn_add_relu")
+def bn_add_relu():
+    # Seed exercise: two inference batch norms, add, relu on 8x256x56x56 f32.
+    x = torch.randn(8, 256, 56, 56, device="cuda")
+    y = torch.randn(8, 256, 56, 56, device="cuda")
+    p = [torch.rand(256, device="cuda") + 0.5 for _ in range(8)]
+
+    def fn(x, y, w0, b0, m0, v0, w1, b1, m1, v1):
+        a = torch.nn.functional.batch_norm(x, m0, v0, w0, b0, False, 0.1, 1e-5)
+        b = torch.nn.functional.batch_norm(y, m1, v1, w1, b1, False, 0.1, 1e-5)
+        return torch.relu(a + b)
+
+    return fn, (x, y, *p), 3 * x.numel() * 4 + 8 * 256 * 4
+
+
+def _norm_inputs(dtype):
+    return torch.randn(16384, 4096, device="cuda", dtype=dtype)
+
+
+for _dt_name, _dt in (("f32", torch.float32), ("bf16", torch.bfloat16)):
+    def _make_ln(dt=_dt):
+        x = _norm_inputs(dt)
+        w = torch.randn(4096, device="cuda", dtype=dt)
+        b = torch.randn(4096, device="cuda", dtype=dt)
+        fn = lambda x, w, b: torch.nn.functional.layer_norm(x, (4096,), w, b, 1e-5)
+        return fn, (x, w, b), 2 * x.numel() * x.element_size()
+
+    def _make_softmax(dt=_dt):
+        x = _norm_inputs(dt)
+        fn = lambda x: torch.softmax(x, dim=-1)
+        return fn, (x,), 2 * x.numel() * x.element_size()
+
+    WORKLOADS[f"layer_norm_{_dt_name}"] = _make_ln
+    WORKLOADS[f"softmax_{_dt_name}"] = _make_softmax
+
+
+@workload("rms_norm_bf16")
+def rms_norm_bf16():
+    x = _norm_inputs(torch.bfloat16)
+    w = torch.randn(4096, device="cuda", dtype=torch.bfloat16)
+
+    def fn(x, w):
+        xf = x.float()
+        return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6) * w.float()).to(torch.bfloat16)
+
+    return fn, (x, w), 2 * x.numel() * 2
+
+
+@workload("pow_sum")
+def pow_sum():
+    t4 = torch.randn(16, 512, 4096, device="cuda")
+    t6 = torch.randn(16, 512, 4096, device="cuda")
+    fn = lambda a, b: (a.sum(dim=(0, 1)), b.pow(3.0))
+    return fn, (t4, t6), 3 * t4.numel() * 4
+
+
+def flush_l2(buf):
+    buf.zero_()
+
+
+def time_fn(fn, args, iters, buf):
+    for _ in range(3):
+        fn(*args)
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(iters):
+        flush_l2(buf)
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn(*args)
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def copy_bandwidth(buf_flush, iters):
+    src = torch.empty(256 * 1024 * 1024, dtype=torch.float32, device="cuda")  # 1 GiB
+    dst = torch.empty_like(src)
+    ms = time_fn(lambda: dst.copy_(src), (), iters, buf_flush)
+    return 2 * src.numel() * 4 / (ms * 1e-3) / 1e9
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--workloads", default=",".join(WORKLOADS))
+    ap.add_argument("--iters", type=int, default=30)
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--no-compile", action="store_true")
+    a = ap.parse_args()
+    out = open(a.out, "w") if a.out else None
+
+    def emit(obj):
+        line = json.dumps(obj)
+        print(line, flush=True)
+        if out:
+            out.write(line + "\n")
+            out.flush()
+
+    flush = torch.empty(512 * 1024 * 1024 // 4, dtype=torch.float32, device="cuda")
+    emit({"copy_gbps": copy_bandwidth(flush, a.iters), "device": torch.cuda.get_device_name()})
+    for name in a.workloads.split(","):
+        if name not in WORKLOADS:
+            print(f"unknown workload {name}", file=sys.stderr)
+            continue
+        fn, args, nbytes = WORKLOADS[name]()
+        impls = [("eager", fn)]
+        if not a.no_compile:
+            impls.append(("torch.compile", torch.compile(fn)))
+        for impl, f in impls:
+            ms = time_fn(f, args, a.iters, flush)
+            emit({"workload": name, "impl": impl, "median_ms": ms, "bytes": nbytes,
+                  "gbps": nbytes / (ms * 1e-3) / 1e9})
+
+
+if __name__ == "__main__":
+    main()
