@@ -158,7 +158,7 @@ function storageToNumber(dtype: DataType, data: HostStorage, pos: number): numbe
   }
 }
 
-function writeStorage(dtype: DataType, data: HostStorage, pos: number, value: ElementValue): void {
+export function writeStorage(dtype: DataType, data: HostStorage, pos: number, value: ElementValue): void {
   switch (dtype) {
     case 'Bool':
       data[pos] = toBoolean(value) ? 1 : 0;
