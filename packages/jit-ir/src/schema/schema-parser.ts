@@ -1,0 +1,109 @@
+// Parses operator schema strings, as in native_functions.yaml / torch.ops:
+//   aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+//   aten::native_batch_norm(Tensor input, Tensor? weight, ...) -> (Tensor, Tensor, Tensor)
+//   aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+// Invariant: malformed schemas raise ParseError (line 1, the offending column).
+
+import { tokenize } from '../text/lexer.js';
+import { TokenCursor } from '../text/cursor.js';
+import { parseTypeAt } from '../types/type-parser.js';
+import type { FunctionSchema, SchemaArgument, SchemaDefault, SchemaReturn } from './function-schema.js';
+
+export function parseSchema(text: string): FunctionSchema {
+  const cur = new TokenCursor(tokenize(text));
+  const nameTok = cur.expectKind('qualified', 'a qualified operator name such as aten::add');
+  let overloadName = '';
+  if (cur.acceptPunct('.')) overloadName = cur.expectKind('ident', 'an overload name after "."').text;
+  cur.expectPunct('(', 'to open the argument list');
+  const args: SchemaArgument[] = [];
+  let kwargOnly = false;
+  let isVararg = false;
+  if (!cur.isPunct(')')) {
+    do {
+      if (cur.isPunct('*')) {
+        const star = cur.next();
+        if (kwargOnly) cur.fail("'*' appears twice in the argument list", star);
+        kwargOnly = true;
+        continue;
+      }
+      if (cur.isPunct('.')) {
+        for (let i = 0; i < 3; i++) cur.expectPunct('.', "in '...'");
+        isVararg = true;
+        continue;
+      }
+      if (isVararg) cur.fail("no arguments may follow '...'");
+      args.push(parseArgument(cur, kwargOnly));
+    } while (cur.acceptPunct(','));
+  }
+  cur.expectPunct(')', 'to close the argument list');
+  cur.expectPunct('->', 'before the return types');
+  const { returns, returnsTuple } = parseReturns(cur);
+  const end = cur.peek();
+  if (end.kind !== 'newline' && end.kind !== 'eof') cur.fail(`unexpected '${end.text}' after the return types`, end);
+  return { name: nameTok.text, overloadName, arguments: args, returns, isVararg, returnsTuple };
+}
+
+function parseArgument(cur: TokenCursor, kwargOnly: boolean): SchemaArgument {
+  const { type, alias } = parseTypeAt(cur, true);
+  const name = cur.expectKind('ident', 'an argument name').text;
+  let defaultValue: SchemaDefault | null = null;
+  if (cur.acceptPunct('=')) defaultValue = parseDefault(cur);
+  return { name, type, alias, defaultValue, kwargOnly };
+}
+
+function parseDefault(cur: TokenCursor): SchemaDefault {
+  const t = cur.next();
+  switch (t.kind) {
+    case 'int':
+      return { kind: 'int', value: t.value };
+    case 'float':
+      return { kind: 'float', value: t.value };
+    case 'string':
+      return { kind: 'str', value: t.value };
+    case 'ident':
+      if (t.text === 'True' || t.text === 'False') return { kind: 'bool', value: t.text === 'True' };
+      if (t.text === 'None') return { kind: 'none' };
+      if (t.text === 'inf' || t.text === 'nan') return { kind: 'float', value: t.text === 'inf' ? Infinity : NaN };
+      return { kind: 'name', value: t.text };
+    case 'punct':
+      if (t.text === '[') {
+        const items: SchemaDefault[] = [];
+        if (!cur.isPunct(']')) {
+          do {
+            items.push(parseDefault(cur));
+          } while (cur.acceptPunct(','));
+        }
+        cur.expectPunct(']', 'to close the default list');
+        return { kind: 'list', items };
+      }
+      return cur.fail(`expected a default value but found '${t.text}'`, t);
+    case 'qualified':
+    case 'value':
+    case 'newline':
+    case 'eof':
+      return cur.fail(`expected a default value but found ${t.kind === 'eof' || t.kind === 'newline' ? 'end of input' : `'${t.text}'`}`, t);
+  }
+}
+
+function parseReturns(cur: TokenCursor): { returns: SchemaReturn[]; returnsTuple: boolean } {
+  if (!cur.isPunct('(')) return { returns: [parseReturn(cur)], returnsTuple: false };
+  cur.next();
+  const returns: SchemaReturn[] = [];
+  if (!cur.isPunct(')')) {
+    do {
+      returns.push(parseReturn(cur));
+    } while (cur.acceptPunct(','));
+  }
+  cur.expectPunct(')', 'to close the return list');
+  return { returns, returnsTuple: true };
+}
+
+function parseReturn(cur: TokenCursor): SchemaReturn {
+  const { type, alias } = parseTypeAt(cur, true);
+  const t = cur.peek();
+  if (t.kind === 'ident') {
+    cur.next();
+    return { name: t.text, type, alias };
+  }
+  return { name: null, type, alias };
+}

@@ -1,0 +1,273 @@
+// Lexer for the TorchScript IR text format, types and operator schemas.
+// In: source text. Out: a token array ending in one `eof` token.
+// Invariant: every malformed character sequence becomes a ParseError with its line:column;
+// newlines inside (), [] or {} are dropped, blank lines collapse into one `newline` token, and a
+// trailing `# ...` comment is attached to the newline that ends its line.
+
+import { ParseError } from '../errors.js';
+
+export type Punct = '(' | ')' | '[' | ']' | '{' | '}' | ',' | ':' | '=' | '?' | '*' | '->' | '!' | '|' | '.' | '<' | '>';
+
+interface TokenBase {
+  readonly line: number;
+  readonly column: number;
+  /** Offsets into the source, for raw-text slices (tensor literals). */
+  readonly start: number;
+  readonly end: number;
+}
+
+export type Token =
+  | (TokenBase & { readonly kind: 'ident'; readonly text: string })
+  | (TokenBase & { readonly kind: 'qualified'; readonly text: string })
+  | (TokenBase & { readonly kind: 'value'; readonly text: string })
+  | (TokenBase & { readonly kind: 'int'; readonly text: string; readonly value: bigint })
+  | (TokenBase & { readonly kind: 'float'; readonly text: string; readonly value: number })
+  | (TokenBase & { readonly kind: 'string'; readonly text: string; readonly value: string })
+  | (TokenBase & { readonly kind: 'punct'; readonly text: Punct })
+  | (TokenBase & { readonly kind: 'newline'; readonly text: string; readonly comment: string | null })
+  | (TokenBase & { readonly kind: 'eof'; readonly text: string });
+
+export type TokenKind = Token['kind'];
+
+const PUNCT_CHARS = new Set(['(', ')', '[', ']', '{', '}', ',', ':', '=', '?', '*', '!', '|', '.', '<', '>']);
+
+function isIdentStart(c: string): boolean {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === '_';
+}
+function isIdentChar(c: string): boolean {
+  return isIdentStart(c) || isDigit(c);
+}
+function isDigit(c: string): boolean {
+  return c >= '0' && c <= '9';
+}
+function isValueNameChar(c: string): boolean {
+  return isIdentChar(c) || c === '.';
+}
+
+export function describeToken(t: Token): string {
+  switch (t.kind) {
+    case 'eof':
+      return 'end of input';
+    case 'newline':
+      return 'end of line';
+    case 'string':
+      return `string ${JSON.stringify(t.value)}`;
+    case 'value':
+      return `'%${t.text}'`;
+    case 'ident':
+    case 'qualified':
+    case 'int':
+    case 'float':
+    case 'punct':
+      return `'${t.text}'`;
+  }
+}
+
+export function tokenize(src: string): Token[] {
+  const tokens: Token[] = [];
+  let i = 0;
+  let line = 1;
+  let lineStart = 0;
+  let depth = 0;
+  let pendingComment: string | null = null;
+
+  const col = (at: number): number => at - lineStart + 1;
+  const fail = (msg: string, at: number): never => {
+    throw new ParseError(msg, line, col(at));
+  };
+  const lastKind = (): TokenKind | null => tokens[tokens.length - 1]?.kind ?? null;
+
+  while (i < src.length) {
+    const c = src.charAt(i);
+    if (c === '\n') {
+      if (depth === 0 && lastKind() !== null && lastKind() !== 'newline') {
+        tokens.push({ kind: 'newline', text: '\n', comment: pendingComment, line, column: col(i), start: i, end: i + 1 });
+      }
+      pendingComment = null;
+      i++;
+      line++;
+      lineStart = i;
+      continue;
+    }
+    if (c === ' ' || c === '\t' || c === '\r') {
+      i++;
+      continue;
+    }
+    if (c === '#') {
+      let j = i + 1;
+      while (j < src.length && src.charAt(j) !== '\n') j++;
+      const text = src.slice(i + 1, j).trim();
+      if (depth === 0 && lastKind() !== null && lastKind() !== 'newline') pendingComment = text;
+      i = j;
+      continue;
+    }
+    const start = i;
+    const column = col(i);
+    if (c === '%') {
+      let j = i + 1;
+      while (j < src.length && isValueNameChar(src.charAt(j))) j++;
+      if (j === i + 1) fail("expected a value name after '%'", i);
+      tokens.push({ kind: 'value', text: src.slice(i + 1, j), line, column, start, end: j });
+      i = j;
+      continue;
+    }
+    if (c === '"' || c === "'") {
+      const { value, end } = lexString(src, i, fail);
+      tokens.push({ kind: 'string', text: src.slice(i, end), value, line, column, start, end });
+      i = end;
+      continue;
+    }
+    if (isDigit(c) || (c === '-' && i + 1 < src.length && (isDigit(src.charAt(i + 1)) || src.charAt(i + 1) === '.'))) {
+      const end = scanNumber(src, i);
+      const text = src.slice(i, end);
+      if (text === '-' || text === '-.' || text === '.') fail(`malformed number '${text}'`, i);
+      if (end < src.length && isIdentStart(src.charAt(end))) fail(`malformed number '${text}${src.charAt(end)}'`, i);
+      if (/[.eE]/.test(text)) {
+        const value = Number(text.endsWith('.') ? text.slice(0, -1) : text);
+        if (Number.isNaN(value)) fail(`malformed number '${text}'`, i);
+        tokens.push({ kind: 'float', text, value, line, column, start, end });
+      } else {
+        tokens.push({ kind: 'int', text, value: BigInt(text), line, column, start, end });
+      }
+      i = end;
+      continue;
+    }
+    if (c === '-' && src.startsWith('-inf', i) && !isIdentChar(src.charAt(i + 4))) {
+      tokens.push({ kind: 'float', text: '-inf', value: -Infinity, line, column, start, end: i + 4 });
+      i += 4;
+      continue;
+    }
+    if (isIdentStart(c)) {
+      let j = i + 1;
+      while (j < src.length && isIdentChar(src.charAt(j))) j++;
+      if (src.startsWith('::', j) && j + 2 < src.length && isIdentStart(src.charAt(j + 2))) {
+        j += 2;
+        while (j < src.length && isIdentChar(src.charAt(j))) j++;
+        tokens.push({ kind: 'qualified', text: src.slice(i, j), line, column, start, end: j });
+      } else {
+        tokens.push({ kind: 'ident', text: src.slice(i, j), line, column, start, end: j });
+      }
+      i = j;
+      continue;
+    }
+    if (c === '-' && src.charAt(i + 1) === '>') {
+      tokens.push({ kind: 'punct', text: '->', line, column, start, end: i + 2 });
+      i += 2;
+      continue;
+    }
+    if (PUNCT_CHARS.has(c)) {
+      if (c === '(' || c === '[' || c === '{') depth++;
+      if ((c === ')' || c === ']' || c === '}') && depth > 0) depth--;
+      tokens.push({ kind: 'punct', text: c as Punct, line, column, start, end: i + 1 });
+      i++;
+      continue;
+    }
+    fail(`unexpected character ${JSON.stringify(c)}`, i);
+  }
+  if (lastKind() !== null && lastKind() !== 'newline') {
+    tokens.push({ kind: 'newline', text: '\n', comment: pendingComment, line, column: col(i), start: i, end: i });
+  }
+  tokens.push({ kind: 'eof', text: '', line, column: col(i), start: i, end: i });
+  return tokens;
+}
+
+function scanNumber(src: string, from: number): number {
+  let j = from;
+  if (src.charAt(j) === '-') j++;
+  while (j < src.length && isDigit(src.charAt(j))) j++;
+  if (src.charAt(j) === '.') {
+    j++;
+    while (j < src.length && isDigit(src.charAt(j))) j++;
+  }
+  if (src.charAt(j) === 'e' || src.charAt(j) === 'E') {
+    let k = j + 1;
+    if (src.charAt(k) === '+' || src.charAt(k) === '-') k++;
+    if (isDigit(src.charAt(k))) {
+      while (k < src.length && isDigit(src.charAt(k))) k++;
+      j = k;
+    }
+  }
+  return j;
+}
+
+const SIMPLE_ESCAPES: Record<string, string> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  b: '\b',
+  f: '\f',
+  v: '\v',
+  a: '\x07',
+  '\\': '\\',
+  '"': '"',
+  "'": "'",
+};
+
+function lexString(src: string, from: number, fail: (msg: string, at: number) => never): { value: string; end: number } {
+  const quote = src.charAt(from);
+  let j = from + 1;
+  let value = '';
+  while (j < src.length) {
+    const c = src.charAt(j);
+    if (c === quote) return { value, end: j + 1 };
+    if (c === '\n') break;
+    if (c === '\\') {
+      const e = src.charAt(j + 1);
+      const simple = SIMPLE_ESCAPES[e];
+      if (simple !== undefined) {
+        value += simple;
+        j += 2;
+        continue;
+      }
+      const octal = /^[0-7]{1,3}/.exec(src.slice(j + 1, j + 4));
+      if (octal) {
+        value += String.fromCharCode(parseInt(octal[0], 8));
+        j += 1 + octal[0].length;
+        continue;
+      }
+      fail(`unknown escape sequence '\\${e}' in string`, j);
+    }
+    value += c;
+    j++;
+  }
+  return fail('unterminated string literal', from);
+}
+
+/** Quotes a string the way c10::printQuotedString does. */
+export function quoteString(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    switch (ch) {
+      case '\\':
+        out += '\\\\';
+        break;
+      case '"':
+        out += '\\"';
+        break;
+      case '\n':
+        out += '\\n';
+        break;
+      case '\t':
+        out += '\\t';
+        break;
+      case '\r':
+        out += '\\r';
+        break;
+      case '\b':
+        out += '\\b';
+        break;
+      case '\f':
+        out += '\\f';
+        break;
+      case '\v':
+        out += '\\v';
+        break;
+      default: {
+        const code = ch.codePointAt(0) ?? 0;
+        if (code < 0x20 || code === 0x7f) out += '\\' + code.toString(8).padStart(3, '0');
+        else out += ch;
+      }
+    }
+  }
+  return out + '"';
+}

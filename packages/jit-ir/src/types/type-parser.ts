@@ -1,0 +1,231 @@
+// Parses the type syntax of graph dumps and operator schemas: tensor types with sizes, strides,
+// requires_grad and device; scalars; `T[]`, `T[N]`, `T?`, `(T, U)`, `List[T]`, `Optional[T]`,
+// `Tuple[T, U]`. In schema mode `Tensor(a!)` is an alias annotation, returned beside the type.
+// Invariant: malformed input raises ParseError at the offending token.
+
+import { ParseError } from '../errors.js';
+import { tokenize } from '../text/lexer.js';
+import { TokenCursor } from '../text/cursor.js';
+import { isScalarType, type ScalarType } from './scalar-type.js';
+import { DynamicTensorType, listType, optionalType, simpleType, tupleType, type Device, type JitType, type TensorType } from './jit-type.js';
+import { SIMPLE_TYPE_NAMES } from './type-printer.js';
+
+/** `(a!)`-style alias annotation of a schema argument: the alias sets and whether it is written. */
+export interface AliasAnnotation {
+  readonly sets: readonly string[];
+  readonly isWrite: boolean;
+  /** Sets after `->`, e.g. `(a -> *)`. */
+  readonly afterSets: readonly string[];
+}
+
+export interface SchemaTypeResult {
+  readonly type: JitType;
+  readonly alias: AliasAnnotation | null;
+}
+
+/** Parses one type from a cursor. `schemaMode` turns `Tensor(...)` into an alias annotation. */
+export function parseTypeAt(cur: TokenCursor, schemaMode = false): SchemaTypeResult {
+  let alias: AliasAnnotation | null = null;
+  let type = parseBaseType(cur, schemaMode, (a) => {
+    alias = a;
+  });
+  for (;;) {
+    if (cur.isPunct('[')) {
+      cur.next();
+      let fixedSize: number | null = null;
+      const t = cur.peek();
+      if (t.kind === 'int') {
+        cur.next();
+        fixedSize = Number(t.value);
+      }
+      cur.expectPunct(']', 'to close a list type');
+      type = listType(type, fixedSize);
+      if (schemaMode && cur.isPunct('(')) alias = parseAliasAnnotation(cur);
+    } else if (cur.isPunct('?')) {
+      cur.next();
+      type = optionalType(type);
+    } else {
+      break;
+    }
+  }
+  return { type, alias };
+}
+
+function parseBaseType(cur: TokenCursor, schemaMode: boolean, setAlias: (a: AliasAnnotation) => void): JitType {
+  const t = cur.peek();
+  if (t.kind === 'punct' && t.text === '(') {
+    cur.next();
+    const elems: JitType[] = [];
+    if (!cur.isPunct(')')) {
+      do {
+        elems.push(parseTypeAt(cur, schemaMode).type);
+      } while (cur.acceptPunct(','));
+    }
+    cur.expectPunct(')', 'to close a tuple type');
+    return tupleType(elems);
+  }
+  if (t.kind !== 'ident') return cur.fail(`expected a type but found ${describe(t.text, t.kind)}`, t);
+  cur.next();
+  const name = t.text;
+  if (name === 'List' || name === 'Optional' || name === 'Tuple') {
+    cur.expectPunct('[', `after '${name}'`);
+    const elems: JitType[] = [];
+    if (!cur.isPunct(']')) {
+      do {
+        elems.push(parseTypeAt(cur, schemaMode).type);
+      } while (cur.acceptPunct(','));
+    }
+    cur.expectPunct(']', `to close '${name}['`);
+    if (name === 'Tuple') return tupleType(elems);
+    const [elem] = elems;
+    if (elem === undefined || elems.length !== 1) return cur.fail(`'${name}[...]' takes exactly one type`, t);
+    return name === 'List' ? listType(elem) : optionalType(elem);
+  }
+  const simple = SIMPLE_TYPE_NAMES.get(name);
+  if (simple !== undefined) return simpleType(simple);
+  if (name === 'Tensor') {
+    if (cur.isPunct('(')) {
+      if (schemaMode) {
+        setAlias(parseAliasAnnotation(cur));
+        return DynamicTensorType;
+      }
+      return parseTensorDetails(cur, null);
+    }
+    return DynamicTensorType;
+  }
+  if (isScalarType(name)) {
+    if (!cur.isPunct('(')) return cur.fail(`expected '(' after tensor element type '${name}'`, cur.peek());
+    return parseTensorDetails(cur, name);
+  }
+  if (name.endsWith('Tensor')) {
+    const st = name.slice(0, -'Tensor'.length);
+    if (isScalarType(st)) {
+      const base: TensorType = { ...DynamicTensorType, scalarType: st };
+      return cur.isPunct('(') ? parseTensorDetails(cur, st, base) : base;
+    }
+  }
+  return cur.fail(`unknown type '${name}'`, t);
+}
+
+function describe(text: string, kind: string): string {
+  return kind === 'eof' ? 'end of input' : kind === 'newline' ? 'end of line' : `'${text}'`;
+}
+
+/** `(8, *, strides=[...], requires_grad=0, device=cuda:0)` after `Float`/`Tensor`. */
+function parseTensorDetails(cur: TokenCursor, scalarType: ScalarType | null, base?: TensorType): TensorType {
+  cur.expectPunct('(');
+  const sizes: (number | null)[] = [];
+  let strides: number[] | null = null;
+  let requiresGrad: boolean | null = null;
+  let device: Device | null = null;
+  let sawKeyword = false;
+  if (!cur.isPunct(')')) {
+    do {
+      const t = cur.peek();
+      if (t.kind === 'int' && !sawKeyword) {
+        cur.next();
+        if (t.value < 0n) cur.fail('tensor sizes must be non-negative', t);
+        sizes.push(Number(t.value));
+      } else if (t.kind === 'punct' && t.text === '*' && !sawKeyword) {
+        cur.next();
+        sizes.push(null);
+      } else if (t.kind === 'ident' && cur.isPunct('=', 1)) {
+        sawKeyword = true;
+        cur.next();
+        cur.next();
+        if (t.text === 'strides') {
+          cur.expectPunct('[', "after 'strides='");
+          strides = [];
+          if (!cur.isPunct(']')) {
+            do {
+              strides.push(Number(cur.expectKind('int', 'an integer stride').value));
+            } while (cur.acceptPunct(','));
+          }
+          cur.expectPunct(']', 'to close the strides list');
+        } else if (t.text === 'requires_grad') {
+          const v = cur.expectKind('int', "0 or 1 after 'requires_grad='");
+          if (v.value !== 0n && v.value !== 1n) cur.fail("requires_grad must be 0 or 1", v);
+          requiresGrad = v.value === 1n;
+        } else if (t.text === 'device') {
+          device = parseDevice(cur);
+        } else {
+          cur.fail(`unknown tensor type field '${t.text}' (expected strides, requires_grad or device)`, t);
+        }
+      } else {
+        cur.fail(`expected a size, '*', strides=, requires_grad= or device= in tensor type but found '${t.text}'`, t);
+      }
+    } while (cur.acceptPunct(','));
+  }
+  const close = cur.expectPunct(')', 'to close the tensor type');
+  if (base !== undefined && sizes.length > 0) cur.fail('a <Type>Tensor type cannot list sizes', close);
+  if (strides !== null && strides.length !== sizes.length) cur.fail(`strides has ${strides.length} entries but the tensor has ${sizes.length} dimensions`, close);
+  if (strides !== null && sizes.some((s) => s === null)) cur.fail('strides given for a tensor with unknown sizes', close);
+  return {
+    kind: 'Tensor',
+    scalarType,
+    // `Tensor(requires_grad=0, device=cuda:0)` is how PyTorch prints an unknown-rank tensor.
+    sizes: base !== undefined || (scalarType === null && sizes.length === 0 && sawKeyword) ? null : sizes,
+    strides,
+    requiresGrad,
+    device,
+  };
+}
+
+const DEVICE_TYPES = new Set(['cpu', 'cuda', 'meta', 'mps', 'xpu', 'hip', 'xla', 'lazy', 'ipu', 'mkldnn', 'opengl', 'opencl', 'ideep', 've', 'fpga', 'ort', 'vulkan', 'metal', 'hpu', 'mtia', 'privateuseone']);
+
+export function parseDevice(cur: TokenCursor): Device {
+  const t = cur.expectKind('ident', 'a device such as cuda:0');
+  if (!DEVICE_TYPES.has(t.text)) cur.fail(`unknown device type '${t.text}'`, t);
+  if (cur.acceptPunct(':')) {
+    const idx = cur.expectKind('int', 'a device index');
+    if (idx.value < 0n) cur.fail('device index must be non-negative', idx);
+    return { type: t.text, index: Number(idx.value) };
+  }
+  return { type: t.text, index: null };
+}
+
+/** Parses `cuda:0` / `cpu` from a string, as stored in Device constants. */
+export function parseDeviceString(text: string): Device {
+  const cur = new TokenCursor(tokenize(text));
+  const d = parseDevice(cur);
+  const rest = cur.peek();
+  if (rest.kind !== 'newline' && rest.kind !== 'eof') cur.fail(`unexpected '${rest.text}' after device`, rest);
+  return d;
+}
+
+function parseAliasAnnotation(cur: TokenCursor): AliasAnnotation {
+  cur.expectPunct('(', 'to start an alias annotation');
+  const sets: string[] = [];
+  const afterSets: string[] = [];
+  let isWrite = false;
+  const readSet = (into: string[]): void => {
+    do {
+      const t = cur.peek();
+      if (t.kind === 'punct' && t.text === '*') {
+        cur.next();
+        into.push('*');
+      } else {
+        into.push(cur.expectKind('ident', 'an alias set name').text);
+      }
+    } while (cur.acceptPunct('|'));
+  };
+  readSet(sets);
+  if (cur.acceptPunct('!')) isWrite = true;
+  if (cur.acceptPunct('->')) {
+    readSet(afterSets);
+    if (cur.acceptPunct('!')) isWrite = true;
+  }
+  cur.expectPunct(')', 'to close the alias annotation');
+  return { sets, isWrite, afterSets };
+}
+
+/** Parses a whole string as one type (IR syntax). Throws ParseError. */
+export function parseType(text: string): JitType {
+  const cur = new TokenCursor(tokenize(text));
+  const { type } = parseTypeAt(cur, false);
+  const rest = cur.peek();
+  if (rest.kind !== 'newline' && rest.kind !== 'eof') {
+    throw new ParseError(`unexpected '${rest.text}' after type`, rest.line, rest.column);
+  }
+  return type;
+}

@@ -1,0 +1,77 @@
+// Prints JitTypes exactly as PyTorch's `operator<<(std::ostream&, const Type&)` does in graph
+// dumps (TypeVerbosity::Full): `Float(8, 256, strides=[256, 1], requires_grad=0, device=cuda:0)`,
+// `Float(*, *, requires_grad=0, device=cuda:0)`, `Tensor`, `int[]`, `Tensor?`, `(Tensor, int)`.
+// Invariant: parseType(printType(t)) is structurally equal to t.
+
+import type { Device, JitType, SimpleTypeKind, TensorType } from './jit-type.js';
+
+const SIMPLE_NAMES: Readonly<Record<SimpleTypeKind, string>> = {
+  Int: 'int',
+  Float: 'float',
+  Bool: 'bool',
+  Str: 'str',
+  Complex: 'complex',
+  Device: 'Device',
+  None: 'NoneType',
+  Number: 'number',
+  Scalar: 'Scalar',
+  Layout: 'Layout',
+  ScalarType: 'ScalarType',
+  MemoryFormat: 'MemoryFormat',
+  Generator: 'Generator',
+  Any: 'Any',
+};
+
+export function printDevice(d: Device): string {
+  return d.index === null ? d.type : `${d.type}:${d.index}`;
+}
+
+function printTensorType(t: TensorType): string {
+  let out = t.scalarType ?? 'Tensor';
+  if (t.scalarType !== null && t.sizes === null) out += 'Tensor';
+  const details: string[] = [];
+  if (t.sizes !== null) {
+    for (const s of t.sizes) details.push(s === null ? '*' : String(s));
+    if (t.sizes.length > 0 && t.strides !== null && t.strides.length === t.sizes.length) {
+      details.push(`strides=[${t.strides.join(', ')}]`);
+    }
+  }
+  if (t.requiresGrad !== null) details.push(`requires_grad=${t.requiresGrad ? 1 : 0}`);
+  if (t.device !== null) details.push(`device=${printDevice(t.device)}`);
+  if (t.sizes !== null || details.length > 0) out += `(${details.join(', ')})`;
+  return out;
+}
+
+export function printType(t: JitType): string {
+  switch (t.kind) {
+    case 'Tensor':
+      return printTensorType(t);
+    case 'Optional':
+      return `${printType(t.elem)}?`;
+    case 'List':
+      return `${printType(t.elem)}[${t.fixedSize === null ? '' : t.fixedSize}]`;
+    case 'Tuple':
+      return `(${t.elems.map(printType).join(', ')})`;
+    case 'Int':
+    case 'Float':
+    case 'Bool':
+    case 'Str':
+    case 'Complex':
+    case 'Device':
+    case 'None':
+    case 'Number':
+    case 'Scalar':
+    case 'Layout':
+    case 'ScalarType':
+    case 'MemoryFormat':
+    case 'Generator':
+    case 'Any':
+      return SIMPLE_NAMES[t.kind];
+  }
+}
+
+export const SIMPLE_TYPE_NAMES: ReadonlyMap<string, SimpleTypeKind> = new Map([
+  ...Object.entries(SIMPLE_NAMES).map(([kind, name]): [string, SimpleTypeKind] => [name, kind as SimpleTypeKind]),
+  ['None', 'None'],
+  ['Dtype', 'ScalarType'],
+]);
