@@ -48,6 +48,8 @@ export const BUILTIN_SCHEMAS: readonly string[] = [
   'aten::gt.Scalar(Tensor self, Scalar other) -> Tensor',
   'aten::ge.Tensor(Tensor self, Tensor other) -> Tensor',
   'aten::ge.Scalar(Tensor self, Scalar other) -> Tensor',
+  'aten::lt.int(int a, int b) -> bool',
+  'aten::eq.int(int a, int b) -> bool',
   // unary pointwise
   'aten::neg(Tensor self) -> Tensor',
   'aten::abs(Tensor self) -> Tensor',
