@@ -289,6 +289,10 @@ class IRParser {
     if (!this.cur.isPunct(']')) {
       do {
         const t = this.cur.next();
+        if (t.kind === 'ident' && (t.text === 'inf' || t.text === 'nan')) {
+          items.push({ ...t, kind: 'float', value: t.text === 'inf' ? Infinity : NaN });
+          continue;
+        }
         if (t.kind !== 'int' && t.kind !== 'float' && t.kind !== 'string') this.cur.fail(`expected a number or string in the list but found ${describeToken(t)}`, t);
         items.push(t);
       } while (this.cur.acceptPunct(','));
