@@ -33,3 +33,13 @@ export function formatDouble(d: number): string {
   const s = formatG(d, 17);
   return /[.en]/.test(s) ? s : `${s}.`;
 }
+
+/** The shortest `%g` text that reads back as `d` (schema defaults: `1e-05`, `0.5`, `1.`). */
+export function formatShortestDouble(d: number): string {
+  if (!Number.isFinite(d)) return formatG(d, 17);
+  for (let p = 1; p <= 17; p++) {
+    const s = formatG(d, p);
+    if (Number(s) === d) return /[.en]/.test(s) ? s : `${s}.`;
+  }
+  return formatDouble(d);
+}

@@ -373,8 +373,8 @@ export class Node {
     if (this._owningBlock === n._owningBlock) {
       return before ? this._topoPosition < n._topoPosition : this._topoPosition > n._topoPosition;
     }
-    for (let lhs: Node | null = this; lhs !== null; lhs = lhs._owningBlock?.owningNode ?? null) {
-      for (let rhs: Node | null = n; rhs !== null; rhs = rhs._owningBlock?.owningNode ?? null) {
+    for (const lhs of this.ancestry()) {
+      for (const rhs of n.ancestry()) {
         if (lhs._owningBlock !== null && lhs._owningBlock === rhs._owningBlock) {
           return lhs === rhs ? false : lhs.isBeforeOrAfter(rhs, before);
         }
@@ -385,10 +385,17 @@ export class Node {
 
   /** The ancestor of this node (or itself) that lives directly in `block`, or null. */
   findAncestorInBlock(block: Block): Node | null {
-    for (let n: Node | null = this; n !== null; n = n._owningBlock?.owningNode ?? null) {
-      if (n._owningBlock === block) return n;
+    return this.ancestry().find((n) => n._owningBlock === block) ?? null;
+  }
+
+  /** This node, then the nodes owning the blocks it is nested in, innermost first. */
+  ancestry(): Node[] {
+    const chain: Node[] = [this];
+    for (;;) {
+      const up = chain[chain.length - 1]?._owningBlock?.owningNode ?? null;
+      if (up === null) return chain;
+      chain.push(up);
     }
-    return null;
   }
 
   /** Removes the node from the graph. Outputs must be unused; nested blocks are destroyed too. */

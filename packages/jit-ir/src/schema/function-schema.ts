@@ -2,7 +2,7 @@
 // `aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`, and its printer.
 // Invariant: parseSchema(printSchema(s)) is equal to s.
 
-import { formatDouble } from '../ir/float-format.js';
+import { formatShortestDouble } from '../ir/float-format.js';
 import { quoteString } from '../text/lexer.js';
 import type { JitType } from '../types/jit-type.js';
 import type { AliasAnnotation } from '../types/type-parser.js';
@@ -55,7 +55,7 @@ export function printSchemaDefault(d: SchemaDefault): string {
     case 'int':
       return d.value.toString();
     case 'float':
-      return formatDouble(d.value);
+      return formatShortestDouble(d.value);
     case 'bool':
       return d.value ? 'True' : 'False';
     case 'str':
