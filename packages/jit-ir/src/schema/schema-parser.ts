@@ -55,7 +55,7 @@ function parseDefault(cur: TokenCursor): SchemaDefault {
   const t = cur.next();
   switch (t.kind) {
     case 'int':
-      return { kind: 'int', value: t.value };
+      return { kind: 'int', value: BigInt(t.text) };
     case 'float':
       return { kind: 'float', value: t.value };
     case 'string':

@@ -20,7 +20,7 @@ export type Token =
   | (TokenBase & { readonly kind: 'ident'; readonly text: string })
   | (TokenBase & { readonly kind: 'qualified'; readonly text: string })
   | (TokenBase & { readonly kind: 'value'; readonly text: string })
-  | (TokenBase & { readonly kind: 'int'; readonly text: string; readonly value: bigint })
+  | (TokenBase & { readonly kind: 'int'; readonly text: string })
   | (TokenBase & { readonly kind: 'float'; readonly text: string; readonly value: number })
   | (TokenBase & { readonly kind: 'string'; readonly text: string; readonly value: string })
   | (TokenBase & { readonly kind: 'punct'; readonly text: Punct })
@@ -127,7 +127,8 @@ export function tokenize(src: string): Token[] {
         if (Number.isNaN(value)) fail(`malformed number '${text}'`, i);
         tokens.push({ kind: 'float', text, value, line, column, start, end });
       } else {
-        tokens.push({ kind: 'int', text, value: BigInt(text), line, column, start, end });
+        // Integers keep their text; BigInt/Number conversion happens where the value is used.
+        tokens.push({ kind: 'int', text, line, column, start, end });
       }
       i = end;
       continue;

@@ -250,7 +250,7 @@ class IRParser {
     switch (t.kind) {
       case 'int':
         this.cur.next();
-        return { kind: 'i', value: t.value };
+        return { kind: 'i', value: BigInt(t.text) };
       case 'float':
         this.cur.next();
         return { kind: 'f', value: t.value };
@@ -304,8 +304,8 @@ class IRParser {
     for (const t of items) {
       if (t.kind === 'string') strings.push(t.value);
       else if (t.kind === 'int') {
-        ints.push(t.value);
-        floats.push(Number(t.value));
+        ints.push(BigInt(t.text));
+        floats.push(Number(t.text));
       } else if (t.kind === 'float') floats.push(t.value);
     }
     if (strings.length > 0 && strings.length !== items.length) this.cur.fail('a list attribute cannot mix strings and numbers', items[0]);
@@ -320,7 +320,7 @@ class IRParser {
     if ((first.kind === 'int' || first.kind === 'float') && this.cur.isPunct('}', 1)) {
       this.cur.next();
       this.cur.next();
-      return { kind: 'scalar', value: Number(first.value), floating: first.kind === 'float' };
+      return first.kind === 'float' ? { kind: 'scalar', value: first.value, floating: true } : { kind: 'scalar', value: Number(first.text), floating: false };
     }
     let depth = 1;
     for (;;) {

@@ -36,7 +36,7 @@ export function parseTypeAt(cur: TokenCursor, schemaMode = false): SchemaTypeRes
       const t = cur.peek();
       if (t.kind === 'int') {
         cur.next();
-        fixedSize = Number(t.value);
+        fixedSize = Number(t.text);
       }
       cur.expectPunct(']', 'to close a list type');
       type = listType(type, fixedSize);
@@ -124,8 +124,9 @@ function parseTensorDetails(cur: TokenCursor, scalarType: ScalarType | null, bas
       const t = cur.peek();
       if (t.kind === 'int' && !sawKeyword) {
         cur.next();
-        if (t.value < 0n) cur.fail('tensor sizes must be non-negative', t);
-        sizes.push(Number(t.value));
+        const size = Number(t.text);
+        if (size < 0) cur.fail('tensor sizes must be non-negative', t);
+        sizes.push(size);
       } else if (t.kind === 'punct' && t.text === '*' && !sawKeyword) {
         cur.next();
         sizes.push(null);
@@ -138,14 +139,14 @@ function parseTensorDetails(cur: TokenCursor, scalarType: ScalarType | null, bas
           strides = [];
           if (!cur.isPunct(']')) {
             do {
-              strides.push(Number(cur.expectKind('int', 'an integer stride').value));
+              strides.push(Number(cur.expectKind('int', 'an integer stride').text));
             } while (cur.acceptPunct(','));
           }
           cur.expectPunct(']', 'to close the strides list');
         } else if (t.text === 'requires_grad') {
           const v = cur.expectKind('int', "0 or 1 after 'requires_grad='");
-          if (v.value !== 0n && v.value !== 1n) cur.fail("requires_grad must be 0 or 1", v);
-          requiresGrad = v.value === 1n;
+          if (v.text !== '0' && v.text !== '1') cur.fail('requires_grad must be 0 or 1', v);
+          requiresGrad = v.text === '1';
         } else if (t.text === 'device') {
           device = parseDevice(cur);
         } else {
@@ -178,8 +179,9 @@ export function parseDevice(cur: TokenCursor): Device {
   if (!DEVICE_TYPES.has(t.text)) cur.fail(`unknown device type '${t.text}'`, t);
   if (cur.acceptPunct(':')) {
     const idx = cur.expectKind('int', 'a device index');
-    if (idx.value < 0n) cur.fail('device index must be non-negative', idx);
-    return { type: t.text, index: Number(idx.value) };
+    const index = Number(idx.text);
+    if (index < 0) cur.fail('device index must be non-negative', idx);
+    return { type: t.text, index };
   }
   return { type: t.text, index: null };
 }
