@@ -34,7 +34,7 @@ export function toVal(fusion: Fusion, o: Operand): TensorOrScalar {
 }
 
 export function promotionOperand(v: TensorOrScalar): PromotionOperand {
-  return { dtype: v.dtype, isTensor: v.kind === 'tensorView' };
+  return { dtype: v.dtype, isTensor: v.kind === 'tensorView', isZeroDim: v.kind === 'tensorView' && v.rank() === 0 };
 }
 
 export function describe(v: TensorOrScalar): string {

@@ -1,10 +1,14 @@
-// Type promotion exactly as PyTorch's `torch.result_type`:
-//   categories bool < integral < floating; the result takes the highest category present;
-//   within the winning category, tensors decide before scalars — a (Python) scalar only sets the
-//   dtype when no tensor of its category or higher is present, and then floating scalars give
-//   the default dtype (Float), integral scalars Int (int64), bool scalars Bool.
-// Among tensors of one category, the wider dtype wins; Half with BFloat16 gives Float.
-// Fusion Scalars behave like Python scalars (nvFuser's convention); zero-dim tensors are tensors.
+// Type promotion as PyTorch's `torch.result_type` (ATen's ResultTypeState), documented at
+// https://pytorch.org/docs/stable/tensor_attributes.html#type-promotion-doc:
+//   categories bool < integral < floating. Operands fall in three priority tiers: dimensioned
+//   tensors, zero-dim tensors, and scalars (Python numbers). A lower tier only matters when its
+//   category is higher than every higher tier's: then the result is promote(higher, lower).
+//   Within a tier, dtypes promote pairwise (wider wins; Half with BFloat16 gives Float).
+//   A floating scalar counts as the default dtype (Float), an integral scalar as Int (int64), a
+//   bool scalar as Bool — so a scalar never widens a tensor of its own category.
+// Fusion Scalars behave like Python scalars (nvFuser's convention). When every operand is a
+// scalar the result is a scalar and keeps the scalars' own promoted dtype (Double for floating
+// scalars, as Python arithmetic on floats is double precision, and as nvFuser does).
 
 import type { DataType } from '../ir/data-type.js';
 
@@ -33,6 +37,8 @@ export function categoryOf(dtype: DataType): Category {
 export interface PromotionOperand {
   dtype: DataType;
   isTensor: boolean;
+  /** A tensor of rank 0 (its own tier between dimensioned tensors and scalars). */
+  isZeroDim?: boolean;
 }
 
 /** Promotes two dtypes of the same kind of operand (both tensors, or both scalars). */
@@ -40,7 +46,7 @@ export function promoteTypes(a: DataType, b: DataType): DataType {
   if (a === b) return a;
   const ca = categoryOf(a);
   const cb = categoryOf(b);
-  if (ca !== cb) return ca > cb ? a : b;
+  if (ca !== cb) return normalizeInt(ca > cb ? a : b);
   if (ca === 2) {
     if ((a === 'Half' && b === 'BFloat16') || (a === 'BFloat16' && b === 'Half')) return 'Float';
     return floatRank(a) >= floatRank(b) ? a : b;
@@ -64,26 +70,44 @@ function normalizeInt(d: DataType): DataType {
   return d === 'Index' ? 'Int' : d;
 }
 
-/** torch.result_type over tensors and scalars. */
+/** torch.result_type over tensors, zero-dim tensors and scalars. */
 export function resultType(operands: readonly PromotionOperand[]): DataType {
   if (operands.length === 0) throw new Error('resultType needs at least one operand');
-  let tensorType: DataType | null = null;
-  let scalarType: DataType | null = null;
+  let dimResult: DataType | null = null;
+  let zeroResult: DataType | null = null;
+  let scalarResult: DataType | null = null;
+  let scalarOwn: DataType | null = null;
+  const promote = (acc: DataType | null, d: DataType): DataType => (acc === null ? normalizeInt(d) : promoteTypes(acc, d));
   for (const op of operands) {
-    if (op.isTensor) tensorType = tensorType === null ? op.dtype : promoteTypes(tensorType, op.dtype);
-    else scalarType = scalarType === null ? op.dtype : promoteTypes(scalarType, op.dtype);
+    if (!op.isTensor) {
+      scalarResult = promote(scalarResult, wrappedNumberType(op.dtype));
+      // Index stays Index in pure index arithmetic (extents, split factors).
+      scalarOwn = scalarOwn === null ? op.dtype : promoteTypes(scalarOwn, op.dtype);
+    } else if (op.isZeroDim === true) {
+      zeroResult = promote(zeroResult, op.dtype);
+    } else {
+      dimResult = promote(dimResult, op.dtype);
+    }
   }
-  if (tensorType === null) return normalizeScalarOnly(scalarType as DataType);
-  if (scalarType === null) return tensorType;
-  if (categoryOf(scalarType) > categoryOf(tensorType)) {
-    // A higher-category scalar lifts the result to that category's default dtype.
-    return categoryOf(scalarType) === 2 ? 'Float' : 'Int';
-  }
-  return tensorType;
+  if (dimResult === null && zeroResult === null) return scalarOwn as DataType;
+  const combined = combineCategories(dimResult, combineCategories(zeroResult, scalarResult));
+  // Non-null: at least one tensor tier is non-null here.
+  return combined ?? 'Float';
 }
 
-function normalizeScalarOnly(d: DataType): DataType {
-  return d === 'Index' ? 'Int' : d;
+/** The dtype a Python number stands for in promotion: the default dtype for floats. */
+function wrappedNumberType(d: DataType): DataType {
+  if (categoryOf(d) === 2) return 'Float';
+  if (categoryOf(d) === 1) return 'Int';
+  return 'Bool';
+}
+
+/** ATen's combine_categories: `lower` matters only when its category is higher than `higher`'s. */
+function combineCategories(higher: DataType | null, lower: DataType | null): DataType | null {
+  if (higher === null) return lower;
+  if (lower === null) return higher;
+  if (categoryOf(lower) > categoryOf(higher)) return promoteTypes(higher, lower);
+  return higher;
 }
 
 /** True division: integral and bool results become the default float dtype. */
