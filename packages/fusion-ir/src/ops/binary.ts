@@ -9,7 +9,7 @@ import { isPredicateBinaryOp, type BinaryOpType } from '../ir/op-types.js';
 import type { Scalar } from '../ir/scalar.js';
 import type { TensorView } from '../ir/tensor-view.js';
 import { describe, fusionOf, promotionOperand, toVal, type Operand, type TensorOrScalar } from './operand.js';
-import { pointwiseOutput } from './pointwise.js';
+import { broadcastZeroDimOperands, pointwiseOutput } from './pointwise.js';
 import { categoryOf, resultType, trueDivideType } from './type-promotion.js';
 
 const INTEGRAL_ONLY: ReadonlySet<BinaryOpType> = new Set<BinaryOpType>([
@@ -32,13 +32,16 @@ export function binaryOp(op: BinaryOpType, a: TensorView, b: TensorOrScalar, out
 export function binaryOp(op: BinaryOpType, a: TensorOrScalar, b: TensorView, outDtype?: DataType): TensorView;
 export function binaryOp(op: BinaryOpType, a: Scalar, b: Scalar, outDtype?: DataType): Scalar;
 export function binaryOp(op: BinaryOpType, a: TensorOrScalar, b: TensorOrScalar, outDtype?: DataType): TensorOrScalar;
-export function binaryOp(op: BinaryOpType, a: TensorOrScalar, b: TensorOrScalar, outDtype?: DataType): TensorOrScalar {
-  const fusion = a.fusion;
-  if (b.fusion !== fusion) throw new FusionIrError(`${op}: operands belong to different fusions`);
+export function binaryOp(op: BinaryOpType, a0: TensorOrScalar, b0: TensorOrScalar, outDtype?: DataType): TensorOrScalar {
+  const fusion = a0.fusion;
+  if (b0.fusion !== fusion) throw new FusionIrError(`${op}: operands belong to different fusions`);
+  // Promotion sees the operands as given (a zero-dim tensor is its own promotion tier).
+  const dtypeOut = outDtype ?? binaryResultType(op, a0, b0);
+  const [a, b] = broadcastZeroDimOperands([a0, b0] as const);
   if (INTEGRAL_ONLY.has(op) && (categoryOf(a.dtype) === 2 || categoryOf(b.dtype) === 2)) {
     throw new FusionIrError(`${op}: needs integral or bool operands, got ${describe(a)} and ${describe(b)}`);
   }
-  const dtype = outDtype ?? binaryResultType(op, a, b);
+  const dtype = dtypeOut;
   const tv = pointwiseOutput(op, fusion, [a, b], dtype);
   const out: TensorOrScalar = tv ?? fusion.newSymbolicScalar(dtype);
   new BinaryOp(fusion, op, out, a, b);

@@ -7,3 +7,8 @@ export * from './binary.js';
 export * from './ternary.js';
 export * from './broadcast.js';
 export * from './reduction.js';
+export * from './shape.js';
+export * from './alias.js';
+export * from './reshape.js';
+export * from './resize.js';
+export * from './creation.js';

@@ -2,7 +2,7 @@
 // fusion. JS integers become Int (int64) constants, other numbers Double, booleans Bool — a
 // JS number cannot tell 2 from 2.0, so write `fusion.constant(2, 'Double')` for a double 2.
 
-import type { DataType } from '../ir/data-type.js';
+import { isDataType, type DataType } from '../ir/data-type.js';
 import { FusionIrError } from '../ir/errors.js';
 import type { Fusion } from '../ir/fusion.js';
 import type { Scalar } from '../ir/scalar.js';
@@ -51,4 +51,10 @@ export function describe(v: TensorOrScalar): string {
 export function requireTensor(op: string, o: Operand, argName = 'input'): TensorView {
   if (typeof o === 'object' && o.kind === 'tensorView') return o;
   throw new FusionIrError(`${op}: ${argName} must be a TensorView, got ${typeof o === 'object' ? describe(o) : String(o)}`);
+}
+
+/** Checks a dtype given as a string (e.g. from a parsed definition); names the bad value. */
+export function checkDtype(op: string, dtype: string): DataType {
+  if (!isDataType(dtype)) throw new FusionIrError(`${op}: unknown dtype '${dtype}'`);
+  return dtype;
 }

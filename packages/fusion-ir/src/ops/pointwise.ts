@@ -7,7 +7,21 @@ import { FusionIrError } from '../ir/errors.js';
 import type { Fusion } from '../ir/fusion.js';
 import type { IterDomain } from '../ir/iter-domain.js';
 import type { TensorView } from '../ir/tensor-view.js';
+import { broadcast } from './broadcast.js';
 import { describe, type TensorOrScalar } from './operand.js';
+
+/**
+ * Zero-dim tensors combine with tensors of any rank (as in PyTorch and nvFuser): they are
+ * broadcast to the highest operand rank with an explicit BroadcastOp. Other rank differences
+ * stay errors (broadcasting is explicit in Fusion IR).
+ */
+export function broadcastZeroDimOperands<T extends readonly TensorOrScalar[]>(operands: T): T {
+  const rank = Math.max(0, ...operands.map((o) => (o.kind === 'tensorView' ? o.rank() : 0)));
+  if (rank === 0) return operands;
+  return operands.map((o) =>
+    o.kind === 'tensorView' && o.rank() === 0 ? broadcast(o, new Array<boolean>(rank).fill(true)) : o,
+  ) as unknown as T;
+}
 
 export function pointwiseOutput(op: string, fusion: Fusion, operands: readonly TensorOrScalar[], dtype: DataType): TensorView | null {
   const tensors = operands.filter((o): o is TensorView => o.kind === 'tensorView');

@@ -6,11 +6,12 @@ import { TernaryOp } from '../ir/expr.js';
 import type { TernaryOpType } from '../ir/op-types.js';
 import type { TensorView } from '../ir/tensor-view.js';
 import { describe, fusionOf, promotionOperand, toVal, type Operand, type TensorOrScalar } from './operand.js';
-import { pointwiseOutput } from './pointwise.js';
+import { broadcastZeroDimOperands, pointwiseOutput } from './pointwise.js';
 import { resultType } from './type-promotion.js';
 
-export function ternaryOp(op: TernaryOpType, a: TensorOrScalar, b: TensorOrScalar, c: TensorOrScalar, dtype: DataType): TensorOrScalar {
-  const fusion = a.fusion;
+export function ternaryOp(op: TernaryOpType, a0: TensorOrScalar, b0: TensorOrScalar, c0: TensorOrScalar, dtype: DataType): TensorOrScalar {
+  const fusion = a0.fusion;
+  const [a, b, c] = broadcastZeroDimOperands([a0, b0, c0] as const);
   const tv = pointwiseOutput(op, fusion, [a, b, c], dtype);
   const out: TensorOrScalar = tv ?? fusion.newSymbolicScalar(dtype);
   new TernaryOp(fusion, op, out, a, b, c);

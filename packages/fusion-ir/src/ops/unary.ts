@@ -7,7 +7,7 @@ import { UnaryOp } from '../ir/expr.js';
 import { isPredicateUnaryOp, type UnaryOpType } from '../ir/op-types.js';
 import type { Scalar } from '../ir/scalar.js';
 import type { TensorView } from '../ir/tensor-view.js';
-import { describe, fusionOf, toVal, type Operand, type TensorOrScalar } from './operand.js';
+import { checkDtype, describe, fusionOf, toVal, type Operand, type TensorOrScalar } from './operand.js';
 import { pointwiseOutput } from './pointwise.js';
 import { categoryOf, floatOpType } from './type-promotion.js';
 
@@ -113,5 +113,6 @@ export function cast(x: TensorView, dtype: DataType): TensorView;
 export function cast(x: Scalar, dtype: DataType): Scalar;
 export function cast(x: TensorOrScalar, dtype: DataType): TensorOrScalar;
 export function cast(x: TensorOrScalar, dtype: DataType): TensorOrScalar {
-  return unaryOp('cast', x, dtype);
+  // Dtypes may come from untyped sources (parsed definitions): check the name at runtime.
+  return unaryOp('cast', x, checkDtype('cast', dtype));
 }

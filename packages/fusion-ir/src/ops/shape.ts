@@ -1,0 +1,92 @@
+// Shape arithmetic for ops that compute new extents (reshape, slice, pad, cat, mean): extents are
+// Index scalars; constants fold here so static shapes stay constant (and print as numbers), and
+// symbolic extents become scalar expressions the evaluator computes on demand.
+
+import { FusionIrError } from '../ir/errors.js';
+import type { Fusion } from '../ir/fusion.js';
+import type { IterDomain } from '../ir/iter-domain.js';
+import type { BinaryOpType } from '../ir/op-types.js';
+import type { Scalar } from '../ir/scalar.js';
+import type { TensorView } from '../ir/tensor-view.js';
+import { binaryOp } from './binary.js';
+import { categoryOf } from './type-promotion.js';
+
+/** A size given by the user: a JS integer or an integral Scalar of the fusion. */
+export type SizeOperand = number | Scalar;
+
+/** Converts a size to an Index scalar; JS numbers must be integers. */
+export function toExtent(fusion: Fusion, op: string, size: SizeOperand): Scalar {
+  if (typeof size === 'number') {
+    if (!Number.isInteger(size)) throw new FusionIrError(`${op}: size ${size} is not an integer`);
+    return fusion.index(size);
+  }
+  if (size.fusion !== fusion) throw new FusionIrError(`${op}: size ${size.symbolicName()} belongs to another fusion`);
+  if (categoryOf(size.dtype) !== 1) throw new FusionIrError(`${op}: size ${size.symbolicName()} must be integral, got ${size.dtype}`);
+  return size;
+}
+
+/** Index arithmetic with constant folding. */
+export function extentOp(op: 'add' | 'sub' | 'mul' | 'div' | 'ceilDiv' | 'maximum' | 'minimum', a: Scalar, b: Scalar): Scalar {
+  const x = a.constNumber();
+  const y = b.constNumber();
+  if (x !== null && y !== null) {
+    const folded = foldIndex(op, x, y);
+    if (folded !== null) return a.fusion.index(folded);
+  }
+  return binaryOp(op as BinaryOpType, a, b);
+}
+
+function foldIndex(op: 'add' | 'sub' | 'mul' | 'div' | 'ceilDiv' | 'maximum' | 'minimum', x: number, y: number): number | null {
+  switch (op) {
+    case 'add':
+      return x + y;
+    case 'sub':
+      return x - y;
+    case 'mul':
+      return x * y;
+    case 'div':
+      return y === 0 ? null : Math.trunc(x / y);
+    case 'ceilDiv':
+      return y === 0 ? null : Math.ceil(x / y);
+    case 'maximum':
+      return Math.max(x, y);
+    case 'minimum':
+      return Math.min(x, y);
+    default: {
+      const unreachable: never = op;
+      throw new Error(`unknown index op ${String(unreachable)}`);
+    }
+  }
+}
+
+/** The sizes a consumer sees: one Index scalar per non-reduction logical dim (expanded extents for expanded broadcasts). */
+export function shape(tv: TensorView): Scalar[] {
+  return tv.domain.logicalNoReductions().map((id) => id.logicalExtent());
+}
+
+/** The size of dim `dim` (negative counts from the end). */
+export function size(tv: TensorView, dim: number): Scalar {
+  const ids = tv.domain.logicalNoReductions();
+  const d = normalizeDim('size', tv, dim);
+  return (ids[d] as IterDomain).logicalExtent();
+}
+
+/** Product of extents (1 for an empty list), folded where constant. */
+export function productOfExtents(fusion: Fusion, extents: readonly Scalar[]): Scalar {
+  let acc = fusion.index(1);
+  for (const e of extents) acc = extentOp('mul', acc, e);
+  return acc;
+}
+
+/** Normalizes one dim index (negative from the end) or throws naming the tensor. */
+export function normalizeDim(op: string, tv: TensorView, dim: number, rank = tv.rank()): number {
+  if (!Number.isInteger(dim) || dim < -rank || dim >= rank) {
+    throw new FusionIrError(`${op}: dim ${dim} is out of range for T${tv.name} of rank ${rank}`);
+  }
+  return dim < 0 ? dim + rank : dim;
+}
+
+/** Extents as text for error messages: numbers where constant, names where symbolic. */
+export function sizesText(sizes: readonly Scalar[]): string {
+  return `[${sizes.map((s) => (s.constNumber() === null ? s.symbolicName() : String(s.constNumber()))).join(', ')}]`;
+}
