@@ -1,12 +1,18 @@
-// Test-side wrapper of checkGolden: goldens live in test-fixtures/golden/, rewritten with UPDATE_GOLDEN=1.
+// Test-side golden check: goldens live under /test-fixtures/golden/ (paths are relative to it,
+// e.g. 'fusion-ir/issue785_presched.txt'); UPDATE_GOLDEN=1 rewrites them, otherwise a mismatch
+// or a missing file fails the test with a diff or a hint to run with UPDATE_GOLDEN=1.
+import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
 import { expect } from 'vitest';
-import { checkGolden } from '../src/index.js';
+import { checkGolden } from '../src/printer/golden.js';
 
-const root = fileURLToPath(new URL('../../../test-fixtures/golden/', import.meta.url));
+export const GOLDEN_ROOT = fileURLToPath(new URL('../../../test-fixtures/golden/', import.meta.url));
 
-export function expectGolden(actual: string, relativePath: string): void {
-  const result = checkGolden(actual, join(root, relativePath), process.env.UPDATE_GOLDEN === '1');
-  expect(result.ok, result.message).toBe(true);
+export function goldenPath(relativeOrAbsolute: string): string {
+  return isAbsolute(relativeOrAbsolute) ? relativeOrAbsolute : join(GOLDEN_ROOT, relativeOrAbsolute);
+}
+
+export function expectGolden(actual: string, path: string): void {
+  const result = checkGolden(actual, goldenPath(path), process.env.UPDATE_GOLDEN === '1');
+  if (!result.ok) expect.fail(result.diff);
 }

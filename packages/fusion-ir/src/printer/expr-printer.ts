@@ -1,115 +1,163 @@
-// How nvFuser writes expressions in `%kernel_math`: the output on its own line, then
-// `   = op(in …);` — infix ops as `   = a\n    + b;`, calls as `   = pow(a\n  , b);`,
-// reductions as `   = reduction( in, op = add, initial value = float(0), allreduce = false )`.
-// Scalar-valued expressions print on one line: `d5 = (double)(i3);`.
+// How nvFuser writes expressions (Expr::toString of 2023, the format of the issue-785 dumps).
+// Tensor ops put the output on its own line and the right-hand side below it:
+//   T3_g[ … ]
+//      = pow(T1_g[ … ]
+//     , double(3));
+//   T23_l[ … ]
+//      = T0_g[ … ]
+//      - T22_l[ … ];
+//   T4_g[ … ]
+//      = reduction( T0_g[ … ], op = add, initial value = float(0), allreduce = false )
+// Scalar ops fit on one line (`d116 = (double)(i17);`), and ID ops are one-liners
+// (`Split: iS0{i0} by factor 4 -> iS5{( ceilDiv(i0, 4) )}, iS6{4}`). Every Expr kind is handled
+// by one exhaustive switch; the text for a kind never depends on another kind's.
 
-import { cppTypeName } from '../ir/data-type.js';
-import type { Expr } from '../ir/expr.js';
-import { inlineBinaryOpString } from '../ir/op-types.js';
-import type { Scalar } from '../ir/scalar.js';
+import { FusionIrError } from '../ir/errors.js';
+import type { Expr, PadOp } from '../ir/expr.js';
+import type { TensorView } from '../ir/tensor-view.js';
 import type { Val } from '../ir/val.js';
-import { iterDomainToString, scalarToString, valToString } from './val-printer.js';
+import { reductionOpName } from './op-names.js';
+import {
+  binaryText,
+  dtypeName,
+  iterDomainToString,
+  scalarExprInline,
+  scalarToInlineString,
+  scalarToString,
+  unaryText,
+  valDtype,
+  valToInlineString,
+  valToString,
+} from './val-printer.js';
 
-const IND = '  ';
-
-function head(out: Val): string {
-  return `${valToString(out)}\n${IND} = `;
+/** nvFuser's indent(): two spaces per level. */
+export function indentation(level: number): string {
+  return '  '.repeat(Math.max(0, level));
 }
 
-function call(name: string, args: readonly Val[]): string {
-  const [first, ...rest] = args.map(valToString);
-  return `${name}(${first ?? ''}${rest.map((r) => `\n${IND}, ${r}`).join('')})`;
+/** True when an expression produces a tensor (nvFuser's ir_utils::isTvOp). */
+export function isTensorExpr(expr: Expr): boolean {
+  return expr.outputs.some((o) => o.kind === 'tensorView');
 }
 
-function unaryText(op: string, out: Val, input: Val): string {
-  const x = valToString(input);
-  if (op === 'cast') return `(${cppTypeName(out.kind === 'iterDomain' ? 'Index' : out.dtype)})(${x})`;
-  if (op === 'neg') return `-${x}`;
-  if (op === 'logical_not') return `!${x}`;
-  if (op === 'bitwise_not') return `~${x}`;
-  return `${op}(${x})`;
-}
-
-function scalarLine(expr: Expr): string | null {
+function firstOutput(expr: Expr): Val {
   const out = expr.outputs[0];
-  if (out === undefined || out.kind !== 'scalar') return null;
-  const name = (out as Scalar).symbolicName();
-  switch (expr.kind) {
-    case 'UnaryOp':
-      return `${name} = ${unaryText(expr.op, out, expr.in())};`;
-    case 'BinaryOp': {
-      const inline = inlineBinaryOpString(expr.op);
-      const [a, b] = [valToString(expr.lhs()), valToString(expr.rhs())];
-      return inline !== null ? `${name} = ${a} ${inline} ${b};` : `${name} = ${expr.op}(${a}, ${b});`;
-    }
-    case 'TernaryOp':
-      return `${name} = ${expr.op}(${expr.inputs.map(valToString).join(', ')});`;
-    default:
-      return null;
-  }
+  if (out === undefined) throw new Error(`${expr.kind} ${expr.name} has no outputs`);
+  return out;
 }
 
-export function exprToString(expr: Expr): string {
-  const scalar = scalarLine(expr);
-  if (scalar !== null) return `${scalar}\n`;
+/** Output line, then the ` = ` of a pointwise tensor op one level deeper; scalar ops stay on one line. */
+function pointwiseHead(expr: Expr, level: number): { head: string; inner: string } {
+  const out = valToString(firstOutput(expr));
+  if (!isTensorExpr(expr)) return { head: `${indentation(level)}${out} = `, inner: indentation(level) };
+  const inner = indentation(level + 1);
+  return { head: `${indentation(level)}${out}\n${inner} = `, inner };
+}
+
+/** Pad widths in nvFuser's order: a (left, right) pair per dim from the outermost; ours are torch order. */
+function padWidthsNvfuserOrder(expr: PadOp): string[] {
+  const out = firstOutput(expr) as TensorView;
+  const rank = out.domain.logical.length;
+  const widths: string[] = [];
+  for (let d = 0; d < rank; d += 1) {
+    const pair = rank - 1 - d;
+    const left = expr.widths[2 * pair];
+    const right = expr.widths[2 * pair + 1];
+    widths.push(left === undefined ? '0' : scalarToString(left), right === undefined ? '0' : scalarToString(right));
+  }
+  return widths;
+}
+
+/** One expression in nvFuser's multi-line format, ending with a newline. */
+export function exprToString(expr: Expr, level = 0): string {
+  const ind = indentation(level);
   switch (expr.kind) {
-    case 'UnaryOp':
-      return `${head(expr.out())}${unaryText(expr.op, expr.out(), expr.in())};\n`;
-    case 'BinaryOp': {
-      const inline = inlineBinaryOpString(expr.op);
-      if (inline !== null) {
-        return `${head(expr.out())}${valToString(expr.lhs())}\n${IND}${IND}${inline} ${valToString(expr.rhs())};\n`;
-      }
-      return `${head(expr.out())}${call(expr.op, expr.inputs)};\n`;
+    case 'UnaryOp': {
+      const { head } = pointwiseHead(expr, level);
+      return `${head}${unaryText(expr.op, valDtype(expr.in()), valDtype(expr.out()), valToString(expr.in()))};\n`;
     }
-    case 'TernaryOp':
-      return `${head(expr.out())}${call(expr.op, expr.inputs)};\n`;
+    case 'BinaryOp': {
+      const { head, inner } = pointwiseHead(expr, level);
+      const br = isTensorExpr(expr) ? `\n${inner}` : null;
+      return `${head}${binaryText(expr.op, valDtype(expr.out()), valToString(expr.lhs()), valToString(expr.rhs()), br)};\n`;
+    }
+    case 'TernaryOp': {
+      const { head, inner } = pointwiseHead(expr, level);
+      const sep = isTensorExpr(expr) ? `\n${inner}, ` : ', ';
+      return `${head}${expr.op}(${expr.inputs.map(valToString).join(sep)});\n`;
+    }
     case 'ReductionOp':
-      return `${head(expr.out())}reduction( ${valToString(expr.in())}, op = ${expr.op}, initial value = ${scalarToString(expr.init)}, allreduce = ${String(expr.allreduce)} )\n`;
-    case 'WelfordOp': {
-      const varIn = expr.inVarSum();
       return (
-        `${valToString(expr.outAvg())}(Avg),\n${valToString(expr.outVarSum())}(Var),\n${valToString(expr.outN())}(Count)\n` +
-        `${IND} = Welford ( ${valToString(expr.inAvg())}(Avg),\n` +
-        `${IND}${IND}${varIn === null ? 'double(0)' : valToString(varIn)}(Var),\n` +
-        `${IND}${IND}${valToString(expr.inN())}(Count)\n` +
-        `${IND}${IND}allreduce = false )\n`
+        `${ind}${valToString(expr.out())}\n` +
+        `${ind}   = reduction( ${valToString(expr.in())}, op = ${reductionOpName(expr.op)}, ` +
+        `initial value = ${scalarToString(expr.init)}, allreduce = ${expr.allreduce ? 'true' : 'false'} )\n`
+      );
+    case 'WelfordOp': {
+      const varSum = expr.inVarSum();
+      const inputs =
+        varSum === null
+          ? `${valToString(expr.inAvg())}(Avg), `
+          : `${valToString(expr.inAvg())}(Avg)\n  ${valToString(varSum)}(Var)\n  ${valToString(expr.inN())}(Count)`;
+      return (
+        `${ind}${valToString(expr.outAvg())}(Avg),\n${valToString(expr.outVarSum())}(Var),\n` +
+        `${valToString(expr.outN())}(Count)\n = Welford ( ${inputs}\n  allreduce = false )\n`
       );
     }
     case 'BroadcastOp':
-      return `${head(expr.out())}broadcast( ${valToString(expr.in())}, flags = {${expr.isBroadcastDim.join(', ')}} )\n`;
+      return `${ind}${valToString(expr.out())}\n${ind}   = broadcast( ${valToString(expr.in())} )\n`;
     case 'SqueezeOp':
-      return `${head(expr.out())}squeeze( ${valToString(expr.in())}, flags = {${expr.isSqueezeDim.join(', ')}} )\n`;
-    case 'ExpandOp':
-      return `${head(expr.out())}expand( ${valToString(expr.in())}, {${expr.expandedExtents().map(valToString).join(', ')}} )\n`;
+      return `${ind}${valToString(expr.out())}\n${ind}   = squeeze( ${valToString(expr.in())} )\n`;
+    case 'ExpandOp': {
+      const extents = expr.expandedExtents().map(scalarToString).join(', ');
+      return `${ind}${valToString(expr.out())} = expand( ${valToString(expr.in())}, {${extents}} )\n`;
+    }
     case 'ViewOp':
-      return `${head(expr.out())}view( ${valToString(expr.in())} )\n`;
+      return `${ind}${valToString(expr.out())} = view( ${valToString(expr.in())} )\n`;
     case 'LoadStoreOp': {
-      const name = expr.permutation !== null ? 'Set.Permute' : expr.opType;
-      const perm = expr.permutation !== null ? `, permutation = {${expr.permutation.join(', ')}}` : '';
-      return `${head(expr.out())}${name}( ${valToString(expr.in())}${perm} )\n`;
+      const out = expr.out() as TensorView;
+      const modifier = expr.permutation !== null || out.domain.root !== null ? '.Permute' : '';
+      return `${ind}${valToString(out)}\n${indentation(level + 1)} = ${expr.opType}${modifier}( ${valToString(expr.in())} )\n`;
     }
     case 'SliceOp': {
       const ranges = expr.ranges
-        .map((r) => `{${valToString(r.start)} : ${valToString(r.stop)} : ${valToString(r.step)}}`)
-        .join(', ');
-      return `${head(expr.out())}slice( ${valToString(expr.in())}, {${ranges}} )\n`;
+        .map((r) => ` {${[r.start, r.stop, r.step].map(scalarToString).join(', ')}}`)
+        .join('');
+      return `${ind}${valToString(expr.out())}\n${ind}   = slice( ${valToString(expr.in())}, {${ranges} } )\n`;
     }
     case 'PadOp':
-      return `${head(expr.out())}pad( ${valToString(expr.in())}, {${expr.widths.map(valToString).join(', ')}}, value = ${valToString(expr.value)} )\n`;
+      return `${ind}${valToString(expr.out())}\n${ind}   = pad( ${valToString(expr.in())}, {${padWidthsNvfuserOrder(expr).join(', ')}} )\n`;
     case 'CatOp':
-      return `${head(expr.out())}cat( ${expr.inputs.map(valToString).join(', ')}, ${expr.axis} )\n`;
-    case 'FullOp':
-      return `${head(expr.out())}full({${expr.shape.map(valToString).join(', ')}}, ${valToString(expr.fillValue)})\n`;
-    case 'IotaOp':
-      return `${head(expr.out())}iota(${valToString(expr.length)}, ${valToString(expr.start)}, ${valToString(expr.step)}, ${cppTypeName(expr.dtype)});\n`;
+      return `${ind}${valToString(expr.out())}\n${ind}   = cat( ${expr.inputs.map(valToString).join(', ')}, ${expr.axis} )\n`;
+    case 'FullOp': {
+      const shape = expr.shape.map(scalarToInlineString).join(', ');
+      return `${ind}${valToString(expr.out())}\n${indentation(level + 1)} = full({${shape}}, ${valToInlineString(expr.fillValue)});\n`;
+    }
+    case 'IotaOp': {
+      const args = [expr.length, expr.start, expr.step].map(scalarToString);
+      return `${ind}${valToString(expr.out())}\n${indentation(level + 1)} = iota(${args.join(', ')}, ${dtypeName(expr.dtype)});\n`;
+    }
     case 'Split':
-      return `${expr.innerSplit ? 'Split' : 'Outer split'}: ${iterDomainToString(expr.in())} by factor ${valToString(expr.factor).replace(/^int64_t\((.*)\)$/, '$1')} -> ${iterDomainToString(expr.outer())}, ${iterDomainToString(expr.inner())}\n`;
+      return (
+        `${ind}${expr.innerSplit ? 'Split' : 'Outer split'}: ${iterDomainToString(expr.in())} by factor ` +
+        `${scalarToString(expr.factor)} -> ${iterDomainToString(expr.outer())}, ${iterDomainToString(expr.inner())}\n`
+      );
     case 'Merge':
-      return `Merge: ${iterDomainToString(expr.outer())} and ${iterDomainToString(expr.inner())} -> ${iterDomainToString(expr.out())}\n`;
+      return `${ind}Merge: ${iterDomainToString(expr.outer())} and ${iterDomainToString(expr.inner())} -> ${iterDomainToString(expr.out())}\n`;
     default: {
       const unreachable: never = expr;
-      return String(unreachable);
+      throw new Error(`exprToString: unknown expression ${String(unreachable)}`);
     }
   }
+}
+
+/**
+ * A scalar expression's right-hand side with operands inlined, e.g. `ceilDiv(( i0 * i1 ), 4)`
+ * (nvFuser's Expr::toInlineString). Tensor and IterDomain exprs have no inline form.
+ */
+export function exprToInlineString(expr: Expr): string {
+  const text = scalarExprInline(expr);
+  if (text === null) {
+    throw new FusionIrError(`${expr.kind} ${expr.name} produces no scalar and cannot be printed inline`);
+  }
+  return text;
 }

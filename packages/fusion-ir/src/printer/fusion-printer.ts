@@ -1,86 +1,83 @@
-// Whole-fusion printers in nvFuser's formats: `printFusion` (Inputs/Outputs + %kernel_math, the
-// `fusion_ir_presched` / `fusion_ir_math` dumps), `printTransforms` (nvFuser's TransformPrinter:
-// each tensor with its root/logical domains, contiguity, the Split/Merge exprs and the loop
-// domain), and `printKernelLegacy` (the older `%kernel {` layout of the seed exercise).
+// Whole-fusion printers in nvFuser's format (the `fusion_ir_presched` / `fusion_ir_math` /
+// `fusion_ir` dumps):
+//   Inputs:
+//     T0_g[ iS0{i0}, iS1{i1} ], float
+//   Outputs:
+//     T2_g[ iS4{i0}, iS5{i1} ], float
+//
+//   %kernel_math {
+//   …one exprToString per expression, topological order…
+//   }
+// and the TransformPrinter section, per tensor: its line, `  root domain: (…)` with the exprs to
+// the logical domain, `  logical domain: (…)`, `  allocation domain: (…)`, `  contiguity: t n f`,
+// the Split/Merge exprs from logical to loop domain, `  loop domain: (…)`.
+// Output is deterministic: it depends only on the fusion's structure and names.
 
-import { isIterDomainExpr, type Expr } from '../ir/expr.js';
+import type { Expr } from '../ir/expr.js';
 import type { Fusion } from '../ir/fusion.js';
 import type { IterDomain } from '../ir/iter-domain.js';
 import type { TensorView } from '../ir/tensor-view.js';
 import type { Val } from '../ir/val.js';
-import { exprToString } from './expr-printer.js';
-import { dtypeName, iterDomainToString, valToString } from './val-printer.js';
+import { exprToString, indentation } from './expr-printer.js';
+import { idExprsBetween, usedTensorViews } from './traversal.js';
+import { dtypeName, iterDomainToString, valDtype, valToString } from './val-printer.js';
 
-function ioLine(v: Val): string {
-  if (v.kind === 'tensorView') return `  ${valToString(v)}, ${dtypeName(v)}`;
-  if (v.kind === 'scalar') return `  ${v.symbolicName()}, ${dtypeName(v)}`;
-  return `  ${valToString(v)}`;
+export interface PrintFusionOptions {
+  /** Append the TransformPrinter section (nvFuser's `fusion_ir` dump). Default false. */
+  transforms?: boolean;
 }
 
-export function printInputsOutputs(fusion: Fusion): string {
-  return `Inputs:\n${fusion.inputs.map(ioLine).join('\n')}${fusion.inputs.length ? '\n' : ''}Outputs:\n${fusion.outputs.map(ioLine).join('\n')}${fusion.outputs.length ? '\n' : ''}`;
+/** One `  T0_g[ … ], float` line of an Inputs/Outputs block. */
+export function ioLine(v: Val): string {
+  return `  ${valToString(v)}, ${dtypeName(valDtype(v))}`;
 }
 
-/** The %kernel_math block: one entry per expression, in topological order. */
+/** The `Inputs:` / `Outputs:` blocks (also used for segments, which pass their own lists). */
+export function printInputsOutputs(inputs: readonly Val[], outputs: readonly Val[]): string {
+  const lines = ['Inputs:', ...inputs.map(ioLine), 'Outputs:', ...outputs.map(ioLine)];
+  return `${lines.join('\n')}\n`;
+}
+
+/** The `%kernel_math { … }` block: the given exprs (default: the fusion's math, topologically). */
 export function printMath(fusion: Fusion, exprs: readonly Expr[] = fusion.exprs()): string {
-  return `%kernel_math {\n${exprs.map(exprToString).join('')}}\n`;
+  return `%kernel_math {\n${exprs.map((e) => exprToString(e)).join('')}}\n`;
 }
 
-export function printFusion(fusion: Fusion, opts: { transforms?: boolean } = {}): string {
-  let s = `${printInputsOutputs(fusion)}\n${printMath(fusion)}`;
-  if (opts.transforms) s += `\n${printTransforms(fusion)}`;
-  return s;
+/** Inputs, Outputs, a blank line and `%kernel_math`; with `transforms`, the TransformPrinter too. */
+export function printFusion(fusion: Fusion, options: PrintFusionOptions = {}): string {
+  let text = `${printInputsOutputs(fusion.inputs, fusion.outputs)}\n${printMath(fusion)}`;
+  if (options.transforms === true) text += `\n${printTransforms(fusion)}`;
+  return text;
 }
 
 function domainList(ids: readonly IterDomain[]): string {
   return `(${ids.map(iterDomainToString).join(', ')})`;
 }
 
-/** ID exprs on the way from `from` to `to`, in dependency order. */
-export function idExprsBetween(from: readonly IterDomain[], to: readonly IterDomain[]): Expr[] {
-  const start = new Set<Val>(from);
-  const seen = new Set<Expr>();
-  const order: Expr[] = [];
-  const visit = (id: Val): void => {
-    if (start.has(id)) return;
-    const def = id.definition;
-    if (def === null || !isIterDomainExpr(def) || seen.has(def)) return;
-    seen.add(def);
-    for (const input of def.inputs) visit(input);
-    order.push(def);
-  };
-  for (const id of to) visit(id);
-  return order;
-}
-
-function contiguityString(tv: TensorView): string {
+/** `t`, `f`, or `n` (no contiguity: broadcast and reduction dims) per logical dim. */
+export function contiguityString(tv: TensorView): string {
   return tv.domain.contiguity.map((c) => (c === null ? 'n' : c ? 't' : 'f')).join(' ');
 }
 
-export function printTransforms(fusion: Fusion): string {
-  const lines: string[] = ['TransformPrinter : '];
-  for (const tv of fusion.allTvs()) {
-    const d = tv.domain;
-    lines.push(valToString(tv));
-    if (d.root !== null) lines.push(` root domain : ${domainList(d.root)}`);
-    if (d.root !== null) for (const e of idExprsBetween(d.root, d.logical)) lines.push(`  ${exprToString(e).trimEnd()}`);
-    lines.push(` logical domain : ${domainList(d.logical)}`);
-    if (d.allocation !== null) lines.push(` allocation domain : ${domainList(d.allocation)}`);
-    lines.push(` contiguity: ${contiguityString(tv)}`);
-    for (const e of idExprsBetween(d.logical, d.loop)) lines.push(`  ${exprToString(e).trimEnd()}`);
-    lines.push(` loop domain : ${domainList(d.loop)}`);
+/** The TransformPrinter lines of one tensor (without the tensor's own line). */
+export function printTensorTransforms(tv: TensorView): string {
+  const d = tv.domain;
+  const lines: string[] = [];
+  const exprLine = (e: Expr): string => `${indentation(2)}${exprToString(e).trimEnd()}`;
+  if (d.root !== null) {
+    lines.push(`${indentation(1)}root domain: ${domainList(d.root)}`);
+    lines.push(...idExprsBetween(d.root, d.logical).map(exprLine));
   }
+  lines.push(`${indentation(1)}logical domain: ${domainList(d.logical)}`);
+  if (d.allocation !== null) lines.push(`${indentation(1)}allocation domain: ${domainList(d.allocation)}`);
+  lines.push(`${indentation(1)}contiguity: ${contiguityString(tv)}`);
+  lines.push(...idExprsBetween(d.logical, d.loop).map(exprLine));
+  lines.push(`${indentation(1)}loop domain: ${domainList(d.loop)}`);
   return `${lines.join('\n')}\n`;
 }
 
-/** The older layout the seed exercise shows: `%kernel {` … `}` then a TransformPrinter with root domains. */
-export function printKernelLegacy(fusion: Fusion): string {
-  const lines: string[] = ['%kernel {'];
-  for (const e of fusion.exprs()) lines.push(exprToString(e).trimEnd());
-  lines.push('}', '', 'TransformPrinter : ');
-  for (const tv of fusion.allTvs()) {
-    lines.push(valToString(tv));
-    lines.push(` root domain : ${domainList(tv.domain.maybeRoot())}`);
-  }
-  return `${lines.join('\n')}\n`;
+/** `TransformPrinter : ` and, for each tensor the outputs depend on, its line and transforms. */
+export function printTransforms(fusion: Fusion): string {
+  const parts = usedTensorViews(fusion).map((tv) => `${valToString(tv)}\n${printTensorTransforms(tv)}`);
+  return `TransformPrinter : \n${parts.join('')}`;
 }

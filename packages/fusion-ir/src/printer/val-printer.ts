@@ -1,75 +1,136 @@
-// How nvFuser writes values: `T3_g[ iS9{i4}, rS10{i5}, bS11{1} ] ca_pos( 2 )`, IterDomains as
-// `<iterType><parallelType><name>{<extent>}` (+ `rf` for rFactor products), symbolic scalars
-// `i0`/`d3`/`b2`, derived extents inline `( ceilDiv(i0, 4) )`, constants in math `double(3)`.
+// How nvFuser writes values (its Val::toString / toInlineString of 2023, the format of the
+// issue-785 dumps):
+//   TensorView   T3_g[ iS9{i4}, rS10{i5}, bS11{1} ] ca_pos( 2 ) produce_pos( 2 )  (loop domain)
+//   IterDomain   <iter type><parallel type><name>{<extent inline>}[rf], e.g. iblockIdx.x30{( ceilDiv(i0, 4) )}
+//   Scalar       symbolic by name (`i0`, `d116`, `b2`, `blockDim.x`); constants typed when
+//                floating (`double(3)`, `float(0)`), bare when integral (`4`), `true`/`false`.
+// "Inline" prints a scalar that has a definition as its expression in parentheses, which is how
+// extents of split/merged IterDomains appear: `( ceilDiv(( i4 * i5 ), 4) )`.
 
-import { cppTypeName } from '../ir/data-type.js';
+import { cppTypeName, isFloatingType, type DataType } from '../ir/data-type.js';
+import type { Expr } from '../ir/expr.js';
 import type { IterDomain } from '../ir/iter-domain.js';
-import { inlineBinaryOpString } from '../ir/op-types.js';
 import type { Scalar } from '../ir/scalar.js';
+import type { TensorDomain } from '../ir/tensor-domain.js';
 import type { TensorView } from '../ir/tensor-view.js';
 import { iterTypePrefix, memoryTypeSuffix, parallelTypeShortName } from '../ir/types.js';
+import type { BinaryOpType, UnaryOpType } from '../ir/op-types.js';
 import type { Val } from '../ir/val.js';
+import { formatCppFloat, maxDigits10 } from './number-format.js';
+import {
+  binaryFunctionName,
+  castFunctionName,
+  inlineBinaryOpText,
+  inlineUnaryOpString,
+  unaryFunctionName,
+} from './op-names.js';
 
-export function formatNumber(v: number | bigint | boolean): string {
-  if (typeof v === 'boolean') return v ? 'true' : 'false';
-  if (typeof v === 'bigint') return v.toString();
-  if (Number.isNaN(v)) return 'NAN';
-  if (v === Infinity) return 'INFINITY';
-  if (v === -Infinity) return '-INFINITY';
-  if (Object.is(v, -0)) return '-0';
-  return String(v).replace(/e([+-])(\d)$/, 'e$10$2');
+/** The dtype name nvFuser prints after tensors and scalars in Inputs/Outputs: `float`, `__half`, `int64_t`. */
+export function dtypeName(dtype: DataType): string {
+  return cppTypeName(dtype);
 }
 
-/** A scalar as it appears inside an extent: bare numbers and names, derived ones parenthesized. */
-export function extentToString(s: Scalar): string {
-  if (s.value !== null) return formatNumber(s.value);
-  const def = s.definition;
-  if (def !== null && (def.kind === 'BinaryOp' || def.kind === 'UnaryOp')) return `( ${scalarExprInline(s)} )`;
-  return s.symbolicName();
+/** The dtype of any value; IterDomains count as Index (they stand for their extent). */
+export function valDtype(v: Val): DataType {
+  return v.kind === 'iterDomain' ? 'Index' : v.dtype;
 }
 
-function scalarExprInline(s: Scalar): string {
-  const def = s.definition;
-  if (def === null) return s.symbolicName();
-  if (def.kind === 'BinaryOp') {
-    const a = extentToString(def.lhs() as Scalar);
-    const b = extentToString(def.rhs() as Scalar);
-    const inline = inlineBinaryOpString(def.op);
-    return inline !== null ? `${a} ${inline} ${b}` : `${def.op}(${a}, ${b})`;
+/** A constant's value text: `3` for integers, `double(0.5)` for floating types, `true` for Bool. */
+export function constantToString(dtype: DataType, value: number | bigint | boolean): string {
+  if (dtype === 'Bool') return (typeof value === 'boolean' ? value : Number(value) !== 0) ? 'true' : 'false';
+  if (isFloatingType(dtype)) {
+    const v = typeof value === 'boolean' ? Number(value) : Number(value);
+    return `${cppTypeName(dtype)}(${formatCppFloat(v, maxDigits10(dtype))})`;
   }
-  if (def.kind === 'UnaryOp') {
-    const a = extentToString(def.in() as Scalar);
-    return def.op === 'cast' ? `(${cppTypeName(s.dtype)})(${a})` : `${def.op}(${a})`;
-  }
-  return s.symbolicName();
+  if (typeof value === 'boolean') return value ? '1' : '0';
+  if (typeof value === 'number' && !Number.isInteger(value)) return formatCppFloat(value, 17);
+  return value.toString();
 }
 
-/** A scalar operand inside a math expression: constants typed (`double(3)`), others by name. */
+/** A scalar by name or value (nvFuser's Val::toString). */
 export function scalarToString(s: Scalar): string {
   if (s.namedScalar !== null) return s.namedScalar;
-  if (s.value !== null) {
-    if (s.dtype === 'Bool') return formatNumber(s.value);
-    const text = formatNumber(s.value);
-    return `${cppTypeName(s.dtype === 'Index' ? 'Int' : s.dtype)}(${text})`;
+  if (s.value === null) return s.symbolicName();
+  return constantToString(s.dtype, s.value);
+}
+
+/** A scalar with its definition spelled out: `( ceilDiv(i0, 4) )` (nvFuser's Val::toInlineString). */
+export function scalarToInlineString(s: Scalar): string {
+  const def = s.definition;
+  if (def === null) return scalarToString(s);
+  const body = scalarExprInline(def);
+  return body === null ? scalarToString(s) : `( ${body} )`;
+}
+
+function inlineOperand(v: Val): string {
+  return v.kind === 'scalar' ? scalarToInlineString(v) : valToString(v);
+}
+
+/**
+ * The right-hand side of a scalar expression with operands inlined (`i4 * ( i5 * i6 )`), or null
+ * when the expression has no inline form (only pointwise ops compute scalars).
+ */
+export function scalarExprInline(def: Expr): string | null {
+  const out = def.outputs[0];
+  if (out === undefined || out.kind !== 'scalar') return null;
+  switch (def.kind) {
+    case 'UnaryOp':
+      return unaryText(def.op, valDtype(def.in()), out.dtype, inlineOperand(def.in()));
+    case 'BinaryOp':
+      return binaryText(def.op, out.dtype, inlineOperand(def.lhs()), inlineOperand(def.rhs()), null);
+    case 'TernaryOp':
+      return `${def.op}(${def.inputs.map(inlineOperand).join(', ')})`;
+    default:
+      return null;
   }
-  return s.symbolicName();
+}
+
+/** `op(x)`, `-x`, `(double)(x)`, `rsqrtf(x)` — UnaryOp's printHelper. */
+export function unaryText(op: UnaryOpType, inDtype: DataType, outDtype: DataType, x: string): string {
+  const prefix = inlineUnaryOpString(op);
+  if (prefix !== null) return `${prefix}${x}`;
+  if (op === 'cast') return `${castFunctionName(inDtype, outDtype)}(${x})`;
+  return `${unaryFunctionName(op, outDtype)}(${x})`;
+}
+
+/**
+ * `a + b` or `pow(a, b)` — BinaryOp's printHelper. `breakBefore` is the line break (with indent)
+ * that tensor ops put before the second operand; null keeps it on one line.
+ */
+export function binaryText(
+  op: BinaryOpType,
+  outDtype: DataType,
+  a: string,
+  b: string,
+  breakBefore: string | null,
+): string {
+  const infix = inlineBinaryOpText(op);
+  const br = breakBefore ?? '';
+  if (infix !== null) return `${a}${br} ${infix} ${b}`;
+  return `${binaryFunctionName(op, outDtype)}(${a}${br}, ${b})`;
 }
 
 export function iterDomainToString(id: IterDomain): string {
-  const extent = id.expandedExtent !== null
-    ? `${extentToString(id.extent)} ex ${extentToString(id.expandedExtent)}`
-    : extentToString(id.extent);
-  return `${iterTypePrefix(id.iterType)}${parallelTypeShortName(id.parallelType)}${id.name}{${extent}}${id.isRFactorProduct ? 'rf' : ''}`;
+  let extent = scalarToInlineString(id.extent);
+  if (id.expandedExtent !== null) extent += ` ex ${scalarToInlineString(id.expandedExtent)}`;
+  const rf = id.isRFactorProduct ? 'rf' : '';
+  return `${iterTypePrefix(id.iterType)}${parallelTypeShortName(id.parallelType)}${id.name}{${extent}}${rf}`;
+}
+
+/** `[ iS0{i0}, iS1{i1} ]` over the loop domain; nvFuser prints `[ 0 ]` for a 0-dim tensor. */
+export function tensorDomainToString(domain: TensorDomain): string {
+  if (domain.loop.length === 0) return '[ 0 ]';
+  return `[ ${domain.loop.map(iterDomainToString).join(', ')} ]`;
 }
 
 export function tensorViewToString(tv: TensorView): string {
-  const dims = tv.domain.loop.map(iterDomainToString).join(', ');
-  let s = `T${tv.name}_${memoryTypeSuffix(tv.memoryType)}[ ${dims} ]`;
+  let s = `T${tv.name}_${memoryTypeSuffix(tv.memoryType)}${tensorDomainToString(tv.domain)}`;
   if (tv.computeAtPosition > 0) s += ` ca_pos( ${tv.computeAtPosition} )`;
   if (tv.maxProducerPosition > 0) s += ` produce_pos( ${tv.maxProducerPosition} )`;
   return s;
 }
 
+/** Any value as nvFuser's toString prints it. */
 export function valToString(v: Val): string {
   switch (v.kind) {
     case 'tensorView':
@@ -85,7 +146,7 @@ export function valToString(v: Val): string {
   }
 }
 
-/** The dtype name printed after tensors in Inputs/Outputs: `float`, `__half` … */
-export function dtypeName(tv: { dtype: Parameters<typeof cppTypeName>[0] }): string {
-  return cppTypeName(tv.dtype);
+/** Any value as nvFuser's toInlineString prints it (scalars with definitions expanded). */
+export function valToInlineString(v: Val): string {
+  return v.kind === 'scalar' ? scalarToInlineString(v) : valToString(v);
 }
