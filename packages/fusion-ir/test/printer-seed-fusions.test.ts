@@ -5,23 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as ops from '../src/index.js';
 import { Fusion, makeTensor, printFusion, printKernelLegacy, printMath, type TensorView } from '../src/index.js';
-import { expectGolden, goldenPath } from './golden.js';
-
-/**
- * Renames tensors (T7), IterDomains (iS12) and symbolic scalars (i3, d116) to their order of first
- * appearance, so two dumps that differ only in how names were numbered compare equal.
- */
-export function canonicalNames(text: string): string {
-  const maps = { T: new Map<string, number>(), id: new Map<string, number>(), s: new Map<string, number>() };
-  const rename = (m: Map<string, number>, key: string): number => {
-    if (!m.has(key)) m.set(key, m.size);
-    return m.get(key) as number;
-  };
-  return text
-    .replace(/\bT(\d+)_/g, (_, n: string) => `T#${rename(maps.T, n)}_`)
-    .replace(/\b([irb?])(S|V|UR|US|(?:blockIdx|threadIdx)\.[xyz])(\d+)\{/g, (_, t: string, p: string, n: string) => `${t}${p}#${rename(maps.id, n)}{`)
-    .replace(/(?<![\w.#])([idfb])(\d+)\b/g, (_, t: string, n: string) => `${t}#${rename(maps.s, t + n)}`);
-}
+import { canonicalNames, expectGolden, goldenPath } from './golden.js';
 
 function seed(name: string): string {
   return readFileSync(goldenPath(`fusion-ir/seed/${name}`), 'utf8');
