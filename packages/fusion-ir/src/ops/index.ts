@@ -12,3 +12,6 @@ export * from './alias.js';
 export * from './reshape.js';
 export * from './resize.js';
 export * from './creation.js';
+export * from './statistics.js';
+export * from './normalization.js';
+export * from './composite.js';

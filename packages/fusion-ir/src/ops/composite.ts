@@ -1,0 +1,168 @@
+// Composite pointwise ops built from unary/binary/ternary ops (no new Expr kinds): compound
+// arithmetic (addcmul, addcdiv, addAlpha, subAlpha, square), activations (leakyRelu, softplus,
+// hardtanh, erfcinv), activation backward formulas (as PyTorch's derivatives.yaml), dropout in
+// inference mode, and linear as broadcast-multiply-sum.
+
+import { isReducedFloat } from '../ir/data-type.js';
+import { FusionIrError } from '../ir/errors.js';
+import type { TensorView } from '../ir/tensor-view.js';
+import { set } from './alias.js';
+import { add, gt, le, mul, sub, truediv } from './binary.js';
+import { broadcast } from './broadcast.js';
+import { describe, type Operand, type TensorOrScalar } from './operand.js';
+import { sum } from './reduction.js';
+import { checkShape } from './alias.js';
+import { shape } from './shape.js';
+import { clamp, where } from './ternary.js';
+import { cast, erf, erfinv, exp, log1p, sigmoid, tanh } from './unary.js';
+
+type ValueLike = TensorOrScalar | number;
+
+/** addcmul(t, a, b, value = 1) = t + value * a * b (torch.addcmul). */
+export function addcmul(t: TensorView, a: Operand, b: Operand, value: ValueLike = 1): TensorView {
+  return add(t, mul(value, mul(a, b))) as TensorView;
+}
+
+/** addcdiv(t, a, b, value = 1) = t + value * a / b, with true division (torch.addcdiv). */
+export function addcdiv(t: TensorView, a: Operand, b: Operand, value: ValueLike = 1): TensorView {
+  return add(t, mul(value, truediv(a, b))) as TensorView;
+}
+
+/** addAlpha(a, b, alpha) = a + alpha * b (torch.add with alpha). */
+export function addAlpha(a: TensorView, b: Operand, alpha: ValueLike): TensorView {
+  return add(a, mul(b, alpha)) as TensorView;
+}
+
+/** subAlpha(a, b, alpha) = a - alpha * b (torch.sub with alpha). */
+export function subAlpha(a: TensorView, b: Operand, alpha: ValueLike): TensorView {
+  return sub(a, mul(b, alpha)) as TensorView;
+}
+
+/** square(x) = x * x. */
+export function square(x: TensorView): TensorView {
+  return mul(x, x);
+}
+
+/** leakyRelu(x, negativeSlope = 0.01) = x where x > 0, else x * negativeSlope. */
+export function leakyRelu(x: TensorView, negativeSlope: ValueLike = 0.01): TensorView {
+  return where(gt(x, 0), x, mul(x, negativeSlope)) as TensorView;
+}
+
+/** softplus(x, beta = 1, threshold = 20) = x where x * beta > threshold, else log1p(exp(x * beta)) / beta. */
+export function softplus(x: TensorView, beta: ValueLike = 1, threshold: ValueLike = 20): TensorView {
+  const bx = mul(x, beta);
+  return where(gt(bx, threshold), x, truediv(log1p(exp(bx)), beta)) as TensorView;
+}
+
+/** hardtanh(x, minVal = -1, maxVal = 1) = clamp(x, minVal, maxVal). */
+export function hardtanh(x: TensorView, minVal: ValueLike = -1, maxVal: ValueLike = 1): TensorView {
+  return clamp(x, minVal, maxVal);
+}
+
+/** erfcinv(x) = erfinv(1 - x) (the inverse of erfc on (0, 2)). */
+export function erfcinv(x: TensorView): TensorView {
+  return erfinv(sub(1, x));
+}
+
+/** Backward formulas compute in Float for Half/BFloat16 operands and cast back to grad's dtype. */
+function upcast(t: TensorView): TensorView {
+  return isReducedFloat(t.dtype) ? cast(t, 'Float') : t;
+}
+function downcast(t: TensorView, like: TensorView): TensorView {
+  return t.dtype === like.dtype ? t : cast(t, like.dtype);
+}
+
+const SQRT1_2 = Math.SQRT1_2;
+const INV_SQRT_2PI = 1 / Math.sqrt(2 * Math.PI);
+const SQRT_2_OVER_PI = Math.sqrt(2 / Math.PI);
+const GELU_KAPPA = 0.044715;
+
+/**
+ * geluBackward(grad, x, approximate): d gelu(x)/dx * grad.
+ * 'none': cdf + x * pdf with cdf = 0.5 * (1 + erf(x / √2)), pdf = exp(-x² / 2) / √(2π).
+ * 'tanh': with u = √(2/π) * (x + 0.044715 x³), t = tanh(u):
+ *   0.5 * (1 + t) + 0.5 * x * (1 - t²) * √(2/π) * (1 + 3 * 0.044715 x²).
+ */
+export function geluBackward(grad: TensorView, x: TensorView, approximate: 'none' | 'tanh' = 'none'): TensorView {
+  const g = upcast(grad);
+  const xf = upcast(x);
+  const x2 = mul(xf, xf);
+  let dydx: TensorView;
+  if (approximate === 'tanh') {
+    const t = tanh(mul(add(xf, mul(mul(x2, xf), GELU_KAPPA)), SQRT_2_OVER_PI));
+    const left = mul(add(t, 1), 0.5);
+    const right = mul(mul(mul(xf, 0.5), sub(1, mul(t, t))), mul(add(mul(x2, 3 * GELU_KAPPA), 1), SQRT_2_OVER_PI));
+    dydx = add(left, right);
+  } else {
+    const cdf = mul(add(erf(mul(xf, SQRT1_2)), 1), 0.5);
+    const pdf = mul(exp(mul(x2, -0.5)), INV_SQRT_2PI);
+    dydx = add(cdf, mul(xf, pdf));
+  }
+  return downcast(mul(g, dydx), grad);
+}
+
+/** siluBackward(grad, x) = grad * s * (1 + x * (1 - s)), s = sigmoid(x). */
+export function siluBackward(grad: TensorView, x: TensorView): TensorView {
+  const xf = upcast(x);
+  const s = sigmoid(xf);
+  return downcast(mul(upcast(grad), mul(s, add(mul(xf, sub(1, s)), 1))), grad);
+}
+
+/** sigmoidBackward(grad, y) = grad * y * (1 - y), y the sigmoid output (torch.sigmoid_backward). */
+export function sigmoidBackward(grad: TensorView, y: TensorView): TensorView {
+  const yf = upcast(y);
+  return downcast(mul(upcast(grad), mul(yf, sub(1, yf))), grad);
+}
+
+/** tanhBackward(grad, y) = grad * (1 - y²), y the tanh output (torch.tanh_backward). */
+export function tanhBackward(grad: TensorView, y: TensorView): TensorView {
+  const yf = upcast(y);
+  return downcast(mul(upcast(grad), sub(1, mul(yf, yf))), grad);
+}
+
+/** thresholdBackward(grad, x, threshold) = 0 where x <= threshold, else grad (torch.threshold_backward). */
+export function thresholdBackward(grad: TensorView, x: TensorView, threshold: ValueLike): TensorView {
+  return where(le(x, threshold), 0, grad) as TensorView;
+}
+
+/** reluBackward(grad, y) = thresholdBackward(grad, y, 0), y the relu output. */
+export function reluBackward(grad: TensorView, y: TensorView): TensorView {
+  return thresholdBackward(grad, y, 0);
+}
+
+/**
+ * dropout(x, p, training): inference (training = false) or p = 0 is the identity (a set copy).
+ * Training dropout needs random numbers, which tsfuser does not generate: it is an error.
+ */
+export function dropout(x: TensorView, p: number, training: boolean): TensorView {
+  if (!(p >= 0 && p <= 1)) throw new FusionIrError(`dropout: probability ${p} is not in [0, 1]`);
+  if (!training || p === 0) return set(x);
+  throw new FusionIrError(
+    `dropout of ${describe(x)} with p = ${p} in training mode needs random numbers, which tsfuser does not support; use training = false`,
+  );
+}
+
+/**
+ * linear(x, weight, bias?) = x @ weightᵀ + bias for x [..., K], weight [N, K], bias [N], written
+ * as broadcast-multiply-sum: sum(x[..., 1, K] * weight[1…, N, K], -1). No matmul op: fine for
+ * small sizes and for the reference evaluator; Half/BFloat16 accumulate in Float.
+ */
+export function linear(x: TensorView, weight: TensorView, bias: TensorView | null = null): TensorView {
+  const rank = x.rank();
+  if (rank < 1 || weight.rank() !== 2) {
+    throw new FusionIrError(`linear: expected x of rank >= 1 and weight of rank 2, got ${describe(x)} and ${describe(weight)}`);
+  }
+  const k = shape(x)[rank - 1];
+  const wShape = shape(weight);
+  const n = wShape[0];
+  if (k === undefined || n === undefined) throw new FusionIrError(`linear: ${describe(x)} has no inner dim`);
+  checkShape('linear (weight must be [N, K] with K the inner size of x)', weight, [n, k]);
+  const xb = broadcast(upcast(x), [...new Array<boolean>(rank - 1).fill(false), true, false]);
+  const wb = broadcast(upcast(weight), [...new Array<boolean>(rank - 1).fill(true), false, false]);
+  let y = sum(mul(xb, wb), [-1]);
+  if (bias !== null) {
+    checkShape('linear (bias must be [N])', bias, [n]);
+    y = add(y, broadcast(upcast(bias), [...new Array<boolean>(rank - 1).fill(true), false]));
+  }
+  return downcast(y, x);
+}
