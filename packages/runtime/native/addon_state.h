@@ -7,6 +7,9 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "driver_api.h"
 #include "nvrtc_api.h"
@@ -17,6 +20,8 @@ struct AddonState {
   DriverApi cuda;
   NvrtcApi nvrtc;
   Napi::FunctionReference cudaErrorClass;
+  /** (offset, size) of each parameter per function, from cuFuncGetParamInfo; cleared on module unload. */
+  std::unordered_map<CUfunction, std::vector<std::pair<std::size_t, std::size_t>>> parameterLayouts;
 };
 
 AddonState& state(Napi::Env env);

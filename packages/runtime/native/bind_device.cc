@@ -111,9 +111,10 @@ Napi::Value MemGetInfo(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value MemAlloc(const Napi::CallbackInfo& info) {
+  std::uint64_t bytes = argU64(info, 0, "bytes");
   const DriverApi& api = requireDriver(info.Env(), "cuMemAlloc");
   CUdeviceptr pointer = 0;
-  checkDriver(info.Env(), api.cuMemAlloc(&pointer, argU64(info, 0, "bytes")), "cuMemAlloc");
+  checkDriver(info.Env(), api.cuMemAlloc(&pointer, bytes), "cuMemAlloc");
   return toBigInt(info.Env(), pointer);
 }
 
@@ -124,19 +125,21 @@ void MemFree(const Napi::CallbackInfo& info) {
 
 // memcpyHtoD(dst, srcView, srcByteOffset, byteCount)
 void MemcpyHtoD(const Napi::CallbackInfo& info) {
-  const DriverApi& api = requireDriver(info.Env(), "cuMemcpyHtoD");
+  std::uint64_t dst = argU64(info, 0, "destination");
   ByteRange src = argBytes(info, 1, "source", argU64(info, 2, "sourceByteOffset"), argU64(info, 3, "byteCount"));
+  const DriverApi& api = requireDriver(info.Env(), "cuMemcpyHtoD");
   if (src.length == 0) return;
-  checkDriver(info.Env(), api.cuMemcpyHtoD(argU64(info, 0, "destination"), src.data, src.length), "cuMemcpyHtoD");
+  checkDriver(info.Env(), api.cuMemcpyHtoD(dst, src.data, src.length), "cuMemcpyHtoD");
 }
 
 // memcpyDtoH(dstView, dstByteOffset, src, byteCount)
 void MemcpyDtoH(const Napi::CallbackInfo& info) {
-  const DriverApi& api = requireDriver(info.Env(), "cuMemcpyDtoH");
   ByteRange dst =
       argBytes(info, 0, "destination", argU64(info, 1, "destinationByteOffset"), argU64(info, 3, "byteCount"));
+  std::uint64_t src = argU64(info, 2, "source");
+  const DriverApi& api = requireDriver(info.Env(), "cuMemcpyDtoH");
   if (dst.length == 0) return;
-  checkDriver(info.Env(), api.cuMemcpyDtoH(dst.data, argU64(info, 2, "source"), dst.length), "cuMemcpyDtoH");
+  checkDriver(info.Env(), api.cuMemcpyDtoH(dst.data, src, dst.length), "cuMemcpyDtoH");
 }
 
 // memcpyDtoD(dst, src, byteCount)

@@ -1,4 +1,5 @@
 // Bindings for NVRTC compilation, modules, functions and kernel launch.
+#include <algorithm>
 #include <vector>
 
 #include "addon_state.h"
@@ -60,7 +61,6 @@ class ProgramGuard {
 // A compilation error is a normal result (status != 0, log set); only API misuse throws.
 Napi::Value NvrtcCompile(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const NvrtcApi& api = requireNvrtc(env, "nvrtcCompileProgram");
   std::string source = argString(info, 0, "source");
   std::string name = argString(info, 1, "name");
   std::vector<std::string> options = stringArray(info, 2, "options");
@@ -71,6 +71,7 @@ Napi::Value NvrtcCompile(const Napi::CallbackInfo& info) {
     throw Napi::RangeError::New(env, "nvrtcCompile: headerNames and headerSources differ in length");
   }
 
+  const NvrtcApi& api = requireNvrtc(env, "nvrtcCompileProgram");
   ProgramGuard guard(api);
   std::vector<const char*> headerNamePtrs = pointers(headerNames);
   std::vector<const char*> headerSourcePtrs = pointers(headerSources);
@@ -134,6 +135,8 @@ Napi::Value ModuleLoadData(const Napi::CallbackInfo& info) {
 void ModuleUnload(const Napi::CallbackInfo& info) {
   const DriverApi& api = requireDriver(info.Env(), "cuModuleUnload");
   checkDriver(info.Env(), api.cuModuleUnload(argHandle<CUmodule>(info, 0, "module")), "cuModuleUnload");
+  // Function handles of the unloaded module may be reused by a later load.
+  state(info.Env()).parameterLayouts.clear();
 }
 
 Napi::Value ModuleGetFunction(const Napi::CallbackInfo& info) {
@@ -167,47 +170,82 @@ void FuncSetAttribute(const Napi::CallbackInfo& info) {
               call);
 }
 
-// funcParamInfo(function) → [{offset, size}, …] or null when the driver lacks cuFuncGetParamInfo.
-Napi::Value FuncParamInfo(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  const DriverApi& api = requireDriver(env, "cuFuncGetParamInfo");
-  if (api.cuFuncGetParamInfo == nullptr) return env.Null();
-  auto function = argHandle<CUfunction>(info, 0, "function");
-  Napi::Array out = Napi::Array::New(env);
+const std::vector<std::pair<std::size_t, std::size_t>>* parameterLayout(Napi::Env env, const DriverApi& api,
+                                                                        CUfunction function) {
+  if (api.cuFuncGetParamInfo == nullptr) return nullptr;
+  auto& layouts = state(env).parameterLayouts;
+  auto found = layouts.find(function);
+  if (found != layouts.end()) return &found->second;
+  std::vector<std::pair<std::size_t, std::size_t>> layout;
   for (std::size_t index = 0;; ++index) {
     std::size_t offset = 0;
     std::size_t size = 0;
     if (api.cuFuncGetParamInfo(function, index, &offset, &size) != CUDA_SUCCESS) break;
+    layout.emplace_back(offset, size);
+  }
+  return &layouts.emplace(function, std::move(layout)).first->second;
+}
+
+// funcParamInfo(function) → [{offset, size}, …] or null when the driver lacks cuFuncGetParamInfo.
+Napi::Value FuncParamInfo(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const DriverApi& api = requireDriver(env, "cuFuncGetParamInfo");
+  const auto* layout = parameterLayout(env, api, argHandle<CUfunction>(info, 0, "function"));
+  if (layout == nullptr) return env.Null();
+  Napi::Array out = Napi::Array::New(env);
+  std::uint32_t index = 0;
+  for (const auto& [offset, size] : *layout) {
     Napi::Object entry = Napi::Object::New(env);
     entry.Set("offset", static_cast<double>(offset));
     entry.Set("size", static_cast<double>(size));
-    out.Set(static_cast<std::uint32_t>(index), entry);
+    out.Set(index++, entry);
   }
   return out;
 }
 
 // launchKernel(function, gx, gy, gz, bx, by, bz, sharedBytes, stream, argumentBuffer)
-// The buffer holds every parameter at its ABI offset; it is handed to the driver with
-// CU_LAUNCH_PARAM_BUFFER_POINTER/SIZE, and the driver checks its size against the kernel's.
+// The buffer holds every parameter at its ABI offset. Where the driver reports the kernel's
+// parameter layout (cuFuncGetParamInfo, CUDA 12.4+), the buffer is checked against it and passed
+// as kernelParams pointers into it; otherwise it goes through CU_LAUNCH_PARAM_BUFFER_POINTER/SIZE.
 void LaunchKernel(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const DriverApi& api = requireDriver(env, "cuLaunchKernel");
   auto function = argHandle<CUfunction>(info, 0, "function");
   unsigned int grid[3] = {argU32(info, 1, "gridX"), argU32(info, 2, "gridY"), argU32(info, 3, "gridZ")};
   unsigned int block[3] = {argU32(info, 4, "blockX"), argU32(info, 5, "blockY"), argU32(info, 6, "blockZ")};
   unsigned int sharedBytes = argU32(info, 7, "sharedBytes");
   auto stream = argHandle<CUstream>(info, 8, "stream");
   ByteRange arguments = argView(info, 9, "argumentBuffer");
+  const DriverApi& api = requireDriver(env, "cuLaunchKernel");
+  if (function == nullptr) throwCudaError(env, "cuLaunchKernel", 400, "CUDA_ERROR_INVALID_HANDLE",
+                                          "cuLaunchKernel failed: null function handle");
 
   // 16-byte aligned private copy: the view may sit at any offset in its ArrayBuffer.
   std::vector<std::uint64_t> aligned((arguments.length + 15) / 16 * 2 + 2);
-  std::copy(arguments.data, arguments.data + arguments.length, reinterpret_cast<std::uint8_t*>(aligned.data()));
+  auto* bytes = reinterpret_cast<std::uint8_t*>(aligned.data());
+  std::copy(arguments.data, arguments.data + arguments.length, bytes);
   std::size_t size = arguments.length;
-  void* extra[] = {reinterpret_cast<void*>(CU_LAUNCH_PARAM_BUFFER_POINTER), aligned.data(),
-                   reinterpret_cast<void*>(CU_LAUNCH_PARAM_BUFFER_SIZE), &size,
-                   reinterpret_cast<void*>(CU_LAUNCH_PARAM_END)};
-  CUresult status = api.cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0], block[1], block[2], sharedBytes,
-                                       stream, nullptr, size > 0 ? extra : nullptr);
+
+  CUresult status = CUDA_SUCCESS;
+  if (const auto* layout = parameterLayout(env, api, function)) {
+    std::size_t needed = layout->empty() ? 0 : layout->back().first + layout->back().second;
+    if (size < needed || size > (needed + 7) / 8 * 8) {
+      throwCudaError(env, "cuLaunchKernel", 1, "CUDA_ERROR_INVALID_VALUE",
+                     "cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE (1): argument buffer has " +
+                         std::to_string(size) + " bytes but the kernel's " + std::to_string(layout->size()) +
+                         " parameters span " + std::to_string(needed));
+    }
+    std::vector<void*> parameters;
+    parameters.reserve(layout->size());
+    for (const auto& [offset, paramSize] : *layout) parameters.push_back(bytes + offset);
+    status = api.cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0], block[1], block[2], sharedBytes, stream,
+                                parameters.empty() ? nullptr : parameters.data(), nullptr);
+  } else {
+    void* extra[] = {reinterpret_cast<void*>(CU_LAUNCH_PARAM_BUFFER_POINTER), aligned.data(),
+                     reinterpret_cast<void*>(CU_LAUNCH_PARAM_BUFFER_SIZE), &size,
+                     reinterpret_cast<void*>(CU_LAUNCH_PARAM_END)};
+    status = api.cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0], block[1], block[2], sharedBytes,
+                                stream, nullptr, size > 0 ? extra : nullptr);
+  }
   checkDriver(env, status, "cuLaunchKernel");
 }
 

@@ -1,2 +1,43 @@
-// Public API of @tsfuser/runtime.
+// Public API of @tsfuser/runtime: the native executor over the CUDA driver API and NVRTC.
 export const packageName = '@tsfuser/runtime';
+
+export { CudaError, CompileError, RuntimeUnavailableError } from './errors.js';
+export { isAvailable, type Availability } from './availability.js';
+export { loadAddon, addonSearchPaths, ADDON_FILE, type AddonLoad, type NativeAddon } from './native/addon.js';
+export {
+  DeviceContext,
+  type DeviceProperties,
+  type CopyRange,
+  type DeviceCompileOptions,
+  type CachedCompile,
+} from './device.js';
+export { compileWithNvrtc, nvrtcOptions, type CompileOptions, type CompiledKernel } from './compile.js';
+export {
+  KernelModule,
+  KernelFunction,
+  CudaEvent,
+  FunctionAttribute,
+  toDim3,
+  type FunctionAttributeName,
+  type LaunchConfig,
+  type Dim3,
+} from './kernel.js';
+export {
+  argumentLayout,
+  packArguments,
+  parameterSizeAndAlign,
+  type KernelParameter,
+  type ArgumentLayout,
+  type ArgumentSlot,
+  type ArgumentValue,
+  type TensorArgument,
+  type IndexType,
+} from './kernel-arguments.js';
+export { Tensor, storageSpan } from './tensor.js';
+export {
+  CubinCache,
+  type CubinRequest,
+  type CubinEntry,
+  type CubinCacheStats,
+  type CubinCacheOptions,
+} from './cubin-cache.js';

@@ -1,0 +1,237 @@
+// DeviceContext: one CUDA device's primary context and a stream, with memory, copies,
+// compilation, module loading and timing. There is no global "current device" object: the
+// caller creates a DeviceContext (lazily, when it first needs the GPU) and passes it along.
+
+import { requireAddon, isAvailable } from './availability.js';
+import { compileWithNvrtc, type CompileOptions, type CompiledKernel } from './compile.js';
+import type { CubinCache } from './cubin-cache.js';
+import { RuntimeUnavailableError } from './errors.js';
+import { CudaEvent, KernelModule } from './kernel.js';
+import type { NativeAddon } from './native/addon.js';
+
+/** CUdevice_attribute values used here (cuda.h). */
+const DeviceAttribute = {
+  maxThreadsPerBlock: 1,
+  warpSize: 10,
+  maxRegistersPerBlock: 12,
+  multiprocessorCount: 16,
+  l2CacheSize: 38,
+  maxThreadsPerMultiprocessor: 39,
+  computeCapabilityMajor: 75,
+  computeCapabilityMinor: 76,
+  maxSharedMemoryPerMultiprocessor: 81,
+  maxSharedMemoryPerBlockOptin: 97,
+} as const;
+
+export interface DeviceProperties {
+  ordinal: number;
+  name: string;
+  computeCapability: { major: number; minor: number };
+  /** NVRTC target for this device, e.g. "sm_90". */
+  arch: string;
+  smCount: number;
+  totalMemoryBytes: number;
+  l2CacheBytes: number;
+  warpSize: number;
+  maxThreadsPerBlock: number;
+  maxThreadsPerMultiprocessor: number;
+  maxRegistersPerBlock: number;
+  maxSharedMemoryPerBlockOptin: number;
+  maxSharedMemoryPerMultiprocessor: number;
+}
+
+export interface CopyRange {
+  /** Byte offset into the host view; default 0. */
+  hostByteOffset?: number;
+  /** Bytes to copy; default the rest of the host view. */
+  byteCount?: number;
+}
+
+export interface DeviceCompileOptions extends Omit<CompileOptions, 'arch'> {
+  /** Overrides the device's own architecture. */
+  arch?: string;
+  /** Look the cubin up in (and store it into) this cache. */
+  cache?: CubinCache;
+}
+
+export interface CachedCompile extends CompiledKernel {
+  /** Where the cubin came from: compiled now, or the cache's memory or disk layer. */
+  source: 'compiled' | 'memory' | 'disk';
+}
+
+export class DeviceContext {
+  private disposed = false;
+  private readonly liveAllocations = new Set<bigint>();
+
+  private constructor(
+    private readonly addon: NativeAddon,
+    readonly properties: DeviceProperties,
+    private readonly device: number,
+    /** CUcontext handle (the device's primary context). */
+    readonly context: bigint,
+    /** The stream this context launches on by default. */
+    readonly stream: bigint,
+  ) {}
+
+  /** Retains device `ordinal`'s primary context, makes it current and creates a stream. */
+  static create(ordinal = 0): DeviceContext {
+    const availability = isAvailable();
+    if (!availability.available) throw new RuntimeUnavailableError(availability.reason ?? 'unknown reason');
+    const addon = requireAddon();
+    const device = addon.deviceGet(ordinal);
+    const properties = queryProperties(addon, ordinal, device);
+    const context = addon.primaryContextRetain(device);
+    const stream = addon.streamCreate(0);
+    return new DeviceContext(addon, properties, device, context, stream);
+  }
+
+  get arch(): string {
+    return this.properties.arch;
+  }
+
+  get isDisposed(): boolean {
+    return this.disposed;
+  }
+
+  nvrtcVersion(): { major: number; minor: number; path: string } {
+    return this.addon.nvrtcVersion();
+  }
+
+  memoryInfo(): { free: number; total: number } {
+    return this.addon.memGetInfo();
+  }
+
+  malloc(bytes: number | bigint): bigint {
+    this.assertLive();
+    const pointer = this.addon.memAlloc(bytes);
+    this.liveAllocations.add(pointer);
+    return pointer;
+  }
+
+  free(pointer: bigint): void {
+    if (this.disposed) return; // the context's release already reclaimed everything
+    if (!this.liveAllocations.delete(pointer)) {
+      throw new Error(`DeviceContext.free: 0x${pointer.toString(16)} is not a live allocation of this context`);
+    }
+    this.addon.memFree(pointer);
+  }
+
+  /** Number of allocations not yet freed (leak checks in tests). */
+  get liveAllocationCount(): number {
+    return this.liveAllocations.size;
+  }
+
+  copyHostToDevice(destination: bigint, source: ArrayBufferView, range: CopyRange = {}): void {
+    this.assertLive();
+    const offset = range.hostByteOffset ?? 0;
+    this.addon.memcpyHtoD(destination, source, offset, range.byteCount ?? source.byteLength - offset);
+  }
+
+  copyDeviceToHost(destination: ArrayBufferView, source: bigint, range: CopyRange = {}): void {
+    this.assertLive();
+    const offset = range.hostByteOffset ?? 0;
+    this.addon.memcpyDtoH(destination, offset, source, range.byteCount ?? destination.byteLength - offset);
+  }
+
+  copyDeviceToDevice(destination: bigint, source: bigint, byteCount: number | bigint): void {
+    this.assertLive();
+    this.addon.memcpyDtoD(destination, source, byteCount);
+  }
+
+  memsetD8(pointer: bigint, value: number, byteCount: number | bigint): void {
+    this.assertLive();
+    this.addon.memsetD8(pointer, value, byteCount);
+  }
+
+  /** Waits for all work on this context's stream. */
+  synchronize(): void {
+    this.addon.streamSynchronize(this.stream);
+  }
+
+  /** Compiles CUDA C++ for this device (or `options.arch`); throws CompileError with NVRTC's log. */
+  compile(source: string, options: DeviceCompileOptions = {}): CachedCompile {
+    const compileOptions: CompileOptions = { ...options, arch: options.arch ?? this.arch };
+    const { cache } = options;
+    if (cache === undefined) return { ...compileWithNvrtc(this.addon, source, compileOptions), source: 'compiled' };
+    const version = this.addon.nvrtcVersion();
+    let compiled: CompiledKernel | undefined;
+    const start = performance.now();
+    const entry = cache.getOrCompile(
+      { source, options: compileOptions.options ?? [], arch: compileOptions.arch, compilerVersion: `nvrtc-${version.major}.${version.minor}` },
+      () => {
+        compiled = compileWithNvrtc(this.addon, source, compileOptions);
+        return { cubin: compiled.cubin, log: compiled.log };
+      },
+    );
+    if (compiled !== undefined) return { ...compiled, source: 'compiled' };
+    return {
+      cubin: entry.cubin,
+      log: entry.log,
+      arch: compileOptions.arch,
+      options: [`--gpu-architecture=${compileOptions.arch}`, ...(compileOptions.options ?? [])],
+      compileMs: performance.now() - start,
+      source: entry.hit === 'memory' ? 'memory' : 'disk',
+    };
+  }
+
+  loadModule(image: Uint8Array): KernelModule {
+    this.assertLive();
+    return new KernelModule(this.addon, this.addon.moduleLoadData(image), this.stream);
+  }
+
+  createEvent(): CudaEvent {
+    this.assertLive();
+    return new CudaEvent(this.addon, this.addon.eventCreate(0), this.stream);
+  }
+
+  /** Runs `work` (which enqueues on this stream) between two events; returns device milliseconds. */
+  time(work: () => void): number {
+    const start = this.createEvent();
+    const end = this.createEvent();
+    try {
+      start.record();
+      work();
+      end.record();
+      return end.elapsedSince(start);
+    } finally {
+      start.dispose();
+      end.dispose();
+    }
+  }
+
+  /** Frees every live allocation, destroys the stream and releases the primary context. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.addon.streamSynchronize(this.stream);
+    for (const pointer of this.liveAllocations) this.addon.memFree(pointer);
+    this.liveAllocations.clear();
+    this.addon.streamDestroy(this.stream);
+    this.addon.primaryContextRelease(this.device);
+    this.disposed = true;
+  }
+
+  private assertLive(): void {
+    if (this.disposed) throw new Error('DeviceContext: used after dispose()');
+  }
+}
+
+function queryProperties(addon: NativeAddon, ordinal: number, device: number): DeviceProperties {
+  const attribute = (name: keyof typeof DeviceAttribute): number => addon.deviceAttribute(device, DeviceAttribute[name]);
+  const major = attribute('computeCapabilityMajor');
+  const minor = attribute('computeCapabilityMinor');
+  return {
+    ordinal,
+    name: addon.deviceName(device),
+    computeCapability: { major, minor },
+    arch: `sm_${major}${minor}`,
+    smCount: attribute('multiprocessorCount'),
+    totalMemoryBytes: addon.deviceTotalMem(device),
+    l2CacheBytes: attribute('l2CacheSize'),
+    warpSize: attribute('warpSize'),
+    maxThreadsPerBlock: attribute('maxThreadsPerBlock'),
+    maxThreadsPerMultiprocessor: attribute('maxThreadsPerMultiprocessor'),
+    maxRegistersPerBlock: attribute('maxRegistersPerBlock'),
+    maxSharedMemoryPerBlockOptin: attribute('maxSharedMemoryPerBlockOptin'),
+    maxSharedMemoryPerMultiprocessor: attribute('maxSharedMemoryPerMultiprocessor'),
+  };
+}

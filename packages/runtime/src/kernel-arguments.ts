@@ -1,0 +1,183 @@
+// Kernel argument packing: the byte layout of a kernel's parameter list, as the CUDA ABI lays
+// it out (each parameter at the next offset aligned to its own alignment), and the packing of
+// JS values into one Uint8Array in that layout. The addon checks the buffer against the
+// kernel's own layout (cuFuncGetParamInfo) before launching.
+//
+// A `tensor` parameter is nvFuser's `Tensor<T, N>` struct:
+//   struct Tensor { T* data; nvfuser_index_t logical_size[N]; nvfuser_index_t alloc_stride[N]; };
+// with nvfuser_index_t int64_t (indexType 'Int') or int (indexType 'Int32'); N = 0 leaves only
+// the pointer.
+
+import { dataTypeSize, numberToBFloat16Bits, numberToHalfBits, type DataType } from '@tsfuser/fusion-ir';
+
+export type IndexType = 'Int' | 'Int32';
+
+export type KernelParameter =
+  | { kind: 'scalar'; dtype: DataType }
+  | { kind: 'pointer' }
+  | { kind: 'tensor'; rank: number; indexType?: IndexType };
+
+/** Where one parameter sits in the argument buffer. */
+export interface ArgumentSlot {
+  offset: number;
+  size: number;
+  align: number;
+}
+
+export interface ArgumentLayout {
+  parameters: readonly KernelParameter[];
+  slots: readonly ArgumentSlot[];
+  /** Bytes up to the end of the last parameter (what the kernel's parameter space spans). */
+  size: number;
+}
+
+/** A device tensor as a kernel sees it. */
+export interface TensorArgument {
+  dataPtr: bigint;
+  sizes: readonly number[];
+  strides: readonly number[];
+}
+
+export type ArgumentValue = number | bigint | boolean | TensorArgument;
+
+const POINTER_SIZE = 8;
+
+function indexSize(indexType: IndexType | undefined): number {
+  return indexType === 'Int32' ? 4 : 8;
+}
+
+function alignUp(value: number, align: number): number {
+  return Math.ceil(value / align) * align;
+}
+
+export function parameterSizeAndAlign(parameter: KernelParameter): { size: number; align: number } {
+  switch (parameter.kind) {
+    case 'scalar': {
+      const size = dataTypeSize(parameter.dtype);
+      return { size, align: size };
+    }
+    case 'pointer':
+      return { size: POINTER_SIZE, align: POINTER_SIZE };
+    case 'tensor': {
+      if (!Number.isInteger(parameter.rank) || parameter.rank < 0) {
+        throw new RangeError(`tensor parameter rank must be a non-negative integer, got ${parameter.rank}`);
+      }
+      const bytes = POINTER_SIZE + 2 * parameter.rank * indexSize(parameter.indexType);
+      return { size: alignUp(bytes, POINTER_SIZE), align: POINTER_SIZE };
+    }
+    default: {
+      const unreachable: never = parameter;
+      throw new Error(`unknown kernel parameter ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+export function argumentLayout(parameters: readonly KernelParameter[]): ArgumentLayout {
+  const slots: ArgumentSlot[] = [];
+  let end = 0;
+  for (const parameter of parameters) {
+    const { size, align } = parameterSizeAndAlign(parameter);
+    const offset = alignUp(end, align);
+    slots.push({ offset, size, align });
+    end = offset + size;
+  }
+  return { parameters, slots, size: end };
+}
+
+/** Packs `values` (one per parameter) into a fresh buffer of `layout.size` bytes. */
+export function packArguments(layout: ArgumentLayout, values: readonly ArgumentValue[]): Uint8Array {
+  if (values.length !== layout.parameters.length) {
+    throw new RangeError(`packArguments: ${values.length} values for ${layout.parameters.length} parameters`);
+  }
+  const bytes = new Uint8Array(layout.size);
+  const view = new DataView(bytes.buffer);
+  layout.parameters.forEach((parameter, index) => {
+    const slot = layout.slots[index] as ArgumentSlot; // one slot per parameter by construction
+    writeArgument(view, slot.offset, parameter, values[index] as ArgumentValue, index);
+  });
+  return bytes;
+}
+
+function writeArgument(view: DataView, offset: number, parameter: KernelParameter, value: ArgumentValue, index: number): void {
+  switch (parameter.kind) {
+    case 'scalar':
+      writeScalar(view, offset, parameter.dtype, expectScalar(value, index));
+      return;
+    case 'pointer':
+      view.setBigUint64(offset, toPointer(expectScalar(value, index), index), true);
+      return;
+    case 'tensor': {
+      if (typeof value !== 'object') throw new TypeError(`argument ${index}: expected a tensor, got ${typeof value}`);
+      const { rank } = parameter;
+      if (value.sizes.length !== rank || value.strides.length !== rank) {
+        throw new RangeError(
+          `argument ${index}: tensor of rank ${value.sizes.length} (strides ${value.strides.length}) for a rank-${rank} parameter`,
+        );
+      }
+      view.setBigUint64(offset, toPointer(value.dataPtr, index), true);
+      const width = indexSize(parameter.indexType);
+      const indexDtype: DataType = width === 4 ? 'Int32' : 'Int';
+      for (let d = 0; d < rank; d += 1) {
+        writeScalar(view, offset + POINTER_SIZE + d * width, indexDtype, value.sizes[d] as number);
+        writeScalar(view, offset + POINTER_SIZE + (rank + d) * width, indexDtype, value.strides[d] as number);
+      }
+      return;
+    }
+    default: {
+      const unreachable: never = parameter;
+      throw new Error(`unknown kernel parameter ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+function expectScalar(value: ArgumentValue, index: number): number | bigint | boolean {
+  if (typeof value === 'object') throw new TypeError(`argument ${index}: expected a scalar, got a tensor`);
+  return value;
+}
+
+function toPointer(value: number | bigint | boolean, index: number): bigint {
+  if (typeof value === 'bigint' && value >= 0n) return value;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+  throw new TypeError(`argument ${index}: a pointer must be a non-negative bigint, got ${String(value)}`);
+}
+
+function writeScalar(view: DataView, offset: number, dtype: DataType, value: number | bigint | boolean): void {
+  const asNumber = typeof value === 'boolean' ? Number(value) : Number(value);
+  switch (dtype) {
+    case 'Bool':
+      view.setUint8(offset, asNumber !== 0 ? 1 : 0);
+      return;
+    case 'Int32':
+      checkInteger(value, -(2 ** 31), 2 ** 31 - 1, dtype);
+      view.setInt32(offset, asNumber, true);
+      return;
+    case 'Int':
+    case 'Index':
+      view.setBigInt64(offset, typeof value === 'bigint' ? value : BigInt(checkInteger(value, -(2 ** 63), 2 ** 63, dtype)), true);
+      return;
+    case 'Half':
+      view.setUint16(offset, numberToHalfBits(asNumber), true);
+      return;
+    case 'BFloat16':
+      view.setUint16(offset, numberToBFloat16Bits(asNumber), true);
+      return;
+    case 'Float':
+      view.setFloat32(offset, asNumber, true);
+      return;
+    case 'Double':
+      view.setFloat64(offset, asNumber, true);
+      return;
+    default: {
+      const unreachable: never = dtype;
+      throw new Error(`unknown data type ${String(unreachable)}`);
+    }
+  }
+}
+
+function checkInteger(value: number | bigint | boolean, min: number, max: number, dtype: DataType): number {
+  const n = typeof value === 'boolean' ? Number(value) : Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new RangeError(`${String(value)} is not a valid ${dtype} value`);
+  }
+  return n;
+}

@@ -1,0 +1,136 @@
+// Loaded modules, their functions, launch configuration, and CUDA events for timing.
+
+import type { Handle, NativeAddon } from './native/addon.js';
+
+/** CUfunction_attribute values used here (cuda.h). */
+export const FunctionAttribute = {
+  maxThreadsPerBlock: 0,
+  sharedSizeBytes: 1,
+  constSizeBytes: 2,
+  localSizeBytes: 3,
+  numRegs: 4,
+  ptxVersion: 5,
+  binaryVersion: 6,
+  maxDynamicSharedSizeBytes: 8,
+} as const;
+export type FunctionAttributeName = keyof typeof FunctionAttribute;
+
+export type Dim3 = readonly [number, number, number];
+
+export interface LaunchConfig {
+  grid: Dim3 | number;
+  block: Dim3 | number;
+  /** Dynamic shared memory in bytes. */
+  sharedBytes?: number;
+  /** Stream handle; default the context's stream. */
+  stream?: bigint;
+}
+
+export function toDim3(value: Dim3 | number): Dim3 {
+  return typeof value === 'number' ? [value, 1, 1] : value;
+}
+
+export class KernelFunction {
+  constructor(
+    private readonly addon: NativeAddon,
+    readonly module: KernelModule,
+    readonly name: string,
+    readonly handle: Handle,
+    private readonly defaultStream: bigint,
+  ) {}
+
+  attribute(name: FunctionAttributeName): number {
+    return this.addon.funcGetAttribute(this.handle, FunctionAttribute[name]);
+  }
+
+  /** Allows launches with more than 48 KiB of dynamic shared memory (up to the device's opt-in limit). */
+  setMaxDynamicSharedMemory(bytes: number): void {
+    this.addon.funcSetAttribute(this.handle, FunctionAttribute.maxDynamicSharedSizeBytes, bytes);
+  }
+
+  /** The kernel's parameter layout as the driver reports it, or null on drivers before CUDA 12.4. */
+  parameterInfo(): { offset: number; size: number }[] | null {
+    return this.addon.funcParamInfo(this.handle);
+  }
+
+  /** Enqueues the kernel; `argumentBuffer` comes from packArguments. Does not wait. */
+  launch(config: LaunchConfig, argumentBuffer: Uint8Array): void {
+    this.module.assertLoaded();
+    const [gx, gy, gz] = toDim3(config.grid);
+    const [bx, by, bz] = toDim3(config.block);
+    this.addon.launchKernel(
+      this.handle,
+      gx,
+      gy,
+      gz,
+      bx,
+      by,
+      bz,
+      config.sharedBytes ?? 0,
+      config.stream ?? this.defaultStream,
+      argumentBuffer,
+    );
+  }
+}
+
+export class KernelModule {
+  private loaded = true;
+  private readonly functions = new Map<string, KernelFunction>();
+
+  constructor(
+    private readonly addon: NativeAddon,
+    readonly handle: Handle,
+    private readonly defaultStream: bigint,
+  ) {}
+
+  getFunction(name: string): KernelFunction {
+    this.assertLoaded();
+    let fn = this.functions.get(name);
+    if (fn === undefined) {
+      fn = new KernelFunction(this.addon, this, name, this.addon.moduleGetFunction(this.handle, name), this.defaultStream);
+      this.functions.set(name, fn);
+    }
+    return fn;
+  }
+
+  assertLoaded(): void {
+    if (!this.loaded) throw new Error('KernelModule: used after unload()');
+  }
+
+  unload(): void {
+    if (!this.loaded) return;
+    this.loaded = false;
+    this.functions.clear();
+    this.addon.moduleUnload(this.handle);
+  }
+}
+
+export class CudaEvent {
+  private destroyed = false;
+
+  constructor(
+    private readonly addon: NativeAddon,
+    readonly handle: Handle,
+    private readonly defaultStream: bigint,
+  ) {}
+
+  record(stream: bigint = this.defaultStream): void {
+    this.addon.eventRecord(this.handle, stream);
+  }
+
+  synchronize(): void {
+    this.addon.eventSynchronize(this.handle);
+  }
+
+  /** Milliseconds between `start` and this event (both recorded; this one is waited for). */
+  elapsedSince(start: CudaEvent): number {
+    this.synchronize();
+    return this.addon.eventElapsedTime(start.handle, this.handle);
+  }
+
+  dispose(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    this.addon.eventDestroy(this.handle);
+  }
+}

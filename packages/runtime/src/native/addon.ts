@@ -1,0 +1,139 @@
+// Locates and loads tsfuser_runtime.node, and declares its interface.
+//
+// The addon is looked for, in order: $TSFUSER_ADDON_PATH; tsfuser_runtime.node beside the
+// running module (the GPU bundle puts it there); build/Release/tsfuser_runtime.node in this
+// module's directory or up to three levels above it (src/native/ in tests, dist/ when built).
+// Loading it never touches CUDA, so this succeeds on machines without a GPU.
+
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CudaError } from '../errors.js';
+
+export const ADDON_FILE = 'tsfuser_runtime.node';
+
+export interface NativeProbe {
+  driverLoaded: boolean;
+  driverReason: string;
+  driverVersion: number;
+  deviceCount: number;
+  nvrtcLoaded: boolean;
+  nvrtcReason: string;
+  nvrtcPath: string;
+  nvrtcMajor: number;
+  nvrtcMinor: number;
+}
+
+export interface NativeCompileResult {
+  status: number;
+  statusText: string;
+  log: string;
+  cubin: Uint8Array | null;
+  ptx: string | null;
+}
+
+export type Handle = bigint;
+type Bytes = ArrayBufferView | ArrayBuffer;
+
+/** The functions tsfuser_runtime.node exports (see native/bind_*.cc). */
+export interface NativeAddon {
+  abiVersion: number;
+  setErrorClass(ctor: typeof CudaError): void;
+  probe(): NativeProbe;
+  deviceGet(ordinal: number): number;
+  deviceName(device: number): string;
+  deviceAttribute(device: number, attribute: number): number;
+  deviceTotalMem(device: number): number;
+  primaryContextRetain(device: number): Handle;
+  primaryContextRelease(device: number): void;
+  contextSetCurrent(context: Handle): void;
+  contextSynchronize(): void;
+  streamCreate(flags: number): Handle;
+  streamDestroy(stream: Handle): void;
+  streamSynchronize(stream: Handle): void;
+  memGetInfo(): { free: number; total: number };
+  memAlloc(bytes: bigint | number): bigint;
+  memFree(pointer: bigint): void;
+  memcpyHtoD(destination: bigint, source: Bytes, sourceByteOffset: number, byteCount: number): void;
+  memcpyDtoH(destination: Bytes, destinationByteOffset: number, source: bigint, byteCount: number): void;
+  memcpyDtoD(destination: bigint, source: bigint, byteCount: bigint | number): void;
+  memsetD8(pointer: bigint, value: number, byteCount: bigint | number): void;
+  eventCreate(flags: number): Handle;
+  eventDestroy(event: Handle): void;
+  eventRecord(event: Handle, stream: Handle): void;
+  eventSynchronize(event: Handle): void;
+  eventElapsedTime(start: Handle, end: Handle): number;
+  nvrtcVersion(): { major: number; minor: number; path: string };
+  nvrtcCompile(
+    source: string,
+    name: string,
+    options: readonly string[],
+    headerNames: readonly string[],
+    headerSources: readonly string[],
+    wantPtx: boolean,
+  ): NativeCompileResult;
+  moduleLoadData(image: Bytes): Handle;
+  moduleUnload(module: Handle): void;
+  moduleGetFunction(module: Handle, name: string): Handle;
+  funcGetAttribute(fn: Handle, attribute: number): number;
+  funcSetAttribute(fn: Handle, attribute: number, value: number): void;
+  funcParamInfo(fn: Handle): { offset: number; size: number }[] | null;
+  launchKernel(
+    fn: Handle,
+    gridX: number,
+    gridY: number,
+    gridZ: number,
+    blockX: number,
+    blockY: number,
+    blockZ: number,
+    sharedBytes: number,
+    stream: Handle,
+    argumentBuffer: Uint8Array,
+  ): void;
+}
+
+export type AddonLoad =
+  | { ok: true; addon: NativeAddon; path: string }
+  | { ok: false; reason: string; searched: string[] };
+
+let cached: AddonLoad | undefined;
+
+/** Candidate paths, most specific first. */
+export function addonSearchPaths(moduleDir: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  const paths: string[] = [];
+  const explicit = env.TSFUSER_ADDON_PATH;
+  if (explicit !== undefined && explicit !== '') paths.push(resolve(explicit));
+  paths.push(join(moduleDir, ADDON_FILE));
+  let dir = moduleDir;
+  for (let up = 0; up <= 3; up += 1) {
+    paths.push(join(dir, 'build', 'Release', ADDON_FILE));
+    dir = dirname(dir);
+  }
+  return paths;
+}
+
+/** Loads the addon once; later calls return the same outcome. Never throws. */
+export function loadAddon(): AddonLoad {
+  if (cached !== undefined) return cached;
+  const moduleDir = dirname(fileURLToPath(import.meta.url));
+  const searched = addonSearchPaths(moduleDir);
+  const found = searched.find((path) => existsSync(path));
+  if (found === undefined) {
+    cached = {
+      ok: false,
+      reason: `${ADDON_FILE} not found (build it with \`pnpm --filter @tsfuser/runtime build\`); looked in: ${searched.join(', ')}`,
+      searched,
+    };
+    return cached;
+  }
+  try {
+    const require = createRequire(import.meta.url);
+    const addon = require(found) as NativeAddon;
+    addon.setErrorClass(CudaError);
+    cached = { ok: true, addon, path: found };
+  } catch (error) {
+    cached = { ok: false, reason: `${found} failed to load: ${(error as Error).message}`, searched };
+  }
+  return cached;
+}

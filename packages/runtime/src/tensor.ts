@@ -1,0 +1,220 @@
+// Tensor: a strided tensor whose storage lives either in host memory (a fusion-ir HostTensor)
+// or in device memory owned by a DeviceContext. Device storage covers exactly the elements the
+// strides can reach (1 + Σ (size_i − 1)·stride_i), so non-contiguous layouts survive a round trip.
+//
+// Device memory is freed by dispose(); a FinalizationRegistry frees it if a Tensor is
+// collected undisposed, as a safety net rather than the plan.
+
+import {
+  HostTensor,
+  allocateStorage,
+  contiguousStrides,
+  dataTypeSize,
+  type DataType,
+  type ElementValue,
+  type HostStorage,
+} from '@tsfuser/fusion-ir';
+import type { DeviceContext } from './device.js';
+import type { TensorArgument } from './kernel-arguments.js';
+
+interface DeviceStorage {
+  device: DeviceContext;
+  pointer: bigint;
+  bytes: number;
+}
+
+const leakedStorage = new FinalizationRegistry<DeviceStorage>((storage) => {
+  if (storage.device.isDisposed) return;
+  try {
+    storage.device.free(storage.pointer);
+  } catch {
+    // finalizers must not throw; the context's dispose() reclaims what is left
+  }
+});
+
+/** Elements the strides can reach, from element 0: 0 for an empty tensor. */
+export function storageSpan(sizes: readonly number[], strides: readonly number[]): number {
+  let span = 1;
+  for (let d = 0; d < sizes.length; d += 1) {
+    const size = sizes[d] as number;
+    const stride = strides[d] as number;
+    if (size === 0) return 0;
+    if (stride < 0) throw new RangeError(`negative stride ${stride} in dimension ${d} is not supported`);
+    span += (size - 1) * stride;
+  }
+  return span;
+}
+
+function numelOf(sizes: readonly number[]): number {
+  return sizes.reduce((a, b) => a * b, 1);
+}
+
+function validateShape(sizes: readonly number[], strides: readonly number[]): void {
+  if (sizes.length !== strides.length) throw new RangeError(`${sizes.length} sizes but ${strides.length} strides`);
+  for (const size of sizes) {
+    if (!Number.isInteger(size) || size < 0) throw new RangeError(`invalid size ${size} in [${sizes.join(', ')}]`);
+  }
+}
+
+function isTypedStorage(data: unknown): data is HostStorage {
+  return ArrayBuffer.isView(data) && !(data instanceof DataView);
+}
+
+export class Tensor {
+  private host: HostTensor | undefined;
+  private deviceStorage: DeviceStorage | undefined;
+  private disposed = false;
+
+  private constructor(
+    readonly dtype: DataType,
+    readonly sizes: readonly number[],
+    readonly strides: readonly number[],
+    storage: { host: HostTensor } | { device: DeviceStorage },
+  ) {
+    if ('host' in storage) {
+      this.host = storage.host;
+    } else {
+      this.deviceStorage = storage.device;
+      leakedStorage.register(this, storage.device, this);
+    }
+  }
+
+  /**
+   * A contiguous host tensor over `data` (row-major). A typed array must be the dtype's storage
+   * class (Float32Array for Float, Uint16Array bit patterns for Half/BFloat16, BigInt64Array for
+   * Int/Index…) and is used without copying; plain arrays are converted.
+   */
+  static from(data: HostStorage | ArrayLike<ElementValue>, shape: readonly number[], dtype: DataType): Tensor {
+    const strides = contiguousStrides(shape);
+    validateShape(shape, strides);
+    const numel = numelOf(shape);
+    if (!isTypedStorage(data)) return Tensor.fromHost(HostTensor.fromValues(dtype, shape, data));
+    const expected = allocateStorage(dtype, 0).constructor;
+    if (data.constructor !== expected) {
+      throw new TypeError(`Tensor.from: ${dtype} needs a ${expected.name}, got a ${data.constructor.name}`);
+    }
+    if (data.length !== numel) {
+      throw new RangeError(`Tensor.from: ${data.length} elements for shape [${shape.join(', ')}] (${numel})`);
+    }
+    return Tensor.fromHost(new HostTensor(dtype, [...shape], strides, data));
+  }
+
+  static fromHost(host: HostTensor): Tensor {
+    return new Tensor(host.dtype, host.sizes, host.strides, { host });
+  }
+
+  /** Uninitialised device storage (poison() it before a kernel is meant to write all of it). */
+  static emptyDevice(device: DeviceContext, dtype: DataType, sizes: readonly number[], strides?: readonly number[]): Tensor {
+    const layout = strides ?? contiguousStrides(sizes);
+    validateShape(sizes, layout);
+    const bytes = storageSpan(sizes, layout) * dataTypeSize(dtype);
+    const pointer = device.malloc(Math.max(bytes, 1));
+    return new Tensor(dtype, [...sizes], [...layout], { device: { device, pointer, bytes } });
+  }
+
+  get isDevice(): boolean {
+    return this.deviceStorage !== undefined;
+  }
+
+  get rank(): number {
+    return this.sizes.length;
+  }
+
+  get numel(): number {
+    return numelOf(this.sizes);
+  }
+
+  /** The context owning the storage of a device tensor. */
+  get device(): DeviceContext | undefined {
+    return this.deviceStorage?.device;
+  }
+
+  /** Device address of element 0. */
+  get dataPtr(): bigint {
+    return this.requireDevice('dataPtr').pointer;
+  }
+
+  /** Bytes of storage (device tensors: the allocation's useful size). */
+  get storageBytes(): number {
+    return this.deviceStorage?.bytes ?? storageSpan(this.sizes, this.strides) * dataTypeSize(this.dtype);
+  }
+
+  /** The tensor as a kernel's Tensor<T, N> argument. */
+  asKernelArgument(): TensorArgument {
+    return { dataPtr: this.dataPtr, sizes: this.sizes, strides: this.strides };
+  }
+
+  /** Host copy for device tensors (same sizes and strides); the HostTensor itself for host ones. */
+  toHost(): HostTensor {
+    this.assertLive();
+    if (this.host !== undefined) return this.host;
+    const storage = this.requireDevice('toHost');
+    const data = allocateStorage(this.dtype, storageSpan(this.sizes, this.strides));
+    storage.device.copyDeviceToHost(data, storage.pointer, { byteCount: storage.bytes });
+    return new HostTensor(this.dtype, this.sizes, this.strides, data);
+  }
+
+  /** Elements in row-major order: bigint for Int/Index, numbers otherwise (Bool as 0/1). */
+  toArray(): (number | bigint)[] {
+    const host = this.toHost();
+    const out = new Array<number | bigint>(host.numel);
+    for (let i = 0; i < out.length; i += 1) {
+      const value = host.get(i);
+      out[i] = typeof value === 'boolean' ? Number(value) : value;
+    }
+    return out;
+  }
+
+  /** A device copy on `device` with the same sizes and strides (a new copy also for device tensors). */
+  toDevice(device: DeviceContext): Tensor {
+    this.assertLive();
+    if (this.deviceStorage !== undefined) {
+      const copy = Tensor.emptyDevice(device, this.dtype, this.sizes, this.strides);
+      device.copyDeviceToDevice(copy.dataPtr, this.deviceStorage.pointer, this.deviceStorage.bytes);
+      return copy;
+    }
+    let host = this.host as HostTensor; // host tensors always hold one
+    if (host.strides.some((stride) => stride < 0)) host = host.contiguous();
+    const out = Tensor.emptyDevice(device, this.dtype, host.sizes, host.strides);
+    const elementBytes = dataTypeSize(this.dtype);
+    device.copyHostToDevice(out.dataPtr, host.data, {
+      hostByteOffset: host.offset * host.data.BYTES_PER_ELEMENT,
+      byteCount: storageSpan(host.sizes, host.strides) * elementBytes,
+    });
+    return out;
+  }
+
+  /** Fills the storage with 0xFF bytes (NaN for floats, -1 for ints) so unwritten outputs show. */
+  poison(): void {
+    this.assertLive();
+    if (this.deviceStorage !== undefined) {
+      this.deviceStorage.device.memsetD8(this.deviceStorage.pointer, 0xff, this.deviceStorage.bytes);
+      return;
+    }
+    const host = this.host as HostTensor;
+    new Uint8Array(host.data.buffer, host.data.byteOffset, host.data.byteLength).fill(0xff);
+  }
+
+  /** Frees device storage now. Idempotent; host tensors just become unusable. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    const storage = this.deviceStorage;
+    this.host = undefined;
+    this.deviceStorage = undefined;
+    if (storage !== undefined) {
+      leakedStorage.unregister(this);
+      storage.device.free(storage.pointer);
+    }
+  }
+
+  private requireDevice(what: string): DeviceStorage {
+    this.assertLive();
+    if (this.deviceStorage === undefined) throw new Error(`Tensor.${what}: not a device tensor (call toDevice first)`);
+    return this.deviceStorage;
+  }
+
+  private assertLive(): void {
+    if (this.disposed) throw new Error('Tensor: used after dispose()');
+  }
+}

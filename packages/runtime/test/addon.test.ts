@@ -1,0 +1,78 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  ADDON_FILE,
+  CudaError,
+  DeviceContext,
+  RuntimeUnavailableError,
+  addonSearchPaths,
+  isAvailable,
+  loadAddon,
+} from '../src/index.js';
+
+const hasGpu = existsSync('/dev/nvidia0');
+
+describe('native addon', () => {
+  it('loads on any machine, GPU or not', () => {
+    const load = loadAddon();
+    if (!load.ok) throw new Error(load.reason);
+    expect(load.path.endsWith(join('build', 'Release', ADDON_FILE))).toBe(true);
+    expect(load.addon.abiVersion).toBe(1);
+    for (const name of ['probe', 'memAlloc', 'nvrtcCompile', 'launchKernel', 'eventElapsedTime'] as const) {
+      expect(typeof load.addon[name]).toBe('function');
+    }
+  });
+
+  it('searches $TSFUSER_ADDON_PATH first, then beside the module, then build/Release upwards', () => {
+    const paths = addonSearchPaths('/a/b/c', { TSFUSER_ADDON_PATH: '/x/addon.node' });
+    expect(paths).toEqual([
+      '/x/addon.node',
+      `/a/b/c/${ADDON_FILE}`,
+      `/a/b/c/build/Release/${ADDON_FILE}`,
+      `/a/b/build/Release/${ADDON_FILE}`,
+      `/a/build/Release/${ADDON_FILE}`,
+      `/build/Release/${ADDON_FILE}`,
+    ]);
+    expect(addonSearchPaths('/m', {})[0]).toBe(`/m/${ADDON_FILE}`);
+  });
+
+  it.skipIf(hasGpu)('reports a clear reason when libcuda.so.1 is missing', () => {
+    const availability = isAvailable();
+    expect(availability.available).toBe(false);
+    expect(availability.reason).toMatch(/^libcuda\.so\.1 not found: /);
+    expect(availability.addonPath).toBeDefined();
+  });
+
+  it.skipIf(hasGpu)('turns driver calls without a driver into CudaError, not a crash', () => {
+    const load = loadAddon();
+    if (!load.ok) throw new Error(load.reason);
+    let caught: unknown;
+    try {
+      load.addon.memAlloc(16);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(CudaError);
+    const error = caught as CudaError;
+    expect(error.call).toBe('cuMemAlloc');
+    expect(error.code).toBe(-1);
+    expect(error.errorName).toBe('CUDA_DRIVER_UNAVAILABLE');
+    expect(error.message).toMatch(/libcuda\.so\.1 not found/);
+    expect(() => load.addon.nvrtcVersion()).toThrow(/NVRTC not found|libnvrtc/);
+  });
+
+  it.skipIf(hasGpu)('refuses to create a DeviceContext without a GPU', () => {
+    expect(() => DeviceContext.create()).toThrow(RuntimeUnavailableError);
+  });
+
+  it('rejects malformed arguments with TypeError/RangeError before touching CUDA', () => {
+    const load = loadAddon();
+    if (!load.ok) throw new Error(load.reason);
+    const { addon } = load;
+    expect(() => addon.memAlloc(-1 as unknown as bigint)).toThrow(TypeError);
+    expect(() => addon.memcpyHtoD(0n, new Uint8Array(4), 2, 4)).toThrow(RangeError);
+    expect(() => addon.memcpyDtoH(new Float32Array(2), 0, 0n, 9)).toThrow(RangeError);
+    expect(() => addon.launchKernel(0n, 1, 1, 1, 1, 1, 1, 0, 0n, 'x' as unknown as Uint8Array)).toThrow(TypeError);
+  });
+});
