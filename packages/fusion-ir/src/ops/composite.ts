@@ -6,12 +6,11 @@
 import { isReducedFloat } from '../ir/data-type.js';
 import { FusionIrError } from '../ir/errors.js';
 import type { TensorView } from '../ir/tensor-view.js';
-import { set } from './alias.js';
+import { checkShape, set } from './alias.js';
 import { add, gt, le, mul, sub, truediv } from './binary.js';
 import { broadcast } from './broadcast.js';
-import { describe, type Operand, type TensorOrScalar } from './operand.js';
+import { describe, toVal, type Operand, type TensorOrScalar } from './operand.js';
 import { sum } from './reduction.js';
-import { checkShape } from './alias.js';
 import { shape } from './shape.js';
 import { clamp, where } from './ternary.js';
 import { cast, erf, erfinv, exp, log1p, sigmoid, tanh } from './unary.js';
@@ -20,12 +19,12 @@ type ValueLike = TensorOrScalar | number;
 
 /** addcmul(t, a, b, value = 1) = t + value * a * b (torch.addcmul). */
 export function addcmul(t: TensorView, a: Operand, b: Operand, value: ValueLike = 1): TensorView {
-  return add(t, mul(value, mul(a, b))) as TensorView;
+  return add(t, mul(value, mul(toVal(t.fusion, a), toVal(t.fusion, b)))) as TensorView;
 }
 
 /** addcdiv(t, a, b, value = 1) = t + value * a / b, with true division (torch.addcdiv). */
 export function addcdiv(t: TensorView, a: Operand, b: Operand, value: ValueLike = 1): TensorView {
-  return add(t, mul(value, truediv(a, b))) as TensorView;
+  return add(t, mul(value, truediv(toVal(t.fusion, a), toVal(t.fusion, b)))) as TensorView;
 }
 
 /** addAlpha(a, b, alpha) = a + alpha * b (torch.add with alpha). */
