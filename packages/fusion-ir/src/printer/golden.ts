@@ -69,12 +69,13 @@ function diffLines(a: readonly string[], b: readonly string[]): DiffLine[] {
         out.push({ tag: ' ', text: midA[i] as string });
         i += 1;
         j += 1;
-      } else if (j < m && (i === n || (lcs[i * (m + 1) + j + 1] as number) >= (lcs[(i + 1) * (m + 1) + j] as number))) {
-        out.push({ tag: '+', text: midB[j] as string });
-        j += 1;
-      } else {
+      } else if (i < n && (j === m || (lcs[(i + 1) * (m + 1) + j] as number) >= (lcs[i * (m + 1) + j + 1] as number))) {
+        // Deletions before insertions, as unified diffs show a replaced line.
         out.push({ tag: '-', text: midA[i] as string });
         i += 1;
+      } else {
+        out.push({ tag: '+', text: midB[j] as string });
+        j += 1;
       }
     }
   }
