@@ -1,6 +1,19 @@
 // Binary pointwise ops with PyTorch's type promotion (see type-promotion.ts). Comparisons and
 // logical ops give Bool; `truediv` turns integral results into Float; `div` on integral types is
 // C++ truncating division as in nvFuser (use `truediv` for torch.div semantics).
+//
+// Exact semantics (the reference evaluator implements these):
+//   div(a, b)       ints: trunc(a / b) (C++ `/`); floats: a / b.
+//   truediv(a, b)   a / b in the promoted floating dtype (Python `/`, torch.div).
+//   floordiv(a, b)  floor(a / b) (Python `//`, torch.floor_divide).
+//   fmod(a, b)      a - trunc(a / b) * b: sign of the dividend (C fmod, torch.fmod).
+//   remainder(a, b) a - floor(a / b) * b: sign of the divisor (Python `%`, torch.remainder).
+//   mod(a, b)       C++ `%` on ints (sign of the dividend; nvFuser's index math).
+//   ceilDiv(a, b)   ceil(a / b) on ints, (a + b - 1) / b for positive operands.
+//   pow(a, b)       a ** b; ints: exact integer power (b >= 0).
+//   minimum/maximum NaN-propagating as torch.minimum/maximum.
+//   bitwise_*_shift a << b, a >> b (arithmetic); logical_right_shift: >> on the unsigned bits.
+//   atan2, hypot, nextafter, copysign compute in the floating dtype (Float for int operands).
 
 import type { DataType } from '../ir/data-type.js';
 import { FusionIrError } from '../ir/errors.js';

@@ -101,7 +101,13 @@ export const logicalNot = make('logical_not');
 export const bitwiseNot = make('bitwise_not');
 export const silu = make('silu');
 
-/** gelu(x); approximate 'tanh' uses the tanh formulation, as torch.nn.functional.gelu. */
+/**
+ * gelu(x), as torch.nn.functional.gelu:
+ *   'none': x * 0.5 * (1 + erf(x / √2));
+ *   'tanh': 0.5 * x * (1 + tanh(√(2/π) * (x + 0.044715 x³))).
+ * silu(x) = x * sigmoid(x); sigmoid(x) = 1 / (1 + exp(-x)); relu(x) = max(x, 0);
+ * round is round-half-to-even (torch.round); sign gives -1/0/1 in the input dtype.
+ */
 export function gelu(x: TensorView, approximate?: 'none' | 'tanh'): TensorView;
 export function gelu(x: Scalar, approximate?: 'none' | 'tanh'): Scalar;
 export function gelu(x: TensorOrScalar, approximate: 'none' | 'tanh' = 'none'): TensorOrScalar {
