@@ -3,22 +3,22 @@
 // generated kernels will rely on is exercised by real launches.
 
 export const POINTWISE_SOURCE = String.raw`
-typedef long long int64_t;
+typedef long long int nvfuser_index_t;
 
 template <typename T, int N>
 struct Tensor {
   T* data;
-  int64_t logical_size[N];
-  int64_t alloc_stride[N];
+  nvfuser_index_t logical_size[N];
+  nvfuser_index_t alloc_stride[N];
 };
 
 // y = x * a + b over a rank-2 tensor with arbitrary strides (grid-stride loop).
 extern "C" __global__ void pointwise_affine(Tensor<float, 2> x, Tensor<float, 2> y, float a, float b) {
-  const int64_t inner = x.logical_size[1];
-  const int64_t n = x.logical_size[0] * inner;
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
-    const int64_t i0 = i / inner;
-    const int64_t i1 = i - i0 * inner;
+  const nvfuser_index_t inner = x.logical_size[1];
+  const nvfuser_index_t n = x.logical_size[0] * inner;
+  for (nvfuser_index_t i = blockIdx.x * (nvfuser_index_t)blockDim.x + threadIdx.x; i < n; i += (nvfuser_index_t)gridDim.x * blockDim.x) {
+    const nvfuser_index_t i0 = i / inner;
+    const nvfuser_index_t i1 = i - i0 * inner;
     y.data[i0 * y.alloc_stride[0] + i1 * y.alloc_stride[1]] =
         x.data[i0 * x.alloc_stride[0] + i1 * x.alloc_stride[1]] * a + b;
   }
