@@ -19,7 +19,7 @@ import type { Scalar } from '../ir/scalar.js';
 import type { TensorView } from '../ir/tensor-view.js';
 import type { EvalContext } from './evaluator.js';
 import { HostTensor, writeStorage, type ElementValue } from './host-tensor.js';
-import { forEachElement, readerFor } from './strided.js';
+import { forEachRow } from './strided.js';
 import { castTo, toFloat, toInt } from './values.js';
 
 type DataMovementExpr = BroadcastOp | SqueezeOp | ExpandOp | ViewOp | LoadStoreOp | SliceOp | PadOp | CatOp | FullOp | IotaOp;
@@ -65,6 +65,9 @@ export function evalDataMovement(ctx: EvalContext, expr: DataMovementExpr): void
     case 'ExpandOp': {
       const t = ctx.tensor(expr.in() as TensorView);
       const sizes = ctx.sizesOf(out);
+      if (t.rank !== sizes.length || t.sizes.some((s, d) => s !== 1 && s !== sizes[d])) {
+        throw new EvaluationError(`expand producing T${out.name}: input sizes [${t.sizes.join(', ')}] cannot expand to [${sizes.join(', ')}]`);
+      }
       const strides = sizes.map((s, d) => ((t.sizes[d] as number) === 1 && s !== 1 ? 0 : (t.strides[d] as number)));
       ctx.bind(out, new HostTensor(t.dtype, sizes, strides, t.data, t.offset));
       return;
@@ -119,43 +122,33 @@ export function evalDataMovement(ctx: EvalContext, expr: DataMovementExpr): void
       const rank = t.rank;
       const left = new Array<number>(rank).fill(0);
       for (let i = 0; i < expr.widths.length / 2; i += 1) {
-        const d = rank - 1 - i;
-        left[d] = Number(ctx.scalar(expr.widths[2 * i] as Scalar));
+        left[rank - 1 - i] = ctx.extent(expr.widths[2 * i] as Scalar);
       }
-      const value = castTo(ctx.scalar(expr.value), out.dtype);
-      const result = HostTensor.empty(out.dtype, sizes);
-      const read = readerFor(t);
-      for (let i = 0; i < result.numel; i += 1) writeStorage(out.dtype, result.data, i, value);
-      const outStrides = contiguous(sizes);
-      forEachElement(t.sizes, [{ strides: t.strides, offset: t.offset }], (linear, offsets) => {
-        let rem = linear;
-        let pos = 0;
-        for (let d = rank - 1; d >= 0; d -= 1) {
-          const size = t.sizes[d] as number;
-          const idx = rem % size;
-          rem = (rem - idx) / size;
-          const o = idx + (left[d] as number);
-          if (o < 0 || o >= (sizes[d] as number)) return; // cropped by a negative width
-          pos += o * (outStrides[d] as number);
-        }
-        writeStorage(out.dtype, result.data, pos, castTo(read(offsets[0] as number), out.dtype));
-      });
+      const result = filled(out, sizes, castTo(ctx.scalar(expr.value), out.dtype));
+      // The input region that survives (negative widths crop) and where it lands.
+      const srcStart = left.map((l) => Math.max(0, -l));
+      const dstStart = left.map((l) => Math.max(0, l));
+      const count = t.sizes.map((s, d) =>
+        Math.max(0, Math.min(s - (srcStart[d] as number), (sizes[d] as number) - (dstStart[d] as number))));
+      const srcOffset = t.offset + srcStart.reduce((acc, i, d) => acc + i * (t.strides[d] as number), 0);
+      const dstOffset = dstStart.reduce((acc, i, d) => acc + i * (result.strides[d] as number), 0);
+      copyRegion(t, count, t.strides, srcOffset, result, dstOffset);
       ctx.bind(out, result);
       return;
     }
     case 'CatOp': {
       const sizes = ctx.sizesOf(out);
       const result = HostTensor.empty(out.dtype, sizes);
-      const outStrides = contiguous(sizes);
       let base = 0;
       for (const input of expr.inputs as TensorView[]) {
         const t = ctx.tensor(input);
-        const read = readerFor(t);
-        const shift = base * (outStrides[expr.axis] as number);
-        const dstStrides = outStrides.slice(0, t.rank);
-        forEachElement(t.sizes, [{ strides: t.strides, offset: t.offset }, { strides: dstStrides, offset: shift }], (_l, offsets) => {
-          writeStorage(out.dtype, result.data, offsets[1] as number, castTo(read(offsets[0] as number), out.dtype));
-        });
+        const expected = sizes.map((s, d) => (d === expr.axis ? (t.sizes[d] as number) : s));
+        if (t.rank !== sizes.length || t.sizes.some((s, d) => s !== expected[d])) {
+          throw new EvaluationError(
+            `cat producing T${out.name}: T${input.name} has sizes [${t.sizes.join(', ')}], expected [${expected.join(', ')}] (all dims but ${expr.axis} must match)`,
+          );
+        }
+        copyRegion(t, t.sizes, t.strides, t.offset, result, base * (result.strides[expr.axis] as number));
         base += t.sizes[expr.axis] as number;
       }
       ctx.bind(out, result);
@@ -163,10 +156,7 @@ export function evalDataMovement(ctx: EvalContext, expr: DataMovementExpr): void
     }
     case 'FullOp': {
       const sizes = ctx.sizesOf(out);
-      const value = castTo(ctx.scalar(expr.fillValue), out.dtype);
-      const result = HostTensor.empty(out.dtype, sizes);
-      for (let i = 0; i < result.numel; i += 1) writeStorage(out.dtype, result.data, i, value);
-      ctx.bind(out, result);
+      ctx.bind(out, filled(out, sizes, castTo(ctx.scalar(expr.fillValue), out.dtype)));
       return;
     }
     case 'IotaOp': {
@@ -189,6 +179,41 @@ export function evalDataMovement(ctx: EvalContext, expr: DataMovementExpr): void
       throw new Error(`unknown data movement expr ${String(unreachable)}`);
     }
   }
+}
+
+/** A new contiguous tensor of `out`'s dtype with every element `value`. */
+function filled(out: TensorView, sizes: readonly number[], value: ElementValue): HostTensor {
+  const result = HostTensor.empty(out.dtype, sizes);
+  if (result.numel === 0) return result;
+  writeStorage(out.dtype, result.data, 0, value);
+  const data = result.data;
+  if (data instanceof BigInt64Array) data.fill(data[0] as bigint);
+  else data.fill(data[0] as number);
+  return result;
+}
+
+/**
+ * Copies the `sizes` region of `src` (read with `strides` from `srcOffset`) into the contiguous
+ * tensor `dst` at `dstOffset`, element for element (both have the same dtype).
+ */
+function copyRegion(
+  src: HostTensor,
+  sizes: readonly number[],
+  strides: readonly number[],
+  srcOffset: number,
+  dst: HostTensor,
+  dstOffset: number,
+): void {
+  if (src.dtype !== dst.dtype) throw new EvaluationError(`internal: copy from ${src.dtype} to ${dst.dtype}`);
+  const inner = sizes.length === 0 ? 0 : (strides[sizes.length - 1] as number);
+  const dstInner = sizes.length === 0 ? 0 : (dst.strides[sizes.length - 1] as number);
+  const from = src.data as Float64Array; // element copies are the same for every typed array kind
+  const to = dst.data as Float64Array;
+  forEachRow(sizes, [{ strides, offset: srcOffset }, { strides: dst.strides, offset: dstOffset }], (_l, offsets, n) => {
+    let p = offsets[0] as number;
+    let q = offsets[1] as number;
+    for (let j = 0; j < n; j += 1, p += inner, q += dstInner) to[q] = from[p] as number;
+  });
 }
 
 function clampIndex(i: number, size: number): number {

@@ -16,22 +16,43 @@ import type { Val } from '../ir/val.js';
 import { resultType } from '../ops/type-promotion.js';
 import { evalDataMovement } from './data-movement.js';
 import { HostTensor, type ElementValue } from './host-tensor.js';
-import { applyBinary, applyTernary, applyUnary } from './pointwise-math.js';
+import {
+  applyBinary,
+  applyTernary,
+  applyUnary,
+  floatBinaryKernel,
+  floatTernaryKernel,
+  floatUnaryKernel,
+} from './pointwise-math.js';
 import { evalReduction, evalWelford } from './reduction.js';
-import { broadcastStrides, forEachElement, readerFor } from './strided.js';
-import { castTo, computeKindOf, type ComputeKind } from './values.js';
-import { writeStorage } from './host-tensor.js';
+import { broadcastStrides, forEachElement, gatherFloat64, readerFor, type Reader, type StridedOperand } from './strided.js';
+import { castTo, computeKindOf, storeFloat64, toFloat, type ComputeKind } from './values.js';
+import { contiguousStrides, writeStorage } from './host-tensor.js';
 
 export type EvalValue = HostTensor | ElementValue;
 
 /** Values of a fusion's vals during one evaluation, with the binding of symbolic scalars. */
 export class EvalContext {
   private readonly values = new Map<Val, EvalValue>();
+  /** rFactor partial tensors evaluated as pass-throughs: which dims of their value are reduced later. */
+  private readonly passThrough = new Map<TensorView, readonly boolean[]>();
+  /** For each bound input extent, the input that bound it (for mismatch messages). */
+  readonly extentSource = new Map<Scalar, string>();
 
   constructor(readonly fusion: Fusion) {}
 
   bind(v: Val, value: EvalValue): void {
     this.values.set(v, value);
+  }
+
+  /** Binds an rFactor partial tensor to its input's value (over the root domain); see reduction.ts. */
+  bindPassThrough(tv: TensorView, value: HostTensor, reducedFlags: readonly boolean[]): void {
+    this.values.set(tv, value);
+    this.passThrough.set(tv, reducedFlags);
+  }
+
+  passThroughFlags(tv: TensorView): readonly boolean[] | null {
+    return this.passThrough.get(tv) ?? null;
   }
 
   has(v: Val): boolean {
@@ -86,8 +107,11 @@ export function evaluate(fusion: Fusion, inputs: readonly EvalValue[]): EvalValu
   }
   return fusion.outputs.map((out) => {
     if (out.kind === 'tensorView') {
+      if (ctx.passThroughFlags(out) !== null) {
+        throw new EvaluationError(`output T${out.name} is the partial result of an rFactor, which has no value of its own`);
+      }
       const t = ctx.tensor(out);
-      return t.isContiguous() && t.offset === 0 && t.data.length === t.numel ? t : t.contiguous();
+      return t.isDense() ? t : t.contiguous();
     }
     if (out.kind === 'scalar') return ctx.scalar(out);
     throw new EvaluationError(`output ${describeVal(out)} is not a tensor or scalar`);
@@ -118,6 +142,7 @@ function bindTensorInput(ctx: EvalContext, tv: TensorView, t: HostTensor, index:
   if (t.dtype !== tv.dtype && !(isIndexLike(t.dtype) && isIndexLike(tv.dtype))) {
     throw new EvaluationError(`${where}: expected dtype ${tv.dtype}, got ${t.dtype}`);
   }
+  checkStorage(t, where);
   const ids = tv.domain.logicalNoReductions();
   if (ids.length !== t.rank) {
     throw new EvaluationError(`${where}: expected rank ${ids.length}, got rank ${t.rank} (sizes [${t.sizes.join(', ')}])`);
@@ -138,15 +163,29 @@ function bindTensorInput(ctx: EvalContext, tv: TensorView, t: HostTensor, index:
     if (ctx.has(extent)) {
       const bound = ctx.extent(extent);
       if (bound !== size) {
+        const source = ctx.extentSource.get(extent) ?? 'another input';
         throw new EvaluationError(
-          `${where}: dim ${d} has size ${size} but ${extent.symbolicName()} is already ${bound} from another input`,
+          `${where}: dim ${d} has size ${size} but its extent ${extent.symbolicName()} is ${bound} from ${source}`,
         );
       }
       return;
     }
     ctx.bind(extent, BigInt(size));
+    ctx.extentSource.set(extent, `${where} dim ${d}`);
   });
   ctx.bind(tv, t);
+}
+
+/** Every element of `t` must lie inside its storage (non-negative strides and offset). */
+function checkStorage(t: HostTensor, where: string): void {
+  if (t.offset < 0 || t.strides.some((s) => s < 0 || !Number.isInteger(s)) || t.sizes.some((s) => s < 0 || !Number.isInteger(s))) {
+    throw new EvaluationError(`${where}: sizes [${t.sizes.join(', ')}], strides [${t.strides.join(', ')}] and offset ${t.offset} must be non-negative integers`);
+  }
+  if (t.numel === 0) return;
+  const last = t.sizes.reduce((acc, s, d) => acc + (s - 1) * (t.strides[d] as number), t.offset);
+  if (last >= t.data.length) {
+    throw new EvaluationError(`${where}: the last element is at storage position ${last} but the storage holds ${t.data.length} elements`);
+  }
 }
 
 function isIndexLike(d: DataType): boolean {
@@ -159,28 +198,62 @@ export function evalExpr(ctx: EvalContext, expr: Expr): void {
     case 'UnaryOp': {
       const input = expr.in() as TensorView | Scalar;
       const out = expr.out() as TensorView | Scalar;
-      const kind = computeKindOf(isPredicateUnaryOp(expr.op) ? input.dtype : out.dtype);
-      const cast = expr.op === 'cast';
-      pointwise(ctx, [input], out, kind, ([x]) =>
-        cast ? (x as ElementValue) : applyUnary(expr.op, x as ElementValue, kind));
+      // Casts compute in the input's kind so that float → int conversions saturate (see values.ts).
+      const computeType = isPredicateUnaryOp(expr.op) || expr.op === 'cast' ? input.dtype : out.dtype;
+      const kind = computeKindOf(computeType);
+      const op = expr.op;
+      const where = `${op} producing ${describeVal(out)}`;
+      pointwise(ctx, where, [input], out, kind, {
+        generic: ([x]) => (op === 'cast' ? (x as ElementValue) : applyUnary(op, x as ElementValue, kind)),
+        float: () => {
+          const k = floatUnaryKernel(op);
+          return (xs, r) => {
+            const a = xs[0] as Float64Array;
+            for (let i = 0; i < r.length; i += 1) r[i] = k(a[i] as number);
+          };
+        },
+      });
       return;
     }
     case 'BinaryOp': {
       const [a, b] = expr.inputs as [TensorView | Scalar, TensorView | Scalar];
       const out = expr.out() as TensorView | Scalar;
-      const kind = isPredicateBinaryOp(expr.op)
-        ? computeKindOf(resultType([operandInfo(a), operandInfo(b)]))
-        : computeKindOf(out.dtype);
-      const where = `${expr.op} producing ${describeVal(out)}`;
-      pointwise(ctx, [a, b], out, kind, ([x, y]) => applyBinary(expr.op, x as ElementValue, y as ElementValue, kind, where));
+      const computeType = isPredicateBinaryOp(expr.op) ? resultType([operandInfo(a), operandInfo(b)]) : out.dtype;
+      const kind = computeKindOf(computeType);
+      const bits = computeType === 'Int32' ? 32 : 64;
+      const op = expr.op;
+      const where = `${op} producing ${describeVal(out)}`;
+      pointwise(ctx, where, [a, b], out, kind, {
+        generic: ([x, y]) => applyBinary(op, x as ElementValue, y as ElementValue, kind, where, bits),
+        float: () => {
+          const k = floatBinaryKernel(op, where);
+          return (xs, r) => {
+            const p = xs[0] as Float64Array;
+            const q = xs[1] as Float64Array;
+            for (let i = 0; i < r.length; i += 1) r[i] = k(p[i] as number, q[i] as number);
+          };
+        },
+      });
       return;
     }
     case 'TernaryOp': {
-      const ins = expr.inputs as TensorView[];
+      const ins = expr.inputs as (TensorView | Scalar)[];
       const out = expr.out() as TensorView | Scalar;
       const kind = computeKindOf(out.dtype);
-      pointwise(ctx, ins, out, kind, ([x, y, z]) =>
-        applyTernary(expr.op, x as ElementValue, y as ElementValue, z as ElementValue, kind));
+      const op = expr.op;
+      const where = `${op} producing ${describeVal(out)}`;
+      pointwise(ctx, where, ins, out, kind, {
+        generic: ([x, y, z]) => applyTernary(op, x as ElementValue, y as ElementValue, z as ElementValue, kind),
+        float: () => {
+          const k = floatTernaryKernel(op);
+          return (xs, r) => {
+            const p = xs[0] as Float64Array;
+            const q = xs[1] as Float64Array;
+            const t = xs[2] as Float64Array;
+            for (let i = 0; i < r.length; i += 1) r[i] = k(p[i] as number, q[i] as number, t[i] as number);
+          };
+        },
+      });
       return;
     }
     case 'ReductionOp':
@@ -215,50 +288,96 @@ function operandInfo(v: TensorView | Scalar): { dtype: DataType; isTensor: boole
   return { dtype: v.dtype, isTensor: v.kind === 'tensorView' };
 }
 
-/** Applies `fn` elementwise; operands are converted to the compute kind, the result cast to the output dtype. */
+interface PointwiseKernels {
+  /** One element on operands already converted to the compute kind. */
+  generic: (xs: ElementValue[]) => ElementValue;
+  /** For compute kind float: a loop over dense float64 operands writing float64 results. */
+  float: () => (xs: Float64Array[], result: Float64Array) => void;
+}
+
+/**
+ * Applies an op elementwise; operands are converted to the compute kind and the result rounded
+ * to the output dtype. Float ops gather every operand into a dense float64 array first and run
+ * one tight loop; integer and boolean ops go element by element through exact bigint math.
+ */
 function pointwise(
   ctx: EvalContext,
+  where: string,
   inputs: readonly (TensorView | Scalar)[],
   out: TensorView | Scalar,
   kind: ComputeKind,
-  fn: (xs: ElementValue[]) => ElementValue,
+  kernels: PointwiseKernels,
 ): void {
   if (out.kind === 'scalar') {
-    const xs = inputs.map((v) => convertOperand(ctx.scalar(v as Scalar), kind));
-    ctx.bind(out, castTo(fn(xs), out.dtype));
+    const xs = inputs.map((v) => convertOperand(v.kind === 'scalar' ? ctx.scalar(v) : scalarTensorValue(ctx, v, where), kind));
+    ctx.bind(out, castTo(kernels.generic(xs), out.dtype));
     return;
   }
   const sizes = ctx.sizesOf(out);
+  const tensors = inputs.map((v) => (v.kind === 'tensorView' ? ctx.tensor(v) : null));
+  tensors.forEach((t, i) => {
+    if (t !== null) checkBroadcastable(where, i, t, sizes);
+  });
+  if (kind === 'float') {
+    const numel = sizes.reduce((a, b) => a * b, 1);
+    const xs = inputs.map((v, i) => {
+      const t = tensors[i];
+      if (t !== null && t !== undefined) return gatherFloat64(t, sizes, broadcastStrides(t, sizes));
+      return new Float64Array(numel).fill(toFloat(ctx.scalar(v as Scalar)));
+    });
+    const r = new Float64Array(numel);
+    kernels.float()(xs, r);
+    ctx.bind(out, new HostTensor(out.dtype, sizes, contiguousStrides(sizes), storeFloat64(out.dtype, r)));
+    return;
+  }
   const result = HostTensor.empty(out.dtype, sizes);
-  const tensorOperands: { strides: number[]; offset: number }[] = [];
-  const readers: ((pos: number) => ElementValue)[] = [];
+  const tensorOperands: StridedOperand[] = [];
+  const readers: Reader[] = [];
   const scalarValues: (ElementValue | null)[] = [];
-  for (const v of inputs) {
-    if (v.kind === 'tensorView') {
-      const t = ctx.tensor(v);
+  inputs.forEach((v, i) => {
+    const t = tensors[i];
+    if (t !== null && t !== undefined) {
       tensorOperands.push({ strides: broadcastStrides(t, sizes), offset: t.offset });
       readers.push(readerFor(t));
       scalarValues.push(null);
     } else {
-      scalarValues.push(convertOperand(ctx.scalar(v), kind));
+      scalarValues.push(convertOperand(ctx.scalar(v as Scalar), kind));
     }
-  }
+  });
   const xs = new Array<ElementValue>(inputs.length);
   const dtype = out.dtype;
   forEachElement(sizes, tensorOperands, (linear, offsets) => {
     let k = 0;
-    for (let i = 0; i < inputs.length; i += 1) {
+    for (let i = 0; i < xs.length; i += 1) {
       const s = scalarValues[i];
       if (s === null || s === undefined) {
-        xs[i] = convertOperand((readers[k] as (p: number) => ElementValue)(offsets[k] as number), kind);
+        xs[i] = convertOperand((readers[k] as Reader)(offsets[k] as number), kind);
         k += 1;
       } else {
         xs[i] = s;
       }
     }
-    writeStorage(dtype, result.data, linear, castTo(fn(xs), dtype));
+    writeStorage(dtype, result.data, linear, castTo(kernels.generic(xs), dtype));
   });
   ctx.bind(out, result);
+}
+
+/** A pointwise op with a scalar output and a tensor operand: only a rank-0 tensor has one value. */
+function scalarTensorValue(ctx: EvalContext, tv: TensorView, where: string): ElementValue {
+  const t = ctx.tensor(tv);
+  if (t.numel !== 1) throw new EvaluationError(`${where}: tensor operand T${tv.name} of a scalar op has ${t.numel} elements`);
+  return t.get(0);
+}
+
+/** Operand `t` of an op with output sizes `sizes`: same rank, and each dim equal or 1 (broadcast). */
+function checkBroadcastable(where: string, operand: number, t: HostTensor, sizes: readonly number[]): void {
+  const bad =
+    t.rank !== sizes.length || t.sizes.some((s, d) => s !== sizes[d] && s !== 1);
+  if (bad) {
+    throw new EvaluationError(
+      `${where}: operand ${operand} has sizes [${t.sizes.join(', ')}], which do not broadcast to the output sizes [${sizes.join(', ')}]`,
+    );
+  }
 }
 
 function convertOperand(v: ElementValue, kind: ComputeKind): ElementValue {

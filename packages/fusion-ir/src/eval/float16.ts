@@ -1,10 +1,34 @@
 // IEEE binary16 and bfloat16 conversions with round-to-nearest-even, as the GPU's
 // __float2half_rn / __float2bfloat16_rn do. Values travel as 16-bit patterns in Uint16Arrays.
+//
+// Rounding works on the float64 value directly (rounding through float32 first would round twice
+// and break ties): adding C = 2^(e + 52 − p) to |x| (x in binade e, p = significand bits kept)
+// makes the FPU round x to a multiple of 2^(e − p) with ties to even, and subtracting C is exact.
+// Decoding uses 64 Ki-entry tables, so the evaluator's inner loops never call Math.pow.
 
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
+const f64 = new Float64Array(1);
+const u64hi = new Uint32Array(f64.buffer);
+// Index of the high 32-bit word of a float64 (little-endian hosts put it second).
+const HI = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
 
-export function halfBitsToNumber(bits: number): number {
+/** Binade of a positive finite float64 (floor(log2 x)), exact; subnormal float64s count as −1023. */
+function binade(x: number): number {
+  f64[0] = x;
+  return (((u64hi[HI] as number) >>> 20) & 0x7ff) - 1023;
+}
+
+/** x ≥ 0 rounded to a multiple of 2^q (ties to even), for q such that the sum stays finite. */
+function roundToMultiple(x: number, q: number): number {
+  const c = 2 ** (q + 52);
+  return x + c - c;
+}
+
+let halfTable: Float64Array | null = null;
+let bf16Table: Float64Array | null = null;
+
+function decodeHalfSlow(bits: number): number {
   const sign = bits & 0x8000 ? -1 : 1;
   const exponent = (bits >> 10) & 0x1f;
   const mantissa = bits & 0x3ff;
@@ -13,57 +37,61 @@ export function halfBitsToNumber(bits: number): number {
   return sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
 }
 
+/** float64 value of every half bit pattern. */
+export function halfDecodeTable(): Float64Array {
+  if (halfTable === null) {
+    halfTable = new Float64Array(65536);
+    for (let b = 0; b < 65536; b += 1) halfTable[b] = decodeHalfSlow(b);
+  }
+  return halfTable;
+}
+
+/** float64 value of every bfloat16 bit pattern. */
+export function bfloat16DecodeTable(): Float64Array {
+  if (bf16Table === null) {
+    bf16Table = new Float64Array(65536);
+    for (let b = 0; b < 65536; b += 1) {
+      u32[0] = b << 16;
+      bf16Table[b] = f32[0] as number;
+    }
+  }
+  return bf16Table;
+}
+
+export function halfBitsToNumber(bits: number): number {
+  return halfDecodeTable()[bits & 0xffff] as number;
+}
+
 export function numberToHalfBits(value: number): number {
-  if (Number.isNaN(value)) return 0x7e00;
-  // Round through float32 first would double-round; work from the float64 value directly.
+  if (value !== value) return 0x7e00; // NaN
   const sign = value < 0 || Object.is(value, -0) ? 0x8000 : 0;
-  const abs = Math.abs(value);
-  if (abs === Infinity) return sign | 0x7c00;
-  if (abs >= 65520) return sign | 0x7c00; // rounds to inf (max half is 65504)
-  if (abs < 2 ** -14) {
-    // subnormal: units of 2^-24
-    const units = roundHalfEven(abs / 2 ** -24);
-    return sign | units; // units == 1024 becomes the smallest normal, which is the right pattern
+  const a = Math.abs(value);
+  if (a >= 65520) return sign | 0x7c00; // ≥ max half + half an ulp: rounds to inf
+  if (a < 2 ** -14) {
+    // subnormal range: multiples of 2^-24; 1024 units is the smallest normal, the right pattern
+    return sign | (roundToMultiple(a, -24) * 2 ** 24);
   }
-  let exponent = Math.floor(Math.log2(abs));
-  // guard against log2 rounding at exact powers of two
-  if (2 ** exponent > abs) exponent -= 1;
-  if (2 ** (exponent + 1) <= abs) exponent += 1;
-  let mantissa = roundHalfEven((abs / 2 ** exponent - 1) * 1024);
-  if (mantissa === 1024) {
-    mantissa = 0;
-    exponent += 1;
-  }
-  if (exponent > 15) return sign | 0x7c00;
-  return sign | ((exponent + 15) << 10) | mantissa;
+  const r = roundToMultiple(a, binade(a) - 10);
+  if (r >= 65536) return sign | 0x7c00;
+  f32[0] = r; // exact: every half is a float32
+  const b = u32[0] as number;
+  const exponent = ((b >>> 23) & 0xff) - 127 + 15;
+  return sign | (exponent << 10) | ((b >>> 13) & 0x3ff);
 }
 
 export function bfloat16BitsToNumber(bits: number): number {
-  u32[0] = (bits & 0xffff) << 16;
-  return f32[0] as number;
+  return bfloat16DecodeTable()[bits & 0xffff] as number;
 }
 
 export function numberToBFloat16Bits(value: number): number {
-  if (Number.isNaN(value)) return 0x7fc0;
-  // bf16 is the top half of a float32; round the float64 value to float32 first would double-round,
-  // so round directly: find the float32 bits, then apply RNE on the dropped 16 bits with the
-  // float64 remainder as the sticky information.
-  f32[0] = value;
-  const asFloat = f32[0] as number;
-  let bits = u32[0] as number;
-  const upper = bits >>> 16;
-  const lower = bits & 0xffff;
-  if (!Number.isFinite(asFloat)) return upper;
-  // Exact comparison against the two bf16 candidates decides ties correctly.
-  const down = bfloat16BitsToNumber(upper);
-  const up = bfloat16BitsToNumber(upper + 1);
-  const distDown = Math.abs(value - down);
-  const distUp = Math.abs(up - value);
-  if (lower === 0 && asFloat === value) return upper;
-  if (distDown < distUp) return upper;
-  if (distUp < distDown) return (upper + 1) & 0xffff;
-  bits = upper & 1 ? upper + 1 : upper;
-  return bits & 0xffff;
+  if (value !== value) return 0x7fc0; // NaN
+  const sign = value < 0 || Object.is(value, -0) ? 0x8000 : 0;
+  const a = Math.abs(value);
+  if (a >= 2 ** 128) return sign | 0x7f80;
+  // bf16 keeps 8 significand bits; below 2^-126 its subnormals are multiples of 2^-133.
+  const r = a < 2 ** -126 ? roundToMultiple(a, -133) : roundToMultiple(a, binade(a) - 7);
+  f32[0] = r; // exact (r = 2^128 becomes +inf, which is the right pattern)
+  return sign | ((u32[0] as number) >>> 16);
 }
 
 export function roundToHalf(value: number): number {
@@ -72,12 +100,4 @@ export function roundToHalf(value: number): number {
 
 export function roundToBFloat16(value: number): number {
   return bfloat16BitsToNumber(numberToBFloat16Bits(value));
-}
-
-function roundHalfEven(x: number): number {
-  const floor = Math.floor(x);
-  const diff = x - floor;
-  if (diff > 0.5) return floor + 1;
-  if (diff < 0.5) return floor;
-  return floor % 2 === 0 ? floor : floor + 1;
 }

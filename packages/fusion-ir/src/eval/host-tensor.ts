@@ -11,6 +11,7 @@ import {
   numberToBFloat16Bits,
   numberToHalfBits,
 } from './float16.js';
+import { gatherRaw } from './strided.js';
 
 export type HostStorage = Uint8Array | Int32Array | BigInt64Array | Uint16Array | Float32Array | Float64Array;
 
@@ -102,11 +103,14 @@ export class HostTensor {
     return out;
   }
 
-  /** A contiguous copy. */
+  /** A contiguous copy (bit-exact: Half/BFloat16 patterns, NaN payloads and −0 are kept). */
   contiguous(): HostTensor {
-    const out = HostTensor.empty(this.dtype, this.sizes);
-    for (let i = 0; i < out.numel; i += 1) writeStorage(this.dtype, out.data, i, this.get(i));
-    return out;
+    return new HostTensor(this.dtype, [...this.sizes], contiguousStrides(this.sizes), gatherRaw(this, this.sizes));
+  }
+
+  /** True when the storage is exactly the row-major elements (no offset, no holes, no extra). */
+  isDense(): boolean {
+    return this.offset === 0 && this.data.length === this.numel && this.isContiguous();
   }
 }
 

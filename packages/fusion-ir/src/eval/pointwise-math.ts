@@ -64,116 +64,70 @@ export function applyUnary(op: UnaryOpType, v: ElementValue, kind: ComputeKind):
 }
 
 function applyUnaryFloat(op: UnaryOpType, x: number): ElementValue {
-  switch (op) {
-    case 'abs':
-      return Math.abs(x);
-    case 'acos':
-      return Math.acos(x);
-    case 'acosh':
-      return Math.acosh(x);
-    case 'asin':
-      return Math.asin(x);
-    case 'asinh':
-      return Math.asinh(x);
-    case 'atan':
-      return Math.atan(x);
-    case 'atanh':
-      return Math.atanh(x);
-    case 'ceil':
-      return Math.ceil(x);
-    case 'cos':
-      return Math.cos(x);
-    case 'cosh':
-      return Math.cosh(x);
-    case 'exp':
-      return Math.exp(x);
-    case 'exp2':
-      return 2 ** x;
-    case 'expm1':
-      return Math.expm1(x);
-    case 'erf':
-      return erf(x);
-    case 'erfc':
-      return erfc(x);
-    case 'erfinv':
-      return erfinv(x);
-    case 'erfcx':
-      return erfcx(x);
-    case 'floor':
-      return Math.floor(x);
-    case 'frac':
-      return x - Math.trunc(x);
-    case 'lgamma':
-      return lgamma(x);
-    case 'digamma':
-      return digamma(x);
-    case 'log':
-      return Math.log(x);
-    case 'log10':
-      return Math.log10(x);
-    case 'log1p':
-      return Math.log1p(x);
-    case 'log2':
-      return Math.log2(x);
-    case 'neg':
-      return -x;
-    case 'reciprocal':
-      return 1 / x;
-    case 'relu':
-      return Number.isNaN(x) ? x : x > 0 ? x : 0;
-    case 'round':
-      return roundHalfEven(x);
-    case 'rsqrt':
-      return 1 / Math.sqrt(x);
-    case 'sigmoid':
-      return sigmoid(x);
-    case 'signbit':
-      return x < 0 || Object.is(x, -0) || (Number.isNaN(x) && false);
-    case 'sign':
-      return Number.isNaN(x) ? x : x > 0 ? 1 : x < 0 ? -1 : 0;
-    case 'sin':
-      return Math.sin(x);
-    case 'sinh':
-      return Math.sinh(x);
-    case 'sqrt':
-      return Math.sqrt(x);
-    case 'tan':
-      return Math.tan(x);
-    case 'tanh':
-      return Math.tanh(x);
-    case 'trunc':
-      return Math.trunc(x);
-    case 'isfinite':
-      return Number.isFinite(x);
-    case 'isinf':
-      return x === Infinity || x === -Infinity;
-    case 'isnan':
-      return Number.isNaN(x);
-    case 'isneginf':
-      return x === -Infinity;
-    case 'isposinf':
-      return x === Infinity;
-    case 'isreal':
-      return true;
-    case 'logical_not':
-      return !toBool(x);
-    case 'bitwise_not':
-      throw new EvaluationError('bitwise_not of a floating-point value');
-    case 'silu':
-      return x * sigmoid(x);
-    case 'gelu':
-      return 0.5 * x * (1 + erf(x / Math.SQRT2));
-    case 'gelu_tanh': {
-      const k = Math.sqrt(2 / Math.PI);
-      return 0.5 * x * (1 + Math.tanh(k * (x + 0.044715 * x * x * x)));
-    }
-    case 'cast':
-      return x;
-    default: {
-      const unreachable: never = op;
-      throw new Error(`unknown unary op ${String(unreachable)}`);
-    }
-  }
+  if (op === 'bitwise_not') throw new EvaluationError('bitwise_not of a floating-point value');
+  return floatUnaryKernel(op)(x);
+}
+
+const SQRT_2_OVER_PI = Math.sqrt(2 / Math.PI);
+
+/** float64 → float64 kernels of the unary ops; predicates return 1/0. Missing: bitwise_not. */
+const FLOAT_UNARY: Readonly<Record<Exclude<UnaryOpType, 'bitwise_not'>, (x: number) => number>> = {
+  abs: Math.abs,
+  acos: Math.acos,
+  acosh: Math.acosh,
+  asin: Math.asin,
+  asinh: Math.asinh,
+  atan: Math.atan,
+  atanh: Math.atanh,
+  ceil: Math.ceil,
+  cos: Math.cos,
+  cosh: Math.cosh,
+  exp: Math.exp,
+  exp2: (x) => 2 ** x,
+  expm1: Math.expm1,
+  erf,
+  erfc,
+  erfinv,
+  erfcx,
+  floor: Math.floor,
+  frac: (x) => x - Math.trunc(x),
+  lgamma,
+  digamma,
+  log: Math.log,
+  log10: Math.log10,
+  log1p: Math.log1p,
+  log2: Math.log2,
+  neg: (x) => -x,
+  reciprocal: (x) => 1 / x,
+  relu: (x) => (x > 0 || x !== x ? x : 0),
+  round: roundHalfEven,
+  rsqrt: (x) => 1 / Math.sqrt(x),
+  sigmoid,
+  signbit: (x) => (x < 0 || Object.is(x, -0) ? 1 : 0),
+  sign: (x) => (x > 0 ? 1 : x < 0 ? -1 : x === 0 ? 0 : x),
+  sin: Math.sin,
+  sinh: Math.sinh,
+  sqrt: Math.sqrt,
+  tan: Math.tan,
+  tanh: Math.tanh,
+  trunc: Math.trunc,
+  isfinite: (x) => (Number.isFinite(x) ? 1 : 0),
+  isinf: (x) => (x === Infinity || x === -Infinity ? 1 : 0),
+  isnan: (x) => (x !== x ? 1 : 0),
+  isneginf: (x) => (x === -Infinity ? 1 : 0),
+  isposinf: (x) => (x === Infinity ? 1 : 0),
+  isreal: () => 1,
+  logical_not: (x) => (x === 0 ? 1 : 0), // NaN is truthy in C++
+  silu: (x) => x * sigmoid(x),
+  gelu: (x) => 0.5 * x * (1 + erf(x / Math.SQRT2)),
+  gelu_tanh: (x) => 0.5 * x * (1 + Math.tanh(SQRT_2_OVER_PI * (x + 0.044715 * x * x * x))),
+  cast: (x) => x,
+};
+
+/** The float64 kernel of a unary op (predicates give 1/0). */
+export function floatUnaryKernel(op: UnaryOpType): (x: number) => number {
+  if (op === 'bitwise_not') throw new EvaluationError('bitwise_not of a floating-point value');
+  return FLOAT_UNARY[op];
 }
 
 function nanMax(a: number, b: number): number {
@@ -186,7 +140,11 @@ function nanMin(a: number, b: number): number {
   return Math.min(a, b);
 }
 
-export function applyBinary(op: BinaryOpType, a: ElementValue, b: ElementValue, kind: ComputeKind, where: string): ElementValue {
+/**
+ * One binary op on one pair of values of compute kind `kind`; `bits` is the width of the integer
+ * type the op computes in (32 for Int32, else 64), which logical shifts and pow need.
+ */
+export function applyBinary(op: BinaryOpType, a: ElementValue, b: ElementValue, kind: ComputeKind, where: string, bits: 32 | 64 = 64): ElementValue {
   switch (op) {
     case 'eq':
     case 'ne':
@@ -205,7 +163,7 @@ export function applyBinary(op: BinaryOpType, a: ElementValue, b: ElementValue, 
       break;
   }
   if (kind === 'float') return applyBinaryFloat(op, toFloat(a), toFloat(b), where);
-  return applyBinaryInt(op, toInt(a), toInt(b), kind, where);
+  return applyBinaryInt(op, toInt(a), toInt(b), kind, where, bits);
 }
 
 function compare(op: 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge', a: ElementValue, b: ElementValue, kind: ComputeKind): boolean {
@@ -246,56 +204,72 @@ function compare(op: 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge', a: ElementValue, b
 }
 
 function applyBinaryFloat(op: BinaryOpType, x: number, y: number, where: string): number {
-  switch (op) {
-    case 'add':
-      return x + y;
-    case 'sub':
-      return x - y;
-    case 'mul':
-      return x * y;
-    case 'div':
-    case 'truediv':
-      return x / y;
-    case 'floordiv':
-      return Math.floor(x / y);
-    case 'fmod':
-      return x % y;
-    case 'remainder': {
-      const r = x % y;
-      return r !== 0 && r < 0 !== y < 0 ? r + y : r;
-    }
-    case 'mod':
-      return x % y;
-    case 'pow':
-      return x ** y === x ** y ? Math.pow(x, y) : NaN;
-    case 'atan2':
-      return Math.atan2(x, y);
-    case 'minimum':
-      return nanMin(x, y);
-    case 'maximum':
-      return nanMax(x, y);
-    case 'ceilDiv':
-      return Math.ceil(x / y);
-    case 'nextafter':
-      return nextafter(x, y);
-    case 'hypot':
-      return Math.hypot(x, y);
-    case 'copysign':
-      return Math.sign(y) < 0 || Object.is(y, -0) ? -Math.abs(x) : Math.abs(x);
-    case 'bitwise_and':
-    case 'bitwise_or':
-    case 'bitwise_xor':
-    case 'bitwise_left_shift':
-    case 'bitwise_right_shift':
-    case 'logical_right_shift':
-    case 'gcd':
-      throw new EvaluationError(`${where}: ${op} of floating-point values`);
-    default:
-      throw new EvaluationError(`${where}: ${op} is not a float binary op`);
-  }
+  return floatBinaryKernel(op, where)(x, y);
 }
 
-function applyBinaryInt(op: BinaryOpType, x: bigint, y: bigint, kind: ComputeKind, where: string): ElementValue {
+/** C's pow: pow(1, y) = 1 and pow(x, ±0) = 1 even for NaN, pow(−1, ±inf) = 1 (JS gives NaN). */
+function cPow(x: number, y: number): number {
+  if (x === 1 || y === 0) return 1;
+  if (x === -1 && (y === Infinity || y === -Infinity)) return 1;
+  return Math.pow(x, y);
+}
+
+/** torch's floor_divide for floats: from fmod, so that a == b·q + r holds exactly where it can. */
+function floorDivide(a: number, b: number): number {
+  if (b === 0) return a / b;
+  const mod = a % b;
+  let div = (a - mod) / b;
+  if (mod !== 0 && b < 0 !== mod < 0) div -= 1;
+  if (div === 0) return Math.sign(a / b) < 0 || Object.is(a / b, -0) ? -0 : 0;
+  const floorDiv = Math.floor(div);
+  return div - floorDiv > 0.5 ? floorDiv + 1 : floorDiv;
+}
+
+/** Python/torch remainder: the sign of the divisor. */
+function remainderFloat(x: number, y: number): number {
+  const r = x % y;
+  return r !== 0 && r < 0 !== y < 0 ? r + y : r;
+}
+
+type FloatBinary = (x: number, y: number) => number;
+
+const FLOAT_BINARY: Readonly<Partial<Record<BinaryOpType, FloatBinary>>> = {
+  add: (x, y) => x + y,
+  sub: (x, y) => x - y,
+  mul: (x, y) => x * y,
+  div: (x, y) => x / y,
+  truediv: (x, y) => x / y,
+  floordiv: floorDivide,
+  fmod: (x, y) => x % y,
+  remainder: remainderFloat,
+  mod: (x, y) => x % y,
+  pow: cPow,
+  atan2: Math.atan2,
+  minimum: nanMin,
+  maximum: nanMax,
+  ceilDiv: (x, y) => Math.ceil(x / y),
+  nextafter,
+  hypot: Math.hypot,
+  copysign: (x, y) => (y < 0 || Object.is(y, -0) ? -Math.abs(x) : Math.abs(x)),
+  eq: (x, y) => (x === y ? 1 : 0),
+  ne: (x, y) => (x !== y ? 1 : 0),
+  lt: (x, y) => (x < y ? 1 : 0),
+  le: (x, y) => (x <= y ? 1 : 0),
+  gt: (x, y) => (x > y ? 1 : 0),
+  ge: (x, y) => (x >= y ? 1 : 0),
+  logical_and: (x, y) => (x !== 0 && y !== 0 ? 1 : 0),
+  logical_or: (x, y) => (x !== 0 || y !== 0 ? 1 : 0),
+  logical_xor: (x, y) => ((x !== 0) !== (y !== 0) ? 1 : 0),
+};
+
+/** The float64 kernel of a binary op (comparisons and logical ops give 1/0). */
+export function floatBinaryKernel(op: BinaryOpType, where: string): FloatBinary {
+  const k = FLOAT_BINARY[op];
+  if (k === undefined) throw new EvaluationError(`${where}: ${op} of floating-point values`);
+  return k;
+}
+
+function applyBinaryInt(op: BinaryOpType, x: bigint, y: bigint, kind: ComputeKind, where: string, bits: 32 | 64): ElementValue {
   const checkZero = (): void => {
     if (y === 0n) throw new EvaluationError(`${where}: integer ${op} by zero (ZeroDivisionError in PyTorch)`);
   };
@@ -334,7 +308,7 @@ function applyBinaryInt(op: BinaryOpType, x: bigint, y: bigint, kind: ComputeKin
         if (x === -1n) return y % 2n === 0n ? 1n : -1n;
         throw new EvaluationError(`${where}: integers to negative integer powers are not allowed`);
       }
-      return BigInt.asIntN(64, x ** y);
+      return intPow(x, y, bits);
     case 'minimum':
       return x < y ? x : y;
     case 'maximum':
@@ -346,11 +320,11 @@ function applyBinaryInt(op: BinaryOpType, x: bigint, y: bigint, kind: ComputeKin
     case 'bitwise_xor':
       return kind === 'bool' ? (x ^ y) !== 0n : x ^ y;
     case 'bitwise_left_shift':
-      return y < 0n || y >= 64n ? 0n : x << y;
+      return y < 0n || y >= BigInt(bits) ? 0n : x << y;
     case 'bitwise_right_shift':
-      return y < 0n || y >= 64n ? (x < 0n ? -1n : 0n) : x >> y;
+      return y < 0n || y >= BigInt(bits) ? (x < 0n ? -1n : 0n) : x >> y;
     case 'logical_right_shift':
-      return y < 0n || y >= 64n ? 0n : BigInt.asUintN(64, x) >> y;
+      return y < 0n || y >= BigInt(bits) ? 0n : BigInt.asUintN(bits, x) >> y;
     case 'gcd': {
       let p = x < 0n ? -x : x;
       let q = y < 0n ? -y : y;
@@ -367,6 +341,19 @@ function applyBinaryInt(op: BinaryOpType, x: bigint, y: bigint, kind: ComputeKin
   }
 }
 
+/** x^y for y ≥ 0 by squaring, wrapping to `bits` at every step (as the C++ loop does). */
+function intPow(x: bigint, y: bigint, bits: 32 | 64): bigint {
+  let result = 1n;
+  let base = BigInt.asIntN(bits, x);
+  let e = y;
+  while (e > 0n) {
+    if (e & 1n) result = BigInt.asIntN(bits, result * base);
+    base = BigInt.asIntN(bits, base * base);
+    e >>= 1n;
+  }
+  return result;
+}
+
 function nextafter(x: number, y: number): number {
   if (Number.isNaN(x) || Number.isNaN(y)) return NaN;
   if (x === y) return y;
@@ -377,6 +364,21 @@ function nextafter(x: number, y: number): number {
   bits += (y > x) === (x > 0) ? 1n : -1n;
   buf.setBigInt64(0, bits);
   return buf.getFloat64(0);
+}
+
+type FloatTernary = (a: number, b: number, c: number) => number;
+
+const FLOAT_TERNARY: Readonly<Record<TernaryOpType, FloatTernary>> = {
+  where: (a, b, c) => (a !== 0 ? b : c),
+  clamp: (x, lo, hi) => (x !== x ? x : nanMin(nanMax(x, lo), hi)),
+  // PyTorch's lerp switches formulas at |w| = 0.5 for accuracy at the ends.
+  lerp: (s, e, w) => (Math.abs(w) < 0.5 ? s + w * (e - s) : e - (e - s) * (1 - w)),
+  threshold: (x, t, v) => (x <= t ? v : x),
+};
+
+/** The float64 kernel of a ternary op. */
+export function floatTernaryKernel(op: TernaryOpType): FloatTernary {
+  return FLOAT_TERNARY[op];
 }
 
 export function applyTernary(op: TernaryOpType, a: ElementValue, b: ElementValue, c: ElementValue, kind: ComputeKind): ElementValue {

@@ -1,142 +1,194 @@
 // Reductions and Welford in the reference evaluator. The output's logical domain lists every
 // input dim, reduced ones as Reduction IDs; results are accumulated in float64 (or exact int64)
-// starting from the op's init value and rounded to the output dtype once at the end. max/min
-// propagate NaN as torch.amax/amin do.
+// starting from the op's init value, in row-major order of the input, and rounded to the output
+// dtype once at the end. max/min propagate NaN as torch.amax/amin do.
+//
+// rFactor (a schedule) must not change values. Its partial tensor — a reduction output whose
+// logical domain was derived from its root by Split/Merge — is evaluated as a pass-through of
+// its input over the root domain, remembering which root dims are reductions; the final
+// reduction then reduces exactly the original dims, in the original order, so a scheduled fusion
+// gives bit-identical results to the unscheduled one.
 
 import { EvaluationError } from '../ir/errors.js';
 import type { ReductionOp, WelfordOp } from '../ir/expr.js';
-import type { Scalar } from '../ir/scalar.js';
 import type { TensorView } from '../ir/tensor-view.js';
 import type { EvalContext } from './evaluator.js';
-import { HostTensor, writeStorage, type ElementValue } from './host-tensor.js';
-import { forEachElement, readerFor } from './strided.js';
-import { castTo, computeKindOf, toFloat, toInt } from './values.js';
+import { HostTensor, contiguousStrides, writeStorage } from './host-tensor.js';
+import { forEachElement, forEachRow, gatherFloat64, readerFor } from './strided.js';
+import { castTo, computeKindOf, storeFloat64, toFloat, toInt } from './values.js';
 
-/** Maps each input element to its output position: strides over the kept dims, 0 over reduced ones. */
-function outputStrides(out: TensorView, inputRank: number, outSizes: readonly number[]): number[] {
-  const logical = out.domain.logical;
-  if (logical.length !== inputRank) {
-    throw new EvaluationError(`T${out.name}: reduction output has ${logical.length} dims for an input of rank ${inputRank}`);
+/** True for the partial tensor of an rFactor: a reduction output with root → logical transforms. */
+export function isRFactorProducer(tv: TensorView): boolean {
+  const root = tv.domain.root;
+  const def = tv.definition;
+  if (root === null || def === null || (def.kind !== 'ReductionOp' && def.kind !== 'WelfordOp')) return false;
+  return tv.domain.logical.some((id) => !root.includes(id));
+}
+
+/**
+ * Which dims of the input value `input` reduces into `out`: the output's logical Reduction IDs,
+ * or, for an input that is an rFactor pass-through, the reduction dims it carries.
+ */
+function reducedDims(ctx: EvalContext, out: TensorView, input: TensorView, value: HostTensor): readonly boolean[] {
+  const carried = ctx.passThroughFlags(input);
+  const flags = carried ?? out.domain.logical.map((id) => id.isReduction());
+  if (flags.length !== value.rank) {
+    throw new EvaluationError(`T${out.name}: reduction over ${flags.length} dims of an input value of rank ${value.rank} (T${input.name})`);
   }
-  const strides = new Array<number>(inputRank).fill(0);
+  return flags;
+}
+
+/** Output position strides per input dim: row-major over the kept dims, 0 over reduced ones. */
+function outputStrides(flags: readonly boolean[], inSizes: readonly number[], outSizes: readonly number[], where: string): number[] {
+  const keptSizes = inSizes.filter((_, d) => !flags[d]);
+  if (keptSizes.length !== outSizes.length || keptSizes.some((s, i) => s !== outSizes[i])) {
+    throw new EvaluationError(`${where}: kept input sizes [${keptSizes.join(', ')}] differ from the output sizes [${outSizes.join(', ')}]`);
+  }
+  const strides = new Array<number>(inSizes.length).fill(0);
   let acc = 1;
-  let k = outSizes.length - 1;
-  for (let d = inputRank - 1; d >= 0; d -= 1) {
-    if ((logical[d] as { isReduction(): boolean }).isReduction()) continue;
+  for (let d = inSizes.length - 1; d >= 0; d -= 1) {
+    if (flags[d]) continue;
     strides[d] = acc;
-    acc *= Math.max(outSizes[k] as number, 1);
-    k -= 1;
+    acc *= Math.max(inSizes[d] as number, 1);
   }
   return strides;
 }
 
+/** Binds a pass-through for an rFactor partial tensor; returns false when `out` is not one. */
+function bindPassThrough(ctx: EvalContext, out: TensorView, input: TensorView): boolean {
+  if (!isRFactorProducer(out)) return false;
+  const root = out.domain.root ?? [];
+  ctx.bindPassThrough(out, ctx.tensor(input), ctx.passThroughFlags(input) ?? root.map((id) => id.isReduction()));
+  return true;
+}
+
 export function evalReduction(ctx: EvalContext, expr: ReductionOp): void {
-  const input = ctx.tensor(expr.in() as TensorView);
+  const inTv = expr.in() as TensorView;
   const out = expr.out() as TensorView;
+  if (bindPassThrough(ctx, out, inTv)) return;
+  const input = ctx.tensor(inTv);
+  const where = `${expr.op} reduction producing T${out.name}`;
   const outSizes = ctx.sizesOf(out);
   const numOut = outSizes.reduce((a, b) => a * b, 1);
   const kind = computeKindOf(out.dtype);
   const init = castTo(ctx.scalar(expr.init), out.dtype);
-  const strides = outputStrides(out, input.rank, outSizes);
-  const read = readerFor(input);
-  const op = expr.op;
-  const result = HostTensor.empty(out.dtype, outSizes);
+  const strides = outputStrides(reducedDims(ctx, out, inTv, input), input.sizes, outSizes, where);
   if (kind === 'float') {
     const acc = new Float64Array(numOut).fill(toFloat(init));
-    forEachElement(input.sizes, [{ strides: input.strides, offset: input.offset }, { strides, offset: 0 }], (_l, offsets) => {
-      const x = toFloat(read(offsets[0] as number));
-      const o = offsets[1] as number;
-      const a = acc[o] as number;
-      switch (op) {
-        case 'add':
-          acc[o] = a + x;
-          break;
-        case 'mul':
-          acc[o] = a * x;
-          break;
-        case 'max':
-          acc[o] = Number.isNaN(a) || Number.isNaN(x) ? NaN : x > a ? x : a;
-          break;
-        case 'min':
-          acc[o] = Number.isNaN(a) || Number.isNaN(x) ? NaN : x < a ? x : a;
-          break;
-      }
-    });
-    for (let i = 0; i < numOut; i += 1) writeStorage(out.dtype, result.data, i, castTo(acc[i] as number, out.dtype));
-  } else {
-    const acc = new Array<bigint>(numOut).fill(toInt(init));
-    forEachElement(input.sizes, [{ strides: input.strides, offset: input.offset }, { strides, offset: 0 }], (_l, offsets) => {
-      const x = toInt(read(offsets[0] as number));
-      const o = offsets[1] as number;
-      const a = acc[o] as bigint;
-      switch (op) {
-        case 'add':
-          acc[o] = a + x;
-          break;
-        case 'mul':
-          acc[o] = a * x;
-          break;
-        case 'max':
-          acc[o] = x > a ? x : a;
-          break;
-        case 'min':
-          acc[o] = x < a ? x : a;
-          break;
-      }
-    });
-    for (let i = 0; i < numOut; i += 1) writeStorage(out.dtype, result.data, i, castTo(acc[i] as bigint, out.dtype));
+    reduceFloat(expr.op, gatherFloat64(input, input.sizes), input.sizes, strides, acc);
+    ctx.bind(out, new HostTensor(out.dtype, outSizes, contiguousStrides(outSizes), storeFloat64(out.dtype, acc)));
+    return;
   }
+  const result = HostTensor.empty(out.dtype, outSizes);
+  const acc = new Array<bigint>(numOut).fill(toInt(init));
+  const read = readerFor(input);
+  const op = expr.op;
+  forEachElement(input.sizes, [{ strides: input.strides, offset: input.offset }, { strides, offset: 0 }], (_l, offsets) => {
+    const x = toInt(read(offsets[0] as number));
+    const o = offsets[1] as number;
+    const a = acc[o] as bigint;
+    acc[o] = op === 'add' ? a + x : op === 'mul' ? a * x : op === 'max' ? (x > a ? x : a) : x < a ? x : a;
+  });
+  for (let i = 0; i < numOut; i += 1) writeStorage(out.dtype, result.data, i, castTo(acc[i] as bigint, out.dtype));
   ctx.bind(out, result);
+}
+
+/** acc[out(i)] ⊕= x[i] over the dense row-major input x. */
+function reduceFloat(op: ReductionOp['op'], x: Float64Array, sizes: readonly number[], strides: readonly number[], acc: Float64Array): void {
+  const inner = sizes.length === 0 ? 0 : (strides[sizes.length - 1] as number);
+  forEachRow(sizes, [{ strides, offset: 0 }], (linear, offsets, n) => {
+    let o = offsets[0] as number;
+    switch (op) {
+      case 'add':
+        for (let j = 0; j < n; j += 1, o += inner) acc[o] = (acc[o] as number) + (x[linear + j] as number);
+        return;
+      case 'mul':
+        for (let j = 0; j < n; j += 1, o += inner) acc[o] = (acc[o] as number) * (x[linear + j] as number);
+        return;
+      case 'max':
+        for (let j = 0; j < n; j += 1, o += inner) {
+          const v = x[linear + j] as number;
+          const a = acc[o] as number;
+          if (v > a || v !== v) acc[o] = v; // NaN sticks: NaN > v is false for every later v
+        }
+        return;
+      case 'min':
+        for (let j = 0; j < n; j += 1, o += inner) {
+          const v = x[linear + j] as number;
+          const a = acc[o] as number;
+          if (v < a || v !== v) acc[o] = v;
+        }
+        return;
+      default: {
+        const unreachable: never = op;
+        throw new Error(`unknown reduction ${String(unreachable)}`);
+      }
+    }
+  });
 }
 
 /**
  * Welford over the output's reduction dims. Raw inputs update (n, mean, M2) one element at a
  * time; partial states (avg, var_sum, N tensors) merge with
- * n = na + nb; δ = mean_b − mean_a; mean = mean_a + δ·nb/n; M2 = M2a + M2b + δ²·na·nb/n.
+ * n = na + nb; δ = mean_b − mean_a; mean = mean_a + δ·nb/n; M2 = M2a + M2b + δ²·na·nb/n
+ * (a raw element is the state (x, 0, 1)). An empty reduction gives avg = M2 = NaN, N = 0.
  */
 export function evalWelford(ctx: EvalContext, expr: WelfordOp): void {
   const outAvg = expr.outAvg();
+  const avgTv = expr.inAvg();
+  const varSumTv = expr.inVarSum();
+  const nVal = expr.inN();
+  if (isRFactorProducer(outAvg)) {
+    const avgIn = ctx.tensor(avgTv);
+    const flags = ctx.passThroughFlags(avgTv) ?? (outAvg.domain.root ?? []).map((id) => id.isReduction());
+    const zeros = (dtype: TensorView['dtype'], value: number): HostTensor => {
+      const one = HostTensor.empty(dtype, []);
+      writeStorage(dtype, one.data, 0, castTo(value, dtype));
+      return new HostTensor(dtype, avgIn.sizes, avgIn.sizes.map(() => 0), one.data, 0);
+    };
+    ctx.bindPassThrough(outAvg, avgIn, flags);
+    ctx.bindPassThrough(expr.outVarSum(), varSumTv === null ? zeros(expr.outVarSum().dtype, 0) : ctx.tensor(varSumTv), flags);
+    const nTensor = nVal.kind === 'tensorView' ? ctx.tensor(nVal) : zeros(expr.outN().dtype, toFloat(ctx.scalar(nVal)));
+    ctx.bindPassThrough(expr.outN(), nTensor, flags);
+    return;
+  }
+  const where = `welford producing T${outAvg.name}`;
   const outSizes = ctx.sizesOf(outAvg);
   const numOut = outSizes.reduce((a, b) => a * b, 1);
-  const avgIn = ctx.tensor(expr.inAvg());
-  const strides = outputStrides(outAvg, avgIn.rank, outSizes);
+  const avgIn = ctx.tensor(avgTv);
+  const sizes = avgIn.sizes;
+  const strides = outputStrides(reducedDims(ctx, outAvg, avgTv, avgIn), sizes, outSizes, where);
+  const xs = gatherFloat64(avgIn, sizes);
+  const m2s = varSumTv === null ? null : gatherFloat64(ctx.tensor(varSumTv), sizes);
+  const ns = nVal.kind === 'tensorView' ? gatherFloat64(ctx.tensor(nVal), sizes) : null;
+  const nConst = nVal.kind === 'scalar' ? toFloat(ctx.scalar(nVal)) : 1;
   const mean = new Float64Array(numOut);
   const m2 = new Float64Array(numOut);
   const count = new Float64Array(numOut);
-  const varSumTv = expr.inVarSum();
-  const nVal = expr.inN();
-  const readAvg = readerFor(avgIn);
-  const varIn = varSumTv === null ? null : ctx.tensor(varSumTv);
-  const readVar = varIn === null ? null : readerFor(varIn);
-  const nIn = nVal.kind === 'tensorView' ? ctx.tensor(nVal) : null;
-  const readN = nIn === null ? null : readerFor(nIn);
-  const nConst = nVal.kind === 'scalar' ? toFloat(ctx.scalar(nVal as Scalar)) : 1;
-  const operands = [{ strides: avgIn.strides, offset: avgIn.offset }, { strides, offset: 0 }];
-  if (varIn !== null) operands.push({ strides: varIn.strides, offset: varIn.offset });
-  if (nIn !== null) operands.push({ strides: nIn.strides, offset: nIn.offset });
-  forEachElement(avgIn.sizes, operands, (_l, offsets) => {
-    const o = offsets[1] as number;
-    const xb = toFloat(readAvg(offsets[0] as number));
-    const m2b = readVar === null ? 0 : toFloat(readVar(offsets[2] as number));
-    const nb = readN === null ? nConst : toFloat(readN(offsets[varIn === null ? 2 : 3] as number));
-    if (nb === 0) return;
-    const na = count[o] as number;
-    const n = na + nb;
-    const delta = xb - (mean[o] as number);
-    mean[o] = (mean[o] as number) + (delta * nb) / n;
-    m2[o] = (m2[o] as number) + m2b + (delta * delta * na * nb) / n;
-    count[o] = n;
+  const inner = sizes.length === 0 ? 0 : (strides[sizes.length - 1] as number);
+  forEachRow(sizes, [{ strides, offset: 0 }], (linear, offsets, n) => {
+    let o = offsets[0] as number;
+    for (let j = 0; j < n; j += 1, o += inner) {
+      const i = linear + j;
+      const nb = ns === null ? nConst : (ns[i] as number);
+      if (nb === 0) continue;
+      const na = count[o] as number;
+      const total = na + nb;
+      const delta = (xs[i] as number) - (mean[o] as number);
+      mean[o] = (mean[o] as number) + (delta * nb) / total;
+      m2[o] = (m2[o] as number) + (m2s === null ? 0 : (m2s[i] as number)) + (delta * delta * na * nb) / total;
+      count[o] = total;
+    }
   });
-  const avg = HostTensor.empty(outAvg.dtype, outSizes);
-  const varSum = HostTensor.empty(expr.outVarSum().dtype, outSizes);
-  const nOut = HostTensor.empty(expr.outN().dtype, outSizes);
   for (let i = 0; i < numOut; i += 1) {
-    const c = count[i] as number;
-    writeStorage(avg.dtype, avg.data, i, castTo(c === 0 ? NaN : (mean[i] as number), avg.dtype));
-    writeStorage(varSum.dtype, varSum.data, i, castTo(c === 0 ? NaN : (m2[i] as number), varSum.dtype));
-    writeStorage(nOut.dtype, nOut.data, i, castTo(c, nOut.dtype) as ElementValue);
+    if (count[i] === 0) {
+      mean[i] = NaN;
+      m2[i] = NaN;
+    }
   }
-  ctx.bind(outAvg, avg);
-  ctx.bind(expr.outVarSum(), varSum);
-  ctx.bind(expr.outN(), nOut);
+  const make = (tv: TensorView, values: Float64Array): HostTensor =>
+    new HostTensor(tv.dtype, outSizes, contiguousStrides(outSizes), storeFloat64(tv.dtype, values));
+  ctx.bind(outAvg, make(outAvg, mean));
+  ctx.bind(expr.outVarSum(), make(expr.outVarSum(), m2));
+  ctx.bind(expr.outN(), make(expr.outN(), count));
 }

@@ -4,8 +4,8 @@
 // as the generated CUDA does after type promotion.
 
 import { isFloatingType, type DataType } from '../ir/data-type.js';
-import { roundToBFloat16, roundToHalf } from './float16.js';
-import type { ElementValue } from './host-tensor.js';
+import { numberToBFloat16Bits, numberToHalfBits, roundToBFloat16, roundToHalf } from './float16.js';
+import type { ElementValue, HostStorage } from './host-tensor.js';
 
 export type ComputeKind = 'float' | 'int' | 'bool';
 
@@ -20,11 +20,27 @@ export function toFloat(v: ElementValue): number {
   return Number(v);
 }
 
-/** Float → int truncates toward zero as a C++ cast; NaN and ±inf become 0 (undefined in C++). */
+/**
+ * Float → int truncates toward zero (a C++ cast). Out-of-range values are undefined behaviour in
+ * C++; here NaN gives 0 and ±inf / huge values saturate to ±2^63, as CUDA's cvt.rzi does
+ * (`castTo` then saturates again to the target width, see `saturate`).
+ */
 export function toInt(v: ElementValue): bigint {
   if (typeof v === 'bigint') return v;
   if (typeof v === 'boolean') return v ? 1n : 0n;
-  if (!Number.isFinite(v)) return 0n;
+  if (v !== v) return 0n;
+  if (v >= 9223372036854775807) return 9223372036854775807n;
+  if (v <= -9223372036854775808) return -9223372036854775808n;
+  return BigInt(Math.trunc(v));
+}
+
+/** A float converted to a `bits`-wide signed int: truncation, saturating (CUDA cvt.rzi.sat), NaN → 0. */
+export function floatToIntSaturating(v: number, bits: 32 | 64): bigint {
+  if (v !== v) return 0n;
+  const max = bits === 32 ? 2147483647 : 9223372036854775807;
+  const min = bits === 32 ? -2147483648 : -9223372036854775808;
+  if (v >= max) return bits === 32 ? 2147483647n : 9223372036854775807n;
+  if (v <= min) return bits === 32 ? -2147483648n : -9223372036854775808n;
   return BigInt(Math.trunc(v));
 }
 
@@ -55,10 +71,10 @@ export function castTo(v: ElementValue, dtype: DataType): ElementValue {
     case 'Bool':
       return toBool(v);
     case 'Int32':
-      return BigInt.asIntN(32, toInt(v));
+      return typeof v === 'number' ? floatToIntSaturating(v, 32) : BigInt.asIntN(32, toInt(v));
     case 'Int':
     case 'Index':
-      return BigInt.asIntN(64, toInt(v));
+      return typeof v === 'number' ? floatToIntSaturating(v, 64) : BigInt.asIntN(64, toInt(v));
     case 'Half':
       return roundToHalf(toFloat(v));
     case 'BFloat16':
@@ -67,6 +83,51 @@ export function castTo(v: ElementValue, dtype: DataType): ElementValue {
       return Math.fround(toFloat(v));
     case 'Double':
       return toFloat(v);
+    default: {
+      const unreachable: never = dtype;
+      throw new Error(`unknown dtype ${String(unreachable)}`);
+    }
+  }
+}
+
+/**
+ * Float64 results rounded into the storage of `dtype` (the fast path of float kernels): Float by
+ * the typed array's own round-to-nearest-even, Half/BFloat16 by float16.ts, ints by saturating
+ * truncation, Bool as `!= 0`.
+ */
+export function storeFloat64(dtype: DataType, values: Float64Array): HostStorage {
+  const n = values.length;
+  switch (dtype) {
+    case 'Double':
+      return values;
+    case 'Float':
+      return Float32Array.from(values);
+    case 'Half':
+    case 'BFloat16': {
+      const out = new Uint16Array(n);
+      const encode = dtype === 'Half' ? numberToHalfBits : numberToBFloat16Bits;
+      for (let i = 0; i < n; i += 1) out[i] = encode(values[i] as number);
+      return out;
+    }
+    case 'Bool': {
+      const out = new Uint8Array(n);
+      for (let i = 0; i < n; i += 1) out[i] = (values[i] as number) !== 0 ? 1 : 0;
+      return out;
+    }
+    case 'Int32': {
+      const out = new Int32Array(n);
+      for (let i = 0; i < n; i += 1) {
+        const v = values[i] as number;
+        out[i] = v !== v ? 0 : v >= 2147483647 ? 2147483647 : v <= -2147483648 ? -2147483648 : Math.trunc(v);
+      }
+      return out;
+    }
+    case 'Int':
+    case 'Index': {
+      const out = new BigInt64Array(n);
+      for (let i = 0; i < n; i += 1) out[i] = floatToIntSaturating(values[i] as number, 64);
+      return out;
+    }
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown dtype ${String(unreachable)}`);
