@@ -1,5 +1,5 @@
 // Shared helpers for evaluator tests: random inputs with special values, fresh each run.
-import { HostTensor, type DataType } from '../src/index.js';
+import { Fusion, HostTensor, evaluate, makeTensor, type DataType, type TensorView } from '../src/index.js';
 
 const SPECIALS = [NaN, Infinity, -Infinity, -0, 0, 1, -1, 0.5, -2.5];
 
@@ -31,4 +31,29 @@ export function close(actual: number, expected: number, dtype: DataType): boolea
   if (!Number.isFinite(expected)) return actual === expected;
   const tol = dtype === 'Half' ? 1e-3 : dtype === 'BFloat16' ? 8e-3 : dtype === 'Float' ? 1e-6 : 1e-12;
   return Math.abs(actual - expected) <= tol * Math.max(1, Math.abs(expected));
+}
+
+/** Builds a fusion with `build` (which adds inputs and outputs) and evaluates it. */
+export function runFusion(
+  build: (fusion: Fusion) => void,
+  inputs: readonly (HostTensor | number | bigint | boolean)[],
+): (HostTensor | number | bigint | boolean)[] {
+  const fusion = new Fusion();
+  build(fusion);
+  return evaluate(fusion, inputs);
+}
+
+/** A symbolic input tensor of `dtype` matching `t`'s rank (size-1 dims become broadcasts when `bcast`). */
+export function inputLike(fusion: Fusion, t: HostTensor, bcast = false): TensorView {
+  const tv = makeTensor(fusion, { shape: t.sizes.map((s) => (bcast && s === 1 ? 1 : -1)), dtype: t.dtype });
+  fusion.addInput(tv);
+  return tv;
+}
+
+/** Relative difference, with NaN == NaN and exact match required for infinities. */
+export function relErr(actual: number, expected: number): number {
+  if (Number.isNaN(expected)) return Number.isNaN(actual) ? 0 : Infinity;
+  if (!Number.isFinite(expected)) return actual === expected ? 0 : Infinity;
+  if (expected === 0) return Math.abs(actual);
+  return Math.abs(actual - expected) / Math.abs(expected);
 }
