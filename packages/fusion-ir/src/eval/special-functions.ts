@@ -104,12 +104,15 @@ export function erfinv(y: number): number {
     p = 2.83297682 + p * w;
     x = p * y;
   }
-  // Newton refinement on erf(x) = y; in the tails use erfc to keep precision.
-  for (let i = 0; i < 4; i += 1) {
-    const err = Math.abs(y) > 0.9 ? Math.sign(y) * (erfc(Math.abs(x)) - (1 - Math.abs(y))) * -1 : erf(x) - y;
+  // Newton refinement on erf(x) = y until the step vanishes; in the tails the residual comes from
+  // erfc (1 − |y| is exact there), and far out the start can be off enough to need several steps.
+  for (let i = 0; i < 50; i += 1) {
+    const err = Math.abs(y) > 0.9 ? Math.sign(y) * ((1 - Math.abs(y)) - erfc(Math.abs(x))) : erf(x) - y;
     const deriv = (2 / Math.sqrt(Math.PI)) * Math.exp(-x * x);
-    if (deriv === 0) break;
-    x -= err / deriv;
+    if (deriv === 0 || err === 0) break;
+    const step = err / deriv;
+    x -= step;
+    if (Math.abs(step) <= 1e-17 * Math.abs(x)) break;
   }
   return x;
 }
