@@ -5,6 +5,7 @@
 // Invariants: each Val has at most one definition; `uses` lists exactly the registered Exprs
 // that read the Val; names are unique per category (tensors, IterDomains, scalars, exprs).
 
+import { cloneFusion, type FusionClone } from './clone.js';
 import type { DataType } from './data-type.js';
 import { FusionIrError } from './errors.js';
 import { isIterDomainExpr, type Expr } from './expr.js';
@@ -170,6 +171,11 @@ export class Fusion {
       for (const v of e.outputs) add(v);
     }
     return order;
+  }
+
+  /** A deep copy preserving names, domains, schedules and inputs/outputs (ir/clone.ts). */
+  clone(): FusionClone {
+    return cloneFusion(this);
   }
 
   /** Continue naming after the given counters (used by clone to keep names identical). */

@@ -3,9 +3,14 @@
 // and its inlining position (computeAt). Scheduling transforms live in ../transforms and are
 // exposed here as methods so that schedules read like nvFuser's C++ API.
 
+import { cacheAfter, cacheBefore, cacheFork } from '../transforms/cache.js';
+import { computeAt, inlineAt } from '../transforms/inline.js';
+import { merge, reorder, split, type ReorderMap } from '../transforms/loop-transforms.js';
+import { rFactor } from '../transforms/rfactor.js';
 import type { DataType } from './data-type.js';
 import type { Fusion } from './fusion.js';
 import type { IterDomain } from './iter-domain.js';
+import type { Scalar } from './scalar.js';
 import type { TensorDomain } from './tensor-domain.js';
 import type { MemoryType } from './types.js';
 import { ValBase } from './val.js';
@@ -75,6 +80,58 @@ export class TensorView extends ValBase {
   setMemoryType(m: MemoryType): this {
     this.memoryType = m;
     return this;
+  }
+
+  // ---- scheduling (implemented in ../transforms) -------------------------------------------
+
+  /** Splits loop axis `axis` by `factor` into (outer, inner); see transforms/loop-transforms.ts. */
+  split(axis: number, factor: number | Scalar, innerSplit = true): this {
+    split(this, axis, factor, innerSplit);
+    return this;
+  }
+
+  /** Merges loop axes `axisO` (outer) and `axisI` (inner, default axisO + 1). */
+  merge(axisO: number, axisI?: number): this {
+    merge(this, axisO, axisI);
+    return this;
+  }
+
+  /** Reorders loop axes: `{old: new}` or `[[old, new], …]`; unlisted axes keep their order. */
+  reorder(map: ReorderMap): this {
+    reorder(this, map);
+    return this;
+  }
+
+  /** Reduces loop `axes` first in a new partial tensor, which is returned; see transforms/rfactor.ts. */
+  rFactor(axes: readonly number[]): TensorView {
+    return rFactor(this, axes);
+  }
+
+  /** Computes this producer inside the first `pos` loops of `consumer`. */
+  computeAt(consumer: TensorView, pos: number): this {
+    computeAt(this, consumer, pos);
+    return this;
+  }
+
+  /** Sets the compute-at position, validated against every consumer. */
+  inlineAt(pos: number): this {
+    inlineAt(this, pos);
+    return this;
+  }
+
+  /** The copy this tensor's definition now writes; this = set(cache). */
+  cacheBefore(): TensorView {
+    return cacheBefore(this);
+  }
+
+  /** A copy that all current consumers read instead of this tensor. */
+  cacheAfter(): TensorView {
+    return cacheAfter(this);
+  }
+
+  /** A new output copy of this output, which stays an intermediate for its other uses. */
+  cacheFork(): TensorView {
+    return cacheFork(this);
   }
 
   override toString(): string {

@@ -1,0 +1,106 @@
+// A permissive IterDomain graph over a set of tensors (nvFuser's permissive IdModel map, in
+// small): IDs paired by producer/consumer logical maps are joined, and Split/Merge exprs whose
+// inputs are joined (same factor and direction for splits) join their outputs, to a fixpoint.
+// A merge of a broadcast with a non-broadcast ID is forwarded (its output joins the
+// non-broadcast input, extents being equal), so a tensor lacking a broadcast dim still maps to
+// the merged loop of a tensor that has it.
+//
+// Used to decide which loop IDs of different tensors iterate together: inlining validation
+// and parallelizeAllLike. Resized pairs (Slice/Pad/Cat with changed extents) are never joined.
+
+import type { Merge, Split } from '../ir/expr.js';
+import type { IterDomain } from '../ir/iter-domain.js';
+import type { TensorView } from '../ir/tensor-view.js';
+import { consumersOf, logicalDomainPairs } from './logical-domain-map.js';
+import { idExprsFromTo } from './replay.js';
+
+/** Union-find over IterDomains. */
+export class IdSets {
+  private readonly parent = new Map<IterDomain, IterDomain>();
+
+  find(id: IterDomain): IterDomain {
+    let root = id;
+    for (let p = this.parent.get(root); p !== undefined && p !== root; p = this.parent.get(root)) root = p;
+    // Path compression keeps repeated queries cheap.
+    let cur = id;
+    while (cur !== root) {
+      const next = this.parent.get(cur) ?? root;
+      this.parent.set(cur, root);
+      cur = next;
+    }
+    return root;
+  }
+
+  /** Joins two sets; returns true when they were distinct. */
+  union(a: IterDomain, b: IterDomain): boolean {
+    const ra = this.find(a);
+    const rb = this.find(b);
+    if (ra === rb) return false;
+    // Keep the lower-named ID as representative so results are deterministic.
+    if (ra.name <= rb.name) this.parent.set(rb, ra);
+    else this.parent.set(ra, rb);
+    return true;
+  }
+
+  same(a: IterDomain, b: IterDomain): boolean {
+    return this.find(a) === this.find(b);
+  }
+}
+
+/** All Split/Merge exprs of a tensor: root → logical, then logical → loop. */
+export function tensorIdExprs(tv: TensorView): (Split | Merge)[] {
+  const d = tv.domain;
+  const rootToLogical = d.root === null ? [] : idExprsFromTo(d.root, d.logical);
+  return [...rootToLogical, ...idExprsFromTo(d.logical, d.loop)];
+}
+
+/** Builds the permissive map over `tvs`, using every producer→consumer edge between them. */
+export function buildIdGraph(tvs: readonly TensorView[]): IdSets {
+  const sets = new IdSets();
+  const inSet = new Set(tvs);
+  for (const p of tvs) {
+    for (const c of consumersOf(p)) {
+      if (!inSet.has(c)) continue;
+      for (const pr of logicalDomainPairs(p, c)) if (!pr.resized) sets.union(pr.producer, pr.consumer);
+    }
+  }
+  const exprs: (Split | Merge)[] = tvs.flatMap(tensorIdExprs);
+  let changed = true;
+  while (changed) {
+    changed = false;
+    const buckets = new Map<string, (Split | Merge)[]>();
+    for (const e of exprs) {
+      const key = exprKey(sets, e);
+      const list = buckets.get(key);
+      if (list === undefined) buckets.set(key, [e]);
+      else list.push(e);
+    }
+    for (const list of buckets.values()) {
+      const first = list[0] as Split | Merge;
+      for (const e of list.slice(1)) {
+        first.outputs.forEach((o, k) => {
+          if (sets.union(o as IterDomain, e.outputs[k] as IterDomain)) changed = true;
+        });
+      }
+    }
+    for (const e of exprs) {
+      if (e.kind !== 'Merge') continue;
+      const [a, b] = [e.outer(), e.inner()];
+      const forward = (bcast: IterDomain, other: IterDomain): void => {
+        if (!bcast.isBroadcast() || other.isBroadcast()) return;
+        if (sets.union(e.out(), other)) changed = true;
+      };
+      forward(a, b);
+      forward(b, a);
+    }
+  }
+  return sets;
+}
+
+function exprKey(sets: IdSets, e: Split | Merge): string {
+  const ins = e.inputs.map((i) => sets.find(i as IterDomain).name).join(',');
+  if (e.kind === 'Merge') return `M:${ins}`;
+  const c = e.factor.constNumber();
+  const factorKey = c !== null ? `c${c}` : `s${e.factor.name}`;
+  return `S:${ins}:${factorKey}:${e.innerSplit ? 'i' : 'o'}`;
+}

@@ -1,0 +1,113 @@
+// TransformPropagator: makes every tensor of a fusion follow the loop structure of a reference
+// tensor (nvFuser's TransformPropagator driven by a MaxLogicalDomainInfoSpanningTree).
+//
+// The walk is a maximum spanning tree over producer/consumer edges: starting at the reference,
+// it repeatedly takes the unvisited tensor that keeps the most logical IDs traceable to the
+// reference's logical IDs, and replays its neighbour's (already propagated) loop transforms
+// onto it through their logical-domain map (replay.ts). Each tensor is replayed exactly once,
+// from one neighbour; so after propagation, mapped loop IDs of neighbours have the same
+// structure and extents, and a path with more information always wins (e.g. a reshape that
+// loses the mapping is crossed last). The reference itself is never changed.
+
+import { TransformError } from '../ir/errors.js';
+import type { IterDomain } from '../ir/iter-domain.js';
+import type { TensorView } from '../ir/tensor-view.js';
+import type { ParallelType } from '../ir/types.js';
+import { buildIdGraph } from './id-graph.js';
+import { consumersOf, logicalDomainPairs, producersOf } from './logical-domain-map.js';
+import { replayLoopDomain } from './replay.js';
+
+export interface PropagateOptions {
+  /** Only these tensors are changed and walked through (the reference is always included). */
+  tvs?: readonly TensorView[];
+}
+
+/** Source logical ID → target logical ID over one edge (through a root that equals logical). */
+export function logicalMapBetween(source: TensorView, target: TensorView): Map<IterDomain, IterDomain> {
+  const m = new Map<IterDomain, IterDomain>();
+  const sourceIsProducer = target.definition !== null && target.definition.inputs.includes(source);
+  const pairs = sourceIsProducer ? logicalDomainPairs(source, target) : logicalDomainPairs(target, source);
+  const srcLogical = new Set(source.domain.logical);
+  const tgtLogical = new Set(target.domain.logical);
+  for (const pr of pairs) {
+    const s = sourceIsProducer ? pr.producer : pr.consumer;
+    const t = sourceIsProducer ? pr.consumer : pr.producer;
+    // A root ID that a reshape or rFactor transformed is not a logical ID: the loop transforms
+    // start at logical IDs, so such a pair carries no loop structure.
+    if (srcLogical.has(s) && tgtLogical.has(t)) m.set(s, t);
+  }
+  return m;
+}
+
+export class TransformPropagator {
+  constructor(
+    readonly reference: TensorView,
+    private readonly options: PropagateOptions = {},
+  ) {}
+
+  /** Runs the propagation; returns the tensors changed, in the order they were replayed. */
+  propagate(): TensorView[] {
+    const ref = this.reference;
+    const allowed = new Set<TensorView>(this.options.tvs ?? ref.fusion.allTvs());
+    allowed.add(ref);
+    // origin: target logical ID → the reference logical ID it descends from.
+    const origin = new Map<TensorView, Map<IterDomain, IterDomain>>();
+    origin.set(ref, new Map(ref.domain.logical.map((id) => [id, id])));
+    const changed: TensorView[] = [];
+    for (;;) {
+      let best: { from: TensorView; to: TensorView; info: Map<IterDomain, IterDomain>; map: Map<IterDomain, IterDomain> } | null = null;
+      for (const [from, fromInfo] of origin) {
+        for (const to of [...producersOf(from), ...consumersOf(from)]) {
+          if (origin.has(to) || !allowed.has(to)) continue;
+          const map = logicalMapBetween(from, to);
+          const info = new Map<IterDomain, IterDomain>();
+          for (const [s, t] of map) {
+            const o = fromInfo.get(s);
+            if (o !== undefined) info.set(t, o);
+          }
+          if (best === null || info.size > best.info.size) best = { from, to, info, map };
+        }
+      }
+      if (best === null) break;
+      const { from, to, info, map } = best;
+      if (to.computeAtPosition > 0 || to.maxProducerPosition > 0) {
+        throw new TransformError(
+          `propagating T${ref.name}'s transforms: T${to.name} is already inlined (ca_pos ${to.computeAtPosition}, produce_pos ${to.maxProducerPosition}); propagate before inlining`,
+        );
+      }
+      replayLoopDomain(from, to, map);
+      origin.set(to, info);
+      changed.push(to);
+    }
+    return changed;
+  }
+}
+
+/** propagateTransforms(reference): TransformPropagator(reference).propagate(). */
+export function propagateTransforms(reference: TensorView, opts: PropagateOptions = {}): TensorView[] {
+  return new TransformPropagator(reference, opts).propagate();
+}
+
+/**
+ * Copies the parallel types of the reference's loop IDs to the mapped loop IDs of `tvs` (default:
+ * every tensor of the fusion), as nvFuser's scheduler_utils::parallelizeAllLike. `types` limits
+ * which parallel types are copied. Mapping is the permissive ID graph (id-graph.ts).
+ */
+export function parallelizeAllLike(
+  reference: TensorView,
+  tvs?: readonly TensorView[],
+  types?: readonly ParallelType[],
+): void {
+  const all = reference.fusion.allTvs();
+  const graph = buildIdGraph(all.includes(reference) ? all : [...all, reference]);
+  const targets = tvs ?? all;
+  for (const refId of reference.domain.loop) {
+    if (types !== undefined && !types.includes(refId.parallelType)) continue;
+    for (const tv of targets) {
+      if (tv === reference) continue;
+      for (const id of tv.domain.loop) {
+        if (graph.same(id, refId)) id.parallelType = refId.parallelType;
+      }
+    }
+  }
+}

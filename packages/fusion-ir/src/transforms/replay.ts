@@ -1,0 +1,115 @@
+// Replaying loop transforms from one tensor onto another (nvFuser's TransformReplay, simplified).
+// Given a map from the source's logical IDs to the target's logical IDs, the source's Split/Merge
+// exprs (logical → loop) are re-applied to the mapped target IDs, and the target's loop domain
+// becomes the replayed IDs in the source's loop order followed by the target's untouched IDs.
+//
+// Well-defined handling of IDs one side lacks: a split of an unmapped ID is skipped; a merge
+// with one unmapped input forwards the mapped input (the target simply has no such dim); the
+// target's unmapped logical IDs (a producer's reduction dims, dims the source lacks) keep their
+// logical order after the replayed ones. Splitting a target broadcast ID is allowed here (it
+// mirrors an iteration ID of the source) and yields broadcast IDs.
+
+import { TransformError } from '../ir/errors.js';
+import type { Merge, Split } from '../ir/expr.js';
+import type { IterDomain } from '../ir/iter-domain.js';
+import type { TensorView } from '../ir/tensor-view.js';
+import type { Val } from '../ir/val.js';
+import { mergedIterType, mergeIds, splitId } from './id-ops.js';
+
+/** Split/Merge exprs leading from `from` to `to`, each after the exprs producing its inputs. */
+export function idExprsFromTo(from: readonly IterDomain[], to: readonly IterDomain[]): (Split | Merge)[] {
+  const start = new Set<Val>(from);
+  const seen = new Set<Split | Merge>();
+  const order: (Split | Merge)[] = [];
+  // Iterative post-order: loop domains can be deep after many splits.
+  const stack: { id: Val; expanded: boolean }[] = [...to].reverse().map((id) => ({ id, expanded: false }));
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1] as { id: Val; expanded: boolean };
+    const def = top.id.definition;
+    if (start.has(top.id) || def === null || (def.kind !== 'Split' && def.kind !== 'Merge') || (seen.has(def) && !top.expanded)) {
+      stack.pop();
+      continue;
+    }
+    if (!top.expanded) {
+      top.expanded = true;
+      for (let i = def.inputs.length - 1; i >= 0; i -= 1) stack.push({ id: def.inputs[i] as Val, expanded: false });
+      continue;
+    }
+    stack.pop();
+    if (!seen.has(def)) {
+      seen.add(def);
+      order.push(def);
+    }
+  }
+  return order;
+}
+
+/** The Split/Merge exprs between a tensor's logical and loop domains (its schedule). */
+export function loopExprs(tv: TensorView): (Split | Merge)[] {
+  return idExprsFromTo(tv.domain.logical, tv.domain.loop);
+}
+
+/** Drops a tensor's loop transforms: loop = logical; the old Split/Merge exprs are unregistered. */
+export function resetLoopDomain(tv: TensorView): void {
+  for (const e of loopExprs(tv).reverse()) tv.fusion.removeExpr(e);
+  tv.domain.loop = [...tv.domain.logical];
+}
+
+/**
+ * Replays `source`'s loop transforms onto `target` (whose loop domain is rebuilt from its logical
+ * domain). `logicalMap` maps source logical IDs to target logical IDs. Returns the map from
+ * source IDs (logical and derived) to the target IDs replayed for them.
+ */
+export function replayLoopDomain(
+  source: TensorView,
+  target: TensorView,
+  logicalMap: ReadonlyMap<IterDomain, IterDomain>,
+): Map<IterDomain, IterDomain> {
+  resetLoopDomain(target);
+  const idMap = new Map<IterDomain, IterDomain>(logicalMap);
+  const consumed = new Set<IterDomain>();
+  for (const e of loopExprs(source)) {
+    if (e.kind === 'Split') {
+      const tin = idMap.get(e.in());
+      if (tin === undefined || consumed.has(tin)) continue;
+      const [o, i] = splitId(tin, e.factor, e.innerSplit);
+      consumed.add(tin);
+      idMap.set(e.outer(), o);
+      idMap.set(e.inner(), i);
+      continue;
+    }
+    const to = idMap.get(e.outer());
+    const ti = idMap.get(e.inner());
+    const live = (x: IterDomain | undefined): x is IterDomain => x !== undefined && !consumed.has(x);
+    if (live(to) && live(ti)) {
+      if (mergedIterType(to.iterType, ti.iterType) === null) {
+        throw new TransformError(
+          `propagating T${source.name}'s merge into T${target.name}: T${target.name} would merge ${to.iterType} ID ${to.name} with ${ti.iterType} ID ${ti.name}`,
+        );
+      }
+      idMap.set(e.out(), mergeIds(to, ti));
+      consumed.add(to);
+      consumed.add(ti);
+    } else if (live(to)) {
+      idMap.set(e.out(), to);
+    } else if (live(ti)) {
+      idMap.set(e.out(), ti);
+    }
+  }
+  const loop: IterDomain[] = [];
+  const placed = new Set<IterDomain>();
+  for (const s of source.domain.loop) {
+    const t = idMap.get(s);
+    if (t === undefined || consumed.has(t) || placed.has(t)) continue;
+    loop.push(t);
+    placed.add(t);
+  }
+  for (const t of target.domain.logical) {
+    if (!consumed.has(t) && !placed.has(t)) {
+      loop.push(t);
+      placed.add(t);
+    }
+  }
+  target.domain.loop = loop;
+  return idMap;
+}
