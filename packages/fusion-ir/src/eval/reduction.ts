@@ -31,11 +31,26 @@ export function isRFactorProducer(tv: TensorView): boolean {
  */
 function reducedDims(ctx: EvalContext, out: TensorView, input: TensorView, value: HostTensor): readonly boolean[] {
   const carried = ctx.passThroughFlags(input);
-  const flags = carried ?? out.domain.logical.map((id) => id.isReduction());
+  const flags = carried === null ? out.domain.logical.map((id) => id.isReduction()) : withLaterReductions(carried, input, out);
   if (flags.length !== value.rank) {
     throw new EvaluationError(`T${out.name}: reduction over ${flags.length} dims of an input value of rank ${value.rank} (T${input.name})`);
   }
   return flags;
+}
+
+/**
+ * nvFuser's rFactor keeps a reduction ID that has no rFactored part as an Iteration ID of the
+ * partial tensor P (root ID = logical ID) and lets the final reduction reduce it: such a root dim
+ * is reduced when the final output's logical ID at its position among P's kept dims is a reduction.
+ */
+function withLaterReductions(carried: readonly boolean[], partial: TensorView, out: TensorView): boolean[] {
+  const root = partial.domain.root ?? [];
+  const kept = partial.domain.logicalNoReductions();
+  return carried.map((f, d) => {
+    if (f) return true;
+    const k = kept.indexOf(root[d] as (typeof kept)[number]);
+    return k >= 0 && out.domain.logical[k]?.isReduction() === true;
+  });
 }
 
 /** Output position strides per input dim: row-major over the kept dims, 0 over reduced ones. */
