@@ -1,4 +1,6 @@
-// Public API of the reference evaluator.
-export { evaluate, EvalContext, type EvalValue } from './evaluator.js';
-export { castTo, computeKindOf, type ComputeKind } from './values.js';
+// Public API of the reference evaluator (HostTensor and float16 helpers are exported from the
+// package index directly).
+export { evaluate, evalExpr, EvalContext, type EvalValue } from './evaluator.js';
+export { castTo, computeKindOf, storeFloat64, type ComputeKind } from './values.js';
+export { isRFactorProducer } from './reduction.js';
 export * as specialFunctions from './special-functions.js';
