@@ -9,6 +9,7 @@ import {
   makeSymbolicTensor,
   max,
   sum,
+  welford,
   type IterDomain,
   type TensorView,
 } from '../src/index.js';
@@ -109,5 +110,33 @@ describe('rFactor', () => {
     expect(() => t1.rFactor([5])).toThrow(TransformError);
     expect(() => t2.rFactor([0])).toThrow(/not the output of a reduction/);
     expect(() => t0.rFactor([0])).toThrow(TransformError);
+  });
+});
+
+describe('rFactor of welford', () => {
+  it('all three outputs get partials; the second welford merges partial states; values unchanged', () => {
+    const fusion = new Fusion();
+    const t0 = makeSymbolicTensor(fusion, 2, 'Double');
+    fusion.addInput(t0);
+    const w = welford(t0, [1]);
+    fusion.addOutput(w.avg);
+    fusion.addOutput(w.varSum);
+    fusion.addOutput(w.n);
+    const x = randomTensor('Double', [3, 23], false);
+    const before = evaluate(fusion, [x]) as HostTensor[];
+    w.varSum.split(1, 4);
+    const p = w.varSum.rFactor([2]);
+    const def = w.avg.definition;
+    expect(def?.kind).toBe('WelfordOp');
+    expect(p.definition?.kind).toBe('WelfordOp');
+    expect(p.definition?.outputs[1]).toBe(p);
+    expect(def?.inputs).toEqual(p.definition?.outputs);
+    for (const o of [w.avg, w.varSum, w.n]) expect(kinds(o.domain.logical)).toBe('I R');
+    expect(kinds(p.domain.logical)).toBe('I Irf Rrf');
+    const after = evaluate(fusion, [x]) as HostTensor[];
+    after.forEach((t, i) => {
+      const want = (before[i] as HostTensor).toNumbers();
+      t.toNumbers().forEach((v, k) => expect(close(v, want[k] as number, 'Double')).toBe(true));
+    });
   });
 });

@@ -20,7 +20,7 @@
 // (ceilDiv padding) keep the reduction's init value, the identity of the second reduction.
 
 import { TransformError } from '../ir/errors.js';
-import { ReductionOp, type Merge, type Split } from '../ir/expr.js';
+import { ReductionOp, WelfordOp, type Merge, type Split } from '../ir/expr.js';
 import type { IterDomain } from '../ir/iter-domain.js';
 import { TensorDomain } from '../ir/tensor-domain.js';
 import type { TensorView } from '../ir/tensor-view.js';
@@ -28,7 +28,7 @@ import type { IterType } from '../ir/types.js';
 import { IdSets } from './id-graph.js';
 import { mergeIds, splitId } from './id-ops.js';
 import { normalizeAxis } from './loop-transforms.js';
-import { loopExprs } from './replay.js';
+import { loopExprs, replayLoopDomain } from './replay.js';
 
 type Component = 'rf' | 'red' | 'iter';
 
@@ -61,33 +61,38 @@ function replay(
   }
 }
 
-/** rFactor(tv, axes): returns the partial-reduction tensor P (Local); tv now reduces P. */
-export function rFactor(tv: TensorView, axes: readonly number[]): TensorView {
-  const def = tv.definition;
-  if (def === null || def.kind !== 'ReductionOp') {
-    throw new TransformError(`rFactor of T${tv.name}: the tensor is not the output of a reduction (${def === null ? 'no definition' : def.kind})`);
-  }
-  if (tv.computeAtPosition > 0 || tv.maxProducerPosition > 0) {
-    throw new TransformError(`rFactor of T${tv.name}: the tensor is already inlined; rFactor before inlining`);
-  }
-  if (tv.domain.root !== null) throw new TransformError(`rFactor of T${tv.name}: tensors with a root domain are not supported`);
-  const chosen = new Set<IterDomain>();
+/** The positions of `axes` in tv's loop domain, validated. */
+function chosenAxes(tv: TensorView, axes: readonly number[]): number[] {
+  const positions: number[] = [];
   for (const a of axes) {
     const ax = normalizeAxis(tv, a, 'rFactor');
     const id = tv.axis(ax);
     if (!id.isReduction()) throw new TransformError(`rFactor of T${tv.name}: axis ${a} (${id.name}) is not a reduction ID`);
-    if (chosen.has(id)) throw new TransformError(`rFactor of T${tv.name}: axis ${a} given twice`);
-    chosen.add(id);
+    if (positions.includes(ax)) throw new TransformError(`rFactor of T${tv.name}: axis ${a} given twice`);
+    positions.push(ax);
   }
-  if (chosen.size === 0) throw new TransformError(`rFactor of T${tv.name}: no axes given`);
-  const oldLoop = [...tv.domain.loop];
-  if (oldLoop.filter((id) => id.isReduction()).every((id) => chosen.has(id))) {
+  if (positions.length === 0) throw new TransformError(`rFactor of T${tv.name}: no axes given`);
+  if (tv.domain.loop.every((id, k) => !id.isReduction() || positions.includes(k))) {
     throw new TransformError(`rFactor of T${tv.name}: every reduction axis is rFactored; leave at least one for T${tv.name}`);
   }
+  return positions;
+}
+
+interface RFactorDomains {
+  partial: TensorDomain;
+  final: TensorDomain;
+}
+
+/**
+ * Builds P's domain and tv's new domain from tv's current one (see the header), and unregisters
+ * tv's old loop exprs. `positions` are loop positions of reduction IDs.
+ */
+function rFactorDomains(tv: TensorView, positions: readonly number[]): RFactorDomains {
   const fusion = tv.fusion;
   const logical = tv.domain.logical;
+  const oldLoop = [...tv.domain.loop];
+  const chosen = new Set(positions.map((k) => oldLoop[k] as IterDomain));
   const exprs = loopExprs(tv);
-
   // Components: IDs connected by tv's loop exprs, each owned by one or more logical IDs.
   const sets = new IdSets();
   for (const e of exprs) for (const v of [...e.inputs, ...e.outputs]) sets.union(e.inputs[0] as IterDomain, v as IterDomain);
@@ -127,14 +132,13 @@ export function rFactor(tv: TensorView, axes: readonly number[]): TensorView {
   // P's loop: the non-rf transforms replayed on P's logical IDs, in tv's old loop order.
   replay(otherExprs, pMap, () => undefined, false);
   const pLoop = oldLoop.map((l) => pMap.get(l) as IterDomain);
-  const p = fusion.newTensorView(new TensorDomain({ root: pRoot, logical: pLogical, loop: pLoop }), tv.dtype);
-  p.memoryType = 'Local';
+  const partial = new TensorDomain({ root: pRoot, logical: pLogical, loop: pLoop });
 
   // tv: one logical ID per non-reduction logical ID of P.
   const pToOld = new Map<IterDomain, IterDomain>();
   for (const [old, n] of pMap) pToOld.set(n, old);
   const tMap = new Map<IterDomain, IterDomain>();
-  const tLogical = p.domain.logicalNoReductions().map((pid) => {
+  const tLogical = partial.logicalNoReductions().map((pid) => {
     const old = pToOld.get(pid) as IterDomain; // every P logical ID was created from an old ID
     const t: IterType = pid.isBroadcast() ? 'Broadcast' : comp(old) === 'iter' ? 'Iteration' : 'Reduction';
     const id = fusion.newIterDomain(pid.extent, t, { expandedExtent: pid.expandedExtent });
@@ -150,12 +154,62 @@ export function rFactor(tv: TensorView, axes: readonly number[]): TensorView {
     if (tid !== undefined) tid.parallelType = l.parallelType;
   }
 
-  // Rewire: in → P → tv; tv's old loop exprs are dropped with its old domain.
   for (const e of [...exprs].reverse()) fusion.removeExpr(e);
-  const input = def.in() as TensorView;
+  return { partial, final: new TensorDomain({ logical: tLogical, loop: tLoop }) };
+}
+
+/**
+ * rFactor(tv, axes): returns the partial-reduction tensor P (Local); tv now reduces P. For a
+ * WelfordOp output, tv's loop transforms are first replayed onto its sibling outputs, every
+ * output gets its partial (avg, varSum, N), and the second WelfordOp merges the partial states;
+ * the partial of tv is returned.
+ */
+export function rFactor(tv: TensorView, axes: readonly number[]): TensorView {
+  const def = tv.definition;
+  if (def === null || (def.kind !== 'ReductionOp' && def.kind !== 'WelfordOp')) {
+    throw new TransformError(`rFactor of T${tv.name}: the tensor is not the output of a reduction (${def === null ? 'no definition' : def.kind})`);
+  }
+  const outs = def.outputs as TensorView[];
+  for (const o of outs) {
+    if (o.computeAtPosition > 0 || o.maxProducerPosition > 0) {
+      throw new TransformError(`rFactor of T${tv.name}: T${o.name} is already inlined; rFactor before inlining`);
+    }
+    if (o.domain.root !== null) throw new TransformError(`rFactor of T${o.name}: tensors with a root domain are not supported`);
+  }
+  const positions = chosenAxes(tv, axes);
+  const fusion = tv.fusion;
+  if (def.kind === 'ReductionOp') {
+    const { partial, final } = rFactorDomains(tv, positions);
+    const input = def.in() as TensorView;
+    fusion.removeExpr(def);
+    const p = fusion.newTensorView(partial, tv.dtype);
+    p.memoryType = 'Local';
+    tv.domain = final;
+    new ReductionOp(fusion, def.op, def.init, p, input, false);
+    new ReductionOp(fusion, def.op, def.init, tv, p, def.allreduce);
+    return p;
+  }
+  // Welford: siblings must share tv's loop structure before their domains are split in two.
+  for (const o of outs) {
+    if (o === tv) continue;
+    replayLoopDomain(tv, o, new Map(tv.domain.logical.map((id, d) => [id, o.domain.logical[d] as IterDomain])));
+    o.domain.loop.forEach((id, k) => {
+      id.parallelType = (tv.domain.loop[k] as IterDomain).parallelType;
+    });
+  }
+  const partials = outs.map((o) => {
+    const { partial, final } = rFactorDomains(o, positions);
+    const p = fusion.newTensorView(partial, o.dtype);
+    p.memoryType = 'Local';
+    o.domain = final;
+    return p;
+  });
+  const [pa, pv, pn] = partials as [TensorView, TensorView, TensorView];
+  const inVarSum = def.inVarSum();
+  const inAvg = def.inAvg();
+  const inN = def.inN();
   fusion.removeExpr(def);
-  tv.domain = new TensorDomain({ logical: tLogical, loop: tLoop });
-  new ReductionOp(fusion, def.op, def.init, p, input, false);
-  new ReductionOp(fusion, def.op, def.init, tv, p, def.allreduce);
-  return p;
+  new WelfordOp(fusion, { avg: pa, varSum: pv, n: pn }, { avg: inAvg, varSum: inVarSum, n: inN });
+  new WelfordOp(fusion, { avg: def.outAvg(), varSum: def.outVarSum(), n: def.outN() }, { avg: pa, varSum: pv, n: pn });
+  return partials[outs.indexOf(tv)] as TensorView;
 }
