@@ -165,4 +165,26 @@ describe('TransformPropagator', () => {
     expect(g.t3.domain.loop.map((id) => id.parallelType)).toEqual(['BIDx', 'Serial', 'Serial']);
     expect(g.t0.axis(0).parallelType).toBe('Serial');
   });
+
+  it('an rFactor partial as reference passes its root → logical splits to its producers', () => {
+    const fusion = new Fusion();
+    const t0 = makeSymbolicTensor(fusion, 2);
+    fusion.addInput(t0);
+    const t1 = mul(t0, 2);
+    const t2 = sum(t1, [1]);
+    fusion.addOutput(t2);
+    t2.split(1, 128).split(1, 4);
+    const rf = t2.rFactor([1, 2]);
+    rf.axis(0).parallelize('BIDx');
+    rf.axis(3).parallelize('TIDx');
+    propagateTransforms(rf);
+    parallelizeAllLike(rf);
+    const i1 = (t0.getLogicalDomain()[1] as IterDomain).extent.symbolicName();
+    const i0 = (t0.getLogicalDomain()[0] as IterDomain).extent.symbolicName();
+    expect(extents(t1)).toEqual([i0, `( ceilDiv(( ceilDiv(${i1}, 128) ), 4) )`, '4', '128']);
+    expect(extents(t1)).toEqual(extents(rf));
+    expect(t1.domain.loop.map((id) => id.parallelType)).toEqual(['BIDx', 'Serial', 'Serial', 'TIDx']);
+    expect(t2.domain.loop.map((id) => id.parallelType)).toEqual(['BIDx', 'TIDx']);
+    expect(extents(t2)).toEqual([i0, '128']);
+  });
 });

@@ -21,6 +21,7 @@ export { buildIdGraph, IdSets, tensorIdExprs } from './id-graph.js';
 export { idExprsFromTo, loopExprs, replayLoopDomain, resetLoopDomain } from './replay.js';
 export {
   logicalMapBetween,
+  replayStart,
   parallelizeAllLike,
   propagateTransforms,
   TransformPropagator,

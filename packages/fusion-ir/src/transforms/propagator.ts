@@ -22,19 +22,28 @@ export interface PropagateOptions {
   tvs?: readonly TensorView[];
 }
 
-/** Source logical ID → target logical ID over one edge (through a root that equals logical). */
+/** The IDs the source's replayed exprs start from over an edge: its root when it is the consumer. */
+export function replayStart(source: TensorView, target: TensorView): IterDomain[] {
+  const sourceIsProducer = target.definition !== null && target.definition.inputs.includes(source);
+  return sourceIsProducer ? source.domain.logical : source.domain.maybeRoot();
+}
+
+/**
+ * Source ID → target logical ID over one edge: producer logical ↔ consumer root. A consumer
+ * source replays from its root (root → logical exprs included); a consumer target's root IDs
+ * that a reshape or rFactor transformed are not logical IDs, and its loop starts at logical IDs,
+ * so such pairs carry no loop structure.
+ */
 export function logicalMapBetween(source: TensorView, target: TensorView): Map<IterDomain, IterDomain> {
   const m = new Map<IterDomain, IterDomain>();
   const sourceIsProducer = target.definition !== null && target.definition.inputs.includes(source);
   const pairs = sourceIsProducer ? logicalDomainPairs(source, target) : logicalDomainPairs(target, source);
-  const srcLogical = new Set(source.domain.logical);
+  const srcStart = new Set(replayStart(source, target));
   const tgtLogical = new Set(target.domain.logical);
   for (const pr of pairs) {
     const s = sourceIsProducer ? pr.producer : pr.consumer;
     const t = sourceIsProducer ? pr.consumer : pr.producer;
-    // A root ID that a reshape or rFactor transformed is not a logical ID: the loop transforms
-    // start at logical IDs, so such a pair carries no loop structure.
-    if (srcLogical.has(s) && tgtLogical.has(t)) m.set(s, t);
+    if (srcStart.has(s) && tgtLogical.has(t)) m.set(s, t);
   }
   return m;
 }
@@ -52,7 +61,7 @@ export class TransformPropagator {
     allowed.add(ref);
     // origin: target logical ID → the reference logical ID it descends from.
     const origin = new Map<TensorView, Map<IterDomain, IterDomain>>();
-    origin.set(ref, new Map(ref.domain.logical.map((id) => [id, id])));
+    origin.set(ref, new Map([...(ref.domain.root ?? []), ...ref.domain.logical].map((id) => [id, id])));
     const changed: TensorView[] = [];
     for (;;) {
       let best: { from: TensorView; to: TensorView; info: Map<IterDomain, IterDomain>; map: Map<IterDomain, IterDomain> } | null = null;
@@ -75,7 +84,7 @@ export class TransformPropagator {
           `propagating T${ref.name}'s transforms: T${to.name} is already inlined (ca_pos ${to.computeAtPosition}, produce_pos ${to.maxProducerPosition}); propagate before inlining`,
         );
       }
-      replayLoopDomain(from, to, map);
+      replayLoopDomain(from, to, map, replayStart(from, to));
       origin.set(to, info);
       changed.push(to);
     }

@@ -57,18 +57,22 @@ export function resetLoopDomain(tv: TensorView): void {
 
 /**
  * Replays `source`'s loop transforms onto `target` (whose loop domain is rebuilt from its logical
- * domain). `logicalMap` maps source logical IDs to target logical IDs. Returns the map from
- * source IDs (logical and derived) to the target IDs replayed for them.
+ * domain). `logicalMap` maps source IDs of `sourceStart` (default: its logical domain) to target
+ * logical IDs. When the source is the consumer and has a root domain (an rFactor partial, a
+ * reshape), the caller starts at the root, so the root → logical exprs are replayed as well —
+ * this is how an rFactor tensor used as reference passes its reduction splits to its producers.
+ * Returns the map from source IDs to the target IDs replayed for them.
  */
 export function replayLoopDomain(
   source: TensorView,
   target: TensorView,
   logicalMap: ReadonlyMap<IterDomain, IterDomain>,
+  sourceStart: readonly IterDomain[] = source.domain.logical,
 ): Map<IterDomain, IterDomain> {
   resetLoopDomain(target);
   const idMap = new Map<IterDomain, IterDomain>(logicalMap);
   const consumed = new Set<IterDomain>();
-  for (const e of loopExprs(source)) {
+  for (const e of idExprsFromTo(sourceStart, source.domain.loop)) {
     if (e.kind === 'Split') {
       const tin = idMap.get(e.in());
       if (tin === undefined || consumed.has(tin)) continue;
