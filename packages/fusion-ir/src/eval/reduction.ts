@@ -17,12 +17,14 @@ import { HostTensor, contiguousStrides, writeStorage } from './host-tensor.js';
 import { forEachElement, forEachRow, gatherFloat64, readerFor } from './strided.js';
 import { castTo, computeKindOf, storeFloat64, toFloat, toInt } from './values.js';
 
-/** True for the partial tensor of an rFactor: a reduction output with root → logical transforms. */
+/**
+ * True for the partial tensor of an rFactor: a reduction output with a root domain (plain
+ * reductions have none). Its logical domain may equal the root when the rFactored reduction IDs
+ * were not split (transforms/rfactor.ts), so the root's presence is the criterion.
+ */
 export function isRFactorProducer(tv: TensorView): boolean {
-  const root = tv.domain.root;
   const def = tv.definition;
-  if (root === null || def === null || (def.kind !== 'ReductionOp' && def.kind !== 'WelfordOp')) return false;
-  return tv.domain.logical.some((id) => !root.includes(id));
+  return tv.domain.root !== null && def !== null && (def.kind === 'ReductionOp' || def.kind === 'WelfordOp');
 }
 
 /**
