@@ -63,20 +63,33 @@ export class TransformPropagator {
     const origin = new Map<TensorView, Map<IterDomain, IterDomain>>();
     origin.set(ref, new Map([...(ref.domain.root ?? []), ...ref.domain.logical].map((id) => [id, id])));
     const changed: TensorView[] = [];
-    for (;;) {
-      let best: { from: TensorView; to: TensorView; info: Map<IterDomain, IterDomain>; map: Map<IterDomain, IterDomain> } | null = null;
-      for (const [from, fromInfo] of origin) {
-        for (const to of [...producersOf(from), ...consumersOf(from)]) {
-          if (origin.has(to) || !allowed.has(to)) continue;
-          const map = logicalMapBetween(from, to);
-          const info = new Map<IterDomain, IterDomain>();
-          for (const [s, t] of map) {
-            const o = fromInfo.get(s);
-            if (o !== undefined) info.set(t, o);
-          }
-          if (best === null || info.size > best.info.size) best = { from, to, info, map };
+    // Candidate edges from visited tensors; an edge's information is fixed once its source is
+    // visited, so each is computed once. The first edge with the most information wins.
+    interface Candidate {
+      from: TensorView;
+      to: TensorView;
+      info: Map<IterDomain, IterDomain>;
+      map: Map<IterDomain, IterDomain>;
+    }
+    let candidates: Candidate[] = [];
+    const addEdges = (from: TensorView): void => {
+      const fromInfo = origin.get(from) as Map<IterDomain, IterDomain>; // set before addEdges
+      for (const to of [...producersOf(from), ...consumersOf(from)]) {
+        if (origin.has(to) || !allowed.has(to)) continue;
+        const map = logicalMapBetween(from, to);
+        const info = new Map<IterDomain, IterDomain>();
+        for (const [s, t] of map) {
+          const o = fromInfo.get(s);
+          if (o !== undefined) info.set(t, o);
         }
+        candidates.push({ from, to, info, map });
       }
+    };
+    addEdges(ref);
+    for (;;) {
+      candidates = candidates.filter((c) => !origin.has(c.to));
+      let best: Candidate | null = null;
+      for (const c of candidates) if (best === null || c.info.size > best.info.size) best = c;
       if (best === null) break;
       const { from, to, info, map } = best;
       if (to.computeAtPosition > 0 || to.maxProducerPosition > 0) {
@@ -87,6 +100,7 @@ export class TransformPropagator {
       replayLoopDomain(from, to, map, replayStart(from, to));
       origin.set(to, info);
       changed.push(to);
+      addEdges(to);
     }
     return changed;
   }
