@@ -1,2 +1,29 @@
-// Public API of tsfuser.
+// Public API of tsfuser: FusionDefinition (nvFuser's python frontend in TypeScript), the
+// FusionCache, execution backends, the nvFuser python_definition importer, .npy I/O and the CLI.
 export const packageName = 'tsfuser';
+
+export { DataType } from '@tsfuser/fusion-ir';
+export { Tensor } from '@tsfuser/runtime';
+export {
+  DefinitionError,
+  InputMismatchError,
+  DefinitionImportError,
+  BackendUnavailableError,
+  formatImportError,
+} from './errors.js';
+export { FusionDefinition, type FusionDefinitionOptions, type InputDescriptor } from './definition/fusion-definition.js';
+export { TensorHandle, ScalarHandle, VectorHandle, type Handle } from './definition/handles.js';
+export { OPS, allOps, opByName, opByPythonName, type Ops, type OpName } from './definition/ops-table.js';
+export type { OpSpec, ParamSpec, ParamKind, OutputKind } from './definition/op-spec.js';
+export type { Operand } from './definition/ops-pointwise.js';
+export type { Sizes } from './definition/ops-structural.js';
+export type { TensorOptions, ShapeTensorOptions, StridedTensorOptions, SymbolicTensorOptions, NormalizedTensorSpec } from './definition/tensor-spec.js';
+export { canonicalRecords, hashRecords, type FusionRecord, type RecordValue, type StateRef } from './definition/records.js';
+export { printTypeScriptDefinition, type PrintTypeScriptOptions } from './definition/print-typescript.js';
+export { printPythonDefinition } from './definition/print-python.js';
+export { FusionCache, type FusionCacheEntry } from './cache/fusion-cache.js';
+export type { Backend, BackendName, Availability, ExecuteInput } from './execute/backend.js';
+export { resolveBackend, executeFusion, type ExecuteOptions } from './execute/execute.js';
+export { referenceBackend } from './execute/reference-backend.js';
+export { gpuBackend } from './execute/gpu-backend.js';
+export { checkInputs } from './execute/input-check.js';

@@ -1,0 +1,25 @@
+// The seam between a FusionDefinition and whatever runs it. A Backend takes the Fusion and
+// validated inputs and returns one tensor per fusion output. The reference backend is the CPU
+// evaluator; the GPU backend (gpu-backend.ts) is where the scheduler/codegen/runtime path plugs in.
+
+import type { Fusion } from '@tsfuser/fusion-ir';
+import type { Tensor } from '@tsfuser/runtime';
+
+/** A fusion input value: a tensor (host or device) or a JS scalar. */
+export type ExecuteInput = Tensor | number | boolean | bigint;
+
+export type Availability = { available: true } | { available: false; reason: string };
+
+export interface BackendRunOptions {
+  /** CUDA device ordinal (GPU backends). */
+  device: number;
+}
+
+export interface Backend {
+  readonly name: string;
+  availability(): Availability;
+  /** Runs `fusion` on inputs already checked against its definition. */
+  run(fusion: Fusion, inputs: readonly ExecuteInput[], options: BackendRunOptions): Promise<Tensor[]>;
+}
+
+export type BackendName = 'gpu' | 'reference' | 'auto';

@@ -1,0 +1,61 @@
+// execute(): picks a backend, checks the inputs against the definition, runs, returns outputs.
+// `backend: 'auto'` (the default) uses the GPU backend when it is available and otherwise the
+// reference evaluator, saying so once per process on stderr.
+
+import type { Fusion } from '@tsfuser/fusion-ir';
+import type { Tensor } from '@tsfuser/runtime';
+import type { InputDescriptor } from '../definition/fusion-definition.js';
+import { BackendUnavailableError } from '../errors.js';
+import type { Backend, BackendName, ExecuteInput } from './backend.js';
+import { gpuBackend } from './gpu-backend.js';
+import { checkInputs } from './input-check.js';
+import { noteOnce, stderrSink, type NoteSink } from './notes.js';
+import { referenceBackend } from './reference-backend.js';
+
+export type { ExecuteInput } from './backend.js';
+
+export interface ExecuteOptions {
+  /** 'auto' (default): GPU when available, else reference. A Backend object is used as is. */
+  backend?: BackendName | Backend;
+  /** CUDA device ordinal for GPU backends (default 0). */
+  device?: number;
+  /** Where the one-time fallback note goes (default: stderr). */
+  notes?: NoteSink;
+}
+
+/** The backend `name` resolves to; 'auto' may fall back to the reference evaluator. */
+export function resolveBackend(choice: BackendName | Backend = 'auto', notes: NoteSink = stderrSink): Backend {
+  if (typeof choice !== 'string') return choice;
+  switch (choice) {
+    case 'reference':
+      return referenceBackend;
+    case 'gpu': {
+      const gpu = gpuBackend();
+      const a = gpu.availability();
+      if (!a.available) throw new BackendUnavailableError(`backend 'gpu' is unavailable: ${a.reason}`);
+      return gpu;
+    }
+    case 'auto': {
+      const gpu = gpuBackend();
+      const a = gpu.availability();
+      if (a.available) return gpu;
+      noteOnce('reference-fallback', `tsfuser: running on the reference evaluator (CPU): ${a.reason}`, notes);
+      return referenceBackend;
+    }
+    default: {
+      const unreachable: never = choice;
+      throw new BackendUnavailableError(`unknown backend '${String(unreachable)}' (expected gpu, reference or auto)`);
+    }
+  }
+}
+
+export async function executeFusion(
+  fusion: Fusion,
+  descriptors: readonly InputDescriptor[],
+  inputs: readonly ExecuteInput[],
+  options: ExecuteOptions = {},
+): Promise<Tensor[]> {
+  checkInputs(descriptors, inputs);
+  const backend = resolveBackend(options.backend, options.notes);
+  return backend.run(fusion, inputs, { device: options.device ?? 0 });
+}
