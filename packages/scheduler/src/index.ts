@@ -1,2 +1,21 @@
 // Public API of @tsfuser/scheduler.
 export const packageName = '@tsfuser/scheduler';
+export { SchedulingError } from './errors.js';
+export * from './runtime-info.js';
+export * from './heuristic-params.js';
+export * from './index-type.js';
+export * from './scheduler.js';
+export { ExactLogicalMap, findReferenceOutput, iterationRank } from './pointwise/domain-map.js';
+export { analyzeVectorization, type IoTensor, type VectorizationResult } from './pointwise/vectorize.js';
+export { canSchedulePointwise } from './pointwise/can-schedule.js';
+export { computePointwiseHeuristics, THREADS_PER_BLOCK, MAX_GRID_Y } from './pointwise/heuristics.js';
+export { schedulePointwise } from './pointwise/schedule.js';
+export { PointwiseScheduler } from './pointwise/index.js';
+
+import { PointwiseScheduler } from './pointwise/index.js';
+import { SchedulerRegistry } from './scheduler.js';
+
+/** The registry in priority order (pointwise now; reduction and normalization join later). */
+export function defaultSchedulerRegistry(): SchedulerRegistry {
+  return new SchedulerRegistry([new PointwiseScheduler()]);
+}

@@ -1,0 +1,78 @@
+// Heuristic parameters: the decisions a scheduler makes for one fusion and one set of runtime
+// sizes. A discriminated union so that reduction / normalization parameters can join later;
+// equal parameters mean the same kernel (the kernel cache is keyed by them).
+
+import type { IndexType } from './index-type.js';
+
+export interface LaunchDims {
+  gdimx: number;
+  gdimy: number;
+  gdimz: number;
+  bdimx: number;
+  bdimy: number;
+  bdimz: number;
+}
+
+export interface PointwiseParams {
+  schedulerType: 'pointwise';
+  tag: string;
+  /** 0: 1-D schedule; k: dims [0, k) merge into the outer (BIDy) side, [k, rank) into the inner. */
+  breakPoint: number;
+  /** TIDy splits the outer side (when the inner side is too small for a full block). */
+  splitBlock: boolean;
+  /** The outer side is larger than gridDim.y allows and loops over the rest. */
+  splitGridYDim: boolean;
+  flipGridBinding: boolean;
+  vectorizationFactor: number;
+  unrollFactorOuter: number;
+  unrollFactorInner: number;
+  indexType: IndexType;
+  /** Launch dimensions for the sizes the heuristics saw. */
+  lparams: LaunchDims;
+  /**
+   * Divisibility facts proven from the runtime sizes, in the order the schedule applies the
+   * splits to the reference: true means that split needs no predicate. Part of the cache key.
+   */
+  divisibleSplits: readonly boolean[];
+  /** Fusion input positions whose loads are vectorized. */
+  vectorizedInputs: readonly number[];
+  /** Fusion output positions whose stores are vectorized. */
+  vectorizedOutputs: readonly number[];
+}
+
+export type HeuristicParams = PointwiseParams;
+export type SchedulerType = HeuristicParams['schedulerType'];
+
+/** nvFuser's `PointwiseParams::toString` layout (the `scheduler_params` dump). */
+export function pointwiseParamsToString(p: PointwiseParams): string {
+  const lines: string[] = [];
+  lines.push('');
+  lines.push('===== Pointwise Parameters ========');
+  lines.push(`${p.tag === '' ? '' : 'Tag: '}${p.tag} Pointwise Characteristics:`);
+  lines.push(` Gridx: ${p.lparams.gdimx} BlckY: ${p.lparams.bdimy} BlckX: ${p.lparams.bdimx}`);
+  if (p.breakPoint !== 0) {
+    lines.push('2D Schedule');
+    lines.push(`  Bcast break point: ${p.breakPoint}`);
+    if (p.splitBlock) lines.push('Split block into y-dim');
+    if (p.splitGridYDim) lines.push('  Split y grid dim');
+  }
+  lines.push(`Vectorize, Factor: ${p.vectorizationFactor}`);
+  lines.push(`unroll_factor_outer: ${p.unrollFactorOuter}`);
+  lines.push(`unroll_factor_inner: ${p.unrollFactorInner}`);
+  if (p.flipGridBinding) lines.push('Flip BIDx/BIDy bindings');
+  lines.push(`Index type: ${p.indexType === 'Int32' ? 'int' : 'int64_t'}`);
+  lines.push(`Divisible splits: [${p.divisibleSplits.map((d) => (d ? 'true' : 'false')).join(', ')}]`);
+  lines.push('====================================');
+  return `${lines.join('\n')}\n`;
+}
+
+export function heuristicParamsToString(p: HeuristicParams): string {
+  switch (p.schedulerType) {
+    case 'pointwise':
+      return pointwiseParamsToString(p);
+    default: {
+      const unreachable: never = p.schedulerType;
+      throw new Error(`unknown scheduler type ${String(unreachable)}`);
+    }
+  }
+}

@@ -1,0 +1,90 @@
+// Whether the pointwise scheduler can take a fusion, and if not, why (the reason is shown to
+// users in segmentation explanations). Accepted: pointwise math (unary/binary/ternary ops),
+// broadcast, squeeze, expand and plain copies, where every output covers the reference's
+// iteration space and every tensor's iteration dims map onto the reference's.
+
+import type { Expr, Fusion } from '@tsfuser/fusion-ir';
+import type { RuntimeInfo } from '../runtime-info.js';
+import { bindExtents } from '../runtime-info.js';
+import type { CanScheduleResult } from '../scheduler.js';
+import { ExactLogicalMap, findReferenceOutput, iterationRank } from './domain-map.js';
+
+function exprRefusal(e: Expr): string | null {
+  const out = e.outputs[0];
+  const name = out === undefined ? '' : out.kind === 'tensorView' ? ` producing T${out.name}` : '';
+  switch (e.kind) {
+    case 'UnaryOp':
+    case 'BinaryOp':
+    case 'TernaryOp':
+    case 'BroadcastOp':
+    case 'SqueezeOp':
+    case 'ExpandOp':
+      return null;
+    case 'LoadStoreOp':
+      return e.permutation === null ? null : `permute${name} is left to the transpose scheduler`;
+    case 'ReductionOp':
+      return `reduction op (${e.op})${name} needs the reduction scheduler`;
+    case 'WelfordOp':
+      return `welford op${name} needs the reduction or normalization scheduler`;
+    case 'ViewOp':
+      return `reshape${name} is not supported by the pointwise scheduler yet`;
+    case 'SliceOp':
+    case 'PadOp':
+    case 'CatOp':
+      return `${e.kind}${name} (a resize) is not supported by the pointwise scheduler yet`;
+    case 'FullOp':
+    case 'IotaOp':
+      return `${e.kind}${name} (a tensor factory) is not supported by the pointwise scheduler yet`;
+    case 'Split':
+    case 'Merge':
+      return null;
+    default: {
+      const unreachable: never = e;
+      return `unknown expression ${String(unreachable)}`;
+    }
+  }
+}
+
+export function canSchedulePointwise(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
+  for (const e of fusion.exprs()) {
+    const r = exprRefusal(e);
+    if (r !== null) return { ok: false, reason: r };
+  }
+  const ref = findReferenceOutput(fusion);
+  if (ref === null) return { ok: false, reason: 'the fusion has no tensor outputs' };
+  for (const o of fusion.outputs) {
+    if (o.kind !== 'tensorView') return { ok: false, reason: 'scalar outputs are not supported by the pointwise scheduler' };
+    if (fusion.inputs.includes(o)) return { ok: false, reason: `output T${o.name} is also a fusion input (an alias)` };
+    if (o.definition === null) return { ok: false, reason: `output T${o.name} has no definition` };
+    if (o.domain.logicalNoReductions().some((id) => id.isBroadcast() && id.expandedExtent !== null)) {
+      return { ok: false, reason: `output T${o.name} has an expanded broadcast dim (would need stride-0 output)` };
+    }
+  }
+  try {
+    bindExtents(fusion, runtimeInfo);
+  } catch (err) {
+    return { ok: false, reason: (err as Error).message };
+  }
+  const map = new ExactLogicalMap(fusion);
+  const refRank = iterationRank(ref);
+  for (const tv of fusion.allTvs()) {
+    const m = map.mapToReference(tv, ref);
+    const logical = tv.domain.logicalNoReductions();
+    for (let d = 0; d < logical.length; d += 1) {
+      const id = logical[d];
+      if (id === undefined || id.isBroadcast() || m[d] !== -1) continue;
+      // A dim that only a squeeze drops must be of size 1; everything else must map.
+      if (id.extent.constNumber() === 1) continue;
+      const squeezed = tv.uses.some((u) => u.kind === 'SqueezeOp' && u.isSqueezeDim[d] === true);
+      if (squeezed) continue;
+      return { ok: false, reason: `T${tv.name} dim ${d} (extent ${id.extent.symbolicName()}) does not map to the reference T${ref.name}` };
+    }
+    if (tv.isFusionOutput() && iterationRank(tv) < refRank) {
+      return {
+        ok: false,
+        reason: `output T${tv.name} has ${iterationRank(tv)} iteration dims but the reference T${ref.name} has ${refRank} (it would be written redundantly)`,
+      };
+    }
+  }
+  return { ok: true };
+}

@@ -1,0 +1,185 @@
+// Pointwise heuristics (after nvFuser's getPointwiseHeuristics, with our own cost rules):
+//   * reference: the output with the most iteration dims;
+//   * vectorization: analyzeVectorization (≤ 16 bytes per access);
+//   * 2-D schedule when broadcasts make a flat index wasteful: the smallest break point k
+//     whose inner side [k, rank) every input/output holds either fully or not at all, while
+//     some tensor is broadcast somewhere (e.g. [64,1,8192] + [64,512,8192] → k = 2);
+//   * block: 128 threads (TIDy takes the rest when the inner side is narrow);
+//   * unroll: enough bytes in flight (≈32 B of loads per thread, i.e. 64 KB per SM at full
+//     occupancy on H100), limited so that at least ~8 waves of blocks remain;
+//   * grid: gridDim.x ≤ 2^31-1, gridDim.y ≤ 65535 (the outer side loops beyond that);
+//   * divisibility of every split, proven from the sizes, so lowering can drop predicates.
+
+import { dataTypeSize, type Fusion, type TensorView } from '@tsfuser/fusion-ir';
+import { SchedulingError } from '../errors.js';
+import type { PointwiseParams } from '../heuristic-params.js';
+import { chooseIndexType } from '../index-type.js';
+import { bindExtents, contiguousStrides, tensorSizes, type RuntimeInfo } from '../runtime-info.js';
+import { ExactLogicalMap, findReferenceOutput } from './domain-map.js';
+import { analyzeVectorization, lastPow2, type IoTensor } from './vectorize.js';
+
+export const THREADS_PER_BLOCK = 128;
+export const MAX_GRID_Y = 65535;
+const MAX_GRID_X = 2 ** 31 - 1;
+/** Bytes of loads each thread keeps in flight (64 KB per SM at 2048 threads per SM). */
+const BYTES_IN_FLIGHT_PER_THREAD = 32;
+const MAX_UNROLL = 4;
+
+function ceilDiv(a: number, b: number): number {
+  return Math.ceil(a / b);
+}
+
+function nextPow2(x: number): number {
+  let p = 1;
+  while (p < x) p *= 2;
+  return p;
+}
+
+export function collectIo(fusion: Fusion, runtimeInfo: RuntimeInfo, bindings: ReturnType<typeof bindExtents>): IoTensor[] {
+  const io: IoTensor[] = [];
+  fusion.inputs.forEach((v, i) => {
+    const info = runtimeInfo.inputs[i];
+    if (v.kind !== 'tensorView' || info === undefined || info.kind !== 'tensor') return;
+    io.push({ tv: v, role: 'input', position: i, dtype: v.dtype, sizes: info.sizes, strides: info.strides, alignment: info.alignment });
+  });
+  fusion.outputs.forEach((v, i) => {
+    if (v.kind !== 'tensorView') return;
+    const sizes = tensorSizes(v, bindings);
+    io.push({ tv: v, role: 'output', position: i, dtype: v.dtype, sizes, strides: contiguousStrides(sizes), alignment: 16 });
+  });
+  return io;
+}
+
+/** Whether tensor `t` holds ref dims [from, to) all (true), none (false) or some (null). */
+function holds(m: readonly number[], from: number, to: number): boolean | null {
+  let n = 0;
+  for (let d = from; d < to; d += 1) if (m.includes(d)) n += 1;
+  if (n === 0) return false;
+  if (n === to - from) return true;
+  return null;
+}
+
+function chooseBreakPoint(io: readonly IoTensor[], map: ExactLogicalMap, ref: TensorView, refSizes: readonly number[], vector: number, warp: number): number {
+  const r = refSizes.length;
+  const refLogical = ref.domain.logicalNoReductions();
+  const maps = io.map((t) => map.mapToReference(t.tv, ref));
+  const iterDims = refLogical.map((id, d) => (id.isBroadcast() ? -1 : d)).filter((d) => d >= 0);
+  const anyBroadcast = maps.some((m) => iterDims.some((d) => !m.includes(d)));
+  if (!anyBroadcast) return 0;
+  for (let b = 1; b < r; b += 1) {
+    const left = refSizes.slice(0, b).reduce((x, y) => x * y, 1);
+    const right = refSizes.slice(b).reduce((x, y) => x * y, 1);
+    if (left <= 1 || ceilDiv(right, vector) <= warp) continue;
+    const rightIter = iterDims.filter((d) => d >= b);
+    if (rightIter.length === 0) continue;
+    const clean = maps.every((m) => rightIter.every((d) => m.includes(d)) || rightIter.every((d) => !m.includes(d)));
+    if (!clean) continue;
+    // The inner side is uniform; the 2-D split pays off only if the broadcast is on the outer side
+    // or some tensor skips the inner side entirely.
+    const gain = maps.some((m) => holds(m, 0, b) !== true || rightIter.every((d) => !m.includes(d)));
+    if (gain) return b;
+  }
+  return 0;
+}
+
+export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): PointwiseParams {
+  const bindings = bindExtents(fusion, runtimeInfo);
+  const ref = findReferenceOutput(fusion);
+  if (ref === null) throw new SchedulingError('pointwise heuristics: the fusion has no tensor outputs');
+  const device = runtimeInfo.device;
+  const refSizes = tensorSizes(ref, bindings);
+  const nElems = refSizes.reduce((a, b) => a * b, 1);
+  const io = collectIo(fusion, runtimeInfo, bindings);
+  const indexType = chooseIndexType(io);
+  const map = new ExactLogicalMap(fusion);
+  const base: PointwiseParams = {
+    schedulerType: 'pointwise',
+    tag: 'Pointwise heuristics',
+    breakPoint: 0,
+    splitBlock: false,
+    splitGridYDim: false,
+    flipGridBinding: false,
+    vectorizationFactor: 1,
+    unrollFactorOuter: 1,
+    unrollFactorInner: 1,
+    indexType,
+    lparams: { gdimx: 1, gdimy: 1, gdimz: 1, bdimx: 1, bdimy: 1, bdimz: 1 },
+    divisibleSplits: [],
+    vectorizedInputs: [],
+    vectorizedOutputs: [],
+  };
+  const hasIteration = ref.domain.logicalNoReductions().some((id) => !id.isBroadcast());
+  if (!hasIteration) return base; // one thread computes the single element
+  const fullWave = device.smCount * THREADS_PER_BLOCK;
+  const limit = nElems < fullWave ? Math.max(1, ceilDiv(nElems, fullWave)) : 16;
+
+  let vec = analyzeVectorization(io, map, ref, refSizes, 0, limit);
+  const breakPoint = nElems * 2 > fullWave ? chooseBreakPoint(io, map, ref, refSizes, vec.factor, device.warpSize) : 0;
+  if (breakPoint > 0) vec = analyzeVectorization(io, map, ref, refSizes, breakPoint, limit);
+  const v = vec.factor;
+  const left = refSizes.slice(0, breakPoint).reduce((a, b) => a * b, 1);
+  const right = breakPoint > 0 ? refSizes.slice(breakPoint).reduce((a, b) => a * b, 1) : nElems;
+  const afterVect = ceilDiv(right, v);
+
+  let bdimx: number;
+  let bdimy = 1;
+  if (breakPoint === 0) {
+    bdimx = Math.min(THREADS_PER_BLOCK, Math.max(device.warpSize, nextPow2(afterVect)));
+  } else {
+    bdimx = Math.min(afterVect, device.warpSize);
+    while (bdimx * 2 <= THREADS_PER_BLOCK && bdimx * 2 <= afterVect && afterVect % (bdimx * 2) === 0) bdimx *= 2;
+    bdimx = nextPow2(bdimx);
+    if (bdimx < THREADS_PER_BLOCK) bdimy = Math.min(THREADS_PER_BLOCK / bdimx, nextPow2(left));
+  }
+  const threads = bdimx * bdimy;
+
+  // Unroll: bytes of loads per thread and iteration, over every input read per element.
+  const loadBytes = io
+    .filter((t) => t.role === 'input')
+    .reduce((acc, t) => acc + (vec.vectorized.includes(t) ? v : 1) * dataTypeSize(t.dtype), 0);
+  const empirical = Math.min(MAX_UNROLL, lastPow2(Math.max(1, Math.floor(BYTES_IN_FLIGHT_PER_THREAD / Math.max(1, loadBytes)))));
+  const blocksNoUnroll = ceilDiv(afterVect, bdimx) * (breakPoint > 0 ? ceilDiv(left, bdimy) : 1);
+  const blocksPerSm = Math.max(1, Math.floor(device.maxThreadsPerSm / threads));
+  const waves = ceilDiv(blocksNoUnroll, blocksPerSm * device.smCount);
+  const elementLimited = nextPow2(ceilDiv(waves, 8));
+  let unroll = Math.max(1, Math.min(empirical, elementLimited, nextPow2(ceilDiv(afterVect, bdimx))));
+  unroll = lastPow2(unroll);
+
+  const divisible: boolean[] = [];
+  let rem = right;
+  if (v > 1) divisible.push(rem % v === 0);
+  rem = ceilDiv(rem, v);
+  divisible.push(rem % bdimx === 0);
+  rem = ceilDiv(rem, bdimx);
+  if (unroll > 1) divisible.push(rem % unroll === 0);
+  const gdimx = ceilDiv(rem, unroll);
+  if (gdimx > MAX_GRID_X) throw new SchedulingError(`pointwise heuristics: ${nElems} elements need ${gdimx} blocks, more than gridDim.x allows`);
+  let gdimy = 1;
+  let splitGridYDim = false;
+  if (breakPoint > 0) {
+    let outer = left;
+    if (bdimy > 1) {
+      divisible.push(outer % bdimy === 0);
+      outer = ceilDiv(outer, bdimy);
+    }
+    if (outer > MAX_GRID_Y) {
+      splitGridYDim = true;
+      divisible.push(outer % MAX_GRID_Y === 0);
+      gdimy = MAX_GRID_Y;
+    } else {
+      gdimy = outer;
+    }
+  }
+  return {
+    ...base,
+    breakPoint,
+    splitBlock: bdimy > 1,
+    splitGridYDim,
+    vectorizationFactor: v,
+    unrollFactorInner: unroll,
+    lparams: { gdimx, gdimy, gdimz: 1, bdimx, bdimy, bdimz: 1 },
+    divisibleSplits: divisible,
+    vectorizedInputs: vec.vectorized.filter((t) => t.role === 'input').map((t) => t.position),
+    vectorizedOutputs: vec.vectorized.filter((t) => t.role === 'output').map((t) => t.position),
+  };
+}

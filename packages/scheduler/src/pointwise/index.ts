@@ -1,0 +1,28 @@
+// The pointwise scheduler: canSchedule / computeHeuristics / schedule for fusions of
+// elementwise math, broadcasts and copies.
+
+import type { Fusion } from '@tsfuser/fusion-ir';
+import { SchedulingError } from '../errors.js';
+import type { HeuristicParams } from '../heuristic-params.js';
+import type { RuntimeInfo } from '../runtime-info.js';
+import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
+import { canSchedulePointwise } from './can-schedule.js';
+import { computePointwiseHeuristics } from './heuristics.js';
+import { schedulePointwise } from './schedule.js';
+
+export class PointwiseScheduler implements Scheduler {
+  readonly type = 'pointwise' as const;
+
+  canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
+    return canSchedulePointwise(fusion, runtimeInfo);
+  }
+
+  computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): HeuristicParams {
+    return computePointwiseHeuristics(fusion, runtimeInfo);
+  }
+
+  schedule(fusion: Fusion, params: HeuristicParams): ScheduledFusion {
+    if (params.schedulerType !== 'pointwise') throw new SchedulingError(`pointwise scheduler given ${params.schedulerType} parameters`);
+    return schedulePointwise(fusion, params);
+  }
+}

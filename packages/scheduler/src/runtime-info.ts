@@ -1,0 +1,173 @@
+// RuntimeInfo: what a scheduler knows about one launch — concrete sizes, strides, dtypes and
+// pointer alignment of every fusion input, plus the device's properties. Heuristics depend on
+// it, so a compiled kernel is keyed by the heuristics it produced.
+//
+// Also the evaluation of symbolic extents (`i3`, `ceilDiv(i3, 4)`) from those sizes, which the
+// heuristics and the launch-parameter computation share.
+
+import type { DataType, Fusion, Scalar, TensorView } from '@tsfuser/fusion-ir';
+import { SchedulingError } from './errors.js';
+
+export interface DeviceProperties {
+  name: string;
+  smCount: number;
+  maxThreadsPerBlock: number;
+  maxThreadsPerSm: number;
+  l2CacheBytes: number;
+  warpSize: number;
+  computeCapability: readonly [number, number];
+}
+
+/** NVIDIA H100 SXM (80 GB), the default target. */
+export const H100_PROPERTIES: DeviceProperties = {
+  name: 'NVIDIA H100 80GB HBM3',
+  smCount: 132,
+  maxThreadsPerBlock: 1024,
+  maxThreadsPerSm: 2048,
+  l2CacheBytes: 50 * 1024 * 1024,
+  warpSize: 32,
+  computeCapability: [9, 0],
+};
+
+export interface TensorInputInfo {
+  kind: 'tensor';
+  dtype: DataType;
+  /** Logical sizes (expanded broadcast dims report their expanded size with stride 0). */
+  sizes: readonly number[];
+  strides: readonly number[];
+  /** Largest power of two (≤ 16… any) dividing the data pointer, in bytes. */
+  alignment: number;
+}
+
+export interface ScalarInputInfo {
+  kind: 'scalar';
+  dtype: DataType;
+}
+
+export type InputInfo = TensorInputInfo | ScalarInputInfo;
+
+export interface RuntimeInfo {
+  /** One entry per fusion input, in fusion input order. */
+  inputs: readonly InputInfo[];
+  device: DeviceProperties;
+}
+
+/** Row-major strides of a contiguous tensor. */
+export function contiguousStrides(sizes: readonly number[]): number[] {
+  const strides = new Array<number>(sizes.length).fill(1);
+  for (let d = sizes.length - 2; d >= 0; d -= 1) {
+    strides[d] = (strides[d + 1] as number) * Math.max(1, sizes[d + 1] as number);
+  }
+  return strides;
+}
+
+/**
+ * Convenience: RuntimeInfo for the fusion's inputs given their sizes (contiguous, 16-byte
+ * aligned unless strides/alignment are given). Scalars take `null`.
+ */
+export function makeRuntimeInfo(
+  fusion: Fusion,
+  inputs: readonly ({ sizes: readonly number[]; strides?: readonly number[]; alignment?: number } | null)[],
+  device: DeviceProperties = H100_PROPERTIES,
+): RuntimeInfo {
+  if (inputs.length !== fusion.inputs.length) {
+    throw new SchedulingError(`makeRuntimeInfo: ${inputs.length} input descriptions for ${fusion.inputs.length} fusion inputs`);
+  }
+  const infos = fusion.inputs.map((v, i): InputInfo => {
+    const spec = inputs[i];
+    if (v.kind === 'tensorView') {
+      if (spec === null || spec === undefined) throw new SchedulingError(`makeRuntimeInfo: input ${i} (T${v.name}) is a tensor but was given no sizes`);
+      return {
+        kind: 'tensor',
+        dtype: v.dtype,
+        sizes: [...spec.sizes],
+        strides: spec.strides ? [...spec.strides] : contiguousStrides(spec.sizes),
+        alignment: spec.alignment ?? 16,
+      };
+    }
+    if (v.kind === 'scalar') return { kind: 'scalar', dtype: v.dtype };
+    throw new SchedulingError(`makeRuntimeInfo: input ${i} is an IterDomain`);
+  });
+  return { inputs: infos, device };
+}
+
+/** Symbolic extents bound to concrete sizes (input extents and expanded extents). */
+export type ExtentBindings = Map<Scalar, number>;
+
+/** Binds every symbolic extent of the fusion inputs to its runtime size; checks ranks and constants. */
+export function bindExtents(fusion: Fusion, info: RuntimeInfo): ExtentBindings {
+  const bindings: ExtentBindings = new Map();
+  if (info.inputs.length !== fusion.inputs.length) {
+    throw new SchedulingError(`runtime info describes ${info.inputs.length} inputs but the fusion has ${fusion.inputs.length}`);
+  }
+  fusion.inputs.forEach((v, i) => {
+    const inp = info.inputs[i] as InputInfo;
+    if (v.kind !== 'tensorView') return;
+    if (inp.kind !== 'tensor') throw new SchedulingError(`input ${i} (T${v.name}) is a tensor but runtime info describes a scalar`);
+    const logical = v.domain.logicalNoReductions();
+    if (logical.length !== inp.sizes.length || inp.strides.length !== inp.sizes.length) {
+      throw new SchedulingError(
+        `input ${i} (T${v.name}) has rank ${logical.length} but was given sizes [${inp.sizes.join(', ')}] and strides [${inp.strides.join(', ')}]`,
+      );
+    }
+    logical.forEach((id, d) => {
+      const size = inp.sizes[d] as number;
+      const bind = (s: Scalar): void => {
+        const c = s.constNumber();
+        if (c !== null) {
+          if (c !== size && !(id.isBroadcast() && s === id.extent)) {
+            throw new SchedulingError(`input ${i} (T${v.name}) dim ${d} has constant extent ${c} but runtime size ${size}`);
+          }
+          return;
+        }
+        const prev = bindings.get(s);
+        if (prev !== undefined && prev !== size) {
+          throw new SchedulingError(`extent ${s.symbolicName()} is ${prev} elsewhere but input ${i} (T${v.name}) dim ${d} has size ${size}`);
+        }
+        bindings.set(s, size);
+      };
+      if (id.isBroadcast()) {
+        if (id.expandedExtent !== null) bind(id.expandedExtent);
+        else if (size !== 1) throw new SchedulingError(`input ${i} (T${v.name}) dim ${d} is a broadcast but has runtime size ${size}`);
+      } else {
+        bind(id.extent);
+      }
+    });
+  });
+  return bindings;
+}
+
+/** Evaluates an integer extent expression (constants, bound symbols, ceilDiv/mul/add/… of those). */
+export function evaluateExtent(s: Scalar, bindings: ExtentBindings): number {
+  const c = s.constNumber();
+  if (c !== null) return c;
+  const b = bindings.get(s);
+  if (b !== undefined) return b;
+  const def = s.definition;
+  if (def !== null && def.kind === 'BinaryOp') {
+    const a = evaluateExtent(def.lhs() as Scalar, bindings);
+    const d = evaluateExtent(def.rhs() as Scalar, bindings);
+    switch (def.op) {
+      case 'ceilDiv':
+        return d === 0 ? 0 : Math.ceil(a / d);
+      case 'mul':
+        return a * d;
+      case 'add':
+        return a + d;
+      case 'sub':
+        return a - d;
+      case 'div':
+        return Math.trunc(a / d);
+      case 'mod':
+        return a % d;
+      default:
+        break;
+    }
+  }
+  throw new SchedulingError(`cannot evaluate extent ${s.symbolicName()} from the input sizes`);
+}
+
+/** Concrete logical sizes (non-reduction dims; expanded broadcasts report their expanded size). */
+export function tensorSizes(tv: TensorView, bindings: ExtentBindings): number[] {
+  return tv.domain.logicalNoReductions().map((id) => evaluateExtent(id.logicalExtent(), bindings));
+}

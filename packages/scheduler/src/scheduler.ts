@@ -1,0 +1,64 @@
+// The scheduler interface and the registry that picks one. A scheduler is pure: canSchedule
+// and computeHeuristics only read; schedule mutates the fusion it is given (a clone the caller
+// owns) and reports what lowering needs to know (the reference tensor, proven divisibility).
+
+import type { Fusion, Split, TensorView } from '@tsfuser/fusion-ir';
+import { SchedulingError } from './errors.js';
+import type { HeuristicParams, SchedulerType } from './heuristic-params.js';
+import type { RuntimeInfo } from './runtime-info.js';
+
+export type CanScheduleResult = { ok: true } | { ok: false; reason: string };
+
+export interface ScheduledFusion {
+  fusion: Fusion;
+  /** The tensor whose loop structure every other tensor follows. */
+  reference: TensorView;
+  /** Splits of the reference proven divisible for the sizes the heuristics saw. */
+  divisibleSplits: ReadonlySet<Split>;
+  params: HeuristicParams;
+}
+
+export interface Scheduler {
+  readonly type: SchedulerType;
+  canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult;
+  computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): HeuristicParams;
+  /** Schedules `fusion` in place (pass a clone you own). */
+  schedule(fusion: Fusion, params: HeuristicParams): ScheduledFusion;
+}
+
+export interface SchedulerChoice {
+  scheduler: Scheduler;
+  /** Why each scheduler tried before it refused. */
+  rejected: readonly { type: SchedulerType; reason: string }[];
+}
+
+/** Tries schedulers in priority order; the first that accepts a fusion takes it. */
+export class SchedulerRegistry {
+  constructor(readonly schedulers: readonly Scheduler[]) {}
+
+  /** The first accepting scheduler, or null with every refusal reason. */
+  tryPick(fusion: Fusion, runtimeInfo: RuntimeInfo): SchedulerChoice | { scheduler: null; rejected: { type: SchedulerType; reason: string }[] } {
+    const rejected: { type: SchedulerType; reason: string }[] = [];
+    for (const s of this.schedulers) {
+      const r = s.canSchedule(fusion, runtimeInfo);
+      if (r.ok) return { scheduler: s, rejected };
+      rejected.push({ type: s.type, reason: r.reason });
+    }
+    return { scheduler: null, rejected };
+  }
+
+  /** The first accepting scheduler; throws SchedulingError listing every refusal. */
+  pick(fusion: Fusion, runtimeInfo: RuntimeInfo): SchedulerChoice {
+    const r = this.tryPick(fusion, runtimeInfo);
+    if (r.scheduler === null) {
+      throw new SchedulingError(`no scheduler accepts the fusion: ${r.rejected.map((x) => `${x.type}: ${x.reason}`).join('; ')}`);
+    }
+    return r;
+  }
+
+  get(type: SchedulerType): Scheduler {
+    const s = this.schedulers.find((x) => x.type === type);
+    if (s === undefined) throw new SchedulingError(`no ${type} scheduler is registered`);
+    return s;
+  }
+}
