@@ -19,6 +19,7 @@ import {
   printFusion,
   propagateTransforms,
   sum,
+  welford,
   type TensorView,
   type Val,
 } from '../src/index.js';
@@ -33,7 +34,7 @@ interface Plan {
   sizes: number[];
   bcast: 'none' | 'inner' | 'outer';
   reduce: number[] | null;
-  redOp: 'sum' | 'max';
+  redOp: 'sum' | 'max' | 'welford';
   intermediateOutput: boolean;
   cacheInput: boolean;
   cacheOutput: boolean;
@@ -57,7 +58,7 @@ const planArb: fc.Arbitrary<Plan> = fc
       sizes: fc.array(fc.integer({ min: 1, max: 7 }), { minLength: rank, maxLength: rank }),
       bcast: fc.constantFrom('none' as const, 'inner' as const, 'outer' as const),
       reduce: fc.option(fc.subarray(Array.from({ length: rank }, (_, d) => d), { minLength: 1 }), { nil: null }),
-      redOp: fc.constantFrom('sum' as const, 'max' as const),
+      redOp: fc.constantFrom('sum' as const, 'max' as const, 'welford' as const),
       intermediateOutput: fc.boolean(),
       cacheInput: fc.boolean(),
       cacheOutput: fc.boolean(),
@@ -93,6 +94,14 @@ function build(plan: Plan): Built {
     const out = add(t2, 1);
     fusion.addOutput(out);
     return { fusion, reference: out, input: t0 };
+  }
+  if (plan.redOp === 'welford') {
+    // The reference is varSum; the avg and N siblings must follow it.
+    const w = welford(t2, plan.reduce);
+    if (plan.intermediateOutput) fusion.addOutput(t2);
+    fusion.addOutput(add(w.avg, w.varSum));
+    fusion.addOutput(w.n);
+    return { fusion, reference: w.varSum, input: t0 };
   }
   const r = plan.redOp === 'sum' ? sum(t2, plan.reduce) : max(t2, plan.reduce);
   const out = add(r, 1);
@@ -156,6 +165,16 @@ function loopsDeriveFromLogical(fusion: Fusion): boolean {
   });
 }
 
+/** Outputs of one multi-output expr (Welford) keep identical loop structure and positions. */
+function siblingsMatch(fusion: Fusion): boolean {
+  const shape = (tv: TensorView): string =>
+    `${tv.domain.loop.map((id) => `${id.iterType}:${id.parallelType}:${id.extent.constNumber() ?? '?'}`).join(',')}@${tv.computeAtPosition}`;
+  return fusion.exprs().every((e) => {
+    const outs = e.outputs.filter((o): o is TensorView => o.kind === 'tensorView');
+    return outs.every((o) => shape(o) === shape(outs[0] as TensorView));
+  });
+}
+
 function sameBits(a: HostTensor, b: HostTensor): boolean {
   const x = a.toNumbers();
   const y = b.toNumbers();
@@ -172,6 +191,7 @@ describe('schedules never change results (fast-check)', () => {
         applySchedule(plan, copy, map.get(reference) as TensorView, map.get(input) as TensorView);
         expect(printFusion(fusion)).toBe(text); // the original is untouched
         expect(loopsDeriveFromLogical(copy)).toBe(true);
+        expect(siblingsMatch(copy)).toBe(true);
         const inputs = inputsFor(plan, fusion);
         const want = evaluate(fusion, inputs) as HostTensor[];
         const got = evaluate(copy, inputs) as HostTensor[];

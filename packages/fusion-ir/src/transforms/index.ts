@@ -15,6 +15,7 @@ export {
   logicalDomainPairs,
   PairwiseLogicalDomainMap,
   producersOf,
+  siblingsOf,
   type DomainPair,
 } from './logical-domain-map.js';
 export { buildIdGraph, IdSets, tensorIdExprs } from './id-graph.js';

@@ -16,7 +16,7 @@ import { TransformError } from '../ir/errors.js';
 import type { Fusion } from '../ir/fusion.js';
 import type { TensorView } from '../ir/tensor-view.js';
 import { buildIdGraph } from './id-graph.js';
-import { consumersOf, producersOf } from './logical-domain-map.js';
+import { consumersOf, producersOf, siblingsOf } from './logical-domain-map.js';
 
 /** Why position `pos` is illegal for producer→consumer, or null; `consumerPos` is filled when legal. */
 function checkPairPosition(producer: TensorView, consumer: TensorView, pos: number): { reason: string | null; consumerPos: number } {
@@ -81,22 +81,26 @@ function normalizePosition(tv: TensorView, pos: number, op: string): number {
   return p;
 }
 
-/** inlineAt(tv, pos): sets tv's compute-at position (negative counts from the end, -1 = all). */
+/**
+ * inlineAt(tv, pos): sets tv's compute-at position (negative counts from the end, -1 = all).
+ * Sibling outputs of a multi-output expr (Welford) share one loop nest, so they get the same
+ * position, validated for each of them.
+ */
 export function inlineAt(tv: TensorView, pos: number): TensorView {
   const p = normalizePosition(tv, pos, 'inlineAt');
-  if (p === 0) {
-    tv.computeAtPosition = 0;
-    for (const c of consumersOf(tv)) updateProducerPosition(c);
-    return tv;
+  const group = [tv, ...siblingsOf(tv)];
+  if (p > 0) {
+    for (const t of group) {
+      const self = checkSelfPosition(t, p);
+      if (self !== null) throw new TransformError(`cannot inline T${t.name} at position ${p}: ${self}`);
+      for (const c of consumersOf(t)) {
+        const { reason } = checkPairPosition(t, c, p);
+        if (reason !== null) throw new TransformError(`cannot inline T${t.name} at position ${p} into T${c.name}: ${reason}`);
+      }
+    }
   }
-  const self = checkSelfPosition(tv, p);
-  if (self !== null) throw new TransformError(`cannot inline T${tv.name} at position ${p}: ${self}`);
-  for (const c of consumersOf(tv)) {
-    const { reason } = checkPairPosition(tv, c, p);
-    if (reason !== null) throw new TransformError(`cannot inline T${tv.name} at position ${p} into T${c.name}: ${reason}`);
-  }
-  tv.computeAtPosition = p;
-  for (const c of consumersOf(tv)) updateProducerPosition(c);
+  for (const t of group) t.computeAtPosition = p;
+  for (const t of group) for (const c of consumersOf(t)) updateProducerPosition(c);
   return tv;
 }
 
@@ -153,10 +157,11 @@ export function maxInlinePosition(tv: TensorView): number {
  * as nvFuser prints `ca_pos` on outputs.
  */
 export function inlineMost(target: Fusion | readonly TensorView[]): void {
-  const tvs = Array.isArray(target) ? (target as readonly TensorView[]) : (target as Fusion).allTvs();
+  const given = Array.isArray(target) ? (target as readonly TensorView[]) : (target as Fusion).allTvs();
+  const tvs = [...new Set(given.flatMap((tv) => [tv, ...siblingsOf(tv)]))];
   for (const tv of tvs) {
     if (tv.isFusionInput()) continue;
-    tv.computeAtPosition = maxInlinePosition(tv);
+    tv.computeAtPosition = Math.min(maxInlinePosition(tv), ...siblingsOf(tv).map(maxInlinePosition));
   }
   const touched = new Set<TensorView>();
   for (const tv of tvs) for (const c of consumersOf(tv)) touched.add(c);

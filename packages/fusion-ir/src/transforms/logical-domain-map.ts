@@ -142,3 +142,10 @@ export function consumersOf(tv: TensorView): TensorView[] {
   }
   return [...out];
 }
+
+/** Other tensor outputs of `tv`'s definition (Welford's avg / varSum / N), which share its loops. */
+export function siblingsOf(tv: TensorView): TensorView[] {
+  const def = tv.definition;
+  if (def === null) return [];
+  return def.outputs.filter((o): o is TensorView => o.kind === 'tensorView' && o !== tv && o.domain.logical.length === tv.domain.logical.length);
+}

@@ -4,7 +4,8 @@
 // The walk is a maximum spanning tree over producer/consumer edges: starting at the reference,
 // it repeatedly takes the unvisited tensor that keeps the most logical IDs traceable to the
 // reference's logical IDs, and replays its neighbour's (already propagated) loop transforms
-// onto it through their logical-domain map (replay.ts). Each tensor is replayed exactly once,
+// onto it through their logical-domain map (replay.ts); sibling outputs of one expression
+// (Welford) are taken first and replayed positionally, so they keep identical loops. Each tensor is replayed exactly once,
 // from one neighbour; so after propagation, mapped loop IDs of neighbours have the same
 // structure and extents, and a path with more information always wins (e.g. a reshape that
 // loses the mapping is crossed last). The reference itself is never changed.
@@ -14,7 +15,7 @@ import type { IterDomain } from '../ir/iter-domain.js';
 import type { TensorView } from '../ir/tensor-view.js';
 import type { ParallelType } from '../ir/types.js';
 import { buildIdGraph } from './id-graph.js';
-import { consumersOf, logicalDomainPairs, producersOf } from './logical-domain-map.js';
+import { consumersOf, logicalDomainPairs, producersOf, siblingsOf } from './logical-domain-map.js';
 import { replayLoopDomain } from './replay.js';
 
 export interface PropagateOptions {
@@ -70,10 +71,22 @@ export class TransformPropagator {
       to: TensorView;
       info: Map<IterDomain, IterDomain>;
       map: Map<IterDomain, IterDomain>;
+      /** Siblings (outputs of one multi-output expr) must match exactly: they win ties. */
+      sibling: boolean;
     }
     let candidates: Candidate[] = [];
     const addEdges = (from: TensorView): void => {
       const fromInfo = origin.get(from) as Map<IterDomain, IterDomain>; // set before addEdges
+      for (const to of siblingsOf(from)) {
+        if (origin.has(to) || !allowed.has(to)) continue;
+        const map = new Map(from.domain.logical.map((id, d) => [id, to.domain.logical[d] as IterDomain]));
+        const info = new Map<IterDomain, IterDomain>();
+        for (const [s, t] of map) {
+          const o = fromInfo.get(s);
+          if (o !== undefined) info.set(t, o);
+        }
+        candidates.push({ from, to, info, map, sibling: true });
+      }
       for (const to of [...producersOf(from), ...consumersOf(from)]) {
         if (origin.has(to) || !allowed.has(to)) continue;
         const map = logicalMapBetween(from, to);
@@ -82,22 +95,23 @@ export class TransformPropagator {
           const o = fromInfo.get(s);
           if (o !== undefined) info.set(t, o);
         }
-        candidates.push({ from, to, info, map });
+        candidates.push({ from, to, info, map, sibling: false });
       }
     };
     addEdges(ref);
     for (;;) {
       candidates = candidates.filter((c) => !origin.has(c.to));
       let best: Candidate | null = null;
-      for (const c of candidates) if (best === null || c.info.size > best.info.size) best = c;
+      const score = (c: Candidate): number => c.info.size + (c.sibling ? 0.5 : 0);
+      for (const c of candidates) if (best === null || score(c) > score(best)) best = c;
       if (best === null) break;
-      const { from, to, info, map } = best;
+      const { from, to, info, map, sibling } = best;
       if (to.computeAtPosition > 0 || to.maxProducerPosition > 0) {
         throw new TransformError(
           `propagating T${ref.name}'s transforms: T${to.name} is already inlined (ca_pos ${to.computeAtPosition}, produce_pos ${to.maxProducerPosition}); propagate before inlining`,
         );
       }
-      replayLoopDomain(from, to, map, replayStart(from, to));
+      replayLoopDomain(from, to, map, sibling ? from.domain.logical : replayStart(from, to));
       origin.set(to, info);
       changed.push(to);
       addEdges(to);
