@@ -153,9 +153,13 @@ describe('TransformPropagator', () => {
     t4.axis(0).parallelize('BIDx');
     t4.axis(1).parallelize('TIDx');
     parallelizeAllLike(t4);
-    for (const tv of [t0, t1, t2, t3]) {
+    for (const tv of [t2, t3]) {
       expect(tv.domain.loop.map((id) => id.parallelType)).toEqual(['BIDx', 'TIDx']);
     }
+    // fusion inputs stay serial unless listed, as in nvFuser's dumps
+    for (const tv of [t0, t1]) expect(tv.domain.loop.map((id) => id.parallelType)).toEqual(['Serial', 'Serial']);
+    parallelizeAllLike(t4, [t0]);
+    expect(t0.domain.loop.map((id) => id.parallelType)).toEqual(['BIDx', 'TIDx']);
     const g = broadcastFusion();
     g.t4.split(1, 4);
     propagateTransforms(g.t4);

@@ -8,7 +8,7 @@
 //   * each of the first k producer loop IDs is mapped (id-graph.ts, built over just this pair)
 //     to a consumer loop ID, at strictly increasing consumer positions; consumer loop IDs skipped
 //     in between must be broadcasts the producer lacks; mapped IDs may not carry two different
-//     non-serial parallel types.
+//     non-serial parallel types, and a vectorized consumer ID is never shared (nvFuser).
 // The consumer position of producer position k is (consumer position of the k-th mapped ID)+1.
 // Transforms are not replayed here: propagate the reference's transforms first.
 
@@ -39,6 +39,9 @@ function checkPairPosition(producer: TensorView, consumer: TensorView, pos: numb
       return { reason: `producer loop ID ${pid.name} (axis ${i}) has no mapped loop ID in T${consumer.name}`, consumerPos: 0 };
     }
     const cid = consumer.axis(j);
+    if (cid.parallelType === 'Vectorize') {
+      return { reason: `consumer loop ID ${cid.name} (axis ${j}) of T${consumer.name} is vectorized`, consumerPos: 0 };
+    }
     if (pid.parallelType !== 'Serial' && cid.parallelType !== 'Serial' && pid.parallelType !== cid.parallelType) {
       return {
         reason: `axis ${i} is ${pid.parallelType} in the producer but ${cid.parallelType} in T${consumer.name}`,

@@ -127,7 +127,7 @@ export function propagateTransforms(reference: TensorView, opts: PropagateOption
 
 /**
  * Copies the parallel types of the reference's loop IDs to the mapped loop IDs of `tvs` (default:
- * every tensor of the fusion), as nvFuser's scheduler_utils::parallelizeAllLike. `types` limits
+ * every tensor of the fusion except its inputs), as nvFuser's scheduler_utils::parallelizeAllLike. `types` limits
  * which parallel types are copied. Mapping is the permissive ID graph (id-graph.ts).
  */
 export function parallelizeAllLike(
@@ -137,7 +137,8 @@ export function parallelizeAllLike(
 ): void {
   const all = reference.fusion.allTvs();
   const graph = buildIdGraph(all.includes(reference) ? all : [...all, reference]);
-  const targets = tvs ?? all;
+  // nvFuser leaves fusion inputs serial (their loops are never generated; caches read them).
+  const targets = tvs ?? all.filter((tv) => !tv.isFusionInput());
   for (const refId of reference.domain.loop) {
     if (types !== undefined && !types.includes(refId.parallelType)) continue;
     for (const tv of targets) {
