@@ -27,3 +27,7 @@ export { resolveBackend, executeFusion, type ExecuteOptions } from './execute/ex
 export { referenceBackend } from './execute/reference-backend.js';
 export { gpuBackend } from './execute/gpu-backend.js';
 export { checkInputs } from './execute/input-check.js';
+export { importPythonDefinition, importPythonScript, type ImportedScript } from './python/import-definition.js';
+export { parsePython } from './python/parser.js';
+export { tokenize } from './python/tokenizer.js';
+export type { InputSpec, TensorFactory } from './io/input-spec.js';

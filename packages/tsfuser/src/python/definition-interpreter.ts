@@ -1,0 +1,342 @@
+// Runs the statements of an nvFuser python definition against a FusionDefinition: `fd.define_*`,
+// every `fd.ops.*` call (positional and keyword arguments, old keyword spellings), `T.size(i)`,
+// `T.shape()`, `fd.add_output`, tuple unpacking. Python floats stay floats (an operand `2.0`
+// becomes a Double scalar, `2` an Int one), as in nvFuser.
+//
+// Invariant: each failure is one DefinitionImportError at the line/column of the expression
+// (or keyword) that caused it.
+
+import { FusionIrError, isDataType } from '@tsfuser/fusion-ir';
+import { FusionDefinition } from '../definition/fusion-definition.js';
+import { ScalarHandle, TensorHandle, VectorHandle } from '../definition/handles.js';
+import type { OpSpec, ParamSpec } from '../definition/op-spec.js';
+import { opByPythonName } from '../definition/ops-table.js';
+import type { TensorOptions } from '../definition/tensor-spec.js';
+import { DefinitionError, DefinitionImportError } from '../errors.js';
+import type { Expr, Keyword, Stmt } from './ast.js';
+import type { Position } from './tokens.js';
+
+/** A python float literal (kept apart from ints: 2.0 is a Double, 2 an Int). */
+export class PyFloat {
+  constructor(readonly value: number) {}
+}
+
+const FD = { marker: 'fd' } as const;
+const FD_OPS = { marker: 'fd.ops' } as const;
+const DATATYPE = { marker: 'DataType' } as const;
+type Marker = typeof FD | typeof FD_OPS | typeof DATATYPE;
+
+export type PyValue = TensorHandle | ScalarHandle | VectorHandle | number | PyFloat | boolean | string | null | Marker | readonly PyValue[];
+
+export function fail(message: string, pos: Position): never {
+  throw new DefinitionImportError(message, pos.line, pos.column);
+}
+
+/** Runs `f`, turning definition and Fusion IR errors into an import error at `pos`. */
+function at<T>(pos: Position, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof DefinitionError || e instanceof FusionIrError) fail(e.message, pos);
+    throw e;
+  }
+}
+
+/** Plain JS form of a value: floats unwrapped, lists recursively. */
+function plain(v: PyValue): unknown {
+  if (v instanceof PyFloat) return v.value;
+  if (Array.isArray(v)) return (v as readonly PyValue[]).map(plain);
+  return v;
+}
+
+function isMarker(v: PyValue): v is Marker {
+  return typeof v === 'object' && v !== null && 'marker' in v;
+}
+
+export class DefinitionInterpreter {
+  private readonly env = new Map<string, PyValue>();
+
+  constructor(
+    readonly fd: FusionDefinition,
+    fdName: string,
+  ) {
+    this.env.set(fdName, FD);
+    this.env.set('DataType', DATATYPE);
+    this.env.set('True', true);
+    this.env.set('False', false);
+    this.env.set('None', null);
+  }
+
+  run(body: readonly Stmt[]): void {
+    for (const s of body) this.statement(s);
+  }
+
+  private statement(s: Stmt): void {
+    switch (s.kind) {
+      case 'assign':
+        this.assign(s.target, this.eval(s.value));
+        return;
+      case 'expr':
+        this.eval(s.expr);
+        return;
+      case 'pass':
+      case 'import':
+        return;
+      case 'return':
+        if (s.value !== null) fail('a fusion definition returns nothing', s.pos);
+        return;
+      case 'def':
+      case 'with':
+      case 'for':
+        return fail(`'${s.kind}' is not allowed inside a fusion definition`, s.pos);
+      default: {
+        const unreachable: never = s;
+        throw new Error(`unknown statement ${String(unreachable)}`);
+      }
+    }
+  }
+
+  private assign(target: Expr, value: PyValue): void {
+    if (target.kind === 'name') {
+      this.env.set(target.id, value);
+      return;
+    }
+    if (target.kind === 'tuple' || target.kind === 'list') {
+      if (!Array.isArray(value)) fail(`cannot unpack a non-sequence into ${target.elements.length} names`, target.pos);
+      const values = value as readonly PyValue[];
+      if (values.length !== target.elements.length) {
+        fail(`expected ${target.elements.length} values to unpack, got ${values.length}`, target.pos);
+      }
+      target.elements.forEach((t, i) => this.assign(t, values[i] as PyValue));
+      return;
+    }
+    fail('cannot assign to this expression', target.pos);
+  }
+
+  eval(e: Expr): PyValue {
+    switch (e.kind) {
+      case 'name': {
+        const v = this.env.get(e.id);
+        if (v === undefined) return fail(`name '${e.id}' is not defined`, e.pos);
+        return v;
+      }
+      case 'number':
+        return e.isFloat ? new PyFloat(e.value) : e.value;
+      case 'string':
+        return e.value;
+      case 'list':
+      case 'tuple':
+        return e.elements.map((x) => this.eval(x));
+      case 'unary': {
+        const v = this.eval(e.operand);
+        if (v instanceof PyFloat) return new PyFloat(e.op === '-' ? -v.value : v.value);
+        if (typeof v === 'number') return e.op === '-' ? -v : v;
+        return fail(`unary ${e.op} needs a number`, e.pos);
+      }
+      case 'binary':
+        return this.arithmetic(e);
+      case 'attribute':
+        return this.attribute(e);
+      case 'subscript': {
+        const obj = this.eval(e.object);
+        const idx = this.eval(e.index);
+        if (!Array.isArray(obj) || typeof idx !== 'number') return fail('only indexing a tuple/list by an integer is supported', e.pos);
+        const list = obj as readonly PyValue[];
+        const v = list[idx < 0 ? list.length + idx : idx];
+        if (v === undefined) return fail(`index ${idx} out of range`, e.pos);
+        return v;
+      }
+      case 'call':
+        return this.call(e);
+      default: {
+        const unreachable: never = e;
+        throw new Error(`unknown expression ${String(unreachable)}`);
+      }
+    }
+  }
+
+  private arithmetic(e: Expr & { kind: 'binary' }): PyValue {
+    const l = this.eval(e.left);
+    const r = this.eval(e.right);
+    const isNum = (v: PyValue): boolean => typeof v === 'number' || v instanceof PyFloat;
+    if (!isNum(l) || !isNum(r)) return fail(`'${e.op}' is only supported between numbers here (use fd.ops for tensors)`, e.pos);
+    const a = plain(l) as number;
+    const b = plain(r) as number;
+    const float = l instanceof PyFloat || r instanceof PyFloat || e.op === '/';
+    const value = ((): number => {
+      switch (e.op) {
+        case '+':
+          return a + b;
+        case '-':
+          return a - b;
+        case '*':
+          return a * b;
+        case '/':
+          return a / b;
+        case '//':
+          return Math.floor(a / b);
+        case '%':
+          return a - Math.floor(a / b) * b;
+        case '**':
+          return a ** b;
+        default:
+          return fail(`unsupported operator '${e.op}'`, e.pos);
+      }
+    })();
+    return float ? new PyFloat(value) : value;
+  }
+
+  private attribute(e: Expr & { kind: 'attribute' }): PyValue {
+    const obj = this.eval(e.object);
+    if (obj === DATATYPE) {
+      if (e.attr === 'Null') return null;
+      if (isDataType(e.attr)) return e.attr;
+      return fail(`DataType.${e.attr} is not supported (tsfuser has Bool, Int32, Int, Half, BFloat16, Float, Double, Index)`, e.pos);
+    }
+    if (obj === FD && e.attr === 'ops') return FD_OPS;
+    if (obj instanceof TensorHandle && e.attr === 'ndim') return obj.ndim;
+    return fail(`unsupported attribute '.${e.attr}'`, e.pos);
+  }
+
+  private call(e: Expr & { kind: 'call' }): PyValue {
+    if (e.func.kind !== 'attribute') return fail('unsupported call: only fd.*, fd.ops.* and tensor methods can be called in a definition', e.pos);
+    const target = this.eval(e.func.object);
+    const method = e.func.attr;
+    const args = e.args.map((a) => this.eval(a));
+    const kwargs = new Map<string, { value: PyValue; pos: Position }>(e.keywords.map((k: Keyword) => [k.name, { value: this.eval(k.value), pos: k.pos }]));
+    const pos = e.func.pos;
+    if (target === FD_OPS) return this.opCall(method, args, kwargs, e);
+    if (target === FD) return this.fdCall(method, args, kwargs, e);
+    if (target instanceof TensorHandle) {
+      if (method === 'size') return at(pos, () => target.size(this.intArg(args[0] ?? kwargs.get('dim')?.value, 'dim', e.pos)));
+      if (method === 'shape') return at(pos, () => target.shape());
+      return fail(`unsupported tensor method '${method}' (supported: size, shape)`, e.pos);
+    }
+    if (isMarker(target)) return fail(`unsupported call '${target.marker}.${method}'`, e.pos);
+    return fail(`'${method}' cannot be called on this value`, e.pos);
+  }
+
+  private intArg(v: PyValue | undefined, name: string, pos: Position): number {
+    if (typeof v === 'number' && Number.isInteger(v)) return v;
+    return fail(`${name} must be an integer`, pos);
+  }
+
+  /** Binds positional and keyword arguments to named parameters; unknown keywords are errors. */
+  private bind(
+    what: string,
+    params: readonly { python: string; aliases?: readonly string[] }[],
+    args: readonly PyValue[],
+    kwargs: ReadonlyMap<string, { value: PyValue; pos: Position }>,
+    e: Expr & { kind: 'call' },
+  ): (PyValue | undefined)[] {
+    if (args.length > params.length) {
+      fail(`${what}() takes at most ${params.length} arguments (${params.map((p) => p.python).join(', ')}), got ${args.length}`, e.pos);
+    }
+    const bound: (PyValue | undefined)[] = params.map((_, i) => args[i]);
+    for (const [name, { value, pos }] of kwargs) {
+      const i = params.findIndex((p) => p.python === name || (p.aliases ?? []).includes(name));
+      if (i < 0) fail(`${what}() got an unexpected keyword argument '${name}' (parameters: ${params.map((p) => p.python).join(', ')})`, pos);
+      if (bound[i] !== undefined) fail(`${what}() got multiple values for argument '${name}'`, pos);
+      bound[i] = value;
+    }
+    return bound;
+  }
+
+  private opCall(name: string, args0: readonly PyValue[], kwargs0: ReadonlyMap<string, { value: PyValue; pos: Position }>, e: Expr & { kind: 'call' }): PyValue {
+    const spec = opByPythonName(name);
+    if (spec === undefined) return fail(`unknown op 'fd.ops.${name}': tsfuser does not support it`, e.pos);
+    let args = args0;
+    const kwargs = new Map(kwargs0);
+    // Older nvFuser: reshape(arg, original_shape, new_shape) and squeeze(arg, original_shape, dims).
+    if ((name === 'reshape' || name === 'squeeze') && (kwargs.has('original_shape') || args.length === 3)) {
+      kwargs.delete('original_shape');
+      if (args.length === 3) args = [args[0] as PyValue, args[2] as PyValue];
+    }
+    const bound = this.bind(`fd.ops.${name}`, spec.params, args, kwargs, e);
+    const values = bound.map((v, i) => (v === undefined ? undefined : this.convert(spec.params[i] as ParamSpec, v, e.pos)));
+    // Trailing undefined arguments take their defaults in FusionDefinition.
+    const fn = (this.fd.ops as unknown as Record<string, (...a: unknown[]) => unknown>)[spec.name];
+    if (fn === undefined) return fail(`op ${spec.name} is missing from fd.ops`, e.pos);
+    const missing = spec.params.findIndex((p, i) => values[i] === undefined && p.default === undefined);
+    if (missing >= 0) fail(`fd.ops.${name}() missing required argument '${(spec.params[missing] as ParamSpec).python}'`, e.pos);
+    return at(e.pos, () => fn(...values) as PyValue);
+  }
+
+  /** Python value → fd.ops argument: floats in operand slots become Double scalars. */
+  private convert(param: ParamSpec, v: PyValue, pos: Position): unknown {
+    if (param.kind === 'operand' || param.kind === 'scalar' || param.kind === 'optScalar') {
+      if (v instanceof PyFloat) return at(pos, () => this.fd.defineScalar(v.value, 'Double'));
+    }
+    return plain(v);
+  }
+
+  private fdCall(name: string, args: readonly PyValue[], kwargs: ReadonlyMap<string, { value: PyValue; pos: Position }>, e: Expr & { kind: 'call' }): PyValue {
+    const fd = this.fd;
+    switch (name) {
+      case 'define_tensor':
+        return at(e.pos, () => this.defineTensor(args, kwargs, e));
+      case 'define_scalar':
+      case 'define_constant': {
+        const [value, dtype] = this.bind(`fd.${name}`, [{ python: 'value' }, { python: 'dtype' }], args, kwargs, e);
+        const v = value ?? null;
+        if (v !== null && typeof v !== 'number' && typeof v !== 'boolean' && !(v instanceof PyFloat)) fail(`fd.${name}: value must be a number, a bool or None`, e.pos);
+        const dt = dtype === undefined || dtype === null ? (v instanceof PyFloat ? 'Double' : undefined) : dtype;
+        if (dt !== undefined && (typeof dt !== 'string' || !isDataType(dt))) fail(`fd.${name}: dtype must be a DataType`, e.pos);
+        return at(e.pos, () => fd.defineScalar(plain(v) as number | boolean | null, dt as Parameters<FusionDefinition['defineScalar']>[1]));
+      }
+      case 'define_vector': {
+        const [values, dtype] = this.bind('fd.define_vector', [{ python: 'values' }, { python: 'dtype' }], args, kwargs, e);
+        if (!Array.isArray(values)) return fail('fd.define_vector: expected a list of sizes', e.pos);
+        return at(e.pos, () => fd.defineVector(plain(values) as (number | ScalarHandle)[], (dtype ?? 'Int') as 'Int'));
+      }
+      case 'add_output': {
+        const [out, alias] = this.bind('fd.add_output', [{ python: 'output' }, { python: 'alias_input' }], args, kwargs, e);
+        if (alias !== undefined && alias !== null) fail('fd.add_output with an alias input is not supported', e.pos);
+        if (!(out instanceof TensorHandle) && !(out instanceof ScalarHandle)) return fail('fd.add_output expects a tensor or scalar', e.pos);
+        at(e.pos, () => fd.addOutput(out));
+        return null;
+      }
+      default:
+        return fail(`unsupported FusionDefinition method 'fd.${name}'`, e.pos);
+    }
+  }
+
+  private defineTensor(args: readonly PyValue[], kwargs: ReadonlyMap<string, { value: PyValue; pos: Position }>, e: Expr & { kind: 'call' }): TensorHandle {
+    const fd = this.fd;
+    const first = args[0];
+    if (typeof first === 'number') {
+      const [rank, dtype] = this.bind('fd.define_tensor', [{ python: 'ndims' }, { python: 'dtype' }], args, kwargs, e);
+      return fd.defineTensor(rank as number, (dtype ?? undefined) as 'Float' | undefined);
+    }
+    const names = ['shape', 'contiguity', 'dtype', 'is_cpu', 'stride_order', 'symbolic_sizes', 'contiguous', 'sizes', 'strides', 'static_sizes'];
+    const [shape, contiguity, dtype, isCpu, strideOrder, symbolicSizes, contiguous, sizes, strides] = this.bind(
+      'fd.define_tensor',
+      names.map((python) => ({ python })),
+      args,
+      kwargs,
+      e,
+    ).map((v) => (v === undefined ? undefined : plain(v)));
+    const dt = (dtype ?? undefined) as 'Float' | undefined;
+    const cpu = isCpu === true;
+    let options: TensorOptions;
+    if (sizes !== undefined || strides !== undefined) {
+      if (sizes === undefined || strides === undefined) fail('fd.define_tensor: sizes and strides go together', e.pos);
+      options = { sizes: sizes as number[], strides: strides as number[], dtype: dt, isCpu: cpu };
+    } else if (symbolicSizes !== undefined) {
+      options = { symbolicSizes: symbolicSizes as number[], contiguous: contiguous as boolean[] | undefined, dtype: dt, isCpu: cpu };
+    } else if (shape !== undefined) {
+      const so = strideOrder === undefined || strideOrder === null ? undefined : (strideOrder as number[]);
+      options = { shape: shape as number[], contiguity: (contiguity ?? undefined) as (boolean | null)[] | undefined, dtype: dt, isCpu: cpu, strideOrder: so };
+    } else {
+      return fail('fd.define_tensor: give a rank, shape=/contiguity=, symbolic_sizes=/contiguous= or sizes=/strides=', e.pos);
+    }
+    if (Array.isArray(options.dtype) || (options.dtype !== undefined && !isDataType(options.dtype))) fail('fd.define_tensor: dtype must be a DataType', e.pos);
+    return fd.defineTensor(options);
+  }
+}
+
+export function isPyFloat(v: PyValue): v is PyFloat {
+  return v instanceof PyFloat;
+}
+
+export type { OpSpec };

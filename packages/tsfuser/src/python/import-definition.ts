@@ -1,0 +1,99 @@
+// Imports an nvFuser python repro (NVFUSER_DUMP=python_definition output, or a script pasted
+// into an issue): finds the definition — a `def nvfuser_fusion_idN(fd : FusionDefinition)`
+// called from `with FusionDefinition() as fd:`, or the `with` block's own statements — runs it
+// into a FusionDefinition, and evaluates the script's `inputs = [...]` list (or the list passed
+// to `fd.execute(...)`) into InputSpecs.
+
+import { FusionDefinition, type FusionDefinitionOptions } from '../definition/fusion-definition.js';
+import { DefinitionImportError } from '../errors.js';
+import type { InputSpec } from '../io/input-spec.js';
+import type { Expr, Stmt } from './ast.js';
+import { DefinitionInterpreter } from './definition-interpreter.js';
+import { parsePython } from './parser.js';
+import { evalInputList } from './torch-inputs.js';
+
+export interface ImportedScript {
+  /** The finalized definition. */
+  definition: FusionDefinition;
+  /** The script's inputs, or null when it has none. */
+  inputs: InputSpec[] | null;
+  /** Name of the python function that held the definition, if any. */
+  functionName: string | null;
+}
+
+interface Body {
+  statements: readonly Stmt[];
+  fdName: string;
+  functionName: string | null;
+}
+
+function findBody(stmts: readonly Stmt[]): Body {
+  const defs = new Map<string, Stmt & { kind: 'def' }>();
+  for (const s of stmts) if (s.kind === 'def') defs.set(s.name, s);
+  const fromDef = (d: Stmt & { kind: 'def' }): Body => {
+    const fdName = d.params[0];
+    if (fdName === undefined) throw new DefinitionImportError(`def ${d.name}() must take the FusionDefinition as its first parameter`, d.pos.line, d.pos.column);
+    return { statements: d.body, fdName, functionName: d.name };
+  };
+  for (const s of stmts) {
+    if (s.kind !== 'with') continue;
+    const item = s.items.find((i) => i.context.kind === 'call' && i.context.func.kind === 'name' && i.context.func.id === 'FusionDefinition');
+    if (item === undefined || item.asName === null) continue;
+    const calls = s.body.filter((b): b is Stmt & { kind: 'expr' } => b.kind === 'expr' && b.expr.kind === 'call' && b.expr.func.kind === 'name' && defs.has(b.expr.func.id));
+    const first = calls[0];
+    if (first !== undefined && first.expr.kind === 'call' && first.expr.func.kind === 'name') {
+      return fromDef(defs.get(first.expr.func.id) as Stmt & { kind: 'def' });
+    }
+    return { statements: s.body, fdName: item.asName, functionName: null };
+  }
+  for (const d of defs.values()) if (d.params.length > 0) return fromDef(d);
+  throw new DefinitionImportError(
+    'no fusion definition found: expected `def nvfuser_fusion_idN(fd : FusionDefinition) -> None :` or a `with FusionDefinition() as fd:` block',
+    1,
+    1,
+  );
+}
+
+/** The expression passed to the first `fd.execute(...)` anywhere in the statements. */
+function findExecuteArgument(stmts: readonly Stmt[]): Expr | null {
+  const inExpr = (e: Expr): Expr | null => {
+    if (e.kind === 'call') {
+      if (e.func.kind === 'attribute' && e.func.attr === 'execute' && e.args[0] !== undefined) return e.args[0];
+      return inExpr(e.func) ?? e.args.map(inExpr).find((x) => x !== null) ?? null;
+    }
+    if (e.kind === 'subscript' || e.kind === 'attribute') return inExpr(e.object);
+    return null;
+  };
+  for (const s of stmts) {
+    let found: Expr | null = null;
+    if (s.kind === 'expr') found = inExpr(s.expr);
+    else if (s.kind === 'assign') found = inExpr(s.value);
+    else if (s.kind === 'for' || s.kind === 'with') found = findExecuteArgument(s.body);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+export function importPythonScript(text: string, options: FusionDefinitionOptions = {}): ImportedScript {
+  const stmts = parsePython(text);
+  const body = findBody(stmts);
+  const definition = new FusionDefinition(options);
+  new DefinitionInterpreter(definition, body.fdName).run(body.statements);
+  definition.finalize();
+
+  const topLevel = new Map<string, Expr>();
+  for (const s of stmts) if (s.kind === 'assign' && s.target.kind === 'name') topLevel.set(s.target.id, s.value);
+  const lookup = (name: string): Expr | undefined => topLevel.get(name);
+  let inputsExpr: Expr | null = topLevel.get('inputs') ?? null;
+  if (inputsExpr === null) {
+    const arg = findExecuteArgument(stmts);
+    inputsExpr = arg !== null && arg.kind === 'name' ? (lookup(arg.id) ?? null) : arg;
+  }
+  const inputs = inputsExpr === null ? null : evalInputList(inputsExpr, lookup);
+  return { definition, inputs, functionName: body.functionName };
+}
+
+/** The FusionDefinition of an nvFuser python_definition text (finalized, in the given cache). */
+export function importPythonDefinition(text: string, options: FusionDefinitionOptions = {}): FusionDefinition {
+  return importPythonScript(text, options).definition;
+}

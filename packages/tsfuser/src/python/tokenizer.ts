@@ -1,0 +1,168 @@
+// Tokenizer for the python subset of nvFuser repro scripts: names, int/float literals, single-,
+// double- and triple-quoted strings, operators, comments, implicit line joining inside
+// brackets, backslash continuations, and INDENT/DEDENT from leading whitespace (tabs to 8).
+//
+// Invariant: every token carries the 1-based line/column where it starts; an error is a
+// DefinitionImportError at the offending character.
+
+import { DefinitionImportError } from '../errors.js';
+import type { Token, TokenKind } from './tokens.js';
+
+const THREE_CHAR_OPS = ['**=', '//=', '...'];
+const TWO_CHAR_OPS = ['->', '**', '//', '==', '!=', '<=', '>=', '+=', '-=', '*=', '/=', ':='];
+const ONE_CHAR_OPS = '()[]{},:.;=+-*/%<>@~&|^';
+
+export function tokenize(text: string): Token[] {
+  const tokens: Token[] = [];
+  const indents = [0];
+  let pos = 0;
+  let line = 1;
+  let lineStart = 0;
+  let depth = 0;
+  let atLineStart = true;
+
+  const col = (at: number): number => at - lineStart + 1;
+  const push = (kind: TokenKind, value: string, at: number, atLine = line, atLineStartPos = lineStart): void => {
+    tokens.push({ kind, text: value, line: atLine, column: at - atLineStartPos + 1 });
+  };
+  const fail = (message: string, at: number): never => {
+    throw new DefinitionImportError(message, line, col(at));
+  };
+
+  while (pos <= text.length) {
+    if (atLineStart && depth === 0) {
+      // Measure indentation; blank and comment-only lines do not count.
+      let width = 0;
+      let p = pos;
+      while (p < text.length && (text[p] === ' ' || text[p] === '\t' || text[p] === '\f')) {
+        width = text[p] === '\t' ? (Math.floor(width / 8) + 1) * 8 : width + 1;
+        p += 1;
+      }
+      const c = text[p];
+      if (c === '\n' || c === '\r' || c === '#' || p >= text.length) {
+        pos = p;
+        if (p >= text.length) break;
+        if (c === '#') while (pos < text.length && text[pos] !== '\n') pos += 1;
+        if (text[pos] === '\r') pos += 1;
+        if (text[pos] === '\n') pos += 1;
+        line += 1;
+        lineStart = pos;
+        continue;
+      }
+      const current = indents[indents.length - 1] as number;
+      if (width > current) {
+        indents.push(width);
+        push('indent', '', p);
+      } else if (width < current) {
+        while (width < (indents[indents.length - 1] as number)) {
+          indents.pop();
+          push('dedent', '', p);
+        }
+        if (width !== indents[indents.length - 1]) fail('unindent does not match any outer indentation level', p);
+      }
+      pos = p;
+      atLineStart = false;
+    }
+    if (pos >= text.length) break;
+    const c = text[pos] as string;
+    if (c === ' ' || c === '\t' || c === '\f') {
+      pos += 1;
+    } else if (c === '#') {
+      while (pos < text.length && text[pos] !== '\n') pos += 1;
+    } else if (c === '\\' && (text[pos + 1] === '\n' || (text[pos + 1] === '\r' && text[pos + 2] === '\n'))) {
+      pos += text[pos + 1] === '\r' ? 3 : 2;
+      line += 1;
+      lineStart = pos;
+    } else if (c === '\n' || c === '\r') {
+      if (depth === 0) push('newline', '', pos);
+      if (c === '\r' && text[pos + 1] === '\n') pos += 1;
+      pos += 1;
+      line += 1;
+      lineStart = pos;
+      // Inside brackets a newline is whitespace (implicit line joining): no indentation there.
+      atLineStart = depth === 0;
+    } else if (/[A-Za-z_]/.test(c)) {
+      const m = /^[A-Za-z_][A-Za-z0-9_]*/.exec(text.slice(pos, pos + 256)) as RegExpExecArray;
+      // String prefixes (r'', b'', f'') are not part of the subset: treat as names followed by strings.
+      push('name', m[0], pos);
+      pos += m[0].length;
+    } else if (/[0-9]/.test(c) || (c === '.' && /[0-9]/.test(text[pos + 1] ?? ''))) {
+      const rest = text.slice(pos, pos + 128);
+      const m = /^(0[xX][0-9a-fA-F_]+|(\d[\d_]*)?(\.\d[\d_]*|\.)?([eE][+-]?\d+)?)/.exec(rest);
+      const lit = m?.[0] ?? '';
+      if (lit === '' || /^[A-Za-z_]/.test(rest.slice(lit.length))) fail(`invalid number literal '${rest.split(/[\s,)\]]/)[0] ?? c}'`, pos);
+      push('number', lit, pos);
+      pos += lit.length;
+    } else if (c === '"' || c === "'") {
+      pos = readString(text, pos, (value, at, startLine, startLineStart) => push('string', value, at, startLine, startLineStart), line, lineStart, (l, ls) => {
+        line = l;
+        lineStart = ls;
+      }, fail);
+    } else {
+      const three = text.slice(pos, pos + 3);
+      const two = text.slice(pos, pos + 2);
+      let op: string | undefined;
+      if (THREE_CHAR_OPS.includes(three)) op = three;
+      else if (TWO_CHAR_OPS.includes(two)) op = two;
+      else if (ONE_CHAR_OPS.includes(c)) op = c;
+      if (op === undefined) return fail(`unexpected character '${c}'`, pos);
+      if (op === '(' || op === '[' || op === '{') depth += 1;
+      if (op === ')' || op === ']' || op === '}') {
+        if (depth === 0) fail(`unmatched '${op}'`, pos);
+        depth -= 1;
+      }
+      push('op', op, pos);
+      pos += op.length;
+    }
+  }
+  if (depth > 0) throw new DefinitionImportError('unexpected end of file inside brackets', line, col(pos));
+  const last = tokens[tokens.length - 1];
+  if (last !== undefined && last.kind !== 'newline' && last.kind !== 'dedent') push('newline', '', pos);
+  while (indents.length > 1) {
+    indents.pop();
+    push('dedent', '', pos);
+  }
+  push('eof', '', pos);
+  return tokens;
+}
+
+const ESCAPES: Readonly<Record<string, string>> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', '0': '\0' };
+
+function readString(
+  text: string,
+  start: number,
+  emit: (value: string, at: number, line: number, lineStart: number) => void,
+  line0: number,
+  lineStart0: number,
+  setLine: (line: number, lineStart: number) => void,
+  fail: (message: string, at: number) => never,
+): number {
+  const quote = text[start] as string;
+  const triple = text.slice(start, start + 3) === quote.repeat(3);
+  const close = triple ? quote.repeat(3) : quote;
+  let pos = start + close.length;
+  let line = line0;
+  let lineStart = lineStart0;
+  let value = '';
+  for (;;) {
+    if (pos >= text.length) return fail('unterminated string literal', start);
+    if (text.startsWith(close, pos)) break;
+    const c = text[pos] as string;
+    if (c === '\n') {
+      if (!triple) return fail('unterminated string literal', start);
+      line += 1;
+      lineStart = pos + 1;
+    }
+    if (c === '\\' && pos + 1 < text.length) {
+      const e = text[pos + 1] as string;
+      value += ESCAPES[e] ?? `\\${e}`;
+      pos += 2;
+      continue;
+    }
+    value += c;
+    pos += 1;
+  }
+  emit(value, start, line0, lineStart0);
+  setLine(line, lineStart);
+  return pos + close.length;
+}
