@@ -5,7 +5,9 @@ import {
   add,
   broadcast,
   computeAt,
+  inlineAllAt,
   inlineMost,
+  inlineSelectedAt,
   makeSymbolicTensor,
   maxInlinePosition,
   mul,
@@ -124,3 +126,29 @@ describe('inlineMost', () => {
     expect(t2.maxProducerPosition).toBe(2);
   });
 });
+
+describe('computeAt with replay, inlineAllAt / inlineSelectedAt', () => {
+  it('computeAt {replay: true} gives the producer the consumer loop structure first', () => {
+    const { t1, t2 } = chain();
+    t2.split(0, 4).split(2, 8);
+    t1.computeAt(t2, 2, { replay: true });
+    expect(t1.domain.loop.map((id) => id.extent.constNumber())).toEqual([null, 4, null, 8]);
+    expect(t1.computeAtPosition).toBe(2);
+    expect(t2.maxProducerPosition).toBe(2);
+    expect(() => t1.computeAt(t2, 3, { replay: true })).toThrow(/already inlined/);
+  });
+
+  it('inlineAllAt inlines every tensor at the position mapped to the reference position', () => {
+    const { fusion, t0, t1, t2, t3 } = chain();
+    t2.split(0, 4);
+    propagateTransforms(t2);
+    inlineAllAt(t2, 1);
+    expect([t0, t1, t2, t3].map((t) => t.computeAtPosition)).toEqual([0, 1, 1, 1]);
+    inlineAllAt(t2, -1);
+    // best effort: the reduction stops at its reduction axis, the rest go as far as mapped
+    expect([t1, t2, t3].map((t) => t.computeAtPosition)).toEqual([3, 2, 2]);
+    expect(() => inlineSelectedAt([t2], t2, 3, false)).toThrow(/only position 2 is legal/);
+    void fusion;
+  });
+});
+

@@ -11,6 +11,7 @@ import {
   add,
   broadcast,
   evaluate,
+  inlineAllAt,
   inlineMost,
   makeSymbolicTensor,
   max,
@@ -41,7 +42,7 @@ interface Plan {
   steps: Step[];
   rFactorMask: number;
   parallelAxis0: boolean;
-  inline: 'most' | 'random' | 'none';
+  inline: 'most' | 'random' | 'allAt' | 'none';
   inlineSeeds: number[];
 }
 
@@ -65,7 +66,7 @@ const planArb: fc.Arbitrary<Plan> = fc
       steps: fc.array(stepArb, { maxLength: 6 }),
       rFactorMask: fc.nat(15),
       parallelAxis0: fc.boolean(),
-      inline: fc.constantFrom('most' as const, 'random' as const, 'none' as const),
+      inline: fc.constantFrom('most' as const, 'random' as const, 'allAt' as const, 'none' as const),
       inlineSeeds: fc.array(fc.nat(6), { minLength: 12, maxLength: 12 }),
     }),
   );
@@ -149,6 +150,7 @@ function applySchedule(plan: Plan, fusion: Fusion, reference: TensorView, input:
   propagateTransforms(ref);
   parallelizeAllLike(ref);
   if (plan.inline === 'most') inlineMost(fusion);
+  if (plan.inline === 'allAt') inlineAllAt(ref, (plan.inlineSeeds[0] as number) % (ref.nDims() + 1));
   if (plan.inline === 'random') {
     fusion.allTvs().forEach((tv, k) => {
       attempt(() => tv.inlineAt((plan.inlineSeeds[k % plan.inlineSeeds.length] as number) % (tv.nDims() + 1)));

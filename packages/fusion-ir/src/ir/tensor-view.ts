@@ -107,9 +107,9 @@ export class TensorView extends ValBase {
     return rFactor(this, axes);
   }
 
-  /** Computes this producer inside the first `pos` loops of `consumer`. */
-  computeAt(consumer: TensorView, pos: number): this {
-    computeAt(this, consumer, pos);
+  /** Computes this producer inside the first `pos` loops of `consumer` (`replay`: take its loop structure first). */
+  computeAt(consumer: TensorView, pos: number, opts: { replay?: boolean } = {}): this {
+    computeAt(this, consumer, pos, opts);
     return this;
   }
 

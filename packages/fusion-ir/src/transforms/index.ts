@@ -28,7 +28,7 @@ export {
   TransformPropagator,
   type PropagateOptions,
 } from './propagator.js';
-export { computeAt, inlineAt, inlineMost, maxInlinePosition } from './inline.js';
+export { computeAt, inlineAllAt, inlineAt, inlineMost, inlineSelectedAt, maxInlinePosition } from './inline.js';
 export { cacheAfter, cacheBefore, cacheFork } from './cache.js';
 export { rFactor } from './rfactor.js';
 export { cloneFusion, rebuildExpr, replaceExprVals, type FusionClone, type ValMapper } from '../ir/clone.js';

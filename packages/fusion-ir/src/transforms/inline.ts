@@ -17,6 +17,8 @@ import type { Fusion } from '../ir/fusion.js';
 import type { TensorView } from '../ir/tensor-view.js';
 import { buildIdGraph } from './id-graph.js';
 import { consumersOf, producersOf, siblingsOf } from './logical-domain-map.js';
+import { logicalMapBetween, replayStart } from './propagator.js';
+import { replayLoopDomain } from './replay.js';
 
 /** Why position `pos` is illegal for producer→consumer, or null; `consumerPos` is filled when legal. */
 function checkPairPosition(producer: TensorView, consumer: TensorView, pos: number): { reason: string | null; consumerPos: number } {
@@ -112,13 +114,22 @@ export function inlineAt(tv: TensorView, pos: number): TensorView {
  * consumer `consumer` (negative pos counts from the end). The producer position is the number of
  * its leading loop IDs mapped into those loops; every consumer loop ID there must be mapped from
  * the producer or be a broadcast the producer lacks. The result is validated against every
- * consumer of the producer, as inlineAt does.
+ * consumer of the producer, as inlineAt does. With `{replay: true}` the consumer's loop
+ * transforms are first replayed onto the (not yet inlined) producer, as nvFuser's computeAt does
+ * for a direct producer.
  */
-export function computeAt(producer: TensorView, consumer: TensorView, pos: number): TensorView {
+export function computeAt(producer: TensorView, consumer: TensorView, pos: number, opts: { replay?: boolean } = {}): TensorView {
   if (!producersOf(consumer).includes(producer)) {
     throw new TransformError(`computeAt: T${producer.name} is not a producer of T${consumer.name}`);
   }
   const cPos = normalizePosition(consumer, pos, 'computeAt');
+  if (opts.replay === true) {
+    if (producer.computeAtPosition > 0 || producer.maxProducerPosition > 0) {
+      throw new TransformError(`computeAt with replay: T${producer.name} is already inlined; its loops cannot be replayed`);
+    }
+    // nvFuser's replayPasC: the producer takes the consumer's loop structure first.
+    replayLoopDomain(consumer, producer, logicalMapBetween(consumer, producer), replayStart(consumer, producer));
+  }
   let p = 0;
   let reached = 0;
   while (p < producer.nDims()) {
@@ -169,4 +180,35 @@ export function inlineMost(target: Fusion | readonly TensorView[]): void {
   const touched = new Set<TensorView>();
   for (const tv of tvs) for (const c of consumersOf(tv)) touched.add(c);
   for (const c of touched) updateProducerPosition(c);
+}
+
+/**
+ * inlineSelectedAt(tvs, reference, pos, bestEffort = true) — nvFuser's inline propagator: each of
+ * `tvs` is inlined at the position covering the loop IDs it shares (permissive ID graph over the
+ * fusion) with the reference's first `pos` loop IDs. Best effort lowers each position to its
+ * largest legal one; otherwise an illegal position is a TransformError. Inputs are skipped.
+ */
+export function inlineSelectedAt(tvs: readonly TensorView[], reference: TensorView, pos: number, bestEffort = true): void {
+  const p = normalizePosition(reference, pos, 'inlineSelectedAt');
+  const fusion = reference.fusion;
+  const all = fusion.allTvs();
+  const graph = buildIdGraph(all.includes(reference) ? all : [...all, reference]);
+  const refIds = reference.domain.loop.slice(0, p);
+  for (const tv of tvs) {
+    if (tv.isFusionInput()) continue;
+    let want = 0;
+    while (want < tv.nDims() && refIds.some((r) => graph.same(r, tv.axis(want)))) want += 1;
+    const legal = Math.min(maxInlinePosition(tv), ...siblingsOf(tv).map(maxInlinePosition));
+    if (want > legal && !bestEffort) {
+      throw new TransformError(
+        `inlineSelectedAt: T${tv.name} maps ${want} loop IDs into the first ${p} of T${reference.name}, but only position ${legal} is legal`,
+      );
+    }
+    inlineAt(tv, Math.min(want, legal));
+  }
+}
+
+/** inlineAllAt(reference, pos, bestEffort = true): inlineSelectedAt over every tensor of the fusion. */
+export function inlineAllAt(reference: TensorView, pos: number, bestEffort = true): void {
+  inlineSelectedAt(reference.fusion.allTvs(), reference, pos, bestEffort);
 }
