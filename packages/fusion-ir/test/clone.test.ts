@@ -7,8 +7,11 @@ import {
   evaluate,
   inlineMost,
   makeSymbolicTensor,
+  makeTensor,
   mul,
+  permute,
   printFusion,
+  reshape,
   propagateTransforms,
   sum,
   type TensorView,
@@ -77,3 +80,33 @@ describe('cloneFusion', () => {
     expect(Array.from((b[1] as HostTensor).data as ArrayLike<number>)).toEqual(Array.from((a[1] as HostTensor).data as ArrayLike<number>));
   });
 });
+
+describe('cloneFusion with roots, allocation domains, scalar inputs and rFactor', () => {
+  it('copies root/logical/allocation/loop domains and scalar inputs; evaluates the same', () => {
+    const fusion = new Fusion();
+    const t0 = makeTensor(fusion, { shape: [-1, -1], strideOrder: [0, 1] });
+    const s = fusion.newSymbolicScalar('Double');
+    fusion.addInput(t0);
+    fusion.addInput(s);
+    const t1 = permute(mul(t0, s), [1, 0]);
+    const t2 = reshape(t1, [-1]);
+    const t3 = sum(broadcast(t2, [false, true]), [0]);
+    fusion.addOutput(t3);
+    t3.split(0, 2);
+    const rf = t3.rFactor([1]);
+    propagateTransforms(rf);
+    const { fusion: copy, map } = fusion.clone();
+    expect(printFusion(copy, { transforms: true })).toBe(printFusion(fusion, { transforms: true }));
+    const c0 = map.get(t0) as TensorView;
+    expect(c0.domain.allocation?.map((id) => id.name)).toEqual(t0.domain.allocation?.map((id) => id.name));
+    expect(c0.domain.contiguity).toEqual(t0.domain.contiguity);
+    const c2 = map.get(t2) as TensorView;
+    expect(c2.domain.root?.map((id) => id.name)).toEqual(t2.domain.root?.map((id) => id.name));
+    expect(copy.inputs.map((v) => v.kind)).toEqual(['tensorView', 'scalar']);
+    const x = HostTensor.fromValues('Float', [3, 4], Array.from({ length: 12 }, () => Math.random()));
+    const a = evaluate(fusion, [x, 0.5])[0] as HostTensor;
+    const b = evaluate(copy, [x, 0.5])[0] as HostTensor;
+    expect(b.toNumbers()).toEqual(a.toNumbers());
+  });
+});
+

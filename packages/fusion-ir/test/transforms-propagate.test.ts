@@ -191,4 +191,17 @@ describe('TransformPropagator', () => {
     expect(t2.domain.loop.map((id) => id.parallelType)).toEqual(['BIDx', 'TIDx']);
     expect(extents(t2)).toEqual([i0, '128']);
   });
+
+  it('a merge that would join an iteration and a reduction ID of a target is a TransformError naming both tensors', () => {
+    const fusion = new Fusion();
+    const t0 = makeSymbolicTensor(fusion, 2);
+    fusion.addInput(t0);
+    const t1 = mul(t0, 2);
+    const t2 = sum(t1, [1]);
+    fusion.addOutput(t2);
+    t1.merge(0);
+    expect(() => propagateTransforms(t1)).toThrow(TransformError);
+    expect(() => propagateTransforms(t1)).toThrow(new RegExp(`propagating T${t1.name}'s merge into T${t2.name}`));
+  });
 });
+
