@@ -202,6 +202,9 @@ describe('TransformPropagator', () => {
     t1.merge(0);
     expect(() => propagateTransforms(t1)).toThrow(TransformError);
     expect(() => propagateTransforms(t1)).toThrow(new RegExp(`propagating T${t1.name}'s merge into T${t2.name}`));
+    // the failing target is left as it was, with no dangling ID exprs
+    expect(t2.domain.loop).toEqual(t2.domain.logical);
+    expect(t2.domain.logical.every((id) => id.uses.length === 0)).toBe(true);
   });
 });
 

@@ -13,6 +13,7 @@ import { TransformError } from '../ir/errors.js';
 import type { Merge, Split } from '../ir/expr.js';
 import type { IterDomain } from '../ir/iter-domain.js';
 import type { TensorView } from '../ir/tensor-view.js';
+import type { IterType } from '../ir/types.js';
 import type { Val } from '../ir/val.js';
 import { mergedIterType, mergeIds, splitId } from './id-ops.js';
 
@@ -69,10 +70,12 @@ export function replayLoopDomain(
   logicalMap: ReadonlyMap<IterDomain, IterDomain>,
   sourceStart: readonly IterDomain[] = source.domain.logical,
 ): Map<IterDomain, IterDomain> {
+  const exprs = idExprsFromTo(sourceStart, source.domain.loop);
+  checkReplayable(source, target, exprs, logicalMap);
   resetLoopDomain(target);
   const idMap = new Map<IterDomain, IterDomain>(logicalMap);
   const consumed = new Set<IterDomain>();
-  for (const e of idExprsFromTo(sourceStart, source.domain.loop)) {
+  for (const e of exprs) {
     if (e.kind === 'Split') {
       const tin = idMap.get(e.in());
       if (tin === undefined || consumed.has(tin)) continue;
@@ -116,4 +119,49 @@ export function replayLoopDomain(
   }
   target.domain.loop = loop;
   return idMap;
+}
+
+/**
+ * Dry run of the replay on IterTypes only: throws the TransformError the replay would throw
+ * before anything is changed, so a failed replay leaves the target as it was.
+ */
+function checkReplayable(
+  source: TensorView,
+  target: TensorView,
+  exprs: readonly (Split | Merge)[],
+  logicalMap: ReadonlyMap<IterDomain, IterDomain>,
+): void {
+  // Source ID → [a token standing for the target ID, its IterType].
+  const typeOf = new Map<IterDomain, { token: object; iterType: IterType; name: number }>();
+  for (const [s, t] of logicalMap) typeOf.set(s, { token: t, iterType: t.iterType, name: t.name });
+  const consumed = new Set<object>();
+  for (const e of exprs) {
+    if (e.kind === 'Split') {
+      const t = typeOf.get(e.in());
+      if (t === undefined || consumed.has(t.token)) continue;
+      consumed.add(t.token);
+      typeOf.set(e.outer(), { token: {}, iterType: t.iterType, name: t.name });
+      typeOf.set(e.inner(), { token: {}, iterType: t.iterType, name: t.name });
+      continue;
+    }
+    const a = typeOf.get(e.outer());
+    const b = typeOf.get(e.inner());
+    const liveA = a !== undefined && !consumed.has(a.token) ? a : undefined;
+    const liveB = b !== undefined && !consumed.has(b.token) ? b : undefined;
+    if (liveA !== undefined && liveB !== undefined) {
+      const merged = mergedIterType(liveA.iterType, liveB.iterType);
+      if (merged === null) {
+        throw new TransformError(
+          `propagating T${source.name}'s merge into T${target.name}: T${target.name} would merge ${liveA.iterType} ID ${liveA.name} with ${liveB.iterType} ID ${liveB.name}`,
+        );
+      }
+      consumed.add(liveA.token);
+      consumed.add(liveB.token);
+      typeOf.set(e.out(), { token: {}, iterType: merged, name: liveA.name });
+    } else if (liveA !== undefined) {
+      typeOf.set(e.out(), liveA);
+    } else if (liveB !== undefined) {
+      typeOf.set(e.out(), liveB);
+    }
+  }
 }
