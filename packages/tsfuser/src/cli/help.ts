@@ -1,0 +1,34 @@
+// `tsfuser --help`: commands, every flag, every dump option.
+
+import { DUMP_OPTIONS } from './dump-options.js';
+
+export function helpText(): string {
+  const width = Math.max(...DUMP_OPTIONS.map((o) => o.name.length));
+  const dumps = DUMP_OPTIONS.map((o) => `  ${o.name.padEnd(width)}  ${o.description}`).join('\n');
+  return `tsfuser — nvFuser's python frontend and CLI in TypeScript
+
+Usage:
+  tsfuser run <file> [options]     run a definition (.py nvFuser python_definition, or .mjs/.js
+                                   module whose default export is (fd) => void)
+  tsfuser ir print <file.ir>       parse a TorchScript IR file and print it back
+  tsfuser --help                   this text
+
+Options of run:
+  --backend gpu|reference|auto     where to run (default auto: GPU when available, else reference)
+  --check                          compare the backend's outputs with the reference evaluator
+                                   (dtype-aware tolerances); exit status 1 on a mismatch
+  --dump <a,b,…>                   print debug stages (see below; also TSFUSER_DUMP=a,b)
+  --python                         with python_definition, also print nvFuser's python form
+  --seed <N>                       seed of the input generator (default 0)
+  --shape <d0,d1,…>                sizes of symbolic dims, right-aligned per input (replaces the
+                                   file's inputs; default …,4,5,6,8)
+  --inputs <a.npy,2.5,b.npy,…>     inputs from .npy files and numbers, in definition order
+  --save-outputs <dir>             write each output as <dir>/out<i>.npy (bfloat16 as uint16 bits)
+  --device <N>                     CUDA device for the GPU backend (default 0)
+
+Dump options:
+${dumps}
+
+Exit status: 0 success, 1 failure (bad definition, bad inputs, check mismatch), 2 usage error.
+`;
+}

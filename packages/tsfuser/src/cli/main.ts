@@ -1,0 +1,47 @@
+// The CLI's entry: dispatches `run`, `ir print` and `--help`, and turns every error into one
+// line on stderr and an exit status (1 failure, 2 usage). `main` never calls process.exit, so
+// tests call it directly and capture its output.
+
+import { FusionIrError } from '@tsfuser/fusion-ir';
+import { BackendUnavailableError, DefinitionError, DefinitionImportError, InputMismatchError, formatImportError } from '../errors.js';
+import { parseArgs } from './args.js';
+import { processIo, UsageError, type CliIo } from './console.js';
+import { helpText } from './help.js';
+import { irCommand } from './ir-command.js';
+import { RUN_BOOLEAN_FLAGS, RUN_VALUE_FLAGS, runCommand } from './run-command.js';
+
+export async function main(argv: readonly string[], ioOverrides: Partial<CliIo> = {}): Promise<number> {
+  const io: CliIo = { ...processIo(), ...ioOverrides };
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case undefined:
+      case '--help':
+      case '-h':
+      case 'help':
+        io.stdout(helpText());
+        return command === undefined ? 2 : 0;
+      case 'run':
+        return await runCommand(parseArgs(rest, RUN_VALUE_FLAGS, RUN_BOOLEAN_FLAGS), io);
+      case 'ir':
+        return irCommand(parseArgs(rest, [], []), io);
+      default:
+        throw new UsageError(`unknown command '${command}' (see tsfuser --help)`);
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr(`tsfuser: ${e.message}\n`);
+      return 2;
+    }
+    if (e instanceof DefinitionImportError) {
+      io.stderr(`${formatImportError(argv[1] ?? '<input>', e)}\n`);
+      return 1;
+    }
+    if (e instanceof InputMismatchError || e instanceof DefinitionError || e instanceof FusionIrError || e instanceof BackendUnavailableError) {
+      io.stderr(`tsfuser: ${e.message}\n`);
+      return 1;
+    }
+    io.stderr(`tsfuser: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    return 1;
+  }
+}

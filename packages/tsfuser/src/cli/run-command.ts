@@ -1,0 +1,130 @@
+// `tsfuser run <file>`: load a definition, make inputs, print the requested dumps, execute on
+// the chosen backend, print one summary line per output, optionally compare against the
+// reference evaluator (--check) and save outputs as .npy.
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { EvaluationError } from '@tsfuser/fusion-ir';
+import type { Tensor } from '@tsfuser/runtime';
+import type { FusionDefinition } from '../definition/fusion-definition.js';
+import type { Backend, BackendName, ExecuteInput } from '../execute/backend.js';
+import { resolveBackend } from '../execute/execute.js';
+import { evaluateOnHost } from '../execute/reference-backend.js';
+import { compareTensors } from '../io/compare.js';
+import { writeNpy } from '../io/npy.js';
+import type { ParsedArgs } from './args.js';
+import { paint, UsageError, type CliIo } from './console.js';
+import { DUMP_OPTIONS, parseDumpOptions } from './dump-options.js';
+import { outputLine } from './format-output.js';
+import { loadDefinition } from './load-definition.js';
+import { planInputs, uniformInputs } from './run-inputs.js';
+
+export const RUN_VALUE_FLAGS = ['backend', 'dump', 'seed', 'shape', 'inputs', 'save-outputs', 'device'];
+export const RUN_BOOLEAN_FLAGS = ['check', 'python'];
+
+const LARGE_RUN_ELEMENTS = 1 << 20;
+
+function backendChoice(text: string | undefined): BackendName {
+  const b = text ?? 'auto';
+  if (b !== 'gpu' && b !== 'reference' && b !== 'auto') throw new UsageError(`--backend must be gpu, reference or auto, got '${b}'`);
+  return b;
+}
+
+function intFlag(args: ParsedArgs, name: string, fallback: number): number {
+  const text = args.values.get(name);
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a non-negative integer, got '${text}'`);
+  return n;
+}
+
+function printDumps(io: CliIo, dumps: ReadonlySet<string>, fd: FusionDefinition, backend: Backend, python: boolean): void {
+  for (const option of DUMP_OPTIONS) {
+    if (!dumps.has(option.name)) continue;
+    io.stdout(`=== ${option.name} ===\n`);
+    switch (option.name) {
+      case 'python_definition':
+        io.stdout(fd.print());
+        if (python) io.stdout(`\n${fd.printPython()}`);
+        break;
+      case 'fusion_ir_presched':
+        io.stdout(fd.printIr());
+        break;
+      default:
+        io.stdout(`${option.name}: not produced by the ${backend.name} backend\n`);
+    }
+  }
+}
+
+function numel(inputs: readonly ExecuteInput[]): number {
+  return inputs.reduce<number>((n, v) => n + (typeof v === 'object' ? v.numel : 0), 0);
+}
+
+export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
+  const file = args.positionals[0];
+  if (file === undefined) throw new UsageError('tsfuser run: missing <file> (see tsfuser --help)');
+  if (args.positionals.length > 1) throw new UsageError(`tsfuser run: unexpected argument '${args.positionals[1] ?? ''}'`);
+  const dumps = new Set([...parseDumpOptions(io.env['TSFUSER_DUMP'], 'TSFUSER_DUMP'), ...parseDumpOptions(args.values.get('dump'), '--dump')]);
+  const seed = intFlag(args, 'seed', 0);
+  const device = intFlag(args, 'device', 0);
+  const choice = backendChoice(args.values.get('backend'));
+  const notes = (m: string): void => io.stderr(`${m}\n`);
+
+  const { definition, inputs: fileInputs } = await loadDefinition(file, io.cwd);
+  const backend = resolveBackend(choice, notes);
+  printDumps(io, dumps, definition, backend, args.booleans.has('python'));
+
+  const started = Date.now();
+  const plan = planInputs(definition.inputs(), fileInputs, {
+    inputs: args.values.get('inputs'),
+    shape: args.values.get('shape'),
+    seed,
+    cwd: io.cwd,
+  });
+  let inputs = plan.inputs;
+  const large = numel(inputs) >= LARGE_RUN_ELEMENTS;
+  const progress = (m: string): void => {
+    if (large) io.stderr(paint(io, 'dim', `[${((Date.now() - started) / 1000).toFixed(1)}s] ${m}\n`));
+  };
+  progress(`inputs ready (${numel(inputs)} elements); running on ${backend.name}`);
+  let outputs: Tensor[];
+  try {
+    outputs = await definition.execute(inputs, { backend, device, notes });
+  } catch (e) {
+    if (!(plan.defaultGenerated && e instanceof EvaluationError)) throw e;
+    io.stderr(`tsfuser: default input sizes do not fit (${e.message}); retrying with every symbolic dim = 8\n`);
+    inputs = uniformInputs(definition.inputs(), seed);
+    outputs = await definition.execute(inputs, { backend, device, notes });
+  }
+  progress('done');
+  io.stdout(`${file}: fusion id ${definition.id()}, ${definition.inputs().length} inputs ${plan.source}, backend ${backend.name}\n`);
+  const hosts = outputs.map((t) => t.toHost());
+  hosts.forEach((h, i) => io.stdout(`${outputLine(i, h)}\n`));
+
+  let status = 0;
+  if (args.booleans.has('check')) {
+    progress('checking against the reference evaluator');
+    const expected = evaluateOnHost(definition.fusionIr(), inputs).map((t) => t.toHost());
+    hosts.forEach((h, i) => {
+      const ref = expected[i];
+      const r = ref === undefined ? { ok: false as const, reason: 'missing reference output' } : compareTensors(h, ref);
+      if (r.ok) {
+        io.stdout(`check out${i}: ${paint(io, 'green', 'OK')} (max abs diff ${r.maxAbsDiff.toPrecision(3)})\n`);
+      } else {
+        status = 1;
+        const m = 'mismatch' in r && r.mismatch !== undefined ? `; first at element ${r.mismatch.index}: ${r.mismatch.actual} vs ${r.mismatch.expected}` : '';
+        io.stdout(`check out${i}: ${paint(io, 'red', 'MISMATCH')} ${r.reason}${m}\n`);
+      }
+    });
+    io.stdout(status === 0 ? `check: ${paint(io, 'green', 'passed')} (${backend.name} vs reference)\n` : `check: ${paint(io, 'red', 'FAILED')}\n`);
+  }
+
+  const saveDir = args.values.get('save-outputs');
+  if (saveDir !== undefined) {
+    const dir = resolve(io.cwd, saveDir);
+    mkdirSync(dir, { recursive: true });
+    hosts.forEach((h, i) => writeFileSync(join(dir, `out${i}.npy`), writeNpy(h)));
+    io.stdout(`saved ${hosts.length} outputs to ${saveDir}/out<i>.npy\n`);
+  }
+  return status;
+}

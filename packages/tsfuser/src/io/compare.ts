@@ -1,0 +1,67 @@
+// Compares two output tensors with dtype-aware tolerances (|a - b| <= atol + rtol·|b|, NaN equal
+// to NaN, infinities equal when of the same sign; ints and bools exact). Used by `--check`.
+
+import type { DataType, HostTensor } from '@tsfuser/fusion-ir';
+
+export interface Tolerance {
+  rtol: number;
+  atol: number;
+}
+
+export function toleranceFor(dtype: DataType): Tolerance {
+  switch (dtype) {
+    case 'Half':
+      return { rtol: 1e-2, atol: 1e-3 };
+    case 'BFloat16':
+      return { rtol: 2e-2, atol: 1e-2 };
+    case 'Float':
+      return { rtol: 1e-5, atol: 1e-6 };
+    case 'Double':
+      return { rtol: 1e-12, atol: 1e-14 };
+    case 'Bool':
+    case 'Int32':
+    case 'Int':
+    case 'Index':
+      return { rtol: 0, atol: 0 };
+    default: {
+      const unreachable: never = dtype;
+      throw new Error(`unknown dtype ${String(unreachable)}`);
+    }
+  }
+}
+
+export interface Mismatch {
+  /** Row-major index of the first element out of tolerance. */
+  index: number;
+  actual: number;
+  expected: number;
+  /** How many elements are out of tolerance. */
+  count: number;
+}
+
+export type CompareResult = { ok: true; maxAbsDiff: number } | { ok: false; reason: string; mismatch?: Mismatch };
+
+export function compareTensors(actual: HostTensor, expected: HostTensor): CompareResult {
+  if (actual.dtype !== expected.dtype) return { ok: false, reason: `dtype ${actual.dtype} vs ${expected.dtype}` };
+  if (actual.sizes.join(',') !== expected.sizes.join(',')) {
+    return { ok: false, reason: `shape [${actual.sizes.join(', ')}] vs [${expected.sizes.join(', ')}]` };
+  }
+  const { rtol, atol } = toleranceFor(expected.dtype);
+  let first: Mismatch | undefined;
+  let count = 0;
+  let maxAbsDiff = 0;
+  for (let i = 0; i < expected.numel; i += 1) {
+    const a = actual.getNumber(i);
+    const b = expected.getNumber(i);
+    if (Number.isNaN(a) && Number.isNaN(b)) continue;
+    if (a === b) continue;
+    const diff = Math.abs(a - b);
+    if (Number.isFinite(diff)) maxAbsDiff = Math.max(maxAbsDiff, diff);
+    if (!(diff <= atol + rtol * Math.abs(b))) {
+      count += 1;
+      first ??= { index: i, actual: a, expected: b, count: 0 };
+    }
+  }
+  if (first !== undefined) return { ok: false, reason: `${count} of ${expected.numel} elements differ`, mismatch: { ...first, count } };
+  return { ok: true, maxAbsDiff };
+}
