@@ -1,2 +1,11 @@
 // Public API of @tsfuser/codegen.
 export const packageName = '@tsfuser/codegen';
+export { CodegenError, LoweringError } from './errors.js';
+export { compileFusion, launchParamsText, type CompiledKernel, type CompileOptions, type LaunchParams } from './compile.js';
+export { argumentLayout, packKernelArguments, type ArgumentLayout, type ArgumentSlot, type ArgumentValue, type TensorArgumentValue } from './arguments.js';
+export { lowerFusion, type LowerOptions } from './lower/index.js';
+export { cudaSource, emitKernel } from './emit/cuda.js';
+export { runtimeLibrary } from './emit/runtime/index.js';
+export { printKernelIr } from './kernel-ir/printer.js';
+export type { Kernel, KernelParam, Stmt, TensorAccess, Operand, Predicate, ComputeOp } from './kernel-ir/nodes.js';
+export * from './kernel-ir/index-expr.js';

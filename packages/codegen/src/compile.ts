@@ -1,0 +1,78 @@
+// compileFusion: schedule a fusion for one set of runtime sizes, lower it and emit CUDA —
+// everything the executor needs to compile (NVRTC) and launch the kernel.
+
+import { printFusion, type Fusion } from '@tsfuser/fusion-ir';
+import {
+  defaultSchedulerRegistry,
+  heuristicParamsToString,
+  type HeuristicParams,
+  type IndexType,
+  type RuntimeInfo,
+  type SchedulerRegistry,
+} from '@tsfuser/scheduler';
+import { argumentLayout, type ArgumentLayout } from './arguments.js';
+import { cudaSource, emitKernel } from './emit/cuda.js';
+import { printKernelIr } from './kernel-ir/printer.js';
+import { lowerFusion } from './lower/index.js';
+
+export interface CompileOptions {
+  /** Names the kernel `nvfuser_<scheduler>_f<fusionId>_c<cacheId>_r<runtimeId>_g<groupId>`. */
+  fusionId?: number;
+  cacheId?: number;
+  runtimeId?: number;
+  groupId?: number;
+  registry?: SchedulerRegistry;
+}
+
+export interface LaunchParams {
+  grid: [number, number, number];
+  block: [number, number, number];
+  sharedMemBytes: number;
+}
+
+export interface CompiledKernel {
+  kernelName: string;
+  /** Full CUDA C++: runtime helpers + kernel. */
+  source: string;
+  params: HeuristicParams;
+  launch: LaunchParams;
+  args: ArgumentLayout;
+  indexType: IndexType;
+  vectorizeFactor: number;
+  dumps: { kernelIr: string; cuda: string; schedulerParams: string; fusionIr: string; launchParams: string };
+}
+
+export function launchParamsText(l: LaunchParams): string {
+  return (
+    `Launch Parameters: BlockDim.x = ${l.block[0]}, BlockDim.y = ${l.block[1]}, BlockDim.z = ${l.block[2]}, ` +
+    `GridDim.x = ${l.grid[0]}, GridDim.y = ${l.grid[1]}, GridDim.z = ${l.grid[2]}, Smem Size = ${l.sharedMemBytes}\n`
+  );
+}
+
+export function compileFusion(fusion: Fusion, runtimeInfo: RuntimeInfo, opts: CompileOptions = {}): CompiledKernel {
+  const registry = opts.registry ?? defaultSchedulerRegistry();
+  const { scheduler } = registry.pick(fusion, runtimeInfo);
+  const params = scheduler.computeHeuristics(fusion, runtimeInfo);
+  const scheduled = scheduler.schedule(fusion.clone().fusion, params);
+  const name = `nvfuser_${params.schedulerType}_f${opts.fusionId ?? 0}_c${opts.cacheId ?? 1}_r${opts.runtimeId ?? 0}_g${opts.groupId ?? 0}`;
+  const lp = params.lparams;
+  const kernel = lowerFusion(scheduled, { kernelName: name, maxThreadsPerBlock: Math.max(1, lp.bdimx * lp.bdimy * lp.bdimz) });
+  const launch: LaunchParams = { grid: [lp.gdimx, lp.gdimy, lp.gdimz], block: [lp.bdimx, lp.bdimy, lp.bdimz], sharedMemBytes: 0 };
+  const cuda = emitKernel(kernel);
+  return {
+    kernelName: name,
+    source: cudaSource(kernel),
+    params,
+    launch,
+    args: argumentLayout(kernel.params, kernel.indexType),
+    indexType: kernel.indexType,
+    vectorizeFactor: kernel.vectorizeFactor,
+    dumps: {
+      kernelIr: printKernelIr(kernel),
+      cuda,
+      schedulerParams: heuristicParamsToString(params),
+      fusionIr: printFusion(scheduled.fusion),
+      launchParams: launchParamsText(launch),
+    },
+  };
+}

@@ -1,0 +1,124 @@
+// Kernel IR → CUDA C++ text: the kernel signature (one Tensor<T, rank, rank> struct per tensor
+// argument, scalars by value), extents read once, then the statement tree. Operands are
+// converted to the op's compute type (half/bfloat16 compute in float) and results rounded to
+// the destination dtype (round-to-nearest-even). `cudaSource` prepends the runtime library.
+
+import { CodegenError } from '../errors.js';
+import { printIndex } from '../kernel-ir/index-expr.js';
+import type { ComputeOp, Kernel, Operand, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
+import { binaryExpression, ternaryExpression, unaryExpression } from './op-expressions.js';
+import { runtimeLibrary } from './runtime/index.js';
+import { computeKind, computeType, convertTo, storageType, storeAs } from './types.js';
+
+function accessText(a: TensorAccess): string {
+  return `${a.tensor}[${printIndex(a.index)}]`;
+}
+
+function operandText(o: Operand): string {
+  return o.kind === 'tensor' ? accessText(o) : o.text;
+}
+
+/** The right-hand side of a compute statement, in C type `ctype`. */
+function computeExpression(op: ComputeOp, operands: readonly Operand[], computeDtype: Operand['dtype']): { text: string; ctype: string } {
+  const kind = computeKind(computeDtype);
+  let ctype = computeType(computeDtype);
+  if (kind === 'bool' && op.family === 'binary') ctype = 'long long';
+  const args = operands.map((o, i) => {
+    if (op.family === 'ternary' && op.op === 'where' && i === 0) return convertTo(operandText(o), o.dtype, 'bool');
+    return convertTo(operandText(o), o.dtype, ctype);
+  });
+  const [a = '', b = '', c = ''] = args;
+  switch (op.family) {
+    case 'unary': {
+      const text = unaryExpression(op.op, a, kind, ctype);
+      const boolResult = ['isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'isreal', 'logical_not', 'signbit'].includes(op.op);
+      const typed = kind !== 'float' && !['cast', 'logical_not', 'signbit', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'isreal', 'abs', 'neg', 'relu', 'ceil', 'floor', 'round', 'trunc', 'frac', 'sign', 'bitwise_not'].includes(op.op);
+      return { text, ctype: boolResult ? 'bool' : typed ? 'double' : ctype };
+    }
+    case 'binary': {
+      const cmp = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and', 'logical_or', 'logical_xor'].includes(op.op);
+      const viaDouble = kind !== 'float' && ['truediv', 'atan2', 'hypot', 'nextafter', 'copysign'].includes(op.op);
+      return { text: binaryExpression(op.op, a, b, kind), ctype: cmp ? 'bool' : viaDouble ? 'double' : ctype };
+    }
+    case 'ternary':
+      return { text: ternaryExpression(op.op, a, b, c, kind), ctype };
+    default: {
+      const unreachable: never = op;
+      throw new CodegenError(`unknown op family ${String(unreachable)}`);
+    }
+  }
+}
+
+function predicateText(s: Extract<Stmt, { kind: 'IfThenElse' }>): string {
+  return s.predicates.map((p) => `${printIndex(p.index)} < ${printIndex(p.extent)}`).join(' && ');
+}
+
+function emitStmts(stmts: readonly Stmt[], indent: string, lines: string[]): void {
+  for (const s of stmts) emitStmt(s, indent, lines);
+}
+
+function emitStmt(s: Stmt, indent: string, lines: string[]): void {
+  switch (s.kind) {
+    case 'ForLoop':
+      if (s.unroll) lines.push(`${indent}#pragma unroll`);
+      lines.push(`${indent}for (nvfuser_index_t ${s.index} = 0; ${s.index} < ${printIndex(s.extent)}; ++${s.index}) {`);
+      emitStmts(s.body, `${indent}  `, lines);
+      lines.push(`${indent}}`);
+      return;
+    case 'IfThenElse':
+      lines.push(`${indent}if (${predicateText(s)}) {`);
+      emitStmts(s.then, `${indent}  `, lines);
+      if (s.else.length > 0) {
+        lines.push(`${indent}} else {`);
+        emitStmts(s.else, `${indent}  `, lines);
+      }
+      lines.push(`${indent}}`);
+      return;
+    case 'Allocate':
+      lines.push(`${indent}Array<${storageType(s.dtype)}, ${s.size}, ${s.align}> ${s.buffer};`);
+      return;
+    case 'LoadStore': {
+      if (s.width > 1) {
+        const fn = s.in.memory === 'Global' ? 'loadGlobalToLocal' : s.out.memory === 'Global' ? 'loadLocalToGlobal' : 'loadGeneric';
+        lines.push(`${indent}${fn}<${storageType(s.out.dtype)}, ${s.width}>(&${accessText(s.out)}, &${accessText(s.in)});`);
+      } else {
+        lines.push(`${indent}${accessText(s.out)} = ${accessText(s.in)};`);
+      }
+      return;
+    }
+    case 'Compute': {
+      const { text, ctype } = computeExpression(s.op, s.operands, s.computeDtype);
+      lines.push(`${indent}${accessText(s.out)} = ${storeAs(text, ctype, s.out.dtype)};`);
+      return;
+    }
+    case 'ScalarCompute': {
+      const { text, ctype } = computeExpression(s.op, s.operands, s.computeDtype);
+      lines.push(`${indent}const ${storageType(s.dtype)} ${s.name} = ${storeAs(text, ctype, s.dtype)};`);
+      return;
+    }
+    case 'PendingExpr':
+      throw new CodegenError(`an unlowered ${s.expr.kind} reached the emitter`);
+    default: {
+      const unreachable: never = s;
+      throw new CodegenError(`unknown statement ${String(unreachable)}`);
+    }
+  }
+}
+
+/** The kernel function alone (the `cuda_kernel` dump). */
+export function emitKernel(kernel: Kernel): string {
+  const params = kernel.params.map((p) =>
+    p.kind === 'tensor' ? `Tensor<${storageType(p.dtype)}, ${p.rank}, ${p.rank}> ${p.name}` : `${storageType(p.dtype)} ${p.name}`,
+  );
+  const lines: string[] = [];
+  lines.push(`__global__ void __launch_bounds__(${kernel.maxThreadsPerBlock}) ${kernel.name}(${params.join(', ')}) {`);
+  for (const l of kernel.indexLocals) lines.push(`  const nvfuser_index_t ${l.name} = ${l.value};`);
+  emitStmts(kernel.body, '  ', lines);
+  lines.push('}');
+  return `${lines.join('\n')}\n`;
+}
+
+/** Full translation unit: runtime helpers + kernel (what NVRTC or nvcc compiles). */
+export function cudaSource(kernel: Kernel): string {
+  return `${runtimeLibrary(kernel.indexType)}\n// ---- kernel ----\n${emitKernel(kernel)}`;
+}

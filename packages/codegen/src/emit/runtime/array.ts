@@ -1,0 +1,35 @@
+// Runtime helper: aligned local arrays and vectorized (up to 16-byte) copies between global
+// and local memory; the alignment is what lets the compiler issue one wide load/store.
+export const ARRAY_RUNTIME = `// ---- local arrays and vector access ----
+template <typename T, int N, int Align = 1>
+struct alignas(sizeof(T) * Align) Array {
+  __device__ T& operator[](unsigned int i) { return array[i]; }
+  __device__ const T& operator[](unsigned int i) const { return array[i]; }
+  T array[N];
+};
+
+template <int Bytes> struct NvfVec;
+template <> struct NvfVec<1> { typedef unsigned char type; };
+template <> struct NvfVec<2> { typedef unsigned short type; };
+template <> struct NvfVec<4> { typedef unsigned int type; };
+struct alignas(8) NvfU32x2 { unsigned int x, y; };
+struct alignas(16) NvfU32x4 { unsigned int x, y, z, w; };
+template <> struct NvfVec<8> { typedef NvfU32x2 type; };
+template <> struct NvfVec<16> { typedef NvfU32x4 type; };
+
+template <typename T, int N>
+__device__ __forceinline__ void loadGlobalToLocal(T* to, const T* from) {
+  typedef typename NvfVec<sizeof(T) * N>::type V;
+  *reinterpret_cast<V*>(to) = *reinterpret_cast<const V*>(from);
+}
+template <typename T, int N>
+__device__ __forceinline__ void loadLocalToGlobal(T* to, const T* from) {
+  typedef typename NvfVec<sizeof(T) * N>::type V;
+  *reinterpret_cast<V*>(to) = *reinterpret_cast<const V*>(from);
+}
+template <typename T, int N>
+__device__ __forceinline__ void loadGeneric(T* to, const T* from) {
+  #pragma unroll
+  for (int i = 0; i < N; ++i) to[i] = from[i];
+}
+`;

@@ -1,0 +1,60 @@
+// The `kernel_ir` dump: a stable, indented text form of kernel IR.
+
+import { printIndex } from './index-expr.js';
+import type { Kernel, Operand, Stmt, TensorAccess } from './nodes.js';
+
+function access(a: TensorAccess): string {
+  return `${a.tensor}_${a.memory === 'Global' ? 'g' : 'l'}[${printIndex(a.index)}]`;
+}
+
+function operand(o: Operand): string {
+  return o.kind === 'tensor' ? access(o) : o.text;
+}
+
+function printStmts(stmts: readonly Stmt[], indent: string, lines: string[]): void {
+  for (const s of stmts) {
+    switch (s.kind) {
+      case 'ForLoop':
+        lines.push(`${indent}FOR ${s.index} in 0 .. ${printIndex(s.extent)}${s.unroll ? ' (unroll)' : ''}:`);
+        printStmts(s.body, `${indent}  `, lines);
+        break;
+      case 'IfThenElse':
+        lines.push(`${indent}IF ${s.predicates.map((p) => `${printIndex(p.index)} < ${printIndex(p.extent)}`).join(' && ')}:`);
+        printStmts(s.then, `${indent}  `, lines);
+        if (s.else.length > 0) {
+          lines.push(`${indent}ELSE:`);
+          printStmts(s.else, `${indent}  `, lines);
+        }
+        break;
+      case 'Allocate':
+        lines.push(`${indent}ALLOCATE ${s.buffer}_l ${s.dtype}[${s.size}] align ${s.align}`);
+        break;
+      case 'LoadStore':
+        lines.push(`${indent}${access(s.out)} = ${s.width > 1 ? `vector<${s.width}> ` : ''}${access(s.in)}`);
+        break;
+      case 'Compute':
+        lines.push(`${indent}${access(s.out)} = ${s.op.op}(${s.operands.map(operand).join(', ')}) in ${s.computeDtype}`);
+        break;
+      case 'ScalarCompute':
+        lines.push(`${indent}${s.name} = ${s.op.op}(${s.operands.map(operand).join(', ')}) in ${s.computeDtype}`);
+        break;
+      case 'PendingExpr':
+        lines.push(`${indent}PENDING ${s.expr.kind}`);
+        break;
+      default: {
+        const unreachable: never = s;
+        throw new Error(`unknown statement ${String(unreachable)}`);
+      }
+    }
+  }
+}
+
+export function printKernelIr(kernel: Kernel): string {
+  const lines: string[] = [];
+  const params = kernel.params.map((p) => (p.kind === 'tensor' ? `${p.name}_g ${p.dtype}[${p.rank}]` : `${p.name} ${p.dtype}`));
+  lines.push(`%kernel ${kernel.name} (${params.join(', ')}) index ${kernel.indexType} {`);
+  for (const l of kernel.indexLocals) lines.push(`  ${l.name} = ${l.value}`);
+  printStmts(kernel.body, '  ', lines);
+  lines.push('}');
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,103 @@
+// Pass 5 — expression lowering. In: the loop nest with Allocates and PendingExprs. Out: every
+// PendingExpr replaced by its kernel IR statement (LoadStore for copies, broadcasts, squeezes
+// and expands — a wide one at a vectorized position; Compute for unary/binary/ternary ops),
+// with global accesses indexed through the reference (indexing.ts), local ones by buffer
+// position (allocation.ts), wrapped in an IfThenElse when a non-divisible split needs a
+// predicate (predicates.ts). Fusion scalar math becomes ScalarComputes at kernel start.
+// Invariant: no PendingExpr remains.
+
+import { cppTypeName, type Expr, type Scalar, type TensorView, type Val } from '@tsfuser/fusion-ir';
+import { LoweringError } from '../errors.js';
+import type { Operand, ScalarOperand, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
+import { computeDtypeOf, computeOpOf } from './compute-type.js';
+import { localIndex } from './allocation.js';
+import type { LoweringContext } from './context.js';
+import { PointIndexer, ReferenceHistory } from './indexing.js';
+import type { LoopGroups } from './loop-groups.js';
+import { pointPredicates, predicatedSplits } from './predicates.js';
+import { scalarLiteral } from './scalar-literal.js';
+
+export function scalarOperand(ctx: LoweringContext, s: Scalar): ScalarOperand {
+  if (s.value !== null) return { kind: 'scalar', text: scalarLiteral(s.value, s.dtype), dtype: s.dtype };
+  const name = ctx.scalarNames.get(s);
+  if (name === undefined) throw new LoweringError(`scalar ${s.symbolicName()} is neither an input nor computed in the kernel`);
+  return { kind: 'scalar', text: name, dtype: s.dtype };
+}
+
+/** Top-level statements for the fusion's scalar math (in topological order). */
+export function lowerScalarExprs(ctx: LoweringContext): Stmt[] {
+  const out: Stmt[] = [];
+  for (const e of ctx.fusion.exprs()) {
+    const o = e.outputs[0];
+    if (o === undefined || o.kind !== 'scalar') continue;
+    const op = computeOpOf(e);
+    if (op === null) throw new LoweringError(`scalar expression ${e.kind} producing ${o.symbolicName()} is not supported`);
+    const operands = e.inputs.map((v) => {
+      if (v.kind !== 'scalar') throw new LoweringError(`scalar ${o.symbolicName()} depends on a tensor`);
+      return scalarOperand(ctx, v);
+    });
+    const name = o.symbolicName();
+    ctx.scalarNames.set(o, name);
+    out.push({ kind: 'ScalarCompute', name, dtype: o.dtype, op, operands, computeDtype: computeDtypeOf(e) });
+  }
+  return out;
+}
+
+export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[]): Stmt[] {
+  const history = new ReferenceHistory(ctx);
+  const splits = predicatedSplits(history);
+  const vector = ctx.positions > 0 ? ctx.reference.axis(-1).extent.constNumber() ?? 1 : 1;
+  const lowerOne = (s: Extract<Stmt, { kind: 'PendingExpr' }>): Stmt => {
+    const indexer = new PointIndexer(history, s.positionIndices);
+    const access = (tv: TensorView): TensorAccess => {
+      if (tv.memoryType === 'Global') {
+        return { kind: 'tensor', tensor: ctx.tensorName(tv), dtype: tv.dtype, memory: 'Global', index: indexer.globalOffset(tv) };
+      }
+      if (tv.memoryType === 'Local') {
+        return { kind: 'tensor', tensor: ctx.tensorName(tv), dtype: tv.dtype, memory: 'Local', index: localIndex(ctx, groups, tv, s.positionIndices) };
+      }
+      throw new LoweringError(`T${tv.name}: shared memory tensors are not supported by pointwise lowering`);
+    };
+    const operand = (v: Val): Operand => {
+      if (v.kind === 'tensorView') return access(v);
+      if (v.kind === 'scalar') return scalarOperand(ctx, v);
+      throw new LoweringError('an IterDomain cannot be an operand');
+    };
+    const inner = lowerExpr(s.expr, access, operand, groups.isVectorized(s.expr.outputs[0] as TensorView) ? vector : 1);
+    const predicates = pointPredicates(splits, indexer);
+    return predicates.length === 0 ? inner : { kind: 'IfThenElse', predicates, then: [inner], else: [] };
+  };
+  const visit = (stmts: Stmt[]): Stmt[] =>
+    stmts.map((st) => {
+      if (st.kind === 'ForLoop') return { ...st, body: visit(st.body) };
+      if (st.kind === 'PendingExpr') return lowerOne(st);
+      return st;
+    });
+  return visit(body);
+}
+
+function lowerExpr(expr: Expr, access: (tv: TensorView) => TensorAccess, operand: (v: Val) => Operand, width: number): Stmt {
+  const out = expr.outputs[0];
+  if (out === undefined || out.kind !== 'tensorView') throw new LoweringError(`${expr.kind} has no tensor output`);
+  switch (expr.kind) {
+    case 'LoadStoreOp':
+    case 'BroadcastOp':
+    case 'SqueezeOp':
+    case 'ExpandOp': {
+      const input = expr.inputs[0];
+      if (input === undefined || input.kind !== 'tensorView') throw new LoweringError(`${expr.kind} producing T${out.name} has no tensor input`);
+      if (input.dtype !== out.dtype) throw new LoweringError(`${expr.kind} T${input.name} → T${out.name} changes dtype (${cppTypeName(input.dtype)} → ${cppTypeName(out.dtype)})`);
+      return { kind: 'LoadStore', out: access(out), in: access(input), width };
+    }
+    case 'UnaryOp':
+    case 'BinaryOp':
+    case 'TernaryOp': {
+      if (width > 1) throw new LoweringError(`T${out.name}: only copies can be vectorized, not ${expr.kind} ${expr.op}`);
+      const op = computeOpOf(expr);
+      if (op === null) throw new LoweringError(`unsupported op producing T${out.name}`);
+      return { kind: 'Compute', out: access(out), op, operands: expr.inputs.map(operand), computeDtype: computeDtypeOf(expr) };
+    }
+    default:
+      throw new LoweringError(`${expr.kind} producing T${out.name} is not supported by pointwise lowering`);
+  }
+}

@@ -1,0 +1,40 @@
+// The lowering pipeline — the only place that knows the pass order:
+//   1. kernel-signature  parameters and names of extents / scalar inputs
+//   2. loop-groups       the loop map over (tensor, position)
+//   3. loop-nest         loops and placed (pending) expressions
+//   4. allocation        local buffers at their compute-at loops
+//   5. expr-lowering     indexing + predicates → LoadStore / Compute statements
+// plus fusion scalar math lowered to ScalarComputes ahead of the loops.
+
+import type { ScheduledFusion } from '@tsfuser/scheduler';
+import type { Kernel } from '../kernel-ir/nodes.js';
+import { insertAllocations } from './allocation.js';
+import { makeContext } from './context.js';
+import { lowerExprs, lowerScalarExprs } from './expr-lowering.js';
+import { buildSignature, extentExpr } from './kernel-signature.js';
+import { LoopGroups } from './loop-groups.js';
+import { buildLoopNest } from './loop-nest.js';
+
+export interface LowerOptions {
+  kernelName: string;
+  maxThreadsPerBlock: number;
+}
+
+export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Kernel {
+  const ctx = makeContext(scheduled.fusion, scheduled.reference, scheduled.divisibleSplits, scheduled.params.indexType, extentExpr);
+  const { params, indexLocals } = buildSignature(ctx);
+  const scalars = lowerScalarExprs(ctx);
+  const groups = new LoopGroups(ctx);
+  const nest = buildLoopNest(ctx, groups);
+  const allocated = insertAllocations(ctx, groups, nest);
+  const body = lowerExprs(ctx, groups, allocated);
+  return {
+    name: opts.kernelName,
+    indexType: ctx.indexType,
+    params,
+    indexLocals,
+    body: [...scalars, ...body],
+    maxThreadsPerBlock: opts.maxThreadsPerBlock,
+    vectorizeFactor: scheduled.params.vectorizationFactor,
+  };
+}

@@ -1,0 +1,107 @@
+// Pass 5a — indexing (used by expression lowering). In: the index of every reference loop
+// position at one point of the loop nest. Out: the index of any reference ID by walking the
+// reference's Split/Merge exprs backwards (split input = outer·factor + inner; merge
+// outer = out / inner-extent, inner = out % inner-extent), and for any global tensor the
+// element offset Σ index[d]·stride[d] over its logical dims, each dim taking the index of the
+// reference logical dim it is exactly mapped to (broadcast and unmapped size-1 dims: 0).
+// Runs of dims that are contiguous in the tensor and merged in the reference use the merged
+// index and one stride (no div/mod). Indices are memoized per point.
+
+import { loopExprs, type IterDomain, type Merge, type Split, type TensorView } from '@tsfuser/fusion-ir';
+import { LoweringError } from '../errors.js';
+import { iadd, iconst, idiv, imod, imul, isym, type IndexExpr } from '../kernel-ir/index-expr.js';
+import type { LoweringContext } from './context.js';
+
+/** Facts about the reference's schedule shared by every point. */
+export class ReferenceHistory {
+  readonly useOf = new Map<IterDomain, Split | Merge>();
+  readonly loopPosition = new Map<IterDomain, number>();
+  /** For ref IDs made only of merges of logical IDs: the logical positions, outer to inner. */
+  readonly leaves = new Map<IterDomain, number[]>();
+  readonly exprs: (Split | Merge)[];
+  readonly logical: IterDomain[];
+
+  constructor(readonly ctx: LoweringContext) {
+    const ref = ctx.reference;
+    this.logical = ref.domain.logicalNoReductions();
+    this.exprs = loopExprs(ref);
+    for (const e of this.exprs) for (const i of e.inputs) this.useOf.set(i as IterDomain, e);
+    ref.domain.loop.forEach((id, p) => this.loopPosition.set(id, p));
+    this.logical.forEach((id, d) => this.leaves.set(id, [d]));
+    for (const e of this.exprs) {
+      if (e.kind !== 'Merge') continue;
+      const a = this.leaves.get(e.outer());
+      const b = this.leaves.get(e.inner());
+      if (a !== undefined && b !== undefined) this.leaves.set(e.out(), [...a, ...b]);
+    }
+  }
+}
+
+export class PointIndexer {
+  private readonly memo = new Map<IterDomain, IndexExpr>();
+
+  constructor(
+    readonly history: ReferenceHistory,
+    readonly positionIndices: readonly IndexExpr[],
+  ) {}
+
+  get ctx(): LoweringContext {
+    return this.history.ctx;
+  }
+
+  /** Index of a reference ID (logical, intermediate or loop). */
+  index(id: IterDomain): IndexExpr {
+    const known = this.memo.get(id);
+    if (known !== undefined) return known;
+    const result = this.compute(id);
+    this.memo.set(id, result);
+    return result;
+  }
+
+  private compute(id: IterDomain): IndexExpr {
+    const p = this.history.loopPosition.get(id);
+    if (p !== undefined) return this.positionIndices[p] ?? iconst(0);
+    const use = this.history.useOf.get(id);
+    if (use === undefined) throw new LoweringError(`indexing: IterDomain ${id.name} is not on the reference T${this.ctx.reference.name}'s path to its loop domain`);
+    if (use.kind === 'Split') {
+      return iadd(imul(this.index(use.outer()), this.ctx.extent(use.inner().extent)), this.index(use.inner()));
+    }
+    const out = this.index(use.out());
+    const innerExtent = this.ctx.extent(use.inner().extent);
+    return use.outer() === id ? idiv(out, innerExtent) : imod(out, innerExtent);
+  }
+
+  /** Element offset of a global tensor at this point. */
+  globalOffset(tv: TensorView): IndexExpr {
+    const name = this.ctx.tensorName(tv);
+    const map = this.ctx.exactMap.mapToReference(tv, this.ctx.reference);
+    const logical = tv.domain.logicalNoReductions();
+    const contiguity = tv.domain.contiguity.filter((_, d) => !(tv.domain.logical[d]?.isReduction() ?? false));
+    const canMerge = tv.domain.allocation === null;
+    const lastIter = logical.reduce((last, id, d) => (id.isBroadcast() ? last : d), -1);
+    const stride = (d: number): IndexExpr => (canMerge && d === lastIter && contiguity[d] === true ? iconst(1) : isym(`${name}.alloc_stride[${d}]`));
+    let offset: IndexExpr = iconst(0);
+    for (let d = 0; d < logical.length; d += 1) {
+      const r = map[d] as number;
+      if (r < 0) continue; // broadcast, or a squeezed size-1 dim
+      let end = d;
+      let merged: IterDomain | null = null;
+      if (canMerge) {
+        for (let j = d + 1; j < logical.length; j += 1) {
+          if (map[j] !== r + (j - d) || contiguity[j - 1] !== true) break;
+          const want = Array.from({ length: j - d + 1 }, (_, k) => r + k).join(',');
+          for (const [id, lv] of this.history.leaves) {
+            if (lv.length > 1 && lv.join(',') === want) {
+              merged = id;
+              end = j;
+            }
+          }
+        }
+      }
+      const idx = merged !== null ? this.index(merged) : this.index(this.history.logical[r] as IterDomain);
+      offset = iadd(offset, imul(idx, stride(end)));
+      d = end;
+    }
+    return offset;
+  }
+}

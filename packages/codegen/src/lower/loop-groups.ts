@@ -1,0 +1,80 @@
+// Pass 2 — loop map. In: compute-at positions of every tensor. Out: disjoint sets over
+// (tensor, loop position) pairs — a producer inlined at position k shares its first k loops
+// with each consumer — and the kind of each reference position (parallel index, trivial,
+// serial loop, unrolled loop). Tensors whose loop domain is not aligned with the reference's
+// (lower-rank chains before a broadcast) are treated as fully inlined: recomputed per point.
+// Invariant: one set = one loop instance; all members sit at the same position.
+
+import { isParallelIndex, parallelIndexName, type ParallelType, type TensorView } from '@tsfuser/fusion-ir';
+import type { LoweringContext } from './context.js';
+
+export type PositionKind =
+  | { kind: 'parallel'; parallelType: ParallelType; builtin: string; bound: number | null }
+  | { kind: 'trivial' }
+  | { kind: 'loop'; unroll: boolean };
+
+export class LoopGroups {
+  private readonly parent = new Map<string, string>();
+  readonly kinds: PositionKind[];
+
+  constructor(readonly ctx: LoweringContext) {
+    const ref = ctx.reference;
+    this.kinds = ref.domain.loop.map((id): PositionKind => {
+      const c = id.extent.constNumber();
+      if (isParallelIndex(id.parallelType)) {
+        return { kind: 'parallel', parallelType: id.parallelType, builtin: parallelIndexName(id.parallelType), bound: c };
+      }
+      if (c === 1) return { kind: 'trivial' };
+      // Short constant loops (vector lanes, unroll) are unrolled so registers stay registers.
+      return { kind: 'loop', unroll: id.parallelType === 'Unroll' || (c !== null && c <= 16) };
+    });
+    for (const tv of ctx.fusion.allTvs()) {
+      if (tv.isFusionInput()) continue;
+      const ca = this.computeAt(tv);
+      for (const use of tv.uses) {
+        for (const c of use.outputs) {
+          if (c.kind !== 'tensorView') continue;
+          for (let p = 0; p < ca; p += 1) this.union(key(tv, p), key(c, p));
+        }
+      }
+    }
+  }
+
+  isAligned(tv: TensorView): boolean {
+    return tv.nDims() === this.ctx.positions;
+  }
+
+  /** The effective compute-at position (unaligned tensors are fully inlined). */
+  computeAt(tv: TensorView): number {
+    if (tv.isFusionInput()) return 0;
+    return this.isAligned(tv) ? tv.computeAtPosition : this.ctx.positions;
+  }
+
+  /** Whether `tv`'s innermost position is a vectorized access. */
+  isVectorized(tv: TensorView): boolean {
+    const n = this.ctx.positions;
+    return n > 0 && this.isAligned(tv) && tv.axis(n - 1).parallelType === 'Vectorize';
+  }
+
+  group(tv: TensorView, p: number): string {
+    return this.find(key(tv, p));
+  }
+
+  private find(k: string): string {
+    let r = k;
+    for (let p = this.parent.get(r); p !== undefined && p !== r; p = this.parent.get(r)) r = p;
+    return r;
+  }
+
+  private union(a: string, b: string): void {
+    const ra = this.find(a);
+    const rb = this.find(b);
+    if (ra === rb) return;
+    if (ra < rb) this.parent.set(rb, ra);
+    else this.parent.set(ra, rb);
+  }
+}
+
+function key(tv: TensorView, p: number): string {
+  return `T${tv.name}@${p}`;
+}

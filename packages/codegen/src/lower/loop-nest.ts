@@ -1,0 +1,147 @@
+// Pass 3 — loop nest. In: the fusion's tensor expressions in topological order and the loop
+// map. Out: a statement tree of ForLoops (one per loop set at a serial/unrolled position;
+// parallel and trivial positions make no loop, a vectorized position is one wide access)
+// whose leaves are PendingExprs carrying the index of every reference position.
+// Each expression sits inside the loops of its output's positions; siblings are ordered so
+// that producers come before consumers (Kahn's algorithm, ties by first appearance).
+// Invariant: a loop set appears exactly once in the tree; a producer inlined at k and its
+// consumers share the same ForLoop objects for their first k positions.
+
+import type { Expr, TensorView } from '@tsfuser/fusion-ir';
+import { LoweringError } from '../errors.js';
+import { iconst, isym, type IndexExpr } from '../kernel-ir/index-expr.js';
+import type { Stmt } from '../kernel-ir/nodes.js';
+import type { LoweringContext } from './context.js';
+import type { LoopGroups } from './loop-groups.js';
+
+interface Node {
+  group: string | null;
+  position: number;
+  order: number;
+  children: (Node | Leaf)[];
+}
+
+interface Leaf {
+  expr: Expr;
+  out: TensorView;
+  order: number;
+}
+
+function isLeaf(x: Node | Leaf): x is Leaf {
+  return 'expr' in x;
+}
+
+function subtreeExprs(x: Node | Leaf, into: Set<Expr>): Set<Expr> {
+  if (isLeaf(x)) into.add(x.expr);
+  else for (const c of x.children) subtreeExprs(c, into);
+  return into;
+}
+
+/** Orders the children of every node so producers precede consumers. */
+function orderChildren(node: Node): void {
+  const kids = node.children;
+  const owner = new Map<Expr, number>();
+  kids.forEach((k, i) => {
+    for (const e of subtreeExprs(k, new Set())) owner.set(e, i);
+  });
+  const succ = kids.map(() => new Set<number>());
+  const indeg = kids.map(() => 0);
+  kids.forEach((k, i) => {
+    for (const e of subtreeExprs(k, new Set())) {
+      for (const input of e.inputs) {
+        const def = input.definition;
+        if (def === null) continue;
+        const j = owner.get(def);
+        if (j !== undefined && j !== i && !(succ[j] as Set<number>).has(i)) {
+          (succ[j] as Set<number>).add(i);
+          indeg[i] = (indeg[i] as number) + 1;
+        }
+      }
+    }
+  });
+  const done: (Node | Leaf)[] = [];
+  const ready = kids.map((_, i) => i).filter((i) => indeg[i] === 0);
+  while (ready.length > 0) {
+    ready.sort((a, b) => (kids[a] as Node | Leaf).order - (kids[b] as Node | Leaf).order);
+    const i = ready.shift() as number;
+    done.push(kids[i] as Node | Leaf);
+    for (const j of succ[i] as Set<number>) {
+      indeg[j] = (indeg[j] as number) - 1;
+      if (indeg[j] === 0) ready.push(j);
+    }
+  }
+  if (done.length !== kids.length) {
+    throw new LoweringError('loop nest: expressions sharing loops depend on each other in a cycle (inconsistent compute-at positions)');
+  }
+  node.children = done;
+  for (const k of done) if (!isLeaf(k)) orderChildren(k);
+}
+
+export function buildLoopNest(ctx: LoweringContext, groups: LoopGroups): Stmt[] {
+  const root: Node = { group: null, position: -1, order: 0, children: [] };
+  let order = 0;
+  const n = ctx.positions;
+  const loopPositions = groups.kinds.map((k, p) => (k.kind === 'loop' ? p : -1)).filter((p) => p >= 0);
+  for (const expr of ctx.fusion.exprs()) {
+    const out = expr.outputs[0];
+    if (out === undefined || out.kind !== 'tensorView') continue;
+    let node = root;
+    for (const p of loopPositions) {
+      if (p === n - 1 && groups.isVectorized(out)) continue;
+      const g = groups.group(out, p);
+      let child = node.children.find((c): c is Node => !isLeaf(c) && c.group === g);
+      if (child === undefined) {
+        child = { group: g, position: p, order: order++, children: [] };
+        node.children.push(child);
+      }
+      node = child;
+    }
+    node.children.push({ expr, out, order: order++ });
+  }
+  orderChildren(root);
+
+  const loopVar = new Map<string, string>();
+  const base = ctx.fusion.vals().length;
+  const varOf = (g: string): string => {
+    let v = loopVar.get(g);
+    if (v === undefined) {
+      v = `i${base + loopVar.size}`;
+      loopVar.set(g, v);
+    }
+    return v;
+  };
+  const refLoop = ctx.reference.domain.loop;
+  const toStmts = (node: Node): Stmt[] =>
+    node.children.map((c): Stmt => {
+      if (isLeaf(c)) return { kind: 'PendingExpr', expr: c.expr, positionIndices: positionIndices(c.out) };
+      const id = refLoop[c.position];
+      if (id === undefined) throw new LoweringError(`loop nest: no reference loop ID at position ${c.position}`);
+      const kind = groups.kinds[c.position];
+      return {
+        kind: 'ForLoop',
+        index: varOf(c.group as string),
+        extent: ctx.extent(id.extent),
+        unroll: kind !== undefined && kind.kind === 'loop' && kind.unroll,
+        body: toStmts(c),
+      };
+    });
+  const positionIndices = (out: TensorView): IndexExpr[] =>
+    groups.kinds.map((k, p): IndexExpr => {
+      switch (k.kind) {
+        case 'parallel':
+          return isym(k.builtin, k.bound);
+        case 'trivial':
+          return iconst(0);
+        case 'loop': {
+          if (p === n - 1 && groups.isVectorized(out)) return iconst(0);
+          const id = refLoop[p];
+          return isym(varOf(groups.group(out, p)), id?.extent.constNumber() ?? null);
+        }
+        default: {
+          const unreachable: never = k;
+          throw new LoweringError(`unknown position kind ${String(unreachable)}`);
+        }
+      }
+    });
+  return toStmts(root);
+}

@@ -1,0 +1,37 @@
+// Pass 5b — predicates (used by expression lowering). A split whose factor does not divide
+// its input's extent creates out-of-range iterations. For every such split that does not
+// descend from another one, the access is guarded by `index(split input) < extent(split
+// input)`: an in-range ID has in-range descendants, so the root-most checks imply all others
+// and, through the merges above, every logical index. Divisibility is proven from constant
+// extents or given by the scheduler (facts it derived from the runtime sizes).
+
+import type { IterDomain, Split } from '@tsfuser/fusion-ir';
+import type { Predicate } from '../kernel-ir/nodes.js';
+import type { LoweringContext } from './context.js';
+import type { PointIndexer, ReferenceHistory } from './indexing.js';
+
+export function isDivisible(ctx: LoweringContext, split: Split): boolean {
+  const e = split.in().extent.constNumber();
+  const f = split.factor.constNumber();
+  if (e !== null && f !== null) return e % f === 0;
+  return ctx.divisibleSplits.has(split);
+}
+
+/** The splits that need a predicate (root-most non-divisible ones), in schedule order. */
+export function predicatedSplits(history: ReferenceHistory): Split[] {
+  const tainted = new Set<IterDomain>();
+  const result: Split[] = [];
+  for (const e of history.exprs) {
+    const inputs = e.inputs as IterDomain[];
+    const fromTainted = inputs.some((i) => tainted.has(i));
+    if (fromTainted) for (const o of e.outputs) tainted.add(o as IterDomain);
+    if (e.kind !== 'Split' || isDivisible(history.ctx, e)) continue;
+    if (!fromTainted) result.push(e);
+    for (const o of e.outputs) tainted.add(o as IterDomain);
+  }
+  return result;
+}
+
+export function pointPredicates(splits: readonly Split[], indexer: PointIndexer): Predicate[] {
+  return splits.map((s) => ({ index: indexer.index(s.in()), extent: indexer.ctx.extent(s.in().extent) }));
+}
