@@ -11,6 +11,7 @@ import type { Token, TokenKind } from './tokens.js';
 const THREE_CHAR_OPS = ['**=', '//=', '...'];
 const TWO_CHAR_OPS = ['->', '**', '//', '==', '!=', '<=', '>=', '+=', '-=', '*=', '/=', ':='];
 const ONE_CHAR_OPS = '()[]{},:.;=+-*/%<>@~&|^';
+const CLOSING: Readonly<Record<string, string>> = { '(': ')', '[': ']', '{': '}' };
 
 export function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
@@ -19,6 +20,7 @@ export function tokenize(text: string): Token[] {
   let line = 1;
   let lineStart = 0;
   let depth = 0;
+  const open: { bracket: string; line: number; column: number }[] = [];
   let atLineStart = true;
 
   const col = (at: number): number => at - lineStart + 1;
@@ -106,16 +108,23 @@ export function tokenize(text: string): Token[] {
       else if (TWO_CHAR_OPS.includes(two)) op = two;
       else if (ONE_CHAR_OPS.includes(c)) op = c;
       if (op === undefined) return fail(`unexpected character '${c}'`, pos);
-      if (op === '(' || op === '[' || op === '{') depth += 1;
+      if (op === '(' || op === '[' || op === '{') {
+        depth += 1;
+        open.push({ bracket: op, line, column: col(pos) });
+      }
       if (op === ')' || op === ']' || op === '}') {
-        if (depth === 0) fail(`unmatched '${op}'`, pos);
+        const top = open.pop();
+        if (top === undefined) return fail(`unmatched '${op}'`, pos);
+        const expected = CLOSING[top.bracket];
+        if (expected !== op) fail(`closing '${op}' does not match '${top.bracket}' opened at ${top.line}:${top.column}`, pos);
         depth -= 1;
       }
       push('op', op, pos);
       pos += op.length;
     }
   }
-  if (depth > 0) throw new DefinitionImportError('unexpected end of file inside brackets', line, col(pos));
+  const unclosed = open[open.length - 1];
+  if (unclosed !== undefined) throw new DefinitionImportError(`'${unclosed.bracket}' was never closed`, unclosed.line, unclosed.column);
   const last = tokens[tokens.length - 1];
   if (last !== undefined && last.kind !== 'newline' && last.kind !== 'dedent') push('newline', '', pos);
   while (indents.length > 1) {

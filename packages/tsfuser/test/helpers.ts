@@ -1,0 +1,41 @@
+// Shared test helpers: fixture paths and a captured CLI run.
+import { readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { main } from '../src/cli/main.js';
+
+export const FIXTURES = fileURLToPath(new URL('../../../test-fixtures/definitions/', import.meta.url));
+
+export function pythonFixtures(): string[] {
+  return readdirSync(FIXTURES).filter((f) => f.endsWith('.py')).sort();
+}
+
+export function allFixtures(): string[] {
+  return readdirSync(FIXTURES).filter((f) => /\.(py|mjs|js)$/.test(f)).sort();
+}
+
+export function fixtureText(name: string): string {
+  return readFileSync(join(FIXTURES, name), 'utf8');
+}
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export async function runCli(argv: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, {
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    colour: false,
+    env,
+  });
+  return { code, stdout, stderr };
+}
