@@ -67,7 +67,10 @@ export function canSchedulePointwise(fusion: Fusion, runtimeInfo: RuntimeInfo): 
   }
   const map = new ExactLogicalMap(fusion);
   const refRank = iterationRank(ref);
+  const live = new Set(fusion.exprs());
   for (const tv of fusion.allTvs()) {
+    // Inputs that no live expression reads are never touched by the kernel.
+    if (tv.isFusionInput() && !tv.uses.some((u) => live.has(u))) continue;
     const m = map.mapToReference(tv, ref);
     const logical = tv.domain.logicalNoReductions();
     for (let d = 0; d < logical.length; d += 1) {
