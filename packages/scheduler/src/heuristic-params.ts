@@ -41,7 +41,20 @@ export interface PointwiseParams {
 }
 
 export type HeuristicParams = PointwiseParams;
-export type SchedulerType = HeuristicParams['schedulerType'];
+
+/**
+ * Every scheduler nvFuser has, by its `SchedulerType` name (lower snake case as in nvFuser's
+ * dumps). Segmentation reasons and dumps name schedulers by these even before a type has
+ * parameters of its own in `HeuristicParams`.
+ */
+export type SchedulerType =
+  | 'no_op'
+  | 'expr_eval'
+  | 'pointwise'
+  | 'reduction'
+  | 'inner_persistent'
+  | 'outer_persistent'
+  | 'inner_outer_persistent';
 
 /** nvFuser's `PointwiseParams::toString` layout (the `scheduler_params` dump). */
 export function pointwiseParamsToString(p: PointwiseParams): string {
