@@ -61,7 +61,12 @@ export interface CachedCompile extends CompiledKernel {
 
 export class DeviceContext {
   private disposed = false;
-  private readonly liveAllocations = new Set<bigint>();
+  private readonly liveAllocations = new Map<bigint, number>();
+  /** Freed blocks kept for reuse, by rounded byte size (a caching allocator, as PyTorch's). */
+  private readonly pool = new Map<number, bigint[]>();
+  private pooledBytes = 0;
+  /** Largest total of pooled (freed, not returned to the driver) bytes. */
+  poolLimitBytes = 2 * 1024 ** 3;
 
   private constructor(
     private readonly addon: NativeAddon,
@@ -101,19 +106,60 @@ export class DeviceContext {
     return this.addon.memGetInfo();
   }
 
+  /**
+   * Device memory of at least `bytes` (256-byte aligned). Blocks come from the pool of freed
+   * blocks of the same rounded size when there is one: cuMemAlloc/cuMemFree synchronize and cost
+   * microseconds, which would dominate a small fused kernel's launch.
+   */
   malloc(bytes: number | bigint): bigint {
     this.assertLive();
-    const pointer = this.addon.memAlloc(bytes);
-    this.liveAllocations.add(pointer);
+    const rounded = roundAllocation(Number(bytes));
+    const reused = this.pool.get(rounded)?.pop();
+    if (reused !== undefined) {
+      this.pooledBytes -= rounded;
+      this.liveAllocations.set(reused, rounded);
+      return reused;
+    }
+    let pointer: bigint;
+    try {
+      pointer = this.addon.memAlloc(rounded);
+    } catch (error) {
+      if (this.pooledBytes === 0) throw error;
+      this.releasePool();
+      pointer = this.addon.memAlloc(rounded);
+    }
+    this.liveAllocations.set(pointer, rounded);
     return pointer;
   }
 
+  /** Returns a block to the pool (or to the driver when the pool is full). */
   free(pointer: bigint): void {
     if (this.disposed) return; // the context's release already reclaimed everything
-    if (!this.liveAllocations.delete(pointer)) {
+    const bytes = this.liveAllocations.get(pointer);
+    if (bytes === undefined) {
       throw new Error(`DeviceContext.free: 0x${pointer.toString(16)} is not a live allocation of this context`);
     }
-    this.addon.memFree(pointer);
+    this.liveAllocations.delete(pointer);
+    if (this.pooledBytes + bytes > this.poolLimitBytes) {
+      this.addon.memFree(pointer);
+      return;
+    }
+    const list = this.pool.get(bytes);
+    if (list === undefined) this.pool.set(bytes, [pointer]);
+    else list.push(pointer);
+    this.pooledBytes += bytes;
+  }
+
+  /** Gives every pooled block back to the driver. */
+  releasePool(): void {
+    for (const list of this.pool.values()) for (const pointer of list) this.addon.memFree(pointer);
+    this.pool.clear();
+    this.pooledBytes = 0;
+  }
+
+  /** Bytes held in the pool of freed blocks. */
+  get pooledByteCount(): number {
+    return this.pooledBytes;
   }
 
   /** Number of allocations not yet freed (leak checks in tests). */
@@ -203,8 +249,9 @@ export class DeviceContext {
   dispose(): void {
     if (this.disposed) return;
     this.addon.streamSynchronize(this.stream);
-    for (const pointer of this.liveAllocations) this.addon.memFree(pointer);
+    for (const pointer of this.liveAllocations.keys()) this.addon.memFree(pointer);
     this.liveAllocations.clear();
+    this.releasePool();
     this.addon.streamDestroy(this.stream);
     this.addon.primaryContextRelease(this.device);
     this.disposed = true;
@@ -213,6 +260,14 @@ export class DeviceContext {
   private assertLive(): void {
     if (this.disposed) throw new Error('DeviceContext: used after dispose()');
   }
+}
+
+/** Allocation granularity: 512 bytes up to 1 MiB, then 2 MiB pages (few distinct pool sizes). */
+export function roundAllocation(bytes: number): number {
+  if (!Number.isFinite(bytes) || bytes < 0) throw new RangeError(`DeviceContext.malloc: invalid size ${bytes}`);
+  const b = Math.max(bytes, 1);
+  const granule = b <= 1024 * 1024 ? 512 : 2 * 1024 * 1024;
+  return Math.ceil(b / granule) * granule;
 }
 
 function queryProperties(addon: NativeAddon, ordinal: number, device: number): DeviceProperties {

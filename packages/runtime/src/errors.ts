@@ -37,3 +37,8 @@ export class RuntimeUnavailableError extends Error {
     super(`tsfuser runtime unavailable: ${reason}`);
   }
 }
+
+/** Arguments of an execute call that do not fit the fusion (count, kind, dtype, rank, sizes). */
+export class ExecutorInputError extends Error {
+  override readonly name = 'ExecutorInputError';
+}

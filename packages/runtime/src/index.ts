@@ -41,3 +41,14 @@ export {
   type CubinCacheStats,
   type CubinCacheOptions,
 } from './cubin-cache.js';
+export { ExecutorInputError } from './errors.js';
+export { FusionExecutor, KERNEL_NVRTC_OPTIONS, type CompileReport, type ExecutorCompileOptions } from './executor/fusion-executor.js';
+export {
+  FusionExecutorCache,
+  type ExecutorCacheOptions,
+  type ExecutorCacheStats,
+  type ExecutorDump,
+} from './executor/fusion-executor-cache.js';
+export { outputLayout, type TensorLayout } from './executor/output-allocation.js';
+export { runtimeInfoFor, schedulerDevice, pointerAlignment, type ExecutorArgument } from './executor/runtime-info.js';
+export { wholeFusion, type PlanGroup, type SegmentPlan, type Segmenter } from './executor/segment-plan.js';

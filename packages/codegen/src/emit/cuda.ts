@@ -120,5 +120,6 @@ export function emitKernel(kernel: Kernel): string {
 
 /** Full translation unit: runtime helpers + kernel (what NVRTC or nvcc compiles). */
 export function cudaSource(kernel: Kernel): string {
-  return `${runtimeLibrary(kernel.indexType)}\n// ---- kernel ----\n${emitKernel(kernel)}`;
+  // C linkage so the driver finds the kernel by its plain name (no NVRTC name expressions).
+  return `${runtimeLibrary(kernel.indexType)}\n// ---- kernel ----\nextern "C" ${emitKernel(kernel)}`;
 }

@@ -1,0 +1,292 @@
+// FusionExecutorCache: runs a Fusion on a device, compiling as little as possible.
+//
+// Three levels, as in nvFuser's FusionExecutorCache → FusionKernelRuntime → FusionExecutor:
+//   1. input signature (ranks, dtypes, which dims are broadcast/size-1, stride order, alignment
+//      class) → a segmentation of the fusion (SegmentPlan);
+//   2. per group, the heuristics for the actual sizes → a FusionExecutor keyed by those
+//      heuristics minus the grid size (sizes are kernel arguments, so other sizes with the same
+//      decisions reuse the same compiled kernel, and the cubin cache makes a second process skip
+//      NVRTC);
+//   3. an exact-layout memo (sizes, strides, alignment) → the ready launch plan, so a repeated
+//      call only packs arguments, allocates outputs from the pool and launches.
+// Invariant: a launch plan is used only for arguments whose layout key equals the one it was
+// built for.
+
+import { printFusion, type DataType, type Fusion, type Val } from '@tsfuser/fusion-ir';
+import {
+  bindExtents,
+  defaultSchedulerRegistry,
+  type ExtentBindings,
+  type HeuristicParams,
+  type RuntimeInfo,
+  type SchedulerRegistry,
+} from '@tsfuser/scheduler';
+import type { ArgumentValue } from '@tsfuser/codegen';
+import type { CubinCache } from '../cubin-cache.js';
+import type { DeviceContext } from '../device.js';
+import { ExecutorInputError } from '../errors.js';
+import { Tensor } from '../tensor.js';
+import { FusionExecutor, type CompileReport } from './fusion-executor.js';
+import { outputLayout, type TensorLayout } from './output-allocation.js';
+import { pointerAlignment, runtimeInfoFor, schedulerDevice, type ExecutorArgument } from './runtime-info.js';
+import { wholeFusion, type SegmentPlan, type Segmenter } from './segment-plan.js';
+
+/** Dump names the executor prints (nvFuser's names). */
+export type ExecutorDump =
+  | 'fusion_ir_presched'
+  | 'segmented_fusion'
+  | 'fusion_ir_segments'
+  | 'scheduler_params'
+  | 'fusion_ir'
+  | 'kernel_ir'
+  | 'cuda_kernel'
+  | 'launch_param';
+
+export interface ExecutorCacheOptions {
+  cubinCache?: CubinCache;
+  registry?: SchedulerRegistry;
+  segmenter?: Segmenter;
+  dump?: ReadonlySet<string>;
+  /** Where dumps go (default: stdout). */
+  dumpSink?: (text: string) => void;
+  /** Names kernels `nvfuser_<sched>_f<fusionId>_c…`. */
+  fusionId?: number;
+}
+
+export interface ExecutorCacheStats {
+  calls: number;
+  plans: number;
+  launchPlans: number;
+  kernels: number;
+  /** How each kernel's cubin was obtained. */
+  compiles: CompileReport[];
+}
+
+type Ref = { kind: 'arg'; index: number } | { kind: 'buffer'; index: number };
+
+interface Step {
+  executor: FusionExecutor;
+  grid: [number, number, number];
+  refs: Ref[];
+}
+
+interface LaunchPlan {
+  steps: Step[];
+  buffers: { dtype: DataType; layout: TensorLayout }[];
+  outputs: Ref[];
+  /** Buffers that are fusion outputs (the rest are intermediates, freed after the call). */
+  isOutput: boolean[];
+}
+
+interface KernelRuntime {
+  segments: SegmentPlan;
+  kernels: Map<string, FusionExecutor>;
+}
+
+function kernelKey(params: HeuristicParams): string {
+  return JSON.stringify(params, (k, v: unknown) => (k === 'gdimx' || k === 'gdimy' || k === 'gdimz' ? undefined : v));
+}
+
+function stableOrderKey(strides: readonly number[]): string {
+  return strides
+    .map((s, d) => [s, d] as const)
+    .sort((a, b) => b[0] - a[0] || a[1] - b[1])
+    .map(([, d]) => d)
+    .join('');
+}
+
+export class FusionExecutorCache {
+  readonly stats: ExecutorCacheStats = { calls: 0, plans: 0, launchPlans: 0, kernels: 0, compiles: [] };
+  private readonly runtimes = new Map<string, KernelRuntime>();
+  private readonly launchPlans = new Map<string, LaunchPlan>();
+  private readonly registry: SchedulerRegistry;
+  private readonly segmenter: Segmenter;
+  private readonly dump: ReadonlySet<string>;
+  private readonly sink: (text: string) => void;
+
+  constructor(
+    readonly fusion: Fusion,
+    readonly device: DeviceContext,
+    private readonly options: ExecutorCacheOptions = {},
+  ) {
+    this.registry = options.registry ?? defaultSchedulerRegistry();
+    this.segmenter = options.segmenter ?? wholeFusion;
+    this.dump = options.dump ?? new Set();
+    this.sink = options.dumpSink ?? ((t) => process.stdout.write(t));
+  }
+
+  /** Runs the fusion; returns one new device tensor per fusion output (the caller disposes them). */
+  runFusion(args: readonly ExecutorArgument[]): Tensor[] {
+    this.stats.calls += 1;
+    const { fusion } = this;
+    if (args.length !== fusion.inputs.length) {
+      throw new ExecutorInputError(`expected ${fusion.inputs.length} inputs, got ${args.length}`);
+    }
+    const temporaries: Tensor[] = [];
+    try {
+      const device = args.map((a, i) => this.onDevice(a, i, temporaries));
+      const key = this.layoutKey(device);
+      let plan = this.launchPlans.get(key);
+      if (plan === undefined) {
+        plan = this.buildLaunchPlan(device);
+        this.launchPlans.set(key, plan);
+      }
+      return this.execute(plan, device);
+    } finally {
+      for (const t of temporaries) t.dispose();
+    }
+  }
+
+  private onDevice(a: ExecutorArgument, i: number, temporaries: Tensor[]): ExecutorArgument {
+    const v = this.fusion.inputs[i] as Val;
+    if (v.kind === 'tensorView') {
+      if (!(a instanceof Tensor)) throw new ExecutorInputError(`input ${i} (T${v.name}) must be a tensor, got ${typeof a}`);
+      if (a.dtype !== v.dtype) throw new ExecutorInputError(`input ${i} (T${v.name}) must be ${v.dtype}, got ${a.dtype}`);
+      const rank = v.domain.logicalNoReductions().length;
+      if (a.rank !== rank) throw new ExecutorInputError(`input ${i} (T${v.name}) must have rank ${rank}, got sizes [${a.sizes.join(', ')}]`);
+      if (a.isDevice) {
+        if (a.device !== this.device) throw new ExecutorInputError(`input ${i} (T${v.name}) lives on another device context`);
+        return a;
+      }
+      const copy = a.toDevice(this.device);
+      temporaries.push(copy);
+      return copy;
+    }
+    if (a instanceof Tensor) throw new ExecutorInputError(`input ${i} is a scalar, got a tensor`);
+    return a;
+  }
+
+  private layoutKey(args: readonly ExecutorArgument[]): string {
+    let key = '';
+    for (const a of args) {
+      if (a instanceof Tensor) key += `${a.sizes.join(',')}/${a.strides.join(',')}/${Math.min(16, pointerAlignment(a.dataPtr))};`;
+      else key += `${typeof a};`;
+    }
+    return key;
+  }
+
+  private signatureKey(info: RuntimeInfo): string {
+    return info.inputs
+      .map((inp) =>
+        inp.kind === 'tensor'
+          ? `${inp.dtype}[${inp.sizes.map((s) => (s === 1 ? '1' : s === 0 ? '0' : 'n')).join(',')}]o${stableOrderKey(inp.strides)}a${Math.min(16, inp.alignment)}`
+          : inp.dtype,
+      )
+      .join(';');
+  }
+
+  private buildLaunchPlan(args: readonly ExecutorArgument[]): LaunchPlan {
+    const { fusion } = this;
+    const deviceInfo = schedulerDevice(this.device.properties);
+    const info = runtimeInfoFor(fusion, args, deviceInfo);
+    let bindings: ExtentBindings;
+    try {
+      bindings = bindExtents(fusion, info);
+    } catch (error) {
+      throw new ExecutorInputError(error instanceof Error ? error.message : String(error));
+    }
+    const sigKey = this.signatureKey(info);
+    let runtime = this.runtimes.get(sigKey);
+    if (runtime === undefined) {
+      if (this.dump.has('fusion_ir_presched')) this.sink(`Fusion IR before scheduling:\n${printFusion(fusion)}`);
+      const segments = this.segmenter(fusion, info);
+      if (this.dump.has('segmented_fusion') && segments.dumps?.segmentedFusion !== undefined) this.sink(segments.dumps.segmentedFusion);
+      if (this.dump.has('fusion_ir_segments') && segments.dumps?.fusionIrSegments !== undefined) this.sink(segments.dumps.fusionIrSegments);
+      runtime = { segments, kernels: new Map() };
+      this.runtimes.set(sigKey, runtime);
+      this.stats.plans += 1;
+    }
+    const refOf = new Map<Val, Ref>();
+    fusion.inputs.forEach((v, index) => refOf.set(v, { kind: 'arg', index }));
+    const plan: LaunchPlan = { steps: [], buffers: [], outputs: [], isOutput: [] };
+    const layoutOf = (ref: Ref): TensorLayout | null => {
+      if (ref.kind === 'buffer') return (plan.buffers[ref.index] as LaunchPlan['buffers'][number]).layout;
+      const a = args[ref.index];
+      return a instanceof Tensor ? { sizes: [...a.sizes], strides: [...a.strides] } : null;
+    };
+    runtime.segments.groups.forEach((group, groupId) => {
+      const refs: Ref[] = group.inputs.map((v) => {
+        const r = refOf.get(v);
+        if (r === undefined) throw new Error(`segment ${groupId} reads T${v.name} before any segment produced it`);
+        return r;
+      });
+      const groupInfo: RuntimeInfo = {
+        device: deviceInfo,
+        inputs: group.fusion.inputs.map((gv, i) => {
+          const layout = layoutOf(refs[i] as Ref);
+          const ref = refs[i] as Ref;
+          if (gv.kind === 'tensorView' && layout !== null) {
+            const align = ref.kind === 'arg' ? pointerAlignment((args[ref.index] as Tensor).dataPtr) : 256;
+            return { kind: 'tensor', dtype: gv.dtype, sizes: layout.sizes, strides: layout.strides, alignment: align };
+          }
+          return { kind: 'scalar', dtype: gv.kind === 'scalar' ? gv.dtype : 'Double' };
+        }),
+      };
+      for (const out of group.outputs) {
+        if (refOf.has(out)) continue;
+        if (out.kind !== 'tensorView') throw new Error(`segment ${groupId} output ${out.name} is not a tensor`);
+        refOf.set(out, { kind: 'buffer', index: plan.buffers.length });
+        plan.buffers.push({ dtype: out.dtype, layout: outputLayout(out, bindings) });
+        plan.isOutput.push(false);
+      }
+      const executor = this.executorFor(runtime, group.fusion, groupInfo, groupId);
+      const params = executor.params;
+      plan.steps.push({
+        executor: executor.executor,
+        grid: [params.lparams.gdimx, params.lparams.gdimy, params.lparams.gdimz],
+        refs: [...refs, ...group.outputs.map((v) => refOf.get(v) as Ref)],
+      });
+      if (this.dump.has('launch_param')) this.sink(executor.executor.kernel.dumps.launchParams);
+    });
+    for (const v of fusion.outputs) {
+      const r = refOf.get(v);
+      if (r === undefined) throw new Error(`fusion output T${v.name} is produced by no segment`);
+      plan.outputs.push(r);
+      if (r.kind === 'buffer') plan.isOutput[r.index] = true;
+    }
+    this.stats.launchPlans += 1;
+    return plan;
+  }
+
+  private executorFor(runtime: KernelRuntime, fusion: Fusion, info: RuntimeInfo, groupId: number): { executor: FusionExecutor; params: HeuristicParams } {
+    const { scheduler } = this.registry.pick(fusion, info);
+    const params = scheduler.computeHeuristics(fusion, info);
+    const key = `${groupId}:${kernelKey(params)}`;
+    let executor = runtime.kernels.get(key);
+    if (executor === undefined) {
+      executor = FusionExecutor.compile(this.device, fusion, info, {
+        registry: this.registry,
+        fusionId: this.options.fusionId ?? 0,
+        runtimeId: this.stats.plans - 1,
+        groupId,
+        ...(this.options.cubinCache === undefined ? {} : { cubinCache: this.options.cubinCache }),
+      });
+      runtime.kernels.set(key, executor);
+      this.stats.kernels += 1;
+      this.stats.compiles.push(executor.report);
+      const d = executor.kernel.dumps;
+      if (this.dump.has('scheduler_params')) this.sink(d.schedulerParams);
+      if (this.dump.has('fusion_ir')) this.sink(d.fusionIr);
+      if (this.dump.has('kernel_ir')) this.sink(d.kernelIr);
+      if (this.dump.has('cuda_kernel')) this.sink(d.cuda);
+    }
+    return { executor, params };
+  }
+
+  private execute(plan: LaunchPlan, args: readonly ExecutorArgument[]): Tensor[] {
+    const buffers = plan.buffers.map((b) => Tensor.emptyDevice(this.device, b.dtype, b.layout.sizes, b.layout.strides));
+    const value = (r: Ref): ArgumentValue => {
+      if (r.kind === 'buffer') return (buffers[r.index] as Tensor).asKernelArgument();
+      const a = args[r.index] as ExecutorArgument;
+      return a instanceof Tensor ? a.asKernelArgument() : a;
+    };
+    try {
+      for (const step of plan.steps) step.executor.launch(step.refs.map(value), step.grid);
+      return plan.outputs.map((r) => (r.kind === 'buffer' ? (buffers[r.index] as Tensor) : (args[r.index] as Tensor).toDevice(this.device)));
+    } finally {
+      buffers.forEach((b, i) => {
+        if (plan.isOutput[i] !== true) b.dispose();
+      });
+    }
+  }
+}

@@ -1,0 +1,78 @@
+// FusionExecutor: one scheduled, lowered and compiled kernel of one fusion (or one segment),
+// loaded on a device and ready to launch. Compilation goes through codegen (schedule → lower →
+// CUDA) and NVRTC behind the CubinCache; launching packs tensors and scalars into the kernel's
+// argument buffer. Invariant: the loaded function is the one `kernel.source` compiled to, so a
+// reuse for other sizes is valid exactly when those sizes produce the same source.
+
+import { compileFusion, packKernelArguments, type ArgumentValue, type CompiledKernel, type CompileOptions } from '@tsfuser/codegen';
+import type { Fusion } from '@tsfuser/fusion-ir';
+import type { RuntimeInfo, SchedulerRegistry } from '@tsfuser/scheduler';
+import type { CubinCache } from '../cubin-cache.js';
+import type { DeviceContext } from '../device.js';
+import type { KernelFunction, KernelModule } from '../kernel.js';
+
+/** NVRTC flags every generated kernel is compiled with. */
+export const KERNEL_NVRTC_OPTIONS: readonly string[] = ['--std=c++17', '-default-device'];
+
+export interface ExecutorCompileOptions extends CompileOptions {
+  cubinCache?: CubinCache;
+  registry?: SchedulerRegistry;
+}
+
+export interface CompileReport {
+  /** Where the cubin came from. */
+  cubin: 'compiled' | 'memory' | 'disk';
+  /** Wall milliseconds of scheduling + lowering + emission. */
+  codegenMs: number;
+  /** Wall milliseconds of NVRTC or of the cache lookup. */
+  nvrtcMs: number;
+  /** Module load + function lookup. */
+  loadMs: number;
+}
+
+export class FusionExecutor {
+  private constructor(
+    readonly kernel: CompiledKernel,
+    private readonly module: KernelModule,
+    readonly fn: KernelFunction,
+    readonly report: CompileReport,
+  ) {}
+
+  /** Schedules `fusion` for `runtimeInfo`, emits CUDA, compiles (or finds the cubin) and loads it. */
+  static compile(device: DeviceContext, fusion: Fusion, runtimeInfo: RuntimeInfo, options: ExecutorCompileOptions = {}): FusionExecutor {
+    const t0 = performance.now();
+    const kernel = compileFusion(fusion, runtimeInfo, options);
+    return FusionExecutor.fromKernel(device, kernel, options.cubinCache, performance.now() - t0);
+  }
+
+  /** Compiles and loads an already generated kernel. */
+  static fromKernel(device: DeviceContext, kernel: CompiledKernel, cubinCache?: CubinCache, codegenMs = 0): FusionExecutor {
+    const t1 = performance.now();
+    const compiled = device.compile(kernel.source, {
+      options: KERNEL_NVRTC_OPTIONS,
+      name: `${kernel.kernelName}.cu`,
+      ...(cubinCache === undefined ? {} : { cache: cubinCache }),
+    });
+    const t2 = performance.now();
+    const module = device.loadModule(compiled.cubin);
+    const fn = module.getFunction(kernel.kernelName);
+    if (kernel.launch.sharedMemBytes > 48 * 1024) fn.setMaxDynamicSharedMemory(kernel.launch.sharedMemBytes);
+    const report: CompileReport = { cubin: compiled.source, codegenMs, nvrtcMs: t2 - t1, loadMs: performance.now() - t2 };
+    return new FusionExecutor(kernel, module, fn, report);
+  }
+
+  /**
+   * Enqueues the kernel on the device's stream with one value per kernel parameter (inputs
+   * then outputs). `grid` overrides the compiled launch grid (other sizes, same kernel). A grid
+   * with a zero dimension means there is nothing to compute: no launch.
+   */
+  launch(values: readonly ArgumentValue[], grid: readonly [number, number, number] = this.kernel.launch.grid): void {
+    if (grid[0] === 0 || grid[1] === 0 || grid[2] === 0) return;
+    const buffer = packKernelArguments(this.kernel.args, values);
+    this.fn.launch({ grid: [grid[0], grid[1], grid[2]], block: this.kernel.launch.block, sharedBytes: this.kernel.launch.sharedMemBytes }, buffer);
+  }
+
+  unload(): void {
+    this.module.unload();
+  }
+}

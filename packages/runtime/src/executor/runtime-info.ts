@@ -1,0 +1,42 @@
+// What the schedulers see of one call: concrete sizes, strides, dtypes and pointer alignment of
+// every fusion input, plus the device's properties. Built once per distinct input layout; the
+// executor cache memoizes everything derived from it.
+
+import type { Fusion } from '@tsfuser/fusion-ir';
+import type { DeviceProperties as SchedulerDevice, InputInfo, RuntimeInfo } from '@tsfuser/scheduler';
+import type { DeviceProperties } from '../device.js';
+import type { Tensor } from '../tensor.js';
+
+/** A fusion argument at execute time: a device tensor or a JS scalar. */
+export type ExecutorArgument = Tensor | number | bigint | boolean;
+
+/** The scheduler's view of a device (the subset the heuristics use). */
+export function schedulerDevice(p: DeviceProperties): SchedulerDevice {
+  return {
+    name: p.name,
+    smCount: p.smCount,
+    maxThreadsPerBlock: p.maxThreadsPerBlock,
+    maxThreadsPerSm: p.maxThreadsPerMultiprocessor,
+    l2CacheBytes: p.l2CacheBytes,
+    warpSize: p.warpSize,
+    computeCapability: [p.computeCapability.major, p.computeCapability.minor],
+  };
+}
+
+/** Largest power of two dividing the address, capped at 256 bytes. */
+export function pointerAlignment(pointer: bigint): number {
+  let a = 1;
+  while (a < 256 && pointer % BigInt(a * 2) === 0n) a *= 2;
+  return a;
+}
+
+export function runtimeInfoFor(fusion: Fusion, args: readonly ExecutorArgument[], device: SchedulerDevice): RuntimeInfo {
+  const inputs = fusion.inputs.map((v, i): InputInfo => {
+    const arg = args[i];
+    if (v.kind === 'tensorView' && typeof arg === 'object') {
+      return { kind: 'tensor', dtype: arg.dtype, sizes: arg.sizes, strides: arg.strides, alignment: pointerAlignment(arg.dataPtr) };
+    }
+    return { kind: 'scalar', dtype: v.kind === 'scalar' ? v.dtype : 'Double' };
+  });
+  return { inputs, device };
+}
