@@ -1,2 +1,3 @@
 // Public API of @tsfuser/graph-fuser.
 export const packageName = '@tsfuser/graph-fuser';
+export * from './parse-jit-ir/index.js';
