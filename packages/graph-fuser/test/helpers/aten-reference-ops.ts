@@ -226,6 +226,26 @@ function evalNode(it: Interp, n: Node): Out {
       return divide(it, n);
     case 'aten::pow':
       return bin((a, b) => a ** b);
+    case 'aten::addcmul': {
+      const value = n.inputs.length > 3 ? it.num(n, 3) : 1;
+      const dtype = resultType([it.promo(n, 0), it.promo(n, 1), it.promo(n, 2)]);
+      return [map([it.operand(n, 0), it.operand(n, 1), it.operand(n, 2)], dtype, (t, a, b) => t + value * a * b)];
+    }
+    case 'aten::lerp': {
+      const dtype = resultType([it.promo(n, 0), it.promo(n, 1)]);
+      return [map([it.operand(n, 0), it.operand(n, 1), it.operand(n, 2)], dtype, (a, b, w) => a + w * (b - a))];
+    }
+    case 'prim::NumToTensor': {
+      const v = it.arg(n, 0);
+      if (!isScalar(v)) throw new Error('reference: NumToTensor of a non-number');
+      const dtype: DataType = v.kind === 'int' ? 'Int' : v.kind === 'float' ? 'Double' : 'Bool';
+      return [{ dtype, shape: [], data: Float64Array.of(v.value) }];
+    }
+    case 'prim::ListUnpack': {
+      const v = it.arg(n, 0);
+      if (isRef(v) || v.kind !== 'list') throw new Error('reference: ListUnpack of a non-list');
+      return v.items;
+    }
     case 'aten::maximum':
       return bin(nanMax);
     case 'aten::minimum':
