@@ -1,8 +1,9 @@
 // What parseJitIR refuses, and how it says so: one JitLoweringError naming the op, the node (its
 // printed line) and why; jitOpSupport gives the same verdict without lowering; nothing is dropped.
-import { readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseIR, type Graph } from '@tsfuser/jit-ir';
+import { printFusion } from '@tsfuser/fusion-ir';
 import { JitLoweringError, decomposeLinear, jitOpSupport, lowerJitGraph, parseJitIR, supportedJitOps } from '../src/index.js';
 import { FIXTURE_ROOT, readFixture } from './helpers/golden.js';
 import { graphOf, tensorType as T } from './helpers/ir-builder.js';
@@ -190,5 +191,23 @@ describe('decomposeLinear', () => {
     expect(jitOpSupport(add)).toEqual({ supported: true });
     expect(jitOpSupport(linear).supported).toBe(false);
     expect(decomposeLinear(g)).toBe(0);
+  });
+});
+
+describe('README', () => {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const section = readme.slice(readme.indexOf('### parseJitIR coverage'), readme.indexOf('**Not lowered**'));
+
+  it('lists every supported op in the "parseJitIR coverage" section', () => {
+    const missing = supportedJitOps().filter((op) => !new RegExp(`(\\b|::)${op.split('::')[1] ?? op}\\b`).test(section));
+    expect(missing).toEqual([]);
+  });
+
+  it('has a working example', () => {
+    const code = /```ts\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('## parseJitIR')))?.[1] ?? '';
+    const ir = /parseIR\(`([\s\S]*?)`\)/.exec(code)?.[1] ?? '';
+    const fusion = parseJitIR(parseIR(ir));
+    expect(fusion.inputs.map((v) => v.kind)).toEqual(['tensorView', 'tensorView', 'scalar']);
+    expect(printFusion(fusion)).toContain('= broadcast( T1_g[ iS2{i2} ] )');
   });
 });
