@@ -13,6 +13,7 @@ import argparse
 import json
 import statistics
 import sys
+import time
 
 import torch
 
@@ -113,6 +114,22 @@ def time_fn(fn, args, iters, buf):
     return statistics.median(times)
 
 
+def host_overhead_us(calls=2000, batches=7):
+    t0 = torch.randn(2, 4, 8, device="cuda")
+    t1 = torch.randn(2, 4, 8, device="cuda")
+    for _ in range(100):
+        (t0 + t1) * 3.0
+    torch.cuda.synchronize()
+    per_call = []
+    for _ in range(batches):
+        start = time.perf_counter()
+        for _ in range(calls):
+            (t0 + t1) * 3.0
+        torch.cuda.synchronize()
+        per_call.append((time.perf_counter() - start) * 1e6 / calls)
+    return statistics.median(per_call)
+
+
 def copy_bandwidth(buf_flush, iters):
     src = torch.empty(256 * 1024 * 1024, dtype=torch.float32, device="cuda")  # 1 GiB
     dst = torch.empty_like(src)
@@ -126,6 +143,8 @@ def main():
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--out", default=None)
     ap.add_argument("--no-compile", action="store_true")
+    ap.add_argument("--host-overhead", action="store_true",
+                    help="also time eager (t0 + t1) * 3 on 2x4x8 back to back: host microseconds per call")
     a = ap.parse_args()
     out = open(a.out, "w") if a.out else None
 
@@ -138,6 +157,8 @@ def main():
 
     flush = torch.empty(512 * 1024 * 1024 // 4, dtype=torch.float32, device="cuda")
     emit({"copy_gbps": copy_bandwidth(flush, a.iters), "device": torch.cuda.get_device_name()})
+    if a.host_overhead:
+        emit({"host_overhead_us": host_overhead_us(), "what": "eager (t0 + t1) * 3 on 2x4x8 f32"})
     for name in a.workloads.split(","):
         if name not in WORKLOADS:
             print(f"unknown workload {name}", file=sys.stderr)

@@ -15,9 +15,9 @@ function fixture(name: string, fusion: Fusion, sizes: (number[] | null)[], strid
   return { name, fusion, info: makeRuntimeInfo(fusion, sizes.map((s, i) => (s === null ? null : { sizes: s, ...(strides?.[i] ? { strides: strides[i] } : {}) }))) };
 }
 
-export function broadcastAddMul(): Fusion {
+export function broadcastAddMul(contiguous = true): Fusion {
   const fusion = new Fusion();
-  const t0 = makeTensor(fusion, { shape: [-1, 1, -1] });
+  const t0 = makeTensor(fusion, { shape: [-1, 1, -1], ...(contiguous ? {} : { contiguity: [false, null, false] }) });
   const t1 = makeTensor(fusion, { shape: [-1, -1, -1] });
   fusion.addInput(t0);
   fusion.addInput(t1);
@@ -51,7 +51,7 @@ export function allFixtures(): Fixture[] {
   out.push(fixture('bcast_big', broadcastAddMul(), [[64, 1, 8192], [64, 512, 8192]]));
   out.push(fixture('bcast_odd', broadcastAddMul(), [[3, 1, 7], [3, 5, 7]]));
   out.push(fixture('bcast_zero', broadcastAddMul(), [[0, 1, 4], [0, 3, 4]]));
-  out.push(fixture('bcast_noncontig', broadcastAddMul(), [[4, 1, 6], [4, 5, 6]], [[12, 6, 2], undefined]));
+  out.push(fixture('bcast_noncontig', broadcastAddMul(false), [[4, 1, 6], [4, 5, 6]], [[12, 6, 2], undefined]));
   out.push(fixture('batchnorm', batchNormAddRelu(), [[8, 32, 14, 14], [8, 32, 14, 14], [32], [32], [32], [32]]));
   const floatUnary = UNARY_OP_TYPES.filter((op) => op !== 'bitwise_not');
   for (const dtype of ['Float', 'Half', 'BFloat16', 'Double'] as const) {

@@ -21,6 +21,8 @@ interface DeviceStorage {
   device: DeviceContext;
   pointer: bigint;
   bytes: number;
+  /** Views borrow their base's memory: disposing a view frees nothing. */
+  owned: boolean;
 }
 
 const leakedStorage = new FinalizationRegistry<DeviceStorage>((storage) => {
@@ -75,7 +77,7 @@ export class Tensor {
       this.host = storage.host;
     } else {
       this.deviceStorage = storage.device;
-      leakedStorage.register(this, storage.device, this);
+      if (storage.device.owned) leakedStorage.register(this, storage.device, this);
     }
   }
 
@@ -109,7 +111,24 @@ export class Tensor {
     validateShape(sizes, layout);
     const bytes = storageSpan(sizes, layout) * dataTypeSize(dtype);
     const pointer = device.malloc(Math.max(bytes, 1));
-    return new Tensor(dtype, [...sizes], [...layout], { device: { device, pointer, bytes } });
+    return new Tensor(dtype, [...sizes], [...layout], { device: { device, pointer, bytes, owned: true } });
+  }
+
+  /**
+   * A device tensor over this one's memory starting `elementOffset` elements in (as PyTorch's
+   * `as_strided(sizes, strides, offset)`): misaligned and strided inputs for tests and
+   * benchmarks. The view does not own memory; the base must outlive it.
+   */
+  asStrided(sizes: readonly number[], strides: readonly number[], elementOffset = 0): Tensor {
+    const base = this.requireDevice('asStrided');
+    validateShape(sizes, strides);
+    const elementBytes = dataTypeSize(this.dtype);
+    const bytes = storageSpan(sizes, strides) * elementBytes;
+    if (!Number.isInteger(elementOffset) || elementOffset < 0 || elementOffset * elementBytes + bytes > base.bytes) {
+      throw new RangeError(`Tensor.asStrided: offset ${elementOffset} with sizes [${sizes.join(', ')}] and strides [${strides.join(', ')}] reaches outside the ${base.bytes}-byte storage`);
+    }
+    const pointer = base.pointer + BigInt(elementOffset * elementBytes);
+    return new Tensor(this.dtype, [...sizes], [...strides], { device: { device: base.device, pointer, bytes, owned: false } });
   }
 
   get isDevice(): boolean {
@@ -202,7 +221,7 @@ export class Tensor {
     const storage = this.deviceStorage;
     this.host = undefined;
     this.deviceStorage = undefined;
-    if (storage !== undefined) {
+    if (storage !== undefined && storage.owned) {
       leakedStorage.unregister(this);
       storage.device.free(storage.pointer);
     }

@@ -27,6 +27,7 @@ import type { DeviceContext } from '../device.js';
 import { ExecutorInputError } from '../errors.js';
 import { Tensor } from '../tensor.js';
 import { FusionExecutor, type CompileReport } from './fusion-executor.js';
+import { validateInputLayout } from './input-validation.js';
 import { outputLayout, type TensorLayout } from './output-allocation.js';
 import { pointerAlignment, runtimeInfoFor, schedulerDevice, type ExecutorArgument } from './runtime-info.js';
 import { wholeFusion, type SegmentPlan, type Segmenter } from './segment-plan.js';
@@ -51,6 +52,8 @@ export interface ExecutorCacheOptions {
   dumpSink?: (text: string) => void;
   /** Names kernels `nvfuser_<sched>_f<fusionId>_c…`. */
   fusionId?: number;
+  /** Fill every output and intermediate with 0xFF bytes before launching (tests). */
+  poisonOutputs?: boolean;
 }
 
 export interface ExecutorCacheStats {
@@ -101,8 +104,8 @@ export class FusionExecutorCache {
   private readonly launchPlans = new Map<string, LaunchPlan>();
   private readonly registry: SchedulerRegistry;
   private readonly segmenter: Segmenter;
-  private readonly dump: ReadonlySet<string>;
-  private readonly sink: (text: string) => void;
+  private dump: ReadonlySet<string>;
+  private sink: (text: string) => void;
 
   constructor(
     readonly fusion: Fusion,
@@ -113,6 +116,12 @@ export class FusionExecutorCache {
     this.segmenter = options.segmenter ?? wholeFusion;
     this.dump = options.dump ?? new Set();
     this.sink = options.dumpSink ?? ((t) => process.stdout.write(t));
+  }
+
+  /** Which compile-stage dumps later compilations print, and where. */
+  setDumps(dump: ReadonlySet<string>, sink?: (text: string) => void): void {
+    this.dump = dump;
+    if (sink !== undefined) this.sink = sink;
   }
 
   /** Runs the fusion; returns one new device tensor per fusion output (the caller disposes them). */
@@ -128,6 +137,11 @@ export class FusionExecutorCache {
       const key = this.layoutKey(device);
       let plan = this.launchPlans.get(key);
       if (plan === undefined) {
+        // Layout checks depend only on what the key holds, so they run once per key.
+        device.forEach((a, i) => {
+          const v = this.fusion.inputs[i] as Val;
+          if (a instanceof Tensor && v.kind === 'tensorView') validateInputLayout(i, v, a.sizes, a.strides);
+        });
         plan = this.buildLaunchPlan(device);
         this.launchPlans.set(key, plan);
       }
@@ -275,6 +289,7 @@ export class FusionExecutorCache {
 
   private execute(plan: LaunchPlan, args: readonly ExecutorArgument[]): Tensor[] {
     const buffers = plan.buffers.map((b) => Tensor.emptyDevice(this.device, b.dtype, b.layout.sizes, b.layout.strides));
+    if (this.options.poisonOutputs === true) for (const b of buffers) b.poison();
     const value = (r: Ref): ArgumentValue => {
       if (r.kind === 'buffer') return (buffers[r.index] as Tensor).asKernelArgument();
       const a = args[r.index] as ExecutorArgument;

@@ -10,6 +10,7 @@ export function helpText(): string {
 Usage:
   tsfuser run <file> [options]     run a definition (.py nvFuser python_definition, or .mjs/.js
                                    module whose default export is (fd) => void)
+  tsfuser bench [options]          GPU benchmarks side by side with PyTorch eager/torch.compile
   tsfuser ir print <file.ir>       parse a TorchScript IR file and print it back
   tsfuser --help                   this text
 
@@ -25,6 +26,13 @@ Options of run:
   --inputs <a.npy,2.5,b.npy,…>     inputs from .npy files and numbers, in definition order
   --save-outputs <dir>             write each output as <dir>/out<i>.npy (bfloat16 as uint16 bits)
   --device <N>                     CUDA device for the GPU backend (default 0)
+
+Options of bench (needs a GPU):
+  --workloads <a,b>                readme_pointwise, bn_add_relu (default: all)
+  --iters <N>                      timed runs per workload, median reported (default 50)
+  --no-pytorch                     skip tools/bench/pytorch_bench.py (eager, torch.compile)
+  --pytorch-script <file>          where pytorch_bench.py is (default: found from the cwd up)
+  --json <file>                    also write the report as JSON
 
 Dump options:
 ${dumps}

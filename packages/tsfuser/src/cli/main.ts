@@ -2,10 +2,14 @@
 // line on stderr and an exit status (1 failure, 2 usage). `main` never calls process.exit, so
 // tests call it directly and capture its output.
 
+import { CodegenError, LoweringError } from '@tsfuser/codegen';
 import { FusionIrError } from '@tsfuser/fusion-ir';
+import { CompileError, CudaError, ExecutorInputError, RuntimeUnavailableError } from '@tsfuser/runtime';
+import { SchedulingError } from '@tsfuser/scheduler';
 import { BackendUnavailableError, DefinitionError, DefinitionImportError, InputMismatchError, formatImportError } from '../errors.js';
 import { parseArgs } from './args.js';
 import { processIo, UsageError, type CliIo } from './console.js';
+import { BENCH_BOOLEAN_FLAGS, BENCH_VALUE_FLAGS, benchCommand } from './bench-command.js';
 import { helpText } from './help.js';
 import { irCommand } from './ir-command.js';
 import { RUN_BOOLEAN_FLAGS, RUN_VALUE_FLAGS, runCommand } from './run-command.js';
@@ -23,6 +27,8 @@ export async function main(argv: readonly string[], ioOverrides: Partial<CliIo> 
         return command === undefined ? 2 : 0;
       case 'run':
         return await runCommand(parseArgs(rest, RUN_VALUE_FLAGS, RUN_BOOLEAN_FLAGS), io);
+      case 'bench':
+        return await benchCommand(parseArgs(rest, BENCH_VALUE_FLAGS, BENCH_BOOLEAN_FLAGS), io);
       case 'ir':
         return irCommand(parseArgs(rest, [], []), io);
       default:
@@ -39,6 +45,14 @@ export async function main(argv: readonly string[], ioOverrides: Partial<CliIo> 
     }
     if (e instanceof InputMismatchError || e instanceof DefinitionError || e instanceof FusionIrError || e instanceof BackendUnavailableError) {
       io.stderr(`tsfuser: ${e.message}\n`);
+      return 1;
+    }
+    // The GPU path's errors name their stage; a stack trace would only hide that.
+    if (
+      e instanceof SchedulingError || e instanceof LoweringError || e instanceof CodegenError || e instanceof ExecutorInputError ||
+      e instanceof CompileError || e instanceof CudaError || e instanceof RuntimeUnavailableError
+    ) {
+      io.stderr(`tsfuser: ${e.name}: ${e.message}\n`);
       return 1;
     }
     io.stderr(`tsfuser: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);

@@ -51,7 +51,8 @@ function printDumps(io: CliIo, dumps: ReadonlySet<string>, fd: FusionDefinition,
         io.stdout(fd.printIr());
         break;
       default:
-        io.stdout(`${option.name}: not produced by the ${backend.name} backend\n`);
+        // The GPU backend prints compile-stage dumps itself when it compiles.
+        if (backend.name !== 'gpu') io.stdout(`${option.name}: not produced by the ${backend.name} backend\n`);
     }
   }
 }
@@ -89,12 +90,12 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   progress(`inputs ready (${numel(inputs)} elements); running on ${backend.name}`);
   let outputs: Tensor[];
   try {
-    outputs = await definition.execute(inputs, { backend, device, notes });
+    outputs = await definition.execute(inputs, { backend: choice, device, notes, dump: dumps, dumpSink: io.stdout });
   } catch (e) {
     if (!(plan.defaultGenerated && e instanceof EvaluationError)) throw e;
     io.stderr(`tsfuser: default input sizes do not fit (${e.message}); retrying with every symbolic dim = 8\n`);
     inputs = uniformInputs(definition.inputs(), seed);
-    outputs = await definition.execute(inputs, { backend, device, notes });
+    outputs = await definition.execute(inputs, { backend: choice, device, notes, dump: dumps, dumpSink: io.stdout });
   }
   progress('done');
   io.stdout(`${file}: fusion id ${definition.id()}, ${definition.inputs().length} inputs ${plan.source}, backend ${backend.name}\n`);

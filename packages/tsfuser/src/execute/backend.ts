@@ -13,6 +13,10 @@ export type Availability = { available: true } | { available: false; reason: str
 export interface BackendRunOptions {
   /** CUDA device ordinal (GPU backends). */
   device: number;
+  /** Compile-stage dumps to print (nvFuser names: scheduler_params, cuda_kernel, …). */
+  dump?: ReadonlySet<string>;
+  /** Where dumps go (default: stdout). */
+  dumpSink?: (text: string) => void;
 }
 
 export interface Backend {

@@ -6,7 +6,9 @@ import type { Fusion } from '@tsfuser/fusion-ir';
 import type { Tensor } from '@tsfuser/runtime';
 import type { InputDescriptor } from '../definition/fusion-definition.js';
 import { BackendUnavailableError } from '../errors.js';
-import type { Backend, BackendName, ExecuteInput } from './backend.js';
+import { LoweringError } from '@tsfuser/codegen';
+import { SchedulingError } from '@tsfuser/scheduler';
+import type { Backend, BackendName, BackendRunOptions, ExecuteInput } from './backend.js';
 import { gpuBackend } from './gpu-backend.js';
 import { checkInputs } from './input-check.js';
 import { noteOnce, stderrSink, type NoteSink } from './notes.js';
@@ -21,6 +23,9 @@ export interface ExecuteOptions {
   device?: number;
   /** Where the one-time fallback note goes (default: stderr). */
   notes?: NoteSink;
+  /** Compile-stage dumps the GPU backend prints when it compiles (see DUMP_OPTIONS). */
+  dump?: ReadonlySet<string>;
+  dumpSink?: (text: string) => void;
 }
 
 /** The backend `name` resolves to; 'auto' may fall back to the reference evaluator. */
@@ -57,5 +62,20 @@ export async function executeFusion(
 ): Promise<Tensor[]> {
   checkInputs(descriptors, inputs);
   const backend = resolveBackend(options.backend, options.notes);
-  return backend.run(fusion, inputs, { device: options.device ?? 0 });
+  const runOptions: BackendRunOptions = {
+    device: options.device ?? 0,
+    ...(options.dump === undefined ? {} : { dump: options.dump }),
+    ...(options.dumpSink === undefined ? {} : { dumpSink: options.dumpSink }),
+  };
+  const auto = options.backend === undefined || options.backend === 'auto';
+  if (!auto || backend === referenceBackend) return backend.run(fusion, inputs, runOptions);
+  try {
+    return await backend.run(fusion, inputs, runOptions);
+  } catch (error) {
+    // 'auto' promises an answer: a fusion the GPU path cannot schedule or lower yet runs on the
+    // reference evaluator instead (explicit 'gpu' reports the error).
+    if (!(error instanceof SchedulingError || error instanceof LoweringError)) throw error;
+    noteOnce(`gpu-rejected:${error.message}`, `tsfuser: the GPU path cannot run this fusion (${error.message}); using the reference evaluator`, options.notes ?? stderrSink);
+    return referenceBackend.run(fusion, inputs, runOptions);
+  }
 }

@@ -1,17 +1,119 @@
-// The GPU backend slot. The GPU path (scheduler → codegen → runtime: segment, schedule, emit
-// CUDA, compile with NVRTC, launch) replaces `gpuBackend()` here; everything above it
-// (FusionDefinition.execute, `tsfuser run --backend gpu`, --check) already goes through it.
-// Until then it reports itself unavailable, and `auto` falls back to the reference backend.
+// The GPU backend: scheduler → codegen → runtime. One DeviceContext per device ordinal and one
+// FusionExecutorCache per (Fusion, device), kept for the life of the process, so a definition
+// executed again reuses its compiled kernels and launch plans; cubins also persist on disk
+// (CubinCache's default directory) so a second process skips NVRTC.
+//
+// Outputs are device tensors (call `.toHost()` / `.toArray()` to read them). Availability is
+// the runtime's: addon built, libcuda.so.1 and NVRTC loadable, at least one device.
 
+import type { Fusion } from '@tsfuser/fusion-ir';
+import {
+  CubinCache,
+  DeviceContext,
+  FusionExecutorCache,
+  Tensor,
+  isAvailable,
+  type ExecutorArgument,
+  type Segmenter,
+} from '@tsfuser/runtime';
 import { BackendUnavailableError } from '../errors.js';
-import type { Backend } from './backend.js';
+import type { Availability, Backend, BackendRunOptions, ExecuteInput } from './backend.js';
 
-const REASON = 'the GPU path (scheduler, codegen, runtime) is not connected to tsfuser yet';
+export interface GpuBackendOptions {
+  /** Disk directory for cubins; `null` keeps them in memory only. Default: CubinCache's. */
+  cubinDirectory?: string | null;
+  /** How fusions are split into kernels (default: the runtime's). */
+  segmenter?: Segmenter;
+  /** Fill every output with 0xFF bytes before the kernels run (tests: unwritten elements show). */
+  poisonOutputs?: boolean;
+}
 
-export function gpuBackend(): Backend {
+/** Per-process state of one GPU backend instance. */
+class GpuState {
+  private readonly devices = new Map<number, DeviceContext>();
+  private readonly caches = new WeakMap<Fusion, Map<number, FusionExecutorCache>>();
+  private cubins: CubinCache | undefined;
+  private nextFusionId = 0;
+
+  constructor(private readonly options: GpuBackendOptions) {}
+
+  availability(): Availability {
+    const a = isAvailable();
+    if (!a.available) return { available: false, reason: a.reason ?? 'the CUDA runtime is unavailable' };
+    if ((a.deviceCount ?? 0) === 0) return { available: false, reason: 'no CUDA device found' };
+    return { available: true };
+  }
+
+  device(ordinal: number): DeviceContext {
+    let ctx = this.devices.get(ordinal);
+    if (ctx === undefined || ctx.isDisposed) {
+      ctx = DeviceContext.create(ordinal);
+      this.devices.set(ordinal, ctx);
+    }
+    return ctx;
+  }
+
+  cacheFor(fusion: Fusion, ordinal: number): FusionExecutorCache {
+    let perDevice = this.caches.get(fusion);
+    if (perDevice === undefined) {
+      perDevice = new Map();
+      this.caches.set(fusion, perDevice);
+    }
+    let cache = perDevice.get(ordinal);
+    if (cache === undefined) {
+      this.cubins ??= new CubinCache(this.options.cubinDirectory === undefined ? {} : { directory: this.options.cubinDirectory });
+      cache = new FusionExecutorCache(fusion, this.device(ordinal), {
+        cubinCache: this.cubins,
+        fusionId: this.nextFusionId,
+        ...(this.options.segmenter === undefined ? {} : { segmenter: this.options.segmenter }),
+        ...(this.options.poisonOutputs === true ? { poisonOutputs: true } : {}),
+      });
+      this.nextFusionId += 1;
+      perDevice.set(ordinal, cache);
+    }
+    return cache;
+  }
+
+  run(fusion: Fusion, inputs: readonly ExecuteInput[], options: BackendRunOptions): Tensor[] {
+    const scalarOut = fusion.outputs.find((v) => v.kind !== 'tensorView');
+    if (scalarOut !== undefined) {
+      throw new BackendUnavailableError(`gpu backend: fusion output ${scalarOut.kind} ${scalarOut.name} is not a tensor (scalar outputs run on the reference backend)`);
+    }
+    const cache = this.cacheFor(fusion, options.device);
+    cache.setDumps(options.dump ?? new Set(), options.dumpSink);
+    return cache.runFusion(inputs.map((v): ExecutorArgument => v));
+  }
+}
+
+/** A GPU backend with its own device contexts and caches. */
+export interface GpuBackend extends Backend {
+  /** The executor cache this backend uses for `fusion` on `device` (stats, dumps). */
+  executorCache(fusion: Fusion, device?: number): FusionExecutorCache;
+  /** The device context of an ordinal (created on first use). */
+  device(ordinal?: number): DeviceContext;
+}
+
+export function createGpuBackend(options: GpuBackendOptions = {}): GpuBackend {
+  const state = new GpuState(options);
   return {
     name: 'gpu',
-    availability: () => ({ available: false, reason: REASON }),
-    run: () => Promise.reject(new BackendUnavailableError(`gpu backend unavailable: ${REASON}`)),
+    availability: () => state.availability(),
+    run: (fusion, inputs, runOptions) => {
+      try {
+        return Promise.resolve(state.run(fusion, inputs, runOptions));
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    },
+    executorCache: (fusion, device = 0) => state.cacheFor(fusion, device),
+    device: (ordinal = 0) => state.device(ordinal),
   };
+}
+
+let shared: Backend | undefined;
+
+/** The process-wide GPU backend `execute({ backend: 'gpu' | 'auto' })` uses. */
+export function gpuBackend(): Backend {
+  shared ??= createGpuBackend();
+  return shared;
 }

@@ -1,0 +1,227 @@
+// `tsfuser bench`: times the benchmark workloads on the GPU through the cached execute path and,
+// in the same run, PyTorch eager and torch.compile on the same workloads (tools/bench/
+// pytorch_bench.py with the host's Python), plus host overhead and compile times. The result is
+// one table; `--json` also writes it as data.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import type { DeviceContext } from '@tsfuser/runtime';
+import { FusionDefinition } from '../definition/fusion-definition.js';
+import { createGpuBackend, type GpuBackend } from '../execute/gpu-backend.js';
+import { BackendUnavailableError } from '../errors.js';
+import { randomHost, toDeviceInput, Random, type DeviceInput } from './device-inputs.js';
+import { copyBandwidth, hostMicroseconds, l2Flusher, timeDevice } from './timing.js';
+import { benchWorkloads, tinyWorkload, type Workload } from './workloads.js';
+
+export interface BenchOptions {
+  workloads?: readonly string[];
+  iters: number;
+  /** Run tools/bench/pytorch_bench.py (path, or found from the working directory up). */
+  pytorch: boolean;
+  pytorchScript?: string;
+  cwd: string;
+  log: (line: string) => void;
+}
+
+export interface BenchRow {
+  workload: string;
+  impl: string;
+  medianMs: number;
+  gbps: number;
+  percentOfCopy: number;
+}
+
+export interface BenchReport {
+  device: string;
+  date: string;
+  copyGbps: number;
+  rows: BenchRow[];
+  hostOverheadUs: { execute: number; executorCache: number; pytorchEager?: number };
+  compile: { coldMs: number; coldNvrtcMs: number; diskMs: number; memoryHitMs: number };
+  notes: string[];
+}
+
+function upload(device: DeviceContext, w: Workload, rng: Random): DeviceInput[] {
+  return w.inputs.map((i) => toDeviceInput(device, randomHost(i.dtype, i.sizes, denseStrides(i.sizes), rng, i.positive === true), false));
+}
+
+function denseStrides(sizes: readonly number[]): number[] {
+  const out = new Array<number>(sizes.length);
+  let acc = 1;
+  for (let d = sizes.length - 1; d >= 0; d -= 1) {
+    out[d] = acc;
+    acc *= Math.max(1, sizes[d] as number);
+  }
+  return out;
+}
+
+function findScript(cwd: string, explicit: string | undefined): string | undefined {
+  if (explicit !== undefined) return resolve(cwd, explicit);
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    const candidate = join(dir, 'tools', 'bench', 'pytorch_bench.py');
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+interface PytorchLine {
+  workload?: string;
+  impl?: string;
+  median_ms?: number;
+  gbps?: number;
+  copy_gbps?: number;
+  host_overhead_us?: number;
+}
+
+function runPytorch(script: string, names: readonly string[], iters: number, log: (l: string) => void): PytorchLine[] {
+  const out = join(mkdtempSync(join(tmpdir(), 'tsfuser-bench-')), 'pytorch.jsonl');
+  const python = process.env['PYTHON'] ?? 'python3';
+  log(`running ${python} ${script} (eager and torch.compile) …`);
+  const r = spawnSync(python, [script, '--workloads', names.join(','), '--iters', String(iters), '--out', out, '--host-overhead'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+    timeout: 600_000,
+  });
+  if (r.status !== 0 || !existsSync(out)) {
+    log(`pytorch_bench.py failed (status ${String(r.status)}): ${(r.stderr ?? '').split('\n').slice(-5).join(' | ')}`);
+    return [];
+  }
+  return readFileSync(out, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as PytorchLine);
+}
+
+async function measureCompile(w: Workload, rng: Random, log: (l: string) => void): Promise<BenchReport['compile']> {
+  // A constant no other run used makes the source (and so the cubin key) new: a true cold compile.
+  const salt = 1 + Math.floor(rng.uniform() * 1e6) / 1e7;
+  const build = (): FusionDefinition =>
+    FusionDefinition.build((fd) => {
+      const t0 = fd.defineTensor({ shape: [-1, -1], contiguity: [true, true], dtype: 'Float' });
+      const t1 = fd.defineTensor({ shape: [-1, -1], contiguity: [true, true], dtype: 'Float' });
+      fd.addOutput(fd.ops.mul(fd.ops.add(t0, t1), fd.defineConstant(salt)));
+    });
+  const directory = mkdtempSync(join(tmpdir(), 'tsfuser-bench-cubins-'));
+  const run = async (backend: GpuBackend, fd: FusionDefinition): Promise<number> => {
+    const device = backend.device(0);
+    const ins = [0, 1].map(() => toDeviceInput(device, randomHost('Float', [128, 1024], [1024, 1], rng), false));
+    const t0 = performance.now();
+    const outs = await fd.execute(ins.map((i) => i.tensor), { backend });
+    const ms = performance.now() - t0;
+    for (const t of [...outs, ...ins.map((i) => i.owner)]) t.dispose();
+    return ms;
+  };
+  const cold = createGpuBackend({ cubinDirectory: directory });
+  const fd = build();
+  const coldMs = await run(cold, fd);
+  const report = cold.executorCache(fd.fusionIr()).stats.compiles[0];
+  const memoryFd = build();
+  const memoryHitMs = await run(cold, memoryFd);
+  const disk = createGpuBackend({ cubinDirectory: directory });
+  const diskMs = await run(disk, build());
+  log(`compile: cold ${coldMs.toFixed(1)} ms (NVRTC ${report?.nvrtcMs.toFixed(1) ?? '?'} ms), in-process cubin hit ${memoryHitMs.toFixed(2)} ms, disk cache ${diskMs.toFixed(2)} ms (${w.name}-like kernel)`);
+  return { coldMs, coldNvrtcMs: report?.nvrtcMs ?? NaN, diskMs, memoryHitMs };
+}
+
+export async function runBench(options: BenchOptions): Promise<BenchReport> {
+  const backend = createGpuBackend();
+  const a = backend.availability();
+  if (!a.available) throw new BackendUnavailableError(`tsfuser bench needs a GPU: ${a.reason}`);
+  const { log } = options;
+  const device = backend.device(0);
+  const rng = new Random(20261123);
+  const flusher = l2Flusher(device);
+  const notes: string[] = [];
+  const all = benchWorkloads();
+  const chosen = options.workloads === undefined ? all : all.filter((w) => options.workloads?.includes(w.name));
+  try {
+    const copyGbps = copyBandwidth(device, flusher, options.iters);
+    log(`device ${device.properties.name}: device-to-device copy ${copyGbps.toFixed(0)} GB/s`);
+    const rows: BenchRow[] = [];
+    for (const w of chosen) {
+      const fd = w.build();
+      const inputs = upload(device, w, rng);
+      const args = inputs.map((i) => i.tensor);
+      try {
+        const first = await fd.execute(args, { backend });
+        first.forEach((t) => t.dispose());
+        const cache = backend.executorCache(fd.fusionIr());
+        const ms = timeDevice(device, flusher, () => cache.runFusion(args).forEach((t) => t.dispose()), options.iters);
+        const gbps = w.bytes / (ms * 1e-3) / 1e9;
+        rows.push({ workload: w.name, impl: 'tsfuser', medianMs: ms, gbps, percentOfCopy: (100 * gbps) / copyGbps });
+        log(`${w.name}: ${ms.toFixed(3)} ms, ${gbps.toFixed(0)} GB/s (${cache.stats.kernels} kernel${cache.stats.kernels === 1 ? '' : 's'})`);
+      } catch (error) {
+        const message = `${w.name}: ${(error as Error).name}: ${(error as Error).message.split('\n')[0] ?? ''}`;
+        notes.push(message);
+        log(message);
+      } finally {
+        for (const i of inputs) i.owner.dispose();
+      }
+    }
+
+    const tiny = tinyWorkload();
+    const tinyFd = tiny.build();
+    const tinyInputs = upload(device, tiny, rng);
+    const tinyArgs = tinyInputs.map((i) => i.tensor);
+    const viaExecute = await hostMicroseconds(device, async () => {
+      const outs = await tinyFd.execute(tinyArgs, { backend });
+      for (const t of outs) t.dispose();
+    }, 2000);
+    const cache = backend.executorCache(tinyFd.fusionIr());
+    const viaCache = await hostMicroseconds(device, () => {
+      for (const t of cache.runFusion(tinyArgs)) t.dispose();
+    }, 2000);
+    for (const i of tinyInputs) i.owner.dispose();
+    log(`host overhead (2x4x8, cached): fd.execute ${viaExecute.toFixed(1)} µs/call, FusionExecutorCache.runFusion ${viaCache.toFixed(1)} µs/call`);
+
+    const compile = await measureCompile(tiny, rng, log);
+    const report: BenchReport = {
+      device: device.properties.name,
+      date: new Date().toISOString().slice(0, 10),
+      copyGbps,
+      rows,
+      hostOverheadUs: { execute: viaExecute, executorCache: viaCache },
+      compile,
+      notes,
+    };
+    if (options.pytorch) {
+      const script = findScript(options.cwd, options.pytorchScript);
+      if (script === undefined) {
+        notes.push('pytorch: tools/bench/pytorch_bench.py not found');
+      } else {
+        for (const line of runPytorch(script, chosen.map((w) => w.name), options.iters, log)) {
+          if (line.host_overhead_us !== undefined) report.hostOverheadUs.pytorchEager = line.host_overhead_us;
+          if (line.workload === undefined || line.impl === undefined || line.median_ms === undefined) continue;
+          const gbps = line.gbps ?? 0;
+          rows.push({ workload: line.workload, impl: line.impl, medianMs: line.median_ms, gbps, percentOfCopy: (100 * gbps) / copyGbps });
+        }
+      }
+    }
+    return report;
+  } finally {
+    flusher.dispose();
+  }
+}
+
+/** The report as the table `tsfuser bench` prints last. */
+export function formatBenchReport(r: BenchReport): string {
+  const lines: string[] = [];
+  lines.push(`tsfuser bench — ${r.device}, ${r.date}; copy floor ${r.copyGbps.toFixed(0)} GB/s (device-to-device, read+write)`);
+  lines.push('');
+  lines.push(`| workload | impl | median ms | GB/s | % of copy |`);
+  lines.push(`|---|---|---:|---:|---:|`);
+  const order = ['tsfuser', 'eager', 'torch.compile'];
+  const sorted = [...r.rows].sort((a, b) => a.workload.localeCompare(b.workload) || order.indexOf(a.impl) - order.indexOf(b.impl));
+  for (const row of sorted) {
+    lines.push(`| ${row.workload} | ${row.impl} | ${row.medianMs.toFixed(3)} | ${row.gbps.toFixed(0)} | ${row.percentOfCopy.toFixed(1)}% |`);
+  }
+  lines.push('');
+  const h = r.hostOverheadUs;
+  lines.push(`host overhead per cached call (2x4x8): fd.execute ${h.execute.toFixed(1)} µs, FusionExecutorCache.runFusion ${h.executorCache.toFixed(1)} µs` + (h.pytorchEager === undefined ? '' : `, PyTorch eager ${h.pytorchEager.toFixed(1)} µs`));
+  lines.push(`compile of one pointwise kernel: cold ${r.compile.coldMs.toFixed(1)} ms (NVRTC ${r.compile.coldNvrtcMs.toFixed(1)} ms), from disk cache ${r.compile.diskMs.toFixed(2)} ms, in-process hit ${r.compile.memoryHitMs.toFixed(2)} ms`);
+  for (const n of r.notes) lines.push(`note: ${n}`);
+  return `${lines.join('\n')}\n`;
+}
+

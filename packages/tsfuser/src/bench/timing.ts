@@ -1,0 +1,66 @@
+// Device timing as METHOD.md and PyTorch's benchmarks do it: CUDA events around each run on the
+// executor's stream, the L2 flushed before every run by writing a buffer larger than L2, a few
+// warm-up runs, the median of many. Host overhead is wall time of back-to-back cached calls on
+// tiny inputs (the GPU finishes each long before the host issues the next).
+
+import type { DeviceContext } from '@tsfuser/runtime';
+
+export interface L2Flusher {
+  flush(): void;
+  dispose(): void;
+}
+
+export function l2Flusher(device: DeviceContext): L2Flusher {
+  const bytes = Math.max(2 * device.properties.l2CacheBytes, 128 * 1024 * 1024);
+  const buffer = device.malloc(bytes);
+  return {
+    flush: () => device.memsetD8(buffer, 0, bytes),
+    dispose: () => device.free(buffer),
+  };
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** Median device milliseconds of `work` over `iters` flushed runs after `warmup` runs. */
+export function timeDevice(device: DeviceContext, flusher: L2Flusher, work: () => void, iters: number, warmup = 3): number {
+  for (let i = 0; i < warmup; i += 1) work();
+  device.synchronize();
+  const times: number[] = [];
+  for (let i = 0; i < iters; i += 1) {
+    flusher.flush();
+    times.push(device.time(work));
+  }
+  return median(times);
+}
+
+/** Device-to-device copy bandwidth (GB/s, read + write) of a 1 GiB buffer: the roofline floor. */
+export function copyBandwidth(device: DeviceContext, flusher: L2Flusher, iters: number): number {
+  const bytes = 1024 * 1024 * 1024;
+  const src = device.malloc(bytes);
+  const dst = device.malloc(bytes);
+  try {
+    const ms = timeDevice(device, flusher, () => device.copyDeviceToDevice(dst, src, bytes), iters, 2);
+    return (2 * bytes) / (ms * 1e-3) / 1e9;
+  } finally {
+    device.free(src);
+    device.free(dst);
+  }
+}
+
+/** Median wall microseconds per call of `work` in batches (synchronizing between batches). */
+export async function hostMicroseconds(device: DeviceContext, work: () => Promise<void> | void, calls: number, batches = 7): Promise<number> {
+  for (let i = 0; i < 100; i += 1) await work();
+  device.synchronize();
+  const perCall: number[] = [];
+  for (let b = 0; b < batches; b += 1) {
+    const t0 = performance.now();
+    for (let i = 0; i < calls; i += 1) await work();
+    device.synchronize();
+    perCall.push(((performance.now() - t0) * 1000) / calls);
+  }
+  return median(perCall);
+}
