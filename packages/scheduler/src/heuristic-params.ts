@@ -3,6 +3,7 @@
 // equal parameters mean the same kernel (the kernel cache is keyed by them).
 
 import type { IndexType } from './index-type.js';
+import { reductionParamsToString, type ReductionParams } from './reduction/params.js';
 
 export interface LaunchDims {
   gdimx: number;
@@ -40,7 +41,7 @@ export interface PointwiseParams {
   vectorizedOutputs: readonly number[];
 }
 
-export type HeuristicParams = PointwiseParams;
+export type HeuristicParams = PointwiseParams | ReductionParams;
 
 /**
  * Every scheduler nvFuser has, by its `SchedulerType` name (lower snake case as in nvFuser's
@@ -83,9 +84,11 @@ export function heuristicParamsToString(p: HeuristicParams): string {
   switch (p.schedulerType) {
     case 'pointwise':
       return pointwiseParamsToString(p);
+    case 'reduction':
+      return reductionParamsToString(p);
     default: {
-      const unreachable: never = p.schedulerType;
-      throw new Error(`unknown scheduler type ${String(unreachable)}`);
+      const unreachable: never = p;
+      throw new Error(`unknown scheduler parameters ${String(unreachable)}`);
     }
   }
 }

@@ -11,11 +11,17 @@ export { canSchedulePointwise } from './pointwise/can-schedule.js';
 export { computePointwiseHeuristics, THREADS_PER_BLOCK, MAX_GRID_Y } from './pointwise/heuristics.js';
 export { schedulePointwise } from './pointwise/schedule.js';
 export { PointwiseScheduler } from './pointwise/index.js';
+export { type ReductionParams, type ReductionParallelType, reductionParamsToString } from './reduction/params.js';
+export { canScheduleReduction } from './reduction/can-schedule.js';
+export { computeReductionHeuristics } from './reduction/heuristics.js';
+export { scheduleReduction } from './reduction/schedule.js';
+export { ReductionScheduler } from './reduction/index.js';
 
 import { PointwiseScheduler } from './pointwise/index.js';
+import { ReductionScheduler } from './reduction/index.js';
 import { SchedulerRegistry } from './scheduler.js';
 
-/** The registry in priority order (pointwise now; reduction and normalization join later). */
+/** The registry in priority order (pointwise, reduction; normalization joins later). */
 export function defaultSchedulerRegistry(): SchedulerRegistry {
-  return new SchedulerRegistry([new PointwiseScheduler()]);
+  return new SchedulerRegistry([new PointwiseScheduler(), new ReductionScheduler()]);
 }

@@ -63,7 +63,10 @@ describe('pointwise heuristics', () => {
     const r = s.canSchedule(f, ri);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.reason).toMatch(/reduction/);
-    expect(() => defaultSchedulerRegistry().pick(f, ri)).toThrow(/pointwise: reduction/);
+    // the registry records the pointwise refusal and hands the fusion to the reduction scheduler
+    const choice = defaultSchedulerRegistry().pick(f, ri);
+    expect(choice.scheduler.type).toBe('reduction');
+    expect(choice.rejected.map((x) => `${x.type}: ${x.reason}`).join()).toMatch(/pointwise: reduction/);
   });
 
   it('rejects sizes that contradict the fusion', () => {

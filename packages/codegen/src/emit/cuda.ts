@@ -7,6 +7,7 @@ import { CodegenError } from '../errors.js';
 import { printIndex } from '../kernel-ir/index-expr.js';
 import type { ComputeOp, Kernel, Operand, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
 import { binaryExpression, ternaryExpression, unaryExpression } from './op-expressions.js';
+import { blockReduceCall, reductionInitText, SHARED_MEMORY_DECL } from './reduction.js';
 import { runtimeLibrary } from './runtime/index.js';
 import { computeKind, computeType, convertTo, storageType, storeAs } from './types.js';
 
@@ -81,11 +82,21 @@ function emitStmt(s: Stmt, indent: string, lines: string[]): void {
       if (s.width > 1) {
         const fn = s.in.memory === 'Global' ? 'loadGlobalToLocal' : s.out.memory === 'Global' ? 'loadLocalToGlobal' : 'loadGeneric';
         lines.push(`${indent}${fn}<${storageType(s.out.dtype)}, ${s.width}>(&${accessText(s.out)}, &${accessText(s.in)});`);
+      } else if (s.in.dtype !== s.out.dtype) {
+        // A widened accumulator (rFactor partial of a Half/BFloat16 reduction) stored narrower.
+        const ctype = computeType(s.out.dtype);
+        lines.push(`${indent}${accessText(s.out)} = ${storeAs(convertTo(accessText(s.in), s.in.dtype, ctype), ctype, s.out.dtype)};`);
       } else {
         lines.push(`${indent}${accessText(s.out)} = ${accessText(s.in)};`);
       }
       return;
     }
+    case 'ReductionInit':
+      lines.push(`${indent}${accessText(s.out)} = ${reductionInitText(s.value.text, s.out.dtype)};`);
+      return;
+    case 'BlockReduce':
+      lines.push(`${indent}${blockReduceCall(s, accessText(s.out), accessText(s.in))};`);
+      return;
     case 'Compute': {
       const { text, ctype } = computeExpression(s.op, s.operands, s.computeDtype);
       lines.push(`${indent}${accessText(s.out)} = ${storeAs(text, ctype, s.out.dtype)};`);
@@ -113,6 +124,7 @@ export function emitKernel(kernel: Kernel): string {
   const lines: string[] = [];
   lines.push(`__global__ void __launch_bounds__(${kernel.maxThreadsPerBlock}) ${kernel.name}(${params.join(', ')}) {`);
   for (const l of kernel.indexLocals) lines.push(`  const nvfuser_index_t ${l.name} = ${l.value};`);
+  if (kernel.sharedMemBytes > 0) lines.push(`  ${SHARED_MEMORY_DECL}`);
   emitStmts(kernel.body, '  ', lines);
   lines.push('}');
   return `${lines.join('\n')}\n`;

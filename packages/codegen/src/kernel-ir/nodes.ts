@@ -3,7 +3,7 @@
 // It is its own closed discriminated union; the emitter and the printer switch over it
 // exhaustively. Produced by ../lower, consumed by ../emit.
 
-import type { BinaryOpType, DataType, Expr, TernaryOpType, UnaryOpType } from '@tsfuser/fusion-ir';
+import type { BinaryOpType, DataType, Expr, ReductionOpType, TernaryOpType, UnaryOpType } from '@tsfuser/fusion-ir';
 import type { IndexType } from '@tsfuser/scheduler';
 import type { IndexExpr } from './index-expr.js';
 
@@ -46,8 +46,31 @@ export type Stmt =
   | { kind: 'Compute'; out: TensorAccess; op: ComputeOp; operands: Operand[]; computeDtype: DataType }
   /** A scalar local defined from other scalars (fusion scalar math). */
   | { kind: 'ScalarCompute'; name: string; dtype: DataType; op: ComputeOp; operands: ScalarOperand[]; computeDtype: DataType }
-  /** Lowering-internal: a fusion expression placed in the loop nest, not yet indexed. */
-  | { kind: 'PendingExpr'; expr: Expr; positionIndices: IndexExpr[] };
+  /** A reduction's accumulator set to the op's identity before its loops (and block reduction). */
+  | { kind: 'ReductionInit'; out: TensorAccess; value: ScalarOperand }
+  /**
+   * Threads of a block combine their partial values over the parallel dims `reduceDims`
+   * (`blockReduce` of the runtime library, dynamic shared memory); the thread whose reduced
+   * indices are 0 folds the result into `out` (which holds the init value). Every thread calls
+   * it: out-of-range threads contribute `init` (read predicates false) instead of skipping.
+   */
+  | {
+      kind: 'BlockReduce';
+      out: TensorAccess;
+      in: TensorAccess;
+      op: ReductionOpType;
+      init: ScalarOperand;
+      /** The type partial values are combined in (Float for Half/BFloat16). */
+      accDtype: DataType;
+      reduceDims: ('TIDx' | 'TIDy')[];
+      readPredicates: Predicate[];
+      writePredicates: Predicate[];
+    }
+  /**
+   * Lowering-internal: a fusion expression placed in the loop nest, not yet indexed. `phase`
+   * 'init' marks the accumulator initialisation of a ReductionOp, placed outside its loops.
+   */
+  | { kind: 'PendingExpr'; expr: Expr; positionIndices: IndexExpr[]; phase?: 'init' };
 
 export type StmtKind = Stmt['kind'];
 
@@ -71,4 +94,6 @@ export interface Kernel {
   /** Threads per block, for __launch_bounds__. */
   maxThreadsPerBlock: number;
   vectorizeFactor: number;
+  /** Dynamic shared memory the kernel needs (block reductions), in bytes. */
+  sharedMemBytes: number;
 }

@@ -38,6 +38,16 @@ function printStmts(stmts: readonly Stmt[], indent: string, lines: string[]): vo
       case 'ScalarCompute':
         lines.push(`${indent}${s.name} = ${s.op.op}(${s.operands.map(operand).join(', ')}) in ${s.computeDtype}`);
         break;
+      case 'ReductionInit':
+        lines.push(`${indent}${access(s.out)} = ${s.value.text} (reduction init)`);
+        break;
+      case 'BlockReduce': {
+        const preds = (ps: typeof s.readPredicates): string => (ps.length === 0 ? 'true' : ps.map((p) => `${printIndex(p.index)} < ${printIndex(p.extent)}`).join(' && '));
+        lines.push(
+          `${indent}BLOCK_REDUCE(${s.reduceDims.join(', ')}) ${access(s.out)} = ${s.op}(${access(s.out)}, ${access(s.in)}) in ${s.accDtype}, init ${s.init.text}, read_pred ${preds(s.readPredicates)}, write_pred ${preds(s.writePredicates)}`,
+        );
+        break;
+      }
       case 'PendingExpr':
         lines.push(`${indent}PENDING ${s.expr.kind}`);
         break;

@@ -2,7 +2,9 @@
 // Allocate for every Local tensor, placed at the start of the innermost loop it shares with
 // its consumers (its compute-at position), sized by the product of its remaining
 // non-parallel positions (constants: vector width, unroll factor). Also the local index
-// of a tensor: row-major over those positions.
+// of a tensor: row-major over those positions. A reduction's own reduction positions are not
+// allocated (one accumulator per iteration point), nor positions a prefix-aligned tensor
+// lacks; rFactor partials of Half/BFloat16 are allocated in their Float storage dtype.
 // Invariant: every Local tensor is allocated exactly once, above all its readers and writer.
 
 import type { TensorView } from '@tsfuser/fusion-ir';
@@ -15,7 +17,11 @@ import type { LoopGroups } from './loop-groups.js';
 /** Positions of `tv`'s local buffer (≥ compute-at, not bound to a thread/block index). */
 export function allocatedPositions(groups: LoopGroups, tv: TensorView): number[] {
   const ca = groups.computeAt(tv);
-  return groups.kinds.map((k, p) => (p >= ca && k.kind === 'loop' ? p : -1)).filter((p) => p >= 0);
+  const count = groups.loopCount(tv);
+  const own = groups.isAligned(tv);
+  return groups.kinds
+    .map((k, p) => (p >= ca && p < count && k.kind === 'loop' && !(own && tv.axis(p).isReduction()) ? p : -1))
+    .filter((p) => p >= 0);
 }
 
 function positionExtent(ctx: LoweringContext, p: number, tv: TensorView): number {
@@ -41,7 +47,7 @@ export function insertAllocations(ctx: LoweringContext, groups: LoopGroups, body
   const visit = (stmts: Stmt[], loops: Stmt[][]): void => {
     for (const s of [...stmts]) {
       if (s.kind === 'ForLoop') visit(s.body, [...loops, s.body]);
-      if (s.kind !== 'PendingExpr') continue;
+      if (s.kind !== 'PendingExpr' || s.phase === 'init') continue;
       const out = s.expr.outputs[0];
       if (out === undefined || out.kind !== 'tensorView' || out.memoryType !== 'Local') continue;
       const ca = groups.computeAt(out);
@@ -51,7 +57,7 @@ export function insertAllocations(ctx: LoweringContext, groups: LoopGroups, body
       const size = allocatedPositions(groups, out).reduce((acc, p) => acc * positionExtent(ctx, p, out), 1);
       const align = groups.isVectorized(out) ? vector : 1;
       const allocs = target.filter((x) => x.kind === 'Allocate').length;
-      target.splice(allocs, 0, { kind: 'Allocate', buffer: ctx.tensorName(out), dtype: out.dtype, size, align });
+      target.splice(allocs, 0, { kind: 'Allocate', buffer: ctx.tensorName(out), dtype: ctx.storageDtype(out), size, align });
     }
   };
   visit(body, []);

@@ -3,7 +3,7 @@
 // scalars (extents, scalar inputs, constants) are named in the kernel. Built once by
 // lower/index.ts; passes read it and never mutate the fusion.
 
-import type { Fusion, Scalar, Split, TensorView } from '@tsfuser/fusion-ir';
+import { isRFactorProducer, type DataType, type Fusion, type Scalar, type Split, type TensorView } from '@tsfuser/fusion-ir';
 import { ExactLogicalMap, type IndexType } from '@tsfuser/scheduler';
 import type { IndexExpr } from '../kernel-ir/index-expr.js';
 
@@ -21,6 +21,19 @@ export interface LoweringContext {
   tensorName(tv: TensorView): string;
   /** Index expression of an integer extent scalar. */
   extent(s: Scalar): IndexExpr;
+  /**
+   * Reduction schedules: a tensor whose loop domain is shorter than the reference's may follow
+   * the reference's first positions (tensors after a reduction); see loop-groups.ts.
+   */
+  prefixAligned: boolean;
+  /** The dtype a tensor is stored in (rFactor partials of Half/BFloat16 accumulate in Float). */
+  storageDtype(tv: TensorView): DataType;
+}
+
+/** rFactor partials of Half/BFloat16 reductions keep their partial sums in Float registers. */
+function storageDtypeOf(tv: TensorView): DataType {
+  if (tv.memoryType === 'Local' && (tv.dtype === 'Half' || tv.dtype === 'BFloat16') && isRFactorProducer(tv)) return 'Float';
+  return tv.dtype;
 }
 
 export function makeContext(
@@ -40,6 +53,8 @@ export function makeContext(
     scalarNames: new Map(),
     tensorName: (tv) => `T${tv.name}`,
     extent: (s) => extent(ctx, s),
+    prefixAligned: fusion.exprs().some((e) => e.kind === 'ReductionOp'),
+    storageDtype: storageDtypeOf,
   };
   return ctx;
 }

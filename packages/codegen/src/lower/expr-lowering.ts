@@ -3,7 +3,9 @@
 // and expands — a wide one at a vectorized position; Compute for unary/binary/ternary ops),
 // with global accesses indexed through the reference (indexing.ts), local ones by buffer
 // position (allocation.ts), wrapped in an IfThenElse when a non-divisible split needs a
-// predicate (predicates.ts). Fusion scalar math becomes ScalarComputes at kernel start.
+// predicate (predicates.ts). ReductionOps lower through reductions.ts (init, serial update or
+// block reduction); statements computed from a block-reduced value get thread predicates.
+// Fusion scalar math becomes ScalarComputes at kernel start.
 // Invariant: no PendingExpr remains.
 
 import { cppTypeName, type Expr, type Scalar, type TensorView, type Val } from '@tsfuser/fusion-ir';
@@ -14,7 +16,8 @@ import { localIndex } from './allocation.js';
 import type { LoweringContext } from './context.js';
 import { PointIndexer, ReferenceHistory } from './indexing.js';
 import type { LoopGroups } from './loop-groups.js';
-import { pointPredicates, predicatedSplits } from './predicates.js';
+import { dependentPositions, pointPredicates, predicatedSplits } from './predicates.js';
+import { lowerReductionInit, lowerReductionUpdate, threadPredicateMap, threadPredicates, type ReductionLoweringEnv } from './reductions.js';
 import { scalarLiteral } from './scalar-literal.js';
 
 export function scalarOperand(ctx: LoweringContext, s: Scalar): ScalarOperand {
@@ -47,6 +50,9 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
   const history = new ReferenceHistory(ctx);
   const splits = predicatedSplits(history);
   const vector = ctx.positions > 0 ? ctx.reference.axis(-1).extent.constNumber() ?? 1 : 1;
+  const splitPositions = new Map(splits.map((sp) => [sp, dependentPositions(history, sp.in())]));
+  const trivial = (p: number): boolean => groups.kinds[p]?.kind === 'trivial';
+  const threadPreds = ctx.prefixAligned ? threadPredicateMap(ctx, groups) : new Map<TensorView, string[]>();
   const lowerOne = (s: Extract<Stmt, { kind: 'PendingExpr' }>): Stmt => {
     const indexer = new PointIndexer(history, s.positionIndices);
     const access = (tv: TensorView): TensorAccess => {
@@ -54,7 +60,7 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
         return { kind: 'tensor', tensor: ctx.tensorName(tv), dtype: tv.dtype, memory: 'Global', index: indexer.globalOffset(tv) };
       }
       if (tv.memoryType === 'Local') {
-        return { kind: 'tensor', tensor: ctx.tensorName(tv), dtype: tv.dtype, memory: 'Local', index: localIndex(ctx, groups, tv, s.positionIndices) };
+        return { kind: 'tensor', tensor: ctx.tensorName(tv), dtype: ctx.storageDtype(tv), memory: 'Local', index: localIndex(ctx, groups, tv, s.positionIndices) };
       }
       throw new LoweringError(`T${tv.name}: shared memory tensors are not supported by pointwise lowering`);
     };
@@ -63,8 +69,16 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
       if (v.kind === 'scalar') return scalarOperand(ctx, v);
       throw new LoweringError('an IterDomain cannot be an operand');
     };
-    const inner = lowerExpr(s.expr, access, operand, groups.isVectorized(s.expr.outputs[0] as TensorView) ? vector : 1);
-    const predicates = pointPredicates(splits, indexer);
+    const out = s.expr.outputs[0] as TensorView;
+    const count = groups.loopCount(out);
+    const predicatesFor = (usable: (positions: readonly number[]) => boolean) =>
+      pointPredicates(splits, indexer, (sp) => usable((splitPositions.get(sp) ?? []).filter((p) => !trivial(p))));
+    if (s.expr.kind === 'ReductionOp') {
+      const env: ReductionLoweringEnv = { groups, access, predicates: predicatesFor };
+      return s.phase === 'init' ? lowerReductionInit(s.expr, env) : lowerReductionUpdate(s.expr, env);
+    }
+    const inner = lowerExpr(s.expr, access, operand, groups.isVectorized(out) ? vector : 1);
+    const predicates = [...predicatesFor((ps) => ps.every((p) => p < count)), ...threadPredicates(threadPreds.get(out) ?? [])];
     return predicates.length === 0 ? inner : { kind: 'IfThenElse', predicates, then: [inner], else: [] };
   };
   const visit = (stmts: Stmt[]): Stmt[] =>

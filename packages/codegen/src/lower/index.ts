@@ -3,11 +3,13 @@
 //   2. loop-groups       the loop map over (tensor, position)
 //   3. loop-nest         loops and placed (pending) expressions
 //   4. allocation        local buffers at their compute-at loops
-//   5. expr-lowering     indexing + predicates → LoadStore / Compute statements
+//   5. expr-lowering     indexing + predicates → LoadStore / Compute statements; reductions
+//                        (init / serial update / block reduction, thread predicates)
 // plus fusion scalar math lowered to ScalarComputes ahead of the loops.
 
-import type { ScheduledFusion } from '@tsfuser/scheduler';
-import type { Kernel } from '../kernel-ir/nodes.js';
+import { dataTypeSize } from '@tsfuser/fusion-ir';
+import type { HeuristicParams, ScheduledFusion } from '@tsfuser/scheduler';
+import type { Kernel, Stmt } from '../kernel-ir/nodes.js';
 import { insertAllocations } from './allocation.js';
 import { makeContext } from './context.js';
 import { lowerExprs, lowerScalarExprs } from './expr-lowering.js';
@@ -18,6 +20,35 @@ import { buildLoopNest } from './loop-nest.js';
 export interface LowerOptions {
   kernelName: string;
   maxThreadsPerBlock: number;
+}
+
+function vectorizeFactorOf(p: HeuristicParams): number {
+  switch (p.schedulerType) {
+    case 'pointwise':
+      return p.vectorizationFactor;
+    case 'reduction':
+      return p.vectorizeInnerReduction ? p.unrollFactorInnerReduction : 1;
+    default: {
+      const unreachable: never = p;
+      throw new Error(`unknown scheduler parameters ${String(unreachable)}`);
+    }
+  }
+}
+
+/** Dynamic shared memory of the block reductions: one accumulator per thread of the block. */
+function blockReduceSharedMemory(stmts: readonly Stmt[], threads: number): number {
+  let bytes = 0;
+  const visit = (ss: readonly Stmt[]): void => {
+    for (const s of ss) {
+      if (s.kind === 'ForLoop') visit(s.body);
+      else if (s.kind === 'IfThenElse') {
+        visit(s.then);
+        visit(s.else);
+      } else if (s.kind === 'BlockReduce') bytes = Math.max(bytes, threads * dataTypeSize(s.accDtype));
+    }
+  };
+  visit(stmts);
+  return bytes;
 }
 
 export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Kernel {
@@ -35,6 +66,7 @@ export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Ker
     indexLocals,
     body: [...scalars, ...body],
     maxThreadsPerBlock: opts.maxThreadsPerBlock,
-    vectorizeFactor: scheduled.params.vectorizationFactor,
+    vectorizeFactor: vectorizeFactorOf(scheduled.params),
+    sharedMemBytes: blockReduceSharedMemory([...scalars, ...body], opts.maxThreadsPerBlock),
   };
 }

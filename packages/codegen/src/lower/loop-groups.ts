@@ -5,7 +5,7 @@
 // (lower-rank chains before a broadcast) are treated as fully inlined: recomputed per point.
 // Invariant: one set = one loop instance; all members sit at the same position.
 
-import { isParallelIndex, parallelIndexName, type ParallelType, type TensorView } from '@tsfuser/fusion-ir';
+import { buildIdGraph, isParallelIndex, parallelIndexName, type IdSets, type ParallelType, type TensorView } from '@tsfuser/fusion-ir';
 import type { LoweringContext } from './context.js';
 
 export type PositionKind =
@@ -15,6 +15,8 @@ export type PositionKind =
 
 export class LoopGroups {
   private readonly parent = new Map<string, string>();
+  private readonly prefix = new Map<TensorView, boolean>();
+  private readonly idGraph: IdSets | null;
   readonly kinds: PositionKind[];
 
   constructor(readonly ctx: LoweringContext) {
@@ -28,6 +30,7 @@ export class LoopGroups {
       // Short constant loops (vector lanes, unroll) are unrolled so registers stay registers.
       return { kind: 'loop', unroll: id.parallelType === 'Unroll' || (c !== null && c <= 16) };
     });
+    this.idGraph = ctx.prefixAligned ? buildIdGraph(ctx.fusion.allTvs()) : null;
     for (const tv of ctx.fusion.allTvs()) {
       if (tv.isFusionInput()) continue;
       const ca = this.computeAt(tv);
@@ -41,7 +44,25 @@ export class LoopGroups {
   }
 
   isAligned(tv: TensorView): boolean {
-    return tv.nDims() === this.ctx.positions;
+    return tv.nDims() === this.ctx.positions || this.isPrefixAligned(tv);
+  }
+
+  /** A shorter tensor whose loop IDs are the reference's first positions (reduction schedules). */
+  isPrefixAligned(tv: TensorView): boolean {
+    const graph = this.idGraph;
+    if (graph === null || tv.nDims() >= this.ctx.positions) return false;
+    let known = this.prefix.get(tv);
+    if (known === undefined) {
+      const ref = this.ctx.reference;
+      known = tv.domain.loop.every((id, p) => id.isBroadcast() || graph.same(id, ref.axis(p)));
+      this.prefix.set(tv, known);
+    }
+    return known;
+  }
+
+  /** Positions `tv` occupies: its own loop length when aligned, else all (fully inlined). */
+  loopCount(tv: TensorView): number {
+    return this.isAligned(tv) ? tv.nDims() : this.ctx.positions;
   }
 
   /** The effective compute-at position (unaligned tensors are fully inlined). */
@@ -53,7 +74,7 @@ export class LoopGroups {
   /** Whether `tv`'s innermost position is a vectorized access. */
   isVectorized(tv: TensorView): boolean {
     const n = this.ctx.positions;
-    return n > 0 && this.isAligned(tv) && tv.axis(n - 1).parallelType === 'Vectorize';
+    return n > 0 && tv.nDims() === n && tv.axis(n - 1).parallelType === 'Vectorize';
   }
 
   group(tv: TensorView, p: number): string {

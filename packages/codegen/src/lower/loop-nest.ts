@@ -4,6 +4,9 @@
 // whose leaves are PendingExprs carrying the index of every reference position.
 // Each expression sits inside the loops of its output's positions; siblings are ordered so
 // that producers come before consumers (Kahn's algorithm, ties by first appearance).
+// A ReductionOp also gets an 'init' leaf (its accumulator set to the identity) placed in the
+// loops of the positions before its first reduction position, ordered before its update;
+// prefix-aligned tensors (reduction schedules) sit only in the loops of their own positions.
 // Invariant: a loop set appears exactly once in the tree; a producer inlined at k and its
 // consumers share the same ForLoop objects for their first k positions.
 
@@ -25,6 +28,8 @@ interface Leaf {
   expr: Expr;
   out: TensorView;
   order: number;
+  /** The accumulator initialisation of a ReductionOp (not its update). */
+  init: boolean;
 }
 
 function isLeaf(x: Node | Leaf): x is Leaf {
@@ -32,7 +37,9 @@ function isLeaf(x: Node | Leaf): x is Leaf {
 }
 
 function subtreeExprs(x: Node | Leaf, into: Set<Expr>): Set<Expr> {
-  if (isLeaf(x)) into.add(x.expr);
+  if (isLeaf(x)) {
+    if (!x.init) into.add(x.expr);
+  }
   else for (const c of x.children) subtreeExprs(c, into);
   return into;
 }
@@ -46,7 +53,18 @@ function orderChildren(node: Node): void {
   });
   const succ = kids.map(() => new Set<number>());
   const indeg = kids.map(() => 0);
+  const edge = (j: number, i: number): void => {
+    if (j !== i && !(succ[j] as Set<number>).has(i)) {
+      (succ[j] as Set<number>).add(i);
+      indeg[i] = (indeg[i] as number) + 1;
+    }
+  };
   kids.forEach((k, i) => {
+    // An init precedes the sibling holding its reduction's update.
+    if (isLeaf(k) && k.init) {
+      const j = owner.get(k.expr);
+      if (j !== undefined) edge(i, j);
+    }
     for (const e of subtreeExprs(k, new Set())) {
       for (const input of e.inputs) {
         const def = input.definition;
@@ -82,11 +100,10 @@ export function buildLoopNest(ctx: LoweringContext, groups: LoopGroups): Stmt[] 
   let order = 0;
   const n = ctx.positions;
   const loopPositions = groups.kinds.map((k, p) => (k.kind === 'loop' ? p : -1)).filter((p) => p >= 0);
-  for (const expr of ctx.fusion.exprs()) {
-    const out = expr.outputs[0];
-    if (out === undefined || out.kind !== 'tensorView') continue;
+  const place = (expr: Expr, out: TensorView, count: number, init: boolean): void => {
     let node = root;
     for (const p of loopPositions) {
+      if (p >= count) break;
       if (p === n - 1 && groups.isVectorized(out)) continue;
       const g = groups.group(out, p);
       let child = node.children.find((c): c is Node => !isLeaf(c) && c.group === g);
@@ -96,7 +113,17 @@ export function buildLoopNest(ctx: LoweringContext, groups: LoopGroups): Stmt[] 
       }
       node = child;
     }
-    node.children.push({ expr, out, order: order++ });
+    node.children.push({ expr, out, order: order++, init });
+  };
+  for (const expr of ctx.fusion.exprs()) {
+    const out = expr.outputs[0];
+    if (out === undefined || out.kind !== 'tensorView') continue;
+    const count = groups.loopCount(out);
+    if (expr.kind === 'ReductionOp') {
+      const firstReduction = out.domain.loop.findIndex((id) => id.isReduction());
+      place(expr, out, firstReduction < 0 ? count : Math.min(count, firstReduction), true);
+    }
+    place(expr, out, count, false);
   }
   orderChildren(root);
 
@@ -113,7 +140,10 @@ export function buildLoopNest(ctx: LoweringContext, groups: LoopGroups): Stmt[] 
   const refLoop = ctx.reference.domain.loop;
   const toStmts = (node: Node): Stmt[] =>
     node.children.map((c): Stmt => {
-      if (isLeaf(c)) return { kind: 'PendingExpr', expr: c.expr, positionIndices: positionIndices(c.out) };
+      if (isLeaf(c)) {
+        const indices = positionIndices(c.out);
+        return c.init ? { kind: 'PendingExpr', expr: c.expr, positionIndices: indices, phase: 'init' } : { kind: 'PendingExpr', expr: c.expr, positionIndices: indices };
+      }
       const id = refLoop[c.position];
       if (id === undefined) throw new LoweringError(`loop nest: no reference loop ID at position ${c.position}`);
       const kind = groups.kinds[c.position];
@@ -127,6 +157,8 @@ export function buildLoopNest(ctx: LoweringContext, groups: LoopGroups): Stmt[] 
     });
   const positionIndices = (out: TensorView): IndexExpr[] =>
     groups.kinds.map((k, p): IndexExpr => {
+      // Positions a prefix-aligned tensor does not have never index it.
+      if (p >= groups.loopCount(out)) return iconst(0);
       switch (k.kind) {
         case 'parallel':
           return isym(k.builtin, k.bound);

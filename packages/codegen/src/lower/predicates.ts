@@ -4,6 +4,8 @@
 // input)`: an in-range ID has in-range descendants, so the root-most checks imply all others
 // and, through the merges above, every logical index. Divisibility is proven from constant
 // extents or given by the scheduler (facts it derived from the runtime sizes).
+// A statement of a prefix-aligned tensor (reduction schedules) only takes the predicates whose
+// index depends on its own positions: the reduction's serial positions are out of its scope.
 
 import type { IterDomain, Split } from '@tsfuser/fusion-ir';
 import type { Predicate } from '../kernel-ir/nodes.js';
@@ -32,6 +34,15 @@ export function predicatedSplits(history: ReferenceHistory): Split[] {
   return result;
 }
 
-export function pointPredicates(splits: readonly Split[], indexer: PointIndexer): Predicate[] {
-  return splits.map((s) => ({ index: indexer.index(s.in()), extent: indexer.ctx.extent(s.in().extent) }));
+/** The reference loop positions whose indices the index of `id` is computed from. */
+export function dependentPositions(history: ReferenceHistory, id: IterDomain): number[] {
+  const p = history.loopPosition.get(id);
+  if (p !== undefined) return [p];
+  const use = history.useOf.get(id);
+  if (use === undefined) return [];
+  return [...new Set(use.outputs.flatMap((o) => dependentPositions(history, o as IterDomain)))].sort((a, b) => a - b);
+}
+
+export function pointPredicates(splits: readonly Split[], indexer: PointIndexer, usable: (s: Split) => boolean = () => true): Predicate[] {
+  return splits.filter(usable).map((s) => ({ index: indexer.index(s.in()), extent: indexer.ctx.extent(s.in().extent) }));
 }

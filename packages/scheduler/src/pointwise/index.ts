@@ -3,7 +3,7 @@
 
 import type { Fusion } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
-import type { HeuristicParams } from '../heuristic-params.js';
+import type { HeuristicParams, PointwiseParams } from '../heuristic-params.js';
 import type { RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
 import { canSchedulePointwise } from './can-schedule.js';
@@ -17,7 +17,7 @@ export class PointwiseScheduler implements Scheduler {
     return canSchedulePointwise(fusion, runtimeInfo);
   }
 
-  computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): HeuristicParams {
+  computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): PointwiseParams {
     return computePointwiseHeuristics(fusion, runtimeInfo);
   }
 

@@ -1,0 +1,41 @@
+// CUDA text for reduction statements: the accumulator's init value in its storage type, the
+// `blockReduce<X, Y>(out, in, op, smem, read_pred, write_pred, init)` call with the combine
+// op as a lambda over the accumulation type (NaN-propagating max/min as the reference
+// evaluator), and the dynamic shared memory the block reductions use.
+
+import type { DataType, ReductionOpType } from '@tsfuser/fusion-ir';
+import { printIndex } from '../kernel-ir/index-expr.js';
+import type { Predicate, Stmt } from '../kernel-ir/nodes.js';
+import { binaryExpression } from './op-expressions.js';
+import { computeKind, computeType, storeAs } from './types.js';
+
+/** Dynamic shared memory, declared once per kernel (8-byte aligned through `double`). */
+export const SHARED_MEMORY_DECL = 'extern __shared__ double nvf_shared_mem[];';
+
+/** An init literal (C text of a double or integer constant) as a value of storage dtype `d`. */
+export function reductionInitText(literal: string, d: DataType): string {
+  const ctype = computeType(d);
+  return storeAs(`static_cast<${ctype}>(${literal})`, ctype, d);
+}
+
+/** `(a, b) → a ⊕= b` over C type `ctype` of compute kind of `accDtype`. */
+export function combineLambda(op: ReductionOpType, accDtype: DataType): string {
+  const ctype = computeType(accDtype);
+  const binary = op === 'add' ? 'add' : op === 'mul' ? 'mul' : op === 'max' ? 'maximum' : 'minimum';
+  return `[](${ctype}& a, ${ctype} b) { a = ${binaryExpression(binary, 'a', 'b', computeKind(accDtype))}; }`;
+}
+
+function predicateText(ps: readonly Predicate[]): string {
+  return ps.length === 0 ? 'true' : ps.map((p) => `${printIndex(p.index)} < ${printIndex(p.extent)}`).join(' && ');
+}
+
+export function blockReduceCall(s: Extract<Stmt, { kind: 'BlockReduce' }>, outText: string, inText: string): string {
+  const ctype = computeType(s.accDtype);
+  const x = s.reduceDims.includes('TIDx');
+  const y = s.reduceDims.includes('TIDy');
+  return (
+    `blockReduce<${x}, ${y}>(${outText}, ${inText}, ${combineLambda(s.op, s.accDtype)}, ` +
+    `reinterpret_cast<${ctype}*>(nvf_shared_mem), ${predicateText(s.readPredicates)}, ${predicateText(s.writePredicates)}, ` +
+    `static_cast<${ctype}>(${s.init.text}))`
+  );
+}

@@ -1,0 +1,129 @@
+// Whether the reduction scheduler can take a fusion, and if not, why (shown to users in
+// segmentation explanations). Accepted: exactly one ReductionOp (sum/prod/max/min over any
+// dims, keepdim), pointwise math, broadcasts and casts before it, and pointwise math after it
+// on tensors of the reduction's kept dims. Refused: a second reduction, Welford, a broadcast of
+// the result that feeds more math (x - sum(x): the persistent normalization schedulers' job),
+// outputs that are computed before the reduction, and the ops no kernel scheduler handles yet.
+
+import type { Expr, Fusion, TensorView } from '@tsfuser/fusion-ir';
+import { ExactLogicalMap } from '../pointwise/domain-map.js';
+import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
+import type { CanScheduleResult } from '../scheduler.js';
+import { downstreamExprs, reductionExprs, reductionPattern } from './analysis.js';
+
+function exprRefusal(e: Expr): string | null {
+  const out = e.outputs[0];
+  const name = out !== undefined && out.kind === 'tensorView' ? ` producing T${out.name}` : '';
+  switch (e.kind) {
+    case 'UnaryOp':
+    case 'BinaryOp':
+    case 'TernaryOp':
+    case 'BroadcastOp':
+    case 'SqueezeOp':
+    case 'ExpandOp':
+    case 'ReductionOp':
+    case 'Split':
+    case 'Merge':
+      return null;
+    case 'LoadStoreOp':
+      return e.permutation === null ? null : `permute${name} is left to the transpose scheduler`;
+    case 'WelfordOp':
+      return `welford op${name} needs the normalization schedulers (not the reduction scheduler)`;
+    case 'ViewOp':
+      return `reshape${name} is not supported by the reduction scheduler yet`;
+    case 'SliceOp':
+    case 'PadOp':
+    case 'CatOp':
+      return `${e.kind}${name} (a resize) is not supported by the reduction scheduler yet`;
+    case 'FullOp':
+    case 'IotaOp':
+      return `${e.kind}${name} (a tensor factory) is not supported by the reduction scheduler yet`;
+    default: {
+      const unreachable: never = e;
+      return `unknown expression ${String(unreachable)}`;
+    }
+  }
+}
+
+function tvName(tv: TensorView): string {
+  return `T${tv.name}`;
+}
+
+export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
+  const reductions = reductionExprs(fusion);
+  if (reductions.length === 0) return { ok: false, reason: 'the fusion has no reduction' };
+  if (reductions.length > 1) {
+    const names = reductions.map((r) => tvName(r.outputs[0] as TensorView)).join(', ');
+    return { ok: false, reason: `the reduction scheduler takes one reduction pattern, the fusion has ${reductions.length} (${names})` };
+  }
+  for (const e of fusion.exprs()) {
+    const r = exprRefusal(e);
+    if (r !== null) return { ok: false, reason: r };
+  }
+  const pattern = reductionPattern(reductions[0] as (typeof reductions)[number]);
+  if (pattern === null) return { ok: false, reason: 'the reduction has no tensor input or output' };
+  const { reduction, input } = pattern;
+  for (const o of fusion.outputs) {
+    if (o.kind !== 'tensorView') return { ok: false, reason: 'scalar outputs are not supported by the reduction scheduler' };
+    if (fusion.inputs.includes(o)) return { ok: false, reason: `output ${tvName(o)} is also a fusion input (an alias)` };
+    if (o.domain.logicalNoReductions().some((id) => id.isBroadcast() && id.expandedExtent !== null)) {
+      return { ok: false, reason: `output ${tvName(o)} has an expanded broadcast dim (would need stride-0 output)` };
+    }
+  }
+  if (input.domain.logical.some((id) => id.isReduction())) {
+    return { ok: false, reason: `reduction input ${tvName(input)} is itself a reduction output` };
+  }
+  try {
+    bindExtents(fusion, runtimeInfo);
+  } catch (err) {
+    return { ok: false, reason: (err as Error).message };
+  }
+
+  const after = downstreamExprs(fusion, reduction);
+  const afterTvs = new Set<TensorView>([reduction]);
+  for (const e of after) for (const o of e.outputs) if (o.kind === 'tensorView') afterTvs.add(o);
+  for (const o of fusion.outputs) {
+    if (o.kind === 'tensorView' && !afterTvs.has(o)) {
+      return {
+        ok: false,
+        reason: `output ${tvName(o)} is computed before the reduction ${tvName(reduction)} (a pre-reduction output is left to segmentation)`,
+      };
+    }
+  }
+  // After the reduction only the kept dims exist: a broadcast of the result that meets the
+  // reduced dims again (x - sum(x, keepdim)) needs the reduced values in every thread of a row.
+  const map = new ExactLogicalMap(fusion);
+  const kept = reduction.domain.logical.filter((id) => !id.isReduction() && !id.isBroadcast());
+  const reduced = reduction.domain.logical.filter((id) => id.isReduction());
+  for (const e of after) {
+    for (const v of e.inputs) {
+      if (v.kind !== 'tensorView' || afterTvs.has(v)) continue;
+      const bad = v.domain.logicalNoReductions().find((id) => !id.isBroadcast() && !kept.some((k) => map.same(k, id)));
+      if (bad !== undefined) {
+        return {
+          ok: false,
+          reason: `${tvName(v)} joins the reduction result after ${tvName(reduction)} with a dim (extent ${bad.extent.symbolicName()}) that is not one of its kept dims: a broadcast of the reduction result needs a persistent (normalization) schedule`,
+        };
+      }
+    }
+    for (const o of e.outputs) {
+      if (o.kind !== 'tensorView') continue;
+      const bad = o.domain.logicalNoReductions().find((id) => !id.isBroadcast() && reduced.some((r) => map.same(r, id)));
+      if (bad !== undefined) {
+        return { ok: false, reason: `${tvName(o)} after the reduction ${tvName(reduction)} spans a reduced dim again: needs a persistent (normalization) schedule` };
+      }
+    }
+  }
+  // Before the reduction, every tensor's iteration dims must be dims of the reduction input.
+  const beforeTvs = fusion.allTvs().filter((tv) => !afterTvs.has(tv));
+  const inputDims = input.domain.logicalNoReductions();
+  const live = new Set(fusion.exprs());
+  for (const tv of beforeTvs) {
+    if (tv.isFusionInput() && !tv.uses.some((u) => live.has(u))) continue;
+    const bad = tv.domain.logicalNoReductions().find((id) => !id.isBroadcast() && id.extent.constNumber() !== 1 && !inputDims.some((k) => map.same(k, id)));
+    if (bad !== undefined) {
+      return { ok: false, reason: `${tvName(tv)} has a dim (extent ${bad.extent.symbolicName()}) that does not map to the reduction input ${tvName(input)}` };
+    }
+  }
+  return { ok: true };
+}

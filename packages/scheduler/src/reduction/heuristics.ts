@@ -1,0 +1,157 @@
+// Reduction heuristics (after nvFuser's reduction_heuristic, with our own simpler rules):
+//   * inner reduction (the innermost dim is reduced): TIDx over the reduction dim with a block
+//     reduction; each thread first reduces `vector` contiguous elements per serial step
+//     (one vectorized load when every stride and pointer allows); iteration dim over BIDx,
+//     and over TIDy too when the reduction is narrow (several rows per block);
+//   * outer reduction (the innermost dim is kept): TIDx over the iteration dim (coalesced);
+//     the reduction dim is serial (unrolled by 4 rows), and split over TIDy with a block
+//     reduction when BIDx alone would leave the GPU idle;
+//   * no grid reduction: a huge reduction with little iteration parallelism still runs in
+//     one block per output (serial + block reduction). Correct, not fast (documented limit);
+//   * divisibility of every split, proven from the sizes, so lowering can drop predicates.
+
+import { dataTypeSize, type Fusion } from '@tsfuser/fusion-ir';
+import { SchedulingError } from '../errors.js';
+import { chooseIndexType } from '../index-type.js';
+import { ExactLogicalMap } from '../pointwise/domain-map.js';
+import { collectIo } from '../pointwise/heuristics.js';
+import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
+import { patternSizes, reductionExprs, reductionPattern, type ReductionPattern } from './analysis.js';
+import type { ReductionParams } from './params.js';
+
+const MAX_GRID_X = 2 ** 31 - 1;
+/** Threads per block the heuristics aim for when the problem is big enough. */
+export const REDUCTION_TARGET_THREADS = 256;
+const MAX_OUTER_UNROLL = 4;
+
+function ceilDiv(a: number, b: number): number {
+  return Math.ceil(a / b);
+}
+
+export function nextPow2(x: number): number {
+  let p = 1;
+  while (p < x) p *= 2;
+  return p;
+}
+
+/** The pattern of the fusion's single reduction; throws when there is none. */
+export function requirePattern(fusion: Fusion): ReductionPattern {
+  const exprs = reductionExprs(fusion);
+  const first = exprs[0];
+  if (exprs.length !== 1 || first === undefined) throw new SchedulingError(`reduction scheduler: expected one reduction, found ${exprs.length}`);
+  const p = reductionPattern(first);
+  if (p === null) throw new SchedulingError('reduction scheduler: the reduction has no tensor input or output');
+  return p;
+}
+
+/**
+ * Widest vector (≤ 16 bytes) for the inner reduction's innermost reduced dim: the full-rank
+ * inputs whose innermost dim is that dim with stride 1; the factor divides its extent, every
+ * outer stride and the pointer alignment.
+ */
+function innerVectorization(fusion: Fusion, runtimeInfo: RuntimeInfo, p: ReductionPattern, reductionSize: number): { factor: number; inputs: number[] } {
+  const logical = p.reduction.domain.logical;
+  const innermost = logical[logical.length - 1];
+  if (innermost === undefined || !innermost.isReduction() || reductionSize === 0) return { factor: 1, inputs: [] };
+  const map = new ExactLogicalMap(fusion);
+  const rank = p.input.domain.logicalNoReductions().length;
+  const cands: { position: number; dtypeSize: number; sizes: readonly number[]; strides: readonly number[]; alignment: number }[] = [];
+  fusion.inputs.forEach((v, i) => {
+    const info = runtimeInfo.inputs[i];
+    if (v.kind !== 'tensorView' || info === undefined || info.kind !== 'tensor') return;
+    const dims = v.domain.logicalNoReductions();
+    const last = dims[dims.length - 1];
+    if (dims.length !== rank || last === undefined || last.isBroadcast() || !map.same(last, innermost)) return;
+    if (info.strides[dims.length - 1] !== 1) return;
+    cands.push({ position: i, dtypeSize: dataTypeSize(v.dtype), sizes: info.sizes, strides: info.strides, alignment: info.alignment });
+  });
+  if (cands.length === 0) return { factor: 1, inputs: [] };
+  const inner = cands[0]?.sizes[rank - 1] ?? 1;
+  let factor = Math.floor(16 / Math.max(...cands.map((c) => c.dtypeSize)));
+  const ok = (v: number): boolean =>
+    inner % v === 0 &&
+    cands.every((c) => c.alignment % (v * c.dtypeSize) === 0 && c.strides.every((s, d) => d === rank - 1 || (c.sizes[d] ?? 1) <= 1 || s % v === 0));
+  while (factor > 1 && !ok(factor)) factor /= 2;
+  // Keep at least a warp's worth of vectors per row.
+  while (factor > 1 && reductionSize / factor < 32) factor /= 2;
+  return factor > 1 ? { factor, inputs: cands.map((c) => c.position) } : { factor: 1, inputs: [] };
+}
+
+export function computeReductionHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): ReductionParams {
+  const bindings = bindExtents(fusion, runtimeInfo);
+  const pattern = requirePattern(fusion);
+  const { iterationSize: I, reductionSize: R } = patternSizes(pattern, bindings);
+  const device = runtimeInfo.device;
+  const hasIteration = pattern.iterationDims.length > 0;
+  const indexType = chooseIndexType(collectIo(fusion, runtimeInfo, bindings));
+  const base: ReductionParams = {
+    schedulerType: 'reduction',
+    tag: 'Reduction heuristics',
+    fastestDim: pattern.fastestDim,
+    persistentKernel: false,
+    crossBlockInnerReduction: false,
+    crossGridInnerReduction: false,
+    splitGridDimInnerReduction: false,
+    unrollFactorInnerReduction: 1,
+    vectorizeInnerReduction: false,
+    multipleReductionsPerBlock: false,
+    unrollFactorIterDom: 1,
+    vectorizeIterDom: false,
+    splitGridDimIterDom: false,
+    gridDimIterDom: hasIteration ? 'BIDx' : 'Serial',
+    blockDimIterDom: 'Serial',
+    blockDimInnerReduction: 'Serial',
+    indexType,
+    lparams: { gdimx: 1, gdimy: 1, gdimz: 1, bdimx: 1, bdimy: 1, bdimz: 1 },
+    divisibleSplits: [],
+    vectorizedInputs: [],
+    iterationSize: I,
+    reductionSize: R,
+  };
+  const maxThreads = Math.min(1024, device.maxThreadsPerBlock);
+  if (pattern.fastestDim) {
+    const vec = innerVectorization(fusion, runtimeInfo, pattern, R);
+    const v = vec.factor;
+    const rv = ceilDiv(R, v);
+    // Few outputs: give each block more threads (no grid reduction to spread one row).
+    const cap = !hasIteration || I < device.smCount ? maxThreads : rv >= 16384 ? 512 : REDUCTION_TARGET_THREADS;
+    const bdimx = Math.min(nextPow2(Math.max(1, rv)), cap);
+    const bdimy = hasIteration ? Math.max(1, Math.min(Math.floor(REDUCTION_TARGET_THREADS / bdimx), nextPow2(Math.max(1, I)))) : 1;
+    const gdimx = hasIteration ? ceilDiv(I, bdimy) : 1;
+    if (gdimx > MAX_GRID_X) throw new SchedulingError(`reduction heuristics: ${I} outputs need ${gdimx} blocks, more than gridDim.x allows`);
+    // Splits in the order the schedule applies them: R by v, R/v by bdimx, then I by bdimy.
+    const divisible = [R % v === 0, rv % bdimx === 0];
+    if (hasIteration) divisible.push(I % bdimy === 0);
+    return {
+      ...base,
+      crossBlockInnerReduction: bdimx > 1,
+      unrollFactorInnerReduction: v,
+      vectorizeInnerReduction: v > 1,
+      multipleReductionsPerBlock: bdimy > 1,
+      blockDimIterDom: bdimy > 1 ? 'TIDy' : 'Serial',
+      blockDimInnerReduction: bdimx > 1 ? 'TIDx' : 'Serial',
+      lparams: { gdimx, gdimy: 1, gdimz: 1, bdimx, bdimy, bdimz: 1 },
+      divisibleSplits: divisible,
+      vectorizedInputs: vec.inputs,
+    };
+  }
+  // Outer reduction: TIDx over the iteration dim, rows of the reduction dim serial (× TIDy).
+  const bdimx = Math.min(nextPow2(Math.max(1, I)), 128);
+  const gdimx = ceilDiv(I, bdimx);
+  if (gdimx > MAX_GRID_X) throw new SchedulingError(`reduction heuristics: ${I} outputs need ${gdimx} blocks, more than gridDim.x allows`);
+  const u = R >= 16 * MAX_OUTER_UNROLL ? MAX_OUTER_UNROLL : 1;
+  const ru = ceilDiv(R, u);
+  const fewBlocks = gdimx < 2 * device.smCount;
+  const bdimy = fewBlocks ? Math.max(1, Math.min(nextPow2(Math.max(1, ru)), Math.floor(512 / bdimx))) : 1;
+  // Splits in order: I by bdimx, R by u, R/u by bdimy.
+  const divisible = [I % bdimx === 0, R % u === 0, ru % bdimy === 0];
+  return {
+    ...base,
+    crossBlockInnerReduction: bdimy > 1,
+    unrollFactorInnerReduction: u,
+    blockDimIterDom: bdimx > 1 ? 'TIDx' : 'Serial',
+    blockDimInnerReduction: bdimy > 1 ? 'TIDy' : 'Serial',
+    lparams: { gdimx, gdimy: 1, gdimz: 1, bdimx, bdimy, bdimz: 1 },
+    divisibleSplits: divisible,
+  };
+}

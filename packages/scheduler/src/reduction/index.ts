@@ -1,0 +1,29 @@
+// The reduction scheduler: canSchedule / computeHeuristics / schedule for fusions with one
+// reduction pattern (sum/prod/max/min over any dims) and pointwise math around it.
+
+import type { Fusion } from '@tsfuser/fusion-ir';
+import { SchedulingError } from '../errors.js';
+import type { HeuristicParams } from '../heuristic-params.js';
+import type { ReductionParams } from './params.js';
+import type { RuntimeInfo } from '../runtime-info.js';
+import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
+import { canScheduleReduction } from './can-schedule.js';
+import { computeReductionHeuristics } from './heuristics.js';
+import { scheduleReduction } from './schedule.js';
+
+export class ReductionScheduler implements Scheduler {
+  readonly type = 'reduction' as const;
+
+  canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
+    return canScheduleReduction(fusion, runtimeInfo);
+  }
+
+  computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): ReductionParams {
+    return computeReductionHeuristics(fusion, runtimeInfo);
+  }
+
+  schedule(fusion: Fusion, params: HeuristicParams): ScheduledFusion {
+    if (params.schedulerType !== 'reduction') throw new SchedulingError(`reduction scheduler given ${params.schedulerType} parameters`);
+    return scheduleReduction(fusion, params);
+  }
+}

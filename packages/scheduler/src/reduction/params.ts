@@ -1,0 +1,99 @@
+// ReductionParams: the decisions of the reduction scheduler for one fusion and one set of
+// runtime sizes, with nvFuser's field names (camelCase), and their `scheduler_params` dump in
+// the layout of nvFuser's ReductionParams::toString. Equal parameters mean the same kernel.
+
+import type { LaunchDims } from '../heuristic-params.js';
+import type { IndexType } from '../index-type.js';
+
+/** Parallel types the reduction scheduler binds (a subset of fusion-ir's ParallelType). */
+export type ReductionParallelType = 'Serial' | 'BIDx' | 'TIDx' | 'TIDy';
+
+export interface ReductionParams {
+  schedulerType: 'reduction';
+  tag: string;
+  /** Reducing the innermost (fastest-changing) logical dim: TIDx reduces; else TIDx iterates. */
+  fastestDim: boolean;
+  /** Never set here: persistence is the normalization schedulers' job. */
+  persistentKernel: false;
+  /** The (merged) reduction dim is reduced across threads of a block (TIDx inner, TIDy outer). */
+  crossBlockInnerReduction: boolean;
+  /**
+   * Never set: grid reductions are not implemented. A huge reduction with little iteration
+   * parallelism runs as serial + block reduction in one block per output (documented limit).
+   */
+  crossGridInnerReduction: false;
+  splitGridDimInnerReduction: false;
+  /** Elements per thread and serial step over the reduction dim (contiguous ones for inner
+   * reductions, rows for outer reductions). */
+  unrollFactorInnerReduction: number;
+  /** Those elements are one vectorized load (input caches). */
+  vectorizeInnerReduction: boolean;
+  /** Several outputs per block: TIDy over the iteration dim (inner reductions). */
+  multipleReductionsPerBlock: boolean;
+  /** Unroll over the iteration dim: not used (always 1). */
+  unrollFactorIterDom: number;
+  vectorizeIterDom: false;
+  /** Iteration dim beyond gridDim.x's limit: never needed (2^31-1 blocks). */
+  splitGridDimIterDom: false;
+  gridDimIterDom: ReductionParallelType;
+  blockDimIterDom: ReductionParallelType;
+  blockDimInnerReduction: ReductionParallelType;
+  indexType: IndexType;
+  lparams: LaunchDims;
+  /** Divisibility of each split the schedule applies, in order (true: no predicate needed). */
+  divisibleSplits: readonly boolean[];
+  /** Fusion input positions whose loads are vectorized. */
+  vectorizedInputs: readonly number[];
+  /** Concrete sizes the heuristics saw: merged iteration and reduction extents. */
+  iterationSize: number;
+  reductionSize: number;
+}
+
+function ptName(p: ReductionParallelType): string {
+  switch (p) {
+    case 'Serial':
+      return 'S';
+    case 'BIDx':
+      return 'blockIdx.x';
+    case 'TIDx':
+      return 'threadIdx.x';
+    case 'TIDy':
+      return 'threadIdx.y';
+    default: {
+      const unreachable: never = p;
+      throw new Error(`unknown parallel type ${String(unreachable)}`);
+    }
+  }
+}
+
+/** nvFuser's launch-parameter line inside ReductionParams::toString. */
+function lparamsToString(l: LaunchDims): string {
+  return `Launch Parameters: BlockDim.x = ${l.bdimx}, BlockDim.y = ${l.bdimy}, BlockDim.z = ${l.bdimz}, GridDim.x = ${l.gdimx}, GridDim.y = ${l.gdimy}, GridDim.z = ${l.gdimz}`;
+}
+
+/** nvFuser's `ReductionParams::toString` layout (the `scheduler_params` dump). */
+export function reductionParamsToString(p: ReductionParams): string {
+  const lines: string[] = [''];
+  lines.push('===== Reduction Parameters ========');
+  lines.push(`${p.tag === '' ? '' : 'Tag: '}${p.tag}`);
+  lines.push(p.fastestDim ? 'Red On Fastest Dim' : 'Red On Slow Dim');
+  lines.push('Circular buffer: not used');
+  let iter = 'Iteration Domain: ';
+  if (p.gridDimIterDom !== 'Serial') iter += `${ptName(p.gridDimIterDom)} / `;
+  if (p.blockDimIterDom !== 'Serial') iter += `${ptName(p.blockDimIterDom)} / `;
+  if (p.multipleReductionsPerBlock) iter += 'multiple reductions per block / ';
+  if (p.unrollFactorIterDom > 1) iter += `unroll / factor ${p.unrollFactorIterDom}`;
+  lines.push(iter);
+  let red = 'Inner Reduction Domain: ';
+  if (p.crossBlockInnerReduction) red += `cross block - ${ptName(p.blockDimInnerReduction)} / `;
+  if (p.vectorizeInnerReduction) red += 'vectorize / ';
+  else if (p.unrollFactorInnerReduction > 1) red += 'unroll / ';
+  if (p.unrollFactorInnerReduction > 1) red += `factor ${p.unrollFactorInnerReduction}`;
+  lines.push(red);
+  lines.push(lparamsToString(p.lparams));
+  lines.push(`Index type: ${p.indexType === 'Int32' ? 'int' : 'int64_t'}`);
+  lines.push(`Iteration size: ${p.iterationSize}, reduction size: ${p.reductionSize}`);
+  lines.push(`Divisible splits: [${p.divisibleSplits.map((d) => (d ? 'true' : 'false')).join(', ')}]`);
+  lines.push('====================================');
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,166 @@
+// Applies ReductionParams to a fusion (in place), the way nvFuser's reduction scheduler does:
+//   1. cache every used input (cacheAfter) and every output (cacheBefore, or cacheFork when
+//      the output is also used), so the reduction itself is a Local tensor R;
+//   2. transform R: reorder its kept dims first, merge them into one iteration dim I and the
+//      reduced dims into one reduction dim Rd, then split
+//        inner:  [I/bdimy, bdimy, bdimx, Rd/(v·bdimx), v]   (BIDx, TIDy, rTIDx, rS, rS|V)
+//        outer:  [I/bdimx, bdimx, bdimy, Rd/(u·bdimy), u]   (BIDx, TIDx, rTIDy, rS, rS)
+//      (no iteration dim: [bdimx, Rd/(v·bdimx), v]); a parallel dim of extent 1 stays Serial;
+//   3. rFactor the serial reduction dims: P does the per-thread serial part, R reduces across
+//      threads (a block reduction) or over a trivial dim (just rounds to R's dtype);
+//   4. propagate P's transforms to every tensor, copy its parallel types, vectorize the input
+//      caches of inner reductions, inline as deep as legal.
+// Invariant the lowering relies on: the reduction input (the lowering reference) has P's loop
+// structure; every other tensor's loop domain is a prefix of it (tensors after the reduction
+// have only the iteration positions; R also has the parallel reduction position).
+
+import {
+  inlineMost,
+  loopExprs,
+  parallelizeAllLike,
+  propagateTransforms,
+  type Fusion,
+  type IterDomain,
+  type ParallelType,
+  type Split,
+  type TensorView,
+} from '@tsfuser/fusion-ir';
+import { SchedulingError } from '../errors.js';
+import type { ScheduledFusion } from '../scheduler.js';
+import { reductionPattern, type ReductionPattern } from './analysis.js';
+import { requirePattern } from './heuristics.js';
+import type { ReductionParams } from './params.js';
+
+/** Which chain a split of the reference belongs to and how many splits precede it there. */
+type SplitKey = `${'iter' | 'red'}${number}`;
+
+function cacheIo(fusion: Fusion): Map<TensorView, number> {
+  const inputCaches = new Map<TensorView, number>();
+  fusion.inputs.forEach((v, i) => {
+    if (v.kind !== 'tensorView' || v.uses.length === 0) return;
+    inputCaches.set(v.cacheAfter(), i);
+  });
+  for (const o of [...fusion.outputs]) {
+    if (o.kind !== 'tensorView') continue;
+    if (o.uses.length > 0) o.cacheFork();
+    else o.cacheBefore();
+  }
+  return inputCaches;
+}
+
+/** Reorders R's loop to [kept..., reduced...] and merges each group into one dim. */
+function mergeToIterationAndReduction(r: TensorView, p: ReductionPattern): boolean {
+  const order = [...p.iterationDims, ...p.reducedDims];
+  const map: Record<number, number> = {};
+  order.forEach((old, pos) => {
+    map[old] = pos;
+  });
+  r.reorder(map);
+  let nI = p.iterationDims.length;
+  for (let k = p.reducedDims.length; k > 1; k -= 1) r.merge(nI);
+  for (; nI > 1; nI -= 1) r.merge(0);
+  return p.iterationDims.length > 0;
+}
+
+function splitAt(tv: TensorView, axis: number, factor: number): void {
+  tv.split(axis, factor, true);
+}
+
+/** Root logical IDs an ID of `tv` derives from (through its loop exprs). */
+function logicalSources(id: IterDomain, producerOf: Map<IterDomain, Split | { inputs: readonly unknown[] }>): IterDomain[] {
+  const def = producerOf.get(id);
+  if (def === undefined) return [id];
+  return (def.inputs as IterDomain[]).flatMap((i) => logicalSources(i, producerOf));
+}
+
+/** Keys of the reference's splits: chain (iteration / reduction) and depth within it. */
+function referenceSplitKeys(ref: TensorView, reducedDims: readonly number[]): Map<Split, SplitKey> {
+  const logical = ref.domain.logicalNoReductions();
+  const reduced = new Set(reducedDims.map((d) => logical[d]));
+  const producerOf = new Map<IterDomain, Split | { inputs: readonly unknown[] }>();
+  const exprs = loopExprs(ref);
+  for (const e of exprs) for (const o of e.outputs) producerOf.set(o as IterDomain, e);
+  const depth = new Map<IterDomain, number>();
+  const keys = new Map<Split, SplitKey>();
+  for (const e of exprs) {
+    const d = Math.max(0, ...(e.inputs as IterDomain[]).map((i) => depth.get(i) ?? 0));
+    if (e.kind === 'Split') {
+      const chain = logicalSources(e.in(), producerOf).some((s) => reduced.has(s)) ? 'red' : 'iter';
+      keys.set(e, `${chain}${d}`);
+      for (const o of e.outputs) depth.set(o as IterDomain, d + 1);
+    } else {
+      for (const o of e.outputs) depth.set(o as IterDomain, d);
+    }
+  }
+  return keys;
+}
+
+export function scheduleReduction(fusion: Fusion, params: ReductionParams): ScheduledFusion {
+  const inputCaches = cacheIo(fusion);
+  const before = requirePattern(fusion);
+  const pattern = reductionPattern(before.expr);
+  if (pattern === null) throw new SchedulingError('reduction schedule: lost the reduction');
+  const r = pattern.reduction;
+  const hasIteration = mergeToIterationAndReduction(r, pattern);
+  const { bdimx, bdimy } = params.lparams;
+  const v = params.unrollFactorInnerReduction;
+  const par = (extent: number, t: ParallelType): ParallelType => (extent > 1 ? t : 'Serial');
+  let types: ParallelType[];
+  let rFactorAxes: number[];
+  // Keys of the splits in the order the heuristics list their divisibility.
+  let order: SplitKey[];
+  if (params.fastestDim) {
+    const ra = hasIteration ? 1 : 0;
+    splitAt(r, ra, v); //                     [I, Rd/v, v]
+    splitAt(r, ra, bdimx); //                 [I, Rd/v/bdimx, bdimx, v]
+    if (hasIteration) {
+      splitAt(r, 0, bdimy); //                [I/bdimy, bdimy, Ro, bdimx, v]
+      r.reorder({ 2: 3, 3: 2 }); //           [I/bdimy, bdimy, bdimx, Ro, v]
+      types = ['BIDx', par(bdimy, 'TIDy'), par(bdimx, 'TIDx'), 'Serial', 'Serial'];
+      rFactorAxes = [3, 4];
+      order = ['red0', 'red1', 'iter0'];
+    } else {
+      r.reorder({ 0: 1, 1: 0 }); //           [bdimx, Ro, v]
+      types = [par(bdimx, 'TIDx'), 'Serial', 'Serial'];
+      rFactorAxes = [1, 2];
+      order = ['red0', 'red1'];
+    }
+  } else {
+    if (!hasIteration) throw new SchedulingError('reduction schedule: an outer reduction needs a kept dim');
+    splitAt(r, 0, bdimx); //                  [I/bdimx, bdimx, Rd]
+    splitAt(r, 2, v); //                      [I/bdimx, bdimx, Rd/u, u]
+    splitAt(r, 2, bdimy); //                  [I/bdimx, bdimx, Rd/u/bdimy, bdimy, u]
+    r.reorder({ 2: 3, 3: 2 }); //             [I/bdimx, bdimx, bdimy, Ro, u]
+    types = ['BIDx', par(bdimx, 'TIDx'), par(bdimy, 'TIDy'), 'Serial', 'Serial'];
+    rFactorAxes = [3, 4];
+    order = ['iter0', 'red0', 'red1'];
+  }
+  types.forEach((t, p) => r.axis(p).parallelize(t));
+  const partial = r.rFactor(rFactorAxes);
+  propagateTransforms(partial);
+  parallelizeAllLike(partial);
+
+  const ref = partial.definition?.inputs[0];
+  if (ref === undefined || ref.kind !== 'tensorView') throw new SchedulingError('reduction schedule: the partial reduction has no tensor input');
+  if (ref.nDims() !== partial.nDims()) {
+    throw new SchedulingError(`reduction schedule: reduction input T${ref.name} has ${ref.nDims()} loop dims, the partial T${partial.name} ${partial.nDims()}`);
+  }
+  if (params.vectorizeInnerReduction && v > 1) {
+    for (const [cache, i] of inputCaches) {
+      if (params.vectorizedInputs.includes(i) && cache.nDims() === partial.nDims()) cache.axis(-1).parallelize('Vectorize');
+    }
+  }
+  inlineMost(fusion);
+
+  const keys = referenceSplitKeys(ref, pattern.reducedDims);
+  const divisibleSplits = new Set<Split>();
+  for (const [split, key] of keys) {
+    const i = order.indexOf(key);
+    if (i < 0) throw new SchedulingError(`reduction schedule: unexpected split ${key} of the reference T${ref.name}`);
+    if (params.divisibleSplits[i] === true) divisibleSplits.add(split);
+  }
+  if (keys.size !== order.length) {
+    throw new SchedulingError(`reduction schedule: the reference T${ref.name} has ${keys.size} splits, the heuristics describe ${order.length}`);
+  }
+  return { fusion, reference: ref, divisibleSplits, params };
+}
