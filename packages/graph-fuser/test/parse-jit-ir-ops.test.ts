@@ -203,3 +203,14 @@ describe('parseJitIR op coverage (differential against the aten reference)', () 
     });
   }
 });
+
+describe('Half inputs of composite backward ops compute in Float', () => {
+  it('aten::_softmax_backward_data of Half', () => {
+    const g = graphOf(
+      [X('Half', 3, 6), Y('Half', 3, 6)],
+      '%one : int = prim::Constant[value=1]()\n%h : int = prim::Constant[value=5]()\n%o : Tensor = aten::_softmax_backward_data(%x, %y, %one, %h)',
+      ['o'],
+    );
+    for (let round = 0; round < 2; round += 1) expect(differentialCheck(g).join('\n')).toBe('');
+  });
+});

@@ -105,6 +105,13 @@ function lowerDiv(args: NodeArgs): JitVal[] {
   }
 }
 
+/** self + value·tensor1·tensor2 (torch.addcmul); value 1 adds no multiply. */
+function addcmulOf(...[t, a, b, value]: Operand[]): TensorOrScalar {
+  if (t === undefined || a === undefined || b === undefined || value === undefined) throw new Error('addcmul needs four operands');
+  const product = mul(a, b);
+  return add(t, isOne(value) ? product : mul(value, product));
+}
+
 // ---- clamp family -------------------------------------------------------------------------
 
 /** clamp with optional bounds: both → clamp, one → maximum/minimum (NaN-propagating, like torch). */
@@ -170,8 +177,7 @@ export const POINTWISE_OPS: OpTableSection = {
   },
   'aten::addcmul': {
     schemas: ['aten::addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor'],
-    lower: (args) =>
-      lowerPointwise(args, ['self', 'tensor1', 'tensor2', 'value'], (t, a, b, v) => add(t, isOne(v as Operand) ? mul(a as Operand, b as Operand) : mul(v as Operand, mul(a as Operand, b as Operand)))),
+    lower: (args) => lowerPointwise(args, ['self', 'tensor1', 'tensor2', 'value'], addcmulOf),
   },
   'aten::clamp': {
     schemas: [

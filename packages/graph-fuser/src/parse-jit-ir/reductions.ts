@@ -75,9 +75,14 @@ function lowerSoftmaxBackward(args: NodeArgs): JitVal[] {
   const [g, y] = broadcastOperands([args.tensor('grad_output'), args.tensor('output')]);
   if (g === undefined || y === undefined || !isTensor(g) || !isTensor(y)) return args.fail('expected two tensors');
   const d = args.int('dim');
-  const gy = mul(g, y);
-  const result = mul(y, sub(g, sum(gy, [d], true)));
-  return out(withDtype(result, optionalDtype(args) ?? (args.has('input_dtype') ? inputDtype(args) : null)));
+  // Half/BFloat16 compute in Float (as aten's kernel accumulates) and are cast at the end.
+  const [gf, yf] = [upcast(g), upcast(y)];
+  const result = mul(yf, sub(gf, sum(mul(gf, yf), [d], true)));
+  return out(withDtype(result, args.has('input_dtype') ? inputDtype(args) : g.dtype));
+}
+
+function upcast(t: TensorView): TensorView {
+  return t.dtype === 'Half' || t.dtype === 'BFloat16' ? cast(t, 'Float') : t;
 }
 
 function inputDtype(args: NodeArgs): DataType {
