@@ -1,0 +1,147 @@
+// CPU-side tests of `tsfuser bench` and the GPU suite's building blocks: the workloads compute
+// what their PyTorch twins compute (checked on small sizes on the reference backend), the byte
+// counts behind GB/s, the report table, tolerances, random-case generation, and the clear
+// errors when there is no GPU.
+import { describe, expect, it } from 'vitest';
+import { HostTensor, evaluate, type EvalValue } from '@tsfuser/fusion-ir';
+import { makeRuntimeInfo } from '@tsfuser/scheduler';
+import { compileFusion } from '@tsfuser/codegen';
+import { SchedulingError } from '@tsfuser/scheduler';
+import { Tensor, isAvailable } from '@tsfuser/runtime';
+import { benchWorkloads, tinyWorkload } from '../src/bench/workloads.js';
+import { formatBenchReport, type BenchReport } from '../src/bench/run-bench.js';
+import { median } from '../src/bench/timing.js';
+import { randomHost, Random } from '../src/bench/device-inputs.js';
+import { loosestTolerance, toleranceFor } from '../src/io/compare.js';
+import { randomPointwiseCase } from '../gpu/random-fusion.js';
+import { runCli } from './helpers.js';
+
+const gpu = isAvailable().available;
+const seed = Date.now() % 100000;
+
+describe('bench workloads', () => {
+  it('bn_add_relu is relu(batch_norm(x) + batch_norm(y)) in inference mode', async () => {
+    const w = benchWorkloads().find((x) => x.name === 'bn_add_relu');
+    if (w === undefined) throw new Error('bn_add_relu missing');
+    const rng = new Random(seed);
+    const [n, c, h, wd] = [2, 3, 4, 5];
+    const x = randomHost('Float', [n, c, h, wd], [c * h * wd, h * wd, wd, 1], rng);
+    const y = randomHost('Float', [n, c, h, wd], [c * h * wd, h * wd, wd, 1], rng);
+    const p = Array.from({ length: 8 }, (_, i) => randomHost('Float', [c], [1], rng, i % 4 === 3));
+    const fd = w.build();
+    const [out] = await fd.execute([x, y, ...p].map((t) => Tensor.fromHost(t)), { backend: 'reference' });
+    const got = (out as Tensor).toHost();
+    for (let i = 0; i < n * c * h * wd; i += 1) {
+      const ch = Math.floor(i / (h * wd)) % c;
+      const bn = (v: number, k: number): number => {
+        const [weight, bias, mean, variance] = [0, 1, 2, 3].map((j) => (p[4 * k + j] as HostTensor).getNumber(ch)) as [number, number, number, number];
+        return ((v - mean) / Math.sqrt(variance + 1e-5)) * weight + bias;
+      };
+      const want = Math.max(0, bn(x.getNumber(i), 0) + bn(y.getNumber(i), 1));
+      expect(got.getNumber(i)).toBeCloseTo(want, 4);
+    }
+  });
+
+  it('byte counts are each input read once plus the output written once', () => {
+    for (const w of [...benchWorkloads(), tinyWorkload()]) {
+      const fusion = w.build().fusionIr();
+      const inputBytes = w.inputs.reduce((acc, i) => acc + i.sizes.reduce((a, b) => a * b, 1) * 4, 0);
+      const outSizes = w.inputs.map((i) => i.sizes).reduce((a, b) => (b.reduce((x, y) => x * y, 1) > a.reduce((x, y) => x * y, 1) ? b : a));
+      const outputBytes = fusion.outputs.length * outSizes.reduce((a, b) => a * b, 1) * 4;
+      expect(w.bytes, w.name).toBe(inputBytes + outputBytes);
+    }
+  });
+
+  it('every workload schedules as one pointwise kernel at its bench sizes', () => {
+    for (const w of benchWorkloads()) {
+      const fusion = w.build().fusionIr();
+      const k = compileFusion(fusion, makeRuntimeInfo(fusion, w.inputs.map((i) => ({ sizes: i.sizes }))));
+      expect(k.dumps.schedulerParams).toContain('Pointwise');
+      expect(k.source).toContain('loadGlobalToLocal<float, 4>');
+    }
+  });
+});
+
+describe('bench report and timing helpers', () => {
+  it('median of odd and even counts', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+  });
+
+  it('formats the side-by-side table with % of the copy floor', () => {
+    const report: BenchReport = {
+      device: 'NVIDIA H100 80GB HBM3',
+      date: '2026-11-23',
+      copyGbps: 3000,
+      rows: [
+        { workload: 'readme_pointwise', impl: 'torch.compile', medianMs: 0.723, gbps: 2975, percentOfCopy: 99.2 },
+        { workload: 'readme_pointwise', impl: 'tsfuser', medianMs: 0.719, gbps: 2988, percentOfCopy: 99.6 },
+        { workload: 'readme_pointwise', impl: 'eager', medianMs: 1.614, gbps: 1331, percentOfCopy: 44.4 },
+      ],
+      hostOverheadUs: { execute: 11.8, executorCache: 10.5, pytorchEager: 22.3 },
+      compile: { coldMs: 51.4, coldNvrtcMs: 46.6, diskMs: 3.1, memoryHitMs: 0.18 },
+      notes: [],
+    };
+    const text = formatBenchReport(report);
+    const rows = text.split('\n').filter((l) => l.startsWith('| readme_pointwise'));
+    expect(rows.map((r) => r.split('|')[2]?.trim())).toEqual(['tsfuser', 'eager', 'torch.compile']);
+    expect(rows[0]).toBe('| readme_pointwise | tsfuser | 0.719 | 2988 | 99.6% |');
+    expect(text).toContain('PyTorch eager 22.3 µs');
+    expect(text).toContain('from disk cache 3.10 ms');
+  });
+});
+
+describe('tolerances', () => {
+  it('the loosest of several dtypes wins', () => {
+    expect(loosestTolerance(['Double', 'Float'])).toEqual(toleranceFor('Float'));
+    expect(loosestTolerance(['Half', 'BFloat16', 'Float'])).toEqual({ rtol: 2e-2, atol: 1e-2 });
+  });
+});
+
+describe('GPU suite random cases', () => {
+  it('evaluate on the reference and compile as one pointwise kernel, or are rejected by the scheduler with a reason', () => {
+    const rng = new Random(seed);
+    let compiled = 0;
+    for (let i = 0; i < 120; i += 1) {
+      const c = randomPointwiseCase(rng, i);
+      const hosts: EvalValue[] = c.fusion.inputs.map((v, k) => {
+        const l = c.layouts[k];
+        if (v.kind !== 'tensorView' || l === undefined) throw new Error('random cases have tensor inputs only');
+        expect(l.sizes.length).toBe(v.domain.logicalNoReductions().length);
+        return randomHost(v.dtype, l.sizes, l.strides, rng, c.positive[k] === true);
+      });
+      const outs = evaluate(c.fusion, hosts);
+      expect(outs.length).toBe(c.fusion.outputs.length);
+      try {
+        compileFusion(c.fusion, makeRuntimeInfo(c.fusion, c.layouts.map((l) => ({ sizes: l.sizes, strides: l.strides, alignment: l.misalign ? 4 : 16 }))));
+        compiled += 1;
+      } catch (error) {
+        expect(error, `${c.name}: ${(error as Error).message}`).toBeInstanceOf(SchedulingError);
+        expect((error as Error).message).toMatch(/pointwise: /);
+      }
+    }
+    expect(compiled).toBeGreaterThan(100);
+  });
+});
+
+describe('tsfuser bench flags', () => {
+  it('rejects bad flags before touching the GPU', async () => {
+    expect((await runCli(['bench', '--iters', '0'])).code).toBe(2);
+    expect((await runCli(['bench', '--bogus'])).code).toBe(2);
+  });
+});
+
+describe.skipIf(gpu)('without a GPU', () => {
+  it('tsfuser bench says it needs a GPU and why', async () => {
+    const r = await runCli(['bench', '--no-pytorch']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^tsfuser: tsfuser bench needs a GPU: .+\n$/);
+  });
+
+  it('run --backend gpu fails with one line naming the reason', async () => {
+    const r = await runCli(['run', '../../test-fixtures/definitions/nvfuser_readme.py', '--backend', 'gpu']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^tsfuser: backend 'gpu' is unavailable: .+\n$/);
+  });
+
+});
