@@ -3,6 +3,8 @@
 // each differential against the test's aten reference with fresh random inputs.
 import { describe, expect, it } from 'vitest';
 import type { Graph } from '@tsfuser/jit-ir';
+import { HostTensor, evaluate } from '@tsfuser/fusion-ir';
+import { parseJitIR } from '../src/index.js';
 import { differentialCheck, type DiffOptions } from './helpers/differential.js';
 import { graphOf, tensorType as T } from './helpers/ir-builder.js';
 
@@ -43,12 +45,16 @@ const CONSTS = `
 %mom : float = prim::Constant[value=0.10000000000000001]()
 %ns : int[] = prim::Constant[value=[4, 5]]()
 %sz : int[] = prim::Constant[value=[2, 3, 5]]()
-%zero : int = prim::Constant[value=0]()`;
+%zero : int = prim::Constant[value=0]()
+%sq : int[] = prim::Constant[value=[1, -1]]()
+%cuda : Device = prim::Constant[value="cuda:0"]()
+%nonestr : str = prim::Constant[value="none"]()`;
 
 const XY = [X(), Y()];
 const c = (call: string, inputs: string[] = [X()], opts?: DiffOptions): Case => ({ graph: oneOp(call, { inputs, consts: CONSTS }), opts });
 
 const UNARY = [
+  'exp2', 'erfc', 'round', 'sign', 'frac', 'isnan', 'isinf', 'isfinite', 'logical_not',
   'exp', 'log', 'sqrt', 'rsqrt', 'sigmoid', 'tanh', 'relu', 'reciprocal', 'erf', 'sin', 'cos', 'tan', 'log1p', 'expm1',
   'log2', 'log10', 'silu', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'neg', 'abs', 'ceil', 'floor', 'trunc',
 ];
@@ -83,6 +89,32 @@ const CASES: Record<string, Case> = {
   'aten::pow Tensor_Tensor': c('aten::pow(%x, %y)', XY),
   'aten::pow Scalar': c('aten::pow(%f25, %x)'),
   'aten::maximum': c('aten::maximum(%x, %y)', XY),
+  'aten::true_divide': c('aten::true_divide(%x, %y)', [X('Long'), Y('Long')]),
+  'aten::fmod': c('aten::fmod(%x, %y)', XY),
+  'aten::fmod Scalar': c('aten::fmod(%x, %f25)'),
+  'aten::remainder': c('aten::remainder(%x, %y)', XY),
+  'aten::remainder Scalar of Long': c('aten::remainder(%x, %two)', [X('Long')]),
+  'aten::atan2': c('aten::atan2(%x, %y)', XY),
+  'aten::logical_and': c('aten::logical_and(%x, %y)', XY),
+  'aten::logical_or of Bool': c('aten::logical_or(%x, %y)', [X('Bool'), Y('Bool')]),
+  'aten::logical_xor': c('aten::logical_xor(%x, %y)', XY),
+  'aten::bitwise_and of Long': c('aten::bitwise_and(%x, %y)', [X('Long'), Y('Long')]),
+  'aten::bitwise_or of Int': c('aten::bitwise_or(%x, %y)', [X('Int'), Y('Int')]),
+  'aten::bitwise_xor of Bool': c('aten::bitwise_xor(%x, %y)', [X('Bool'), Y('Bool')]),
+  'aten::bitwise_not of Long': c('aten::bitwise_not(%x)', [X('Long')]),
+  'aten::bitwise_not of Bool': c('aten::bitwise_not(%x)', [X('Bool')]),
+  'aten::amin': c('aten::amin(%x, %dm1, %true)', [X('Float', 3, 4, 5)]),
+  'aten::reshape_as': c('aten::reshape_as(%x, %y)', [X('Float', 3, 4), Y('Float', 2, 6)]),
+  'aten::view_as': c('aten::view_as(%x, %y)', [X('Float', 3, 4), Y('Float', 12)]),
+  'aten::clamp.Tensor': c('aten::clamp(%x, %y, %none)', XY),
+  'aten::where ScalarSelf': c('aten::where(%b, %half, %x)', [`%b : ${T('Bool', 3, 4)}`, X()]),
+  'aten::where Scalar': c('aten::where(%b, %half, %f25)', [`%b : ${T('Bool', 3, 4)}`]),
+  'aten::lerp Tensor': c('aten::lerp(%x, %y, %z)', [...XY, `%z : ${T('Float', 3, 4)}`]),
+  'aten::squeeze.dims': c('aten::squeeze(%x, %sq)', [X('Float', 3, 1, 4, 1)]),
+  'aten::to.device': c('aten::to(%x, %cuda, %f16, %false, %false, %none)'),
+  'aten::to.prim_Device': c('aten::to(%x, %cuda, %i64, %false, %false)'),
+  'aten::gelu_backward none of Half': c('aten::gelu_backward(%y, %x, %nonestr)', [X('Half'), Y('Half')]),
+  'aten::std.correction': c('aten::std(%x, %d1, %two, %false)', [X('Float', 3, 5)], { atol: 1e-5 }),
   'aten::minimum': c('aten::minimum(%x, %y)', XY),
   ...Object.fromEntries(['eq', 'ne', 'lt', 'le', 'gt', 'ge'].flatMap((op) => [
     [`aten::${op} Tensor`, c(`aten::${op}(%x, %y)`, XY)],
@@ -212,5 +244,31 @@ describe('Half inputs of composite backward ops compute in Float', () => {
       ['o'],
     );
     for (let round = 0; round < 2; round += 1) expect(differentialCheck(g).join('\n')).toBe('');
+  });
+});
+
+describe('special functions without an independent reference, checked by identities', () => {
+  const run = (body: string, dtype = 'Double'): number[][] => {
+    const g = graphOf([`%x : ${T(dtype, 64)}`], body, ['o', 'p']);
+    const values = Array.from({ length: 64 }, (_, i) => 0.25 + (i / 64) * 3.5);
+    const x = HostTensor.fromValues(dtype as 'Double', [64], values);
+    const [o, p] = evaluate(parseJitIR(g), [x]) as [HostTensor, HostTensor];
+    return [values, o.toNumbers(), p.toNumbers()];
+  };
+
+  it('erfinv(erf(x)) = x', () => {
+    const [xs, o] = run('%e : Tensor = aten::erf(%x)\n%o : Tensor = aten::erfinv(%e)\n%p : Tensor = aten::neg(%x)');
+    xs?.forEach((x, i) => expect(o?.[i]).toBeCloseTo(x, 6));
+  });
+
+  it('lgamma(x + 1) - lgamma(x) = log(x) and digamma(x + 1) - digamma(x) = 1/x', () => {
+    const one = '%one : int = prim::Constant[value=1]()\n%x1 : Tensor = aten::add(%x, %one, %one)';
+    const [xs, lg, dg] = run(
+      `${one}\n%a : Tensor = aten::lgamma(%x1)\n%b : Tensor = aten::lgamma(%x)\n%o : Tensor = aten::sub(%a, %b, %one)\n%c : Tensor = aten::digamma(%x1)\n%d : Tensor = aten::digamma(%x)\n%p : Tensor = aten::sub(%c, %d, %one)`,
+    );
+    xs?.forEach((x, i) => {
+      expect(lg?.[i]).toBeCloseTo(Math.log(x), 10);
+      expect(dg?.[i]).toBeCloseTo(1 / x, 10);
+    });
   });
 });

@@ -8,7 +8,7 @@ import {
   digamma, eq, erf, erfc, erfinv, exp, exp2, expm1, floor, floordiv, fmod, frac, ge, gt, isfinite, isinf, isnan, le,
   lerp, lgamma, log, log10, log1p, log2, logicalAnd, logicalNot, logicalOr, logicalXor, lt, maximum, minimum, mul, ne,
   neg, pow, reciprocal, relu, remainder, round, rsqrt, sigmoid, sign, sin, sinh, sqrt, sub, tan, tanh, trunc, truediv,
-  where, div, categoryOf, toVal, threshold, type Operand, type Scalar, type TensorView,
+  where, div, categoryOf, toVal, cast, threshold, type Operand, type Scalar, type TensorView,
 } from '@tsfuser/fusion-ir';
 import type { NodeArgs } from './args.js';
 import type { JitOpEntry, OpTableSection } from './op-entry.js';
@@ -112,6 +112,17 @@ function addcmulOf(...[t, a, b, value]: Operand[]): TensorOrScalar {
   return add(t, isOne(value) ? product : mul(value, product));
 }
 
+/**
+ * where(condition, self, other). With two number branches torch gives the default dtype of their
+ * category (Float for floats), where Fusion IR scalars would promote to Double: cast to match.
+ */
+function lowerWhere(args: NodeArgs): JitVal[] {
+  const [c, a, b] = prepareOperands(['condition', 'self', 'other'].map((n) => args.operand(n))) as [Operand, Operand, Operand];
+  const result = where(c, a, b);
+  const numbersOnly = !isTensor(a) && !isTensor(b);
+  return out(numbersOnly && result.kind === 'tensorView' && result.dtype === 'Double' ? cast(result, 'Float') : result);
+}
+
 // ---- clamp family -------------------------------------------------------------------------
 
 /** clamp with optional bounds: both → clamp, one → maximum/minimum (NaN-propagating, like torch). */
@@ -166,7 +177,7 @@ export const POINTWISE_OPS: OpTableSection = {
       'aten::where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor',
       'aten::where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor',
     ],
-    lower: (args) => lowerPointwise(args, ['condition', 'self', 'other'], where),
+    lower: lowerWhere,
   },
   'aten::lerp': {
     schemas: [

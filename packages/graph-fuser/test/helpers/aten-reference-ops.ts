@@ -3,7 +3,7 @@
 import { constantValue, type Graph, type Node } from '@tsfuser/jit-ir';
 import type { DataType } from '@tsfuser/fusion-ir';
 import {
-  COMPARE, DTYPE_CODES, Interp, UNARY_FLOAT, UNARY_KEEP, accOf, floatOf, geluGrad, geluValue, isScalar, nanMax, nanMin,
+  BITWISE, LOGICAL, UNARY_BOOL, COMPARE, DTYPE_CODES, Interp, UNARY_FLOAT, UNARY_KEEP, accOf, floatOf, geluGrad, geluValue, isScalar, nanMax, nanMin,
   normalizeGroups, refScalar, sigmoid, softmaxRef, variance, type RefValue,
 } from './aten-reference.js';
 import {
@@ -203,6 +203,15 @@ function evalNode(it: Interp, n: Node): Out {
   }
   const keepUnary = UNARY_KEEP[name];
   if (n.kind.startsWith('aten::') && keepUnary !== undefined) return [map([it.tensor(n, 0)], it.tensor(n, 0).dtype, keepUnary)];
+  const isBool = UNARY_BOOL[name];
+  if (n.kind.startsWith('aten::') && isBool !== undefined) return [map([it.tensor(n, 0)], 'Bool', (x) => (isBool(x) ? 1 : 0))];
+  const logical = LOGICAL[name];
+  if (n.kind.startsWith('aten::') && logical !== undefined) return [map([it.operand(n, 0), it.operand(n, 1)], 'Bool', (a, b) => (logical(a !== 0, b !== 0) ? 1 : 0))];
+  const bitwise = BITWISE[name];
+  if (n.kind.startsWith('aten::') && bitwise !== undefined) {
+    const dtype = resultType([it.promo(n, 0), it.promo(n, 1)]);
+    return [map([it.operand(n, 0), it.operand(n, 1)], dtype, dtype === 'Bool' ? (a, b) => bitwise(a, b) & 1 : bitwise)];
+  }
   const cmp = COMPARE[name];
   if (n.kind.startsWith('aten::') && cmp !== undefined) return [map([it.operand(n, 0), it.operand(n, 1)], 'Bool', (a, b) => (cmp(a, b) ? 1 : 0))];
   const bin = (fn: (a: number, b: number) => number, dtype = resultType([it.promo(n, 0), it.promo(n, 1)])): Out => [map([it.operand(n, 0), it.operand(n, 1)], dtype, fn)];
@@ -224,6 +233,23 @@ function evalNode(it: Interp, n: Node): Out {
       return bin((a, b) => a * b);
     case 'aten::div':
       return divide(it, n);
+    case 'aten::true_divide':
+      return [map([it.operand(n, 0), it.operand(n, 1)], floatOf(resultType([it.promo(n, 0), it.promo(n, 1)])), (a, b) => a / b)];
+    case 'aten::fmod':
+      return bin((a, b) => a % b);
+    case 'aten::remainder':
+      return bin((a, b) => { const r = a % b; return r !== 0 && (r < 0) !== (b < 0) ? r + b : r; });
+    case 'aten::atan2':
+      return bin(Math.atan2, floatOf(resultType([it.promo(n, 0), it.promo(n, 1)])));
+    case 'aten::bitwise_not': {
+      const x = it.tensor(n, 0);
+      return [map([x], x.dtype, x.dtype === 'Bool' ? (v) => (v === 0 ? 1 : 0) : (v) => ~v)];
+    }
+    case 'aten::amin':
+      return [reduce(it.tensor(n, 0), reduceDims(it, n, 1), it.num(n, 2) !== 0, it.tensor(n, 0).dtype, (v) => v.reduce(nanMin, Infinity))];
+    case 'aten::reshape_as':
+    case 'aten::view_as':
+      return [reshapeRef(it.tensor(n, 0), it.tensor(n, 1).shape)];
     case 'aten::pow':
       return bin((a, b) => a ** b);
     case 'aten::addcmul': {

@@ -127,10 +127,25 @@ export const UNARY_FLOAT: Record<string, (x: number) => number> = {
   exp: Math.exp, log: Math.log, sqrt: Math.sqrt, rsqrt: (x) => 1 / Math.sqrt(x), sigmoid, tanh: Math.tanh,
   reciprocal: (x) => 1 / x, erf, sin: Math.sin, cos: Math.cos, tan: Math.tan, log1p: Math.log1p, expm1: Math.expm1,
   log2: Math.log2, log10: Math.log10, silu: (x) => x * sigmoid(x), asin: Math.asin, acos: Math.acos, atan: Math.atan,
-  sinh: Math.sinh, cosh: Math.cosh,
+  sinh: Math.sinh, cosh: Math.cosh, exp2: (x) => 2 ** x, erfc: (x) => 1 - erf(x),
+};
+/** Round half to even (torch.round). */
+export function roundHalfEven(x: number): number {
+  const r = Math.round(x);
+  return Math.abs(x % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+export const UNARY_BOOL: Record<string, (x: number) => boolean> = {
+  isnan: Number.isNaN, isinf: (x) => x === Infinity || x === -Infinity, isfinite: Number.isFinite, logical_not: (x) => x === 0,
+};
+export const LOGICAL: Record<string, (a: boolean, b: boolean) => boolean> = {
+  logical_and: (a, b) => a && b, logical_or: (a, b) => a || b, logical_xor: (a, b) => a !== b,
+};
+export const BITWISE: Record<string, (a: number, b: number) => number> = {
+  bitwise_and: (a, b) => a & b, bitwise_or: (a, b) => a | b, bitwise_xor: (a, b) => a ^ b,
 };
 export const UNARY_KEEP: Record<string, (x: number) => number> = {
   neg: (x) => -x, abs: Math.abs, relu: (x) => (Number.isNaN(x) ? x : Math.max(x, 0)), ceil: Math.ceil, floor: Math.floor, trunc: Math.trunc,
+  round: (x) => roundHalfEven(x), sign: (x) => (Number.isNaN(x) ? x : Math.sign(x)), frac: (x) => x - Math.trunc(x),
 };
 export const COMPARE: Record<string, (a: number, b: number) => boolean> = {
   eq: (a, b) => a === b, ne: (a, b) => a !== b, lt: (a, b) => a < b, le: (a, b) => a <= b, gt: (a, b) => a > b, ge: (a, b) => a >= b,
