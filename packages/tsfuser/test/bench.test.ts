@@ -73,10 +73,11 @@ describe('bench report and timing helpers', () => {
       device: 'NVIDIA H100 80GB HBM3',
       date: '2026-11-23',
       copyGbps: 3000,
+      sameSizeCopyGbps: { readme_pointwise: 2990 },
       rows: [
-        { workload: 'readme_pointwise', impl: 'torch.compile', medianMs: 0.723, gbps: 2975, percentOfCopy: 99.2 },
-        { workload: 'readme_pointwise', impl: 'tsfuser', medianMs: 0.719, gbps: 2988, percentOfCopy: 99.6 },
-        { workload: 'readme_pointwise', impl: 'eager', medianMs: 1.614, gbps: 1331, percentOfCopy: 44.4 },
+        { workload: 'readme_pointwise', impl: 'torch.compile', medianMs: 0.723, gbps: 2975, percentOfCopy: 99.2, percentOfSameSizeCopy: 99.5 },
+        { workload: 'readme_pointwise', impl: 'tsfuser', medianMs: 0.719, gbps: 2988, percentOfCopy: 99.6, percentOfSameSizeCopy: 99.9 },
+        { workload: 'readme_pointwise', impl: 'eager', medianMs: 1.614, gbps: 1331, percentOfCopy: 44.4, percentOfSameSizeCopy: 44.5 },
       ],
       hostOverheadUs: { execute: 11.8, executorCache: 10.5, pytorchEager: 22.3 },
       compile: { coldMs: 51.4, coldNvrtcMs: 46.6, diskMs: 3.1, memoryHitMs: 0.18 },
@@ -85,7 +86,7 @@ describe('bench report and timing helpers', () => {
     const text = formatBenchReport(report);
     const rows = text.split('\n').filter((l) => l.startsWith('| readme_pointwise'));
     expect(rows.map((r) => r.split('|')[2]?.trim())).toEqual(['tsfuser', 'eager', 'torch.compile']);
-    expect(rows[0]).toBe('| readme_pointwise | tsfuser | 0.719 | 2988 | 99.6% |');
+    expect(rows[0]).toBe('| readme_pointwise | tsfuser | 0.719 | 2988 | 99.6% | 99.9% |');
     expect(text).toContain('PyTorch eager 22.3 µs');
     expect(text).toContain('from disk cache 3.10 ms');
   });

@@ -31,12 +31,16 @@ export interface BenchRow {
   medianMs: number;
   gbps: number;
   percentOfCopy: number;
+  /** % of a device-to-device copy moving the same number of bytes (read + write). */
+  percentOfSameSizeCopy: number;
 }
 
 export interface BenchReport {
   device: string;
   date: string;
   copyGbps: number;
+  /** Per workload: GB/s of a copy with the workload's traffic. */
+  sameSizeCopyGbps: Record<string, number>;
   rows: BenchRow[];
   hostOverheadUs: { execute: number; executorCache: number; pytorchEager?: number };
   compile: { coldMs: number; coldNvrtcMs: number; diskMs: number; memoryHitMs: number };
@@ -140,6 +144,12 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     const copyGbps = copyBandwidth(device, flusher, options.iters);
     log(`device ${device.properties.name}: device-to-device copy ${copyGbps.toFixed(0)} GB/s`);
     const rows: BenchRow[] = [];
+    const sameSize: Record<string, number> = {};
+    for (const w of chosen) {
+      sameSize[w.name] = copyBandwidth(device, flusher, options.iters, Math.round(w.bytes / 2 / 256) * 256);
+      log(`${w.name}: same-size copy ${(sameSize[w.name] as number).toFixed(0)} GB/s`);
+    }
+    const pct = (name: string, gbps: number): number => (100 * gbps) / (sameSize[name] ?? copyGbps);
     for (const w of chosen) {
       const fd = w.build();
       const inputs = upload(device, w, rng);
@@ -150,7 +160,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         const cache = backend.executorCache(fd.fusionIr());
         const ms = timeDevice(device, flusher, () => cache.runFusion(args).forEach((t) => t.dispose()), options.iters);
         const gbps = w.bytes / (ms * 1e-3) / 1e9;
-        rows.push({ workload: w.name, impl: 'tsfuser', medianMs: ms, gbps, percentOfCopy: (100 * gbps) / copyGbps });
+        rows.push({ workload: w.name, impl: 'tsfuser', medianMs: ms, gbps, percentOfCopy: (100 * gbps) / copyGbps, percentOfSameSizeCopy: pct(w.name, gbps) });
         log(`${w.name}: ${ms.toFixed(3)} ms, ${gbps.toFixed(0)} GB/s (${cache.stats.kernels} kernel${cache.stats.kernels === 1 ? '' : 's'})`);
       } catch (error) {
         const message = `${w.name}: ${(error as Error).name}: ${(error as Error).message.split('\n')[0] ?? ''}`;
@@ -181,6 +191,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       device: device.properties.name,
       date: new Date().toISOString().slice(0, 10),
       copyGbps,
+      sameSizeCopyGbps: sameSize,
       rows,
       hostOverheadUs: { execute: viaExecute, executorCache: viaCache },
       compile,
@@ -195,7 +206,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
           if (line.host_overhead_us !== undefined) report.hostOverheadUs.pytorchEager = line.host_overhead_us;
           if (line.workload === undefined || line.impl === undefined || line.median_ms === undefined) continue;
           const gbps = line.gbps ?? 0;
-          rows.push({ workload: line.workload, impl: line.impl, medianMs: line.median_ms, gbps, percentOfCopy: (100 * gbps) / copyGbps });
+          rows.push({ workload: line.workload, impl: line.impl, medianMs: line.median_ms, gbps, percentOfCopy: (100 * gbps) / copyGbps, percentOfSameSizeCopy: pct(line.workload, gbps) });
         }
       }
     }
@@ -210,12 +221,12 @@ export function formatBenchReport(r: BenchReport): string {
   const lines: string[] = [];
   lines.push(`tsfuser bench — ${r.device}, ${r.date}; copy floor ${r.copyGbps.toFixed(0)} GB/s (device-to-device, read+write)`);
   lines.push('');
-  lines.push(`| workload | impl | median ms | GB/s | % of copy |`);
-  lines.push(`|---|---|---:|---:|---:|`);
+  lines.push(`| workload | impl | median ms | GB/s | % of copy | % of same-size copy |`);
+  lines.push(`|---|---|---:|---:|---:|---:|`);
   const order = ['tsfuser', 'eager', 'torch.compile'];
   const sorted = [...r.rows].sort((a, b) => a.workload.localeCompare(b.workload) || order.indexOf(a.impl) - order.indexOf(b.impl));
   for (const row of sorted) {
-    lines.push(`| ${row.workload} | ${row.impl} | ${row.medianMs.toFixed(3)} | ${row.gbps.toFixed(0)} | ${row.percentOfCopy.toFixed(1)}% |`);
+    lines.push(`| ${row.workload} | ${row.impl} | ${row.medianMs.toFixed(3)} | ${row.gbps.toFixed(0)} | ${row.percentOfCopy.toFixed(1)}% | ${row.percentOfSameSizeCopy.toFixed(1)}% |`);
   }
   lines.push('');
   const h = r.hostOverheadUs;

@@ -37,9 +37,12 @@ export function timeDevice(device: DeviceContext, flusher: L2Flusher, work: () =
   return median(times);
 }
 
-/** Device-to-device copy bandwidth (GB/s, read + write) of a 1 GiB buffer: the roofline floor. */
-export function copyBandwidth(device: DeviceContext, flusher: L2Flusher, iters: number): number {
-  const bytes = 1024 * 1024 * 1024;
+/**
+ * Device-to-device copy bandwidth (GB/s, read + write) of `bytes` (default 1 GiB: the roofline
+ * floor). A copy moving a workload's own traffic shows what its size can reach at all (launch
+ * and ramp-up weigh on small transfers).
+ */
+export function copyBandwidth(device: DeviceContext, flusher: L2Flusher, iters: number, bytes = 1024 * 1024 * 1024): number {
   const src = device.malloc(bytes);
   const dst = device.malloc(bytes);
   try {
