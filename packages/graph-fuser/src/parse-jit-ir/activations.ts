@@ -95,9 +95,7 @@ export const ACTIVATION_OPS: OpTableSection = {
     schemas: ['aten::threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor'],
     lower: (args) => {
       const [g, x] = pair(args, 'grad_output', 'self');
-      const t = args.operand('threshold');
-      if (isTensor(t)) return args.fail('threshold must be a number');
-      return out(thresholdBackward(g, x, typeof t === 'bigint' ? Number(t) : typeof t === 'boolean' ? Number(t) : t));
+      return out(thresholdBackward(g, x, args.floatLike('threshold')));
     },
   },
   'aten::dropout': {

@@ -45,7 +45,10 @@ function withDtype(x: TensorView, dtype: DataType | null): TensorView {
  */
 function correction(args: NodeArgs): number {
   if (args.has('unbiased')) return args.bool('unbiased') ? 1 : 0;
-  if (args.has('correction') && !args.isNone('correction')) return args.number('correction');
+  if (args.has('correction') && !args.isNone('correction')) {
+    const c = args.number('correction');
+    return Number.isInteger(c) ? c : args.fail(`correction ${c} is not an integer (only integral corrections are supported)`);
+  }
   return 1;
 }
 
