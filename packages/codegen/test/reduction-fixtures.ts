@@ -126,6 +126,7 @@ export function reductionFixtures(): ReductionCase[] {
   add1('size_one_kept', { op: 'sum', dtype: 'Float', shape: [1, 513], axes: [1] });
   add1('size_one_all', { op: 'max', dtype: 'Float', shape: [1, 1], axes: [0, 1] });
   add1('size_zero_reduced', { op: 'sum', dtype: 'Float', shape: [5, 0], axes: [1] });
+  add1('size_zero_keepdim', { op: 'sum', dtype: 'Float', shape: [4, 0, 3], axes: [1, 2], keepdim: true });
   add1('size_zero_kept', { op: 'max', dtype: 'Float', shape: [0, 5], axes: [1] });
   add1('pre_add_post_scale', { op: 'sum', dtype: 'Float', shape: [300, 700], axes: [1], pre: 'add', post: 'scale' });
   add1('pre_exp_post_bias', { op: 'sum', dtype: 'Half', shape: [257, 129], axes: [0], pre: 'exp', post: 'bias' });

@@ -17,10 +17,9 @@ import type { LoopGroups } from './loop-groups.js';
 /** Positions of `tv`'s local buffer (≥ compute-at, not bound to a thread/block index). */
 export function allocatedPositions(groups: LoopGroups, tv: TensorView): number[] {
   const ca = groups.computeAt(tv);
-  const count = groups.loopCount(tv);
   const own = groups.isAligned(tv);
   return groups.kinds
-    .map((k, p) => (p >= ca && p < count && k.kind === 'loop' && !(own && tv.axis(p).isReduction()) ? p : -1))
+    .map((k, p) => (p >= ca && groups.owns(tv, p) && k.kind === 'loop' && !(own && tv.axis(p).isReduction()) ? p : -1))
     .filter((p) => p >= 0);
 }
 
@@ -51,7 +50,7 @@ export function insertAllocations(ctx: LoweringContext, groups: LoopGroups, body
       const out = s.expr.outputs[0];
       if (out === undefined || out.kind !== 'tensorView' || out.memoryType !== 'Local') continue;
       const ca = groups.computeAt(out);
-      const depth = groups.kinds.filter((k, p) => p < ca && k.kind === 'loop').length;
+      const depth = groups.kinds.filter((k, p) => p < ca && k.kind === 'loop' && groups.owns(out, p) && !(p === ctx.positions - 1 && groups.isVectorized(out))).length;
       const target = depth === 0 ? body : loops[depth - 1];
       if (target === undefined) throw new LoweringError(`T${out.name}: no loop at allocation depth ${depth}`);
       const size = allocatedPositions(groups, out).reduce((acc, p) => acc * positionExtent(ctx, p, out), 1);

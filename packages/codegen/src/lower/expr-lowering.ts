@@ -78,7 +78,7 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
       return s.phase === 'init' ? lowerReductionInit(s.expr, env) : lowerReductionUpdate(s.expr, env);
     }
     const inner = lowerExpr(s.expr, access, operand, groups.isVectorized(out) ? vector : 1);
-    const predicates = [...predicatesFor((ps) => ps.every((p) => p < count)), ...threadPredicates(threadPreds.get(out) ?? [])];
+    const predicates = [...predicatesFor((ps) => ps.every((p) => p < count && groups.owns(out, p))), ...threadPredicates(threadPreds.get(out) ?? [])];
     return predicates.length === 0 ? inner : { kind: 'IfThenElse', predicates, then: [inner], else: [] };
   };
   const visit = (stmts: Stmt[]): Stmt[] =>

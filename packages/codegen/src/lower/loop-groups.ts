@@ -65,6 +65,16 @@ export class LoopGroups {
     return this.isAligned(tv) ? tv.nDims() : this.ctx.positions;
   }
 
+  /**
+   * Whether `tv` iterates at reference position `p`. In reduction schedules a broadcast loop ID
+   * does not (its index is 0): a keepdim result is written once, not once per reduced element,
+   * and a broadcast operand is computed outside the loops it is broadcast along.
+   */
+  owns(tv: TensorView, p: number): boolean {
+    if (p >= this.loopCount(tv)) return false;
+    return !(this.ctx.prefixAligned && this.isAligned(tv) && tv.axis(p).isBroadcast());
+  }
+
   /** The effective compute-at position (unaligned tensors are fully inlined). */
   computeAt(tv: TensorView): number {
     if (tv.isFusionInput()) return 0;

@@ -104,6 +104,7 @@ export function buildLoopNest(ctx: LoweringContext, groups: LoopGroups): Stmt[] 
     let node = root;
     for (const p of loopPositions) {
       if (p >= count) break;
+      if (!groups.owns(out, p)) continue;
       if (p === n - 1 && groups.isVectorized(out)) continue;
       const g = groups.group(out, p);
       let child = node.children.find((c): c is Node => !isLeaf(c) && c.group === g);
@@ -158,7 +159,7 @@ export function buildLoopNest(ctx: LoweringContext, groups: LoopGroups): Stmt[] 
   const positionIndices = (out: TensorView): IndexExpr[] =>
     groups.kinds.map((k, p): IndexExpr => {
       // Positions a prefix-aligned tensor does not have never index it.
-      if (p >= groups.loopCount(out)) return iconst(0);
+      if (!groups.owns(out, p)) return iconst(0);
       switch (k.kind) {
         case 'parallel':
           return isym(k.builtin, k.bound);

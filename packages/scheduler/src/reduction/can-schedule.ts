@@ -50,15 +50,15 @@ function tvName(tv: TensorView): string {
 }
 
 export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
+  for (const e of fusion.exprs()) {
+    const r = exprRefusal(e);
+    if (r !== null) return { ok: false, reason: r };
+  }
   const reductions = reductionExprs(fusion);
   if (reductions.length === 0) return { ok: false, reason: 'the fusion has no reduction' };
   if (reductions.length > 1) {
     const names = reductions.map((r) => tvName(r.outputs[0] as TensorView)).join(', ');
     return { ok: false, reason: `the reduction scheduler takes one reduction pattern, the fusion has ${reductions.length} (${names})` };
-  }
-  for (const e of fusion.exprs()) {
-    const r = exprRefusal(e);
-    if (r !== null) return { ok: false, reason: r };
   }
   const pattern = reductionPattern(reductions[0] as (typeof reductions)[number]);
   if (pattern === null) return { ok: false, reason: 'the reduction has no tensor input or output' };

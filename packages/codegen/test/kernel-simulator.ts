@@ -1,0 +1,213 @@
+// A CPU interpreter of kernel IR, for tests: runs every block of the launch, the threads of a
+// block in lock step (loops are thread-invariant, `if` narrows the active mask, BlockReduce is
+// a collective that requires every thread of the block, as __syncthreads does). It checks the
+// lowering's indexing, predicates, thread predicates and block reductions against the
+// reference evaluator without a GPU. Values are JS numbers (float dtypes, Bool, integers exact below 2^53); results
+// are rounded to each store's dtype; float ops compute in double (not bit-exact to CUDA).
+import { castTo, HostTensor, type DataType } from '@tsfuser/fusion-ir';
+import type { IndexExpr, Kernel, LaunchParams, Operand, Stmt, TensorAccess } from '../src/index.js';
+
+interface GlobalTensor {
+  values: Float64Array;
+  sizes: readonly number[];
+  strides: readonly number[];
+}
+
+function round(v: number, d: DataType): number {
+  if (d === 'Bool') return v !== 0 && !Number.isNaN(v) ? 1 : 0;
+  if (d === 'Int' || d === 'Index') return Math.trunc(v); // exact while |v| < 2^53
+  const r = castTo(v, d);
+  return typeof r === 'number' ? r : Number(r);
+}
+
+function parseScalar(text: string): number {
+  const t = text.replace(/LL/g, '').replace(/[()\s]/g, '');
+  if (t === 'true') return 1;
+  if (t === 'false') return 0;
+  if (t === '-2147483647-1') return -2147483648;
+  if (t === '-9223372036854775807-1') return -9223372036854775808;
+  if (t === 'NVF_INFINITY') return Infinity;
+  if (t === '-NVF_INFINITY') return -Infinity;
+  if (t === 'NVF_NAN') return NaN;
+  const v = Number(t);
+  if (Number.isNaN(v)) throw new Error(`simulator: cannot parse scalar ${text}`);
+  return v;
+}
+
+function nanMax(a: number, b: number): number {
+  return Number.isNaN(a) || Number.isNaN(b) ? NaN : a > b ? a : b;
+}
+function nanMin(a: number, b: number): number {
+  return Number.isNaN(a) || Number.isNaN(b) ? NaN : a < b ? a : b;
+}
+
+const BINARY: Record<string, (a: number, b: number) => number> = {
+  add: (a, b) => a + b,
+  sub: (a, b) => a - b,
+  mul: (a, b) => a * b,
+  maximum: nanMax,
+  minimum: nanMin,
+};
+const UNARY: Record<string, (a: number) => number> = {
+  exp: Math.exp,
+  neg: (a) => -a,
+  abs: Math.abs,
+  cast: (a) => a,
+};
+const REDUCE: Record<string, (a: number, b: number) => number> = { add: BINARY.add as never, mul: BINARY.mul as never, max: nanMax, min: nanMin };
+
+/** Runs `kernel` with `launch`; `args` in kernel parameter order (inputs, then outputs). */
+export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: readonly HostTensor[]): HostTensor[] {
+  const globals = new Map<string, GlobalTensor>();
+  const names = new Map<string, number>();
+  kernel.params.forEach((p, i) => {
+    if (p.kind !== 'tensor') throw new Error('simulator: scalar parameters are not simulated');
+    const t = args[i];
+    if (t === undefined) throw new Error(`simulator: no argument for ${p.name}`);
+    const values = Float64Array.from(t.toNumbers());
+    const strides = t.sizes.map((_, d) => t.sizes.slice(d + 1).reduce((a, b) => a * b, 1));
+    globals.set(p.name, { values, sizes: t.sizes, strides });
+  });
+  const [bdx, bdy] = launch.block;
+  const threads = bdx * bdy;
+  const lookup = (name: string, tid: number, loops: Map<string, number>, block: number): number => {
+    if (name === 'threadIdx.x') return tid % bdx;
+    if (name === 'threadIdx.y') return Math.floor(tid / bdx);
+    if (name === 'blockIdx.x') return block;
+    const l = loops.get(name);
+    if (l !== undefined) return l;
+    const n = names.get(name);
+    if (n !== undefined) return n;
+    const m = /^(T\d+)\.(logical_size|alloc_stride)\[(\d+)\]$/.exec(name);
+    const g = m === null ? undefined : globals.get(m[1] as string);
+    if (m !== null && g !== undefined) return (m[2] === 'logical_size' ? g.sizes : g.strides)[Number(m[3])] as number;
+    throw new Error(`simulator: unknown name ${name}`);
+  };
+  for (const l of kernel.indexLocals) names.set(l.name, lookup(l.value, 0, new Map(), 0));
+
+  for (let block = 0; block < launch.grid[0]; block += 1) {
+    const locals = Array.from({ length: threads }, () => new Map<string, number[]>());
+    const loops = new Map<string, number>();
+    const ix = (e: IndexExpr, tid: number): number => {
+      switch (e.kind) {
+        case 'const':
+          return e.value;
+        case 'sym':
+          return lookup(e.name, tid, loops, block);
+        case 'add':
+          return ix(e.a, tid) + ix(e.b, tid);
+        case 'mul':
+          return ix(e.a, tid) * ix(e.b, tid);
+        case 'div':
+          return Math.trunc(ix(e.a, tid) / ix(e.b, tid));
+        case 'mod':
+          return ix(e.a, tid) % ix(e.b, tid);
+      }
+    };
+    const buffer = (a: TensorAccess, tid: number): { data: ArrayLike<number> & { [i: number]: number }; at: number } => {
+      if (a.memory === 'Global') {
+        const g = globals.get(a.tensor);
+        if (g === undefined) throw new Error(`simulator: no global ${a.tensor}`);
+        const at = ix(a.index, tid);
+        if (at < 0 || at >= g.values.length) throw new Error(`simulator: ${a.tensor}[${at}] out of bounds (${g.values.length}) in block ${block}, thread ${tid}`);
+        return { data: g.values, at };
+      }
+      const l = (locals[tid] as Map<string, number[]>).get(a.tensor);
+      if (l === undefined) throw new Error(`simulator: local ${a.tensor} used before its allocation`);
+      const at = ix(a.index, tid);
+      if (at < 0 || at >= l.length) throw new Error(`simulator: local ${a.tensor}[${at}] out of bounds (${l.length})`);
+      return { data: l, at };
+    };
+    const read = (o: Operand, tid: number): number => {
+      if (o.kind === 'scalar') return parseScalar(o.text);
+      const b = buffer(o, tid);
+      const v = b.data[b.at] as number;
+      if (o.memory === 'Local' && v === undefined) throw new Error(`simulator: uninitialised ${o.tensor}`);
+      return v;
+    };
+    const write = (a: TensorAccess, tid: number, v: number): void => {
+      const b = buffer(a, tid);
+      b.data[b.at] = round(v, a.dtype);
+    };
+    const exec = (stmts: readonly Stmt[], mask: readonly boolean[]): void => {
+      for (const s of stmts) {
+        switch (s.kind) {
+          case 'ForLoop': {
+            const n = ix(s.extent, 0);
+            for (let i = 0; i < n; i += 1) {
+              loops.set(s.index, i);
+              exec(s.body, mask);
+            }
+            loops.delete(s.index);
+            break;
+          }
+          case 'IfThenElse': {
+            const ok = mask.map((m, t) => m && s.predicates.every((p) => ix(p.index, t) < ix(p.extent, t)));
+            exec(s.then, ok);
+            if (s.else.length > 0) exec(s.else, mask.map((m, t) => m && !(ok[t] as boolean)));
+            break;
+          }
+          case 'Allocate':
+            for (let t = 0; t < threads; t += 1) (locals[t] as Map<string, number[]>).set(s.buffer, new Array<number>(s.size));
+            break;
+          case 'LoadStore':
+            mask.forEach((m, t) => {
+              if (!m) return;
+              for (let j = 0; j < s.width; j += 1) {
+                const src = buffer(s.in, t);
+                const dst = buffer(s.out, t);
+                dst.data[dst.at + j] = round(src.data[src.at + j] as number, s.out.dtype);
+              }
+            });
+            break;
+          case 'Compute':
+            mask.forEach((m, t) => {
+              if (!m) return;
+              const vals = s.operands.map((o) => read(o, t));
+              const f = s.op.family === 'binary' ? BINARY[s.op.op] : s.op.family === 'unary' ? UNARY[s.op.op] : undefined;
+              if (f === undefined) throw new Error(`simulator: op ${s.op.op} is not simulated`);
+              write(s.out, t, (f as (...x: number[]) => number)(...vals));
+            });
+            break;
+          case 'ReductionInit':
+            mask.forEach((m, t) => {
+              if (m) write(s.out, t, parseScalar(s.value.text));
+            });
+            break;
+          case 'BlockReduce': {
+            if (mask.some((m) => !m)) throw new Error('simulator: BlockReduce reached by part of the block (a deadlock on the GPU)');
+            const x = s.reduceDims.includes('TIDx');
+            const y = s.reduceDims.includes('TIDy');
+            const init = parseScalar(s.init.text);
+            const op = REDUCE[s.op] as (a: number, b: number) => number;
+            const segs = new Map<number, number>();
+            for (let t = 0; t < threads; t += 1) {
+              const tx = t % bdx;
+              const ty = Math.floor(t / bdx);
+              const seg = (x ? 0 : tx) + (y ? 0 : ty * bdx);
+              const v = s.readPredicates.every((p) => ix(p.index, t) < ix(p.extent, t)) ? read(s.in, t) : init;
+              segs.set(seg, op(segs.get(seg) ?? init, v));
+            }
+            for (let t = 0; t < threads; t += 1) {
+              const tx = t % bdx;
+              const ty = Math.floor(t / bdx);
+              if ((x && tx !== 0) || (y && ty !== 0)) continue;
+              if (!s.writePredicates.every((p) => ix(p.index, t) < ix(p.extent, t))) continue;
+              const seg = (x ? 0 : tx) + (y ? 0 : ty * bdx);
+              write(s.out, t, op(read(s.out, t), segs.get(seg) as number));
+            }
+            break;
+          }
+          case 'ScalarCompute':
+          case 'PendingExpr':
+            throw new Error(`simulator: ${s.kind} is not simulated`);
+        }
+      }
+    };
+    exec(kernel.body, new Array<boolean>(threads).fill(true));
+  }
+  return kernel.params.map((p, i) => {
+    const g = globals.get(p.name) as GlobalTensor;
+    return HostTensor.fromValues(p.dtype, [...(args[i] as HostTensor).sizes], Array.from(g.values, (v) => (p.dtype === 'Bool' ? v !== 0 : p.dtype === 'Int' ? BigInt(Number.isNaN(v) ? 0 : v) : v)));
+  });
+}

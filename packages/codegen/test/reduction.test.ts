@@ -1,0 +1,180 @@
+// Reduction codegen: golden dumps, structure (block reductions outside any `if`, thread
+// predicates on the results, shared memory), kernels simulated on the CPU against the
+// reference evaluator with fresh random inputs, and nvcc -ptx for every fixture and random
+// reduction fusions.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { checkGolden, evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/fusion-ir';
+import { defaultSchedulerRegistry } from '@tsfuser/scheduler';
+import { compileFusion, lowerFusion, runtimeLibrary, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
+import { simulateKernel } from './kernel-simulator.js';
+import { buildReduction, randomReductionSpec, reductionFixtures, seededRandom, type ReductionCase } from './reduction-fixtures.js';
+
+const dir = fileURLToPath(new URL('../../../test-fixtures/golden/codegen/reduction/', import.meta.url));
+const update = process.env.UPDATE_GOLDEN === '1';
+const NVCC = process.env.NVCC ?? '/usr/local/bin/nvcc';
+const hasNvcc = existsSync(NVCC);
+const run = promisify(execFile);
+
+function golden(name: string, text: string): void {
+  expect(checkGolden(text, `${dir}${name}`, update).diff).toBe('');
+}
+
+function byName(name: string): ReductionCase {
+  const c = reductionFixtures().find((x) => x.name === name);
+  if (c === undefined) throw new Error(`no fixture ${name}`);
+  return c;
+}
+
+/** Schedules and lowers like compileFusion, but returns the kernel IR object too. */
+function lowerCase(c: ReductionCase): { kernel: Kernel; compiled: CompiledKernel } {
+  const compiled = compileFusion(c.fusion, c.info);
+  const { scheduler } = defaultSchedulerRegistry().pick(c.fusion, c.info);
+  const scheduled = scheduler.schedule(c.fusion.clone().fusion, compiled.params);
+  const kernel = lowerFusion(scheduled, { kernelName: compiled.kernelName, maxThreadsPerBlock: compiled.launch.block[0] * compiled.launch.block[1] });
+  return { kernel, compiled };
+}
+
+function walk(stmts: readonly Stmt[], insideIf: boolean, visit: (s: Stmt, insideIf: boolean) => void): void {
+  for (const s of stmts) {
+    visit(s, insideIf);
+    if (s.kind === 'ForLoop') walk(s.body, insideIf, visit);
+    if (s.kind === 'IfThenElse') {
+      walk(s.then, true, visit);
+      walk(s.else, true, visit);
+    }
+  }
+}
+
+function randomValues(dtype: DataType, n: number, op: ReductionCase['op']): (number | boolean)[] {
+  if (dtype === 'Bool') return Array.from({ length: n }, () => Math.random() < 0.8);
+  if (dtype === 'Int32' || dtype === 'Int') return Array.from({ length: n }, () => Math.floor((Math.random() - 0.5) * 100));
+  // products stay finite near 1
+  if (op === 'prod') return Array.from({ length: n }, () => 0.9 + Math.random() * 0.2);
+  return Array.from({ length: n }, () => (Math.random() - 0.5) * 8);
+}
+
+/** Relative error bound: output rounding plus accumulation in float over the reduced extent. */
+function tolerance(dtype: DataType, reductionSize: number): number {
+  const out = dtype === 'Half' ? 2e-3 : dtype === 'BFloat16' ? 1.6e-2 : dtype === 'Float' ? 1e-6 : dtype === 'Double' ? 1e-12 : 0;
+  return out + (dtype === 'Double' ? 1e-15 : 2e-7) * Math.sqrt(Math.max(1, reductionSize)) * 8;
+}
+
+/** The least precise float dtype any tensor of the fusion has (what bounds the error). */
+function coarsestDtype(c: ReductionCase): DataType {
+  const rank: DataType[] = ['BFloat16', 'Half', 'Float', 'Double'];
+  const dtypes = new Set(c.fusion.allTvs().map((tv) => tv.dtype));
+  return rank.find((d) => dtypes.has(d)) ?? 'Int';
+}
+
+function simulateAndCompare(c: ReductionCase): void {
+  const { kernel, compiled } = lowerCase(c);
+  const inputs = c.fusion.inputs.map((v, i) => {
+    const tv = v as TensorView;
+    const sizes = c.sizes[i] as number[];
+    return HostTensor.fromValues(tv.dtype, sizes, randomValues(tv.dtype, sizes.reduce((a, b) => a * b, 1), c.op));
+  });
+  const want = evaluate(c.fusion, inputs) as HostTensor[];
+  const outs = want.map((w) => HostTensor.fromValues(w.dtype, [...w.sizes], new Array<number>(w.sizes.reduce((a, b) => a * b, 1)).fill(w.dtype === 'Bool' ? 0 : NaN)));
+  const got = compiled.launch.grid[0] === 0 ? outs : simulateKernel(kernel, compiled.launch, [...inputs, ...outs]).slice(inputs.length);
+  want.forEach((w, i) => {
+    const g = got[i] as HostTensor;
+    const tol = tolerance(coarsestDtype(c), c.reductionSize) * (c.op === 'sum' ? 4 : 1);
+    const wn = w.toNumbers();
+    const gn = g.toNumbers();
+    wn.forEach((x, k) => {
+      const y = gn[k] as number;
+      const ok = Number.isNaN(x) ? Number.isNaN(y) : !Number.isFinite(x) ? x === y : Math.abs(x - y) <= tol * Math.max(1, Math.abs(x));
+      if (!ok) throw new Error(`${c.name}: output ${i} element ${k}: got ${y}, want ${x} (tolerance ${tol})`);
+    });
+  });
+}
+
+describe('reduction codegen', () => {
+  it('golden dumps: inner (vectorized, block reduce over TIDx), outer (TIDy), full, keepdim + bias', () => {
+    for (const name of ['inner_sum_Float', 'outer_sum_Half', 'full_sum_2d', 'pre_exp_post_bias', 'multi_axis_1_2_keepdim']) {
+      const k = compileFusion(byName(name).fusion, byName(name).info);
+      golden(`${name}.kernel_ir.txt`, k.dumps.kernelIr);
+      golden(`${name}.cuda_kernel.txt`, k.dumps.cuda);
+      golden(`${name}.scheduler_params.txt`, k.dumps.schedulerParams + k.dumps.launchParams);
+    }
+  });
+
+  it('block reductions are never under an if; results are guarded by thread predicates; shared memory sized', () => {
+    for (const c of reductionFixtures()) {
+      const { kernel, compiled } = lowerCase(c);
+      let blockReduces = 0;
+      walk(kernel.body, false, (s, insideIf) => {
+        if (s.kind === 'BlockReduce') {
+          blockReduces += 1;
+          expect(insideIf, `${c.name}: BlockReduce inside an if`).toBe(false);
+        }
+      });
+      expect(compiled.launch.sharedMemBytes > 0, c.name).toBe(blockReduces > 0);
+      if (blockReduces > 0) {
+        expect(compiled.dumps.cuda).toContain('blockReduce<');
+        expect(compiled.dumps.kernelIr).toMatch(/IF .*threadIdx\.[xy] < 1/);
+      }
+    }
+  });
+
+  it('half and bfloat16 accumulate in float (partials in Float registers, rounded once)', () => {
+    const k = compileFusion(byName('inner_sum_Half').fusion, byName('inner_sum_Half').info);
+    expect(k.dumps.kernelIr).toMatch(/ALLOCATE T\d+_l Float\[1\]/);
+    expect(k.dumps.cuda).toContain('[](float& a, float b)');
+  });
+
+  it('simulated kernels match the reference evaluator (fixtures of moderate size)', () => {
+    const small = reductionFixtures().filter((c) => c.sizes.every((s) => s.reduce((a, b) => a * b, 1) <= 200_000));
+    expect(small.length).toBeGreaterThan(20);
+    for (const c of small) simulateAndCompare(c);
+  });
+
+  it('simulated random reduction fusions match the reference evaluator', () => {
+    const seed = Math.floor(Math.random() * 2 ** 31);
+    const rand = seededRandom(seed);
+    let n = 0;
+    while (n < 60) {
+      const spec = randomReductionSpec(rand);
+      if (spec.shape.reduce((a, b) => a * b, 1) > 60_000) continue;
+      const c = buildReduction(`random_${seed}_${n}`, spec);
+      try {
+        simulateAndCompare(c);
+      } catch (e) {
+        throw new Error(`seed ${seed} case ${n} ${JSON.stringify(spec)}: ${(e as Error).message}`);
+      }
+      n += 1;
+    }
+  });
+
+  it.skipIf(!hasNvcc)('every fixture and 80 random reduction fusions compile with nvcc -ptx -arch=sm_90', async () => {
+    const cases = reductionFixtures();
+    const seed = Math.floor(Math.random() * 2 ** 31);
+    const rand = seededRandom(seed);
+    for (let i = 0; i < 80; i += 1) cases.push(buildReduction(`random_${i}`, randomReductionSpec(rand)));
+    const kernels = cases.map((c, i) => compileFusion(c.fusion, c.info, { fusionId: 20000 + i }));
+    expect(kernels.length).toBeGreaterThanOrEqual(100);
+    const tmp = mkdtempSync(join(tmpdir(), 'tsfuser-nvcc-red-'));
+    const jobs: Promise<unknown>[] = [];
+    for (const indexType of ['Int32', 'Int'] as const) {
+      const ks = kernels.filter((k) => k.indexType === indexType);
+      for (let c = 0; c < 2; c += 1) {
+        const part = ks.filter((_, i) => i % 2 === c);
+        if (part.length === 0) continue;
+        const file = join(tmp, `r_${indexType}_${c}.cu`);
+        writeFileSync(file, `${runtimeLibrary(indexType)}\n${part.map((k) => `extern "C" ${k.dumps.cuda}`).join('\n')}`);
+        jobs.push(
+          run(NVCC, ['-ptx', '-arch=sm_90', '-std=c++17', file, '-o', `${file}.ptx`], { maxBuffer: 1 << 24 }).catch((e: { stderr?: string }) => {
+            throw new Error(`nvcc failed on ${file} (random seed ${seed}):\n${(e.stderr ?? '').slice(0, 4000)}`);
+          }),
+        );
+      }
+    }
+    await Promise.all(jobs);
+  });
+});

@@ -1,0 +1,208 @@
+// Reduction scheduler: heuristics decisions, refusals with reasons, the scheduled loop
+// structure, and that a scheduled fusion evaluates exactly like the unscheduled one.
+import { describe, expect, it } from 'vitest';
+import {
+  add, broadcast, evaluate, Fusion, HostTensor, makeTensor, max, mul, binaryOp, prod, sum, varMean,
+  type DataType, type TensorView,
+} from '@tsfuser/fusion-ir';
+import {
+  defaultSchedulerRegistry, heuristicParamsToString, makeRuntimeInfo, ReductionScheduler, type ReductionParams,
+} from '../src/index.js';
+
+const s = new ReductionScheduler();
+
+function reduction(shape: number[], axes: number[], opts: { dtype?: DataType; keepdim?: boolean; op?: typeof sum } = {}): Fusion {
+  const f = new Fusion();
+  const x = makeTensor(f, { shape: shape.map(() => -1), dtype: opts.dtype ?? 'Float' });
+  f.addInput(x);
+  f.addOutput((opts.op ?? sum)(mul(x, 2), axes, opts.keepdim ?? false));
+  return f;
+}
+
+function params(f: Fusion, sizes: number[][], alignment?: number): ReductionParams {
+  return s.computeHeuristics(f, makeRuntimeInfo(f, sizes.map((z) => ({ sizes: z, ...(alignment === undefined ? {} : { alignment }) }))));
+}
+
+describe('reduction heuristics', () => {
+  it('inner reduction: TIDx reduces (block reduction), BIDx iterates, vectorized loads', () => {
+    const p = params(reduction([128, 4096], [1]), [[128, 4096]]);
+    expect(p.fastestDim).toBe(true);
+    expect(p.crossBlockInnerReduction).toBe(true);
+    expect(p.blockDimInnerReduction).toBe('TIDx');
+    expect(p.gridDimIterDom).toBe('BIDx');
+    expect(p.vectorizeInnerReduction).toBe(true);
+    expect(p.unrollFactorInnerReduction).toBe(4);
+    expect(p.vectorizedInputs).toEqual([0]);
+    expect(p.lparams.gdimx * p.lparams.bdimy).toBeGreaterThanOrEqual(128);
+    expect(p.crossGridInnerReduction).toBe(false);
+    expect(params(reduction([128, 4096], [1], { dtype: 'Half' }), [[128, 4096]]).unrollFactorInnerReduction).toBe(8);
+    // odd extent or misaligned pointer: no vectorization
+    expect(params(reduction([128, 4095], [1]), [[128, 4095]]).vectorizeInnerReduction).toBe(false);
+    expect(params(reduction([128, 4096], [1]), [[128, 4096]], 4).vectorizeInnerReduction).toBe(false);
+  });
+
+  it('narrow inner reductions put several rows in a block (TIDy)', () => {
+    const p = params(reduction([10000, 7], [1]), [[10000, 7]]);
+    expect(p.lparams.bdimx).toBe(8);
+    expect(p.lparams.bdimy).toBeGreaterThan(1);
+    expect(p.multipleReductionsPerBlock).toBe(true);
+    expect(p.lparams.gdimx).toBe(Math.ceil(10000 / p.lparams.bdimy));
+  });
+
+  it('outer reduction: TIDx iterates, TIDy reduces when BIDx alone leaves the GPU idle', () => {
+    const few = params(reduction([4096, 128], [0]), [[4096, 128]]);
+    expect(few.fastestDim).toBe(false);
+    expect(few.blockDimIterDom).toBe('TIDx');
+    expect(few.blockDimInnerReduction).toBe('TIDy');
+    expect(few.lparams.bdimy).toBeGreaterThan(1);
+    const many = params(reduction([64, 1 << 20], [0]), [[64, 1 << 20]]);
+    expect(many.crossBlockInnerReduction).toBe(false);
+    expect(many.lparams.bdimy).toBe(1);
+    expect(many.unrollFactorInnerReduction).toBe(4);
+  });
+
+  it('full and multi-axis reductions', () => {
+    const full = params(reduction([33, 17], [0, 1]), [[33, 17]]);
+    expect(full.fastestDim).toBe(true);
+    expect(full.gridDimIterDom).toBe('Serial');
+    expect(full.lparams.gdimx).toBe(1);
+    expect(full.reductionSize).toBe(33 * 17);
+    const mid = params(reduction([5, 6, 7], [0, 2]), [[5, 6, 7]]);
+    expect(mid.iterationSize).toBe(6);
+    expect(mid.reductionSize).toBe(35);
+    const outer2 = params(reduction([16, 32, 64], [0, 1]), [[16, 32, 64]]);
+    expect(outer2.fastestDim).toBe(false);
+  });
+
+  it('divisibility facts follow the sizes; size 0 launches no block', () => {
+    expect(params(reduction([256, 1024], [1]), [[256, 1024]]).divisibleSplits.every((d) => d)).toBe(true);
+    expect(params(reduction([255, 1001], [1]), [[255, 1001]]).divisibleSplits).toContain(false);
+    expect(params(reduction([0, 5], [1]), [[0, 5]]).lparams.gdimx).toBe(0);
+    expect(params(reduction([5, 0], [1]), [[5, 0]]).lparams.gdimx).toBeGreaterThan(0);
+  });
+
+  it('prints nvFuser-style scheduler_params', () => {
+    const text = heuristicParamsToString(params(reduction([128, 4096], [1]), [[128, 4096]]));
+    expect(text).toContain('===== Reduction Parameters ========');
+    expect(text).toContain('Red On Fastest Dim');
+    expect(text).toContain('Inner Reduction Domain: cross block - threadIdx.x / vectorize / factor 4');
+    expect(heuristicParamsToString(params(reduction([4096, 128], [0]), [[4096, 128]]))).toContain('Red On Slow Dim');
+  });
+});
+
+describe('reduction canSchedule', () => {
+  const reason = (f: Fusion, sizes: number[][]): string => {
+    const r = s.canSchedule(f, makeRuntimeInfo(f, sizes.map((z) => ({ sizes: z }))));
+    return r.ok ? 'ok' : r.reason;
+  };
+
+  it('accepts one reduction with pointwise before and after, keepdim, and the registry picks it', () => {
+    const f = reduction([8, 9], [1], { keepdim: true });
+    expect(reason(f, [[8, 9]])).toBe('ok');
+    const ri = makeRuntimeInfo(f, [{ sizes: [8, 9] }]);
+    expect(defaultSchedulerRegistry().pick(f, ri).scheduler.type).toBe('reduction');
+  });
+
+  it('refuses two reductions, welford, and broadcasts of the result meeting the reduced dims', () => {
+    const two = new Fusion();
+    const x = makeTensor(two, { shape: [-1, -1] });
+    two.addInput(x);
+    two.addOutput(sum(max(x, [1]), [0]));
+    expect(reason(two, [[4, 4]])).toMatch(/one reduction pattern, the fusion has 2/);
+
+    const norm = new Fusion();
+    const y = makeTensor(norm, { shape: [-1, -1] });
+    norm.addInput(y);
+    norm.addOutput(binaryOp('sub', y, sum(y, [1], true)));
+    expect(reason(norm, [[4, 4]])).toMatch(/persistent/);
+
+    const w = new Fusion();
+    const z = makeTensor(w, { shape: [-1, -1] });
+    w.addInput(z);
+    w.addOutput(varMean(z, [1], 1).var);
+    expect(reason(w, [[4, 4]])).toMatch(/welford/);
+
+    const none = new Fusion();
+    const a = makeTensor(none, { shape: [-1] });
+    none.addInput(a);
+    none.addOutput(mul(a, 2));
+    expect(reason(none, [[4]])).toMatch(/no reduction/);
+  });
+
+  it('refuses outputs computed before the reduction', () => {
+    const f = new Fusion();
+    const x = makeTensor(f, { shape: [-1, -1] });
+    f.addInput(x);
+    const y = mul(x, 2);
+    f.addOutput(y);
+    f.addOutput(sum(y, [1]));
+    expect(reason(f, [[4, 4]])).toMatch(/before the reduction/);
+  });
+});
+
+function randomInput(dtype: DataType, sizes: number[]): HostTensor {
+  const n = sizes.reduce((a, b) => a * b, 1);
+  return HostTensor.fromValues(dtype, sizes, Array.from({ length: n }, () => (Math.random() - 0.5) * 8));
+}
+
+describe('reduction schedule', () => {
+  it('loop structure: input [BIDx, TIDy, TIDx, S, V], partial rFactor, block-reduced output', () => {
+    const f = reduction([128, 4096], [1]);
+    const p = params(f, [[128, 4096]]);
+    const sched = s.schedule(f.clone().fusion, p);
+    const types = sched.reference.domain.loop.map((id) => id.parallelType);
+    expect(types[0]).toBe('BIDx');
+    expect(types[2]).toBe('TIDx');
+    const reductions = sched.fusion.exprs().filter((e) => e.kind === 'ReductionOp');
+    expect(reductions).toHaveLength(2);
+    const final = reductions[1]?.outputs[0] as TensorView;
+    expect(final.domain.loop.map((id) => `${id.isReduction() ? 'r' : 'i'}${id.parallelType}`)).toEqual(['iBIDx', 'iSerial', 'rTIDx']);
+    expect(sched.divisibleSplits.size).toBe(p.divisibleSplits.filter((d) => d).length);
+  });
+
+  const cases: { name: string; build: () => Fusion; sizes: number[][] }[] = [
+    { name: 'inner sum', build: () => reduction([37, 1001], [1]), sizes: [[37, 1001]] },
+    { name: 'outer max', build: () => reduction([999, 37], [0], { op: max }), sizes: [[999, 37]] },
+    { name: 'multi-axis keepdim', build: () => reduction([5, 6, 7], [0, 2], { keepdim: true }), sizes: [[5, 6, 7]] },
+    { name: 'full prod', build: () => reduction([3, 5], [0, 1], { op: prod }), sizes: [[3, 5]] },
+    { name: 'half inner', build: () => reduction([16, 300], [1], { dtype: 'Half' }), sizes: [[16, 300]] },
+    {
+      name: 'bias after',
+      build: () => {
+        const f = new Fusion();
+        const x = makeTensor(f, { shape: [-1, -1] });
+        const b = makeTensor(f, { shape: [-1] });
+        f.addInput(x);
+        f.addInput(b);
+        f.addOutput(add(sum(x, [1]), b));
+        return f;
+      },
+      sizes: [[20, 50], [20]],
+    },
+    {
+      name: 'broadcast before',
+      build: () => {
+        const f = new Fusion();
+        const x = makeTensor(f, { shape: [-1, -1] });
+        const b = makeTensor(f, { shape: [-1] });
+        f.addInput(x);
+        f.addInput(b);
+        f.addOutput(sum(mul(x, broadcast(b, [true, false])), [0]));
+        return f;
+      },
+      sizes: [[300, 20], [20]],
+    },
+  ];
+  for (const c of cases) {
+    it(`scheduled fusion evaluates like the unscheduled one: ${c.name}`, () => {
+      const f = c.build();
+      const ri = makeRuntimeInfo(f, c.sizes.map((z) => ({ sizes: z })));
+      expect(s.canSchedule(f, ri)).toEqual({ ok: true });
+      const sched = s.schedule(f.clone().fusion, s.computeHeuristics(f, ri));
+      const inputs = f.inputs.map((v, i) => randomInput((v as TensorView).dtype, c.sizes[i] as number[]));
+      const want = evaluate(f, inputs) as HostTensor[];
+      const got = evaluate(sched.fusion, inputs) as HostTensor[];
+      expect(got.map((t) => t.toNumbers())).toEqual(want.map((t) => t.toNumbers()));
+    });
+  }
+});
