@@ -236,6 +236,64 @@ describe('parseJitIR op coverage (differential against the aten reference)', () 
   }
 });
 
+const MASK = '%t : bool = prim::Constant[value=1]()\n%f : bool = prim::Constant[value=0]()\n%all : bool[] = prim::ListConstruct(%t, %t, %t)\n%first : bool[] = prim::ListConstruct(%t, %f, %f)';
+const BN_CONSTS = '%m : float = prim::Constant[value=0.10000000000000001]()\n%e : float = prim::Constant[value=1.0000000000000001e-05]()\n%n : NoneType = prim::Constant()';
+
+const BACKWARD: Record<string, Case> = {
+  'native_layer_norm forward + backward over two dims with weight and bias': {
+    graph: () =>
+      graphOf(
+        [X('Float', 3, 4, 5), `%w : ${T('Float', 4, 5)}`, `%b : ${T('Float', 4, 5)}`, `%dy : ${T('Float', 3, 4, 5)}`],
+        `${MASK}\n${BN_CONSTS}\n%ns : int[] = prim::Constant[value=[4, 5]]()\n%y : Tensor, %mean : Tensor, %rstd : Tensor = aten::native_layer_norm(%x, %ns, %w, %b, %e)\n%gi : Tensor, %gw : Tensor, %gb : Tensor = aten::native_layer_norm_backward(%dy, %x, %ns, %mean, %rstd, %w, %b, %all)`,
+        ['y', 'gi', 'gw', 'gb'],
+      ),
+    opts: { atol: 1e-4 },
+  },
+  'native_layer_norm_backward of Half without weight, grad_input only': {
+    graph: () =>
+      graphOf(
+        [X('Half', 3, 8), `%dy : ${T('Half', 3, 8)}`, `%mean : ${T('Float', 3, 1)}`, `%rstd : ${T('Float', 3, 1)}`],
+        `${MASK}\n${BN_CONSTS}\n%ns : int[] = prim::Constant[value=[8]]()\n%gi : Tensor, %gw : Tensor, %gb : Tensor = aten::native_layer_norm_backward(%dy, %x, %ns, %mean, %rstd, %n, %n, %first)`,
+        ['gi'],
+      ),
+  },
+  'native_batch_norm forward + backward in training': {
+    graph: () =>
+      graphOf(
+        [X('Float', 4, 3, 5), `%w : ${T('Float', 3)}`, `%b : ${T('Float', 3)}`, `%dy : ${T('Float', 4, 3, 5)}`],
+        `${MASK}\n${BN_CONSTS}\n%y : Tensor, %sm : Tensor, %si : Tensor = aten::native_batch_norm(%x, %w, %b, %n, %n, %t, %m, %e)\n%gi : Tensor, %gw : Tensor, %gb : Tensor = aten::native_batch_norm_backward(%dy, %x, %w, %n, %n, %sm, %si, %t, %e, %all)`,
+        ['y', 'gi', 'gw', 'gb'],
+      ),
+    opts: { atol: 1e-4 },
+  },
+  'native_batch_norm_backward in inference': {
+    graph: () =>
+      graphOf(
+        [X('Float', 4, 3, 2, 2), `%w : ${T('Float', 3)}`, `%rm : ${T('Float', 3)}`, `%rvar : ${T('Float', 3)}`, `%dy : ${T('Float', 4, 3, 2, 2)}`],
+        `${MASK}\n${BN_CONSTS}\n%gi : Tensor, %gw : Tensor, %gb : Tensor = aten::native_batch_norm_backward(%dy, %x, %w, %rm, %rvar, %n, %n, %f, %e, %all)`,
+        ['gi', 'gw', 'gb'],
+      ),
+    opts: { atol: 1e-4 },
+  },
+  '_log_softmax forward + backward': {
+    graph: () =>
+      graphOf(
+        [X('Float', 3, 6), `%g : ${T('Float', 3, 6)}`],
+        '%one : int = prim::Constant[value=1]()\n%f : bool = prim::Constant[value=0]()\n%fl : int = prim::Constant[value=6]()\n%y : Tensor = aten::_log_softmax(%x, %one, %f)\n%gi : Tensor = aten::_log_softmax_backward_data(%g, %y, %one, %fl)',
+        ['y', 'gi'],
+      ),
+    opts: { atol: 1e-5 },
+  },
+};
+
+describe('normalization and softmax backward ops (differential)', () => {
+  for (const [name, kase] of Object.entries(BACKWARD)) {
+    it(name, () => {
+      for (let round = 0; round < 2; round += 1) expect(differentialCheck(kase.graph(), kase.opts).join('\n')).toBe('');
+    });
+  }
+});
+
 describe('Half inputs of composite backward ops compute in Float', () => {
   it('aten::_softmax_backward_data of Half', () => {
     const g = graphOf(

@@ -7,6 +7,7 @@ import { getSchema, type FunctionSchema, type Node } from '@tsfuser/jit-ir';
 import { ACTIVATION_OPS } from './activations.js';
 import { StaticArgs } from './args.js';
 import { NORMALIZATION_OPS } from './normalization.js';
+import { NORMALIZATION_BACKWARD_OPS } from './normalization-backward.js';
 import type { JitOpEntry } from './op-entry.js';
 import { POINTWISE_OPS } from './pointwise.js';
 import { PRIM_OPS, type PrimEntry } from './prims.js';
@@ -19,6 +20,7 @@ export const ATEN_OPS: Readonly<Record<string, JitOpEntry>> = {
   ...ACTIVATION_OPS,
   ...REDUCTION_OPS,
   ...NORMALIZATION_OPS,
+  ...NORMALIZATION_BACKWARD_OPS,
   ...SHAPE_OPS,
 };
 

@@ -3,7 +3,7 @@
 // their underscore forms with half_to_float, and _softmax_backward_data.
 
 import {
-  cast, logSoftmax, max, mean, min, mul, std, sub, sum, softmax, variance, type DataType, type TensorView,
+  cast, exp, logSoftmax, max, mean, min, mul, std, sub, sum, softmax, variance, type DataType, type TensorView,
 } from '@tsfuser/fusion-ir';
 import type { NodeArgs, StaticArgs } from './args.js';
 import { dataTypeOfCode } from './dtypes.js';
@@ -84,6 +84,15 @@ function lowerSoftmaxBackward(args: NodeArgs): JitVal[] {
   return out(withDtype(result, args.has('input_dtype') ? inputDtype(args) : g.dtype));
 }
 
+/** grad_input = grad − exp(output) · Σ_dim grad (aten::_log_softmax_backward_data). */
+function lowerLogSoftmaxBackward(args: NodeArgs): JitVal[] {
+  const [g, y] = broadcastOperands([args.tensor('grad_output'), args.tensor('output')]);
+  if (g === undefined || y === undefined || !isTensor(g) || !isTensor(y)) return args.fail('expected two tensors');
+  const [gf, yf] = [upcast(g), upcast(y)];
+  const result = sub(gf, mul(exp(yf), sum(gf, [args.int('dim')], true)));
+  return out(withDtype(result, inputDtype(args)));
+}
+
 function upcast(t: TensorView): TensorView {
   return t.dtype === 'Half' || t.dtype === 'BFloat16' ? cast(t, 'Float') : t;
 }
@@ -150,6 +159,11 @@ export const REDUCTION_OPS: OpTableSection = {
     schemas: ['aten::_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor'],
     constants: REDUCTION_CONSTANTS,
     lower: (args) => lowerSoftmax(args, logSoftmax),
+  },
+  'aten::_log_softmax_backward_data': {
+    schemas: ['aten::_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor'],
+    constants: REDUCTION_CONSTANTS,
+    lower: lowerLogSoftmaxBackward,
   },
   'aten::_softmax_backward_data': {
     schemas: ['aten::_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor'],

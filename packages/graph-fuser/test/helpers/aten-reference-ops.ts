@@ -152,6 +152,84 @@ function batchNormRef(it: Interp, n: Node, outputs: number): Out {
   return all.slice(0, outputs);
 }
 
+function maskOf(it: Interp, n: Node, i: number): boolean[] {
+  const v = it.arg(n, i);
+  if (isRef(v) || v.kind !== 'list') throw new Error('reference: output_mask is not a list');
+  return v.items.map((x) => isScalar(x) && x.value !== 0);
+}
+
+function tensorOf(dtype: DataType, shape: readonly number[], values: ArrayLike<number>): RefTensor {
+  return { dtype, shape: [...shape], data: Float64Array.from(values, (v) => roundTo(dtype, v)) };
+}
+
+function layerNormBackwardRef(it: Interp, n: Node): Out {
+  const [dy, x] = [it.tensor(n, 0), it.tensor(n, 1)];
+  const k = it.ints(n, 2).length;
+  const [mean, rstd] = [it.tensor(n, 3), it.tensor(n, 4)];
+  const [w, b] = [it.optTensor(n, 5), it.optTensor(n, 6)];
+  const mask = maskOf(it, n, 7);
+  const rank = x.shape.length;
+  const innerShape = x.shape.slice(rank - k);
+  const inner = numel(innerShape);
+  const { groups } = reductionGroups(x, Array.from({ length: k }, (_, i) => rank - k + i));
+  const gi = new Float64Array(x.data.length);
+  const gw = new Float64Array(inner);
+  const gb = new Float64Array(inner);
+  groups.forEach((grp, g) => {
+    const [m, r] = [mean.data[g] as number, rstd.data[g] as number];
+    const xhat = grp.map((i) => ((x.data[i] as number) - m) * r);
+    const gv = grp.map((i) => (dy.data[i] as number) * (w?.data[i % inner] ?? 1));
+    const mg = gv.reduce((a, v) => a + v, 0) / grp.length;
+    const mgx = gv.reduce((a, v, j) => a + v * (xhat[j] as number), 0) / grp.length;
+    grp.forEach((i, j) => {
+      gi[i] = r * ((gv[j] as number) - mg - (xhat[j] as number) * mgx);
+      gw[i % inner] = (gw[i % inner] as number) + (dy.data[i] as number) * (xhat[j] as number);
+      gb[i % inner] = (gb[i % inner] as number) + (dy.data[i] as number);
+    });
+  });
+  const other: RefValue = { kind: 'other' };
+  return [
+    mask[0] === true ? tensorOf(x.dtype, x.shape, gi) : other,
+    mask[1] === true && w !== null ? tensorOf(w.dtype, innerShape, gw) : other,
+    mask[2] === true && b !== null ? tensorOf(b.dtype, innerShape, gb) : other,
+  ];
+}
+
+function batchNormBackwardRef(it: Interp, n: Node): Out {
+  const [dy, x] = [it.tensor(n, 0), it.tensor(n, 1)];
+  const [w, rm, rv, sm, si] = [2, 3, 4, 5, 6].map((i) => it.optTensor(n, i));
+  const train = it.num(n, 7) !== 0;
+  const eps = it.num(n, 8);
+  const mask = maskOf(it, n, 9);
+  const channels = x.shape[1] as number;
+  const { groups } = reductionGroups(x, x.shape.map((_, d) => d).filter((d) => d !== 1));
+  const gi = new Float64Array(x.data.length);
+  const gw = new Float64Array(channels);
+  const gb = new Float64Array(channels);
+  groups.forEach((grp, c) => {
+    const m = (train ? sm : rm)?.data[c] as number;
+    const invstd = train ? (si?.data[c] as number) : 1 / Math.sqrt((rv?.data[c] as number) + eps);
+    const scale = invstd * (w?.data[c] ?? 1);
+    const xhat = grp.map((i) => ((x.data[i] as number) - m) * invstd);
+    const sumDy = grp.reduce((a, i) => a + (dy.data[i] as number), 0);
+    const sumDyXhat = grp.reduce((a, i, j) => a + (dy.data[i] as number) * (xhat[j] as number), 0);
+    const count = grp.length;
+    grp.forEach((i, j) => {
+      const d = dy.data[i] as number;
+      gi[i] = train ? (d - sumDy / count - (xhat[j] as number) * (sumDyXhat / count)) * scale : d * scale;
+    });
+    gw[c] = sumDyXhat;
+    gb[c] = sumDy;
+  });
+  const other: RefValue = { kind: 'other' };
+  const pd = w?.dtype ?? x.dtype;
+  return [
+    mask[0] === true ? tensorOf(x.dtype, x.shape, gi) : other,
+    mask[1] === true && w !== null ? tensorOf(pd, [channels], gw) : other,
+    mask[2] === true ? tensorOf(pd, [channels], gb) : other,
+  ];
+}
+
 function squeezeRef(it: Interp, n: Node): Out {
   const x = it.tensor(n, 0);
   const rank = x.shape.length;
@@ -328,6 +406,22 @@ function evalNode(it: Interp, n: Node): Out {
       return softmaxOp(it, n, true, true);
     case 'aten::_softmax_backward_data':
       return softmaxBackward(it, n);
+    case 'aten::_log_softmax_backward_data': {
+      const [g, y] = [it.tensor(n, 0), it.tensor(n, 1)];
+      const dim = it.num(n, 2);
+      const dtype = dtypeCode(it, n, 3) ?? g.dtype;
+      const { groups } = reductionGroups(y, [dim < 0 ? dim + y.shape.length : dim]);
+      const data = new Float64Array(y.data.length);
+      for (const grp of groups) {
+        const s = grp.reduce((acc, i) => acc + (g.data[i] as number), 0);
+        for (const i of grp) data[i] = roundTo(dtype, (g.data[i] as number) - Math.exp(y.data[i] as number) * s);
+      }
+      return [{ dtype, shape: y.shape, data }];
+    }
+    case 'aten::native_layer_norm_backward':
+      return layerNormBackwardRef(it, n);
+    case 'aten::native_batch_norm_backward':
+      return batchNormBackwardRef(it, n);
     case 'aten::layer_norm':
       return layerNormRef(it, n, false);
     case 'aten::native_layer_norm':
