@@ -105,8 +105,6 @@ export function computeReductionHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
     lparams: { gdimx: 1, gdimy: 1, gdimz: 1, bdimx: 1, bdimy: 1, bdimz: 1 },
     divisibleSplits: [],
     vectorizedInputs: [],
-    iterationSize: I,
-    reductionSize: R,
   };
   const maxThreads = Math.min(1024, device.maxThreadsPerBlock);
   if (pattern.fastestDim) {

@@ -44,9 +44,6 @@ export interface ReductionParams {
   divisibleSplits: readonly boolean[];
   /** Fusion input positions whose loads are vectorized. */
   vectorizedInputs: readonly number[];
-  /** Concrete sizes the heuristics saw: merged iteration and reduction extents. */
-  iterationSize: number;
-  reductionSize: number;
 }
 
 function ptName(p: ReductionParallelType): string {
@@ -92,7 +89,6 @@ export function reductionParamsToString(p: ReductionParams): string {
   lines.push(red);
   lines.push(lparamsToString(p.lparams));
   lines.push(`Index type: ${p.indexType === 'Int32' ? 'int' : 'int64_t'}`);
-  lines.push(`Iteration size: ${p.iterationSize}, reduction size: ${p.reductionSize}`);
   lines.push(`Divisible splits: [${p.divisibleSplits.map((d) => (d ? 'true' : 'false')).join(', ')}]`);
   lines.push('====================================');
   return `${lines.join('\n')}\n`;

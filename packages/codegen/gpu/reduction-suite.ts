@@ -1,0 +1,115 @@
+// GPU differential suite for reductions (not a vitest suite: it needs a GPU).
+//
+//   pnpm gpu:bundle codegen-reduction-suite
+//   (GPU host) bash gpu-bundle/run.sh codegen-reduction-suite [seed] [count]
+//
+// Runs every reduction fixture (test/reduction-fixtures.ts) and `count` (default 320) random
+// single-reduction fusions (sum/max/min/prod over random axes, keepdim, pointwise before and
+// after, Float/Half/BFloat16/Double, sizes 0/1/odd/large, some NaN inputs) through
+// FusionExecutorCache (reduction scheduler → codegen → NVRTC → launch, outputs poisoned) and
+// compares every output element with the reference evaluator on the same fresh random
+// inputs. Tolerance: the output dtype's rounding plus float accumulation over the reduced
+// extent. Prints failures (with the spec to rebuild them), `N passed, M failed` last, and
+// writes reduction-suite.json to $OUT when set; exits 1 on any failure.
+
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/fusion-ir';
+import { DeviceContext, FusionExecutorCache, isAvailable, type Tensor } from '@tsfuser/runtime';
+import { buildReduction, randomReductionSpec, reductionFixtures, seededRandom, type ReductionCase, type ReductionSpec } from '../test/reduction-fixtures.js';
+
+interface Result {
+  name: string;
+  ok: boolean;
+  detail: string;
+  spec?: ReductionSpec;
+  kernelMs?: number;
+}
+
+function randomValues(dtype: DataType, n: number, op: ReductionCase['op'], nan: boolean): (number | boolean | bigint)[] {
+  if (dtype === 'Bool') return Array.from({ length: n }, () => Math.random() < 0.8);
+  if (dtype === 'Int') return Array.from({ length: n }, () => BigInt(Math.floor((Math.random() - 0.5) * 100)));
+  if (dtype === 'Int32') return Array.from({ length: n }, () => Math.floor((Math.random() - 0.5) * 100));
+  const vals = Array.from({ length: n }, () => (op === 'prod' ? 0.9 + Math.random() * 0.2 : (Math.random() - 0.5) * 8));
+  if (nan && n > 0) vals[Math.floor(Math.random() * n)] = NaN;
+  return vals;
+}
+
+/** The least precise float dtype of the fusion bounds the error. */
+function coarsestDtype(c: ReductionCase): DataType {
+  const dtypes = new Set(c.fusion.allTvs().map((tv) => tv.dtype));
+  return (['BFloat16', 'Half', 'Float', 'Double'] as const).find((d) => dtypes.has(d)) ?? 'Int';
+}
+
+function tolerance(c: ReductionCase): number {
+  const d = coarsestDtype(c);
+  const out = d === 'Half' ? 2e-3 : d === 'BFloat16' ? 1.6e-2 : d === 'Float' ? 1e-6 : d === 'Double' ? 1e-12 : 0;
+  const acc = (d === 'Double' ? 1e-15 : 2e-7) * Math.sqrt(Math.max(1, c.reductionSize)) * 8;
+  return (out + acc) * (c.op === 'sum' ? 4 : 1);
+}
+
+function runCase(device: DeviceContext, c: ReductionCase, spec?: ReductionSpec): Result {
+  const nan = Math.random() < 0.1;
+  const inputs = c.fusion.inputs.map((v, i) => {
+    const tv = v as TensorView;
+    const sizes = c.sizes[i] as number[];
+    return HostTensor.fromValues(tv.dtype, sizes, randomValues(tv.dtype, sizes.reduce((a, b) => a * b, 1), c.op, nan));
+  });
+  const want = evaluate(c.fusion, inputs) as HostTensor[];
+  const cache = new FusionExecutorCache(c.fusion, device, { poisonOutputs: true });
+  let outs: Tensor[] = [];
+  try {
+    const t0 = performance.now();
+    outs = cache.runFusion(inputs.map((h) => h));
+    device.synchronize();
+    const ms = performance.now() - t0;
+    const tol = tolerance(c);
+    for (let i = 0; i < want.length; i += 1) {
+      const w = (want[i] as HostTensor).toNumbers();
+      const g = (outs[i] as Tensor).toHost().toNumbers();
+      if (g.length !== w.length) return { name: c.name, ok: false, detail: `output ${i}: ${g.length} elements, want ${w.length}`, ...(spec ? { spec } : {}) };
+      for (let k = 0; k < w.length; k += 1) {
+        const x = w[k] as number;
+        const y = g[k] as number;
+        const ok = Number.isNaN(x) ? Number.isNaN(y) : !Number.isFinite(x) ? x === y : Math.abs(x - y) <= tol * Math.max(1, Math.abs(x));
+        if (!ok) {
+          return { name: c.name, ok: false, detail: `output ${i} element ${k}: got ${y}, want ${x} (tolerance ${tol.toExponential(2)}, nan inputs ${nan})`, ...(spec ? { spec } : {}) };
+        }
+      }
+    }
+    return { name: c.name, ok: true, detail: `${want.length} outputs`, kernelMs: ms };
+  } catch (error) {
+    const e = error as Error;
+    return { name: c.name, ok: false, detail: `${e.name}: ${e.message.split('\n').slice(0, 4).join(' | ')}`, ...(spec ? { spec } : {}) };
+  } finally {
+    for (const t of outs) t.dispose();
+  }
+}
+
+function main(): number {
+  const availability = isAvailable();
+  if (!availability.available) {
+    console.log(`REDUCTION SUITE: runtime unavailable: ${availability.reason ?? '?'}`);
+    return 1;
+  }
+  const seed = Number(process.argv[2] ?? Math.floor(Math.random() * 2 ** 31));
+  const count = Number(process.argv[3] ?? 320);
+  const device = DeviceContext.create(0);
+  console.log(`device: ${device.properties.name}; seed ${seed}; ${count} random fusions`);
+  const results: Result[] = [];
+  for (const c of reductionFixtures()) results.push(runCase(device, c));
+  const rand = seededRandom(seed);
+  for (let i = 0; i < count; i += 1) {
+    const spec = randomReductionSpec(rand);
+    results.push(runCase(device, buildReduction(`random_${i}`, spec), spec));
+  }
+  const failed = results.filter((r) => !r.ok);
+  for (const r of failed) console.log(`FAIL ${r.name}: ${r.detail}${r.spec ? ` spec ${JSON.stringify(r.spec)}` : ''}`);
+  const out = process.env.OUT;
+  if (out !== undefined && out !== '') writeFileSync(join(out, 'reduction-suite.json'), JSON.stringify({ seed, device: device.properties.name, results }, null, 1));
+  console.log(`fixtures: ${reductionFixtures().length}, random: ${count} (seed ${seed})`);
+  console.log(`${results.length - failed.length} passed, ${failed.length} failed`);
+  return failed.length === 0 ? 0 : 1;
+}
+
+process.exitCode = main();
