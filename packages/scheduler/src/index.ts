@@ -16,6 +16,7 @@ export { canScheduleReduction } from './reduction/can-schedule.js';
 export { computeReductionHeuristics } from './reduction/heuristics.js';
 export { scheduleReduction } from './reduction/schedule.js';
 export { ReductionScheduler } from './reduction/index.js';
+export * from './segmenter/index.js';
 
 import { PointwiseScheduler } from './pointwise/index.js';
 import { ReductionScheduler } from './reduction/index.js';

@@ -16,6 +16,7 @@ import { printFusion, type DataType, type Fusion, type Val } from '@tsfuser/fusi
 import {
   bindExtents,
   defaultSchedulerRegistry,
+  segmentationPlanner,
   type ExtentBindings,
   type HeuristicParams,
   type RuntimeInfo,
@@ -30,7 +31,7 @@ import { FusionExecutor, type CompileReport } from './fusion-executor.js';
 import { validateInputLayout } from './input-validation.js';
 import { outputLayout, type TensorLayout } from './output-allocation.js';
 import { pointerAlignment, runtimeInfoFor, schedulerDevice, type ExecutorArgument } from './runtime-info.js';
-import { wholeFusion, type SegmentPlan, type Segmenter } from './segment-plan.js';
+import type { SegmentPlan, Segmenter } from './segment-plan.js';
 
 /** Dump names the executor prints (nvFuser's names). */
 export type ExecutorDump =
@@ -113,7 +114,7 @@ export class FusionExecutorCache {
     private readonly options: ExecutorCacheOptions = {},
   ) {
     this.registry = options.registry ?? defaultSchedulerRegistry();
-    this.segmenter = options.segmenter ?? wholeFusion;
+    this.segmenter = options.segmenter ?? segmentationPlanner(this.registry);
     this.dump = options.dump ?? new Set();
     this.sink = options.dumpSink ?? ((t) => process.stdout.write(t));
   }

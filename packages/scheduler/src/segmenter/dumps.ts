@@ -1,0 +1,71 @@
+// The two segmentation dumps.
+//   segmented_fusion   — nvFuser's layout: groups, edges, then each group's scheduler, inputs,
+//                        outputs and math.
+//   fusion_ir_segments — (new in tsfuser) the pre-scheduled Fusion IR printed once, each
+//                        expression under a banner naming its segment and scheduler, and for
+//                        every edge between segments the concrete reason the two sides are not
+//                        one kernel; independent segments get the same explanation.
+
+import { exprToString, printInputsOutputs, valToString, type Val } from '@tsfuser/fusion-ir';
+import type { SegmentedFusion } from './segment-fusion.js';
+
+const tName = (v: Val): string => (v.kind === 'tensorView' ? `T${v.name}` : valToString(v));
+
+export function segmentedFusionToString(sf: SegmentedFusion): string {
+  const lines: string[] = ['Segmented_Fusion Dump: -- fusion segments:', 'Segmented_Fusion{ ', 'groups: '];
+  for (const g of sf.groups) lines.push(`  g{${g.exprs.map((e) => e.name).join(', ')}}`);
+  lines.push('edges: ');
+  for (const e of sf.edges) {
+    const from = sf.groups[e.from];
+    const to = sf.groups[e.to];
+    lines.push(`  e{ g{${from?.exprs.map((x) => x.name).join(', ') ?? ''}}\n -> g{${to?.exprs.map((x) => x.name).join(', ') ?? ''}}(${valToString(e.val)}) }`);
+  }
+  lines.push('', 'group details:');
+  for (const g of sf.groups) {
+    lines.push(`g{(${g.schedulerType})`, ` group id: ${g.id}`, 'inputs:');
+    for (const v of g.inputs) lines.push(`  ${valToString(v)} ${v.kind === 'tensorView' ? v.dtype.toLowerCase() : ''}`.trimEnd());
+    lines.push('outputs:');
+    for (const v of g.outputs) lines.push(`  ${valToString(v)} ${v.kind === 'tensorView' ? v.dtype.toLowerCase() : ''}`.trimEnd());
+    lines.push('', '');
+    for (const e of g.exprs) lines.push(exprToString(e).trimEnd());
+    lines.push('}', '');
+  }
+  lines.push('} //Segmented_Fusion', '');
+  return lines.join('\n');
+}
+
+export function fusionIrSegmentsToString(sf: SegmentedFusion): string {
+  const n = sf.groups.length;
+  const lines: string[] = [
+    `Fusion IR with segments: ${n} segment${n === 1 ? '' : 's'} (${n} kernel${n === 1 ? '' : 's'}), ${sf.edges.length} edge${sf.edges.length === 1 ? '' : 's'}`,
+    '',
+    printInputsOutputs(sf.original.inputs, sf.original.outputs).trimEnd(),
+    '',
+    '%kernel_math {',
+  ];
+  for (const g of sf.groups) {
+    const ins = g.inputs.filter((v) => v.kind === 'tensorView').map(tName).join(', ');
+    const outs = g.outputs.map(tName).join(', ');
+    lines.push(`// ======== segment ${g.id} [${g.schedulerType}] — reads ${ins === '' ? 'nothing' : ins}; writes ${outs} ========`);
+    for (const e of g.exprs) lines.push(exprToString(e).trimEnd());
+  }
+  lines.push('}', '');
+  if (sf.edges.length === 0 && sf.independent.length === 0) {
+    lines.push(n <= 1 ? 'One segment: a single scheduler accepts the whole fusion.' : 'No edges between segments.');
+  }
+  if (sf.edges.length > 0) {
+    lines.push('Segment boundaries (why each edge is a global-memory round trip):');
+    for (const e of sf.edges) {
+      const a = sf.groups[e.from];
+      const b = sf.groups[e.to];
+      lines.push(`  ${tName(e.val)} (segment ${e.from} [${a?.schedulerType ?? '?'}] → segment ${e.to} [${b?.schedulerType ?? '?'}]): ${e.reason}`);
+    }
+  }
+  if (sf.independent.length > 0) {
+    lines.push('Independent segments (separate kernels):');
+    for (const p of sf.independent) {
+      lines.push(`  segment ${p.a} [${sf.groups[p.a]?.schedulerType ?? '?'}] and segment ${p.b} [${sf.groups[p.b]?.schedulerType ?? '?'}]: ${p.reason}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}

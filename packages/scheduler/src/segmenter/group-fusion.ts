@@ -1,0 +1,133 @@
+// A segment as a standalone Fusion: the original fusion cloned, every tensor expression outside
+// the segment removed, inputs = the original fusion inputs the segment reads plus the tensors
+// other segments produce for it, outputs = the segment's tensors that are fusion outputs or read
+// by other segments. A segment input that is a reduction result is replaced by a fresh tensor
+// without the reduction dims (as nvFuser's segmenter does), because the next kernel reads it as
+// a plain tensor. Also the RuntimeInfo of a segment: intermediates get the dense layout the
+// executor allocates for them. Invariant: running the segments in order, each on its inputs,
+// computes exactly what the original fusion computes.
+
+import {
+  TensorDomain,
+  TensorView,
+  cloneFusion,
+  replaceExprVals,
+  type Expr,
+  type Fusion,
+  type IterDomain,
+  type Scalar,
+  type Val,
+} from '@tsfuser/fusion-ir';
+import { evaluateExtent, type ExtentBindings, type InputInfo, type RuntimeInfo } from '../runtime-info.js';
+
+export interface GroupFusion {
+  fusion: Fusion;
+  /** Original vals feeding the segment, in the standalone fusion's input order. */
+  inputs: Val[];
+  /** Original vals leaving the segment, in the standalone fusion's output order. */
+  outputs: Val[];
+}
+
+/** Expressions that compute tensors (scalar arithmetic on extents travels with every segment). */
+export function isTensorExpr(e: Expr): boolean {
+  return e.outputs.some((o) => o.kind === 'tensorView');
+}
+
+/** Fusion inputs (scalars included) reachable backwards from `vals` through scalar definitions. */
+function scalarInputsUsed(exprs: readonly Expr[], fusionInputs: ReadonlySet<Val>): Set<Val> {
+  const out = new Set<Val>();
+  const stack: Val[] = exprs.flatMap((e) => e.inputs.filter((v) => v.kind === 'scalar'));
+  const seen = new Set<Val>();
+  while (stack.length > 0) {
+    const v = stack.pop() as Val;
+    if (seen.has(v)) continue;
+    seen.add(v);
+    if (fusionInputs.has(v)) out.add(v);
+    if (v.definition !== null && !isTensorExpr(v.definition)) stack.push(...v.definition.inputs);
+  }
+  return out;
+}
+
+/** The boundary of a set of tensor expressions of `original`. */
+export function groupBoundary(original: Fusion, exprs: ReadonlySet<Expr>): { inputs: Val[]; outputs: Val[] } {
+  const fusionInputs = new Set(original.inputs);
+  const ordered = original.exprs().filter((e) => exprs.has(e));
+  const produced = new Set(ordered.flatMap((e) => e.outputs));
+  const needed = new Set<Val>();
+  for (const e of ordered) {
+    for (const v of e.inputs) if (v.kind === 'tensorView' && !produced.has(v)) needed.add(v);
+  }
+  for (const s of scalarInputsUsed(ordered, fusionInputs)) needed.add(s);
+  const inputs = [
+    ...original.inputs.filter((v) => needed.has(v)),
+    ...[...needed].filter((v) => !fusionInputs.has(v)).sort((a, b) => a.name - b.name),
+  ];
+  const outputs: Val[] = [];
+  for (const e of ordered) {
+    for (const v of e.outputs) {
+      if (v.kind !== 'tensorView') continue;
+      const usedOutside = v.uses.some((u) => isTensorExpr(u) && !exprs.has(u));
+      if (original.outputs.includes(v) || usedOutside) outputs.push(v);
+    }
+  }
+  return { inputs, outputs };
+}
+
+/** A plain input tensor with `tv`'s non-reduction dims (same extents, dense contiguity). */
+function freshInput(fusion: Fusion, tv: TensorView): TensorView {
+  const logical: IterDomain[] = tv.domain.logicalNoReductions().map((id) => {
+    if (id.isBroadcast() && id.expandedExtent !== null) return fusion.newIterDomain(id.expandedExtent, 'Iteration');
+    return fusion.newIterDomain(id.extent, id.isBroadcast() ? 'Broadcast' : 'Iteration');
+  });
+  const contiguity = tv.domain.logicalNoReductions().map((id) => (id.isBroadcast() ? (id.expandedExtent !== null ? false : null) : true));
+  // Same name as the tensor it stands for, so refusal reasons name tensors of the original
+  // fusion (the replaced tensor is unreachable afterwards).
+  return fusion.adopt(new TensorView(fusion, tv.name, new TensorDomain({ logical, contiguity }), tv.dtype));
+}
+
+export function buildGroupFusion(original: Fusion, exprs: ReadonlySet<Expr>): GroupFusion {
+  const { inputs, outputs } = groupBoundary(original, exprs);
+  const { fusion, map, exprMap } = cloneFusion(original);
+  for (const e of original.exprs()) {
+    if (isTensorExpr(e) && !exprs.has(e)) fusion.removeExpr(exprMap.get(e) as Expr);
+  }
+  for (const v of [...fusion.outputs]) fusion.removeOutput(v);
+  fusion.inputs.length = 0;
+  for (const v of inputs) {
+    let c = map.get(v) as Val;
+    if (c.kind === 'tensorView' && !original.inputs.includes(v)) {
+      const fresh = freshInput(fusion, c);
+      for (const use of [...c.uses]) replaceExprVals(use, new Map<Val, Val>([[c, fresh]]));
+      c = fresh;
+    }
+    fusion.addInput(c);
+  }
+  for (const v of outputs) fusion.addOutput(map.get(v) as Val);
+  return { fusion, inputs, outputs };
+}
+
+/** Dense strides of an intermediate as the executor allocates it (expanded dims: stride 0). */
+function denseLayout(tv: TensorView, bindings: ExtentBindings): { sizes: number[]; strides: number[] } {
+  const logical = tv.domain.logicalNoReductions();
+  const sizes = logical.map((id) => evaluateExtent(id.logicalExtent(), bindings));
+  const strides = new Array<number>(sizes.length).fill(0);
+  let acc = 1;
+  for (let d = sizes.length - 1; d >= 0; d -= 1) {
+    const id = logical[d] as IterDomain;
+    if (id.isBroadcast() && id.expandedExtent !== null) continue;
+    strides[d] = acc;
+    acc *= Math.max(1, sizes[d] as number);
+  }
+  return { sizes, strides };
+}
+
+/** RuntimeInfo of a segment: fusion inputs as given, intermediates dense and 256-byte aligned. */
+export function groupRuntimeInfo(original: Fusion, info: RuntimeInfo, bindings: ExtentBindings, group: GroupFusion): RuntimeInfo {
+  const inputs = group.inputs.map((v): InputInfo => {
+    const k = original.inputs.indexOf(v);
+    if (k >= 0) return info.inputs[k] as InputInfo;
+    if (v.kind !== 'tensorView') return { kind: 'scalar', dtype: (v as Scalar).dtype };
+    return { kind: 'tensor', dtype: v.dtype, ...denseLayout(v, bindings), alignment: 256 };
+  });
+  return { inputs, device: info.device };
+}

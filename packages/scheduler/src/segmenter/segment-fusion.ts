@@ -1,0 +1,268 @@
+// Segmentation (after nvFuser's SegmentCandidateFinder): when no single scheduler accepts a
+// fusion, split it into segments that some scheduler accepts, executed in order with the
+// tensors between them in global memory.
+//
+//   1. the whole fusion, if a scheduler accepts it, is one segment;
+//   2. otherwise every tensor expression starts as its own segment (an expression no scheduler
+//      accepts even alone is an error naming it);
+//   3. neighbouring segments (a producer and a consumer) merge while some scheduler accepts the
+//      union and the merge keeps the segment graph acyclic, largest intermediate first — each
+//      merge removes a global-memory round trip;
+//   4. independent segments merge when a scheduler accepts the union (fewer launches);
+//   5. segments are ordered topologically; every remaining edge records why its two sides could
+//      not be one kernel (the schedulers' refusals of the union, or the cycle it would make).
+// Invariant: segments partition the fusion's tensor expressions, each is accepted by the
+// scheduler recorded for it, and each reads only fusion inputs and earlier segments' outputs.
+
+import { dataTypeSize, type Expr, type Fusion, type TensorView, type Val } from '@tsfuser/fusion-ir';
+import { SchedulingError } from '../errors.js';
+import type { SchedulerType } from '../heuristic-params.js';
+import { bindExtents, evaluateExtent, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
+import type { SchedulerRegistry } from '../scheduler.js';
+import { buildGroupFusion, groupRuntimeInfo, isTensorExpr, type GroupFusion } from './group-fusion.js';
+
+export interface SegmentGroup {
+  id: number;
+  schedulerType: SchedulerType;
+  /** The segment as a standalone fusion; its inputs/outputs correspond to `inputs`/`outputs`. */
+  fusion: Fusion;
+  inputs: readonly Val[];
+  outputs: readonly Val[];
+  /** The original fusion's tensor expressions in this segment, in topological order. */
+  exprs: readonly Expr[];
+}
+
+export interface SegmentEdge {
+  from: number;
+  to: number;
+  val: Val;
+  /** Why `from` and `to` are not one kernel. */
+  reason: string;
+}
+
+export interface SegmentedFusion {
+  original: Fusion;
+  groups: readonly SegmentGroup[];
+  edges: readonly SegmentEdge[];
+  /** Independent segments that could not share a kernel, with the reason (for the dumps). */
+  independent: readonly { a: number; b: number; reason: string }[];
+}
+
+interface Candidate {
+  exprs: Set<Expr>;
+}
+
+type Verdict = { ok: true; type: SchedulerType; group: GroupFusion } | { ok: false; reason: string };
+
+class Segmenter {
+  private readonly bindings: ExtentBindings;
+  private readonly producerOf = new Map<Val, Expr>();
+  private readonly memo = new Map<string, Verdict>();
+  private readonly order: Map<Expr, number>;
+
+  constructor(
+    private readonly fusion: Fusion,
+    private readonly info: RuntimeInfo,
+    private readonly registry: SchedulerRegistry,
+  ) {
+    this.bindings = bindExtents(fusion, info);
+    const exprs = fusion.exprs().filter(isTensorExpr);
+    this.order = new Map(exprs.map((e, i) => [e, i]));
+    for (const e of exprs) for (const o of e.outputs) this.producerOf.set(o, e);
+  }
+
+  verdict(exprs: ReadonlySet<Expr>): Verdict {
+    const key = [...exprs].map((e) => this.order.get(e)).sort((a, b) => (a as number) - (b as number)).join(',');
+    const cached = this.memo.get(key);
+    if (cached !== undefined) return cached;
+    const group = buildGroupFusion(this.fusion, exprs);
+    const ri = groupRuntimeInfo(this.fusion, this.info, this.bindings, group);
+    const r = this.registry.tryPick(group.fusion, ri);
+    const v: Verdict =
+      r.scheduler !== null ? { ok: true, type: r.scheduler.type, group } : { ok: false, reason: r.rejected.map((x) => `${x.type}: ${x.reason}`).join('; ') };
+    this.memo.set(key, v);
+    return v;
+  }
+
+  /** Segment index of each tensor expression. */
+  private static indexOf(groups: readonly Candidate[]): Map<Expr, number> {
+    const m = new Map<Expr, number>();
+    groups.forEach((g, i) => g.exprs.forEach((e) => m.set(e, i)));
+    return m;
+  }
+
+  /** Producer → consumer segment edges, with the tensor and its bytes. */
+  edges(groups: readonly Candidate[]): { from: number; to: number; val: TensorView; bytes: number }[] {
+    const at = Segmenter.indexOf(groups);
+    const out: { from: number; to: number; val: TensorView; bytes: number }[] = [];
+    const seen = new Set<string>();
+    groups.forEach((g, to) => {
+      for (const e of g.exprs) {
+        for (const v of e.inputs) {
+          if (v.kind !== 'tensorView') continue;
+          const p = this.producerOf.get(v);
+          const from = p === undefined ? undefined : at.get(p);
+          if (from === undefined || from === to) continue;
+          const key = `${from}>${to}>${v.name}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          out.push({ from, to, val: v, bytes: this.bytesOf(v) });
+        }
+      }
+    });
+    return out;
+  }
+
+  private bytesOf(tv: TensorView): number {
+    try {
+      return tv.domain.logicalNoReductions().reduce((acc, id) => acc * evaluateExtent(id.logicalExtent(), this.bindings), dataTypeSize(tv.dtype));
+    } catch {
+      return 0;
+    }
+  }
+
+  /** Whether some path from → x → to exists through a third segment (merging would be a cycle). */
+  cycleThrough(groups: readonly Candidate[], from: number, to: number): number | null {
+    const succ = new Map<number, Set<number>>();
+    for (const e of this.edges(groups)) {
+      if (!succ.has(e.from)) succ.set(e.from, new Set());
+      (succ.get(e.from) as Set<number>).add(e.to);
+    }
+    const stack = [...(succ.get(from) ?? [])].filter((x) => x !== to).map((x) => ({ node: x, via: x }));
+    const seen = new Set<number>();
+    while (stack.length > 0) {
+      const { node, via } = stack.pop() as { node: number; via: number };
+      if (node === to) return via;
+      if (seen.has(node)) continue;
+      seen.add(node);
+      for (const n of succ.get(node) ?? []) stack.push({ node: n, via });
+    }
+    return null;
+  }
+
+  run(): SegmentedFusion {
+    const all = this.fusion.exprs().filter(isTensorExpr);
+    const whole = new Set(all);
+    const wholeVerdict = all.length === 0 ? null : this.verdict(whole);
+    let groups: Candidate[];
+    if (wholeVerdict === null || wholeVerdict.ok) {
+      groups = all.length === 0 ? [] : [{ exprs: whole }];
+    } else {
+      groups = all.map((e) => ({ exprs: new Set([e]) }));
+      for (const g of groups) {
+        const v = this.verdict(g.exprs);
+        if (!v.ok) {
+          const e = [...g.exprs][0] as Expr;
+          throw new SchedulingError(`no scheduler accepts ${e.kind} producing ${e.outputs.map((o) => `T${o.name}`).join(', ')} even alone: ${v.reason}`);
+        }
+      }
+      groups = this.mergeNeighbours(groups);
+      groups = this.mergeIndependent(groups);
+    }
+    return this.finish(groups);
+  }
+
+  private union(a: Candidate, b: Candidate): Set<Expr> {
+    return new Set([...a.exprs, ...b.exprs]);
+  }
+
+  private mergeNeighbours(start: Candidate[]): Candidate[] {
+    let groups = start;
+    const failed = new Set<string>();
+    const keyOf = (g: Candidate): string => [...g.exprs].map((e) => this.order.get(e)).sort((a, b) => (a as number) - (b as number)).join(',');
+    for (;;) {
+      const candidates = this.edges(groups).sort((x, y) => y.bytes - x.bytes || x.from - y.from);
+      let merged = false;
+      for (const e of candidates) {
+        const a = groups[e.from] as Candidate;
+        const b = groups[e.to] as Candidate;
+        const pair = `${keyOf(a)}|${keyOf(b)}`;
+        if (failed.has(pair)) continue;
+        if (this.cycleThrough(groups, e.from, e.to) !== null || !this.verdict(this.union(a, b)).ok) {
+          failed.add(pair);
+          continue;
+        }
+        groups = groups.filter((_, i) => i !== e.from && i !== e.to).concat([{ exprs: this.union(a, b) }]);
+        merged = true;
+        break;
+      }
+      if (!merged) return groups;
+    }
+  }
+
+  private mergeIndependent(start: Candidate[]): Candidate[] {
+    let groups = start;
+    for (let changed = true; changed; ) {
+      changed = false;
+      const edges = this.edges(groups);
+      outer: for (let i = 0; i < groups.length; i += 1) {
+        for (let j = i + 1; j < groups.length; j += 1) {
+          const connected = edges.some((e) => (e.from === i && e.to === j) || (e.from === j && e.to === i));
+          if (connected || this.cycleThrough(groups, i, j) !== null || this.cycleThrough(groups, j, i) !== null) continue;
+          if (!this.verdict(this.union(groups[i] as Candidate, groups[j] as Candidate)).ok) continue;
+          const u = this.union(groups[i] as Candidate, groups[j] as Candidate);
+          groups = groups.filter((_, k) => k !== i && k !== j).concat([{ exprs: u }]);
+          changed = true;
+          break outer;
+        }
+      }
+    }
+    return groups;
+  }
+
+  /** Topological order, standalone fusions, edges with reasons. */
+  private finish(unordered: Candidate[]): SegmentedFusion {
+    const edges0 = this.edges(unordered);
+    const indeg = unordered.map((_, i) => edges0.filter((e) => e.to === i).length);
+    const orderIdx: number[] = [];
+    const ready = unordered.map((_, i) => i).filter((i) => indeg[i] === 0);
+    // Among ready segments, the one holding the earliest expression goes first (stable dumps).
+    const first = (i: number): number => Math.min(...[...(unordered[i] as Candidate).exprs].map((e) => this.order.get(e) as number));
+    while (ready.length > 0) {
+      ready.sort((a, b) => first(a) - first(b));
+      const n = ready.shift() as number;
+      orderIdx.push(n);
+      for (const e of edges0) {
+        if (e.from !== n) continue;
+        indeg[e.to] = (indeg[e.to] as number) - 1;
+        if (indeg[e.to] === 0) ready.push(e.to);
+      }
+    }
+    if (orderIdx.length !== unordered.length) throw new SchedulingError('segmentation produced a cyclic segment graph (a bug): please report the fusion');
+    const groups: SegmentGroup[] = orderIdx.map((old, id) => {
+      const c = unordered[old] as Candidate;
+      const v = this.verdict(c.exprs);
+      if (!v.ok) throw new SchedulingError(`segment ${id} lost its scheduler: ${v.reason}`);
+      const exprs = [...c.exprs].sort((a, b) => (this.order.get(a) as number) - (this.order.get(b) as number));
+      return { id, schedulerType: v.type, fusion: v.group.fusion, inputs: v.group.inputs, outputs: v.group.outputs, exprs };
+    });
+    const ordered = orderIdx.map((old) => unordered[old] as Candidate);
+    const edges: SegmentEdge[] = this.edges(ordered).map((e) => {
+      const via = this.cycleThrough(ordered, e.from, e.to);
+      const reason =
+        via !== null
+          ? `one kernel for both would form a cycle through segment ${via} (it reads segment ${e.from} and feeds segment ${e.to})`
+          : this.explain(this.union(ordered[e.from] as Candidate, ordered[e.to] as Candidate));
+      return { from: e.from, to: e.to, val: e.val, reason };
+    });
+    const independent: { a: number; b: number; reason: string }[] = [];
+    for (let a = 0; a < ordered.length && independent.length < 12; a += 1) {
+      for (let b = a + 1; b < ordered.length && independent.length < 12; b += 1) {
+        if (edges.some((e) => (e.from === a && e.to === b) || (e.from === b && e.to === a))) continue;
+        if (this.cycleThrough(ordered, a, b) !== null || this.cycleThrough(ordered, b, a) !== null) continue;
+        independent.push({ a, b, reason: this.explain(this.union(ordered[a] as Candidate, ordered[b] as Candidate)) });
+      }
+    }
+    return { original: this.fusion, groups, edges, independent };
+  }
+
+  private explain(exprs: ReadonlySet<Expr>): string {
+    const v = this.verdict(exprs);
+    return v.ok ? `the ${v.type} scheduler accepts both (not merged)` : `no scheduler accepts them together — ${v.reason}`;
+  }
+}
+
+/** Splits `fusion` into segments for the input signature in `info` (see the header). */
+export function segmentFusion(fusion: Fusion, info: RuntimeInfo, registry: SchedulerRegistry): SegmentedFusion {
+  return new Segmenter(fusion, info, registry).run();
+}
