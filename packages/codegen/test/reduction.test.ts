@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { checkGolden, evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/fusion-ir';
-import { defaultSchedulerRegistry } from '@tsfuser/scheduler';
+import { add, broadcast, checkGolden, evaluate, Fusion, HostTensor, makeTensor, max, mul, sum, type DataType, type TensorView } from '@tsfuser/fusion-ir';
+import { defaultSchedulerRegistry, makeRuntimeInfo } from '@tsfuser/scheduler';
 import { compileFusion, lowerFusion, runtimeLibrary, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
 import { simulateKernel } from './kernel-simulator.js';
 import { buildReduction, randomReductionSpec, reductionFixtures, seededRandom, type ReductionCase } from './reduction-fixtures.js';
@@ -149,6 +149,56 @@ describe('reduction codegen', () => {
         throw new Error(`seed ${seed} case ${n} ${JSON.stringify(spec)}: ${(e as Error).message}`);
       }
       n += 1;
+    }
+  });
+
+  it('edge fusions: constant broadcast dims, several outputs after the reduction, output also used, middle dim', () => {
+    const make = (name: string, sizes: number[][], op: ReductionCase['op'], reductionSize: number, build: (f: Fusion) => void): ReductionCase => {
+      const fusion = new Fusion();
+      build(fusion);
+      return { name, fusion, sizes, info: makeRuntimeInfo(fusion, sizes.map((z) => ({ sizes: z }))), op, reductionSize };
+    };
+    const cases = [
+      make('bcast_reduced', [[7, 1]], 'sum', 1, (f) => {
+        const x = makeTensor(f, { shape: [-1, 1] });
+        f.addInput(x);
+        f.addOutput(sum(x, [1]));
+      }),
+      make('bcast_kept_outer', [[50, 1, 20]], 'sum', 50, (f) => {
+        const x = makeTensor(f, { shape: [-1, 1, -1] });
+        f.addInput(x);
+        f.addOutput(sum(x, [0]));
+      }),
+      make('fork', [[30, 40]], 'sum', 40, (f) => {
+        const x = makeTensor(f, { shape: [-1, -1] });
+        f.addInput(x);
+        const r = sum(x, [1]);
+        f.addOutput(r);
+        f.addOutput(mul(r, 2));
+      }),
+      make('two_after_outer', [[300, 40]], 'max', 300, (f) => {
+        const x = makeTensor(f, { shape: [-1, -1] });
+        f.addInput(x);
+        const r = max(x, [0]);
+        f.addOutput(mul(r, 2));
+        f.addOutput(add(r, 1));
+      }),
+      make('row_bias_outer', [[300, 40], [300]], 'sum', 300, (f) => {
+        const x = makeTensor(f, { shape: [-1, -1] });
+        const b = makeTensor(f, { shape: [-1] });
+        f.addInput(x);
+        f.addInput(b);
+        f.addOutput(sum(add(x, broadcast(b, [false, true])), [0]));
+      }),
+      make('middle_dim', [[3, 50, 7]], 'sum', 50, (f) => {
+        const x = makeTensor(f, { shape: [-1, -1, -1] });
+        f.addInput(x);
+        f.addOutput(sum(x, [1], true));
+      }),
+    ];
+    for (const c of cases) {
+      expect(defaultSchedulerRegistry().pick(c.fusion, c.info).scheduler.type, c.name).toBe('reduction');
+      simulateAndCompare(c);
     }
   });
 

@@ -2,7 +2,7 @@
 // structure, and that a scheduled fusion evaluates exactly like the unscheduled one.
 import { describe, expect, it } from 'vitest';
 import {
-  add, broadcast, evaluate, Fusion, HostTensor, makeTensor, max, mul, binaryOp, prod, sum, varMean,
+  add, broadcast, evaluate, expand, Fusion, HostTensor, makeTensor, max, mul, binaryOp, prod, sum, varMean,
   type DataType, type TensorView,
 } from '@tsfuser/fusion-ir';
 import {
@@ -122,6 +122,19 @@ describe('reduction canSchedule', () => {
     w.addInput(z);
     w.addOutput(varMean(z, [1], 1).var);
     expect(reason(w, [[4, 4]])).toMatch(/welford/);
+
+    const rank0 = new Fusion();
+    const r0 = makeTensor(rank0, { shape: [] });
+    rank0.addInput(r0);
+    rank0.addOutput(sum(r0, []));
+    expect(reason(rank0, [[]])).toMatch(/reduces no dim/);
+
+    const expanded = new Fusion();
+    const e0 = makeTensor(expanded, { shape: [-1] });
+    expanded.addInput(e0);
+    const ex = expand(broadcast(e0, [true, false]), [expanded.index(5), e0.domain.logical[0]?.extent ?? 1]);
+    expanded.addOutput(sum(ex, [0]));
+    expect(reason(expanded, [[9]])).toMatch(/expanded broadcast/);
 
     const none = new Fusion();
     const a = makeTensor(none, { shape: [-1] });

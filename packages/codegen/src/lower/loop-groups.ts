@@ -16,6 +16,8 @@ export type PositionKind =
 export class LoopGroups {
   private readonly parent = new Map<string, string>();
   private readonly prefix = new Map<TensorView, boolean>();
+  /** Tensors computed from a reduction's result (reduction schedules). */
+  private readonly afterReduction = new Set<TensorView>();
   private readonly idGraph: IdSets | null;
   readonly kinds: PositionKind[];
 
@@ -31,6 +33,12 @@ export class LoopGroups {
       return { kind: 'loop', unroll: id.parallelType === 'Unroll' || (c !== null && c <= 16) };
     });
     this.idGraph = ctx.prefixAligned ? buildIdGraph(ctx.fusion.allTvs()) : null;
+    if (ctx.prefixAligned) {
+      for (const e of ctx.fusion.exprs()) {
+        const after = e.kind === 'ReductionOp' || e.inputs.some((v) => v.kind === 'tensorView' && this.afterReduction.has(v));
+        if (after) for (const o of e.outputs) if (o.kind === 'tensorView') this.afterReduction.add(o);
+      }
+    }
     for (const tv of ctx.fusion.allTvs()) {
       if (tv.isFusionInput()) continue;
       const ca = this.computeAt(tv);
@@ -66,13 +74,13 @@ export class LoopGroups {
   }
 
   /**
-   * Whether `tv` iterates at reference position `p`. In reduction schedules a broadcast loop ID
-   * does not (its index is 0): a keepdim result is written once, not once per reduced element,
-   * and a broadcast operand is computed outside the loops it is broadcast along.
+   * Whether `tv` iterates at reference position `p`. After a reduction, a broadcast loop ID
+   * does not (its index is 0): a keepdim result is written once, not once per reduced element.
+   * (Before the reduction a broadcast ID may be expanded and is iterated like the reference.)
    */
   owns(tv: TensorView, p: number): boolean {
     if (p >= this.loopCount(tv)) return false;
-    return !(this.ctx.prefixAligned && this.isAligned(tv) && tv.axis(p).isBroadcast());
+    return !(this.afterReduction.has(tv) && this.isAligned(tv) && tv.axis(p).isBroadcast());
   }
 
   /** The effective compute-at position (unaligned tensors are fully inlined). */

@@ -63,12 +63,17 @@ export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo): 
   const pattern = reductionPattern(reductions[0] as (typeof reductions)[number]);
   if (pattern === null) return { ok: false, reason: 'the reduction has no tensor input or output' };
   const { reduction, input } = pattern;
+  if (pattern.reducedDims.length === 0) return { ok: false, reason: `reduction ${tvName(reduction)} reduces no dim (a copy)` };
   for (const o of fusion.outputs) {
     if (o.kind !== 'tensorView') return { ok: false, reason: 'scalar outputs are not supported by the reduction scheduler' };
     if (fusion.inputs.includes(o)) return { ok: false, reason: `output ${tvName(o)} is also a fusion input (an alias)` };
     if (o.domain.logicalNoReductions().some((id) => id.isBroadcast() && id.expandedExtent !== null)) {
       return { ok: false, reason: `output ${tvName(o)} has an expanded broadcast dim (would need stride-0 output)` };
     }
+  }
+  if (input.domain.logicalNoReductions().some((id) => id.isBroadcast() && id.expandedExtent !== null)) {
+    // The loop structure is replayed from the reduction input, whose broadcast IDs keep extent 1.
+    return { ok: false, reason: `reduction input ${tvName(input)} has an expanded broadcast dim (not supported by the reduction scheduler yet)` };
   }
   if (input.domain.logical.some((id) => id.isReduction())) {
     return { ok: false, reason: `reduction input ${tvName(input)} is itself a reduction output` };
