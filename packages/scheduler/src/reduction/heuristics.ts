@@ -3,7 +3,8 @@
 //     reduction; each thread first reduces `vector` contiguous elements per serial step
 //     (one vectorized load when every stride and pointer allows); iteration dim over BIDx,
 //     and over TIDy too when the reduction is narrow (several rows per block);
-//   * outer reduction (the innermost dim is kept): TIDx over the iteration dim (coalesced);
+//   * outer reduction (the innermost dim is kept): TIDx over the iteration dim (coalesced, 32
+//     to 128 columns: narrower when that spreads the columns over more SMs);
 //     the reduction dim is serial (unrolled by 4 rows), and split over TIDy with a block
 //     reduction when BIDx alone would leave the GPU idle;
 //   * no grid reduction: a huge reduction with little iteration parallelism still runs in
@@ -134,7 +135,10 @@ export function computeReductionHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
     };
   }
   // Outer reduction: TIDx over the iteration dim, rows of the reduction dim serial (× TIDy).
-  const bdimx = Math.min(nextPow2(Math.max(1, I)), 128);
+  // Up to 128 columns per block, but at least a warp: narrower blocks when that gives more
+  // blocks to an otherwise idle GPU (no grid reduction to spread the rows instead).
+  const perSm = nextPow2(Math.max(1, Math.ceil(I / device.smCount)));
+  const bdimx = Math.min(nextPow2(Math.max(1, I)), 128, Math.max(device.warpSize, perSm));
   const gdimx = ceilDiv(I, bdimx);
   if (gdimx > MAX_GRID_X) throw new SchedulingError(`reduction heuristics: ${I} outputs need ${gdimx} blocks, more than gridDim.x allows`);
   const u = R >= 16 * MAX_OUTER_UNROLL ? MAX_OUTER_UNROLL : 1;
