@@ -16,7 +16,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/fusion-ir';
 import { DeviceContext, FusionExecutorCache, isAvailable, type Tensor } from '@tsfuser/runtime';
-import { buildReduction, randomReductionSpec, reductionFixtures, seededRandom, type ReductionCase, type ReductionSpec } from '../test/reduction-fixtures.js';
+import { buildReduction, randomReductionSpec, reductionFixtures, reductionRegistry, seededRandom, type ReductionCase, type ReductionSpec } from '../test/reduction-fixtures.js';
 
 interface Result {
   name: string;
@@ -56,7 +56,7 @@ function runCase(device: DeviceContext, c: ReductionCase, spec?: ReductionSpec):
     return HostTensor.fromValues(tv.dtype, sizes, randomValues(tv.dtype, sizes.reduce((a, b) => a * b, 1), c.op, nan));
   });
   const want = evaluate(c.fusion, inputs) as HostTensor[];
-  const cache = new FusionExecutorCache(c.fusion, device, { poisonOutputs: true });
+  const cache = new FusionExecutorCache(c.fusion, device, { poisonOutputs: true, registry: reductionRegistry() });
   let outs: Tensor[] = [];
   try {
     const t0 = performance.now();

@@ -5,7 +5,12 @@ import {
   add, binaryOp, broadcast, cast, Fusion, makeTensor, max, min, mul, prod, sum, unaryOp,
   type DataType, type TensorView,
 } from '@tsfuser/fusion-ir';
-import { makeRuntimeInfo, type RuntimeInfo } from '@tsfuser/scheduler';
+import { makeRuntimeInfo, PointwiseScheduler, ReductionScheduler, SchedulerRegistry, type RuntimeInfo } from '@tsfuser/scheduler';
+
+/** Pointwise + a reduction scheduler that also takes outputs computed before the reduction. */
+export function reductionRegistry(): SchedulerRegistry {
+  return new SchedulerRegistry([new PointwiseScheduler(), new ReductionScheduler({ preReductionOutputs: true })]);
+}
 
 export type ReductionKind = 'sum' | 'max' | 'min' | 'prod';
 
@@ -30,6 +35,8 @@ export interface ReductionSpec {
   pre?: 'none' | 'scale' | 'add' | 'exp' | 'bias';
   /** Pointwise work after: `r * 3`, `r + b` with b over the kept dims, or a cast to Float. */
   post?: 'none' | 'scale' | 'bias' | 'cast';
+  /** The pre-reduction tensor is an output too (written inside the reduction loops). */
+  preOutput?: boolean;
 }
 
 const REDUCE: Record<ReductionKind, (t: TensorView, axes: number[], keepdim: boolean) => TensorView> = {
@@ -72,6 +79,7 @@ export function buildReduction(name: string, spec: ReductionSpec): ReductionCase
       break;
     }
   }
+  if (spec.preOutput === true && t !== x) fusion.addOutput(t);
   let r = REDUCE[spec.op](t, axes, keepdim);
   const norm = axes.map((a) => (a < 0 ? a + shape.length : a));
   const kept = shape.filter((_, d) => !norm.includes(d));
@@ -131,6 +139,8 @@ export function reductionFixtures(): ReductionCase[] {
   add1('pre_add_post_scale', { op: 'sum', dtype: 'Float', shape: [300, 700], axes: [1], pre: 'add', post: 'scale' });
   add1('pre_exp_post_bias', { op: 'sum', dtype: 'Half', shape: [257, 129], axes: [0], pre: 'exp', post: 'bias' });
   add1('pre_bias_post_cast', { op: 'max', dtype: 'BFloat16', shape: [64, 1024], axes: [1], pre: 'bias', post: 'cast' });
+  add1('pre_output_inner', { op: 'sum', dtype: 'Float', shape: [30, 400], axes: [1], pre: 'add', preOutput: true });
+  add1('pre_output_outer_half', { op: 'max', dtype: 'Half', shape: [300, 41], axes: [0], pre: 'exp', preOutput: true, post: 'scale' });
   add1('inner_vectorized_half', { op: 'sum', dtype: 'Half', shape: [1024, 8192], axes: [1], pre: 'scale' });
   add1('sum_int32', { op: 'sum', dtype: 'Int32', shape: [33, 65], axes: [1] });
   add1('max_int64_outer', { op: 'max', dtype: 'Int', shape: [65, 33], axes: [0] });
@@ -183,5 +193,6 @@ export function randomReductionSpec(rand: () => number): ReductionSpec {
     keepdim: rand() < 0.3,
     pre: pick(rand, ['none', 'scale', 'add', 'exp', 'bias'] as const),
     post: pick(rand, ['none', 'scale', 'bias', 'cast'] as const),
+    preOutput: rand() < 0.2,
   };
 }

@@ -10,10 +10,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { add, broadcast, checkGolden, evaluate, Fusion, HostTensor, makeTensor, max, mul, sum, type DataType, type TensorView } from '@tsfuser/fusion-ir';
-import { defaultSchedulerRegistry, makeRuntimeInfo } from '@tsfuser/scheduler';
+import { makeRuntimeInfo } from '@tsfuser/scheduler';
 import { compileFusion, lowerFusion, runtimeLibrary, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
 import { simulateKernel } from './kernel-simulator.js';
-import { buildReduction, randomReductionSpec, reductionFixtures, seededRandom, type ReductionCase } from './reduction-fixtures.js';
+import { buildReduction, randomReductionSpec, reductionFixtures, reductionRegistry, seededRandom, type ReductionCase } from './reduction-fixtures.js';
 
 const dir = fileURLToPath(new URL('../../../test-fixtures/golden/codegen/reduction/', import.meta.url));
 const update = process.env.UPDATE_GOLDEN === '1';
@@ -33,8 +33,8 @@ function byName(name: string): ReductionCase {
 
 /** Schedules and lowers like compileFusion, but returns the kernel IR object too. */
 function lowerCase(c: ReductionCase): { kernel: Kernel; compiled: CompiledKernel } {
-  const compiled = compileFusion(c.fusion, c.info);
-  const { scheduler } = defaultSchedulerRegistry().pick(c.fusion, c.info);
+  const compiled = compileFusion(c.fusion, c.info, { registry: reductionRegistry() });
+  const { scheduler } = reductionRegistry().pick(c.fusion, c.info);
   const scheduled = scheduler.schedule(c.fusion.clone().fusion, compiled.params);
   const kernel = lowerFusion(scheduled, { kernelName: compiled.kernelName, maxThreadsPerBlock: compiled.launch.block[0] * compiled.launch.block[1] });
   return { kernel, compiled };
@@ -96,9 +96,9 @@ function simulateAndCompare(c: ReductionCase): void {
 }
 
 describe('reduction codegen', () => {
-  it('golden dumps: inner (vectorized, block reduce over TIDx), outer (TIDy), full, keepdim + bias', () => {
-    for (const name of ['inner_sum_Float', 'outer_sum_Half', 'full_sum_2d', 'pre_exp_post_bias', 'multi_axis_1_2_keepdim']) {
-      const k = compileFusion(byName(name).fusion, byName(name).info);
+  it('golden dumps: inner (vectorized, block reduce over TIDx), outer (TIDy), full, keepdim + bias, pre-reduction output', () => {
+    for (const name of ['inner_sum_Float', 'outer_sum_Half', 'full_sum_2d', 'pre_exp_post_bias', 'multi_axis_1_2_keepdim', 'pre_output_outer_half']) {
+      const k = compileFusion(byName(name).fusion, byName(name).info, { registry: reductionRegistry() });
       golden(`${name}.kernel_ir.txt`, k.dumps.kernelIr);
       golden(`${name}.cuda_kernel.txt`, k.dumps.cuda);
       golden(`${name}.scheduler_params.txt`, k.dumps.schedulerParams + k.dumps.launchParams);
@@ -124,7 +124,7 @@ describe('reduction codegen', () => {
   });
 
   it('half and bfloat16 accumulate in float (partials in Float registers, rounded once)', () => {
-    const k = compileFusion(byName('inner_sum_Half').fusion, byName('inner_sum_Half').info);
+    const k = compileFusion(byName('inner_sum_Half').fusion, byName('inner_sum_Half').info, { registry: reductionRegistry() });
     expect(k.dumps.kernelIr).toMatch(/ALLOCATE T\d+_l Float\[1\]/);
     expect(k.dumps.cuda).toContain('[](float& a, float b)');
   });
@@ -197,7 +197,7 @@ describe('reduction codegen', () => {
       }),
     ];
     for (const c of cases) {
-      expect(defaultSchedulerRegistry().pick(c.fusion, c.info).scheduler.type, c.name).toBe('reduction');
+      expect(reductionRegistry().pick(c.fusion, c.info).scheduler.type, c.name).toBe('reduction');
       simulateAndCompare(c);
     }
   });
@@ -207,7 +207,7 @@ describe('reduction codegen', () => {
     const seed = Math.floor(Math.random() * 2 ** 31);
     const rand = seededRandom(seed);
     for (let i = 0; i < 80; i += 1) cases.push(buildReduction(`random_${i}`, randomReductionSpec(rand)));
-    const kernels = cases.map((c, i) => compileFusion(c.fusion, c.info, { fusionId: 20000 + i }));
+    const kernels = cases.map((c, i) => compileFusion(c.fusion, c.info, { fusionId: 20000 + i, registry: reductionRegistry() }));
     expect(kernels.length).toBeGreaterThanOrEqual(100);
     const tmp = mkdtempSync(join(tmpdir(), 'tsfuser-nvcc-red-'));
     const jobs: Promise<unknown>[] = [];

@@ -12,7 +12,7 @@ export { computePointwiseHeuristics, THREADS_PER_BLOCK, MAX_GRID_Y } from './poi
 export { schedulePointwise } from './pointwise/schedule.js';
 export { PointwiseScheduler } from './pointwise/index.js';
 export { type ReductionParams, type ReductionParallelType, reductionParamsToString } from './reduction/params.js';
-export { canScheduleReduction } from './reduction/can-schedule.js';
+export { canScheduleReduction, type ReductionSchedulerOptions } from './reduction/can-schedule.js';
 export { computeReductionHeuristics } from './reduction/heuristics.js';
 export { scheduleReduction } from './reduction/schedule.js';
 export { ReductionScheduler } from './reduction/index.js';

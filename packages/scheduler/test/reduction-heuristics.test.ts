@@ -10,6 +10,7 @@ import {
 } from '../src/index.js';
 
 const s = new ReductionScheduler();
+const pre = new ReductionScheduler({ preReductionOutputs: true });
 
 function reduction(shape: number[], axes: number[], opts: { dtype?: DataType; keepdim?: boolean; op?: typeof sum } = {}): Fusion {
   const f = new Fusion();
@@ -143,14 +144,16 @@ describe('reduction canSchedule', () => {
     expect(reason(none, [[4]])).toMatch(/no reduction/);
   });
 
-  it('refuses outputs computed before the reduction', () => {
+  it('outputs computed before the reduction: refused by default, accepted with preReductionOutputs', () => {
     const f = new Fusion();
     const x = makeTensor(f, { shape: [-1, -1] });
     f.addInput(x);
     const y = mul(x, 2);
     f.addOutput(y);
     f.addOutput(sum(y, [1]));
-    expect(reason(f, [[4, 4]])).toMatch(/before the reduction/);
+    expect(reason(f, [[4, 4]])).toMatch(/computed before the reduction/);
+    const ri = makeRuntimeInfo(f, [{ sizes: [4, 4] }]);
+    expect(new ReductionScheduler({ preReductionOutputs: true }).canSchedule(f, ri)).toEqual({ ok: true });
   });
 });
 
@@ -178,6 +181,19 @@ describe('reduction schedule', () => {
     { name: 'inner sum', build: () => reduction([37, 1001], [1]), sizes: [[37, 1001]] },
     { name: 'outer max', build: () => reduction([999, 37], [0], { op: max }), sizes: [[999, 37]] },
     { name: 'multi-axis keepdim', build: () => reduction([5, 6, 7], [0, 2], { keepdim: true }), sizes: [[5, 6, 7]] },
+    {
+      name: 'pre-reduction output',
+      build: () => {
+        const f = new Fusion();
+        const x = makeTensor(f, { shape: [-1, -1] });
+        f.addInput(x);
+        const y = mul(x, 2);
+        f.addOutput(y);
+        f.addOutput(sum(y, [0]));
+        return f;
+      },
+      sizes: [[70, 33]],
+    },
     { name: 'full prod', build: () => reduction([3, 5], [0, 1], { op: prod }), sizes: [[3, 5]] },
     { name: 'half inner', build: () => reduction([16, 300], [1], { dtype: 'Half' }), sizes: [[16, 300]] },
     {
@@ -211,7 +227,7 @@ describe('reduction schedule', () => {
     it(`scheduled fusion evaluates like the unscheduled one: ${c.name}`, () => {
       const f = c.build();
       const ri = makeRuntimeInfo(f, c.sizes.map((z) => ({ sizes: z })));
-      expect(s.canSchedule(f, ri)).toEqual({ ok: true });
+      expect(pre.canSchedule(f, ri)).toEqual({ ok: true });
       const sched = s.schedule(f.clone().fusion, s.computeHeuristics(f, ri));
       const inputs = f.inputs.map((v, i) => randomInput((v as TensorView).dtype, c.sizes[i] as number[]));
       const want = evaluate(f, inputs) as HostTensor[];

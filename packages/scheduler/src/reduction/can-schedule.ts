@@ -1,9 +1,11 @@
 // Whether the reduction scheduler can take a fusion, and if not, why (shown to users in
 // segmentation explanations). Accepted: exactly one ReductionOp (sum/prod/max/min over any
-// dims, keepdim), pointwise math, broadcasts and casts before it, and pointwise math after it
-// on tensors of the reduction's kept dims. Refused: a second reduction, Welford, a broadcast of
-// the result that feeds more math (x - sum(x): the persistent normalization schedulers' job),
-// outputs that are computed before the reduction, and the ops no kernel scheduler handles yet.
+// dims, keepdim), pointwise math, broadcasts and casts before it (whose full-size results may
+// be outputs too, written inside the reduction loops, when the option preReductionOutputs is
+// set; by default such outputs are refused), and pointwise math after it on tensors
+// of the reduction's kept dims. Refused: a second reduction, Welford, a broadcast of the result
+// that meets the reduced dims again (x - sum(x): the persistent normalization schedulers' job),
+// expanded broadcasts into the reduction, and the ops no kernel scheduler handles yet.
 
 import type { Expr, Fusion, TensorView } from '@tsfuser/fusion-ir';
 import { ExactLogicalMap } from '../pointwise/domain-map.js';
@@ -49,7 +51,16 @@ function tvName(tv: TensorView): string {
   return `T${tv.name}`;
 }
 
-export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
+export interface ReductionSchedulerOptions {
+  /**
+   * Accept outputs computed before the reduction (full-size results written inside the
+   * reduction loops, e.g. gelu-backward + bias-grad in one kernel). Off by default until
+   * segmentation's goldens expect the merged segments.
+   */
+  preReductionOutputs?: boolean;
+}
+
+export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo, opts: ReductionSchedulerOptions = {}): CanScheduleResult {
   for (const e of fusion.exprs()) {
     const r = exprRefusal(e);
     if (r !== null) return { ok: false, reason: r };
@@ -87,12 +98,14 @@ export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo): 
   const after = downstreamExprs(fusion, reduction);
   const afterTvs = new Set<TensorView>([reduction]);
   for (const e of after) for (const o of e.outputs) if (o.kind === 'tensorView') afterTvs.add(o);
-  for (const o of fusion.outputs) {
-    if (o.kind === 'tensorView' && !afterTvs.has(o)) {
-      return {
-        ok: false,
-        reason: `output ${tvName(o)} is computed before the reduction ${tvName(reduction)} (a pre-reduction output is left to segmentation)`,
-      };
+  if (opts.preReductionOutputs !== true) {
+    for (const o of fusion.outputs) {
+      if (o.kind === 'tensorView' && !afterTvs.has(o)) {
+        return {
+          ok: false,
+          reason: `output ${tvName(o)} is computed before the reduction ${tvName(reduction)} (a pre-reduction output is left to segmentation)`,
+        };
+      }
     }
   }
   // After the reduction only the kept dims exist: a broadcast of the result that meets the

@@ -7,15 +7,17 @@ import type { HeuristicParams } from '../heuristic-params.js';
 import type { ReductionParams } from './params.js';
 import type { RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
-import { canScheduleReduction } from './can-schedule.js';
+import { canScheduleReduction, type ReductionSchedulerOptions } from './can-schedule.js';
 import { computeReductionHeuristics } from './heuristics.js';
 import { scheduleReduction } from './schedule.js';
 
 export class ReductionScheduler implements Scheduler {
   readonly type = 'reduction' as const;
 
+  constructor(readonly options: ReductionSchedulerOptions = {}) {}
+
   canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
-    return canScheduleReduction(fusion, runtimeInfo);
+    return canScheduleReduction(fusion, runtimeInfo, this.options);
   }
 
   computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): ReductionParams {
