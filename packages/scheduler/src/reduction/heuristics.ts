@@ -1,7 +1,8 @@
 // Reduction heuristics (after nvFuser's reduction_heuristic, with our own simpler rules):
 //   * inner reduction (the innermost dim is reduced): TIDx over the reduction dim with a block
 //     reduction; each thread first reduces `vector` contiguous elements per serial step
-//     (one vectorized load when every stride and pointer allows); iteration dim over BIDx,
+//     (one vectorized load when every stride and pointer allows; otherwise up to 4 unrolled
+//     loads, each coalesced across TIDx); iteration dim over BIDx,
 //     and over TIDy too when the reduction is narrow (several rows per block);
 //   * outer reduction (the innermost dim is kept): TIDx over the iteration dim (coalesced, 32
 //     to 128 columns: narrower when that spreads the columns over more SMs);
@@ -118,13 +119,18 @@ export function computeReductionHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
     const bdimy = hasIteration ? Math.max(1, Math.min(Math.floor(REDUCTION_TARGET_THREADS / bdimx), nextPow2(Math.max(1, I)))) : 1;
     const gdimx = hasIteration ? ceilDiv(I, bdimy) : 1;
     if (gdimx > MAX_GRID_X) throw new SchedulingError(`reduction heuristics: ${I} outputs need ${gdimx} blocks, more than gridDim.x allows`);
-    // Splits in the order the schedule applies them: R by v, R/v by bdimx, then I by bdimy.
-    const divisible = [R % v === 0, rv % bdimx === 0];
+    // Without vector loads, unroll instead: u loads per thread in flight, each coalesced
+    // across TIDx ([R/(bdimx·u), u, bdimx]).
+    const steps = Math.ceil(R / bdimx);
+    const u = v > 1 ? 1 : steps >= 8 ? 4 : steps >= 4 ? 2 : 1;
+    // Splits in the order the schedule applies them: R by v, R/v by bdimx (unrolled: R by
+    // bdimx, R/bdimx by u), then I by bdimy.
+    const divisible = v > 1 || u === 1 ? [R % v === 0, rv % bdimx === 0] : [R % bdimx === 0, steps % u === 0];
     if (hasIteration) divisible.push(I % bdimy === 0);
     return {
       ...base,
       crossBlockInnerReduction: bdimx > 1,
-      unrollFactorInnerReduction: v,
+      unrollFactorInnerReduction: Math.max(v, u),
       vectorizeInnerReduction: v > 1,
       multipleReductionsPerBlock: bdimy > 1,
       blockDimIterDom: bdimy > 1 ? 'TIDy' : 'Serial',

@@ -4,23 +4,27 @@
 //   2. transform R: reorder its kept dims first, merge them into one iteration dim I and the
 //      reduced dims into one reduction dim Rd, then split
 //        inner:  [I/bdimy, bdimy, bdimx, Rd/(v·bdimx), v]   (BIDx, TIDy, rTIDx, rS, rS|V)
+//                (unrolled, not vectorized: Rd = (Ro·u + j)·bdimx + tidx, same positions)
 //        outer:  [I/bdimx, bdimx, bdimy, Rd/(u·bdimy), u]   (BIDx, TIDx, rTIDy, rS, rS)
 //      (no iteration dim: [bdimx, Rd/(v·bdimx), v]); a parallel dim of extent 1 stays Serial;
 //   3. rFactor the serial reduction dims: P does the per-thread serial part, R reduces across
 //      threads (a block reduction) or over a trivial dim (just rounds to R's dtype);
 //   4. propagate P's transforms to every tensor, copy its parallel types, vectorize the input
-//      caches of inner reductions, inline as deep as legal.
+//      caches of inner reductions, inline as deep as legal (unrolled input caches stop before
+//      the unrolled position: all loads of a step are issued first).
 // Invariant the lowering relies on: the reduction input (the lowering reference) has P's loop
 // structure; every other tensor's loop domain is a prefix of it (tensors after the reduction
 // have only the iteration positions; R also has the parallel reduction position).
 
 import {
+  inlineAt,
   inlineMost,
   loopExprs,
   parallelizeAllLike,
   propagateTransforms,
   type Fusion,
   type IterDomain,
+  type Merge,
   type ParallelType,
   type Split,
   type TensorView,
@@ -67,7 +71,7 @@ function splitAt(tv: TensorView, axis: number, factor: number): void {
 }
 
 /** Root logical IDs an ID of `tv` derives from (through its loop exprs). */
-function logicalSources(id: IterDomain, producerOf: Map<IterDomain, Split | { inputs: readonly unknown[] }>): IterDomain[] {
+function logicalSources(id: IterDomain, producerOf: ReadonlyMap<IterDomain, Split | Merge>): IterDomain[] {
   const def = producerOf.get(id);
   if (def === undefined) return [id];
   return (def.inputs as IterDomain[]).flatMap((i) => logicalSources(i, producerOf));
@@ -77,7 +81,7 @@ function logicalSources(id: IterDomain, producerOf: Map<IterDomain, Split | { in
 function referenceSplitKeys(ref: TensorView, reducedDims: readonly number[]): Map<Split, SplitKey> {
   const logical = ref.domain.logicalNoReductions();
   const reduced = new Set(reducedDims.map((d) => logical[d]));
-  const producerOf = new Map<IterDomain, Split | { inputs: readonly unknown[] }>();
+  const producerOf = new Map<IterDomain, Split | Merge>();
   const exprs = loopExprs(ref);
   for (const e of exprs) for (const o of e.outputs) producerOf.set(o as IterDomain, e);
   const depth = new Map<IterDomain, number>();
@@ -111,8 +115,14 @@ export function scheduleReduction(fusion: Fusion, params: ReductionParams): Sche
   let order: SplitKey[];
   if (params.fastestDim) {
     const ra = hasIteration ? 1 : 0;
-    splitAt(r, ra, v); //                     [I, Rd/v, v]
-    splitAt(r, ra, bdimx); //                 [I, Rd/v/bdimx, bdimx, v]
+    if (params.vectorizeInnerReduction || v === 1) {
+      splitAt(r, ra, v); //                   [I, Rd/v, v]
+      splitAt(r, ra, bdimx); //               [I, Rd/v/bdimx, bdimx, v]
+    } else {
+      splitAt(r, ra, bdimx); //               [I, Rd/bdimx, bdimx]
+      splitAt(r, ra, v); //                   [I, Rd/bdimx/u, u, bdimx]
+      r.reorder({ [ra + 1]: ra + 2, [ra + 2]: ra + 1 }); // [I, Ro, bdimx, u]
+    }
     if (hasIteration) {
       splitAt(r, 0, bdimy); //                [I/bdimy, bdimy, Ro, bdimx, v]
       r.reorder({ 2: 3, 3: 2 }); //           [I/bdimy, bdimy, bdimx, Ro, v]
@@ -151,6 +161,14 @@ export function scheduleReduction(fusion: Fusion, params: ReductionParams): Sche
     }
   }
   inlineMost(fusion);
+  // Unrolled (not vectorized) loads: the input caches stop before the unrolled position, so
+  // each thread issues all its loads of a serial step before computing on them.
+  const last = partial.nDims() - 1;
+  if (!params.vectorizeInnerReduction && v > 1) {
+    for (const cache of inputCaches.keys()) {
+      if (cache.nDims() === partial.nDims() && cache.computeAtPosition > last) inlineAt(cache, last);
+    }
+  }
 
   const keys = referenceSplitKeys(ref, pattern.reducedDims);
   const divisibleSplits = new Set<Split>();
