@@ -146,3 +146,19 @@ describe.skipIf(gpu)('without a GPU', () => {
   });
 
 });
+
+describe('tsfuser run --explain', () => {
+  it('prints the segments of issue #785 pow+sum and why they are two kernels', async () => {
+    const r = await runCli(['run', '../../test-fixtures/definitions/issue785_pow_sum.py', '--explain', '--backend', 'reference']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('=== fusion_ir_segments (--explain) ===');
+    expect(r.stdout).toContain('Fusion IR with segments: 2 segments (2 kernels)');
+    expect(r.stdout).toMatch(/segment 0 \[reduction\] and segment 1 \[pointwise\]: no scheduler accepts them together/);
+  });
+
+  it('a pointwise definition is one segment', async () => {
+    const r = await runCli(['run', '../../test-fixtures/definitions/gelu_bias.mjs', '--explain', '--backend', 'reference']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('=== fusion_ir_segments (--explain) ===');
+  });
+});

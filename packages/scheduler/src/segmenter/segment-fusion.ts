@@ -3,13 +3,13 @@
 // tensors between them in global memory.
 //
 //   1. the whole fusion, if a scheduler accepts it, is one segment;
-//   2. otherwise every tensor expression starts as its own segment (an expression no scheduler
-//      accepts even alone is an error naming it);
+//   2. otherwise every tensor expression starts as its own segment;
 //   3. neighbouring segments (a producer and a consumer) merge while some scheduler accepts the
 //      union and the merge keeps the segment graph acyclic, largest intermediate first — each
 //      merge removes a global-memory round trip;
 //   4. independent segments merge when a scheduler accepts the union (fewer launches);
-//   5. segments are ordered topologically; every remaining edge records why its two sides could
+//   5. a segment no scheduler accepts after merging is an error naming its expressions;
+//      segments are ordered topologically; every remaining edge records why its two sides could
 //      not be one kernel (the schedulers' refusals of the union, or the cycle it would make).
 // Invariant: segments partition the fusion's tensor expressions, each is accepted by the
 // scheduler recorded for it, and each reads only fusion inputs and earlier segments' outputs.
@@ -148,14 +148,9 @@ class Segmenter {
     if (wholeVerdict === null || wholeVerdict.ok) {
       groups = all.length === 0 ? [] : [{ exprs: whole }];
     } else {
+      // Singletons no scheduler takes alone (an expand whose output only a consumer can place)
+      // are fine as long as merging finds them a home; finish() rejects any that remain.
       groups = all.map((e) => ({ exprs: new Set([e]) }));
-      for (const g of groups) {
-        const v = this.verdict(g.exprs);
-        if (!v.ok) {
-          const e = [...g.exprs][0] as Expr;
-          throw new SchedulingError(`no scheduler accepts ${e.kind} producing ${e.outputs.map((o) => `T${o.name}`).join(', ')} even alone: ${v.reason}`);
-        }
-      }
       groups = this.mergeNeighbours(groups);
       groups = this.mergeIndependent(groups);
     }
@@ -232,7 +227,10 @@ class Segmenter {
     const groups: SegmentGroup[] = orderIdx.map((old, id) => {
       const c = unordered[old] as Candidate;
       const v = this.verdict(c.exprs);
-      if (!v.ok) throw new SchedulingError(`segment ${id} lost its scheduler: ${v.reason}`);
+      if (!v.ok) {
+        const what = [...c.exprs].map((e) => `${e.kind} producing ${e.outputs.map((o) => `T${o.name}`).join(', ')}`).join('; ');
+        throw new SchedulingError(`no scheduler accepts ${what}, alone or merged with a neighbour: ${v.reason}`);
+      }
       const exprs = [...c.exprs].sort((a, b) => (this.order.get(a) as number) - (this.order.get(b) as number));
       return { id, schedulerType: v.type, fusion: v.group.fusion, inputs: v.group.inputs, outputs: v.group.outputs, exprs };
     });

@@ -18,6 +18,8 @@ Options of run:
   --backend gpu|reference|auto     where to run (default auto: GPU when available, else reference)
   --check                          compare the backend's outputs with the reference evaluator
                                    (dtype-aware tolerances); exit status 1 on a mismatch
+  --explain                        print how the GPU path splits the fusion into kernels and why
+                                   (the fusion_ir_segments dump; needs no GPU)
   --dump <a,b,…>                   print debug stages (see below; also TSFUSER_DUMP=a,b)
   --python                         with python_definition, also print nvFuser's python form
   --seed <N>                       seed of the input generator (default 0)

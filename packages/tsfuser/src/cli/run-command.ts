@@ -11,6 +11,7 @@ import type { Backend, BackendName, ExecuteInput } from '../execute/backend.js';
 import { resolveBackend } from '../execute/execute.js';
 import { evaluateOnHost } from '../execute/reference-backend.js';
 import { compareTensors } from '../io/compare.js';
+import { explainSegments } from './explain.js';
 import { writeNpy } from '../io/npy.js';
 import type { ParsedArgs } from './args.js';
 import { paint, UsageError, type CliIo } from './console.js';
@@ -20,7 +21,7 @@ import { loadDefinition } from './load-definition.js';
 import { planInputs, uniformInputs } from './run-inputs.js';
 
 export const RUN_VALUE_FLAGS = ['backend', 'dump', 'seed', 'shape', 'inputs', 'save-outputs', 'device'];
-export const RUN_BOOLEAN_FLAGS = ['check', 'python'];
+export const RUN_BOOLEAN_FLAGS = ['check', 'python', 'explain'];
 
 const LARGE_RUN_ELEMENTS = 1 << 20;
 
@@ -83,6 +84,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     cwd: io.cwd,
   });
   let inputs = plan.inputs;
+  if (args.booleans.has('explain')) io.stdout(`=== fusion_ir_segments (--explain) ===\n${explainSegments(definition.fusionIr(), inputs)}`);
   const large = numel(inputs) >= LARGE_RUN_ELEMENTS;
   const progress = (m: string): void => {
     if (large) io.stderr(paint(io, 'dim', `[${((Date.now() - started) / 1000).toFixed(1)}s] ${m}\n`));
