@@ -17,6 +17,7 @@ export { computeReductionHeuristics } from './reduction/heuristics.js';
 export { scheduleReduction } from './reduction/schedule.js';
 export { ReductionScheduler } from './reduction/index.js';
 export * from './segmenter/index.js';
+export * from './segmentation/index.js';
 
 import { PointwiseScheduler } from './pointwise/index.js';
 import { ReductionScheduler } from './reduction/index.js';

@@ -18,7 +18,7 @@ import { dataTypeSize, type Expr, type Fusion, type TensorView, type Val } from 
 import { SchedulingError } from '../errors.js';
 import type { SchedulerType } from '../heuristic-params.js';
 import { bindExtents, evaluateExtent, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
-import type { SchedulerRegistry } from '../scheduler.js';
+import { nvFuserAcceptors, summarizeRejections, type SchedulerPicker } from '../segmentation/acceptors.js';
 import { buildGroupFusion, groupRuntimeInfo, isTensorExpr, type GroupFusion } from './group-fusion.js';
 
 export interface SegmentGroup {
@@ -63,7 +63,7 @@ class Segmenter {
   constructor(
     private readonly fusion: Fusion,
     private readonly info: RuntimeInfo,
-    private readonly registry: SchedulerRegistry,
+    private readonly registry: SchedulerPicker,
   ) {
     this.bindings = bindExtents(fusion, info);
     const exprs = fusion.exprs().filter(isTensorExpr);
@@ -79,7 +79,7 @@ class Segmenter {
     const ri = groupRuntimeInfo(this.fusion, this.info, this.bindings, group);
     const r = this.registry.tryPick(group.fusion, ri);
     const v: Verdict =
-      r.scheduler !== null ? { ok: true, type: r.scheduler.type, group } : { ok: false, reason: r.rejected.map((x) => `${x.type}: ${x.reason}`).join('; ') };
+      r.scheduler !== null ? { ok: true, type: r.scheduler.type, group } : { ok: false, reason: summarizeRejections(r.rejected) };
     this.memo.set(key, v);
     return v;
   }
@@ -260,7 +260,11 @@ class Segmenter {
   }
 }
 
-/** Splits `fusion` into segments for the input signature in `info` (see the header). */
-export function segmentFusion(fusion: Fusion, info: RuntimeInfo, registry: SchedulerRegistry): SegmentedFusion {
+/**
+ * Splits `fusion` into segments for the input signature in `info` (see the header). `registry`
+ * decides what a segment may be: a SchedulerRegistry (what tsfuser compiles), or an AcceptorSet
+ * (default: nvFuser's schedulers and rules, normalization included).
+ */
+export function segmentFusion(fusion: Fusion, info: RuntimeInfo, registry: SchedulerPicker = nvFuserAcceptors()): SegmentedFusion {
   return new Segmenter(fusion, info, registry).run();
 }

@@ -1,0 +1,120 @@
+// Acceptors: "would this scheduler take this (sub)fusion, and if not, why" — the can-schedule
+// half of a scheduler, which is all segmentation needs. Two sets:
+//
+//   nvFuserAcceptors()          nvFuser's schedulers and rules in nvFuser's priority order
+//                               (expr_eval, no_op, reduction, pointwise, inner / outer /
+//                               inner_outer persistent): what nvFuser would make of a fusion,
+//                               normalization included, even where tsfuser cannot compile the
+//                               segment yet.
+//   registryAcceptors(registry) the canSchedule of each scheduler in a SchedulerRegistry: what
+//                               tsfuser compiles today (the runtime segments with these).
+//
+// Both implement SchedulerPicker (`tryPick`), the one method the segmenter calls, as
+// SchedulerRegistry does. Every refusal is a concrete reason naming tensors.
+
+import type { Fusion } from '@tsfuser/fusion-ir';
+import type { SchedulerType } from '../heuristic-params.js';
+import { canSchedulePointwise } from '../pointwise/can-schedule.js';
+import { bindExtents, evaluateExtent, type RuntimeInfo } from '../runtime-info.js';
+import type { CanScheduleResult, SchedulerRegistry } from '../scheduler.js';
+import { tensorExprs, tvName } from './fusion-graph.js';
+import { canScheduleNormalization, canScheduleReductionPattern, connectedGraphRefusal } from './normalization.js';
+
+export interface Acceptor {
+  readonly type: SchedulerType;
+  accepts(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult;
+}
+
+export interface Rejection {
+  type: SchedulerType;
+  reason: string;
+}
+
+/** What the segmenter asks of a scheduler set (SchedulerRegistry has the same shape). */
+export interface SchedulerPicker {
+  tryPick(fusion: Fusion, runtimeInfo: RuntimeInfo): { scheduler: { readonly type: SchedulerType } | null; rejected: readonly Rejection[] };
+}
+
+/** Tries acceptors in order; the first that accepts takes the fusion. */
+export class AcceptorSet implements SchedulerPicker {
+  constructor(readonly acceptors: readonly Acceptor[]) {}
+
+  tryPick(fusion: Fusion, runtimeInfo: RuntimeInfo): { scheduler: Acceptor | null; rejected: Rejection[] } {
+    const rejected: Rejection[] = [];
+    for (const a of this.acceptors) {
+      let r: CanScheduleResult;
+      try {
+        r = a.accepts(fusion, runtimeInfo);
+      } catch (err) {
+        // A predicate that cannot even evaluate the sizes refuses with what went wrong.
+        r = { ok: false, reason: (err as Error).message };
+      }
+      if (r.ok) return { scheduler: a, rejected };
+      rejected.push({ type: a.type, reason: r.reason });
+    }
+    return { scheduler: null, rejected };
+  }
+}
+
+/** nvFuser's no_op: nothing to compute (no tensor expressions, or every output is empty). */
+export function canScheduleNoOp(fusion: Fusion, ri: RuntimeInfo): CanScheduleResult {
+  if (tensorExprs(fusion).length === 0) return { ok: true };
+  const bindings = bindExtents(fusion, ri);
+  for (const o of fusion.outputs) {
+    if (o.kind !== 'tensorView') return { ok: false, reason: `scalar output ${tvName(o)} is computed` };
+    const numel = o.domain.logicalNoReductions().reduce((acc, id) => acc * evaluateExtent(id.logicalExtent(), bindings), 1);
+    if (numel > 0) return { ok: false, reason: `output ${tvName(o)} has ${numel} elements to compute` };
+  }
+  return { ok: true };
+}
+
+/** nvFuser's expr_eval takes matmul / linear / sdpa ops (ATen calls); tsfuser fusions have none. */
+export function canScheduleExprEval(fusion: Fusion): CanScheduleResult {
+  const first = tensorExprs(fusion)[0];
+  return { ok: false, reason: first === undefined ? 'nothing to evaluate' : `${first.kind} is not a matmul / linear / sdpa op` };
+}
+
+/** canSchedulePointwise plus nvFuser's connected-graph rule. */
+export function canSchedulePointwiseConnected(fusion: Fusion, ri: RuntimeInfo): CanScheduleResult {
+  const r = canSchedulePointwise(fusion, ri);
+  if (!r.ok) return r;
+  const disconnected = connectedGraphRefusal(fusion);
+  return disconnected === null ? r : { ok: false, reason: disconnected };
+}
+
+const acceptor = (type: SchedulerType, accepts: (f: Fusion, ri: RuntimeInfo) => CanScheduleResult): Acceptor => ({ type, accepts });
+
+/** nvFuser's schedulers in nvFuser's priority order (see the header). */
+export function nvFuserAcceptors(): AcceptorSet {
+  return new AcceptorSet([
+    acceptor('expr_eval', canScheduleExprEval),
+    acceptor('no_op', canScheduleNoOp),
+    acceptor('reduction', canScheduleReductionPattern),
+    acceptor('pointwise', canSchedulePointwiseConnected),
+    acceptor('inner_persistent', (f, ri) => canScheduleNormalization('inner_persistent', f, ri)),
+    acceptor('outer_persistent', (f, ri) => canScheduleNormalization('outer_persistent', f, ri)),
+    acceptor('inner_outer_persistent', (f, ri) => canScheduleNormalization('inner_outer_persistent', f, ri)),
+  ]);
+}
+
+/** The schedulers of `registry`, as acceptors (what tsfuser compiles today). */
+export function registryAcceptors(registry: SchedulerRegistry): AcceptorSet {
+  return new AcceptorSet(registry.schedulers.map((s) => acceptor(s.type, (f, ri) => s.canSchedule(f, ri))));
+}
+
+/**
+ * One line for a list of refusals: schedulers refusing for the same reason share it
+ * ("reduction, inner_persistent: …"), and expr_eval / no_op are left out when a kernel
+ * scheduler also refused (they never take compute, so their refusal explains nothing).
+ */
+export function summarizeRejections(rejected: readonly Rejection[]): string {
+  const informative = rejected.filter((r) => r.type !== 'expr_eval' && r.type !== 'no_op');
+  const shown = informative.length > 0 ? informative : rejected;
+  const byReason = new Map<string, SchedulerType[]>();
+  for (const r of shown) {
+    const types = byReason.get(r.reason);
+    if (types === undefined) byReason.set(r.reason, [r.type]);
+    else types.push(r.type);
+  }
+  return [...byReason].map(([reason, types]) => `${types.join(', ')}: ${reason}`).join('; ');
+}

@@ -1,0 +1,48 @@
+// Which expression kinds the reduction and normalization schedulers take (pointwise math,
+// broadcast/squeeze/expand, plain copies, reductions and Welford), and the refusal reason for
+// the others, naming the tensor produced. Exhaustive over the Expr union, so a new kind must be
+// classified here.
+
+import type { Expr, Fusion } from '@tsfuser/fusion-ir';
+
+export function unsupportedOp(e: Expr, scheduler: string): string | null {
+  const out = e.outputs[0];
+  const name = out !== undefined && out.kind === 'tensorView' ? ` producing T${out.name}` : '';
+  switch (e.kind) {
+    case 'UnaryOp':
+    case 'BinaryOp':
+    case 'TernaryOp':
+    case 'BroadcastOp':
+    case 'SqueezeOp':
+    case 'ExpandOp':
+    case 'ReductionOp':
+    case 'WelfordOp':
+    case 'Split':
+    case 'Merge':
+      return null;
+    case 'LoadStoreOp':
+      return e.permutation === null ? null : `permute${name} is left to the transpose scheduler`;
+    case 'ViewOp':
+      return `reshape${name} is not supported by the ${scheduler} scheduler yet`;
+    case 'SliceOp':
+    case 'PadOp':
+    case 'CatOp':
+      return `${e.kind}${name} (a resize) is left to the resize scheduler`;
+    case 'FullOp':
+    case 'IotaOp':
+      return `${e.kind}${name} (a tensor factory) is not supported by the ${scheduler} scheduler yet`;
+    default: {
+      const unreachable: never = e;
+      return `unknown expression ${String(unreachable)}`;
+    }
+  }
+}
+
+/** The first unsupported expression's reason, or null. */
+export function firstUnsupportedOp(fusion: Fusion, scheduler: string): string | null {
+  for (const e of fusion.exprs()) {
+    const r = unsupportedOp(e, scheduler);
+    if (r !== null) return r;
+  }
+  return null;
+}
