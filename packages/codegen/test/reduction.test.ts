@@ -208,6 +208,13 @@ describe('reduction codegen', () => {
     const rand = seededRandom(seed);
     for (let i = 0; i < 80; i += 1) cases.push(buildReduction(`random_${i}`, randomReductionSpec(rand)));
     const kernels = cases.map((c, i) => compileFusion(c.fusion, c.info, { fusionId: 20000 + i, registry: reductionRegistry() }));
+    // 64-bit indexing (never run: 2.8e9 elements)
+    for (const [axes, sizes] of [[[1], [70000, 40000]], [[0], [40000, 70000]]] as const) {
+      const big = buildReduction(`index64_${axes[0]}`, { op: 'sum', dtype: 'Float', shape: [...sizes], axes: [...axes] });
+      const k = compileFusion(big.fusion, big.info, { fusionId: 29990 + axes[0], registry: reductionRegistry() });
+      expect(k.indexType).toBe('Int');
+      kernels.push(k);
+    }
     expect(kernels.length).toBeGreaterThanOrEqual(100);
     const tmp = mkdtempSync(join(tmpdir(), 'tsfuser-nvcc-red-'));
     const jobs: Promise<unknown>[] = [];
