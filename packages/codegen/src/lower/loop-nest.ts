@@ -37,10 +37,12 @@ function isLeaf(x: Node | Leaf): x is Leaf {
 }
 
 function subtreeExprs(x: Node | Leaf, into: Set<Expr>): Set<Expr> {
+  // An init leaf is ordered by its own rule (before its update), not as the expr's owner.
   if (isLeaf(x)) {
     if (!x.init) into.add(x.expr);
+  } else {
+    for (const c of x.children) subtreeExprs(c, into);
   }
-  else for (const c of x.children) subtreeExprs(c, into);
   return into;
 }
 
@@ -70,10 +72,7 @@ function orderChildren(node: Node): void {
         const def = input.definition;
         if (def === null) continue;
         const j = owner.get(def);
-        if (j !== undefined && j !== i && !(succ[j] as Set<number>).has(i)) {
-          (succ[j] as Set<number>).add(i);
-          indeg[i] = (indeg[i] as number) + 1;
-        }
+        if (j !== undefined) edge(j, i);
       }
     }
   });
