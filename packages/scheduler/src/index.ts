@@ -8,7 +8,7 @@ export * from './scheduler.js';
 export { ExactLogicalMap, findReferenceOutput, iterationRank } from './pointwise/domain-map.js';
 export { analyzeVectorization, type IoTensor, type VectorizationResult } from './pointwise/vectorize.js';
 export { canSchedulePointwise } from './pointwise/can-schedule.js';
-export { computePointwiseHeuristics, THREADS_PER_BLOCK, MAX_GRID_Y } from './pointwise/heuristics.js';
+export { computePointwiseHeuristics, THREADS_PER_BLOCK, MAX_GRID_Y, type PointwiseOverrides } from './pointwise/heuristics.js';
 export { schedulePointwise } from './pointwise/schedule.js';
 export { PointwiseScheduler } from './pointwise/index.js';
 export { type ReductionParams, type ReductionParallelType, reductionParamsToString } from './reduction/params.js';

@@ -86,3 +86,29 @@ describe('pointwise heuristics', () => {
     expect(sched.divisibleSplits.size).toBe(p.divisibleSplits.filter((d) => d).length);
   });
 });
+
+describe('pointwise overrides (tuning knobs)', () => {
+  const info = (f: Fusion) => makeRuntimeInfo(f, [{ sizes: [64, 1, 8192] }, { sizes: [64, 512, 8192] }]);
+
+  it('a forced 1-D schedule derives a consistent grid and divisibility', () => {
+    const f = broadcastAddMul().fusion;
+    const p = new PointwiseScheduler({ breakPoint: 0, unroll: 2 }).computeHeuristics(f, info(f));
+    expect(p.breakPoint).toBe(0);
+    expect(p.unrollFactorInner).toBe(2);
+    expect(p.lparams.gdimx * p.lparams.bdimx * p.unrollFactorInner * p.vectorizationFactor).toBe(64 * 512 * 8192);
+    expect(p.divisibleSplits).toEqual([true, true, true]);
+  });
+
+  it('a forced block width keeps 128 threads in a 2-D schedule', () => {
+    const f = broadcastAddMul().fusion;
+    const p = new PointwiseScheduler({ bdimx: 64 }).computeHeuristics(f, info(f));
+    expect(p.breakPoint).toBe(2);
+    expect(p.lparams.bdimx * p.lparams.bdimy).toBe(128);
+    expect(p.lparams.gdimx).toBe(Math.ceil(8192 / 4 / 64));
+  });
+
+  it('without overrides the heuristic is unchanged', () => {
+    const f = broadcastAddMul().fusion;
+    expect(new PointwiseScheduler({}).computeHeuristics(f, info(f))).toEqual(new PointwiseScheduler().computeHeuristics(f, info(f)));
+  });
+});

@@ -82,7 +82,17 @@ function chooseBreakPoint(io: readonly IoTensor[], map: ExactLogicalMap, ref: Te
   return 0;
 }
 
-export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): PointwiseParams {
+/**
+ * Fixed choices that replace the heuristic's (tuning experiments and tests, as nvFuser's
+ * manual scheduling knobs): the rest of the parameters are derived from them consistently.
+ */
+export interface PointwiseOverrides {
+  breakPoint?: number;
+  bdimx?: number;
+  unroll?: number;
+}
+
+export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, overrides: PointwiseOverrides = {}): PointwiseParams {
   const bindings = bindExtents(fusion, runtimeInfo);
   const ref = findReferenceOutput(fusion);
   if (ref === null) throw new SchedulingError('pointwise heuristics: the fusion has no tensor outputs');
@@ -114,7 +124,7 @@ export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
   const limit = nElems < fullWave ? Math.max(1, ceilDiv(nElems, fullWave)) : 16;
 
   let vec = analyzeVectorization(io, map, ref, refSizes, 0, limit);
-  const breakPoint = nElems * 2 > fullWave ? chooseBreakPoint(io, map, ref, refSizes, vec.factor, device.warpSize) : 0;
+  const breakPoint = overrides.breakPoint ?? (nElems * 2 > fullWave ? chooseBreakPoint(io, map, ref, refSizes, vec.factor, device.warpSize) : 0);
   if (breakPoint > 0) vec = analyzeVectorization(io, map, ref, refSizes, breakPoint, limit);
   const v = vec.factor;
   const left = refSizes.slice(0, breakPoint).reduce((a, b) => a * b, 1);
@@ -131,6 +141,10 @@ export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
     bdimx = nextPow2(bdimx);
     if (bdimx < THREADS_PER_BLOCK) bdimy = Math.min(THREADS_PER_BLOCK / bdimx, nextPow2(left));
   }
+  if (overrides.bdimx !== undefined) {
+    bdimx = overrides.bdimx;
+    bdimy = breakPoint > 0 && bdimx < THREADS_PER_BLOCK ? Math.min(THREADS_PER_BLOCK / bdimx, nextPow2(left)) : 1;
+  }
   const threads = bdimx * bdimy;
 
   // Unroll: bytes of loads per thread and iteration, over every input read per element.
@@ -143,7 +157,7 @@ export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
   const waves = ceilDiv(blocksNoUnroll, blocksPerSm * device.smCount);
   const elementLimited = nextPow2(ceilDiv(waves, 8));
   let unroll = Math.max(1, Math.min(empirical, elementLimited, nextPow2(ceilDiv(afterVect, bdimx))));
-  unroll = lastPow2(unroll);
+  unroll = overrides.unroll ?? lastPow2(unroll);
 
   const divisible: boolean[] = [];
   let rem = right;

@@ -7,18 +7,21 @@ import type { HeuristicParams, PointwiseParams } from '../heuristic-params.js';
 import type { RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
 import { canSchedulePointwise } from './can-schedule.js';
-import { computePointwiseHeuristics } from './heuristics.js';
+import { computePointwiseHeuristics, type PointwiseOverrides } from './heuristics.js';
 import { schedulePointwise } from './schedule.js';
 
 export class PointwiseScheduler implements Scheduler {
   readonly type = 'pointwise' as const;
+
+  /** `overrides` fixes some heuristic choices (tuning experiments); default: none. */
+  constructor(private readonly overrides: PointwiseOverrides = {}) {}
 
   canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
     return canSchedulePointwise(fusion, runtimeInfo);
   }
 
   computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): PointwiseParams {
-    return computePointwiseHeuristics(fusion, runtimeInfo);
+    return computePointwiseHeuristics(fusion, runtimeInfo, this.overrides);
   }
 
   schedule(fusion: Fusion, params: HeuristicParams): ScheduledFusion {

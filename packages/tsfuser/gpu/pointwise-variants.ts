@@ -1,0 +1,113 @@
+// Tuning experiment (GPU): times the bench workloads under several pointwise heuristic choices
+// (break point, block width, unroll) with the same method as `tsfuser bench`, checking every
+// variant's output against the default kernel's. Prints one table.
+//
+//   bash gpu-bundle/run.sh tsfuser-pointwise-variants
+
+import { DeviceContext, FusionExecutor, FusionExecutorCache, Tensor, isAvailable, runtimeInfoFor, schedulerDevice } from '@tsfuser/runtime';
+import { PointwiseScheduler, SchedulerRegistry, type PointwiseOverrides } from '@tsfuser/scheduler';
+import { compileFusion } from '@tsfuser/codegen';
+
+const PLAIN = '*reinterpret_cast<V*>(to) = *reinterpret_cast<const V*>(from);';
+const LOAD16 = (op: string): string => `if constexpr (sizeof(T) * N == 16) { NvfU32x4& v = *reinterpret_cast<NvfU32x4*>(to); asm volatile("${op}.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(from)); } else { ${PLAIN} }`;
+const STORE16 = (op: string): string => `if constexpr (sizeof(T) * N == 16) { const NvfU32x4& v = *reinterpret_cast<const NvfU32x4*>(from); asm volatile("${op}.v4.u32 [%0], {%1,%2,%3,%4};" :: "l"(to), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory"); } else { ${PLAIN} }`;
+/** Rewrites the vector load (first occurrence) and store (second) helpers of the runtime library. */
+function patch(source: string, load: string | null, store: string | null): string {
+  const first = source.indexOf(PLAIN);
+  const second = source.indexOf(PLAIN, first + PLAIN.length);
+  if (first < 0 || second < 0) throw new Error('runtime library vector helpers not found');
+  let out = source.slice(0, first) + (load === null ? PLAIN : LOAD16(load)) + source.slice(first + PLAIN.length, second);
+  out += (store === null ? PLAIN : STORE16(store)) + source.slice(second + PLAIN.length);
+  return out;
+}
+const CACHE_VARIANTS: { name: string; load: string | null; store: string | null }[] = [
+  { name: 'plain ld/st', load: null, store: null },
+  { name: 'st.global.cs', load: null, store: 'st.global.cs' },
+  { name: 'ld.global.cs', load: 'ld.global.cs', store: null },
+  { name: 'ld.cs + st.cs', load: 'ld.global.cs', store: 'st.global.cs' },
+  { name: 'ld.nc.L1::no_allocate + st.cs', load: 'ld.global.nc.L1::no_allocate', store: 'st.global.cs' },
+];
+import { randomHost, toDeviceInput, Random } from '../src/bench/device-inputs.js';
+import { l2Flusher, timeDevice } from '../src/bench/timing.js';
+import { benchWorkloads } from '../src/bench/workloads.js';
+
+const VARIANTS: { name: string; overrides: PointwiseOverrides }[] = [
+  { name: 'heuristic (+ output poison)', overrides: {} },
+  { name: '2D bdimx=128 (+ output poison)', overrides: { bdimx: 128 } },
+];
+
+function main(): void {
+  if (!isAvailable().available) {
+    console.log('no GPU');
+    process.exitCode = 1;
+    return;
+  }
+  const device = DeviceContext.create(0);
+  const flusher = l2Flusher(device);
+  const rng = new Random(7);
+  const rows: string[] = [];
+  for (const w of benchWorkloads()) {
+    const fusion = w.build().fusionIr();
+    const inputs = w.inputs.map((i) => {
+      const strides = i.sizes.map((_, d) => i.sizes.slice(d + 1).reduce((a, b) => a * b, 1));
+      return toDeviceInput(device, randomHost(i.dtype, i.sizes, strides, rng, i.positive === true), false);
+    });
+    const args = inputs.map((i) => i.tensor);
+    let reference: Float32Array | undefined;
+    for (const v of VARIANTS) {
+      try {
+        const cache = new FusionExecutorCache(fusion, device, { registry: new SchedulerRegistry([new PointwiseScheduler(v.overrides)]), poisonOutputs: true });
+        const [out] = cache.runFusion(args);
+        if (out === undefined) throw new Error('no output');
+        const data = out.toHost().data as Float32Array;
+        out.dispose();
+        let same = true;
+        if (reference === undefined) reference = data;
+        else for (let k = 0; k < data.length && same; k += 9973) same = Object.is(data[k], reference[k]);
+        const ms = timeDevice(device, flusher, () => cache.runFusion(args).forEach((t) => t.dispose()), 50);
+        const lp = cache.stats.compiles.length > 0 ? '' : '';
+        rows.push(`| ${w.name} | ${v.name} | ${(ms * 1000).toFixed(1)} µs | ${(w.bytes / (ms * 1e-3) / 1e9).toFixed(0)} GB/s | ${same ? 'same' : 'DIFFERENT'} |${lp}`);
+      } catch (error) {
+        rows.push(`| ${w.name} | ${v.name} | error: ${(error as Error).message.split('\n')[0] ?? ''} | | |`);
+      }
+    }
+    // The same default kernel launched alone (output preallocated): what the timed region
+    // costs beyond the kernel is host work the GPU waited for.
+    const info = runtimeInfoFor(fusion, args, schedulerDevice(device.properties));
+    const exec = FusionExecutor.compile(device, fusion, info);
+    const out = Tensor.emptyDevice(device, 'Float', w.inputs[w.inputs.length > 2 ? 0 : 1]?.sizes ?? []);
+    const values = [...args.map((a) => a.asKernelArgument()), out.asKernelArgument()];
+    const kms = timeDevice(device, flusher, () => exec.launch(values), 50);
+    rows.push(`| ${w.name} | kernel alone (heuristic) | ${(kms * 1000).toFixed(1)} µs | ${(w.bytes / (kms * 1e-3) / 1e9).toFixed(0)} GB/s | |`);
+    const kernel = compileFusion(fusion, info);
+    let plain: Float32Array | undefined;
+    for (const cv of CACHE_VARIANTS) {
+      try {
+        const e = FusionExecutor.fromKernel(device, { ...kernel, source: patch(kernel.source, cv.load, cv.store) });
+        out.poison();
+        e.launch(values);
+        const data = out.toHost().data as Float32Array;
+        let same = true;
+        if (plain === undefined) plain = data.slice();
+        else for (let k = 0; k < data.length && same; k += 997) same = Object.is(data[k], plain[k]);
+        const ms = timeDevice(device, flusher, () => e.launch(values), 50);
+        rows.push(`| ${w.name} | kernel alone, ${cv.name} | ${(ms * 1000).toFixed(1)} µs | ${(w.bytes / (ms * 1e-3) / 1e9).toFixed(0)} GB/s | ${same ? 'same' : 'DIFFERENT'} |`);
+      } catch (error) {
+        rows.push(`| ${w.name} | kernel alone, ${cv.name} | error: ${(error as Error).message.split('\n').slice(0, 3).join(' ')} | | |`);
+      }
+    }
+    out.dispose();
+    for (const i of inputs) i.owner.dispose();
+  }
+  const t0 = performance.now();
+  flusher.flush();
+  const flushHostUs = (performance.now() - t0) * 1000;
+  device.synchronize();
+  rows.push(`| (L2 flush) | host time of one 512 MiB memsetD8 call | ${flushHostUs.toFixed(1)} µs | | |`);
+  flusher.dispose();
+  console.log('| workload | variant | median | GB/s | output |\n|---|---|---:|---:|---|');
+  console.log(rows.join('\n'));
+  device.dispose();
+}
+
+main();
