@@ -59,7 +59,8 @@ describe('reduction heuristics', () => {
     const many = params(reduction([64, 1 << 20], [0]), [[64, 1 << 20]]);
     expect(many.crossBlockInnerReduction).toBe(false);
     expect(many.lparams.bdimy).toBe(1);
-    expect(many.unrollFactorInnerReduction).toBe(4);
+    expect(many.unrollFactorInnerReduction).toBe(4); // 64 rows
+    expect(params(reduction([4096, 8192], [0]), [[4096, 8192]]).unrollFactorInnerReduction).toBe(8);
   });
 
   it('full and multi-axis reductions', () => {

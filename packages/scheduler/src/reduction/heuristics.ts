@@ -6,7 +6,7 @@
 //     and over TIDy too when the reduction is narrow (several rows per block);
 //   * outer reduction (the innermost dim is kept): TIDx over the iteration dim (coalesced, 32
 //     to 128 columns: narrower when that spreads the columns over more SMs);
-//     the reduction dim is serial (unrolled by 4 rows), and split over TIDy with a block
+//     the reduction dim is serial (unrolled by 8 rows), and split over TIDy with a block
 //     reduction when BIDx alone would leave the GPU idle;
 //   * no grid reduction: a huge reduction with little iteration parallelism still runs in
 //     one block per output (serial + block reduction). Correct, not fast (documented limit);
@@ -24,7 +24,8 @@ import type { ReductionParams } from './params.js';
 const MAX_GRID_X = 2 ** 31 - 1;
 /** Threads per block the heuristics aim for when the problem is big enough. */
 export const REDUCTION_TARGET_THREADS = 256;
-const MAX_OUTER_UNROLL = 4;
+/** Rows each thread loads per serial step of an outer reduction (bytes in flight). */
+const MAX_OUTER_UNROLL = 8;
 
 function ceilDiv(a: number, b: number): number {
   return Math.ceil(a / b);
@@ -147,7 +148,7 @@ export function computeReductionHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
   const bdimx = Math.min(nextPow2(Math.max(1, I)), 128, Math.max(device.warpSize, perSm));
   const gdimx = ceilDiv(I, bdimx);
   if (gdimx > MAX_GRID_X) throw new SchedulingError(`reduction heuristics: ${I} outputs need ${gdimx} blocks, more than gridDim.x allows`);
-  const u = R >= 16 * MAX_OUTER_UNROLL ? MAX_OUTER_UNROLL : 1;
+  const u = R >= 16 * MAX_OUTER_UNROLL ? MAX_OUTER_UNROLL : R >= 64 ? 4 : 1;
   const ru = ceilDiv(R, u);
   const fewBlocks = gdimx < 2 * device.smCount;
   const bdimy = fewBlocks ? Math.max(1, Math.min(nextPow2(Math.max(1, ru)), Math.floor(512 / bdimx))) : 1;
