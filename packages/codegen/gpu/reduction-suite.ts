@@ -15,7 +15,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/fusion-ir';
-import { DeviceContext, FusionExecutorCache, isAvailable, type Tensor } from '@tsfuser/runtime';
+import { DeviceContext, FusionExecutorCache, isAvailable, Tensor } from '@tsfuser/runtime';
 import { buildReduction, randomReductionSpec, reductionFixtures, reductionRegistry, seededRandom, type ReductionCase, type ReductionSpec } from '../test/reduction-fixtures.js';
 
 interface Result {
@@ -60,7 +60,7 @@ function runCase(device: DeviceContext, c: ReductionCase, spec?: ReductionSpec):
   let outs: Tensor[] = [];
   try {
     const t0 = performance.now();
-    outs = cache.runFusion(inputs.map((h) => h));
+    outs = cache.runFusion(inputs.map((h) => Tensor.fromHost(h)));
     device.synchronize();
     const ms = performance.now() - t0;
     const tol = tolerance(c);
