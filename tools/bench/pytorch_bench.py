@@ -90,7 +90,30 @@ def pow_sum():
     t4 = torch.randn(16, 512, 4096, device="cuda")
     t6 = torch.randn(16, 512, 4096, device="cuda")
     fn = lambda a, b: (a.sum(dim=(0, 1)), b.pow(3.0))
-    return fn, (t4, t6), 3 * t4.numel() * 4
+    return fn, (t4, t6), (3 * t4.numel() + 4096) * 4
+
+
+@workload("gelu_bias_grad")
+def gelu_bias_grad():
+    # nvFuser issue #785's fusion (gelu backward + bias grad), op for op as its definition;
+    # scalars S0..S3 = 1, 2, 3, 4 as in test-fixtures/definitions/issue785_gelu_bias_grad.py.
+    t4 = torch.randn(16, 512, 4096, device="cuda")
+    t5 = torch.randn(16, 512, 4096, device="cuda")
+    t6 = torch.randn(16, 512, 4096, device="cuda")
+    s0, s1, s2, s3 = 1.0, 2.0, 3.0, 4.0
+
+    def fn(t4, t5, t6):
+        t8 = 0.5 * t6
+        t16 = torch.tanh(0.797885 * (t6 + 0.044715 * t6.pow(3.0)))
+        t18 = 1.0 + t16
+        t19 = t4.sum(dim=(0, 1))
+        t20 = t5 * t18
+        t30 = (t5 * t8) * (1.0 - t16 * t16) * s3
+        t32 = t30 * s2 * s1
+        t38 = t30 + t32 * t6.pow(2.0) + t20 * s0
+        return t19, t38
+
+    return fn, (t4, t5, t6), (4 * t4.numel() + 4096) * 4
 
 
 def flush_l2(buf):

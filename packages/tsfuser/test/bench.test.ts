@@ -3,8 +3,8 @@
 // counts behind GB/s, the report table, tolerances, random-case generation, and the clear
 // errors when there is no GPU.
 import { describe, expect, it } from 'vitest';
-import { HostTensor, evaluate, type EvalValue } from '@tsfuser/fusion-ir';
-import { makeRuntimeInfo } from '@tsfuser/scheduler';
+import { HostTensor, evaluate, type EvalValue, type TensorView } from '@tsfuser/fusion-ir';
+import { bindExtents, defaultSchedulerRegistry, evaluateExtent, makeRuntimeInfo, segmentFusion } from '@tsfuser/scheduler';
 import { compileFusion } from '@tsfuser/codegen';
 import { SchedulingError } from '@tsfuser/scheduler';
 import { Tensor, isAvailable } from '@tsfuser/runtime';
@@ -42,22 +42,34 @@ describe('bench workloads', () => {
     }
   });
 
-  it('byte counts are each input read once plus the output written once', () => {
+  it('byte counts are each input read once plus each output written once', () => {
     for (const w of [...benchWorkloads(), tinyWorkload()]) {
       const fusion = w.build().fusionIr();
-      const inputBytes = w.inputs.reduce((acc, i) => acc + i.sizes.reduce((a, b) => a * b, 1) * 4, 0);
-      const outSizes = w.inputs.map((i) => i.sizes).reduce((a, b) => (b.reduce((x, y) => x * y, 1) > a.reduce((x, y) => x * y, 1) ? b : a));
-      const outputBytes = fusion.outputs.length * outSizes.reduce((a, b) => a * b, 1) * 4;
-      expect(w.bytes, w.name).toBe(inputBytes + outputBytes);
+      const info = makeRuntimeInfo(fusion, w.inputs.map((i) => (i.scalar !== undefined ? null : { sizes: i.sizes })));
+      const bindings = bindExtents(fusion, info);
+      const numel = (tv: TensorView): number => tv.domain.logicalNoReductions().reduce((a, id) => a * evaluateExtent(id.logicalExtent(), bindings), 1);
+      const tvs = [...fusion.inputs, ...fusion.outputs].filter((v): v is TensorView => v.kind === 'tensorView');
+      expect(w.bytes, w.name).toBe(tvs.reduce((acc, tv) => acc + numel(tv) * 4, 0));
     }
   });
 
-  it('every workload schedules as one pointwise kernel at its bench sizes', () => {
-    for (const w of benchWorkloads()) {
+  it('the pointwise workloads schedule as one vectorized pointwise kernel at their bench sizes', () => {
+    for (const w of benchWorkloads().filter((x) => x.name === 'readme_pointwise' || x.name === 'bn_add_relu')) {
       const fusion = w.build().fusionIr();
       const k = compileFusion(fusion, makeRuntimeInfo(fusion, w.inputs.map((i) => ({ sizes: i.sizes }))));
       expect(k.dumps.schedulerParams).toContain('Pointwise');
       expect(k.source).toContain('loadGlobalToLocal<float, 4>');
+    }
+  });
+});
+
+describe('issue #785 workloads', () => {
+  it('split into a reduction and a pointwise kernel', () => {
+    for (const w of benchWorkloads().filter((x) => x.name === 'pow_sum' || x.name === 'gelu_bias_grad')) {
+      const fusion = w.build().fusionIr();
+      const info = makeRuntimeInfo(fusion, w.inputs.map((i) => (i.scalar !== undefined ? null : { sizes: i.sizes })));
+      const sf = segmentFusion(fusion, info, defaultSchedulerRegistry());
+      expect(sf.groups.map((g) => g.schedulerType).sort(), w.name).toEqual(['pointwise', 'reduction']);
     }
   });
 });

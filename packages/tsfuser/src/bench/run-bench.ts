@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import type { DeviceContext } from '@tsfuser/runtime';
+import type { DeviceContext, Tensor } from '@tsfuser/runtime';
 import { FusionDefinition } from '../definition/fusion-definition.js';
 import { createGpuBackend, type GpuBackend } from '../execute/gpu-backend.js';
 import { BackendUnavailableError } from '../errors.js';
@@ -47,8 +47,20 @@ export interface BenchReport {
   notes: string[];
 }
 
-function upload(device: DeviceContext, w: Workload, rng: Random): DeviceInput[] {
-  return w.inputs.map((i) => toDeviceInput(device, randomHost(i.dtype, i.sizes, denseStrides(i.sizes), rng, i.positive === true), false));
+interface Uploaded {
+  args: (Tensor | number)[];
+  owned: DeviceInput[];
+}
+
+function upload(device: DeviceContext, w: Workload, rng: Random): Uploaded {
+  const owned: DeviceInput[] = [];
+  const args = w.inputs.map((i): Tensor | number => {
+    if (i.scalar !== undefined) return i.scalar;
+    const d = toDeviceInput(device, randomHost(i.dtype, i.sizes, denseStrides(i.sizes), rng, i.positive === true), false);
+    owned.push(d);
+    return d.tensor;
+  });
+  return { args, owned };
 }
 
 function denseStrides(sizes: readonly number[]): number[] {
@@ -152,8 +164,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     const pct = (name: string, gbps: number): number => (100 * gbps) / (sameSize[name] ?? copyGbps);
     for (const w of chosen) {
       const fd = w.build();
-      const inputs = upload(device, w, rng);
-      const args = inputs.map((i) => i.tensor);
+      const { args, owned } = upload(device, w, rng);
       try {
         const first = await fd.execute(args, { backend });
         first.forEach((t) => t.dispose());
@@ -167,14 +178,13 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         notes.push(message);
         log(message);
       } finally {
-        for (const i of inputs) i.owner.dispose();
+        for (const i of owned) i.owner.dispose();
       }
     }
 
     const tiny = tinyWorkload();
     const tinyFd = tiny.build();
-    const tinyInputs = upload(device, tiny, rng);
-    const tinyArgs = tinyInputs.map((i) => i.tensor);
+    const { args: tinyArgs, owned: tinyInputs } = upload(device, tiny, rng);
     const viaExecute = await hostMicroseconds(device, async () => {
       const outs = await tinyFd.execute(tinyArgs, { backend });
       for (const t of outs) t.dispose();
