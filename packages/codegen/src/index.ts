@@ -4,7 +4,7 @@ export { CodegenError, LoweringError } from './errors.js';
 export { compileFusion, launchParamsText, type CompiledKernel, type CompileOptions, type LaunchParams } from './compile.js';
 export { argumentLayout, packKernelArguments, type ArgumentLayout, type ArgumentSlot, type ArgumentValue, type TensorArgumentValue } from './arguments.js';
 export { lowerFusion, type LowerOptions } from './lower/index.js';
-export { cudaSource, emitKernel } from './emit/cuda.js';
+export { cudaSource, emitKernel, withCLinkage } from './emit/cuda.js';
 export { runtimeLibrary } from './emit/runtime/index.js';
 export { printKernelIr } from './kernel-ir/printer.js';
 export type { Kernel, KernelParam, Stmt, TensorAccess, Operand, Predicate, ComputeOp } from './kernel-ir/nodes.js';

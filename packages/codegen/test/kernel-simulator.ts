@@ -1,6 +1,7 @@
-// A CPU interpreter of kernel IR, for tests: runs every block of the launch, the threads of a
-// block in lock step (loops are thread-invariant, `if` narrows the active mask, BlockReduce is
-// a collective that requires every thread of the block, as __syncthreads does). It checks the
+// A CPU interpreter of kernel IR, for tests: runs every block of the launch (x fastest, then
+// y), the threads of a block in lock step (loops are thread-invariant, `if` narrows the active
+// mask, BlockReduce is a collective that requires every thread of the block, as __syncthreads
+// does; GridReduce keeps each block's partials and lets the last block of a row combine them). It checks the
 // lowering's indexing, predicates, thread predicates and block reductions against the
 // reference evaluator without a GPU. Values are JS numbers (float dtypes, Bool, integers exact below 2^53); results
 // are rounded to each store's dtype; float ops compute in double (not bit-exact to CUDA).
@@ -73,7 +74,10 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
   const lookup = (name: string, tid: number, loops: Map<string, number>, block: number): number => {
     if (name === 'threadIdx.x') return tid % bdx;
     if (name === 'threadIdx.y') return Math.floor(tid / bdx);
-    if (name === 'blockIdx.x') return block;
+    if (name === 'blockIdx.x') return block % launch.grid[0];
+    if (name === 'blockIdx.y') return Math.floor(block / launch.grid[0]);
+    const f = blockFlags.get(name);
+    if (f !== undefined) return f;
     const l = loops.get(name);
     if (l !== undefined) return l;
     const n = names.get(name);
@@ -83,9 +87,14 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
     if (m !== null && g !== undefined) return (m[2] === 'logical_size' ? g.sizes : g.strides)[Number(m[3])] as number;
     throw new Error(`simulator: unknown name ${name}`);
   };
+  const blockFlags = new Map<string, number>();
   for (const l of kernel.indexLocals) names.set(l.name, lookup(l.value, 0, new Map(), 0));
+  /** Grid reduction partials: row (blockIdx.x, segment) → one partial per blockIdx.y. */
+  const gridPartials = new Map<string, (number | undefined)[]>();
+  const arrived = new Map<number, number>();
 
-  for (let block = 0; block < launch.grid[0]; block += 1) {
+  for (let block = 0; block < launch.grid[0] * launch.grid[1]; block += 1) {
+    blockFlags.clear();
     const locals = Array.from({ length: threads }, () => new Map<string, number[]>());
     const loops = new Map<string, number>();
     const ix = (e: IndexExpr, tid: number): number => {
@@ -195,6 +204,44 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
               if (!s.writePredicates.every((p) => ix(p.index, t) < ix(p.extent, t))) continue;
               const seg = (x ? 0 : tx) + (y ? 0 : ty * bdx);
               write(s.out, t, op(read(s.out, t), segs.get(seg) as number));
+            }
+            break;
+          }
+          case 'GridReduce': {
+            if (mask.some((m) => !m)) throw new Error('simulator: GridReduce reached by part of the block (a deadlock on the GPU)');
+            const x = s.reduceDims.includes('TIDx');
+            const y = s.reduceDims.includes('TIDy');
+            const init = parseScalar(s.init.text);
+            const op = REDUCE[s.op] as (a: number, b: number) => number;
+            const bx = block % launch.grid[0];
+            const by = Math.floor(block / launch.grid[0]);
+            const gdy = launch.grid[1];
+            const segs = new Map<number, number>();
+            for (let t = 0; t < threads; t += 1) {
+              const seg = (x ? 0 : t % bdx) + (y ? 0 : Math.floor(t / bdx) * bdx);
+              const v = s.readPredicates.every((p) => ix(p.index, t) < ix(p.extent, t)) ? read(s.in, t) : init;
+              segs.set(seg, op(segs.get(seg) ?? init, v));
+            }
+            for (const [seg, v] of segs) {
+              const key = `${bx}/${seg}`;
+              const row = gridPartials.get(key) ?? new Array<number | undefined>(gdy).fill(undefined);
+              row[by] = v;
+              gridPartials.set(key, row);
+            }
+            const n = (arrived.get(bx) ?? 0) + 1;
+            const last = n === gdy;
+            arrived.set(bx, last ? 0 : n);
+            blockFlags.set(s.pending, last ? 0 : 1);
+            if (!last) break;
+            for (let t = 0; t < threads; t += 1) {
+              const tx = t % bdx;
+              const ty = Math.floor(t / bdx);
+              if ((x && tx !== 0) || (y && ty !== 0)) continue;
+              if (!s.writePredicates.every((p) => ix(p.index, t) < ix(p.extent, t))) continue;
+              const seg = (x ? 0 : tx) + (y ? 0 : ty * bdx);
+              const row = gridPartials.get(`${bx}/${seg}`) ?? [];
+              if (row.includes(undefined)) throw new Error(`simulator: grid reduction row ${bx} is missing a partial`);
+              write(s.out, t, op(read(s.out, t), row.reduce((a: number, b) => op(a, b as number), init)));
             }
             break;
           }

@@ -141,6 +141,13 @@ export function reductionFixtures(): ReductionCase[] {
   add1('pre_bias_post_cast', { op: 'max', dtype: 'BFloat16', shape: [64, 1024], axes: [1], pre: 'bias', post: 'cast' });
   add1('pre_output_inner', { op: 'sum', dtype: 'Float', shape: [30, 400], axes: [1], pre: 'add', preOutput: true });
   add1('pre_output_outer_half', { op: 'max', dtype: 'Half', shape: [300, 41], axes: [0], pre: 'exp', preOutput: true, post: 'scale' });
+  // few outputs, long reductions: split over blockIdx.y too (grid reduction)
+  add1('grid_inner', { op: 'sum', dtype: 'Float', shape: [4, 50000], axes: [1], post: 'scale' });
+  add1('grid_inner_odd_half', { op: 'max', dtype: 'Half', shape: [3, 49999], axes: [1] });
+  add1('grid_outer', { op: 'sum', dtype: 'Float', shape: [50000, 4], axes: [0], pre: 'add', post: 'bias' });
+  add1('grid_outer_bf16_keepdim', { op: 'min', dtype: 'BFloat16', shape: [40000, 3], axes: [0], keepdim: true });
+  add1('grid_full', { op: 'sum', dtype: 'Float', shape: [150001], axes: [0] });
+  add1('grid_full_2d_pre_output', { op: 'sum', dtype: 'Double', shape: [300, 500], axes: [0, 1], pre: 'scale', preOutput: true });
   add1('inner_vectorized_half', { op: 'sum', dtype: 'Half', shape: [1024, 8192], axes: [1], pre: 'scale' });
   add1('sum_int32', { op: 'sum', dtype: 'Int32', shape: [33, 65], axes: [1] });
   add1('max_int64_outer', { op: 'max', dtype: 'Int', shape: [65, 33], axes: [0] });

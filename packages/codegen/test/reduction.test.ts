@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { add, broadcast, checkGolden, evaluate, Fusion, HostTensor, makeTensor, max, mul, sum, type DataType, type TensorView } from '@tsfuser/fusion-ir';
 import { makeRuntimeInfo } from '@tsfuser/scheduler';
-import { compileFusion, lowerFusion, runtimeLibrary, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
+import { compileFusion, lowerFusion, runtimeLibrary, withCLinkage, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
 import { simulateKernel } from './kernel-simulator.js';
 import { buildReduction, randomReductionSpec, reductionFixtures, reductionRegistry, seededRandom, type ReductionCase } from './reduction-fixtures.js';
 
@@ -97,7 +97,7 @@ function simulateAndCompare(c: ReductionCase): void {
 
 describe('reduction codegen', () => {
   it('golden dumps: inner (vectorized, block reduce over TIDx), outer (TIDy), full, keepdim + bias, pre-reduction output', () => {
-    for (const name of ['inner_sum_Float', 'outer_sum_Half', 'full_sum_2d', 'pre_exp_post_bias', 'multi_axis_1_2_keepdim', 'pre_output_outer_half']) {
+    for (const name of ['inner_sum_Float', 'outer_sum_Half', 'full_sum_2d', 'pre_exp_post_bias', 'multi_axis_1_2_keepdim', 'pre_output_outer_half', 'grid_inner', 'grid_outer']) {
       const k = compileFusion(byName(name).fusion, byName(name).info, { registry: reductionRegistry() });
       golden(`${name}.kernel_ir.txt`, k.dumps.kernelIr);
       golden(`${name}.cuda_kernel.txt`, k.dumps.cuda);
@@ -110,17 +110,29 @@ describe('reduction codegen', () => {
       const { kernel, compiled } = lowerCase(c);
       let blockReduces = 0;
       walk(kernel.body, false, (s, insideIf) => {
-        if (s.kind === 'BlockReduce') {
+        if (s.kind === 'BlockReduce' || s.kind === 'GridReduce') {
           blockReduces += 1;
           expect(insideIf, `${c.name}: BlockReduce inside an if`).toBe(false);
         }
       });
       expect(compiled.launch.sharedMemBytes > 0, c.name).toBe(blockReduces > 0);
       if (blockReduces > 0) {
-        expect(compiled.dumps.cuda).toContain('blockReduce<');
+        expect(compiled.dumps.cuda).toMatch(/(block|grid)Reduce</);
         expect(compiled.dumps.kernelIr).toMatch(/IF .*threadIdx\.[xy] < 1/);
       }
     }
+  });
+
+  it('grid reductions: few outputs and long reductions split over blockIdx.y, the last block guards the results', () => {
+    for (const name of ['grid_inner', 'grid_outer', 'grid_full', 'full_sum_1d_large']) {
+      const { kernel, compiled } = lowerCase(byName(name));
+      expect(compiled.launch.grid[1], name).toBeGreaterThan(1);
+      expect(kernel.deviceGlobals.map((g) => g.ctype)).toEqual(['double', 'unsigned int']);
+      expect(compiled.dumps.kernelIr).toMatch(/IF T\d+_grid_pending < 1/);
+      expect(compiled.dumps.schedulerParams).toContain('cross grid - blockIdx.y');
+    }
+    // many outputs: no grid reduction
+    expect(lowerCase(byName('inner_sum_Float')).compiled.launch.grid[1]).toBe(1);
   });
 
   it('half and bfloat16 accumulate in float (partials in Float registers, rounded once)', () => {
@@ -224,7 +236,7 @@ describe('reduction codegen', () => {
         const part = ks.filter((_, i) => i % 2 === c);
         if (part.length === 0) continue;
         const file = join(tmp, `r_${indexType}_${c}.cu`);
-        writeFileSync(file, `${runtimeLibrary(indexType)}\n${part.map((k) => `extern "C" ${k.dumps.cuda}`).join('\n')}`);
+        writeFileSync(file, `${runtimeLibrary(indexType)}\n${part.map((k) => withCLinkage(k.dumps.cuda)).join('\n')}`);
         jobs.push(
           run(NVCC, ['-ptx', '-arch=sm_90', '-std=c++17', file, '-o', `${file}.ptx`], { maxBuffer: 1 << 24 }).catch((e: { stderr?: string }) => {
             throw new Error(`nvcc failed on ${file} (random seed ${seed}):\n${(e.stderr ?? '').slice(0, 4000)}`);

@@ -35,7 +35,6 @@ describe('reduction heuristics', () => {
     expect(p.unrollFactorInnerReduction).toBe(4);
     expect(p.vectorizedInputs).toEqual([0]);
     expect(p.lparams.gdimx * p.lparams.bdimy).toBeGreaterThanOrEqual(128);
-    expect(p.crossGridInnerReduction).toBe(false);
     expect(params(reduction([128, 4096], [1], { dtype: 'Half' }), [[128, 4096]]).unrollFactorInnerReduction).toBe(8);
     // odd extent or misaligned pointer: no vectorization
     expect(params(reduction([128, 4095], [1]), [[128, 4095]]).vectorizeInnerReduction).toBe(false);
@@ -63,12 +62,32 @@ describe('reduction heuristics', () => {
     expect(params(reduction([4096, 8192], [0]), [[4096, 8192]]).unrollFactorInnerReduction).toBe(8);
   });
 
+  it('grid reduction over blockIdx.y when few outputs leave SMs idle and the reduction is long', () => {
+    const inner = params(reduction([8, 100000], [1]), [[8, 100000]]);
+    expect(inner.crossGridInnerReduction).toBe(true);
+    expect(inner.gridDimInnerReduction).toBe('BIDy');
+    expect(inner.lparams.gdimy).toBe(inner.gridReductionBlocksY);
+    expect(inner.lparams.gdimy).toBeGreaterThan(1);
+    expect(inner.gridReductionWorkSlots).toBe(inner.lparams.gdimx * inner.lparams.bdimy * inner.lparams.gdimy);
+    expect(inner.gridReductionSemaphores).toBe(inner.lparams.gdimx);
+    const outer = params(reduction([100000, 64], [0]), [[100000, 64]]);
+    expect(outer.crossGridInnerReduction).toBe(true);
+    expect(outer.gridReductionWorkSlots).toBe(outer.lparams.gdimx * outer.lparams.bdimx * outer.lparams.gdimy);
+    const full = params(reduction([1 << 20], [0]), [[1 << 20]]);
+    expect(full.crossGridInnerReduction).toBe(true);
+    expect(heuristicParamsToString(full)).toContain('cross grid - blockIdx.y');
+    // many outputs, or a short reduction: no grid reduction
+    expect(params(reduction([4096, 4096], [1]), [[4096, 4096]]).crossGridInnerReduction).toBe(false);
+    expect(params(reduction([8, 100], [1]), [[8, 100]]).crossGridInnerReduction).toBe(false);
+  });
+
   it('full and multi-axis reductions', () => {
     const full = params(reduction([33, 17], [0, 1]), [[33, 17]]);
     expect(full.fastestDim).toBe(true);
     expect(full.gridDimIterDom).toBe('Serial');
     expect(full.lparams.gdimx).toBe(1);
-    expect(full.lparams.bdimx).toBe(1024); // 561 elements, one block: no grid reduction
+    expect(full.lparams.bdimx).toBe(1024); // 561 elements: one block, too short for a grid reduction
+    expect(full.crossGridInnerReduction).toBe(false);
     const mid = params(reduction([5, 6, 7], [0, 2]), [[5, 6, 7]]);
     expect(mid.fastestDim).toBe(true);
     expect(mid.lparams.bdimx).toBe(64); // next power of two of 5 * 7

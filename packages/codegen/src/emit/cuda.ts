@@ -7,7 +7,7 @@ import { CodegenError } from '../errors.js';
 import { printIndex } from '../kernel-ir/index-expr.js';
 import type { ComputeOp, Kernel, Operand, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
 import { binaryExpression, ternaryExpression, unaryExpression } from './op-expressions.js';
-import { blockReduceCall, reductionInitText, SHARED_MEMORY_DECL } from './reduction.js';
+import { blockReduceCall, deviceGlobalDecls, gridReduceDecl, reductionInitText, SHARED_MEMORY_DECL } from './reduction.js';
 import { runtimeLibrary } from './runtime/index.js';
 import { computeKind, computeType, convertTo, storageType, storeAs } from './types.js';
 
@@ -97,6 +97,9 @@ function emitStmt(s: Stmt, indent: string, lines: string[]): void {
     case 'BlockReduce':
       lines.push(`${indent}${blockReduceCall(s, accessText(s.out), accessText(s.in))};`);
       return;
+    case 'GridReduce':
+      lines.push(`${indent}${gridReduceDecl(s, accessText(s.out), accessText(s.in))};`);
+      return;
     case 'Compute': {
       const { text, ctype } = computeExpression(s.op, s.operands, s.computeDtype);
       lines.push(`${indent}${accessText(s.out)} = ${storeAs(text, ctype, s.out.dtype)};`);
@@ -121,7 +124,7 @@ export function emitKernel(kernel: Kernel): string {
   const params = kernel.params.map((p) =>
     p.kind === 'tensor' ? `Tensor<${storageType(p.dtype)}, ${p.rank}, ${p.rank}> ${p.name}` : `${storageType(p.dtype)} ${p.name}`,
   );
-  const lines: string[] = [];
+  const lines: string[] = deviceGlobalDecls(kernel.deviceGlobals);
   lines.push(`__global__ void __launch_bounds__(${kernel.maxThreadsPerBlock}) ${kernel.name}(${params.join(', ')}) {`);
   for (const l of kernel.indexLocals) lines.push(`  const nvfuser_index_t ${l.name} = ${l.value};`);
   if (kernel.sharedMemBytes > 0) lines.push(`  ${SHARED_MEMORY_DECL}`);
@@ -133,5 +136,10 @@ export function emitKernel(kernel: Kernel): string {
 /** Full translation unit: runtime helpers + kernel (what NVRTC or nvcc compiles). */
 export function cudaSource(kernel: Kernel): string {
   // C linkage so the driver finds the kernel by its plain name (no NVRTC name expressions).
-  return `${runtimeLibrary(kernel.indexType)}\n// ---- kernel ----\nextern "C" ${emitKernel(kernel)}`;
+  return `${runtimeLibrary(kernel.indexType)}\n// ---- kernel ----\n${withCLinkage(emitKernel(kernel))}`;
+}
+
+/** Gives the kernel function C linkage (after any `__device__` globals declared before it). */
+export function withCLinkage(kernelText: string): string {
+  return kernelText.replace('__global__ void', 'extern "C" __global__ void');
 }

@@ -1,7 +1,8 @@
 // CUDA text for reduction statements: the accumulator's init value in its storage type, the
-// `blockReduce<X, Y>(out, in, op, smem, read_pred, write_pred, init)` call with the combine
-// op as a lambda over the accumulation type (NaN-propagating max/min as the reference
-// evaluator), and the dynamic shared memory the block reductions use.
+// `blockReduce<X, Y>(out, in, op, smem, read_pred, write_pred, init)` and
+// `gridReduce<X, Y>(…, work, semaphores, …)` calls with the combine op as a lambda over the
+// accumulation type (NaN-propagating max/min as the reference evaluator), the dynamic shared
+// memory the block reductions use, and the kernel's static grid reduction buffers.
 
 import type { DataType, ReductionOpType } from '@tsfuser/fusion-ir';
 import { printIndex } from '../kernel-ir/index-expr.js';
@@ -27,6 +28,23 @@ export function combineLambda(op: ReductionOpType, accDtype: DataType): string {
 
 function predicateText(ps: readonly Predicate[]): string {
   return ps.length === 0 ? 'true' : ps.map((p) => `${printIndex(p.index)} < ${printIndex(p.extent)}`).join(' && ');
+}
+
+/** `const nvfuser_index_t <pending> = gridReduce<…>(…) ? 0 : 1` */
+export function gridReduceDecl(s: Extract<Stmt, { kind: 'GridReduce' }>, outText: string, inText: string): string {
+  const ctype = computeType(s.accDtype);
+  const x = s.reduceDims.includes('TIDx');
+  const y = s.reduceDims.includes('TIDy');
+  return (
+    `const nvfuser_index_t ${s.pending} = gridReduce<${x}, ${y}>(${outText}, ${inText}, ${combineLambda(s.op, s.accDtype)}, ` +
+    `reinterpret_cast<${ctype}*>(nvf_shared_mem), reinterpret_cast<${ctype}*>(${s.work}), ${s.semaphores}, ` +
+    `${predicateText(s.readPredicates)}, ${predicateText(s.writePredicates)}, static_cast<${ctype}>(${s.init.text})) ? 0 : 1`
+  );
+}
+
+/** Static `__device__` arrays declared before the kernel (zero-initialised at module load). */
+export function deviceGlobalDecls(globals: readonly { name: string; ctype: string; size: number }[]): string[] {
+  return globals.map((g) => `__device__ ${g.ctype} ${g.name}[${g.size}];`);
 }
 
 export function blockReduceCall(s: Extract<Stmt, { kind: 'BlockReduce' }>, outText: string, inText: string): string {

@@ -67,6 +67,27 @@ export type Stmt =
       writePredicates: Predicate[];
     }
   /**
+   * A BlockReduce over `reduceDims` followed by a reduction across the blocks of a row over
+   * blockIdx.y: each block stores its partial in the static work buffer `work`, the last block
+   * to arrive (semaphore `semaphores[blockIdx.x]`, reset after use) combines them into `out`.
+   * `pending` is set to 0 in that last block and 1 elsewhere: statements computed from `out`
+   * are guarded by `pending < 1`. Every thread of every block calls it.
+   */
+  | {
+      kind: 'GridReduce';
+      out: TensorAccess;
+      in: TensorAccess;
+      op: ReductionOpType;
+      init: ScalarOperand;
+      accDtype: DataType;
+      reduceDims: ('TIDx' | 'TIDy')[];
+      readPredicates: Predicate[];
+      writePredicates: Predicate[];
+      work: string;
+      semaphores: string;
+      pending: string;
+    }
+  /**
    * Lowering-internal: a fusion expression placed in the loop nest, not yet indexed. `phase`
    * 'init' marks the accumulator initialisation of a ReductionOp, placed outside its loops.
    */
@@ -96,4 +117,6 @@ export interface Kernel {
   vectorizeFactor: number;
   /** Dynamic shared memory the kernel needs (block reductions), in bytes. */
   sharedMemBytes: number;
+  /** Static `__device__` arrays of the kernel (grid reduction work buffer and semaphores). */
+  deviceGlobals: { name: string; ctype: 'double' | 'unsigned int'; size: number }[];
 }

@@ -48,6 +48,13 @@ function printStmts(stmts: readonly Stmt[], indent: string, lines: string[]): vo
         );
         break;
       }
+      case 'GridReduce': {
+        const preds = (ps: typeof s.readPredicates): string => (ps.length === 0 ? 'true' : ps.map((p) => `${printIndex(p.index)} < ${printIndex(p.extent)}`).join(' && '));
+        lines.push(
+          `${indent}GRID_REDUCE(${[...s.reduceDims, 'BIDy'].join(', ')}) ${access(s.out)} = ${s.op}(${access(s.out)}, ${access(s.in)}) in ${s.accDtype}, init ${s.init.text}, read_pred ${preds(s.readPredicates)}, write_pred ${preds(s.writePredicates)}, work ${s.work}, semaphores ${s.semaphores}, pending ${s.pending}`,
+        );
+        break;
+      }
       case 'PendingExpr':
         lines.push(`${indent}PENDING ${s.expr.kind}`);
         break;
@@ -62,6 +69,7 @@ function printStmts(stmts: readonly Stmt[], indent: string, lines: string[]): vo
 export function printKernelIr(kernel: Kernel): string {
   const lines: string[] = [];
   const params = kernel.params.map((p) => (p.kind === 'tensor' ? `${p.name}_g ${p.dtype}[${p.rank}]` : `${p.name} ${p.dtype}`));
+  for (const g of kernel.deviceGlobals) lines.push(`%global ${g.name} ${g.ctype}[${g.size}]`);
   lines.push(`%kernel ${kernel.name} (${params.join(', ')}) index ${kernel.indexType} {`);
   for (const l of kernel.indexLocals) lines.push(`  ${l.name} = ${l.value}`);
   printStmts(kernel.body, '  ', lines);

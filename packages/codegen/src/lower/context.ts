@@ -28,6 +28,8 @@ export interface LoweringContext {
   prefixAligned: boolean;
   /** The dtype a tensor is stored in (rFactor partials of Half/BFloat16 accumulate in Float). */
   storageDtype(tv: TensorView): DataType;
+  /** Prefix of kernel-scope names (grid reduction buffers). */
+  kernelName: string;
 }
 
 /** rFactor partials of Half/BFloat16 reductions keep their partial sums in Float registers. */
@@ -42,6 +44,7 @@ export function makeContext(
   divisibleSplits: ReadonlySet<Split>,
   indexType: IndexType,
   extent: (ctx: LoweringContext, s: Scalar) => IndexExpr,
+  kernelName = 'kernel',
 ): LoweringContext {
   const ctx: LoweringContext = {
     fusion,
@@ -55,6 +58,7 @@ export function makeContext(
     extent: (s) => extent(ctx, s),
     prefixAligned: fusion.exprs().some((e) => e.kind === 'ReductionOp'),
     storageDtype: storageDtypeOf,
+    kernelName,
   };
   return ctx;
 }

@@ -74,7 +74,7 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
     const predicatesFor = (usable: (positions: readonly number[]) => boolean) =>
       pointPredicates(splits, indexer, (sp) => usable((splitPositions.get(sp) ?? []).filter((p) => !trivial(p))));
     if (s.expr.kind === 'ReductionOp') {
-      const env: ReductionLoweringEnv = { groups, access, predicates: predicatesFor };
+      const env: ReductionLoweringEnv = { ctx, groups, access, predicates: predicatesFor };
       return s.phase === 'init' ? lowerReductionInit(s.expr, env) : lowerReductionUpdate(s.expr, env);
     }
     const inner = lowerExpr(s.expr, access, operand, groups.isVectorized(out) ? vector : 1);

@@ -9,6 +9,7 @@
 
 import { dataTypeSize } from '@tsfuser/fusion-ir';
 import type { HeuristicParams, ScheduledFusion } from '@tsfuser/scheduler';
+import { LoweringError } from '../errors.js';
 import type { Kernel, Stmt } from '../kernel-ir/nodes.js';
 import { insertAllocations } from './allocation.js';
 import { makeContext } from './context.js';
@@ -44,15 +45,37 @@ function blockReduceSharedMemory(stmts: readonly Stmt[], threads: number): numbe
       else if (s.kind === 'IfThenElse') {
         visit(s.then);
         visit(s.else);
-      } else if (s.kind === 'BlockReduce') bytes = Math.max(bytes, threads * dataTypeSize(s.accDtype));
+      } else if (s.kind === 'BlockReduce' || s.kind === 'GridReduce') bytes = Math.max(bytes, threads * dataTypeSize(s.accDtype));
     }
   };
   visit(stmts);
   return bytes;
 }
 
+/** The static work buffer and semaphores of a grid reduction, sized by the heuristics. */
+function gridReductionGlobals(stmts: readonly Stmt[], p: HeuristicParams): Kernel['deviceGlobals'] {
+  const grids: Extract<Stmt, { kind: 'GridReduce' }>[] = [];
+  const visit = (ss: readonly Stmt[]): void => {
+    for (const s of ss) {
+      if (s.kind === 'ForLoop') visit(s.body);
+      else if (s.kind === 'IfThenElse') {
+        visit(s.then);
+        visit(s.else);
+      } else if (s.kind === 'GridReduce') grids.push(s);
+    }
+  };
+  visit(stmts);
+  const first = grids[0];
+  if (first === undefined) return [];
+  if (p.schedulerType !== 'reduction' || grids.length > 1) throw new LoweringError('a grid reduction needs the reduction scheduler and only one per kernel');
+  return [
+    { name: first.work, ctype: 'double', size: Math.max(1, p.gridReductionWorkSlots) },
+    { name: first.semaphores, ctype: 'unsigned int', size: Math.max(1, p.gridReductionSemaphores) },
+  ];
+}
+
 export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Kernel {
-  const ctx = makeContext(scheduled.fusion, scheduled.reference, scheduled.divisibleSplits, scheduled.params.indexType, extentExpr);
+  const ctx = makeContext(scheduled.fusion, scheduled.reference, scheduled.divisibleSplits, scheduled.params.indexType, extentExpr, opts.kernelName);
   const { params, indexLocals } = buildSignature(ctx);
   const scalars = lowerScalarExprs(ctx);
   const groups = new LoopGroups(ctx);
@@ -68,5 +91,6 @@ export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Ker
     maxThreadsPerBlock: opts.maxThreadsPerBlock,
     vectorizeFactor: vectorizeFactorOf(scheduled.params),
     sharedMemBytes: blockReduceSharedMemory([...scalars, ...body], opts.maxThreadsPerBlock),
+    deviceGlobals: gridReductionGlobals([...scalars, ...body], scheduled.params),
   };
 }

@@ -7,10 +7,13 @@
 //   * update, when a reduction position of R is bound to threadIdx.x/y (the block-reduced
 //     tensor after rFactor): one BlockReduce that every thread executes — its point predicates
 //     become the read predicate (out-of-range threads contribute the identity) and the write
-//     predicate (minus any predicate on the reduced thread dims), never an `if` around it.
+//     predicate (minus any predicate on the reduced thread dims), never an `if` around it;
+//   * with a reduction position on blockIdx.y too: one GridReduce (block reduction, partials
+//     through a global work buffer, the last block of the row combines them).
 // Tensors computed from a block-reduced value are valid in the thread whose reduced indices
-// are 0 only: their statements are guarded by `threadIdx.x < 1` (thread predicates).
-// Invariant: no `if` encloses a BlockReduce (it synchronizes the block).
+// are 0 only: their statements are guarded by `threadIdx.x < 1` (thread predicates), and after
+// a grid reduction also by `T<n>_grid_pending < 1` (only the last block has the result).
+// Invariant: no `if` encloses a BlockReduce or GridReduce (they synchronize the block).
 
 import type { DataType, ReductionOp, TensorView } from '@tsfuser/fusion-ir';
 import { LoweringError } from '../errors.js';
@@ -25,18 +28,28 @@ const BUILTIN: Record<ThreadDim, string> = { TIDx: 'threadIdx.x', TIDy: 'threadI
 
 /** The thread dims a reduction output's loop reduces over (empty: serial / trivial only). */
 export function blockReducedDims(groups: LoopGroups, tv: TensorView): ThreadDim[] {
-  const dims: ThreadDim[] = [];
+  return parallelReduction(groups, tv).threads;
+}
+
+/** The parallel dims a reduction output's loop reduces over: threads, and blockIdx.y. */
+export function parallelReduction(groups: LoopGroups, tv: TensorView): { threads: ThreadDim[]; grid: boolean } {
+  const threads: ThreadDim[] = [];
+  let grid = false;
   const count = Math.min(tv.nDims(), groups.loopCount(tv));
   for (let p = 0; p < count; p += 1) {
     if (!tv.axis(p).isReduction()) continue;
     const k = groups.kinds[p];
     if (k === undefined || k.kind !== 'parallel') continue;
-    if (k.parallelType !== 'TIDx' && k.parallelType !== 'TIDy') {
-      throw new LoweringError(`T${tv.name}: reduction over ${k.parallelType} is not supported (grid reductions are not implemented)`);
-    }
-    dims.push(k.parallelType);
+    if (k.parallelType === 'TIDx' || k.parallelType === 'TIDy') threads.push(k.parallelType);
+    else if (k.parallelType === 'BIDy') grid = true;
+    else throw new LoweringError(`T${tv.name}: reduction over ${k.parallelType} is not supported (grid reductions use blockIdx.y)`);
   }
-  return dims;
+  return { threads, grid };
+}
+
+/** Name of the flag that is 0 only in the block that finished a grid reduction of `tv`. */
+export function gridPendingName(ctx: LoweringContext, tv: TensorView): string {
+  return `${ctx.tensorName(tv)}_grid_pending`;
 }
 
 /** Reference positions of R's serial reduction loops. */
@@ -75,7 +88,9 @@ export function threadPredicateMap(ctx: LoweringContext, groups: LoopGroups): Ma
     if (e.kind !== 'ReductionOp') {
       for (const v of e.inputs) if (v.kind === 'tensorView') for (const b of map.get(v) ?? []) inherited.add(b);
     } else {
-      for (const d of blockReducedDims(groups, out)) inherited.add(BUILTIN[d]);
+      const red = parallelReduction(groups, out);
+      for (const d of red.threads) inherited.add(BUILTIN[d]);
+      if (red.grid) inherited.add(gridPendingName(ctx, out));
     }
     if (inherited.size > 0) for (const o of e.outputs) if (o.kind === 'tensorView') map.set(o, [...inherited].sort());
   }
@@ -87,6 +102,7 @@ export function threadPredicates(builtins: readonly string[]): Predicate[] {
 }
 
 export interface ReductionLoweringEnv {
+  ctx: LoweringContext;
   groups: LoopGroups;
   access(tv: TensorView): TensorAccess;
   /** Point predicates whose index depends only on positions accepted by `usable`. */
@@ -103,8 +119,8 @@ export function lowerReductionUpdate(expr: ReductionOp, env: ReductionLoweringEn
   const input = expr.in();
   if (input.kind !== 'tensorView') throw new LoweringError(`reduction producing T${out.name} has no tensor input`);
   const count = env.groups.loopCount(out);
-  const threadDims = blockReducedDims(env.groups, out);
-  if (threadDims.length === 0) {
+  const { threads: threadDims, grid } = parallelReduction(env.groups, out);
+  if (threadDims.length === 0 && !grid) {
     const op = expr.op === 'add' ? 'add' : expr.op === 'mul' ? 'mul' : expr.op === 'max' ? 'maximum' : 'minimum';
     const outAccess = env.access(out);
     const update: Stmt = { kind: 'Compute', out: outAccess, op: { family: 'binary', op }, operands: [outAccess, env.access(input)], computeDtype: outAccess.dtype };
@@ -118,6 +134,23 @@ export function lowerReductionUpdate(expr: ReductionOp, env: ReductionLoweringEn
   const reducedPositions = new Set<number>();
   for (let p = 0; p < count; p += 1) if (out.axis(p).isReduction()) reducedPositions.add(p);
   const inScope = (ps: readonly number[]): boolean => ps.every((p) => p < count);
+  if (grid) {
+    const name = env.ctx.kernelName;
+    return {
+      kind: 'GridReduce',
+      out: env.access(out),
+      in: env.access(input),
+      op: expr.op,
+      init: initOperand(expr),
+      accDtype: accumulationDtype(out.dtype),
+      reduceDims: threadDims,
+      readPredicates: env.predicates(inScope),
+      writePredicates: env.predicates((ps) => inScope(ps) && ps.every((p) => !reducedPositions.has(p))),
+      work: `${name}_grid_work`,
+      semaphores: `${name}_grid_sem`,
+      pending: gridPendingName(env.ctx, out),
+    };
+  }
   return {
     kind: 'BlockReduce',
     out: env.access(out),

@@ -8,8 +8,9 @@
 //     to 128 columns: narrower when that spreads the columns over more SMs);
 //     the reduction dim is serial (unrolled by 8 rows), and split over TIDy with a block
 //     reduction when BIDx alone would leave the GPU idle;
-//   * no grid reduction: a huge reduction with little iteration parallelism still runs in
-//     one block per output (serial + block reduction). Correct, not fast (documented limit);
+//   * grid reduction when the blocks over the outputs leave SMs idle and the reduction is
+//     long: the reduction dim is split over blockIdx.y too (≈ 2 blocks per SM, ≥ 4 serial
+//     steps each); partials meet in a static work buffer, the last block combines them;
 //   * divisibility of every split, proven from the sizes, so lowering can drop predicates.
 
 import { dataTypeSize, type Fusion } from '@tsfuser/fusion-ir';
@@ -80,6 +81,34 @@ function innerVectorization(fusion: Fusion, runtimeInfo: RuntimeInfo, p: Reducti
   return factor > 1 ? { factor, inputs: cands.map((c) => c.position) } : { factor: 1, inputs: [] };
 }
 
+/** Most partial results a grid reduction keeps (static work buffer of the kernel). */
+const MAX_GRID_WORK_SLOTS = 1 << 18;
+const MAX_GRID_Y = 65535;
+
+/**
+ * blockIdx.y blocks per row of outputs when the row blocks alone leave SMs idle and each
+ * block would still get at least 4 serial steps of the reduction; 1 = no grid reduction.
+ */
+export function gridSplit(rowBlocks: number, serialSteps: number, segments: number, smCount: number): number {
+  if (rowBlocks === 0 || rowBlocks >= smCount || serialSteps < 8) return 1;
+  let g = Math.min(Math.floor(serialSteps / 4), Math.ceil((2 * smCount) / rowBlocks), MAX_GRID_Y);
+  while (g > 1 && rowBlocks * segments * g > MAX_GRID_WORK_SLOTS) g = Math.floor(g / 2);
+  return Math.max(1, g);
+}
+
+function withGrid(p: ReductionParams, gdimy: number, segments: number): ReductionParams {
+  if (gdimy <= 1) return p;
+  return {
+    ...p,
+    crossGridInnerReduction: true,
+    gridDimInnerReduction: 'BIDy',
+    gridReductionWorkSlots: p.lparams.gdimx * segments * gdimy,
+    gridReductionSemaphores: p.lparams.gdimx,
+    gridReductionBlocksY: gdimy,
+    lparams: { ...p.lparams, gdimy },
+  };
+}
+
 export function computeReductionHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): ReductionParams {
   const bindings = bindExtents(fusion, runtimeInfo);
   const pattern = requirePattern(fusion);
@@ -94,6 +123,10 @@ export function computeReductionHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
     persistentKernel: false,
     crossBlockInnerReduction: false,
     crossGridInnerReduction: false,
+    gridDimInnerReduction: 'Serial',
+    gridReductionWorkSlots: 0,
+    gridReductionSemaphores: 0,
+    gridReductionBlocksY: 1,
     splitGridDimInnerReduction: false,
     unrollFactorInnerReduction: 1,
     vectorizeInnerReduction: false,
@@ -114,7 +147,7 @@ export function computeReductionHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
     const vec = innerVectorization(fusion, runtimeInfo, pattern, R);
     const v = vec.factor;
     const rv = ceilDiv(R, v);
-    // Few outputs: give each block more threads (no grid reduction to spread one row).
+    // Few outputs: give each block more threads.
     const cap = !hasIteration || I < device.smCount ? maxThreads : rv >= 16384 ? 512 : REDUCTION_TARGET_THREADS;
     const bdimx = Math.min(nextPow2(Math.max(1, rv)), cap);
     const bdimy = hasIteration ? Math.max(1, Math.min(Math.floor(REDUCTION_TARGET_THREADS / bdimx), nextPow2(Math.max(1, I)))) : 1;
@@ -127,8 +160,11 @@ export function computeReductionHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
     // Splits in the order the schedule applies them: R by v, R/v by bdimx (unrolled: R by
     // bdimx, R/bdimx by u), then I by bdimy.
     const divisible = v > 1 || u === 1 ? [R % v === 0, rv % bdimx === 0] : [R % bdimx === 0, steps % u === 0];
+    const serial = v > 1 || u === 1 ? ceilDiv(rv, bdimx) : ceilDiv(steps, u);
+    const gdimy = gridSplit(gdimx, serial, bdimy, device.smCount);
+    if (gdimy > 1) divisible.push(serial % gdimy === 0);
     if (hasIteration) divisible.push(I % bdimy === 0);
-    return {
+    return withGrid({
       ...base,
       crossBlockInnerReduction: bdimx > 1,
       unrollFactorInnerReduction: Math.max(v, u),
@@ -139,11 +175,11 @@ export function computeReductionHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
       lparams: { gdimx, gdimy: 1, gdimz: 1, bdimx, bdimy, bdimz: 1 },
       divisibleSplits: divisible,
       vectorizedInputs: vec.inputs,
-    };
+    }, gdimy, bdimy);
   }
   // Outer reduction: TIDx over the iteration dim, rows of the reduction dim serial (× TIDy).
   // Up to 128 columns per block, but at least a warp: narrower blocks when that gives more
-  // blocks to an otherwise idle GPU (no grid reduction to spread the rows instead).
+  // blocks to an otherwise idle GPU.
   const perSm = nextPow2(Math.max(1, Math.ceil(I / device.smCount)));
   const bdimx = Math.min(nextPow2(Math.max(1, I)), 128, Math.max(device.warpSize, perSm));
   const gdimx = ceilDiv(I, bdimx);
@@ -154,7 +190,10 @@ export function computeReductionHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
   const bdimy = fewBlocks ? Math.max(1, Math.min(nextPow2(Math.max(1, ru)), Math.floor(512 / bdimx))) : 1;
   // Splits in order: I by bdimx, R by u, R/u by bdimy.
   const divisible = [I % bdimx === 0, R % u === 0, ru % bdimy === 0];
-  return {
+  const serial = ceilDiv(ru, bdimy);
+  const gdimy = gridSplit(gdimx, serial, bdimx, device.smCount);
+  if (gdimy > 1) divisible.push(serial % gdimy === 0);
+  return withGrid({
     ...base,
     crossBlockInnerReduction: bdimy > 1,
     unrollFactorInnerReduction: u,
@@ -162,5 +201,5 @@ export function computeReductionHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
     blockDimInnerReduction: bdimy > 1 ? 'TIDy' : 'Serial',
     lparams: { gdimx, gdimy: 1, gdimz: 1, bdimx, bdimy, bdimz: 1 },
     divisibleSplits: divisible,
-  };
+  }, gdimy, bdimx);
 }

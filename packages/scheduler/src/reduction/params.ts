@@ -18,10 +18,21 @@ export interface ReductionParams {
   /** The (merged) reduction dim is reduced across threads of a block (TIDx inner, TIDy outer). */
   crossBlockInnerReduction: boolean;
   /**
-   * Never set: grid reductions are not implemented. A huge reduction with little iteration
-   * parallelism runs as serial + block reduction in one block per output (documented limit).
+   * The reduction dim is also split over blockIdx.y (few outputs, long reduction): each block
+   * reduces its slice, writes a partial to a global work buffer, and the last block of a row
+   * (semaphore) combines them.
    */
-  crossGridInnerReduction: false;
+  crossGridInnerReduction: boolean;
+  gridDimInnerReduction: 'Serial' | 'BIDy';
+  /**
+   * Grid reduction storage baked into the kernel (static __device__ arrays, zero at module
+   * load, semaphores reset by the last block): partial slots (gridDim.x · segments per block ·
+   * gridDim.y) and semaphores (gridDim.x). 0 without a grid reduction. Part of the kernel key.
+   */
+  gridReductionWorkSlots: number;
+  gridReductionSemaphores: number;
+  /** gridDim.y of a grid reduction: a split factor baked into the kernel (lparams.gdimy is not). */
+  gridReductionBlocksY: number;
   splitGridDimInnerReduction: false;
   /** Elements per thread and serial step over the reduction dim (contiguous ones for inner
    * reductions, rows for outer reductions). */
@@ -83,11 +94,13 @@ export function reductionParamsToString(p: ReductionParams): string {
   lines.push(iter);
   let red = 'Inner Reduction Domain: ';
   if (p.crossBlockInnerReduction) red += `cross block - ${ptName(p.blockDimInnerReduction)} / `;
+  if (p.crossGridInnerReduction) red += 'cross grid - blockIdx.y / ';
   if (p.vectorizeInnerReduction) red += 'vectorize / ';
   else if (p.unrollFactorInnerReduction > 1) red += 'unroll / ';
   if (p.unrollFactorInnerReduction > 1) red += `factor ${p.unrollFactorInnerReduction}`;
   lines.push(red);
   lines.push(lparamsToString(p.lparams));
+  if (p.crossGridInnerReduction) lines.push(`Grid reduction: ${p.gridReductionWorkSlots} work slots, ${p.gridReductionSemaphores} semaphores`);
   lines.push(`Index type: ${p.indexType === 'Int32' ? 'int' : 'int64_t'}`);
   lines.push(`Divisible splits: [${p.divisibleSplits.map((d) => (d ? 'true' : 'false')).join(', ')}]`);
   lines.push('====================================');

@@ -2,7 +2,8 @@
 //   1. cache every used input (cacheAfter) and every output (cacheBefore, or cacheFork when
 //      the output is also used), so the reduction itself is a Local tensor R;
 //   2. transform R: reorder its kept dims first, merge them into one iteration dim I and the
-//      reduced dims into one reduction dim Rd, then split
+//      reduced dims into one reduction dim Rd, then split (a grid reduction adds rBIDy, split
+//      off the serial dim, before it)
 //        inner:  [I/bdimy, bdimy, bdimx, Rd/(v·bdimx), v]   (BIDx, TIDy, rTIDx, rS, rS|V)
 //                (unrolled, not vectorized: Rd = (Ro·u + j)·bdimx + tidx, same positions)
 //        outer:  [I/bdimx, bdimx, bdimy, Rd/(u·bdimy), u]   (BIDx, TIDx, rTIDy, rS, rS)
@@ -107,6 +108,8 @@ export function scheduleReduction(fusion: Fusion, params: ReductionParams): Sche
   const r = pattern.reduction;
   const hasIteration = mergeToIterationAndReduction(r, pattern);
   const { bdimx, bdimy } = params.lparams;
+  const gdimy = params.gridReductionBlocksY;
+  const grid = params.crossGridInnerReduction && gdimy > 1;
   const v = params.unrollFactorInnerReduction;
   const par = (extent: number, t: ParallelType): ParallelType => (extent > 1 ? t : 'Serial');
   let types: ParallelType[];
@@ -123,27 +126,38 @@ export function scheduleReduction(fusion: Fusion, params: ReductionParams): Sche
       splitAt(r, ra, v); //                   [I, Rd/bdimx/u, u, bdimx]
       r.reorder({ [ra + 1]: ra + 2, [ra + 2]: ra + 1 }); // [I, Ro, bdimx, u]
     }
+    // [I, Ro, bdimx, v]: the grid split takes blockIdx.y out of Ro → [I, Ro/gdimy, gdimy, bdimx, v]
+    if (grid) splitAt(r, ra, gdimy);
+    const g = grid ? 1 : 0;
     if (hasIteration) {
-      splitAt(r, 0, bdimy); //                [I/bdimy, bdimy, Ro, bdimx, v]
-      r.reorder({ 2: 3, 3: 2 }); //           [I/bdimy, bdimy, bdimx, Ro, v]
-      types = ['BIDx', par(bdimy, 'TIDy'), par(bdimx, 'TIDx'), 'Serial', 'Serial'];
-      rFactorAxes = [3, 4];
-      order = ['red0', 'red1', 'iter0'];
+      splitAt(r, 0, bdimy); //                [I/bdimy, bdimy, Ro, (gdimy), bdimx, v]
+      // → [I/bdimy, bdimy, bdimx, (gdimy), Ro, v]
+      r.reorder(grid ? { 2: 4, 3: 3, 4: 2 } : { 2: 3, 3: 2 });
+      types = ['BIDx', par(bdimy, 'TIDy'), par(bdimx, 'TIDx'), ...(grid ? (['BIDy'] as const) : []), 'Serial', 'Serial'];
+      rFactorAxes = [3 + g, 4 + g];
+      order = ['red0', 'red1', ...(grid ? (['red2'] as const) : []), 'iter0'];
     } else {
-      r.reorder({ 0: 1, 1: 0 }); //           [bdimx, Ro, v]
-      types = [par(bdimx, 'TIDx'), 'Serial', 'Serial'];
-      rFactorAxes = [1, 2];
-      order = ['red0', 'red1'];
+      // → [bdimx, (gdimy), Ro, v]
+      r.reorder(grid ? { 0: 2, 1: 1, 2: 0 } : { 0: 1, 1: 0 });
+      types = [par(bdimx, 'TIDx'), ...(grid ? (['BIDy'] as const) : []), 'Serial', 'Serial'];
+      rFactorAxes = [1 + g, 2 + g];
+      order = ['red0', 'red1', ...(grid ? (['red2'] as const) : [])];
     }
   } else {
     if (!hasIteration) throw new SchedulingError('reduction schedule: an outer reduction needs a kept dim');
     splitAt(r, 0, bdimx); //                  [I/bdimx, bdimx, Rd]
     splitAt(r, 2, v); //                      [I/bdimx, bdimx, Rd/u, u]
     splitAt(r, 2, bdimy); //                  [I/bdimx, bdimx, Rd/u/bdimy, bdimy, u]
-    r.reorder({ 2: 3, 3: 2 }); //             [I/bdimx, bdimx, bdimy, Ro, u]
-    types = ['BIDx', par(bdimx, 'TIDx'), par(bdimy, 'TIDy'), 'Serial', 'Serial'];
-    rFactorAxes = [3, 4];
-    order = ['iter0', 'red0', 'red1'];
+    if (grid) {
+      splitAt(r, 2, gdimy); //                [I/bdimx, bdimx, Ro, gdimy, bdimy, u]
+      r.reorder({ 2: 4, 4: 2 }); //           [I/bdimx, bdimx, bdimy, gdimy, Ro, u]
+    } else {
+      r.reorder({ 2: 3, 3: 2 }); //           [I/bdimx, bdimx, bdimy, Ro, u]
+    }
+    const g = grid ? 1 : 0;
+    types = ['BIDx', par(bdimx, 'TIDx'), par(bdimy, 'TIDy'), ...(grid ? (['BIDy'] as const) : []), 'Serial', 'Serial'];
+    rFactorAxes = [3 + g, 4 + g];
+    order = ['iter0', 'red0', 'red1', ...(grid ? (['red2'] as const) : [])];
   }
   types.forEach((t, p) => r.axis(p).parallelize(t));
   const partial = r.rFactor(rFactorAxes);
