@@ -44,6 +44,8 @@ function nanMin(a: number, b: number): number {
 
 const BINARY: Record<string, (a: number, b: number) => number> = {
   add: (a, b) => a + b,
+  truediv: (a, b) => a / b,
+  div: (a, b) => a / b,
   sub: (a, b) => a - b,
   mul: (a, b) => a * b,
   maximum: nanMax,
@@ -54,17 +56,25 @@ const UNARY: Record<string, (a: number) => number> = {
   neg: (a) => -a,
   abs: Math.abs,
   cast: (a) => a,
+  sqrt: Math.sqrt,
 };
 const REDUCE: Record<string, (a: number, b: number) => number> = { add: BINARY.add as never, mul: BINARY.mul as never, max: nanMax, min: nanMin };
 
-/** Runs `kernel` with `launch`; `args` in kernel parameter order (inputs, then outputs). */
-export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: readonly HostTensor[]): HostTensor[] {
+/**
+ * Runs `kernel` with `launch`; `args` in kernel parameter order (inputs, then outputs; scalars
+ * as numbers). Returns the tensor arguments after the run, in order.
+ */
+export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: readonly (HostTensor | number)[]): HostTensor[] {
   const globals = new Map<string, GlobalTensor>();
   const names = new Map<string, number>();
   kernel.params.forEach((p, i) => {
-    if (p.kind !== 'tensor') throw new Error('simulator: scalar parameters are not simulated');
     const t = args[i];
     if (t === undefined) throw new Error(`simulator: no argument for ${p.name}`);
+    if (p.kind === 'scalar' || typeof t === 'number') {
+      if (typeof t !== 'number') throw new Error(`simulator: scalar ${p.name} given a tensor`);
+      names.set(p.name, t);
+      return;
+    }
     const values = Float64Array.from(t.toNumbers());
     const strides = t.sizes.map((_, d) => t.sizes.slice(d + 1).reduce((a, b) => a * b, 1));
     globals.set(p.name, { values, sizes: t.sizes, strides });
@@ -128,7 +138,7 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
       return { data: l, at };
     };
     const read = (o: Operand, tid: number): number => {
-      if (o.kind === 'scalar') return parseScalar(o.text);
+      if (o.kind === 'scalar') return names.get(o.text) ?? parseScalar(o.text);
       const b = buffer(o, tid);
       const v = b.data[b.at] as number;
       if (o.memory === 'Local' && v === undefined) throw new Error(`simulator: uninitialised ${o.tensor}`);
@@ -245,7 +255,13 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
             }
             break;
           }
-          case 'ScalarCompute':
+          case 'ScalarCompute': {
+            const vals = s.operands.map((o) => names.get(o.text) ?? parseScalar(o.text));
+            const f = s.op.family === 'binary' ? BINARY[s.op.op] : s.op.family === 'unary' ? UNARY[s.op.op] : undefined;
+            if (f === undefined) throw new Error(`simulator: scalar op ${s.op.op} is not simulated`);
+            names.set(s.name, round((f as (...x: number[]) => number)(...vals), s.dtype));
+            break;
+          }
           case 'PendingExpr':
             throw new Error(`simulator: ${s.kind} is not simulated`);
         }
@@ -253,8 +269,9 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
     };
     exec(kernel.body, new Array<boolean>(threads).fill(true));
   }
-  return kernel.params.map((p, i) => {
-    const g = globals.get(p.name) as GlobalTensor;
-    return HostTensor.fromValues(p.dtype, [...(args[i] as HostTensor).sizes], Array.from(g.values, (v) => (p.dtype === 'Bool' ? v !== 0 : p.dtype === 'Int' ? BigInt(Number.isNaN(v) ? 0 : v) : v)));
+  return kernel.params.flatMap((p, i) => {
+    const g = globals.get(p.name);
+    if (g === undefined) return [];
+    return [HostTensor.fromValues(p.dtype, [...(args[i] as HostTensor).sizes], Array.from(g.values, (v) => (p.dtype === 'Bool' ? v !== 0 : p.dtype === 'Int' ? BigInt(Number.isNaN(v) ? 0 : v) : v)))];
   });
 }

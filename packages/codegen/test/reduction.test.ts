@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { add, broadcast, checkGolden, evaluate, Fusion, HostTensor, makeTensor, max, mul, sum, type DataType, type TensorView } from '@tsfuser/fusion-ir';
+import { add, broadcast, checkGolden, evaluate, Fusion, HostTensor, makeTensor, max, mean, mul, square, sum, unaryOp, type DataType, type TensorView } from '@tsfuser/fusion-ir';
 import { makeRuntimeInfo } from '@tsfuser/scheduler';
 import { compileFusion, lowerFusion, runtimeLibrary, withCLinkage, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
 import { simulateKernel } from './kernel-simulator.js';
@@ -211,6 +211,30 @@ describe('reduction codegen', () => {
     for (const c of cases) {
       expect(reductionRegistry().pick(c.fusion, c.info).scheduler.type, c.name).toBe('reduction');
       simulateAndCompare(c);
+    }
+  });
+
+  it('mean (extent arithmetic in scalar locals) and a scalar input', () => {
+    const meanF = new Fusion();
+    const x = makeTensor(meanF, { shape: [-1, -1], dtype: 'Half' });
+    meanF.addInput(x);
+    meanF.addOutput(mean(x, [1]));
+    const normF = new Fusion();
+    const y = makeTensor(normF, { shape: [-1, -1] });
+    const scale = normF.newSymbolicScalar('Double');
+    normF.addInput(y);
+    normF.addInput(scale);
+    normF.addOutput(unaryOp('sqrt', sum(square(mul(y, scale)), [0])));
+    for (const [f, sizes] of [[meanF, [30, 500]], [normF, [300, 50]]] as const) {
+      const info = makeRuntimeInfo(f, f.inputs.map((v) => (v.kind === 'tensorView' ? { sizes: [...sizes] } : null)));
+      const c: ReductionCase = { name: 'scalar', fusion: f, sizes: [[...sizes]], info, op: 'sum', reductionSize: sizes[1] };
+      const { kernel, compiled } = lowerCase(c);
+      const args = f.inputs.map((v) => (v.kind === 'tensorView' ? HostTensor.fromValues(v.dtype, [...sizes], randomValues(v.dtype, sizes[0] * sizes[1], 'sum')) : 1.5));
+      const want = evaluate(f, args) as HostTensor[];
+      const outs = want.map((w) => HostTensor.fromValues(w.dtype, [...w.sizes], new Array<number>(w.numel).fill(NaN)));
+      const got = simulateKernel(kernel, compiled.launch, [...args, ...outs]);
+      const g = (got[got.length - 1] as HostTensor).toNumbers();
+      (want[0] as HostTensor).toNumbers().forEach((w, k) => expect(Math.abs((g[k] as number) - w)).toBeLessThanOrEqual(2e-3 * Math.max(1, Math.abs(w))));
     }
   });
 
