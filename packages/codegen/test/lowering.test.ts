@@ -84,3 +84,21 @@ describe('lowering', () => {
     expect(() => packKernelArguments(layout, [true])).toThrow(/1 values for 2 parameters/);
   });
 });
+
+describe('pow by a small constant', () => {
+  it('emits products for exponents 2 and 3 and powf otherwise', async () => {
+    const { Fusion, makeTensor, pow } = await import('@tsfuser/fusion-ir');
+    const { makeRuntimeInfo } = await import('@tsfuser/scheduler');
+    const { compileFusion } = await import('../src/index.js');
+    const f = new Fusion();
+    const a = makeTensor(f, { shape: [-1] });
+    f.addInput(a);
+    f.addOutput(pow(a, 3));
+    f.addOutput(pow(a, 2.0));
+    f.addOutput(pow(a, 2.5));
+    const cuda = compileFusion(f, makeRuntimeInfo(f, [{ sizes: [1000] }])).dumps.cuda;
+    expect(cuda).toMatch(/= \((T\d+)\[0\] \* \1\[0\] \* \1\[0\]\);/);
+    expect(cuda).toMatch(/= \((T\d+)\[0\] \* \1\[0\]\);/);
+    expect(cuda).toContain('nvf_pow(');
+  });
+});

@@ -19,6 +19,15 @@ function operandText(o: Operand): string {
   return o.kind === 'tensor' ? accessText(o) : o.text;
 }
 
+/** The numeric value of a constant scalar operand (`3.0000000000000000e+00`, `3LL`), else null. */
+function constantOperandValue(o: Operand | undefined): number | null {
+  if (o === undefined || o.kind !== 'scalar') return null;
+  const m = /^\(?(?:static_cast<[a-z ]+>\()?\s*(-?[0-9.]+(?:e[+-]?[0-9]+)?)(?:LL|f)?\)?\)?$/.exec(o.text.trim());
+  if (m === null) return null;
+  const v = Number(m[1]);
+  return Number.isFinite(v) ? v : null;
+}
+
 /** The right-hand side of a compute statement, in C type `ctype`. */
 function computeExpression(op: ComputeOp, operands: readonly Operand[], computeDtype: Operand['dtype']): { text: string; ctype: string } {
   const kind = computeKind(computeDtype);
@@ -37,6 +46,13 @@ function computeExpression(op: ComputeOp, operands: readonly Operand[], computeD
       return { text, ctype: boolResult ? 'bool' : typed ? 'double' : ctype };
     }
     case 'binary': {
+      // pow by a constant 2 or 3 as products (as Inductor and nvFuser's simplifier do): powf is
+      // dozens of instructions, x*x one, and the result is as accurate.
+      if (op.op === 'pow' && kind === 'float') {
+        const e = constantOperandValue(operands[1]);
+        if (e === 2) return { text: `(${a} * ${a})`, ctype };
+        if (e === 3) return { text: `(${a} * ${a} * ${a})`, ctype };
+      }
       const cmp = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and', 'logical_or', 'logical_xor'].includes(op.op);
       const viaDouble = kind !== 'float' && ['truediv', 'atan2', 'hypot', 'nextafter', 'copysign'].includes(op.op);
       return { text: binaryExpression(op.op, a, b, kind), ctype: cmp ? 'bool' : viaDouble ? 'double' : ctype };
