@@ -24,6 +24,20 @@ interface Result {
   detail: string;
   spec?: ReductionSpec;
   kernelMs?: number;
+  /** inner / outer, + grid when the heuristics split the reduction over blockIdx.y. */
+  category?: string;
+}
+
+/** The schedule class the heuristics pick for a case (for the summary table). */
+function categoryOf(c: ReductionCase): string {
+  try {
+    const { scheduler } = reductionRegistry().pick(c.fusion, c.info);
+    const p = scheduler.computeHeuristics(c.fusion, c.info);
+    if (p.schedulerType !== 'reduction') return p.schedulerType;
+    return `${p.fastestDim ? 'inner' : 'outer'}${p.crossGridInnerReduction ? '+grid' : ''}`;
+  } catch {
+    return 'unscheduled';
+  }
 }
 
 function randomValues(dtype: DataType, n: number, op: ReductionCase['op'], nan: boolean): (number | boolean | bigint)[] {
@@ -49,6 +63,10 @@ function tolerance(c: ReductionCase): number {
 }
 
 function runCase(device: DeviceContext, c: ReductionCase, spec?: ReductionSpec): Result {
+  return { ...runOne(device, c, spec), category: categoryOf(c) };
+}
+
+function runOne(device: DeviceContext, c: ReductionCase, spec?: ReductionSpec): Result {
   const nan = Math.random() < 0.1;
   const inputs = c.fusion.inputs.map((v, i) => {
     const tv = v as TensorView;
@@ -107,6 +125,15 @@ function main(): number {
   for (const r of failed) console.log(`FAIL ${r.name}: ${r.detail}${r.spec ? ` spec ${JSON.stringify(r.spec)}` : ''}`);
   const out = process.env.OUT;
   if (out !== undefined && out !== '') writeFileSync(join(out, 'reduction-suite.json'), JSON.stringify({ seed, device: device.properties.name, results }, null, 1));
+  const table = new Map<string, { passed: number; failed: number }>();
+  for (const r of results) {
+    const row = table.get(r.category ?? '?') ?? { passed: 0, failed: 0 };
+    if (r.ok) row.passed += 1;
+    else row.failed += 1;
+    table.set(r.category ?? '?', row);
+  }
+  console.log('schedule        passed  failed');
+  for (const [k, v] of [...table].sort()) console.log(`${k.padEnd(16)}${String(v.passed).padStart(6)}  ${String(v.failed).padStart(6)}`);
   console.log(`fixtures: ${reductionFixtures().length}, random: ${count} (seed ${seed})`);
   console.log(`${results.length - failed.length} passed, ${failed.length} failed`);
   return failed.length === 0 ? 0 : 1;
