@@ -57,6 +57,9 @@ const UNARY: Record<string, (a: number) => number> = {
   abs: Math.abs,
   cast: (a) => a,
   sqrt: Math.sqrt,
+  log: Math.log,
+  rsqrt: (a) => 1 / Math.sqrt(a),
+  reciprocal: (a) => 1 / a,
 };
 const REDUCE: Record<string, (a: number, b: number) => number> = { add: BINARY.add as never, mul: BINARY.mul as never, max: nanMax, min: nanMin };
 
@@ -210,7 +213,8 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
             for (let t = 0; t < threads; t += 1) {
               const tx = t % bdx;
               const ty = Math.floor(t / bdx);
-              if ((x && tx !== 0) || (y && ty !== 0)) continue;
+              // An allreduce hands the result to every thread of the segment.
+              if (s.allreduce !== true && ((x && tx !== 0) || (y && ty !== 0))) continue;
               if (!s.writePredicates.every((p) => ix(p.index, t) < ix(p.extent, t))) continue;
               const seg = (x ? 0 : tx) + (y ? 0 : ty * bdx);
               write(s.out, t, op(read(s.out, t), segs.get(seg) as number));

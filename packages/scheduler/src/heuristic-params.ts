@@ -4,6 +4,7 @@
 
 import type { IndexType } from './index-type.js';
 import { reductionParamsToString, type ReductionParams } from './reduction/params.js';
+import { innerPersistentParamsToString, type InnerPersistentParams } from './normalization/params.js';
 
 export interface LaunchDims {
   gdimx: number;
@@ -41,7 +42,7 @@ export interface PointwiseParams {
   vectorizedOutputs: readonly number[];
 }
 
-export type HeuristicParams = PointwiseParams | ReductionParams;
+export type HeuristicParams = PointwiseParams | ReductionParams | InnerPersistentParams;
 
 /**
  * Every scheduler nvFuser has, by its `SchedulerType` name (lower snake case as in nvFuser's
@@ -86,6 +87,8 @@ export function heuristicParamsToString(p: HeuristicParams): string {
       return pointwiseParamsToString(p);
     case 'reduction':
       return reductionParamsToString(p);
+    case 'inner_persistent':
+      return innerPersistentParamsToString(p);
     default: {
       const unreachable: never = p;
       throw new Error(`unknown scheduler parameters ${String(unreachable)}`);

@@ -16,14 +16,20 @@ export { canScheduleReduction, type ReductionSchedulerOptions } from './reductio
 export { computeReductionHeuristics } from './reduction/heuristics.js';
 export { scheduleReduction } from './reduction/schedule.js';
 export { ReductionScheduler } from './reduction/index.js';
+export { type InnerPersistentParams, innerPersistentParamsToString } from './normalization/params.js';
+export { canScheduleInnerPersistent } from './normalization/can-schedule.js';
+export { computeInnerPersistentHeuristics, chooseBatches } from './normalization/heuristics.js';
+export { scheduleInnerPersistent, reductionPhases, PERSISTENT_POSITION } from './normalization/schedule.js';
+export { InnerPersistentScheduler } from './normalization/index.js';
 export * from './segmenter/index.js';
 export * from './segmentation/index.js';
 
 import { PointwiseScheduler } from './pointwise/index.js';
 import { ReductionScheduler } from './reduction/index.js';
+import { InnerPersistentScheduler } from './normalization/index.js';
 import { SchedulerRegistry } from './scheduler.js';
 
-/** The registry in priority order (pointwise, reduction; normalization joins later). */
+/** The registry in priority order (pointwise, reduction, inner persistent). */
 export function defaultSchedulerRegistry(): SchedulerRegistry {
-  return new SchedulerRegistry([new PointwiseScheduler(), new ReductionScheduler()]);
+  return new SchedulerRegistry([new PointwiseScheduler(), new ReductionScheduler(), new InnerPersistentScheduler()]);
 }

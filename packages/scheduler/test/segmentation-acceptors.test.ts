@@ -169,10 +169,10 @@ describe('no_op, expr_eval, acceptor sets', () => {
     expect(pick.rejected.map((r) => r.type)).toEqual(['expr_eval', 'no_op', 'reduction']);
   });
 
-  it('registryAcceptors are the registry schedulers (softmax: refused by both)', () => {
+  it('registryAcceptors are the registry schedulers (softmax: refused by both, taken by inner_persistent)', () => {
     const x = softmax();
     const r = registryAcceptors(defaultSchedulerRegistry()).tryPick(x.fusion, info(x));
-    expect(r.scheduler).toBeNull();
+    expect(r.scheduler?.type).toBe('inner_persistent');
     expect(r.rejected.map((j) => j.type)).toEqual(['pointwise', 'reduction']);
   });
 

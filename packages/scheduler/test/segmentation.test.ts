@@ -141,17 +141,16 @@ describe('segmentation dumps (goldens)', () => {
 });
 
 describe('segmentPlanFor (the runtime Segmenter)', () => {
-  it('default registry: softmax as reduction / pointwise groups the runtime compiles, with both dumps', () => {
+  it('default registry: softmax is one inner_persistent group the runtime compiles, with both dumps', () => {
     const x = fx.softmax();
     const plan = segmentPlanFor(x.fusion, infoOf(x));
-    expect(plan.groups.length).toBeGreaterThanOrEqual(2);
+    expect(plan.groups.map((g) => g.schedulerType)).toEqual(['inner_persistent']);
     for (const g of plan.groups) {
-      expect(['pointwise', 'reduction']).toContain(g.schedulerType);
       expect(g.fusion.inputs).toHaveLength(g.inputs.length);
       expect(g.fusion.outputs).toHaveLength(g.outputs.length);
     }
     expect(plan.dumps.segmentedFusion).toMatch(/^Segmented_Fusion Dump: -- fusion segments:/);
-    expect(plan.dumps.fusionIrSegments).toMatch(/^Fusion IR with segments: \d+ segments/);
+    expect(plan.dumps.fusionIrSegments).toMatch(/^Fusion IR with segments: 1 segment/);
   });
 
   it('nvFuser acceptors: softmax is one inner_persistent group over the whole fusion', () => {

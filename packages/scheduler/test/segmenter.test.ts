@@ -12,7 +12,7 @@ import {
   type EvalValue, type TensorView, type Val,
 } from '@tsfuser/fusion-ir';
 import {
-  defaultSchedulerRegistry, fusionIrSegmentsToString, makeRuntimeInfo, segmentFusion, segmentedFusionToString,
+  SchedulerRegistry, defaultSchedulerRegistry, fusionIrSegmentsToString, makeRuntimeInfo, segmentFusion, segmentedFusionToString,
   isTensorExprForTests,
 } from './segmenter-helpers.js';
 
@@ -21,7 +21,9 @@ function expectGolden(text: string, name: string): void {
   const r = checkGolden(text, join(GOLDEN, name), process.env.UPDATE_GOLDEN === '1');
   if (!r.ok) expect.fail(r.diff);
 }
-const registry = defaultSchedulerRegistry();
+// Pointwise + reduction only: these tests show segmentation without a normalization scheduler
+// (the default registry now has the inner persistent one; normalization.test.ts covers it).
+const registry = new SchedulerRegistry(defaultSchedulerRegistry().schedulers.filter((x) => x.type !== 'inner_persistent'));
 
 function powSum(): Fusion {
   const f = new Fusion();

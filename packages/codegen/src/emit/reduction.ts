@@ -1,5 +1,6 @@
 // CUDA text for reduction statements: the accumulator's init value in its storage type, the
-// `blockReduce<X, Y>(out, in, op, smem, read_pred, write_pred, init)` and
+// `blockReduce<X, Y>(out, in, op, smem, read_pred, write_pred, init)` (or `blockAllreduce`,
+// same arguments, when every thread needs the result) and
 // `gridReduce<X, Y>(…, work, semaphores, …)` calls with the combine op as a lambda over the
 // accumulation type (NaN-propagating max/min as the reference evaluator), the dynamic shared
 // memory the block reductions use, and the kernel's static grid reduction buffers.
@@ -51,8 +52,10 @@ export function blockReduceCall(s: Extract<Stmt, { kind: 'BlockReduce' }>, outTe
   const ctype = computeType(s.accDtype);
   const x = s.reduceDims.includes('TIDx');
   const y = s.reduceDims.includes('TIDy');
+  // An allreduce (persistent normalization) hands the result to every thread of the segment.
+  const fn = s.allreduce === true ? 'blockAllreduce' : 'blockReduce';
   return (
-    `blockReduce<${x}, ${y}>(${outText}, ${inText}, ${combineLambda(s.op, s.accDtype)}, ` +
+    `${fn}<${x}, ${y}>(${outText}, ${inText}, ${combineLambda(s.op, s.accDtype)}, ` +
     `reinterpret_cast<${ctype}*>(nvf_shared_mem), ${predicateText(s.readPredicates)}, ${predicateText(s.writePredicates)}, ` +
     `static_cast<${ctype}>(${s.init.text}))`
   );

@@ -65,6 +65,8 @@ export type Stmt =
       reduceDims: ('TIDx' | 'TIDy')[];
       readPredicates: Predicate[];
       writePredicates: Predicate[];
+      /** Every thread of the reduced dims receives the result (`blockAllreduce`), not just index 0. */
+      allreduce?: boolean;
     }
   /**
    * A BlockReduce over `reduceDims` followed by a reduction across the blocks of a row over

@@ -44,7 +44,7 @@ function printStmts(stmts: readonly Stmt[], indent: string, lines: string[]): vo
       case 'BlockReduce': {
         const preds = (ps: typeof s.readPredicates): string => (ps.length === 0 ? 'true' : ps.map((p) => `${printIndex(p.index)} < ${printIndex(p.extent)}`).join(' && '));
         lines.push(
-          `${indent}BLOCK_REDUCE(${s.reduceDims.join(', ')}) ${access(s.out)} = ${s.op}(${access(s.out)}, ${access(s.in)}) in ${s.accDtype}, init ${s.init.text}, read_pred ${preds(s.readPredicates)}, write_pred ${preds(s.writePredicates)}`,
+          `${indent}${s.allreduce === true ? 'BLOCK_ALLREDUCE' : 'BLOCK_REDUCE'}(${s.reduceDims.join(', ')}) ${access(s.out)} = ${s.op}(${access(s.out)}, ${access(s.in)}) in ${s.accDtype}, init ${s.init.text}, read_pred ${preds(s.readPredicates)}, write_pred ${preds(s.writePredicates)}`,
         );
         break;
       }

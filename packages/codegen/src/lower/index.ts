@@ -29,6 +29,8 @@ function vectorizeFactorOf(p: HeuristicParams): number {
       return p.vectorizationFactor;
     case 'reduction':
       return p.vectorizeInnerReduction ? p.unrollFactorInnerReduction : 1;
+    case 'inner_persistent':
+      return p.vectorizeInnerReduction ? p.unrollFactorInnerReduction : 1;
     default: {
       const unreachable: never = p;
       throw new Error(`unknown scheduler parameters ${String(unreachable)}`);

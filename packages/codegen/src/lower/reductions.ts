@@ -13,6 +13,9 @@
 // Tensors computed from a block-reduced value are valid in the thread whose reduced indices
 // are 0 only: their statements are guarded by `threadIdx.x < 1` (thread predicates), and after
 // a grid reduction also by `T<n>_grid_pending < 1` (only the last block has the result).
+// A block reduction whose result every thread needs (allreduce.ts: persistent normalization)
+// is marked `allreduce`: all threads receive the result, so its consumers take no thread
+// predicate.
 // Invariant: no `if` encloses a BlockReduce or GridReduce (they synchronize the block).
 
 import type { DataType, ReductionOp, TensorView } from '@tsfuser/fusion-ir';
@@ -20,6 +23,7 @@ import { LoweringError } from '../errors.js';
 import { iconst, isym } from '../kernel-ir/index-expr.js';
 import type { Predicate, ScalarOperand, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
 import type { LoweringContext } from './context.js';
+import { allreduceTensors } from './allreduce.js';
 import type { LoopGroups } from './loop-groups.js';
 import { scalarLiteral } from './scalar-literal.js';
 
@@ -81,6 +85,7 @@ export function initOperand(expr: ReductionOp): ScalarOperand {
  */
 export function threadPredicateMap(ctx: LoweringContext, groups: LoopGroups): Map<TensorView, string[]> {
   const map = new Map<TensorView, string[]>();
+  const everywhere = allreduceTensors(ctx, groups);
   for (const e of ctx.fusion.exprs()) {
     const out = e.outputs[0];
     if (out === undefined || out.kind !== 'tensorView') continue;
@@ -89,7 +94,7 @@ export function threadPredicateMap(ctx: LoweringContext, groups: LoopGroups): Ma
       for (const v of e.inputs) if (v.kind === 'tensorView') for (const b of map.get(v) ?? []) inherited.add(b);
     } else {
       const red = parallelReduction(groups, out);
-      for (const d of red.threads) inherited.add(BUILTIN[d]);
+      if (!everywhere.has(out)) for (const d of red.threads) inherited.add(BUILTIN[d]);
       if (red.grid) inherited.add(gridPendingName(ctx, out));
     }
     if (inherited.size > 0) for (const o of e.outputs) if (o.kind === 'tensorView') map.set(o, [...inherited].sort());
@@ -161,5 +166,6 @@ export function lowerReductionUpdate(expr: ReductionOp, env: ReductionLoweringEn
     reduceDims: threadDims,
     readPredicates: env.predicates(inScope),
     writePredicates: env.predicates((ps) => inScope(ps) && ps.every((p) => !reducedPositions.has(p))),
+    ...(allreduceTensors(env.ctx, env.groups).has(out) ? { allreduce: true } : {}),
   };
 }

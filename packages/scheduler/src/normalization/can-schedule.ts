@@ -1,0 +1,62 @@
+// Whether the inner persistent scheduler takes a fusion, and if not, why. First nvFuser's rules
+// (segmentation's canScheduleNormalization('inner_persistent', …): inner reductions of one
+// pattern, at least one persistent buffer, the buffers fit the on-chip budget, enough rows);
+// then what tsfuser's codegen does not do yet, each refused with its reason:
+//   * Welford (var_mean / layer_norm's statistics): not lowered in persistent kernels yet —
+//     a var_mean written as two sums (mean, then mean of squared deviations) is taken;
+//   * a reduction that keeps no dim (one row), empty rows or no rows;
+//   * expanded broadcasts in inputs or outputs, scalar outputs, outputs aliasing inputs;
+//   * rows that do not fit registers (≤ 1024 threads × 256 bytes: no shared-memory
+//     persistence yet), and anything the schedule itself refuses (checked on a clone).
+
+import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
+import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
+import type { CanScheduleResult } from '../scheduler.js';
+import { canScheduleNormalization } from '../segmentation/normalization.js';
+import { computeInnerPersistentHeuristics, firstReduction, rowShape } from './heuristics.js';
+import { scheduleInnerPersistent } from './schedule.js';
+
+const refuse = (reason: string): CanScheduleResult => ({ ok: false, reason });
+
+function tvName(tv: TensorView): string {
+  return `T${tv.name}`;
+}
+
+export function canScheduleInnerPersistent(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
+  const nv = canScheduleNormalization('inner_persistent', fusion, runtimeInfo);
+  if (!nv.ok) return nv;
+  for (const e of fusion.exprs()) {
+    if (e.kind === 'WelfordOp') {
+      const out = e.outputs[0];
+      return refuse(
+        `welford${out !== undefined && out.kind === 'tensorView' ? ` producing ${tvName(out)}` : ''} is not lowered in persistent kernels yet (var_mean as two sums is)`,
+      );
+    }
+  }
+  for (const o of fusion.outputs) {
+    if (o.kind !== 'tensorView') return refuse('scalar outputs are not supported by the inner persistent scheduler');
+    if (fusion.inputs.includes(o)) return refuse(`output ${tvName(o)} is also a fusion input (an alias)`);
+    if (o.domain.logicalNoReductions().some((id) => id.isBroadcast() && id.expandedExtent !== null)) {
+      return refuse(`output ${tvName(o)} has an expanded broadcast dim (would need a stride-0 output)`);
+    }
+  }
+  for (const i of fusion.inputs) {
+    if (i.kind === 'tensorView' && i.domain.logicalNoReductions().some((id) => id.isBroadcast() && id.expandedExtent !== null)) {
+      return refuse(`input ${tvName(i)} has an expanded broadcast dim (not supported by the inner persistent scheduler yet)`);
+    }
+  }
+  const r = firstReduction(fusion);
+  if (r.domain.logical.every((id) => id.isReduction() || id.isBroadcast())) {
+    return refuse(`reduction ${tvName(r)} keeps no dim (a single row is left to the reduction scheduler)`);
+  }
+  const { rowLength, rows } = rowShape(r, bindExtents(fusion, runtimeInfo));
+  if (rowLength === 0) return refuse(`rows of reduction ${tvName(r)} are empty (size-0 reduced dim)`);
+  if (rows === 0) return refuse(`reduction ${tvName(r)} has no rows (size-0 kept dim)`);
+  try {
+    const params = computeInnerPersistentHeuristics(fusion, runtimeInfo);
+    scheduleInnerPersistent(fusion.clone().fusion, params);
+  } catch (err) {
+    return refuse((err as Error).message);
+  }
+  return { ok: true };
+}

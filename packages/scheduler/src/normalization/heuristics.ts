@@ -1,0 +1,180 @@
+// Inner persistent heuristics (after nvFuser's innerPersistentHeuristic, with our own simpler
+// rules). For rows of R elements (the merged reduced dims, innermost) and I rows:
+//   * vec: the widest vector (≤ 16 bytes of the widest row input) dividing R, every outer
+//     stride and the pointer alignment of the full-rank row inputs (outputs are contiguous);
+//   * batches B (serial, constant, the persistent batch) and bdimx = ceilDiv(R/vec, B) threads
+//     per row, chosen among B ≤ maxB (each thread keeps B·vec elements of every persistent
+//     buffer in registers: at most 256 bytes, i.e. 64 registers) so that bdimx ≤ 1024, at least
+//     128 threads when the row has that many vectors, a warp multiple when possible, little
+//     padding (B·bdimx·vec − R) and close to 256 threads;
+//   * short rows (bdimx < 128): several rows per block on threadIdx.y (up to 256 threads,
+//     fewer when that would leave SMs idle); rows over blockIdx.x;
+//   * divisibility of the three splits, proven from the sizes, so lowering drops predicates.
+// bdimx is exactly the threadIdx.x extent of the schedule (no idle threads in x), so the
+// kernel needs no thread-index predicate; it may not be a warp multiple (odd rows).
+
+import { dataTypeSize, type Fusion, type TensorView } from '@tsfuser/fusion-ir';
+import { SchedulingError } from '../errors.js';
+import { chooseIndexType } from '../index-type.js';
+import { ExactLogicalMap } from '../pointwise/domain-map.js';
+import { collectIo } from '../pointwise/heuristics.js';
+import { bindExtents, evaluateExtent, type RuntimeInfo } from '../runtime-info.js';
+import { persistentBufferBytes, persistentBuffers } from '../segmentation/persistent-buffer.js';
+import type { InnerPersistentParams } from './params.js';
+
+export const MAX_THREADS_PER_ROW = 1024;
+/** Register bytes per thread the persistent buffers may take (64 32-bit registers). */
+export const MAX_PERSISTENT_BYTES_PER_THREAD = 256;
+export const MAX_PERSISTENT_BATCHES = 32;
+const TARGET_BLOCK_THREADS = 256;
+const MAX_GRID_X = 2 ** 31 - 1;
+
+function ceilDiv(a: number, b: number): number {
+  return Math.ceil(a / b);
+}
+
+/** The first ReductionOp output (the pattern every reduction of the fusion shares). */
+export function firstReduction(fusion: Fusion): TensorView {
+  for (const e of fusion.exprs()) {
+    if (e.kind !== 'ReductionOp') continue;
+    const out = e.outputs[0];
+    if (out !== undefined && out.kind === 'tensorView') return out;
+  }
+  throw new SchedulingError('inner persistent scheduler: the fusion has no reduction');
+}
+
+/** Merged row length and number of rows of a reduction tensor. */
+export function rowShape(r: TensorView, bindings: ReturnType<typeof bindExtents>): { rowLength: number; rows: number } {
+  let rowLength = 1;
+  let rows = 1;
+  for (const id of r.domain.logical) {
+    if (id.isBroadcast()) continue;
+    const n = evaluateExtent(id.extent, bindings);
+    if (id.isReduction()) rowLength *= n;
+    else rows *= n;
+  }
+  return { rowLength, rows };
+}
+
+/** Fusion tensors (inputs or outputs) whose innermost non-broadcast dim is the row's innermost dim, full rank. */
+function rowTensors(fusion: Fusion, r: TensorView, tvs: readonly TensorView[]): Set<TensorView> {
+  const map = new ExactLogicalMap(fusion);
+  const logical = r.domain.logical;
+  const innermost = logical[logical.length - 1];
+  const rank = logical.length;
+  const out = new Set<TensorView>();
+  if (innermost === undefined || !innermost.isReduction()) return out;
+  for (const tv of tvs) {
+    const dims = tv.domain.logicalNoReductions();
+    const last = dims[dims.length - 1];
+    if (dims.length !== rank || last === undefined || last.isBroadcast() || !map.same(last, innermost)) continue;
+    out.add(tv);
+  }
+  return out;
+}
+
+interface VectorChoice {
+  factor: number;
+  inputs: number[];
+  outputs: number[];
+}
+
+function vectorization(fusion: Fusion, runtimeInfo: RuntimeInfo, r: TensorView, rowLength: number): VectorChoice {
+  const inputTvs = fusion.inputs.filter((v): v is TensorView => v.kind === 'tensorView');
+  const rowInputs = rowTensors(fusion, r, inputTvs);
+  const cands: { position: number; size: number; sizes: readonly number[]; strides: readonly number[]; alignment: number }[] = [];
+  fusion.inputs.forEach((v, i) => {
+    const info = runtimeInfo.inputs[i];
+    if (v.kind !== 'tensorView' || !rowInputs.has(v) || info === undefined || info.kind !== 'tensor') return;
+    if (info.strides[info.strides.length - 1] !== 1 || v.uses.length === 0) return;
+    cands.push({ position: i, size: dataTypeSize(v.dtype), sizes: info.sizes, strides: info.strides, alignment: info.alignment });
+  });
+  const outputTvs = fusion.outputs.filter((v): v is TensorView => v.kind === 'tensorView');
+  const rowOutputs = rowTensors(fusion, r, outputTvs);
+  const outputs = fusion.outputs.flatMap((v, i) => (v.kind === 'tensorView' && rowOutputs.has(v) && !fusion.inputs.includes(v) ? [i] : []));
+  if (cands.length === 0 || rowLength === 0) return { factor: 1, inputs: [], outputs: [] };
+  const widest = Math.max(...cands.map((c) => c.size), ...outputs.map((i) => dataTypeSize((fusion.outputs[i] as TensorView).dtype)));
+  let factor = Math.max(1, Math.floor(16 / widest));
+  const ok = (v: number): boolean =>
+    rowLength % v === 0 &&
+    cands.every((c) => c.alignment % (v * c.size) === 0 && c.strides.every((s, d) => d === c.strides.length - 1 || (c.sizes[d] ?? 1) <= 1 || s % v === 0));
+  while (factor > 1 && !ok(factor)) factor /= 2;
+  return factor > 1 ? { factor, inputs: cands.map((c) => c.position), outputs } : { factor: 1, inputs: [], outputs: [] };
+}
+
+/** Register bytes each row element costs across the persistent buffers (as computed, not projected). */
+export function bytesPerRowElement(fusion: Fusion, runtimeInfo: RuntimeInfo, rowLength: number): number {
+  if (persistentBuffers(fusion).length === 0 || rowLength === 0) return 4;
+  const size = persistentBufferBytes(fusion, runtimeInfo);
+  return Math.max(1, size.bufferBytes / rowLength);
+}
+
+/** The persistent batch and threads per row for `vectors` vectors per row (see the header). */
+export function chooseBatches(vectors: number, maxBatches: number): { batches: number; bdimx: number } | null {
+  let best: { batches: number; bdimx: number; cost: number } | null = null;
+  for (let b = 1; b <= Math.max(1, maxBatches); b += 1) {
+    const bdimx = Math.max(1, ceilDiv(vectors, b));
+    if (bdimx > MAX_THREADS_PER_ROW) continue;
+    if (b > 1 && ceilDiv(vectors, b - 1) === bdimx) continue; // same threads, more padding
+    const fewThreads = bdimx < Math.min(128, vectors) ? 8 : 0;
+    const offWarp = vectors >= 32 && bdimx % 32 !== 0 ? 2 : 0;
+    const padding = vectors === 0 ? 0 : ((b * bdimx - vectors) / vectors) * 4;
+    const size = Math.abs(Math.log2(bdimx / TARGET_BLOCK_THREADS)) * 0.25;
+    const cost = fewThreads + offWarp + padding + size;
+    if (best === null || cost < best.cost) best = { batches: b, bdimx, cost };
+  }
+  return best === null ? null : { batches: best.batches, bdimx: best.bdimx };
+}
+
+export function computeInnerPersistentHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): InnerPersistentParams {
+  const bindings = bindExtents(fusion, runtimeInfo);
+  const r = firstReduction(fusion);
+  const { rowLength: R, rows: I } = rowShape(r, bindings);
+  if (R === 0 || I === 0) throw new SchedulingError(`inner persistent heuristics: ${I} rows of ${R} elements (empty)`);
+  const device = runtimeInfo.device;
+  const vec = vectorization(fusion, runtimeInfo, r, R);
+  const v = vec.factor;
+  const vectors = ceilDiv(R, v);
+  const perElement = bytesPerRowElement(fusion, runtimeInfo, R);
+  const maxBatches = Math.min(MAX_PERSISTENT_BATCHES, Math.max(1, Math.floor(MAX_PERSISTENT_BYTES_PER_THREAD / (v * perElement))));
+  const choice = chooseBatches(vectors, maxBatches);
+  if (choice === null) {
+    throw new SchedulingError(
+      `inner persistent heuristics: a row of ${R} elements needs more than ${MAX_THREADS_PER_ROW} threads × ${maxBatches} batches × ${v} elements in registers`,
+    );
+  }
+  const { batches, bdimx } = choice;
+  let bdimy = 1;
+  if (bdimx < 128) {
+    bdimy = Math.max(1, Math.floor(TARGET_BLOCK_THREADS / bdimx));
+    let p = 1;
+    while (p * 2 <= bdimy) p *= 2;
+    bdimy = Math.min(p, Math.max(1, 2 ** Math.floor(Math.log2(Math.max(1, I)))));
+    while (bdimy > 1 && ceilDiv(I, bdimy) < device.smCount) bdimy /= 2;
+  }
+  const gdimx = ceilDiv(I, bdimy);
+  if (gdimx > MAX_GRID_X) throw new SchedulingError(`inner persistent heuristics: ${I} rows need ${gdimx} blocks, more than gridDim.x allows`);
+  const size = persistentBufferBytes(fusion, runtimeInfo);
+  return {
+    schedulerType: 'inner_persistent',
+    tag: 'Inner Persistent Heuristic.',
+    fastestDim: true,
+    persistentKernel: true,
+    persistentBufferSize: size.bytes,
+    reductionNumel: R,
+    iterationNumel: I,
+    crossBlockInnerReduction: true,
+    blockDimInnerReduction: 'TIDx',
+    unrollFactorInnerReduction: v,
+    vectorizeInnerReduction: v > 1,
+    batchesPerBlockInnerReduction: batches,
+    multipleReductionsPerBlock: bdimy > 1,
+    gridDimIterDom: 'BIDx',
+    blockDimIterDom: bdimy > 1 ? 'TIDy' : 'Serial',
+    indexType: chooseIndexType(collectIo(fusion, runtimeInfo, bindings)),
+    lparams: { gdimx, gdimy: 1, gdimz: 1, bdimx, bdimy, bdimz: 1 },
+    divisibleSplits: [R % v === 0, vectors % batches === 0, I % bdimy === 0],
+    vectorizedInputs: vec.inputs,
+    vectorizedOutputs: vec.outputs,
+  };
+}

@@ -1,0 +1,79 @@
+// InnerPersistentParams: the decisions of the inner persistent (normalization) scheduler for
+// one fusion and one set of runtime sizes — nvFuser's ReductionParams fields for a persistent
+// kernel (camelCase), and their `scheduler_params` dump in the layout of nvFuser's
+// ReductionParams::toString ("Persistent Kernel", "persistent batch - N"). Equal parameters
+// mean the same kernel.
+//
+// The row (the merged reduced dims, innermost) is split as
+//   [batches (serial, constant), ceilDiv(row / vec, batches) (threadIdx.x), vec (vectorize)]
+// so each thread keeps `batches · vec` elements of every persistent buffer in registers; the
+// rows (merged kept dims) as [ceilDiv(rows, bdimy) (blockIdx.x), bdimy (threadIdx.y)].
+
+import type { LaunchDims } from '../heuristic-params.js';
+import type { IndexType } from '../index-type.js';
+
+export interface InnerPersistentParams {
+  schedulerType: 'inner_persistent';
+  tag: string;
+  /** Always true: the inner persistent scheduler reduces the innermost dim. */
+  fastestDim: true;
+  persistentKernel: true;
+  /** Projected persistent buffer bytes per row (nvFuser's persistent_buffer_size). */
+  persistentBufferSize: number;
+  /** Merged row length (reduced elements per row) and number of rows the heuristics saw. */
+  reductionNumel: number;
+  iterationNumel: number;
+  /** The row is reduced across threadIdx.x with a block allreduce (always, even one thread). */
+  crossBlockInnerReduction: true;
+  blockDimInnerReduction: 'TIDx';
+  /** Vector width of the row's contiguous accesses (1: scalar accesses). */
+  unrollFactorInnerReduction: number;
+  vectorizeInnerReduction: boolean;
+  /** Serial persistent batches per thread (nvFuser's batches_per_block_inner_reduction). */
+  batchesPerBlockInnerReduction: number;
+  /** Several rows per block on threadIdx.y (short rows). */
+  multipleReductionsPerBlock: boolean;
+  gridDimIterDom: 'BIDx';
+  blockDimIterDom: 'Serial' | 'TIDy';
+  indexType: IndexType;
+  /** bdimx = ceilDiv(row / vec, batches) exactly (no idle threads in x), bdimy rows per block. */
+  lparams: LaunchDims;
+  /**
+   * Divisibility of each split the schedule applies to the reference, in order:
+   * row by vec, row/vec by batches (outer split), rows by bdimy. true: no predicate needed.
+   */
+  divisibleSplits: readonly boolean[];
+  /** Fusion input positions whose row accesses are vectorized. */
+  vectorizedInputs: readonly number[];
+  /** Fusion output positions whose row stores are vectorized. */
+  vectorizedOutputs: readonly number[];
+}
+
+function lparamsToString(l: LaunchDims): string {
+  return `Launch Parameters: BlockDim.x = ${l.bdimx}, BlockDim.y = ${l.bdimy}, BlockDim.z = ${l.bdimz}, GridDim.x = ${l.gdimx}, GridDim.y = ${l.gdimy}, GridDim.z = ${l.gdimz}`;
+}
+
+/** nvFuser's `ReductionParams::toString` layout for a persistent kernel (`scheduler_params`). */
+export function innerPersistentParamsToString(p: InnerPersistentParams): string {
+  const lines: string[] = [''];
+  lines.push('===== Reduction Parameters ========');
+  lines.push(`${p.tag === '' ? '' : 'Tag: '}${p.tag}`);
+  lines.push('Red On Fastest Dim');
+  lines.push('Persistent Kernel');
+  lines.push(`Persistent buffer size: ${p.persistentBufferSize} bytes per row (row ${p.reductionNumel}, rows ${p.iterationNumel})`);
+  lines.push('Circular buffer: not used');
+  let iter = 'Iteration Domain: blockIdx.x / ';
+  if (p.blockDimIterDom === 'TIDy') iter += 'threadIdx.y / ';
+  if (p.multipleReductionsPerBlock) iter += 'multiple reductions per block / ';
+  lines.push(iter);
+  let red = 'Inner Reduction Domain: cross block - threadIdx.x / ';
+  red += `persistent batch - ${p.batchesPerBlockInnerReduction} / `;
+  if (p.vectorizeInnerReduction) red += `vectorize / factor ${p.unrollFactorInnerReduction}`;
+  lines.push(red);
+  lines.push(lparamsToString(p.lparams));
+  lines.push(`Vectorized inputs: [${p.vectorizedInputs.join(', ')}] outputs: [${p.vectorizedOutputs.join(', ')}]`);
+  lines.push(`Index type: ${p.indexType === 'Int32' ? 'int' : 'int64_t'}`);
+  lines.push(`Divisible splits: [${p.divisibleSplits.map((d) => (d ? 'true' : 'false')).join(', ')}]`);
+  lines.push('====================================');
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,166 @@
+// Applies InnerPersistentParams to a fusion (in place), the way nvFuser's inner persistent
+// scheduler does:
+//   1. cache every used input (cacheAfter) and every output (cacheBefore, or cacheFork when
+//      the output is also used);
+//   2. transform the first reduction R0: merge its kept dims into I and its reduced dims into
+//      the row Rd, then split
+//        [I/bdimy, bdimy, ceilDiv(Rd/vec, B), B, vec]   (BIDx, TIDy, rTIDx, rS, rS)
+//      (Rd by vec, Rd/vec by B as an outer split — B, the persistent batch, stays a constant —
+//      I by bdimy; a TIDy of extent 1 stays Serial);
+//   3. rFactor the serial positions [3, 4]: the partial P0 reduces each thread's B·vec
+//      elements, R0 reduces across threadIdx.x (a block allreduce: every consumer of R0 reads
+//      it in every thread, through the broadcast back over the row);
+//   4. propagate P0's transforms to every tensor and copy its parallel types; rFactor every
+//      other reduction the same way; vectorize the row accesses of the input caches and
+//      outputs;
+//   5. inline as deep as legal, except the persistent buffers: a tensor read both before a
+//      block reduction and after it (x in x − max(x)) stays at position 3, so its [B, vec]
+//      registers are filled once and read by both loops — the row is read from global memory
+//      once.
+// Invariant the lowering relies on: the reference (P0's input) has the 5-position loop
+// structure above; tensors after a block reduction are prefix-aligned ([BIDx, TIDy, rTIDx])
+// or full 5-position tensors; a tensor's loops at positions 3 and 4 are shared only with
+// consumers in the same phase (the same number of block reductions upstream).
+
+import {
+  inlineAt,
+  inlineMost,
+  loopExprs,
+  parallelizeAllLike,
+  propagateTransforms,
+  type Fusion,
+  type ParallelType,
+  type Split,
+  type TensorView,
+} from '@tsfuser/fusion-ir';
+import { SchedulingError } from '../errors.js';
+import type { ScheduledFusion } from '../scheduler.js';
+import type { InnerPersistentParams } from './params.js';
+
+/** Loop position of the first serial (persistent batch) loop; buffers are allocated there. */
+export const PERSISTENT_POSITION = 3;
+
+function cacheIo(fusion: Fusion): Map<TensorView, number> {
+  const inputCaches = new Map<TensorView, number>();
+  fusion.inputs.forEach((v, i) => {
+    if (v.kind !== 'tensorView' || v.uses.length === 0) return;
+    inputCaches.set(v.cacheAfter(), i);
+  });
+  for (const o of [...fusion.outputs]) {
+    if (o.kind !== 'tensorView') continue;
+    if (o.uses.length > 0) o.cacheFork();
+    else o.cacheBefore();
+  }
+  return inputCaches;
+}
+
+function reductionTvs(fusion: Fusion): TensorView[] {
+  return fusion.exprs().flatMap((e) => {
+    const out = e.outputs[0];
+    return e.kind === 'ReductionOp' && out !== undefined && out.kind === 'tensorView' ? [out] : [];
+  });
+}
+
+/** Reorders R's loop to [kept..., reduced...] and merges each group into one dim. */
+function mergeToRows(r: TensorView): void {
+  const logical = r.domain.logical;
+  const kept = logical.flatMap((id, d) => (id.isReduction() ? [] : [d]));
+  const reduced = logical.flatMap((id, d) => (id.isReduction() ? [d] : []));
+  if (kept.length === 0) throw new SchedulingError(`inner persistent schedule: reduction T${r.name} keeps no dim`);
+  const map: Record<number, number> = {};
+  [...kept, ...reduced].forEach((old, pos) => {
+    map[old] = pos;
+  });
+  r.reorder(map);
+  for (let k = reduced.length; k > 1; k -= 1) r.merge(kept.length);
+  for (let n = kept.length; n > 1; n -= 1) r.merge(0);
+}
+
+/**
+ * Block reductions upstream of each tensor: a persistent buffer is a tensor with a consumer in
+ * a later phase than its own (other than through the reduction itself).
+ */
+export function reductionPhases(fusion: Fusion): Map<TensorView, number> {
+  const phase = new Map<TensorView, number>();
+  for (const e of fusion.exprs()) {
+    let p = 0;
+    for (const v of e.inputs) if (v.kind === 'tensorView') p = Math.max(p, phase.get(v) ?? 0);
+    const out = e.outputs[0];
+    const block = e.kind === 'ReductionOp' && out !== undefined && out.kind === 'tensorView' && out.domain.loop.some((id) => id.isReduction() && id.parallelType === 'TIDx');
+    for (const o of e.outputs) if (o.kind === 'tensorView') phase.set(o, block ? p + 1 : p);
+  }
+  return phase;
+}
+
+function scheduleReductionLoop(r: TensorView, params: InnerPersistentParams): void {
+  const { bdimy } = params.lparams;
+  const v = params.unrollFactorInnerReduction;
+  const b = params.batchesPerBlockInnerReduction;
+  r.split(1, v, true); //                     [I, Rd/v, v]
+  r.split(1, b, false); //                    [I, B, ceilDiv(Rd/v, B), v]
+  r.split(0, bdimy, true); //                 [I/bdimy, bdimy, B, X, v]
+  r.reorder({ 2: 3, 3: 2 }); //               [I/bdimy, bdimy, X, B, v]
+  const types: ParallelType[] = ['BIDx', bdimy > 1 ? 'TIDy' : 'Serial', 'TIDx', 'Serial', 'Serial'];
+  types.forEach((t, p) => r.axis(p).parallelize(t));
+}
+
+/**
+ * Index in params.divisibleSplits of each split of the reference: the outer split by B is 1,
+ * the split whose outer output it splits (the row by vec) is 0, the rows' split by bdimy is 2.
+ */
+function referenceSplitOrder(ref: TensorView): Map<Split, number> {
+  const splits = loopExprs(ref).filter((e): e is Split => e.kind === 'Split');
+  const keys = new Map<Split, number>();
+  for (const s of splits) {
+    if (!s.innerSplit) keys.set(s, 1);
+    else if (splits.some((o) => !o.innerSplit && o.in() === s.outer())) keys.set(s, 0);
+    else keys.set(s, 2);
+  }
+  return keys;
+}
+
+export function scheduleInnerPersistent(fusion: Fusion, params: InnerPersistentParams): ScheduledFusion {
+  const inputCaches = cacheIo(fusion);
+  const reductions = reductionTvs(fusion);
+  const r0 = reductions[0];
+  if (r0 === undefined) throw new SchedulingError('inner persistent schedule: the fusion has no reduction');
+  mergeToRows(r0);
+  scheduleReductionLoop(r0, params);
+  const p0 = r0.rFactor([3, 4]);
+  propagateTransforms(p0);
+  parallelizeAllLike(p0);
+  for (const r of reductions.slice(1)) {
+    if (r.nDims() !== 5 || !r.axis(3).isReduction() || !r.axis(4).isReduction()) {
+      throw new SchedulingError(`inner persistent schedule: reduction T${r.name} did not take T${r0.name}'s loop structure`);
+    }
+    r.rFactor([3, 4]);
+  }
+  parallelizeAllLike(p0);
+
+  const ref = p0.definition?.inputs[0];
+  if (ref === undefined || ref.kind !== 'tensorView' || ref.nDims() !== 5) {
+    throw new SchedulingError('inner persistent schedule: the partial reduction has no 5-position tensor input');
+  }
+  if (params.vectorizeInnerReduction) {
+    for (const [cache, i] of inputCaches) {
+      if (params.vectorizedInputs.includes(i) && cache.nDims() === 5) cache.axis(4).parallelize('Vectorize');
+    }
+    params.vectorizedOutputs.forEach((i) => {
+      const o = fusion.outputs[i];
+      if (o !== undefined && o.kind === 'tensorView' && o.nDims() === 5 && !o.axis(4).isBroadcast()) o.axis(4).parallelize('Vectorize');
+    });
+  }
+  inlineMost(fusion);
+  const phase = reductionPhases(fusion);
+  for (const tv of fusion.allTvs()) {
+    if (tv.isFusionInput() || tv.computeAtPosition <= PERSISTENT_POSITION) continue;
+    const mine = phase.get(tv) ?? 0;
+    const later = tv.uses.some((u) => u.kind !== 'ReductionOp' && u.outputs.some((o) => o.kind === 'tensorView' && (phase.get(o) ?? 0) > mine));
+    if (later) inlineAt(tv, PERSISTENT_POSITION);
+  }
+
+  const order = referenceSplitOrder(ref);
+  const divisibleSplits = new Set<Split>();
+  for (const [split, i] of order) if (params.divisibleSplits[i] === true) divisibleSplits.add(split);
+  return { fusion, reference: ref, divisibleSplits, params };
+}
