@@ -1,0 +1,204 @@
+// Inner persistent scheduler: heuristics decisions (vectorization, persistent batch, threads per
+// row, rows per block, divisibility), the scheduler_params dump, refusals with reasons, the
+// scheduled loop structure (persistent buffers at position 3), the default registry's choice,
+// and that a scheduled fusion evaluates exactly like the unscheduled one.
+import { describe, expect, it } from 'vitest';
+import {
+  add, cast, evaluate, Fusion, HostTensor, layerNorm, logSoftmax, makeTensor, mean, mul, rmsNorm, rsqrt, softmax, sub, sum,
+  type DataType, type TensorView,
+} from '@tsfuser/fusion-ir';
+import {
+  chooseBatches, defaultSchedulerRegistry, heuristicParamsToString, InnerPersistentScheduler, makeRuntimeInfo, PERSISTENT_POSITION,
+  segmentPlanFor, type InnerPersistentParams,
+} from '../src/index.js';
+
+const s = new InnerPersistentScheduler();
+
+function softmaxFusion(rank: number, dtype: DataType = 'Float'): Fusion {
+  const f = new Fusion();
+  const x = makeTensor(f, { shape: Array.from({ length: rank }, () => -1), dtype });
+  f.addInput(x);
+  f.addOutput(softmax(x, rank - 1));
+  return f;
+}
+
+function twoPassLayerNorm(dtype: DataType): Fusion {
+  const f = new Fusion();
+  const x = makeTensor(f, { shape: [-1, -1], dtype });
+  f.addInput(x);
+  const xf = dtype === 'Float' ? x : cast(x, 'Float');
+  const mu = mean(xf, [1], true);
+  const xm = sub(xf, mu);
+  const y = mul(xm, rsqrt(add(mean(mul(xm, xm), [1], true), 1e-5)));
+  f.addOutput(dtype === 'Float' ? y : cast(y, dtype));
+  f.addOutput(mu);
+  return f;
+}
+
+function params(f: Fusion, sizes: number[][], alignment?: number): InnerPersistentParams {
+  return s.computeHeuristics(f, makeRuntimeInfo(f, sizes.map((z) => ({ sizes: z, ...(alignment === undefined ? {} : { alignment }) }))));
+}
+
+function randomInput(dtype: DataType, sizes: number[]): HostTensor {
+  const n = sizes.reduce((a, b) => a * b, 1);
+  return HostTensor.fromValues(dtype, sizes, Array.from({ length: n }, () => (Math.random() - 0.5) * 8));
+}
+
+describe('inner persistent heuristics', () => {
+  it('Float 4096: 16-byte vectors, 4 persistent batches, 256 threads per row', () => {
+    const p = params(softmaxFusion(2), [[1024, 4096]]);
+    expect(p.vectorizeInnerReduction).toBe(true);
+    expect(p.unrollFactorInnerReduction).toBe(4);
+    expect(p.batchesPerBlockInnerReduction).toBe(4);
+    expect(p.lparams).toMatchObject({ bdimx: 256, bdimy: 1, gdimx: 1024 });
+    expect(p.divisibleSplits).toEqual([true, true, true]);
+    expect(p.vectorizedInputs).toEqual([0]);
+    expect(p.vectorizedOutputs).toEqual([0]);
+    expect(p.persistentBufferSize).toBe(4096 * 4);
+  });
+
+  it('BFloat16 4096: 8-element vectors; threads × batches × vec covers the row', () => {
+    const p = params(softmaxFusion(2, 'BFloat16'), [[16384, 4096]]);
+    expect(p.unrollFactorInnerReduction).toBe(8);
+    const { bdimx } = p.lparams;
+    expect(bdimx % 32).toBe(0);
+    expect(bdimx * p.batchesPerBlockInnerReduction * 8).toBeGreaterThanOrEqual(4096);
+  });
+
+  it('odd rows: no vectors, padded batches predicated (divisible false)', () => {
+    const p = params(softmaxFusion(2), [[64, 5001]]);
+    expect(p.vectorizeInnerReduction).toBe(false);
+    expect(p.unrollFactorInnerReduction).toBe(1);
+    const { bdimx } = p.lparams;
+    const b = p.batchesPerBlockInnerReduction;
+    expect(bdimx).toBe(Math.ceil(5001 / b));
+    expect(bdimx).toBeLessThanOrEqual(1024);
+    expect(p.divisibleSplits[1]).toBe(5001 % b === 0);
+  });
+
+  it('misaligned pointers and outer strides turn vectorization off', () => {
+    expect(params(softmaxFusion(2), [[64, 4096]], 4).vectorizeInnerReduction).toBe(false);
+    expect(params(softmaxFusion(2), [[64, 4096]], 8).unrollFactorInnerReduction).toBe(2);
+  });
+
+  it('short rows share a block on threadIdx.y; few rows keep one row per block', () => {
+    const p = params(softmaxFusion(2), [[10000, 7]]);
+    expect(p.lparams.bdimx).toBe(7);
+    expect(p.lparams.bdimy).toBeGreaterThan(1);
+    expect(p.blockDimIterDom).toBe('TIDy');
+    expect(p.multipleReductionsPerBlock).toBe(true);
+    expect(p.lparams.gdimx).toBe(Math.ceil(10000 / p.lparams.bdimy));
+    expect(p.divisibleSplits[2]).toBe(10000 % p.lparams.bdimy === 0);
+    expect(params(softmaxFusion(2), [[3, 7]]).lparams.bdimy).toBe(1);
+  });
+
+  it('rows of one element: one thread per row', () => {
+    const p = params(softmaxFusion(3), [[4, 5, 1]]);
+    expect(p.lparams.bdimx).toBe(1);
+    expect(p.iterationNumel).toBe(20);
+  });
+
+  it('chooseBatches: within 1024 threads, prefers warp multiples and ≥ 128 threads', () => {
+    expect(chooseBatches(1024, 32)).toEqual({ batches: 4, bdimx: 256 });
+    expect(chooseBatches(5, 32)).toEqual({ batches: 1, bdimx: 5 });
+    const big = chooseBatches(20000, 32);
+    expect(big).not.toBeNull();
+    expect((big?.bdimx ?? 0) * (big?.batches ?? 0)).toBeGreaterThanOrEqual(20000);
+    expect(big?.bdimx ?? 2000).toBeLessThanOrEqual(1024);
+    expect(chooseBatches(40000, 32)).toBeNull();
+  });
+
+  it('scheduler_params dump in nvFuser layout', () => {
+    const text = heuristicParamsToString(params(softmaxFusion(2, 'Half'), [[128, 1000]]));
+    expect(text).toContain('===== Reduction Parameters ========');
+    expect(text).toContain('Persistent Kernel');
+    expect(text).toContain('Inner Reduction Domain: cross block - threadIdx.x / persistent batch - 1 / vectorize / factor 8');
+    expect(text).toContain('Launch Parameters: BlockDim.x = 125, BlockDim.y = 1, BlockDim.z = 1, GridDim.x = 128');
+  });
+});
+
+describe('inner persistent canSchedule', () => {
+  const info = (f: Fusion, sizes: number[][]) => makeRuntimeInfo(f, sizes.map((z) => ({ sizes: z })));
+
+  it('takes softmax, log_softmax, two-pass layer_norm and rms_norm', () => {
+    const ls = new Fusion();
+    const x = makeTensor(ls, { shape: [-1, -1], dtype: 'Half' });
+    ls.addInput(x);
+    ls.addOutput(logSoftmax(x, 1));
+    const rms = new Fusion();
+    const y = makeTensor(rms, { shape: [-1, -1], dtype: 'BFloat16' });
+    const w = makeTensor(rms, { shape: [-1], dtype: 'BFloat16' });
+    rms.addInput(y);
+    rms.addInput(w);
+    rms.addOutput(rmsNorm(y, 1, w).output);
+    expect(s.canSchedule(softmaxFusion(2), info(softmaxFusion(2), [[64, 1000]]))).toEqual({ ok: true });
+    expect(s.canSchedule(ls, info(ls, [[64, 1000]]))).toEqual({ ok: true });
+    expect(s.canSchedule(rms, info(rms, [[64, 4096], [4096]]))).toEqual({ ok: true });
+    const ln = twoPassLayerNorm('BFloat16');
+    expect(s.canSchedule(ln, info(ln, [[64, 4096]]))).toEqual({ ok: true });
+  });
+
+  it('refuses Welford layer_norm, empty rows, a plain reduction, and rows too long for registers', () => {
+    const f = new Fusion();
+    const x = makeTensor(f, { shape: [-1, -1] });
+    f.addInput(x);
+    f.addOutput(layerNorm(x, 1).output);
+    const r = s.canSchedule(f, info(f, [[64, 1000]]));
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.reason).toMatch(/welford .* not lowered in persistent kernels yet/);
+    const empty = s.canSchedule(softmaxFusion(2), info(softmaxFusion(2), [[64, 0]]));
+    expect(empty.ok ? '' : empty.reason).toMatch(/empty/);
+    const noRows = s.canSchedule(softmaxFusion(2), info(softmaxFusion(2), [[0, 64]]));
+    expect(noRows.ok ? '' : noRows.reason).toMatch(/no rows/);
+    const plain = new Fusion();
+    const p = makeTensor(plain, { shape: [-1, -1] });
+    plain.addInput(p);
+    plain.addOutput(sum(p, [1]));
+    const pr = s.canSchedule(plain, info(plain, [[64, 64]]));
+    expect(pr.ok ? '' : pr.reason).toMatch(/no persistent buffer/);
+    const long = s.canSchedule(softmaxFusion(2), info(softmaxFusion(2), [[4096, 200001]]));
+    expect(long.ok).toBe(false);
+  });
+});
+
+describe('inner persistent schedule', () => {
+  it('persistent buffers stay at position 3; reductions are [BIDx, TIDy, rTIDx] after rFactor', () => {
+    const f = softmaxFusion(2, 'Half');
+    const ri = makeRuntimeInfo(f, [{ sizes: [128, 1000] }]);
+    const sf = s.schedule(f.clone().fusion, s.computeHeuristics(f, ri));
+    expect(sf.reference.nDims()).toBe(5);
+    // the reference is the Float cast of the input; the Half input cache is the vectorized load
+    expect(sf.reference.domain.loop.map((id) => id.parallelType)).toEqual(['BIDx', 'Serial', 'TIDx', 'Serial', 'Serial']);
+    const cache = sf.fusion.allTvs().find((tv) => tv.definition?.inputs[0] === sf.fusion.inputs[0]);
+    expect(cache?.axis(4).parallelType).toBe('Vectorize');
+    const blockReductions = sf.fusion.exprs().filter((e) => e.kind === 'ReductionOp' && (e.outputs[0] as TensorView).nDims() === 3);
+    expect(blockReductions).toHaveLength(2);
+    // the Float cast of x (read by max and by x - max) and exp(x - max) (read by sum and the division)
+    const persistent = sf.fusion.allTvs().filter((tv) => tv.memoryType === 'Local' && tv.nDims() === 5 && tv.computeAtPosition === PERSISTENT_POSITION && !tv.domain.loop.some((id) => id.isReduction()));
+    expect(persistent.map((tv) => tv.dtype)).toEqual(['Float', 'Float']);
+  });
+
+  it('a scheduled fusion evaluates exactly like the unscheduled one', () => {
+    const cases: [Fusion, number[][]][] = [
+      [softmaxFusion(2, 'Half'), [[6, 1000]]],
+      [softmaxFusion(3), [[3, 4, 37]]],
+      [twoPassLayerNorm('BFloat16'), [[5, 129]]],
+    ];
+    for (const [f, sizes] of cases) {
+      const ri = makeRuntimeInfo(f, sizes.map((z) => ({ sizes: z })));
+      const sf = s.schedule(f.clone().fusion, s.computeHeuristics(f, ri));
+      const inputs = f.inputs.map((v, i) => randomInput((v as TensorView).dtype, sizes[i] as number[]));
+      const want = evaluate(f, inputs) as HostTensor[];
+      const got = evaluate(sf.fusion, inputs) as HostTensor[];
+      want.forEach((w, i) => expect((got[i] as HostTensor).toNumbers()).toEqual(w.toNumbers()));
+    }
+  });
+
+  it('the default registry picks inner_persistent for softmax and segments size-0 rows elsewhere', () => {
+    const f = softmaxFusion(2);
+    const ri = makeRuntimeInfo(f, [{ sizes: [64, 1000] }]);
+    expect(defaultSchedulerRegistry().pick(f, ri).scheduler.type).toBe('inner_persistent');
+    const plan = segmentPlanFor(f, makeRuntimeInfo(f, [{ sizes: [64, 0] }]));
+    expect(plan.groups.every((g) => g.schedulerType !== 'inner_persistent')).toBe(true);
+  });
+});
