@@ -16,7 +16,7 @@
 //   5. inline as deep as legal, except the persistent buffers: a tensor read both before a
 //      block reduction and after it (x in x − max(x)) stays at position 3, so its [B, vec]
 //      registers are filled once and read by both loops — the row is read from global memory
-//      once.
+//      once. A tensor read only after a reduction (a weight) is inlined into that loop.
 // Invariant the lowering relies on: the reference (P0's input) has the 5-position loop
 // structure above; tensors after a block reduction are prefix-aligned ([BIDx, TIDy, rTIDx])
 // or full 5-position tensors; a tensor's loops at positions 3 and 4 are shared only with
@@ -77,8 +77,8 @@ function mergeToRows(r: TensorView): void {
 }
 
 /**
- * Block reductions upstream of each tensor: a persistent buffer is a tensor with a consumer in
- * a later phase than its own (other than through the reduction itself).
+ * Block reductions upstream of each tensor: a persistent buffer is a tensor whose consumers are
+ * in different phases (read before a block reduction and after it).
  */
 export function reductionPhases(fusion: Fusion): Map<TensorView, number> {
   const phase = new Map<TensorView, number>();
@@ -154,9 +154,11 @@ export function scheduleInnerPersistent(fusion: Fusion, params: InnerPersistentP
   const phase = reductionPhases(fusion);
   for (const tv of fusion.allTvs()) {
     if (tv.isFusionInput() || tv.computeAtPosition <= PERSISTENT_POSITION) continue;
-    const mine = phase.get(tv) ?? 0;
-    const later = tv.uses.some((u) => u.kind !== 'ReductionOp' && u.outputs.some((o) => o.kind === 'tensorView' && (phase.get(o) ?? 0) > mine));
-    if (later) inlineAt(tv, PERSISTENT_POSITION);
+    // Consumers in different phases cannot share this tensor's loops (one of them waits for
+    // a block reduction the other feeds): keep it whole in registers instead.
+    const consumerPhases = new Set<number>();
+    for (const u of tv.uses) for (const o of u.outputs) if (o.kind === 'tensorView') consumerPhases.add(phase.get(o) ?? 0);
+    if (consumerPhases.size > 1) inlineAt(tv, PERSISTENT_POSITION);
   }
 
   const order = referenceSplitOrder(ref);
