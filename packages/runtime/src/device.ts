@@ -6,6 +6,7 @@ import { requireAddon, isAvailable } from './availability.js';
 import { compileWithNvrtc, type CompileOptions, type CompiledKernel } from './compile.js';
 import type { CubinCache } from './cubin-cache.js';
 import { RuntimeUnavailableError } from './errors.js';
+import { BlockPool } from './block-pool.js';
 import { CudaEvent, KernelModule } from './kernel.js';
 import type { NativeAddon } from './native/addon.js';
 
@@ -63,10 +64,17 @@ export class DeviceContext {
   private disposed = false;
   private readonly liveAllocations = new Map<bigint, number>();
   /** Freed blocks kept for reuse, by rounded byte size (a caching allocator, as PyTorch's). */
-  private readonly pool = new Map<number, bigint[]>();
-  private pooledBytes = 0;
+  private readonly pool = new BlockPool(2 * 1024 ** 3);
+
   /** Largest total of pooled (freed, not returned to the driver) bytes. */
-  poolLimitBytes = 2 * 1024 ** 3;
+  get poolLimitBytes(): number {
+    return this.pool.limitBytes;
+  }
+
+  set poolLimitBytes(bytes: number) {
+    this.pool.limitBytes = bytes;
+    for (const p of this.pool.trim()) this.addon.memFree(p);
+  }
 
   private constructor(
     private readonly addon: NativeAddon,
@@ -114,9 +122,8 @@ export class DeviceContext {
   malloc(bytes: number | bigint): bigint {
     this.assertLive();
     const rounded = roundAllocation(Number(bytes));
-    const reused = this.pool.get(rounded)?.pop();
+    const reused = this.pool.take(rounded);
     if (reused !== undefined) {
-      this.pooledBytes -= rounded;
       this.liveAllocations.set(reused, rounded);
       return reused;
     }
@@ -124,7 +131,7 @@ export class DeviceContext {
     try {
       pointer = this.addon.memAlloc(rounded);
     } catch (error) {
-      if (this.pooledBytes === 0) throw error;
+      if (this.pool.bytes === 0) throw error;
       this.releasePool();
       pointer = this.addon.memAlloc(rounded);
     }
@@ -140,26 +147,17 @@ export class DeviceContext {
       throw new Error(`DeviceContext.free: 0x${pointer.toString(16)} is not a live allocation of this context`);
     }
     this.liveAllocations.delete(pointer);
-    if (this.pooledBytes + bytes > this.poolLimitBytes) {
-      this.addon.memFree(pointer);
-      return;
-    }
-    const list = this.pool.get(bytes);
-    if (list === undefined) this.pool.set(bytes, [pointer]);
-    else list.push(pointer);
-    this.pooledBytes += bytes;
+    for (const p of this.pool.give(pointer, bytes)) this.addon.memFree(p);
   }
 
   /** Gives every pooled block back to the driver. */
   releasePool(): void {
-    for (const list of this.pool.values()) for (const pointer of list) this.addon.memFree(pointer);
-    this.pool.clear();
-    this.pooledBytes = 0;
+    for (const pointer of this.pool.drain()) this.addon.memFree(pointer);
   }
 
   /** Bytes held in the pool of freed blocks. */
   get pooledByteCount(): number {
-    return this.pooledBytes;
+    return this.pool.bytes;
   }
 
   /** Number of allocations not yet freed (leak checks in tests). */

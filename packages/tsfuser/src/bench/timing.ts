@@ -53,6 +53,9 @@ export function copyBandwidth(device: DeviceContext, flusher: L2Flusher, iters: 
   } finally {
     device.free(src);
     device.free(dst);
+    // Hand the two big buffers back to the driver now: pooled, they would be evicted (a
+    // synchronous cuMemFree) inside some later timed run.
+    device.releasePool();
   }
 }
 
