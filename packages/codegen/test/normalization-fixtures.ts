@@ -1,17 +1,18 @@
 // Inner persistent normalization fusions for codegen tests and the GPU normalization suite:
-// softmax, log_softmax, layer_norm (two-pass var_mean: mean, then mean of squared deviations —
-// Welford is not lowered in persistent kernels yet) with weight/bias and its mean/invstd
-// outputs, and rms_norm with weight, over the last dim, in Float/Half/BFloat16 (computed in
+// softmax, log_softmax, layer_norm (two-pass var_mean written out: mean, then mean of squared
+// deviations; and fusion-ir's Welford layerNorm, which the scheduler translates to the same)
+// with weight/bias and its mean/invstd outputs, and rms_norm with weight, over the last dim, in Float/Half/BFloat16 (computed in
 // Float), for named row lengths (1, 7, 1000, 4096, 5000, and 0 — refused, left to
 // segmentation) and a seeded generator of random ones.
 import {
-  add, cast, Fusion, isReducedFloat, logSoftmax, makeTensor, mean, mul, rmsNorm, rsqrt, softmax, sub, broadcast,
+  add, cast, Fusion, isReducedFloat, layerNorm, logSoftmax, makeTensor, mean, mul, rmsNorm, rsqrt, softmax, sub, broadcast,
   type DataType, type TensorView,
 } from '@tsfuser/fusion-ir';
 import { InnerPersistentScheduler, makeRuntimeInfo, SchedulerRegistry, type RuntimeInfo } from '@tsfuser/scheduler';
 
-export type NormalizationKind = 'softmax' | 'log_softmax' | 'layer_norm' | 'rms_norm';
-export const NORMALIZATION_KINDS: readonly NormalizationKind[] = ['softmax', 'log_softmax', 'layer_norm', 'rms_norm'];
+/** layer_norm: two-pass var_mean written out; layer_norm_welford: fusion-ir's layerNorm (Welford, translated by the scheduler). */
+export type NormalizationKind = 'softmax' | 'log_softmax' | 'layer_norm' | 'layer_norm_welford' | 'rms_norm';
+export const NORMALIZATION_KINDS: readonly NormalizationKind[] = ['softmax', 'log_softmax', 'layer_norm', 'layer_norm_welford', 'rms_norm'];
 
 export interface NormalizationSpec {
   kind: NormalizationKind;
@@ -90,6 +91,15 @@ export function buildNormalization(name: string, spec: NormalizationSpec): Norma
       for (const o of layerNormTwoPass(x, w, b)) fusion.addOutput(o);
       break;
     }
+    case 'layer_norm_welford': {
+      const w = spec.affine === true ? param() : null;
+      const b = spec.affine === true ? param() : null;
+      const r = layerNorm(x, 1, w, b);
+      fusion.addOutput(r.output);
+      fusion.addOutput(r.mean);
+      fusion.addOutput(r.invstd);
+      break;
+    }
     case 'rms_norm': {
       const w = spec.affine === true ? param() : null;
       const r = rmsNorm(x, 1, w);
@@ -114,7 +124,7 @@ export function normalizationFixtures(rows = 6): NormalizationCase[] {
   for (const kind of NORMALIZATION_KINDS) {
     for (const dtype of FIXTURE_DTYPES) {
       for (const r of FIXTURE_ROW_LENGTHS) {
-        const affine = kind === 'layer_norm' || kind === 'rms_norm';
+        const affine = kind !== 'softmax' && kind !== 'log_softmax';
         cases.push(buildNormalization(`${kind}_${dtype}_${r}`, { kind, dtype, shape: [rows, r], affine }));
       }
     }

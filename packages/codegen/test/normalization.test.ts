@@ -1,5 +1,5 @@
-// Inner persistent normalization codegen: golden dumps (softmax / log_softmax / layer_norm /
-// rms_norm in Float, Half, BFloat16), structure (block allreduces outside any `if`, no thread
+// Inner persistent normalization codegen: golden dumps (softmax / log_softmax / layer_norm —
+// two-pass and Welford, translated — / rms_norm in Float, Half, BFloat16), structure (block allreduces outside any `if`, no thread
 // predicates after them, the row read from global memory once, persistent buffers of B·vec
 // registers), kernels simulated on the CPU against the reference evaluator with fresh random
 // inputs (row lengths 1, 7, 1000, 4096, 5000, short rows on threadIdx.y, random fusions),
@@ -91,6 +91,7 @@ describe('inner persistent codegen: goldens', () => {
     ['log_softmax_BFloat16_4096', 'log_softmax_bf16_4096'],
     ['layer_norm_BFloat16_4096', 'layer_norm_bf16_4096'],
     ['rms_norm_Half_7', 'rms_norm_half_7'],
+    ['layer_norm_welford_Half_1000', 'layer_norm_welford_half_1000'],
   ])('%s', (fixture, file) => {
     const { compiled } = lowerCase(byName(fixture));
     golden(`${file}.cuda_kernel.txt`, compiled.dumps.cuda);

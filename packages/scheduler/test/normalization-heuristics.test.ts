@@ -4,7 +4,7 @@
 // and that a scheduled fusion evaluates exactly like the unscheduled one.
 import { describe, expect, it } from 'vitest';
 import {
-  add, cast, evaluate, Fusion, HostTensor, layerNorm, logSoftmax, makeTensor, mean, mul, rmsNorm, rsqrt, softmax, sub, sum,
+  add, broadcast, cast, evaluate, Fusion, HostTensor, layerNorm, welford, logSoftmax, makeTensor, mean, mul, rmsNorm, rsqrt, softmax, sub, sum,
   type DataType, type TensorView,
 } from '@tsfuser/fusion-ir';
 import {
@@ -138,14 +138,27 @@ describe('inner persistent canSchedule', () => {
     expect(s.canSchedule(ln, info(ln, [[64, 4096]]))).toEqual({ ok: true });
   });
 
-  it('refuses Welford layer_norm, empty rows, a plain reduction, and rows too long for registers', () => {
+  it('takes Welford layer_norm (translated to two sums); refuses a used Welford count', () => {
     const f = new Fusion();
     const x = makeTensor(f, { shape: [-1, -1] });
     f.addInput(x);
-    f.addOutput(layerNorm(x, 1).output);
-    const r = s.canSchedule(f, info(f, [[64, 1000]]));
-    expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.reason).toMatch(/welford .* not lowered in persistent kernels yet/);
+    const ln = layerNorm(x, 1);
+    f.addOutput(ln.output);
+    f.addOutput(ln.mean);
+    f.addOutput(ln.invstd);
+    expect(s.canSchedule(f, info(f, [[64, 1000]]))).toEqual({ ok: true });
+    const g = new Fusion();
+    const y = makeTensor(g, { shape: [-1, -1] });
+    g.addInput(y);
+    const w = welford(y, [1]);
+    g.addOutput(add(w.varSum, broadcast(mul(w.avg, 0), [false])));
+    g.addOutput(sub(y, broadcast(w.avg, [false, true])));
+    g.addOutput(w.n);
+    const r = s.canSchedule(g, info(g, [[64, 1000]]));
+    expect(r.ok ? '' : r.reason).toMatch(/count output T\d+ is used/);
+  });
+
+  it('refuses empty rows, a plain reduction, and rows too long for registers', () => {
     const empty = s.canSchedule(softmaxFusion(2), info(softmaxFusion(2), [[64, 0]]));
     expect(empty.ok ? '' : empty.reason).toMatch(/empty/);
     const noRows = s.canSchedule(softmaxFusion(2), info(softmaxFusion(2), [[0, 64]]));
@@ -184,6 +197,16 @@ describe('inner persistent schedule', () => {
       [softmaxFusion(3), [[3, 4, 37]]],
       [twoPassLayerNorm('BFloat16'), [[5, 129]]],
     ];
+    const wf = new Fusion();
+    const wx = makeTensor(wf, { shape: [-1, -1], dtype: 'Half' });
+    const ww = makeTensor(wf, { shape: [-1], dtype: 'Half' });
+    wf.addInput(wx);
+    wf.addInput(ww);
+    const wln = layerNorm(wx, 1, ww, null);
+    wf.addOutput(wln.output);
+    wf.addOutput(wln.mean);
+    wf.addOutput(wln.invstd);
+    const welfordCases: [Fusion, number[][]][] = [[wf, [[4, 300], [300]]]];
     for (const [f, sizes] of cases) {
       const ri = makeRuntimeInfo(f, sizes.map((z) => ({ sizes: z })));
       const sf = s.schedule(f.clone().fusion, s.computeHeuristics(f, ri));
@@ -191,6 +214,19 @@ describe('inner persistent schedule', () => {
       const want = evaluate(f, inputs) as HostTensor[];
       const got = evaluate(sf.fusion, inputs) as HostTensor[];
       want.forEach((w, i) => expect((got[i] as HostTensor).toNumbers()).toEqual(w.toNumbers()));
+    }
+    // Welford becomes two sums: equal up to float rounding (Half output: a Half ulp).
+    for (const [f, sizes] of welfordCases) {
+      const ri = makeRuntimeInfo(f, sizes.map((z) => ({ sizes: z })));
+      const sf = s.schedule(f.clone().fusion, s.computeHeuristics(f, ri));
+      expect(sf.fusion.exprs().some((e) => e.kind === 'WelfordOp')).toBe(false);
+      const inputs = f.inputs.map((v, i) => randomInput((v as TensorView).dtype, sizes[i] as number[]));
+      const want = evaluate(f, inputs) as HostTensor[];
+      const got = evaluate(sf.fusion, inputs) as HostTensor[];
+      want.forEach((w, i) => {
+        const g = (got[i] as HostTensor).toNumbers();
+        w.toNumbers().forEach((x, k) => expect(Math.abs((g[k] as number) - x)).toBeLessThanOrEqual(2e-3 * Math.max(1, Math.abs(x))));
+      });
     }
   });
 

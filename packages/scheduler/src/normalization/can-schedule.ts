@@ -2,8 +2,9 @@
 // (segmentation's canScheduleNormalization('inner_persistent', …): inner reductions of one
 // pattern, at least one persistent buffer, the buffers fit the on-chip budget, enough rows);
 // then what tsfuser's codegen does not do yet, each refused with its reason:
-//   * Welford (var_mean / layer_norm's statistics): not lowered in persistent kernels yet —
-//     a var_mean written as two sums (mean, then mean of squared deviations) is taken;
+//   * Welford (var_mean / layer_norm's statistics) is translated to two sums
+//     (translate-welford.ts); one that cannot be (a merge of partial states, a used count) is
+//     refused;
 //   * a reduction that keeps no dim (one row), empty rows or no rows;
 //   * expanded broadcasts in inputs or outputs, scalar outputs, outputs aliasing inputs;
 //   * rows that do not fit registers (≤ 1024 threads × 256 bytes: no shared-memory
@@ -15,6 +16,7 @@ import type { CanScheduleResult } from '../scheduler.js';
 import { canScheduleNormalization } from '../segmentation/normalization.js';
 import { computeInnerPersistentHeuristics, firstReduction, rowShape } from './heuristics.js';
 import { scheduleInnerPersistent } from './schedule.js';
+import { welfordTranslationRefusal } from './translate-welford.js';
 
 const refuse = (reason: string): CanScheduleResult => ({ ok: false, reason });
 
@@ -25,14 +27,8 @@ function tvName(tv: TensorView): string {
 export function canScheduleInnerPersistent(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
   const nv = canScheduleNormalization('inner_persistent', fusion, runtimeInfo);
   if (!nv.ok) return nv;
-  for (const e of fusion.exprs()) {
-    if (e.kind === 'WelfordOp') {
-      const out = e.outputs[0];
-      return refuse(
-        `welford${out !== undefined && out.kind === 'tensorView' ? ` producing ${tvName(out)}` : ''} is not lowered in persistent kernels yet (var_mean as two sums is)`,
-      );
-    }
-  }
+  const welford = welfordTranslationRefusal(fusion);
+  if (welford !== null) return refuse(`${welford}: only Welford ops that translate to two-pass sums run in persistent kernels`);
   for (const o of fusion.outputs) {
     if (o.kind !== 'tensorView') return refuse('scalar outputs are not supported by the inner persistent scheduler');
     if (fusion.inputs.includes(o)) return refuse(`output ${tvName(o)} is also a fusion input (an alias)`);

@@ -21,6 +21,7 @@ import { collectIo } from '../pointwise/heuristics.js';
 import { bindExtents, evaluateExtent, type RuntimeInfo } from '../runtime-info.js';
 import { persistentBufferBytes, persistentBuffers } from '../segmentation/persistent-buffer.js';
 import type { InnerPersistentParams } from './params.js';
+import { translateWelford } from './translate-welford.js';
 
 export const MAX_THREADS_PER_ROW = 1024;
 /** Register bytes per thread the persistent buffers may take (64 32-bit registers). */
@@ -33,10 +34,10 @@ function ceilDiv(a: number, b: number): number {
   return Math.ceil(a / b);
 }
 
-/** The first ReductionOp output (the pattern every reduction of the fusion shares). */
+/** The first ReductionOp (or Welford avg) output: the pattern every reduction of the fusion shares. */
 export function firstReduction(fusion: Fusion): TensorView {
   for (const e of fusion.exprs()) {
-    if (e.kind !== 'ReductionOp') continue;
+    if (e.kind !== 'ReductionOp' && e.kind !== 'WelfordOp') continue;
     const out = e.outputs[0];
     if (out !== undefined && out.kind === 'tensorView') return out;
   }
@@ -126,7 +127,11 @@ export function chooseBatches(vectors: number, maxBatches: number): { batches: n
   return best === null ? null : { batches: best.batches, bdimx: best.bdimx };
 }
 
-export function computeInnerPersistentHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): InnerPersistentParams {
+export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: RuntimeInfo): InnerPersistentParams {
+  // Decide for the fusion the schedule will see: Welford translated to two sums.
+  const hasWelford = original.exprs().some((e) => e.kind === 'WelfordOp');
+  const fusion = hasWelford ? original.clone().fusion : original;
+  if (hasWelford) translateWelford(fusion);
   const bindings = bindExtents(fusion, runtimeInfo);
   const r = firstReduction(fusion);
   const { rowLength: R, rows: I } = rowShape(r, bindings);

@@ -1,5 +1,7 @@
 // Applies InnerPersistentParams to a fusion (in place), the way nvFuser's inner persistent
 // scheduler does:
+//   0. translate Welford ops to two-pass sums (translate-welford.ts, nvFuser's
+//      TranslateApplicableWelford);
 //   1. cache every used input (cacheAfter) and every output (cacheBefore, or cacheFork when
 //      the output is also used);
 //   2. transform the first reduction R0: merge its kept dims into I and its reduced dims into
@@ -36,6 +38,7 @@ import {
 import { SchedulingError } from '../errors.js';
 import type { ScheduledFusion } from '../scheduler.js';
 import type { InnerPersistentParams } from './params.js';
+import { translateWelford } from './translate-welford.js';
 
 /** Loop position of the first serial (persistent batch) loop; buffers are allocated there. */
 export const PERSISTENT_POSITION = 3;
@@ -120,6 +123,7 @@ function referenceSplitOrder(ref: TensorView): Map<Split, number> {
 }
 
 export function scheduleInnerPersistent(fusion: Fusion, params: InnerPersistentParams): ScheduledFusion {
+  translateWelford(fusion);
   const inputCaches = cacheIo(fusion);
   const reductions = reductionTvs(fusion);
   const r0 = reductions[0];
