@@ -95,7 +95,7 @@ describe('inner persistent heuristics', () => {
   it('rows of one element: one thread per row', () => {
     const p = params(softmaxFusion(3), [[4, 5, 1]]);
     expect(p.lparams.bdimx).toBe(1);
-    expect(p.iterationNumel).toBe(20);
+    expect(p.lparams.gdimx * p.lparams.bdimy).toBeGreaterThanOrEqual(20);
   });
 
   it('chooseBatches: within 1024 threads, prefers warp multiples and ≥ 128 threads', () => {

@@ -166,8 +166,6 @@ export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: 
     fastestDim: true,
     persistentKernel: true,
     persistentBufferSize: size.bytes,
-    reductionNumel: R,
-    iterationNumel: I,
     crossBlockInnerReduction: true,
     blockDimInnerReduction: 'TIDx',
     unrollFactorInnerReduction: v,

@@ -18,11 +18,11 @@ export interface InnerPersistentParams {
   /** Always true: the inner persistent scheduler reduces the innermost dim. */
   fastestDim: true;
   persistentKernel: true;
-  /** Projected persistent buffer bytes per row (nvFuser's persistent_buffer_size). */
+  /**
+   * Projected persistent buffer bytes per row (nvFuser's persistent_buffer_size). The row count
+   * is not a parameter: kernels are reused across batch sizes (gridDim.x is not in the key).
+   */
   persistentBufferSize: number;
-  /** Merged row length (reduced elements per row) and number of rows the heuristics saw. */
-  reductionNumel: number;
-  iterationNumel: number;
   /** The row is reduced across threadIdx.x with a block allreduce (always, even one thread). */
   crossBlockInnerReduction: true;
   blockDimInnerReduction: 'TIDx';
@@ -60,7 +60,7 @@ export function innerPersistentParamsToString(p: InnerPersistentParams): string 
   lines.push(`${p.tag === '' ? '' : 'Tag: '}${p.tag}`);
   lines.push('Red On Fastest Dim');
   lines.push('Persistent Kernel');
-  lines.push(`Persistent buffer size: ${p.persistentBufferSize} bytes per row (row ${p.reductionNumel}, rows ${p.iterationNumel})`);
+  lines.push(`Persistent buffer size: ${p.persistentBufferSize} bytes per row`);
   lines.push('Circular buffer: not used');
   let iter = 'Iteration Domain: blockIdx.x / ';
   if (p.blockDimIterDom === 'TIDy') iter += 'threadIdx.y / ';
