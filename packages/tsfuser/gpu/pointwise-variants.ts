@@ -4,7 +4,7 @@
 //
 //   bash gpu-bundle/run.sh tsfuser-pointwise-variants
 
-import { DeviceContext, FusionExecutor, FusionExecutorCache, Tensor, isAvailable, runtimeInfoFor, schedulerDevice } from '@tsfuser/runtime';
+import { DeviceContext, FusionExecutor, Tensor, isAvailable, runtimeInfoFor, schedulerDevice } from '@tsfuser/runtime';
 import { PointwiseScheduler, SchedulerRegistry, type PointwiseOverrides } from '@tsfuser/scheduler';
 import { compileFusion } from '@tsfuser/codegen';
 
@@ -31,10 +31,9 @@ import { randomHost, toDeviceInput, Random } from '../src/bench/device-inputs.js
 import { l2Flusher, timeDevice } from '../src/bench/timing.js';
 import { benchWorkloads } from '../src/bench/workloads.js';
 
-const VARIANTS: { name: string; overrides: PointwiseOverrides }[] = [
-  { name: 'heuristic (+ output poison)', overrides: {} },
-  { name: '2D bdimx=128 (+ output poison)', overrides: { bdimx: 128 } },
-];
+const VARIANTS: { name: string; overrides: PointwiseOverrides }[] = [{ name: 'heuristic', overrides: {} }];
+for (const bdimx of [32, 64, 128]) for (const unroll of [1, 2, 4]) VARIANTS.push({ name: `2D bdimx=${bdimx} unroll=${unroll}`, overrides: { bdimx, unroll } });
+for (const bdimx of [128, 256, 512]) for (const unroll of [1, 2]) VARIANTS.push({ name: `1D bdimx=${bdimx} unroll=${unroll}`, overrides: { breakPoint: 0, bdimx, unroll } });
 
 function main(): void {
   if (!isAvailable().available) {
@@ -46,7 +45,7 @@ function main(): void {
   const flusher = l2Flusher(device);
   const rng = new Random(7);
   const rows: string[] = [];
-  for (const w of benchWorkloads()) {
+  for (const w of benchWorkloads().filter((x) => x.name === 'readme_pointwise' || x.name === 'bn_add_relu')) {
     const fusion = w.build().fusionIr();
     const inputs = w.inputs.map((i) => {
       const strides = i.sizes.map((_, d) => i.sizes.slice(d + 1).reduce((a, b) => a * b, 1));
@@ -56,17 +55,20 @@ function main(): void {
     let reference: Float32Array | undefined;
     for (const v of VARIANTS) {
       try {
-        const cache = new FusionExecutorCache(fusion, device, { registry: new SchedulerRegistry([new PointwiseScheduler(v.overrides)]), poisonOutputs: true });
-        const [out] = cache.runFusion(args);
-        if (out === undefined) throw new Error('no output');
-        const data = out.toHost().data as Float32Array;
-        out.dispose();
+        const vinfo = runtimeInfoFor(fusion, args, schedulerDevice(device.properties));
+        const ve = FusionExecutor.compile(device, fusion, vinfo, { registry: new SchedulerRegistry([new PointwiseScheduler(v.overrides)]) });
+        const vout = Tensor.emptyDevice(device, 'Float', w.inputs[w.inputs.length > 2 ? 0 : 1]?.sizes ?? []);
+        vout.poison();
+        const vvalues = [...args.map((a) => a.asKernelArgument()), vout.asKernelArgument()];
+        ve.launch(vvalues);
+        const data = vout.toHost().data as Float32Array;
         let same = true;
-        if (reference === undefined) reference = data;
-        else for (let k = 0; k < data.length && same; k += 9973) same = Object.is(data[k], reference[k]);
-        const ms = timeDevice(device, flusher, () => cache.runFusion(args).forEach((t) => t.dispose()), 50);
-        const lp = cache.stats.compiles.length > 0 ? '' : '';
-        rows.push(`| ${w.name} | ${v.name} | ${(ms * 1000).toFixed(1)} µs | ${(w.bytes / (ms * 1e-3) / 1e9).toFixed(0)} GB/s | ${same ? 'same' : 'DIFFERENT'} |${lp}`);
+        if (reference === undefined) reference = data.slice();
+        else for (let k = 0; k < data.length && same; k += 997) same = Object.is(data[k], reference[k]);
+        const ms = timeDevice(device, flusher, () => ve.launch(vvalues), 50);
+        const l = ve.kernel.launch;
+        rows.push(`| ${w.name} | ${v.name} (grid ${l.grid.join('x')}, block ${l.block.join('x')}) | ${(ms * 1000).toFixed(1)} µs | ${(w.bytes / (ms * 1e-3) / 1e9).toFixed(0)} GB/s | ${same ? 'same' : 'DIFFERENT'} |`);
+        vout.dispose();
       } catch (error) {
         rows.push(`| ${w.name} | ${v.name} | error: ${(error as Error).message.split('\n')[0] ?? ''} | | |`);
       }
