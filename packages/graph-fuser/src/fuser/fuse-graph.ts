@@ -1,0 +1,23 @@
+// fuseGraph: the fuser's entry (legacy CudaFuseGraph up to the guards). In place:
+//   1. prim::profile nodes removed, profiled types specialized (specialize-profiled-types.ts);
+//   2. biased aten::linear split so its bias add can fuse (parseJitIR's decomposeLinear);
+//   3. CudaGraphFuser on the top block and, recursively, nested blocks;
+//   4. dead code (unused shape expressions, constants) removed.
+// guardFusionGroups (../guard) is the next step; fuseAndGuard runs both.
+// Invariant: the graph computes the same values as before.
+
+import { eliminateDeadCode, type Graph } from '@tsfuser/jit-ir';
+import { decomposeLinear } from '../parse-jit-ir/index.js';
+import { CudaGraphFuser, type CudaGraphFuserOptions } from './cuda-graph-fuser.js';
+import { removeProfileNodesAndSpecializeTypes } from './specialize-profiled-types.js';
+
+export type FuseGraphOptions = CudaGraphFuserOptions;
+
+/** Fuses `graph` in place into prim::CudaFusionGroup nodes and returns it. */
+export function fuseGraph(graph: Graph, options: FuseGraphOptions = {}): Graph {
+  removeProfileNodesAndSpecializeTypes(graph);
+  decomposeLinear(graph);
+  new CudaGraphFuser(graph.block, options).run();
+  eliminateDeadCode(graph);
+  return graph;
+}

@@ -1,0 +1,117 @@
+// The fusibility rules of CudaGraphFuser, all in this one file (the legacy fuser's
+// isFusibleCudaFusionGroup): which nodes may start or join a prim::CudaFusionGroup, and whether a
+// producer may be merged into a consumer. Everything else in the fuser is mechanics.
+// Rules:
+//   - the op must be lowerable by parseJitIR (jitOpSupport) — so a group never holds a node the
+//     lowering would reject;
+//   - every tensor the node reads or writes is a CUDA tensor with a known dtype a fusion can hold
+//     and a known rank (the guard needs complete types to check);
+//   - reductions sit only at group outputs: a producer that is (or whose group contains) a
+//     reduction is never merged into a consumer, as the legacy fuser did;
+//   - producer and consumer live on the same device.
+// Invariant: these predicates only read the graph.
+
+import type { Node, TensorType, Value } from '@tsfuser/jit-ir';
+import { jitOpSupport } from '../parse-jit-ir/index.js';
+
+export const CUDA_FUSION_GROUP = 'prim::CudaFusionGroup';
+
+/** Element types a fusion can hold (c10 names). */
+const FUSIBLE_SCALAR_TYPES: ReadonlySet<string> = new Set(['Bool', 'Int', 'Long', 'Half', 'BFloat16', 'Float', 'Double']);
+
+/** Ops whose output drops (or keeps as size 1) the reduced dims: they end a group. */
+const REDUCTION_OPS: ReadonlySet<string> = new Set(['aten::sum', 'aten::mean', 'aten::var', 'aten::std', 'aten::amax', 'aten::amin']);
+
+/**
+ * Nodes that are only ever pulled into a group by the fused node that needs them: constants are
+ * inlined, lists of constants and profiled values (prim::profile_ivalue, checked by the guard)
+ * are merged as producers.
+ */
+const HELPER_OPS: ReadonlySet<string> = new Set(['prim::Constant', 'prim::ListConstruct', 'prim::profile_ivalue']);
+
+export type Verdict = { fusible: true } | { fusible: false; reason: string };
+
+const YES: Verdict = { fusible: true };
+const no = (reason: string): Verdict => ({ fusible: false, reason });
+
+export function isFusionGroup(n: Node): boolean {
+  return n.kind === CUDA_FUSION_GROUP;
+}
+
+export function isTensorValue(v: Value): boolean {
+  return v.type.kind === 'Tensor';
+}
+
+/** Why a tensor value cannot live at a group boundary, or null when it can. */
+export function tensorTypeProblem(v: Value): string | null {
+  const t = v.type;
+  if (t.kind !== 'Tensor') return null;
+  if (t.scalarType === null) return `%${v.debugName()} has no dtype`;
+  if (!FUSIBLE_SCALAR_TYPES.has(t.scalarType)) return `%${v.debugName()} has dtype ${t.scalarType}, which a fusion cannot hold`;
+  if (t.sizes === null) return `%${v.debugName()} has no rank`;
+  if (t.device === null) return `%${v.debugName()} has no device`;
+  // A 0-dim CPU tensor is a boxed scalar: the kernel takes it by value.
+  if (t.device.type === 'cpu' && t.sizes.length === 0) return null;
+  if (t.device.type !== 'cuda') return `%${v.debugName()} is on ${t.device.type}, not cuda`;
+  return null;
+}
+
+/** The CUDA device index of a node's tensors (first known), or null. */
+export function deviceOf(n: Node): number | null {
+  const values = isFusionGroup(n) ? [...n.inputs, ...n.outputs] : [...n.inputs, ...n.outputs];
+  for (const v of values) {
+    const t: TensorType | null = v.type.kind === 'Tensor' ? v.type : null;
+    if (t?.device?.type === 'cuda') return t.device.index ?? 0;
+  }
+  return null;
+}
+
+/** Can `n` on its own be part of a fusion group (as a consumer that starts one, or a producer)? */
+export function nodeFusibility(n: Node): Verdict {
+  if (isFusionGroup(n)) return YES;
+  if (HELPER_OPS.has(n.kind)) return no(`${n.kind} is only inlined into the group that uses it`);
+  const support = jitOpSupport(n);
+  if (!support.supported) return no(support.reason);
+  // Unused outputs (native_batch_norm's save_mean when not training) need no type.
+  const tensors = [...n.inputs, ...n.outputs.filter((o) => o.uses.length > 0)].filter(isTensorValue);
+  if (tensors.length === 0) return no('the node reads and writes no tensor');
+  for (const v of tensors) {
+    const problem = tensorTypeProblem(v);
+    if (problem !== null) return no(problem);
+  }
+  return YES;
+}
+
+export function isReductionNode(n: Node): boolean {
+  return REDUCTION_OPS.has(n.kind);
+}
+
+/** True when `n` is a reduction or a fusion group containing one. */
+export function containsReduction(n: Node): boolean {
+  if (!isFusionGroup(n)) return isReductionNode(n);
+  return n.g('Subgraph').nodes().some(isReductionNode);
+}
+
+/**
+ * May `producer` be merged into the group of `consumer`? (Topological validity is checked
+ * separately, by moving the producer.)
+ */
+export function producerFusibility(consumer: Node, producer: Node): Verdict {
+  const c = nodeFusibility(consumer);
+  if (!c.fusible) return c;
+  if (producer.kind === 'prim::ListConstruct') return listFusibility(producer);
+  if (producer.kind === 'prim::profile_ivalue') return YES; // its profiled value is guarded
+  const p = nodeFusibility(producer);
+  if (!p.fusible) return p;
+  if (containsReduction(producer)) return no('a reduction result leaves its group (reductions only at group outputs)');
+  const dc = deviceOf(consumer);
+  const dp = deviceOf(producer);
+  if (dc !== null && dp !== null && dc !== dp) return no(`producer is on cuda:${dp}, consumer on cuda:${dc}`);
+  return YES;
+}
+
+/** A list of constants (reduction dims, sizes) joins the group of the node that reads it. */
+function listFusibility(list: Node): Verdict {
+  const allConstant = list.inputs.every((v) => v.node.kind === 'prim::Constant');
+  return allConstant ? YES : no('a list of runtime values stays outside the group');
+}

@@ -1,0 +1,2 @@
+// guardFusionGroups: guard-fusion-groups.ts.
+export { guardFusionGroups, guardFusionGroup, profiledConstant, CUDA_FUSION_GUARD } from './guard-fusion-groups.js';

@@ -1,0 +1,162 @@
+// Nodes runGraph computes itself instead of through parseJitIR: constants, lists and tuples,
+// profiling pass-throughs, shape expressions (`aten::size`, `prim::BroadcastSizes`,
+// `prim::ReductionSizes`), scalar arithmetic and comparisons (guards of profiled values,
+// `aten::all`), `prim::Print`, and the matrix products the fuser never fuses (`aten::mm`,
+// `aten::matmul`, `aten::linear`), computed in float64 and rounded to the output dtype.
+// Returns null for a node it does not handle (then the reference lowering runs it).
+
+import { HostTensor } from '@tsfuser/fusion-ir';
+import { SCALAR_TYPE_CODES, constantValue, type Node } from '@tsfuser/jit-ir';
+import { describeRunValue, isList, isTensor, runValueOfConstant, scalarTypeOfDataType, type RunValue } from './run-values.js';
+
+export interface HostContext {
+  print(text: string): void;
+}
+
+type HostOp = (n: Node, args: readonly RunValue[], ctx: HostContext) => RunValue[];
+
+function list(v: RunValue | undefined, what: string): readonly RunValue[] {
+  if (v === undefined || !isList(v)) throw new Error(`runGraph: ${what} expects a list, got ${v === undefined ? 'nothing' : describeRunValue(v)}`);
+  return v;
+}
+
+function ints(v: RunValue | undefined, what: string): number[] {
+  return list(v, what).map((x) => Number(x));
+}
+
+function tensor(v: RunValue | undefined, what: string): HostTensor {
+  if (v === undefined || !isTensor(v)) throw new Error(`runGraph: ${what} expects a tensor`);
+  return v;
+}
+
+function num(v: RunValue | undefined): number {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'bigint') return Number(v);
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  throw new Error(`runGraph: expected a number, got ${v === undefined ? 'nothing' : describeRunValue(v ?? null)}`);
+}
+
+/** numpy broadcasting of shapes. */
+export function broadcastShapes(shapes: readonly (readonly number[])[]): number[] {
+  const rank = Math.max(0, ...shapes.map((s) => s.length));
+  const out = new Array<number>(rank).fill(1);
+  for (const s of shapes) {
+    s.forEach((size, i) => {
+      const d = rank - s.length + i;
+      const cur = out[d] as number;
+      if (cur === 1) out[d] = size;
+      else if (size !== 1 && size !== cur) throw new Error(`runGraph: shapes [${shapes.map((x) => x.join(', ')).join('] and [')}] do not broadcast`);
+    });
+  }
+  return out;
+}
+
+function reductionSizes(shape: number[], dims: number[], keepdim: boolean): number[] {
+  const rank = shape.length;
+  const reduced = new Set((dims.length === 0 ? shape.map((_, i) => i) : dims).map((d) => (d < 0 ? d + rank : d)));
+  return keepdim ? shape.map((s, i) => (reduced.has(i) ? 1 : s)) : shape.filter((_, i) => !reduced.has(i));
+}
+
+function equal(a: RunValue, b: RunValue): boolean {
+  if (isList(a) && isList(b)) return a.length === b.length && a.every((x, i) => equal(x, b[i] as RunValue));
+  if (isList(a) || isList(b)) return false;
+  if (a === null || b === null) return a === b;
+  if (typeof a === 'string' || typeof b === 'string') return a === b;
+  return num(a) === num(b);
+}
+
+/** C[m, n] = A[m, k] · B[k, n] (B given by element accessor), float64 accumulate. */
+function matmul2d(a: HostTensor, rows: number, k: number, bAt: (kk: number, j: number) => number, n: number, bias: HostTensor | null): HostTensor {
+  const out = new Float64Array(rows * n);
+  const av = a.toNumbers();
+  const biasV = bias?.toNumbers() ?? null;
+  for (let i = 0; i < rows; i++) {
+    for (let j = 0; j < n; j++) {
+      let acc = biasV === null ? 0 : (biasV[j % biasV.length] as number);
+      for (let kk = 0; kk < k; kk++) acc += (av[i * k + kk] as number) * bAt(kk, j);
+      out[i * n + j] = acc;
+    }
+  }
+  return HostTensor.fromValues(a.dtype, [rows, n], out);
+}
+
+function mm(n: Node, args: readonly RunValue[]): RunValue[] {
+  const a = tensor(args[0], n.kind);
+  const b = tensor(args[1], n.kind);
+  if (a.rank !== 2 || b.rank !== 2) throw new Error(`runGraph: ${n.kind} supports 2-D operands here, got ranks ${a.rank} and ${b.rank}`);
+  const bv = b.toNumbers();
+  const cols = b.sizes[1] as number;
+  return [matmul2d(a, a.sizes[0] as number, a.sizes[1] as number, (kk, j) => bv[kk * cols + j] as number, cols, null)];
+}
+
+function linear(n: Node, args: readonly RunValue[]): RunValue[] {
+  const x = tensor(args[0], n.kind);
+  const w = tensor(args[1], n.kind);
+  const bias = args[2] === undefined || args[2] === null ? null : tensor(args[2], n.kind);
+  const k = x.sizes[x.rank - 1] as number;
+  const outFeatures = w.sizes[0] as number;
+  const rows = x.numel / k;
+  const wv = w.toNumbers();
+  const flat = matmul2d(x, rows, k, (kk, j) => wv[j * k + kk] as number, outFeatures, bias);
+  const shape = [...x.sizes.slice(0, -1), outFeatures];
+  return [new HostTensor(flat.dtype, shape, HostTensor.empty(flat.dtype, shape).strides, flat.data)];
+}
+
+const SCALAR_COMPARE: Record<string, (a: number, b: number) => boolean> = {
+  'aten::lt': (a, b) => a < b,
+  'aten::le': (a, b) => a <= b,
+  'aten::gt': (a, b) => a > b,
+  'aten::ge': (a, b) => a >= b,
+};
+
+const SCALAR_ARITH: Record<string, (a: number, b: number) => number> = {
+  'aten::add': (a, b) => a + b,
+  'aten::sub': (a, b) => a - b,
+  'aten::mul': (a, b) => a * b,
+  'aten::floordiv': (a, b) => Math.floor(a / b),
+};
+
+const HOST_OPS: Readonly<Record<string, HostOp>> = {
+  'prim::Constant': (n) => [runValueOfConstant(constantValue(n) ?? { kind: 'none' })],
+  'prim::ListConstruct': (_n, args) => [[...args]],
+  'prim::TupleConstruct': (_n, args) => [[...args]],
+  'prim::ListUnpack': (n, args) => [...list(args[0], n.kind)],
+  'prim::TupleUnpack': (n, args) => [...list(args[0], n.kind)],
+  'prim::profile': (_n, args) => [...args],
+  'prim::profile_ivalue': (_n, args) => [args[0] ?? null],
+  'prim::BroadcastSizes': (n, args) => [broadcastShapes(args.map((a) => ints(a, n.kind)))],
+  'prim::ReductionSizes': (n, args) => [reductionSizes(ints(args[0], n.kind), ints(args[1], n.kind), Boolean(args[2]))],
+  'aten::size': (n, args) => {
+    const t = tensor(args[0], n.kind);
+    if (args.length === 1) return [[...t.sizes]];
+    const d = num(args[1]);
+    return [t.sizes[d < 0 ? d + t.rank : d] ?? 0];
+  },
+  'prim::dtype': (n, args) => [SCALAR_TYPE_CODES[scalarTypeOfDataType(tensor(args[0], n.kind).dtype)]],
+  'aten::all': (n, args) => [list(args[0], n.kind).every((x) => x === true || num(x) !== 0)],
+  'aten::eq': (_n, args) => [equal(args[0] ?? null, args[1] ?? null)],
+  'aten::ne': (_n, args) => [!equal(args[0] ?? null, args[1] ?? null)],
+  'aten::__not__': (_n, args) => [!args[0]],
+  'aten::__xor__': (_n, args) => [Boolean(args[0]) !== Boolean(args[1])],
+  'aten::Int': (_n, args) => [Math.trunc(num(args[0]))],
+  'aten::Float': (_n, args) => [num(args[0])],
+  'prim::Print': (_n, args, ctx) => {
+    ctx.print(args.map((a) => (typeof a === 'string' ? a : describeRunValue(a))).join(' '));
+    return [];
+  },
+  'aten::mm': mm,
+  'aten::matmul': mm,
+  'aten::linear': linear,
+};
+
+/** The host result of `n`, or null when the reference lowering must compute it. */
+export function evalHostOp(n: Node, args: readonly RunValue[], ctx: HostContext): RunValue[] | null {
+  const anyTensor = args.some(isTensor);
+  const compare = SCALAR_COMPARE[n.kind];
+  if (compare !== undefined && !anyTensor) return [compare(num(args[0]), num(args[1]))];
+  const arith = SCALAR_ARITH[n.kind];
+  if (arith !== undefined && !anyTensor) return [arith(num(args[0]), num(args[1]))];
+  if ((n.kind === 'aten::eq' || n.kind === 'aten::ne') && anyTensor) return null;
+  const op = HOST_OPS[n.kind];
+  return op === undefined ? null : op(n, args, ctx);
+}
