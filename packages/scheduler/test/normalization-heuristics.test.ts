@@ -76,6 +76,30 @@ describe('inner persistent heuristics', () => {
     expect(p.divisibleSplits[1]).toBe(5001 % b === 0);
   });
 
+  it('row parameters (weight, bias) are vectorized through their broadcast', () => {
+    const f = new Fusion();
+    const x = makeTensor(f, { shape: [-1, -1], dtype: 'BFloat16' });
+    const w = makeTensor(f, { shape: [-1], dtype: 'BFloat16' });
+    const b = makeTensor(f, { shape: [-1], dtype: 'BFloat16' });
+    f.addInput(x);
+    f.addInput(w);
+    f.addInput(b);
+    f.addOutput(layerNorm(x, 1, w, b).output);
+    const ri = makeRuntimeInfo(f, [{ sizes: [64, 4096] }, { sizes: [4096] }, { sizes: [4096] }]);
+    const p = s.computeHeuristics(f, ri);
+    expect(p.vectorizedInputs).toEqual([0, 1, 2]);
+    const sf = s.schedule(f.clone().fusion, p);
+    const readers = [1, 2].map((i) => (sf.fusion.inputs[i] as TensorView).uses.map((u) => u.kind));
+    expect(readers).toEqual([['BroadcastOp'], ['BroadcastOp']]);
+    const vectorized = sf.fusion.allTvs().filter((tv) => tv.definition?.kind === 'BroadcastOp' && tv.nDims() === 5 && tv.axis(4).parallelType === 'Vectorize');
+    expect(vectorized).toHaveLength(2);
+    const inputs = [randomInput('BFloat16', [3, 4096]), randomInput('BFloat16', [4096]), randomInput('BFloat16', [4096])];
+    const want = evaluate(f, inputs) as HostTensor[];
+    const got = evaluate(sf.fusion, inputs) as HostTensor[];
+    const g = (got[0] as HostTensor).toNumbers();
+    (want[0] as HostTensor).toNumbers().forEach((v, k) => expect(Math.abs((g[k] as number) - v)).toBeLessThanOrEqual(1.6e-2 * Math.max(1, Math.abs(v))));
+  });
+
   it('misaligned pointers and outer strides turn vectorization off', () => {
     expect(params(softmaxFusion(2), [[64, 4096]], 4).vectorizeInnerReduction).toBe(false);
     expect(params(softmaxFusion(2), [[64, 4096]], 8).unrollFactorInnerReduction).toBe(2);

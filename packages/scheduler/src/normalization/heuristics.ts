@@ -1,7 +1,8 @@
 // Inner persistent heuristics (after nvFuser's innerPersistentHeuristic, with our own simpler
 // rules). For rows of R elements (the merged reduced dims, innermost) and I rows:
 //   * vec: the widest vector (≤ 16 bytes of the widest row input) dividing R, every outer
-//     stride and the pointer alignment of the full-rank row inputs (outputs are contiguous);
+//     stride and the pointer alignment of the full-rank row inputs and of the row parameters
+//     (weight, bias: read through their broadcast, see row-params.ts; outputs are contiguous);
 //   * batches B (serial, constant, the persistent batch) and bdimx = ceilDiv(R/vec, B) threads
 //     per row, chosen among B ≤ maxB (each thread keeps B·vec elements of every persistent
 //     buffer in registers: at most 256 bytes, i.e. 64 registers) so that bdimx ≤ 1024, at least
@@ -80,9 +81,26 @@ interface VectorChoice {
   outputs: number[];
 }
 
+/** Inputs over the row only (a weight or bias) whose innermost dim is the row's innermost dim. */
+function rowParams(fusion: Fusion, r: TensorView, tvs: readonly TensorView[]): Set<TensorView> {
+  const map = new ExactLogicalMap(fusion);
+  const logical = r.domain.logical;
+  const innermost = logical[logical.length - 1];
+  const reduced = logical.filter((id) => id.isReduction());
+  const out = new Set<TensorView>();
+  if (innermost === undefined || !innermost.isReduction()) return out;
+  for (const tv of tvs) {
+    const dims = tv.domain.logicalNoReductions().filter((id) => !id.isBroadcast());
+    const last = dims[dims.length - 1];
+    if (last === undefined || !map.same(last, innermost)) continue;
+    if (dims.every((id) => reduced.some((x) => map.same(x, id)))) out.add(tv);
+  }
+  return out;
+}
+
 function vectorization(fusion: Fusion, runtimeInfo: RuntimeInfo, r: TensorView, rowLength: number): VectorChoice {
   const inputTvs = fusion.inputs.filter((v): v is TensorView => v.kind === 'tensorView');
-  const rowInputs = rowTensors(fusion, r, inputTvs);
+  const rowInputs = new Set([...rowTensors(fusion, r, inputTvs), ...rowParams(fusion, r, inputTvs)]);
   const cands: { position: number; size: number; sizes: readonly number[]; strides: readonly number[]; alignment: number }[] = [];
   fusion.inputs.forEach((v, i) => {
     const info = runtimeInfo.inputs[i];

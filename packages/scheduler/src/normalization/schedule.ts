@@ -3,7 +3,8 @@
 //   0. translate Welford ops to two-pass sums (translate-welford.ts, nvFuser's
 //      TranslateApplicableWelford);
 //   1. cache every used input (cacheAfter) and every output (cacheBefore, or cacheFork when
-//      the output is also used);
+//      the output is also used); a row parameter (weight, bias) is read by its broadcast to the
+//      rows instead (row-params.ts), so it takes the rows' loops and vector loads;
 //   2. transform the first reduction R0: merge its kept dims into I and its reduced dims into
 //      the row Rd, then split
 //        [I/bdimy, bdimy, ceilDiv(Rd/vec, B), B, vec]   (BIDx, TIDy, rTIDx, rS, rS)
@@ -38,15 +39,17 @@ import {
 import { SchedulingError } from '../errors.js';
 import type { ScheduledFusion } from '../scheduler.js';
 import type { InnerPersistentParams } from './params.js';
+import { broadcastRowParamsFirst } from './row-params.js';
 import { translateWelford } from './translate-welford.js';
 
 /** Loop position of the first serial (persistent batch) loop; buffers are allocated there. */
 export const PERSISTENT_POSITION = 3;
 
-function cacheIo(fusion: Fusion): Map<TensorView, number> {
+/** Caches inputs (except those already read by a row-parameter broadcast) and outputs. */
+function cacheIo(fusion: Fusion, readByBroadcast: ReadonlySet<number>): Map<TensorView, number> {
   const inputCaches = new Map<TensorView, number>();
   fusion.inputs.forEach((v, i) => {
-    if (v.kind !== 'tensorView' || v.uses.length === 0) return;
+    if (v.kind !== 'tensorView' || v.uses.length === 0 || readByBroadcast.has(i)) return;
     inputCaches.set(v.cacheAfter(), i);
   });
   for (const o of [...fusion.outputs]) {
@@ -124,7 +127,9 @@ function referenceSplitOrder(ref: TensorView): Map<Split, number> {
 
 export function scheduleInnerPersistent(fusion: Fusion, params: InnerPersistentParams): ScheduledFusion {
   translateWelford(fusion);
-  const inputCaches = cacheIo(fusion);
+  const rowParams = broadcastRowParamsFirst(fusion);
+  const inputCaches = cacheIo(fusion, new Set(rowParams.values()));
+  for (const [b, i] of rowParams) inputCaches.set(b, i);
   const reductions = reductionTvs(fusion);
   const r0 = reductions[0];
   if (r0 === undefined) throw new SchedulingError('inner persistent schedule: the fusion has no reduction');
