@@ -90,7 +90,8 @@ export class CudaGraphFuser {
   }
 
   private sortReverseTopological(inputs: readonly Value[]): Value[] {
-    const inBlock = [...new Set(inputs)].filter((v) => v.node.owningBlock === this.block && v.node !== this.block.paramNode);
+    // Block inputs are kept (they sort last): no producer to fuse, but siblings reading them are.
+    const inBlock = [...new Set(inputs)].filter((v) => v.node.owningBlock === this.block);
     return inBlock.sort((a, b) => (a.node === b.node ? 0 : a.node.isAfter(b.node) ? -1 : 1));
   }
 

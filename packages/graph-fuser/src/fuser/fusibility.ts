@@ -4,6 +4,7 @@
 // Rules:
 //   - the op must be lowerable by parseJitIR (jitOpSupport) — so a group never holds a node the
 //     lowering would reject;
+//   - the node produces a tensor (sizes and other host scalars stay outside);
 //   - every tensor the node reads or writes is a CUDA tensor with a known dtype a fusion can hold
 //     and a known rank (the guard needs complete types to check);
 //   - reductions sit only at group outputs: a producer that is (or whose group contains) a
@@ -70,11 +71,12 @@ export function deviceOf(n: Node): number | null {
 export function nodeFusibility(n: Node): Verdict {
   if (isFusionGroup(n)) return YES;
   if (HELPER_OPS.has(n.kind)) return no(`${n.kind} is only inlined into the group that uses it`);
+  // Sizes, dtypes and other scalars are host values: computing them in a kernel gains nothing.
+  if (!n.outputs.some(isTensorValue)) return no('the node produces no tensor');
   const support = jitOpSupport(n);
   if (!support.supported) return no(support.reason);
   // Unused outputs (native_batch_norm's save_mean when not training) need no type.
   const tensors = [...n.inputs, ...n.outputs.filter((o) => o.uses.length > 0)].filter(isTensorValue);
-  if (tensors.length === 0) return no('the node reads and writes no tensor');
   for (const v of tensors) {
     const problem = tensorTypeProblem(v);
     if (problem !== null) return no(problem);

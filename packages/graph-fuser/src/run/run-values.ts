@@ -6,7 +6,12 @@
 import { HostTensor, type DataType, type ElementValue } from '@tsfuser/fusion-ir';
 import { IntType, FloatType, BoolType, type ConstantValue, type Device, type JitType, type ScalarType } from '@tsfuser/jit-ir';
 
-export type RunValue = HostTensor | ElementValue | string | null | { readonly device: Device } | readonly RunValue[];
+export type RunValue = HostTensor | ElementValue | string | null | { readonly device: Device } | OpaqueValue | readonly RunValue[];
+
+/** A value runGraph cannot compute with (an opaque `<Tensor>` constant); an error only when used. */
+export interface OpaqueValue {
+  readonly opaque: string;
+}
 
 export interface TensorMeta {
   readonly device: Device;
@@ -94,7 +99,7 @@ export function runValueOfConstant(c: ConstantValue): RunValue {
       return { device: c.value };
     case 'tensor': {
       const t = c.value;
-      if (t.kind !== 'scalar') throw new Error('runGraph: opaque tensor constants have no value');
+      if (t.kind !== 'scalar') return { opaque: `tensor constant ${t.text}` };
       return HostTensor.fromValues(t.floating ? 'Double' : 'Int', [], [t.floating ? t.value : BigInt(t.value)]);
     }
   }
@@ -113,6 +118,7 @@ export function constantOfRunValue(v: RunValue): ConstantValue | null {
     if (v.every((x) => typeof x === 'number')) return { kind: 'floatList', value: v as number[] };
     return null;
   }
+  if ('opaque' in v) return null;
   return { kind: 'device', value: v.device };
 }
 
@@ -128,6 +134,6 @@ export function describeRunValue(v: RunValue): string {
   if (isTensor(v)) return `${scalarTypeOfDataType(v.dtype)}(${v.sizes.join(', ')})`;
   if (isList(v)) return `[${v.map(describeRunValue).join(', ')}]`;
   if (v === null) return 'None';
-  if (typeof v === 'object') return `${v.device.type}:${v.device.index ?? ''}`;
+  if (typeof v === 'object') return 'opaque' in v ? `<${v.opaque}>` : `${v.device.type}:${v.device.index ?? ''}`;
   return String(v);
 }
