@@ -7,7 +7,7 @@
 // Invariant: a node is evaluated exactly as parseJitIR would lower it inside a fusion.
 
 import { HostTensor, evaluate, type EvalValue } from '@tsfuser/fusion-ir';
-import { Graph, completeTensorType, type Node, type Value } from '@tsfuser/jit-ir';
+import { DynamicTensorType, Graph, completeTensorType, type Node, type Value } from '@tsfuser/jit-ir';
 import { lowerJitGraph, type JitLowering } from '../parse-jit-ir/index.js';
 import { constantOfRunValue, describeRunValue, isTensor, scalarTypeOfDataType, type RunValue } from './run-values.js';
 
@@ -47,7 +47,9 @@ function plan(node: Node, args: readonly RunValue[]): OneNodePlan {
   const functional = functionalKind(node.kind);
   const copy = g.create(functional ?? node.kind, inputs, node.outputs.length);
   copy.copyAttributes(node);
-  node.outputs.forEach((o, i) => copy.output(i).setType(o.type));
+  // Tensor outputs stay unrefined: the actual inputs (a guard failure's fallback) may have
+  // dtypes other than the profiled ones the graph states.
+  node.outputs.forEach((o, i) => copy.output(i).setType(o.type.kind === 'Tensor' ? DynamicTensorType : o.type));
   g.appendNode(copy);
   const outputs: number[] = [];
   node.outputs.forEach((o, i) => {

@@ -4,7 +4,7 @@
 // checker that every value of a graph is defined before its uses.
 import { HostTensor, type DataType } from '@tsfuser/fusion-ir';
 import { parseIR, type Block, type Graph, type Value } from '@tsfuser/jit-ir';
-import type { RunValue } from '../../src/index.js';
+import { tensorMeta, withTensorMeta, type RunValue } from '../../src/index.js';
 import type { RefValue } from './aten-reference.js';
 import { generateInputs, type DiffOptions } from './differential.js';
 import { readFixture } from './golden.js';
@@ -37,7 +37,7 @@ export function runInputs(graph: Graph, opts: DiffOptions = {}): RunValue[] {
 }
 
 export function cloneTensor(t: HostTensor): HostTensor {
-  return new HostTensor(t.dtype, [...t.sizes], [...t.strides], t.data.slice(), t.offset);
+  return withTensorMeta(new HostTensor(t.dtype, [...t.sizes], [...t.strides], t.data.slice(), t.offset), tensorMeta(t));
 }
 
 export function cloneInputs(values: readonly RunValue[]): RunValue[] {
