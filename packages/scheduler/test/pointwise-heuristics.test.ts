@@ -104,7 +104,7 @@ describe('pointwise overrides (tuning knobs)', () => {
     const p = new PointwiseScheduler({ bdimx: 64 }).computeHeuristics(f, info(f));
     expect(p.breakPoint).toBe(2);
     expect(p.lparams.bdimx * p.lparams.bdimy).toBe(128);
-    expect(p.lparams.gdimx).toBe(Math.ceil(8192 / 4 / 64));
+    expect(p.lparams.gdimx).toBe(Math.ceil(8192 / 4 / 64 / p.unrollFactorInner));
   });
 
   it('without overrides the heuristic is unchanged', () => {
