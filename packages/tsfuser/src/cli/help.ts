@@ -12,6 +12,9 @@ Usage:
                                    module whose default export is (fd) => void)
   tsfuser bench [options]          GPU benchmarks side by side with PyTorch eager/torch.compile
   tsfuser ir print <file.ir>       parse a TorchScript IR file and print it back
+  tsfuser fuse <graph.ir> [--dump fusion_ir_presched,launch_param]
+                                   CudaGraphFuser + guards on a TorchScript graph; prints the
+                                   guarded graph and the Fusion IR of each fusion group
   tsfuser --help                   this text
 
 Options of run:

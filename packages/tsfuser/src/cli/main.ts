@@ -12,6 +12,7 @@ import { processIo, UsageError, type CliIo } from './console.js';
 import { BENCH_BOOLEAN_FLAGS, BENCH_VALUE_FLAGS, benchCommand } from './bench-command.js';
 import { helpText } from './help.js';
 import { irCommand } from './ir-command.js';
+import { FUSE_BOOLEAN_FLAGS, FUSE_VALUE_FLAGS, fuseCommand } from './fuse-command.js';
 import { RUN_BOOLEAN_FLAGS, RUN_VALUE_FLAGS, runCommand } from './run-command.js';
 
 export async function main(argv: readonly string[], ioOverrides: Partial<CliIo> = {}): Promise<number> {
@@ -31,6 +32,8 @@ export async function main(argv: readonly string[], ioOverrides: Partial<CliIo> 
         return await benchCommand(parseArgs(rest, BENCH_VALUE_FLAGS, BENCH_BOOLEAN_FLAGS), io);
       case 'ir':
         return irCommand(parseArgs(rest, [], []), io);
+      case 'fuse':
+        return fuseCommand(parseArgs(rest, FUSE_VALUE_FLAGS, FUSE_BOOLEAN_FLAGS), io);
       default:
         throw new UsageError(`unknown command '${command}' (see tsfuser --help)`);
     }
