@@ -108,7 +108,9 @@ describe('random persistent fusions: accepted ⇒ lowered and correct', () => {
       const got = simulateKernel(kernel, compiled.launch, [...inputs, ...outs]).slice(inputs.length);
       want.forEach((w, o) => {
         const g = (got[o] as HostTensor).toNumbers();
-        const tol = w.dtype === 'BFloat16' ? 3e-2 : w.dtype === 'Half' ? 4e-3 : 1e-5;
+        // Loose for Float: random compositions cancel (x − sum(x)) and amplify summation-order
+        // differences; structural bugs give O(1) errors.
+        const tol = w.dtype === 'BFloat16' ? 3e-2 : w.dtype === 'Half' ? 4e-3 : 3e-4;
         w.toNumbers().forEach((v, k) => {
           const y = g[k] as number;
           const ok = Number.isNaN(v) ? Number.isNaN(y) : !Number.isFinite(v) ? v === y : Math.abs(v - y) <= tol * Math.max(1, Math.abs(v));

@@ -16,17 +16,18 @@
 //   4. propagate P0's transforms to every tensor and copy its parallel types; rFactor every
 //      other reduction the same way; vectorize the row accesses of the input caches and
 //      outputs;
-//   5. inline as deep as legal, except the persistent buffers: a tensor read both before a
-//      block reduction and after it (x in x − max(x)) stays at position 3, so its [B, vec]
-//      registers are filled once and read by both loops — the row is read from global memory
-//      once. A tensor read only after a reduction (a weight) is inlined into that loop.
+//   5. inline as deep as legal, except the persistent buffers (persistence.ts): a tensor read
+//      both before a block reduction and after it (x in x − max(x)) stays at position 3, so its
+//      [B, vec] registers are filled once and read by both loops — the row is read from global
+//      memory once. A widening cast of an input is first duplicated per phase, so the narrow
+//      input cache is the buffer. A tensor read only after a reduction (a weight) is inlined
+//      into that loop.
 // Invariant the lowering relies on: the reference (P0's input) has the 5-position loop
 // structure above; tensors after a block reduction are prefix-aligned ([BIDx, TIDy, rTIDx])
 // or full 5-position tensors; a tensor's loops at positions 3 and 4 are shared only with
 // consumers in the same phase (the same number of block reductions upstream).
 
 import {
-  inlineAt,
   inlineMost,
   loopExprs,
   parallelizeAllLike,
@@ -39,6 +40,7 @@ import {
 import { SchedulingError } from '../errors.js';
 import type { ScheduledFusion } from '../scheduler.js';
 import type { InnerPersistentParams } from './params.js';
+import { keepPersistentBuffers, projectCastBuffers } from './persistence.js';
 import { broadcastRowParamsFirst } from './row-params.js';
 import { translateWelford } from './translate-welford.js';
 
@@ -82,22 +84,6 @@ function mergeToRows(r: TensorView): void {
   for (let n = kept.length; n > 1; n -= 1) r.merge(0);
 }
 
-/**
- * Block reductions upstream of each tensor: a persistent buffer is a tensor whose consumers are
- * in different phases (read before a block reduction and after it).
- */
-export function reductionPhases(fusion: Fusion): Map<TensorView, number> {
-  const phase = new Map<TensorView, number>();
-  for (const e of fusion.exprs()) {
-    let p = 0;
-    for (const v of e.inputs) if (v.kind === 'tensorView') p = Math.max(p, phase.get(v) ?? 0);
-    const out = e.outputs[0];
-    const block = e.kind === 'ReductionOp' && out !== undefined && out.kind === 'tensorView' && out.domain.loop.some((id) => id.isReduction() && id.parallelType === 'TIDx');
-    for (const o of e.outputs) if (o.kind === 'tensorView') phase.set(o, block ? p + 1 : p);
-  }
-  return phase;
-}
-
 function scheduleReductionLoop(r: TensorView, params: InnerPersistentParams): void {
   const { bdimy } = params.lparams;
   const v = params.unrollFactorInnerReduction;
@@ -130,6 +116,7 @@ export function scheduleInnerPersistent(fusion: Fusion, params: InnerPersistentP
   const rowParams = broadcastRowParamsFirst(fusion);
   const inputCaches = cacheIo(fusion, new Set(rowParams.values()));
   for (const [b, i] of rowParams) inputCaches.set(b, i);
+  projectCastBuffers(fusion, new Set(inputCaches.keys()));
   const reductions = reductionTvs(fusion);
   const r0 = reductions[0];
   if (r0 === undefined) throw new SchedulingError('inner persistent schedule: the fusion has no reduction');
@@ -160,15 +147,7 @@ export function scheduleInnerPersistent(fusion: Fusion, params: InnerPersistentP
     });
   }
   inlineMost(fusion);
-  const phase = reductionPhases(fusion);
-  for (const tv of fusion.allTvs()) {
-    if (tv.isFusionInput() || tv.computeAtPosition <= PERSISTENT_POSITION) continue;
-    // Consumers in different phases cannot share this tensor's loops (one of them waits for
-    // a block reduction the other feeds): keep it whole in registers instead.
-    const consumerPhases = new Set<number>();
-    for (const u of tv.uses) for (const o of u.outputs) if (o.kind === 'tensorView') consumerPhases.add(phase.get(o) ?? 0);
-    if (consumerPhases.size > 1) inlineAt(tv, PERSISTENT_POSITION);
-  }
+  keepPersistentBuffers(fusion, PERSISTENT_POSITION);
 
   const order = referenceSplitOrder(ref);
   const divisibleSplits = new Set<Split>();
