@@ -80,6 +80,14 @@ describe('executor hook and launch_param dump', () => {
     expect(() => runGraph(g, runInputs(g))).toThrow(/aten::dropout: dropout in training mode needs random numbers/);
   });
 
+  test('the README example: relu(x + x), one group taken', () => {
+    const g = fusedAndGuarded('pointwise_add_relu.ir');
+    const x = HostTensor.fromValues('Float', [4, 8], Array.from({ length: 32 }, (_, i) => i - 16));
+    const r = runGraph(g, [x, x]);
+    expect((r.outputs[0] as HostTensor).toNumbers()).toEqual(Array.from({ length: 32 }, (_, i) => Math.max(0, 2 * (i - 16))));
+    expect(r.dump()).toBe('launch_param (runGraph):\n  prim::CudaFusionGroup_0: taken 1, fallback 0\n');
+  });
+
   test('wrong input count is one clear error', () => {
     const g = fixtureGraph('pointwise_add_relu.ir');
     expect(() => runGraph(g, [])).toThrow(/the graph has 2 inputs but 0 values were given/);

@@ -8,8 +8,8 @@
 // the argument limit. After a fusion the new group is scanned again. The whole scan reruns until
 // nothing changes. Then each group's subgraph is cleaned (DCE, CSE, constant pooling), outputs
 // used only by `aten::size` become shape expressions, and nested blocks get their own fuser.
-// Invariant: the graph computes the same values after every step; a group holds ≥ 2 nodes
-// (a consumer only becomes a group when a producer or sibling joins it).
+// Invariant: the graph computes the same values after every step. A consumer only becomes a
+// group when a producer or sibling joins it (cleanup inside the group may leave one node).
 
 import {
   constantPooling,

@@ -1,5 +1,6 @@
 // fuseGraph: the fuser's entry (legacy CudaFuseGraph up to the guards). In place:
-//   1. prim::profile nodes removed, profiled types specialized (specialize-profiled-types.ts);
+//   1. prim::profile nodes removed, profiled types specialized (specialize-profiled-types.ts),
+//      dead code removed;
 //   2. biased aten::linear split so its bias add can fuse (parseJitIR's decomposeLinear);
 //   3. CudaGraphFuser on the top block and, recursively, nested blocks;
 //   4. dead code (unused shape expressions, constants) removed.
@@ -16,6 +17,8 @@ export type FuseGraphOptions = CudaGraphFuserOptions;
 /** Fuses `graph` in place into prim::CudaFusionGroup nodes and returns it. */
 export function fuseGraph(graph: Graph, options: FuseGraphOptions = {}): Graph {
   removeProfileNodesAndSpecializeTypes(graph);
+  // Dead nodes would otherwise be fused (and only removed inside the group afterwards).
+  eliminateDeadCode(graph);
   decomposeLinear(graph);
   new CudaGraphFuser(graph.block, options).run();
   eliminateDeadCode(graph);
