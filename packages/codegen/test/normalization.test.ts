@@ -78,8 +78,9 @@ function simulateAndCompare(c: NormalizationCase): void {
   });
 }
 
+/** Fixtures with 1024 rows (more rows than SMs: the common, bandwidth-bound case). */
 function byName(name: string): NormalizationCase {
-  const c = normalizationFixtures().find((x) => x.name === name);
+  const c = normalizationFixtures(1024).find((x) => x.name === name);
   if (c === undefined) throw new Error(`no fixture ${name}`);
   return c;
 }

@@ -57,6 +57,13 @@ describe('inner persistent heuristics', () => {
     expect(p.persistentBufferSize).toBe(4096 * 4);
   });
 
+  it('fewer rows than SMs: wider blocks (fewer persistent batches)', () => {
+    const few = params(softmaxFusion(2), [[64, 8192]]);
+    const many = params(softmaxFusion(2), [[4096, 8192]]);
+    expect(few.lparams.bdimx).toBeGreaterThan(many.lparams.bdimx);
+    expect(few.lparams.bdimx * few.batchesPerBlockInnerReduction * 4).toBeGreaterThanOrEqual(8192);
+  });
+
   it('BFloat16 4096: 8-element vectors; threads × batches × vec covers the row', () => {
     const p = params(softmaxFusion(2, 'BFloat16'), [[16384, 4096]]);
     expect(p.unrollFactorInnerReduction).toBe(8);

@@ -7,7 +7,8 @@
 //     per row, chosen among B ≤ maxB (each thread keeps B·vec elements of every persistent
 //     buffer in registers: at most 256 bytes, i.e. 64 registers) so that bdimx ≤ 1024, at least
 //     128 threads when the row has that many vectors, a warp multiple when possible, little
-//     padding (B·bdimx·vec − R) and close to 256 threads;
+//     padding (B·bdimx·vec − R) and close to 256 threads (1024 when there are fewer rows than
+//     SMs: one block per row, so wider blocks);
 //   * short rows (bdimx < 128): several rows per block on threadIdx.y (up to 256 threads,
 //     fewer when that would leave SMs idle); rows over blockIdx.x;
 //   * divisibility of the three splits, proven from the sizes, so lowering drops predicates.
@@ -129,7 +130,7 @@ export function bytesPerRowElement(fusion: Fusion, runtimeInfo: RuntimeInfo, row
 }
 
 /** The persistent batch and threads per row for `vectors` vectors per row (see the header). */
-export function chooseBatches(vectors: number, maxBatches: number): { batches: number; bdimx: number } | null {
+export function chooseBatches(vectors: number, maxBatches: number, targetThreads = TARGET_BLOCK_THREADS): { batches: number; bdimx: number } | null {
   let best: { batches: number; bdimx: number; cost: number } | null = null;
   for (let b = 1; b <= Math.max(1, maxBatches); b += 1) {
     const bdimx = Math.max(1, ceilDiv(vectors, b));
@@ -138,7 +139,7 @@ export function chooseBatches(vectors: number, maxBatches: number): { batches: n
     const fewThreads = bdimx < Math.min(128, vectors) ? 8 : 0;
     const offWarp = vectors >= 32 && bdimx % 32 !== 0 ? 2 : 0;
     const padding = vectors === 0 ? 0 : ((b * bdimx - vectors) / vectors) * 4;
-    const size = Math.abs(Math.log2(bdimx / TARGET_BLOCK_THREADS)) * 0.25;
+    const size = Math.abs(Math.log2(bdimx / targetThreads)) * 0.25;
     const cost = fewThreads + offWarp + padding + size;
     if (best === null || cost < best.cost) best = { batches: b, bdimx, cost };
   }
@@ -160,7 +161,8 @@ export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: 
   const vectors = ceilDiv(R, v);
   const perElement = bytesPerRowElement(fusion, runtimeInfo, R);
   const maxBatches = Math.min(MAX_PERSISTENT_BATCHES, Math.max(1, Math.floor(MAX_PERSISTENT_BYTES_PER_THREAD / (v * perElement))));
-  const choice = chooseBatches(vectors, maxBatches);
+  // Few rows (fewer blocks than SMs): wider blocks, so each row's work spreads over more threads.
+  const choice = chooseBatches(vectors, maxBatches, I < device.smCount ? MAX_THREADS_PER_ROW : TARGET_BLOCK_THREADS);
   if (choice === null) {
     throw new SchedulingError(
       `inner persistent heuristics: a row of ${R} elements needs more than ${MAX_THREADS_PER_ROW} threads × ${maxBatches} batches × ${v} elements in registers`,
