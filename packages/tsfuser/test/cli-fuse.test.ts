@@ -52,10 +52,36 @@ describe('tsfuser fuse', () => {
   });
 
   it('--dump launch_param runs the guarded graph and reports each group', async () => {
-    const r = await runCli(['fuse', join(TORCHSCRIPT, 'pointwise_add_relu.ir'), '--dump', 'launch_param,cuda_kernel']);
+    const r = await runCli(['fuse', join(TORCHSCRIPT, 'pointwise_add_relu.ir'), '--dump', 'launch_param,cuda_kernel', '--backend', 'reference']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('=== launch_param ===\nlaunch_param (runGraph):\n  prim::CudaFusionGroup_0: taken 1, fallback 0\n');
     expect(r.stdout).toContain('cuda_kernel: not produced by tsfuser fuse (see tsfuser run)');
+  });
+
+  it.each(['pointwise_chain.ir', 'profiled_graph.ir', 'reduction_sum_keepdim.ir', 'if_block.ir', 'loop_block.ir', 'multiple_outputs.ir', 'squeeze_unsqueeze.ir', 'broadcast_scalar_ops.ir'])(
+    '--run --check --backend reference: %s computes what the un-fused graph computes',
+    async (name) => {
+      const r = await runCli(['fuse', join(TORCHSCRIPT, name), '--check', '--backend', 'reference', '--dump', 'launch_param']);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('=== run (fusion groups on reference) ===\nout0: shape [');
+      expect(r.stdout).toContain('check: passed (same outputs as the un-fused graph on the reference)');
+      expect(r.stdout).toMatch(/prim::CudaFusionGroup_0: taken \d+, fallback 0/);
+    },
+  );
+
+  it('--backend gpu without a GPU is a clear usage error; auto falls back with a note', async () => {
+    const gpu = await runCli(['fuse', join(TORCHSCRIPT, 'pointwise_add_relu.ir'), '--run', '--backend', 'gpu']);
+    if (gpu.code === 0) return; // a GPU host: the GPU suite covers it
+    expect(gpu.code).toBe(2);
+    expect(gpu.stderr).toMatch(/--backend gpu: the GPU is unavailable: /);
+    const auto = await runCli(['fuse', join(TORCHSCRIPT, 'pointwise_add_relu.ir'), '--run']);
+    expect(auto.code).toBe(0);
+    expect(auto.stderr).toMatch(/running fusion groups on the reference evaluator \(CPU\)/);
+    expect(auto.stdout).toContain('=== run (fusion groups on reference) ===');
+    const bad = await runCli(['fuse', join(TORCHSCRIPT, 'pointwise_add_relu.ir'), '--run', '--backend', 'tpu']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--backend must be gpu, reference or auto, got 'tpu'");
   });
 
   it('errors: missing file argument, unreadable file, malformed IR, unknown dump', async () => {

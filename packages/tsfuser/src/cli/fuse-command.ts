@@ -2,20 +2,42 @@
 // file. Parses it (@tsfuser/jit-ir), runs CudaGraphFuser and guardFusionGroups
 // (@tsfuser/graph-fuser), prints the guarded graph, then the Fusion IR that parseJitIR makes of
 // each prim::CudaFusionGroup (nvFuser's fusion_ir_presched: math and TransformPrinter).
-// `--dump launch_param` also runs the guarded graph on generated inputs of the profiled types
-// (reference backend) and prints how often each group ran fused and how often it fell back.
+// `--run` runs the guarded graph with runGraph on deterministic generated inputs of the graph's
+// types, its fusion groups on `--backend` (gpu: parseJitIR → scheduler → codegen → runtime, one
+// FusionExecutorCache per group; reference: fusion-ir's evaluator; auto: gpu when available),
+// everything else with reference semantics, and prints one line per output; `--check` compares
+// them with the un-fused graph run on the reference; `--dump launch_param` (implies --run) prints
+// how often each group ran fused and how often its guard sent it to the fallback.
 
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { LoweringError } from '@tsfuser/codegen';
 import { HostTensor, printFusion, type DataType } from '@tsfuser/fusion-ir';
-import { ParseError, formatParseError, parseIR, printGraph, type Block, type Graph, type Node } from '@tsfuser/jit-ir';
-import { JitLoweringError, fuseGraph, guardFusionGroups, parseJitIR, runGraph, type RunValue } from '@tsfuser/graph-fuser';
+import { ParseError, formatParseError, parseIR, printGraph, type Block, type ConstantValue, type Graph, type Node, type Value } from '@tsfuser/jit-ir';
+import {
+  JitLoweringError,
+  fuseGraph,
+  guardFusionGroups,
+  lowerJitGraph,
+  parseJitIR,
+  profiledConstant,
+  referenceGroupExecutor,
+  runGraph,
+  type FusionGroupExecutor,
+  type JitLowering,
+  type RunValue,
+} from '@tsfuser/graph-fuser';
+import { Tensor, type ExecutorArgument } from '@tsfuser/runtime';
+import { SchedulingError } from '@tsfuser/scheduler';
+import { createGpuBackend } from '../execute/gpu-backend.js';
+import { compareTensors } from '../io/compare.js';
 import type { ParsedArgs } from './args.js';
 import { UsageError, type CliIo } from './console.js';
 import { parseDumpOptions } from './dump-options.js';
+import { outputLine } from './format-output.js';
 
-export const FUSE_VALUE_FLAGS = ['dump'];
-export const FUSE_BOOLEAN_FLAGS: string[] = [];
+export const FUSE_VALUE_FLAGS = ['dump', 'backend'];
+export const FUSE_BOOLEAN_FLAGS = ['run', 'check'];
 
 /** The stages `tsfuser fuse` prints besides the graph; others are accepted and said to be absent. */
 const FUSE_DUMPS: ReadonlySet<string> = new Set(['fusion_ir_presched', 'launch_param']);
@@ -48,14 +70,45 @@ function readGraph(file: string, io: CliIo): Graph | null {
 
 const DTYPES: Readonly<Record<string, DataType>> = { Float: 'Float', Half: 'Half', BFloat16: 'BFloat16', Double: 'Double', Bool: 'Bool', Long: 'Int', Int: 'Int32' };
 
-/** Deterministic inputs of the graph's input types (sizes as typed; unknown sizes are 4). */
-function generatedInputs(graph: Graph): RunValue[] {
+function runValueOf(c: ConstantValue): RunValue {
+  switch (c.kind) {
+    case 'int':
+      return Number(c.value);
+    case 'intList':
+      return c.value.map((x) => Number(x));
+    case 'bool':
+    case 'float':
+    case 'str':
+      return c.value;
+    default:
+      return null;
+  }
+}
+
+/** The value a prim::profile_ivalue recorded for `v` (a graph input of the un-fused graph), or undefined. */
+function profiledInput(v: Value): RunValue | undefined {
+  for (const u of v.uses) {
+    if (u.user.kind !== 'prim::profile_ivalue') continue;
+    const c = profiledConstant(u.user);
+    if (c !== null) return runValueOf(c);
+  }
+  return undefined;
+}
+
+/**
+ * Deterministic inputs of the graph's input types (sizes as typed; unknown sizes are 4); inputs
+ * the profiler recorded (prim::profile_ivalue in `unfused`) get their profiled value.
+ */
+function generatedInputs(graph: Graph, unfused: Graph): RunValue[] {
   let state = 12345;
   const next = (): number => {
     state = (state * 1103515245 + 12345) % 2147483648;
     return state / 2147483648;
   };
-  return graph.inputs.map((v) => {
+  return graph.inputs.map((v, index) => {
+    const source = unfused.inputs[index];
+    const profiled = source === undefined ? undefined : profiledInput(source);
+    if (profiled !== undefined) return profiled;
     const t = v.type;
     if (t.kind === 'Tensor') {
       const dtype = DTYPES[t.scalarType ?? 'Float'] ?? 'Float';
@@ -66,8 +119,103 @@ function generatedInputs(graph: Graph): RunValue[] {
     if (t.kind === 'Int') return 1;
     if (t.kind === 'Float') return 0.5;
     if (t.kind === 'Bool') return false;
-    throw new UsageError(`--dump launch_param: cannot generate a value for input %${v.debugName()} of type ${t.kind}`);
+    throw new UsageError(`--run: cannot generate a value for input %${v.debugName()} of type ${t.kind}`);
   });
+}
+
+function copyInto(dst: HostTensor, src: HostTensor): void {
+  for (let i = 0; i < dst.numel; i++) dst.setFlat(i, src.get(i));
+}
+
+/**
+ * Fusion groups on the GPU: each subgraph lowered once by parseJitIR, run by its own
+ * FusionExecutorCache (kernels compiled on first use). With `fallBack`, a group the GPU path
+ * cannot schedule or lower runs on the reference evaluator instead (noted once on stderr).
+ */
+function gpuExecutor(io: CliIo, fallBack: boolean): FusionGroupExecutor {
+  const gpu = createGpuBackend();
+  const a = gpu.availability();
+  if (!a.available) throw new UsageError(`--backend gpu: the GPU is unavailable: ${a.reason}`);
+  const lowerings = new Map<Graph, JitLowering>();
+  const rejected = new Set<Graph>();
+  return (call) => {
+    if (rejected.has(call.subgraph)) return referenceGroupExecutor(call);
+    let lowering = lowerings.get(call.subgraph);
+    if (lowering === undefined) lowerings.set(call.subgraph, (lowering = lowerJitGraph(call.subgraph)));
+    const args: ExecutorArgument[] = [];
+    lowering.inputs.forEach((v, i) => {
+      if (v === null) return;
+      const value = call.inputs[i];
+      if (value instanceof HostTensor) args.push(Tensor.fromHost(value));
+      else if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') args.push(value);
+      else throw new UsageError(`group ${call.index}: input ${i} is neither a tensor nor a scalar`);
+    });
+    let outputs: Tensor[];
+    try {
+      outputs = gpu.executorCache(lowering.fusion).runFusion(args);
+    } catch (e) {
+      if (!fallBack || !(e instanceof SchedulingError || e instanceof LoweringError)) throw e;
+      io.stderr(`tsfuser fuse: prim::CudaFusionGroup_${call.index} runs on the reference evaluator: ${e.message}\n`);
+      rejected.add(call.subgraph);
+      return referenceGroupExecutor(call);
+    }
+    const hosts = outputs.map((t) => t.toHost());
+    for (const u of lowering.inputUpdates) {
+      const target = call.inputs[u.graphInput];
+      const value = hosts[u.fusionOutput];
+      if (target instanceof HostTensor && value !== undefined) copyInto(target, value);
+    }
+    return hosts.slice(0, call.subgraph.outputs.length);
+  };
+}
+
+function executorFor(backend: string, io: CliIo): { executor: FusionGroupExecutor; name: string } {
+  switch (backend) {
+    case 'reference':
+      return { executor: referenceGroupExecutor, name: 'reference' };
+    case 'gpu':
+      return { executor: gpuExecutor(io, false), name: 'gpu' };
+    case 'auto': {
+      const a = createGpuBackend().availability();
+      if (a.available) return { executor: gpuExecutor(io, true), name: 'gpu' };
+      io.stderr(`tsfuser fuse: running fusion groups on the reference evaluator (CPU): ${a.reason}\n`);
+      return { executor: referenceGroupExecutor, name: 'reference' };
+    }
+    default:
+      throw new UsageError(`--backend must be gpu, reference or auto, got '${backend}'`);
+  }
+}
+
+function cloneValues(values: readonly RunValue[]): RunValue[] {
+  return values.map((v) => (v instanceof HostTensor ? new HostTensor(v.dtype, [...v.sizes], [...v.strides], v.data.slice(), v.offset) : v));
+}
+
+/** --run / --check / --dump launch_param; returns whether the check (if any) passed. */
+function runAndCheck(graph: Graph, unfused: Graph, args: ParsedArgs, dumps: ReadonlySet<string>, io: CliIo): boolean {
+  const { executor, name } = executorFor(args.values.get('backend') ?? 'auto', io);
+  const inputs = generatedInputs(graph, unfused);
+  const run = runGraph(graph, cloneValues(inputs), { executor });
+  io.stdout(`\n=== run (fusion groups on ${name}) ===\n`);
+  run.outputs.forEach((out, i) => io.stdout(out instanceof HostTensor ? `${outputLine(i, out)}\n` : `out${i}: ${JSON.stringify(out)}\n`));
+  if (dumps.has('launch_param')) io.stdout(`\n=== launch_param ===\n${run.dump()}`);
+  if (!args.booleans.has('check')) return true;
+  const expected = runGraph(unfused, cloneValues(inputs)).outputs;
+  let ok = true;
+  run.outputs.forEach((out, i) => {
+    const exp = expected[i];
+    if (out instanceof HostTensor && exp instanceof HostTensor) {
+      const r = compareTensors(out, exp);
+      if (!r.ok) {
+        ok = false;
+        io.stdout(`check: out${i} differs from the un-fused graph: ${r.reason}\n`);
+      }
+    } else if (JSON.stringify(out) !== JSON.stringify(exp)) {
+      ok = false;
+      io.stdout(`check: out${i} is ${JSON.stringify(out)}, the un-fused graph gives ${JSON.stringify(exp)}\n`);
+    }
+  });
+  if (ok) io.stdout('check: passed (same outputs as the un-fused graph on the reference)\n');
+  return ok;
 }
 
 export function fuseCommand(args: ParsedArgs, io: CliIo): number {
@@ -77,6 +225,7 @@ export function fuseCommand(args: ParsedArgs, io: CliIo): number {
   const dumps = new Set([...parseDumpOptions(io.env['TSFUSER_DUMP'], 'TSFUSER_DUMP'), ...parseDumpOptions(args.values.get('dump'), '--dump')]);
   const graph = readGraph(file, io);
   if (graph === null) return 1;
+  const unfused = graph.copy();
   fuseGraph(graph);
   guardFusionGroups(graph);
   io.stdout(`=== graph after CudaGraphFuser and guardFusionGroups ===\n${printGraph(graph)}`);
@@ -93,11 +242,11 @@ export function fuseCommand(args: ParsedArgs, io: CliIo): number {
       failed = true;
     }
   });
-  if (dumps.has('launch_param')) {
-    io.stdout(`\n=== launch_param ===\n${runGraph(graph, generatedInputs(graph)).dump()}`);
-  }
   for (const name of dumps) {
     if (!FUSE_DUMPS.has(name)) io.stdout(`\n${name}: not produced by tsfuser fuse (see tsfuser run)\n`);
   }
-  return failed ? 1 : 0;
+  if (failed) return 1;
+  const run = args.booleans.has('run') || args.booleans.has('check') || dumps.has('launch_param');
+  if (run && !runAndCheck(graph, unfused, args, dumps, io)) return 1;
+  return 0;
 }
