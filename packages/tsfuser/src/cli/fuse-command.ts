@@ -3,7 +3,7 @@
 // (@tsfuser/graph-fuser), prints the guarded graph, then the Fusion IR that parseJitIR makes of
 // each prim::CudaFusionGroup (nvFuser's fusion_ir_presched: math and TransformPrinter).
 // `--run` runs the guarded graph with runGraph on deterministic generated inputs of the graph's
-// types, its fusion groups on `--backend` (gpu: parseJitIR → scheduler → codegen → runtime, one
+// types (variances and sqrt/log arguments positive), its fusion groups on `--backend` (gpu: parseJitIR → scheduler → codegen → runtime, one
 // FusionExecutorCache per group; reference: fusion-ir's evaluator; auto: gpu when available),
 // everything else with reference semantics, and prints one line per output; `--check` compares
 // them with the un-fused graph run on the reference; `--dump launch_param` (implies --run) prints
@@ -95,6 +95,32 @@ function profiledInput(v: Value): RunValue | undefined {
   return undefined;
 }
 
+/** Ops whose argument must be positive to give numbers (argument index), e.g. running_var. */
+const POSITIVE_ARGUMENTS: Readonly<Record<string, number>> = {
+  'aten::native_batch_norm': 4,
+  'aten::batch_norm': 4,
+  'aten::_batch_norm_impl_index': 4,
+  'aten::sqrt': 0,
+  'aten::rsqrt': 0,
+  'aten::log': 0,
+};
+
+/** Graph inputs (through prim::profile) that feed a POSITIVE_ARGUMENTS position. */
+function positiveInputs(graph: Graph): Set<Value> {
+  const out = new Set<Value>();
+  const visit = (block: Block): void => {
+    for (const n of block.nodes()) {
+      n.blocks.forEach(visit);
+      const k = POSITIVE_ARGUMENTS[n.kind];
+      let v = k === undefined ? undefined : n.inputs[k];
+      while (v !== undefined && v.node.kind === 'prim::profile') v = v.node.inputs[v.offset];
+      if (v !== undefined && graph.inputs.includes(v)) out.add(v);
+    }
+  };
+  visit(graph.block);
+  return out;
+}
+
 /**
  * Deterministic inputs of the graph's input types (sizes as typed; unknown sizes are 4); inputs
  * the profiler recorded (prim::profile_ivalue in `unfused`) get their profiled value.
@@ -105,6 +131,7 @@ function generatedInputs(graph: Graph, unfused: Graph): RunValue[] {
     state = (state * 1103515245 + 12345) % 2147483648;
     return state / 2147483648;
   };
+  const positive = positiveInputs(unfused);
   return graph.inputs.map((v, index) => {
     const source = unfused.inputs[index];
     const profiled = source === undefined ? undefined : profiledInput(source);
@@ -113,7 +140,8 @@ function generatedInputs(graph: Graph, unfused: Graph): RunValue[] {
     if (t.kind === 'Tensor') {
       const dtype = DTYPES[t.scalarType ?? 'Float'] ?? 'Float';
       const sizes = (t.sizes ?? []).map((s) => s ?? 4);
-      const values = Array.from({ length: sizes.reduce((a, b) => a * b, 1) }, () => (dtype === 'Bool' ? next() < 0.5 : dtype === 'Int' ? BigInt(Math.floor(next() * 8)) : next() * 2 - 1));
+      const low = source !== undefined && positive.has(source) ? 0.25 : -1;
+      const values = Array.from({ length: sizes.reduce((a, b) => a * b, 1) }, () => (dtype === 'Bool' ? next() < 0.5 : dtype === 'Int' ? BigInt(Math.floor(next() * 8)) : low + next() * (1 - low)));
       return HostTensor.fromValues(dtype, sizes, values);
     }
     if (t.kind === 'Int') return 1;
