@@ -26,12 +26,30 @@ function listOf(r: RefValue): RunValue {
   }
 }
 
-/** Inputs for runGraph, one per graph input. */
+const VARIANCE_ARGUMENT: Readonly<Record<string, number>> = { 'aten::native_batch_norm': 4, 'aten::batch_norm': 4, 'aten::_batch_norm_impl_index': 4 };
+
+/** Graph inputs used as a batch norm's running_var (unnamed in the seed, so found by position). */
+function varianceInputs(graph: Graph): Set<number> {
+  const out = new Set<number>();
+  for (const n of graph.nodes()) {
+    const k = VARIANCE_ARGUMENT[n.kind];
+    const v = k === undefined ? undefined : n.inputs[k];
+    const i = v === undefined ? -1 : graph.inputs.indexOf(v);
+    if (i >= 0) out.add(i);
+  }
+  return out;
+}
+
+/** Inputs for runGraph, one per graph input (running variances positive). */
 export function runInputs(graph: Graph, opts: DiffOptions = {}): RunValue[] {
   const g = generateInputs(graph, opts);
+  const variances = varianceInputs(graph);
   return g.eval.map((v, i) => {
     if (v === null) return listOf(g.ref[i] as RefValue);
     if (typeof v === 'bigint') return Number(v);
+    if (v instanceof HostTensor && variances.has(i)) {
+      for (let k = 0; k < v.numel; k++) v.setFlat(k, Math.abs(v.getNumber(k)) + 0.25);
+    }
     return v;
   });
 }
