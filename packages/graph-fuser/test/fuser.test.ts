@@ -77,6 +77,23 @@ describe('fusion decisions', () => {
     expect(g.nodes().map((n) => n.kind)).toEqual(['prim::Constant', 'aten::mul', 'aten::add_', 'aten::relu_', 'aten::sigmoid']);
   });
 
+  test('a view written in place keeps its aliasing: it is not fused', () => {
+    const t = tensorType('Float', 4, 8);
+    const v = tensorType('Float', 32);
+    const make = (inPlace: boolean) =>
+      graphOf(
+        [`%x : ${t}`],
+        `%one : int = prim::Constant[value=1]()\n%shape : int[] = prim::Constant[value=[32]]()\n%a : ${t} = aten::relu(%x)\n%b : ${v} = aten::reshape(%a, %shape)\n` +
+          (inPlace ? `%c : ${v} = aten::add_(%b, %one, %one)\n` : '') +
+          `%d : ${v} = aten::exp(%b)`,
+        ['d'],
+      );
+    const plain = fuseGraph(make(false));
+    expect(groupsOf(plain.block).map(kindsIn)).toEqual([['aten::relu', 'aten::reshape', 'aten::exp']]);
+    const written = fuseGraph(make(true));
+    expect(groupsOf(written.block).flatMap(kindsIn)).not.toContain('aten::reshape');
+  });
+
   test('reductions only at group outputs: a reduction result is never consumed inside its group', () => {
     for (const name of FIXTURES) {
       const g = fuseGraph(fixtureGraph(name));

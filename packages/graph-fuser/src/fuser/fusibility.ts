@@ -5,6 +5,7 @@
 //   - the op must be lowerable by parseJitIR (jitOpSupport) — so a group never holds a node the
 //     lowering would reject;
 //   - the node produces a tensor (sizes and other host scalars stay outside);
+//   - a view-like op (reshape, permute, ...) whose input or output is written in place stays out;
 //   - every tensor the node reads or writes is a CUDA tensor with a known dtype a fusion can hold
 //     and a known rank (the guard needs complete types to check);
 //   - reductions sit only at group outputs: a producer that is (or whose group contains) a
@@ -12,7 +13,7 @@
 //   - producer and consumer live on the same device.
 // Invariant: these predicates only read the graph.
 
-import type { Node, TensorType, Value } from '@tsfuser/jit-ir';
+import { isMutating, type Node, type TensorType, type Value } from '@tsfuser/jit-ir';
 import { jitOpSupport } from '../parse-jit-ir/index.js';
 
 export const CUDA_FUSION_GROUP = 'prim::CudaFusionGroup';
@@ -22,6 +23,32 @@ const FUSIBLE_SCALAR_TYPES: ReadonlySet<string> = new Set(['Bool', 'Int', 'Long'
 
 /** Ops whose output drops (or keeps as size 1) the reduced dims: they end a group. */
 const REDUCTION_OPS: ReadonlySet<string> = new Set(['aten::sum', 'aten::mean', 'aten::var', 'aten::std', 'aten::amax', 'aten::amin']);
+
+/**
+ * Ops whose output aliases their input in eager PyTorch. Inside a group the output is a fresh
+ * tensor, so such a node may only be fused when nothing writes the input or the output in place
+ * (the legacy fuser's replaceAliasOpsWithCopy condition).
+ */
+const ALIAS_OPS: ReadonlySet<string> = new Set([
+  'aten::view',
+  'aten::reshape',
+  'aten::view_as',
+  'aten::reshape_as',
+  'aten::squeeze',
+  'aten::unsqueeze',
+  'aten::permute',
+  'aten::t',
+  'aten::transpose',
+  'aten::expand',
+  'aten::expand_as',
+  'aten::flatten',
+  'aten::contiguous',
+]);
+
+/** True when some in-place op writes `v` (its mutated first argument). */
+function hasWriters(v: Value): boolean {
+  return v.uses.some((u) => u.offset === 0 && isMutating(u.user));
+}
 
 /**
  * Nodes that are only ever pulled into a group by the fused node that needs them: constants are
@@ -71,6 +98,9 @@ export function deviceOf(n: Node): number | null {
 export function nodeFusibility(n: Node): Verdict {
   if (isFusionGroup(n)) return YES;
   if (HELPER_OPS.has(n.kind)) return no(`${n.kind} is only inlined into the group that uses it`);
+  if (ALIAS_OPS.has(n.kind) && [...n.inputs.slice(0, 1), ...n.outputs].some(hasWriters)) {
+    return no('a view whose input or output is written in place must stay an alias, outside fusions');
+  }
   // Sizes, dtypes and other scalars are host values: computing them in a kernel gains nothing.
   if (!n.outputs.some(isTensorValue)) return no('the node produces no tensor');
   const support = jitOpSupport(n);
