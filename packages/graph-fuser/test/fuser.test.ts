@@ -46,6 +46,10 @@ describe('topological validity', () => {
       expect(topologicalProblems(g)).toEqual([]);
       guardFusionGroups(g);
       expect(topologicalProblems(g)).toEqual([]);
+      // Fusing a fused and guarded graph again changes nothing.
+      const before = printGraph(g);
+      fuseGraph(g);
+      expect(printGraph(g)).toBe(before);
       // The printed graph parses, and its parse prints stably.
       const once = printGraph(parseIR(printGraph(g)));
       expect(printGraph(parseIR(once))).toBe(once);

@@ -65,7 +65,8 @@ export class CudaGraphFuser {
       if (isFusionGroup(n)) removeOutputsUsedOnlyInSize(n);
     }
     for (const n of this.block.nodes()) {
-      if (isFusionGroup(n)) continue;
+      // A guarded group's fallback branch stays un-fused (fuseGraph on a guarded graph is a no-op there).
+      if (isFusionGroup(n) || isVersioningIf(n)) continue;
       for (const b of n.blocks) new CudaGraphFuser(b, { argLimit: this.argLimit, horizontalFusion: this.horizontalFusion }).run();
     }
   }
@@ -138,6 +139,12 @@ export class CudaGraphFuser {
       constantPooling(subgraph);
     }
   }
+}
+
+/** The prim::If that guardFusionGroups puts around a group (true branch: the group alone). */
+function isVersioningIf(n: Node): boolean {
+  const only = n.blocks[0]?.nodes();
+  return n.kind === 'prim::If' && only?.length === 1 && only[0] !== undefined && isFusionGroup(only[0]);
 }
 
 function isHelper(n: Node): boolean {
