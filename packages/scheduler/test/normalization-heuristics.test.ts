@@ -78,7 +78,10 @@ describe('inner persistent heuristics', () => {
     expect(p.unrollFactorInnerReduction).toBe(1);
     const { bdimx } = p.lparams;
     const b = p.batchesPerBlockInnerReduction;
-    expect(bdimx).toBe(Math.ceil(5001 / b));
+    // the TIDx extent ⌈5001 / B⌉ rounded up to a warp multiple (extra threads predicated off)
+    expect(bdimx % 32).toBe(0);
+    expect(bdimx).toBeGreaterThanOrEqual(Math.ceil(5001 / b));
+    expect(bdimx - Math.ceil(5001 / b)).toBeLessThan(32);
     expect(bdimx).toBeLessThanOrEqual(1024);
     expect(p.divisibleSplits[1]).toBe(5001 % b === 0);
   });
@@ -129,9 +132,10 @@ describe('inner persistent heuristics', () => {
     expect(p.lparams.gdimx * p.lparams.bdimy).toBeGreaterThanOrEqual(20);
   });
 
-  it('chooseBatches: within 1024 threads, prefers warp multiples and ≥ 128 threads', () => {
-    expect(chooseBatches(1024, 32)).toEqual({ batches: 4, bdimx: 256 });
-    expect(chooseBatches(5, 32)).toEqual({ batches: 1, bdimx: 5 });
+  it('chooseBatches: within 1024 threads, warp-multiple blocks, ≥ 128 threads', () => {
+    expect(chooseBatches(1024, 32)).toEqual({ batches: 4, bdimx: 256, extent: 256 });
+    expect(chooseBatches(5, 32)).toEqual({ batches: 1, bdimx: 5, extent: 5 });
+    expect(chooseBatches(125, 32)).toEqual({ batches: 1, bdimx: 128, extent: 125 });
     const big = chooseBatches(20000, 32);
     expect(big).not.toBeNull();
     expect((big?.bdimx ?? 0) * (big?.batches ?? 0)).toBeGreaterThanOrEqual(20000);
@@ -144,7 +148,7 @@ describe('inner persistent heuristics', () => {
     expect(text).toContain('===== Reduction Parameters ========');
     expect(text).toContain('Persistent Kernel');
     expect(text).toContain('Inner Reduction Domain: cross block - threadIdx.x / persistent batch - 1 / vectorize / factor 8');
-    expect(text).toContain('Launch Parameters: BlockDim.x = 125, BlockDim.y = 1, BlockDim.z = 1, GridDim.x = 128');
+    expect(text).toContain('Launch Parameters: BlockDim.x = 128, BlockDim.y = 1, BlockDim.z = 1, GridDim.x = 128');
   });
 });
 

@@ -4,18 +4,20 @@
 // with global accesses indexed through the reference (indexing.ts), local ones by buffer
 // position (allocation.ts), wrapped in an IfThenElse when a non-divisible split needs a
 // predicate (predicates.ts). ReductionOps lower through reductions.ts (init, serial update or
-// block reduction); statements computed from a block-reduced value get thread predicates.
+// block reduction); statements computed from a block-reduced value get thread predicates;
+// statements on a thread dim launched wider than its extent get its guard (padded-threads.ts).
 // Fusion scalar math becomes ScalarComputes at kernel start.
 // Invariant: no PendingExpr remains.
 
 import { cppTypeName, type Expr, type Scalar, type TensorView, type Val } from '@tsfuser/fusion-ir';
 import { LoweringError } from '../errors.js';
-import type { Operand, ScalarOperand, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
+import type { Operand, Predicate, ScalarOperand, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
 import { computeDtypeOf, computeOpOf } from './compute-type.js';
 import { localIndex } from './allocation.js';
 import type { LoweringContext } from './context.js';
 import { PointIndexer, ReferenceHistory } from './indexing.js';
 import type { LoopGroups } from './loop-groups.js';
+import { paddedThreadPredicates } from './padded-threads.js';
 import { dependentPositions, pointPredicates, predicatedSplits } from './predicates.js';
 import { lowerReductionInit, lowerReductionUpdate, threadPredicateMap, threadPredicates, type ReductionLoweringEnv } from './reductions.js';
 import { scalarLiteral } from './scalar-literal.js';
@@ -53,6 +55,7 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
   const splitPositions = new Map(splits.map((sp) => [sp, dependentPositions(history, sp.in())]));
   const trivial = (p: number): boolean => groups.kinds[p]?.kind === 'trivial';
   const threadPreds = ctx.prefixAligned ? threadPredicateMap(ctx, groups) : new Map<TensorView, string[]>();
+  const padded = paddedThreadPredicates(ctx, groups);
   const lowerOne = (s: Extract<Stmt, { kind: 'PendingExpr' }>): Stmt => {
     const indexer = new PointIndexer(history, s.positionIndices);
     const access = (tv: TensorView): TensorAccess => {
@@ -71,8 +74,10 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
     };
     const out = s.expr.outputs[0] as TensorView;
     const count = groups.loopCount(out);
-    const predicatesFor = (usable: (positions: readonly number[]) => boolean) =>
-      pointPredicates(splits, indexer, (sp) => usable((splitPositions.get(sp) ?? []).filter((p) => !trivial(p))));
+    const predicatesFor = (usable: (positions: readonly number[]) => boolean): Predicate[] => [
+      ...pointPredicates(splits, indexer, (sp) => usable((splitPositions.get(sp) ?? []).filter((p) => !trivial(p)))),
+      ...padded.filter((x) => usable([x.position])).map((x) => x.predicate),
+    ];
     if (s.expr.kind === 'ReductionOp') {
       const env: ReductionLoweringEnv = { ctx, groups, access, predicates: predicatesFor };
       return s.phase === 'init' ? lowerReductionInit(s.expr, env) : lowerReductionUpdate(s.expr, env);

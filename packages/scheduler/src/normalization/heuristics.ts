@@ -3,17 +3,17 @@
 //   * vec: the widest vector (≤ 16 bytes of the widest row input) dividing R, every outer
 //     stride and the pointer alignment of the full-rank row inputs and of the row parameters
 //     (weight, bias: read through their broadcast, see row-params.ts; outputs are contiguous);
-//   * batches B (serial, constant, the persistent batch) and bdimx = ceilDiv(R/vec, B) threads
-//     per row, chosen among B ≤ maxB (each thread keeps B·vec elements of every persistent
+//   * batches B (serial, constant, the persistent batch) and the TIDx extent ⌈R/vec/B⌉ per row,
+//     chosen among B ≤ maxB (each thread keeps B·vec elements of every persistent
 //     buffer in registers: at most 256 bytes, i.e. 64 registers) so that bdimx ≤ 1024, at least
-//     128 threads when the row has that many vectors, a warp multiple when possible, little
-//     padding (B·bdimx·vec − R) and close to 256 threads (1024 when there are fewer rows than
-//     SMs: one block per row, so wider blocks);
+//     128 threads when the row has that many vectors, little padding (B·bdimx·vec − R) and
+//     close to 256 threads (1024 when there are fewer rows than SMs: one block per row, so
+//     wider blocks); bdimx is the TIDx extent ⌈R/vec/B⌉ rounded up to a warp multiple (from
+//     one warp up), the extra threads predicated off by lowering, so block reductions always
+//     take the warp-shuffle path;
 //   * short rows (bdimx < 128): several rows per block on threadIdx.y (up to 256 threads,
 //     fewer when that would leave SMs idle); rows over blockIdx.x;
 //   * divisibility of the three splits, proven from the sizes, so lowering drops predicates.
-// bdimx is exactly the threadIdx.x extent of the schedule (no idle threads in x), so the
-// kernel needs no thread-index predicate; it may not be a warp multiple (odd rows).
 
 import { dataTypeSize, type Fusion, type TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
@@ -129,21 +129,30 @@ export function bytesPerRowElement(fusion: Fusion, runtimeInfo: RuntimeInfo, row
   return Math.max(1, size.bufferBytes / rowLength);
 }
 
-/** The persistent batch and threads per row for `vectors` vectors per row (see the header). */
-export function chooseBatches(vectors: number, maxBatches: number, targetThreads = TARGET_BLOCK_THREADS): { batches: number; bdimx: number } | null {
-  let best: { batches: number; bdimx: number; cost: number } | null = null;
+/** Threads launched for a TIDx extent: a warp multiple from one warp up (the rest predicated off). */
+export function paddedThreads(extent: number, warp = 32): number {
+  return extent >= warp ? Math.ceil(extent / warp) * warp : extent;
+}
+
+/**
+ * The persistent batch and threads per row for `vectors` vectors per row (see the header):
+ * `extent` = ⌈vectors / batches⌉ is the TIDx extent, `bdimx` the threads launched for it.
+ */
+export function chooseBatches(vectors: number, maxBatches: number, targetThreads = TARGET_BLOCK_THREADS): { batches: number; bdimx: number; extent: number } | null {
+  let best: { batches: number; bdimx: number; extent: number; cost: number } | null = null;
   for (let b = 1; b <= Math.max(1, maxBatches); b += 1) {
-    const bdimx = Math.max(1, ceilDiv(vectors, b));
-    if (bdimx > MAX_THREADS_PER_ROW) continue;
-    if (b > 1 && ceilDiv(vectors, b - 1) === bdimx) continue; // same threads, more padding
+    const extent = Math.max(1, ceilDiv(vectors, b));
+    if (extent > MAX_THREADS_PER_ROW) continue;
+    if (b > 1 && ceilDiv(vectors, b - 1) === extent) continue; // same threads, more padding
+    const bdimx = paddedThreads(extent);
     const fewThreads = bdimx < Math.min(128, vectors) ? 8 : 0;
-    const offWarp = vectors >= 32 && bdimx % 32 !== 0 ? 2 : 0;
-    const padding = vectors === 0 ? 0 : ((b * bdimx - vectors) / vectors) * 4;
+    // Idle lanes: padded batches and padded threads, as a fraction of the row.
+    const waste = vectors === 0 ? 0 : ((b * bdimx - vectors) / vectors) * 4;
     const size = Math.abs(Math.log2(bdimx / targetThreads)) * 0.25;
-    const cost = fewThreads + offWarp + padding + size;
-    if (best === null || cost < best.cost) best = { batches: b, bdimx, cost };
+    const cost = fewThreads + waste + size;
+    if (best === null || cost < best.cost) best = { batches: b, bdimx, extent, cost };
   }
-  return best === null ? null : { batches: best.batches, bdimx: best.bdimx };
+  return best === null ? null : { batches: best.batches, bdimx: best.bdimx, extent: best.extent };
 }
 
 export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: RuntimeInfo): InnerPersistentParams {

@@ -36,7 +36,10 @@ export interface InnerPersistentParams {
   gridDimIterDom: 'BIDx';
   blockDimIterDom: 'Serial' | 'TIDy';
   indexType: IndexType;
-  /** bdimx = ceilDiv(row / vec, batches) exactly (no idle threads in x), bdimy rows per block. */
+  /**
+   * bdimx: the TIDx extent ceilDiv(row / vec, batches) rounded up to a warp multiple (threads
+   * beyond the extent are predicated off); bdimy rows per block.
+   */
   lparams: LaunchDims;
   /**
    * Divisibility of each split the schedule applies to the reference, in order:
