@@ -98,6 +98,18 @@ describe('fusion decisions', () => {
     expect(groupsOf(written.block).flatMap(kindsIn)).not.toContain('aten::reshape');
   });
 
+  test('two equal ops whose result is written in place are not merged by CSE (found by the property test)', () => {
+    const t = tensorType('Float', 2, 3);
+    const text = `%v0 : ${t} = aten::tanh(%x0)\n%v1 : ${t} = aten::tanh(%x0)\n%v2 : ${t} = aten::relu_(%v1)\n%v3 : ${t} = aten::sigmoid(%v0)`;
+    const g = fuseGraph(graphOf([`%x0 : ${t}`], text, ['v3']));
+    const [group] = groupsOf(g.block);
+    expect(group === undefined ? [] : kindsIn(group)).toEqual(['aten::tanh', 'aten::tanh']);
+    guardFusionGroups(g);
+    const inputs = runInputs(g);
+    const expected = runGraph(graphOf([`%x0 : ${t}`], text, ['v3']), cloneInputs(inputs)).outputs[0];
+    expect(runValueDiff('v3', runGraph(g, cloneInputs(inputs)).outputs[0], expected)).toBeNull();
+  });
+
   test('reductions only at group outputs: a reduction result is never consumed inside its group', () => {
     for (const name of FIXTURES) {
       const g = fuseGraph(fixtureGraph(name));

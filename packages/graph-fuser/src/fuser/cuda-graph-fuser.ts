@@ -15,6 +15,7 @@ import {
   constantPooling,
   eliminateCommonSubexpression,
   eliminateDeadCode,
+  isMutating,
   moveBeforeTopologicallyValid,
   type Block,
   type Node,
@@ -135,7 +136,9 @@ export class CudaGraphFuser {
       if (!isFusionGroup(n)) continue;
       const subgraph = subgraphOf(n);
       eliminateDeadCode(subgraph);
-      eliminateCommonSubexpression(subgraph);
+      // CSE could return one value for two outputs; if one is then written in place outside,
+      // the other would change too (eager PyTorch has two tensors). Skip CSE for such groups.
+      if (!n.outputs.some(isWrittenInPlace)) eliminateCommonSubexpression(subgraph);
       constantPooling(subgraph);
     }
   }
@@ -145,6 +148,10 @@ export class CudaGraphFuser {
 function isVersioningIf(n: Node): boolean {
   const only = n.blocks[0]?.nodes();
   return n.kind === 'prim::If' && only?.length === 1 && only[0] !== undefined && isFusionGroup(only[0]);
+}
+
+function isWrittenInPlace(v: Value): boolean {
+  return v.uses.some((u) => u.offset === 0 && isMutating(u.user));
 }
 
 function isHelper(n: Node): boolean {
