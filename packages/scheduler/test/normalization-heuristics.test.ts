@@ -147,7 +147,9 @@ describe('inner persistent heuristics', () => {
     const text = heuristicParamsToString(params(softmaxFusion(2, 'Half'), [[128, 1000]]));
     expect(text).toContain('===== Reduction Parameters ========');
     expect(text).toContain('Persistent Kernel');
-    expect(text).toContain('Inner Reduction Domain: cross block - threadIdx.x / persistent batch - 1 / vectorize / factor 8');
+    expect(text).toContain('Inner Reduction Domain: cross block - threadIdx.x /  pad to warp / persistent batch - 1 / vectorize / factor 8');
+    expect(text).toContain('Project Persistent Buffers');
+    expect(text).toContain('Batches per block: 1');
     expect(text).toContain('Launch Parameters: BlockDim.x = 128, BlockDim.y = 1, BlockDim.z = 1, GridDim.x = 128');
   });
 });

@@ -155,6 +155,15 @@ export function chooseBatches(vectors: number, maxBatches: number, targetThreads
   return best === null ? null : { batches: best.batches, bdimx: best.bdimx, extent: best.extent };
 }
 
+/** Whether some persistent buffer is a widening cast of an input (persistence.ts projects it). */
+function projectsToInputs(fusion: Fusion): boolean {
+  return persistentBuffers(fusion).some(({ tv }) => {
+    const def = tv.definition;
+    const src = def?.inputs[0];
+    return def !== null && def.kind === 'UnaryOp' && def.op === 'cast' && src !== undefined && src.kind === 'tensorView' && src.isFusionInput() && dataTypeSize(src.dtype) < dataTypeSize(tv.dtype);
+  });
+}
+
 export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: RuntimeInfo): InnerPersistentParams {
   // Decide for the fusion the schedule will see: Welford translated to two sums.
   const hasWelford = original.exprs().some((e) => e.kind === 'WelfordOp');
@@ -200,6 +209,8 @@ export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: 
     unrollFactorInnerReduction: v,
     vectorizeInnerReduction: v > 1,
     batchesPerBlockInnerReduction: batches,
+    padInnerReductionToWarp: bdimx !== choice.extent,
+    projectPersistentBuffers: projectsToInputs(fusion),
     multipleReductionsPerBlock: bdimy > 1,
     gridDimIterDom: 'BIDx',
     blockDimIterDom: bdimy > 1 ? 'TIDy' : 'Serial',

@@ -1,8 +1,9 @@
 // InnerPersistentParams: the decisions of the inner persistent (normalization) scheduler for
 // one fusion and one set of runtime sizes — nvFuser's ReductionParams fields for a persistent
 // kernel (camelCase), and their `scheduler_params` dump in the layout of nvFuser's
-// ReductionParams::toString ("Persistent Kernel", "persistent batch - N"). Equal parameters
-// mean the same kernel.
+// ReductionParams::toString ("Persistent Kernel", "Batches per block", "pad to warp",
+// "persistent batch - N", plus tsfuser's buffer size, vectorized tensors, index type and
+// divisibility lines). Equal parameters mean the same kernel.
 //
 // The row (the merged reduced dims, innermost) is split as
 //   [batches (serial, constant), ceilDiv(row / vec, batches) (threadIdx.x), vec (vectorize)]
@@ -31,6 +32,10 @@ export interface InnerPersistentParams {
   vectorizeInnerReduction: boolean;
   /** Serial persistent batches per thread (nvFuser's batches_per_block_inner_reduction). */
   batchesPerBlockInnerReduction: number;
+  /** bdimx is the TIDx extent rounded up to a warp multiple (nvFuser's pad_inner_reduction_to_warp). */
+  padInnerReductionToWarp: boolean;
+  /** A Half/BFloat16 input, not its Float cast, is kept in registers (projection to inputs). */
+  projectPersistentBuffers: boolean;
   /** Several rows per block on threadIdx.y (short rows). */
   multipleReductionsPerBlock: boolean;
   gridDimIterDom: 'BIDx';
@@ -63,17 +68,21 @@ export function innerPersistentParamsToString(p: InnerPersistentParams): string 
   lines.push(`${p.tag === '' ? '' : 'Tag: '}${p.tag}`);
   lines.push('Red On Fastest Dim');
   lines.push('Persistent Kernel');
-  lines.push(`Persistent buffer size: ${p.persistentBufferSize} bytes per row`);
+  if (p.projectPersistentBuffers) lines.push('Project Persistent Buffers');
+  lines.push(`Batches per block: ${p.batchesPerBlockInnerReduction}`);
   lines.push('Circular buffer: not used');
   let iter = 'Iteration Domain: blockIdx.x / ';
   if (p.blockDimIterDom === 'TIDy') iter += 'threadIdx.y / ';
   if (p.multipleReductionsPerBlock) iter += 'multiple reductions per block / ';
   lines.push(iter);
   let red = 'Inner Reduction Domain: cross block - threadIdx.x / ';
+  if (p.padInnerReductionToWarp) red += ' pad to warp / ';
   red += `persistent batch - ${p.batchesPerBlockInnerReduction} / `;
-  if (p.vectorizeInnerReduction) red += `vectorize / factor ${p.unrollFactorInnerReduction}`;
+  if (p.vectorizeInnerReduction) red += 'vectorize / ';
+  if (p.unrollFactorInnerReduction > 1) red += `factor ${p.unrollFactorInnerReduction}`;
   lines.push(red);
   lines.push(lparamsToString(p.lparams));
+  lines.push(`Persistent buffer size: ${p.persistentBufferSize} bytes per row`);
   lines.push(`Vectorized inputs: [${p.vectorizedInputs.join(', ')}] outputs: [${p.vectorizedOutputs.join(', ')}]`);
   lines.push(`Index type: ${p.indexType === 'Int32' ? 'int' : 'int64_t'}`);
   lines.push(`Divisible splits: [${p.divisibleSplits.map((d) => (d ? 'true' : 'false')).join(', ')}]`);
