@@ -1,5 +1,5 @@
 // Property test of the whole TorchScript path: random graphs of pointwise ops (unary, binary
-// with alpha, scalar operands, broadcasting inputs, several outputs, size queries, reductions,
+// with alpha, scalar operands, Float or Half, broadcasting inputs, several outputs, size queries, reductions,
 // in-place writes that later readers must observe) are fused and
 // guarded; runGraph of the result equals runGraph of the original on fresh random inputs, the
 // graph stays topologically valid, and inputs of another dtype or another broadcast pattern
@@ -24,6 +24,7 @@ type OpSpec =
   | { kind: 'inplace'; a: number };
 
 interface GraphSpec {
+  dtype: 'Float' | 'Half';
   inputs: number[];
   ops: OpSpec[];
   outputs: number[];
@@ -39,6 +40,7 @@ const opSpec: fc.Arbitrary<OpSpec> = fc.oneof(
 );
 
 const graphSpec: fc.Arbitrary<GraphSpec> = fc.record({
+  dtype: fc.constantFrom('Float' as const, 'Float' as const, 'Half' as const),
   inputs: fc.array(fc.nat(SHAPES.length - 1), { minLength: 1, maxLength: 4 }),
   ops: fc.array(opSpec, { minLength: 1, maxLength: 10 }),
   outputs: fc.array(fc.nat(), { minLength: 0, maxLength: 2 }),
@@ -63,13 +65,13 @@ function broadcastable(a: readonly number[], b: readonly number[]): boolean {
   return true;
 }
 
-function typeText(shape: readonly number[]): string {
+function typeText(shape: readonly number[], dtype: string): string {
   const strides = shape.map((_, i) => shape.slice(i + 1).reduce((p, q) => p * q, 1));
-  return `Float(${shape.join(', ')}, strides=[${strides.join(', ')}], requires_grad=0, device=cuda:0)`;
+  return `${dtype}(${shape.join(', ')}, strides=[${strides.join(', ')}], requires_grad=0, device=cuda:0)`;
 }
 
 /** The graph's text, and the shapes of its inputs. */
-export function buildText(spec: GraphSpec): { text: string; shapes: number[][] } {
+export function buildText(spec: GraphSpec): { text: string; shapes: number[][]; dtype: 'Float' | 'Half' } {
   const shapes = spec.inputs.map((s) => [...(SHAPES[s] as number[])]);
   const tensors: { name: string; shape: number[] }[] = shapes.map((shape, i) => ({ name: `%x${i}`, shape }));
   const lines: string[] = [];
@@ -80,7 +82,7 @@ export function buildText(spec: GraphSpec): { text: string; shapes: number[][] }
     switch (op.kind) {
       case 'unary': {
         const a = pick(op.a);
-        lines.push(`${out} : ${typeText(a.shape)} = ${UNARY[op.op]}(${a.name})`);
+        lines.push(`${out} : ${typeText(a.shape, spec.dtype)} = ${UNARY[op.op]}(${a.name})`);
         tensors.push({ name: out, shape: a.shape });
         break;
       }
@@ -93,14 +95,14 @@ export function buildText(spec: GraphSpec): { text: string; shapes: number[][] }
         const kind = BINARY[op.op] as string;
         const alpha = kind === 'aten::add' || kind === 'aten::sub' ? `, %alpha${k}` : '';
         if (alpha !== '') lines.push(`%alpha${k} : int = prim::Constant[value=${op.alpha}]()`);
-        lines.push(`${out} : ${typeText(shape)} = ${kind}(${a.name}, ${b.name}${alpha})`);
+        lines.push(`${out} : ${typeText(shape, spec.dtype)} = ${kind}(${a.name}, ${b.name}${alpha})`);
         tensors.push({ name: out, shape });
         break;
       }
       case 'scalar': {
         const a = pick(op.a);
         lines.push(`%c${k} : float = prim::Constant[value=${op.value}]()`);
-        lines.push(`${out} : ${typeText(a.shape)} = aten::mul(${a.name}, %c${k})`);
+        lines.push(`${out} : ${typeText(a.shape, spec.dtype)} = aten::mul(${a.name}, %c${k})`);
         tensors.push({ name: out, shape: a.shape });
         break;
       }
@@ -114,25 +116,25 @@ export function buildText(spec: GraphSpec): { text: string; shapes: number[][] }
         if (a === undefined) break;
         const shape = op.keepdim ? a.shape.map((d, i) => (i === op.dim ? 1 : d)) : a.shape.filter((_, i) => i !== op.dim);
         lines.push(`%d${k} : int[] = prim::Constant[value=[${op.dim}]]()`, `%k${k} : bool = prim::Constant[value=${op.keepdim ? 1 : 0}]()`, `%n${k} : NoneType = prim::Constant()`);
-        lines.push(`${out} : ${typeText(shape)} = aten::sum(${a.name}, %d${k}, %k${k}, %n${k})`);
+        lines.push(`${out} : ${typeText(shape, spec.dtype)} = aten::sum(${a.name}, %d${k}, %k${k}, %n${k})`);
         tensors.push({ name: out, shape });
         break;
       }
       case 'inplace': {
         // relu_ writes its operand: later readers of it see the new values.
         const a = pick(op.a);
-        lines.push(`${out} : ${typeText(a.shape)} = aten::relu_(${a.name})`);
+        lines.push(`${out} : ${typeText(a.shape, spec.dtype)} = aten::relu_(${a.name})`);
         break;
       }
     }
   });
   const last = tensors[tensors.length - 1] as { name: string };
   const outs = [last.name, ...spec.outputs.map((o) => pick(o).name), ...returns];
-  const inputs = shapes.map((s, i) => `%x${i} : ${typeText(s)}`).join(',\n      ');
-  return { text: `graph(${inputs}):\n${lines.map((l) => `  ${l}`).join('\n')}\n  return (${outs.join(', ')})\n`, shapes };
+  const inputs = shapes.map((s, i) => `%x${i} : ${typeText(s, spec.dtype)}`).join(',\n      ');
+  return { text: `graph(${inputs}):\n${lines.map((l) => `  ${l}`).join('\n')}\n  return (${outs.join(', ')})\n`, shapes, dtype: spec.dtype };
 }
 
-function randomInputs(shapes: readonly number[][], dtype: 'Float' | 'Double'): RunValue[] {
+function randomInputs(shapes: readonly number[][], dtype: 'Float' | 'Half' | 'Double'): RunValue[] {
   return shapes.map((s) => HostTensor.fromValues(dtype, s, Array.from({ length: s.reduce((a, b) => a * b, 1) }, () => Math.random() * 4 - 2)));
 }
 
@@ -163,8 +165,8 @@ describe('random pointwise graphs', () => {
   test('fused + guarded computes what the original computes; the graph stays valid', () => {
     fc.assert(
       fc.property(graphSpec, (spec) => {
-        const { text, shapes } = buildText(spec);
-        const { fused, actual, diffs } = compareRuns(text, randomInputs(shapes, 'Float'));
+        const { text, shapes, dtype } = buildText(spec);
+        const { fused, actual, diffs } = compareRuns(text, randomInputs(shapes, dtype));
         expect(diffs).toEqual([]);
         expect(topologicalProblems(fused)).toEqual([]);
         expect(actual.groups.every((g) => g.fallback === 0)).toBe(true);
@@ -188,10 +190,10 @@ describe('random pointwise graphs', () => {
   test('an input whose broadcast dim is no longer 1 takes the fallback where it is guarded', () => {
     fc.assert(
       fc.property(graphSpec, (spec) => {
-        const { text, shapes } = buildText(spec);
+        const { text, shapes, dtype } = buildText(spec);
         // [2, 1] and [1, 3] inputs become [2, 3]: the graph mostly still broadcasts, the fusion would not.
         const widened = shapes.map((s) => (s.length === 2 ? [2, 3] : s));
-        const inputs = randomInputs(widened, 'Float');
+        const inputs = randomInputs(widened, dtype);
         // Widening can make the graph itself invalid (a reduced dim meeting the widened one).
         try {
           runGraph(parseIR(text), cloneInputs(inputs));
