@@ -158,6 +158,25 @@ describe('fusion decisions', () => {
     expect(runGraph(g, inputs).outputs[1]).toEqual([4, 8]);
   });
 
+  test('a reduction output used only by aten::size becomes prim::ReductionSizes', () => {
+    const t = tensorType('Float', 4, 8);
+    const make = () =>
+      graphOf(
+        [`%x : ${t}`, `%y : ${t}`],
+        `%dims : int[] = prim::Constant[value=[1]]()\n%keep : bool = prim::Constant[value=1]()\n%none : NoneType = prim::Constant()\n` +
+          `%a : ${t} = aten::mul(%x, %y)\n%s : ${tensorType('Float', 4, 1)} = aten::sum(%a, %dims, %keep, %none)\n%b : ${t} = aten::relu(%a)\n%n : int[] = aten::size(%s)`,
+        ['b', 'n'],
+      );
+    const g = fuseGraph(make());
+    expect(g.nodes().map((n) => n.kind)).toContain('prim::ReductionSizes');
+    const [group] = groupsOf(g.block);
+    expect(group?.outputs.length).toBe(1);
+    guardFusionGroups(g);
+    const inputs = runInputs(g);
+    expect(runGraph(g, cloneInputs(inputs)).outputs[1]).toEqual([4, 1]);
+    expect(runValueDiff('b', runGraph(g, cloneInputs(inputs)).outputs[0], runGraph(make(), cloneInputs(inputs)).outputs[0])).toBeNull();
+  });
+
   test('reruns until no change: f feeding g and (h -> l) ends in one group', () => {
     const t = tensorType('Float', 4);
     const g = graphOf([`%x : ${t}`], `%1 : ${t} = aten::exp(%x)\n%2 : ${t} = aten::relu(%1)\n%3 : ${t} = aten::sigmoid(%1)\n%4 : ${t} = aten::tanh(%3)`, ['4', '2']);
