@@ -60,7 +60,7 @@ describe('structure on every fixture', () => {
         const tensorInputs = group.inputs.filter((v) => v.type.kind === 'Tensor' && v.node.kind !== 'prim::Constant');
         expect(cond.inputs).toEqual(tensorInputs);
         const types = cond.attribute('types');
-        expect(types?.kind === 'ty' && types.value.kind === 'Tuple' ? types.value.elems : null).toEqual(tensorInputs.map((v) => v.type));
+        expect(types?.kind === 'tys' ? types.value : null).toEqual(tensorInputs.map((v) => v.type));
       }
     });
   }

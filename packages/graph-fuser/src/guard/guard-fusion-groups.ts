@@ -1,6 +1,6 @@
 // guardFusionGroups (legacy guardFusionGroup): every prim::CudaFusionGroup becomes
 //
-//   %ok : bool = prim::CudaFusionGuard[types=(T0, T1, ...)](%tensor inputs)
+//   %ok : bool = prim::CudaFusionGuard[types=[T0, T1, ...]](%tensor inputs)
 //   %outs = prim::If(%ok)
 //     block0():
 //       %outs = prim::CudaFusionGroup_0(...)
@@ -14,11 +14,10 @@
 // contiguity and stride order). A group input that only feeds `prim::profile_ivalue` (a profiled
 // int list, bool, ...) is checked too: `aten::eq(%value, <profiled constant>)` per profiled use,
 // all flags joined by `prim::ListConstruct` + `aten::all`, as the legacy fuser did.
-// (PyTorch prints the attribute as `types=[...]`; jit-ir has no type-list attribute, so the types
-// are one tuple type, printed `types=(...)`.)
+// (a type-list attribute, printed `types=[...]` as PyTorch prints it.)
 // Invariant: the graph computes the same values whichever branch runs.
 
-import { BoolType, listType, tupleType, type Block, type ConstantValue, type Graph, type Node, type Value } from '@tsfuser/jit-ir';
+import { BoolType, listType, type Block, type ConstantValue, type Graph, type Node, type Value } from '@tsfuser/jit-ir';
 import { CUDA_FUSION_GROUP, isTensorValue } from '../fuser/fusibility.js';
 import { subgraphOf } from '../fuser/fusion-group.js';
 
@@ -92,7 +91,7 @@ export function guardFusionGroup(group: Node): Node {
   const tensorInputs = group.inputs.filter((v) => isTensorValue(v) && v.node.kind !== 'prim::Constant');
   const guard = graph.create(CUDA_FUSION_GUARD, tensorInputs, 1);
   guard.output().setType(BoolType);
-  guard.setTy('types', tupleType(tensorInputs.map((v) => v.type)));
+  guard.setTys('types', tensorInputs.map((v) => v.type));
   guard.insertBefore(group);
   let condition = guard.output();
   const checks = profiledValueChecks(group, group);

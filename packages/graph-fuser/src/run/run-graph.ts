@@ -131,7 +131,7 @@ class GraphRun {
 
   private runGuard(n: Node, args: readonly RunValue[]): boolean {
     const types = n.attribute('types');
-    const expected = types?.kind === 'ty' && types.value.kind === 'Tuple' ? types.value.elems : [];
+    const expected = types?.kind === 'tys' ? types.value : types?.kind === 'ty' && types.value.kind === 'Tuple' ? types.value.elems : [];
     let problem: string | null = null;
     args.forEach((a, i) => {
       if (problem !== null) return;

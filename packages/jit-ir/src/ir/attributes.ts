@@ -20,6 +20,7 @@ export type AttributeValue =
   | { readonly kind: 'ss'; readonly value: readonly string[] }
   | { readonly kind: 't'; readonly value: TensorLiteral }
   | { readonly kind: 'ty'; readonly value: JitType }
+  | { readonly kind: 'tys'; readonly value: readonly JitType[] }
   | { readonly kind: 'g'; readonly value: Graph };
 
 export type AttributeKind = AttributeValue['kind'];
@@ -46,6 +47,8 @@ export function attributeValuesEqual(a: AttributeValue, b: AttributeValue): bool
       return b.kind === 't' && tensorLiteralsEqual(a.value, b.value);
     case 'ty':
       return b.kind === 'ty' && typesEqual(a.value, b.value);
+    case 'tys':
+      return b.kind === 'tys' && a.value.length === b.value.length && a.value.every((x, i) => typesEqual(x, b.value[i] as JitType));
     case 'g':
       return b.kind === 'g' && a.value === b.value;
   }
@@ -85,6 +88,8 @@ export function printAttributeValue(a: AttributeValue): string {
       return printTensorLiteral(a.value);
     case 'ty':
       return printType(a.value);
+    case 'tys':
+      return `[${a.value.map(printType).join(', ')}]`;
     case 'g':
       return '<Graph>';
   }

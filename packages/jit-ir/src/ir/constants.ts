@@ -107,6 +107,7 @@ export function constantValue(n: Node): ConstantValue | null {
       return type.kind === 'Tensor' ? { kind: 'tensor', value: a.value, type } : { kind: 'tensor', value: a.value };
     case 'ss':
     case 'ty':
+    case 'tys':
     case 'g':
       return null;
   }
@@ -131,6 +132,7 @@ export function inferConstantType(n: Node): JitType {
       return listType(StringType);
     case 't':
     case 'ty':
+    case 'tys':
     case 'g':
       return DynamicTensorType;
   }

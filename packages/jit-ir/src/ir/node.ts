@@ -273,6 +273,9 @@ export class Node {
   ty(name: string): JitType {
     return this.attr(name, 'ty').value;
   }
+  tys(name: string): readonly JitType[] {
+    return this.attr(name, 'tys').value;
+  }
   g(name: string): Graph {
     return this.attr(name, 'g').value;
   }
@@ -299,6 +302,9 @@ export class Node {
   }
   setTy(name: string, v: JitType): this {
     return this.setAttribute(name, { kind: 'ty', value: v });
+  }
+  setTys(name: string, v: readonly JitType[]): this {
+    return this.setAttribute(name, { kind: 'tys', value: [...v] });
   }
   setG(name: string, v: Graph): this {
     return this.setAttribute(name, { kind: 'g', value: v });

@@ -285,6 +285,16 @@ class IRParser {
 
   private parseListAttribute(): AttributeValue {
     this.cur.expectPunct('[');
+    // A list of types (prim::CudaFusionGuard[types=[Float(2, 3, …), …]]): starts with a type name
+    // or a tuple type's '('.
+    const first = this.cur.peek();
+    if ((first.kind === 'ident' && first.text !== 'inf' && first.text !== 'nan') || (first.kind === 'punct' && first.text === '(')) {
+      const types: JitType[] = [];
+      do types.push(parseTypeAt(this.cur).type);
+      while (this.cur.acceptPunct(','));
+      this.cur.expectPunct(']', 'to close the type list');
+      return { kind: 'tys', value: types };
+    }
     const items: Token[] = [];
     if (!this.cur.isPunct(']')) {
       do {
