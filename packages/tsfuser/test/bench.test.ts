@@ -3,12 +3,12 @@
 // counts behind GB/s, the report table, tolerances, random-case generation, and the clear
 // errors when there is no GPU.
 import { describe, expect, it } from 'vitest';
-import { HostTensor, evaluate, type EvalValue, type TensorView } from '@tsfuser/fusion-ir';
+import { HostTensor, dataTypeSize, evaluate, type EvalValue, type TensorView } from '@tsfuser/fusion-ir';
 import { bindExtents, defaultSchedulerRegistry, evaluateExtent, makeRuntimeInfo, segmentFusion } from '@tsfuser/scheduler';
 import { compileFusion } from '@tsfuser/codegen';
 import { SchedulingError } from '@tsfuser/scheduler';
 import { Tensor, isAvailable } from '@tsfuser/runtime';
-import { benchWorkloads, tinyWorkload } from '../src/bench/workloads.js';
+import { benchWorkloads, normalizationWorkloads, tinyWorkload } from '../src/bench/workloads.js';
 import { formatBenchReport, type BenchReport } from '../src/bench/run-bench.js';
 import { median } from '../src/bench/timing.js';
 import { randomHost, Random } from '../src/bench/device-inputs.js';
@@ -49,7 +49,7 @@ describe('bench workloads', () => {
       const bindings = bindExtents(fusion, info);
       const numel = (tv: TensorView): number => tv.domain.logicalNoReductions().reduce((a, id) => a * evaluateExtent(id.logicalExtent(), bindings), 1);
       const tvs = [...fusion.inputs, ...fusion.outputs].filter((v): v is TensorView => v.kind === 'tensorView');
-      expect(w.bytes, w.name).toBe(tvs.reduce((acc, tv) => acc + numel(tv) * 4, 0));
+      expect(w.bytes, w.name).toBe(tvs.reduce((acc, tv) => acc + numel(tv) * dataTypeSize(tv.dtype), 0));
     }
   });
 
@@ -70,6 +70,28 @@ describe('issue #785 workloads', () => {
       const info = makeRuntimeInfo(fusion, w.inputs.map((i) => (i.scalar !== undefined ? null : { sizes: i.sizes })));
       const sf = segmentFusion(fusion, info, defaultSchedulerRegistry());
       expect(sf.groups.map((g) => g.schedulerType).sort(), w.name).toEqual(['pointwise', 'reduction']);
+    }
+  });
+});
+
+describe('normalization workloads', () => {
+  it('are one inner persistent kernel each and compute softmax / layer_norm / rms_norm', async () => {
+    for (const w of normalizationWorkloads()) {
+      const fusion = w.build().fusionIr();
+      const info = makeRuntimeInfo(fusion, w.inputs.map((i) => ({ sizes: i.sizes })));
+      expect(segmentFusion(fusion, info, defaultSchedulerRegistry()).groups.map((g) => g.schedulerType), w.name).toEqual(['inner_persistent']);
+    }
+    const sm = normalizationWorkloads().find((w) => w.name === 'softmax_f32');
+    if (sm === undefined) throw new Error('softmax_f32 missing');
+    const rng = new Random(seed);
+    const x = randomHost('Float', [3, 7], [7, 1], rng);
+    const [y] = await sm.build().execute([Tensor.fromHost(x)], { backend: 'reference' });
+    const got = (y as Tensor).toHost();
+    for (let r = 0; r < 3; r += 1) {
+      const row = Array.from({ length: 7 }, (_, c) => x.getNumber(r * 7 + c));
+      const m = Math.max(...row);
+      const z = row.reduce((a, v) => a + Math.exp(v - m), 0);
+      row.forEach((v, c) => expect(got.getNumber(r * 7 + c)).toBeCloseTo(Math.exp(v - m) / z, 6));
     }
   });
 });

@@ -177,6 +177,80 @@ function geluBiasGrad(): Workload {
   };
 }
 
+// Normalizations over the last dim of 16384x4096, as nvFuser's python_definition dumps write them
+// (decomposed, fp32 math); only the normalized output leaves the fusion, as in PyTorch's ops.
+const ROWS = 16384;
+const COLS = 4096;
+
+function softmaxDef(dtype: string): string {
+  return `def softmax(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.${dtype}, is_cpu=False)
+    T1 = fd.ops.cast(T0, dtype=DataType.Float)
+    T2 = fd.ops.max(T1, dims=[1], keepdim=False, dtype=DataType.Null)
+    T3 = fd.ops.broadcast_in_dim(T2, shape=T0.shape(), broadcast_dims=[0])
+    T4 = fd.ops.exp(fd.ops.sub(T1, T3))
+    T5 = fd.ops.sum(T4, dims=[1], keepdim=False, dtype=DataType.Null)
+    T6 = fd.ops.broadcast_in_dim(T5, shape=T0.shape(), broadcast_dims=[0])
+    T7 = fd.ops.div(T4, T6)
+    fd.add_output(fd.ops.cast(T7, dtype=DataType.${dtype}))
+`;
+}
+
+function layerNormDef(dtype: string): string {
+  return `def layer_norm(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.${dtype}, is_cpu=False)
+    T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.${dtype}, is_cpu=False)
+    T2 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.${dtype}, is_cpu=False)
+    T3 = fd.ops.cast(T0, dtype=DataType.Float)
+    T4, T5 = fd.ops.var_mean(T3, dims=[1], correction=0, keepdim=False)
+    T6 = fd.ops.broadcast_in_dim(T4, shape=T0.shape(), broadcast_dims=[0])
+    T7 = fd.ops.broadcast_in_dim(T5, shape=T0.shape(), broadcast_dims=[0])
+    S8 = fd.define_scalar(1.00000e-05, dtype=DataType.Double)
+    T9 = fd.ops.rsqrt(fd.ops.add(T6, S8))
+    T10 = fd.ops.mul(fd.ops.sub(T3, T7), T9)
+    T11 = fd.ops.cast(fd.ops.broadcast_in_dim(T1, shape=T0.shape(), broadcast_dims=[1]), dtype=DataType.Float)
+    T12 = fd.ops.cast(fd.ops.broadcast_in_dim(T2, shape=T0.shape(), broadcast_dims=[1]), dtype=DataType.Float)
+    T13 = fd.ops.add(fd.ops.mul(T10, T11), T12)
+    fd.add_output(fd.ops.cast(T13, dtype=DataType.${dtype}))
+`;
+}
+
+const RMS_NORM_BF16 = `def rms_norm(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+    T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.BFloat16, is_cpu=False)
+    T2 = fd.ops.cast(T0, dtype=DataType.Float)
+    T3 = fd.ops.sum(fd.ops.mul(T2, T2), dims=[1], keepdim=False, dtype=DataType.Null)
+    S4 = fd.ops.size(T0, dim=1)
+    T5 = fd.ops.truediv(T3, S4)
+    S6 = fd.define_scalar(1.00000e-06, dtype=DataType.Double)
+    T7 = fd.ops.rsqrt(fd.ops.add(fd.ops.broadcast_in_dim(T5, shape=T0.shape(), broadcast_dims=[0]), S6))
+    T8 = fd.ops.cast(fd.ops.broadcast_in_dim(T1, shape=T0.shape(), broadcast_dims=[1]), dtype=DataType.Float)
+    T9 = fd.ops.mul(fd.ops.mul(T2, T7), T8)
+    fd.add_output(fd.ops.cast(T9, dtype=DataType.BFloat16))
+`;
+
+function normalization(name: string, description: string, text: string, dtype: DataType, params: number): Workload {
+  const elt = dtype === 'Float' ? 4 : 2;
+  return {
+    name,
+    description,
+    build: () => importPythonDefinition(text),
+    inputs: [{ sizes: [ROWS, COLS], dtype }, ...Array.from({ length: params }, (): WorkloadInput => ({ sizes: [COLS], dtype }))],
+    bytes: (2 * ROWS * COLS + params * COLS) * elt,
+  };
+}
+
+/** Normalization workloads (16384x4096, last dim) of `tsfuser bench`. */
+export function normalizationWorkloads(): Workload[] {
+  return [
+    normalization('softmax_f32', 'softmax over the last dim, 16384x4096 f32', softmaxDef('Float'), 'Float', 0),
+    normalization('softmax_bf16', 'softmax over the last dim, 16384x4096 bf16 (fp32 math)', softmaxDef('BFloat16'), 'BFloat16', 0),
+    normalization('layer_norm_f32', 'layer_norm over the last dim with weight and bias, 16384x4096 f32', layerNormDef('Float'), 'Float', 2),
+    normalization('layer_norm_bf16', 'layer_norm over the last dim with weight and bias, 16384x4096 bf16 (fp32 math)', layerNormDef('BFloat16'), 'BFloat16', 2),
+    normalization('rms_norm_bf16', 'rms_norm over the last dim with weight, 16384x4096 bf16 (fp32 math)', RMS_NORM_BF16, 'BFloat16', 1),
+  ];
+}
+
 export function benchWorkloads(): Workload[] {
-  return [readmePointwise(), bnAddRelu(), powSum(), geluBiasGrad()];
+  return [readmePointwise(), bnAddRelu(), powSum(), geluBiasGrad(), ...normalizationWorkloads()];
 }
