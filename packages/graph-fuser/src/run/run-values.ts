@@ -60,27 +60,6 @@ export function scalarTypeOfDataType(d: DataType): ScalarType {
   }
 }
 
-export function dataTypeOfScalar(st: ScalarType | null): DataType | null {
-  switch (st) {
-    case 'Bool':
-      return 'Bool';
-    case 'Int':
-      return 'Int32';
-    case 'Long':
-      return 'Int';
-    case 'Half':
-      return 'Half';
-    case 'BFloat16':
-      return 'BFloat16';
-    case 'Float':
-      return 'Float';
-    case 'Double':
-      return 'Double';
-    default:
-      return null;
-  }
-}
-
 export function runValueOfConstant(c: ConstantValue): RunValue {
   switch (c.kind) {
     case 'int':

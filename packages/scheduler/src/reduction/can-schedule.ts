@@ -11,40 +11,16 @@ import type { Expr, Fusion, TensorView } from '@tsfuser/fusion-ir';
 import { ExactLogicalMap } from '../pointwise/domain-map.js';
 import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
+import { unsupportedOp } from '../segmentation/supported-ops.js';
 import { downstreamExprs, reductionExprs, reductionPattern } from './analysis.js';
 
 function exprRefusal(e: Expr): string | null {
-  const out = e.outputs[0];
-  const name = out !== undefined && out.kind === 'tensorView' ? ` producing T${out.name}` : '';
-  switch (e.kind) {
-    case 'UnaryOp':
-    case 'BinaryOp':
-    case 'TernaryOp':
-    case 'BroadcastOp':
-    case 'SqueezeOp':
-    case 'ExpandOp':
-    case 'ReductionOp':
-    case 'Split':
-    case 'Merge':
-      return null;
-    case 'LoadStoreOp':
-      return e.permutation === null ? null : `permute${name} is left to the transpose scheduler`;
-    case 'WelfordOp':
-      return `welford op${name} needs the normalization schedulers (not the reduction scheduler)`;
-    case 'ViewOp':
-      return `reshape${name} is not supported by the reduction scheduler yet`;
-    case 'SliceOp':
-    case 'PadOp':
-    case 'CatOp':
-      return `${e.kind}${name} (a resize) is not supported by the reduction scheduler yet`;
-    case 'FullOp':
-    case 'IotaOp':
-      return `${e.kind}${name} (a tensor factory) is not supported by the reduction scheduler yet`;
-    default: {
-      const unreachable: never = e;
-      return `unknown expression ${String(unreachable)}`;
-    }
+  if (e.kind === 'WelfordOp') {
+    const out = e.outputs[0];
+    const name = out !== undefined && out.kind === 'tensorView' ? ` producing T${out.name}` : '';
+    return `welford op${name} needs the normalization schedulers (not the reduction scheduler)`;
   }
+  return unsupportedOp(e, 'reduction');
 }
 
 function tvName(tv: TensorView): string {
