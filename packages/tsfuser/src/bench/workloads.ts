@@ -5,6 +5,8 @@
 
 import type { DataType } from '@tsfuser/fusion-ir';
 import { FusionDefinition } from '../definition/fusion-definition.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { importPythonDefinition } from '../python/import-definition.js';
 
 export interface WorkloadInput {
@@ -112,50 +114,18 @@ function powSum(): Workload {
   };
 }
 
-/** nvFuser issue #785's real fusion, verbatim: gelu backward + bias gradient. */
-const GELU_BIAS_GRAD = `def nvfuser_fusion_id6(fd : FusionDefinition) -> None :
-    S0 = fd.define_scalar(None, dtype=DataType.Double)
-    S1 = fd.define_scalar(None, dtype=DataType.Double)
-    S2 = fd.define_scalar(None, dtype=DataType.Double)
-    S3 = fd.define_scalar(None, dtype=DataType.Double)
-    T4 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], dtype=DataType.Float, is_cpu=False)
-    T5 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], dtype=DataType.Float, is_cpu=False)
-    T6 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], dtype=DataType.Float, is_cpu=False)
-    S7 = fd.define_scalar(0.500000, dtype=DataType.Double)
-    T8 = fd.ops.mul(S7, T6)
-    S9 = fd.define_scalar(3.00000, dtype=DataType.Double)
-    T10 = fd.ops.pow(T6, S9)
-    S11 = fd.define_scalar(0.0447150, dtype=DataType.Double)
-    T12 = fd.ops.mul(S11, T10)
-    T13 = fd.ops.add(T6, T12)
-    S14 = fd.define_scalar(0.797885, dtype=DataType.Double)
-    T15 = fd.ops.mul(S14, T13)
-    T16 = fd.ops.tanh(T15)
-    S17 = fd.define_scalar(1.00000, dtype=DataType.Double)
-    T18 = fd.ops.add(S17, T16)
-    T19 = fd.ops.sum(T4, axes=[0, 1], keepdim=False, dtype=DataType.Null)
-    T20 = fd.ops.mul(T5, T18)
-    T21 = fd.ops.mul(T5, T8)
-    S22 = fd.define_scalar(1.00000, dtype=DataType.Double)
-    T23 = fd.ops.mul(S22, T21)
-    T24 = fd.ops.mul(T16, T16)
-    S25 = fd.define_scalar(1.00000, dtype=DataType.Double)
-    T26 = fd.ops.sub(S25, T24)
-    T27 = fd.ops.mul(T23, T26)
-    T28 = fd.ops.mul(T27, S3)
-    S29 = fd.define_scalar(1.00000, dtype=DataType.Double)
-    T30 = fd.ops.mul(S29, T28)
-    T31 = fd.ops.mul(T30, S2)
-    T32 = fd.ops.mul(T31, S1)
-    S33 = fd.define_scalar(2.00000, dtype=DataType.Double)
-    T34 = fd.ops.pow(T6, S33)
-    T35 = fd.ops.mul(T32, T34)
-    T36 = fd.ops.add(T30, T35)
-    T37 = fd.ops.mul(T20, S0)
-    T38 = fd.ops.add(T36, T37)
-    fd.add_output(T19)
-    fd.add_output(T38)
-`;
+/**
+ * nvFuser issue #785's real fusion, verbatim, read from the bundled example
+ * test-fixtures/definitions/issue785_gelu_bias_grad.py (found from the working directory up).
+ */
+function geluBiasGradDefinition(): FusionDefinition {
+  const file = 'test-fixtures/definitions/issue785_gelu_bias_grad.py';
+  for (let dir = resolve(process.cwd()); ; dir = dirname(dir)) {
+    const candidate = join(dir, file);
+    if (existsSync(candidate)) return importPythonDefinition(readFileSync(candidate, 'utf8'));
+    if (dirname(dir) === dir) throw new Error(`gelu_bias_grad workload: ${file} not found from ${process.cwd()} up (run from the repository)`);
+  }
+}
 
 function geluBiasGrad(): Workload {
   const shape = [16, 512, 4096];
@@ -163,7 +133,7 @@ function geluBiasGrad(): Workload {
   return {
     name: 'gelu_bias_grad',
     description: 'issue #785: gelu backward + bias grad (sum over [0, 1]), 16x512x4096 f32',
-    build: () => importPythonDefinition(GELU_BIAS_GRAD),
+    build: geluBiasGradDefinition,
     inputs: [
       { sizes: [], dtype: 'Double', scalar: 1.0 },
       { sizes: [], dtype: 'Double', scalar: 2.0 },
