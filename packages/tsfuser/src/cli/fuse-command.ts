@@ -11,25 +11,22 @@
 
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { LoweringError } from '@tsfuser/codegen';
 import { HostTensor, printFusion, type DataType } from '@tsfuser/fusion-ir';
 import { ParseError, formatParseError, parseIR, printGraph, type Block, type ConstantValue, type Graph, type Node, type Value } from '@tsfuser/jit-ir';
 import {
   JitLoweringError,
   fuseGraph,
   guardFusionGroups,
-  lowerJitGraph,
   parseJitIR,
   profiledConstant,
   referenceGroupExecutor,
   runGraph,
+  type FusionGroupCall,
   type FusionGroupExecutor,
-  type JitLowering,
   type RunValue,
 } from '@tsfuser/graph-fuser';
-import { Tensor, type ExecutorArgument } from '@tsfuser/runtime';
-import { SchedulingError } from '@tsfuser/scheduler';
 import { createGpuBackend } from '../execute/gpu-backend.js';
+import { gpuGroupExecutor } from '../torchscript/gpu-group-executor.js';
 import { compareTensors } from '../io/compare.js';
 import type { ParsedArgs } from './args.js';
 import { UsageError, type CliIo } from './console.js';
@@ -151,50 +148,22 @@ function generatedInputs(graph: Graph, unfused: Graph): RunValue[] {
   });
 }
 
-function copyInto(dst: HostTensor, src: HostTensor): void {
-  for (let i = 0; i < dst.numel; i++) dst.setFlat(i, src.get(i));
-}
-
 /**
- * Fusion groups on the GPU: each subgraph lowered once by parseJitIR, run by its own
- * FusionExecutorCache (kernels compiled on first use). With `fallBack`, a group the GPU path
- * cannot schedule or lower runs on the reference evaluator instead (noted once on stderr).
+ * Fusion groups on the GPU (gpuGroupExecutor: each subgraph lowered once by parseJitIR, run by
+ * its FusionExecutorCache). With `fallBack`, a group the GPU path cannot schedule or lower runs
+ * on the reference evaluator instead (noted once on stderr).
  */
 function gpuExecutor(io: CliIo, fallBack: boolean): FusionGroupExecutor {
   const gpu = createGpuBackend();
   const a = gpu.availability();
   if (!a.available) throw new UsageError(`--backend gpu: the GPU is unavailable: ${a.reason}`);
-  const lowerings = new Map<Graph, JitLowering>();
-  const rejected = new Set<Graph>();
-  return (call) => {
-    if (rejected.has(call.subgraph)) return referenceGroupExecutor(call);
-    let lowering = lowerings.get(call.subgraph);
-    if (lowering === undefined) lowerings.set(call.subgraph, (lowering = lowerJitGraph(call.subgraph)));
-    const args: ExecutorArgument[] = [];
-    lowering.inputs.forEach((v, i) => {
-      if (v === null) return;
-      const value = call.inputs[i];
-      if (value instanceof HostTensor) args.push(Tensor.fromHost(value));
-      else if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') args.push(value);
-      else throw new UsageError(`group ${call.index}: input ${i} is neither a tensor nor a scalar`);
-    });
-    let outputs: Tensor[];
-    try {
-      outputs = gpu.executorCache(lowering.fusion).runFusion(args);
-    } catch (e) {
-      if (!fallBack || !(e instanceof SchedulingError || e instanceof LoweringError)) throw e;
-      io.stderr(`tsfuser fuse: prim::CudaFusionGroup_${call.index} runs on the reference evaluator: ${e.message}\n`);
-      rejected.add(call.subgraph);
-      return referenceGroupExecutor(call);
-    }
-    const hosts = outputs.map((t) => t.toHost());
-    for (const u of lowering.inputUpdates) {
-      const target = call.inputs[u.graphInput];
-      const value = hosts[u.fusionOutput];
-      if (target instanceof HostTensor && value !== undefined) copyInto(target, value);
-    }
-    return hosts.slice(0, call.subgraph.outputs.length);
+  const noted = new Set<number>();
+  const fallback = (call: FusionGroupCall, e: Error): RunValue[] => {
+    if (!noted.has(call.index)) io.stderr(`tsfuser fuse: prim::CudaFusionGroup_${call.index} runs on the reference evaluator: ${e.message}\n`);
+    noted.add(call.index);
+    return referenceGroupExecutor(call);
   };
+  return gpuGroupExecutor(gpu, fallBack ? { fallback } : {}).executor;
 }
 
 function executorFor(backend: string, io: CliIo): { executor: FusionGroupExecutor; name: string } {

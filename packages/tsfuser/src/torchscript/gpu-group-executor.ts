@@ -5,9 +5,11 @@
 // executor does. Invariant: outputs are host tensors in the group's output order.
 
 import { HostTensor } from '@tsfuser/fusion-ir';
-import { lowerJitGraph, type FusionGroupExecutor, type JitLowering, type RunValue } from '@tsfuser/graph-fuser';
+import { LoweringError } from '@tsfuser/codegen';
+import { lowerJitGraph, type FusionGroupCall, type FusionGroupExecutor, type JitLowering, type RunValue } from '@tsfuser/graph-fuser';
 import type { Graph } from '@tsfuser/jit-ir';
 import { Tensor, type ExecutorArgument, type FusionExecutorCache } from '@tsfuser/runtime';
+import { SchedulingError } from '@tsfuser/scheduler';
 import type { GpuBackend } from '../execute/gpu-backend.js';
 
 export interface GpuGroupExecutor {
@@ -16,9 +18,23 @@ export interface GpuGroupExecutor {
   cacheOf(subgraph: Graph): FusionExecutorCache | undefined;
 }
 
-export function gpuGroupExecutor(backend: GpuBackend, device = 0): GpuGroupExecutor {
+export interface GpuGroupExecutorOptions {
+  device?: number;
+  /**
+   * Runs a group the GPU path cannot schedule or lower (SchedulingError / LoweringError) some
+   * other way, e.g. on the reference evaluator; called once per group, later calls go straight
+   * to it. Without it such a group is an error.
+   */
+  fallback?: (call: FusionGroupCall, reason: Error) => RunValue[];
+}
+
+export function gpuGroupExecutor(backend: GpuBackend, options: GpuGroupExecutorOptions = {}): GpuGroupExecutor {
+  const device = options.device ?? 0;
   const lowerings = new WeakMap<Graph, JitLowering>();
+  const rejected = new WeakMap<Graph, Error>();
   const executor: FusionGroupExecutor = (call) => {
+    const earlier = rejected.get(call.subgraph);
+    if (earlier !== undefined && options.fallback !== undefined) return options.fallback(call, earlier);
     let lowering = lowerings.get(call.subgraph);
     if (lowering === undefined) {
       lowering = lowerJitGraph(call.subgraph);
@@ -32,7 +48,14 @@ export function gpuGroupExecutor(backend: GpuBackend, device = 0): GpuGroupExecu
       else if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') args.push(value);
       else throw new Error(`fusion group ${call.index}: input ${i} is not a tensor or scalar`);
     });
-    const outputs = backend.executorCache(lowering.fusion, device).runFusion(args);
+    let outputs: Tensor[];
+    try {
+      outputs = backend.executorCache(lowering.fusion, device).runFusion(args);
+    } catch (error) {
+      if (options.fallback === undefined || !(error instanceof SchedulingError || error instanceof LoweringError)) throw error;
+      rejected.set(call.subgraph, error);
+      return options.fallback(call, error);
+    }
     const hosts = outputs.map((t) => {
       const h = t.toHost();
       t.dispose();
