@@ -163,6 +163,9 @@ describe('tsfuser bench flags', () => {
   it('rejects bad flags before touching the GPU', async () => {
     expect((await runCli(['bench', '--iters', '0'])).code).toBe(2);
     expect((await runCli(['bench', '--bogus'])).code).toBe(2);
+    const r = await runCli(['bench', '--workloads', 'readme_pointwise,nope']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--workloads: unknown nope (known: readme_pointwise, bn_add_relu');
   });
 });
 

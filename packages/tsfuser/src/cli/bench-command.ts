@@ -4,6 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { formatBenchReport, runBench } from '../bench/run-bench.js';
+import { benchWorkloads } from '../bench/workloads.js';
 import type { ParsedArgs } from './args.js';
 import { UsageError, type CliIo } from './console.js';
 
@@ -16,6 +17,9 @@ export async function benchCommand(args: ParsedArgs, io: CliIo): Promise<number>
   const iters = Number(itersText);
   if (!Number.isInteger(iters) || iters < 1) throw new UsageError(`--iters must be a positive integer, got '${itersText}'`);
   const workloads = args.values.get('workloads')?.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const known = benchWorkloads().map((w) => w.name);
+  const unknown = (workloads ?? []).filter((n) => !known.includes(n));
+  if (unknown.length > 0) throw new UsageError(`--workloads: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
   const script = args.values.get('pytorch-script');
   const report = await runBench({
     iters,
