@@ -5,6 +5,7 @@
 import type { IndexType } from './index-type.js';
 import { reductionParamsToString, type ReductionParams } from './reduction/params.js';
 import { innerPersistentParamsToString, type InnerPersistentParams } from './normalization/params.js';
+import { outerPersistentParamsToString, type OuterPersistentParams } from './outer-persistent/params.js';
 
 export interface LaunchDims {
   gdimx: number;
@@ -42,7 +43,7 @@ export interface PointwiseParams {
   vectorizedOutputs: readonly number[];
 }
 
-export type HeuristicParams = PointwiseParams | ReductionParams | InnerPersistentParams;
+export type HeuristicParams = PointwiseParams | ReductionParams | InnerPersistentParams | OuterPersistentParams;
 
 /**
  * Every scheduler nvFuser has, by its `SchedulerType` name (lower snake case as in nvFuser's
@@ -89,6 +90,8 @@ export function heuristicParamsToString(p: HeuristicParams): string {
       return reductionParamsToString(p);
     case 'inner_persistent':
       return innerPersistentParamsToString(p);
+    case 'outer_persistent':
+      return outerPersistentParamsToString(p);
     default: {
       const unreachable: never = p;
       throw new Error(`unknown scheduler parameters ${String(unreachable)}`);

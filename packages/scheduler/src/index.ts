@@ -22,6 +22,11 @@ export { computeInnerPersistentHeuristics, chooseBatches } from './normalization
 export { scheduleInnerPersistent, PERSISTENT_POSITION } from './normalization/schedule.js';
 export { reductionPhases, loopPhases } from './normalization/persistence.js';
 export { InnerPersistentScheduler } from './normalization/index.js';
+export { type OuterPersistentParams, outerPersistentParamsToString } from './outer-persistent/params.js';
+export { canScheduleOuterPersistent } from './outer-persistent/can-schedule.js';
+export { computeOuterPersistentHeuristics, chooseOuterBlock } from './outer-persistent/heuristics.js';
+export { scheduleOuterPersistent, OUTER_PERSISTENT_POSITION } from './outer-persistent/schedule.js';
+export { OuterPersistentScheduler } from './outer-persistent/index.js';
 export * from './segmenter/index.js';
 export * from './segmentation/index.js';
 

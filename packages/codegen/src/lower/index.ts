@@ -31,6 +31,8 @@ function vectorizeFactorOf(p: HeuristicParams): number {
       return p.vectorizeInnerReduction ? p.unrollFactorInnerReduction : 1;
     case 'inner_persistent':
       return p.vectorizeInnerReduction ? p.unrollFactorInnerReduction : 1;
+    case 'outer_persistent':
+      return 1; // no vectorization yet (one kept element per thread)
     default: {
       const unreachable: never = p;
       throw new Error(`unknown scheduler parameters ${String(unreachable)}`);

@@ -1,0 +1,266 @@
+// Outer persistent normalization codegen (opt-in scheduler, not in the default registry):
+// batch-norm-training-like fusions (two-pass mean / biased var / normalize, fusion-ir's
+// Welford batchNorm with weight and bias, channels-last 4-D) and x − sum(x, 0) over x[N, C]
+// for N in {1, 7, 64, 1000, 4096}, C in {1, 3, 32, 256, 1001}, in Float, Half and BFloat16
+// (computed in Float). Checks: the registry picks outer_persistent; the scheduled fusion
+// evaluates like the unscheduled one; the kernel, simulated on the CPU with fresh random
+// inputs, matches the reference evaluator; block allreduces over threadIdx.y are never inside
+// an `if`; x is loaded from global memory once; oversize columns are refused with a reason;
+// and every kernel compiles with nvcc -ptx -arch=sm_90.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import {
+  add, batchNorm, broadcast, cast, checkGolden, evaluate, Fusion, HostTensor, isReducedFloat, makeTensor, mean, mul, rsqrt, sub, sum,
+  type DataType, type TensorView,
+} from '@tsfuser/fusion-ir';
+import {
+  makeRuntimeInfo, OuterPersistentScheduler, PointwiseScheduler, ReductionScheduler, SchedulerRegistry, type RuntimeInfo,
+} from '@tsfuser/scheduler';
+import { compileFusion, lowerFusion, runtimeLibrary, withCLinkage, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
+import { simulateKernel } from './kernel-simulator.js';
+
+const dir = fileURLToPath(new URL('../../../test-fixtures/golden/codegen/outer-persistent/', import.meta.url));
+const update = process.env.UPDATE_GOLDEN === '1';
+const NVCC = process.env.NVCC ?? '/usr/local/bin/nvcc';
+const hasNvcc = existsSync(NVCC);
+const run = promisify(execFile);
+
+type OuterKind = 'batch_norm' | 'batch_norm_welford' | 'minus_sum' | 'minus_mean';
+
+interface OuterCase {
+  name: string;
+  kind: OuterKind;
+  dtype: DataType;
+  fusion: Fusion;
+  sizes: number[][];
+  /** Elements reduced per output (for the tolerance). */
+  reduced: number;
+  info: RuntimeInfo;
+}
+
+function registry(): SchedulerRegistry {
+  return new SchedulerRegistry([new PointwiseScheduler(), new ReductionScheduler(), new OuterPersistentScheduler()]);
+}
+
+const toFloat = (tv: TensorView): TensorView => (isReducedFloat(tv.dtype) ? cast(tv, 'Float') : tv);
+const castBack = (tv: TensorView, d: DataType): TensorView => (tv.dtype === d ? tv : cast(tv, d));
+
+/** Fusions over x of `shape`, reducing every dim but the last (channels-last). */
+function build(kind: OuterKind, dtype: DataType, shape: number[]): OuterCase {
+  const fusion = new Fusion();
+  const x = makeTensor(fusion, { shape: shape.map(() => -1), dtype });
+  fusion.addInput(x);
+  const sizes: number[][] = [shape];
+  const rank = shape.length;
+  const axes = Array.from({ length: rank - 1 }, (_, d) => d);
+  const flags = Array.from({ length: rank }, (_, d) => d < rank - 1);
+  const xf = toFloat(x);
+  switch (kind) {
+    case 'batch_norm': {
+      // native_batch_norm training, two-pass: mean, biased var, (x − mean) · rsqrt(var + eps)
+      const mu = mean(xf, axes);
+      const xm = sub(xf, broadcast(mu, flags));
+      const variance = mean(mul(xm, xm), axes);
+      const invstd = rsqrt(add(variance, 1e-5));
+      fusion.addOutput(castBack(mul(xm, broadcast(invstd, flags)), dtype));
+      fusion.addOutput(mu);
+      fusion.addOutput(invstd);
+      break;
+    }
+    case 'batch_norm_welford': {
+      const c = shape[rank - 1] as number;
+      const w = makeTensor(fusion, { shape: [-1], dtype });
+      const b = makeTensor(fusion, { shape: [-1], dtype });
+      fusion.addInput(w);
+      fusion.addInput(b);
+      sizes.push([c], [c]);
+      const r = batchNorm(x, w, b, null, null, 0.1, 1e-5, true, true);
+      fusion.addOutput(r.output);
+      fusion.addOutput(r.mean);
+      fusion.addOutput(r.invstd);
+      break;
+    }
+    case 'minus_sum':
+      fusion.addOutput(castBack(sub(xf, broadcast(sum(xf, axes), flags)), dtype));
+      break;
+    case 'minus_mean':
+      fusion.addOutput(castBack(sub(xf, broadcast(mean(xf, axes), flags)), dtype));
+      break;
+    default: {
+      const unreachable: never = kind;
+      throw new Error(`unknown fixture kind ${String(unreachable)}`);
+    }
+  }
+  const reduced = shape.slice(0, -1).reduce((a, v) => a * v, 1);
+  const name = `${kind}_${dtype}_${shape.join('x')}`;
+  return { name, kind, dtype, fusion, sizes, reduced, info: makeRuntimeInfo(fusion, sizes.map((s) => ({ sizes: s }))) };
+}
+
+const NS = [1, 7, 64, 1000, 4096];
+const CS = [1, 3, 32, 256, 1001];
+const DTYPES: DataType[] = ['Float', 'Half', 'BFloat16'];
+const KINDS: OuterKind[] = ['batch_norm', 'batch_norm_welford', 'minus_sum', 'minus_mean'];
+
+function lowerCase(c: OuterCase): { kernel: Kernel; compiled: CompiledKernel } {
+  const reg = registry();
+  const compiled = compileFusion(c.fusion, c.info, { registry: reg });
+  const { scheduler } = reg.pick(c.fusion, c.info);
+  const scheduled = scheduler.schedule(c.fusion.clone().fusion, compiled.params);
+  const kernel = lowerFusion(scheduled, { kernelName: compiled.kernelName, maxThreadsPerBlock: compiled.launch.block[0] * compiled.launch.block[1] });
+  return { kernel, compiled };
+}
+
+function randomInputs(c: OuterCase): HostTensor[] {
+  return c.fusion.inputs.map((v, i) => {
+    const sizes = c.sizes[i] as number[];
+    const n = sizes.reduce((a, b) => a * b, 1);
+    return HostTensor.fromValues((v as TensorView).dtype, sizes, Array.from({ length: n }, () => (Math.random() - 0.5) * 8));
+  });
+}
+
+function tolerance(dtype: DataType, reduced: number): number {
+  const out = dtype === 'Half' ? 2e-3 : dtype === 'BFloat16' ? 1.6e-2 : 1e-6;
+  return out + 2e-7 * Math.sqrt(Math.max(1, reduced)) * 16;
+}
+
+function compare(name: string, want: readonly HostTensor[], got: readonly HostTensor[], tol: number): void {
+  want.forEach((w, i) => {
+    const g = (got[i] as HostTensor).toNumbers();
+    const scale = w.toNumbers().reduce((m, x) => (Number.isFinite(x) ? Math.max(m, Math.abs(x)) : m), 1);
+    w.toNumbers().forEach((x, k) => {
+      const y = g[k] as number;
+      const ok = Number.isNaN(x) ? Number.isNaN(y) : !Number.isFinite(x) ? x === y : Math.abs(x - y) <= tol * Math.max(1, Math.abs(x), name.includes('minus_sum') ? scale : 1);
+      if (!ok) throw new Error(`${name}: output ${i} element ${k}: got ${y}, want ${x} (tolerance ${tol})`);
+    });
+  });
+}
+
+/** The scheduled fusion evaluates like the unscheduled one, and the simulated kernel like both. */
+function checkCase(c: OuterCase, simulate: boolean): void {
+  const reg = registry();
+  const pick = reg.tryPick(c.fusion, c.info);
+  expect(pick.scheduler?.type, `${c.name}: ${pick.rejected.map((r) => `${r.type}: ${r.reason}`).join('; ')}`).toBe('outer_persistent');
+  const inputs = randomInputs(c);
+  const want = evaluate(c.fusion, inputs) as HostTensor[];
+  const { kernel, compiled } = lowerCase(c);
+  const scheduled = reg.get('outer_persistent').schedule(c.fusion.clone().fusion, compiled.params);
+  // Exact, except Welford (translated to two-pass sums by the schedule: float rounding differs).
+  const exact = c.kind === 'batch_norm_welford' ? tolerance(c.dtype, c.reduced) : 1e-12;
+  compare(`${c.name} (scheduled fusion)`, want, evaluate(scheduled.fusion, inputs) as HostTensor[], exact);
+  if (!simulate) return;
+  const outs = want.map((w) => HostTensor.fromValues(w.dtype, [...w.sizes], new Array<number>(w.numel).fill(NaN)));
+  const got = simulateKernel(kernel, compiled.launch, [...inputs, ...outs]).slice(inputs.length);
+  compare(`${c.name} (simulated kernel)`, want, got, tolerance(c.dtype, c.reduced));
+}
+
+function walk(stmts: readonly Stmt[], insideIf: boolean, visit: (s: Stmt, insideIf: boolean) => void): void {
+  for (const s of stmts) {
+    visit(s, insideIf);
+    if (s.kind === 'ForLoop') walk(s.body, insideIf, visit);
+    if (s.kind === 'IfThenElse') {
+      walk(s.then, true, visit);
+      walk(s.else, true, visit);
+    }
+  }
+}
+
+describe('outer persistent codegen: simulated against the reference evaluator', () => {
+  it('x[N, C], every kind and dtype (small enough to simulate)', () => {
+    for (const kind of KINDS) {
+      for (const dtype of DTYPES) {
+        for (const n of NS) {
+          for (const c of CS) {
+            // The simulator runs every thread on the CPU: keep it to ≤ 70k elements; the
+            // reference evaluator's 4M-element cases only in Float (the others compile below).
+            if (n * c > 300_000 && dtype !== 'Float') continue;
+            checkCase(build(kind, dtype, [n, c]), n * c <= 70_000);
+          }
+        }
+      }
+    }
+  }, 600_000);
+
+  it('channels-last x[N, H, W, C] reducing [0, 1, 2]', () => {
+    checkCase(build('batch_norm', 'Float', [3, 5, 7, 33]), true);
+    checkCase(build('batch_norm_welford', 'Half', [2, 4, 4, 8]), true);
+    checkCase(build('minus_sum', 'BFloat16', [4, 3, 3, 130]), true);
+  });
+});
+
+describe('outer persistent codegen: structure', () => {
+  it('allreduces over threadIdx.y outside any if; x loaded once', () => {
+    for (const c of [build('batch_norm', 'Float', [64, 256]), build('batch_norm_welford', 'Half', [1000, 32]), build('minus_sum', 'Float', [7, 3])]) {
+      const { kernel, compiled } = lowerCase(c);
+      let allreduces = 0;
+      walk(kernel.body, false, (s, insideIf) => {
+        if (s.kind === 'BlockReduce') {
+          expect(insideIf, c.name).toBe(false);
+          expect(s.allreduce, c.name).toBe(true);
+          expect(s.reduceDims, c.name).toEqual(['TIDy']);
+          allreduces += 1;
+        }
+      });
+      expect(allreduces, c.name).toBe(c.kind === 'minus_sum' ? 1 : 2);
+      expect(compiled.dumps.cuda, c.name).toContain('blockAllreduce<false, true>');
+      const xLoads = compiled.dumps.cuda.split('\n').filter((l) => /= T0\[|&T0\[/.test(l));
+      expect(xLoads.length, c.name).toBe(1);
+    }
+  });
+
+  it('goldens (scheduler_params, kernel_ir, cuda_kernel)', () => {
+    for (const [c, file] of [
+      [build('batch_norm', 'Float', [64, 256]), 'batch_norm_float_64x256'],
+      [build('batch_norm_welford', 'BFloat16', [1000, 32]), 'batch_norm_welford_bf16_1000x32'],
+    ] as const) {
+      const { compiled } = lowerCase(c);
+      for (const [suffix, text] of [
+        ['cuda_kernel', compiled.dumps.cuda],
+        ['kernel_ir', compiled.dumps.kernelIr],
+        ['scheduler_params', compiled.dumps.schedulerParams + compiled.dumps.launchParams],
+      ] as const) {
+        expect(checkGolden(text, `${dir}${file}.${suffix}.txt`, update).diff).toBe('');
+      }
+    }
+  });
+
+  it('columns that do not fit one block are refused with a reason', () => {
+    const c = build('batch_norm', 'Float', [200_000, 8]);
+    const r = new SchedulerRegistry([new OuterPersistentScheduler()]).tryPick(c.fusion, c.info);
+    expect(r.scheduler).toBeNull();
+    expect(r.rejected[0]?.reason).toMatch(/outer persistent|bytes/);
+  });
+});
+
+describe('outer persistent codegen: nvcc', () => {
+  it.skipIf(!hasNvcc)('every fixture compiles with nvcc -ptx -arch=sm_90', async () => {
+    const kernels: CompiledKernel[] = [];
+    let id = 50000;
+    for (const kind of KINDS) for (const dtype of DTYPES) for (const n of NS) for (const c of CS) {
+      const k = build(kind, dtype, [n, c]);
+      kernels.push(compileFusion(k.fusion, k.info, { fusionId: id, registry: registry() }));
+      id += 1;
+    }
+    const tmp = mkdtempSync(join(tmpdir(), 'tsfuser-nvcc-outer-'));
+    const jobs: Promise<unknown>[] = [];
+    for (const indexType of ['Int32', 'Int'] as const) {
+      const ks = kernels.filter((k) => k.indexType === indexType);
+      for (let part = 0; part < 4; part += 1) {
+        const mine = ks.filter((_, i) => i % 4 === part);
+        if (mine.length === 0) continue;
+        const file = join(tmp, `o_${indexType}_${part}.cu`);
+        writeFileSync(file, `${runtimeLibrary(indexType)}\n${mine.map((k) => withCLinkage(k.dumps.cuda)).join('\n')}`);
+        jobs.push(
+          run(NVCC, ['-ptx', '-arch=sm_90', '-std=c++17', file, '-o', `${file}.ptx`], { maxBuffer: 1 << 24 }).catch((e: { stderr?: string }) => {
+            throw new Error(`nvcc failed on ${file}:\n${(e.stderr ?? '').slice(0, 4000)}`);
+          }),
+        );
+      }
+    }
+    await Promise.all(jobs);
+  }, 600_000);
+});

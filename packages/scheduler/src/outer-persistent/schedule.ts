@@ -1,0 +1,142 @@
+// Applies OuterPersistentParams to a fusion (in place), the way nvFuser's outer persistent
+// scheduler does (without its vectorization and cross-grid variants):
+//   0. translate Welford ops to two-pass sums (normalization/translate-welford.ts);
+//   1. cache every used input (cacheAfter) and every output (cacheBefore, or cacheFork when
+//      the output is also used); a widening cast of an input cache that would be a persistent
+//      buffer is duplicated per phase (normalization/persistence.ts), so the narrow input
+//      cache is the buffer;
+//   2. transform the first reduction R0: merge its kept dims into I and its reduced dims into
+//      the column Rd, then split
+//        [ceilDiv(I, bdimx), bdimx, ceilDiv(Rd, B), B]   (BIDx, TIDx, rTIDy, rS)
+//      (I by bdimx, Rd by B as an outer split — B, the persistent batch, stays a constant);
+//   3. rFactor the serial position 3: the partial P0 reduces each thread's B elements, R0
+//      reduces across threadIdx.y (a block allreduce: every consumer of R0 reads it in every
+//      thread, through the broadcast back over the column);
+//   4. propagate P0's transforms to every tensor and copy its parallel types; rFactor every
+//      other reduction the same way;
+//   5. inline as deep as legal, except the persistent buffers: a tensor read both before a
+//      block reduction and after it (x in x − mean(x, 0)) stays at position 3, so its B
+//      registers are filled once and read by both loops — x is read from global memory once.
+// Invariant the lowering relies on: the reference (P0's input) has the 4-position loop
+// structure above; tensors after a block reduction are prefix-aligned ([BIDx, TIDx, rTIDy])
+// or full 4-position tensors; a tensor's loop at position 3 is shared only with consumers in
+// the same phase (the same number of block reductions upstream).
+
+import {
+  inlineAt,
+  inlineMost,
+  loopExprs,
+  parallelizeAllLike,
+  propagateTransforms,
+  type Fusion,
+  type ParallelType,
+  type Split,
+  type TensorView,
+} from '@tsfuser/fusion-ir';
+import { SchedulingError } from '../errors.js';
+import type { ScheduledFusion } from '../scheduler.js';
+import { loopPhases, projectCastBuffers, reductionPhases } from '../normalization/persistence.js';
+import { translateWelford } from '../normalization/translate-welford.js';
+import type { OuterPersistentParams } from './params.js';
+
+/** Loop position of the serial persistent batch loop; buffers are allocated there. */
+export const OUTER_PERSISTENT_POSITION = 3;
+
+function cacheIo(fusion: Fusion): Map<TensorView, number> {
+  const inputCaches = new Map<TensorView, number>();
+  fusion.inputs.forEach((v, i) => {
+    if (v.kind !== 'tensorView' || v.uses.length === 0) return;
+    inputCaches.set(v.cacheAfter(), i);
+  });
+  for (const o of [...fusion.outputs]) {
+    if (o.kind !== 'tensorView') continue;
+    if (o.uses.length > 0) o.cacheFork();
+    else o.cacheBefore();
+  }
+  return inputCaches;
+}
+
+function reductionTvs(fusion: Fusion): TensorView[] {
+  return fusion.exprs().flatMap((e) => {
+    const out = e.outputs[0];
+    return e.kind === 'ReductionOp' && out !== undefined && out.kind === 'tensorView' ? [out] : [];
+  });
+}
+
+/** Reorders R's loop to [kept..., reduced...] and merges each group into one dim. */
+function mergeToColumns(r: TensorView): void {
+  const logical = r.domain.logical;
+  const kept = logical.flatMap((id, d) => (id.isReduction() ? [] : [d]));
+  const reduced = logical.flatMap((id, d) => (id.isReduction() ? [d] : []));
+  if (kept.length === 0) throw new SchedulingError(`outer persistent schedule: reduction T${r.name} keeps no dim`);
+  const map: Record<number, number> = {};
+  [...kept, ...reduced].forEach((old, pos) => {
+    map[old] = pos;
+  });
+  r.reorder(map);
+  for (let k = reduced.length; k > 1; k -= 1) r.merge(kept.length);
+  for (let n = kept.length; n > 1; n -= 1) r.merge(0);
+}
+
+function scheduleReductionLoop(r: TensorView, params: OuterPersistentParams): void {
+  const { bdimx } = params.lparams;
+  const b = params.batchesPerBlockInnerReduction;
+  r.split(1, b, false); //                    [I, B, ceilDiv(Rd, B)]
+  r.split(0, bdimx, true); //                 [I/bdimx, bdimx, B, Y]
+  r.reorder({ 2: 3, 3: 2 }); //               [I/bdimx, bdimx, Y, B]
+  const types: ParallelType[] = ['BIDx', 'TIDx', 'TIDy', 'Serial'];
+  types.forEach((t, p) => r.axis(p).parallelize(t));
+}
+
+/** A scheduled reduction over threadIdx.y (after rFactor: the cross-thread part). */
+function blockReducedOverY(out: TensorView): boolean {
+  return out.domain.loop.some((id) => id.isReduction() && id.parallelType === 'TIDy');
+}
+
+/** Clamps every persistent buffer (after inlining) to the persistent position. */
+function keepPersistentBuffers(fusion: Fusion): void {
+  const { persistent } = loopPhases(fusion, reductionPhases(fusion, blockReducedOverY));
+  for (const tv of fusion.allTvs()) {
+    if (tv.isFusionInput() || !persistent.has(tv)) continue;
+    if (tv.computeAtPosition > OUTER_PERSISTENT_POSITION) inlineAt(tv, OUTER_PERSISTENT_POSITION);
+  }
+}
+
+/** Index in params.divisibleSplits of each split of the reference: the outer split by B is 1, the other 0. */
+function referenceSplitOrder(ref: TensorView): Map<Split, number> {
+  const keys = new Map<Split, number>();
+  for (const s of loopExprs(ref).filter((e): e is Split => e.kind === 'Split')) keys.set(s, s.innerSplit ? 0 : 1);
+  return keys;
+}
+
+export function scheduleOuterPersistent(fusion: Fusion, params: OuterPersistentParams): ScheduledFusion {
+  translateWelford(fusion);
+  const inputCaches = cacheIo(fusion);
+  projectCastBuffers(fusion, new Set(inputCaches.keys()));
+  const reductions = reductionTvs(fusion);
+  const r0 = reductions[0];
+  if (r0 === undefined) throw new SchedulingError('outer persistent schedule: the fusion has no reduction');
+  mergeToColumns(r0);
+  scheduleReductionLoop(r0, params);
+  const p0 = r0.rFactor([3]);
+  propagateTransforms(p0);
+  parallelizeAllLike(p0);
+  for (const r of reductions.slice(1)) {
+    if (r.nDims() !== 4 || !r.axis(2).isReduction() || !r.axis(3).isReduction()) {
+      throw new SchedulingError(`outer persistent schedule: reduction T${r.name} did not take T${r0.name}'s loop structure`);
+    }
+    r.rFactor([3]);
+  }
+  parallelizeAllLike(p0);
+
+  const ref = p0.definition?.inputs[0];
+  if (ref === undefined || ref.kind !== 'tensorView' || ref.nDims() !== 4) {
+    throw new SchedulingError('outer persistent schedule: the partial reduction has no 4-position tensor input');
+  }
+  inlineMost(fusion);
+  keepPersistentBuffers(fusion);
+
+  const divisibleSplits = new Set<Split>();
+  for (const [split, i] of referenceSplitOrder(ref)) if (params.divisibleSplits[i] === true) divisibleSplits.add(split);
+  return { fusion, reference: ref, divisibleSplits, params };
+}

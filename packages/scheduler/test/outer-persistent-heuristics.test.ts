@@ -1,0 +1,165 @@
+// Outer persistent scheduler (opt-in): heuristics decisions (threads over the kept dim, the
+// persistent batch, threads over the reduced dim, divisibility), the scheduler_params dump,
+// refusals with reasons (inner reductions, no persistent buffer, oversize columns, size-0
+// dims), the scheduled loop structure (persistent buffers at position 3, reductions across
+// threadIdx.y), that it is not in the default registry, and that a scheduled fusion evaluates
+// exactly like the unscheduled one.
+import { describe, expect, it } from 'vitest';
+import {
+  add, batchNorm, broadcast, cast, evaluate, Fusion, HostTensor, makeTensor, mean, mul, rsqrt, softmax, sub, sum, type DataType, type TensorView,
+} from '@tsfuser/fusion-ir';
+import {
+  chooseOuterBlock, defaultSchedulerRegistry, heuristicParamsToString, makeRuntimeInfo, OUTER_PERSISTENT_POSITION, OuterPersistentScheduler,
+  PointwiseScheduler, ReductionScheduler, SchedulerRegistry, type OuterPersistentParams,
+} from '../src/index.js';
+
+const s = new OuterPersistentScheduler();
+
+function batchNormTwoPass(dtype: DataType, rank = 2): Fusion {
+  const f = new Fusion();
+  const x = makeTensor(f, { shape: Array.from({ length: rank }, () => -1), dtype });
+  f.addInput(x);
+  const axes = Array.from({ length: rank - 1 }, (_, d) => d);
+  const flags = Array.from({ length: rank }, (_, d) => d < rank - 1);
+  const xf = dtype === 'Float' ? x : cast(x, 'Float');
+  const mu = mean(xf, axes);
+  const xm = sub(xf, broadcast(mu, flags));
+  const invstd = rsqrt(add(mean(mul(xm, xm), axes), 1e-5));
+  const y = mul(xm, broadcast(invstd, flags));
+  f.addOutput(dtype === 'Float' ? y : cast(y, dtype));
+  f.addOutput(mu);
+  return f;
+}
+
+function minusSum(dtype: DataType = 'Float'): Fusion {
+  const f = new Fusion();
+  const x = makeTensor(f, { shape: [-1, -1], dtype });
+  f.addInput(x);
+  f.addOutput(sub(x, broadcast(sum(x, [0]), [true, false])));
+  return f;
+}
+
+function params(f: Fusion, sizes: number[][]): OuterPersistentParams {
+  return s.computeHeuristics(f, makeRuntimeInfo(f, sizes.map((z) => ({ sizes: z }))));
+}
+
+function info(f: Fusion, sizes: number[][]): ReturnType<typeof makeRuntimeInfo> {
+  return makeRuntimeInfo(f, sizes.map((z) => ({ sizes: z })));
+}
+
+describe('outer persistent heuristics', () => {
+  it('chooseOuterBlock: 32 threads over wide kept dims, the fewest batches that fit 1024 threads', () => {
+    expect(chooseOuterBlock(256, 64, 64)).toEqual({ bdimx: 32, bdimy: 32, batches: 2 });
+    expect(chooseOuterBlock(3, 7, 64)).toEqual({ bdimx: 3, bdimy: 7, batches: 1 });
+    expect(chooseOuterBlock(1001, 1, 64)).toEqual({ bdimx: 32, bdimy: 1, batches: 1 });
+    // 4096 rows, 64 batches at most: 64 threads on y, so 16 on x
+    expect(chooseOuterBlock(1001, 4096, 64)).toEqual({ bdimx: 16, bdimy: 64, batches: 64 });
+    expect(chooseOuterBlock(8, 1024 * 65, 64)).toBeNull();
+  });
+
+  it('batch norm Float [64, 256]: TIDx over C, TIDy over N with a persistent batch', () => {
+    const p = params(batchNormTwoPass('Float'), [[64, 256]]);
+    expect(p.lparams).toMatchObject({ bdimx: 32, bdimy: 32, gdimx: 8 });
+    expect(p.batchesPerBlockInnerReduction).toBe(2);
+    expect(p.divisibleSplits).toEqual([true, true]);
+    expect(p.blockDimInnerReduction).toBe('TIDy');
+    expect(p.fastestDim).toBe(false);
+  });
+
+  it('odd sizes are not divisible; every block fits 1024 threads and the register budget', () => {
+    for (const [n, c] of [[7, 3], [1000, 1001], [4096, 1001], [1, 1], [4096, 1]]) {
+      for (const dtype of ['Float', 'Half', 'BFloat16'] as const) {
+        const p = params(batchNormTwoPass(dtype), [[n as number, c as number]]);
+        const { bdimx, bdimy, gdimx } = p.lparams;
+        expect(bdimx * bdimy).toBeLessThanOrEqual(1024);
+        expect(bdimy * p.batchesPerBlockInnerReduction).toBeGreaterThanOrEqual(n as number);
+        expect(gdimx * bdimx).toBeGreaterThanOrEqual(c as number);
+        expect(p.batchesPerBlockInnerReduction).toBeLessThanOrEqual(64);
+      }
+    }
+    expect(params(minusSum(), [[7, 3]]).divisibleSplits).toEqual([true, true]);
+    expect(params(minusSum(), [[1000, 1001]]).divisibleSplits).toEqual([false, false]);
+  });
+
+  it('scheduler_params dump in nvFuser layout', () => {
+    const text = heuristicParamsToString(params(batchNormTwoPass('Half'), [[1000, 32]]));
+    expect(text).toContain('Red On Slow Dim');
+    expect(text).toContain('Persistent Kernel');
+    expect(text).toContain('Inner Reduction Domain: cross block - threadIdx.y / persistent batch - ');
+    expect(text).toContain('Iteration Domain: blockIdx.x / threadIdx.x / ');
+  });
+});
+
+describe('outer persistent canSchedule', () => {
+  it('accepts batch-norm-like fusions (2-D and channels-last 4-D, Welford batchNorm)', () => {
+    expect(s.canSchedule(batchNormTwoPass('Float'), info(batchNormTwoPass('Float'), [[64, 256]]))).toEqual({ ok: true });
+    const f4 = batchNormTwoPass('BFloat16', 4);
+    expect(s.canSchedule(f4, info(f4, [[2, 3, 4, 64]]))).toEqual({ ok: true });
+    const f = new Fusion();
+    const x = makeTensor(f, { shape: [-1, -1], dtype: 'Half' });
+    f.addInput(x);
+    const r = batchNorm(x, null, null, null, null, 0.1, 1e-5, true, true);
+    f.addOutput(r.output);
+    expect(s.canSchedule(f, info(f, [[100, 40]]))).toEqual({ ok: true });
+  });
+
+  it('refuses with reasons: inner reductions, plain reductions, oversize columns, size-0 dims', () => {
+    const soft = new Fusion();
+    const x = makeTensor(soft, { shape: [-1, -1], dtype: 'Float' });
+    soft.addInput(x);
+    soft.addOutput(softmax(x, 1));
+    const r1 = s.canSchedule(soft, info(soft, [[8, 8]]));
+    expect(r1.ok).toBe(false);
+    if (!r1.ok) expect(r1.reason).toMatch(/inner_persistent/);
+
+    const plain = new Fusion();
+    const y = makeTensor(plain, { shape: [-1, -1], dtype: 'Float' });
+    plain.addInput(y);
+    plain.addOutput(sum(y, [0]));
+    const r2 = s.canSchedule(plain, info(plain, [[8, 8]]));
+    expect(r2.ok).toBe(false);
+    if (!r2.ok) expect(r2.reason).toMatch(/persistent buffer/);
+
+    const big = batchNormTwoPass('Float');
+    const r3 = s.canSchedule(big, info(big, [[100_000, 64]]));
+    expect(r3.ok).toBe(false);
+    if (!r3.ok) expect(r3.reason).toMatch(/bytes|threads/);
+
+    const r4 = s.canSchedule(minusSum(), info(minusSum(), [[0, 8]]));
+    expect(r4.ok).toBe(false);
+    const r5 = s.canSchedule(minusSum(), info(minusSum(), [[8, 0]]));
+    expect(r5.ok).toBe(false);
+  });
+
+  it('is opt-in: the default registry does not hold it; an explicit registry picks it', () => {
+    expect(defaultSchedulerRegistry().schedulers.some((x) => x.type === 'outer_persistent')).toBe(false);
+    const reg = new SchedulerRegistry([new PointwiseScheduler(), new ReductionScheduler(), new OuterPersistentScheduler()]);
+    const f = batchNormTwoPass('Float');
+    expect(reg.pick(f, info(f, [[64, 256]])).scheduler.type).toBe('outer_persistent');
+  });
+});
+
+describe('outer persistent schedule', () => {
+  it('loop structure [BIDx, TIDx, rTIDy, rS]; persistent buffers at position 3; values unchanged', () => {
+    for (const [f, sizes] of [[batchNormTwoPass('Half'), [[1000, 33]]], [minusSum(), [[7, 3]]], [batchNormTwoPass('Float', 4), [[2, 3, 5, 17]]]] as const) {
+      const ri = info(f, sizes as unknown as number[][]);
+      const p = s.computeHeuristics(f, ri);
+      const scheduled = s.schedule(f.clone().fusion, p);
+      const ref = scheduled.reference;
+      expect(ref.domain.loop.map((id) => id.parallelType)).toEqual(['BIDx', 'TIDx', 'TIDy', 'Serial']);
+      const blockReductions = scheduled.fusion.exprs().filter((e) => {
+        const o = e.outputs[0];
+        return e.kind === 'ReductionOp' && o !== undefined && o.kind === 'tensorView' && o.domain.loop.some((id) => id.isReduction() && id.parallelType === 'TIDy');
+      });
+      expect(blockReductions.length).toBeGreaterThan(0);
+      const kept = scheduled.fusion.allTvs().filter((t) => !t.isFusionInput() && t.computeAtPosition === OUTER_PERSISTENT_POSITION && t.nDims() === 4);
+      expect(kept.length).toBeGreaterThan(0);
+      const shape = (sizes as unknown as number[][])[0] as number[];
+      const n = shape.reduce((a, b) => a * b, 1);
+      const xs = [HostTensor.fromValues((f.inputs[0] as TensorView).dtype, shape, Array.from({ length: n }, () => Math.random() * 4 - 2))];
+      const want = evaluate(f, xs) as HostTensor[];
+      const got = evaluate(scheduled.fusion, xs) as HostTensor[];
+      want.forEach((w, i) => expect((got[i] as HostTensor).toNumbers()).toEqual(w.toNumbers()));
+    }
+  });
+});
