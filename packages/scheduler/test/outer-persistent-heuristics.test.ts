@@ -10,7 +10,7 @@ import {
 } from '@tsfuser/fusion-ir';
 import {
   chooseOuterBlock, defaultSchedulerRegistry, heuristicParamsToString, makeRuntimeInfo, OUTER_PERSISTENT_POSITION, OuterPersistentScheduler,
-  PointwiseScheduler, ReductionScheduler, SchedulerRegistry, type OuterPersistentParams,
+  PointwiseScheduler, ReductionScheduler, SchedulerRegistry, segmentPlanFor, type OuterPersistentParams,
 } from '../src/index.js';
 
 const s = new OuterPersistentScheduler();
@@ -136,6 +136,18 @@ describe('outer persistent canSchedule', () => {
     const reg = new SchedulerRegistry([new PointwiseScheduler(), new ReductionScheduler(), new OuterPersistentScheduler()]);
     const f = batchNormTwoPass('Float');
     expect(reg.pick(f, info(f, [[64, 256]])).scheduler.type).toBe('outer_persistent');
+  });
+});
+
+describe('outer persistent segmentation (explicit registry)', () => {
+  const reg = (): SchedulerRegistry => new SchedulerRegistry([new PointwiseScheduler(), new ReductionScheduler(), new OuterPersistentScheduler()]);
+  it('one outer_persistent segment when the column fits; reduction + pointwise segments when it does not', () => {
+    const f = batchNormTwoPass('Float');
+    expect(segmentPlanFor(f, info(f, [[1000, 256]]), reg()).groups.map((g) => g.schedulerType)).toEqual(['outer_persistent']);
+    const m = minusSum();
+    const plan = segmentPlanFor(m, info(m, [[100_000, 8]]), reg());
+    expect(plan.groups.length).toBeGreaterThan(1);
+    expect(plan.groups.every((g) => g.schedulerType !== 'outer_persistent')).toBe(true);
   });
 });
 
