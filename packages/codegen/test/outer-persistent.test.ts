@@ -6,7 +6,7 @@
 // evaluates like the unscheduled one; the kernel, simulated on the CPU with fresh random
 // inputs, matches the reference evaluator; block allreduces over threadIdx.y are never inside
 // an `if`; x is loaded from global memory once; oversize columns are refused with a reason;
-// and every kernel compiles with nvcc -ptx -arch=sm_90.
+// and every kernel (plus one with 64-bit indexing) compiles with nvcc -ptx -arch=sm_90.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -165,6 +165,11 @@ describe('outer persistent codegen: nvcc', () => {
       kernels.push(compileFusion(k.fusion, k.info, { fusionId: id, registry: registry() }));
       id += 1;
     }
+    // 64-bit indexing (2.4G elements; never run)
+    const big = build('batch_norm', 'BFloat16', [4096, 600_000]);
+    const k64 = compileFusion(big.fusion, big.info, { fusionId: 59999, registry: registry() });
+    expect(k64.indexType).toBe('Int');
+    kernels.push(k64);
     const tmp = mkdtempSync(join(tmpdir(), 'tsfuser-nvcc-outer-'));
     const jobs: Promise<unknown>[] = [];
     for (const indexType of ['Int32', 'Int'] as const) {
