@@ -39,6 +39,7 @@ import {
 } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import type { ScheduledFusion } from '../scheduler.js';
+import { cacheInputsAndOutputs, mergeKeptThenReduced, reductionTensors } from '../schedule-steps.js';
 import type { InnerPersistentParams } from './params.js';
 import { keepPersistentBuffers, projectCastBuffers } from './persistence.js';
 import { broadcastRowParamsFirst } from './row-params.js';
@@ -46,43 +47,6 @@ import { translateWelford } from './translate-welford.js';
 
 /** Loop position of the first serial (persistent batch) loop; buffers are allocated there. */
 export const PERSISTENT_POSITION = 3;
-
-/** Caches inputs (except those already read by a row-parameter broadcast) and outputs. */
-function cacheIo(fusion: Fusion, readByBroadcast: ReadonlySet<number>): Map<TensorView, number> {
-  const inputCaches = new Map<TensorView, number>();
-  fusion.inputs.forEach((v, i) => {
-    if (v.kind !== 'tensorView' || v.uses.length === 0 || readByBroadcast.has(i)) return;
-    inputCaches.set(v.cacheAfter(), i);
-  });
-  for (const o of [...fusion.outputs]) {
-    if (o.kind !== 'tensorView') continue;
-    if (o.uses.length > 0) o.cacheFork();
-    else o.cacheBefore();
-  }
-  return inputCaches;
-}
-
-function reductionTvs(fusion: Fusion): TensorView[] {
-  return fusion.exprs().flatMap((e) => {
-    const out = e.outputs[0];
-    return e.kind === 'ReductionOp' && out !== undefined && out.kind === 'tensorView' ? [out] : [];
-  });
-}
-
-/** Reorders R's loop to [kept..., reduced...] and merges each group into one dim. */
-function mergeToRows(r: TensorView): void {
-  const logical = r.domain.logical;
-  const kept = logical.flatMap((id, d) => (id.isReduction() ? [] : [d]));
-  const reduced = logical.flatMap((id, d) => (id.isReduction() ? [d] : []));
-  if (kept.length === 0) throw new SchedulingError(`inner persistent schedule: reduction T${r.name} keeps no dim`);
-  const map: Record<number, number> = {};
-  [...kept, ...reduced].forEach((old, pos) => {
-    map[old] = pos;
-  });
-  r.reorder(map);
-  for (let k = reduced.length; k > 1; k -= 1) r.merge(kept.length);
-  for (let n = kept.length; n > 1; n -= 1) r.merge(0);
-}
 
 function scheduleReductionLoop(r: TensorView, params: InnerPersistentParams): void {
   const { bdimy } = params.lparams;
@@ -114,13 +78,13 @@ function referenceSplitOrder(ref: TensorView): Map<Split, number> {
 export function scheduleInnerPersistent(fusion: Fusion, params: InnerPersistentParams): ScheduledFusion {
   translateWelford(fusion);
   const rowParams = broadcastRowParamsFirst(fusion);
-  const inputCaches = cacheIo(fusion, new Set(rowParams.values()));
+  const inputCaches = cacheInputsAndOutputs(fusion, new Set(rowParams.values()));
   for (const [b, i] of rowParams) inputCaches.set(b, i);
   projectCastBuffers(fusion, new Set(inputCaches.keys()));
-  const reductions = reductionTvs(fusion);
+  const reductions = reductionTensors(fusion);
   const r0 = reductions[0];
   if (r0 === undefined) throw new SchedulingError('inner persistent schedule: the fusion has no reduction');
-  mergeToRows(r0);
+  mergeKeptThenReduced(r0, 'inner persistent');
   scheduleReductionLoop(r0, params);
   const p0 = r0.rFactor([3, 4]);
   propagateTransforms(p0);

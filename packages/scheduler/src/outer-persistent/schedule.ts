@@ -37,46 +37,11 @@ import { SchedulingError } from '../errors.js';
 import type { ScheduledFusion } from '../scheduler.js';
 import { loopPhases, projectCastBuffers, reductionPhases } from '../normalization/persistence.js';
 import { translateWelford } from '../normalization/translate-welford.js';
+import { cacheInputsAndOutputs, mergeKeptThenReduced, reductionTensors } from '../schedule-steps.js';
 import type { OuterPersistentParams } from './params.js';
 
 /** Loop position of the serial persistent batch loop; buffers are allocated there. */
 export const OUTER_PERSISTENT_POSITION = 3;
-
-function cacheIo(fusion: Fusion): Map<TensorView, number> {
-  const inputCaches = new Map<TensorView, number>();
-  fusion.inputs.forEach((v, i) => {
-    if (v.kind !== 'tensorView' || v.uses.length === 0) return;
-    inputCaches.set(v.cacheAfter(), i);
-  });
-  for (const o of [...fusion.outputs]) {
-    if (o.kind !== 'tensorView') continue;
-    if (o.uses.length > 0) o.cacheFork();
-    else o.cacheBefore();
-  }
-  return inputCaches;
-}
-
-function reductionTvs(fusion: Fusion): TensorView[] {
-  return fusion.exprs().flatMap((e) => {
-    const out = e.outputs[0];
-    return e.kind === 'ReductionOp' && out !== undefined && out.kind === 'tensorView' ? [out] : [];
-  });
-}
-
-/** Reorders R's loop to [kept..., reduced...] and merges each group into one dim. */
-function mergeToColumns(r: TensorView): void {
-  const logical = r.domain.logical;
-  const kept = logical.flatMap((id, d) => (id.isReduction() ? [] : [d]));
-  const reduced = logical.flatMap((id, d) => (id.isReduction() ? [d] : []));
-  if (kept.length === 0) throw new SchedulingError(`outer persistent schedule: reduction T${r.name} keeps no dim`);
-  const map: Record<number, number> = {};
-  [...kept, ...reduced].forEach((old, pos) => {
-    map[old] = pos;
-  });
-  r.reorder(map);
-  for (let k = reduced.length; k > 1; k -= 1) r.merge(kept.length);
-  for (let n = kept.length; n > 1; n -= 1) r.merge(0);
-}
 
 function scheduleReductionLoop(r: TensorView, params: OuterPersistentParams): void {
   const { bdimx } = params.lparams;
@@ -111,12 +76,12 @@ function referenceSplitOrder(ref: TensorView): Map<Split, number> {
 
 export function scheduleOuterPersistent(fusion: Fusion, params: OuterPersistentParams): ScheduledFusion {
   translateWelford(fusion);
-  const inputCaches = cacheIo(fusion);
+  const inputCaches = cacheInputsAndOutputs(fusion);
   projectCastBuffers(fusion, new Set(inputCaches.keys()));
-  const reductions = reductionTvs(fusion);
+  const reductions = reductionTensors(fusion);
   const r0 = reductions[0];
   if (r0 === undefined) throw new SchedulingError('outer persistent schedule: the fusion has no reduction');
-  mergeToColumns(r0);
+  mergeKeptThenReduced(r0, 'outer persistent');
   scheduleReductionLoop(r0, params);
   const p0 = r0.rFactor([3]);
   propagateTransforms(p0);

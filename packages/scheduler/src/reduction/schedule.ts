@@ -32,26 +32,13 @@ import {
 } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import type { ScheduledFusion } from '../scheduler.js';
+import { cacheInputsAndOutputs } from '../schedule-steps.js';
 import { reductionPattern, type ReductionPattern } from './analysis.js';
 import { requirePattern } from './heuristics.js';
 import type { ReductionParams } from './params.js';
 
 /** Which chain a split of the reference belongs to and how many splits precede it there. */
 type SplitKey = `${'iter' | 'red'}${number}`;
-
-function cacheIo(fusion: Fusion): Map<TensorView, number> {
-  const inputCaches = new Map<TensorView, number>();
-  fusion.inputs.forEach((v, i) => {
-    if (v.kind !== 'tensorView' || v.uses.length === 0) return;
-    inputCaches.set(v.cacheAfter(), i);
-  });
-  for (const o of [...fusion.outputs]) {
-    if (o.kind !== 'tensorView') continue;
-    if (o.uses.length > 0) o.cacheFork();
-    else o.cacheBefore();
-  }
-  return inputCaches;
-}
 
 /** Reorders R's loop to [kept..., reduced...] and merges each group into one dim. */
 function mergeToIterationAndReduction(r: TensorView, p: ReductionPattern): boolean {
@@ -101,7 +88,7 @@ function referenceSplitKeys(ref: TensorView, reducedDims: readonly number[]): Ma
 }
 
 export function scheduleReduction(fusion: Fusion, params: ReductionParams): ScheduledFusion {
-  const inputCaches = cacheIo(fusion);
+  const inputCaches = cacheInputsAndOutputs(fusion);
   const before = requirePattern(fusion);
   const pattern = reductionPattern(before.expr);
   if (pattern === null) throw new SchedulingError('reduction schedule: lost the reduction');
