@@ -5,15 +5,11 @@
 // B·vec registers), kernels simulated on the CPU against the reference evaluator with fresh
 // random inputs (row lengths 1, 7, 1000, 4096, 5000, short rows on threadIdx.y, random
 // fusions), size-0 rows refused, and nvcc -ptx -arch=sm_90 for every fixture and random fusions.
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { checkGolden, evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/fusion-ir';
-import { compileFusion, lowerFusion, runtimeLibrary, withCLinkage, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
+import { compileFusion, lowerFusion, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
+import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
 import { simulateKernel } from './kernel-simulator.js';
 import {
   buildNormalization, emptyRowFixtures, innerPersistentRegistry, normalizationFixtures, randomNormalizationSpec, seededRandom,
@@ -22,9 +18,6 @@ import {
 
 const dir = fileURLToPath(new URL('../../../test-fixtures/golden/codegen/normalization/', import.meta.url));
 const update = process.env.UPDATE_GOLDEN === '1';
-const NVCC = process.env.NVCC ?? '/usr/local/bin/nvcc';
-const hasNvcc = existsSync(NVCC);
-const run = promisify(execFile);
 
 function golden(name: string, text: string): void {
   expect(checkGolden(text, `${dir}${name}`, update).diff).toBe('');
@@ -187,22 +180,6 @@ describe('inner persistent codegen: nvcc', () => {
     expect(k64.indexType).toBe('Int');
     kernels.push(k64);
     expect(kernels.length).toBeGreaterThanOrEqual(100);
-    const tmp = mkdtempSync(join(tmpdir(), 'tsfuser-nvcc-norm-'));
-    const jobs: Promise<unknown>[] = [];
-    for (const indexType of ['Int32', 'Int'] as const) {
-      const ks = kernels.filter((k) => k.indexType === indexType);
-      for (let c = 0; c < 2; c += 1) {
-        const part = ks.filter((_, i) => i % 2 === c);
-        if (part.length === 0) continue;
-        const file = join(tmp, `n_${indexType}_${c}.cu`);
-        writeFileSync(file, `${runtimeLibrary(indexType)}\n${part.map((k) => withCLinkage(k.dumps.cuda)).join('\n')}`);
-        jobs.push(
-          run(NVCC, ['-ptx', '-arch=sm_90', '-std=c++17', file, '-o', `${file}.ptx`], { maxBuffer: 1 << 24 }).catch((e: { stderr?: string }) => {
-            throw new Error(`nvcc failed on ${file} (random seed ${seed}):\n${(e.stderr ?? '').slice(0, 4000)}`);
-          }),
-        );
-      }
-    }
-    await Promise.all(jobs);
+    await compileKernelsWithNvcc(kernels, { label: 'norm', context: `random seed ${seed}` });
   }, 600_000);
 });

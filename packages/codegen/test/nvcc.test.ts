@@ -1,41 +1,18 @@
 // Compiles the generated kernels of every fixture with nvcc (-ptx, sm_90), batched: many
 // kernels (distinct names) per .cu file, files compiled in parallel.
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { add, Fusion, makeTensor, mul, sub, maximum, where, gt, type TensorView } from '@tsfuser/fusion-ir';
 import { makeRuntimeInfo } from '@tsfuser/scheduler';
-import { compileFusion, emitKernel, runtimeLibrary, type CompiledKernel } from '../src/index.js';
+import { compileFusion, emitKernel, type CompiledKernel } from '../src/index.js';
 import { allFixtures } from './fixtures.js';
+import { NVCC, compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
 
-const NVCC = process.env.NVCC ?? '/usr/local/bin/nvcc';
-const hasNvcc = existsSync(NVCC);
 if (!hasNvcc) console.log(`nvcc tests skipped: ${NVCC} not found (set NVCC to its path)`);
-const run = promisify(execFile);
 
-/** One translation unit per index type holding many kernels; compiled in parallel. */
-async function compileBatch(kernels: CompiledKernel[], chunks = 4): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'tsfuser-nvcc-'));
-  const jobs: Promise<unknown>[] = [];
-  for (const indexType of ['Int32', 'Int'] as const) {
-    const ks = kernels.filter((k) => k.indexType === indexType);
-    for (let c = 0; c < chunks; c += 1) {
-      const part = ks.filter((_, i) => i % chunks === c);
-      if (part.length === 0) continue;
-      const file = join(dir, `k_${indexType}_${c}.cu`);
-      writeFileSync(file, `${runtimeLibrary(indexType)}\n${part.map((k) => k.dumps.cuda).join('\n')}`);
-      jobs.push(
-        run(NVCC, ['-ptx', '-arch=sm_90', '-std=c++17', file, '-o', `${file}.ptx`], { maxBuffer: 1 << 24 }).catch((e: { stderr?: string }) => {
-          throw new Error(`nvcc failed on ${file}:\n${(e.stderr ?? '').slice(0, 4000)}`);
-        }),
-      );
-    }
-  }
-  await Promise.all(jobs);
+/** Many kernels per translation unit per index type; units compiled in parallel. */
+function compileBatch(kernels: CompiledKernel[], chunks = 4): Promise<void> {
+  return compileKernelsWithNvcc(kernels, { chunks });
 }
 
 describe.skipIf(!hasNvcc)('generated CUDA compiles with nvcc', () => {

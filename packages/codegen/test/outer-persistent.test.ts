@@ -7,24 +7,17 @@
 // inputs, matches the reference evaluator; block allreduces over threadIdx.y are never inside
 // an `if`; x is loaded from global memory once; oversize columns are refused with a reason;
 // and every kernel (plus one with 64-bit indexing) compiles with nvcc -ptx -arch=sm_90.
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { checkGolden, evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/fusion-ir';
 import { OuterPersistentScheduler, SchedulerRegistry } from '@tsfuser/scheduler';
-import { compileFusion, lowerFusion, runtimeLibrary, withCLinkage, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
+import { compileFusion, lowerFusion, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
+import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
 import { simulateKernel } from './kernel-simulator.js';
 import { buildOuter as build, CS, DTYPES, KINDS, NS, outerPersistentRegistry as registry, type OuterCase } from './outer-persistent-fixtures.js';
 
 const dir = fileURLToPath(new URL('../../../test-fixtures/golden/codegen/outer-persistent/', import.meta.url));
 const update = process.env.UPDATE_GOLDEN === '1';
-const NVCC = process.env.NVCC ?? '/usr/local/bin/nvcc';
-const hasNvcc = existsSync(NVCC);
-const run = promisify(execFile);
 
 function lowerCase(c: OuterCase): { kernel: Kernel; compiled: CompiledKernel } {
   const reg = registry();
@@ -170,22 +163,6 @@ describe('outer persistent codegen: nvcc', () => {
     const k64 = compileFusion(big.fusion, big.info, { fusionId: 59999, registry: registry() });
     expect(k64.indexType).toBe('Int');
     kernels.push(k64);
-    const tmp = mkdtempSync(join(tmpdir(), 'tsfuser-nvcc-outer-'));
-    const jobs: Promise<unknown>[] = [];
-    for (const indexType of ['Int32', 'Int'] as const) {
-      const ks = kernels.filter((k) => k.indexType === indexType);
-      for (let part = 0; part < 4; part += 1) {
-        const mine = ks.filter((_, i) => i % 4 === part);
-        if (mine.length === 0) continue;
-        const file = join(tmp, `o_${indexType}_${part}.cu`);
-        writeFileSync(file, `${runtimeLibrary(indexType)}\n${mine.map((k) => withCLinkage(k.dumps.cuda)).join('\n')}`);
-        jobs.push(
-          run(NVCC, ['-ptx', '-arch=sm_90', '-std=c++17', file, '-o', `${file}.ptx`], { maxBuffer: 1 << 24 }).catch((e: { stderr?: string }) => {
-            throw new Error(`nvcc failed on ${file}:\n${(e.stderr ?? '').slice(0, 4000)}`);
-          }),
-        );
-      }
-    }
-    await Promise.all(jobs);
+    await compileKernelsWithNvcc(kernels, { label: 'outer', chunks: 4 });
   }, 600_000);
 });

@@ -2,24 +2,17 @@
 // predicates on the results, shared memory), kernels simulated on the CPU against the
 // reference evaluator with fresh random inputs, and nvcc -ptx for every fixture and random
 // reduction fusions.
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { add, broadcast, checkGolden, evaluate, Fusion, HostTensor, makeTensor, max, mean, mul, square, sum, unaryOp, type DataType, type TensorView } from '@tsfuser/fusion-ir';
 import { makeRuntimeInfo } from '@tsfuser/scheduler';
-import { compileFusion, lowerFusion, runtimeLibrary, withCLinkage, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
+import { compileFusion, lowerFusion, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
+import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
 import { simulateKernel } from './kernel-simulator.js';
 import { buildReduction, randomReductionSpec, reductionFixtures, reductionRegistry, seededRandom, type ReductionCase } from './reduction-fixtures.js';
 
 const dir = fileURLToPath(new URL('../../../test-fixtures/golden/codegen/reduction/', import.meta.url));
 const update = process.env.UPDATE_GOLDEN === '1';
-const NVCC = process.env.NVCC ?? '/usr/local/bin/nvcc';
-const hasNvcc = existsSync(NVCC);
-const run = promisify(execFile);
 
 function golden(name: string, text: string): void {
   expect(checkGolden(text, `${dir}${name}`, update).diff).toBe('');
@@ -252,22 +245,6 @@ describe('reduction codegen', () => {
       kernels.push(k);
     }
     expect(kernels.length).toBeGreaterThanOrEqual(100);
-    const tmp = mkdtempSync(join(tmpdir(), 'tsfuser-nvcc-red-'));
-    const jobs: Promise<unknown>[] = [];
-    for (const indexType of ['Int32', 'Int'] as const) {
-      const ks = kernels.filter((k) => k.indexType === indexType);
-      for (let c = 0; c < 2; c += 1) {
-        const part = ks.filter((_, i) => i % 2 === c);
-        if (part.length === 0) continue;
-        const file = join(tmp, `r_${indexType}_${c}.cu`);
-        writeFileSync(file, `${runtimeLibrary(indexType)}\n${part.map((k) => withCLinkage(k.dumps.cuda)).join('\n')}`);
-        jobs.push(
-          run(NVCC, ['-ptx', '-arch=sm_90', '-std=c++17', file, '-o', `${file}.ptx`], { maxBuffer: 1 << 24 }).catch((e: { stderr?: string }) => {
-            throw new Error(`nvcc failed on ${file} (random seed ${seed}):\n${(e.stderr ?? '').slice(0, 4000)}`);
-          }),
-        );
-      }
-    }
-    await Promise.all(jobs);
+    await compileKernelsWithNvcc(kernels, { label: 'red', context: `random seed ${seed}` });
   });
 });

@@ -1,0 +1,34 @@
+// Test helper: compiles generated kernels with nvcc (-ptx, sm_90), many kernels (distinct names,
+// C linkage) per translation unit per index type, the units in parallel. Throws with nvcc's log
+// and `context` (e.g. the random seed) when one fails.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { runtimeLibrary, withCLinkage, type CompiledKernel } from '../src/index.js';
+
+export const NVCC = process.env.NVCC ?? '/usr/local/bin/nvcc';
+export const hasNvcc = existsSync(NVCC);
+const run = promisify(execFile);
+
+export async function compileKernelsWithNvcc(kernels: readonly CompiledKernel[], options: { chunks?: number; label?: string; context?: string } = {}): Promise<void> {
+  const chunks = options.chunks ?? 2;
+  const dir = mkdtempSync(join(tmpdir(), `tsfuser-nvcc-${options.label ?? 'k'}-`));
+  const jobs: Promise<unknown>[] = [];
+  for (const indexType of ['Int32', 'Int'] as const) {
+    const ks = kernels.filter((k) => k.indexType === indexType);
+    for (let c = 0; c < chunks; c += 1) {
+      const part = ks.filter((_, i) => i % chunks === c);
+      if (part.length === 0) continue;
+      const file = join(dir, `k_${indexType}_${c}.cu`);
+      writeFileSync(file, `${runtimeLibrary(indexType)}\n${part.map((k) => withCLinkage(k.dumps.cuda)).join('\n')}`);
+      jobs.push(
+        run(NVCC, ['-ptx', '-arch=sm_90', '-std=c++17', file, '-o', `${file}.ptx`], { maxBuffer: 1 << 24 }).catch((e: { stderr?: string }) => {
+          throw new Error(`nvcc failed on ${file}${options.context === undefined ? '' : ` (${options.context})`}:\n${(e.stderr ?? '').slice(0, 4000)}`);
+        }),
+      );
+    }
+  }
+  await Promise.all(jobs);
+}
