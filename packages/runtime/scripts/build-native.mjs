@@ -52,6 +52,7 @@ if (process.env.TSFUSER_SKIP_NATIVE === '1') {
 }
 const nodeDir = findNodeDir();
 const cmakeJs = join(dirname(require.resolve('cmake-js/package.json')), 'bin', 'cmake-js');
+// node-addon-api reports include_dir relative to the process's cwd, not to its package.
 const addonApiDir = require('node-addon-api').include_dir.replace(/^"|"$/g, '');
 const args = [
   cmakeJs,
@@ -63,7 +64,7 @@ const args = [
   '--runtime-version', process.versions.node,
   '--arch', process.arch,
   '--log-level', process.env.TSFUSER_NATIVE_VERBOSE ? 'verbose' : 'warn',
-  `--CDNODE_ADDON_API_DIR=${resolve(packageRoot, addonApiDir)}`,
+  `--CDNODE_ADDON_API_DIR=${resolve(process.cwd(), addonApiDir)}`,
 ];
 const result = spawnSync(process.execPath, args, {
   cwd: packageRoot,
