@@ -18,7 +18,7 @@ export { scheduleReduction } from './reduction/schedule.js';
 export { ReductionScheduler } from './reduction/index.js';
 export { type InnerPersistentParams, innerPersistentParamsToString } from './normalization/params.js';
 export { canScheduleInnerPersistent } from './normalization/can-schedule.js';
-export { computeInnerPersistentHeuristics, chooseBatches } from './normalization/heuristics.js';
+export { computeInnerPersistentHeuristics, chooseBatches, type InnerPersistentOverrides } from './normalization/heuristics.js';
 export { scheduleInnerPersistent, PERSISTENT_POSITION } from './normalization/schedule.js';
 export { reductionPhases, loopPhases } from './normalization/persistence.js';
 export { InnerPersistentScheduler } from './normalization/index.js';

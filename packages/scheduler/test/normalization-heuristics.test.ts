@@ -276,3 +276,26 @@ describe('inner persistent schedule', () => {
     expect(plan.groups.every((g) => g.schedulerType !== 'inner_persistent')).toBe(true);
   });
 });
+
+describe('inner persistent overrides (tuning experiments)', () => {
+  it('forces the persistent batch, rows per block, vector width and projection, and the schedule still evaluates like the fusion', () => {
+    const f = softmaxFusion(2, 'BFloat16');
+    const info = makeRuntimeInfo(f, [{ sizes: [64, 4096] }]);
+    const base = s.computeHeuristics(f, info);
+    expect(base.projectPersistentBuffers).toBe(true);
+    const forced = new InnerPersistentScheduler({ batches: 4, bdimy: 2, maxVectorBytes: 8, project: false });
+    const p = forced.computeHeuristics(f, info);
+    expect(p.unrollFactorInnerReduction).toBe(4); // 8 bytes of bf16
+    expect(p.batchesPerBlockInnerReduction).toBe(4);
+    expect(p.lparams.bdimx).toBe(4096 / 4 / 4);
+    expect(p.lparams.bdimy).toBe(2);
+    expect(p.lparams.gdimx).toBe(32);
+    expect(p.projectPersistentBuffers).toBe(false);
+    expect(() => new InnerPersistentScheduler({ batches: 1 }).computeHeuristics(f, makeRuntimeInfo(f, [{ sizes: [8, 65536] }]))).toThrow(/threads per row/);
+    const x = HostTensor.fromValues('BFloat16', [64, 4096], Array.from({ length: 64 * 4096 }, () => (Math.random() - 0.5) * 8));
+    const want = evaluate(f, [x])[0] as HostTensor;
+    const scheduled = forced.schedule(f.clone().fusion, p).fusion;
+    const got = evaluate(scheduled, [x])[0] as HostTensor;
+    expect(got.toNumbers()).toEqual(want.toNumbers());
+  });
+});

@@ -99,7 +99,7 @@ function rowParams(fusion: Fusion, r: TensorView, tvs: readonly TensorView[]): S
   return out;
 }
 
-function vectorization(fusion: Fusion, runtimeInfo: RuntimeInfo, r: TensorView, rowLength: number): VectorChoice {
+function vectorization(fusion: Fusion, runtimeInfo: RuntimeInfo, r: TensorView, rowLength: number, maxVectorBytes: number): VectorChoice {
   const inputTvs = fusion.inputs.filter((v): v is TensorView => v.kind === 'tensorView');
   const rowInputs = new Set([...rowTensors(fusion, r, inputTvs), ...rowParams(fusion, r, inputTvs)]);
   const cands: { position: number; size: number; sizes: readonly number[]; strides: readonly number[]; alignment: number }[] = [];
@@ -114,7 +114,7 @@ function vectorization(fusion: Fusion, runtimeInfo: RuntimeInfo, r: TensorView, 
   const outputs = fusion.outputs.flatMap((v, i) => (v.kind === 'tensorView' && rowOutputs.has(v) && !fusion.inputs.includes(v) ? [i] : []));
   if (cands.length === 0 || rowLength === 0) return { factor: 1, inputs: [], outputs: [] };
   const widest = Math.max(...cands.map((c) => c.size), ...outputs.map((i) => dataTypeSize((fusion.outputs[i] as TensorView).dtype)));
-  let factor = Math.max(1, Math.floor(16 / widest));
+  let factor = Math.max(1, Math.floor(maxVectorBytes / widest));
   const ok = (v: number): boolean =>
     rowLength % v === 0 &&
     cands.every((c) => c.alignment % (v * c.size) === 0 && c.strides.every((s, d) => d === c.strides.length - 1 || (c.sizes[d] ?? 1) <= 1 || s % v === 0));
@@ -164,7 +164,19 @@ function projectsToInputs(fusion: Fusion): boolean {
   });
 }
 
-export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: RuntimeInfo): InnerPersistentParams {
+/**
+ * Choices a caller may force instead of the heuristic's (tuning experiments, tests): the
+ * persistent batch B, rows per block (bdimy), the widest vector in bytes, and whether a
+ * widening cast of an input is projected (the narrow input kept in registers).
+ */
+export interface InnerPersistentOverrides {
+  batches?: number;
+  bdimy?: number;
+  maxVectorBytes?: number;
+  project?: boolean;
+}
+
+export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: RuntimeInfo, overrides: InnerPersistentOverrides = {}): InnerPersistentParams {
   // Decide for the fusion the schedule will see: Welford translated to two sums.
   const hasWelford = original.exprs().some((e) => e.kind === 'WelfordOp');
   const fusion = hasWelford ? original.clone().fusion : original;
@@ -174,13 +186,18 @@ export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: 
   const { rowLength: R, rows: I } = rowShape(r, bindings);
   if (R === 0 || I === 0) throw new SchedulingError(`inner persistent heuristics: ${I} rows of ${R} elements (empty)`);
   const device = runtimeInfo.device;
-  const vec = vectorization(fusion, runtimeInfo, r, R);
+  const vec = vectorization(fusion, runtimeInfo, r, R, overrides.maxVectorBytes ?? 16);
   const v = vec.factor;
   const vectors = ceilDiv(R, v);
   const perElement = bytesPerRowElement(fusion, runtimeInfo, R);
   const maxBatches = Math.min(MAX_PERSISTENT_BATCHES, Math.max(1, Math.floor(MAX_PERSISTENT_BYTES_PER_THREAD / (v * perElement))));
   // Few rows (fewer blocks than SMs): wider blocks, so each row's work spreads over more threads.
-  const choice = chooseBatches(vectors, maxBatches, I < device.smCount ? MAX_THREADS_PER_ROW : TARGET_BLOCK_THREADS);
+  const forced = overrides.batches;
+  const choice =
+    forced !== undefined
+      ? { batches: forced, extent: ceilDiv(vectors, forced), bdimx: paddedThreads(ceilDiv(vectors, forced)) }
+      : chooseBatches(vectors, maxBatches, I < device.smCount ? MAX_THREADS_PER_ROW : TARGET_BLOCK_THREADS);
+  if (choice !== null && choice.bdimx > MAX_THREADS_PER_ROW) throw new SchedulingError(`inner persistent heuristics: ${forced ?? 0} batches leave ${choice.bdimx} threads per row`);
   if (choice === null) {
     throw new SchedulingError(
       `inner persistent heuristics: a row of ${R} elements needs more than ${MAX_THREADS_PER_ROW} threads × ${maxBatches} batches × ${v} elements in registers`,
@@ -195,6 +212,7 @@ export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: 
     bdimy = Math.min(p, Math.max(1, 2 ** Math.floor(Math.log2(Math.max(1, I)))));
     while (bdimy > 1 && ceilDiv(I, bdimy) < device.smCount) bdimy /= 2;
   }
+  if (overrides.bdimy !== undefined) bdimy = overrides.bdimy;
   const gdimx = ceilDiv(I, bdimy);
   if (gdimx > MAX_GRID_X) throw new SchedulingError(`inner persistent heuristics: ${I} rows need ${gdimx} blocks, more than gridDim.x allows`);
   const size = persistentBufferBytes(fusion, runtimeInfo);
@@ -210,7 +228,7 @@ export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: 
     vectorizeInnerReduction: v > 1,
     batchesPerBlockInnerReduction: batches,
     padInnerReductionToWarp: bdimx !== choice.extent,
-    projectPersistentBuffers: projectsToInputs(fusion),
+    projectPersistentBuffers: overrides.project !== false && projectsToInputs(fusion),
     multipleReductionsPerBlock: bdimy > 1,
     gridDimIterDom: 'BIDx',
     blockDimIterDom: bdimy > 1 ? 'TIDy' : 'Serial',

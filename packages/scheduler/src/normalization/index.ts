@@ -8,19 +8,21 @@ import type { HeuristicParams } from '../heuristic-params.js';
 import type { RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
 import { canScheduleInnerPersistent } from './can-schedule.js';
-import { computeInnerPersistentHeuristics } from './heuristics.js';
+import { computeInnerPersistentHeuristics, type InnerPersistentOverrides } from './heuristics.js';
 import type { InnerPersistentParams } from './params.js';
 import { scheduleInnerPersistent } from './schedule.js';
 
 export class InnerPersistentScheduler implements Scheduler {
   readonly type = 'inner_persistent' as const;
 
+  constructor(private readonly overrides: InnerPersistentOverrides = {}) {}
+
   canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
     return canScheduleInnerPersistent(fusion, runtimeInfo);
   }
 
   computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): InnerPersistentParams {
-    return computeInnerPersistentHeuristics(fusion, runtimeInfo);
+    return computeInnerPersistentHeuristics(fusion, runtimeInfo, this.overrides);
   }
 
   schedule(fusion: Fusion, params: HeuristicParams): ScheduledFusion {

@@ -80,7 +80,7 @@ export function scheduleInnerPersistent(fusion: Fusion, params: InnerPersistentP
   const rowParams = broadcastRowParamsFirst(fusion);
   const inputCaches = cacheInputsAndOutputs(fusion, new Set(rowParams.values()));
   for (const [b, i] of rowParams) inputCaches.set(b, i);
-  projectCastBuffers(fusion, new Set(inputCaches.keys()));
+  if (params.projectPersistentBuffers) projectCastBuffers(fusion, new Set(inputCaches.keys()));
   const reductions = reductionTensors(fusion);
   const r0 = reductions[0];
   if (r0 === undefined) throw new SchedulingError('inner persistent schedule: the fusion has no reduction');

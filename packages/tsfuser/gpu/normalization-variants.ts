@@ -1,0 +1,97 @@
+// Tuning experiment (GPU): times the normalization bench workloads (16384×4096 softmax,
+// layer_norm, rms_norm) under inner persistent heuristic choices the heuristic would not make
+// (persistent batch, rows per block, vector width, input projection), with the method of
+// `tsfuser bench` (L2 flushed, CUDA events, median), and checks each variant's outputs against
+// the default schedule's on sampled elements (a poisoned run; timed runs are not poisoned). Also times a device-to-device copy of each
+// workload's bytes. Prints one table.
+//
+//   bash gpu-bundle/run.sh tsfuser-normalization-variants [workload,…]
+
+import { DeviceContext, FusionExecutorCache, Tensor, isAvailable } from '@tsfuser/runtime';
+import { InnerPersistentScheduler, SchedulerRegistry, type InnerPersistentOverrides } from '@tsfuser/scheduler';
+import { randomHost, toDeviceInput, Random } from '../src/bench/device-inputs.js';
+import { l2Flusher, timeDevice } from '../src/bench/timing.js';
+import { normalizationWorkloads } from '../src/bench/workloads.js';
+
+function variants(): { name: string; overrides: InnerPersistentOverrides }[] {
+  const out: { name: string; overrides: InnerPersistentOverrides }[] = [{ name: 'heuristic', overrides: {} }, { name: 'no projection', overrides: { project: false } }];
+  for (const batches of [1, 2, 4, 8, 16]) for (const bdimy of [1, 2, 4]) out.push({ name: `B=${batches} bdimy=${bdimy}`, overrides: { batches, bdimy } });
+  for (const batches of [2, 4, 8, 16]) out.push({ name: `vec 8B B=${batches}`, overrides: { batches, maxVectorBytes: 8 } });
+  for (const batches of [2, 4, 8]) out.push({ name: `B=${batches} no projection`, overrides: { batches, project: false } });
+  return out;
+}
+
+/** Whether two outputs agree on sampled elements (Float: relative 1e-5; 16-bit: ≤ 2 ulp). */
+function close(a: ArrayLike<number>, b: ArrayLike<number>, sixteenBit: boolean): boolean {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k += 997) {
+    const x = a[k] as number;
+    const y = b[k] as number;
+    if (sixteenBit ? Math.abs(x - y) > 2 : !(Math.abs(x - y) <= 1e-5 * Math.max(1, Math.abs(y)) || (Number.isNaN(x) && Number.isNaN(y)))) return false;
+  }
+  return true;
+}
+
+function main(): void {
+  if (!isAvailable().available) {
+    console.log('no GPU');
+    process.exitCode = 1;
+    return;
+  }
+  const only = process.argv[2]?.split(',');
+  const device = DeviceContext.create(0);
+  const flusher = l2Flusher(device);
+  const rng = new Random(11);
+  const rows: string[] = [];
+  for (const w of normalizationWorkloads().filter((x) => only === undefined || only.includes(x.name))) {
+    const fusion = w.build().fusionIr();
+    const inputs = w.inputs.map((i) => {
+      const strides = i.sizes.map((_, d) => i.sizes.slice(d + 1).reduce((a, b) => a * b, 1));
+      return toDeviceInput(device, randomHost(i.dtype, i.sizes, strides, rng, i.positive === true), false);
+    });
+    const args = inputs.map((i) => i.tensor);
+    const copyBytes = Math.floor(w.bytes / 2);
+    const src = device.malloc(copyBytes);
+    const dst = device.malloc(copyBytes);
+    const copyMs = timeDevice(device, flusher, () => device.copyDeviceToDevice(dst, src, copyBytes), 30);
+    device.free(src);
+    device.free(dst);
+    rows.push(`| ${w.name} | copy of the same bytes | ${(copyMs * 1000).toFixed(1)} µs | ${(w.bytes / (copyMs * 1e-3) / 1e9).toFixed(0)} GB/s | | |`);
+    let reference: ArrayLike<number>[] | undefined;
+    for (const v of variants()) {
+      try {
+        const registry = new SchedulerRegistry([new InnerPersistentScheduler(v.overrides)]);
+        const cache = new FusionExecutorCache(fusion, device, { registry, poisonOutputs: true });
+        let launchText = '';
+        cache.setDumps(new Set(['launch_param']), (t) => {
+          launchText += t;
+        });
+        const outs = cache.runFusion(args);
+        cache.setDumps(new Set());
+        const data = outs.map((t) => t.toHost().data as ArrayLike<number>);
+        const sixteen = outs.map((t) => t.dtype !== 'Float');
+        for (const t of outs) t.dispose();
+        let same = true;
+        if (reference === undefined) reference = data;
+        else same = data.every((d, i) => close(d, reference?.[i] ?? [], sixteen[i] === true));
+        // Timed without poisoning (a memset of every output inside the timed region).
+        const timed = new FusionExecutorCache(fusion, device, { registry });
+        const ms = timeDevice(device, flusher, () => {
+          for (const t of timed.runFusion(args)) t.dispose();
+        }, 30);
+        const dims = ` (${launchText.replace(/\s+/g, ' ').trim().slice(0, 80)})`;
+        rows.push(`| ${w.name} | ${v.name}${dims} | ${(ms * 1000).toFixed(1)} µs | ${(w.bytes / (ms * 1e-3) / 1e9).toFixed(0)} GB/s | ${(copyMs / ms * 100).toFixed(0)}% | ${same ? 'same' : 'DIFFERENT'} |`);
+      } catch (error) {
+        rows.push(`| ${w.name} | ${v.name} | error: ${(error as Error).message.split('\n')[0]?.slice(0, 120) ?? ''} | | | |`);
+      }
+    }
+    for (const i of inputs) i.owner.dispose();
+    device.releasePool();
+  }
+  flusher.dispose();
+  console.log('| workload | variant | median | GB/s | % of same-size copy | output |\n|---|---|---:|---:|---:|---|');
+  console.log(rows.join('\n'));
+  device.dispose();
+}
+
+main();
