@@ -13,7 +13,7 @@ import { createGpuBackend, type GpuBackend } from '../execute/gpu-backend.js';
 import { BackendUnavailableError } from '../errors.js';
 import { randomHost, toDeviceInput, Random, type DeviceInput } from './device-inputs.js';
 import { copyBandwidth, hostMicroseconds, l2Flusher, timeDevice } from './timing.js';
-import { benchWorkloads, normalizationWorkloads, tinyWorkload, type Workload } from './workloads.js';
+import { benchWorkloads, tinyWorkload, type Workload } from './workloads.js';
 
 export interface BenchOptions {
   workloads?: readonly string[];
@@ -151,10 +151,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   const flusher = l2Flusher(device);
   const notes: string[] = [];
   const all = benchWorkloads();
-  // The normalization workloads run only when named: their 16384x4096 runs were not yet seen to
-  // finish on the GPU host with the final inner persistent schedule (see the README).
-  const normalization = new Set(normalizationWorkloads().map((w) => w.name));
-  const chosen = options.workloads === undefined ? all.filter((w) => !normalization.has(w.name)) : all.filter((w) => options.workloads?.includes(w.name));
+  const chosen = options.workloads === undefined ? all : all.filter((w) => options.workloads?.includes(w.name));
   try {
     const copyGbps = copyBandwidth(device, flusher, options.iters);
     log(`device ${device.properties.name}: device-to-device copy ${copyGbps.toFixed(0)} GB/s`);

@@ -33,9 +33,9 @@ Options of run:
   --device <N>                     CUDA device for the GPU backend (default 0)
 
 Options of bench (needs a GPU):
-  --workloads <a,b>                readme_pointwise, bn_add_relu, pow_sum, gelu_bias_grad (the default);
-                                   softmax_f32, softmax_bf16, layer_norm_f32, layer_norm_bf16,
-                                   rms_norm_bf16 only when named
+  --workloads <a,b>                a subset of readme_pointwise, bn_add_relu, pow_sum,
+                                   gelu_bias_grad, softmax_f32, softmax_bf16, layer_norm_f32,
+                                   layer_norm_bf16, rms_norm_bf16 (default: all)
   --iters <N>                      timed runs per workload, median reported (default 50)
   --no-pytorch                     skip tools/bench/pytorch_bench.py (eager, torch.compile)
   --pytorch-script <file>          where pytorch_bench.py is (default: found from the cwd up)
