@@ -13,7 +13,7 @@ export { schedulePointwise } from './pointwise/schedule.js';
 export { PointwiseScheduler } from './pointwise/index.js';
 export { type ReductionParams, type ReductionParallelType, reductionParamsToString } from './reduction/params.js';
 export { canScheduleReduction, type ReductionSchedulerOptions } from './reduction/can-schedule.js';
-export { computeReductionHeuristics } from './reduction/heuristics.js';
+export { computeReductionHeuristics, type ReductionOverrides } from './reduction/heuristics.js';
 export { scheduleReduction } from './reduction/schedule.js';
 export { ReductionScheduler } from './reduction/index.js';
 export { type InnerPersistentParams, innerPersistentParamsToString } from './normalization/params.js';

@@ -256,3 +256,19 @@ describe('reduction schedule', () => {
     });
   }
 });
+
+describe('outer reduction overrides (tuning experiments)', () => {
+  it('forces columns per block, unroll, TIDy rows and grid blocks; the schedule still evaluates like the fusion', () => {
+    const f = reduction([-1, -1, -1], [0, 1]);
+    const info = makeRuntimeInfo(f, [{ sizes: [4, 32, 256] }]);
+    const forced = new ReductionScheduler({}, { bdimx: 64, unroll: 4, bdimy: 4, gdimy: 2 });
+    const p = forced.computeHeuristics(f, info);
+    expect(p.lparams).toMatchObject({ bdimx: 64, bdimy: 4, gdimx: 4, gdimy: 2 });
+    expect(p.unrollFactorInnerReduction).toBe(4);
+    expect(p.crossGridInnerReduction).toBe(true);
+    const x = HostTensor.fromValues('Float', [4, 32, 256], Array.from({ length: 4 * 32 * 256 }, () => Math.random() - 0.5));
+    const want = (evaluate(f, [x])[0] as HostTensor).toNumbers();
+    const got = (evaluate(forced.schedule(f.clone().fusion, p).fusion, [x])[0] as HostTensor).toNumbers();
+    got.forEach((g, i) => expect(Math.abs(g - (want[i] as number))).toBeLessThan(1e-4));
+  });
+});

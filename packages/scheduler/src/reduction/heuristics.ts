@@ -109,7 +109,19 @@ function withGrid(p: ReductionParams, gdimy: number, segments: number): Reductio
   };
 }
 
-export function computeReductionHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): ReductionParams {
+/**
+ * Choices a caller may force for an outer reduction instead of the heuristic's (tuning
+ * experiments, tests): columns per block (bdimx), rows unrolled per serial step, reduction
+ * rows across threadIdx.y (bdimy) and blocks across blockIdx.y (grid reduction).
+ */
+export interface ReductionOverrides {
+  bdimx?: number;
+  unroll?: number;
+  bdimy?: number;
+  gdimy?: number;
+}
+
+export function computeReductionHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, overrides: ReductionOverrides = {}): ReductionParams {
   const bindings = bindExtents(fusion, runtimeInfo);
   const pattern = requirePattern(fusion);
   const { iterationSize: I, reductionSize: R } = patternSizes(pattern, bindings);
@@ -181,17 +193,17 @@ export function computeReductionHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
   // Up to 128 columns per block, but at least a warp: narrower blocks when that gives more
   // blocks to an otherwise idle GPU.
   const perSm = nextPow2(Math.max(1, Math.ceil(I / device.smCount)));
-  const bdimx = Math.min(nextPow2(Math.max(1, I)), 128, Math.max(device.warpSize, perSm));
+  const bdimx = overrides.bdimx ?? Math.min(nextPow2(Math.max(1, I)), 128, Math.max(device.warpSize, perSm));
   const gdimx = ceilDiv(I, bdimx);
   if (gdimx > MAX_GRID_X) throw new SchedulingError(`reduction heuristics: ${I} outputs need ${gdimx} blocks, more than gridDim.x allows`);
-  const u = R >= 16 * MAX_OUTER_UNROLL ? MAX_OUTER_UNROLL : R >= 64 ? 4 : 1;
+  const u = overrides.unroll ?? (R >= 16 * MAX_OUTER_UNROLL ? MAX_OUTER_UNROLL : R >= 64 ? 4 : 1);
   const ru = ceilDiv(R, u);
   const fewBlocks = gdimx < 2 * device.smCount;
-  const bdimy = fewBlocks ? Math.max(1, Math.min(nextPow2(Math.max(1, ru)), Math.floor(512 / bdimx))) : 1;
+  const bdimy = overrides.bdimy ?? (fewBlocks ? Math.max(1, Math.min(nextPow2(Math.max(1, ru)), Math.floor(512 / bdimx))) : 1);
   // Splits in order: I by bdimx, R by u, R/u by bdimy.
   const divisible = [I % bdimx === 0, R % u === 0, ru % bdimy === 0];
   const serial = ceilDiv(ru, bdimy);
-  const gdimy = gridSplit(gdimx, serial, bdimx, device.smCount);
+  const gdimy = overrides.gdimy ?? gridSplit(gdimx, serial, bdimx, device.smCount);
   if (gdimy > 1) divisible.push(serial % gdimy === 0);
   return withGrid({
     ...base,

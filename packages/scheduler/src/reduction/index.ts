@@ -8,20 +8,23 @@ import type { ReductionParams } from './params.js';
 import type { RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
 import { canScheduleReduction, type ReductionSchedulerOptions } from './can-schedule.js';
-import { computeReductionHeuristics } from './heuristics.js';
+import { computeReductionHeuristics, type ReductionOverrides } from './heuristics.js';
 import { scheduleReduction } from './schedule.js';
 
 export class ReductionScheduler implements Scheduler {
   readonly type = 'reduction' as const;
 
-  constructor(readonly options: ReductionSchedulerOptions = {}) {}
+  constructor(
+    readonly options: ReductionSchedulerOptions = {},
+    private readonly overrides: ReductionOverrides = {},
+  ) {}
 
   canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
     return canScheduleReduction(fusion, runtimeInfo, this.options);
   }
 
   computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): ReductionParams {
-    return computeReductionHeuristics(fusion, runtimeInfo);
+    return computeReductionHeuristics(fusion, runtimeInfo, this.overrides);
   }
 
   schedule(fusion: Fusion, params: HeuristicParams): ScheduledFusion {
