@@ -4,7 +4,9 @@ that `tsfuser bench` runs, on the same GPU, and measures the device-to-device co
 that the "% of copy floor" column refers to.
 
 Method (the same as tsfuser's bench): CUDA events around each run, the L2 flushed before every
-run by writing a buffer larger than L2, median over many runs after warm-up.
+run by reading (--flush read, the default: a sum) or writing (--flush write: zero_) a buffer
+larger than L2, median over many runs after warm-up. A write flush leaves L2 full of dirty lines
+that the timed run must write back (~7 us on an H100), so both sides must flush the same way.
 
 Prints one JSON object per line: {"workload", "impl", "median_ms", "bytes", "gbps"} and a
 {"copy_gbps": …} line. Usage: python3 pytorch_bench.py [--workloads a,b] [--iters N] [--out f.jsonl]
@@ -116,8 +118,14 @@ def gelu_bias_grad():
     return fn, (t4, t5, t6), (4 * t4.numel() + 4096) * 4
 
 
+FLUSH_MODE = "read"
+
+
 def flush_l2(buf):
-    buf.zero_()
+    if FLUSH_MODE == "read":
+        buf.sum()
+    else:
+        buf.zero_()
 
 
 def time_fn(fn, args, iters, buf):
@@ -165,10 +173,13 @@ def main():
     ap.add_argument("--workloads", default=",".join(WORKLOADS))
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--flush", choices=["read", "write"], default="read")
     ap.add_argument("--no-compile", action="store_true")
     ap.add_argument("--host-overhead", action="store_true",
                     help="also time eager (t0 + t1) * 3 on 2x4x8 back to back: host microseconds per call")
     a = ap.parse_args()
+    global FLUSH_MODE
+    FLUSH_MODE = a.flush
     out = open(a.out, "w") if a.out else None
 
     def emit(obj):
@@ -178,7 +189,7 @@ def main():
             out.write(line + "\n")
             out.flush()
 
-    flush = torch.empty(512 * 1024 * 1024 // 4, dtype=torch.float32, device="cuda")
+    flush = torch.zeros(512 * 1024 * 1024 // 4, dtype=torch.float32, device="cuda")
     emit({"copy_gbps": copy_bandwidth(flush, a.iters), "device": torch.cuda.get_device_name()})
     if a.host_overhead:
         emit({"host_overhead_us": host_overhead_us(), "what": "eager (t0 + t1) * 3 on 2x4x8 f32"})

@@ -106,6 +106,7 @@ describe('bench report and timing helpers', () => {
     const report: BenchReport = {
       device: 'NVIDIA H100 80GB HBM3',
       date: '2026-11-23',
+      flush: 'read',
       copyGbps: 3000,
       sameSizeCopyGbps: { readme_pointwise: 2990 },
       rows: [
@@ -123,6 +124,7 @@ describe('bench report and timing helpers', () => {
     expect(rows[0]).toBe('| readme_pointwise | tsfuser | 0.719 | 2988 | 99.6% | 99.9% |');
     expect(text).toContain('PyTorch eager 22.3 µs');
     expect(text).toContain('from disk cache 3.10 ms');
+    expect(text).toContain('L2 flushed by a read of 512 MiB');
   });
 });
 
@@ -162,6 +164,7 @@ describe('GPU suite random cases', () => {
 describe('tsfuser bench flags', () => {
   it('rejects bad flags before touching the GPU', async () => {
     expect((await runCli(['bench', '--iters', '0'])).code).toBe(2);
+    expect((await runCli(['bench', '--flush', 'sometimes'])).code).toBe(2);
     expect((await runCli(['bench', '--bogus'])).code).toBe(2);
     const r = await runCli(['bench', '--workloads', 'readme_pointwise,nope']);
     expect(r.code).toBe(2);

@@ -12,7 +12,7 @@ import { FusionDefinition } from '../definition/fusion-definition.js';
 import { createGpuBackend, type GpuBackend } from '../execute/gpu-backend.js';
 import { BackendUnavailableError } from '../errors.js';
 import { randomHost, toDeviceInput, Random, type DeviceInput } from './device-inputs.js';
-import { copyBandwidth, hostMicroseconds, l2Flusher, timeDevice } from './timing.js';
+import { copyBandwidth, hostMicroseconds, l2Flusher, timeDevice, type FlushMode } from './timing.js';
 import { benchWorkloads, tinyWorkload, type Workload } from './workloads.js';
 
 export interface BenchOptions {
@@ -21,6 +21,8 @@ export interface BenchOptions {
   /** Run tools/bench/pytorch_bench.py (path, or found from the working directory up). */
   pytorch: boolean;
   pytorchScript?: string;
+  /** How L2 is flushed before each timed run (timing.ts); PyTorch is flushed the same way. */
+  flush?: FlushMode;
   cwd: string;
   log: (line: string) => void;
 }
@@ -38,6 +40,7 @@ export interface BenchRow {
 export interface BenchReport {
   device: string;
   date: string;
+  flush: FlushMode;
   copyGbps: number;
   /** Per workload: GB/s of a copy with the workload's traffic. */
   sameSizeCopyGbps: Record<string, number>;
@@ -91,11 +94,11 @@ interface PytorchLine {
   host_overhead_us?: number;
 }
 
-function runPytorch(script: string, names: readonly string[], iters: number, log: (l: string) => void): PytorchLine[] {
+function runPytorch(script: string, names: readonly string[], iters: number, flush: FlushMode, log: (l: string) => void): PytorchLine[] {
   const out = join(mkdtempSync(join(tmpdir(), 'tsfuser-bench-')), 'pytorch.jsonl');
   const python = process.env['PYTHON'] ?? 'python3';
   log(`running ${python} ${script} (eager and torch.compile) …`);
-  const r = spawnSync(python, [script, '--workloads', names.join(','), '--iters', String(iters), '--out', out, '--host-overhead'], {
+  const r = spawnSync(python, [script, '--workloads', names.join(','), '--iters', String(iters), '--flush', flush, '--out', out, '--host-overhead'], {
     stdio: ['ignore', 'ignore', 'pipe'],
     encoding: 'utf8',
     timeout: 600_000,
@@ -148,7 +151,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   const { log } = options;
   const device = backend.device(0);
   const rng = new Random(20261123);
-  const flusher = l2Flusher(device);
+  const flushMode = options.flush ?? 'read';
+  const flusher = l2Flusher(device, flushMode);
   const notes: string[] = [];
   const all = benchWorkloads();
   const chosen = options.workloads === undefined ? all : all.filter((w) => options.workloads?.includes(w.name));
@@ -200,6 +204,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     const report: BenchReport = {
       device: device.properties.name,
       date: new Date().toISOString().slice(0, 10),
+      flush: flushMode,
       copyGbps,
       sameSizeCopyGbps: sameSize,
       rows,
@@ -212,7 +217,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       if (script === undefined) {
         notes.push('pytorch: tools/bench/pytorch_bench.py not found');
       } else {
-        for (const line of runPytorch(script, chosen.map((w) => w.name), options.iters, log)) {
+        for (const line of runPytorch(script, chosen.map((w) => w.name), options.iters, flushMode, log)) {
           if (line.host_overhead_us !== undefined) report.hostOverheadUs.pytorchEager = line.host_overhead_us;
           if (line.workload === undefined || line.impl === undefined || line.median_ms === undefined) continue;
           const gbps = line.gbps ?? 0;
@@ -229,7 +234,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
 /** The report as the table `tsfuser bench` prints last. */
 export function formatBenchReport(r: BenchReport): string {
   const lines: string[] = [];
-  lines.push(`tsfuser bench — ${r.device}, ${r.date}; copy floor ${r.copyGbps.toFixed(0)} GB/s (device-to-device, read+write)`);
+  lines.push(`tsfuser bench — ${r.device}, ${r.date}; copy floor ${r.copyGbps.toFixed(0)} GB/s (device-to-device, read+write); L2 flushed by a ${r.flush} of 512 MiB before each run`);
   lines.push('');
   lines.push(`| workload | impl | median ms | GB/s | % of copy | % of same-size copy |`);
   lines.push(`|---|---|---:|---:|---:|---:|`);

@@ -1,4 +1,4 @@
-// `tsfuser bench [--workloads a,b] [--iters N] [--no-pytorch] [--pytorch-script f] [--json f]`:
+// `tsfuser bench [--workloads a,b] [--iters N] [--flush read|write] [--no-pytorch] [--pytorch-script f] [--json f]`:
 // runs the GPU benchmarks (see bench/run-bench.ts) and prints the table last.
 
 import { writeFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { benchWorkloads } from '../bench/workloads.js';
 import type { ParsedArgs } from './args.js';
 import { UsageError, type CliIo } from './console.js';
 
-export const BENCH_VALUE_FLAGS = ['workloads', 'iters', 'json', 'pytorch-script'];
+export const BENCH_VALUE_FLAGS = ['workloads', 'iters', 'json', 'pytorch-script', 'flush'];
 export const BENCH_BOOLEAN_FLAGS = ['no-pytorch'];
 
 export async function benchCommand(args: ParsedArgs, io: CliIo): Promise<number> {
@@ -20,9 +20,12 @@ export async function benchCommand(args: ParsedArgs, io: CliIo): Promise<number>
   const known = benchWorkloads().map((w) => w.name);
   const unknown = (workloads ?? []).filter((n) => !known.includes(n));
   if (unknown.length > 0) throw new UsageError(`--workloads: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
+  const flush = args.values.get('flush') ?? 'read';
+  if (flush !== 'read' && flush !== 'write') throw new UsageError(`--flush must be read or write, got '${flush}'`);
   const script = args.values.get('pytorch-script');
   const report = await runBench({
     iters,
+    flush,
     pytorch: !args.booleans.has('no-pytorch'),
     cwd: io.cwd,
     log: (line) => io.stderr(`${line}\n`),

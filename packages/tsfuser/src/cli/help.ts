@@ -37,6 +37,8 @@ Options of bench (needs a GPU):
                                    gelu_bias_grad, softmax_f32, softmax_bf16, layer_norm_f32,
                                    layer_norm_bf16, rms_norm_bf16 (default: all)
   --iters <N>                      timed runs per workload, median reported (default 50)
+  --flush read|write               how L2 is flushed before each run: sum (default) or memset of
+                                   512 MiB; a memset leaves dirty lines every run pays for
   --no-pytorch                     skip tools/bench/pytorch_bench.py (eager, torch.compile)
   --pytorch-script <file>          where pytorch_bench.py is (default: found from the cwd up)
   --json <file>                    also write the report as JSON
