@@ -292,6 +292,7 @@ describe('inner persistent overrides (tuning experiments)', () => {
     expect(p.lparams.gdimx).toBe(32);
     expect(p.projectPersistentBuffers).toBe(false);
     expect(() => new InnerPersistentScheduler({ batches: 1 }).computeHeuristics(f, makeRuntimeInfo(f, [{ sizes: [8, 65536] }]))).toThrow(/threads per row/);
+    expect(() => new InnerPersistentScheduler({ batches: 1, bdimy: 4 }).computeHeuristics(f, info)).toThrow(/512×4 threads per block/);
     const x = HostTensor.fromValues('BFloat16', [64, 4096], Array.from({ length: 64 * 4096 }, () => (Math.random() - 0.5) * 8));
     const want = evaluate(f, [x])[0] as HostTensor;
     const scheduled = forced.schedule(f.clone().fusion, p).fusion;

@@ -213,6 +213,7 @@ export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: 
     while (bdimy > 1 && ceilDiv(I, bdimy) < device.smCount) bdimy /= 2;
   }
   if (overrides.bdimy !== undefined) bdimy = overrides.bdimy;
+  if (bdimx * bdimy > MAX_THREADS_PER_ROW) throw new SchedulingError(`inner persistent heuristics: ${bdimx}×${bdimy} threads per block, more than ${MAX_THREADS_PER_ROW}`);
   const gdimx = ceilDiv(I, bdimy);
   if (gdimx > MAX_GRID_X) throw new SchedulingError(`inner persistent heuristics: ${I} rows need ${gdimx} blocks, more than gridDim.x allows`);
   const size = persistentBufferBytes(fusion, runtimeInfo);
