@@ -1,15 +1,24 @@
-// What the reduction scheduler's three steps share about a fusion: its one ReductionOp, the
+// What the reduction scheduler's three steps share about a fusion: its one reduction expression
+// (a ReductionOp, or a WelfordOp whose three outputs avg / varSum / n share one pattern), the
 // reduction tensor's logical dims split into iteration and reduction dims, whether the
 // reduction is on the fastest (innermost) dim, and the tensors before and after it.
 
-import type { Expr, Fusion, ReductionOp, TensorView } from '@tsfuser/fusion-ir';
+import type { Expr, Fusion, ReductionOp, TensorView, WelfordOp } from '@tsfuser/fusion-ir';
 import { evaluateExtent, type ExtentBindings } from '../runtime-info.js';
 
+/** The expressions the reduction scheduler reduces with: plain reductions and Welford. */
+export type ReductionExpr = ReductionOp | WelfordOp;
+
 export interface ReductionPattern {
-  expr: ReductionOp;
-  /** The ReductionOp's output (logical domain: one ID per input dim, reduced ones Reduction). */
+  expr: ReductionExpr;
+  /**
+   * The ReductionOp's output, or the WelfordOp's avg output (logical domain: one ID per input
+   * dim, reduced ones Reduction). The schedule transforms it; rFactor replays it on siblings.
+   */
   reduction: TensorView;
-  /** Its tensor input. */
+  /** Every output of the expression: [reduction], or Welford's [avg, varSum, n]. */
+  outputs: TensorView[];
+  /** Its tensor input (Welford: the values averaged). */
   input: TensorView;
   /** Logical positions of the reduced dims, ascending. */
   reducedDims: number[];
@@ -19,14 +28,15 @@ export interface ReductionPattern {
   fastestDim: boolean;
 }
 
-export function reductionExprs(fusion: Fusion): ReductionOp[] {
-  return fusion.exprs().filter((e): e is ReductionOp => e.kind === 'ReductionOp');
+export function reductionExprs(fusion: Fusion): ReductionExpr[] {
+  return fusion.exprs().filter((e): e is ReductionExpr => e.kind === 'ReductionOp' || e.kind === 'WelfordOp');
 }
 
-export function reductionPattern(expr: ReductionOp): ReductionPattern | null {
+export function reductionPattern(expr: ReductionExpr): ReductionPattern | null {
   const reduction = expr.out();
   const input = expr.in();
   if (reduction.kind !== 'tensorView' || input.kind !== 'tensorView') return null;
+  const outputs = expr.outputs.filter((o): o is TensorView => o.kind === 'tensorView');
   const logical = reduction.domain.logical;
   const reducedDims: number[] = [];
   const iterationDims: number[] = [];
@@ -40,7 +50,7 @@ export function reductionPattern(expr: ReductionOp): ReductionPattern | null {
     }
   }
   const fastestDim = iterationDims.length === 0 || innermost < 0 || reducedDims.includes(innermost);
-  return { expr, reduction, input, reducedDims, iterationDims, fastestDim };
+  return { expr, reduction, outputs, input, reducedDims, iterationDims, fastestDim };
 }
 
 /** Concrete merged iteration and reduction extents of the pattern. */
@@ -54,9 +64,9 @@ export function patternSizes(p: ReductionPattern, bindings: ExtentBindings): { i
   return { iterationSize: size(p.iterationDims), reductionSize: size(p.reducedDims) };
 }
 
-/** Every expression whose value depends on `from` (transitively), in topological order. */
-export function downstreamExprs(fusion: Fusion, from: TensorView): Expr[] {
-  const reached = new Set<unknown>([from]);
+/** Every expression whose value depends on a tensor of `from` (transitively), in topological order. */
+export function downstreamExprs(fusion: Fusion, from: readonly TensorView[]): Expr[] {
+  const reached = new Set<unknown>(from);
   const out: Expr[] = [];
   for (const e of fusion.exprs()) {
     if (e.inputs.some((v) => reached.has(v))) {

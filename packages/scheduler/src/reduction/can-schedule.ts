@@ -1,9 +1,11 @@
 // Whether the reduction scheduler can take a fusion, and if not, why (shown to users in
 // segmentation explanations). Accepted: exactly one ReductionOp (sum/prod/max/min over any
-// dims, keepdim), pointwise math, broadcasts and casts before it (whose full-size results may
+// dims, keepdim) or one WelfordOp over raw values (var_mean: its avg / varSum / n outputs
+// share the pattern and are reduced together), pointwise math, broadcasts and casts before it (whose full-size results may
 // be outputs too, written inside the reduction loops, when the option preReductionOutputs is
 // set; by default such outputs are refused), and pointwise math after it on tensors
-// of the reduction's kept dims. Refused: a second reduction, Welford, a broadcast of the result
+// of the reduction's kept dims. Refused: a second reduction, a Welford merging partial states
+// (only rFactor makes those, while scheduling), a broadcast of the result
 // that meets the reduced dims again (x - sum(x): the persistent normalization schedulers' job),
 // expanded broadcasts into the reduction, and the ops no kernel scheduler handles yet.
 
@@ -15,10 +17,8 @@ import { unsupportedOp } from '../segmentation/supported-ops.js';
 import { downstreamExprs, reductionExprs, reductionPattern } from './analysis.js';
 
 function exprRefusal(e: Expr): string | null {
-  if (e.kind === 'WelfordOp') {
-    const out = e.outputs[0];
-    const name = out !== undefined && out.kind === 'tensorView' ? ` producing T${out.name}` : '';
-    return `welford op${name} needs the normalization schedulers (not the reduction scheduler)`;
+  if (e.kind === 'WelfordOp' && e.inVarSum() !== null) {
+    return `welford producing T${e.outAvg().name} merges partial states (avg, varSum, N inputs): only a welford over raw values is scheduled`;
   }
   return unsupportedOp(e, 'reduction');
 }
@@ -71,8 +71,9 @@ export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo, o
     return { ok: false, reason: (err as Error).message };
   }
 
-  const after = downstreamExprs(fusion, reduction);
-  const afterTvs = new Set<TensorView>([reduction]);
+  // Welford's varSum and n are results of the reduction as much as its avg.
+  const after = downstreamExprs(fusion, pattern.outputs);
+  const afterTvs = new Set<TensorView>(pattern.outputs);
   for (const e of after) for (const o of e.outputs) if (o.kind === 'tensorView') afterTvs.add(o);
   if (opts.preReductionOutputs !== true) {
     for (const o of fusion.outputs) {
