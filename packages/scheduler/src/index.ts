@@ -33,9 +33,17 @@ export * from './segmentation/index.js';
 import { PointwiseScheduler } from './pointwise/index.js';
 import { ReductionScheduler } from './reduction/index.js';
 import { InnerPersistentScheduler } from './normalization/index.js';
+import { OuterPersistentScheduler } from './outer-persistent/index.js';
 import { SchedulerRegistry } from './scheduler.js';
 
-/** The registry in priority order (pointwise, reduction, inner persistent). */
+/**
+ * The registry in priority order: pointwise, reduction, inner persistent, outer persistent —
+ * nvFuser's order (reduction, transpose, pointwise, inner, outer, inner_outer persistent) for
+ * the schedulers tsfuser has; pointwise and reduction never accept the same fusion (one needs
+ * no reduction, the other one), so their order does not matter. A batch-norm-like fusion
+ * whose column does not fit the outer persistent register budget is refused by every
+ * scheduler as a whole and segmented into reduction + pointwise groups.
+ */
 export function defaultSchedulerRegistry(): SchedulerRegistry {
-  return new SchedulerRegistry([new PointwiseScheduler(), new ReductionScheduler(), new InnerPersistentScheduler()]);
+  return new SchedulerRegistry([new PointwiseScheduler(), new ReductionScheduler(), new InnerPersistentScheduler(), new OuterPersistentScheduler()]);
 }

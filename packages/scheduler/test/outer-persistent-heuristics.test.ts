@@ -1,9 +1,10 @@
-// Outer persistent scheduler (opt-in): heuristics decisions (threads over the kept dim, the
-// persistent batch, threads over the reduced dim, divisibility), the scheduler_params dump,
-// refusals with reasons (inner reductions, no persistent buffer, oversize columns, size-0
-// dims), the scheduled loop structure (persistent buffers at position 3, reductions across
-// threadIdx.y), that it is not in the default registry, and that a scheduled fusion evaluates
-// exactly like the unscheduled one.
+// Outer persistent scheduler: heuristics decisions (threads over the kept dim, the persistent
+// batch, threads over the reduced dim, divisibility), the scheduler_params dump, refusals with
+// reasons (inner reductions, no persistent buffer, oversize columns, size-0 dims), its place in
+// the default registry (after inner persistent, nvFuser's order) and the segmentation that
+// follows (one outer_persistent group, or reduction + pointwise when the column does not fit),
+// the scheduled loop structure (persistent buffers at position 3, reductions across
+// threadIdx.y), and that a scheduled fusion evaluates exactly like the unscheduled one.
 import { describe, expect, it } from 'vitest';
 import {
   add, batchNorm, broadcast, cast, evaluate, Fusion, HostTensor, makeTensor, mean, mul, rsqrt, softmax, sub, sum, type DataType, type TensorView,
@@ -131,23 +132,53 @@ describe('outer persistent canSchedule', () => {
     expect(r5.ok).toBe(false);
   });
 
-  it('is opt-in: the default registry does not hold it; an explicit registry picks it', () => {
-    expect(defaultSchedulerRegistry().schedulers.some((x) => x.type === 'outer_persistent')).toBe(false);
-    const reg = new SchedulerRegistry([new PointwiseScheduler(), new ReductionScheduler(), new OuterPersistentScheduler()]);
+  it('is in the default registry after inner persistent (nvFuser priority order), which picks it', () => {
+    const types = defaultSchedulerRegistry().schedulers.map((x) => x.type);
+    expect(types).toContain('outer_persistent');
+    expect(types.indexOf('outer_persistent')).toBeGreaterThan(types.indexOf('inner_persistent'));
+    expect(types.indexOf('outer_persistent')).toBeGreaterThan(types.indexOf('reduction'));
     const f = batchNormTwoPass('Float');
-    expect(reg.pick(f, info(f, [[64, 256]])).scheduler.type).toBe('outer_persistent');
+    const choice = defaultSchedulerRegistry().pick(f, info(f, [[64, 256]]));
+    expect(choice.scheduler.type).toBe('outer_persistent');
+    expect(choice.rejected.map((r) => r.type)).toEqual(['pointwise', 'reduction', 'inner_persistent']);
   });
 });
 
-describe('outer persistent segmentation (explicit registry)', () => {
-  const reg = (): SchedulerRegistry => new SchedulerRegistry([new PointwiseScheduler(), new ReductionScheduler(), new OuterPersistentScheduler()]);
+describe('outer persistent segmentation (default registry)', () => {
+  const groups = (f: Fusion, sizes: number[][]): (string | null)[] => segmentPlanFor(f, info(f, sizes)).groups.map((g) => g.schedulerType);
   it('one outer_persistent segment when the column fits; reduction + pointwise segments when it does not', () => {
     const f = batchNormTwoPass('Float');
-    expect(segmentPlanFor(f, info(f, [[1000, 256]]), reg()).groups.map((g) => g.schedulerType)).toEqual(['outer_persistent']);
+    expect(groups(f, [[1000, 256]])).toEqual(['outer_persistent']);
     const m = minusSum();
-    const plan = segmentPlanFor(m, info(m, [[100_000, 8]]), reg());
+    expect(groups(m, [[1024, 4096]])).toEqual(['outer_persistent']);
+    const big = groups(m, [[100_000, 8]]);
+    expect(big.length).toBeGreaterThan(1);
+    expect(big).not.toContain('outer_persistent');
+    expect(big).toContain('reduction');
+  });
+
+  it('channels-last Welford batch norm (training) is one outer_persistent segment; NCHW is inner_persistent', () => {
+    const make = (channelsLast: boolean): Fusion => {
+      const f = new Fusion();
+      const x = makeTensor(f, { shape: [-1, -1, -1, -1], dtype: 'BFloat16' });
+      f.addInput(x);
+      const r = batchNorm(x, null, null, null, null, 0.1, 1e-5, true, channelsLast);
+      f.addOutput(r.output);
+      f.addOutput(r.mean);
+      f.addOutput(r.invstd);
+      return f;
+    };
+    expect(groups(make(true), [[8, 16, 16, 256]])).toEqual(['outer_persistent']);
+    // NCHW reduces the innermost dim too (N, H, W): nvFuser's inner persistent pattern.
+    expect(groups(make(false), [[8, 32, 16, 16]])).toEqual(['inner_persistent']);
+  });
+
+  it('an explicit registry without it still segments batch norm into reduction + pointwise', () => {
+    const reg = new SchedulerRegistry([new PointwiseScheduler(), new ReductionScheduler()]);
+    const f = batchNormTwoPass('Float');
+    const plan = segmentPlanFor(f, info(f, [[1000, 256]]), reg);
+    expect(plan.groups.map((g) => g.schedulerType)).not.toContain('outer_persistent');
     expect(plan.groups.length).toBeGreaterThan(1);
-    expect(plan.groups.every((g) => g.schedulerType !== 'outer_persistent')).toBe(true);
   });
 });
 

@@ -22,8 +22,9 @@ function expectGolden(text: string, name: string): void {
   if (!r.ok) expect.fail(r.diff);
 }
 // Pointwise + reduction only: these tests show segmentation without a normalization scheduler
-// (the default registry now has the inner persistent one; normalization.test.ts covers it).
-const registry = new SchedulerRegistry(defaultSchedulerRegistry().schedulers.filter((x) => x.type !== 'inner_persistent'));
+// (the default registry also has the persistent ones; segmentation.test.ts and
+// outer-persistent-heuristics.test.ts cover them).
+const registry = new SchedulerRegistry(defaultSchedulerRegistry().schedulers.filter((x) => x.type === 'pointwise' || x.type === 'reduction'));
 
 function powSum(): Fusion {
   const f = new Fusion();
