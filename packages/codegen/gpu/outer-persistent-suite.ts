@@ -1,28 +1,45 @@
-// GPU differential suite for the opt-in outer persistent scheduler (not a vitest suite: it
-// needs a GPU).
+// GPU differential suite for the outer persistent scheduler and batch-norm-like fusions (not a
+// vitest suite: it needs a GPU).
 //
 //   pnpm gpu:bundle codegen-outer-persistent-suite
 //   (GPU host) bash gpu-bundle/run.sh codegen-outer-persistent-suite
 //
 // Runs every outer persistent fixture (test/outer-persistent-fixtures.ts: batch-norm training
 // two-pass and Welford, x − sum(x, 0), x − mean(x, 0); x[N, C] with N in {1, 7, 64, 1000, 4096},
-// C in {1, 3, 32, 256, 1001}; Float, Half, BFloat16; channels-last 4-D) through
-// FusionExecutorCache with the registry [pointwise, reduction, outer_persistent] (outputs
-// poisoned, device-bound inputs), compares every output element with the reference evaluator,
-// then times a few batch-norm shapes and prints achieved bandwidth (input + output bytes).
-// Prints failures, `N passed, M failed` last; writes outer-persistent-suite.json to $OUT when
-// set; exits 1 on any failure.
+// C in {1, 3, 32, 256, 1001}; Float, Half, BFloat16; channels-last 4-D) and the batch-norm
+// fixtures (test/batch-norm-fixtures.ts: channels-last and NCHW batch_norm with weight, bias and
+// running stats, nvFuser's decomposed channels-last form, var_mean + normalize, columns too long
+// for registers) through FusionExecutorCache with the default registry, as users run them
+// (segmentation → outer / inner persistent or reduction + pointwise → codegen → NVRTC → launch;
+// outputs poisoned, device-bound inputs), compares every output element with the reference
+// evaluator, then times a few batch-norm shapes and prints achieved bandwidth (input + output
+// bytes). A batch-norm fixture whose segments differ from the ones it expects fails. Prints
+// failures, a table by segments (e.g. `outer_persistent`, `reduction+pointwise`), and
+// `N passed, M failed` last; writes outer-persistent-suite.json to $OUT when set; exits 1 on
+// any failure.
 
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataTypeSize, evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/fusion-ir';
 import { DeviceContext, FusionExecutorCache, isAvailable, Tensor } from '@tsfuser/runtime';
-import { buildOuter, CS, DTYPES, KINDS, NS, outerPersistentRegistry, type OuterCase } from '../test/outer-persistent-fixtures.js';
+import { segmentPlanFor } from '@tsfuser/scheduler';
+import { batchNormCase, gpuBatchNormCases, minusMean, randomBatchNormInputs, type BatchNormCase } from '../test/batch-norm-fixtures.js';
+import { buildOuter, CS, DTYPES, KINDS, NS, type OuterCase } from '../test/outer-persistent-fixtures.js';
 
 interface Result {
   name: string;
   ok: boolean;
   detail: string;
+  /** The schedulers of the default registry's segments, e.g. `outer_persistent` or `reduction+pointwise`. */
+  category: string;
+}
+
+function categoryOf(c: { fusion: OuterCase['fusion']; info: OuterCase['info'] }): string {
+  try {
+    return segmentPlanFor(c.fusion, c.info).groups.map((g) => g.schedulerType ?? 'none').join('+');
+  } catch (error) {
+    return `unsegmented (${(error as Error).message.slice(0, 60)})`;
+  }
 }
 
 function tolerance(dtype: DataType, reduced: number): number {
@@ -38,10 +55,13 @@ function randomInputs(c: OuterCase): HostTensor[] {
   });
 }
 
-function runCase(device: DeviceContext, c: OuterCase): Result {
-  const inputs = randomInputs(c);
+function runCase(device: DeviceContext, c: OuterCase | BatchNormCase, expected?: string): Result {
+  const category = categoryOf(c);
+  if (expected !== undefined && category !== expected) return { name: c.name, ok: false, detail: `segments ${category}, expected ${expected}`, category };
+  const inputs = 'kind' in c ? randomInputs(c) : randomBatchNormInputs(c);
   const want = evaluate(c.fusion, inputs) as HostTensor[];
-  const cache = new FusionExecutorCache(c.fusion, device, { poisonOutputs: true, registry: outerPersistentRegistry() });
+  const cache = new FusionExecutorCache(c.fusion, device, { poisonOutputs: true });
+  const base = { name: c.name, category };
   let outs: Tensor[] = [];
   try {
     outs = cache.runFusion(inputs.map((h) => Tensor.fromHost(h)));
@@ -51,26 +71,26 @@ function runCase(device: DeviceContext, c: OuterCase): Result {
       const w = (want[i] as HostTensor).toNumbers();
       const g = (outs[i] as Tensor).toHost().toNumbers();
       // x − sum(x): the sum's rounding scales with the column's magnitude, not the element's.
-      const scale = c.kind === 'minus_sum' ? w.reduce((m, x) => (Number.isFinite(x) ? Math.max(m, Math.abs(x)) : m), 1) : 1;
+      const scale = 'kind' in c && c.kind === 'minus_sum' ? w.reduce((m, x) => (Number.isFinite(x) ? Math.max(m, Math.abs(x)) : m), 1) : 1;
       for (let k = 0; k < w.length; k += 1) {
         const x = w[k] as number;
         const y = g[k] as number;
         const ok = Number.isNaN(x) ? Number.isNaN(y) : !Number.isFinite(x) ? x === y : Math.abs(x - y) <= tol * Math.max(1, Math.abs(x), scale);
-        if (!ok) return { name: c.name, ok: false, detail: `output ${i} element ${k}: got ${y}, want ${x} (tolerance ${tol.toExponential(2)})` };
+        if (!ok) return { ...base, ok: false, detail: `output ${i} element ${k}: got ${y}, want ${x} (tolerance ${tol.toExponential(2)})` };
       }
     }
-    return { name: c.name, ok: true, detail: `${want.length} outputs, ${cache.stats.kernels} kernel(s)` };
+    return { ...base, ok: true, detail: `${want.length} outputs, ${cache.stats.kernels} kernel(s)` };
   } catch (error) {
     const e = error as Error;
-    return { name: c.name, ok: false, detail: `${e.name}: ${e.message.split('\n').slice(0, 4).join(' | ')}` };
+    return { ...base, ok: false, detail: `${e.name}: ${e.message.split('\n').slice(0, 4).join(' | ')}` };
   } finally {
     for (const t of outs) t.dispose();
   }
 }
 
-function timeCase(device: DeviceContext, c: OuterCase): { name: string; ms: number; gbps: number; kernels: number } {
-  const inputs = randomInputs(c).map((h) => Tensor.fromHost(h).toDevice(device));
-  const cache = new FusionExecutorCache(c.fusion, device, { registry: outerPersistentRegistry() });
+function timeCase(device: DeviceContext, c: OuterCase | BatchNormCase): { name: string; ms: number; gbps: number; kernels: number } {
+  const inputs = ('kind' in c ? randomInputs(c) : randomBatchNormInputs(c)).map((h) => Tensor.fromHost(h).toDevice(device));
+  const cache = new FusionExecutorCache(c.fusion, device);
   const warm = cache.runFusion(inputs);
   const numel = (t: Tensor): number => t.sizes.reduce((x, y) => x * y, 1) * dataTypeSize(t.dtype);
   const bytes = inputs.reduce((a, t) => a + numel(t), 0) + warm.reduce((a, t) => a + numel(t), 0);
@@ -101,8 +121,9 @@ function main(): number {
   for (const kind of KINDS) for (const dtype of DTYPES) for (const n of NS) for (const c of CS) cases.push(buildOuter(kind, dtype, [n, c]));
   cases.push(buildOuter('batch_norm', 'Float', [3, 5, 7, 33]), buildOuter('batch_norm_welford', 'Half', [2, 4, 4, 8]), buildOuter('minus_sum', 'BFloat16', [4, 3, 3, 130]));
   const results = cases.map((c) => runCase(device, c));
+  for (const c of gpuBatchNormCases()) results.push(runCase(device, c, c.segments.join('+')));
   const failed = results.filter((r) => !r.ok);
-  for (const r of failed) console.log(`FAIL ${r.name}: ${r.detail}`);
+  for (const r of failed) console.log(`FAIL ${r.name} [${r.category}]: ${r.detail}`);
   const timings: ReturnType<typeof timeCase>[] = [];
   for (const [kind, dtype, shape] of [
     ['batch_norm', 'Float', [4096, 4096]],
@@ -117,10 +138,33 @@ function main(): number {
       console.log(`TIMING ${c.name} failed: ${(error as Error).message.split('\n')[0] ?? ''}`);
     }
   }
+  // With weight, bias and running stats: channels-last (outer persistent), NCHW (inner
+  // persistent), and a column too long for registers (reduction + pointwise kernels).
+  for (const c of [
+    batchNormCase('BFloat16', [8, 32, 32, 1024], true, []),
+    batchNormCase('Float', [32, 64, 28, 28], false, []),
+    batchNormCase('BFloat16', [32, 256, 14, 14], false, []),
+    minusMean([200_000, 64], []),
+  ]) {
+    try {
+      timings.push({ ...timeCase(device, c), name: `${c.name} [${categoryOf(c)}]` });
+    } catch (error) {
+      console.log(`TIMING ${c.name} failed: ${(error as Error).message.split('\n')[0] ?? ''}`);
+    }
+  }
   const out = process.env.OUT;
   if (out !== undefined && out !== '') writeFileSync(join(out, 'outer-persistent-suite.json'), JSON.stringify({ device: device.properties.name, results, timings }, null, 1));
-  console.log('benchmark                                  kernels   ms      GB/s');
-  for (const t of timings) console.log(`${t.name.padEnd(43)}${String(t.kernels).padStart(7)}  ${t.ms.toFixed(4).padStart(7)}  ${t.gbps.toFixed(0).padStart(6)}`);
+  console.log('benchmark                                                          kernels   ms      GB/s');
+  for (const t of timings) console.log(`${t.name.padEnd(67)}${String(t.kernels).padStart(7)}  ${t.ms.toFixed(4).padStart(7)}  ${t.gbps.toFixed(0).padStart(6)}`);
+  const table = new Map<string, { passed: number; failed: number }>();
+  for (const r of results) {
+    const row = table.get(r.category) ?? { passed: 0, failed: 0 };
+    if (r.ok) row.passed += 1;
+    else row.failed += 1;
+    table.set(r.category, row);
+  }
+  console.log('segments                                     passed  failed');
+  for (const [k, v] of [...table].sort()) console.log(`${k.slice(0, 43).padEnd(45)}${String(v.passed).padStart(6)}  ${String(v.failed).padStart(6)}`);
   console.log(`${results.length - failed.length} passed, ${failed.length} failed`);
   return failed.length === 0 ? 0 : 1;
 }

@@ -2,7 +2,8 @@
 // native_batch_norm training written out (two-pass mean, biased var, normalize; outputs y, mean,
 // invstd), fusion-ir's Welford batchNorm (channels-last, weight and bias), x − sum(x, outer) and
 // x − mean(x, outer), reducing every dim but the last, in Float/Half/BFloat16 (computed in
-// Float); and the opt-in registry that holds the outer persistent scheduler.
+// Float); and a registry [pointwise, reduction, outer_persistent] that tests the scheduler
+// without the others (the default registry holds it too, after inner persistent).
 import {
   add, batchNorm, broadcast, cast, Fusion, isReducedFloat, makeTensor, mean, mul, rsqrt, sub, sum, type DataType, type TensorView,
 } from '@tsfuser/fusion-ir';

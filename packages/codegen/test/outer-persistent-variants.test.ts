@@ -1,7 +1,7 @@
 // Outer persistent codegen on fusions beyond the batch-norm fixtures: two full-size inputs, a
 // per-channel bias broadcast over the reduced dim, a max reduction, keepdim means, an
 // intermediate tensor as an extra output, 3-D inputs reducing [0, 1]. Each: picked by the
-// opt-in registry, simulated on the CPU against the reference evaluator (fresh random inputs),
+// registry [pointwise, reduction, outer_persistent], simulated on the CPU against the reference evaluator (fresh random inputs),
 // and compiled with nvcc -ptx -arch=sm_90.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';

@@ -1,16 +1,17 @@
-// Outer persistent normalization codegen (opt-in scheduler, not in the default registry):
+// Outer persistent normalization codegen (in the default registry after inner persistent):
 // batch-norm-training-like fusions (two-pass mean / biased var / normalize, fusion-ir's
 // Welford batchNorm with weight and bias, channels-last 4-D) and x − sum(x, 0) over x[N, C]
 // for N in {1, 7, 64, 1000, 4096}, C in {1, 3, 32, 256, 1001}, in Float, Half and BFloat16
-// (computed in Float). Checks: the registry picks outer_persistent; the scheduled fusion
-// evaluates like the unscheduled one; the kernel, simulated on the CPU with fresh random
-// inputs, matches the reference evaluator; block allreduces over threadIdx.y are never inside
+// (computed in Float). Checks: the registry [pointwise, reduction, outer_persistent] and the
+// default registry both pick outer_persistent; the scheduled fusion evaluates like the
+// unscheduled one; the kernel, simulated on the CPU with fresh random inputs, matches the
+// reference evaluator; block allreduces over threadIdx.y are never inside
 // an `if`; x is loaded from global memory once; oversize columns are refused with a reason;
 // and every kernel (plus one with 64-bit indexing) compiles with nvcc -ptx -arch=sm_90.
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { checkGolden, evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/fusion-ir';
-import { OuterPersistentScheduler, SchedulerRegistry } from '@tsfuser/scheduler';
+import { defaultSchedulerRegistry, OuterPersistentScheduler, SchedulerRegistry } from '@tsfuser/scheduler';
 import { compileFusion, lowerFusion, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
 import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
 import { simulateKernel } from './kernel-simulator.js';
@@ -58,6 +59,7 @@ function checkCase(c: OuterCase, simulate: boolean): void {
   const reg = registry();
   const pick = reg.tryPick(c.fusion, c.info);
   expect(pick.scheduler?.type, `${c.name}: ${pick.rejected.map((r) => `${r.type}: ${r.reason}`).join('; ')}`).toBe('outer_persistent');
+  expect(defaultSchedulerRegistry().tryPick(c.fusion, c.info).scheduler?.type, `${c.name} (default registry)`).toBe('outer_persistent');
   const inputs = randomInputs(c);
   const want = evaluate(c.fusion, inputs) as HostTensor[];
   const { kernel, compiled } = lowerCase(c);
