@@ -7,7 +7,10 @@
 // fusion-ir reference evaluator (dtype tolerances of `tsfuser run --check`). Cases:
 //   fixture:*     the codegen fixtures (every op kind × dtype, casts, broadcasts, odd/0/1 sizes)
 //   random:*      random pointwise/broadcast fusions (mixed dtypes, non-contiguous, misaligned)
-//   definition:*  test-fixtures/definitions through FusionDefinition.execute({ backend: gpu })
+//   definition:*  test-fixtures/definitions through FusionDefinition.execute({ backend: gpu }),
+//                 each listed with the schedulers of its segments (default registry), e.g.
+//                 batch_norm_channels_last.py [outer_persistent], so a definition that falls
+//                 back to more kernels shows
 //   cache:*       kernel reuse across sizes, disk cubin cache in a second executor cache
 // Fusions the GPU path does not schedule yet (reductions before their scheduler lands) are
 // listed as "unsupported", never counted as passed. Last line: `N passed, M failed`.
@@ -17,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { evaluate, HostTensor, type EvalValue, type Fusion } from '@tsfuser/fusion-ir';
 import { FusionExecutorCache, CubinCache, DeviceContext, Tensor, isAvailable, type ExecutorArgument } from '@tsfuser/runtime';
-import { SchedulingError } from '@tsfuser/scheduler';
+import { makeRuntimeInfo, SchedulingError, segmentPlanFor } from '@tsfuser/scheduler';
 import { LoweringError } from '@tsfuser/codegen';
 import { allFixtures } from '../../codegen/test/fixtures.js';
 import { loadDefinition } from '../src/cli/load-definition.js';
@@ -114,6 +117,16 @@ function runCase(device: DeviceContext, fusion: Fusion, layouts: readonly (Input
 
 let sharedCubins: CubinCache;
 
+/** The default registry's segments for a definition's inputs, e.g. `outer_persistent` or `reduction+pointwise`. */
+function segmentsOf(fusion: Fusion, inputs: readonly unknown[]): string {
+  try {
+    const info = makeRuntimeInfo(fusion, inputs.map((t) => (t instanceof Tensor ? { sizes: t.sizes, strides: t.strides } : null)));
+    return segmentPlanFor(fusion, info).groups.map((g) => g.schedulerType ?? 'none').join('+');
+  } catch (error) {
+    return `unsegmented: ${(error as Error).message.slice(0, 80)}`;
+  }
+}
+
 async function main(): Promise<void> {
   const availability = isAvailable();
   if (!availability.available) {
@@ -151,9 +164,10 @@ async function main(): Promise<void> {
         results.push({ name, outcome: 'unsupported', detail: 'no inputs list in the file' });
         continue;
       }
+      const segments = segmentsOf(definition.fusionIr(), ins);
       const outputs = await definition.execute(ins, { backend });
       const expected = evaluateOnHost(definition.fusionIr(), ins).map((t) => t.toHost());
-      results.push({ name, outcome: 'passed', detail: compareAll(outputs, expected, fusionTolerance(definition.fusionIr())) });
+      results.push({ name, outcome: 'passed', detail: `[${segments}] ${compareAll(outputs, expected, fusionTolerance(definition.fusionIr()))}` });
     } catch (error) {
       const e = error as Error;
       const unsupported = e instanceof SchedulingError || e instanceof LoweringError;
@@ -205,7 +219,7 @@ async function main(): Promise<void> {
   const failures = results.filter((r) => r.outcome === 'failed');
   for (const r of failures.slice(0, 40)) console.log(`FAIL ${r.name}: ${r.detail}`);
   for (const r of results.filter((x) => x.outcome === 'unsupported').slice(0, 20)) console.log(`unsupported ${r.name}: ${r.detail}`);
-  for (const r of results.filter((x) => x.name.startsWith('cache:'))) console.log(`${r.outcome} ${r.name}: ${r.detail}`);
+  for (const r of results.filter((x) => (x.name.startsWith('definition:') && x.outcome === 'passed') || x.name.startsWith('cache:'))) console.log(`${r.outcome} ${r.name}: ${r.detail}`);
   const out = process.env['OUT'];
   if (out !== undefined && out !== '') writeFileSync(join(out, 'gpu-suite.json'), JSON.stringify({ seed, device: device.properties.name, results }, null, 1));
   console.log(`\n${'kind'.padEnd(12)} passed  failed  unsupported`);

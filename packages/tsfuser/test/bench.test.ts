@@ -196,6 +196,15 @@ describe('tsfuser run --explain', () => {
     expect(r.stdout).toMatch(/segment 0 \[reduction\] and segment 1 \[pointwise\]: no scheduler accepts them together/);
   });
 
+  it('batch norm training: channels-last is one outer_persistent segment, NCHW one inner_persistent', async () => {
+    for (const [file, scheduler] of [['batch_norm_channels_last.py', 'outer_persistent'], ['batch_norm_nchw.py', 'inner_persistent']] as const) {
+      const r = await runCli(['run', `../../test-fixtures/definitions/${file}`, '--explain', '--backend', 'reference']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('Fusion IR with segments: 1 segment (1 kernel), 0 edges');
+      expect(r.stdout).toMatch(new RegExp(`segment 0 \\[${scheduler}\\] — reads T0, T1, T2`));
+    }
+  });
+
   it('a pointwise definition is one segment', async () => {
     const r = await runCli(['run', '../../test-fixtures/definitions/gelu_bias.mjs', '--explain', '--backend', 'reference']);
     expect(r.code).toBe(0);
