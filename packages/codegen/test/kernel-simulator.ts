@@ -3,7 +3,8 @@
 // mask, BlockReduce is a collective that requires every thread of the block, as __syncthreads
 // does; GridReduce keeps each block's partials and lets the last block of a row combine them). It checks the
 // lowering's indexing, predicates, thread predicates and block reductions against the
-// reference evaluator without a GPU. Values are JS numbers (float dtypes, Bool, integers exact below 2^53); results
+// reference evaluator without a GPU. Welford statements (WelfordUpdate, BlockWelford,
+// GridWelford) merge (avg, M2, N) states with the runtime library's welfordCombine. Values are JS numbers (float dtypes, Bool, integers exact below 2^53); results
 // are rounded to each store's dtype; float ops compute in double (not bit-exact to CUDA).
 import { castTo, HostTensor, type DataType } from '@tsfuser/fusion-ir';
 import type { IndexExpr, Kernel, LaunchParams, Operand, Stmt, TensorAccess } from '../src/index.js';
@@ -63,6 +64,22 @@ const UNARY: Record<string, (a: number) => number> = {
 };
 const REDUCE: Record<string, (a: number, b: number) => number> = { add: BINARY.add as never, mul: BINARY.mul as never, max: nanMax, min: nanMin };
 
+/** A Welford state (avg, M2, N). */
+type WelfordState = readonly [number, number, number];
+const EMPTY_STATE: WelfordState = [0, 0, 0];
+
+/** The runtime library's welfordCombine: a ⊕ b; a state with N = 0 is the identity. */
+function welfordCombine(a: WelfordState, b: WelfordState): WelfordState {
+  const [aAvg, aM2, aN] = a;
+  const [bAvg, bM2, bN] = b;
+  if (bN === 0) return a;
+  if (aN === 0) return b;
+  const n = aN + bN;
+  const ratio = bN / n;
+  const delta = bAvg - aAvg;
+  return [aAvg + delta * ratio, aM2 + bM2 + delta * delta * aN * ratio, n];
+}
+
 /**
  * Runs `kernel` with `launch`; `args` in kernel parameter order (inputs, then outputs; scalars
  * as numbers). Returns the tensor arguments after the run, in order.
@@ -104,6 +121,7 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
   for (const l of kernel.indexLocals) names.set(l.name, lookup(l.value, 0, new Map(), 0));
   /** Grid reduction partials: row (blockIdx.x, segment) → one partial per blockIdx.y. */
   const gridPartials = new Map<string, (number | undefined)[]>();
+  const gridStates = new Map<string, (WelfordState | undefined)[]>();
   const arrived = new Map<number, number>();
 
   for (let block = 0; block < launch.grid[0] * launch.grid[1]; block += 1) {
@@ -256,6 +274,64 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
               const row = gridPartials.get(`${bx}/${seg}`) ?? [];
               if (row.includes(undefined)) throw new Error(`simulator: grid reduction row ${bx} is missing a partial`);
               write(s.out, t, op(read(s.out, t), row.reduce((a: number, b) => op(a, b as number), init)));
+            }
+            break;
+          }
+          case 'WelfordUpdate':
+            mask.forEach((m, t) => {
+              if (!m) return;
+              const a: WelfordState = [read(s.out.avg, t), read(s.out.varSum, t), read(s.out.n, t)];
+              const r = welfordCombine(a, [read(s.in.avg, t), read(s.in.varSum, t), read(s.in.n, t)]);
+              write(s.out.avg, t, r[0]);
+              write(s.out.varSum, t, r[1]);
+              write(s.out.n, t, r[2]);
+            });
+            break;
+          case 'BlockWelford':
+          case 'GridWelford': {
+            if (mask.some((m) => !m)) throw new Error(`simulator: ${s.kind} reached by part of the block (a deadlock on the GPU)`);
+            const x = s.reduceDims.includes('TIDx');
+            const y = s.reduceDims.includes('TIDy');
+            const segOf = (t: number): number => (x ? 0 : t % bdx) + (y ? 0 : Math.floor(t / bdx) * bdx);
+            const segs = new Map<number, WelfordState>();
+            for (let t = 0; t < threads; t += 1) {
+              const ok = s.readPredicates.every((p) => ix(p.index, t) < ix(p.extent, t));
+              const v: WelfordState = ok ? [read(s.in.avg, t), read(s.in.varSum, t), read(s.in.n, t)] : EMPTY_STATE;
+              segs.set(segOf(t), welfordCombine(segs.get(segOf(t)) ?? EMPTY_STATE, v));
+            }
+            let result = segs;
+            if (s.kind === 'GridWelford') {
+              const bx = block % launch.grid[0];
+              const by = Math.floor(block / launch.grid[0]);
+              const gdy = launch.grid[1];
+              for (const [seg, v] of segs) {
+                const key = `${bx}/${seg}`;
+                const row = gridStates.get(key) ?? new Array<WelfordState | undefined>(gdy).fill(undefined);
+                row[by] = v;
+                gridStates.set(key, row);
+              }
+              const n = (arrived.get(bx) ?? 0) + 1;
+              const last = n === gdy;
+              arrived.set(bx, last ? 0 : n);
+              blockFlags.set(s.pending, last ? 0 : 1);
+              if (!last) break;
+              result = new Map();
+              for (const seg of segs.keys()) {
+                const row = gridStates.get(`${bx}/${seg}`) ?? [];
+                if (row.includes(undefined)) throw new Error(`simulator: grid welford row ${bx} is missing a partial`);
+                result.set(seg, row.reduce((acc: WelfordState, b) => welfordCombine(acc, b as WelfordState), EMPTY_STATE));
+              }
+            }
+            for (let t = 0; t < threads; t += 1) {
+              const tx = t % bdx;
+              const ty = Math.floor(t / bdx);
+              if ((x && tx !== 0) || (y && ty !== 0)) continue;
+              if (!s.writePredicates.every((p) => ix(p.index, t) < ix(p.extent, t))) continue;
+              const a: WelfordState = [read(s.out.avg, t), read(s.out.varSum, t), read(s.out.n, t)];
+              const r = welfordCombine(a, result.get(segOf(t)) as WelfordState);
+              write(s.out.avg, t, r[0]);
+              write(s.out.varSum, t, r[1]);
+              write(s.out.n, t, r[2]);
             }
             break;
           }

@@ -1,8 +1,9 @@
 // Reduction fusions for codegen tests and the GPU reduction suite: named fixtures (inner,
 // outer, multi-axis, keepdim, every float dtype, sizes 1 / odd / 0, pointwise before and
-// after) and a seeded generator of random single-reduction fusions with their sizes.
+// after; sum/max/min/prod and the Welford ops var_mean and welford) and a seeded generator of
+// random single-reduction fusions with their sizes.
 import {
-  add, binaryOp, broadcast, cast, Fusion, makeTensor, max, min, mul, prod, sum, unaryOp,
+  add, binaryOp, broadcast, cast, Fusion, makeTensor, max, min, mul, prod, sum, unaryOp, varMean, welford,
   type DataType, type TensorView,
 } from '@tsfuser/fusion-ir';
 import { makeRuntimeInfo, PointwiseScheduler, ReductionScheduler, SchedulerRegistry, type RuntimeInfo } from '@tsfuser/scheduler';
@@ -12,7 +13,11 @@ export function reductionRegistry(): SchedulerRegistry {
   return new SchedulerRegistry([new PointwiseScheduler(), new ReductionScheduler({ preReductionOutputs: true })]);
 }
 
-export type ReductionKind = 'sum' | 'max' | 'min' | 'prod';
+/**
+ * var_mean: torch.var_mean (outputs var, then mean; correction 1); welford: the raw WelfordOp
+ * (outputs avg, varSum and the count cast to Int). Both are one WelfordOp.
+ */
+export type ReductionKind = 'sum' | 'max' | 'min' | 'prod' | 'var_mean' | 'welford';
 
 export interface ReductionCase {
   name: string;
@@ -39,12 +44,31 @@ export interface ReductionSpec {
   preOutput?: boolean;
 }
 
-const REDUCE: Record<ReductionKind, (t: TensorView, axes: number[], keepdim: boolean) => TensorView> = {
-  sum: (t, a, k) => sum(t, a, k),
-  max: (t, a, k) => max(t, a, k),
-  min: (t, a, k) => min(t, a, k),
-  prod: (t, a, k) => prod(t, a, k),
+/** The reduction's outputs; the first one gets the `post` epilogue. */
+const REDUCE: Record<ReductionKind, (t: TensorView, axes: number[], keepdim: boolean) => TensorView[]> = {
+  sum: (t, a, k) => [sum(t, a, k)],
+  max: (t, a, k) => [max(t, a, k)],
+  min: (t, a, k) => [min(t, a, k)],
+  prod: (t, a, k) => [prod(t, a, k)],
+  var_mean: (t, a, k) => {
+    const r = varMean(t, a, 1, k);
+    return [r.var, r.mean];
+  },
+  welford: (t, a, k) => {
+    if (k) {
+      // welford has no keepdim: a keepdim welford case is a var_mean with population variance
+      const r = varMean(t, a, 0, true);
+      return [r.var, r.mean];
+    }
+    const w = welford(t, a);
+    return [w.avg, w.varSum, cast(w.n, 'Int')];
+  },
 };
+
+/** Whether a kind reduces with a WelfordOp. */
+export function isWelfordKind(op: ReductionKind): boolean {
+  return op === 'var_mean' || op === 'welford';
+}
 
 export function buildReduction(name: string, spec: ReductionSpec): ReductionCase {
   const fusion = new Fusion();
@@ -80,7 +104,8 @@ export function buildReduction(name: string, spec: ReductionSpec): ReductionCase
     }
   }
   if (spec.preOutput === true && t !== x) fusion.addOutput(t);
-  let r = REDUCE[spec.op](t, axes, keepdim);
+  const [first, ...others] = REDUCE[spec.op](t, axes, keepdim);
+  let r = first as TensorView;
   const norm = axes.map((a) => (a < 0 ? a + shape.length : a));
   const kept = shape.filter((_, d) => !norm.includes(d));
   switch (spec.post ?? 'none') {
@@ -105,6 +130,7 @@ export function buildReduction(name: string, spec: ReductionSpec): ReductionCase
       break;
   }
   fusion.addOutput(r);
+  for (const o of others) fusion.addOutput(o);
   const reductionSize = norm.reduce((acc, d) => acc * (shape[d] ?? 1), 1);
   const info = makeRuntimeInfo(fusion, sizes.map((s) => ({ sizes: s })));
   return { name, fusion, sizes, info, op: spec.op, reductionSize };
@@ -152,6 +178,32 @@ export function reductionFixtures(): ReductionCase[] {
   add1('sum_int32', { op: 'sum', dtype: 'Int32', shape: [33, 65], axes: [1] });
   add1('max_int64_outer', { op: 'max', dtype: 'Int', shape: [65, 33], axes: [0] });
   add1('min_bool', { op: 'min', dtype: 'Bool', shape: [9, 40], axes: [1] });
+  // Welford (var_mean / welford): the same schedules with the Welford merge
+  for (const dtype of ['Float', 'Half', 'BFloat16', 'Double'] as const) {
+    add1(`var_mean_inner_${dtype}`, { op: 'var_mean', dtype, shape: [128, 4096], axes: [1] });
+    add1(`var_mean_outer_odd_${dtype}`, { op: 'var_mean', dtype, shape: [999, 37], axes: [0] });
+  }
+  add1('welford_inner_odd', { op: 'welford', dtype: 'Float', shape: [37, 1001], axes: [1] });
+  add1('welford_outer_half', { op: 'welford', dtype: 'Half', shape: [300, 41], axes: [0] });
+  add1('var_mean_multi_axis_0_1', { op: 'var_mean', dtype: 'Float', shape: [16, 32, 64], axes: [0, 1] });
+  add1('var_mean_multi_axis_0_2', { op: 'var_mean', dtype: 'BFloat16', shape: [5, 6, 7], axes: [0, 2] });
+  add1('var_mean_keepdim_inner', { op: 'var_mean', dtype: 'Half', shape: [64, 100], axes: [1], keepdim: true });
+  add1('var_mean_keepdim_outer', { op: 'var_mean', dtype: 'Float', shape: [100, 64], axes: [0], keepdim: true });
+  add1('var_mean_full_2d', { op: 'var_mean', dtype: 'Float', shape: [33, 17], axes: [0, 1] });
+  add1('var_mean_size_one_reduced', { op: 'var_mean', dtype: 'Float', shape: [7, 1], axes: [1] });
+  add1('var_mean_size_one_all', { op: 'welford', dtype: 'Float', shape: [1, 1], axes: [0, 1] });
+  add1('var_mean_size_zero_reduced', { op: 'var_mean', dtype: 'Float', shape: [5, 0], axes: [1] });
+  add1('welford_size_zero_reduced', { op: 'welford', dtype: 'Float', shape: [4, 0, 3], axes: [1, 2] });
+  add1('var_mean_size_zero_kept', { op: 'var_mean', dtype: 'Float', shape: [0, 5], axes: [1] });
+  add1('var_mean_pre_exp_post_bias', { op: 'var_mean', dtype: 'Half', shape: [257, 129], axes: [0], pre: 'exp', post: 'bias' });
+  add1('var_mean_pre_output', { op: 'var_mean', dtype: 'Float', shape: [30, 400], axes: [1], pre: 'add', preOutput: true });
+  add1('grid_var_mean_inner', { op: 'var_mean', dtype: 'Float', shape: [4, 50000], axes: [1] });
+  add1('grid_welford_inner_odd_half', { op: 'welford', dtype: 'Half', shape: [3, 49999], axes: [1] });
+  add1('grid_var_mean_outer', { op: 'var_mean', dtype: 'BFloat16', shape: [50000, 4], axes: [0], keepdim: true });
+  add1('grid_var_mean_full', { op: 'var_mean', dtype: 'Float', shape: [150001], axes: [0] });
+  // large: a row too long for registers, and var_mean(x[16, 512, 4096], dims=[0, 1])
+  add1('var_mean_inner_row_65536', { op: 'var_mean', dtype: 'Float', shape: [64, 65536], axes: [1] });
+  add1('var_mean_16x512x4096_dims_0_1', { op: 'var_mean', dtype: 'Float', shape: [16, 512, 4096], axes: [0, 1] });
   return out;
 }
 
@@ -191,7 +243,7 @@ export function randomReductionSpec(rand: () => number): ReductionSpec {
   }
   const axes = shape.map((_, d) => d).filter(() => rand() < 0.5);
   if (axes.length === 0) axes.push(Math.floor(rand() * rank));
-  const op = pick(rand, ['sum', 'sum', 'max', 'min', 'prod'] as const);
+  const op = pick(rand, ['sum', 'sum', 'max', 'min', 'prod', 'var_mean', 'welford'] as const);
   return {
     op,
     dtype: pick(rand, ['Float', 'Float', 'Half', 'BFloat16', 'Double'] as const),

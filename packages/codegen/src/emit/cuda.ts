@@ -7,7 +7,9 @@ import { CodegenError } from '../errors.js';
 import { printIndex } from '../kernel-ir/index-expr.js';
 import type { ComputeOp, Kernel, Operand, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
 import { binaryExpression, ternaryExpression, unaryExpression } from './op-expressions.js';
-import { blockReduceCall, deviceGlobalDecls, gridReduceDecl, reductionInitText, SHARED_MEMORY_DECL } from './reduction.js';
+import {
+  blockReduceCall, blockWelfordCall, deviceGlobalDecls, gridReduceDecl, gridWelfordDecl, reductionInitText, SHARED_MEMORY_DECL, welfordUpdateCall,
+} from './reduction.js';
 import { runtimeLibrary } from './runtime/index.js';
 import { computeKind, computeType, convertTo, storageType, storeAs } from './types.js';
 
@@ -115,6 +117,15 @@ function emitStmt(s: Stmt, indent: string, lines: string[]): void {
       return;
     case 'GridReduce':
       lines.push(`${indent}${gridReduceDecl(s, accessText(s.out), accessText(s.in))};`);
+      return;
+    case 'WelfordUpdate':
+      lines.push(`${indent}${welfordUpdateCall(s)};`);
+      return;
+    case 'BlockWelford':
+      lines.push(`${indent}${blockWelfordCall(s)};`);
+      return;
+    case 'GridWelford':
+      lines.push(`${indent}${gridWelfordDecl(s)};`);
       return;
     case 'Compute': {
       const { text, ctype } = computeExpression(s.op, s.operands, s.computeDtype);

@@ -3,19 +3,23 @@
 // same arguments, when every thread needs the result) and
 // `gridReduce<X, Y>(…, work, semaphores, …)` calls with the combine op as a lambda over the
 // accumulation type (NaN-propagating max/min as the reference evaluator), the dynamic shared
-// memory the block reductions use, and the kernel's static grid reduction buffers.
+// memory the block reductions use, and the kernel's static grid reduction buffers. Welford
+// statements become `welfordCombine(avg, M2, N, in_avg, in_M2, in_N)`,
+// `blockWelford<X, Y>(…, smem, read_pred, write_pred)` and `gridWelford<X, Y>(…)` calls
+// (runtime/welford.ts) on the three accumulators.
 
 import type { DataType, ReductionOpType } from '@tsfuser/fusion-ir';
 import { printIndex } from '../kernel-ir/index-expr.js';
-import type { Predicate, Stmt } from '../kernel-ir/nodes.js';
+import type { Operand, Predicate, Stmt, TensorAccess, WelfordAccesses } from '../kernel-ir/nodes.js';
 import { binaryExpression } from './op-expressions.js';
-import { computeKind, computeType, storeAs } from './types.js';
+import { computeKind, computeType, convertTo, storeAs } from './types.js';
 
 /** Dynamic shared memory, declared once per kernel (8-byte aligned through `double`). */
 export const SHARED_MEMORY_DECL = 'extern __shared__ double nvf_shared_mem[];';
 
 /** An init literal (C text of a double or integer constant) as a value of storage dtype `d`. */
 export function reductionInitText(literal: string, d: DataType): string {
+  if (d === 'Index') return `static_cast<nvfuser_index_t>(${literal})`;
   const ctype = computeType(d);
   return storeAs(`static_cast<${ctype}>(${literal})`, ctype, d);
 }
@@ -58,5 +62,54 @@ export function blockReduceCall(s: Extract<Stmt, { kind: 'BlockReduce' }>, outTe
     `${fn}<${x}, ${y}>(${outText}, ${inText}, ${combineLambda(s.op, s.accDtype)}, ` +
     `reinterpret_cast<${ctype}*>(nvf_shared_mem), ${predicateText(s.readPredicates)}, ${predicateText(s.writePredicates)}, ` +
     `static_cast<${ctype}>(${s.init.text}))`
+  );
+}
+
+function accessText(a: TensorAccess): string {
+  return `${a.tensor}[${printIndex(a.index)}]`;
+}
+
+/**
+ * An input operand of a Welford merge as a value of C type `ctype` (literals cast explicitly:
+ * welfordCombine deduces T from every avg / M2 argument). Counts pass as they are.
+ */
+function welfordOperand(o: Operand, ctype: string): string {
+  if (ctype === 'nvfuser_index_t') return o.kind === 'tensor' ? accessText(o) : o.text;
+  if (o.kind === 'scalar') return `static_cast<${ctype}>(${o.text})`;
+  return convertTo(accessText(o), o.dtype, ctype);
+}
+
+function stateText(w: WelfordAccesses): string {
+  return `${accessText(w.avg)}, ${accessText(w.varSum)}, ${accessText(w.n)}`;
+}
+
+/** `welfordCombine(avg, M2, N, x, 0, 1)` (raw value x) or with a partial state. */
+export function welfordUpdateCall(s: Extract<Stmt, { kind: 'WelfordUpdate' }>): string {
+  const ctype = computeType(s.accDtype);
+  return (
+    `welfordCombine(${stateText(s.out)}, ${welfordOperand(s.in.avg, ctype)}, ` +
+    `${welfordOperand(s.in.varSum, ctype)}, ${welfordOperand(s.in.n, 'nvfuser_index_t')})`
+  );
+}
+
+export function blockWelfordCall(s: Extract<Stmt, { kind: 'BlockWelford' }>): string {
+  const x = s.reduceDims.includes('TIDx');
+  const y = s.reduceDims.includes('TIDy');
+  return (
+    `blockWelford<${x}, ${y}>(${stateText(s.out)}, ${stateText(s.in)}, nvf_shared_mem, ` +
+    `${predicateText(s.readPredicates)}, ${predicateText(s.writePredicates)})`
+  );
+}
+
+/** `const nvfuser_index_t <pending> = gridWelford<…>(…) ? 0 : 1` */
+export function gridWelfordDecl(s: Extract<Stmt, { kind: 'GridWelford' }>): string {
+  const ctype = computeType(s.accDtype);
+  const x = s.reduceDims.includes('TIDx');
+  const y = s.reduceDims.includes('TIDy');
+  return (
+    `const nvfuser_index_t ${s.pending} = gridWelford<${x}, ${y}>(${stateText(s.out)}, ${stateText(s.in)}, nvf_shared_mem, ` +
+    `reinterpret_cast<${ctype}*>(${s.work.avg}), reinterpret_cast<${ctype}*>(${s.work.varSum}), ` +
+    `reinterpret_cast<nvfuser_index_t*>(${s.work.n}), ${s.semaphores}, ` +
+    `${predicateText(s.readPredicates)}, ${predicateText(s.writePredicates)}) ? 0 : 1`
   );
 }

@@ -32,6 +32,23 @@ export type ComputeOp =
   | { family: 'binary'; op: BinaryOpType }
   | { family: 'ternary'; op: TernaryOpType };
 
+/** The three accumulators of a Welford state at one point: mean, M2 (varSum) and count N. */
+export interface WelfordAccesses {
+  avg: TensorAccess;
+  varSum: TensorAccess;
+  n: TensorAccess;
+}
+
+/**
+ * The Welford state an update folds in: a raw value (varSum the literal 0, n the literal 1) or
+ * a partial state (rFactor partials: three tensor accesses).
+ */
+export interface WelfordOperands {
+  avg: Operand;
+  varSum: Operand;
+  n: Operand;
+}
+
 /** `index < extent` */
 export interface Predicate {
   index: IndexExpr;
@@ -90,8 +107,46 @@ export type Stmt =
       pending: string;
     }
   /**
+   * Serial Welford step: `out` merges the state `in` (welfordCombine of the runtime library:
+   * δ = b.avg − a.avg; N = a.N + b.N; avg += δ·b.N/N; M2 += b.M2 + δ²·a.N·b.N/N; a state with
+   * N = 0 is the identity). `accDtype` is the avg / M2 type; counts are nvfuser_index_t.
+   */
+  | { kind: 'WelfordUpdate'; out: WelfordAccesses; in: WelfordOperands; accDtype: DataType }
+  /**
+   * BlockReduce for Welford states (`blockWelford`): threads combine their partial states over
+   * `reduceDims` with the Welford merge; the thread whose reduced indices are 0 merges the
+   * result into `out` (holding the init state N = 0). Out-of-range threads contribute N = 0.
+   */
+  | {
+      kind: 'BlockWelford';
+      out: WelfordAccesses;
+      in: WelfordAccesses;
+      accDtype: DataType;
+      reduceDims: ('TIDx' | 'TIDy')[];
+      readPredicates: Predicate[];
+      writePredicates: Predicate[];
+    }
+  /**
+   * GridReduce for Welford states (`gridWelford`): a BlockWelford, each block's partial state
+   * in the static work buffers `work` (avg, M2, N), the last block of a row merges them;
+   * `pending` as for GridReduce.
+   */
+  | {
+      kind: 'GridWelford';
+      out: WelfordAccesses;
+      in: WelfordAccesses;
+      accDtype: DataType;
+      reduceDims: ('TIDx' | 'TIDy')[];
+      readPredicates: Predicate[];
+      writePredicates: Predicate[];
+      work: { avg: string; varSum: string; n: string };
+      semaphores: string;
+      pending: string;
+    }
+  /**
    * Lowering-internal: a fusion expression placed in the loop nest, not yet indexed. `phase`
-   * 'init' marks the accumulator initialisation of a ReductionOp, placed outside its loops.
+   * 'init' marks the accumulator initialisation of a ReductionOp or WelfordOp, placed outside
+   * its loops.
    */
   | { kind: 'PendingExpr'; expr: Expr; positionIndices: IndexExpr[]; phase?: 'init' };
 
@@ -119,6 +174,9 @@ export interface Kernel {
   vectorizeFactor: number;
   /** Dynamic shared memory the kernel needs (block reductions), in bytes. */
   sharedMemBytes: number;
-  /** Static `__device__` arrays of the kernel (grid reduction work buffer and semaphores). */
-  deviceGlobals: { name: string; ctype: 'double' | 'unsigned int'; size: number }[];
+  /**
+   * Static `__device__` arrays of the kernel (grid reduction work buffer and semaphores; a grid
+   * Welford's count buffer is `long long`, read as nvfuser_index_t).
+   */
+  deviceGlobals: { name: string; ctype: 'double' | 'unsigned int' | 'long long'; size: number }[];
 }

@@ -1,7 +1,7 @@
 // The `kernel_ir` dump: a stable, indented text form of kernel IR.
 
 import { printIndex } from './index-expr.js';
-import type { Kernel, Operand, Stmt, TensorAccess } from './nodes.js';
+import type { Kernel, Operand, Predicate, Stmt, TensorAccess, WelfordAccesses, WelfordOperands } from './nodes.js';
 
 function access(a: TensorAccess): string {
   return `${a.tensor}_${a.memory === 'Global' ? 'g' : 'l'}[${printIndex(a.index)}]`;
@@ -9,6 +9,14 @@ function access(a: TensorAccess): string {
 
 function operand(o: Operand): string {
   return o.kind === 'tensor' ? access(o) : o.text;
+}
+
+function state(w: WelfordAccesses | WelfordOperands): string {
+  return `(${operand(w.avg)}, ${operand(w.varSum)}, ${operand(w.n)})`;
+}
+
+function predicates(ps: readonly Predicate[]): string {
+  return ps.length === 0 ? 'true' : ps.map((p) => `${printIndex(p.index)} < ${printIndex(p.extent)}`).join(' && ');
 }
 
 function printStmts(stmts: readonly Stmt[], indent: string, lines: string[]): void {
@@ -55,6 +63,19 @@ function printStmts(stmts: readonly Stmt[], indent: string, lines: string[]): vo
         );
         break;
       }
+      case 'WelfordUpdate':
+        lines.push(`${indent}${state(s.out)} = welford(${state(s.out)}, ${state(s.in)}) in ${s.accDtype}`);
+        break;
+      case 'BlockWelford':
+        lines.push(
+          `${indent}BLOCK_WELFORD(${s.reduceDims.join(', ')}) ${state(s.out)} = welford(${state(s.out)}, ${state(s.in)}) in ${s.accDtype}, read_pred ${predicates(s.readPredicates)}, write_pred ${predicates(s.writePredicates)}`,
+        );
+        break;
+      case 'GridWelford':
+        lines.push(
+          `${indent}GRID_WELFORD(${[...s.reduceDims, 'BIDy'].join(', ')}) ${state(s.out)} = welford(${state(s.out)}, ${state(s.in)}) in ${s.accDtype}, read_pred ${predicates(s.readPredicates)}, write_pred ${predicates(s.writePredicates)}, work (${s.work.avg}, ${s.work.varSum}, ${s.work.n}), semaphores ${s.semaphores}, pending ${s.pending}`,
+        );
+        break;
       case 'PendingExpr':
         lines.push(`${indent}PENDING ${s.expr.kind}`);
         break;

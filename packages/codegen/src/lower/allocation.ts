@@ -1,5 +1,6 @@
 // Pass 4 — allocation. In: the loop nest with PendingExprs. Out: the same tree with an
-// Allocate for every Local tensor, placed at the start of the innermost loop it shares with
+// Allocate for every Local tensor (each output of a multi-output expression: Welford's avg,
+// varSum and n), placed at the start of the innermost loop it shares with
 // its consumers (its compute-at position), sized by the product of its remaining
 // non-parallel positions (constants: vector width, unroll factor). Also the local index
 // of a tensor: row-major over those positions. A reduction's own reduction positions are not
@@ -43,20 +44,24 @@ export function localIndex(ctx: LoweringContext, groups: LoopGroups, tv: TensorV
 
 export function insertAllocations(ctx: LoweringContext, groups: LoopGroups, body: Stmt[]): Stmt[] {
   const vector = ctx.positions > 0 ? ctx.reference.axis(-1).extent.constNumber() ?? 1 : 1;
+  const allocate = (out: TensorView, loops: readonly Stmt[][]): void => {
+    const ca = groups.computeAt(out);
+    const depth = groups.kinds.filter((k, p) => p < ca && k.kind === 'loop' && groups.owns(out, p) && !(p === ctx.positions - 1 && groups.isVectorized(out))).length;
+    const target = depth === 0 ? body : loops[depth - 1];
+    if (target === undefined) throw new LoweringError(`T${out.name}: no loop at allocation depth ${depth}`);
+    const size = allocatedPositions(groups, out).reduce((acc, p) => acc * positionExtent(ctx, p, out), 1);
+    const align = groups.isVectorized(out) ? vector : 1;
+    const allocs = target.filter((x) => x.kind === 'Allocate').length;
+    target.splice(allocs, 0, { kind: 'Allocate', buffer: ctx.tensorName(out), dtype: ctx.storageDtype(out), size, align });
+  };
   const visit = (stmts: Stmt[], loops: Stmt[][]): void => {
     for (const s of [...stmts]) {
       if (s.kind === 'ForLoop') visit(s.body, [...loops, s.body]);
       if (s.kind !== 'PendingExpr' || s.phase === 'init') continue;
-      const out = s.expr.outputs[0];
-      if (out === undefined || out.kind !== 'tensorView' || out.memoryType !== 'Local') continue;
-      const ca = groups.computeAt(out);
-      const depth = groups.kinds.filter((k, p) => p < ca && k.kind === 'loop' && groups.owns(out, p) && !(p === ctx.positions - 1 && groups.isVectorized(out))).length;
-      const target = depth === 0 ? body : loops[depth - 1];
-      if (target === undefined) throw new LoweringError(`T${out.name}: no loop at allocation depth ${depth}`);
-      const size = allocatedPositions(groups, out).reduce((acc, p) => acc * positionExtent(ctx, p, out), 1);
-      const align = groups.isVectorized(out) ? vector : 1;
-      const allocs = target.filter((x) => x.kind === 'Allocate').length;
-      target.splice(allocs, 0, { kind: 'Allocate', buffer: ctx.tensorName(out), dtype: ctx.storageDtype(out), size, align });
+      // Every output: Welford's avg, varSum and n each get a buffer.
+      for (const out of s.expr.outputs) {
+        if (out.kind === 'tensorView' && out.memoryType === 'Local') allocate(out, loops);
+      }
     }
   };
   visit(body, []);

@@ -23,24 +23,24 @@ function threadReducedPositions(groups: LoopGroups, tv: TensorView): number[] {
   return out;
 }
 
-/** The ReductionOp outputs whose block reduction must be an allreduce (see the header). */
+/** The ReductionOp (and WelfordOp avg) outputs whose block reduction must be an allreduce (see the header). */
 export function allreduceTensors(ctx: LoweringContext, groups: LoopGroups): Set<TensorView> {
   const result = new Set<TensorView>();
   for (const e of ctx.fusion.exprs()) {
-    if (e.kind !== 'ReductionOp') continue;
+    if (e.kind !== 'ReductionOp' && e.kind !== 'WelfordOp') continue;
     const r = e.outputs[0];
     if (r === undefined || r.kind !== 'tensorView') continue;
     const positions = threadReducedPositions(groups, r);
     if (positions.length === 0) continue;
     // Walk forward from r; any downstream tensor owning a thread-reduced position needs r everywhere.
-    const stack: TensorView[] = [r];
+    const stack: TensorView[] = e.outputs.filter((o): o is TensorView => o.kind === 'tensorView');
     const seen = new Set<TensorView>();
     let all = false;
     while (stack.length > 0 && !all) {
       const t = stack.pop() as TensorView;
       if (seen.has(t)) continue;
       seen.add(t);
-      if (t !== r && positions.some((p) => groups.owns(t, p))) all = true;
+      if (!e.outputs.includes(t) && positions.some((p) => groups.owns(t, p))) all = true;
       for (const u of t.uses) for (const o of u.outputs) if (o.kind === 'tensorView') stack.push(o);
     }
     if (all) result.add(r);

@@ -56,7 +56,7 @@ export function makeContext(
     scalarNames: new Map(),
     tensorName: (tv) => `T${tv.name}`,
     extent: (s) => extent(ctx, s),
-    prefixAligned: fusion.exprs().some((e) => e.kind === 'ReductionOp'),
+    prefixAligned: fusion.exprs().some((e) => e.kind === 'ReductionOp' || e.kind === 'WelfordOp'),
     storageDtype: storageDtypeOf,
     kernelName,
   };

@@ -4,7 +4,8 @@
 // with global accesses indexed through the reference (indexing.ts), local ones by buffer
 // position (allocation.ts), wrapped in an IfThenElse when a non-divisible split needs a
 // predicate (predicates.ts). ReductionOps lower through reductions.ts (init, serial update or
-// block reduction); statements computed from a block-reduced value get thread predicates;
+// block reduction), WelfordOps through welford.ts (three inits, merge, block/grid Welford);
+// statements computed from a block-reduced value get thread predicates;
 // statements on a thread dim launched wider than its extent get its guard (padded-threads.ts).
 // Fusion scalar math becomes ScalarComputes at kernel start.
 // Invariant: no PendingExpr remains.
@@ -20,6 +21,7 @@ import type { LoopGroups } from './loop-groups.js';
 import { paddedThreadPredicates } from './padded-threads.js';
 import { dependentPositions, pointPredicates, predicatedSplits } from './predicates.js';
 import { lowerReductionInit, lowerReductionUpdate, threadPredicateMap, threadPredicates, type ReductionLoweringEnv } from './reductions.js';
+import { lowerWelfordInit, lowerWelfordUpdate, type WelfordLoweringEnv } from './welford.js';
 import { scalarLiteral } from './scalar-literal.js';
 
 export function scalarOperand(ctx: LoweringContext, s: Scalar): ScalarOperand {
@@ -56,7 +58,7 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
   const trivial = (p: number): boolean => groups.kinds[p]?.kind === 'trivial';
   const threadPreds = ctx.prefixAligned ? threadPredicateMap(ctx, groups) : new Map<TensorView, string[]>();
   const padded = paddedThreadPredicates(ctx, groups);
-  const lowerOne = (s: Extract<Stmt, { kind: 'PendingExpr' }>): Stmt => {
+  const lowerOne = (s: Extract<Stmt, { kind: 'PendingExpr' }>): Stmt | Stmt[] => {
     const indexer = new PointIndexer(history, s.positionIndices);
     const access = (tv: TensorView): TensorAccess => {
       if (tv.memoryType === 'Global') {
@@ -82,15 +84,19 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
       const env: ReductionLoweringEnv = { ctx, groups, access, predicates: predicatesFor };
       return s.phase === 'init' ? lowerReductionInit(s.expr, env) : lowerReductionUpdate(s.expr, env);
     }
+    if (s.expr.kind === 'WelfordOp') {
+      const env: WelfordLoweringEnv = { ctx, groups, access, predicates: predicatesFor, operand };
+      return s.phase === 'init' ? lowerWelfordInit(s.expr, env) : lowerWelfordUpdate(s.expr, env);
+    }
     const inner = lowerExpr(s.expr, access, operand, groups.isVectorized(out) ? vector : 1);
     const predicates = [...predicatesFor((ps) => ps.every((p) => p < count && groups.owns(out, p))), ...threadPredicates(threadPreds.get(out) ?? [])];
     return predicates.length === 0 ? inner : { kind: 'IfThenElse', predicates, then: [inner], else: [] };
   };
   const visit = (stmts: Stmt[]): Stmt[] =>
-    stmts.map((st) => {
-      if (st.kind === 'ForLoop') return { ...st, body: visit(st.body) };
+    stmts.flatMap((st) => {
+      if (st.kind === 'ForLoop') return [{ ...st, body: visit(st.body) }];
       if (st.kind === 'PendingExpr') return lowerOne(st);
-      return st;
+      return [st];
     });
   return visit(body);
 }

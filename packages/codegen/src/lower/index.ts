@@ -40,41 +40,49 @@ function vectorizeFactorOf(p: HeuristicParams): number {
   }
 }
 
-/** Dynamic shared memory of the block reductions: one accumulator per thread of the block. */
+/** Every statement of the tree, depth first. */
+function allStmts(stmts: readonly Stmt[], into: Stmt[] = []): Stmt[] {
+  for (const s of stmts) {
+    into.push(s);
+    if (s.kind === 'ForLoop') allStmts(s.body, into);
+    else if (s.kind === 'IfThenElse') {
+      allStmts(s.then, into);
+      allStmts(s.else, into);
+    }
+  }
+  return into;
+}
+
+/** Bytes of a Welford count in shared memory and work buffers (nvfuser_index_t is at most 8). */
+const WELFORD_COUNT_BYTES = 8;
+
+/**
+ * Dynamic shared memory of the block reductions: one accumulator per thread of the block
+ * (a Welford state per thread: avg and M2 in the accumulation type, then the count).
+ */
 function blockReduceSharedMemory(stmts: readonly Stmt[], threads: number): number {
   let bytes = 0;
-  const visit = (ss: readonly Stmt[]): void => {
-    for (const s of ss) {
-      if (s.kind === 'ForLoop') visit(s.body);
-      else if (s.kind === 'IfThenElse') {
-        visit(s.then);
-        visit(s.else);
-      } else if (s.kind === 'BlockReduce' || s.kind === 'GridReduce') bytes = Math.max(bytes, threads * dataTypeSize(s.accDtype));
-    }
-  };
-  visit(stmts);
+  for (const s of allStmts(stmts)) {
+    if (s.kind === 'BlockReduce' || s.kind === 'GridReduce') bytes = Math.max(bytes, threads * dataTypeSize(s.accDtype));
+    else if (s.kind === 'BlockWelford' || s.kind === 'GridWelford') bytes = Math.max(bytes, threads * (2 * dataTypeSize(s.accDtype) + WELFORD_COUNT_BYTES));
+  }
   return bytes;
 }
 
-/** The static work buffer and semaphores of a grid reduction, sized by the heuristics. */
+/** The static work buffers and semaphores of a grid reduction (or grid Welford), sized by the heuristics. */
 function gridReductionGlobals(stmts: readonly Stmt[], p: HeuristicParams): Kernel['deviceGlobals'] {
-  const grids: Extract<Stmt, { kind: 'GridReduce' }>[] = [];
-  const visit = (ss: readonly Stmt[]): void => {
-    for (const s of ss) {
-      if (s.kind === 'ForLoop') visit(s.body);
-      else if (s.kind === 'IfThenElse') {
-        visit(s.then);
-        visit(s.else);
-      } else if (s.kind === 'GridReduce') grids.push(s);
-    }
-  };
-  visit(stmts);
+  const grids = allStmts(stmts).filter((s): s is Extract<Stmt, { kind: 'GridReduce' | 'GridWelford' }> => s.kind === 'GridReduce' || s.kind === 'GridWelford');
   const first = grids[0];
   if (first === undefined) return [];
   if (p.schedulerType !== 'reduction' || grids.length > 1) throw new LoweringError('a grid reduction needs the reduction scheduler and only one per kernel');
+  const slots = Math.max(1, p.gridReductionWorkSlots);
+  const semaphores = { name: first.semaphores, ctype: 'unsigned int' as const, size: Math.max(1, p.gridReductionSemaphores) };
+  if (first.kind === 'GridReduce') return [{ name: first.work, ctype: 'double', size: slots }, semaphores];
   return [
-    { name: first.work, ctype: 'double', size: Math.max(1, p.gridReductionWorkSlots) },
-    { name: first.semaphores, ctype: 'unsigned int', size: Math.max(1, p.gridReductionSemaphores) },
+    { name: first.work.avg, ctype: 'double', size: slots },
+    { name: first.work.varSum, ctype: 'double', size: slots },
+    { name: first.work.n, ctype: 'long long', size: slots },
+    semaphores,
   ];
 }
 

@@ -35,7 +35,7 @@ export class LoopGroups {
     this.idGraph = ctx.prefixAligned ? buildIdGraph(ctx.fusion.allTvs()) : null;
     if (ctx.prefixAligned) {
       for (const e of ctx.fusion.exprs()) {
-        const after = e.kind === 'ReductionOp' || e.inputs.some((v) => v.kind === 'tensorView' && this.afterReduction.has(v));
+        const after = e.kind === 'ReductionOp' || e.kind === 'WelfordOp' || e.inputs.some((v) => v.kind === 'tensorView' && this.afterReduction.has(v));
         if (after) for (const o of e.outputs) if (o.kind === 'tensorView') this.afterReduction.add(o);
       }
     }

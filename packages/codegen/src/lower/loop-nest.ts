@@ -4,7 +4,7 @@
 // whose leaves are PendingExprs carrying the index of every reference position.
 // Each expression sits inside the loops of its output's positions; siblings are ordered so
 // that producers come before consumers (Kahn's algorithm, ties by first appearance).
-// A ReductionOp also gets an 'init' leaf (its accumulator set to the identity) placed in the
+// A ReductionOp (or WelfordOp) also gets an 'init' leaf (its accumulator set to the identity) placed in the
 // loops of the positions before its first reduction position, ordered before its update;
 // prefix-aligned tensors (reduction schedules) sit only in the loops of their own positions.
 // Invariant: a loop set appears exactly once in the tree; a producer inlined at k and its
@@ -28,7 +28,7 @@ interface Leaf {
   expr: Expr;
   out: TensorView;
   order: number;
-  /** The accumulator initialisation of a ReductionOp (not its update). */
+  /** The accumulator initialisation of a ReductionOp or WelfordOp (not its update). */
   init: boolean;
 }
 
@@ -119,7 +119,7 @@ export function buildLoopNest(ctx: LoweringContext, groups: LoopGroups): Stmt[] 
     const out = expr.outputs[0];
     if (out === undefined || out.kind !== 'tensorView') continue;
     const count = groups.loopCount(out);
-    if (expr.kind === 'ReductionOp') {
+    if (expr.kind === 'ReductionOp' || expr.kind === 'WelfordOp') {
       const firstReduction = out.domain.loop.findIndex((id) => id.isReduction());
       place(expr, out, firstReduction < 0 ? count : Math.min(count, firstReduction), true);
     }

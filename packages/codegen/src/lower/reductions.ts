@@ -10,6 +10,7 @@
 //     predicate (minus any predicate on the reduced thread dims), never an `if` around it;
 //   * with a reduction position on blockIdx.y too: one GridReduce (block reduction, partials
 //     through a global work buffer, the last block of the row combines them).
+// (WelfordOp lowers alike through welford.ts.)
 // Tensors computed from a block-reduced value are valid in the thread whose reduced indices
 // are 0 only: their statements are guarded by `threadIdx.x < 1` (thread predicates), and after
 // a grid reduction also by `T<n>_grid_pending < 1` (only the last block has the result).
@@ -57,7 +58,7 @@ export function gridPendingName(ctx: LoweringContext, tv: TensorView): string {
 }
 
 /** Reference positions of R's serial reduction loops. */
-function serialReductionPositions(groups: LoopGroups, tv: TensorView): number[] {
+export function serialReductionPositions(groups: LoopGroups, tv: TensorView): number[] {
   const out: number[] = [];
   const count = Math.min(tv.nDims(), groups.loopCount(tv));
   for (let p = 0; p < count; p += 1) if (tv.axis(p).isReduction() && groups.kinds[p]?.kind === 'loop') out.push(p);
@@ -90,7 +91,7 @@ export function threadPredicateMap(ctx: LoweringContext, groups: LoopGroups): Ma
     const out = e.outputs[0];
     if (out === undefined || out.kind !== 'tensorView') continue;
     const inherited = new Set<string>();
-    if (e.kind !== 'ReductionOp') {
+    if (e.kind !== 'ReductionOp' && e.kind !== 'WelfordOp') {
       for (const v of e.inputs) if (v.kind === 'tensorView') for (const b of map.get(v) ?? []) inherited.add(b);
     } else {
       const red = parallelReduction(groups, out);
