@@ -4,19 +4,24 @@
 //   (GPU host) bash gpu-bundle/run.sh codegen-reduction-suite [seed] [count]
 //
 // Runs every reduction fixture (test/reduction-fixtures.ts) and `count` (default 320) random
-// single-reduction fusions (sum/max/min/prod over random axes, keepdim, pointwise before and
-// after, Float/Half/BFloat16/Double, sizes 0/1/odd/large, some NaN inputs) through
+// single-reduction fusions (sum/max/min/prod and the Welford ops var_mean / welford over random
+// axes, keepdim, pointwise before and after, Float/Half/BFloat16/Double, sizes 0/1/odd/large,
+// some NaN inputs) through
 // FusionExecutorCache (reduction scheduler → codegen → NVRTC → launch, outputs poisoned) and
 // compares every output element with the reference evaluator on the same fresh random
 // inputs. Tolerance: the output dtype's rounding plus float accumulation over the reduced
-// extent. Prints failures (with the spec to rebuild them), `N passed, M failed` last, and
+// extent. The summary table splits the schedule classes by op (`welford` for var_mean /
+// welford: block / grid Welford kernels). Prints failures (with the spec to rebuild them),
+// `N passed, M failed` last, and
 // writes reduction-suite.json to $OUT when set; exits 1 on any failure.
 
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/fusion-ir';
 import { DeviceContext, FusionExecutorCache, isAvailable, Tensor } from '@tsfuser/runtime';
-import { buildReduction, randomReductionSpec, reductionFixtures, reductionRegistry, seededRandom, type ReductionCase, type ReductionSpec } from '../test/reduction-fixtures.js';
+import {
+  buildReduction, isWelfordKind, randomReductionSpec, reductionFixtures, reductionRegistry, seededRandom, type ReductionCase, type ReductionSpec,
+} from '../test/reduction-fixtures.js';
 
 interface Result {
   name: string;
@@ -34,7 +39,7 @@ function categoryOf(c: ReductionCase): string {
     const { scheduler } = reductionRegistry().pick(c.fusion, c.info);
     const p = scheduler.computeHeuristics(c.fusion, c.info);
     if (p.schedulerType !== 'reduction') return p.schedulerType;
-    return `${p.fastestDim ? 'inner' : 'outer'}${p.crossGridInnerReduction ? '+grid' : ''}`;
+    return `${isWelfordKind(c.op) ? 'welford ' : ''}${p.fastestDim ? 'inner' : 'outer'}${p.crossGridInnerReduction ? '+grid' : ''}`;
   } catch {
     return 'unscheduled';
   }
@@ -59,7 +64,7 @@ function tolerance(c: ReductionCase): number {
   const d = coarsestDtype(c);
   const out = d === 'Half' ? 2e-3 : d === 'BFloat16' ? 1.6e-2 : d === 'Float' ? 1e-6 : d === 'Double' ? 1e-12 : 0;
   const acc = (d === 'Double' ? 1e-15 : 2e-7) * Math.sqrt(Math.max(1, c.reductionSize)) * 8;
-  return (out + acc) * (c.op === 'sum' ? 4 : 1);
+  return (out + acc) * (c.op === 'sum' || isWelfordKind(c.op) ? 4 : 1);
 }
 
 function runCase(device: DeviceContext, c: ReductionCase, spec?: ReductionSpec): Result {
@@ -132,8 +137,8 @@ function main(): number {
     else row.failed += 1;
     table.set(r.category ?? '?', row);
   }
-  console.log('schedule        passed  failed');
-  for (const [k, v] of [...table].sort()) console.log(`${k.padEnd(16)}${String(v.passed).padStart(6)}  ${String(v.failed).padStart(6)}`);
+  console.log('schedule              passed  failed');
+  for (const [k, v] of [...table].sort()) console.log(`${k.padEnd(22)}${String(v.passed).padStart(6)}  ${String(v.failed).padStart(6)}`);
   console.log(`fixtures: ${reductionFixtures().length}, random: ${count} (seed ${seed})`);
   console.log(`${results.length - failed.length} passed, ${failed.length} failed`);
   return failed.length === 0 ? 0 : 1;
