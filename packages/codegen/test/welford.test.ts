@@ -7,8 +7,10 @@
 // and nvcc -ptx of every Welford fixture with 32- and 64-bit indexing.
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { checkGolden, evaluate, HostTensor } from '@tsfuser/fusion-ir';
+import { checkGolden, evaluate, HostTensor, type TensorView } from '@tsfuser/fusion-ir';
+import { defaultSchedulerRegistry, makeRuntimeInfo, segmentPlanFor } from '@tsfuser/scheduler';
 import { compileFusion } from '../src/index.js';
+import { batchNormCase } from './batch-norm-fixtures.js';
 import { simulateKernel } from './kernel-simulator.js';
 import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
 import {
@@ -106,6 +108,22 @@ describe('Welford codegen (reduction scheduler)', () => {
       // relative (E[x²] − E[x]² in float would lose every digit: x² ≈ 1e8 has an ulp of 8)
       const v = (got[0] as HostTensor).toNumbers();
       (want[0] as HostTensor).toNumbers().forEach((w, k) => expect(Math.abs((v[k] as number) - w)).toBeLessThan(1e-3 * w));
+    }
+  });
+
+  it('batch-norm Welford fallbacks: the reduction segment compiles at full size and simulates at a small one', () => {
+    for (const [dtype, shape, small] of [['BFloat16', [8, 32, 32, 64], [2, 4, 5, 6]], ['Float', [64, 64, 64, 32], [3, 7, 5, 4]]] as const) {
+      const c = batchNormCase(dtype, [...shape], true, []);
+      const groups = segmentPlanFor(c.fusion, c.info, defaultSchedulerRegistry()).groups.filter((g) => g.schedulerType === 'reduction');
+      expect(groups.length, c.name).toBe(1);
+      const gf = (groups[0] as (typeof groups)[number]).fusion;
+      // inputs: x-shaped (the Welford's) or per-channel
+      const sizesOf = (base: readonly number[]): number[][] =>
+        gf.inputs.map((v) => ((v as TensorView).domain.logicalNoReductions().length === base.length ? [...base] : [base[base.length - 1] as number]));
+      const full = compileFusion(gf, makeRuntimeInfo(gf, sizesOf(shape).map((z) => ({ sizes: z }))), { registry: reductionRegistry() });
+      expect(full.dumps.kernelIr).toContain('WELFORD');
+      const sizes = sizesOf(small);
+      simulateAndCompare({ name: `${c.name}_reduction_segment`, fusion: gf, sizes, info: makeRuntimeInfo(gf, sizes.map((z) => ({ sizes: z }))), op: 'welford', reductionSize: small[0] * small[1] * small[2] });
     }
   });
 
