@@ -8,24 +8,21 @@
 // two-pass and Welford, x − sum(x, 0), x − mean(x, 0); x[N, C] with N in {1, 7, 64, 1000, 4096},
 // C in {1, 3, 32, 256, 1001}; Float, Half, BFloat16; channels-last 4-D) and the batch-norm
 // fixtures (test/batch-norm-fixtures.ts: channels-last and NCHW batch_norm with weight, bias and
-// running stats, nvFuser's decomposed channels-last form, var_mean + normalize, columns too long
-// for registers) through FusionExecutorCache with the default registry, as users run them
+// running stats, nvFuser's decomposed channels-last form, var_mean + normalize, fallbacks to
+// reduction (sum or Welford) + pointwise kernels) through FusionExecutorCache with the default registry, as users run them
 // (segmentation → outer / inner persistent or reduction + pointwise → codegen → NVRTC → launch;
 // outputs poisoned, device-bound inputs), compares every output element with the reference
 // evaluator, then times a few batch-norm shapes and prints achieved bandwidth (input + output
-// bytes). A batch-norm fixture whose segments differ from the ones it expects fails; a Welford
-// fallback (reduction segment with Welford) that codegen cannot lower yet is listed as
-// unsupported, not failed. Prints
-// failures, a table by segments (e.g. `outer_persistent`, `reduction+pointwise`), and
-// `N passed, M failed` last; writes outer-persistent-suite.json to $OUT when set; exits 1 on
-// any failure.
+// bytes). A batch-norm fixture whose segments differ from the ones it expects fails. Prints
+// failures, a table by segments (e.g. `outer_persistent`, `reduction+pointwise`,
+// `pointwise+reduction+pointwise` for a Welford fallback), and `N passed, M failed` last;
+// writes outer-persistent-suite.json to $OUT when set; exits 1 on any failure.
 
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataTypeSize, evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/fusion-ir';
 import { DeviceContext, FusionExecutorCache, isAvailable, Tensor } from '@tsfuser/runtime';
 import { segmentPlanFor } from '@tsfuser/scheduler';
-import { LoweringError } from '../src/index.js';
 import { batchNormCase, gpuBatchNormCases, minusMean, randomBatchNormInputs, type BatchNormCase } from '../test/batch-norm-fixtures.js';
 import { buildOuter, CS, DTYPES, KINDS, NS, type OuterCase } from '../test/outer-persistent-fixtures.js';
 
@@ -35,8 +32,6 @@ interface Result {
   detail: string;
   /** The schedulers of the default registry's segments, e.g. `outer_persistent` or `reduction+pointwise`. */
   category: string;
-  /** A Welford fallback whose reduction segment codegen cannot lower yet: listed, not a failure. */
-  unsupported?: boolean;
 }
 
 function categoryOf(c: { fusion: OuterCase['fusion']; info: OuterCase['info'] }): string {
@@ -87,9 +82,6 @@ function runCase(device: DeviceContext, c: OuterCase | BatchNormCase, expected?:
     return { ...base, ok: true, detail: `${want.length} outputs, ${cache.stats.kernels} kernel(s)` };
   } catch (error) {
     const e = error as Error;
-    if ('welfordFallback' in c && c.welfordFallback === true && e instanceof LoweringError) {
-      return { ...base, ok: true, unsupported: true, detail: `${e.name}: ${e.message.split('\n')[0] ?? ''}` };
-    }
     return { ...base, ok: false, detail: `${e.name}: ${e.message.split('\n').slice(0, 4).join(' | ')}` };
   } finally {
     for (const t of outs) t.dispose();
@@ -132,7 +124,6 @@ function main(): number {
   for (const c of gpuBatchNormCases()) results.push(runCase(device, c, c.segments.join('+')));
   const failed = results.filter((r) => !r.ok);
   for (const r of failed) console.log(`FAIL ${r.name} [${r.category}]: ${r.detail}`);
-  for (const r of results.filter((x) => x.unsupported === true)) console.log(`unsupported ${r.name} [${r.category}]: ${r.detail}`);
   const timings: ReturnType<typeof timeCase>[] = [];
   for (const [kind, dtype, shape] of [
     ['batch_norm', 'Float', [4096, 4096]],
@@ -168,15 +159,13 @@ function main(): number {
   const table = new Map<string, { passed: number; failed: number }>();
   for (const r of results) {
     const row = table.get(r.category) ?? { passed: 0, failed: 0 };
-    if (r.unsupported === true) continue;
     if (r.ok) row.passed += 1;
     else row.failed += 1;
     table.set(r.category, row);
   }
   console.log('segments                                     passed  failed');
   for (const [k, v] of [...table].sort()) console.log(`${k.slice(0, 43).padEnd(45)}${String(v.passed).padStart(6)}  ${String(v.failed).padStart(6)}`);
-  const unsupported = results.filter((r) => r.unsupported === true).length;
-  console.log(`${results.length - failed.length - unsupported} passed, ${failed.length} failed${unsupported > 0 ? `, ${unsupported} unsupported (Welford fallback not lowered yet)` : ''}`);
+  console.log(`${results.length - failed.length} passed, ${failed.length} failed`);
   return failed.length === 0 ? 0 : 1;
 }
 

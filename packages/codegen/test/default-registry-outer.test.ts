@@ -1,7 +1,8 @@
 // Batch-norm-like fusions (batch-norm-fixtures.ts) through the default registry, as the runtime
 // runs them: segmentation (segmentPlanFor) picks the schedulers — outer_persistent for
 // channels-last batch_norm, x − mean(x, 0) and var_mean(x, 0) + normalize, inner_persistent
-// for NCHW batch_norm, reduction + pointwise when a column does not fit in registers — every
+// for NCHW batch_norm, reduction (sum or Welford) + pointwise when a column does not fit in
+// registers or there are too few columns for a persistent kernel — every
 // segment is compiled with compileFusion's default registry, lowered, and simulated on the CPU
 // in plan order, each segment reading the simulated outputs of the earlier ones; the final
 // outputs are compared with the reference evaluator on fresh random inputs, and every
