@@ -18,7 +18,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataTypeSize, evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/fusion-ir';
-import { DeviceContext, FusionExecutorCache, isAvailable, Tensor } from '@tsfuser/runtime';
+import { DeviceContext, FusionExecutorCache, isAvailable, l2Flusher, Tensor, timeDevice, type L2Flusher } from '@tsfuser/runtime';
 import { defaultSchedulerRegistry, segmentPlanFor } from '@tsfuser/scheduler';
 import {
   buildNormalization, emptyRowFixtures, normalizationFixtures, randomNormalizationSpec, seededRandom,
@@ -100,7 +100,7 @@ interface Timing {
 }
 
 /** Median device time of the whole fusion on the benchmark shapes; bandwidth of input + output bytes. */
-function timeCase(device: DeviceContext, c: NormalizationCase): Timing {
+function timeCase(device: DeviceContext, flusher: L2Flusher, c: NormalizationCase): Timing {
   const inputs = randomInputs(c, false).map((h) => Tensor.fromHost(h).toDevice(device));
   const cache = new FusionExecutorCache(c.fusion, device);
   const warm = cache.runFusion(inputs);
@@ -108,17 +108,12 @@ function timeCase(device: DeviceContext, c: NormalizationCase): Timing {
     inputs.reduce((a, t) => a + t.sizes.reduce((x, y) => x * y, 1) * dataTypeSize(t.dtype), 0) +
     warm.reduce((a, t) => a + t.sizes.reduce((x, y) => x * y, 1) * dataTypeSize(t.dtype), 0);
   for (const t of warm) t.dispose();
-  const times: number[] = [];
-  for (let r = 0; r < 20; r += 1) {
-    let outs: Tensor[] = [];
-    times.push(device.time(() => {
-      outs = cache.runFusion(inputs);
-    }));
-    for (const t of outs) t.dispose();
-  }
+  // As `tsfuser bench` times: L2 flushed (read) before each run, CUDA events, median.
+  const ms = timeDevice(device, flusher, () => {
+    for (const t of cache.runFusion(inputs)) t.dispose();
+  }, 20);
   for (const t of inputs) t.dispose();
-  times.sort((a, b) => a - b);
-  const ms = times[Math.floor(times.length / 2)] as number;
+  device.releasePool();
   return { name: c.name, ms, gbps: bytes / (ms * 1e6), kernels: cache.stats.kernels };
 }
 
@@ -146,16 +141,18 @@ function main(): number {
   for (const r of failed) console.log(`FAIL ${r.name} [${r.category}]: ${r.detail}${r.spec ? ` spec ${JSON.stringify(r.spec)}` : ''}`);
 
   const timings: Timing[] = [];
+  const flusher = l2Flusher(device);
   for (const kind of ['softmax', 'layer_norm', 'rms_norm'] as const) {
     for (const dtype of ['Float', 'BFloat16'] as const) {
       const c = buildNormalization(`${kind}_${dtype}_16384x4096`, { kind, dtype, shape: [16384, 4096], affine: kind !== 'softmax' });
       try {
-        timings.push(timeCase(device, c));
+        timings.push(timeCase(device, flusher, c));
       } catch (error) {
         console.log(`TIMING ${c.name} failed: ${(error as Error).message.split('\n')[0] ?? ''}`);
       }
     }
   }
+  flusher.dispose();
   const out = process.env.OUT;
   if (out !== undefined && out !== '') writeFileSync(join(out, 'normalization-suite.json'), JSON.stringify({ seed, device: device.properties.name, results, timings }, null, 1));
   console.log('benchmark                        kernels   ms      GB/s');

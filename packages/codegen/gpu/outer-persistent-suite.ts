@@ -21,7 +21,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataTypeSize, evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/fusion-ir';
-import { DeviceContext, FusionExecutorCache, isAvailable, Tensor } from '@tsfuser/runtime';
+import { DeviceContext, FusionExecutorCache, isAvailable, l2Flusher, Tensor, timeDevice, type L2Flusher } from '@tsfuser/runtime';
 import { segmentPlanFor } from '@tsfuser/scheduler';
 import { batchNormCase, gpuBatchNormCases, minusMean, randomBatchNormInputs, type BatchNormCase } from '../test/batch-norm-fixtures.js';
 import { buildOuter, CS, DTYPES, KINDS, NS, type OuterCase } from '../test/outer-persistent-fixtures.js';
@@ -88,24 +88,19 @@ function runCase(device: DeviceContext, c: OuterCase | BatchNormCase, expected?:
   }
 }
 
-function timeCase(device: DeviceContext, c: OuterCase | BatchNormCase): { name: string; ms: number; gbps: number; kernels: number } {
+function timeCase(device: DeviceContext, flusher: L2Flusher, c: OuterCase | BatchNormCase): { name: string; ms: number; gbps: number; kernels: number } {
   const inputs = ('kind' in c ? randomInputs(c) : randomBatchNormInputs(c)).map((h) => Tensor.fromHost(h).toDevice(device));
   const cache = new FusionExecutorCache(c.fusion, device);
   const warm = cache.runFusion(inputs);
   const numel = (t: Tensor): number => t.sizes.reduce((x, y) => x * y, 1) * dataTypeSize(t.dtype);
   const bytes = inputs.reduce((a, t) => a + numel(t), 0) + warm.reduce((a, t) => a + numel(t), 0);
   for (const t of warm) t.dispose();
-  const times: number[] = [];
-  for (let r = 0; r < 20; r += 1) {
-    let outs: Tensor[] = [];
-    times.push(device.time(() => {
-      outs = cache.runFusion(inputs);
-    }));
-    for (const t of outs) t.dispose();
-  }
+  // As `tsfuser bench` times: L2 flushed (read) before each run, CUDA events, median.
+  const ms = timeDevice(device, flusher, () => {
+    for (const t of cache.runFusion(inputs)) t.dispose();
+  }, 20);
   for (const t of inputs) t.dispose();
-  times.sort((a, b) => a - b);
-  const ms = times[Math.floor(times.length / 2)] as number;
+  device.releasePool();
   return { name: c.name, ms, gbps: bytes / (ms * 1e6), kernels: cache.stats.kernels };
 }
 
@@ -125,6 +120,7 @@ function main(): number {
   const failed = results.filter((r) => !r.ok);
   for (const r of failed) console.log(`FAIL ${r.name} [${r.category}]: ${r.detail}`);
   const timings: ReturnType<typeof timeCase>[] = [];
+  const flusher = l2Flusher(device);
   for (const [kind, dtype, shape] of [
     ['batch_norm', 'Float', [4096, 4096]],
     ['batch_norm', 'BFloat16', [4096, 4096]],
@@ -133,7 +129,7 @@ function main(): number {
   ] as const) {
     const c = buildOuter(kind, dtype, [...shape]);
     try {
-      timings.push(timeCase(device, c));
+      timings.push(timeCase(device, flusher, c));
     } catch (error) {
       console.log(`TIMING ${c.name} failed: ${(error as Error).message.split('\n')[0] ?? ''}`);
     }
@@ -147,11 +143,12 @@ function main(): number {
     minusMean([200_000, 64], []),
   ]) {
     try {
-      timings.push({ ...timeCase(device, c), name: `${c.name} [${categoryOf(c)}]` });
+      timings.push({ ...timeCase(device, flusher, c), name: `${c.name} [${categoryOf(c)}]` });
     } catch (error) {
       console.log(`TIMING ${c.name} failed: ${(error as Error).message.split('\n')[0] ?? ''}`);
     }
   }
+  flusher.dispose();
   const out = process.env.OUT;
   if (out !== undefined && out !== '') writeFileSync(join(out, 'outer-persistent-suite.json'), JSON.stringify({ device: device.properties.name, results, timings }, null, 1));
   console.log('benchmark                                                          kernels   ms      GB/s');

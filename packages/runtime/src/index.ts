@@ -52,3 +52,4 @@ export {
 export { outputLayout, type TensorLayout } from './executor/output-allocation.js';
 export { runtimeInfoFor, schedulerDevice, pointerAlignment, type ExecutorArgument } from './executor/runtime-info.js';
 export { wholeFusion, type PlanGroup, type SegmentPlan, type Segmenter } from './executor/segment-plan.js';
+export { l2Flusher, median, timeDevice, type FlushMode, type L2Flusher } from './timing.js';
