@@ -206,3 +206,19 @@ describe('outer persistent schedule', () => {
     }
   });
 });
+
+describe('outer persistent overrides (tuning experiments)', () => {
+  it('forces columns per block and the persistent batch; the schedule still evaluates like the fusion', () => {
+    const f = minusSum();
+    const info = makeRuntimeInfo(f, [{ sizes: [256, 96] }]);
+    const forced = new OuterPersistentScheduler({ bdimx: 8, batches: 4 });
+    const p = forced.computeHeuristics(f, info);
+    expect(p.lparams).toMatchObject({ bdimx: 8, bdimy: 64, gdimx: 12 });
+    expect(p.batchesPerBlockInnerReduction).toBe(4);
+    expect(() => new OuterPersistentScheduler({ bdimx: 32, batches: 4 }).computeHeuristics(f, info)).toThrow(/32×64 threads per block/);
+    const x = HostTensor.fromValues('Float', [256, 96], Array.from({ length: 256 * 96 }, () => Math.random() - 0.5));
+    const want = (evaluate(f, [x])[0] as HostTensor).toNumbers();
+    const got = (evaluate(forced.schedule(f.clone().fusion, p).fusion, [x])[0] as HostTensor).toNumbers();
+    got.forEach((g, i) => expect(Math.abs(g - (want[i] as number))).toBeLessThan(1e-4));
+  });
+});

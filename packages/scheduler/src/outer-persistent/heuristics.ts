@@ -92,7 +92,15 @@ function projectsToInputs(fusion: Fusion): boolean {
   });
 }
 
-export function computeOuterPersistentHeuristics(original: Fusion, runtimeInfo: RuntimeInfo): OuterPersistentParams {
+/** Choices a caller may force instead of the heuristic's (tuning experiments, tests). */
+export interface OuterPersistentOverrides {
+  /** Columns per block (threadIdx.x). */
+  bdimx?: number;
+  /** Persistent batch: column elements each thread keeps; threadIdx.y covers the rest. */
+  batches?: number;
+}
+
+export function computeOuterPersistentHeuristics(original: Fusion, runtimeInfo: RuntimeInfo, overrides: OuterPersistentOverrides = {}): OuterPersistentParams {
   // Decide for the fusion the schedule will see: Welford translated to two sums.
   const hasWelford = original.exprs().some((e) => e.kind === 'WelfordOp');
   const fusion = hasWelford ? original.clone().fusion : original;
@@ -103,7 +111,11 @@ export function computeOuterPersistentHeuristics(original: Fusion, runtimeInfo: 
   if (Rd === 0 || I === 0) throw new SchedulingError(`outer persistent heuristics: ${I} columns of ${Rd} elements (empty)`);
   const perElement = bytesPerColumnElement(fusion, runtimeInfo, Rd);
   const maxBatches = Math.min(MAX_PERSISTENT_BATCHES, Math.max(1, Math.floor(MAX_PERSISTENT_BYTES_PER_THREAD / perElement)));
-  const choice = chooseOuterBlock(I, Rd, maxBatches);
+  const forced = overrides.bdimx !== undefined && overrides.batches !== undefined ? { bdimx: overrides.bdimx, batches: overrides.batches, bdimy: ceilDiv(Rd, overrides.batches) } : null;
+  if (forced !== null && forced.bdimx * forced.bdimy > MAX_THREADS_PER_BLOCK) {
+    throw new SchedulingError(`outer persistent heuristics: ${forced.bdimx}×${forced.bdimy} threads per block, more than ${MAX_THREADS_PER_BLOCK}`);
+  }
+  const choice = forced ?? chooseOuterBlock(I, Rd, maxBatches);
   if (choice === null) {
     throw new SchedulingError(
       `outer persistent heuristics: a column of ${Rd} reduced elements (${perElement} bytes each in persistent buffers) needs more than ` +

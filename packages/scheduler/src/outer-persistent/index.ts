@@ -2,7 +2,6 @@
 // outer dims whose results are broadcast back over them (mean/var then normalize, x − sum(x, 0))
 // — as one kernel: each thread keeps its slice of the column in registers across the block
 // allreductions over threadIdx.y, so the input is read once and the output written once.
-// Opt-in: not in defaultSchedulerRegistry until it has been measured on a GPU.
 
 import type { Fusion } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
@@ -10,19 +9,21 @@ import type { HeuristicParams } from '../heuristic-params.js';
 import type { RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
 import { canScheduleOuterPersistent } from './can-schedule.js';
-import { computeOuterPersistentHeuristics } from './heuristics.js';
+import { computeOuterPersistentHeuristics, type OuterPersistentOverrides } from './heuristics.js';
 import type { OuterPersistentParams } from './params.js';
 import { scheduleOuterPersistent } from './schedule.js';
 
 export class OuterPersistentScheduler implements Scheduler {
   readonly type = 'outer_persistent' as const;
 
+  constructor(private readonly overrides: OuterPersistentOverrides = {}) {}
+
   canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
     return canScheduleOuterPersistent(fusion, runtimeInfo);
   }
 
   computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): OuterPersistentParams {
-    return computeOuterPersistentHeuristics(fusion, runtimeInfo);
+    return computeOuterPersistentHeuristics(fusion, runtimeInfo, this.overrides);
   }
 
   schedule(fusion: Fusion, params: HeuristicParams): ScheduledFusion {
