@@ -1,7 +1,9 @@
 // A CPU interpreter of kernel IR, for tests: runs every block of the launch (x fastest, then
 // y), the threads of a block in lock step (loops are thread-invariant, `if` narrows the active
 // mask, BlockReduce is a collective that requires every thread of the block, as __syncthreads
-// does; GridReduce keeps each block's partials and lets the last block of a row combine them). It checks the
+// does; GridReduce keeps each block's partials and lets the last block of a row combine them;
+// GridOuterStore / GridOuterReduce keep per-block column partials and combine them when the
+// last block reaches the grid barrier). It checks the
 // lowering's indexing, predicates, thread predicates and block reductions against the
 // reference evaluator without a GPU. Welford statements (WelfordUpdate, BlockWelford,
 // GridWelford) merge (avg, M2, N) states with the runtime library's welfordCombine. Values are JS numbers (float dtypes, Bool, integers exact below 2^53); results
@@ -123,6 +125,9 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
   const gridPartials = new Map<string, (number | undefined)[]>();
   const gridStates = new Map<string, (WelfordState | undefined)[]>();
   const arrived = new Map<number, number>();
+  /** Grid outer reductions: each work buffer (gridDim.x × columns partials), and blocks past the barrier. */
+  const outerWork = new Map<string, Float64Array>(kernel.deviceGlobals.map((g) => [g.name, new Float64Array(g.size).fill(NaN)]));
+  let outerArrived = 0;
 
   for (let block = 0; block < launch.grid[0] * launch.grid[1]; block += 1) {
     blockFlags.clear();
@@ -332,6 +337,40 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
               write(s.out.avg, t, r[0]);
               write(s.out.varSum, t, r[1]);
               write(s.out.n, t, r[2]);
+            }
+            break;
+          }
+          case 'GridOuterStore':
+            mask.forEach((m, t) => {
+              if (!m) return;
+              const work = outerWork.get(s.work);
+              const at = (block % launch.grid[0]) * ix(s.columns, t) + ix(s.column, t);
+              if (work === undefined || at < 0 || at >= work.length) throw new Error(`simulator: ${s.work}[${at}] out of bounds`);
+              work[at] = round(read(s.in, t), s.accDtype);
+            });
+            break;
+          case 'GridOuterReduce': {
+            // The grid barrier: the columns are combined once every block has arrived (the
+            // blocks run one after another here; on the GPU each block takes a slice).
+            if (mask.some((m) => !m)) throw new Error('simulator: GridOuterReduce reached by part of the block (a deadlock on the GPU)');
+            outerArrived += 1;
+            if (outerArrived < launch.grid[0] * launch.grid[1]) break;
+            for (const r of s.reductions) {
+              const work = outerWork.get(r.work);
+              const out = globals.get(r.out);
+              if (work === undefined || out === undefined) throw new Error(`simulator: no buffers for grid outer reduction ${r.work} → ${r.out}`);
+              const columns = ix(r.columns, 0);
+              const op = REDUCE[r.op] as (a: number, b: number) => number;
+              for (let c = 0; c < columns; c += 1) {
+                let acc = parseScalar(r.init.text);
+                for (let b = 0; b < launch.grid[0]; b += 1) {
+                  const v = work[b * columns + c] as number;
+                  // The buffer starts as NaN here: a partial never stored shows up.
+                  if (Number.isNaN(v)) throw new Error(`simulator: ${r.work} has no partial of block ${b} for column ${c}`);
+                  acc = round(op(acc, v), s.accDtype);
+                }
+                out.values[c] = round(acc, r.outDtype);
+              }
             }
             break;
           }

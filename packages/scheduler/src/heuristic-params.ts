@@ -6,6 +6,7 @@ import type { IndexType } from './index-type.js';
 import { reductionParamsToString, type ReductionParams } from './reduction/params.js';
 import { innerPersistentParamsToString, type InnerPersistentParams } from './normalization/params.js';
 import { outerPersistentParamsToString, type OuterPersistentParams } from './outer-persistent/params.js';
+import { innerOuterPersistentParamsToString, type InnerOuterPersistentParams } from './inner-outer-persistent/params.js';
 
 export interface LaunchDims {
   gdimx: number;
@@ -43,7 +44,7 @@ export interface PointwiseParams {
   vectorizedOutputs: readonly number[];
 }
 
-export type HeuristicParams = PointwiseParams | ReductionParams | InnerPersistentParams | OuterPersistentParams;
+export type HeuristicParams = PointwiseParams | ReductionParams | InnerPersistentParams | OuterPersistentParams | InnerOuterPersistentParams;
 
 /**
  * Every scheduler nvFuser has, by its `SchedulerType` name (lower snake case as in nvFuser's
@@ -92,6 +93,8 @@ export function heuristicParamsToString(p: HeuristicParams): string {
       return innerPersistentParamsToString(p);
     case 'outer_persistent':
       return outerPersistentParamsToString(p);
+    case 'inner_outer_persistent':
+      return innerOuterPersistentParamsToString(p);
     default: {
       const unreachable: never = p;
       throw new Error(`unknown scheduler parameters ${String(unreachable)}`);

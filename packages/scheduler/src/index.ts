@@ -27,6 +27,11 @@ export { canScheduleOuterPersistent } from './outer-persistent/can-schedule.js';
 export { computeOuterPersistentHeuristics, chooseOuterBlock } from './outer-persistent/heuristics.js';
 export { scheduleOuterPersistent, OUTER_PERSISTENT_POSITION } from './outer-persistent/schedule.js';
 export { OuterPersistentScheduler } from './outer-persistent/index.js';
+export { type InnerOuterPersistentParams, innerOuterPersistentParamsToString } from './inner-outer-persistent/params.js';
+export { canScheduleInnerOuterPersistent, outerResultUseRefusal } from './inner-outer-persistent/can-schedule.js';
+export { computeInnerOuterPersistentHeuristics, innerOuterReductions, type InnerOuterPersistentOverrides } from './inner-outer-persistent/heuristics.js';
+export { scheduleInnerOuterPersistent, isInnerReduction, INNER_OUTER_PERSISTENT_POSITION } from './inner-outer-persistent/schedule.js';
+export { InnerOuterPersistentScheduler } from './inner-outer-persistent/index.js';
 export * from './segmenter/index.js';
 export * from './segmentation/index.js';
 
@@ -34,16 +39,24 @@ import { PointwiseScheduler } from './pointwise/index.js';
 import { ReductionScheduler } from './reduction/index.js';
 import { InnerPersistentScheduler } from './normalization/index.js';
 import { OuterPersistentScheduler } from './outer-persistent/index.js';
+import { InnerOuterPersistentScheduler } from './inner-outer-persistent/index.js';
 import { SchedulerRegistry } from './scheduler.js';
 
 /**
- * The registry in priority order: pointwise, reduction, inner persistent, outer persistent —
- * nvFuser's order (reduction, transpose, pointwise, inner, outer, inner_outer persistent) for
- * the schedulers tsfuser has; pointwise and reduction never accept the same fusion (one needs
+ * The registry in priority order: pointwise, reduction, inner persistent, outer persistent,
+ * inner-outer persistent — nvFuser's order (reduction, transpose, pointwise, inner, outer,
+ * inner_outer persistent) for the schedulers tsfuser has; pointwise and reduction never accept the same fusion (one needs
  * no reduction, the other one), so their order does not matter. A batch-norm-like fusion
  * whose column does not fit the outer persistent register budget is refused by every
- * scheduler as a whole and segmented into reduction + pointwise groups.
+ * scheduler as a whole and segmented into reduction + pointwise groups; so is a layer_norm
+ * backward whose row does not fit the inner-outer persistent register budget.
  */
 export function defaultSchedulerRegistry(): SchedulerRegistry {
-  return new SchedulerRegistry([new PointwiseScheduler(), new ReductionScheduler(), new InnerPersistentScheduler(), new OuterPersistentScheduler()]);
+  return new SchedulerRegistry([
+    new PointwiseScheduler(),
+    new ReductionScheduler(),
+    new InnerPersistentScheduler(),
+    new OuterPersistentScheduler(),
+    new InnerOuterPersistentScheduler(),
+  ]);
 }

@@ -10,6 +10,7 @@ import { binaryExpression, ternaryExpression, unaryExpression } from './op-expre
 import {
   blockReduceCall, blockWelfordCall, deviceGlobalDecls, gridReduceDecl, gridWelfordDecl, reductionInitText, SHARED_MEMORY_DECL, welfordUpdateCall,
 } from './reduction.js';
+import { gridOuterReduceLines, gridOuterStoreText } from './grid-outer-reduction.js';
 import { runtimeLibrary } from './runtime/index.js';
 import { computeKind, computeType, convertTo, storageType, storeAs } from './types.js';
 
@@ -127,6 +128,12 @@ function emitStmt(s: Stmt, indent: string, lines: string[]): void {
     case 'GridWelford':
       lines.push(`${indent}${gridWelfordDecl(s)};`);
       return;
+    case 'GridOuterStore':
+      lines.push(`${indent}${gridOuterStoreText(s)}`);
+      return;
+    case 'GridOuterReduce':
+      for (const l of gridOuterReduceLines(s)) lines.push(`${indent}${l}`);
+      return;
     case 'Compute': {
       const { text, ctype } = computeExpression(s.op, s.operands, s.computeDtype);
       lines.push(`${indent}${accessText(s.out)} = ${storeAs(text, ctype, s.out.dtype)};`);
@@ -152,7 +159,8 @@ export function emitKernel(kernel: Kernel): string {
     p.kind === 'tensor' ? `Tensor<${storageType(p.dtype)}, ${p.rank}, ${p.rank}> ${p.name}` : `${storageType(p.dtype)} ${p.name}`,
   );
   const lines: string[] = deviceGlobalDecls(kernel.deviceGlobals);
-  lines.push(`__global__ void __launch_bounds__(${kernel.maxThreadsPerBlock}) ${kernel.name}(${params.join(', ')}) {`);
+  const bounds = kernel.minBlocksPerSm === undefined ? `${kernel.maxThreadsPerBlock}` : `${kernel.maxThreadsPerBlock}, ${kernel.minBlocksPerSm}`;
+  lines.push(`__global__ void __launch_bounds__(${bounds}) ${kernel.name}(${params.join(', ')}) {`);
   for (const l of kernel.indexLocals) lines.push(`  const nvfuser_index_t ${l.name} = ${l.value};`);
   if (kernel.sharedMemBytes > 0) lines.push(`  ${SHARED_MEMORY_DECL}`);
   emitStmts(kernel.body, '  ', lines);

@@ -55,6 +55,17 @@ export interface Predicate {
   extent: IndexExpr;
 }
 
+/** One output of a GridOuterReduce. */
+export interface GridOuterReduction {
+  work: string;
+  out: string;
+  outDtype: DataType;
+  op: ReductionOpType;
+  init: ScalarOperand;
+  /** Elements of the output (= columns of the work buffer). */
+  columns: IndexExpr;
+}
+
 export type Stmt =
   | { kind: 'ForLoop'; index: string; extent: IndexExpr; unroll: boolean; body: Stmt[] }
   | { kind: 'IfThenElse'; predicates: Predicate[]; then: Stmt[]; else: Stmt[] }
@@ -107,6 +118,19 @@ export type Stmt =
       pending: string;
     }
   /**
+   * A grid outer reduction's per-block partial (inner-outer persistent kernels): every thread
+   * stores its accumulator `in` for column `column` in `work[blockIdx.x · columns + column]`.
+   */
+  | { kind: 'GridOuterStore'; work: string; column: IndexExpr; columns: IndexExpr; in: TensorAccess; accDtype: DataType }
+  /**
+   * The end of an inner-outer persistent kernel: a grid barrier (every block resident; the
+   * semaphore is a sense-reversing counter, never reset), then the blocks split the columns of
+   * every grid outer reduction and each column's gridDim.x partials are combined (in
+   * `accDtype`) and written, cast to `outDtype`, to the contiguous output `out`. Every thread
+   * of every block executes it, at the kernel's top level.
+   */
+  | { kind: 'GridOuterReduce'; semaphore: string; accDtype: DataType; reductions: GridOuterReduction[] }
+  /**
    * Serial Welford step: `out` merges the state `in` (welfordCombine of the runtime library:
    * δ = b.avg − a.avg; N = a.N + b.N; avg += δ·b.N/N; M2 += b.M2 + δ²·a.N·b.N/N; a state with
    * N = 0 is the identity). `accDtype` is the avg / M2 type; counts are nvfuser_index_t.
@@ -148,7 +172,7 @@ export type Stmt =
    * 'init' marks the accumulator initialisation of a ReductionOp or WelfordOp, placed outside
    * its loops.
    */
-  | { kind: 'PendingExpr'; expr: Expr; positionIndices: IndexExpr[]; phase?: 'init' };
+  | { kind: 'PendingExpr'; expr: Expr; positionIndices: IndexExpr[]; phase?: 'init' | 'final' };
 
 export type StmtKind = Stmt['kind'];
 
@@ -171,6 +195,11 @@ export interface Kernel {
   body: Stmt[];
   /** Threads per block, for __launch_bounds__. */
   maxThreadsPerBlock: number;
+  /**
+   * Blocks per SM that must be resident at once (__launch_bounds__' second argument, capping
+   * registers): a persistent grid with a grid barrier (inner-outer persistent) deadlocks if not.
+   */
+  minBlocksPerSm?: number;
   vectorizeFactor: number;
   /** Dynamic shared memory the kernel needs (block reductions), in bytes. */
   sharedMemBytes: number;
@@ -178,5 +207,5 @@ export interface Kernel {
    * Static `__device__` arrays of the kernel (grid reduction work buffer and semaphores; a grid
    * Welford's count buffer is `long long`, read as nvfuser_index_t).
    */
-  deviceGlobals: { name: string; ctype: 'double' | 'unsigned int' | 'long long'; size: number }[];
+  deviceGlobals: { name: string; ctype: 'double' | 'float' | 'unsigned int' | 'long long'; size: number }[];
 }

@@ -76,6 +76,15 @@ function printStmts(stmts: readonly Stmt[], indent: string, lines: string[]): vo
           `${indent}GRID_WELFORD(${[...s.reduceDims, 'BIDy'].join(', ')}) ${state(s.out)} = welford(${state(s.out)}, ${state(s.in)}) in ${s.accDtype}, read_pred ${predicates(s.readPredicates)}, write_pred ${predicates(s.writePredicates)}, work (${s.work.avg}, ${s.work.varSum}, ${s.work.n}), semaphores ${s.semaphores}, pending ${s.pending}`,
         );
         break;
+      case 'GridOuterStore':
+        lines.push(`${indent}${s.work}[blockIdx.x * ${printIndex(s.columns)} + ${printIndex(s.column)}] = ${access(s.in)} in ${s.accDtype} (grid outer partial)`);
+        break;
+      case 'GridOuterReduce':
+        lines.push(`${indent}GRID_SYNC ${s.semaphore}`);
+        for (const r of s.reductions) {
+          lines.push(`${indent}GRID_OUTER_REDUCE(BIDx) ${r.out}_g ${r.outDtype}[0 .. ${printIndex(r.columns)}] = ${r.op} over ${r.work} in ${s.accDtype}, init ${r.init.text}`);
+        }
+        break;
       case 'PendingExpr':
         lines.push(`${indent}PENDING ${s.expr.kind}`);
         break;

@@ -57,7 +57,7 @@ export function insertAllocations(ctx: LoweringContext, groups: LoopGroups, body
   const visit = (stmts: Stmt[], loops: Stmt[][]): void => {
     for (const s of [...stmts]) {
       if (s.kind === 'ForLoop') visit(s.body, [...loops, s.body]);
-      if (s.kind !== 'PendingExpr' || s.phase === 'init') continue;
+      if (s.kind !== 'PendingExpr' || s.phase !== undefined) continue;
       // Every output: Welford's avg, varSum and n each get a buffer.
       for (const out of s.expr.outputs) {
         if (out.kind === 'tensorView' && out.memoryType === 'Local') allocate(out, loops);

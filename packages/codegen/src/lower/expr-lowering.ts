@@ -6,7 +6,8 @@
 // predicate (predicates.ts). ReductionOps lower through reductions.ts (init, serial update or
 // block reduction), WelfordOps through welford.ts (three inits, merge, block/grid Welford);
 // statements computed from a block-reduced value get thread predicates;
-// statements on a thread dim launched wider than its extent get its guard (padded-threads.ts).
+// statements on a thread dim launched wider than its extent get its guard (padded-threads.ts);
+// grid outer reductions (reduced over blockIdx.x) lower through grid-outer-reduction.ts.
 // Fusion scalar math becomes ScalarComputes at kernel start.
 // Invariant: no PendingExpr remains.
 
@@ -17,6 +18,7 @@ import { computeDtypeOf, computeOpOf } from './compute-type.js';
 import { localIndex } from './allocation.js';
 import type { LoweringContext } from './context.js';
 import { PointIndexer, ReferenceHistory } from './indexing.js';
+import { gridOuterReductions, lowerGridOuterStore, lowerGridOuterUpdate, type GridOuterReductionInfo } from './grid-outer-reduction.js';
 import type { LoopGroups } from './loop-groups.js';
 import { paddedThreadPredicates } from './padded-threads.js';
 import { dependentPositions, pointPredicates, predicatedSplits } from './predicates.js';
@@ -58,6 +60,7 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
   const trivial = (p: number): boolean => groups.kinds[p]?.kind === 'trivial';
   const threadPreds = ctx.prefixAligned ? threadPredicateMap(ctx, groups) : new Map<TensorView, string[]>();
   const padded = paddedThreadPredicates(ctx, groups);
+  const gridOuterByExpr = new Map<Expr, GridOuterReductionInfo>(gridOuterReductions(ctx).map((g) => [g.expr, g]));
   const lowerOne = (s: Extract<Stmt, { kind: 'PendingExpr' }>): Stmt | Stmt[] => {
     const indexer = new PointIndexer(history, s.positionIndices);
     const access = (tv: TensorView): TensorAccess => {
@@ -82,6 +85,11 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
     ];
     if (s.expr.kind === 'ReductionOp') {
       const env: ReductionLoweringEnv = { ctx, groups, access, predicates: predicatesFor };
+      const gridOuter = gridOuterByExpr.get(s.expr);
+      if (gridOuter !== undefined) {
+        if (s.phase === 'init') return lowerReductionInit(s.expr, env);
+        return s.phase === 'final' ? lowerGridOuterStore(gridOuter, env) : lowerGridOuterUpdate(s.expr, env);
+      }
       return s.phase === 'init' ? lowerReductionInit(s.expr, env) : lowerReductionUpdate(s.expr, env);
     }
     if (s.expr.kind === 'WelfordOp') {

@@ -5,6 +5,8 @@
 //   4. allocation        local buffers at their compute-at loops
 //   5. expr-lowering     indexing + predicates → LoadStore / Compute statements; reductions
 //                        (init / serial update / block reduction, thread predicates)
+//   6. grid outer step   inner-outer persistent kernels end with one GridOuterReduce
+//                        (grid-outer-reduction.ts)
 // plus fusion scalar math lowered to ScalarComputes ahead of the loops.
 
 import { dataTypeSize } from '@tsfuser/fusion-ir';
@@ -17,6 +19,7 @@ import { lowerExprs, lowerScalarExprs } from './expr-lowering.js';
 import { buildSignature, extentExpr } from './kernel-signature.js';
 import { LoopGroups } from './loop-groups.js';
 import { buildLoopNest } from './loop-nest.js';
+import { gridOuterReduceStmt, gridOuterReductions } from './grid-outer-reduction.js';
 
 export interface LowerOptions {
   kernelName: string;
@@ -33,6 +36,8 @@ function vectorizeFactorOf(p: HeuristicParams): number {
       return p.vectorizeInnerReduction ? p.unrollFactorInnerReduction : 1;
     case 'outer_persistent':
       return 1; // no vectorization yet (one kept element per thread)
+    case 'inner_outer_persistent':
+      return p.vectorizeInnerReduction ? p.unrollFactorInnerReduction : 1;
     default: {
       const unreachable: never = p;
       throw new Error(`unknown scheduler parameters ${String(unreachable)}`);
@@ -63,7 +68,7 @@ const WELFORD_COUNT_BYTES = 8;
 function blockReduceSharedMemory(stmts: readonly Stmt[], threads: number): number {
   let bytes = 0;
   for (const s of allStmts(stmts)) {
-    if (s.kind === 'BlockReduce' || s.kind === 'GridReduce') bytes = Math.max(bytes, threads * dataTypeSize(s.accDtype));
+    if (s.kind === 'BlockReduce' || s.kind === 'GridReduce' || s.kind === 'GridOuterReduce') bytes = Math.max(bytes, threads * dataTypeSize(s.accDtype));
     else if (s.kind === 'BlockWelford' || s.kind === 'GridWelford') bytes = Math.max(bytes, threads * (2 * dataTypeSize(s.accDtype) + WELFORD_COUNT_BYTES));
   }
   return bytes;
@@ -86,6 +91,18 @@ function gridReductionGlobals(stmts: readonly Stmt[], p: HeuristicParams): Kerne
   ];
 }
 
+/** Work buffers (gridDim.x × columns partials each) and the barrier semaphore of the grid outer reductions. */
+function gridOuterGlobals(stmts: readonly Stmt[], p: HeuristicParams): Kernel['deviceGlobals'] {
+  const step = allStmts(stmts).find((s): s is Extract<Stmt, { kind: 'GridOuterReduce' }> => s.kind === 'GridOuterReduce');
+  if (step === undefined) return [];
+  if (p.schedulerType !== 'inner_outer_persistent') throw new LoweringError('a grid outer reduction needs the inner-outer persistent scheduler (it sizes the work buffers)');
+  const ctype = step.accDtype === 'Double' ? ('double' as const) : ('float' as const);
+  return [
+    ...step.reductions.map((r) => ({ name: r.work, ctype, size: Math.max(1, p.outerReductionWorkSlots) })),
+    { name: step.semaphore, ctype: 'unsigned int' as const, size: 1 },
+  ];
+}
+
 export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Kernel {
   const ctx = makeContext(scheduled.fusion, scheduled.reference, scheduled.divisibleSplits, scheduled.params.indexType, extentExpr, opts.kernelName);
   const { params, indexLocals } = buildSignature(ctx);
@@ -94,6 +111,8 @@ export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Ker
   const nest = buildLoopNest(ctx, groups);
   const allocated = insertAllocations(ctx, groups, nest);
   const body = lowerExprs(ctx, groups, allocated);
+  const gridOuter = gridOuterReductions(ctx);
+  if (gridOuter.length > 0) body.push(gridOuterReduceStmt(ctx, gridOuter));
   return {
     name: opts.kernelName,
     indexType: ctx.indexType,
@@ -103,6 +122,7 @@ export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Ker
     maxThreadsPerBlock: opts.maxThreadsPerBlock,
     vectorizeFactor: vectorizeFactorOf(scheduled.params),
     sharedMemBytes: blockReduceSharedMemory([...scalars, ...body], opts.maxThreadsPerBlock),
-    deviceGlobals: gridReductionGlobals([...scalars, ...body], scheduled.params),
+    ...(scheduled.params.schedulerType === 'inner_outer_persistent' ? { minBlocksPerSm: scheduled.params.blocksPerSm } : {}),
+    deviceGlobals: [...gridReductionGlobals([...scalars, ...body], scheduled.params), ...gridOuterGlobals(body, scheduled.params)],
   };
 }

@@ -7,6 +7,11 @@
 // A ReductionOp (or WelfordOp) also gets an 'init' leaf (its accumulator set to the identity) placed in the
 // loops of the positions before its first reduction position, ordered before its update;
 // prefix-aligned tensors (reduction schedules) sit only in the loops of their own positions.
+// A grid outer reduction (grid-outer-reduction.ts: reduced over blockIdx.x and the serial row
+// loop, kept over the inner positions) gets its init in fresh loops of its kept positions
+// ahead of everything, its update in the shared loops, and a 'final' leaf (store of its
+// per-block partials) in fresh loops after everything; the copies/casts to its output are
+// left to the grid step (no leaf).
 // Invariant: a loop set appears exactly once in the tree; a producer inlined at k and its
 // consumers share the same ForLoop objects for their first k positions.
 
@@ -15,6 +20,7 @@ import { LoweringError } from '../errors.js';
 import { iconst, isym, type IndexExpr } from '../kernel-ir/index-expr.js';
 import type { Stmt } from '../kernel-ir/nodes.js';
 import type { LoweringContext } from './context.js';
+import { gridOuterReductions } from './grid-outer-reduction.js';
 import type { LoopGroups } from './loop-groups.js';
 
 interface Node {
@@ -30,6 +36,10 @@ interface Leaf {
   order: number;
   /** The accumulator initialisation of a ReductionOp or WelfordOp (not its update). */
   init: boolean;
+  /** A grid outer reduction's partial store, after every other statement. */
+  final?: boolean;
+  /** Fresh loops (init / final of a grid outer reduction): loop variables of their own. */
+  tag?: string;
 }
 
 function isLeaf(x: Node | Leaf): x is Leaf {
@@ -39,11 +49,25 @@ function isLeaf(x: Node | Leaf): x is Leaf {
 function subtreeExprs(x: Node | Leaf, into: Set<Expr>): Set<Expr> {
   // An init leaf is ordered by its own rule (before its update), not as the expr's owner.
   if (isLeaf(x)) {
-    if (!x.init) into.add(x.expr);
+    if (!x.init && x.final !== true) into.add(x.expr);
   } else {
     for (const c of x.children) subtreeExprs(c, into);
   }
   return into;
+}
+
+/** Init leaves of a subtree (their update must follow). */
+function subtreeInits(x: Node | Leaf, into: Set<Expr>): Set<Expr> {
+  if (isLeaf(x)) {
+    if (x.init) into.add(x.expr);
+  } else {
+    for (const c of x.children) subtreeInits(c, into);
+  }
+  return into;
+}
+
+function hasFinal(x: Node | Leaf): boolean {
+  return isLeaf(x) ? x.final === true : x.children.some(hasFinal);
 }
 
 /** Orders the children of every node so producers precede consumers. */
@@ -63,10 +87,14 @@ function orderChildren(node: Node): void {
   };
   kids.forEach((k, i) => {
     // An init precedes the sibling holding its reduction's update.
-    if (isLeaf(k) && k.init) {
-      const j = owner.get(k.expr);
+    for (const e of subtreeInits(k, new Set())) {
+      const j = owner.get(e);
       if (j !== undefined) edge(i, j);
     }
+    // A final (grid outer reduction) subtree follows every other sibling.
+    if (hasFinal(k)) kids.forEach((o, j) => {
+      if (!hasFinal(o)) edge(j, i);
+    });
     for (const e of subtreeExprs(k, new Set())) {
       for (const input of e.inputs) {
         const def = input.definition;
@@ -99,13 +127,15 @@ export function buildLoopNest(ctx: LoweringContext, groups: LoopGroups): Stmt[] 
   let order = 0;
   const n = ctx.positions;
   const loopPositions = groups.kinds.map((k, p) => (k.kind === 'loop' ? p : -1)).filter((p) => p >= 0);
-  const place = (expr: Expr, out: TensorView, count: number, init: boolean): void => {
+  const place = (expr: Expr, out: TensorView, count: number, init: boolean, extra: { final?: boolean; tag?: string } = {}): void => {
     let node = root;
     for (const p of loopPositions) {
       if (p >= count) break;
       if (!groups.owns(out, p)) continue;
       if (p === n - 1 && groups.isVectorized(out)) continue;
-      const g = groups.group(out, p);
+      // Fresh loops (tagged) iterate only the kept positions of a grid outer reduction.
+      if (extra.tag !== undefined && out.axis(p).isReduction()) continue;
+      const g = extra.tag === undefined ? groups.group(out, p) : `${groups.group(out, p)}#${extra.tag}`;
       let child = node.children.find((c): c is Node => !isLeaf(c) && c.group === g);
       if (child === undefined) {
         child = { group: g, position: p, order: order++, children: [] };
@@ -113,18 +143,27 @@ export function buildLoopNest(ctx: LoweringContext, groups: LoopGroups): Stmt[] 
       }
       node = child;
     }
-    node.children.push({ expr, out, order: order++, init });
+    node.children.push({ expr, out, order: order++, init, ...extra });
   };
+  const gridOuter = gridOuterReductions(ctx);
+  const gridOuterExprs = new Set<Expr>(gridOuter.map((g) => g.expr));
+  const gridStepExprs = new Set(gridOuter.flatMap((g) => g.chain));
   for (const expr of ctx.fusion.exprs()) {
     const out = expr.outputs[0];
-    if (out === undefined || out.kind !== 'tensorView') continue;
+    if (out === undefined || out.kind !== 'tensorView' || gridStepExprs.has(expr)) continue;
     const count = groups.loopCount(out);
+    if (gridOuterExprs.has(expr)) {
+      place(expr, out, count, true, { tag: 'init' });
+      place(expr, out, count, false);
+      continue;
+    }
     if (expr.kind === 'ReductionOp' || expr.kind === 'WelfordOp') {
       const firstReduction = out.domain.loop.findIndex((id) => id.isReduction());
       place(expr, out, firstReduction < 0 ? count : Math.min(count, firstReduction), true);
     }
     place(expr, out, count, false);
   }
+  for (const g of gridOuter) place(g.expr, g.reduction, groups.loopCount(g.reduction), false, { final: true, tag: 'final' });
   orderChildren(root);
 
   const loopVar = new Map<string, string>();
@@ -141,7 +180,8 @@ export function buildLoopNest(ctx: LoweringContext, groups: LoopGroups): Stmt[] 
   const toStmts = (node: Node): Stmt[] =>
     node.children.map((c): Stmt => {
       if (isLeaf(c)) {
-        const indices = positionIndices(c.out);
+        const indices = positionIndices(c.out, c.tag);
+        if (c.final === true) return { kind: 'PendingExpr', expr: c.expr, positionIndices: indices, phase: 'final' };
         return c.init ? { kind: 'PendingExpr', expr: c.expr, positionIndices: indices, phase: 'init' } : { kind: 'PendingExpr', expr: c.expr, positionIndices: indices };
       }
       const id = refLoop[c.position];
@@ -155,10 +195,12 @@ export function buildLoopNest(ctx: LoweringContext, groups: LoopGroups): Stmt[] 
         body: toStmts(c),
       };
     });
-  const positionIndices = (out: TensorView): IndexExpr[] =>
+  const positionIndices = (out: TensorView, tag?: string): IndexExpr[] =>
     groups.kinds.map((k, p): IndexExpr => {
       // Positions a prefix-aligned tensor does not have never index it.
       if (!groups.owns(out, p)) return iconst(0);
+      // Fresh loops of a grid outer reduction skip its serial reduced positions.
+      if (tag !== undefined && k.kind === 'loop' && out.axis(p).isReduction()) return iconst(0);
       switch (k.kind) {
         case 'parallel':
           return isym(k.builtin, k.bound);
@@ -167,7 +209,8 @@ export function buildLoopNest(ctx: LoweringContext, groups: LoopGroups): Stmt[] 
         case 'loop': {
           if (p === n - 1 && groups.isVectorized(out)) return iconst(0);
           const id = refLoop[p];
-          return isym(varOf(groups.group(out, p)), id?.extent.constNumber() ?? null);
+          const g = groups.group(out, p);
+          return isym(varOf(tag === undefined ? g : `${g}#${tag}`), id?.extent.constNumber() ?? null);
         }
         default: {
           const unreachable: never = k;

@@ -47,6 +47,8 @@ export function parallelReduction(groups: LoopGroups, tv: TensorView): { threads
     if (k === undefined || k.kind !== 'parallel') continue;
     if (k.parallelType === 'TIDx' || k.parallelType === 'TIDy') threads.push(k.parallelType);
     else if (k.parallelType === 'BIDy') grid = true;
+    // Over blockIdx.x: a grid outer reduction, lowered by grid-outer-reduction.ts on its own.
+    else if (k.parallelType === 'BIDx') continue;
     else throw new LoweringError(`T${tv.name}: reduction over ${k.parallelType} is not supported (grid reductions use blockIdx.y)`);
   }
   return { threads, grid };

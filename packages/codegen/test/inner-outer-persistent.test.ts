@@ -1,0 +1,122 @@
+// Inner-outer persistent codegen (layer_norm backward as one kernel): kernels simulated on the
+// CPU against the reference evaluator with fresh random inputs (Float / Half / BFloat16; odd
+// N × H, H not a multiple of the vector width, fewer and more rows than blocks), structure
+// (one grid step at the end, no block reduction inside an `if`), goldens of the
+// scheduler_params / kernel IR / CUDA of one fixture, and nvcc -ptx -arch=sm_90 of every fixture.
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { checkGolden, evaluate, HostTensor } from '@tsfuser/fusion-ir';
+import { compileFusion, lowerFusion, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
+import { simulateKernel } from './kernel-simulator.js';
+import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
+import {
+  buildLayerNormBackward, innerOuterPersistentRegistry, layerNormBackwardFixtures, layerNormBackwardInputs, type LayerNormBackwardCase,
+} from './layer-norm-backward-fixtures.js';
+
+const dir = fileURLToPath(new URL('../../../test-fixtures/golden/codegen/inner-outer-persistent/', import.meta.url));
+const update = process.env.UPDATE_GOLDEN === '1';
+
+function lowerCase(c: LayerNormBackwardCase): { kernel: Kernel; compiled: CompiledKernel } {
+  const registry = innerOuterPersistentRegistry();
+  const compiled = compileFusion(c.fusion, c.info, { registry });
+  const { scheduler } = registry.pick(c.fusion, c.info);
+  const scheduled = scheduler.schedule(c.fusion.clone().fusion, compiled.params);
+  const kernel = lowerFusion(scheduled, { kernelName: compiled.kernelName, maxThreadsPerBlock: compiled.launch.block[0] * compiled.launch.block[1] });
+  return { kernel, compiled };
+}
+
+/** Relative tolerance: output rounding plus Float accumulation over the row / the rows. */
+function tolerance(c: LayerNormBackwardCase): number {
+  const out = c.dtype === 'Half' ? 4e-3 : c.dtype === 'BFloat16' ? 3e-2 : 1e-5;
+  return out + 2e-7 * Math.sqrt(Math.max(c.rows, c.hidden)) * 16;
+}
+
+export function simulateAndCompare(c: LayerNormBackwardCase): void {
+  const { kernel, compiled } = lowerCase(c);
+  const inputs = layerNormBackwardInputs(c);
+  const want = evaluate(c.fusion, inputs) as HostTensor[];
+  const outs = want.map((w) => HostTensor.fromValues(w.dtype, [...w.sizes], new Array<number>(w.numel).fill(NaN)));
+  const got = simulateKernel(kernel, compiled.launch, [...inputs, ...outs]).slice(inputs.length);
+  const tol = tolerance(c);
+  want.forEach((w, i) => {
+    const g = (got[i] as HostTensor).toNumbers();
+    // Sums over many rows: scale the bound by the magnitude of what was summed.
+    const scale = i === 0 ? 1 : Math.sqrt(c.rows) * 2;
+    w.toNumbers().forEach((x, k) => {
+      const y = g[k] as number;
+      if (!(Math.abs(x - y) <= tol * Math.max(scale, Math.abs(x)))) throw new Error(`${c.name}: output ${i} element ${k}: got ${y}, want ${x} (tolerance ${tol})`);
+    });
+  });
+}
+
+function walk(stmts: readonly Stmt[], insideIf: boolean, visit: (s: Stmt, insideIf: boolean) => void): void {
+  for (const s of stmts) {
+    visit(s, insideIf);
+    if (s.kind === 'ForLoop') walk(s.body, insideIf, visit);
+    if (s.kind === 'IfThenElse') {
+      walk(s.then, true, visit);
+      walk(s.else, true, visit);
+    }
+  }
+}
+
+describe('inner-outer persistent codegen: simulation', () => {
+  it.each(layerNormBackwardFixtures().map((c) => [c.name, c] as const))('%s', (_name, c) => {
+    simulateAndCompare(c);
+  });
+});
+
+describe('inner-outer persistent codegen: structure', () => {
+  it('one grid step at the top level, last; no block reduction or grid store inside an if it must not be in', () => {
+    for (const c of layerNormBackwardFixtures()) {
+      const { kernel } = lowerCase(c);
+      const last = kernel.body[kernel.body.length - 1];
+      expect(last?.kind).toBe('GridOuterReduce');
+      let steps = 0;
+      walk(kernel.body, false, (s, insideIf) => {
+        if (s.kind === 'GridOuterReduce') steps += 1;
+        if (s.kind === 'BlockReduce' || s.kind === 'GridOuterReduce') expect(insideIf).toBe(false);
+      });
+      expect(steps).toBe(1);
+      expect(kernel.deviceGlobals.map((g) => g.ctype)).toEqual(['float', 'float', 'unsigned int']);
+    }
+  });
+
+  it('the persistent grid never has more blocks than rows or than SMs × blocks per SM', () => {
+    for (const c of [...layerNormBackwardFixtures(), buildLayerNormBackward('BFloat16', 16384, 4096)]) {
+      const { compiled } = lowerCase(c);
+      const p = compiled.params;
+      if (p.schedulerType !== 'inner_outer_persistent') throw new Error(p.schedulerType);
+      expect(p.lparams.gdimx).toBeLessThanOrEqual(Math.min(c.rows, 132 * p.blocksPerSm));
+      expect(p.rowsPerBlock * p.lparams.gdimx).toBeGreaterThanOrEqual(c.rows);
+    }
+  });
+});
+
+describe('inner-outer persistent codegen: goldens', () => {
+  it.each([
+    ['BFloat16', 600, 258, 'layer_norm_bwd_bf16_600x258'],
+    ['Float', 16384, 4096, 'layer_norm_bwd_float_16384x4096'],
+  ] as const)('%s %d×%d', (dtype, rows, hidden, file) => {
+    const { compiled } = lowerCase(buildLayerNormBackward(dtype, rows, hidden));
+    const check = (name: string, text: string): void => {
+      expect(checkGolden(text, `${dir}${name}`, update).diff).toBe('');
+    };
+    check(`${file}.scheduler_params.txt`, compiled.dumps.schedulerParams + compiled.dumps.launchParams);
+    check(`${file}.kernel_ir.txt`, compiled.dumps.kernelIr);
+    check(`${file}.cuda_kernel.txt`, compiled.dumps.cuda);
+  });
+});
+
+describe.skipIf(!hasNvcc)('inner-outer persistent codegen: nvcc', () => {
+  it('every fixture, the 16384×4096 timing shapes and a 64-bit-index one compile with nvcc -ptx -arch=sm_90', async () => {
+    const cases = [
+      ...layerNormBackwardFixtures(),
+      ...(['Float', 'Half', 'BFloat16'] as const).map((d) => buildLayerNormBackward(d, 16384, 4096)),
+      buildLayerNormBackward('BFloat16', 600000, 4096),
+    ];
+    const kernels = cases.map((c, i) => compileFusion(c.fusion, c.info, { registry: innerOuterPersistentRegistry(), fusionId: i }));
+    expect(kernels.some((k) => k.indexType === 'Int')).toBe(true);
+    await compileKernelsWithNvcc(kernels, { label: 'inner-outer' });
+  }, 600_000);
+});

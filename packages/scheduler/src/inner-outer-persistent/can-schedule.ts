@@ -1,0 +1,96 @@
+// Whether the inner-outer persistent scheduler takes a fusion, and if not, why. First nvFuser's
+// rules (segmentation's canScheduleNormalization('inner_outer_persistent', …): inner and outer
+// reductions, each of one pattern, at least one persistent buffer that fits the budget); then
+// what tsfuser's schedule and codegen do, each refused with its reason:
+//   * only sum/max/min/prod ReductionOps (Welford is translated to sums when it can be);
+//   * the outer reductions reduce exactly the rows the inner reductions keep, and keep the row
+//     (grad_weight/grad_bias over the rows of layer_norm backward);
+//   * an outer reduction's result is only written out (directly or through casts / copies):
+//     it is complete only after the grid step at the end of the kernel;
+//   * no expanded broadcasts in inputs or outputs, no scalar outputs or aliases, rows not
+//     empty;
+//   * the row fits the register budget (persistent buffers + outer accumulators; heuristics.ts)
+//     — otherwise the fusion is left to segmentation — and the schedule succeeds (on a clone).
+
+import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
+import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
+import type { CanScheduleResult } from '../scheduler.js';
+import { canScheduleNormalization } from '../segmentation/normalization.js';
+import { ExactLogicalMap } from '../pointwise/domain-map.js';
+import { rowShape } from '../normalization/heuristics.js';
+import { welfordTranslationRefusal } from '../normalization/translate-welford.js';
+import { MAX_THREADS_PER_BLOCK, computeInnerOuterPersistentHeuristics, innerOuterReductions, type InnerOuterPersistentOverrides } from './heuristics.js';
+import { scheduleInnerOuterPersistent } from './schedule.js';
+
+const refuse = (reason: string): CanScheduleResult => ({ ok: false, reason });
+
+function tvName(tv: TensorView): string {
+  return `T${tv.name}`;
+}
+
+/** Why an outer reduction's result is used for more than being written out, or null. */
+export function outerResultUseRefusal(fusion: Fusion, r: TensorView): string | null {
+  const live = new Set(fusion.exprs());
+  let cur = r;
+  for (;;) {
+    const uses = cur.uses.filter((u) => live.has(u));
+    if (uses.length === 0) return fusion.outputs.includes(cur) ? null : `outer reduction ${tvName(r)} is not written out`;
+    const u = uses[0];
+    const copy = u !== undefined && uses.length === 1 && ((u.kind === 'UnaryOp' && u.op === 'cast') || u.kind === 'LoadStoreOp');
+    if (!copy || fusion.outputs.includes(cur)) {
+      return `the result of outer reduction ${tvName(r)} is used by ${uses.map((x) => x.kind).join(', ')} (only casts to an output are supported: it is complete only after the grid step)`;
+    }
+    const next = (u as { outputs: readonly unknown[] }).outputs[0];
+    if (next === undefined || (next as TensorView).kind !== 'tensorView') return `outer reduction ${tvName(r)} feeds a scalar`;
+    cur = next as TensorView;
+  }
+}
+
+/** Why the outer reductions do not reduce the inner reductions' rows and keep their row, or null. */
+function outerShapeRefusal(fusion: Fusion, inner: TensorView, outer: TensorView): string | null {
+  const map = new ExactLogicalMap(fusion);
+  const a = inner.domain.logical.filter((id) => !id.isBroadcast());
+  const b = outer.domain.logical.filter((id) => !id.isBroadcast());
+  const ok = a.length === b.length && a.every((id, d) => map.same(id, b[d] as typeof id) && id.isReduction() !== (b[d] as typeof id).isReduction());
+  return ok ? null : `outer reduction ${tvName(outer)} does not reduce exactly the rows that inner reduction ${tvName(inner)} keeps`;
+}
+
+export function canScheduleInnerOuterPersistent(fusion: Fusion, runtimeInfo: RuntimeInfo, overrides: InnerOuterPersistentOverrides = {}): CanScheduleResult {
+  const nv = canScheduleNormalization('inner_outer_persistent', fusion, runtimeInfo);
+  if (!nv.ok) return nv;
+  const welford = welfordTranslationRefusal(fusion);
+  if (welford !== null) return refuse(`${welford}: only Welford ops that translate to two-pass sums run in persistent kernels`);
+  if (fusion.exprs().some((e) => e.kind === 'WelfordOp')) return refuse('Welford in an inner-outer persistent fusion is not supported yet');
+  for (const o of fusion.outputs) {
+    if (o.kind !== 'tensorView') return refuse('scalar outputs are not supported by the inner-outer persistent scheduler');
+    if (fusion.inputs.includes(o)) return refuse(`output ${tvName(o)} is also a fusion input (an alias)`);
+    if (o.domain.logicalNoReductions().some((id) => id.isBroadcast() && id.expandedExtent !== null)) {
+      return refuse(`output ${tvName(o)} has an expanded broadcast dim (would need a stride-0 output)`);
+    }
+  }
+  for (const i of fusion.inputs) {
+    if (i.kind === 'tensorView' && i.domain.logicalNoReductions().some((id) => id.isBroadcast() && id.expandedExtent !== null)) {
+      return refuse(`input ${tvName(i)} has an expanded broadcast dim (not supported by the inner-outer persistent scheduler yet)`);
+    }
+  }
+  const { inner, outer } = innerOuterReductions(fusion);
+  const r = inner[0];
+  if (r === undefined || outer.length === 0) return refuse('needs both inner and outer reductions');
+  for (const o of outer) {
+    const shape = outerShapeRefusal(fusion, r, o);
+    if (shape !== null) return refuse(shape);
+    const use = outerResultUseRefusal(fusion, o);
+    if (use !== null) return refuse(use);
+  }
+  const { rowLength, rows } = rowShape(r, bindExtents(fusion, runtimeInfo));
+  if (rowLength === 0) return refuse(`rows of reduction ${tvName(r)} are empty (size-0 reduced dim)`);
+  if (rows === 0) return refuse(`reduction ${tvName(r)} has no rows (size-0 kept dim)`);
+  try {
+    const params = computeInnerOuterPersistentHeuristics(fusion, runtimeInfo, overrides);
+    if (params.lparams.bdimx > MAX_THREADS_PER_BLOCK) return refuse(`${params.lparams.bdimx} threads per block, more than ${MAX_THREADS_PER_BLOCK}`);
+    scheduleInnerOuterPersistent(fusion.clone().fusion, params);
+  } catch (err) {
+    return refuse((err as Error).message);
+  }
+  return { ok: true };
+}

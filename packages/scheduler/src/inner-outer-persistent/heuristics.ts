@@ -1,0 +1,189 @@
+// Inner-outer persistent heuristics (after nvFuser's innerOuterPersistentHeuristic, with our
+// own simpler rules). For rows of R elements (the merged dims the inner reductions reduce) and
+// I rows:
+//   * vec: the widest vector (≤ 16 bytes of the widest row tensor) dividing R, the outer
+//     strides and the pointer alignment of the row inputs (grad_out, x, weight);
+//   * batches B and threads per row as the inner persistent scheduler chooses them
+//     (normalization/heuristics.ts chooseBatches), under a register budget of 256 bytes per
+//     thread that counts the persistent buffers (projected to the inputs) and the outer
+//     reductions' Float accumulators (B·vec per outer reduction): a row that does not fit is
+//     refused with the sizes;
+//   * the persistent grid: blocksPerSm blocks per SM (as many blocks of bdimx threads as fit
+//     65536 registers at 128 registers a thread, at most 2048 threads and 8 blocks), gdimx =
+//     min(I, SMs × blocksPerSm): every block must be resident at once for the grid barrier
+//     before the outer reductions' final step — the kernel's __launch_bounds__(bdimx,
+//     blocksPerSm) makes ptxas keep registers within that. Each block takes ⌈I / gdimx⌉
+//     contiguous rows;
+//   * the outer reductions' work buffer: gdimx × R Float partials each;
+//   * divisibility of the three splits, proven from the sizes, so lowering drops predicates.
+
+import { dataTypeSize, type Fusion, type TensorView } from '@tsfuser/fusion-ir';
+import { SchedulingError } from '../errors.js';
+import { chooseIndexType } from '../index-type.js';
+import { chooseBatches, rowShape } from '../normalization/heuristics.js';
+import { translateWelford } from '../normalization/translate-welford.js';
+import { ExactLogicalMap } from '../pointwise/domain-map.js';
+import { collectIo } from '../pointwise/heuristics.js';
+import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
+import { persistentBufferBytes, persistentBuffers } from '../segmentation/persistent-buffer.js';
+import type { InnerOuterPersistentParams } from './params.js';
+import { isInnerReduction } from './schedule.js';
+
+export const MAX_THREADS_PER_BLOCK = 1024;
+/** Register bytes per thread for persistent buffers and outer accumulators (64 registers). */
+export const MAX_REGISTER_BYTES_PER_THREAD = 256;
+export const MAX_PERSISTENT_BATCHES = 32;
+/** Registers per thread the persistent grid assumes when counting resident blocks. */
+export const ASSUMED_REGISTERS_PER_THREAD = 128;
+const REGISTERS_PER_SM = 65536;
+/** Resident blocks per SM the persistent grid counts on (the hardware allows 32). */
+const MAX_BLOCKS_PER_SM = 8;
+const TARGET_BLOCK_THREADS = 256;
+
+function ceilDiv(a: number, b: number): number {
+  return Math.ceil(a / b);
+}
+
+/** Reduction outputs of the fusion (ReductionOp), split into inner and outer. */
+export function innerOuterReductions(fusion: Fusion): { inner: TensorView[]; outer: TensorView[] } {
+  const inner: TensorView[] = [];
+  const outer: TensorView[] = [];
+  for (const e of fusion.exprs()) {
+    const out = e.outputs[0];
+    if (e.kind !== 'ReductionOp' || out === undefined || out.kind !== 'tensorView') continue;
+    (isInnerReduction(out) ? inner : outer).push(out);
+  }
+  return { inner, outer };
+}
+
+/** Tensors whose innermost non-broadcast dim is the row's innermost dim. */
+function rowTensors(fusion: Fusion, r: TensorView, tvs: readonly TensorView[]): TensorView[] {
+  const map = new ExactLogicalMap(fusion);
+  const logical = r.domain.logical;
+  const innermost = logical[logical.length - 1];
+  if (innermost === undefined) return [];
+  return tvs.filter((tv) => {
+    const dims = tv.domain.logicalNoReductions().filter((id) => !id.isBroadcast());
+    const last = dims[dims.length - 1];
+    return last !== undefined && map.same(last, innermost);
+  });
+}
+
+interface VectorChoice {
+  factor: number;
+  inputs: number[];
+  outputs: number[];
+}
+
+function vectorization(fusion: Fusion, runtimeInfo: RuntimeInfo, r: TensorView, rowLength: number): VectorChoice {
+  const inputTvs = fusion.inputs.filter((v): v is TensorView => v.kind === 'tensorView');
+  const rowInputs = new Set(rowTensors(fusion, r, inputTvs));
+  const cands: { position: number; size: number; sizes: readonly number[]; strides: readonly number[]; alignment: number }[] = [];
+  fusion.inputs.forEach((v, i) => {
+    const info = runtimeInfo.inputs[i];
+    if (v.kind !== 'tensorView' || !rowInputs.has(v) || info === undefined || info.kind !== 'tensor' || v.uses.length === 0) return;
+    if (info.strides[info.strides.length - 1] !== 1) return;
+    cands.push({ position: i, size: dataTypeSize(v.dtype), sizes: info.sizes, strides: info.strides, alignment: info.alignment });
+  });
+  // Full-rank row outputs (grad_input); the outer reductions' outputs are written by the grid step.
+  const rank = r.domain.logical.length;
+  const outputTvs = fusion.outputs.filter((v): v is TensorView => v.kind === 'tensorView' && v.domain.logicalNoReductions().length === rank);
+  const rowOutputs = new Set(rowTensors(fusion, r, outputTvs));
+  const outputs = fusion.outputs.flatMap((v, i) => (v.kind === 'tensorView' && rowOutputs.has(v) && !fusion.inputs.includes(v) ? [i] : []));
+  if (cands.length === 0) return { factor: 1, inputs: [], outputs: [] };
+  const widest = Math.max(...cands.map((c) => c.size), ...outputs.map((i) => dataTypeSize((fusion.outputs[i] as TensorView).dtype)));
+  let factor = Math.max(1, Math.floor(16 / widest));
+  const ok = (v: number): boolean =>
+    rowLength % v === 0 &&
+    cands.every((c) => c.alignment % (v * c.size) === 0 && c.strides.every((s, d) => d === c.strides.length - 1 || (c.sizes[d] ?? 1) <= 1 || s % v === 0));
+  while (factor > 1 && !ok(factor)) factor /= 2;
+  return factor > 1 ? { factor, inputs: cands.map((c) => c.position), outputs } : { factor: 1, inputs: [], outputs: [] };
+}
+
+/** Whether some persistent buffer is a widening cast of an input (the schedule projects it). */
+function projectsToInputs(fusion: Fusion): boolean {
+  return persistentBuffers(fusion).some(({ tv }) => {
+    const def = tv.definition;
+    const src = def?.inputs[0];
+    return def !== null && def.kind === 'UnaryOp' && def.op === 'cast' && src !== undefined && src.kind === 'tensorView' && src.isFusionInput() && dataTypeSize(src.dtype) < dataTypeSize(tv.dtype);
+  });
+}
+
+/**
+ * Choices a caller may force instead of the heuristic's (tuning experiments on a GPU): the
+ * persistent batch B and the resident blocks per SM (the grid barrier needs them all resident;
+ * the kernel's __launch_bounds__ caps registers accordingly).
+ */
+export interface InnerOuterPersistentOverrides {
+  batches?: number;
+  blocksPerSm?: number;
+}
+
+export function computeInnerOuterPersistentHeuristics(original: Fusion, runtimeInfo: RuntimeInfo, overrides: InnerOuterPersistentOverrides = {}): InnerOuterPersistentParams {
+  const hasWelford = original.exprs().some((e) => e.kind === 'WelfordOp');
+  const fusion = hasWelford ? original.clone().fusion : original;
+  if (hasWelford) translateWelford(fusion);
+  const bindings = bindExtents(fusion, runtimeInfo);
+  const { inner, outer } = innerOuterReductions(fusion);
+  const r = inner[0];
+  if (r === undefined || outer.length === 0) throw new SchedulingError('inner-outer persistent heuristics: needs an inner and an outer reduction');
+  const { rowLength: R, rows: I } = rowShape(r, bindings);
+  if (R === 0 || I === 0) throw new SchedulingError(`inner-outer persistent heuristics: ${I} rows of ${R} elements (empty)`);
+  const device = runtimeInfo.device;
+  const vec = vectorization(fusion, runtimeInfo, r, R);
+  const v = vec.factor;
+  const vectors = ceilDiv(R, v);
+  const project = projectsToInputs(fusion);
+  const size = persistentBufferBytes(fusion, runtimeInfo);
+  // Whole bytes per element: a broadcast buffer (rstd over the row) adds a few bytes per row.
+  const bufferBytesPerElement = Math.max(1, Math.floor((project ? size.bytes : size.bufferBytes) / R));
+  const perElement = bufferBytesPerElement + 4 * outer.length;
+  const maxBatches = Math.min(MAX_PERSISTENT_BATCHES, Math.floor(MAX_REGISTER_BYTES_PER_THREAD / (v * perElement)));
+  const forced = overrides.batches;
+  const choice =
+    forced !== undefined
+      ? { batches: forced, extent: ceilDiv(vectors, forced), bdimx: ceilDiv(vectors, forced) >= 32 ? ceilDiv(ceilDiv(vectors, forced), 32) * 32 : ceilDiv(vectors, forced) }
+      : maxBatches < 1
+        ? null
+        : chooseBatches(vectors, maxBatches, TARGET_BLOCK_THREADS);
+  if (choice === null || choice.bdimx > MAX_THREADS_PER_BLOCK) {
+    throw new SchedulingError(
+      `inner-outer persistent heuristics: a row of ${R} elements (${perElement} register bytes each: persistent buffers and ${outer.length} outer accumulators) ` +
+        `needs more than ${MAX_THREADS_PER_BLOCK} threads × ${Math.max(1, maxBatches)} batches × ${v} elements in ${MAX_REGISTER_BYTES_PER_THREAD} bytes of registers per thread`,
+    );
+  }
+  const { batches, bdimx } = choice;
+  const blocksPerSm = overrides.blocksPerSm ?? Math.max(
+    1,
+    Math.min(MAX_BLOCKS_PER_SM, Math.floor(device.maxThreadsPerSm / bdimx), Math.floor(REGISTERS_PER_SM / (bdimx * ASSUMED_REGISTERS_PER_THREAD))),
+  );
+  const gdimx = Math.min(I, device.smCount * blocksPerSm);
+  const rowsPerBlock = ceilDiv(I, gdimx);
+  return {
+    schedulerType: 'inner_outer_persistent',
+    tag: 'Inner Outer Persistent Heuristic.',
+    fastestDim: true,
+    persistentKernel: true,
+    combinedInnerOuter: true,
+    persistentBufferSize: project ? size.bytes : size.bufferBytes,
+    crossBlockInnerReduction: true,
+    blockDimInnerReduction: 'TIDx',
+    unrollFactorInnerReduction: v,
+    vectorizeInnerReduction: v > 1,
+    batchesPerBlockInnerReduction: batches,
+    padInnerReductionToWarp: bdimx !== choice.extent,
+    projectPersistentBuffers: project,
+    gridDimIterDom: 'BIDx',
+    blockDimIterDom: 'Serial',
+    rowsPerBlock,
+    blocksPerSm,
+    crossGridOuterReduction: true,
+    outerReductionWorkSlots: gdimx * R,
+    outerReductions: outer.length,
+    indexType: chooseIndexType(collectIo(fusion, runtimeInfo, bindings)),
+    lparams: { gdimx, gdimy: 1, gdimz: 1, bdimx, bdimy: 1, bdimz: 1 },
+    divisibleSplits: [R % v === 0, vectors % batches === 0, I % gdimx === 0],
+    vectorizedInputs: vec.inputs,
+    vectorizedOutputs: vec.outputs,
+  };
+}

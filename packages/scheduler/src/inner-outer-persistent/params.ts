@@ -1,0 +1,98 @@
+// InnerOuterPersistentParams: the decisions of the inner-outer persistent scheduler (layer_norm
+// backward: inner reductions over each row plus outer reductions over the rows, one kernel)
+// for one fusion and one set of runtime sizes — nvFuser's ReductionParams fields for a
+// combined inner-outer persistent kernel (camelCase), and their `scheduler_params` dump in the
+// layout of nvFuser's ReductionParams::toString (the inner persistent lines, then the outer
+// reduction's), plus tsfuser's buffer size, work buffer, index type and divisibility lines.
+// Equal parameters mean the same kernel.
+//
+// The reference (the inner reduction's input) is [rows, row]; the rows are split over a
+// persistent grid as [gdimx (blockIdx.x), ceilDiv(rows, gdimx) (serial: each block takes a
+// contiguous chunk of rows)], the row as for the inner persistent scheduler
+//   [ceilDiv(row / vec, batches) (threadIdx.x), batches (serial, constant), vec (vectorize)].
+// The outer reductions (reduced over the rows, kept over the row) follow the same five
+// positions: each thread accumulates its batches·vec columns over the block's rows in
+// registers, then the blocks' partials meet in a global work buffer [gdimx, row] and, after a
+// grid barrier, every block sums a slice of the columns (all blocks must be resident at once:
+// gdimx ≤ SMs × blocksPerSm).
+
+import type { LaunchDims } from '../heuristic-params.js';
+import type { IndexType } from '../index-type.js';
+
+export interface InnerOuterPersistentParams {
+  schedulerType: 'inner_outer_persistent';
+  tag: string;
+  fastestDim: true;
+  persistentKernel: true;
+  /** nvFuser's combined_inner_outer: inner and outer reductions in one kernel. */
+  combinedInnerOuter: true;
+  /** Persistent buffer bytes per row (nvFuser's persistent_buffer_size). */
+  persistentBufferSize: number;
+  crossBlockInnerReduction: true;
+  blockDimInnerReduction: 'TIDx';
+  /** Vector width of the row's contiguous accesses (1: scalar accesses). */
+  unrollFactorInnerReduction: number;
+  vectorizeInnerReduction: boolean;
+  /** Serial persistent batches per thread (nvFuser's batches_per_block_inner_reduction). */
+  batchesPerBlockInnerReduction: number;
+  padInnerReductionToWarp: boolean;
+  /** A Half/BFloat16 input, not its Float cast, is kept in registers (projection to inputs). */
+  projectPersistentBuffers: boolean;
+  /** Rows: blockIdx.x over a persistent grid, each block looping over its chunk of rows. */
+  gridDimIterDom: 'BIDx';
+  blockDimIterDom: 'Serial';
+  /** Rows each block takes: ceilDiv(rows, gdimx) (the serial row loop's extent). */
+  rowsPerBlock: number;
+  /** Blocks per SM the persistent grid assumes resident (the grid barrier needs all of them). */
+  blocksPerSm: number;
+  /** Outer reductions: partials per block per column, then reduced across blockIdx.x. */
+  crossGridOuterReduction: true;
+  /** Elements of the outer reductions' work buffer, per outer reduction: gdimx × row length. */
+  outerReductionWorkSlots: number;
+  /** Number of outer reductions (grad_weight, grad_bias: 2). */
+  outerReductions: number;
+  indexType: IndexType;
+  lparams: LaunchDims;
+  /**
+   * Divisibility of each split the schedule applies to the reference, in order: row by vec,
+   * row/vec by batches (outer split), rows by gdimx (outer split). true: no predicate needed.
+   */
+  divisibleSplits: readonly boolean[];
+  /** Fusion input positions whose row accesses are vectorized. */
+  vectorizedInputs: readonly number[];
+  /** Fusion output positions whose row stores are vectorized. */
+  vectorizedOutputs: readonly number[];
+}
+
+function lparamsToString(l: LaunchDims): string {
+  return `Launch Parameters: BlockDim.x = ${l.bdimx}, BlockDim.y = ${l.bdimy}, BlockDim.z = ${l.bdimz}, GridDim.x = ${l.gdimx}, GridDim.y = ${l.gdimy}, GridDim.z = ${l.gdimz}`;
+}
+
+/** nvFuser's `ReductionParams::toString` layout for a combined inner-outer persistent kernel. */
+export function innerOuterPersistentParamsToString(p: InnerOuterPersistentParams): string {
+  const lines: string[] = [''];
+  lines.push('===== Reduction Parameters ========');
+  lines.push(`${p.tag === '' ? '' : 'Tag: '}${p.tag}`);
+  lines.push('Red On Fastest Dim');
+  lines.push('Persistent Kernel');
+  lines.push('Combined Inner Outer Reduction');
+  if (p.projectPersistentBuffers) lines.push('Project Persistent Buffers');
+  lines.push(`Batches per block: ${p.batchesPerBlockInnerReduction}`);
+  lines.push('Circular buffer: not used');
+  lines.push(`Iteration Domain: blockIdx.x / serial - ${p.rowsPerBlock} rows per block / `);
+  let red = 'Inner Reduction Domain: cross block - threadIdx.x / ';
+  if (p.padInnerReductionToWarp) red += ' pad to warp / ';
+  red += `persistent batch - ${p.batchesPerBlockInnerReduction} / `;
+  if (p.vectorizeInnerReduction) red += 'vectorize / ';
+  if (p.unrollFactorInnerReduction > 1) red += `factor ${p.unrollFactorInnerReduction}`;
+  lines.push(red);
+  lines.push(`Outer Reduction Domain: serial over rows / cross grid - blockIdx.x (${p.outerReductions} reductions, work buffer ${p.outerReductionWorkSlots} slots each) / `);
+  lines.push(lparamsToString(p.lparams));
+  lines.push(`Persistent buffer size: ${p.persistentBufferSize} bytes per row`);
+  lines.push(`Blocks per SM: ${p.blocksPerSm}`);
+  lines.push(`Vectorized inputs: [${p.vectorizedInputs.join(', ')}] outputs: [${p.vectorizedOutputs.join(', ')}]`);
+  lines.push(`Index type: ${p.indexType === 'Int32' ? 'int' : 'int64_t'}`);
+  lines.push(`Divisible splits: [${p.divisibleSplits.map((d) => (d ? 'true' : 'false')).join(', ')}]`);
+  lines.push('====================================');
+  return `${lines.join('\n')}\n`;
+}

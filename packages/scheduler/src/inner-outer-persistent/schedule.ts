@@ -1,0 +1,135 @@
+// Applies InnerOuterPersistentParams to a fusion (in place), after nvFuser's inner-outer
+// persistent scheduler (layer_norm backward as one kernel):
+//   0. translate Welford ops to two-pass sums; read row parameters (weight) through their
+//      broadcast (normalization/row-params.ts); cache every used input and every output; a
+//      widening cast of an input cache that would be a persistent buffer is duplicated per
+//      phase so the narrow input is the buffer (normalization/persistence.ts);
+//   1. transform the first inner reduction R0 (reduced over the innermost dim): merge its kept
+//      dims into the rows I and its reduced dims into the row Rd, then split
+//        [gdimx, ceilDiv(I, gdimx), ceilDiv(Rd/vec, B), B, vec]   (BIDx, S, rTIDx, rS, rS)
+//      (Rd by vec, Rd/vec by B and I by gdimx as outer splits: B and gdimx stay constants,
+//      each block takes a contiguous chunk of rows and loops over it serially);
+//   2. rFactor R0's serial positions [3, 4]: a partial per thread, then a block allreduce over
+//      threadIdx.x inside the row loop; propagate to every tensor, copy the parallel types,
+//      rFactor every other inner reduction the same way;
+//   3. the outer reductions (reduced over the rows, kept over the row: grad_weight,
+//      grad_bias) now read [rBIDx, rS, TIDx, B, vec]: no rFactor — lowering accumulates the
+//      serial row loop in registers ([B, vec] per thread, allocated outside the row loop) and
+//      reduces the blocks' partials across blockIdx.x (work buffer + grid barrier);
+//   4. vectorize the row accesses of the input caches and full-row outputs;
+//   5. inline as deep as legal, except the persistent buffers, kept at position 3 (filled
+//      once per row, read before and after the block allreductions); the outer reductions'
+//      results stay at position 0 (they are complete only after the row loop and the grid
+//      step).
+// Invariant the lowering relies on: the reference (R0's partial's input) has the 5-position
+// structure above; every outer reduction has reduction IDs exactly at positions 0 (BIDx) and
+// 1 (serial row loop) and iteration IDs at 2..4, and is consumed only by a chain of casts /
+// copies ending in a fusion output.
+
+import {
+  inlineAt,
+  inlineMost,
+  loopExprs,
+  parallelizeAllLike,
+  propagateTransforms,
+  type Fusion,
+  type ParallelType,
+  type Split,
+  type TensorView,
+} from '@tsfuser/fusion-ir';
+import { SchedulingError } from '../errors.js';
+import type { ScheduledFusion } from '../scheduler.js';
+import { keepPersistentBuffers, projectCastBuffers } from '../normalization/persistence.js';
+import { broadcastRowParamsFirst } from '../normalization/row-params.js';
+import { translateWelford } from '../normalization/translate-welford.js';
+import { cacheInputsAndOutputs, mergeKeptThenReduced, reductionTensors } from '../schedule-steps.js';
+import type { InnerOuterPersistentParams } from './params.js';
+
+/** Loop position of the persistent batch loop; persistent buffers are allocated there. */
+export const INNER_OUTER_PERSISTENT_POSITION = 3;
+
+/** Whether a reduction output reduces its innermost logical dim (an inner reduction). */
+export function isInnerReduction(r: TensorView): boolean {
+  const logical = r.domain.logical.filter((id) => !id.isBroadcast());
+  const last = logical[logical.length - 1];
+  return last !== undefined && last.isReduction();
+}
+
+function scheduleReductionLoop(r: TensorView, params: InnerOuterPersistentParams): void {
+  const v = params.unrollFactorInnerReduction;
+  const b = params.batchesPerBlockInnerReduction;
+  r.split(1, v, true); //                     [I, Rd/v, v]
+  r.split(1, b, false); //                    [I, B, ceilDiv(Rd/v, B), v]
+  r.split(0, params.lparams.gdimx, false); // [G, ceilDiv(I, G), B, X, v]
+  r.reorder({ 2: 3, 3: 2 }); //               [G, S, X, B, v]
+  const types: ParallelType[] = ['BIDx', 'Serial', 'TIDx', 'Serial', 'Serial'];
+  types.forEach((t, p) => r.axis(p).parallelize(t));
+}
+
+/**
+ * Index in params.divisibleSplits of each split of the reference: the row by vec is 0, the
+ * outer split by B is 1, the rows' outer split by gdimx is 2.
+ */
+function referenceSplitOrder(ref: TensorView): Map<Split, number> {
+  const splits = loopExprs(ref).filter((e): e is Split => e.kind === 'Split');
+  const keys = new Map<Split, number>();
+  for (const s of splits) {
+    if (s.innerSplit) keys.set(s, 0);
+    else if (splits.some((o) => o.innerSplit && o.outer() === s.in())) keys.set(s, 1);
+    else keys.set(s, 2);
+  }
+  return keys;
+}
+
+/** The outer reductions must read [rBIDx, rS, TIDx, B, vec] (see the header). */
+function checkOuterReduction(r: TensorView, r0: TensorView): void {
+  const ok = r.nDims() === 5 && r.axis(0).isReduction() && r.axis(1).isReduction() && [2, 3, 4].every((p) => !r.axis(p).isReduction());
+  if (!ok) throw new SchedulingError(`inner-outer persistent schedule: outer reduction T${r.name} did not take T${r0.name}'s loop structure`);
+}
+
+export function scheduleInnerOuterPersistent(fusion: Fusion, params: InnerOuterPersistentParams): ScheduledFusion {
+  translateWelford(fusion);
+  const rowParams = broadcastRowParamsFirst(fusion);
+  const inputCaches = cacheInputsAndOutputs(fusion, new Set(rowParams.values()));
+  for (const [b, i] of rowParams) inputCaches.set(b, i);
+  if (params.projectPersistentBuffers) projectCastBuffers(fusion, new Set(inputCaches.keys()));
+  const reductions = reductionTensors(fusion);
+  const inner = reductions.filter(isInnerReduction);
+  const outer = reductions.filter((r) => !isInnerReduction(r));
+  const r0 = inner[0];
+  if (r0 === undefined || outer.length === 0) throw new SchedulingError('inner-outer persistent schedule: needs inner and outer reductions');
+  mergeKeptThenReduced(r0, 'inner-outer persistent');
+  scheduleReductionLoop(r0, params);
+  const p0 = r0.rFactor([3, 4]);
+  propagateTransforms(p0);
+  parallelizeAllLike(p0);
+  for (const r of inner.slice(1)) {
+    if (r.nDims() !== 5 || !r.axis(3).isReduction() || !r.axis(4).isReduction()) {
+      throw new SchedulingError(`inner-outer persistent schedule: reduction T${r.name} did not take T${r0.name}'s loop structure`);
+    }
+    r.rFactor([3, 4]);
+  }
+  for (const r of outer) checkOuterReduction(r, r0);
+  parallelizeAllLike(p0);
+
+  const ref = p0.definition?.inputs[0];
+  if (ref === undefined || ref.kind !== 'tensorView' || ref.nDims() !== 5) {
+    throw new SchedulingError('inner-outer persistent schedule: the partial reduction has no 5-position tensor input');
+  }
+  if (params.vectorizeInnerReduction) {
+    for (const [cache, i] of inputCaches) {
+      if (params.vectorizedInputs.includes(i) && cache.nDims() === 5) cache.axis(4).parallelize('Vectorize');
+    }
+    params.vectorizedOutputs.forEach((i) => {
+      const o = fusion.outputs[i];
+      if (o !== undefined && o.kind === 'tensorView' && o.nDims() === 5 && !o.axis(4).isBroadcast()) o.axis(4).parallelize('Vectorize');
+    });
+  }
+  inlineMost(fusion);
+  keepPersistentBuffers(fusion, INNER_OUTER_PERSISTENT_POSITION);
+  for (const r of outer) if (r.computeAtPosition > 0) inlineAt(r, 0);
+
+  const divisibleSplits = new Set<Split>();
+  for (const [split, i] of referenceSplitOrder(ref)) if (params.divisibleSplits[i] === true) divisibleSplits.add(split);
+  return { fusion, reference: ref, divisibleSplits, params };
+}

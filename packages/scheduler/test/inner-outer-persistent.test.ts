@@ -1,0 +1,105 @@
+// The inner-outer persistent scheduler on layer_norm backward: canSchedule (and its refusals),
+// heuristics (params and their scheduler_params dump, golden), the schedule's loop structure
+// (reference, outer reductions at [rBIDx, rS, TIDx, B, vec]), that a scheduled fusion
+// evaluates like the unscheduled one, and segmentation picking it as one segment.
+import { describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { add, broadcast, checkGolden, evaluate, Fusion, HostTensor, makeTensor, mul, printFusion, sub, sum, type DataType } from '@tsfuser/fusion-ir';
+import {
+  canScheduleInnerOuterPersistent, defaultSchedulerRegistry, fusionIrSegmentsToString, segmentFusion, segmentedFusionToString, computeInnerOuterPersistentHeuristics, H100_PROPERTIES, heuristicParamsToString, makeRuntimeInfo,
+  scheduleInnerOuterPersistent,
+} from '../src/index.js';
+import { layerNormBackwardFusion, layerNormBackwardSizes } from './layer-norm-backward-fixture.js';
+
+const dir = fileURLToPath(new URL('../../../test-fixtures/golden/scheduler/', import.meta.url));
+
+function randomInput(dtype: DataType, sizes: number[]): HostTensor {
+  const n = sizes.reduce((a, b) => a * b, 1);
+  return HostTensor.fromValues(dtype, sizes, Array.from({ length: n }, () => (Math.random() - 0.5) * 4));
+}
+
+function lnBackward(dtype: DataType, rows: number, hidden: number) {
+  const fusion = layerNormBackwardFusion(dtype, hidden);
+  const sizes = layerNormBackwardSizes(rows, hidden);
+  const info = makeRuntimeInfo(fusion, sizes.map((s) => ({ sizes: s })));
+  return { fusion, sizes, info };
+}
+
+describe('inner-outer persistent scheduler', () => {
+  it('schedules layer_norm backward; the scheduled fusion evaluates like the fusion', () => {
+    const { fusion, sizes, info } = lnBackward('Float', 37, 100);
+    expect(canScheduleInnerOuterPersistent(fusion, info)).toEqual({ ok: true });
+    const params = computeInnerOuterPersistentHeuristics(fusion, info);
+    const sf = scheduleInnerOuterPersistent(fusion.clone().fusion, params);
+    // Outer reductions read [rBIDx, rS, TIDx, B, vec]; the reference is [BIDx, S, TIDx, B, vec].
+    expect(sf.reference.domain.loop.map((id) => id.parallelType)).toEqual(['BIDx', 'Serial', 'TIDx', 'Serial', 'Serial']);
+    const outer = sf.fusion.exprs().filter((e) => e.kind === 'ReductionOp').map((e) => e.outputs[0]).filter((o) => o !== undefined && o.kind === 'tensorView' && o.domain.loop[0]?.isReduction() === true);
+    expect(outer.length).toBe(2);
+    expect(printFusion(sf.fusion)).toContain('rblockIdx.x');
+    const inputs = sizes.map((s) => randomInput('Float', s));
+    const want = evaluate(fusion, inputs) as HostTensor[];
+    const got = evaluate(sf.fusion, inputs) as HostTensor[];
+    want.forEach((w, o) => {
+      const g = (got[o] as HostTensor).toNumbers();
+      w.toNumbers().forEach((v, k) => expect(Math.abs((g[k] as number) - v)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(v))));
+    });
+  });
+
+  it('scheduler_params of layer_norm backward (golden): BFloat16 16384×4096 and Half 600×258', () => {
+    const text = [lnBackward('BFloat16', 16384, 4096), lnBackward('Half', 600, 258)]
+      .map(({ fusion, info }) => heuristicParamsToString(computeInnerOuterPersistentHeuristics(fusion, info)))
+      .join('');
+    expect(checkGolden(text, `${dir}layer_norm_backward.scheduler_params.txt`, process.env.UPDATE_GOLDEN === '1').diff).toBe('');
+  });
+
+  it('the persistent grid fits the device: gdimx ≤ SMs × blocks per SM, each block ≤ 1024 threads', () => {
+    for (const [n, h] of [[1, 1], [7, 33], [100000, 1024], [2048, 16384]] as const) {
+      const { fusion, info } = lnBackward('BFloat16', n, h);
+      const p = computeInnerOuterPersistentHeuristics(fusion, info);
+      expect(p.lparams.gdimx).toBeLessThanOrEqual(Math.min(n, H100_PROPERTIES.smCount * p.blocksPerSm));
+      expect(p.lparams.bdimx).toBeLessThanOrEqual(1024);
+      expect(p.rowsPerBlock * p.lparams.gdimx).toBeGreaterThanOrEqual(n);
+    }
+  });
+
+  it('refuses, with the reason, a row over the register budget (segmentation takes over)', () => {
+    const { fusion, info } = lnBackward('Float', 64, 65536);
+    const r = canScheduleInnerOuterPersistent(fusion, info);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.reason).toMatch(/register|budget|bytes/);
+  });
+
+  it('refuses inner-only and outer-only normalizations and an outer result used after the reduction', () => {
+    const f = new Fusion();
+    const x = makeTensor(f, { shape: [-1, -1] });
+    f.addInput(x);
+    const y = mul(x, broadcast(sum(x, [1]), [false, true]));
+    f.addOutput(y);
+    f.addOutput(add(sum(mul(y, x), [0]), 1));
+    const info = makeRuntimeInfo(f, [{ sizes: [128, 64] }]);
+    const r = canScheduleInnerOuterPersistent(f, info);
+    expect(r).toEqual({ ok: false, reason: expect.stringContaining('only casts to an output are supported') as unknown as string });
+    const { fusion: inner, info: innerInfo } = (() => {
+      const g = new Fusion();
+      const t = makeTensor(g, { shape: [-1, -1] });
+      g.addInput(t);
+      g.addOutput(sub(t, broadcast(sum(t, [1]), [false, true])));
+      return { fusion: g, info: makeRuntimeInfo(g, [{ sizes: [8, 8] }]) };
+    })();
+    const ri = canScheduleInnerOuterPersistent(inner, innerInfo);
+    expect(ri.ok).toBe(false);
+    if (!ri.ok) expect(ri.reason).toContain('that is inner_persistent');
+  });
+
+  it('segmentation with the default registry: layer_norm backward is one inner_outer_persistent segment (golden); an oversize row falls back', () => {
+    const { fusion, info } = lnBackward('BFloat16', 16384, 4096);
+    const sf = segmentFusion(fusion, info, defaultSchedulerRegistry());
+    expect(sf.groups.map((g) => g.schedulerType)).toEqual(['inner_outer_persistent']);
+    const text = segmentedFusionToString(sf) + fusionIrSegmentsToString(sf);
+    expect(checkGolden(text, `${dir}layer_norm_backward.segmented_fusion.txt`, process.env.UPDATE_GOLDEN === '1').diff).toBe('');
+    const big = lnBackward('Float', 64, 65536);
+    const fallback = segmentFusion(big.fusion, big.info, defaultSchedulerRegistry());
+    expect(fallback.groups.length).toBeGreaterThan(1);
+    expect(fallback.groups.every((g) => g.schedulerType !== 'inner_outer_persistent')).toBe(true);
+  });
+});
