@@ -120,3 +120,28 @@ describe.skipIf(!hasNvcc)('inner-outer persistent codegen: nvcc', () => {
     await compileKernelsWithNvcc(kernels, { label: 'inner-outer' });
   }, 600_000);
 });
+
+describe('inner-outer persistent codegen: random shapes', () => {
+  it('seeded random N × H × dtype, simulated against the evaluator', () => {
+    const seed = Number(process.env.TSFUSER_SEED ?? Math.floor(Math.random() * 2 ** 31));
+    let a = seed >>> 0;
+    const rand = (): number => {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const dtypes = ['Float', 'Half', 'BFloat16'] as const;
+    for (let i = 0; i < 8; i += 1) {
+      const dtype = dtypes[Math.floor(rand() * 3)] ?? 'Float';
+      const rows = 1 + Math.floor(rand() ** 2 * 700);
+      const hidden = 1 + Math.floor(rand() ** 2 * 1500);
+      try {
+        simulateAndCompare(buildLayerNormBackward(dtype, rows, hidden));
+      } catch (error) {
+        throw new Error(`seed ${seed} case ${i} (${dtype} ${rows}×${hidden}): ${(error as Error).message}`);
+      }
+    }
+  }, 120_000);
+});
