@@ -49,19 +49,25 @@ function info(f: Fusion, sizes: number[][]): ReturnType<typeof makeRuntimeInfo> 
 }
 
 describe('outer persistent heuristics', () => {
-  it('chooseOuterBlock: 32 threads over wide kept dims, the fewest batches that fit 1024 threads', () => {
-    expect(chooseOuterBlock(256, 64, 64)).toEqual({ bdimx: 32, bdimy: 32, batches: 2 });
+  it('chooseOuterBlock: the largest batch that leaves ≥ 128 threads per SM, then the widest block that fits', () => {
+    // The choices measured fastest on the H100 (codegen-outer-persistent-variants).
+    expect(chooseOuterBlock(4096, 4096, 64, 4)).toEqual({ bdimx: 8, bdimy: 64, batches: 64 }); // batch_norm f32 4096²
+    expect(chooseOuterBlock(4096, 4096, 64, 2)).toEqual({ bdimx: 16, bdimy: 64, batches: 64 }); // bf16
+    expect(chooseOuterBlock(1024, 8192, 64, 2)).toEqual({ bdimx: 8, bdimy: 128, batches: 64 }); // channels-last bf16
+    expect(chooseOuterBlock(16384, 1024, 64, 4)).toEqual({ bdimx: 32, bdimy: 16, batches: 64 }); // x − mean(x, 0)
+    // Too little work for 128 threads per SM at any batch: the batch with the most threads.
+    expect(chooseOuterBlock(256, 64, 64)).toEqual({ bdimx: 16, bdimy: 64, batches: 1 });
     expect(chooseOuterBlock(3, 7, 64)).toEqual({ bdimx: 3, bdimy: 7, batches: 1 });
     expect(chooseOuterBlock(1001, 1, 64)).toEqual({ bdimx: 32, bdimy: 1, batches: 1 });
-    // 4096 rows, 64 batches at most: 64 threads on y, so 16 on x
-    expect(chooseOuterBlock(1001, 4096, 64)).toEqual({ bdimx: 16, bdimy: 64, batches: 64 });
+    // A smaller batch when the largest would leave SMs idle (4096 columns of 256 rows).
+    expect(chooseOuterBlock(4096, 256, 64, 4)).toEqual({ bdimx: 32, bdimy: 8, batches: 32 });
     expect(chooseOuterBlock(8, 1024 * 65, 64)).toBeNull();
   });
 
   it('batch norm Float [64, 256]: TIDx over C, TIDy over N with a persistent batch', () => {
     const p = params(batchNormTwoPass('Float'), [[64, 256]]);
-    expect(p.lparams).toMatchObject({ bdimx: 32, bdimy: 32, gdimx: 8 });
-    expect(p.batchesPerBlockInnerReduction).toBe(2);
+    expect(p.lparams).toMatchObject({ bdimx: 16, bdimy: 64, gdimx: 16 });
+    expect(p.batchesPerBlockInnerReduction).toBe(1);
     expect(p.divisibleSplits).toEqual([true, true]);
     expect(p.blockDimInnerReduction).toBe('TIDy');
     expect(p.fastestDim).toBe(false);
