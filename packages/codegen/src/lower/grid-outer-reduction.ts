@@ -12,7 +12,8 @@
 //   * one GridOuterReduce at the end of the kernel: grid barrier, then every block combines a
 //     slice of the columns into the output (through the casts/copies between the reduction and
 //     its fusion output, which get no statements of their own).
-// Invariant: every grid outer reduction feeds a fusion output only, through casts or copies;
+// Invariant: every grid outer reduction feeds a contiguous fusion output only, through casts,
+// copies or a keepdim broadcast;
 // its work buffer holds gridDim.x × (output elements) partials in the accumulation dtype.
 
 import type { Expr, ReductionOp, TensorView } from '@tsfuser/fusion-ir';
@@ -50,7 +51,8 @@ export function gridOuterReductions(ctx: LoweringContext): GridOuterReductionInf
       const uses = cur.uses.filter((u) => live.has(u));
       const u = uses[0];
       const next = u?.outputs[0];
-      const copy = u !== undefined && uses.length === 1 && ((u.kind === 'UnaryOp' && u.op === 'cast') || u.kind === 'LoadStoreOp');
+      // A keepdim broadcast adds size-1 dims only: the same elements in the same order.
+      const copy = u !== undefined && uses.length === 1 && ((u.kind === 'UnaryOp' && u.op === 'cast') || u.kind === 'LoadStoreOp' || u.kind === 'BroadcastOp');
       if (!copy || next === undefined || next.kind !== 'tensorView') {
         throw new LoweringError(`T${out.name}: a grid outer reduction may only be cast or copied to a fusion output (used by ${uses.map((x) => x.kind).join(', ') || 'nothing'})`);
       }

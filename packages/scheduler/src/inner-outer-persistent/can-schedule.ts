@@ -5,7 +5,8 @@
 //   * only sum/max/min/prod ReductionOps (Welford is translated to sums when it can be);
 //   * the outer reductions reduce exactly the rows the inner reductions keep, and keep the row
 //     (grad_weight/grad_bias over the rows of layer_norm backward);
-//   * an outer reduction's result is only written out (directly or through casts / copies):
+//   * an outer reduction's result is only written out (directly or through casts, copies or a
+//     keepdim broadcast):
 //     it is complete only after the grid step at the end of the kernel;
 //   * no expanded broadcasts in inputs or outputs, no scalar outputs or aliases, rows not
 //     empty;
@@ -36,9 +37,10 @@ export function outerResultUseRefusal(fusion: Fusion, r: TensorView): string | n
     const uses = cur.uses.filter((u) => live.has(u));
     if (uses.length === 0) return fusion.outputs.includes(cur) ? null : `outer reduction ${tvName(r)} is not written out`;
     const u = uses[0];
-    const copy = u !== undefined && uses.length === 1 && ((u.kind === 'UnaryOp' && u.op === 'cast') || u.kind === 'LoadStoreOp');
+    // A keepdim sum is a sum then a broadcast of size-1 dims: the same elements, in order.
+    const copy = u !== undefined && uses.length === 1 && ((u.kind === 'UnaryOp' && u.op === 'cast') || u.kind === 'LoadStoreOp' || u.kind === 'BroadcastOp');
     if (!copy || fusion.outputs.includes(cur)) {
-      return `the result of outer reduction ${tvName(r)} is used by ${uses.map((x) => x.kind).join(', ')} (only casts to an output are supported: it is complete only after the grid step)`;
+      return `the result of outer reduction ${tvName(r)} is used by ${uses.map((x) => x.kind).join(', ')} (only casts / copies / a keepdim broadcast to an output are supported: it is complete only after the grid step)`;
     }
     const next = (u as { outputs: readonly unknown[] }).outputs[0];
     if (next === undefined || (next as TensorView).kind !== 'tensorView') return `outer reduction ${tvName(r)} feeds a scalar`;
