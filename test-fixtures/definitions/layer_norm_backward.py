@@ -49,10 +49,10 @@ def nvfuser_fusion_id3(fd : FusionDefinition) -> None :
     fd.add_output(T32)
 
 inputs = [
-    torch.randn((2048, 1024), dtype=torch.bfloat16, device='cuda:0'),
-    torch.randn((2048, 1024), dtype=torch.bfloat16, device='cuda:0'),
-    torch.randn((2048,), dtype=torch.float32, device='cuda:0'),
-    torch.rand((2048,), dtype=torch.float32, device='cuda:0'),
+    torch.randn((96, 1024), dtype=torch.bfloat16, device='cuda:0'),
+    torch.randn((96, 1024), dtype=torch.bfloat16, device='cuda:0'),
+    torch.randn((96,), dtype=torch.float32, device='cuda:0'),
+    torch.rand((96,), dtype=torch.float32, device='cuda:0'),
     torch.randn((1024,), dtype=torch.bfloat16, device='cuda:0'),
 ]
 

@@ -146,7 +146,7 @@ function main(): number {
     const flusher = l2Flusher(device);
     for (const dtype of ['Float', 'Half', 'BFloat16'] as const) {
       const c = buildLayerNormBackward(dtype, 16384, 4096, `layer_norm_bwd_${dtype}_16384x4096`);
-      const variants: (InnerOuterPersistentOverrides | 'segmented')[] = [{}, { blocksPerSm: 1 }, { blocksPerSm: 2 }, { batches: 1 }, { batches: 2 }, 'segmented'];
+      const variants: (InnerOuterPersistentOverrides | 'segmented')[] = [{}, { blocksPerSm: 1 }, { blocksPerSm: 2 }, { blocksPerSm: 3 }, { blocksPerSm: 4 }, { batches: 1 }, { batches: 2 }, { batches: 4 }, 'segmented'];
       for (const v of variants) {
         try {
           timings.push(timeCase(device, flusher, c, v));

@@ -2,8 +2,9 @@
 // persistent scheduler (layer_norm backward as one kernel):
 //   0. translate Welford ops to two-pass sums; read row parameters (weight) through their
 //      broadcast (normalization/row-params.ts); cache every used input and every output; a
-//      widening cast of an input cache that would be a persistent buffer is duplicated per
-//      phase so the narrow input is the buffer (normalization/persistence.ts);
+//      persistent buffer computed from the inputs by pointwise ops (xhat, g, broadcast(rstd))
+//      is recomputed per phase (projection.ts) and a widening cast of an input cache duplicated
+//      per phase (normalization/persistence.ts), so the narrow inputs are the buffers;
 //   1. transform the first inner reduction R0 (reduced over the innermost dim): merge its kept
 //      dims into the rows I and its reduced dims into the row Rd, then split
 //        [gdimx, ceilDiv(I, gdimx), ceilDiv(Rd/vec, B), B, vec]   (BIDx, S, rTIDx, rS, rS)
@@ -44,6 +45,7 @@ import { broadcastRowParamsFirst } from '../normalization/row-params.js';
 import { translateWelford } from '../normalization/translate-welford.js';
 import { cacheInputsAndOutputs, mergeKeptThenReduced, reductionTensors } from '../schedule-steps.js';
 import type { InnerOuterPersistentParams } from './params.js';
+import { projectToInputs } from './projection.js';
 
 /** Loop position of the persistent batch loop; persistent buffers are allocated there. */
 export const INNER_OUTER_PERSISTENT_POSITION = 3;
@@ -92,7 +94,10 @@ export function scheduleInnerOuterPersistent(fusion: Fusion, params: InnerOuterP
   const rowParams = broadcastRowParamsFirst(fusion);
   const inputCaches = cacheInputsAndOutputs(fusion, new Set(rowParams.values()));
   for (const [b, i] of rowParams) inputCaches.set(b, i);
-  if (params.projectPersistentBuffers) projectCastBuffers(fusion, new Set(inputCaches.keys()));
+  if (params.projectPersistentBuffers) {
+    projectToInputs(fusion, new Set(inputCaches.keys()));
+    projectCastBuffers(fusion, new Set(inputCaches.keys()));
+  }
   const reductions = reductionTensors(fusion);
   const inner = reductions.filter(isInnerReduction);
   const outer = reductions.filter((r) => !isInnerReduction(r));
