@@ -22,103 +22,10 @@
 
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { dataTypeSize, evaluate, HostTensor } from '@tsfuser/fusion-ir';
-import { DeviceContext, FusionExecutorCache, isAvailable, l2Flusher, Tensor, timeDevice, type L2Flusher } from '@tsfuser/runtime';
-import {
-  InnerOuterPersistentScheduler, InnerPersistentScheduler, OuterPersistentScheduler, PointwiseScheduler, ReductionScheduler, SchedulerRegistry,
-  defaultSchedulerRegistry, segmentPlanFor, type InnerOuterPersistentOverrides,
-} from '@tsfuser/scheduler';
-import { buildLayerNormBackward, layerNormBackwardFixtures, layerNormBackwardInputs, type LayerNormBackwardCase } from '../test/layer-norm-backward-fixtures.js';
-
-interface Result {
-  name: string;
-  ok: boolean;
-  detail: string;
-  category: string;
-}
-
-function categoryOf(c: LayerNormBackwardCase, registry: SchedulerRegistry): string {
-  try {
-    return segmentPlanFor(c.fusion, c.info, registry).groups.map((g) => g.schedulerType ?? 'none').join('+');
-  } catch (error) {
-    return `unsegmented (${(error as Error).message.slice(0, 60)})`;
-  }
-}
-
-function tolerance(c: LayerNormBackwardCase): number {
-  const out = c.dtype === 'Half' ? 4e-3 : c.dtype === 'BFloat16' ? 3e-2 : 1e-5;
-  return out + 2e-7 * Math.sqrt(Math.max(c.rows, c.hidden)) * 16;
-}
-
-function compare(c: LayerNormBackwardCase, want: HostTensor[], got: Tensor[], run: number): string | null {
-  const tol = tolerance(c);
-  for (let i = 0; i < want.length; i += 1) {
-    const w = (want[i] as HostTensor).toNumbers();
-    const g = (got[i] as Tensor).toHost().toNumbers();
-    if (g.length !== w.length) return `run ${run} output ${i}: ${g.length} elements, want ${w.length}`;
-    // grad_weight / grad_bias sum over the rows: bound relative to the size of what was summed.
-    const scale = i === 0 ? 1 : Math.sqrt(c.rows) * 2;
-    for (let k = 0; k < w.length; k += 1) {
-      const x = w[k] as number;
-      const y = g[k] as number;
-      if (!(Math.abs(x - y) <= tol * Math.max(scale, Math.abs(x)))) return `run ${run} output ${i} element ${k}: got ${y}, want ${x} (tolerance ${tol.toExponential(2)})`;
-    }
-  }
-  return null;
-}
-
-function runCase(device: DeviceContext, c: LayerNormBackwardCase): Result {
-  const registry = defaultSchedulerRegistry();
-  const category = categoryOf(c, registry);
-  const cache = new FusionExecutorCache(c.fusion, device, { poisonOutputs: true, registry });
-  const base = { name: c.name, category };
-  try {
-    for (let run = 0; run < 2; run += 1) {
-      const inputs = layerNormBackwardInputs(c);
-      const want = evaluate(c.fusion, inputs) as HostTensor[];
-      const outs = cache.runFusion(inputs.map((h) => Tensor.fromHost(h)));
-      device.synchronize();
-      const bad = compare(c, want, outs, run);
-      for (const t of outs) t.dispose();
-      if (bad !== null) return { ...base, ok: false, detail: bad };
-    }
-    return { ...base, ok: true, detail: `${cache.stats.kernels} kernel(s)` };
-  } catch (error) {
-    const e = error as Error;
-    return { ...base, ok: false, detail: `${e.name}: ${e.message.split('\n').slice(0, 4).join(' | ')}` };
-  }
-}
-
-interface Timing {
-  name: string;
-  variant: string;
-  ms: number;
-  gbps: number;
-  kernels: number;
-}
-
-/** The default registry with the inner-outer persistent scheduler under `overrides`, or without it. */
-function registryFor(variant: InnerOuterPersistentOverrides | 'segmented'): SchedulerRegistry {
-  const base = [new PointwiseScheduler(), new ReductionScheduler(), new InnerPersistentScheduler(), new OuterPersistentScheduler()];
-  return new SchedulerRegistry(variant === 'segmented' ? base : [...base, new InnerOuterPersistentScheduler(variant)]);
-}
-
-/** Median device time of the whole fusion; bandwidth of input + output bytes (as tsfuser bench). */
-function timeCase(device: DeviceContext, flusher: L2Flusher, c: LayerNormBackwardCase, variant: InnerOuterPersistentOverrides | 'segmented'): Timing {
-  const inputs = layerNormBackwardInputs(c).map((h) => Tensor.fromHost(h).toDevice(device));
-  const cache = new FusionExecutorCache(c.fusion, device, { registry: registryFor(variant) });
-  const warm = cache.runFusion(inputs);
-  const bytes =
-    inputs.reduce((a, t) => a + t.sizes.reduce((x, y) => x * y, 1) * dataTypeSize(t.dtype), 0) +
-    warm.reduce((a, t) => a + t.sizes.reduce((x, y) => x * y, 1) * dataTypeSize(t.dtype), 0);
-  for (const t of warm) t.dispose();
-  const ms = timeDevice(device, flusher, () => {
-    for (const t of cache.runFusion(inputs)) t.dispose();
-  }, 20);
-  for (const t of inputs) t.dispose();
-  device.releasePool();
-  return { name: c.name, variant: variant === 'segmented' ? 'segmented' : JSON.stringify(variant), ms, gbps: bytes / (ms * 1e6), kernels: cache.stats.kernels };
-}
+import { DeviceContext, isAvailable, l2Flusher } from '@tsfuser/runtime';
+import type { InnerOuterPersistentOverrides } from '@tsfuser/scheduler';
+import { buildLayerNormBackward, layerNormBackwardFixtures } from '../test/layer-norm-backward-fixtures.js';
+import { runLayerNormBackwardCase, timeLayerNormBackward, type Timing } from './layer-norm-backward-gpu.js';
 
 function main(): number {
   const availability = isAvailable();
@@ -137,7 +44,7 @@ function main(): number {
     // Over the register budget: refused, segmented (checks the fallback end to end).
     buildLayerNormBackward('Float', 16, 65536),
   ];
-  const results = cases.map((c) => runCase(device, c));
+  const results = cases.map((c) => runLayerNormBackwardCase(device, c));
   const failed = results.filter((r) => !r.ok);
   for (const r of failed) console.log(`FAIL ${r.name} [${r.category}]: ${r.detail}`);
 
@@ -149,7 +56,7 @@ function main(): number {
       const variants: (InnerOuterPersistentOverrides | 'segmented')[] = [{}, { blocksPerSm: 1 }, { blocksPerSm: 2 }, { blocksPerSm: 3 }, { blocksPerSm: 4 }, { batches: 1 }, { batches: 2 }, { batches: 4 }, 'segmented'];
       for (const v of variants) {
         try {
-          timings.push(timeCase(device, flusher, c, v));
+          timings.push(timeLayerNormBackward(device, flusher, c, v));
         } catch (error) {
           console.log(`TIMING ${c.name} ${JSON.stringify(v)} failed: ${(error as Error).message.split('\n')[0] ?? ''}`);
         }

@@ -10,8 +10,10 @@
 // fusions through FusionExecutorCache with the default registry (segmentation → inner
 // persistent scheduler → codegen → NVRTC → launch, outputs poisoned), device-bound inputs
 // (Tensor.fromHost), and compares every output element with the reference evaluator on the
-// same fresh random inputs (some with a NaN). Then times the issue's benchmark shapes
-// (16384×4096, last dim) and prints achieved bandwidth (input + output bytes). Prints failures
+// same fresh random inputs (some with a NaN), and the layer_norm backward fixtures
+// (test/layer-norm-backward-fixtures.ts: one inner_outer_persistent kernel each). Then times the
+// issue's benchmark shapes (16384×4096, last dim; layer_norm backward too) and prints achieved
+// bandwidth (input + output bytes). Prints failures
 // with the spec to rebuild them, a table by scheduler, and `N passed, M failed` last; writes
 // normalization-suite.json to $OUT when set; exits 1 on any failure.
 
@@ -24,6 +26,8 @@ import {
   buildNormalization, emptyRowFixtures, normalizationFixtures, randomNormalizationSpec, seededRandom,
   type NormalizationCase, type NormalizationSpec,
 } from '../test/normalization-fixtures.js';
+import { buildLayerNormBackward, layerNormBackwardFixtures } from '../test/layer-norm-backward-fixtures.js';
+import { runLayerNormBackwardCase, timeLayerNormBackward } from './layer-norm-backward-gpu.js';
 
 interface Result {
   name: string;
@@ -137,6 +141,8 @@ function main(): number {
     const spec = randomNormalizationSpec(rand);
     results.push(runCase(device, buildNormalization(`random_${i}`, spec), spec));
   }
+  // layer_norm backward (inner + outer reductions: one inner_outer_persistent kernel).
+  for (const c of layerNormBackwardFixtures()) results.push(runLayerNormBackwardCase(device, c));
   const failed = results.filter((r) => !r.ok);
   for (const r of failed) console.log(`FAIL ${r.name} [${r.category}]: ${r.detail}${r.spec ? ` spec ${JSON.stringify(r.spec)}` : ''}`);
 
@@ -150,6 +156,15 @@ function main(): number {
       } catch (error) {
         console.log(`TIMING ${c.name} failed: ${(error as Error).message.split('\n')[0] ?? ''}`);
       }
+    }
+  }
+  for (const dtype of ['Float', 'BFloat16'] as const) {
+    const c = buildLayerNormBackward(dtype, 16384, 4096, `layer_norm_bwd_${dtype}_16384x4096`);
+    try {
+      const t = timeLayerNormBackward(device, flusher, c, {});
+      timings.push({ name: t.name, ms: t.ms, gbps: t.gbps, kernels: t.kernels });
+    } catch (error) {
+      console.log(`TIMING ${c.name} failed: ${(error as Error).message.split('\n')[0] ?? ''}`);
     }
   }
   flusher.dispose();

@@ -1,0 +1,103 @@
+// Shared by the GPU suites that run layer_norm backward (inner-outer-persistent-suite.ts, and the
+// rows it adds to normalization-suite.ts): run one case through FusionExecutorCache with the
+// default registry twice (outputs poisoned; the grid barrier's counter and the work buffers are
+// reused across launches) and compare every element with the reference evaluator; time one case
+// (L2 flushed by a read, CUDA events, median of 20) under a registry variant.
+
+import { dataTypeSize, evaluate, HostTensor } from '@tsfuser/fusion-ir';
+import { DeviceContext, FusionExecutorCache, Tensor, timeDevice, type L2Flusher } from '@tsfuser/runtime';
+import {
+  InnerOuterPersistentScheduler, InnerPersistentScheduler, OuterPersistentScheduler, PointwiseScheduler, ReductionScheduler, SchedulerRegistry,
+  defaultSchedulerRegistry, segmentPlanFor, type InnerOuterPersistentOverrides,
+} from '@tsfuser/scheduler';
+import { layerNormBackwardInputs, type LayerNormBackwardCase } from '../test/layer-norm-backward-fixtures.js';
+
+export interface Result {
+  name: string;
+  ok: boolean;
+  detail: string;
+  category: string;
+}
+
+function categoryOf(c: LayerNormBackwardCase, registry: SchedulerRegistry): string {
+  try {
+    return segmentPlanFor(c.fusion, c.info, registry).groups.map((g) => g.schedulerType ?? 'none').join('+');
+  } catch (error) {
+    return `unsegmented (${(error as Error).message.slice(0, 60)})`;
+  }
+}
+
+function tolerance(c: LayerNormBackwardCase): number {
+  const out = c.dtype === 'Half' ? 4e-3 : c.dtype === 'BFloat16' ? 3e-2 : 1e-5;
+  return out + 2e-7 * Math.sqrt(Math.max(c.rows, c.hidden)) * 16;
+}
+
+function compare(c: LayerNormBackwardCase, want: HostTensor[], got: Tensor[], run: number): string | null {
+  const tol = tolerance(c);
+  for (let i = 0; i < want.length; i += 1) {
+    const w = (want[i] as HostTensor).toNumbers();
+    const g = (got[i] as Tensor).toHost().toNumbers();
+    if (g.length !== w.length) return `run ${run} output ${i}: ${g.length} elements, want ${w.length}`;
+    // grad_weight / grad_bias sum over the rows: bound relative to the size of what was summed.
+    const scale = i === 0 ? 1 : Math.sqrt(c.rows) * 2;
+    for (let k = 0; k < w.length; k += 1) {
+      const x = w[k] as number;
+      const y = g[k] as number;
+      if (!(Math.abs(x - y) <= tol * Math.max(scale, Math.abs(x)))) return `run ${run} output ${i} element ${k}: got ${y}, want ${x} (tolerance ${tol.toExponential(2)})`;
+    }
+  }
+  return null;
+}
+
+export function runLayerNormBackwardCase(device: DeviceContext, c: LayerNormBackwardCase): Result {
+  const registry = defaultSchedulerRegistry();
+  const category = categoryOf(c, registry);
+  const cache = new FusionExecutorCache(c.fusion, device, { poisonOutputs: true, registry });
+  const base = { name: c.name, category };
+  try {
+    for (let run = 0; run < 2; run += 1) {
+      const inputs = layerNormBackwardInputs(c);
+      const want = evaluate(c.fusion, inputs) as HostTensor[];
+      const outs = cache.runFusion(inputs.map((h) => Tensor.fromHost(h)));
+      device.synchronize();
+      const bad = compare(c, want, outs, run);
+      for (const t of outs) t.dispose();
+      if (bad !== null) return { ...base, ok: false, detail: bad };
+    }
+    return { ...base, ok: true, detail: `${cache.stats.kernels} kernel(s)` };
+  } catch (error) {
+    const e = error as Error;
+    return { ...base, ok: false, detail: `${e.name}: ${e.message.split('\n').slice(0, 4).join(' | ')}` };
+  }
+}
+
+export interface Timing {
+  name: string;
+  variant: string;
+  ms: number;
+  gbps: number;
+  kernels: number;
+}
+
+/** The default registry with the inner-outer persistent scheduler under `overrides`, or without it. */
+function registryFor(variant: InnerOuterPersistentOverrides | 'segmented'): SchedulerRegistry {
+  const base = [new PointwiseScheduler(), new ReductionScheduler(), new InnerPersistentScheduler(), new OuterPersistentScheduler()];
+  return new SchedulerRegistry(variant === 'segmented' ? base : [...base, new InnerOuterPersistentScheduler(variant)]);
+}
+
+/** Median device time of the whole fusion; bandwidth of input + output bytes (as tsfuser bench). */
+export function timeLayerNormBackward(device: DeviceContext, flusher: L2Flusher, c: LayerNormBackwardCase, variant: InnerOuterPersistentOverrides | 'segmented'): Timing {
+  const inputs = layerNormBackwardInputs(c).map((h) => Tensor.fromHost(h).toDevice(device));
+  const cache = new FusionExecutorCache(c.fusion, device, { registry: registryFor(variant) });
+  const warm = cache.runFusion(inputs);
+  const bytes =
+    inputs.reduce((a, t) => a + t.sizes.reduce((x, y) => x * y, 1) * dataTypeSize(t.dtype), 0) +
+    warm.reduce((a, t) => a + t.sizes.reduce((x, y) => x * y, 1) * dataTypeSize(t.dtype), 0);
+  for (const t of warm) t.dispose();
+  const ms = timeDevice(device, flusher, () => {
+    for (const t of cache.runFusion(inputs)) t.dispose();
+  }, 20);
+  for (const t of inputs) t.dispose();
+  device.releasePool();
+  return { name: c.name, variant: variant === 'segmented' ? 'segmented' : JSON.stringify(variant), ms, gbps: bytes / (ms * 1e6), kernels: cache.stats.kernels };
+}
