@@ -4,7 +4,7 @@
 // reduction over [0, 1] (Half), a single outer reduction, an outer reduction of a tensor computed
 // after the inner reduction, and of a fusion input.
 import { describe, it, expect } from 'vitest';
-import { broadcast, cast, evaluate, Fusion, HostTensor, makeTensor, mul, sub, sum, truediv, type TensorView } from '@tsfuser/fusion-ir';
+import { broadcast, cast, evaluate, exp, Fusion, HostTensor, makeTensor, max, mul, sub, sum, truediv, type TensorView } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, makeRuntimeInfo } from '@tsfuser/scheduler';
 import { compileFusion, lowerFusion } from '../src/index.js';
 import { simulateKernel } from './kernel-simulator.js';
@@ -75,4 +75,26 @@ it('each is one inner_outer_persistent kernel that simulates like the fusion', (
     run('outer-of-input', f, [[45, 70]]);
   }
 });
+});
+
+describe('inner-outer persistent variants (more)', () => {
+  it('softmax-like max + sum inner reductions with a column max, outputs of the statistics and of an intermediate', () => {
+    {
+      const f = new Fusion(); const x = makeTensor(f, { shape: [-1, -1] }); f.addInput(x);
+      const m = broadcast(max(x, [1]), [false, true]);
+      const e = exp(sub(x, m));
+      const s = sum(e, [1]);
+      f.addOutput(truediv(e, broadcast(s, [false, true]))); f.addOutput(s); f.addOutput(max(x, [0]));
+      run('softmax-colmax', f, [[57, 91]]);
+    }
+    {
+      const f = new Fusion(); const x = makeTensor(f, { shape: [-1, -1], dtype: 'BFloat16' }); f.addInput(x);
+      const xf = cast(x, 'Float');
+      const c = sub(xf, broadcast(sum(xf, [1]), [false, true]));
+      const v = sum(mul(c, c), [1]);
+      const y = mul(c, broadcast(v, [false, true]));
+      f.addOutput(c); f.addOutput(cast(y, 'BFloat16')); f.addOutput(sum(y, [0])); f.addOutput(cast(sum(xf, [0]), 'BFloat16'));
+      run('two-phase-outer', f, [[140, 200]]);
+    }
+  });
 });
