@@ -1,6 +1,6 @@
 // Applies InnerOuterPersistentParams to a fusion (in place), after nvFuser's inner-outer
 // persistent scheduler (layer_norm backward as one kernel):
-//   0. translate Welford ops to two-pass sums; read row parameters (weight) through their
+//   0. drop dead expressions; translate Welford ops to two-pass sums; read row parameters (weight) through their
 //      broadcast (normalization/row-params.ts); cache every used input and every output; a
 //      persistent buffer computed from the inputs by pointwise ops (xhat, g, broadcast(rstd))
 //      is recomputed per phase (projection.ts) and a widening cast of an input cache duplicated
@@ -89,7 +89,17 @@ function checkOuterReduction(r: TensorView, r0: TensorView): void {
   if (!ok) throw new SchedulingError(`inner-outer persistent schedule: outer reduction T${r.name} did not take T${r0.name}'s loop structure`);
 }
 
+/**
+ * Unregisters expressions no output depends on (a definition's unused intermediates): their
+ * uses would keep the live producers from being inlined (inlineMost checks every consumer).
+ */
+function removeDeadExprs(fusion: Fusion): void {
+  const live = new Set(fusion.exprs());
+  for (const tv of fusion.allTvs()) for (const u of [...tv.uses]) if (!live.has(u)) fusion.removeExpr(u);
+}
+
 export function scheduleInnerOuterPersistent(fusion: Fusion, params: InnerOuterPersistentParams): ScheduledFusion {
+  removeDeadExprs(fusion);
   translateWelford(fusion);
   const rowParams = broadcastRowParamsFirst(fusion);
   const inputCaches = cacheInputsAndOutputs(fusion, new Set(rowParams.values()));
