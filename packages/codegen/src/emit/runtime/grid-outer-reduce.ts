@@ -12,7 +12,9 @@
 //     results from shared memory (`smem`: blockDim.x·blockDim.y elements of T) and writes the
 //     output (nvf_store_acc converts Float to Half/BFloat16). Partials are read through
 //     volatile loads (other blocks wrote them in this launch).
-// Every thread of every block must call both (they synchronize).
+// Every thread of every block must call both (they synchronize). Launches of one kernel must
+// not overlap in time (they share the static work buffers and counter): the executor launches
+// on one stream.
 export const GRID_OUTER_REDUCE_RUNTIME = `// ---- grid outer reduction (inner-outer persistent) ----
 __device__ void nvf_grid_sync(unsigned int* sem) {
   __syncthreads();
