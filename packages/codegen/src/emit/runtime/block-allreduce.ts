@@ -2,17 +2,69 @@
 // segment receives (persistent normalization: x − max(x) needs the max in every thread).
 // Same arguments and segment rules as blockReduce (block-reduce.ts): threads grouped into
 // segments by the non-reduced thread dims, out-of-range threads pass read_pred = false and
-// contribute `init`. The segment's total comes from nvfSegmentTotal with BROADCAST (published
-// through shared memory behind a __syncthreads), every thread with write_pred folds it into
-// its own `out` (holding the init value; widened and rounded once as in blockReduce), and a
-// final __syncthreads lets the next reduction reuse the shared memory. `smem` needs
-// blockDim.x * blockDim.y elements of T. Every thread of the block must call it (it
-// synchronizes).
+// contribute `init`. After the reduction the segment's result is written to one shared-memory
+// slot, a __syncthreads publishes it, every thread with write_pred folds it into its own
+// `out` (holding the init value), and a final __syncthreads lets the next reduction reuse the
+// shared memory. `smem` needs blockDim.x * blockDim.y elements of T. Every thread of the
+// block must call it (it synchronizes).
 export const BLOCK_ALLREDUCE_RUNTIME = `// ---- block allreduce ----
 template <bool X_REDUCE, bool Y_REDUCE, typename TOut, typename T, typename Func>
 __device__ void blockAllreduce(TOut& out, const T& inp, Func op, T* smem, bool read_pred, bool write_pred, T init) {
-  const T total = nvfSegmentTotal<X_REDUCE, Y_REDUCE, true>(read_pred ? inp : init, op, smem, init);
-  if (write_pred) nvf_fold_into(out, total, op);
+  const unsigned bdx = blockDim.x;
+  const unsigned bdy = blockDim.y;
+  const unsigned tx = threadIdx.x;
+  const unsigned ty = threadIdx.y;
+  const unsigned red_size = (X_REDUCE ? bdx : 1u) * (Y_REDUCE ? bdy : 1u);
+  const unsigned red_idx = (Y_REDUCE ? ty * (X_REDUCE ? bdx : 1u) : 0u) + (X_REDUCE ? tx : 0u);
+  const unsigned seg = (X_REDUCE ? 0u : tx) + (Y_REDUCE ? 0u : ty * (X_REDUCE ? 1u : bdx));
+  T val = read_pred ? inp : init;
+  T result;
+  if (X_REDUCE && !Y_REDUCE && (bdx & 31u) == 0u) {
+    // Warp shuffles, one partial per warp in shared memory, the segment's first warp combines
+    // them (every lane ends with the total), lane 0 publishes it in the segment's first slot.
+    const unsigned lane = tx & 31u;
+    const unsigned warp = tx >> 5;
+    const unsigned nwarps = bdx >> 5;
+    #pragma unroll
+    for (int m = 16; m > 0; m >>= 1) {
+      T other = nvf_shfl_xor(val, m);
+      op(val, other);
+    }
+    if (lane == 0u) smem[seg * nwarps + warp] = val;
+    __syncthreads();
+    if (warp == 0u) {
+      T w = lane < nwarps ? smem[seg * nwarps + lane] : init;
+      #pragma unroll
+      for (int m = 16; m > 0; m >>= 1) {
+        T other = nvf_shfl_xor(w, m);
+        op(w, other);
+      }
+      if (lane == 0u) smem[seg * nwarps] = w;
+    }
+    __syncthreads();
+    result = smem[seg * nwarps];
+  } else {
+    // Shared-memory tree: fold to a power of two, then halve; slot 0 of the segment ends with
+    // the total.
+    T* mine = smem + seg * red_size;
+    mine[red_idx] = val;
+    __syncthreads();
+    unsigned np2 = 1u;
+    while (np2 * 2u <= red_size) np2 *= 2u;
+    if (red_idx < red_size - np2) op(mine[red_idx], mine[red_idx + np2]);
+    __syncthreads();
+    for (unsigned s = np2 / 2u; s > 0u; s >>= 1) {
+      if (red_idx < s) op(mine[red_idx], mine[red_idx + s]);
+      __syncthreads();
+    }
+    result = mine[0];
+  }
+  if (write_pred) {
+    T o;
+    nvf_load_acc(o, out);
+    op(o, result);
+    nvf_store_acc(out, o);
+  }
   __syncthreads();
 }
 `;

@@ -7,19 +7,15 @@
 //     an accumulator initialised to (NaN, NaN, 0) ends as NaN when nothing was merged (an empty
 //     reduction, as torch.var_mean) and never mixes its NaN into a real result. A raw value x
 //     is the state (x, 0, 1).
-//   * blockWelford: every thread's state merged over the reduced thread dims by nvfSegmentTotal
-//     (segment-total.ts: the warp-shuffle / shared-memory-tree algorithm of every block
-//     reduction) on NvfWelfordState values (avg, M2, N; nvf_shfl_xor shuffles the three fields,
-//     NvfWelfordMerge is welfordCombine, the identity has N = 0); the thread with reduced
-//     indices 0 merges the result into `out` when write_pred holds; threads with read_pred
-//     false contribute N = 0; a final __syncthreads lets the shared memory be reused. `smem`
-//     holds blockDim.x·blockDim.y states; the lowering reserves 2·sizeof(T) + 8 bytes per
-//     thread, which bounds sizeof(NvfWelfordState<T>) for either index type (static_assert),
-//     and the dynamic shared memory is 8-byte aligned.
+//   * blockWelford: every thread's state merged over the reduced thread dims (warp shuffles of
+//     the three values when reducing threadIdx.x with blockDim.x a multiple of 32, else a
+//     shared-memory tree); the thread with reduced indices 0 merges the result into `out` when
+//     write_pred holds; threads with read_pred false contribute N = 0. `smem` holds
+//     blockDim.x·blockDim.y states: avg[], M2[] (T), then N[] (nvfuser_index_t; 8-byte aligned
+//     because T is at least 4 bytes).
 //   * gridWelford: blockWelford per block, the partial state of each block in the work buffers
-//     (avg, M2, N; same slot layout and last-block protocol as gridReduce: nvf_grid_row,
-//     nvf_last_block); the last block of a row merges every partial and returns true (only
-//     there does `out` hold the result).
+//     (avg, M2, N; same slot layout as gridReduce), a semaphore per blockIdx.x; the last block
+//     of a row merges every partial and returns true (only there does `out` hold the result).
 // Counts are nvfuser_index_t; T (float or double) is the accumulation type. Every thread of the
 // block must call the block and grid versions (they synchronize).
 export const WELFORD_RUNTIME = `// ---- welford ----
@@ -40,48 +36,74 @@ __device__ __forceinline__ void welfordCombine(T& a_avg, T& a_M2, nvfuser_index_
   a_N = ab_N;
 }
 
-// A Welford state as one value, so the block merge is nvfSegmentTotal over states.
-template <typename T>
-struct NvfWelfordState {
-  T avg;
-  T M2;
-  nvfuser_index_t N;
-};
-
-template <typename T>
-__device__ __forceinline__ NvfWelfordState<T> nvf_shfl_xor(const NvfWelfordState<T>& v, int m) {
-  NvfWelfordState<T> r;
-  r.avg = nvf_shfl_xor(v.avg, m);
-  r.M2 = nvf_shfl_xor(v.M2, m);
-  r.N = nvf_shfl_xor(v.N, m);
-  return r;
-}
-
-struct NvfWelfordMerge {
-  template <typename T>
-  __device__ __forceinline__ void operator()(NvfWelfordState<T>& a, const NvfWelfordState<T>& b) const {
-    welfordCombine(a.avg, a.M2, a.N, b.avg, b.M2, b.N);
-  }
-};
-
 template <bool X_REDUCE, bool Y_REDUCE, typename T>
 __device__ void blockWelford(T& out_avg, T& out_M2, nvfuser_index_t& out_N, const T& in_avg, const T& in_M2, const nvfuser_index_t& in_N,
                              void* smem, bool read_pred, bool write_pred) {
-  // The lowering reserves 2·sizeof(T) + 8 bytes of shared memory per thread.
-  static_assert(sizeof(NvfWelfordState<T>) <= 2 * sizeof(T) + 8, "Welford state larger than its shared-memory slot");
-  NvfWelfordState<T> init;
-  init.avg = T(0);
-  init.M2 = T(0);
-  init.N = 0;
-  NvfWelfordState<T> val = init;
-  if (read_pred) {
-    val.avg = in_avg;
-    val.M2 = in_M2;
-    val.N = in_N;
+  const unsigned bdx = blockDim.x;
+  const unsigned bdy = blockDim.y;
+  const unsigned tx = threadIdx.x;
+  const unsigned ty = threadIdx.y;
+  const unsigned red_size = (X_REDUCE ? bdx : 1u) * (Y_REDUCE ? bdy : 1u);
+  const unsigned red_idx = (Y_REDUCE ? ty * (X_REDUCE ? bdx : 1u) : 0u) + (X_REDUCE ? tx : 0u);
+  const unsigned seg = (X_REDUCE ? 0u : tx) + (Y_REDUCE ? 0u : ty * (X_REDUCE ? 1u : bdx));
+  const unsigned nthreads = bdx * bdy;
+  T* smem_avg = static_cast<T*>(smem);
+  T* smem_M2 = smem_avg + nthreads;
+  nvfuser_index_t* smem_N = reinterpret_cast<nvfuser_index_t*>(smem_M2 + nthreads);
+  T avg = read_pred ? in_avg : T(0);
+  T M2 = read_pred ? in_M2 : T(0);
+  nvfuser_index_t N = read_pred ? in_N : 0;
+  if (X_REDUCE && !Y_REDUCE && (bdx & 31u) == 0u) {
+    const unsigned lane = tx & 31u;
+    const unsigned warp = tx >> 5;
+    const unsigned nwarps = bdx >> 5;
+    #pragma unroll
+    for (int m = 16; m > 0; m >>= 1) {
+      const T o_avg = nvf_shfl_xor(avg, m);
+      const T o_M2 = nvf_shfl_xor(M2, m);
+      const nvfuser_index_t o_N = nvf_shfl_xor(N, m);
+      welfordCombine(avg, M2, N, o_avg, o_M2, o_N);
+    }
+    if (lane == 0u) {
+      smem_avg[seg * nwarps + warp] = avg;
+      smem_M2[seg * nwarps + warp] = M2;
+      smem_N[seg * nwarps + warp] = N;
+    }
+    __syncthreads();
+    if (warp == 0u) {
+      T w_avg = lane < nwarps ? smem_avg[seg * nwarps + lane] : T(0);
+      T w_M2 = lane < nwarps ? smem_M2[seg * nwarps + lane] : T(0);
+      nvfuser_index_t w_N = lane < nwarps ? smem_N[seg * nwarps + lane] : 0;
+      #pragma unroll
+      for (int m = 16; m > 0; m >>= 1) {
+        const T o_avg = nvf_shfl_xor(w_avg, m);
+        const T o_M2 = nvf_shfl_xor(w_M2, m);
+        const nvfuser_index_t o_N = nvf_shfl_xor(w_N, m);
+        welfordCombine(w_avg, w_M2, w_N, o_avg, o_M2, o_N);
+      }
+      if (lane == 0u && write_pred) welfordCombine(out_avg, out_M2, out_N, w_avg, w_M2, w_N);
+    }
+    __syncthreads();
+    return;
   }
-  const NvfWelfordState<T> total =
-      nvfSegmentTotal<X_REDUCE, Y_REDUCE, false>(val, NvfWelfordMerge(), static_cast<NvfWelfordState<T>*>(smem), init);
-  if (nvfSegmentOf<X_REDUCE, Y_REDUCE>().idx == 0u && write_pred) welfordCombine(out_avg, out_M2, out_N, total.avg, total.M2, total.N);
+  T* my_avg = smem_avg + seg * red_size;
+  T* my_M2 = smem_M2 + seg * red_size;
+  nvfuser_index_t* my_N = smem_N + seg * red_size;
+  my_avg[red_idx] = avg;
+  my_M2[red_idx] = M2;
+  my_N[red_idx] = N;
+  __syncthreads();
+  unsigned np2 = 1u;
+  while (np2 * 2u <= red_size) np2 *= 2u;
+  if (red_idx < red_size - np2) {
+    welfordCombine(my_avg[red_idx], my_M2[red_idx], my_N[red_idx], my_avg[red_idx + np2], my_M2[red_idx + np2], my_N[red_idx + np2]);
+  }
+  __syncthreads();
+  for (unsigned s = np2 / 2u; s > 0u; s >>= 1) {
+    if (red_idx < s) welfordCombine(my_avg[red_idx], my_M2[red_idx], my_N[red_idx], my_avg[red_idx + s], my_M2[red_idx + s], my_N[red_idx + s]);
+    __syncthreads();
+  }
+  if (red_idx == 0u && write_pred) welfordCombine(out_avg, out_M2, out_N, my_avg[0], my_M2[0], my_N[0]);
   __syncthreads();
 }
 
@@ -89,29 +111,46 @@ template <bool X_REDUCE, bool Y_REDUCE, typename T>
 __device__ bool gridWelford(T& out_avg, T& out_M2, nvfuser_index_t& out_N, const T& in_avg, const T& in_M2, const nvfuser_index_t& in_N,
                             void* smem, T* work_avg, T* work_M2, nvfuser_index_t* work_N, unsigned int* semaphores,
                             bool read_pred, bool write_pred) {
-  const NvfSegment s = nvfSegmentOf<X_REDUCE, Y_REDUCE>();
-  const unsigned long long row = nvf_grid_row(s);
+  __shared__ bool nvf_last_block;
+  const unsigned bdx = blockDim.x;
+  const unsigned bdy = blockDim.y;
+  const unsigned tx = threadIdx.x;
+  const unsigned ty = threadIdx.y;
+  const unsigned red_size = (X_REDUCE ? bdx : 1u) * (Y_REDUCE ? bdy : 1u);
+  const unsigned red_idx = (Y_REDUCE ? ty * (X_REDUCE ? bdx : 1u) : 0u) + (X_REDUCE ? tx : 0u);
+  const unsigned seg = (X_REDUCE ? 0u : tx) + (Y_REDUCE ? 0u : ty * (X_REDUCE ? 1u : bdx));
+  const unsigned segments = (X_REDUCE ? 1u : bdx) * (Y_REDUCE ? 1u : bdy);
+  const unsigned gdy = gridDim.y;
+  const unsigned long long row = (static_cast<unsigned long long>(blockIdx.x) * segments + seg) * gdy;
   T p_avg = T(0);
   T p_M2 = T(0);
   nvfuser_index_t p_N = 0;
   blockWelford<X_REDUCE, Y_REDUCE>(p_avg, p_M2, p_N, in_avg, in_M2, in_N, smem, read_pred, true);
-  if (s.idx == 0u) {
+  if (red_idx == 0u) {
     work_avg[row + blockIdx.y] = p_avg;
     work_M2[row + blockIdx.y] = p_M2;
     work_N[row + blockIdx.y] = p_N;
   }
-  if (!nvf_last_block(semaphores)) return false;
+  __threadfence();
+  __syncthreads();
+  if (tx == 0u && ty == 0u) {
+    const unsigned int arrived = atomicAdd(&semaphores[blockIdx.x], 1u);
+    nvf_last_block = arrived == gdy - 1u;
+  }
+  __syncthreads();
+  if (!nvf_last_block) return false;
+  __threadfence();
   T acc_avg = T(0);
   T acc_M2 = T(0);
   nvfuser_index_t acc_N = 0;
-  for (unsigned i = s.idx; i < gridDim.y; i += s.size) {
+  for (unsigned i = red_idx; i < gdy; i += red_size) {
     const T b_avg = *static_cast<volatile T*>(work_avg + row + i);
     const T b_M2 = *static_cast<volatile T*>(work_M2 + row + i);
     const nvfuser_index_t b_N = *static_cast<volatile nvfuser_index_t*>(work_N + row + i);
     welfordCombine(acc_avg, acc_M2, acc_N, b_avg, b_M2, b_N);
   }
   blockWelford<X_REDUCE, Y_REDUCE>(out_avg, out_M2, out_N, acc_avg, acc_M2, acc_N, smem, true, write_pred);
-  if (threadIdx.x == 0u && threadIdx.y == 0u) semaphores[blockIdx.x] = 0u;
+  if (tx == 0u && ty == 0u) semaphores[blockIdx.x] = 0u;
   return true;
 }
 `;
