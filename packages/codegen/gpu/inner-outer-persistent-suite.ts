@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { DeviceContext, isAvailable, l2Flusher } from '@tsfuser/runtime';
 import type { InnerOuterPersistentOverrides } from '@tsfuser/scheduler';
 import { buildLayerNormBackward, layerNormBackwardFixtures } from '../test/layer-norm-backward-fixtures.js';
-import { runLayerNormBackwardCase, timeLayerNormBackward, type Timing } from './layer-norm-backward-gpu.js';
+import { registryFor, runLayerNormBackwardCase, timeLayerNormBackward, type Timing } from './layer-norm-backward-gpu.js';
 
 function main(): number {
   const availability = isAvailable();
@@ -45,6 +45,9 @@ function main(): number {
     buildLayerNormBackward('Float', 16, 65536),
   ];
   const results = cases.map((c) => runLayerNormBackwardCase(device, c));
+  // Residency guard: 24 blocks of 128 threads per SM cannot all be resident (2048 threads at most); FusionExecutor.compile must ask
+  // the driver and reschedule with what fits (else the grid barrier would never release).
+  results.push(runLayerNormBackwardCase(device, buildLayerNormBackward('BFloat16', 4096, 1024, 'residency_guard_bf16_4096x1024_24_per_sm'), registryFor({ blocksPerSm: 24 })));
   const failed = results.filter((r) => !r.ok);
   for (const r of failed) console.log(`FAIL ${r.name} [${r.category}]: ${r.detail}`);
 

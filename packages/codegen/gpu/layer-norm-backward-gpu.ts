@@ -49,8 +49,7 @@ function compare(c: LayerNormBackwardCase, want: HostTensor[], got: Tensor[], ru
   return null;
 }
 
-export function runLayerNormBackwardCase(device: DeviceContext, c: LayerNormBackwardCase): Result {
-  const registry = defaultSchedulerRegistry();
+export function runLayerNormBackwardCase(device: DeviceContext, c: LayerNormBackwardCase, registry: SchedulerRegistry = defaultSchedulerRegistry()): Result {
   const category = categoryOf(c, registry);
   const cache = new FusionExecutorCache(c.fusion, device, { poisonOutputs: true, registry });
   const base = { name: c.name, category };
@@ -80,7 +79,7 @@ export interface Timing {
 }
 
 /** The default registry with the inner-outer persistent scheduler under `overrides`, or without it. */
-function registryFor(variant: InnerOuterPersistentOverrides | 'segmented'): SchedulerRegistry {
+export function registryFor(variant: InnerOuterPersistentOverrides | 'segmented'): SchedulerRegistry {
   const base = [new PointwiseScheduler(), new ReductionScheduler(), new InnerPersistentScheduler(), new OuterPersistentScheduler()];
   return new SchedulerRegistry(variant === 'segmented' ? base : [...base, new InnerOuterPersistentScheduler(variant)]);
 }

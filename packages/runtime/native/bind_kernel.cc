@@ -203,6 +203,21 @@ Napi::Value FuncParamInfo(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// occupancy(function, blockSize, dynamicSharedBytes) → blocks of the function one SM holds at
+// once, or null when the driver lacks cuOccupancyMaxActiveBlocksPerMultiprocessor.
+Napi::Value Occupancy(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const DriverApi& api = requireDriver(env, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  auto function = argHandle<CUfunction>(info, 0, "function");
+  const unsigned int blockSize = argU32(info, 1, "blockSize");
+  const unsigned int sharedBytes = argU32(info, 2, "dynamicSharedBytes");
+  if (api.cuOccupancyMaxActiveBlocksPerMultiprocessor == nullptr) return env.Null();
+  int blocks = 0;
+  checkDriver(env, api.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, function, static_cast<int>(blockSize), sharedBytes),
+              "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  return Napi::Number::New(env, blocks);
+}
+
 // launchKernel(function, gx, gy, gz, bx, by, bz, sharedBytes, stream, argumentBuffer)
 // The buffer holds every parameter at its ABI offset. Where the driver reports the kernel's
 // parameter layout (cuFuncGetParamInfo, CUDA 12.4+), the buffer is checked against it and passed
@@ -261,6 +276,7 @@ void registerKernelBindings(Napi::Env env, Napi::Object exports) {
   exports.Set("funcSetAttribute", Napi::Function::New(env, FuncSetAttribute, "funcSetAttribute"));
   exports.Set("funcParamInfo", Napi::Function::New(env, FuncParamInfo, "funcParamInfo"));
   exports.Set("launchKernel", Napi::Function::New(env, LaunchKernel, "launchKernel"));
+  exports.Set("occupancy", Napi::Function::New(env, Occupancy, "occupancy"));
 }
 
 }  // namespace tsfuser

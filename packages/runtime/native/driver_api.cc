@@ -41,6 +41,7 @@ void DriverApi::load() {
   }
 
   resolve(handle_, "cuFuncGetParamInfo", cuFuncGetParamInfo);
+  resolve(handle_, "cuOccupancyMaxActiveBlocksPerMultiprocessor", cuOccupancyMaxActiveBlocksPerMultiprocessor);
 
   CUresult status = cuInit(0);
   if (status != CUDA_SUCCESS) {

@@ -71,6 +71,9 @@ struct DriverApi {
   CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent) = nullptr;
   // Optional (CUDA 12.4+): offset and size of a kernel parameter; null when absent.
   CUresult (*cuFuncGetParamInfo)(CUfunction, std::size_t, std::size_t*, std::size_t*) = nullptr;
+  // Optional: how many blocks of a function fit one SM at once (grid-synchronizing kernels
+  // must all be resident); null when absent.
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int*, CUfunction, int, std::size_t) = nullptr;
 
   bool loaded = false;
   /** Why the driver cannot be used; empty when it can. */

@@ -53,6 +53,11 @@ export class KernelFunction {
     return this.addon.funcParamInfo(this.handle);
   }
 
+  /** Blocks of this function one SM holds at once for `blockSize` threads, or null when the driver cannot tell. */
+  maxActiveBlocksPerSm(blockSize: number, dynamicSharedBytes = 0): number | null {
+    return this.addon.occupancy(this.handle, blockSize, dynamicSharedBytes);
+  }
+
   /** Enqueues the kernel; `argumentBuffer` comes from packArguments. Does not wait. */
   launch(config: LaunchConfig, argumentBuffer: Uint8Array): void {
     this.module.assertLoaded();

@@ -6,7 +6,7 @@
 
 import { compileFusion, packKernelArguments, type ArgumentValue, type CompiledKernel, type CompileOptions } from '@tsfuser/codegen';
 import type { Fusion } from '@tsfuser/fusion-ir';
-import type { RuntimeInfo, SchedulerRegistry } from '@tsfuser/scheduler';
+import { defaultSchedulerRegistry, InnerOuterPersistentScheduler, SchedulerRegistry, SchedulingError, type RuntimeInfo } from '@tsfuser/scheduler';
 import type { CubinCache } from '../cubin-cache.js';
 import type { DeviceContext } from '../device.js';
 import type { KernelFunction, KernelModule } from '../kernel.js';
@@ -38,11 +38,45 @@ export class FusionExecutor {
     readonly report: CompileReport,
   ) {}
 
-  /** Schedules `fusion` for `runtimeInfo`, emits CUDA, compiles (or finds the cubin) and loads it. */
+  /**
+   * Schedules `fusion` for `runtimeInfo`, emits CUDA, compiles (or finds the cubin) and loads it.
+   * A kernel with a grid-wide barrier (inner-outer persistent) would hang unless all its blocks
+   * are resident at once, and the scheduler only estimates how many fit an SM; so its real
+   * occupancy is asked of the driver, and when the grid is larger the fusion is scheduled again
+   * with that many blocks per SM (the heuristic's `blocksPerSm` override); if even that does not
+   * fit, compilation fails with a SchedulingError instead of launching a kernel that never ends.
+   */
   static compile(device: DeviceContext, fusion: Fusion, runtimeInfo: RuntimeInfo, options: ExecutorCompileOptions = {}): FusionExecutor {
-    const t0 = performance.now();
-    const kernel = compileFusion(fusion, runtimeInfo, options);
-    return FusionExecutor.fromKernel(device, kernel, options.cubinCache, performance.now() - t0);
+    let registry = options.registry ?? defaultSchedulerRegistry();
+    for (let attempt = 0; ; attempt += 1) {
+      const t0 = performance.now();
+      const kernel = compileFusion(fusion, runtimeInfo, { ...options, registry });
+      const executor = FusionExecutor.fromKernel(device, kernel, options.cubinCache, performance.now() - t0);
+      const resident = executor.residentBlocksPerSm();
+      if (resident === null) return executor;
+      const [gx, gy, gz] = kernel.launch.grid;
+      const capacity = resident * device.properties.smCount;
+      if (gx * gy * gz <= capacity) return executor;
+      executor.unload();
+      if (attempt > 0 || resident === 0) {
+        throw new SchedulingError(
+          `${kernel.kernelName}: a grid-synchronizing kernel needs its ${gx * gy * gz} blocks resident at once, but the device holds ${capacity} ` +
+            `(${resident} of ${kernel.launch.block.join('×')} threads per SM)`,
+        );
+      }
+      registry = new SchedulerRegistry(registry.schedulers.map((s) => (s.type === 'inner_outer_persistent' ? new InnerOuterPersistentScheduler({ blocksPerSm: resident }) : s)));
+    }
+  }
+
+  /**
+   * For a kernel whose blocks synchronize across the grid: how many of its blocks one SM holds
+   * at once (the driver's occupancy for its block and shared memory); null for other kernels or
+   * when the driver cannot tell.
+   */
+  residentBlocksPerSm(): number | null {
+    if (this.kernel.params.schedulerType !== 'inner_outer_persistent') return null;
+    const [bx, by, bz] = this.kernel.launch.block;
+    return this.fn.maxActiveBlocksPerSm(bx * by * bz, this.kernel.launch.sharedMemBytes);
   }
 
   /** Compiles and loads an already generated kernel. */

@@ -79,6 +79,8 @@ export interface NativeAddon {
   funcGetAttribute(fn: Handle, attribute: number): number;
   funcSetAttribute(fn: Handle, attribute: number, value: number): void;
   funcParamInfo(fn: Handle): { offset: number; size: number }[] | null;
+  /** Blocks of `fn` one SM holds at once (cuOccupancyMaxActiveBlocksPerMultiprocessor), null when the driver lacks it. */
+  occupancy(fn: Handle, blockSize: number, dynamicSharedBytes: number): number | null;
   launchKernel(
     fn: Handle,
     gridX: number,
