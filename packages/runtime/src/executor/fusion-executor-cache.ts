@@ -246,9 +246,13 @@ export class FusionExecutorCache {
       }
       const executor = this.executorFor(runtime, group.fusion, groupInfo, groupId);
       const params = executor.params;
+      // A grid-synchronizing kernel launches exactly the grid it was compiled for (its rows per
+      // block are constants, and FusionExecutor.compile may have shrunk it to what is resident).
+      const grid: [number, number, number] =
+        executor.executor.residentBlocksPerSm() !== null ? [...executor.executor.kernel.launch.grid] : [params.lparams.gdimx, params.lparams.gdimy, params.lparams.gdimz];
       plan.steps.push({
         executor: executor.executor,
-        grid: [params.lparams.gdimx, params.lparams.gdimy, params.lparams.gdimz],
+        grid,
         refs: [...refs, ...group.outputs.map((v) => refOf.get(v) as Ref)],
       });
       if (this.dump.has('launch_param')) this.sink(executor.executor.kernel.dumps.launchParams);
