@@ -41,9 +41,15 @@ import {
 import { SchedulingError } from '../errors.js';
 import type { ScheduledFusion } from '../scheduler.js';
 import { keepPersistentBuffers, projectCastBuffers } from '../normalization/persistence.js';
-import { broadcastRowParamsFirst } from '../normalization/row-params.js';
-import { translateWelford } from '../normalization/translate-welford.js';
-import { cacheInputsAndOutputs, mergeKeptThenReduced, reductionTensors } from '../schedule-steps.js';
+import {
+  divisibleSplitsOf,
+  partialReductionInput,
+  rFactorLikeFirst,
+  translateAndCacheRowInputs,
+  vectorizeRowAccesses,
+} from '../normalization/persistent-steps.js';
+import { ROW_REDUCTION_SHAPE } from '../normalization/schedule.js';
+import { mergeKeptThenReduced, reductionTensors } from '../schedule-steps.js';
 import type { InnerOuterPersistentParams } from './params.js';
 import { projectToInputs } from './projection.js';
 
@@ -100,10 +106,7 @@ function removeDeadExprs(fusion: Fusion): void {
 
 export function scheduleInnerOuterPersistent(fusion: Fusion, params: InnerOuterPersistentParams): ScheduledFusion {
   removeDeadExprs(fusion);
-  translateWelford(fusion);
-  const rowParams = broadcastRowParamsFirst(fusion);
-  const inputCaches = cacheInputsAndOutputs(fusion, new Set(rowParams.values()));
-  for (const [b, i] of rowParams) inputCaches.set(b, i);
+  const inputCaches = translateAndCacheRowInputs(fusion);
   if (params.projectPersistentBuffers) {
     projectToInputs(fusion, new Set(inputCaches.keys()));
     projectCastBuffers(fusion, new Set(inputCaches.keys()));
@@ -118,33 +121,16 @@ export function scheduleInnerOuterPersistent(fusion: Fusion, params: InnerOuterP
   const p0 = r0.rFactor([3, 4]);
   propagateTransforms(p0);
   parallelizeAllLike(p0);
-  for (const r of inner.slice(1)) {
-    if (r.nDims() !== 5 || !r.axis(3).isReduction() || !r.axis(4).isReduction()) {
-      throw new SchedulingError(`inner-outer persistent schedule: reduction T${r.name} did not take T${r0.name}'s loop structure`);
-    }
-    r.rFactor([3, 4]);
-  }
+  rFactorLikeFirst(inner.slice(1), r0, ROW_REDUCTION_SHAPE, 'inner-outer persistent');
   for (const r of outer) checkOuterReduction(r, r0);
   parallelizeAllLike(p0);
 
-  const ref = p0.definition?.inputs[0];
-  if (ref === undefined || ref.kind !== 'tensorView' || ref.nDims() !== 5) {
-    throw new SchedulingError('inner-outer persistent schedule: the partial reduction has no 5-position tensor input');
-  }
-  if (params.vectorizeInnerReduction) {
-    for (const [cache, i] of inputCaches) {
-      if (params.vectorizedInputs.includes(i) && cache.nDims() === 5) cache.axis(4).parallelize('Vectorize');
-    }
-    params.vectorizedOutputs.forEach((i) => {
-      const o = fusion.outputs[i];
-      if (o !== undefined && o.kind === 'tensorView' && o.nDims() === 5 && !o.axis(4).isBroadcast()) o.axis(4).parallelize('Vectorize');
-    });
-  }
+  const ref = partialReductionInput(p0, 5, 'inner-outer persistent');
+  vectorizeRowAccesses(fusion, inputCaches, params);
   inlineMost(fusion);
   keepPersistentBuffers(fusion, INNER_OUTER_PERSISTENT_POSITION);
   for (const r of outer) if (r.computeAtPosition > 0) inlineAt(r, 0);
 
-  const divisibleSplits = new Set<Split>();
-  for (const [split, i] of referenceSplitOrder(ref)) if (params.divisibleSplits[i] === true) divisibleSplits.add(split);
+  const divisibleSplits = divisibleSplitsOf(referenceSplitOrder(ref), params.divisibleSplits);
   return { fusion, reference: ref, divisibleSplits, params };
 }

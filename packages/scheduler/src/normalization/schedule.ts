@@ -39,14 +39,23 @@ import {
 } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import type { ScheduledFusion } from '../scheduler.js';
-import { cacheInputsAndOutputs, mergeKeptThenReduced, reductionTensors } from '../schedule-steps.js';
+import { mergeKeptThenReduced, reductionTensors } from '../schedule-steps.js';
 import type { InnerPersistentParams } from './params.js';
 import { keepPersistentBuffers, projectCastBuffers } from './persistence.js';
-import { broadcastRowParamsFirst } from './row-params.js';
-import { translateWelford } from './translate-welford.js';
+import {
+  divisibleSplitsOf,
+  partialReductionInput,
+  rFactorLikeFirst,
+  translateAndCacheRowInputs,
+  vectorizeRowAccesses,
+  type ReductionLoopShape,
+} from './persistent-steps.js';
 
 /** Loop position of the first serial (persistent batch) loop; buffers are allocated there. */
 export const PERSISTENT_POSITION = 3;
+
+/** Every reduction's loop after propagation: [BIDx, TIDy, rTIDx, rS, rS]; the serial [3, 4] are rFactored. */
+export const ROW_REDUCTION_SHAPE: ReductionLoopShape = { dims: 5, reductionAxes: [3, 4], rFactorAxes: [3, 4] };
 
 function scheduleReductionLoop(r: TensorView, params: InnerPersistentParams): void {
   const { bdimy } = params.lparams;
@@ -76,10 +85,7 @@ function referenceSplitOrder(ref: TensorView): Map<Split, number> {
 }
 
 export function scheduleInnerPersistent(fusion: Fusion, params: InnerPersistentParams): ScheduledFusion {
-  translateWelford(fusion);
-  const rowParams = broadcastRowParamsFirst(fusion);
-  const inputCaches = cacheInputsAndOutputs(fusion, new Set(rowParams.values()));
-  for (const [b, i] of rowParams) inputCaches.set(b, i);
+  const inputCaches = translateAndCacheRowInputs(fusion);
   if (params.projectPersistentBuffers) projectCastBuffers(fusion, new Set(inputCaches.keys()));
   const reductions = reductionTensors(fusion);
   const r0 = reductions[0];
@@ -89,32 +95,14 @@ export function scheduleInnerPersistent(fusion: Fusion, params: InnerPersistentP
   const p0 = r0.rFactor([3, 4]);
   propagateTransforms(p0);
   parallelizeAllLike(p0);
-  for (const r of reductions.slice(1)) {
-    if (r.nDims() !== 5 || !r.axis(3).isReduction() || !r.axis(4).isReduction()) {
-      throw new SchedulingError(`inner persistent schedule: reduction T${r.name} did not take T${r0.name}'s loop structure`);
-    }
-    r.rFactor([3, 4]);
-  }
+  rFactorLikeFirst(reductions.slice(1), r0, ROW_REDUCTION_SHAPE, 'inner persistent');
   parallelizeAllLike(p0);
 
-  const ref = p0.definition?.inputs[0];
-  if (ref === undefined || ref.kind !== 'tensorView' || ref.nDims() !== 5) {
-    throw new SchedulingError('inner persistent schedule: the partial reduction has no 5-position tensor input');
-  }
-  if (params.vectorizeInnerReduction) {
-    for (const [cache, i] of inputCaches) {
-      if (params.vectorizedInputs.includes(i) && cache.nDims() === 5) cache.axis(4).parallelize('Vectorize');
-    }
-    params.vectorizedOutputs.forEach((i) => {
-      const o = fusion.outputs[i];
-      if (o !== undefined && o.kind === 'tensorView' && o.nDims() === 5 && !o.axis(4).isBroadcast()) o.axis(4).parallelize('Vectorize');
-    });
-  }
+  const ref = partialReductionInput(p0, 5, 'inner persistent');
+  vectorizeRowAccesses(fusion, inputCaches, params);
   inlineMost(fusion);
   keepPersistentBuffers(fusion, PERSISTENT_POSITION);
 
-  const order = referenceSplitOrder(ref);
-  const divisibleSplits = new Set<Split>();
-  for (const [split, i] of order) if (params.divisibleSplits[i] === true) divisibleSplits.add(split);
+  const divisibleSplits = divisibleSplitsOf(referenceSplitOrder(ref), params.divisibleSplits);
   return { fusion, reference: ref, divisibleSplits, params };
 }

@@ -36,12 +36,16 @@ import {
 import { SchedulingError } from '../errors.js';
 import type { ScheduledFusion } from '../scheduler.js';
 import { loopPhases, projectCastBuffers, reductionPhases } from '../normalization/persistence.js';
+import { divisibleSplitsOf, partialReductionInput, rFactorLikeFirst, type ReductionLoopShape } from '../normalization/persistent-steps.js';
 import { translateWelford } from '../normalization/translate-welford.js';
 import { cacheInputsAndOutputs, mergeKeptThenReduced, reductionTensors } from '../schedule-steps.js';
 import type { OuterPersistentParams } from './params.js';
 
 /** Loop position of the serial persistent batch loop; buffers are allocated there. */
 export const OUTER_PERSISTENT_POSITION = 3;
+
+/** Every reduction's loop after propagation: [BIDx, TIDx, rTIDy, rS]; the serial 3 is rFactored. */
+const COLUMN_REDUCTION_SHAPE: ReductionLoopShape = { dims: 4, reductionAxes: [2, 3], rFactorAxes: [3] };
 
 function scheduleReductionLoop(r: TensorView, params: OuterPersistentParams): void {
   const { bdimx } = params.lparams;
@@ -86,22 +90,13 @@ export function scheduleOuterPersistent(fusion: Fusion, params: OuterPersistentP
   const p0 = r0.rFactor([3]);
   propagateTransforms(p0);
   parallelizeAllLike(p0);
-  for (const r of reductions.slice(1)) {
-    if (r.nDims() !== 4 || !r.axis(2).isReduction() || !r.axis(3).isReduction()) {
-      throw new SchedulingError(`outer persistent schedule: reduction T${r.name} did not take T${r0.name}'s loop structure`);
-    }
-    r.rFactor([3]);
-  }
+  rFactorLikeFirst(reductions.slice(1), r0, COLUMN_REDUCTION_SHAPE, 'outer persistent');
   parallelizeAllLike(p0);
 
-  const ref = p0.definition?.inputs[0];
-  if (ref === undefined || ref.kind !== 'tensorView' || ref.nDims() !== 4) {
-    throw new SchedulingError('outer persistent schedule: the partial reduction has no 4-position tensor input');
-  }
+  const ref = partialReductionInput(p0, 4, 'outer persistent');
   inlineMost(fusion);
   keepPersistentBuffers(fusion);
 
-  const divisibleSplits = new Set<Split>();
-  for (const [split, i] of referenceSplitOrder(ref)) if (params.divisibleSplits[i] === true) divisibleSplits.add(split);
+  const divisibleSplits = divisibleSplitsOf(referenceSplitOrder(ref), params.divisibleSplits);
   return { fusion, reference: ref, divisibleSplits, params };
 }

@@ -1,0 +1,80 @@
+// Scheduling steps the persistent schedulers share (inner persistent here, outer persistent,
+// inner-outer persistent): the opening of the row schedulers (Welford translated to sums, row
+// parameters read through their broadcast, inputs and outputs cached), rFactoring every
+// further reduction the way the first was, finding the reference (the partial reduction's
+// input), vectorizing the row accesses, and choosing the reference splits the params prove
+// divisible. Each keeps the fusion computing the same values.
+
+import type { Fusion, Split, TensorView } from '@tsfuser/fusion-ir';
+import { SchedulingError } from '../errors.js';
+import { cacheInputsAndOutputs } from '../schedule-steps.js';
+import { broadcastRowParamsFirst } from './row-params.js';
+import { translateWelford } from './translate-welford.js';
+
+/**
+ * Translates Welford ops, reads row parameters through their broadcast and caches every other
+ * used input and every output. Returns the tensors that read each input (its cache, or a row
+ * parameter's broadcast) with the input's position.
+ */
+export function translateAndCacheRowInputs(fusion: Fusion): Map<TensorView, number> {
+  translateWelford(fusion);
+  const rowParams = broadcastRowParamsFirst(fusion);
+  const inputCaches = cacheInputsAndOutputs(fusion, new Set(rowParams.values()));
+  for (const [b, i] of rowParams) inputCaches.set(b, i);
+  return inputCaches;
+}
+
+/** The loop structure every reduction takes from the first one's (after propagation). */
+export interface ReductionLoopShape {
+  /** Loop positions of the scheduled reduction. */
+  dims: number;
+  /** Positions that must be reduction IDs. */
+  reductionAxes: readonly number[];
+  /** Serial positions rFactored into the per-thread partial. */
+  rFactorAxes: readonly number[];
+}
+
+/** rFactors each of `others` like `r0`, refusing a reduction that did not take r0's loop structure. */
+export function rFactorLikeFirst(others: readonly TensorView[], r0: TensorView, shape: ReductionLoopShape, scheduler: string): void {
+  for (const r of others) {
+    if (r.nDims() !== shape.dims || !shape.reductionAxes.every((p) => r.axis(p).isReduction())) {
+      throw new SchedulingError(`${scheduler} schedule: reduction T${r.name} did not take T${r0.name}'s loop structure`);
+    }
+    r.rFactor(shape.rFactorAxes);
+  }
+}
+
+/** The lowering reference: the input of the partial reduction `p0`, with `dims` loop positions. */
+export function partialReductionInput(p0: TensorView, dims: number, scheduler: string): TensorView {
+  const ref = p0.definition?.inputs[0];
+  if (ref === undefined || ref.kind !== 'tensorView' || ref.nDims() !== dims) {
+    throw new SchedulingError(`${scheduler} schedule: the partial reduction has no ${dims}-position tensor input`);
+  }
+  return ref;
+}
+
+/** The params fields that say which row accesses are vectorized. */
+export interface RowVectorization {
+  vectorizeInnerReduction: boolean;
+  vectorizedInputs: readonly number[];
+  vectorizedOutputs: readonly number[];
+}
+
+/** Vectorizes position 4 (vec) of the chosen input caches and full-row outputs of a 5-position row schedule. */
+export function vectorizeRowAccesses(fusion: Fusion, inputCaches: ReadonlyMap<TensorView, number>, params: RowVectorization): void {
+  if (!params.vectorizeInnerReduction) return;
+  for (const [cache, i] of inputCaches) {
+    if (params.vectorizedInputs.includes(i) && cache.nDims() === 5) cache.axis(4).parallelize('Vectorize');
+  }
+  params.vectorizedOutputs.forEach((i) => {
+    const o = fusion.outputs[i];
+    if (o !== undefined && o.kind === 'tensorView' && o.nDims() === 5 && !o.axis(4).isBroadcast()) o.axis(4).parallelize('Vectorize');
+  });
+}
+
+/** The reference splits whose index (in `order`) params.divisibleSplits marks divisible. */
+export function divisibleSplitsOf(order: ReadonlyMap<Split, number>, divisible: readonly boolean[]): Set<Split> {
+  const splits = new Set<Split>();
+  for (const [split, i] of order) if (divisible[i] === true) splits.add(split);
+  return splits;
+}
