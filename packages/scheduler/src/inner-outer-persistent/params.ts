@@ -18,6 +18,7 @@
 
 import type { LaunchDims } from '../heuristic-params.js';
 import type { IndexType } from '../index-type.js';
+import { launchParamsLine, reductionDumpClosing, reductionDumpOpening, rowReductionLine, vectorizedTensorsLine } from '../reduction/params-dump.js';
 
 export interface InnerOuterPersistentParams {
   schedulerType: 'inner_outer_persistent';
@@ -64,35 +65,15 @@ export interface InnerOuterPersistentParams {
   vectorizedOutputs: readonly number[];
 }
 
-function lparamsToString(l: LaunchDims): string {
-  return `Launch Parameters: BlockDim.x = ${l.bdimx}, BlockDim.y = ${l.bdimy}, BlockDim.z = ${l.bdimz}, GridDim.x = ${l.gdimx}, GridDim.y = ${l.gdimy}, GridDim.z = ${l.gdimz}`;
-}
-
 /** nvFuser's `ReductionParams::toString` layout for a combined inner-outer persistent kernel. */
 export function innerOuterPersistentParamsToString(p: InnerOuterPersistentParams): string {
-  const lines: string[] = [''];
-  lines.push('===== Reduction Parameters ========');
-  lines.push(`${p.tag === '' ? '' : 'Tag: '}${p.tag}`);
-  lines.push('Red On Fastest Dim');
-  lines.push('Persistent Kernel');
-  lines.push('Combined Inner Outer Reduction');
-  if (p.projectPersistentBuffers) lines.push('Project Persistent Buffers');
-  lines.push(`Batches per block: ${p.batchesPerBlockInnerReduction}`);
-  lines.push('Circular buffer: not used');
+  const lines = reductionDumpOpening(p.tag, p.fastestDim, p);
   lines.push(`Iteration Domain: blockIdx.x / serial - ${p.rowsPerBlock} rows per block / `);
-  let red = 'Inner Reduction Domain: cross block - threadIdx.x / ';
-  if (p.padInnerReductionToWarp) red += ' pad to warp / ';
-  red += `persistent batch - ${p.batchesPerBlockInnerReduction} / `;
-  if (p.vectorizeInnerReduction) red += 'vectorize / ';
-  if (p.unrollFactorInnerReduction > 1) red += `factor ${p.unrollFactorInnerReduction}`;
-  lines.push(red);
+  lines.push(rowReductionLine(p));
   lines.push(`Outer Reduction Domain: serial over rows / cross grid - blockIdx.x (${p.outerReductions} reductions, work buffer ${p.outerReductionWorkSlots} slots each) / `);
-  lines.push(lparamsToString(p.lparams));
+  lines.push(launchParamsLine(p.lparams));
   lines.push(`Persistent buffer size: ${p.persistentBufferSize} bytes per row`);
   lines.push(`Blocks per SM: ${p.blocksPerSm}`);
-  lines.push(`Vectorized inputs: [${p.vectorizedInputs.join(', ')}] outputs: [${p.vectorizedOutputs.join(', ')}]`);
-  lines.push(`Index type: ${p.indexType === 'Int32' ? 'int' : 'int64_t'}`);
-  lines.push(`Divisible splits: [${p.divisibleSplits.map((d) => (d ? 'true' : 'false')).join(', ')}]`);
-  lines.push('====================================');
-  return `${lines.join('\n')}\n`;
+  lines.push(vectorizedTensorsLine(p));
+  return reductionDumpClosing(lines, p);
 }

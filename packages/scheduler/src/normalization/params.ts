@@ -12,6 +12,7 @@
 
 import type { LaunchDims } from '../heuristic-params.js';
 import type { IndexType } from '../index-type.js';
+import { launchParamsLine, reductionDumpClosing, reductionDumpOpening, rowReductionLine, vectorizedTensorsLine } from '../reduction/params-dump.js';
 
 export interface InnerPersistentParams {
   schedulerType: 'inner_persistent';
@@ -57,35 +58,16 @@ export interface InnerPersistentParams {
   vectorizedOutputs: readonly number[];
 }
 
-function lparamsToString(l: LaunchDims): string {
-  return `Launch Parameters: BlockDim.x = ${l.bdimx}, BlockDim.y = ${l.bdimy}, BlockDim.z = ${l.bdimz}, GridDim.x = ${l.gdimx}, GridDim.y = ${l.gdimy}, GridDim.z = ${l.gdimz}`;
-}
-
 /** nvFuser's `ReductionParams::toString` layout for a persistent kernel (`scheduler_params`). */
 export function innerPersistentParamsToString(p: InnerPersistentParams): string {
-  const lines: string[] = [''];
-  lines.push('===== Reduction Parameters ========');
-  lines.push(`${p.tag === '' ? '' : 'Tag: '}${p.tag}`);
-  lines.push('Red On Fastest Dim');
-  lines.push('Persistent Kernel');
-  if (p.projectPersistentBuffers) lines.push('Project Persistent Buffers');
-  lines.push(`Batches per block: ${p.batchesPerBlockInnerReduction}`);
-  lines.push('Circular buffer: not used');
+  const lines = reductionDumpOpening(p.tag, p.fastestDim, p);
   let iter = 'Iteration Domain: blockIdx.x / ';
   if (p.blockDimIterDom === 'TIDy') iter += 'threadIdx.y / ';
   if (p.multipleReductionsPerBlock) iter += 'multiple reductions per block / ';
   lines.push(iter);
-  let red = 'Inner Reduction Domain: cross block - threadIdx.x / ';
-  if (p.padInnerReductionToWarp) red += ' pad to warp / ';
-  red += `persistent batch - ${p.batchesPerBlockInnerReduction} / `;
-  if (p.vectorizeInnerReduction) red += 'vectorize / ';
-  if (p.unrollFactorInnerReduction > 1) red += `factor ${p.unrollFactorInnerReduction}`;
-  lines.push(red);
-  lines.push(lparamsToString(p.lparams));
+  lines.push(rowReductionLine(p));
+  lines.push(launchParamsLine(p.lparams));
   lines.push(`Persistent buffer size: ${p.persistentBufferSize} bytes per row`);
-  lines.push(`Vectorized inputs: [${p.vectorizedInputs.join(', ')}] outputs: [${p.vectorizedOutputs.join(', ')}]`);
-  lines.push(`Index type: ${p.indexType === 'Int32' ? 'int' : 'int64_t'}`);
-  lines.push(`Divisible splits: [${p.divisibleSplits.map((d) => (d ? 'true' : 'false')).join(', ')}]`);
-  lines.push('====================================');
-  return `${lines.join('\n')}\n`;
+  lines.push(vectorizedTensorsLine(p));
+  return reductionDumpClosing(lines, p);
 }

@@ -13,6 +13,7 @@
 
 import type { LaunchDims } from '../heuristic-params.js';
 import type { IndexType } from '../index-type.js';
+import { launchParamsLine, reductionDumpClosing, reductionDumpOpening } from '../reduction/params-dump.js';
 
 export interface OuterPersistentParams {
   schedulerType: 'outer_persistent';
@@ -46,26 +47,12 @@ export interface OuterPersistentParams {
   divisibleSplits: readonly boolean[];
 }
 
-function lparamsToString(l: LaunchDims): string {
-  return `Launch Parameters: BlockDim.x = ${l.bdimx}, BlockDim.y = ${l.bdimy}, BlockDim.z = ${l.bdimz}, GridDim.x = ${l.gdimx}, GridDim.y = ${l.gdimy}, GridDim.z = ${l.gdimz}`;
-}
-
 /** nvFuser's `ReductionParams::toString` layout for an outer persistent kernel (`scheduler_params`). */
 export function outerPersistentParamsToString(p: OuterPersistentParams): string {
-  const lines: string[] = [''];
-  lines.push('===== Reduction Parameters ========');
-  lines.push(`${p.tag === '' ? '' : 'Tag: '}${p.tag}`);
-  lines.push('Red On Slow Dim');
-  lines.push('Persistent Kernel');
-  if (p.projectPersistentBuffers) lines.push('Project Persistent Buffers');
-  lines.push(`Batches per block: ${p.batchesPerBlockInnerReduction}`);
-  lines.push('Circular buffer: not used');
+  const lines = reductionDumpOpening(p.tag, p.fastestDim, p);
   lines.push('Iteration Domain: blockIdx.x / threadIdx.x / ');
   lines.push(`Inner Reduction Domain: cross block - threadIdx.y / persistent batch - ${p.batchesPerBlockInnerReduction} / `);
-  lines.push(lparamsToString(p.lparams));
+  lines.push(launchParamsLine(p.lparams));
   lines.push(`Persistent buffer size: ${p.persistentBufferSize} bytes per column`);
-  lines.push(`Index type: ${p.indexType === 'Int32' ? 'int' : 'int64_t'}`);
-  lines.push(`Divisible splits: [${p.divisibleSplits.map((d) => (d ? 'true' : 'false')).join(', ')}]`);
-  lines.push('====================================');
-  return `${lines.join('\n')}\n`;
+  return reductionDumpClosing(lines, p);
 }

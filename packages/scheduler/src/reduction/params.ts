@@ -4,6 +4,7 @@
 
 import type { LaunchDims } from '../heuristic-params.js';
 import type { IndexType } from '../index-type.js';
+import { launchParamsLine, reductionDumpClosing, reductionDumpOpening } from './params-dump.js';
 
 /** Parallel types the reduction scheduler binds (a subset of fusion-ir's ParallelType). */
 export type ReductionParallelType = 'Serial' | 'BIDx' | 'TIDx' | 'TIDy';
@@ -74,18 +75,9 @@ function ptName(p: ReductionParallelType): string {
   }
 }
 
-/** nvFuser's launch-parameter line inside ReductionParams::toString. */
-function lparamsToString(l: LaunchDims): string {
-  return `Launch Parameters: BlockDim.x = ${l.bdimx}, BlockDim.y = ${l.bdimy}, BlockDim.z = ${l.bdimz}, GridDim.x = ${l.gdimx}, GridDim.y = ${l.gdimy}, GridDim.z = ${l.gdimz}`;
-}
-
 /** nvFuser's `ReductionParams::toString` layout (the `scheduler_params` dump). */
 export function reductionParamsToString(p: ReductionParams): string {
-  const lines: string[] = [''];
-  lines.push('===== Reduction Parameters ========');
-  lines.push(`${p.tag === '' ? '' : 'Tag: '}${p.tag}`);
-  lines.push(p.fastestDim ? 'Red On Fastest Dim' : 'Red On Slow Dim');
-  lines.push('Circular buffer: not used');
+  const lines = reductionDumpOpening(p.tag, p.fastestDim, null);
   let iter = 'Iteration Domain: ';
   if (p.gridDimIterDom !== 'Serial') iter += `${ptName(p.gridDimIterDom)} / `;
   if (p.blockDimIterDom !== 'Serial') iter += `${ptName(p.blockDimIterDom)} / `;
@@ -99,10 +91,7 @@ export function reductionParamsToString(p: ReductionParams): string {
   else if (p.unrollFactorInnerReduction > 1) red += 'unroll / ';
   if (p.unrollFactorInnerReduction > 1) red += `factor ${p.unrollFactorInnerReduction}`;
   lines.push(red);
-  lines.push(lparamsToString(p.lparams));
+  lines.push(launchParamsLine(p.lparams));
   if (p.crossGridInnerReduction) lines.push(`Grid reduction: ${p.gridReductionWorkSlots} work slots, ${p.gridReductionSemaphores} semaphores`);
-  lines.push(`Index type: ${p.indexType === 'Int32' ? 'int' : 'int64_t'}`);
-  lines.push(`Divisible splits: [${p.divisibleSplits.map((d) => (d ? 'true' : 'false')).join(', ')}]`);
-  lines.push('====================================');
-  return `${lines.join('\n')}\n`;
+  return reductionDumpClosing(lines, p);
 }
