@@ -18,11 +18,12 @@
 //   * the outer reductions' work buffer: gdimx × R Float partials each;
 //   * divisibility of the three splits, proven from the sizes, so lowering drops predicates.
 
-import { dataTypeSize, type Fusion, type TensorView } from '@tsfuser/fusion-ir';
+import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import { chooseIndexType } from '../index-type.js';
-import { chooseBatches, rowShape } from '../normalization/heuristics.js';
-import { translateWelford } from '../normalization/translate-welford.js';
+import { chooseBatches, forcedBatches, rowShape } from '../normalization/heuristics.js';
+import { rowVectorChoice, type VectorChoice } from '../normalization/row-vectorization.js';
+import { welfordTranslatedFusion } from '../normalization/translate-welford.js';
 import { ExactLogicalMap } from '../pointwise/domain-map.js';
 import { collectIo } from '../pointwise/heuristics.js';
 import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
@@ -78,35 +79,13 @@ function rowTensors(fusion: Fusion, r: TensorView, tvs: readonly TensorView[]): 
   });
 }
 
-interface VectorChoice {
-  factor: number;
-  inputs: number[];
-  outputs: number[];
-}
-
 function vectorization(fusion: Fusion, runtimeInfo: RuntimeInfo, r: TensorView, rowLength: number): VectorChoice {
   const inputTvs = fusion.inputs.filter((v): v is TensorView => v.kind === 'tensorView');
   const rowInputs = new Set(rowTensors(fusion, r, inputTvs));
-  const cands: { position: number; size: number; sizes: readonly number[]; strides: readonly number[]; alignment: number }[] = [];
-  fusion.inputs.forEach((v, i) => {
-    const info = runtimeInfo.inputs[i];
-    if (v.kind !== 'tensorView' || !rowInputs.has(v) || info === undefined || info.kind !== 'tensor' || v.uses.length === 0) return;
-    if (info.strides[info.strides.length - 1] !== 1) return;
-    cands.push({ position: i, size: dataTypeSize(v.dtype), sizes: info.sizes, strides: info.strides, alignment: info.alignment });
-  });
   // Full-rank row outputs (grad_input); the outer reductions' outputs are written by the grid step.
   const rank = r.domain.logical.length;
   const outputTvs = fusion.outputs.filter((v): v is TensorView => v.kind === 'tensorView' && v.domain.logicalNoReductions().length === rank);
-  const rowOutputs = new Set(rowTensors(fusion, r, outputTvs));
-  const outputs = fusion.outputs.flatMap((v, i) => (v.kind === 'tensorView' && rowOutputs.has(v) && !fusion.inputs.includes(v) ? [i] : []));
-  if (cands.length === 0) return { factor: 1, inputs: [], outputs: [] };
-  const widest = Math.max(...cands.map((c) => c.size), ...outputs.map((i) => dataTypeSize((fusion.outputs[i] as TensorView).dtype)));
-  let factor = Math.max(1, Math.floor(16 / widest));
-  const ok = (v: number): boolean =>
-    rowLength % v === 0 &&
-    cands.every((c) => c.alignment % (v * c.size) === 0 && c.strides.every((s, d) => d === c.strides.length - 1 || (c.sizes[d] ?? 1) <= 1 || s % v === 0));
-  while (factor > 1 && !ok(factor)) factor /= 2;
-  return factor > 1 ? { factor, inputs: cands.map((c) => c.position), outputs } : { factor: 1, inputs: [], outputs: [] };
+  return rowVectorChoice(fusion, runtimeInfo, rowInputs, new Set(rowTensors(fusion, r, outputTvs)), rowLength, 16);
 }
 
 /**
@@ -128,9 +107,7 @@ export interface InnerOuterPersistentOverrides {
 }
 
 export function computeInnerOuterPersistentHeuristics(original: Fusion, runtimeInfo: RuntimeInfo, overrides: InnerOuterPersistentOverrides = {}): InnerOuterPersistentParams {
-  const hasWelford = original.exprs().some((e) => e.kind === 'WelfordOp');
-  const fusion = hasWelford ? original.clone().fusion : original;
-  if (hasWelford) translateWelford(fusion);
+  const fusion = welfordTranslatedFusion(original);
   const bindings = bindExtents(fusion, runtimeInfo);
   const { inner, outer } = innerOuterReductions(fusion);
   const r = inner[0];
@@ -150,7 +127,7 @@ export function computeInnerOuterPersistentHeuristics(original: Fusion, runtimeI
   const forced = overrides.batches;
   const choice =
     forced !== undefined
-      ? { batches: forced, extent: ceilDiv(vectors, forced), bdimx: ceilDiv(vectors, forced) >= 32 ? ceilDiv(ceilDiv(vectors, forced), 32) * 32 : ceilDiv(vectors, forced) }
+      ? forcedBatches(vectors, forced)
       : maxBatches < 1
         ? null
         : chooseBatches(vectors, maxBatches, TARGET_BLOCK_THREADS);

@@ -23,7 +23,8 @@ import { collectIo } from '../pointwise/heuristics.js';
 import { bindExtents, evaluateExtent, type RuntimeInfo } from '../runtime-info.js';
 import { persistentBufferBytes, persistentBuffers } from '../segmentation/persistent-buffer.js';
 import type { InnerPersistentParams } from './params.js';
-import { translateWelford } from './translate-welford.js';
+import { rowVectorChoice, type VectorChoice } from './row-vectorization.js';
+import { welfordTranslatedFusion } from './translate-welford.js';
 
 export const MAX_THREADS_PER_ROW = 1024;
 /** Register bytes per thread the persistent buffers may take (64 32-bit registers). */
@@ -76,12 +77,6 @@ function rowTensors(fusion: Fusion, r: TensorView, tvs: readonly TensorView[]): 
   return out;
 }
 
-interface VectorChoice {
-  factor: number;
-  inputs: number[];
-  outputs: number[];
-}
-
 /** Inputs over the row only (a weight or bias) whose innermost dim is the row's innermost dim. */
 function rowParams(fusion: Fusion, r: TensorView, tvs: readonly TensorView[]): Set<TensorView> {
   const map = new ExactLogicalMap(fusion);
@@ -102,24 +97,8 @@ function rowParams(fusion: Fusion, r: TensorView, tvs: readonly TensorView[]): S
 function vectorization(fusion: Fusion, runtimeInfo: RuntimeInfo, r: TensorView, rowLength: number, maxVectorBytes: number): VectorChoice {
   const inputTvs = fusion.inputs.filter((v): v is TensorView => v.kind === 'tensorView');
   const rowInputs = new Set([...rowTensors(fusion, r, inputTvs), ...rowParams(fusion, r, inputTvs)]);
-  const cands: { position: number; size: number; sizes: readonly number[]; strides: readonly number[]; alignment: number }[] = [];
-  fusion.inputs.forEach((v, i) => {
-    const info = runtimeInfo.inputs[i];
-    if (v.kind !== 'tensorView' || !rowInputs.has(v) || info === undefined || info.kind !== 'tensor') return;
-    if (info.strides[info.strides.length - 1] !== 1 || v.uses.length === 0) return;
-    cands.push({ position: i, size: dataTypeSize(v.dtype), sizes: info.sizes, strides: info.strides, alignment: info.alignment });
-  });
   const outputTvs = fusion.outputs.filter((v): v is TensorView => v.kind === 'tensorView');
-  const rowOutputs = rowTensors(fusion, r, outputTvs);
-  const outputs = fusion.outputs.flatMap((v, i) => (v.kind === 'tensorView' && rowOutputs.has(v) && !fusion.inputs.includes(v) ? [i] : []));
-  if (cands.length === 0 || rowLength === 0) return { factor: 1, inputs: [], outputs: [] };
-  const widest = Math.max(...cands.map((c) => c.size), ...outputs.map((i) => dataTypeSize((fusion.outputs[i] as TensorView).dtype)));
-  let factor = Math.max(1, Math.floor(maxVectorBytes / widest));
-  const ok = (v: number): boolean =>
-    rowLength % v === 0 &&
-    cands.every((c) => c.alignment % (v * c.size) === 0 && c.strides.every((s, d) => d === c.strides.length - 1 || (c.sizes[d] ?? 1) <= 1 || s % v === 0));
-  while (factor > 1 && !ok(factor)) factor /= 2;
-  return factor > 1 ? { factor, inputs: cands.map((c) => c.position), outputs } : { factor: 1, inputs: [], outputs: [] };
+  return rowVectorChoice(fusion, runtimeInfo, rowInputs, rowTensors(fusion, r, outputTvs), rowLength, maxVectorBytes);
 }
 
 /** Register bytes each row element costs across the persistent buffers (as computed, not projected). */
@@ -132,6 +111,12 @@ export function bytesPerRowElement(fusion: Fusion, runtimeInfo: RuntimeInfo, row
 /** Threads launched for a TIDx extent: a warp multiple from one warp up (the rest predicated off). */
 export function paddedThreads(extent: number, warp = 32): number {
   return extent >= warp ? Math.ceil(extent / warp) * warp : extent;
+}
+
+/** The TIDx extent and threads launched for a forced persistent batch (an override). */
+export function forcedBatches(vectors: number, batches: number): { batches: number; bdimx: number; extent: number } {
+  const extent = ceilDiv(vectors, batches);
+  return { batches, extent, bdimx: paddedThreads(extent) };
 }
 
 /**
@@ -178,9 +163,7 @@ export interface InnerPersistentOverrides {
 
 export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: RuntimeInfo, overrides: InnerPersistentOverrides = {}): InnerPersistentParams {
   // Decide for the fusion the schedule will see: Welford translated to two sums.
-  const hasWelford = original.exprs().some((e) => e.kind === 'WelfordOp');
-  const fusion = hasWelford ? original.clone().fusion : original;
-  if (hasWelford) translateWelford(fusion);
+  const fusion = welfordTranslatedFusion(original);
   const bindings = bindExtents(fusion, runtimeInfo);
   const r = firstReduction(fusion);
   const { rowLength: R, rows: I } = rowShape(r, bindings);
@@ -195,7 +178,7 @@ export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: 
   const forced = overrides.batches;
   const choice =
     forced !== undefined
-      ? { batches: forced, extent: ceilDiv(vectors, forced), bdimx: paddedThreads(ceilDiv(vectors, forced)) }
+      ? forcedBatches(vectors, forced)
       : chooseBatches(vectors, maxBatches, I < device.smCount ? MAX_THREADS_PER_ROW : TARGET_BLOCK_THREADS);
   if (choice !== null && choice.bdimx > MAX_THREADS_PER_ROW) throw new SchedulingError(`inner persistent heuristics: ${forced ?? 0} batches leave ${choice.bdimx} threads per row`);
   if (choice === null) {

@@ -10,7 +10,8 @@
 // rewired to avg' / varSum'. Only a Welford over raw values (not a merge of partial states)
 // whose count output `n` is unused can be translated; `welfordTranslationRefusal` says why not.
 // Invariant: the translated fusion computes the same mean and M2 up to float rounding, and its
-// inputs and outputs keep their positions.
+// inputs and outputs keep their positions. welfordTranslatedFusion gives the heuristics the
+// translated fusion without touching the caller's.
 
 import {
   broadcast, mul, reducedCount, replaceExprVals, sub, sum, truediv, type Fusion, type TensorView, type Val, type WelfordOp,
@@ -60,4 +61,15 @@ export function translateWelford(fusion: Fusion): number {
     replaceAllUses(fusion, varSum, m2);
   }
   return ops.length;
+}
+
+/**
+ * The fusion the persistent heuristics decide for — the one their schedule will see: `original`
+ * itself, or a clone with its Welford ops translated (the caller's fusion is left as it is).
+ */
+export function welfordTranslatedFusion(original: Fusion): Fusion {
+  const hasWelford = original.exprs().some((e) => e.kind === 'WelfordOp');
+  const fusion = hasWelford ? original.clone().fusion : original;
+  if (hasWelford) translateWelford(fusion);
+  return fusion;
 }

@@ -18,7 +18,7 @@ import { chooseIndexType } from '../index-type.js';
 import { collectIo } from '../pointwise/heuristics.js';
 import { bindExtents, evaluateExtent, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
 import { persistentBufferBytes, persistentBuffers } from '../segmentation/persistent-buffer.js';
-import { translateWelford } from '../normalization/translate-welford.js';
+import { welfordTranslatedFusion } from '../normalization/translate-welford.js';
 import type { OuterPersistentParams } from './params.js';
 
 export const MAX_THREADS_PER_BLOCK = 1024;
@@ -124,9 +124,7 @@ export interface OuterPersistentOverrides {
 
 export function computeOuterPersistentHeuristics(original: Fusion, runtimeInfo: RuntimeInfo, overrides: OuterPersistentOverrides = {}): OuterPersistentParams {
   // Decide for the fusion the schedule will see: Welford translated to two sums.
-  const hasWelford = original.exprs().some((e) => e.kind === 'WelfordOp');
-  const fusion = hasWelford ? original.clone().fusion : original;
-  if (hasWelford) translateWelford(fusion);
+  const fusion = welfordTranslatedFusion(original);
   const bindings = bindExtents(fusion, runtimeInfo);
   const r = firstOuterReduction(fusion);
   const { reductionNumel: Rd, iterationNumel: I } = columnShape(r, bindings);
