@@ -19,15 +19,9 @@ import type { CanScheduleResult } from '../scheduler.js';
 import { canScheduleNormalization } from '../segmentation/normalization.js';
 import { ExactLogicalMap } from '../pointwise/domain-map.js';
 import { rowShape } from '../normalization/heuristics.js';
-import { welfordTranslationRefusal } from '../normalization/translate-welford.js';
+import { persistentIoRefusal, persistentWelfordRefusal, refuse, tvName } from '../normalization/persistent-refusals.js';
 import { MAX_THREADS_PER_BLOCK, computeInnerOuterPersistentHeuristics, innerOuterReductions, type InnerOuterPersistentOverrides } from './heuristics.js';
 import { scheduleInnerOuterPersistent } from './schedule.js';
-
-const refuse = (reason: string): CanScheduleResult => ({ ok: false, reason });
-
-function tvName(tv: TensorView): string {
-  return `T${tv.name}`;
-}
 
 /** Why an outer reduction's result is used for more than being written out, or null. */
 export function outerResultUseRefusal(fusion: Fusion, r: TensorView): string | null {
@@ -60,21 +54,11 @@ function outerShapeRefusal(fusion: Fusion, inner: TensorView, outer: TensorView)
 export function canScheduleInnerOuterPersistent(fusion: Fusion, runtimeInfo: RuntimeInfo, overrides: InnerOuterPersistentOverrides = {}): CanScheduleResult {
   const nv = canScheduleNormalization('inner_outer_persistent', fusion, runtimeInfo);
   if (!nv.ok) return nv;
-  const welford = welfordTranslationRefusal(fusion);
-  if (welford !== null) return refuse(`${welford}: only Welford ops that translate to two-pass sums run in persistent kernels`);
+  const welford = persistentWelfordRefusal(fusion);
+  if (welford !== null) return refuse(welford);
   if (fusion.exprs().some((e) => e.kind === 'WelfordOp')) return refuse('Welford in an inner-outer persistent fusion is not supported yet');
-  for (const o of fusion.outputs) {
-    if (o.kind !== 'tensorView') return refuse('scalar outputs are not supported by the inner-outer persistent scheduler');
-    if (fusion.inputs.includes(o)) return refuse(`output ${tvName(o)} is also a fusion input (an alias)`);
-    if (o.domain.logicalNoReductions().some((id) => id.isBroadcast() && id.expandedExtent !== null)) {
-      return refuse(`output ${tvName(o)} has an expanded broadcast dim (would need a stride-0 output)`);
-    }
-  }
-  for (const i of fusion.inputs) {
-    if (i.kind === 'tensorView' && i.domain.logicalNoReductions().some((id) => id.isBroadcast() && id.expandedExtent !== null)) {
-      return refuse(`input ${tvName(i)} has an expanded broadcast dim (not supported by the inner-outer persistent scheduler yet)`);
-    }
-  }
+  const io = persistentIoRefusal(fusion, 'inner-outer persistent');
+  if (io !== null) return refuse(io);
   const { inner, outer } = innerOuterReductions(fusion);
   const r = inner[0];
   if (r === undefined || outer.length === 0) return refuse('needs both inner and outer reductions');

@@ -9,37 +9,21 @@
 //     shared-memory or cross-grid persistence yet), and anything the schedule itself refuses
 //     (checked on a clone).
 
-import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
+import type { Fusion } from '@tsfuser/fusion-ir';
 import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { canScheduleNormalization } from '../segmentation/normalization.js';
-import { welfordTranslationRefusal } from '../normalization/translate-welford.js';
+import { persistentIoRefusal, persistentWelfordRefusal, refuse, tvName } from '../normalization/persistent-refusals.js';
 import { columnShape, computeOuterPersistentHeuristics, firstOuterReduction } from './heuristics.js';
 import { scheduleOuterPersistent } from './schedule.js';
-
-const refuse = (reason: string): CanScheduleResult => ({ ok: false, reason });
-
-function tvName(tv: TensorView): string {
-  return `T${tv.name}`;
-}
 
 export function canScheduleOuterPersistent(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
   const nv = canScheduleNormalization('outer_persistent', fusion, runtimeInfo);
   if (!nv.ok) return nv;
-  const welford = welfordTranslationRefusal(fusion);
-  if (welford !== null) return refuse(`${welford}: only Welford ops that translate to two-pass sums run in persistent kernels`);
-  for (const o of fusion.outputs) {
-    if (o.kind !== 'tensorView') return refuse('scalar outputs are not supported by the outer persistent scheduler');
-    if (fusion.inputs.includes(o)) return refuse(`output ${tvName(o)} is also a fusion input (an alias)`);
-    if (o.domain.logicalNoReductions().some((id) => id.isBroadcast() && id.expandedExtent !== null)) {
-      return refuse(`output ${tvName(o)} has an expanded broadcast dim (would need a stride-0 output)`);
-    }
-  }
-  for (const i of fusion.inputs) {
-    if (i.kind === 'tensorView' && i.domain.logicalNoReductions().some((id) => id.isBroadcast() && id.expandedExtent !== null)) {
-      return refuse(`input ${tvName(i)} has an expanded broadcast dim (not supported by the outer persistent scheduler yet)`);
-    }
-  }
+  const welford = persistentWelfordRefusal(fusion);
+  if (welford !== null) return refuse(welford);
+  const io = persistentIoRefusal(fusion, 'outer persistent');
+  if (io !== null) return refuse(io);
   const r = firstOuterReduction(fusion);
   if (r.domain.logical.every((id) => id.isReduction() || id.isBroadcast())) {
     return refuse(`reduction ${tvName(r)} keeps no dim (nothing to spread over threadIdx.x)`);
