@@ -18,9 +18,11 @@
 
 import type { LaunchDims } from '../heuristic-params.js';
 import type { IndexType } from '../index-type.js';
+import type { PersistentRowReductionParams } from '../normalization/params.js';
 import { launchParamsLine, reductionDumpClosing, reductionDumpOpening, rowReductionLine, vectorizedTensorsLine } from '../reduction/params-dump.js';
 
-export interface InnerOuterPersistentParams {
+/** The row fields (PersistentRowReductionParams) are the inner persistent scheduler's. */
+export interface InnerOuterPersistentParams extends PersistentRowReductionParams {
   schedulerType: 'inner_outer_persistent';
   tag: string;
   fastestDim: true;
@@ -29,16 +31,6 @@ export interface InnerOuterPersistentParams {
   combinedInnerOuter: true;
   /** Persistent buffer bytes per row (nvFuser's persistent_buffer_size). */
   persistentBufferSize: number;
-  crossBlockInnerReduction: true;
-  blockDimInnerReduction: 'TIDx';
-  /** Vector width of the row's contiguous accesses (1: scalar accesses). */
-  unrollFactorInnerReduction: number;
-  vectorizeInnerReduction: boolean;
-  /** Serial persistent batches per thread (nvFuser's batches_per_block_inner_reduction). */
-  batchesPerBlockInnerReduction: number;
-  padInnerReductionToWarp: boolean;
-  /** A Half/BFloat16 input, not its Float cast, is kept in registers (projection to inputs). */
-  projectPersistentBuffers: boolean;
   /** Rows: blockIdx.x over a persistent grid, each block looping over its chunk of rows. */
   gridDimIterDom: 'BIDx';
   blockDimIterDom: 'Serial';
@@ -59,10 +51,6 @@ export interface InnerOuterPersistentParams {
    * row/vec by batches (outer split), rows by gdimx (outer split). true: no predicate needed.
    */
   divisibleSplits: readonly boolean[];
-  /** Fusion input positions whose row accesses are vectorized. */
-  vectorizedInputs: readonly number[];
-  /** Fusion output positions whose row stores are vectorized. */
-  vectorizedOutputs: readonly number[];
 }
 
 /** nvFuser's `ReductionParams::toString` layout for a combined inner-outer persistent kernel. */

@@ -45,6 +45,7 @@ import {
   divisibleSplitsOf,
   partialReductionInput,
   rFactorLikeFirst,
+  splitRowIntoBatches,
   translateAndCacheRowInputs,
   vectorizeRowAccesses,
 } from '../normalization/persistent-steps.js';
@@ -64,10 +65,7 @@ export function isInnerReduction(r: TensorView): boolean {
 }
 
 function scheduleReductionLoop(r: TensorView, params: InnerOuterPersistentParams): void {
-  const v = params.unrollFactorInnerReduction;
-  const b = params.batchesPerBlockInnerReduction;
-  r.split(1, v, true); //                     [I, Rd/v, v]
-  r.split(1, b, false); //                    [I, B, ceilDiv(Rd/v, B), v]
+  splitRowIntoBatches(r, params); //          [I, B, X, v]
   r.split(0, params.lparams.gdimx, false); // [G, ceilDiv(I, G), B, X, v]
   r.reorder({ 2: 3, 3: 2 }); //               [G, S, X, B, v]
   const types: ParallelType[] = ['BIDx', 'Serial', 'TIDx', 'Serial', 'Serial'];

@@ -14,17 +14,11 @@ import type { LaunchDims } from '../heuristic-params.js';
 import type { IndexType } from '../index-type.js';
 import { launchParamsLine, reductionDumpClosing, reductionDumpOpening, rowReductionLine, vectorizedTensorsLine } from '../reduction/params-dump.js';
 
-export interface InnerPersistentParams {
-  schedulerType: 'inner_persistent';
-  tag: string;
-  /** Always true: the inner persistent scheduler reduces the innermost dim. */
-  fastestDim: true;
-  persistentKernel: true;
-  /**
-   * Projected persistent buffer bytes per row (nvFuser's persistent_buffer_size). The row count
-   * is not a parameter: kernels are reused across batch sizes (gridDim.x is not in the key).
-   */
-  persistentBufferSize: number;
+/**
+ * The row reduction of a persistent kernel over threadIdx.x, with its vectorized accesses
+ * (nvFuser's ReductionParams fields): what the inner and inner-outer persistent params share.
+ */
+export interface PersistentRowReductionParams {
   /** The row is reduced across threadIdx.x with a block allreduce (always, even one thread). */
   crossBlockInnerReduction: true;
   blockDimInnerReduction: 'TIDx';
@@ -37,6 +31,23 @@ export interface InnerPersistentParams {
   padInnerReductionToWarp: boolean;
   /** A Half/BFloat16 input, not its Float cast, is kept in registers (projection to inputs). */
   projectPersistentBuffers: boolean;
+  /** Fusion input positions whose row accesses are vectorized. */
+  vectorizedInputs: readonly number[];
+  /** Fusion output positions whose row stores are vectorized. */
+  vectorizedOutputs: readonly number[];
+}
+
+export interface InnerPersistentParams extends PersistentRowReductionParams {
+  schedulerType: 'inner_persistent';
+  tag: string;
+  /** Always true: the inner persistent scheduler reduces the innermost dim. */
+  fastestDim: true;
+  persistentKernel: true;
+  /**
+   * Projected persistent buffer bytes per row (nvFuser's persistent_buffer_size). The row count
+   * is not a parameter: kernels are reused across batch sizes (gridDim.x is not in the key).
+   */
+  persistentBufferSize: number;
   /** Several rows per block on threadIdx.y (short rows). */
   multipleReductionsPerBlock: boolean;
   gridDimIterDom: 'BIDx';
@@ -52,10 +63,6 @@ export interface InnerPersistentParams {
    * row by vec, row/vec by batches (outer split), rows by bdimy. true: no predicate needed.
    */
   divisibleSplits: readonly boolean[];
-  /** Fusion input positions whose row accesses are vectorized. */
-  vectorizedInputs: readonly number[];
-  /** Fusion output positions whose row stores are vectorized. */
-  vectorizedOutputs: readonly number[];
 }
 
 /** nvFuser's `ReductionParams::toString` layout for a persistent kernel (`scheduler_params`). */

@@ -1,13 +1,14 @@
 // Scheduling steps the persistent schedulers share (inner persistent here, outer persistent,
 // inner-outer persistent): the opening of the row schedulers (Welford translated to sums, row
-// parameters read through their broadcast, inputs and outputs cached), rFactoring every
-// further reduction the way the first was, finding the reference (the partial reduction's
-// input), vectorizing the row accesses, and choosing the reference splits the params prove
-// divisible. Each keeps the fusion computing the same values.
+// parameters read through their broadcast, inputs and outputs cached), the row split into
+// persistent batches, rFactoring every further reduction the way the first was, finding the
+// reference (the partial reduction's input), vectorizing the row accesses, and choosing the
+// reference splits the params prove divisible. Each keeps the fusion computing the same values.
 
 import type { Fusion, Split, TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import { cacheInputsAndOutputs } from '../schedule-steps.js';
+import type { PersistentRowReductionParams } from './params.js';
 import { broadcastRowParamsFirst } from './row-params.js';
 import { translateWelford } from './translate-welford.js';
 
@@ -22,6 +23,15 @@ export function translateAndCacheRowInputs(fusion: Fusion): Map<TensorView, numb
   const inputCaches = cacheInputsAndOutputs(fusion, new Set(rowParams.values()));
   for (const [b, i] of rowParams) inputCaches.set(b, i);
   return inputCaches;
+}
+
+/**
+ * Splits the row (position 1 of [I, Rd]) to [I, B, ceilDiv(Rd/vec, B), vec]: by vec, then by
+ * B as an outer split (B, the persistent batch, stays a constant).
+ */
+export function splitRowIntoBatches(r: TensorView, params: Pick<PersistentRowReductionParams, 'unrollFactorInnerReduction' | 'batchesPerBlockInnerReduction'>): void {
+  r.split(1, params.unrollFactorInnerReduction, true); //      [I, Rd/v, v]
+  r.split(1, params.batchesPerBlockInnerReduction, false); //  [I, B, ceilDiv(Rd/v, B), v]
 }
 
 /** The loop structure every reduction takes from the first one's (after propagation). */
@@ -54,11 +64,7 @@ export function partialReductionInput(p0: TensorView, dims: number, scheduler: s
 }
 
 /** The params fields that say which row accesses are vectorized. */
-export interface RowVectorization {
-  vectorizeInnerReduction: boolean;
-  vectorizedInputs: readonly number[];
-  vectorizedOutputs: readonly number[];
-}
+export type RowVectorization = Pick<PersistentRowReductionParams, 'vectorizeInnerReduction' | 'vectorizedInputs' | 'vectorizedOutputs'>;
 
 /** Vectorizes position 4 (vec) of the chosen input caches and full-row outputs of a 5-position row schedule. */
 export function vectorizeRowAccesses(fusion: Fusion, inputCaches: ReadonlyMap<TensorView, number>, params: RowVectorization): void {

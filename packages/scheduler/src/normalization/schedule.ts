@@ -46,6 +46,7 @@ import {
   divisibleSplitsOf,
   partialReductionInput,
   rFactorLikeFirst,
+  splitRowIntoBatches,
   translateAndCacheRowInputs,
   vectorizeRowAccesses,
   type ReductionLoopShape,
@@ -59,10 +60,7 @@ export const ROW_REDUCTION_SHAPE: ReductionLoopShape = { dims: 5, reductionAxes:
 
 function scheduleReductionLoop(r: TensorView, params: InnerPersistentParams): void {
   const { bdimy } = params.lparams;
-  const v = params.unrollFactorInnerReduction;
-  const b = params.batchesPerBlockInnerReduction;
-  r.split(1, v, true); //                     [I, Rd/v, v]
-  r.split(1, b, false); //                    [I, B, ceilDiv(Rd/v, B), v]
+  splitRowIntoBatches(r, params); //          [I, B, X, v]
   r.split(0, bdimy, true); //                 [I/bdimy, bdimy, B, X, v]
   r.reorder({ 2: 3, 3: 2 }); //               [I/bdimy, bdimy, X, B, v]
   const types: ParallelType[] = ['BIDx', bdimy > 1 ? 'TIDy' : 'Serial', 'TIDx', 'Serial', 'Serial'];
