@@ -31,8 +31,6 @@ import {
   inlineAt,
   inlineMost,
   loopExprs,
-  parallelizeAllLike,
-  propagateTransforms,
   type Fusion,
   type ParallelType,
   type Split,
@@ -44,13 +42,13 @@ import { keepPersistentBuffers, projectCastBuffers } from '../normalization/pers
 import {
   divisibleSplitsOf,
   partialReductionInput,
-  rFactorLikeFirst,
+  scheduleReductionsLike,
   splitRowIntoBatches,
   translateAndCacheRowInputs,
   vectorizeRowAccesses,
 } from '../normalization/persistent-steps.js';
 import { ROW_REDUCTION_SHAPE } from '../normalization/schedule.js';
-import { mergeKeptThenReduced, reductionTensors } from '../schedule-steps.js';
+import { reductionTensors } from '../schedule-steps.js';
 import type { InnerOuterPersistentParams } from './params.js';
 import { projectToInputs } from './projection.js';
 
@@ -114,14 +112,8 @@ export function scheduleInnerOuterPersistent(fusion: Fusion, params: InnerOuterP
   const outer = reductions.filter((r) => !isInnerReduction(r));
   const r0 = inner[0];
   if (r0 === undefined || outer.length === 0) throw new SchedulingError('inner-outer persistent schedule: needs inner and outer reductions');
-  mergeKeptThenReduced(r0, 'inner-outer persistent');
-  scheduleReductionLoop(r0, params);
-  const p0 = r0.rFactor([3, 4]);
-  propagateTransforms(p0);
-  parallelizeAllLike(p0);
-  rFactorLikeFirst(inner.slice(1), r0, ROW_REDUCTION_SHAPE, 'inner-outer persistent');
+  const p0 = scheduleReductionsLike(r0, inner.slice(1), ROW_REDUCTION_SHAPE, (r) => scheduleReductionLoop(r, params), 'inner-outer persistent');
   for (const r of outer) checkOuterReduction(r, r0);
-  parallelizeAllLike(p0);
 
   const ref = partialReductionInput(p0, 5, 'inner-outer persistent');
   vectorizeRowAccesses(fusion, inputCaches, params);

@@ -1,13 +1,14 @@
 // Scheduling steps the persistent schedulers share (inner persistent here, outer persistent,
 // inner-outer persistent): the opening of the row schedulers (Welford translated to sums, row
 // parameters read through their broadcast, inputs and outputs cached), the row split into
-// persistent batches, rFactoring every further reduction the way the first was, finding the
-// reference (the partial reduction's input), vectorizing the row accesses, and choosing the
-// reference splits the params prove divisible. Each keeps the fusion computing the same values.
+// persistent batches, the first reduction's merge, split, rFactor and propagation, rFactoring
+// every further reduction the way the first was, finding the reference (the partial
+// reduction's input), vectorizing the row accesses, and choosing the reference splits the
+// params prove divisible. Each keeps the fusion computing the same values.
 
-import type { Fusion, Split, TensorView } from '@tsfuser/fusion-ir';
+import { parallelizeAllLike, propagateTransforms, type Fusion, type Split, type TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
-import { cacheInputsAndOutputs } from '../schedule-steps.js';
+import { cacheInputsAndOutputs, mergeKeptThenReduced } from '../schedule-steps.js';
 import type { PersistentRowReductionParams } from './params.js';
 import { broadcastRowParamsFirst } from './row-params.js';
 import { translateWelford } from './translate-welford.js';
@@ -52,6 +53,23 @@ export function rFactorLikeFirst(others: readonly TensorView[], r0: TensorView, 
     }
     r.rFactor(shape.rFactorAxes);
   }
+}
+
+/**
+ * Schedules the reductions the way every persistent scheduler does: merges r0's loop to
+ * [kept, reduced], splits it (`splitLoop`), rFactors its serial positions into the per-thread
+ * partial P0, propagates P0's transforms and parallel types to every tensor, and rFactors the
+ * `others` like r0. Returns P0.
+ */
+export function scheduleReductionsLike(r0: TensorView, others: readonly TensorView[], shape: ReductionLoopShape, splitLoop: (r: TensorView) => void, scheduler: string): TensorView {
+  mergeKeptThenReduced(r0, scheduler);
+  splitLoop(r0);
+  const p0 = r0.rFactor(shape.rFactorAxes);
+  propagateTransforms(p0);
+  parallelizeAllLike(p0);
+  rFactorLikeFirst(others, r0, shape, scheduler);
+  parallelizeAllLike(p0);
+  return p0;
 }
 
 /** The lowering reference: the input of the partial reduction `p0`, with `dims` loop positions. */

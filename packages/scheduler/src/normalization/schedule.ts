@@ -30,8 +30,6 @@
 import {
   inlineMost,
   loopExprs,
-  parallelizeAllLike,
-  propagateTransforms,
   type Fusion,
   type ParallelType,
   type Split,
@@ -39,13 +37,13 @@ import {
 } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import type { ScheduledFusion } from '../scheduler.js';
-import { mergeKeptThenReduced, reductionTensors } from '../schedule-steps.js';
+import { reductionTensors } from '../schedule-steps.js';
 import type { InnerPersistentParams } from './params.js';
 import { keepPersistentBuffers, projectCastBuffers } from './persistence.js';
 import {
   divisibleSplitsOf,
   partialReductionInput,
-  rFactorLikeFirst,
+  scheduleReductionsLike,
   splitRowIntoBatches,
   translateAndCacheRowInputs,
   vectorizeRowAccesses,
@@ -88,13 +86,7 @@ export function scheduleInnerPersistent(fusion: Fusion, params: InnerPersistentP
   const reductions = reductionTensors(fusion);
   const r0 = reductions[0];
   if (r0 === undefined) throw new SchedulingError('inner persistent schedule: the fusion has no reduction');
-  mergeKeptThenReduced(r0, 'inner persistent');
-  scheduleReductionLoop(r0, params);
-  const p0 = r0.rFactor([3, 4]);
-  propagateTransforms(p0);
-  parallelizeAllLike(p0);
-  rFactorLikeFirst(reductions.slice(1), r0, ROW_REDUCTION_SHAPE, 'inner persistent');
-  parallelizeAllLike(p0);
+  const p0 = scheduleReductionsLike(r0, reductions.slice(1), ROW_REDUCTION_SHAPE, (r) => scheduleReductionLoop(r, params), 'inner persistent');
 
   const ref = partialReductionInput(p0, 5, 'inner persistent');
   vectorizeRowAccesses(fusion, inputCaches, params);

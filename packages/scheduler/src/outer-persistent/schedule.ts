@@ -26,8 +26,6 @@ import {
   inlineAt,
   inlineMost,
   loopExprs,
-  parallelizeAllLike,
-  propagateTransforms,
   type Fusion,
   type ParallelType,
   type Split,
@@ -36,9 +34,9 @@ import {
 import { SchedulingError } from '../errors.js';
 import type { ScheduledFusion } from '../scheduler.js';
 import { loopPhases, projectCastBuffers, reductionPhases } from '../normalization/persistence.js';
-import { divisibleSplitsOf, partialReductionInput, rFactorLikeFirst, type ReductionLoopShape } from '../normalization/persistent-steps.js';
+import { divisibleSplitsOf, partialReductionInput, scheduleReductionsLike, type ReductionLoopShape } from '../normalization/persistent-steps.js';
 import { translateWelford } from '../normalization/translate-welford.js';
-import { cacheInputsAndOutputs, mergeKeptThenReduced, reductionTensors } from '../schedule-steps.js';
+import { cacheInputsAndOutputs, reductionTensors } from '../schedule-steps.js';
 import type { OuterPersistentParams } from './params.js';
 
 /** Loop position of the serial persistent batch loop; buffers are allocated there. */
@@ -85,13 +83,7 @@ export function scheduleOuterPersistent(fusion: Fusion, params: OuterPersistentP
   const reductions = reductionTensors(fusion);
   const r0 = reductions[0];
   if (r0 === undefined) throw new SchedulingError('outer persistent schedule: the fusion has no reduction');
-  mergeKeptThenReduced(r0, 'outer persistent');
-  scheduleReductionLoop(r0, params);
-  const p0 = r0.rFactor([3]);
-  propagateTransforms(p0);
-  parallelizeAllLike(p0);
-  rFactorLikeFirst(reductions.slice(1), r0, COLUMN_REDUCTION_SHAPE, 'outer persistent');
-  parallelizeAllLike(p0);
+  const p0 = scheduleReductionsLike(r0, reductions.slice(1), COLUMN_REDUCTION_SHAPE, (r) => scheduleReductionLoop(r, params), 'outer persistent');
 
   const ref = partialReductionInput(p0, 4, 'outer persistent');
   inlineMost(fusion);
