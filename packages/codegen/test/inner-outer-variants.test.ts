@@ -24,7 +24,11 @@ function run(name: string, f: Fusion, sizes: number[][]): void {
   const got = simulateKernel(kernel, compiled.launch, [...inputs, ...outs]).slice(inputs.length);
   want.forEach((w, i) => {
     const g = (got[i] as HostTensor).toNumbers();
-    w.toNumbers().forEach((x, k) => expect(Math.abs((g[k] as number) - x), `${name} out ${i} el ${k}`).toBeLessThan(1e-3 * Math.max(1, Math.abs(x))));
+    // A Half/BFloat16 output whose Float value lands near a rounding boundary may round one step
+    // apart in the kernel (other summation order) and in the evaluator: allow one output ulp.
+    const mantissa = w.dtype === 'BFloat16' ? 7 : w.dtype === 'Half' ? 10 : 52;
+    const ulp = (x: number): number => (x === 0 || mantissa === 52 ? 0 : 2 ** (Math.floor(Math.log2(Math.abs(x))) - mantissa));
+    w.toNumbers().forEach((x, k) => expect(Math.abs((g[k] as number) - x), `${name} out ${i} el ${k}`).toBeLessThanOrEqual(1e-3 * Math.max(1, Math.abs(x)) + ulp(x)));
   });
 }
 
