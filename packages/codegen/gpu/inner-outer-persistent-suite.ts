@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import { DeviceContext, isAvailable, l2Flusher } from '@tsfuser/runtime';
 import type { InnerOuterPersistentOverrides } from '@tsfuser/scheduler';
 import { buildLayerNormBackward, layerNormBackwardFixtures } from '../test/layer-norm-backward-fixtures.js';
+import { printCategoryTable } from './suite-report.js';
 import { registryFor, runLayerNormBackwardCase, timeLayerNormBackward, type Timing } from './layer-norm-backward-gpu.js';
 
 function main(): number {
@@ -71,15 +72,7 @@ function main(): number {
   if (out !== undefined && out !== '') writeFileSync(join(out, 'inner-outer-persistent-suite.json'), JSON.stringify({ device: device.properties.name, results, timings }, null, 1));
   console.log('benchmark                          variant                          kernels   ms      GB/s');
   for (const t of timings) console.log(`${t.name.padEnd(35)}${t.variant.padEnd(33)}${String(t.kernels).padStart(7)}  ${t.ms.toFixed(4).padStart(7)}  ${t.gbps.toFixed(0).padStart(6)}`);
-  const table = new Map<string, { passed: number; failed: number }>();
-  for (const r of results) {
-    const row = table.get(r.category) ?? { passed: 0, failed: 0 };
-    if (r.ok) row.passed += 1;
-    else row.failed += 1;
-    table.set(r.category, row);
-  }
-  console.log('segments                          passed  failed');
-  for (const [k, v] of [...table].sort()) console.log(`${k.slice(0, 32).padEnd(34)}${String(v.passed).padStart(6)}  ${String(v.failed).padStart(6)}`);
+  printCategoryTable(results, 'segments', 34);
   console.log(`${results.length - failed.length} passed, ${failed.length} failed`);
   return failed.length === 0 ? 0 : 1;
 }

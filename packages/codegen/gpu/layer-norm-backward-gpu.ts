@@ -4,8 +4,9 @@
 // reused across launches) and compare every element with the reference evaluator; time one case
 // (L2 flushed by a read, CUDA events, median of 20) under a registry variant.
 
-import { dataTypeSize, evaluate, HostTensor } from '@tsfuser/fusion-ir';
-import { DeviceContext, FusionExecutorCache, Tensor, timeDevice, type L2Flusher } from '@tsfuser/runtime';
+import { evaluate, HostTensor } from '@tsfuser/fusion-ir';
+import { DeviceContext, FusionExecutorCache, Tensor, type L2Flusher } from '@tsfuser/runtime';
+import { timeFusion } from './suite-report.js';
 import {
   InnerOuterPersistentScheduler, InnerPersistentScheduler, OuterPersistentScheduler, PointwiseScheduler, ReductionScheduler, SchedulerRegistry,
   defaultSchedulerRegistry, segmentPlanFor, type InnerOuterPersistentOverrides,
@@ -86,17 +87,6 @@ export function registryFor(variant: InnerOuterPersistentOverrides | 'segmented'
 
 /** Median device time of the whole fusion; bandwidth of input + output bytes (as tsfuser bench). */
 export function timeLayerNormBackward(device: DeviceContext, flusher: L2Flusher, c: LayerNormBackwardCase, variant: InnerOuterPersistentOverrides | 'segmented'): Timing {
-  const inputs = layerNormBackwardInputs(c).map((h) => Tensor.fromHost(h).toDevice(device));
-  const cache = new FusionExecutorCache(c.fusion, device, { registry: registryFor(variant) });
-  const warm = cache.runFusion(inputs);
-  const bytes =
-    inputs.reduce((a, t) => a + t.sizes.reduce((x, y) => x * y, 1) * dataTypeSize(t.dtype), 0) +
-    warm.reduce((a, t) => a + t.sizes.reduce((x, y) => x * y, 1) * dataTypeSize(t.dtype), 0);
-  for (const t of warm) t.dispose();
-  const ms = timeDevice(device, flusher, () => {
-    for (const t of cache.runFusion(inputs)) t.dispose();
-  }, 20);
-  for (const t of inputs) t.dispose();
-  device.releasePool();
-  return { name: c.name, variant: variant === 'segmented' ? 'segmented' : JSON.stringify(variant), ms, gbps: bytes / (ms * 1e6), kernels: cache.stats.kernels };
+  const t = timeFusion(device, flusher, c.fusion, layerNormBackwardInputs(c), registryFor(variant));
+  return { name: c.name, variant: variant === 'segmented' ? 'segmented' : JSON.stringify(variant), ...t };
 }

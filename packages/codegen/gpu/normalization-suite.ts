@@ -19,8 +19,9 @@
 
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { dataTypeSize, evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/fusion-ir';
-import { DeviceContext, FusionExecutorCache, isAvailable, l2Flusher, Tensor, timeDevice, type L2Flusher } from '@tsfuser/runtime';
+import { evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/fusion-ir';
+import { DeviceContext, FusionExecutorCache, isAvailable, l2Flusher, Tensor } from '@tsfuser/runtime';
+import { printCategoryTable, timeFusion } from './suite-report.js';
 import { defaultSchedulerRegistry, segmentPlanFor } from '@tsfuser/scheduler';
 import {
   buildNormalization, emptyRowFixtures, normalizationFixtures, randomNormalizationSpec, seededRandom,
@@ -103,24 +104,6 @@ interface Timing {
   kernels: number;
 }
 
-/** Median device time of the whole fusion on the benchmark shapes; bandwidth of input + output bytes. */
-function timeCase(device: DeviceContext, flusher: L2Flusher, c: NormalizationCase): Timing {
-  const inputs = randomInputs(c, false).map((h) => Tensor.fromHost(h).toDevice(device));
-  const cache = new FusionExecutorCache(c.fusion, device);
-  const warm = cache.runFusion(inputs);
-  const bytes =
-    inputs.reduce((a, t) => a + t.sizes.reduce((x, y) => x * y, 1) * dataTypeSize(t.dtype), 0) +
-    warm.reduce((a, t) => a + t.sizes.reduce((x, y) => x * y, 1) * dataTypeSize(t.dtype), 0);
-  for (const t of warm) t.dispose();
-  // As `tsfuser bench` times: L2 flushed (read) before each run, CUDA events, median.
-  const ms = timeDevice(device, flusher, () => {
-    for (const t of cache.runFusion(inputs)) t.dispose();
-  }, 20);
-  for (const t of inputs) t.dispose();
-  device.releasePool();
-  return { name: c.name, ms, gbps: bytes / (ms * 1e6), kernels: cache.stats.kernels };
-}
-
 function main(): number {
   const availability = isAvailable();
   if (!availability.available) {
@@ -152,7 +135,7 @@ function main(): number {
     for (const dtype of ['Float', 'BFloat16'] as const) {
       const c = buildNormalization(`${kind}_${dtype}_16384x4096`, { kind, dtype, shape: [16384, 4096], affine: kind !== 'softmax' });
       try {
-        timings.push(timeCase(device, flusher, c));
+        timings.push({ name: c.name, ...timeFusion(device, flusher, c.fusion, randomInputs(c, false)) });
       } catch (error) {
         console.log(`TIMING ${c.name} failed: ${(error as Error).message.split('\n')[0] ?? ''}`);
       }
@@ -172,15 +155,7 @@ function main(): number {
   if (out !== undefined && out !== '') writeFileSync(join(out, 'normalization-suite.json'), JSON.stringify({ seed, device: device.properties.name, results, timings }, null, 1));
   console.log('benchmark                        kernels   ms      GB/s');
   for (const t of timings) console.log(`${t.name.padEnd(33)}${String(t.kernels).padStart(7)}  ${t.ms.toFixed(4).padStart(7)}  ${t.gbps.toFixed(0).padStart(6)}`);
-  const table = new Map<string, { passed: number; failed: number }>();
-  for (const r of results) {
-    const row = table.get(r.category) ?? { passed: 0, failed: 0 };
-    if (r.ok) row.passed += 1;
-    else row.failed += 1;
-    table.set(r.category, row);
-  }
-  console.log('segments                          passed  failed');
-  for (const [k, v] of [...table].sort()) console.log(`${k.slice(0, 32).padEnd(34)}${String(v.passed).padStart(6)}  ${String(v.failed).padStart(6)}`);
+  printCategoryTable(results, 'segments', 34);
   console.log(`fixtures: ${fixtures.length}, random: ${count} (seed ${seed})`);
   console.log(`${results.length - failed.length} passed, ${failed.length} failed`);
   return failed.length === 0 ? 0 : 1;

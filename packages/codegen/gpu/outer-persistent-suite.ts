@@ -20,8 +20,9 @@
 
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { dataTypeSize, evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/fusion-ir';
-import { DeviceContext, FusionExecutorCache, isAvailable, l2Flusher, Tensor, timeDevice, type L2Flusher } from '@tsfuser/runtime';
+import { evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/fusion-ir';
+import { DeviceContext, FusionExecutorCache, isAvailable, l2Flusher, Tensor, type L2Flusher } from '@tsfuser/runtime';
+import { printCategoryTable, timeFusion, type FusionTiming } from './suite-report.js';
 import { segmentPlanFor } from '@tsfuser/scheduler';
 import { batchNormCase, gpuBatchNormCases, minusMean, randomBatchNormInputs, type BatchNormCase } from '../test/batch-norm-fixtures.js';
 import { buildOuter, CS, DTYPES, KINDS, NS, type OuterCase } from '../test/outer-persistent-fixtures.js';
@@ -88,20 +89,8 @@ function runCase(device: DeviceContext, c: OuterCase | BatchNormCase, expected?:
   }
 }
 
-function timeCase(device: DeviceContext, flusher: L2Flusher, c: OuterCase | BatchNormCase): { name: string; ms: number; gbps: number; kernels: number } {
-  const inputs = ('kind' in c ? randomInputs(c) : randomBatchNormInputs(c)).map((h) => Tensor.fromHost(h).toDevice(device));
-  const cache = new FusionExecutorCache(c.fusion, device);
-  const warm = cache.runFusion(inputs);
-  const numel = (t: Tensor): number => t.sizes.reduce((x, y) => x * y, 1) * dataTypeSize(t.dtype);
-  const bytes = inputs.reduce((a, t) => a + numel(t), 0) + warm.reduce((a, t) => a + numel(t), 0);
-  for (const t of warm) t.dispose();
-  // As `tsfuser bench` times: L2 flushed (read) before each run, CUDA events, median.
-  const ms = timeDevice(device, flusher, () => {
-    for (const t of cache.runFusion(inputs)) t.dispose();
-  }, 20);
-  for (const t of inputs) t.dispose();
-  device.releasePool();
-  return { name: c.name, ms, gbps: bytes / (ms * 1e6), kernels: cache.stats.kernels };
+function timeCase(device: DeviceContext, flusher: L2Flusher, c: OuterCase | BatchNormCase): { name: string } & FusionTiming {
+  return { name: c.name, ...timeFusion(device, flusher, c.fusion, 'kind' in c ? randomInputs(c) : randomBatchNormInputs(c)) };
 }
 
 function main(): number {
@@ -153,15 +142,7 @@ function main(): number {
   if (out !== undefined && out !== '') writeFileSync(join(out, 'outer-persistent-suite.json'), JSON.stringify({ device: device.properties.name, results, timings }, null, 1));
   console.log('benchmark                                                          kernels   ms      GB/s');
   for (const t of timings) console.log(`${t.name.padEnd(67)}${String(t.kernels).padStart(7)}  ${t.ms.toFixed(4).padStart(7)}  ${t.gbps.toFixed(0).padStart(6)}`);
-  const table = new Map<string, { passed: number; failed: number }>();
-  for (const r of results) {
-    const row = table.get(r.category) ?? { passed: 0, failed: 0 };
-    if (r.ok) row.passed += 1;
-    else row.failed += 1;
-    table.set(r.category, row);
-  }
-  console.log('segments                                     passed  failed');
-  for (const [k, v] of [...table].sort()) console.log(`${k.slice(0, 43).padEnd(45)}${String(v.passed).padStart(6)}  ${String(v.failed).padStart(6)}`);
+  printCategoryTable(results, 'segments', 45);
   console.log(`${results.length - failed.length} passed, ${failed.length} failed`);
   return failed.length === 0 ? 0 : 1;
 }

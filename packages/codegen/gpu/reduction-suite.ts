@@ -22,6 +22,7 @@ import { DeviceContext, FusionExecutorCache, isAvailable, Tensor } from '@tsfuse
 import {
   buildReduction, isWelfordKind, randomReductionSpec, reductionFixtures, reductionRegistry, seededRandom, type ReductionCase, type ReductionSpec,
 } from '../test/reduction-fixtures.js';
+import { printCategoryTable } from './suite-report.js';
 
 interface Result {
   name: string;
@@ -130,15 +131,7 @@ function main(): number {
   for (const r of failed) console.log(`FAIL ${r.name}: ${r.detail}${r.spec ? ` spec ${JSON.stringify(r.spec)}` : ''}`);
   const out = process.env.OUT;
   if (out !== undefined && out !== '') writeFileSync(join(out, 'reduction-suite.json'), JSON.stringify({ seed, device: device.properties.name, results }, null, 1));
-  const table = new Map<string, { passed: number; failed: number }>();
-  for (const r of results) {
-    const row = table.get(r.category ?? '?') ?? { passed: 0, failed: 0 };
-    if (r.ok) row.passed += 1;
-    else row.failed += 1;
-    table.set(r.category ?? '?', row);
-  }
-  console.log('schedule              passed  failed');
-  for (const [k, v] of [...table].sort()) console.log(`${k.padEnd(22)}${String(v.passed).padStart(6)}  ${String(v.failed).padStart(6)}`);
+  printCategoryTable(results, 'schedule', 22);
   console.log(`fixtures: ${reductionFixtures().length}, random: ${count} (seed ${seed})`);
   console.log(`${results.length - failed.length} passed, ${failed.length} failed`);
   return failed.length === 0 ? 0 : 1;
