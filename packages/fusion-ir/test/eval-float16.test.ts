@@ -6,6 +6,7 @@ import {
   numberToBFloat16Bits,
   numberToHalfBits,
   roundToHalf,
+  HostTensor,
 } from '../src/index.js';
 
 describe('half rounding (round to nearest, ties to even) against hand-checked bit patterns', () => {
@@ -135,6 +136,22 @@ describe('rounding properties (fast-check, fresh values each run)', () => {
       if (!Number.isNaN(h)) expect(numberToHalfBits(h)).toBe(b);
       const f = bfloat16BitsToNumber(b);
       if (!Number.isNaN(f)) expect(numberToBFloat16Bits(f)).toBe(b);
+    }
+  });
+});
+
+describe('HostTensor element readers', () => {
+  it('toNumbers and toFloat64Array agree on dense and strided Half/BFloat16/Float tensors', () => {
+    for (const dtype of ['Half', 'BFloat16', 'Float'] as const) {
+      const values = Array.from({ length: 12 }, () => (Math.random() - 0.5) * 1e3);
+      const dense = HostTensor.fromValues(dtype, [3, 4], values);
+      expect(Array.from(dense.toFloat64Array())).toEqual(dense.toNumbers());
+      // The transpose (strides [1, 4]) reads the storage out of order.
+      const strided = new HostTensor(dtype, [4, 3], [1, 4], dense.data);
+      const t = strided.toNumbers();
+      expect(Array.from(strided.toFloat64Array())).toEqual(t);
+      for (let i = 0; i < 4; i += 1) for (let j = 0; j < 3; j += 1) expect(t[i * 3 + j]).toBe(dense.getNumber(j * 4 + i));
+      if (dtype === 'Half') expect(dense.toNumbers()).toEqual(values.map((v) => roundToHalf(v)));
     }
   });
 });

@@ -42,7 +42,8 @@ export class HostTensor {
     if (values.length !== t.numel) {
       throw new RangeError(`HostTensor.fromValues: ${values.length} values for shape [${sizes.join(', ')}]`);
     }
-    for (let i = 0; i < values.length; i += 1) t.setFlat(i, values[i] as ElementValue);
+    // Freshly allocated and dense: element i lives at storage position i.
+    for (let i = 0; i < values.length; i += 1) writeStorage(dtype, t.data, i, values[i] as ElementValue);
     return t;
   }
 
@@ -99,7 +100,20 @@ export class HostTensor {
   /** All elements in row-major order as float64 numbers. */
   toNumbers(): number[] {
     const out = new Array<number>(this.numel);
-    for (let i = 0; i < out.length; i += 1) out[i] = this.getNumber(i);
+    if (this.isDense()) {
+      // Skips the per-element index decomposition: large benchmark inputs have tens of millions of elements.
+      for (let i = 0; i < out.length; i += 1) out[i] = storageToNumber(this.dtype, this.data, i);
+    } else {
+      for (let i = 0; i < out.length; i += 1) out[i] = this.getNumber(i);
+    }
+    return out;
+  }
+
+  /** All elements in row-major order as float64 (as toNumbers, without a JS array of tens of millions of numbers). */
+  toFloat64Array(): Float64Array {
+    const out = new Float64Array(this.numel);
+    const dense = this.isDense();
+    for (let i = 0; i < out.length; i += 1) out[i] = dense ? storageToNumber(this.dtype, this.data, i) : this.getNumber(i);
     return out;
   }
 
