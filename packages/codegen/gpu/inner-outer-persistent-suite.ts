@@ -11,10 +11,13 @@
 // default registry (segmentation → inner_outer_persistent → codegen → NVRTC → launch, outputs
 // poisoned) and compares every element of grad_input, grad_weight and grad_bias with the
 // reference evaluator on fresh random inputs. It runs each case twice through one cache (the
-// grid barrier's static counter and the work buffers are reused across launches). Then times
-// layer_norm backward at 16384×4096 (Float, Half, BFloat16): the one-kernel schedule, its
-// blocksPerSm / batches variants, and the segmented fallback (the default registry without
-// the inner-outer persistent scheduler), with the bandwidth of the input + output bytes.
+// grid barrier's static counter and the work buffers are reused across launches). Then, at
+// 16384×4096 (Float, Half, BFloat16; `--dtype D` for one), checks the one-kernel schedule
+// element by element against the segmented fallback (the default registry without the
+// inner-outer persistent scheduler: reduction + pointwise kernels, each evaluator-checked
+// above and in the other suites; the evaluator itself needs ~40 s per dtype at this size), and
+// times the one-kernel schedule, its blocksPerSm / batches variants and the segmented fallback,
+// with the bandwidth of the input + output bytes.
 // Prints failures, a table by segments and `N passed, M failed` last; writes
 // inner-outer-persistent-suite.json to $OUT when set; exits 1 on any failure.
 // A hang here means the persistent grid was not co-resident (the grid barrier waits forever):
@@ -24,9 +27,18 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DeviceContext, isAvailable, l2Flusher } from '@tsfuser/runtime';
 import type { InnerOuterPersistentOverrides } from '@tsfuser/scheduler';
-import { buildLayerNormBackward, layerNormBackwardFixtures } from '../test/layer-norm-backward-fixtures.js';
+import { buildLayerNormBackward, layerNormBackwardFixtures, layerNormBackwardInputs } from '../test/layer-norm-backward-fixtures.js';
 import { printCategoryTable } from './suite-report.js';
-import { registryFor, runLayerNormBackwardCase, timeLayerNormBackward, type Timing } from './layer-norm-backward-gpu.js';
+import { compareWithSegmented, registryFor, runLayerNormBackwardCase, timeLayerNormBackward, type Timing } from './layer-norm-backward-gpu.js';
+
+/** `--dtype Float|Half|BFloat16` limits the 16384×4096 part to one dtype. */
+function dtypeArg(): 'Float' | 'Half' | 'BFloat16' | undefined {
+  const i = process.argv.indexOf('--dtype');
+  const v = i < 0 ? undefined : process.argv[i + 1];
+  if (v === undefined) return undefined;
+  if (v === 'Float' || v === 'Half' || v === 'BFloat16') return v;
+  throw new Error(`--dtype: expected Float, Half or BFloat16, got ${v}`);
+}
 
 function main(): number {
   const availability = isAvailable();
@@ -55,12 +67,21 @@ function main(): number {
   const timings: Timing[] = [];
   if (timing) {
     const flusher = l2Flusher(device);
-    for (const dtype of ['Float', 'Half', 'BFloat16'] as const) {
+    const only = dtypeArg();
+    for (const dtype of (['Float', 'Half', 'BFloat16'] as const).filter((d) => only === undefined || d === only)) {
       const c = buildLayerNormBackward(dtype, 16384, 4096, `layer_norm_bwd_${dtype}_16384x4096`);
-      const variants: (InnerOuterPersistentOverrides | 'segmented')[] = [{}, { blocksPerSm: 1 }, { blocksPerSm: 2 }, { blocksPerSm: 3 }, { blocksPerSm: 4 }, { batches: 1 }, { batches: 2 }, { batches: 4 }, 'segmented'];
+      // One input set per dtype (67M elements per tensor take seconds to make on the host).
+      const inputs = layerNormBackwardInputs(c);
+      // Progress lines: if the persistent grid ever blocks at the barrier, the log shows where.
+      console.log(`${c.name}: checking the one-kernel schedule against the segmented fallback`);
+      const atScale = compareWithSegmented(device, c, inputs);
+      results.push(atScale);
+      if (!atScale.ok) console.log(`FAIL ${atScale.name} [${atScale.category}]: ${atScale.detail}`);
+      const variants: (InnerOuterPersistentOverrides | 'segmented')[] = [{}, { blocksPerSm: 1 }, { blocksPerSm: 2 }, { blocksPerSm: 4 }, { batches: 1 }, { batches: 2 }, 'segmented'];
       for (const v of variants) {
+        console.log(`${c.name}: timing ${JSON.stringify(v)}`);
         try {
-          timings.push(timeLayerNormBackward(device, flusher, c, v));
+          timings.push(timeLayerNormBackward(device, flusher, c, v, inputs));
         } catch (error) {
           console.log(`TIMING ${c.name} ${JSON.stringify(v)} failed: ${(error as Error).message.split('\n')[0] ?? ''}`);
         }

@@ -33,11 +33,11 @@ function tolerance(c: LayerNormBackwardCase): number {
   return out + 2e-7 * Math.sqrt(Math.max(c.rows, c.hidden)) * 16;
 }
 
-function compare(c: LayerNormBackwardCase, want: HostTensor[], got: Tensor[], run: number): string | null {
+function compare(c: LayerNormBackwardCase, want: readonly HostTensor[], got: readonly HostTensor[], run: number): string | null {
   const tol = tolerance(c);
   for (let i = 0; i < want.length; i += 1) {
-    const w = (want[i] as HostTensor).toNumbers();
-    const g = (got[i] as Tensor).toHost().toNumbers();
+    const w = (want[i] as HostTensor).toFloat64Array();
+    const g = (got[i] as HostTensor).toFloat64Array();
     if (g.length !== w.length) return `run ${run} output ${i}: ${g.length} elements, want ${w.length}`;
     // grad_weight / grad_bias sum over the rows: bound relative to the size of what was summed.
     const scale = i === 0 ? 1 : Math.sqrt(c.rows) * 2;
@@ -60,11 +60,38 @@ export function runLayerNormBackwardCase(device: DeviceContext, c: LayerNormBack
       const want = evaluate(c.fusion, inputs) as HostTensor[];
       const outs = cache.runFusion(inputs.map((h) => Tensor.fromHost(h)));
       device.synchronize();
-      const bad = compare(c, want, outs, run);
+      const bad = compare(c, want, outs.map((t) => t.toHost()), run);
       for (const t of outs) t.dispose();
       if (bad !== null) return { ...base, ok: false, detail: bad };
     }
     return { ...base, ok: true, detail: `${cache.stats.kernels} kernel(s)` };
+  } catch (error) {
+    const e = error as Error;
+    return { ...base, ok: false, detail: `${e.name}: ${e.message.split('\n').slice(0, 4).join(' | ')}` };
+  }
+}
+
+/**
+ * The default registry's outputs against the segmented fallback's, on the same inputs: the check
+ * at sizes where the reference evaluator is too slow. Both are poisoned, run once.
+ */
+export function compareWithSegmented(device: DeviceContext, c: LayerNormBackwardCase, inputs: readonly HostTensor[]): Result {
+  const registry = defaultSchedulerRegistry();
+  const base = { name: `${c.name}_vs_segmented`, category: `${categoryOf(c, registry)} vs segmented` };
+  try {
+    const run = (r: SchedulerRegistry): HostTensor[] => {
+      const cache = new FusionExecutorCache(c.fusion, device, { poisonOutputs: true, registry: r });
+      const outs = cache.runFusion(inputs.map((h) => Tensor.fromHost(h)));
+      device.synchronize();
+      const hosts = outs.map((t) => t.toHost());
+      for (const t of outs) t.dispose();
+      return hosts;
+    };
+    const want = run(registryFor('segmented'));
+    const got = run(registry);
+    const bad = compare(c, want, got, 0);
+    device.releasePool();
+    return bad === null ? { ...base, ok: true, detail: 'matches' } : { ...base, ok: false, detail: bad };
   } catch (error) {
     const e = error as Error;
     return { ...base, ok: false, detail: `${e.name}: ${e.message.split('\n').slice(0, 4).join(' | ')}` };
@@ -86,7 +113,13 @@ export function registryFor(variant: InnerOuterPersistentOverrides | 'segmented'
 }
 
 /** Median device time of the whole fusion; bandwidth of input + output bytes (as tsfuser bench). */
-export function timeLayerNormBackward(device: DeviceContext, flusher: L2Flusher, c: LayerNormBackwardCase, variant: InnerOuterPersistentOverrides | 'segmented'): Timing {
-  const t = timeFusion(device, flusher, c.fusion, layerNormBackwardInputs(c), registryFor(variant));
+export function timeLayerNormBackward(
+  device: DeviceContext,
+  flusher: L2Flusher,
+  c: LayerNormBackwardCase,
+  variant: InnerOuterPersistentOverrides | 'segmented',
+  inputs: readonly HostTensor[] = layerNormBackwardInputs(c),
+): Timing {
+  const t = timeFusion(device, flusher, c.fusion, inputs, registryFor(variant));
   return { name: c.name, variant: variant === 'segmented' ? 'segmented' : JSON.stringify(variant), ...t };
 }

@@ -61,13 +61,18 @@ export function innerOuterPersistentRegistry(): SchedulerRegistry {
  */
 export function layerNormBackwardInputs(c: LayerNormBackwardCase, rand: () => number = Math.random): HostTensor[] {
   const { rows, hidden, dtype } = c;
-  const r = (n: number): number[] => Array.from({ length: n }, () => (rand() - 0.5) * 4);
+  // Typed arrays throughout: the benchmark shape (16384×4096) has 67M elements per tensor.
+  const r = (n: number): Float64Array => {
+    const v = new Float64Array(n);
+    for (let i = 0; i < n; i += 1) v[i] = (rand() - 0.5) * 4;
+    return v;
+  };
   const x = HostTensor.fromValues(dtype, [rows, hidden], r(rows * hidden));
-  const xs = x.toNumbers() as number[];
+  const xs = x.toFloat64Array();
   const mean: number[] = [];
   const rstd: number[] = [];
   for (let i = 0; i < rows; i += 1) {
-    const row = xs.slice(i * hidden, (i + 1) * hidden);
+    const row = xs.subarray(i * hidden, (i + 1) * hidden);
     const m = row.reduce((a, b) => a + b, 0) / hidden;
     const v = row.reduce((a, b) => a + (b - m) * (b - m), 0) / hidden;
     mean.push(m);
