@@ -87,6 +87,22 @@ def rms_norm_bf16():
     return fn, (x, w), 2 * x.numel() * 2
 
 
+for _dt_name, _dt in (("f32", torch.float32), ("bf16", torch.bfloat16)):
+    def _make_ln_bwd(dt=_dt):
+        # aten's layer_norm backward (what autograd calls; Inductor decomposes it), all three grads.
+        dy = _norm_inputs(dt)
+        x = _norm_inputs(dt)
+        mean = torch.randn(16384, 1, device="cuda")
+        rstd = torch.rand(16384, 1, device="cuda") + 0.5
+        w = torch.randn(4096, device="cuda", dtype=dt)
+        b = torch.randn(4096, device="cuda", dtype=dt)
+        fn = lambda dy, x, mean, rstd, w, b: torch.ops.aten.native_layer_norm_backward(dy, x, [4096], mean, rstd, w, b, [True, True, True])
+        e = x.element_size()
+        return fn, (dy, x, mean, rstd, w, b), 3 * x.numel() * e + 2 * 16384 * 4 + 3 * 4096 * e
+
+    WORKLOADS[f"layer_norm_bwd_{_dt_name}"] = _make_ln_bwd
+
+
 @workload("pow_sum")
 def pow_sum():
     t4 = torch.randn(16, 512, 4096, device="cuda")

@@ -75,11 +75,12 @@ describe('issue #785 workloads', () => {
 });
 
 describe('normalization workloads', () => {
-  it('are one inner persistent kernel each and compute softmax / layer_norm / rms_norm', async () => {
+  it('are one persistent kernel each (inner, or inner-outer for layer_norm backward) and compute softmax / layer_norm / rms_norm', async () => {
     for (const w of normalizationWorkloads()) {
       const fusion = w.build().fusionIr();
       const info = makeRuntimeInfo(fusion, w.inputs.map((i) => ({ sizes: i.sizes })));
-      expect(segmentFusion(fusion, info, defaultSchedulerRegistry()).groups.map((g) => g.schedulerType), w.name).toEqual(['inner_persistent']);
+      const want = w.name.startsWith('layer_norm_bwd') ? 'inner_outer_persistent' : 'inner_persistent';
+      expect(segmentFusion(fusion, info, defaultSchedulerRegistry()).groups.map((g) => g.schedulerType), w.name).toEqual([want]);
     }
     const sm = normalizationWorkloads().find((w) => w.name === 'softmax_f32');
     if (sm === undefined) throw new Error('softmax_f32 missing');
@@ -92,6 +93,46 @@ describe('normalization workloads', () => {
       const m = Math.max(...row);
       const z = row.reduce((a, v) => a + Math.exp(v - m), 0);
       row.forEach((v, c) => expect(got.getNumber(r * 7 + c)).toBeCloseTo(Math.exp(v - m) / z, 6));
+    }
+  });
+});
+
+describe('layer_norm backward workloads', () => {
+  it('compute grad_input, grad_weight and grad_bias of layer_norm over H = 4096', async () => {
+    const w = normalizationWorkloads().find((x) => x.name === 'layer_norm_bwd_f32');
+    if (w === undefined) throw new Error('layer_norm_bwd_f32 missing');
+    const [n, h] = [3, 4096];
+    const rng = new Random(seed);
+    const dy = randomHost('Float', [n, h], [h, 1], rng);
+    const x = randomHost('Float', [n, h], [h, 1], rng);
+    const mean = randomHost('Float', [n], [1], rng);
+    const rstd = HostTensor.fromValues('Float', [n], [0.5, 1.25, 2]);
+    const wt = randomHost('Float', [h], [1], rng);
+    const outs = await w.build().execute([dy, x, mean, rstd, wt].map((t) => Tensor.fromHost(t)), { backend: 'reference' });
+    const [gi, gw, gb] = outs.map((t) => t.toHost()) as [HostTensor, HostTensor, HostTensor];
+    const xhat = (i: number, j: number): number => (x.getNumber(i * h + j) - mean.getNumber(i)) * rstd.getNumber(i);
+    const g = (i: number, j: number): number => dy.getNumber(i * h + j) * wt.getNumber(j);
+    for (let i = 0; i < n; i += 1) {
+      let sg = 0;
+      let sgx = 0;
+      for (let j = 0; j < h; j += 1) {
+        sg += g(i, j);
+        sgx += g(i, j) * xhat(i, j);
+      }
+      for (const j of [0, 1, 2047, 4095]) {
+        const want = rstd.getNumber(i) * (g(i, j) - sg / h - (xhat(i, j) * sgx) / h);
+        expect(gi.getNumber(i * h + j)).toBeCloseTo(want, 4);
+      }
+    }
+    for (const j of [0, 5, 4095]) {
+      let sw = 0;
+      let sb = 0;
+      for (let i = 0; i < n; i += 1) {
+        sw += dy.getNumber(i * h + j) * xhat(i, j);
+        sb += dy.getNumber(i * h + j);
+      }
+      expect(gw.getNumber(j)).toBeCloseTo(sw, 4);
+      expect(gb.getNumber(j)).toBeCloseTo(sb, 4);
     }
   });
 });

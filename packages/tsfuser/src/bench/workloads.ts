@@ -199,6 +199,54 @@ const RMS_NORM_BF16 = `def rms_norm(fd : FusionDefinition) -> None :
     fd.add_output(fd.ops.cast(T9, dtype=DataType.BFloat16))
 `;
 
+// layer_norm backward as test-fixtures/definitions/layer_norm_backward.py writes it (grad_input,
+// grad_weight, grad_bias from grad_out, x, the saved mean and rstd, weight), at 16384x4096 with
+// 1/H = 1/4096: the inner-outer persistent pattern.
+function layerNormBackwardDef(dtype: string): string {
+  return `def layer_norm_backward(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.${dtype}, is_cpu=False)
+    T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.${dtype}, is_cpu=False)
+    T2 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+    T3 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+    T4 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.${dtype}, is_cpu=False)
+    T5 = fd.ops.cast(T0, dtype=DataType.Float)
+    T6 = fd.ops.cast(T1, dtype=DataType.Float)
+    T7 = fd.ops.cast(T4, dtype=DataType.Float)
+    T9 = fd.ops.broadcast_in_dim(T2, shape=T0.shape(), broadcast_dims=[0])
+    T10 = fd.ops.broadcast_in_dim(T3, shape=T0.shape(), broadcast_dims=[0])
+    T12 = fd.ops.mul(fd.ops.sub(T6, T9), T10)
+    T13 = fd.ops.broadcast_in_dim(T7, shape=T0.shape(), broadcast_dims=[1])
+    T14 = fd.ops.mul(T5, T13)
+    T16 = fd.ops.sum(fd.ops.mul(T14, T12), dims=[1], keepdim=False, dtype=DataType.Null)
+    T17 = fd.ops.sum(T14, dims=[1], keepdim=False, dtype=DataType.Null)
+    S18 = fd.define_scalar(${1 / COLS}, dtype=DataType.Double)
+    T21 = fd.ops.broadcast_in_dim(fd.ops.mul(T16, S18), shape=T0.shape(), broadcast_dims=[0])
+    T22 = fd.ops.broadcast_in_dim(fd.ops.mul(T17, S18), shape=T0.shape(), broadcast_dims=[0])
+    T25 = fd.ops.sub(fd.ops.sub(T14, T22), fd.ops.mul(T12, T21))
+    fd.add_output(fd.ops.cast(fd.ops.mul(T25, T10), dtype=DataType.${dtype}))
+    fd.add_output(fd.ops.cast(fd.ops.sum(fd.ops.mul(T5, T12), dims=[0], keepdim=False, dtype=DataType.Null), dtype=DataType.${dtype}))
+    fd.add_output(fd.ops.cast(fd.ops.sum(T5, dims=[0], keepdim=False, dtype=DataType.Null), dtype=DataType.${dtype}))
+`;
+}
+
+function layerNormBackward(name: string, dtype: DataType): Workload {
+  const elt = dtype === 'Float' ? 4 : 2;
+  return {
+    name,
+    description: `layer_norm backward (grad_input, grad_weight, grad_bias), 16384x4096 ${dtype === 'Float' ? 'f32' : 'bf16 (fp32 math)'}`,
+    build: () => importPythonDefinition(layerNormBackwardDef(dtype)),
+    inputs: [
+      { sizes: [ROWS, COLS], dtype },
+      { sizes: [ROWS, COLS], dtype },
+      { sizes: [ROWS], dtype: 'Float' },
+      { sizes: [ROWS], dtype: 'Float', positive: true },
+      { sizes: [COLS], dtype },
+    ],
+    // grad_out and x read, grad_input written: 3 N·H; mean and rstd; weight, grad_weight, grad_bias.
+    bytes: 3 * ROWS * COLS * elt + 2 * ROWS * 4 + 3 * COLS * elt,
+  };
+}
+
 function normalization(name: string, description: string, text: string, dtype: DataType, params: number): Workload {
   const elt = dtype === 'Float' ? 4 : 2;
   return {
@@ -218,6 +266,8 @@ export function normalizationWorkloads(): Workload[] {
     normalization('layer_norm_f32', 'layer_norm over the last dim with weight and bias, 16384x4096 f32', layerNormDef('Float'), 'Float', 2),
     normalization('layer_norm_bf16', 'layer_norm over the last dim with weight and bias, 16384x4096 bf16 (fp32 math)', layerNormDef('BFloat16'), 'BFloat16', 2),
     normalization('rms_norm_bf16', 'rms_norm over the last dim with weight, 16384x4096 bf16 (fp32 math)', RMS_NORM_BF16, 'BFloat16', 1),
+    layerNormBackward('layer_norm_bwd_f32', 'Float'),
+    layerNormBackward('layer_norm_bwd_bf16', 'BFloat16'),
   ];
 }
 
