@@ -45,6 +45,27 @@ describe('inner-outer persistent scheduler', () => {
     });
   });
 
+  it('projects persistent buffers through expands too (broadcast_in_dim with a shape): same params, same values', () => {
+    const plain = lnBackward('BFloat16', 16384, 4096);
+    const fusion = layerNormBackwardFusion('BFloat16', 4096, true);
+    expect(fusion.exprs().filter((e) => e.kind === 'ExpandOp').length).toBe(5);
+    const info = makeRuntimeInfo(fusion, plain.sizes.map((s) => ({ sizes: s })));
+    const params = computeInnerOuterPersistentHeuristics(fusion, info);
+    expect(params.projectPersistentBuffers).toBe(true);
+    expect(heuristicParamsToString(params)).toBe(heuristicParamsToString(computeInnerOuterPersistentHeuristics(plain.fusion, plain.info)));
+    const sizes = layerNormBackwardSizes(37, 100);
+    const small = layerNormBackwardFusion('Float', 100, true);
+    const smallInfo = makeRuntimeInfo(small, sizes.map((s) => ({ sizes: s })));
+    const sf = scheduleInnerOuterPersistent(small.clone().fusion, computeInnerOuterPersistentHeuristics(small, smallInfo));
+    const inputs = sizes.map((s) => randomInput('Float', s));
+    const want = evaluate(small, inputs) as HostTensor[];
+    const got = evaluate(sf.fusion, inputs) as HostTensor[];
+    want.forEach((w, o) => {
+      const g = (got[o] as HostTensor).toNumbers();
+      w.toNumbers().forEach((v, k) => expect(Math.abs((g[k] as number) - v)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(v))));
+    });
+  });
+
   it('scheduler_params of layer_norm backward (golden): BFloat16 16384×4096 and Half 600×258', () => {
     const text = [lnBackward('BFloat16', 16384, 4096), lnBackward('Half', 600, 258)]
       .map(({ fusion, info }) => heuristicParamsToString(computeInnerOuterPersistentHeuristics(fusion, info)))

@@ -8,13 +8,13 @@
 //
 // Before scheduling (every ReductionOp counts as a block reduction for the phases): for each
 // persistent buffer t that is not an input cache and whose definition chain reaches only input
-// caches / fusion inputs / scalars through UnaryOp, BinaryOp, BroadcastOp or Set, every consumer
+// caches / fusion inputs / scalars through UnaryOp, BinaryOp, BroadcastOp, ExpandOp or Set, every consumer
 // of t in a later loop phase is rewired to a copy of the chain made for that phase (one copy per
 // phase, shared by its consumers). Returns how many tensors were copied.
 // Invariant: values are unchanged (the copies compute the same ops on the same inputs); only
 // consumers in a phase other than t's own are rewired.
 
-import { binaryOp, broadcast, replaceExprVals, set, unaryOp, type Expr, type Fusion, type TensorView, type Val } from '@tsfuser/fusion-ir';
+import { binaryOp, broadcast, expand, replaceExprVals, set, unaryOp, type Expr, type Fusion, type TensorView, type Val } from '@tsfuser/fusion-ir';
 import { loopPhases, reductionPhases } from '../normalization/persistence.js';
 
 /** Longest chain (expressions) worth recomputing per phase. */
@@ -33,7 +33,8 @@ export function recomputeChain(t: TensorView, inputCaches: ReadonlySet<TensorVie
     seen.add(tv);
     const def = tv.definition;
     if (def === null) return false;
-    const ok = def.kind === 'UnaryOp' || def.kind === 'BinaryOp' || def.kind === 'BroadcastOp' || (def.kind === 'LoadStoreOp' && def.opType === 'Set');
+    // ExpandOp: broadcast_in_dim with an explicit shape (as the Python frontend writes it) adds one.
+    const ok = def.kind === 'UnaryOp' || def.kind === 'BinaryOp' || def.kind === 'BroadcastOp' || def.kind === 'ExpandOp' || (def.kind === 'LoadStoreOp' && def.opType === 'Set');
     if (!ok || def.outputs.length !== 1) return false;
     for (const v of def.inputs) if (v.kind === 'tensorView' && !visit(v)) return false;
     order.push(def);
@@ -61,6 +62,8 @@ function copyExpr(e: Expr, map: ReadonlyMap<Val, Val>): TensorView | null {
     }
     case 'BroadcastOp':
       return broadcast(inp(0) as TensorView, e.isBroadcastDim);
+    case 'ExpandOp':
+      return expand(inp(0) as TensorView, e.expandedExtents());
     case 'LoadStoreOp':
       return set(inp(0) as TensorView);
     default:
