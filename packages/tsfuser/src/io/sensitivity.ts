@@ -30,25 +30,38 @@ function ulp(dtype: DataType): number {
   }
 }
 
+/** `v` with every stored element scaled: same sizes, strides and offset (a broadcast input stays small). */
 function scaled(v: EvalValue, factor: (dtype: DataType) => number): EvalValue {
   if (!(v instanceof HostTensor)) return v;
   const f = factor(v.dtype);
   if (f === 1) return v;
-  return HostTensor.fromValues(v.dtype, [...v.sizes], v.toNumbers().map((x) => x * f));
+  const storage = new HostTensor(v.dtype, [v.data.length], [1], v.data).toFloat64Array();
+  for (let i = 0; i < storage.length; i += 1) storage[i] = (storage[i] as number) * f;
+  return new HostTensor(v.dtype, v.sizes, v.strides, HostTensor.fromValues(v.dtype, [storage.length], storage).data, v.offset);
 }
 
-/** Per output, per element: the larger output move under a one-ulp scaling of the inputs up or down. */
-export function inputSensitivity(fusion: Fusion, inputs: readonly EvalValue[], reference: readonly HostTensor[]): Float64Array[] {
+/** Outputs above this many elements in all get no slack (two more evaluations and their moves would cost gigabytes). */
+export const SENSITIVITY_MAX_ELEMENTS = 1 << 22;
+
+/**
+ * Per output, per element: the larger output move under a one-ulp scaling of the inputs up or
+ * down; undefined when the outputs hold more than SENSITIVITY_MAX_ELEMENTS (compare with the
+ * dtype tolerance alone).
+ */
+export function inputSensitivity(fusion: Fusion, inputs: readonly EvalValue[], reference: readonly HostTensor[]): Float64Array[] | undefined {
+  if (reference.reduce((a, r) => a + r.numel, 0) > SENSITIVITY_MAX_ELEMENTS) return undefined;
   const moves = reference.map((r) => new Float64Array(r.numel));
+  const refs = reference.map((r) => r.toFloat64Array());
   for (const sign of [1, -1]) {
     const perturbed = inputs.map((v) => scaled(v, (d) => 1 + sign * ulp(d)));
     const outs = evaluate(fusion, perturbed);
     outs.forEach((o, k) => {
-      const ref = reference[k];
+      const ref = refs[k];
       const move = moves[k];
       if (!(o instanceof HostTensor) || ref === undefined || move === undefined) return;
-      for (let i = 0; i < ref.numel; i += 1) {
-        const d = Math.abs(o.getNumber(i) - ref.getNumber(i));
+      const got = o.toFloat64Array();
+      for (let i = 0; i < ref.length; i += 1) {
+        const d = Math.abs((got[i] as number) - (ref[i] as number));
         if (Number.isFinite(d) && d > (move[i] as number)) move[i] = d;
       }
     });
