@@ -6,7 +6,7 @@
 // Runs every reduction fixture (test/reduction-fixtures.ts) and `count` (default 320) random
 // single-reduction fusions (sum/max/min/prod and the Welford ops var_mean / welford over random
 // axes, keepdim, pointwise before and after, Float/Half/BFloat16/Double, sizes 0/1/odd/large,
-// some NaN inputs) through
+// some NaN inputs; and welford / var_mean with NaN and ±Inf at fixed places) through
 // FusionExecutorCache (reduction scheduler → codegen → NVRTC → launch, outputs poisoned) and
 // compares every output element with the reference evaluator on the same fresh random
 // inputs. Tolerance: the output dtype's rounding plus float accumulation over the reduced
@@ -68,16 +68,25 @@ function tolerance(c: ReductionCase): number {
   return (out + acc) * (c.op === 'sum' || isWelfordKind(c.op) ? 4 : 1);
 }
 
-function runCase(device: DeviceContext, c: ReductionCase, spec?: ReductionSpec): Result {
-  return { ...runOne(device, c, spec), category: categoryOf(c) };
+function runCase(device: DeviceContext, c: ReductionCase, spec?: ReductionSpec, nonFinite = false): Result {
+  return { ...runOne(device, c, spec, nonFinite), category: categoryOf(c) };
 }
 
-function runOne(device: DeviceContext, c: ReductionCase, spec?: ReductionSpec): Result {
-  const nan = Math.random() < 0.1;
+/**
+ * Every 3rd element NaN; with `inf`, every 5th +Inf and every 7th −Inf too (only where each
+ * reduction has one element: Inf merged with finite values gives Inf or NaN by merge order).
+ */
+function withNonFinite(values: (number | boolean | bigint)[], inf: boolean): (number | boolean | bigint)[] {
+  return values.map((v, i) => (i % 3 === 0 ? NaN : inf && i % 5 === 0 ? Infinity : inf && i % 7 === 0 ? -Infinity : v));
+}
+
+function runOne(device: DeviceContext, c: ReductionCase, spec?: ReductionSpec, nonFinite = false): Result {
+  const nan = nonFinite || Math.random() < 0.1;
   const inputs = c.fusion.inputs.map((v, i) => {
     const tv = v as TensorView;
     const sizes = c.sizes[i] as number[];
-    return HostTensor.fromValues(tv.dtype, sizes, randomValues(tv.dtype, sizes.reduce((a, b) => a * b, 1), c.op, nan));
+    const values = randomValues(tv.dtype, sizes.reduce((a, b) => a * b, 1), c.op, nonFinite ? false : nan);
+    return HostTensor.fromValues(tv.dtype, sizes, nonFinite ? withNonFinite(values, c.reductionSize === 1) : values);
   });
   const want = evaluate(c.fusion, inputs) as HostTensor[];
   const cache = new FusionExecutorCache(c.fusion, device, { poisonOutputs: true, registry: reductionRegistry() });
@@ -122,6 +131,17 @@ function main(): number {
   console.log(`device: ${device.properties.name}; seed ${seed}; ${count} random fusions`);
   const results: Result[] = [];
   for (const c of reductionFixtures()) results.push(runCase(device, c));
+  // Welford over one element (the merge copies the first state: NaN and ±Inf inputs) and over
+  // many (NaN inputs; [40, 3] over dim 0 leaves columns 1 and 2 finite): M2 is NaN where a NaN or
+  // Inf was merged, as torch.var_mean.
+  for (const op of ['welford', 'var_mean'] as const) {
+    for (const dtype of ['Float', 'Double'] as const) {
+      for (const [shape, axes] of [[[4, 1, 9], [1]], [[6, 33], [1]], [[40, 3], [0]]] as const) {
+        const spec: ReductionSpec = { op, dtype, shape: [...shape], axes: [...axes] };
+        results.push(runCase(device, buildReduction(`nonfinite_${op}_${dtype}_${shape.join('x')}`, spec), spec, true));
+      }
+    }
+  }
   const rand = seededRandom(seed);
   for (let i = 0; i < count; i += 1) {
     const spec = randomReductionSpec(rand);

@@ -109,6 +109,24 @@ describe('welford, mean and variance', () => {
     }
   });
 
+  it('non-finite inputs: M2 of one element is 0 for a huge finite x and NaN for Inf or NaN; a NaN anywhere in a row makes M2 NaN', () => {
+    const fusion = new Fusion();
+    const t0 = makeTensor(fusion, { shape: [-1, -1], dtype: 'Double' });
+    fusion.addInput(t0);
+    const w = ops.welford(t0, [1]);
+    fusion.addOutput(w.avg);
+    fusion.addOutput(w.varSum);
+    // One element per row.
+    const single = HostTensor.fromValues('Double', [4, 1], [1e200, Infinity, NaN, -2]);
+    const [avg1, m21] = evaluate(fusion, [single]) as HostTensor[];
+    expect((avg1 as HostTensor).toNumbers()).toEqual([1e200, Infinity, NaN, -2]);
+    expect((m21 as HostTensor).toNumbers()).toEqual([0, NaN, NaN, 0]);
+    // Several per row: the NaN may come first or later.
+    const rows = HostTensor.fromValues('Double', [3, 3], [NaN, 1, 2, 1, 2, NaN, 1, 2, 3]);
+    const [, m2] = evaluate(fusion, [rows]) as HostTensor[];
+    expect((m2 as HostTensor).toNumbers()).toEqual([NaN, NaN, 2]);
+  });
+
   it('half input: sum accumulates in float and rounds once; NaN propagates through max; empty welford is NaN', () => {
     const x = randomTensor('Half', [3, 40], false);
     const fusion = new Fusion();

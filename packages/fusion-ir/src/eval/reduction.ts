@@ -190,10 +190,20 @@ export function evalWelford(ctx: EvalContext, expr: WelfordOp): void {
       const nb = ns === null ? nConst : (ns[i] as number);
       if (nb === 0) continue;
       const na = count[o] as number;
+      const x = xs[i] as number;
+      const m2b = m2s === null ? 0 : (m2s[i] as number);
+      if (na === 0) {
+        // Copy the first state (the merge formula's δ²·0 would overflow to NaN for a huge finite
+        // x); its M2 is NaN when x is Inf or NaN, as torch.var_mean of [inf] or [nan].
+        mean[o] = x;
+        m2[o] = m2b + (x - x);
+        count[o] = nb;
+        continue;
+      }
       const total = na + nb;
-      const delta = (xs[i] as number) - (mean[o] as number);
+      const delta = x - (mean[o] as number);
       mean[o] = (mean[o] as number) + (delta * nb) / total;
-      m2[o] = (m2[o] as number) + (m2s === null ? 0 : (m2s[i] as number)) + (delta * delta * na * nb) / total;
+      m2[o] = (m2[o] as number) + m2b + (delta * delta * na * nb) / total;
       count[o] = total;
     }
   });

@@ -5,8 +5,9 @@
 //     avg = a.avg + δ·b.N/N; M2 = a.M2 + b.M2 + δ²·a.N·b.N/N). A state with N = 0 is the
 //     identity: merging one changes nothing, and merging into one copies the other side, so
 //     an accumulator initialised to (NaN, NaN, 0) ends as NaN when nothing was merged (an empty
-//     reduction, as torch.var_mean) and never mixes its NaN into a real result. A raw value x
-//     is the state (x, 0, 1).
+//     reduction, as torch.var_mean) and never mixes its NaN into a real result; the copy's M2
+//     becomes NaN when its avg is Inf or NaN (as the general formula gives: δ² · 0). A raw
+//     value x is the state (x, 0, 1).
 //   * blockWelford: every thread's state merged over the reduced thread dims (warp shuffles of
 //     the three values when reducing threadIdx.x with blockDim.x a multiple of 32, else a
 //     shared-memory tree); the thread with reduced indices 0 merges the result into `out` when
@@ -24,7 +25,8 @@ __device__ __forceinline__ void welfordCombine(T& a_avg, T& a_M2, nvfuser_index_
   if (b_N == 0) return;
   if (a_N == 0) {
     a_avg = b_avg;
-    a_M2 = b_M2;
+    // b_avg − b_avg: 0, or NaN for an Inf/NaN mean (var of [inf] or [nan] is NaN, as in torch).
+    a_M2 = b_M2 + (b_avg - b_avg);
     a_N = b_N;
     return;
   }
