@@ -58,6 +58,9 @@ function main(): number {
     buildLayerNormBackward('Float', 16, 65536),
   ];
   const results = cases.map((c) => runLayerNormBackwardCase(device, c));
+  // The same with the next row's loads prefetched (prefetchNextRow: a 2-stage register buffer).
+  const prefetch = registryFor({ prefetchNextRow: true });
+  for (const c of cases.slice(0, -1)) results.push({ ...runLayerNormBackwardCase(device, { ...c, name: `${c.name}_prefetch` }, prefetch), category: 'inner_outer_persistent prefetch' });
   // Residency guard: 24 blocks of 128 threads per SM cannot all be resident (2048 threads at most); FusionExecutor.compile must ask
   // the driver and reschedule with what fits (else the grid barrier would never release).
   results.push(runLayerNormBackwardCase(device, buildLayerNormBackward('BFloat16', 4096, 1024, 'residency_guard_bf16_4096x1024_24_per_sm'), registryFor({ blocksPerSm: 24 })));
@@ -74,10 +77,14 @@ function main(): number {
       const inputs = layerNormBackwardInputs(c);
       // Progress lines: if the persistent grid ever blocks at the barrier, the log shows where.
       console.log(`${c.name}: checking the one-kernel schedule against the segmented fallback`);
-      const atScale = compareWithSegmented(device, c, inputs);
-      results.push(atScale);
-      if (!atScale.ok) console.log(`FAIL ${atScale.name} [${atScale.category}]: ${atScale.detail}`);
-      const variants: (InnerOuterPersistentOverrides | 'segmented')[] = [{}, { blocksPerSm: 1 }, { blocksPerSm: 2 }, { blocksPerSm: 4 }, { batches: 1 }, { batches: 2 }, 'segmented'];
+      for (const overrides of [{}, { prefetchNextRow: true }]) {
+        const atScale = compareWithSegmented(device, c, inputs, overrides);
+        results.push(atScale);
+        if (!atScale.ok) console.log(`FAIL ${atScale.name} [${atScale.category}]: ${atScale.detail}`);
+      }
+      const variants: (InnerOuterPersistentOverrides | 'segmented')[] = [
+        {}, { blocksPerSm: 2 }, { prefetchNextRow: true }, { prefetchNextRow: true, blocksPerSm: 3 }, { prefetchNextRow: true, batches: 1 }, { prefetchNextRow: true, batches: 4 }, 'segmented',
+      ];
       for (const v of variants) {
         console.log(`${c.name}: timing ${JSON.stringify(v)}`);
         try {

@@ -75,9 +75,10 @@ export function runLayerNormBackwardCase(device: DeviceContext, c: LayerNormBack
  * The default registry's outputs against the segmented fallback's, on the same inputs: the check
  * at sizes where the reference evaluator is too slow. Both are poisoned, run once.
  */
-export function compareWithSegmented(device: DeviceContext, c: LayerNormBackwardCase, inputs: readonly HostTensor[]): Result {
-  const registry = defaultSchedulerRegistry();
-  const base = { name: `${c.name}_vs_segmented`, category: `${categoryOf(c, registry)} vs segmented` };
+export function compareWithSegmented(device: DeviceContext, c: LayerNormBackwardCase, inputs: readonly HostTensor[], overrides: InnerOuterPersistentOverrides = {}): Result {
+  const registry = registryFor(overrides);
+  const label = overrides.prefetchNextRow === true ? '_prefetch' : '';
+  const base = { name: `${c.name}${label}_vs_segmented`, category: `${categoryOf(c, registry)}${label} vs segmented` };
   try {
     const run = (r: SchedulerRegistry): HostTensor[] => {
       const cache = new FusionExecutorCache(c.fusion, device, { poisonOutputs: true, registry: r });

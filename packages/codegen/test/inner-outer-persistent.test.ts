@@ -6,7 +6,8 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { checkGolden, evaluate, HostTensor } from '@tsfuser/fusion-ir';
-import { compileFusion, lowerFusion, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
+import type { InnerOuterPersistentOverrides } from '@tsfuser/scheduler';
+import { compileFusion, lowerFusion, printIndex, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
 import { simulateKernel } from './kernel-simulator.js';
 import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
 import {
@@ -16,8 +17,8 @@ import {
 const dir = fileURLToPath(new URL('../../../test-fixtures/golden/codegen/inner-outer-persistent/', import.meta.url));
 const update = process.env.UPDATE_GOLDEN === '1';
 
-function lowerCase(c: LayerNormBackwardCase): { kernel: Kernel; compiled: CompiledKernel } {
-  const registry = innerOuterPersistentRegistry();
+function lowerCase(c: LayerNormBackwardCase, overrides: InnerOuterPersistentOverrides = {}): { kernel: Kernel; compiled: CompiledKernel } {
+  const registry = innerOuterPersistentRegistry(overrides);
   const compiled = compileFusion(c.fusion, c.info, { registry });
   const { scheduler } = registry.pick(c.fusion, c.info);
   const scheduled = scheduler.schedule(c.fusion.clone().fusion, compiled.params);
@@ -31,8 +32,8 @@ function tolerance(c: LayerNormBackwardCase): number {
   return out + 2e-7 * Math.sqrt(Math.max(c.rows, c.hidden)) * 16;
 }
 
-export function simulateAndCompare(c: LayerNormBackwardCase): void {
-  const { kernel, compiled } = lowerCase(c);
+export function simulateAndCompare(c: LayerNormBackwardCase, overrides: InnerOuterPersistentOverrides = {}): void {
+  const { kernel, compiled } = lowerCase(c, overrides);
   const inputs = layerNormBackwardInputs(c);
   const want = evaluate(c.fusion, inputs) as HostTensor[];
   const outs = want.map((w) => HostTensor.fromValues(w.dtype, [...w.sizes], new Array<number>(w.numel).fill(NaN)));
@@ -63,6 +64,43 @@ function walk(stmts: readonly Stmt[], insideIf: boolean, visit: (s: Stmt, inside
 describe('inner-outer persistent codegen: simulation', () => {
   it.each(layerNormBackwardFixtures().map((c) => [c.name, c] as const))('%s', (_name, c) => {
     simulateAndCompare(c);
+  });
+});
+
+describe('inner-outer persistent codegen: next-row prefetch (prefetchNextRow)', () => {
+  it.each(layerNormBackwardFixtures().map((c) => [c.name, c] as const))('%s simulates like the fusion', (_name, c) => {
+    simulateAndCompare(c, { prefetchNextRow: true });
+  });
+
+  it('loads the next row of grad_out and x into *_next buffers under r + 1 < rows per block; the weight and the per-row scalars load in place', () => {
+    const { kernel, compiled } = lowerCase(buildLayerNormBackward('BFloat16', 600, 258), { prefetchNextRow: true });
+    expect(compiled.dumps.schedulerParams).toContain('Circular buffer: 2 stages over the row loop');
+    const at = kernel.body.findIndex((s) => s.kind === 'ForLoop' && s.body.some((b) => b.kind === 'Allocate'));
+    const rowLoop = kernel.body[at];
+    if (rowLoop === undefined || rowLoop.kind !== 'ForLoop') throw new Error('no row loop');
+    // Two prefetch buffers, allocated before the row loop and filled with row 0 there.
+    const before = kernel.body.slice(0, at);
+    const nextBuffers = before.filter((s): s is Extract<Stmt, { kind: 'Allocate' }> => s.kind === 'Allocate' && s.buffer.endsWith('_next')).map((s) => s.buffer);
+    expect(nextBuffers.length).toBe(2);
+    const globalLoads = (stmts: readonly Stmt[]): Extract<Stmt, { kind: 'LoadStore' }>[] => {
+      const out: Extract<Stmt, { kind: 'LoadStore' }>[] = [];
+      walk(stmts, false, (s) => {
+        if (s.kind === 'LoadStore' && s.in.memory === 'Global') out.push(s);
+      });
+      return out;
+    };
+    expect(globalLoads(before).map((l) => l.out.tensor).sort()).toEqual([...nextBuffers].sort());
+    // In the loop: every vector load of a row input targets a *_next buffer, inside `if (r + 1 < extent)`.
+    const row = rowLoop.index;
+    const guarded = rowLoop.body.filter((s): s is Extract<Stmt, { kind: 'IfThenElse' }> => s.kind === 'IfThenElse' && s.predicates.some((p) => printIndex(p.index) === `${row} + 1`));
+    expect(guarded.length).toBe(2);
+    for (const g of guarded) for (const l of globalLoads(g.then)) expect(l.out.tensor.endsWith('_next')).toBe(true);
+    const inPlace = globalLoads(rowLoop.body).filter((l) => !l.out.tensor.endsWith('_next'));
+    // weight (vector, no row in its address), mean and rstd (scalars)
+    expect(inPlace.length).toBeGreaterThanOrEqual(3);
+    expect(inPlace.filter((l) => l.width > 1).every((l) => !printIndex(l.in.index).includes(row))).toBe(true);
+    const text = compiled.dumps.cuda;
+    expect(text).toMatch(new RegExp(`if \\(${row} \\+ 1 < `));
   });
 });
 
@@ -97,8 +135,9 @@ describe('inner-outer persistent codegen: goldens', () => {
   it.each([
     ['BFloat16', 600, 258, 'layer_norm_bwd_bf16_600x258'],
     ['Float', 16384, 4096, 'layer_norm_bwd_float_16384x4096'],
-  ] as const)('%s %d×%d', (dtype, rows, hidden, file) => {
-    const { compiled } = lowerCase(buildLayerNormBackward(dtype, rows, hidden));
+    ['BFloat16', 600, 258, 'layer_norm_bwd_bf16_600x258_prefetch'],
+  ] as const)('%s %d×%d (%s)', (dtype, rows, hidden, file) => {
+    const { compiled } = lowerCase(buildLayerNormBackward(dtype, rows, hidden), file.endsWith('_prefetch') ? { prefetchNextRow: true } : {});
     const check = (name: string, text: string): void => {
       expect(checkGolden(text, `${dir}${name}`, update).diff).toBe('');
     };
@@ -116,6 +155,11 @@ describe.skipIf(!hasNvcc)('inner-outer persistent codegen: nvcc', () => {
       buildLayerNormBackward('BFloat16', 600000, 4096),
     ];
     const kernels = cases.map((c, i) => compileFusion(c.fusion, c.info, { registry: innerOuterPersistentRegistry(), fusionId: i }));
+    // The prefetching variants of the timing shapes.
+    (['Float', 'Half', 'BFloat16'] as const).forEach((d, i) => {
+      const c = buildLayerNormBackward(d, 16384, 4096);
+      kernels.push(compileFusion(c.fusion, c.info, { registry: innerOuterPersistentRegistry({ prefetchNextRow: true }), fusionId: 100 + i }));
+    });
     expect(kernels.some((k) => k.indexType === 'Int')).toBe(true);
     await compileKernelsWithNvcc(kernels, { label: 'inner-outer' });
   }, 600_000);

@@ -7,7 +7,7 @@
 // each output cast back to the input dtype. (The scheduler package's tests build the same
 // fusion in scheduler/test/layer-norm-backward-fixture.ts.)
 import { broadcast, cast, Fusion, HostTensor, isReducedFloat, makeTensor, mul, sub, sum, truediv, type DataType, type TensorView } from '@tsfuser/fusion-ir';
-import { InnerOuterPersistentScheduler, makeRuntimeInfo, SchedulerRegistry, type RuntimeInfo } from '@tsfuser/scheduler';
+import { InnerOuterPersistentScheduler, makeRuntimeInfo, SchedulerRegistry, type InnerOuterPersistentOverrides, type RuntimeInfo } from '@tsfuser/scheduler';
 
 export interface LayerNormBackwardCase {
   name: string;
@@ -51,8 +51,8 @@ export function buildLayerNormBackward(dtype: DataType, rows: number, hidden: nu
 }
 
 /** Only the inner-outer persistent scheduler (tests that must not fall back to segmentation). */
-export function innerOuterPersistentRegistry(): SchedulerRegistry {
-  return new SchedulerRegistry([new InnerOuterPersistentScheduler()]);
+export function innerOuterPersistentRegistry(overrides: InnerOuterPersistentOverrides = {}): SchedulerRegistry {
+  return new SchedulerRegistry([new InnerOuterPersistentScheduler(overrides)]);
 }
 
 /**

@@ -7,6 +7,8 @@
 //                        (init / serial update / block reduction, thread predicates)
 //   6. grid outer step   inner-outer persistent kernels end with one GridOuterReduce
 //                        (grid-outer-reduction.ts)
+//   7. row prefetch      inner-outer persistent kernels with prefetchNextRow: the next row's
+//                        loads go into a second register buffer (row-prefetch.ts)
 // plus fusion scalar math lowered to ScalarComputes ahead of the loops.
 
 import { dataTypeSize } from '@tsfuser/fusion-ir';
@@ -20,6 +22,7 @@ import { buildSignature, extentExpr } from './kernel-signature.js';
 import { LoopGroups } from './loop-groups.js';
 import { buildLoopNest } from './loop-nest.js';
 import { gridOuterReduceStmt, gridOuterReductions } from './grid-outer-reduction.js';
+import { prefetchNextRow } from './row-prefetch.js';
 
 export interface LowerOptions {
   kernelName: string;
@@ -110,9 +113,11 @@ export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Ker
   const groups = new LoopGroups(ctx);
   const nest = buildLoopNest(ctx, groups);
   const allocated = insertAllocations(ctx, groups, nest);
-  const body = lowerExprs(ctx, groups, allocated);
+  const lowered = lowerExprs(ctx, groups, allocated);
   const gridOuter = gridOuterReductions(ctx);
-  if (gridOuter.length > 0) body.push(gridOuterReduceStmt(ctx, gridOuter));
+  if (gridOuter.length > 0) lowered.push(gridOuterReduceStmt(ctx, gridOuter));
+  const p = scheduled.params;
+  const body = p.schedulerType === 'inner_outer_persistent' && p.prefetchNextRow ? prefetchNextRow(lowered) : lowered;
   return {
     name: opts.kernelName,
     indexType: ctx.indexType,

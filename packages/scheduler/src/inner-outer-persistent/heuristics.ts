@@ -104,6 +104,8 @@ function projectsToInputs(fusion: Fusion): boolean {
 export interface InnerOuterPersistentOverrides {
   batches?: number;
   blocksPerSm?: number;
+  /** Load the next row's inputs while the current row reduces (a 2-stage register circular buffer). */
+  prefetchNextRow?: boolean;
 }
 
 export function computeInnerOuterPersistentHeuristics(original: Fusion, runtimeInfo: RuntimeInfo, overrides: InnerOuterPersistentOverrides = {}): InnerOuterPersistentParams {
@@ -138,7 +140,9 @@ export function computeInnerOuterPersistentHeuristics(original: Fusion, runtimeI
     );
   }
   const { batches, bdimx } = choice;
-  const registers = estimatedRegisters(batches * v * perElement);
+  const prefetchNextRow = overrides.prefetchNextRow ?? false;
+  // Prefetching holds a second copy of the row's persistent buffers (the next row's inputs).
+  const registers = estimatedRegisters(batches * v * (perElement + (prefetchNextRow ? bufferBytesPerElement : 0)));
   const blocksPerSm =
     overrides.blocksPerSm ??
     Math.max(1, Math.min(MAX_BLOCKS_PER_SM, Math.floor(device.maxThreadsPerSm / bdimx), Math.floor(REGISTERS_PER_SM / (bdimx * registers))));
@@ -158,6 +162,7 @@ export function computeInnerOuterPersistentHeuristics(original: Fusion, runtimeI
     batchesPerBlockInnerReduction: batches,
     padInnerReductionToWarp: bdimx !== choice.extent,
     projectPersistentBuffers: project,
+    prefetchNextRow,
     gridDimIterDom: 'BIDx',
     blockDimIterDom: 'Serial',
     rowsPerBlock,

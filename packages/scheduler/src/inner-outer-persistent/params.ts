@@ -38,6 +38,12 @@ export interface InnerOuterPersistentParams extends PersistentRowReductionParams
   rowsPerBlock: number;
   /** Blocks per SM the persistent grid assumes resident (the grid barrier needs all of them). */
   blocksPerSm: number;
+  /**
+   * Each block loads its next row's inputs into a second set of registers before reducing the
+   * current row (nvFuser's circular buffering, 2 stages, over the serial row loop): the row's
+   * global latency overlaps the block reductions instead of following them.
+   */
+  prefetchNextRow: boolean;
   /** Outer reductions: partials per block per column, then reduced across blockIdx.x. */
   crossGridOuterReduction: true;
   /** Elements of the outer reductions' work buffer, per outer reduction: gdimx × row length. */
@@ -56,6 +62,10 @@ export interface InnerOuterPersistentParams extends PersistentRowReductionParams
 /** nvFuser's `ReductionParams::toString` layout for a combined inner-outer persistent kernel. */
 export function innerOuterPersistentParamsToString(p: InnerOuterPersistentParams): string {
   const lines = reductionDumpOpening(p.tag, p.fastestDim, p);
+  if (p.prefetchNextRow) {
+    const at = lines.indexOf('Circular buffer: not used');
+    if (at >= 0) lines[at] = 'Circular buffer: 2 stages over the row loop (registers; the next row loads during this row)';
+  }
   lines.push(`Iteration Domain: blockIdx.x / serial - ${p.rowsPerBlock} rows per block / `);
   lines.push(rowReductionLine(p));
   lines.push(`Outer Reduction Domain: serial over rows / cross grid - blockIdx.x (${p.outerReductions} reductions, work buffer ${p.outerReductionWorkSlots} slots each) / `);

@@ -1,0 +1,220 @@
+// Pass 7 (inner-outer persistent kernels with prefetchNextRow) — a 2-stage register circular
+// buffer over the serial row loop. Each block walks its rows one at a time, and a row's global
+// loads (grad_out, x, mean, rstd) used to be issued only after the previous row's block
+// reductions finished: with a few blocks per SM, too few bytes were in flight to cover the
+// memory latency. This pass rewrites the row loop
+//
+//   for r:  { Allocate B;  load B ← row r;  …reduce, compute, store… }
+// into
+//   Allocate B_next;  load B_next ← row 0
+//   for r:  { Allocate B;  B ← B_next;  load B_next ← row r + 1;  …reduce, compute, store… }
+//
+// for every "row load": a statement at the top level of the row loop's body whose leaves are
+// all global → local vector LoadStores into buffers allocated in that body (and written
+// nowhere else; the per-row scalars mean and rstd are one load each, and prefetching them
+// would double their broadcast buffers: past the register budget on the H100, per ptxas),
+// reading an address that depends on the row loop's index. The next row's loads keep their
+// predicates with r + 1 substituted and are guarded by r + 1 < the loop's extent, so a block
+// reads neither past the tensor nor the next block's rows. Loads whose address does not depend
+// on the row (the weight) are left in place.
+// Invariant: every value a statement of the loop body reads is the one it read before (B holds
+// row r when the body's other statements run); only the time the loads are issued changes.
+
+import { LoweringError } from '../errors.js';
+import { iadd, iconst, idiv, imod, imul, isym, type IndexExpr } from '../kernel-ir/index-expr.js';
+import type { Predicate, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
+
+type LoadStore = Extract<Stmt, { kind: 'LoadStore' }>;
+type Allocate = Extract<Stmt, { kind: 'Allocate' }>;
+type ForLoop = Extract<Stmt, { kind: 'ForLoop' }>;
+
+function substitute(e: IndexExpr, name: string, by: IndexExpr): IndexExpr {
+  switch (e.kind) {
+    case 'const':
+      return e;
+    case 'sym':
+      return e.name === name ? by : e;
+    case 'add':
+      return iadd(substitute(e.a, name, by), substitute(e.b, name, by));
+    case 'mul':
+      return imul(substitute(e.a, name, by), substitute(e.b, name, by));
+    case 'div':
+      return idiv(substitute(e.a, name, by), substitute(e.b, name, by));
+    case 'mod':
+      return imod(substitute(e.a, name, by), substitute(e.b, name, by));
+    default: {
+      const unreachable: never = e;
+      throw new Error(`unknown index expression ${String(unreachable)}`);
+    }
+  }
+}
+
+function mentions(e: IndexExpr, name: string): boolean {
+  switch (e.kind) {
+    case 'const':
+      return false;
+    case 'sym':
+      return e.name === name;
+    default:
+      return mentions(e.a, name) || mentions(e.b, name);
+  }
+}
+
+/** The LoadStores of a row load, or null when `s` is anything else. */
+function rowLoadLeaves(s: Stmt): LoadStore[] | null {
+  switch (s.kind) {
+    case 'LoadStore':
+      return s.in.memory === 'Global' && s.out.memory === 'Local' && s.width > 1 ? [s] : null;
+    case 'ForLoop': {
+      const leaves = s.body.map(rowLoadLeaves);
+      return leaves.every((l): l is LoadStore[] => l !== null) && leaves.length > 0 ? leaves.flat() : null;
+    }
+    case 'IfThenElse': {
+      if (s.else.length > 0) return null;
+      const leaves = s.then.map(rowLoadLeaves);
+      return leaves.every((l): l is LoadStore[] => l !== null) && leaves.length > 0 ? leaves.flat() : null;
+    }
+    default:
+      return null;
+  }
+}
+
+/** Whether a load of `s` reads a row-dependent address (the weight's loads do not). */
+function readsRow(s: Stmt, row: string): boolean {
+  switch (s.kind) {
+    case 'LoadStore':
+      return mentions(s.in.index, row);
+    case 'ForLoop':
+      return s.body.some((b) => readsRow(b, row));
+    case 'IfThenElse':
+      return s.then.some((b) => readsRow(b, row));
+    default:
+      return false;
+  }
+}
+
+/** Buffers written by any statement of `stmts` (tensor outputs), counted with multiplicity. */
+function writes(stmts: readonly Stmt[], into: Map<string, number> = new Map()): Map<string, number> {
+  const add = (a: TensorAccess): void => {
+    into.set(a.tensor, (into.get(a.tensor) ?? 0) + 1);
+  };
+  for (const s of stmts) {
+    switch (s.kind) {
+      case 'ForLoop':
+        writes(s.body, into);
+        break;
+      case 'IfThenElse':
+        writes(s.then, into);
+        writes(s.else, into);
+        break;
+      case 'LoadStore':
+      case 'Compute':
+      case 'ReductionInit':
+      case 'BlockReduce':
+      case 'GridReduce':
+        add(s.out);
+        break;
+      case 'WelfordUpdate':
+      case 'BlockWelford':
+      case 'GridWelford':
+        add(s.out.avg);
+        add(s.out.varSum);
+        add(s.out.n);
+        break;
+      case 'Allocate':
+      case 'ScalarCompute':
+      case 'GridOuterStore':
+      case 'GridOuterReduce':
+      case 'PendingExpr':
+        break;
+      default: {
+        const unreachable: never = s;
+        throw new Error(`unknown statement ${String(unreachable)}`);
+      }
+    }
+  }
+  return into;
+}
+
+/** `s` with the row index replaced by `by` and each load's output buffer renamed. */
+function retarget(s: Stmt, row: string, by: IndexExpr, rename: ReadonlyMap<string, string>): Stmt {
+  const pred = (p: Predicate): Predicate => ({ index: substitute(p.index, row, by), extent: substitute(p.extent, row, by) });
+  const access = (a: TensorAccess, out: boolean): TensorAccess => ({ ...a, tensor: out ? (rename.get(a.tensor) ?? a.tensor) : a.tensor, index: substitute(a.index, row, by) });
+  switch (s.kind) {
+    case 'LoadStore':
+      return { ...s, in: access(s.in, false), out: access(s.out, true) };
+    case 'ForLoop':
+      return { ...s, extent: substitute(s.extent, row, by), body: s.body.map((b) => retarget(b, row, by, rename)) };
+    case 'IfThenElse':
+      return { ...s, predicates: s.predicates.map(pred), then: s.then.map((b) => retarget(b, row, by, rename)) };
+    default:
+      throw new LoweringError(`row prefetch: unexpected ${s.kind} in a row load`);
+  }
+}
+
+function containsBlockReduction(stmts: readonly Stmt[]): boolean {
+  return stmts.some((s) =>
+    s.kind === 'BlockReduce' || s.kind === 'BlockWelford'
+      ? true
+      : s.kind === 'ForLoop'
+        ? containsBlockReduction(s.body)
+        : s.kind === 'IfThenElse'
+          ? containsBlockReduction(s.then) || containsBlockReduction(s.else)
+          : false,
+  );
+}
+
+/** `buffer[k] ← source[k]` for k < size, unrolled. */
+function copyLoop(a: Allocate, source: string, index: string): Stmt {
+  const at = (tensor: string): TensorAccess => ({ kind: 'tensor', tensor, dtype: a.dtype, memory: 'Local', index: isym(index, a.size) });
+  return { kind: 'ForLoop', index, extent: iconst(a.size), unroll: true, body: [{ kind: 'LoadStore', out: at(a.buffer), in: at(source), width: 1 }] };
+}
+
+/**
+ * Applies the 2-stage row prefetch to the kernel body's row loop (the top-level serial loop that
+ * holds the block reductions). Returns the body unchanged when it has no such loop or no row load.
+ */
+export function prefetchNextRow(body: readonly Stmt[]): Stmt[] {
+  const at = body.findIndex((s) => s.kind === 'ForLoop' && containsBlockReduction(s.body));
+  const loop = body[at];
+  if (loop === undefined || loop.kind !== 'ForLoop') return [...body];
+  const row = loop.index;
+  const allocations = new Map(loop.body.filter((s): s is Allocate => s.kind === 'Allocate').map((a) => [a.buffer, a]));
+  const written = writes(loop.body);
+  const loads = new Set<Stmt>();
+  const prefetched = new Map<string, Allocate>();
+  for (const s of loop.body) {
+    const leaves = rowLoadLeaves(s);
+    if (leaves === null || !readsRow(s, row)) continue;
+    const buffers = [...new Set(leaves.map((l) => l.out.tensor))];
+    // Only whole buffers of this loop body that nothing else writes.
+    const leavesPer = (b: string): number => leaves.filter((l) => l.out.tensor === b).length;
+    if (!buffers.every((b) => allocations.has(b) && written.get(b) === leavesPer(b))) continue;
+    loads.add(s);
+    for (const b of buffers) prefetched.set(b, allocations.get(b) as Allocate);
+  }
+  if (loads.size === 0) return [...body];
+  const rename = new Map([...prefetched.keys()].map((b) => [b, `${b}_next`]));
+  const preheader: Stmt[] = [];
+  for (const a of prefetched.values()) preheader.push({ ...a, buffer: rename.get(a.buffer) as string });
+  const newBody: Stmt[] = [];
+  let copies = 0;
+  for (const s of loop.body) {
+    if (!loads.has(s)) {
+      newBody.push(s);
+      continue;
+    }
+    preheader.push(retarget(s, row, iconst(0), rename));
+    const buffers = new Set((rowLoadLeaves(s) ?? []).map((l) => l.out.tensor));
+    for (const b of buffers) {
+      const a = prefetched.get(b) as Allocate;
+      newBody.push(copyLoop(a, rename.get(b) as string, `${row}_pf${copies}`));
+      copies += 1;
+    }
+    // Not past the block's own rows: the next block reads its first row itself.
+    const next = iadd(isym(row), iconst(1));
+    newBody.push({ kind: 'IfThenElse', predicates: [{ index: next, extent: loop.extent }], then: [retarget(s, row, next, rename)], else: [] });
+  }
+  const rewritten: ForLoop = { ...loop, body: newBody };
+  return [...body.slice(0, at), ...preheader, rewritten, ...body.slice(at + 1)];
+}
