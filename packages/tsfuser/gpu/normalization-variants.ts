@@ -7,7 +7,7 @@
 //
 //   bash gpu-bundle/run.sh tsfuser-normalization-variants [workload,…]
 
-import { DeviceContext, FusionExecutorCache, Tensor, isAvailable } from '@tsfuser/runtime';
+import { DeviceContext, FusionExecutorCache, isAvailable } from '@tsfuser/runtime';
 import { InnerPersistentScheduler, SchedulerRegistry, type InnerPersistentOverrides } from '@tsfuser/scheduler';
 import { randomHost, toDeviceInput, Random } from '../src/bench/device-inputs.js';
 import { l2Flusher, timeDevice } from '../src/bench/timing.js';

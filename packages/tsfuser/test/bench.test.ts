@@ -8,13 +8,14 @@ import { bindExtents, defaultSchedulerRegistry, evaluateExtent, makeRuntimeInfo,
 import { compileFusion } from '@tsfuser/codegen';
 import { SchedulingError } from '@tsfuser/scheduler';
 import { Tensor, isAvailable } from '@tsfuser/runtime';
-import { benchWorkloads, normalizationWorkloads, tinyWorkload } from '../src/bench/workloads.js';
+import { benchWorkloads, layerNormBackwardWorkloads, normalizationWorkloads, tinyWorkload } from '../src/bench/workloads.js';
 import { formatBenchReport, type BenchReport } from '../src/bench/run-bench.js';
 import { median } from '../src/bench/timing.js';
 import { randomHost, Random } from '../src/bench/device-inputs.js';
 import { loosestTolerance, toleranceFor } from '../src/io/compare.js';
 import { randomPointwiseCase } from '../gpu/random-fusion.js';
 import { runCli } from './helpers.js';
+import { helpText } from '../src/cli/help.js';
 
 const gpu = isAvailable().available;
 const seed = Date.now() % 100000;
@@ -40,6 +41,11 @@ describe('bench workloads', () => {
       const want = Math.max(0, bn(x.getNumber(i), 0) + bn(y.getNumber(i), 1));
       expect(got.getNumber(i)).toBeCloseTo(want, 4);
     }
+  });
+
+  it('the CLI help lists every workload of --workloads', () => {
+    const text = helpText().replace(/\s+/g, ' ');
+    for (const w of benchWorkloads()) expect(text, w.name).toMatch(new RegExp(`\\b${w.name}\\b`));
   });
 
   it('byte counts are each input read once plus each output written once', () => {
@@ -75,11 +81,12 @@ describe('issue #785 workloads', () => {
 });
 
 describe('normalization workloads', () => {
-  it('are one persistent kernel each (inner, or inner-outer for layer_norm backward) and compute softmax / layer_norm / rms_norm', async () => {
-    for (const w of normalizationWorkloads()) {
+  it('are one persistent kernel each (inner; inner-outer for layer_norm backward) and compute softmax / layer_norm / rms_norm', async () => {
+    const kinds = [...normalizationWorkloads().map((w) => [w, 'inner_persistent'] as const), ...layerNormBackwardWorkloads().map((w) => [w, 'inner_outer_persistent'] as const)];
+    expect(kinds.length).toBe(7);
+    for (const [w, want] of kinds) {
       const fusion = w.build().fusionIr();
       const info = makeRuntimeInfo(fusion, w.inputs.map((i) => ({ sizes: i.sizes })));
-      const want = w.name.startsWith('layer_norm_bwd') ? 'inner_outer_persistent' : 'inner_persistent';
       expect(segmentFusion(fusion, info, defaultSchedulerRegistry()).groups.map((g) => g.schedulerType), w.name).toEqual([want]);
     }
     const sm = normalizationWorkloads().find((w) => w.name === 'softmax_f32');
@@ -99,7 +106,7 @@ describe('normalization workloads', () => {
 
 describe('layer_norm backward workloads', () => {
   it('compute grad_input, grad_weight and grad_bias of layer_norm over H = 4096', async () => {
-    const w = normalizationWorkloads().find((x) => x.name === 'layer_norm_bwd_f32');
+    const w = layerNormBackwardWorkloads().find((x) => x.name === 'layer_norm_bwd_f32');
     if (w === undefined) throw new Error('layer_norm_bwd_f32 missing');
     const [n, h] = [3, 4096];
     const rng = new Random(seed);

@@ -266,11 +266,14 @@ export function normalizationWorkloads(): Workload[] {
     normalization('layer_norm_f32', 'layer_norm over the last dim with weight and bias, 16384x4096 f32', layerNormDef('Float'), 'Float', 2),
     normalization('layer_norm_bf16', 'layer_norm over the last dim with weight and bias, 16384x4096 bf16 (fp32 math)', layerNormDef('BFloat16'), 'BFloat16', 2),
     normalization('rms_norm_bf16', 'rms_norm over the last dim with weight, 16384x4096 bf16 (fp32 math)', RMS_NORM_BF16, 'BFloat16', 1),
-    layerNormBackward('layer_norm_bwd_f32', 'Float'),
-    layerNormBackward('layer_norm_bwd_bf16', 'BFloat16'),
   ];
 }
 
+/** layer_norm backward workloads (16384x4096; one inner-outer persistent kernel each). */
+export function layerNormBackwardWorkloads(): Workload[] {
+  return [layerNormBackward('layer_norm_bwd_f32', 'Float'), layerNormBackward('layer_norm_bwd_bf16', 'BFloat16')];
+}
+
 export function benchWorkloads(): Workload[] {
-  return [readmePointwise(), bnAddRelu(), powSum(), geluBiasGrad(), ...normalizationWorkloads()];
+  return [readmePointwise(), bnAddRelu(), powSum(), geluBiasGrad(), ...normalizationWorkloads(), ...layerNormBackwardWorkloads()];
 }
