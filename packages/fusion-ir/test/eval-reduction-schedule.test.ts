@@ -21,6 +21,16 @@ function rFactorDomains(fusion: Fusion, input: TensorView, factor: number): { pa
   return { partial, final };
 }
 
+/** A fusion of one Double [-1, -1] input and welford over dim 1; outputs avg, varSum, n (and `extra`). */
+function rowWelford(extra: (t0: ReturnType<typeof makeTensor>) => ReturnType<typeof makeTensor>[] = () => []): Fusion {
+  const fusion = new Fusion();
+  const t0 = makeTensor(fusion, { shape: [-1, -1], dtype: 'Double' });
+  fusion.addInput(t0);
+  const w = ops.welford(t0, [1]);
+  for (const o of [w.avg, w.varSum, w.n, ...extra(t0)]) fusion.addOutput(o);
+  return fusion;
+}
+
 describe('reductions under schedules', () => {
   for (const op of ['add', 'max', 'mul'] as const) {
     it(`an rFactored ${op} reduction gives bit-identical results to the plain one`, () => {
@@ -55,14 +65,7 @@ describe('reductions under schedules', () => {
 
   it('an rFactored welford (partial states merged) equals the plain welford bit for bit', () => {
     const x = randomTensor('Double', [3, 29], false);
-    const plain = new Fusion();
-    const p0 = makeTensor(plain, { shape: [-1, -1], dtype: 'Double' });
-    plain.addInput(p0);
-    const w = ops.welford(p0, [1]);
-    plain.addOutput(w.avg);
-    plain.addOutput(w.varSum);
-    plain.addOutput(w.n);
-    const want = evaluate(plain, [x]) as HostTensor[];
+    const want = evaluate(rowWelford(), [x]) as HostTensor[];
 
     const fusion = new Fusion();
     const t0 = makeTensor(fusion, { shape: [-1, -1], dtype: 'Double' });
@@ -88,14 +91,7 @@ describe('reductions under schedules', () => {
 describe('welford, mean and variance', () => {
   it('welford avg / M2 / N against a two-pass computation; var with correction', () => {
     const x = randomTensor('Double', [4, 50], false);
-    const fusion = new Fusion();
-    const t0 = makeTensor(fusion, { shape: [-1, -1], dtype: 'Double' });
-    fusion.addInput(t0);
-    const w = ops.welford(t0, [1]);
-    fusion.addOutput(w.avg);
-    fusion.addOutput(w.varSum);
-    fusion.addOutput(w.n);
-    fusion.addOutput(ops.varMean(t0, [1], 0).var);
+    const fusion = rowWelford((t0) => [ops.varMean(t0, [1], 0).var]);
     const [avg, m2, n, v0] = evaluate(fusion, [x]) as HostTensor[];
     const xs = x.toNumbers();
     for (let r = 0; r < 4; r += 1) {
@@ -110,12 +106,7 @@ describe('welford, mean and variance', () => {
   });
 
   it('non-finite inputs: M2 of one element is 0 for a huge finite x and NaN for Inf or NaN; a NaN anywhere in a row makes M2 NaN', () => {
-    const fusion = new Fusion();
-    const t0 = makeTensor(fusion, { shape: [-1, -1], dtype: 'Double' });
-    fusion.addInput(t0);
-    const w = ops.welford(t0, [1]);
-    fusion.addOutput(w.avg);
-    fusion.addOutput(w.varSum);
+    const fusion = rowWelford();
     // One element per row.
     const single = HostTensor.fromValues('Double', [4, 1], [1e200, Infinity, NaN, -2]);
     const [avg1, m21] = evaluate(fusion, [single]) as HostTensor[];

@@ -25,6 +25,17 @@ function lnBackward(dtype: DataType, rows: number, hidden: number) {
   return { fusion, sizes, info };
 }
 
+/** The scheduled fusion evaluates like the fusion on fresh random Float inputs of `sizes`. */
+function expectEvaluatesLike(fusion: Fusion, scheduled: Fusion, sizes: number[][]): void {
+  const inputs = sizes.map((s) => randomInput('Float', s));
+  const want = evaluate(fusion, inputs) as HostTensor[];
+  const got = evaluate(scheduled, inputs) as HostTensor[];
+  want.forEach((w, o) => {
+    const g = (got[o] as HostTensor).toNumbers();
+    w.toNumbers().forEach((v, k) => expect(Math.abs((g[k] as number) - v)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(v))));
+  });
+}
+
 describe('inner-outer persistent scheduler', () => {
   it('schedules layer_norm backward; the scheduled fusion evaluates like the fusion', () => {
     const { fusion, sizes, info } = lnBackward('Float', 37, 100);
@@ -36,13 +47,7 @@ describe('inner-outer persistent scheduler', () => {
     const outer = sf.fusion.exprs().filter((e) => e.kind === 'ReductionOp').map((e) => e.outputs[0]).filter((o) => o !== undefined && o.kind === 'tensorView' && o.domain.loop[0]?.isReduction() === true);
     expect(outer.length).toBe(2);
     expect(printFusion(sf.fusion)).toContain('rblockIdx.x');
-    const inputs = sizes.map((s) => randomInput('Float', s));
-    const want = evaluate(fusion, inputs) as HostTensor[];
-    const got = evaluate(sf.fusion, inputs) as HostTensor[];
-    want.forEach((w, o) => {
-      const g = (got[o] as HostTensor).toNumbers();
-      w.toNumbers().forEach((v, k) => expect(Math.abs((g[k] as number) - v)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(v))));
-    });
+    expectEvaluatesLike(fusion, sf.fusion, sizes);
   });
 
   it('projects persistent buffers through expands too (broadcast_in_dim with a shape): same params, same values', () => {
@@ -57,13 +62,7 @@ describe('inner-outer persistent scheduler', () => {
     const small = layerNormBackwardFusion('Float', 100, true);
     const smallInfo = makeRuntimeInfo(small, sizes.map((s) => ({ sizes: s })));
     const sf = scheduleInnerOuterPersistent(small.clone().fusion, computeInnerOuterPersistentHeuristics(small, smallInfo));
-    const inputs = sizes.map((s) => randomInput('Float', s));
-    const want = evaluate(small, inputs) as HostTensor[];
-    const got = evaluate(sf.fusion, inputs) as HostTensor[];
-    want.forEach((w, o) => {
-      const g = (got[o] as HostTensor).toNumbers();
-      w.toNumbers().forEach((v, k) => expect(Math.abs((g[k] as number) - v)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(v))));
-    });
+    expectEvaluatesLike(small, sf.fusion, sizes);
   });
 
   it('scheduler_params of layer_norm backward (golden): BFloat16 16384×4096 and Half 600×258', () => {
