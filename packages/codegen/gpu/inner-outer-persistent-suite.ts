@@ -11,12 +11,15 @@
 // default registry (segmentation → inner_outer_persistent → codegen → NVRTC → launch, outputs
 // poisoned) and compares every element of grad_input, grad_weight and grad_bias with the
 // reference evaluator on fresh random inputs. It runs each case twice through one cache (the
-// grid barrier's static counter and the work buffers are reused across launches). Then, at
+// grid barrier's static counter and the work buffers are reused across launches), and again
+// with the row's allreduces grouped (groupInnerReductions) and grouped with the next row
+// prefetched (prefetchNextRow). Then, at
 // 16384×4096 (Float, Half, BFloat16; `--dtype D` for one), checks the one-kernel schedule
 // element by element against the segmented fallback (the default registry without the
 // inner-outer persistent scheduler: reduction + pointwise kernels, each evaluator-checked
 // above and in the other suites; the evaluator itself needs ~40 s per dtype at this size), and
-// times the one-kernel schedule, its blocksPerSm / batches variants and the segmented fallback,
+// times the one-kernel schedule, its blocksPerSm / batches / grouping / prefetch variants and
+// the segmented fallback,
 // with the bandwidth of the input + output bytes.
 // Prints failures, a table by segments and `N passed, M failed` last; writes
 // inner-outer-persistent-suite.json to $OUT when set; exits 1 on any failure.
@@ -58,9 +61,15 @@ function main(): number {
     buildLayerNormBackward('Float', 16, 65536),
   ];
   const results = cases.map((c) => runLayerNormBackwardCase(device, c));
-  // The same with the next row's loads prefetched (prefetchNextRow: a 2-stage register buffer).
-  const prefetch = registryFor({ prefetchNextRow: true });
-  for (const c of cases.slice(0, -1)) results.push({ ...runLayerNormBackwardCase(device, { ...c, name: `${c.name}_prefetch` }, prefetch), category: 'inner_outer_persistent prefetch' });
+  // The same with the row's allreduces grouped, and grouped with the next row prefetched.
+  const variantsChecked: [string, InnerOuterPersistentOverrides][] = [
+    ['grouped', { groupInnerReductions: true }],
+    ['grouped+prefetch', { groupInnerReductions: true, prefetchNextRow: true }],
+  ];
+  for (const [label, overrides] of variantsChecked) {
+    const registry = registryFor(overrides);
+    for (const c of cases.slice(0, -1)) results.push({ ...runLayerNormBackwardCase(device, { ...c, name: `${c.name}_${label}` }, registry), category: `inner_outer_persistent ${label}` });
+  }
   // Residency guard: 24 blocks of 128 threads per SM cannot all be resident (2048 threads at most); FusionExecutor.compile must ask
   // the driver and reschedule with what fits (else the grid barrier would never release).
   results.push(runLayerNormBackwardCase(device, buildLayerNormBackward('BFloat16', 4096, 1024, 'residency_guard_bf16_4096x1024_24_per_sm'), registryFor({ blocksPerSm: 24 })));
@@ -77,13 +86,14 @@ function main(): number {
       const inputs = layerNormBackwardInputs(c);
       // Progress lines: if the persistent grid ever blocks at the barrier, the log shows where.
       console.log(`${c.name}: checking the one-kernel schedule against the segmented fallback`);
-      for (const overrides of [{}, { prefetchNextRow: true }]) {
+      for (const overrides of [{}, { groupInnerReductions: true }]) {
         const atScale = compareWithSegmented(device, c, inputs, overrides);
         results.push(atScale);
         if (!atScale.ok) console.log(`FAIL ${atScale.name} [${atScale.category}]: ${atScale.detail}`);
       }
       const variants: (InnerOuterPersistentOverrides | 'segmented')[] = [
-        {}, { blocksPerSm: 2 }, { prefetchNextRow: true }, { prefetchNextRow: true, blocksPerSm: 3 }, { prefetchNextRow: true, batches: 1 }, { prefetchNextRow: true, batches: 4 }, 'segmented',
+        {}, { blocksPerSm: 2 }, { groupInnerReductions: true }, { groupInnerReductions: true, blocksPerSm: 2 }, { groupInnerReductions: true, batches: 1 },
+        { groupInnerReductions: true, prefetchNextRow: true }, { prefetchNextRow: true }, 'segmented',
       ];
       for (const v of variants) {
         console.log(`${c.name}: timing ${JSON.stringify(v)}`);

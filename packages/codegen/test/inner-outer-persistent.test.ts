@@ -104,6 +104,36 @@ describe('inner-outer persistent codegen: next-row prefetch (prefetchNextRow)', 
   });
 });
 
+describe('inner-outer persistent codegen: grouped allreduces (groupInnerReductions)', () => {
+  it.each(layerNormBackwardFixtures().map((c) => [c.name, c] as const))('%s simulates like the fusion (grouped, and grouped + prefetch)', (_name, c) => {
+    simulateAndCompare(c, { groupInnerReductions: true });
+    simulateAndCompare(c, { groupInnerReductions: true, prefetchNextRow: true });
+  });
+
+  it('the row loop has one block allreduce doing both row sums (blockAllreduce2), shared memory for two', () => {
+    const c = buildLayerNormBackward('BFloat16', 600, 258);
+    const plain = lowerCase(c);
+    const { kernel, compiled } = lowerCase(c, { groupInnerReductions: true });
+    const reduces = (k: Kernel): Extract<Stmt, { kind: 'BlockReduce' }>[] => {
+      const out: Extract<Stmt, { kind: 'BlockReduce' }>[] = [];
+      walk(k.body, false, (s) => {
+        if (s.kind === 'BlockReduce') out.push(s);
+      });
+      return out;
+    };
+    expect(reduces(plain.kernel).length).toBe(2);
+    const grouped = reduces(kernel);
+    expect(grouped.length).toBe(1);
+    const g = grouped[0];
+    if (g === undefined || g.grouped === undefined) throw new Error('not grouped');
+    expect(new Set([g.in.tensor, g.grouped.in.tensor]).size).toBe(2);
+    expect(compiled.dumps.cuda).toContain('blockAllreduce2<true, false>(');
+    expect(compiled.dumps.cuda).not.toMatch(/blockAllreduce<true, false>\(/);
+    expect(compiled.dumps.schedulerParams).toContain('Grouped inner reductions');
+    expect(compiled.launch.sharedMemBytes).toBe(2 * plain.compiled.launch.sharedMemBytes);
+  });
+});
+
 describe('inner-outer persistent codegen: structure', () => {
   it('one grid step at the top level, last; no block reduction or grid store inside an if it must not be in', () => {
     for (const c of layerNormBackwardFixtures()) {
@@ -136,8 +166,10 @@ describe('inner-outer persistent codegen: goldens', () => {
     ['BFloat16', 600, 258, 'layer_norm_bwd_bf16_600x258'],
     ['Float', 16384, 4096, 'layer_norm_bwd_float_16384x4096'],
     ['BFloat16', 600, 258, 'layer_norm_bwd_bf16_600x258_prefetch'],
+    ['BFloat16', 600, 258, 'layer_norm_bwd_bf16_600x258_grouped'],
   ] as const)('%s %d×%d (%s)', (dtype, rows, hidden, file) => {
-    const { compiled } = lowerCase(buildLayerNormBackward(dtype, rows, hidden), file.endsWith('_prefetch') ? { prefetchNextRow: true } : {});
+    const overrides = file.endsWith('_prefetch') ? { prefetchNextRow: true } : file.endsWith('_grouped') ? { groupInnerReductions: true } : {};
+    const { compiled } = lowerCase(buildLayerNormBackward(dtype, rows, hidden), overrides);
     const check = (name: string, text: string): void => {
       expect(checkGolden(text, `${dir}${name}`, update).diff).toBe('');
     };
@@ -155,10 +187,11 @@ describe.skipIf(!hasNvcc)('inner-outer persistent codegen: nvcc', () => {
       buildLayerNormBackward('BFloat16', 600000, 4096),
     ];
     const kernels = cases.map((c, i) => compileFusion(c.fusion, c.info, { registry: innerOuterPersistentRegistry(), fusionId: i }));
-    // The prefetching variants of the timing shapes.
+    // The prefetching and grouping variants of the timing shapes.
     (['Float', 'Half', 'BFloat16'] as const).forEach((d, i) => {
       const c = buildLayerNormBackward(d, 16384, 4096);
       kernels.push(compileFusion(c.fusion, c.info, { registry: innerOuterPersistentRegistry({ prefetchNextRow: true }), fusionId: 100 + i }));
+      kernels.push(compileFusion(c.fusion, c.info, { registry: innerOuterPersistentRegistry({ groupInnerReductions: true }), fusionId: 200 + i }));
     });
     expect(kernels.some((k) => k.indexType === 'Int')).toBe(true);
     await compileKernelsWithNvcc(kernels, { label: 'inner-outer' });

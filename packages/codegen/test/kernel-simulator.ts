@@ -221,26 +221,34 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
             break;
           case 'BlockReduce': {
             if (mask.some((m) => !m)) throw new Error('simulator: BlockReduce reached by part of the block (a deadlock on the GPU)');
+            if (s.grouped !== undefined && s.allreduce !== true) throw new Error('simulator: a grouped BlockReduce must be an allreduce');
             const x = s.reduceDims.includes('TIDx');
             const y = s.reduceDims.includes('TIDy');
-            const init = parseScalar(s.init.text);
-            const op = REDUCE[s.op] as (a: number, b: number) => number;
-            const segs = new Map<number, number>();
-            for (let t = 0; t < threads; t += 1) {
-              const tx = t % bdx;
-              const ty = Math.floor(t / bdx);
-              const seg = (x ? 0 : tx) + (y ? 0 : ty * bdx);
-              const v = s.readPredicates.every((p) => ix(p.index, t) < ix(p.extent, t)) ? read(s.in, t) : init;
-              segs.set(seg, op(segs.get(seg) ?? init, v));
-            }
-            for (let t = 0; t < threads; t += 1) {
-              const tx = t % bdx;
-              const ty = Math.floor(t / bdx);
-              // An allreduce hands the result to every thread of the segment.
-              if (s.allreduce !== true && ((x && tx !== 0) || (y && ty !== 0))) continue;
-              if (!s.writePredicates.every((p) => ix(p.index, t) < ix(p.extent, t))) continue;
-              const seg = (x ? 0 : tx) + (y ? 0 : ty * bdx);
-              write(s.out, t, op(read(s.out, t), segs.get(seg) as number));
+            // A grouped allreduce is two reductions over the same threads and predicates; every
+            // input is read before any output is written, as blockAllreduce2 does.
+            const parts = [{ out: s.out, in: s.in, op: s.op, init: s.init }, ...(s.grouped === undefined ? [] : [s.grouped])].map((r) => {
+              const init = parseScalar(r.init.text);
+              const op = REDUCE[r.op] as (a: number, b: number) => number;
+              const segs = new Map<number, number>();
+              for (let t = 0; t < threads; t += 1) {
+                const tx = t % bdx;
+                const ty = Math.floor(t / bdx);
+                const seg = (x ? 0 : tx) + (y ? 0 : ty * bdx);
+                const v = s.readPredicates.every((p) => ix(p.index, t) < ix(p.extent, t)) ? read(r.in, t) : init;
+                segs.set(seg, op(segs.get(seg) ?? init, v));
+              }
+              return { out: r.out, op, segs };
+            });
+            for (const { out, op, segs } of parts) {
+              for (let t = 0; t < threads; t += 1) {
+                const tx = t % bdx;
+                const ty = Math.floor(t / bdx);
+                // An allreduce hands the result to every thread of the segment.
+                if (s.allreduce !== true && ((x && tx !== 0) || (y && ty !== 0))) continue;
+                if (!s.writePredicates.every((p) => ix(p.index, t) < ix(p.extent, t))) continue;
+                const seg = (x ? 0 : tx) + (y ? 0 : ty * bdx);
+                write(out, t, op(read(out, t), segs.get(seg) as number));
+              }
             }
             break;
           }

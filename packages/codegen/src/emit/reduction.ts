@@ -11,6 +11,7 @@
 import type { DataType, ReductionOpType } from '@tsfuser/fusion-ir';
 import { printIndex } from '../kernel-ir/index-expr.js';
 import type { Operand, Predicate, Stmt, TensorAccess, WelfordAccesses } from '../kernel-ir/nodes.js';
+import { CodegenError } from '../errors.js';
 import { binaryExpression } from './op-expressions.js';
 import { computeKind, computeType, convertTo, storeAs } from './types.js';
 
@@ -56,6 +57,15 @@ export function blockReduceCall(s: Extract<Stmt, { kind: 'BlockReduce' }>, outTe
   const ctype = computeType(s.accDtype);
   const x = s.reduceDims.includes('TIDx');
   const y = s.reduceDims.includes('TIDy');
+  const g = s.grouped;
+  if (g !== undefined) {
+    if (s.allreduce !== true) throw new CodegenError('a grouped block reduction must be an allreduce');
+    return (
+      `blockAllreduce2<${x}, ${y}>(${outText}, ${inText}, ${combineLambda(s.op, s.accDtype)}, ${accessText(g.out)}, ${accessText(g.in)}, ${combineLambda(g.op, s.accDtype)}, ` +
+      `reinterpret_cast<${ctype}*>(nvf_shared_mem), ${predicateText(s.readPredicates)}, ${predicateText(s.writePredicates)}, ` +
+      `static_cast<${ctype}>(${s.init.text}), static_cast<${ctype}>(${g.init.text}))`
+    );
+  }
   // An allreduce (persistent normalization) hands the result to every thread of the segment.
   const fn = s.allreduce === true ? 'blockAllreduce' : 'blockReduce';
   return (

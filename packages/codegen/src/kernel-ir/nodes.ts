@@ -49,6 +49,14 @@ export interface WelfordOperands {
   n: Operand;
 }
 
+/** The second reduction of a grouped block allreduce. */
+export interface GroupedAllreduce {
+  out: TensorAccess;
+  in: TensorAccess;
+  op: ReductionOpType;
+  init: ScalarOperand;
+}
+
 /** `index < extent` */
 export interface Predicate {
   index: IndexExpr;
@@ -95,6 +103,12 @@ export type Stmt =
       writePredicates: Predicate[];
       /** Every thread of the reduced dims receives the result (`blockAllreduce`), not just index 0. */
       allreduce?: boolean;
+      /**
+       * Another allreduce over the same dims with the same predicates and accumulation type,
+       * done in the same pass (`blockAllreduce2`: one set of barriers for both; nvFuser's grouped
+       * reductions). Only with `allreduce`.
+       */
+      grouped?: GroupedAllreduce;
     }
   /**
    * A BlockReduce over `reduceDims` followed by a reduction across the blocks of a row over

@@ -54,6 +54,8 @@ function printStmts(stmts: readonly Stmt[], indent: string, lines: string[]): vo
         lines.push(
           `${indent}${s.allreduce === true ? 'BLOCK_ALLREDUCE' : 'BLOCK_REDUCE'}(${s.reduceDims.join(', ')}) ${access(s.out)} = ${s.op}(${access(s.out)}, ${access(s.in)}) in ${s.accDtype}, init ${s.init.text}, read_pred ${preds(s.readPredicates)}, write_pred ${preds(s.writePredicates)}`,
         );
+        const g = s.grouped;
+        if (g !== undefined) lines.push(`${indent}  GROUPED WITH ${access(g.out)} = ${g.op}(${access(g.out)}, ${access(g.in)}), init ${g.init.text}`);
         break;
       }
       case 'GridReduce': {

@@ -7,7 +7,9 @@
 //                        (init / serial update / block reduction, thread predicates)
 //   6. grid outer step   inner-outer persistent kernels end with one GridOuterReduce
 //                        (grid-outer-reduction.ts)
-//   7. row prefetch      inner-outer persistent kernels with prefetchNextRow: the next row's
+//   7. grouping          inner-outer persistent kernels with groupInnerReductions: block
+//                        allreduces in pairs (group-allreduce.ts)
+//   8. row prefetch      inner-outer persistent kernels with prefetchNextRow: the next row's
 //                        loads go into a second register buffer (row-prefetch.ts)
 // plus fusion scalar math lowered to ScalarComputes ahead of the loops.
 
@@ -22,6 +24,7 @@ import { buildSignature, extentExpr } from './kernel-signature.js';
 import { LoopGroups } from './loop-groups.js';
 import { buildLoopNest } from './loop-nest.js';
 import { gridOuterReduceStmt, gridOuterReductions } from './grid-outer-reduction.js';
+import { groupAllreduces } from './group-allreduce.js';
 import { prefetchNextRow } from './row-prefetch.js';
 
 export interface LowerOptions {
@@ -71,7 +74,8 @@ const WELFORD_COUNT_BYTES = 8;
 function blockReduceSharedMemory(stmts: readonly Stmt[], threads: number): number {
   let bytes = 0;
   for (const s of allStmts(stmts)) {
-    if (s.kind === 'BlockReduce' || s.kind === 'GridReduce' || s.kind === 'GridOuterReduce') bytes = Math.max(bytes, threads * dataTypeSize(s.accDtype));
+    if (s.kind === 'BlockReduce') bytes = Math.max(bytes, threads * dataTypeSize(s.accDtype) * (s.grouped === undefined ? 1 : 2));
+    else if (s.kind === 'GridReduce' || s.kind === 'GridOuterReduce') bytes = Math.max(bytes, threads * dataTypeSize(s.accDtype));
     else if (s.kind === 'BlockWelford' || s.kind === 'GridWelford') bytes = Math.max(bytes, threads * (2 * dataTypeSize(s.accDtype) + WELFORD_COUNT_BYTES));
   }
   return bytes;
@@ -117,7 +121,8 @@ export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Ker
   const gridOuter = gridOuterReductions(ctx);
   if (gridOuter.length > 0) lowered.push(gridOuterReduceStmt(ctx, gridOuter));
   const p = scheduled.params;
-  const body = p.schedulerType === 'inner_outer_persistent' && p.prefetchNextRow ? prefetchNextRow(lowered) : lowered;
+  const grouped = p.schedulerType === 'inner_outer_persistent' && p.groupInnerReductions ? groupAllreduces(lowered) : lowered;
+  const body = p.schedulerType === 'inner_outer_persistent' && p.prefetchNextRow ? prefetchNextRow(grouped) : grouped;
   return {
     name: opts.kernelName,
     indexType: ctx.indexType,

@@ -1,4 +1,4 @@
-// Pass 7 (inner-outer persistent kernels with prefetchNextRow) — a 2-stage register circular
+// Pass 8 (inner-outer persistent kernels with prefetchNextRow) — a 2-stage register circular
 // buffer over the serial row loop. Each block walks its rows one at a time, and a row's global
 // loads (grad_out, x, mean, rstd) used to be issued only after the previous row's block
 // reductions finished: with a few blocks per SM, too few bytes were in flight to cover the
@@ -22,6 +22,7 @@
 
 import { LoweringError } from '../errors.js';
 import { iadd, iconst, idiv, imod, imul, isym, type IndexExpr } from '../kernel-ir/index-expr.js';
+import { accessesOf } from '../kernel-ir/effects.js';
 import type { Predicate, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
 
 type LoadStore = Extract<Stmt, { kind: 'LoadStore' }>;
@@ -93,47 +94,11 @@ function readsRow(s: Stmt, row: string): boolean {
   }
 }
 
-/** Buffers written by any statement of `stmts` (tensor outputs), counted with multiplicity. */
-function writes(stmts: readonly Stmt[], into: Map<string, number> = new Map()): Map<string, number> {
-  const add = (a: TensorAccess): void => {
-    into.set(a.tensor, (into.get(a.tensor) ?? 0) + 1);
-  };
-  for (const s of stmts) {
-    switch (s.kind) {
-      case 'ForLoop':
-        writes(s.body, into);
-        break;
-      case 'IfThenElse':
-        writes(s.then, into);
-        writes(s.else, into);
-        break;
-      case 'LoadStore':
-      case 'Compute':
-      case 'ReductionInit':
-      case 'BlockReduce':
-      case 'GridReduce':
-        add(s.out);
-        break;
-      case 'WelfordUpdate':
-      case 'BlockWelford':
-      case 'GridWelford':
-        add(s.out.avg);
-        add(s.out.varSum);
-        add(s.out.n);
-        break;
-      case 'Allocate':
-      case 'ScalarCompute':
-      case 'GridOuterStore':
-      case 'GridOuterReduce':
-      case 'PendingExpr':
-        break;
-      default: {
-        const unreachable: never = s;
-        throw new Error(`unknown statement ${String(unreachable)}`);
-      }
-    }
-  }
-  return into;
+/** How many accesses of `stmts` write each buffer. */
+function writes(stmts: readonly Stmt[]): Map<string, number> {
+  const count = new Map<string, number>();
+  for (const a of accessesOf(stmts).writes) count.set(a.tensor, (count.get(a.tensor) ?? 0) + 1);
+  return count;
 }
 
 /** `s` with the row index replaced by `by` and each load's output buffer renamed. */

@@ -106,6 +106,8 @@ export interface InnerOuterPersistentOverrides {
   blocksPerSm?: number;
   /** Load the next row's inputs while the current row reduces (a 2-stage register circular buffer). */
   prefetchNextRow?: boolean;
+  /** Do the row's block allreduces in pairs, one set of barriers each (grouped reductions). */
+  groupInnerReductions?: boolean;
 }
 
 export function computeInnerOuterPersistentHeuristics(original: Fusion, runtimeInfo: RuntimeInfo, overrides: InnerOuterPersistentOverrides = {}): InnerOuterPersistentParams {
@@ -163,6 +165,7 @@ export function computeInnerOuterPersistentHeuristics(original: Fusion, runtimeI
     padInnerReductionToWarp: bdimx !== choice.extent,
     projectPersistentBuffers: project,
     prefetchNextRow,
+    groupInnerReductions: overrides.groupInnerReductions ?? false,
     gridDimIterDom: 'BIDx',
     blockDimIterDom: 'Serial',
     rowsPerBlock,

@@ -44,6 +44,11 @@ export interface InnerOuterPersistentParams extends PersistentRowReductionParams
    * global latency overlaps the block reductions instead of following them.
    */
   prefetchNextRow: boolean;
+  /**
+   * The row's inner block allreduces run in pairs (nvFuser's grouped reductions): both sums of
+   * layer_norm backward in one pass with one set of barriers.
+   */
+  groupInnerReductions: boolean;
   /** Outer reductions: partials per block per column, then reduced across blockIdx.x. */
   crossGridOuterReduction: true;
   /** Elements of the outer reductions' work buffer, per outer reduction: gdimx × row length. */
@@ -72,6 +77,7 @@ export function innerOuterPersistentParamsToString(p: InnerOuterPersistentParams
   lines.push(launchParamsLine(p.lparams));
   lines.push(`Persistent buffer size: ${p.persistentBufferSize} bytes per row`);
   lines.push(`Blocks per SM: ${p.blocksPerSm}`);
+  if (p.groupInnerReductions) lines.push('Grouped inner reductions: block allreduces in pairs');
   lines.push(vectorizedTensorsLine(p));
   return reductionDumpClosing(lines, p);
 }

@@ -1,0 +1,80 @@
+// Which buffers a kernel IR statement writes and reads (tensor names: Local buffers, Global
+// arguments, work buffers by their tensor accesses), for passes that move or rewrite
+// statements after lowering (row-prefetch.ts, group-allreduce.ts). Nested statements count.
+// GridOuterReduce names its work buffers and outputs, not accesses: it is the kernel's last
+// statement, and no pass moves anything across it.
+
+import type { Operand, Stmt, TensorAccess, WelfordAccesses, WelfordOperands } from './nodes.js';
+
+function stateAccesses(s: WelfordAccesses): TensorAccess[] {
+  return [s.avg, s.varSum, s.n];
+}
+
+function operandAccesses(o: Operand | WelfordOperands): TensorAccess[] {
+  if ('kind' in o) return o.kind === 'tensor' ? [o] : [];
+  return [o.avg, o.varSum, o.n].filter((x): x is TensorAccess => x.kind === 'tensor');
+}
+
+/** Every (write, read) tensor access of `stmts` and what they contain, in order. */
+export function accessesOf(stmts: readonly Stmt[]): { writes: TensorAccess[]; reads: TensorAccess[] } {
+  const writes: TensorAccess[] = [];
+  const reads: TensorAccess[] = [];
+  const visit = (s: Stmt): void => {
+    switch (s.kind) {
+      case 'ForLoop':
+        s.body.forEach(visit);
+        return;
+      case 'IfThenElse':
+        s.then.forEach(visit);
+        s.else.forEach(visit);
+        return;
+      case 'LoadStore':
+        writes.push(s.out);
+        reads.push(s.in);
+        return;
+      case 'Compute':
+        writes.push(s.out);
+        for (const o of s.operands) reads.push(...operandAccesses(o));
+        return;
+      case 'ReductionInit':
+        writes.push(s.out);
+        return;
+      case 'BlockReduce':
+        // The accumulator is read too (the result is folded into it).
+        writes.push(s.out);
+        reads.push(s.in, s.out);
+        if (s.grouped !== undefined) {
+          writes.push(s.grouped.out);
+          reads.push(s.grouped.in, s.grouped.out);
+        }
+        return;
+      case 'GridReduce':
+        writes.push(s.out);
+        reads.push(s.in, s.out);
+        return;
+      case 'WelfordUpdate':
+        writes.push(...stateAccesses(s.out));
+        reads.push(...stateAccesses(s.out), ...operandAccesses(s.in));
+        return;
+      case 'BlockWelford':
+      case 'GridWelford':
+        writes.push(...stateAccesses(s.out));
+        reads.push(...stateAccesses(s.out), ...stateAccesses(s.in));
+        return;
+      case 'GridOuterStore':
+        reads.push(s.in);
+        return;
+      case 'Allocate':
+      case 'ScalarCompute':
+      case 'GridOuterReduce':
+      case 'PendingExpr':
+        return;
+      default: {
+        const unreachable: never = s;
+        throw new Error(`unknown statement ${String(unreachable)}`);
+      }
+    }
+  };
+  stmts.forEach(visit);
+  return { writes, reads };
+}
