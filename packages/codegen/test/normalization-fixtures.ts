@@ -8,7 +8,7 @@ import {
   add, cast, Fusion, isReducedFloat, layerNorm, logSoftmax, makeTensor, mean, mul, rmsNorm, rsqrt, softmax, sub, broadcast,
   type DataType, type TensorView,
 } from '@tsfuser/fusion-ir';
-import { InnerPersistentScheduler, makeRuntimeInfo, SchedulerRegistry, type RuntimeInfo } from '@tsfuser/scheduler';
+import { InnerPersistentScheduler, makeRuntimeInfo, SchedulerRegistry, type InnerPersistentOverrides, type RuntimeInfo } from '@tsfuser/scheduler';
 
 /** layer_norm: two-pass var_mean written out; layer_norm_welford: fusion-ir's layerNorm (Welford, translated by the scheduler). */
 export type NormalizationKind = 'softmax' | 'log_softmax' | 'layer_norm' | 'layer_norm_welford' | 'rms_norm';
@@ -33,8 +33,8 @@ export interface NormalizationCase {
 }
 
 /** Only the inner persistent scheduler (tests that must not fall back to segmentation). */
-export function innerPersistentRegistry(): SchedulerRegistry {
-  return new SchedulerRegistry([new InnerPersistentScheduler()]);
+export function innerPersistentRegistry(overrides: InnerPersistentOverrides = {}): SchedulerRegistry {
+  return new SchedulerRegistry([new InnerPersistentScheduler(overrides)]);
 }
 
 function toFloat(tv: TensorView): TensorView {

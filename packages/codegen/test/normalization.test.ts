@@ -8,6 +8,7 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { checkGolden, evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/fusion-ir';
+import type { InnerPersistentOverrides } from '@tsfuser/scheduler';
 import { compileFusion, lowerFusion, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
 import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
 import { simulateKernel } from './kernel-simulator.js';
@@ -24,8 +25,8 @@ function golden(name: string, text: string): void {
 }
 
 /** Schedules and lowers like compileFusion, but returns the kernel IR object too. */
-function lowerCase(c: NormalizationCase): { kernel: Kernel; compiled: CompiledKernel } {
-  const registry = innerPersistentRegistry();
+function lowerCase(c: NormalizationCase, overrides: InnerPersistentOverrides = {}): { kernel: Kernel; compiled: CompiledKernel } {
+  const registry = innerPersistentRegistry(overrides);
   const compiled = compileFusion(c.fusion, c.info, { registry });
   const { scheduler } = registry.pick(c.fusion, c.info);
   const scheduled = scheduler.schedule(c.fusion.clone().fusion, compiled.params);
@@ -50,8 +51,8 @@ function tolerance(dtype: DataType, rowLength: number): number {
   return out + 2e-7 * Math.sqrt(Math.max(1, rowLength)) * 16;
 }
 
-function simulateAndCompare(c: NormalizationCase): void {
-  const { kernel, compiled } = lowerCase(c);
+function simulateAndCompare(c: NormalizationCase, overrides: InnerPersistentOverrides = {}): void {
+  const { kernel, compiled } = lowerCase(c, overrides);
   const inputs = c.fusion.inputs.map((v, i) => {
     const sizes = c.sizes[i] as number[];
     const n = sizes.reduce((a, b) => a * b, 1);
@@ -163,6 +164,35 @@ describe('inner persistent codegen: simulated against the reference evaluator', 
       simulateAndCompare(c);
     }
   });
+});
+
+describe('inner persistent codegen: evict-last row parameters (evictLastRowParams)', () => {
+  const c = buildNormalization('ln_evict_last', { kind: 'layer_norm', dtype: 'Float', shape: [37, 1000], affine: true });
+
+  it('weight and bias load with L1::evict_last, the row of x without; the kernel simulates like the fusion', () => {
+    const { kernel, compiled } = lowerCase(c, { evictLastRowParams: true });
+    const loads: Extract<Stmt, { kind: 'LoadStore' }>[] = [];
+    walk(kernel.body, false, (s) => {
+      if (s.kind === 'LoadStore' && s.in.memory === 'Global') loads.push(s);
+    });
+    const hinted = new Set(loads.filter((l) => l.cacheHint === 'evictLast').map((l) => l.in.tensor));
+    const plain = new Set(loads.filter((l) => l.cacheHint === undefined).map((l) => l.in.tensor));
+    // Inputs: T0 = x [N, H], T1 = weight [H], T2 = bias [H].
+    expect([...hinted].sort()).toEqual(['T1', 'T2']);
+    expect([...plain]).toEqual(['T0']);
+    expect(compiled.dumps.cuda).toContain('loadGlobalToLocalEvictLast<float, 4>(');
+    expect(compiled.dumps.schedulerParams).toContain('Row parameters loaded with L1::evict_last');
+    expect(lowerCase(c).compiled.dumps.cuda).not.toContain('EvictLast');
+    simulateAndCompare(c, { evictLastRowParams: true });
+  });
+
+  it.skipIf(!hasNvcc)('compiles through ptxas (the inline PTX hint) for Float, Half and BFloat16, 32- and 64-bit indexing', async () => {
+    const cases = (['Float', 'Half', 'BFloat16'] as const).map((dtype) => buildNormalization(`ev_${dtype}`, { kind: 'layer_norm', dtype, shape: [16384, 4096], affine: true }));
+    cases.push(buildNormalization('ev_index64', { kind: 'layer_norm', dtype: 'BFloat16', shape: [700000, 4096], affine: true }));
+    const kernels = cases.map((k, i) => compileFusion(k.fusion, k.info, { fusionId: 38000 + i, registry: innerPersistentRegistry({ evictLastRowParams: true }) }));
+    expect(kernels.every((k) => k.dumps.cuda.includes('loadGlobalToLocalEvictLast'))).toBe(true);
+    await compileKernelsWithNvcc(kernels, { label: 'evict-last', cubin: true });
+  }, 600_000);
 });
 
 describe('inner persistent codegen: nvcc', () => {

@@ -1,6 +1,7 @@
-// Test helper: compiles generated kernels with nvcc (-ptx, sm_90), many kernels (distinct names,
-// C linkage) per translation unit per index type, the units in parallel. Throws with nvcc's log
-// and `context` (e.g. the random seed) when one fails.
+// Test helper: compiles generated kernels with nvcc (-ptx, sm_90; `cubin: true` runs ptxas too,
+// which is what checks inline PTX such as cache hints), many kernels (distinct names, C linkage)
+// per translation unit per index type, the units in parallel. Throws with nvcc's log and
+// `context` (e.g. the random seed) when one fails.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,8 @@ export const NVCC = process.env.NVCC ?? '/usr/local/bin/nvcc';
 export const hasNvcc = existsSync(NVCC);
 const run = promisify(execFile);
 
-export async function compileKernelsWithNvcc(kernels: readonly CompiledKernel[], options: { chunks?: number; label?: string; context?: string } = {}): Promise<void> {
+export async function compileKernelsWithNvcc(kernels: readonly CompiledKernel[], options: { chunks?: number; label?: string; context?: string; cubin?: boolean } = {}): Promise<void> {
+  const target = options.cubin === true ? '-cubin' : '-ptx';
   const chunks = options.chunks ?? 2;
   const dir = mkdtempSync(join(tmpdir(), `tsfuser-nvcc-${options.label ?? 'k'}-`));
   const jobs: Promise<unknown>[] = [];
@@ -24,7 +26,7 @@ export async function compileKernelsWithNvcc(kernels: readonly CompiledKernel[],
       const file = join(dir, `k_${indexType}_${c}.cu`);
       writeFileSync(file, `${runtimeLibrary(indexType)}\n${part.map((k) => withCLinkage(k.dumps.cuda)).join('\n')}`);
       jobs.push(
-        run(NVCC, ['-ptx', '-arch=sm_90', '-std=c++17', file, '-o', `${file}.ptx`], { maxBuffer: 1 << 24 }).catch((e: { stderr?: string }) => {
+        run(NVCC, [target, '-arch=sm_90', '-std=c++17', file, '-o', `${file}${target === '-cubin' ? '.cubin' : '.ptx'}`], { maxBuffer: 1 << 24 }).catch((e: { stderr?: string }) => {
           throw new Error(`nvcc failed on ${file}${options.context === undefined ? '' : ` (${options.context})`}:\n${(e.stderr ?? '').slice(0, 4000)}`);
         }),
       );

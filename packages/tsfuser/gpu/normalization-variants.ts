@@ -1,6 +1,7 @@
 // Tuning experiment (GPU): times the normalization bench workloads (16384×4096 softmax,
 // layer_norm, rms_norm) under inner persistent heuristic choices the heuristic would not make
-// (persistent batch, rows per block, vector width, input projection), with the method of
+// (persistent batch, rows per block, vector width, input projection, L1 evict-last hints on the
+// row parameters), with the method of
 // `tsfuser bench` (L2 flushed, CUDA events, median), and checks each variant's outputs against
 // the default schedule's on sampled elements (a poisoned run; timed runs are not poisoned). Also times a device-to-device copy of each
 // workload's bytes. Prints one table.
@@ -14,7 +15,11 @@ import { l2Flusher, timeDevice } from '../src/bench/timing.js';
 import { normalizationWorkloads } from '../src/bench/workloads.js';
 
 function variants(): { name: string; overrides: InnerPersistentOverrides }[] {
-  const out: { name: string; overrides: InnerPersistentOverrides }[] = [{ name: 'heuristic', overrides: {} }, { name: 'no projection', overrides: { project: false } }];
+  const out: { name: string; overrides: InnerPersistentOverrides }[] = [
+    { name: 'heuristic', overrides: {} },
+    { name: 'evict_last row params', overrides: { evictLastRowParams: true } },
+    { name: 'no projection', overrides: { project: false } },
+  ];
   for (const batches of [1, 2, 4, 8, 16]) for (const bdimy of [1, 2, 4]) out.push({ name: `B=${batches} bdimy=${bdimy}`, overrides: { batches, bdimy } });
   for (const batches of [2, 4, 8, 16]) out.push({ name: `vec 8B B=${batches}`, overrides: { batches, maxVectorBytes: 8 } });
   for (const batches of [2, 4, 8]) out.push({ name: `B=${batches} no projection`, overrides: { batches, project: false } });

@@ -99,7 +99,7 @@ function emitStmt(s: Stmt, indent: string, lines: string[]): void {
       return;
     case 'LoadStore': {
       if (s.width > 1) {
-        const fn = s.in.memory === 'Global' ? 'loadGlobalToLocal' : s.out.memory === 'Global' ? 'loadLocalToGlobal' : 'loadGeneric';
+        const fn = s.in.memory === 'Global' ? (s.cacheHint === 'evictLast' ? 'loadGlobalToLocalEvictLast' : 'loadGlobalToLocal') : s.out.memory === 'Global' ? 'loadLocalToGlobal' : 'loadGeneric';
         lines.push(`${indent}${fn}<${storageType(s.out.dtype)}, ${s.width}>(&${accessText(s.out)}, &${accessText(s.in)});`);
       } else if (s.in.dtype !== s.out.dtype) {
         // A widened accumulator (rFactor partial of a Half/BFloat16 reduction) stored narrower.

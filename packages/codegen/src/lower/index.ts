@@ -11,6 +11,8 @@
 //                        allreduces in pairs (group-allreduce.ts)
 //   8. row prefetch      inner-outer persistent kernels with prefetchNextRow: the next row's
 //                        loads go into a second register buffer (row-prefetch.ts)
+//   9. cache hints       inner persistent kernels with evictLastRowParams: row-invariant loads
+//                        evict-last in L1 (evict-last.ts)
 // plus fusion scalar math lowered to ScalarComputes ahead of the loops.
 
 import { dataTypeSize } from '@tsfuser/fusion-ir';
@@ -24,6 +26,7 @@ import { buildSignature, extentExpr } from './kernel-signature.js';
 import { LoopGroups } from './loop-groups.js';
 import { buildLoopNest } from './loop-nest.js';
 import { gridOuterReduceStmt, gridOuterReductions } from './grid-outer-reduction.js';
+import { evictLastRowParams } from './evict-last.js';
 import { groupAllreduces } from './group-allreduce.js';
 import { prefetchNextRow } from './row-prefetch.js';
 
@@ -122,7 +125,8 @@ export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Ker
   if (gridOuter.length > 0) lowered.push(gridOuterReduceStmt(ctx, gridOuter));
   const p = scheduled.params;
   const grouped = p.schedulerType === 'inner_outer_persistent' && p.groupInnerReductions ? groupAllreduces(lowered) : lowered;
-  const body = p.schedulerType === 'inner_outer_persistent' && p.prefetchNextRow ? prefetchNextRow(grouped) : grouped;
+  const prefetched = p.schedulerType === 'inner_outer_persistent' && p.prefetchNextRow ? prefetchNextRow(grouped) : grouped;
+  const body = p.schedulerType === 'inner_persistent' && p.evictLastRowParams ? evictLastRowParams(prefetched) : prefetched;
   return {
     name: opts.kernelName,
     indexType: ctx.indexType,

@@ -159,6 +159,8 @@ export interface InnerPersistentOverrides {
   bdimy?: number;
   maxVectorBytes?: number;
   project?: boolean;
+  /** Load the row parameters (weight, bias: the same for every row) with an L1 evict-last hint. */
+  evictLastRowParams?: boolean;
 }
 
 export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: RuntimeInfo, overrides: InnerPersistentOverrides = {}): InnerPersistentParams {
@@ -213,6 +215,7 @@ export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: 
     batchesPerBlockInnerReduction: batches,
     padInnerReductionToWarp: bdimx !== choice.extent,
     projectPersistentBuffers: overrides.project !== false && projectsToInputs(fusion),
+    evictLastRowParams: overrides.evictLastRowParams ?? false,
     multipleReductionsPerBlock: bdimy > 1,
     gridDimIterDom: 'BIDx',
     blockDimIterDom: bdimy > 1 ? 'TIDy' : 'Serial',

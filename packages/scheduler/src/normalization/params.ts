@@ -50,6 +50,12 @@ export interface InnerPersistentParams extends PersistentRowReductionParams {
   persistentBufferSize: number;
   /** Several rows per block on threadIdx.y (short rows). */
   multipleReductionsPerBlock: boolean;
+  /**
+   * Vector loads that are the same for every row (weight, bias) carry an L1 evict-last hint, so
+   * the row stream does not push them out of L1 between the blocks of an SM (Inductor marks such
+   * broadcast loads `evict_last`).
+   */
+  evictLastRowParams: boolean;
   gridDimIterDom: 'BIDx';
   blockDimIterDom: 'Serial' | 'TIDy';
   indexType: IndexType;
@@ -75,6 +81,7 @@ export function innerPersistentParamsToString(p: InnerPersistentParams): string 
   lines.push(rowReductionLine(p));
   lines.push(launchParamsLine(p.lparams));
   lines.push(`Persistent buffer size: ${p.persistentBufferSize} bytes per row`);
+  if (p.evictLastRowParams) lines.push('Row parameters loaded with L1::evict_last');
   lines.push(vectorizedTensorsLine(p));
   return reductionDumpClosing(lines, p);
 }
