@@ -4,6 +4,27 @@ import { fileURLToPath } from 'node:url';
 import { readdirSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+// Node 20 has no Map.groupBy, which vitest's default reporter calls when it prints failures: the
+// reporter then crashes and the failure messages (a random test's seed, say) are lost. This
+// config runs in vitest's main process, where the reporters run, so the polyfill goes here.
+if (typeof Map.groupBy !== 'function') {
+  Object.defineProperty(Map, 'groupBy', {
+    value(items, keyOf) {
+      const groups = new Map();
+      let i = 0;
+      for (const item of items) {
+        const key = keyOf(item, i++);
+        const group = groups.get(key);
+        if (group === undefined) groups.set(key, [item]);
+        else group.push(item);
+      }
+      return groups;
+    },
+    configurable: true,
+    writable: true,
+  });
+}
+
 const root = fileURLToPath(new URL('.', import.meta.url));
 const alias = {};
 for (const dir of readdirSync(join(root, 'packages'))) {
