@@ -89,6 +89,25 @@ describe('inner-outer persistent scheduler', () => {
     if (!r.ok) expect(r.reason).toMatch(/register|budget|bytes/);
   });
 
+  it('refuses an output over an unrelated [N, H] input (a disjoint iteration domain), with the reason', () => {
+    // The codegen random test's seed 150524777: T6 = w² + x0 beside a max-exp-max fusion of x1.
+    const f = new Fusion();
+    const x0 = makeTensor(f, { shape: [-1, -1] });
+    const x1 = makeTensor(f, { shape: [-1, -1] });
+    const w = makeTensor(f, { shape: [-1] });
+    for (const t of [x0, x1, w]) f.addInput(t);
+    const wb = broadcast(w, [true, false]);
+    const g = mul(x1, wb);
+    const y = sub(g, broadcast(sum(g, [1]), [false, true]));
+    f.addOutput(y);
+    f.addOutput(sum(y, [0]));
+    f.addOutput(add(wb, x0));
+    const ri = makeRuntimeInfo(f, [[161, 253], [161, 253], [253]].map((sz) => ({ sizes: sz })));
+    const res = canScheduleInnerOuterPersistent(f, ri);
+    expect(res.ok).toBe(false);
+    if (!res.ok) expect(res.reason).toMatch(/disjoint iteration domain/);
+  });
+
   it('refuses inner-only and outer-only normalizations and an outer result used after the reduction', () => {
     const f = new Fusion();
     const x = makeTensor(f, { shape: [-1, -1] });

@@ -51,6 +51,25 @@ function outerShapeRefusal(fusion: Fusion, inner: TensorView, outer: TensorView)
   return ok ? null : `outer reduction ${tvName(outer)} does not reduce exactly the rows that inner reduction ${tvName(inner)} keeps`;
 }
 
+/**
+ * Every dim of every output must be one of the inner reduction's rows or row (exactly mapped):
+ * the schedule transforms only what maps onto that reference, so an output over an unrelated
+ * [N, H] input (the same sizes, other extents) would be indexed by one block's row alone.
+ */
+function disjointOutputRefusal(fusion: Fusion, r: TensorView): string | null {
+  const ref = r.definition?.inputs[0];
+  if (ref === undefined || ref.kind !== 'tensorView') return null;
+  const map = new ExactLogicalMap(fusion);
+  for (const o of fusion.outputs) {
+    if (o.kind !== 'tensorView') continue;
+    const ids = o.domain.logicalNoReductions();
+    const at = map.mapToReference(o, ref);
+    const lost = ids.findIndex((id, i) => !id.isBroadcast() && at[i] === -1);
+    if (lost >= 0) return `output ${tvName(o)}'s dim ${lost} is neither the rows nor the row of reduction ${tvName(r)} (a disjoint iteration domain)`;
+  }
+  return null;
+}
+
 export function canScheduleInnerOuterPersistent(fusion: Fusion, runtimeInfo: RuntimeInfo, overrides: InnerOuterPersistentOverrides = {}): CanScheduleResult {
   const nv = canScheduleNormalization('inner_outer_persistent', fusion, runtimeInfo);
   if (!nv.ok) return nv;
@@ -68,6 +87,8 @@ export function canScheduleInnerOuterPersistent(fusion: Fusion, runtimeInfo: Run
     const use = outerResultUseRefusal(fusion, o);
     if (use !== null) return refuse(use);
   }
+  const disjoint = disjointOutputRefusal(fusion, r);
+  if (disjoint !== null) return refuse(disjoint);
   const { rowLength, rows } = rowShape(r, bindExtents(fusion, runtimeInfo));
   if (rowLength === 0) return refuse(`rows of reduction ${tvName(r)} are empty (size-0 reduced dim)`);
   if (rows === 0) return refuse(`reduction ${tvName(r)} has no rows (size-0 kept dim)`);
