@@ -10,11 +10,12 @@ import { describe, expect, it } from 'vitest';
 import { checkGolden, evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/fusion-ir';
 import type { InnerPersistentOverrides } from '@tsfuser/scheduler';
 import { compileFusion, lowerFusion, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
+import { singleBarrierAllreduces } from '../src/lower/allreduce-barriers.js';
 import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
 import { simulateKernel } from './kernel-simulator.js';
 import {
   buildNormalization, emptyRowFixtures, innerPersistentRegistry, normalizationFixtures, randomNormalizationSpec, seededRandom,
-  type NormalizationCase,
+  type NormalizationCase, type NormalizationKind,
 } from './normalization-fixtures.js';
 
 const dir = fileURLToPath(new URL('../../../test-fixtures/golden/codegen/normalization/', import.meta.url));
@@ -192,6 +193,67 @@ describe('inner persistent codegen: evict-last row parameters (evictLastRowParam
     const kernels = cases.map((k, i) => compileFusion(k.fusion, k.info, { fusionId: 38000 + i, registry: innerPersistentRegistry({ evictLastRowParams: true }) }));
     expect(kernels.every((k) => k.dumps.cuda.includes('loadGlobalToLocalEvictLast'))).toBe(true);
     await compileKernelsWithNvcc(kernels, { label: 'evict-last', cubin: true });
+  }, 600_000);
+});
+
+describe('inner persistent codegen: one-barrier allreduces (singleBarrierAllreduce)', () => {
+  const allreduces = (k: Kernel): Extract<Stmt, { kind: 'BlockReduce' }>[] => {
+    const out: Extract<Stmt, { kind: 'BlockReduce' }>[] = [];
+    walk(k.body, false, (s) => {
+      if (s.kind === 'BlockReduce') out.push(s);
+    });
+    return out;
+  };
+
+  it('layer_norm: the mean and variance allreduces alternate areas 0 and 1, shared memory doubles, the dumps say so', () => {
+    const c = buildNormalization('ln_one_barrier', { kind: 'layer_norm', dtype: 'Float', shape: [37, 1000], affine: true });
+    const plain = lowerCase(c);
+    const { kernel, compiled } = lowerCase(c, { singleBarrierAllreduce: true });
+    expect(allreduces(kernel).map((s) => s.oneBarrierArea)).toEqual([0, 1]);
+    expect(allreduces(plain.kernel).map((s) => s.oneBarrierArea)).toEqual([undefined, undefined]);
+    expect(kernel.sharedMemBytes).toBe(2 * plain.kernel.sharedMemBytes);
+    expect(compiled.dumps.cuda.match(/blockAllreduceOneBarrier<true, false>\(/g)?.length).toBe(2);
+    expect(compiled.dumps.cuda).toContain('reinterpret_cast<float*>(nvf_shared_mem) + blockDim.x * blockDim.y, ');
+    expect(plain.compiled.dumps.cuda).not.toContain('OneBarrier');
+    expect(compiled.dumps.kernelIr).toContain('ONE BARRIER, shared memory area 1');
+    expect(compiled.dumps.schedulerParams).toContain('Block allreduces with one barrier');
+  });
+
+  it('leaves the body alone when a shared-memory user sits in a loop or is not a plain allreduce', () => {
+    const c = buildNormalization('ln_one_barrier_guard', { kind: 'layer_norm', dtype: 'Float', shape: [37, 1000], affine: true });
+    const { kernel } = lowerCase(c);
+    const top = kernel.body.filter((s) => s.kind === 'BlockReduce');
+    expect(top).toHaveLength(2);
+    const inLoop: Stmt[] = [{ kind: 'ForLoop', index: 'i9', extent: { kind: 'const', value: 2 }, unroll: false, body: [top[0] as Stmt] }, top[1] as Stmt];
+    expect(singleBarrierAllreduces(inLoop)).toEqual(inLoop);
+    const notAll: Stmt[] = [{ ...(top[0] as Extract<Stmt, { kind: 'BlockReduce' }>), allreduce: false }, top[1] as Stmt];
+    expect(singleBarrierAllreduces(notAll)).toEqual(notAll);
+    expect(singleBarrierAllreduces(kernel.body).filter((s) => s.kind === 'BlockReduce').map((s) => (s as Extract<Stmt, { kind: 'BlockReduce' }>).oneBarrierArea)).toEqual([0, 1]);
+  });
+
+  it('every fixture kind simulates like the fusion (softmax, log_softmax, layer_norm two-pass and Welford, rms_norm, short rows on threadIdx.y)', () => {
+    const specs: [NormalizationKind, DataType, number[]][] = [
+      ['softmax', 'Float', [5, 1000]],
+      ['log_softmax', 'BFloat16', [3, 4096]],
+      ['layer_norm', 'Half', [4, 5000]],
+      ['layer_norm_welford', 'Float', [6, 1000]],
+      ['rms_norm', 'BFloat16', [3, 4096]],
+      ['softmax', 'Half', [600, 7]],
+    ];
+    for (const [kind, dtype, shape] of specs) {
+      const c = buildNormalization(`one_barrier_${kind}_${dtype}`, { kind, dtype, shape, affine: kind !== 'softmax' && kind !== 'log_softmax' });
+      expect(lowerCase(c, { singleBarrierAllreduce: true }).compiled.dumps.cuda).toContain('blockAllreduceOneBarrier');
+      simulateAndCompare(c, { singleBarrierAllreduce: true });
+    }
+    const shortRows = buildNormalization('one_barrier_short_rows', { kind: 'softmax', dtype: 'Half', shape: [600, 7] });
+    expect(lowerCase(shortRows, { singleBarrierAllreduce: true }).compiled.launch.block[1]).toBeGreaterThan(1);
+  });
+
+  it.skipIf(!hasNvcc)('every fixture compiles with nvcc -ptx -arch=sm_90', async () => {
+    const cases = normalizationFixtures(64).filter((c) => innerPersistentRegistry().tryPick(c.fusion, c.info).scheduler !== null);
+    const kernels = cases.map((c, i) => compileFusion(c.fusion, c.info, { fusionId: 37000 + i, registry: innerPersistentRegistry({ singleBarrierAllreduce: true }) }));
+    expect(kernels.filter((k) => k.dumps.cuda.includes('blockAllreduceOneBarrier')).length).toBeGreaterThan(cases.length / 2);
+    await compileKernelsWithNvcc(kernels, { label: 'one-barrier' });
   }, 600_000);
 });
 

@@ -1,12 +1,13 @@
 // Tuning experiment (GPU): times the normalization bench workloads (16384×4096 softmax,
 // layer_norm, rms_norm) under inner persistent heuristic choices the heuristic would not make
 // (persistent batch, rows per block, vector width, input projection, L1 evict-last hints on the
-// row parameters), with the method of
+// row parameters, one-barrier block allreduces), with the method of
 // `tsfuser bench` (L2 flushed, CUDA events, median), and checks each variant's outputs against
 // the default schedule's on sampled elements (a poisoned run; timed runs are not poisoned). Also times a device-to-device copy of each
 // workload's bytes. Prints one table.
 //
-//   bash gpu-bundle/run.sh tsfuser-normalization-variants [workload,…]
+//   bash gpu-bundle/run.sh tsfuser-normalization-variants [workload,…] [variant-substring,…]
+// (the heuristic's own schedule always runs first: the others are checked against it)
 
 import { DeviceContext, FusionExecutorCache, isAvailable } from '@tsfuser/runtime';
 import { InnerPersistentScheduler, SchedulerRegistry, type InnerPersistentOverrides } from '@tsfuser/scheduler';
@@ -18,6 +19,9 @@ function variants(): { name: string; overrides: InnerPersistentOverrides }[] {
   const out: { name: string; overrides: InnerPersistentOverrides }[] = [
     { name: 'heuristic', overrides: {} },
     { name: 'evict_last row params', overrides: { evictLastRowParams: true } },
+    { name: 'one-barrier allreduce', overrides: { singleBarrierAllreduce: true } },
+    { name: 'one-barrier B=2', overrides: { singleBarrierAllreduce: true, batches: 2 } },
+    { name: 'one-barrier B=8', overrides: { singleBarrierAllreduce: true, batches: 8 } },
     { name: 'no projection', overrides: { project: false } },
   ];
   for (const batches of [1, 2, 4, 8, 16]) for (const bdimy of [1, 2, 4]) out.push({ name: `B=${batches} bdimy=${bdimy}`, overrides: { batches, bdimy } });
@@ -63,7 +67,9 @@ function main(): void {
     device.free(dst);
     rows.push(`| ${w.name} | copy of the same bytes | ${(copyMs * 1000).toFixed(1)} µs | ${(w.bytes / (copyMs * 1e-3) / 1e9).toFixed(0)} GB/s | | |`);
     let reference: ArrayLike<number>[] | undefined;
-    for (const v of variants()) {
+    const terms = process.argv[3]?.split(',');
+    const chosen = variants().filter((v) => v.name === 'heuristic' || terms === undefined || terms.some((t) => v.name.includes(t)));
+    for (const v of chosen) {
       try {
         const registry = new SchedulerRegistry([new InnerPersistentScheduler(v.overrides)]);
         const cache = new FusionExecutorCache(fusion, device, { registry, poisonOutputs: true });

@@ -67,10 +67,13 @@ export function blockReduceCall(s: Extract<Stmt, { kind: 'BlockReduce' }>, outTe
     );
   }
   // An allreduce (persistent normalization) hands the result to every thread of the segment.
-  const fn = s.allreduce === true ? 'blockAllreduce' : 'blockReduce';
+  const area = s.oneBarrierArea;
+  if (area !== undefined && s.allreduce !== true) throw new CodegenError('a one-barrier block reduction must be an allreduce');
+  const fn = area !== undefined ? 'blockAllreduceOneBarrier' : s.allreduce === true ? 'blockAllreduce' : 'blockReduce';
+  const smem = `reinterpret_cast<${ctype}*>(nvf_shared_mem)${area === 1 ? ' + blockDim.x * blockDim.y' : ''}`;
   return (
     `${fn}<${x}, ${y}>(${outText}, ${inText}, ${combineLambda(s.op, s.accDtype)}, ` +
-    `reinterpret_cast<${ctype}*>(nvf_shared_mem), ${predicateText(s.readPredicates)}, ${predicateText(s.writePredicates)}, ` +
+    `${smem}, ${predicateText(s.readPredicates)}, ${predicateText(s.writePredicates)}, ` +
     `static_cast<${ctype}>(${s.init.text}))`
   );
 }

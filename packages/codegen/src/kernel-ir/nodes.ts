@@ -110,6 +110,12 @@ export type Stmt =
        * reductions). Only with `allreduce`.
        */
       grouped?: GroupedAllreduce;
+      /**
+       * A single-barrier allreduce (`blockAllreduceOneBarrier`) on shared-memory area 0 or 1
+       * (area 1 starts blockDim.x · blockDim.y elements in); set only by
+       * lower/allreduce-barriers.ts, which proves that the missing trailing barrier is safe.
+       */
+      oneBarrierArea?: 0 | 1;
     }
   /**
    * A BlockReduce over `reduceDims` followed by a reduction across the blocks of a row over

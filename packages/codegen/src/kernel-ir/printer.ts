@@ -56,6 +56,7 @@ function printStmts(stmts: readonly Stmt[], indent: string, lines: string[]): vo
         );
         const g = s.grouped;
         if (g !== undefined) lines.push(`${indent}  GROUPED WITH ${access(g.out)} = ${g.op}(${access(g.out)}, ${access(g.in)}), init ${g.init.text}`);
+        if (s.oneBarrierArea !== undefined) lines.push(`${indent}  ONE BARRIER, shared memory area ${s.oneBarrierArea}`);
         break;
       }
       case 'GridReduce': {

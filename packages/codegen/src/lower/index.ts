@@ -13,6 +13,8 @@
 //                        loads go into a second register buffer (row-prefetch.ts)
 //   9. cache hints       inner persistent kernels with evictLastRowParams: row-invariant loads
 //                        evict-last in L1 (evict-last.ts)
+//  10. barriers          inner persistent kernels with singleBarrierAllreduce: one
+//                        __syncthreads per block allreduce (allreduce-barriers.ts)
 // plus fusion scalar math lowered to ScalarComputes ahead of the loops.
 
 import { dataTypeSize } from '@tsfuser/fusion-ir';
@@ -26,6 +28,7 @@ import { buildSignature, extentExpr } from './kernel-signature.js';
 import { LoopGroups } from './loop-groups.js';
 import { buildLoopNest } from './loop-nest.js';
 import { gridOuterReduceStmt, gridOuterReductions } from './grid-outer-reduction.js';
+import { singleBarrierAllreduces } from './allreduce-barriers.js';
 import { evictLastRowParams } from './evict-last.js';
 import { groupAllreduces } from './group-allreduce.js';
 import { prefetchNextRow } from './row-prefetch.js';
@@ -77,7 +80,8 @@ const WELFORD_COUNT_BYTES = 8;
 function blockReduceSharedMemory(stmts: readonly Stmt[], threads: number): number {
   let bytes = 0;
   for (const s of allStmts(stmts)) {
-    if (s.kind === 'BlockReduce') bytes = Math.max(bytes, threads * dataTypeSize(s.accDtype) * (s.grouped === undefined ? 1 : 2));
+    // A grouped allreduce, and one-barrier allreduces (two alternating areas), need two slots per thread.
+    if (s.kind === 'BlockReduce') bytes = Math.max(bytes, threads * dataTypeSize(s.accDtype) * (s.grouped === undefined && s.oneBarrierArea === undefined ? 1 : 2));
     else if (s.kind === 'GridReduce' || s.kind === 'GridOuterReduce') bytes = Math.max(bytes, threads * dataTypeSize(s.accDtype));
     else if (s.kind === 'BlockWelford' || s.kind === 'GridWelford') bytes = Math.max(bytes, threads * (2 * dataTypeSize(s.accDtype) + WELFORD_COUNT_BYTES));
   }
@@ -126,7 +130,8 @@ export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Ker
   const p = scheduled.params;
   const grouped = p.schedulerType === 'inner_outer_persistent' && p.groupInnerReductions ? groupAllreduces(lowered) : lowered;
   const prefetched = p.schedulerType === 'inner_outer_persistent' && p.prefetchNextRow ? prefetchNextRow(grouped) : grouped;
-  const body = p.schedulerType === 'inner_persistent' && p.evictLastRowParams ? evictLastRowParams(prefetched) : prefetched;
+  const hinted = p.schedulerType === 'inner_persistent' && p.evictLastRowParams ? evictLastRowParams(prefetched) : prefetched;
+  const body = p.schedulerType === 'inner_persistent' && p.singleBarrierAllreduce ? singleBarrierAllreduces(hinted) : hinted;
   return {
     name: opts.kernelName,
     indexType: ctx.indexType,

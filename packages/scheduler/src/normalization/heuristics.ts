@@ -161,6 +161,8 @@ export interface InnerPersistentOverrides {
   project?: boolean;
   /** Load the row parameters (weight, bias: the same for every row) with an L1 evict-last hint. */
   evictLastRowParams?: boolean;
+  /** Block allreduces with one barrier each (InnerPersistentParams.singleBarrierAllreduce). */
+  singleBarrierAllreduce?: boolean;
 }
 
 export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: RuntimeInfo, overrides: InnerPersistentOverrides = {}): InnerPersistentParams {
@@ -216,6 +218,7 @@ export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: 
     padInnerReductionToWarp: bdimx !== choice.extent,
     projectPersistentBuffers: overrides.project !== false && projectsToInputs(fusion),
     evictLastRowParams: overrides.evictLastRowParams ?? false,
+    singleBarrierAllreduce: overrides.singleBarrierAllreduce ?? false,
     multipleReductionsPerBlock: bdimy > 1,
     gridDimIterDom: 'BIDx',
     blockDimIterDom: bdimy > 1 ? 'TIDy' : 'Serial',

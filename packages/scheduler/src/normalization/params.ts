@@ -56,6 +56,13 @@ export interface InnerPersistentParams extends PersistentRowReductionParams {
    * broadcast loads `evict_last`).
    */
   evictLastRowParams: boolean;
+  /**
+   * Block allreduces with one __syncthreads each instead of three (every warp combines the
+   * warp partials itself; consecutive allreduces alternate two shared-memory areas, so none
+   * needs a trailing barrier). Codegen applies it where every shared-memory use of the kernel
+   * is such an allreduce, run once per thread.
+   */
+  singleBarrierAllreduce: boolean;
   gridDimIterDom: 'BIDx';
   blockDimIterDom: 'Serial' | 'TIDy';
   indexType: IndexType;
@@ -82,6 +89,7 @@ export function innerPersistentParamsToString(p: InnerPersistentParams): string 
   lines.push(launchParamsLine(p.lparams));
   lines.push(`Persistent buffer size: ${p.persistentBufferSize} bytes per row`);
   if (p.evictLastRowParams) lines.push('Row parameters loaded with L1::evict_last');
+  if (p.singleBarrierAllreduce) lines.push('Block allreduces with one barrier');
   lines.push(vectorizedTensorsLine(p));
   return reductionDumpClosing(lines, p);
 }

@@ -1,6 +1,7 @@
 // The runtime helper library prepended to every kernel, in dependency order.
 import { ARRAY_RUNTIME } from './array.js';
 import { BLOCK_ALLREDUCE_RUNTIME } from './block-allreduce.js';
+import { BLOCK_ALLREDUCE_ONE_BARRIER_RUNTIME } from './block-allreduce-one-barrier.js';
 import { BLOCK_REDUCE_RUNTIME } from './block-reduce.js';
 import { FP16_RUNTIME } from './fp16.js';
 import { GRID_OUTER_REDUCE_RUNTIME } from './grid-outer-reduce.js';
@@ -11,7 +12,7 @@ import { WELFORD_RUNTIME } from './welford.js';
 
 export function runtimeLibrary(indexType: 'Int32' | 'Int'): string {
   const header = `// tsfuser runtime helpers\ntypedef ${indexType === 'Int32' ? 'int' : 'long long'} nvfuser_index_t;\n`;
-  return [header, FP16_RUNTIME, TENSOR_RUNTIME, ARRAY_RUNTIME, MATH_RUNTIME, BLOCK_REDUCE_RUNTIME, BLOCK_ALLREDUCE_RUNTIME, GRID_REDUCE_RUNTIME, GRID_OUTER_REDUCE_RUNTIME, WELFORD_RUNTIME].join('\n');
+  return [header, FP16_RUNTIME, TENSOR_RUNTIME, ARRAY_RUNTIME, MATH_RUNTIME, BLOCK_REDUCE_RUNTIME, BLOCK_ALLREDUCE_RUNTIME, BLOCK_ALLREDUCE_ONE_BARRIER_RUNTIME, GRID_REDUCE_RUNTIME, GRID_OUTER_REDUCE_RUNTIME, WELFORD_RUNTIME].join('\n');
 }
 
-export { ARRAY_RUNTIME, BLOCK_ALLREDUCE_RUNTIME, BLOCK_REDUCE_RUNTIME, FP16_RUNTIME, GRID_OUTER_REDUCE_RUNTIME, GRID_REDUCE_RUNTIME, MATH_RUNTIME, TENSOR_RUNTIME, WELFORD_RUNTIME };
+export { ARRAY_RUNTIME, BLOCK_ALLREDUCE_ONE_BARRIER_RUNTIME, BLOCK_ALLREDUCE_RUNTIME, BLOCK_REDUCE_RUNTIME, FP16_RUNTIME, GRID_OUTER_REDUCE_RUNTIME, GRID_REDUCE_RUNTIME, MATH_RUNTIME, TENSOR_RUNTIME, WELFORD_RUNTIME };
