@@ -167,7 +167,7 @@ describe('inner persistent codegen: simulated against the reference evaluator', 
   });
 });
 
-describe('inner persistent codegen: cache hints (evictLastRowParams, streamRowLoads)', () => {
+describe('inner persistent codegen: evict-last row parameters (evictLastRowParams)', () => {
   const c = buildNormalization('ln_evict_last', { kind: 'layer_norm', dtype: 'Float', shape: [37, 1000], affine: true });
 
   it('weight and bias load with L1::evict_last, the row of x without; the kernel simulates like the fusion', () => {
@@ -187,29 +187,11 @@ describe('inner persistent codegen: cache hints (evictLastRowParams, streamRowLo
     simulateAndCompare(c, { evictLastRowParams: true });
   });
 
-  it('streamRowLoads: the row of x loads streaming (ld.global.cs), weight and bias as chosen; simulates like the fusion', () => {
-    const hints = (o: InnerPersistentOverrides): Map<string, string> => {
-      const m = new Map<string, string>();
-      walk(lowerCase(c, o).kernel.body, false, (s) => {
-        if (s.kind === 'LoadStore' && s.in.memory === 'Global') m.set(s.in.tensor, s.cacheHint ?? 'none');
-      });
-      return m;
-    };
-    expect(Object.fromEntries(hints({ streamRowLoads: true }))).toEqual({ T0: 'streaming', T1: 'none', T2: 'none' });
-    expect(Object.fromEntries(hints({ streamRowLoads: true, evictLastRowParams: true }))).toEqual({ T0: 'streaming', T1: 'evictLast', T2: 'evictLast' });
-    const { compiled } = lowerCase(c, { streamRowLoads: true });
-    expect(compiled.dumps.cuda).toContain('loadGlobalToLocalStreaming<float, 4>(');
-    expect(compiled.dumps.kernelIr).toContain('streaming T0_g[');
-    expect(compiled.dumps.schedulerParams).toContain('Rows loaded streaming (ld.global.cs)');
-    simulateAndCompare(c, { streamRowLoads: true, evictLastRowParams: true });
-  });
-
-  it.skipIf(!hasNvcc)('compiles through ptxas (the inline PTX hints) for Float, Half and BFloat16, 32- and 64-bit indexing', async () => {
+  it.skipIf(!hasNvcc)('compiles through ptxas (the inline PTX hint) for Float, Half and BFloat16, 32- and 64-bit indexing', async () => {
     const cases = (['Float', 'Half', 'BFloat16'] as const).map((dtype) => buildNormalization(`ev_${dtype}`, { kind: 'layer_norm', dtype, shape: [16384, 4096], affine: true }));
     cases.push(buildNormalization('ev_index64', { kind: 'layer_norm', dtype: 'BFloat16', shape: [700000, 4096], affine: true }));
-    const kernels = cases.map((k, i) => compileFusion(k.fusion, k.info, { fusionId: 38000 + i, registry: innerPersistentRegistry({ evictLastRowParams: true, streamRowLoads: i % 2 === 0 }) }));
+    const kernels = cases.map((k, i) => compileFusion(k.fusion, k.info, { fusionId: 38000 + i, registry: innerPersistentRegistry({ evictLastRowParams: true }) }));
     expect(kernels.every((k) => k.dumps.cuda.includes('loadGlobalToLocalEvictLast'))).toBe(true);
-    expect(kernels.filter((k) => k.dumps.cuda.includes('loadGlobalToLocalStreaming'))).toHaveLength(2);
     await compileKernelsWithNvcc(kernels, { label: 'evict-last', cubin: true });
   }, 600_000);
 });

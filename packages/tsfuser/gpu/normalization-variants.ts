@@ -20,8 +20,6 @@ function variants(): { name: string; overrides: InnerPersistentOverrides }[] {
     { name: 'heuristic', overrides: {} },
     { name: 'evict_last row params', overrides: { evictLastRowParams: true } },
     { name: 'one-barrier allreduce', overrides: { singleBarrierAllreduce: true } },
-    { name: 'streaming rows', overrides: { streamRowLoads: true } },
-    { name: 'streaming rows + evict_last row params', overrides: { streamRowLoads: true, evictLastRowParams: true } },
     { name: 'one-barrier B=2', overrides: { singleBarrierAllreduce: true, batches: 2 } },
     { name: 'one-barrier B=8', overrides: { singleBarrierAllreduce: true, batches: 8 } },
     { name: 'no projection', overrides: { project: false } },

@@ -69,22 +69,6 @@ function computeExpression(op: ComputeOp, operands: readonly Operand[], computeD
   }
 }
 
-/** The runtime's vector global → local load for a cache hint. */
-function globalLoadFunction(hint: Extract<Stmt, { kind: 'LoadStore' }>['cacheHint']): string {
-  switch (hint) {
-    case undefined:
-      return 'loadGlobalToLocal';
-    case 'evictLast':
-      return 'loadGlobalToLocalEvictLast';
-    case 'streaming':
-      return 'loadGlobalToLocalStreaming';
-    default: {
-      const unreachable: never = hint;
-      throw new Error(`unknown cache hint ${String(unreachable)}`);
-    }
-  }
-}
-
 function predicateText(s: Extract<Stmt, { kind: 'IfThenElse' }>): string {
   return s.predicates.map((p) => `${printIndex(p.index)} < ${printIndex(p.extent)}`).join(' && ');
 }
@@ -115,7 +99,7 @@ function emitStmt(s: Stmt, indent: string, lines: string[]): void {
       return;
     case 'LoadStore': {
       if (s.width > 1) {
-        const fn = s.in.memory === 'Global' ? globalLoadFunction(s.cacheHint) : s.out.memory === 'Global' ? 'loadLocalToGlobal' : 'loadGeneric';
+        const fn = s.in.memory === 'Global' ? (s.cacheHint === 'evictLast' ? 'loadGlobalToLocalEvictLast' : 'loadGlobalToLocal') : s.out.memory === 'Global' ? 'loadLocalToGlobal' : 'loadGeneric';
         lines.push(`${indent}${fn}<${storageType(s.out.dtype)}, ${s.width}>(&${accessText(s.out)}, &${accessText(s.in)});`);
       } else if (s.in.dtype !== s.out.dtype) {
         // A widened accumulator (rFactor partial of a Half/BFloat16 reduction) stored narrower.

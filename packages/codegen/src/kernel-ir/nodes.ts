@@ -78,11 +78,8 @@ export type Stmt =
   | { kind: 'ForLoop'; index: string; extent: IndexExpr; unroll: boolean; body: Stmt[] }
   | { kind: 'IfThenElse'; predicates: Predicate[]; then: Stmt[]; else: Stmt[] }
   | { kind: 'Allocate'; buffer: string; dtype: DataType; size: number; align: number }
-  /**
-   * `cacheHint` 'evictLast': a global vector load marked L1::evict_last (row parameters);
-   * 'streaming': ld.global.cs, evict-first in L1 and L2 (rows read once).
-   */
-  | { kind: 'LoadStore'; out: TensorAccess; in: TensorAccess; width: number; cacheHint?: 'evictLast' | 'streaming' }
+  /** `cacheHint` 'evictLast': a global vector load marked L1::evict_last (row parameters). */
+  | { kind: 'LoadStore'; out: TensorAccess; in: TensorAccess; width: number; cacheHint?: 'evictLast' }
   | { kind: 'Compute'; out: TensorAccess; op: ComputeOp; operands: Operand[]; computeDtype: DataType }
   /** A scalar local defined from other scalars (fusion scalar math). */
   | { kind: 'ScalarCompute'; name: string; dtype: DataType; op: ComputeOp; operands: ScalarOperand[]; computeDtype: DataType }

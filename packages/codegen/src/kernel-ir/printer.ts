@@ -38,7 +38,7 @@ function printStmts(stmts: readonly Stmt[], indent: string, lines: string[]): vo
         lines.push(`${indent}ALLOCATE ${s.buffer}_l ${s.dtype}[${s.size}] align ${s.align}`);
         break;
       case 'LoadStore':
-        lines.push(`${indent}${access(s.out)} = ${s.width > 1 ? `vector<${s.width}> ` : ''}${s.cacheHint === 'evictLast' ? 'evict_last ' : s.cacheHint === 'streaming' ? 'streaming ' : ''}${access(s.in)}`);
+        lines.push(`${indent}${access(s.out)} = ${s.width > 1 ? `vector<${s.width}> ` : ''}${s.cacheHint === 'evictLast' ? 'evict_last ' : ''}${access(s.in)}`);
         break;
       case 'Compute':
         lines.push(`${indent}${access(s.out)} = ${s.op.op}(${s.operands.map(operand).join(', ')}) in ${s.computeDtype}`);

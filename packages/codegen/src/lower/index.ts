@@ -11,8 +11,8 @@
 //                        allreduces in pairs (group-allreduce.ts)
 //   8. row prefetch      inner-outer persistent kernels with prefetchNextRow: the next row's
 //                        loads go into a second register buffer (row-prefetch.ts)
-//   9. cache hints       inner persistent kernels with evictLastRowParams / streamRowLoads:
-//                        row-invariant loads evict-last in L1, row loads streaming (evict-last.ts)
+//   9. cache hints       inner persistent kernels with evictLastRowParams: row-invariant loads
+//                        evict-last in L1 (evict-last.ts)
 //  10. barriers          inner persistent kernels with singleBarrierAllreduce: one
 //                        __syncthreads per block allreduce (allreduce-barriers.ts)
 // plus fusion scalar math lowered to ScalarComputes ahead of the loops.
@@ -29,7 +29,7 @@ import { LoopGroups } from './loop-groups.js';
 import { buildLoopNest } from './loop-nest.js';
 import { gridOuterReduceStmt, gridOuterReductions } from './grid-outer-reduction.js';
 import { singleBarrierAllreduces } from './allreduce-barriers.js';
-import { rowCacheHints } from './evict-last.js';
+import { evictLastRowParams } from './evict-last.js';
 import { groupAllreduces } from './group-allreduce.js';
 import { prefetchNextRow } from './row-prefetch.js';
 
@@ -130,10 +130,7 @@ export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Ker
   const p = scheduled.params;
   const grouped = p.schedulerType === 'inner_outer_persistent' && p.groupInnerReductions ? groupAllreduces(lowered) : lowered;
   const prefetched = p.schedulerType === 'inner_outer_persistent' && p.prefetchNextRow ? prefetchNextRow(grouped) : grouped;
-  const hinted =
-    p.schedulerType === 'inner_persistent' && (p.evictLastRowParams || p.streamRowLoads)
-      ? rowCacheHints(prefetched, { rowParams: p.evictLastRowParams, rows: p.streamRowLoads })
-      : prefetched;
+  const hinted = p.schedulerType === 'inner_persistent' && p.evictLastRowParams ? evictLastRowParams(prefetched) : prefetched;
   const body = p.schedulerType === 'inner_persistent' && p.singleBarrierAllreduce ? singleBarrierAllreduces(hinted) : hinted;
   return {
     name: opts.kernelName,

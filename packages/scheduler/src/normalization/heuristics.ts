@@ -163,8 +163,6 @@ export interface InnerPersistentOverrides {
   evictLastRowParams?: boolean;
   /** Block allreduces with one barrier each (InnerPersistentParams.singleBarrierAllreduce). */
   singleBarrierAllreduce?: boolean;
-  /** Streaming row loads (InnerPersistentParams.streamRowLoads). */
-  streamRowLoads?: boolean;
 }
 
 export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: RuntimeInfo, overrides: InnerPersistentOverrides = {}): InnerPersistentParams {
@@ -221,7 +219,6 @@ export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: 
     projectPersistentBuffers: overrides.project !== false && projectsToInputs(fusion),
     evictLastRowParams: overrides.evictLastRowParams ?? false,
     singleBarrierAllreduce: overrides.singleBarrierAllreduce ?? false,
-    streamRowLoads: overrides.streamRowLoads ?? false,
     multipleReductionsPerBlock: bdimy > 1,
     gridDimIterDom: 'BIDx',
     blockDimIterDom: bdimy > 1 ? 'TIDy' : 'Serial',

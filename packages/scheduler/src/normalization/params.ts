@@ -63,8 +63,6 @@ export interface InnerPersistentParams extends PersistentRowReductionParams {
    * is such an allreduce, run once per thread.
    */
   singleBarrierAllreduce: boolean;
-  /** The rows' vector loads are streaming (ld.global.cs: evict-first in L1 and L2; read once). */
-  streamRowLoads: boolean;
   gridDimIterDom: 'BIDx';
   blockDimIterDom: 'Serial' | 'TIDy';
   indexType: IndexType;
@@ -92,7 +90,6 @@ export function innerPersistentParamsToString(p: InnerPersistentParams): string 
   lines.push(`Persistent buffer size: ${p.persistentBufferSize} bytes per row`);
   if (p.evictLastRowParams) lines.push('Row parameters loaded with L1::evict_last');
   if (p.singleBarrierAllreduce) lines.push('Block allreduces with one barrier');
-  if (p.streamRowLoads) lines.push('Rows loaded streaming (ld.global.cs)');
   lines.push(vectorizedTensorsLine(p));
   return reductionDumpClosing(lines, p);
 }

@@ -37,18 +37,6 @@ __device__ __forceinline__ void loadGlobalToLocalEvictLast(T* to, const T* from)
   }
 }
 template <typename T, int N>
-__device__ __forceinline__ void loadGlobalToLocalStreaming(T* to, const T* from) {
-  if constexpr (sizeof(T) * N == 16) {
-    NvfU32x4& v = *reinterpret_cast<NvfU32x4*>(to);
-    asm("ld.global.cs.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(from));
-  } else if constexpr (sizeof(T) * N == 8) {
-    NvfU32x2& v = *reinterpret_cast<NvfU32x2*>(to);
-    asm("ld.global.cs.v2.u32 {%0,%1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(from));
-  } else {
-    loadGlobalToLocal<T, N>(to, from);
-  }
-}
-template <typename T, int N>
 __device__ __forceinline__ void loadLocalToGlobal(T* to, const T* from) {
   typedef typename NvfVec<sizeof(T) * N>::type V;
   *reinterpret_cast<V*>(to) = *reinterpret_cast<const V*>(from);
