@@ -2,7 +2,7 @@
 // a GPU).
 //
 //   pnpm gpu:bundle codegen-inner-outer-persistent-suite
-//   (GPU host) bash gpu-bundle/run.sh codegen-inner-outer-persistent-suite [--no-timing]
+//   (GPU host) bash gpu-bundle/run.sh codegen-inner-outer-persistent-suite [--no-timing | --timing-only] [--dtype D]
 //
 // Runs every layer_norm backward fixture (test/layer-norm-backward-fixtures.ts: Float, Half,
 // BFloat16; N×H from 1×1 to 8×4096, odd sizes, H not a multiple of the vector width, fewer
@@ -20,7 +20,8 @@
 // above and in the other suites; the evaluator itself needs ~40 s per dtype at this size), and
 // times the one-kernel schedule, its blocksPerSm / batches / grouping / prefetch variants and
 // the segmented fallback,
-// with the bandwidth of the input + output bytes.
+// with the bandwidth of the input + output bytes. `--timing-only` skips every check and only
+// times (tuning runs; the timed variants were checked by an earlier full run).
 // Prints failures, a table by segments and `N passed, M failed` last; writes
 // inner-outer-persistent-suite.json to $OUT when set; exits 1 on any failure.
 // A hang here means the persistent grid was not co-resident (the grid barrier waits forever):
@@ -50,6 +51,7 @@ function main(): number {
     return 1;
   }
   const timing = !process.argv.includes('--no-timing');
+  const timingOnly = process.argv.includes('--timing-only');
   const device = DeviceContext.create(0);
   console.log(`device: ${device.properties.name}`);
   const cases = [
@@ -60,19 +62,19 @@ function main(): number {
     // Over the register budget: refused, segmented (checks the fallback end to end).
     buildLayerNormBackward('Float', 16, 65536),
   ];
-  const results = cases.map((c) => runLayerNormBackwardCase(device, c));
+  const results = timingOnly ? [] : cases.map((c) => runLayerNormBackwardCase(device, c));
   // The same with the row's allreduces grouped, and grouped with the next row prefetched.
   const variantsChecked: [string, InnerOuterPersistentOverrides][] = [
     ['grouped', { groupInnerReductions: true }],
     ['grouped+prefetch', { groupInnerReductions: true, prefetchNextRow: true }],
   ];
-  for (const [label, overrides] of variantsChecked) {
+  for (const [label, overrides] of timingOnly ? [] : variantsChecked) {
     const registry = registryFor(overrides);
     for (const c of cases.slice(0, -1)) results.push({ ...runLayerNormBackwardCase(device, { ...c, name: `${c.name}_${label}` }, registry), category: `inner_outer_persistent ${label}` });
   }
   // Residency guard: 24 blocks of 128 threads per SM cannot all be resident (2048 threads at most); FusionExecutor.compile must ask
   // the driver and reschedule with what fits (else the grid barrier would never release).
-  results.push(runLayerNormBackwardCase(device, buildLayerNormBackward('BFloat16', 4096, 1024, 'residency_guard_bf16_4096x1024_24_per_sm'), registryFor({ blocksPerSm: 24 })));
+  if (!timingOnly) results.push(runLayerNormBackwardCase(device, buildLayerNormBackward('BFloat16', 4096, 1024, 'residency_guard_bf16_4096x1024_24_per_sm'), registryFor({ blocksPerSm: 24 })));
   const failed = results.filter((r) => !r.ok);
   for (const r of failed) console.log(`FAIL ${r.name} [${r.category}]: ${r.detail}`);
 
@@ -86,13 +88,14 @@ function main(): number {
       const inputs = layerNormBackwardInputs(c);
       // Progress lines: if the persistent grid ever blocks at the barrier, the log shows where.
       console.log(`${c.name}: checking the one-kernel schedule against the segmented fallback`);
-      for (const overrides of [{}, { groupInnerReductions: true }]) {
+      for (const overrides of timingOnly ? [] : [{}, { groupInnerReductions: true }]) {
         const atScale = compareWithSegmented(device, c, inputs, overrides);
         results.push(atScale);
         if (!atScale.ok) console.log(`FAIL ${atScale.name} [${atScale.category}]: ${atScale.detail}`);
       }
       const variants: (InnerOuterPersistentOverrides | 'segmented')[] = [
-        {}, { blocksPerSm: 2 }, { groupInnerReductions: true }, { groupInnerReductions: true, blocksPerSm: 2 }, { groupInnerReductions: true, batches: 1 },
+        {}, { blocksPerSm: 2 }, { groupInnerReductions: true }, { groupInnerReductions: true, blocksPerSm: 2 },
+        ...[1, 2, 4, 8].map((batches) => ({ groupInnerReductions: true, batches })),
         { groupInnerReductions: true, prefetchNextRow: true }, { prefetchNextRow: true }, 'segmented',
       ];
       for (const v of variants) {
