@@ -12,8 +12,8 @@
 // poisoned) and compares every element of grad_input, grad_weight and grad_bias with the
 // reference evaluator on fresh random inputs. It runs each case twice through one cache (the
 // grid barrier's static counter and the work buffers are reused across launches), and again
-// with the row's allreduces grouped (groupInnerReductions) and grouped with the next row
-// prefetched (prefetchNextRow). Then, at
+// with the row's allreduces ungrouped (groupInnerReductions false; grouped is the default) and
+// with the next row prefetched (prefetchNextRow). Then, at
 // 16384×4096 (Float, Half, BFloat16; `--dtype D` for one), checks the one-kernel schedule
 // element by element against the segmented fallback (the default registry without the
 // inner-outer persistent scheduler: reduction + pointwise kernels, each evaluator-checked
@@ -63,10 +63,10 @@ function main(): number {
     buildLayerNormBackward('Float', 16, 65536),
   ];
   const results = timingOnly ? [] : cases.map((c) => runLayerNormBackwardCase(device, c));
-  // The same with the row's allreduces grouped, and grouped with the next row prefetched.
+  // The same with the row's allreduces ungrouped, and with the next row prefetched.
   const variantsChecked: [string, InnerOuterPersistentOverrides][] = [
-    ['grouped', { groupInnerReductions: true }],
-    ['grouped+prefetch', { groupInnerReductions: true, prefetchNextRow: true }],
+    ['ungrouped', { groupInnerReductions: false }],
+    ['prefetch', { prefetchNextRow: true }],
   ];
   for (const [label, overrides] of timingOnly ? [] : variantsChecked) {
     const registry = registryFor(overrides);
@@ -88,15 +88,15 @@ function main(): number {
       const inputs = layerNormBackwardInputs(c);
       // Progress lines: if the persistent grid ever blocks at the barrier, the log shows where.
       console.log(`${c.name}: checking the one-kernel schedule against the segmented fallback`);
-      for (const overrides of timingOnly ? [] : [{}, { groupInnerReductions: true }]) {
+      for (const overrides of timingOnly ? [] : [{}, { groupInnerReductions: false }]) {
         const atScale = compareWithSegmented(device, c, inputs, overrides);
         results.push(atScale);
         if (!atScale.ok) console.log(`FAIL ${atScale.name} [${atScale.category}]: ${atScale.detail}`);
       }
       const variants: (InnerOuterPersistentOverrides | 'segmented')[] = [
-        {}, { blocksPerSm: 2 }, { groupInnerReductions: true }, { groupInnerReductions: true, blocksPerSm: 2 },
-        ...[1, 2, 4, 8].map((batches) => ({ groupInnerReductions: true, batches })),
-        { groupInnerReductions: true, prefetchNextRow: true }, { prefetchNextRow: true }, 'segmented',
+        {}, { blocksPerSm: 2 }, { groupInnerReductions: false }, { groupInnerReductions: false, batches: 2 },
+        ...[1, 2, 4].map((batches) => ({ batches })),
+        { prefetchNextRow: true }, 'segmented',
       ];
       for (const v of variants) {
         console.log(`${c.name}: timing ${JSON.stringify(v)}`);

@@ -77,7 +77,7 @@ export function runLayerNormBackwardCase(device: DeviceContext, c: LayerNormBack
  */
 export function compareWithSegmented(device: DeviceContext, c: LayerNormBackwardCase, inputs: readonly HostTensor[], overrides: InnerOuterPersistentOverrides = {}): Result {
   const registry = registryFor(overrides);
-  const label = `${overrides.groupInnerReductions === true ? '_grouped' : ''}${overrides.prefetchNextRow === true ? '_prefetch' : ''}`;
+  const label = `${overrides.groupInnerReductions === false ? '_ungrouped' : ''}${overrides.prefetchNextRow === true ? '_prefetch' : ''}`;
   const base = { name: `${c.name}${label}_vs_segmented`, category: `${categoryOf(c, registry)}${label} vs segmented` };
   try {
     const run = (r: SchedulerRegistry): HostTensor[] => {

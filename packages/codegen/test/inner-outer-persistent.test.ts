@@ -104,16 +104,16 @@ describe('inner-outer persistent codegen: next-row prefetch (prefetchNextRow)', 
   });
 });
 
-describe('inner-outer persistent codegen: grouped allreduces (groupInnerReductions)', () => {
-  it.each(layerNormBackwardFixtures().map((c) => [c.name, c] as const))('%s simulates like the fusion (grouped, and grouped + prefetch)', (_name, c) => {
-    simulateAndCompare(c, { groupInnerReductions: true });
-    simulateAndCompare(c, { groupInnerReductions: true, prefetchNextRow: true });
+describe('inner-outer persistent codegen: grouped allreduces (groupInnerReductions, the default)', () => {
+  it.each(layerNormBackwardFixtures().map((c) => [c.name, c] as const))('%s simulates like the fusion (ungrouped, and grouped + prefetch)', (_name, c) => {
+    simulateAndCompare(c, { groupInnerReductions: false });
+    simulateAndCompare(c, { prefetchNextRow: true });
   });
 
-  it('the row loop has one block allreduce doing both row sums (blockAllreduce2), shared memory for two', () => {
+  it('the row loop has one block allreduce doing both row sums (blockAllreduce2), shared memory for two; ungrouped has two', () => {
     const c = buildLayerNormBackward('BFloat16', 600, 258);
-    const plain = lowerCase(c);
-    const { kernel, compiled } = lowerCase(c, { groupInnerReductions: true });
+    const plain = lowerCase(c, { groupInnerReductions: false });
+    const { kernel, compiled } = lowerCase(c);
     const reduces = (k: Kernel): Extract<Stmt, { kind: 'BlockReduce' }>[] => {
       const out: Extract<Stmt, { kind: 'BlockReduce' }>[] = [];
       walk(k.body, false, (s) => {
@@ -166,9 +166,9 @@ describe('inner-outer persistent codegen: goldens', () => {
     ['BFloat16', 600, 258, 'layer_norm_bwd_bf16_600x258'],
     ['Float', 16384, 4096, 'layer_norm_bwd_float_16384x4096'],
     ['BFloat16', 600, 258, 'layer_norm_bwd_bf16_600x258_prefetch'],
-    ['BFloat16', 600, 258, 'layer_norm_bwd_bf16_600x258_grouped'],
+    ['BFloat16', 600, 258, 'layer_norm_bwd_bf16_600x258_ungrouped'],
   ] as const)('%s %d×%d (%s)', (dtype, rows, hidden, file) => {
-    const overrides = file.endsWith('_prefetch') ? { prefetchNextRow: true } : file.endsWith('_grouped') ? { groupInnerReductions: true } : {};
+    const overrides = file.endsWith('_prefetch') ? { prefetchNextRow: true } : file.endsWith('_ungrouped') ? { groupInnerReductions: false } : {};
     const { compiled } = lowerCase(buildLayerNormBackward(dtype, rows, hidden), overrides);
     const check = (name: string, text: string): void => {
       expect(checkGolden(text, `${dir}${name}`, update).diff).toBe('');
@@ -187,11 +187,11 @@ describe.skipIf(!hasNvcc)('inner-outer persistent codegen: nvcc', () => {
       buildLayerNormBackward('BFloat16', 600000, 4096),
     ];
     const kernels = cases.map((c, i) => compileFusion(c.fusion, c.info, { registry: innerOuterPersistentRegistry(), fusionId: i }));
-    // The prefetching and grouping variants of the timing shapes.
+    // The prefetching and ungrouped variants of the timing shapes.
     (['Float', 'Half', 'BFloat16'] as const).forEach((d, i) => {
       const c = buildLayerNormBackward(d, 16384, 4096);
       kernels.push(compileFusion(c.fusion, c.info, { registry: innerOuterPersistentRegistry({ prefetchNextRow: true }), fusionId: 100 + i }));
-      kernels.push(compileFusion(c.fusion, c.info, { registry: innerOuterPersistentRegistry({ groupInnerReductions: true }), fusionId: 200 + i }));
+      kernels.push(compileFusion(c.fusion, c.info, { registry: innerOuterPersistentRegistry({ groupInnerReductions: false }), fusionId: 200 + i }));
     });
     expect(kernels.some((k) => k.indexType === 'Int')).toBe(true);
     await compileKernelsWithNvcc(kernels, { label: 'inner-outer' });

@@ -48,7 +48,13 @@ export function estimatedRegisters(persistentBytesPerThread: number): number {
 const REGISTERS_PER_SM = 65536;
 /** Resident blocks per SM the persistent grid counts on (the hardware allows 32). */
 const MAX_BLOCKS_PER_SM = 8;
-const TARGET_BLOCK_THREADS = 256;
+/**
+ * Threads per row the batch choice aims at. Measured on the H100 (layer_norm backward
+ * 16384×4096, grouped allreduces): 512 threads (Float B=2, Half/BFloat16 B=1) against 256
+ * (B=4 / B=2): Float 0.298 vs 0.303 ms, Half 0.206 vs 0.224, BFloat16 0.198 vs 0.205; 128
+ * threads are slower still. Fewer rows in flight per SM, but each row's reductions end sooner.
+ */
+const TARGET_BLOCK_THREADS = 512;
 
 function ceilDiv(a: number, b: number): number {
   return Math.ceil(a / b);
@@ -106,7 +112,10 @@ export interface InnerOuterPersistentOverrides {
   blocksPerSm?: number;
   /** Load the next row's inputs while the current row reduces (a 2-stage register circular buffer). */
   prefetchNextRow?: boolean;
-  /** Do the row's block allreduces in pairs, one set of barriers each (grouped reductions). */
+  /**
+   * Do the row's block allreduces in pairs, one set of barriers each (grouped reductions).
+   * Default true (measured on the H100: 0.5–1.2% faster at 16384×4096 in every dtype).
+   */
   groupInnerReductions?: boolean;
 }
 
@@ -165,7 +174,7 @@ export function computeInnerOuterPersistentHeuristics(original: Fusion, runtimeI
     padInnerReductionToWarp: bdimx !== choice.extent,
     projectPersistentBuffers: project,
     prefetchNextRow,
-    groupInnerReductions: overrides.groupInnerReductions ?? false,
+    groupInnerReductions: overrides.groupInnerReductions ?? true,
     gridDimIterDom: 'BIDx',
     blockDimIterDom: 'Serial',
     rowsPerBlock,
