@@ -15,7 +15,8 @@ void SetErrorClass(const Napi::CallbackInfo& info) {
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   env.SetInstanceData<AddonState>(new AddonState());
   exports.Set("setErrorClass", Napi::Function::New(env, SetErrorClass, "setErrorClass"));
-  exports.Set("abiVersion", Napi::Number::New(env, 1));
+  // Bumped whenever the exported functions change (2: streamWaitEvent); addon.ts checks it.
+  exports.Set("abiVersion", Napi::Number::New(env, 2));
   registerDeviceBindings(env, exports);
   registerKernelBindings(env, exports);
   return exports;

@@ -99,6 +99,14 @@ void StreamSynchronize(const Napi::CallbackInfo& info) {
   checkDriver(info.Env(), api.cuStreamSynchronize(argHandle<CUstream>(info, 0, "stream")), "cuStreamSynchronize");
 }
 
+// streamWaitEvent(stream, event): later work on `stream` waits for the event's recorded work.
+void StreamWaitEvent(const Napi::CallbackInfo& info) {
+  const DriverApi& api = requireDriver(info.Env(), "cuStreamWaitEvent");
+  checkDriver(info.Env(),
+              api.cuStreamWaitEvent(argHandle<CUstream>(info, 0, "stream"), argHandle<CUevent>(info, 1, "event"), 0),
+              "cuStreamWaitEvent");
+}
+
 Napi::Value MemGetInfo(const Napi::CallbackInfo& info) {
   const DriverApi& api = requireDriver(info.Env(), "cuMemGetInfo");
   std::size_t freeBytes = 0;
@@ -210,6 +218,7 @@ void registerDeviceBindings(Napi::Env env, Napi::Object exports) {
   exports.Set("contextSynchronize", Napi::Function::New(env, ContextSynchronize, "contextSynchronize"));
   exports.Set("streamCreate", Napi::Function::New(env, StreamCreate, "streamCreate"));
   exports.Set("streamDestroy", Napi::Function::New(env, StreamDestroy, "streamDestroy"));
+  exports.Set("streamWaitEvent", Napi::Function::New(env, StreamWaitEvent, "streamWaitEvent"));
   exports.Set("streamSynchronize", Napi::Function::New(env, StreamSynchronize, "streamSynchronize"));
   exports.Set("memGetInfo", Napi::Function::New(env, MemGetInfo, "memGetInfo"));
   exports.Set("memAlloc", Napi::Function::New(env, MemAlloc, "memAlloc"));

@@ -42,6 +42,7 @@ constexpr std::uintptr_t CU_LAUNCH_PARAM_BUFFER_SIZE = 0x02;
   X(cuStreamCreate, "cuStreamCreate", (CUstream*, unsigned int))                                 \
   X(cuStreamDestroy, "cuStreamDestroy_v2", (CUstream))                                           \
   X(cuStreamSynchronize, "cuStreamSynchronize", (CUstream))                                      \
+  X(cuStreamWaitEvent, "cuStreamWaitEvent", (CUstream, CUevent, unsigned int))                   \
   X(cuMemGetInfo, "cuMemGetInfo_v2", (std::size_t*, std::size_t*))                               \
   X(cuMemAlloc, "cuMemAlloc_v2", (CUdeviceptr*, std::size_t))                                    \
   X(cuMemFree, "cuMemFree_v2", (CUdeviceptr))                                                    \

@@ -60,6 +60,9 @@ export interface CachedCompile extends CompiledKernel {
   source: 'compiled' | 'memory' | 'disk';
 }
 
+/** CU_EVENT_DISABLE_TIMING: events used only for ordering are cheaper to record. */
+const EVENT_DISABLE_TIMING = 2;
+
 export class DeviceContext {
   private disposed = false;
   private readonly liveAllocations = new Map<bigint, number>();
@@ -192,6 +195,31 @@ export class DeviceContext {
     this.addon.streamSynchronize(this.stream);
   }
 
+  private side: { stream: bigint; fork: bigint; join: bigint } | undefined;
+
+  /**
+   * A second stream for work independent of what the main stream does meanwhile (segments of
+   * one fusion that share no data, FusionExecutorCache). `forkSide` makes it wait for
+   * everything enqueued on the main stream so far and returns it; `joinSide` makes the main
+   * stream wait for everything enqueued on it. Work on the side stream between the two runs
+   * concurrently with the main stream's.
+   */
+  forkSide(): bigint {
+    this.assertLive();
+    if (this.side === undefined) {
+      this.side = { stream: this.addon.streamCreate(0), fork: this.addon.eventCreate(EVENT_DISABLE_TIMING), join: this.addon.eventCreate(EVENT_DISABLE_TIMING) };
+    }
+    this.addon.eventRecord(this.side.fork, this.stream);
+    this.addon.streamWaitEvent(this.side.stream, this.side.fork);
+    return this.side.stream;
+  }
+
+  joinSide(): void {
+    if (this.side === undefined) return;
+    this.addon.eventRecord(this.side.join, this.side.stream);
+    this.addon.streamWaitEvent(this.stream, this.side.join);
+  }
+
   /** Compiles CUDA C++ for this device (or `options.arch`); throws CompileError with NVRTC's log. */
   compile(source: string, options: DeviceCompileOptions = {}): CachedCompile {
     const compileOptions: CompileOptions = { ...options, arch: options.arch ?? this.arch };
@@ -247,6 +275,13 @@ export class DeviceContext {
   dispose(): void {
     if (this.disposed) return;
     this.addon.streamSynchronize(this.stream);
+    if (this.side !== undefined) {
+      this.addon.streamSynchronize(this.side.stream);
+      this.addon.eventDestroy(this.side.fork);
+      this.addon.eventDestroy(this.side.join);
+      this.addon.streamDestroy(this.side.stream);
+      this.side = undefined;
+    }
     for (const pointer of this.liveAllocations.keys()) this.addon.memFree(pointer);
     this.liveAllocations.clear();
     this.releasePool();

@@ -3,7 +3,7 @@ export const packageName = '@tsfuser/runtime';
 
 export { CudaError, CompileError, RuntimeUnavailableError } from './errors.js';
 export { isAvailable, type Availability } from './availability.js';
-export { loadAddon, addonSearchPaths, ADDON_FILE, type AddonLoad, type NativeAddon } from './native/addon.js';
+export { loadAddon, addonSearchPaths, ADDON_ABI_VERSION, ADDON_FILE, type AddonLoad, type NativeAddon } from './native/addon.js';
 export {
   DeviceContext,
   type DeviceProperties,

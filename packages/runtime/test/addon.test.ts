@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  ADDON_ABI_VERSION,
   ADDON_FILE,
   CudaError,
   DeviceContext,
@@ -18,8 +19,8 @@ describe('native addon', () => {
     const load = loadAddon();
     if (!load.ok) throw new Error(load.reason);
     expect(load.path.endsWith(join('build', 'Release', ADDON_FILE))).toBe(true);
-    expect(load.addon.abiVersion).toBe(1);
-    for (const name of ['probe', 'memAlloc', 'nvrtcCompile', 'launchKernel', 'eventElapsedTime'] as const) {
+    expect(load.addon.abiVersion).toBe(ADDON_ABI_VERSION);
+    for (const name of ['probe', 'memAlloc', 'nvrtcCompile', 'launchKernel', 'eventElapsedTime', 'streamWaitEvent'] as const) {
       expect(typeof load.addon[name]).toBe('function');
     }
   });

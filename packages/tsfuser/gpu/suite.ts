@@ -11,14 +11,15 @@
 //                 each listed with the schedulers of its segments (default registry), e.g.
 //                 batch_norm_channels_last.py [outer_persistent], so a definition that falls
 //                 back to more kernels shows
-//   cache:*       kernel reuse across sizes, disk cubin cache in a second executor cache
+//   cache:*       kernel reuse across sizes, disk cubin cache in a second executor cache,
+//                 independent segments on the side stream (and with concurrentSegments off)
 // Fusions the GPU path does not schedule yet (reductions before their scheduler lands) are
 // listed as "unsupported", never counted as passed. Last line: `N passed, M failed`.
 
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { evaluate, HostTensor, type EvalValue, type Fusion } from '@tsfuser/fusion-ir';
+import { evaluate, Fusion, HostTensor, makeTensor, mul, sum, type EvalValue } from '@tsfuser/fusion-ir';
 import { FusionExecutorCache, CubinCache, DeviceContext, Tensor, isAvailable, type ExecutorArgument } from '@tsfuser/runtime';
 import { makeRuntimeInfo, SchedulingError, segmentPlanFor } from '@tsfuser/scheduler';
 import { LoweringError } from '@tsfuser/codegen';
@@ -208,6 +209,33 @@ async function main(): Promise<void> {
     const b = second.stats.compiles[0];
     if (a?.cubin !== 'compiled' || b?.cubin !== 'disk') throw new Error(`cubin sources ${a?.cubin} then ${b?.cubin}, expected compiled then disk`);
     return `cold NVRTC ${a.nvrtcMs.toFixed(1)} ms, disk ${b.nvrtcMs.toFixed(2)} ms`;
+  });
+
+  // Segments that share no data (a sum of one input beside a pointwise op of another, as nvFuser
+  // issue #785's pow + sum) run concurrently: the second on the device's side stream.
+  record('cache:concurrent-segments', () => {
+    const f = new Fusion();
+    const a = makeTensor(f, { shape: [-1, -1, -1], dtype: 'Float' });
+    const b = makeTensor(f, { shape: [-1, -1, -1], dtype: 'Float' });
+    f.addInput(a);
+    f.addInput(b);
+    f.addOutput(sum(a, [0, 1]));
+    f.addOutput(mul(mul(b, b), b));
+    const launches: number[] = [];
+    for (const concurrentSegments of [true, false]) {
+      const cache = new FusionExecutorCache(f, device, { poisonOutputs: true, concurrentSegments });
+      for (const sizes of [[16, 64, 1024], [3, 5, 7]]) {
+        const strides = [(sizes[1] as number) * (sizes[2] as number), sizes[2] as number, 1];
+        const x = toDeviceInput(device, randomHost('Float', sizes, strides, rng), false);
+        const y = toDeviceInput(device, randomHost('Float', sizes, strides, rng), false);
+        const out = cache.runFusion([x.tensor, y.tensor]);
+        compareAll(out, evaluate(f, [x.host, y.host]) as HostTensor[]);
+        for (const t of [...out, x.owner, y.owner]) t.dispose();
+      }
+      launches.push(cache.stats.sideLaunches);
+    }
+    if (launches[0] !== 2 || launches[1] !== 0) throw new Error(`side-stream launches ${launches.join(' / ')}, expected 2 (concurrent) / 0 (off)`);
+    return 'reduction + pointwise, the pointwise on the side stream (2 calls), and with concurrentSegments off';
   });
 
   const count = (o: Outcome): number => results.filter((r) => r.outcome === o).length;

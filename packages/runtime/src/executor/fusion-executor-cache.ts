@@ -28,10 +28,11 @@ import type { DeviceContext } from '../device.js';
 import { ExecutorInputError } from '../errors.js';
 import { Tensor } from '../tensor.js';
 import { FusionExecutor, type CompileReport } from './fusion-executor.js';
+import { sideStreamSteps } from './side-stream-steps.js';
 import { validateInputLayout } from './input-validation.js';
 import { outputLayout, type TensorLayout } from './output-allocation.js';
 import { pointerAlignment, runtimeInfoFor, schedulerDevice, type ExecutorArgument } from './runtime-info.js';
-import type { SegmentPlan, Segmenter } from './segment-plan.js';
+import type { PlanGroup, SegmentPlan, Segmenter } from './segment-plan.js';
 
 /** Dump names the executor prints (nvFuser's names). */
 export type ExecutorDump =
@@ -55,6 +56,11 @@ export interface ExecutorCacheOptions {
   fusionId?: number;
   /** Fill every output and intermediate with 0xFF bytes before launching (tests). */
   poisonOutputs?: boolean;
+  /**
+   * Run segments that share no data with the others on the device's side stream, concurrently
+   * with the rest (side-stream-steps.ts says which). Default true.
+   */
+  concurrentSegments?: boolean;
 }
 
 export interface ExecutorCacheStats {
@@ -62,6 +68,8 @@ export interface ExecutorCacheStats {
   plans: number;
   launchPlans: number;
   kernels: number;
+  /** Kernel launches enqueued on the side stream (segments run concurrently with the others). */
+  sideLaunches: number;
   /** How each kernel's cubin was obtained. */
   compiles: CompileReport[];
 }
@@ -72,6 +80,8 @@ interface Step {
   executor: FusionExecutor;
   grid: [number, number, number];
   refs: Ref[];
+  /** Enqueued on the device's side stream (side-stream-steps.ts). */
+  side: boolean;
 }
 
 interface LaunchPlan {
@@ -100,7 +110,7 @@ function stableOrderKey(strides: readonly number[]): string {
 }
 
 export class FusionExecutorCache {
-  readonly stats: ExecutorCacheStats = { calls: 0, plans: 0, launchPlans: 0, kernels: 0, compiles: [] };
+  readonly stats: ExecutorCacheStats = { calls: 0, plans: 0, launchPlans: 0, kernels: 0, sideLaunches: 0, compiles: [] };
   private readonly runtimes = new Map<string, KernelRuntime>();
   private readonly launchPlans = new Map<string, LaunchPlan>();
   private readonly registry: SchedulerRegistry;
@@ -254,6 +264,7 @@ export class FusionExecutorCache {
         executor: executor.executor,
         grid,
         refs: [...refs, ...group.outputs.map((v) => refOf.get(v) as Ref)],
+        side: false,
       });
       if (this.dump.has('launch_param')) this.sink(executor.executor.kernel.dumps.launchParams);
     });
@@ -262,6 +273,22 @@ export class FusionExecutorCache {
       if (r === undefined) throw new Error(`fusion output T${v.name} is produced by no segment`);
       plan.outputs.push(r);
       if (r.kind === 'buffer') plan.isOutput[r.index] = true;
+    }
+    if (this.options.concurrentSegments !== false) {
+      const bufferIndices = (refs: readonly Ref[]): number[] => refs.flatMap((r) => (r.kind === 'buffer' ? [r.index] : []));
+      const side = sideStreamSteps(
+        plan.steps.map((s, i) => {
+          const group = runtime.segments.groups[i] as PlanGroup;
+          return {
+            readsBuffers: bufferIndices(s.refs.slice(0, group.inputs.length)),
+            writesBuffers: bufferIndices(s.refs.slice(group.inputs.length)),
+            gridSynchronizing: s.executor.residentBlocksPerSm() !== null,
+          };
+        }),
+      );
+      plan.steps.forEach((s, i) => {
+        s.side = side[i] === true;
+      });
     }
     this.stats.launchPlans += 1;
     return plan;
@@ -300,10 +327,22 @@ export class FusionExecutorCache {
       const a = args[r.index] as ExecutorArgument;
       return a instanceof Tensor ? a.asKernelArgument() : a;
     };
+    // Fork before the first launch, so the side stream's kernels overlap the main stream's.
+    const sideStream = plan.steps.some((s) => s.side) ? this.device.forkSide() : undefined;
     try {
-      for (const step of plan.steps) step.executor.launch(step.refs.map(value), step.grid);
+      for (const step of plan.steps) {
+        if (step.side && sideStream !== undefined) {
+          step.executor.launch(step.refs.map(value), step.grid, sideStream);
+          this.stats.sideLaunches += 1;
+        } else {
+          step.executor.launch(step.refs.map(value), step.grid);
+        }
+      }
       return plan.outputs.map((r) => (r.kind === 'buffer' ? (buffers[r.index] as Tensor) : (args[r.index] as Tensor).toDevice(this.device)));
     } finally {
+      // The main stream waits for the side stream: callers (and freed intermediates reused from
+      // the pool) see every kernel of the call finished in stream order.
+      if (sideStream !== undefined) this.device.joinSide();
       buffers.forEach((b, i) => {
         if (plan.isOutput[i] !== true) b.dispose();
       });

@@ -98,12 +98,13 @@ export class FusionExecutor {
   /**
    * Enqueues the kernel on the device's stream with one value per kernel parameter (inputs
    * then outputs). `grid` overrides the compiled launch grid (other sizes, same kernel). A grid
-   * with a zero dimension means there is nothing to compute: no launch.
+   * with a zero dimension means there is nothing to compute: no launch. `stream`: another
+   * stream than the device's (FusionExecutorCache's side stream).
    */
-  launch(values: readonly ArgumentValue[], grid: readonly [number, number, number] = this.kernel.launch.grid): void {
+  launch(values: readonly ArgumentValue[], grid: readonly [number, number, number] = this.kernel.launch.grid, stream?: bigint): void {
     if (grid[0] === 0 || grid[1] === 0 || grid[2] === 0) return;
     const buffer = packKernelArguments(this.kernel.args, values);
-    this.fn.launch({ grid: [grid[0], grid[1], grid[2]], block: this.kernel.launch.block, sharedBytes: this.kernel.launch.sharedMemBytes }, buffer);
+    this.fn.launch({ grid: [grid[0], grid[1], grid[2]], block: this.kernel.launch.block, sharedBytes: this.kernel.launch.sharedMemBytes, ...(stream === undefined ? {} : { stream }) }, buffer);
   }
 
   unload(): void {

@@ -52,6 +52,7 @@ export interface NativeAddon {
   streamCreate(flags: number): Handle;
   streamDestroy(stream: Handle): void;
   streamSynchronize(stream: Handle): void;
+  streamWaitEvent(stream: Handle, event: Handle): void;
   memGetInfo(): { free: number; total: number };
   memAlloc(bytes: bigint | number): bigint;
   memFree(pointer: bigint): void;
@@ -116,6 +117,9 @@ export function addonSearchPaths(moduleDir: string, env: NodeJS.ProcessEnv = pro
 }
 
 /** Loads the addon once; later calls return the same outcome. Never throws. */
+/** The native functions this runtime calls (tsfuser_runtime.node's `abiVersion`). */
+export const ADDON_ABI_VERSION = 2;
+
 export function loadAddon(): AddonLoad {
   if (cached !== undefined) return cached;
   const moduleDir = dirname(fileURLToPath(import.meta.url));
@@ -132,6 +136,10 @@ export function loadAddon(): AddonLoad {
   try {
     const require = createRequire(import.meta.url);
     const addon = require(found) as NativeAddon;
+    if (addon.abiVersion !== ADDON_ABI_VERSION) {
+      cached = { ok: false, reason: `${found} is a stale build (ABI ${String(addon.abiVersion)}, this runtime needs ${ADDON_ABI_VERSION}): rebuild it with \`pnpm --filter @tsfuser/runtime build\``, searched };
+      return cached;
+    }
     addon.setErrorClass(CudaError);
     cached = { ok: true, addon, path: found };
   } catch (error) {
