@@ -196,6 +196,39 @@ describe('inner persistent codegen: evict-last row parameters (evictLastRowParam
   }, 600_000);
 });
 
+describe('inner persistent codegen: row parameters loaded first (hoistRowParamLoads)', () => {
+  it('weight and bias load at the top of the kernel, before the first block reduction; the row of x stays; simulates like the fusion', () => {
+    const c = buildNormalization('ln_hoist', { kind: 'layer_norm', dtype: 'Float', shape: [37, 1000], affine: true });
+    const { kernel, compiled } = lowerCase(c, { hoistRowParamLoads: true });
+    const order: string[] = [];
+    walk(kernel.body, false, (s) => {
+      if (s.kind === 'BlockReduce') order.push('reduce');
+      if (s.kind === 'LoadStore' && s.in.memory === 'Global') order.push(`load ${s.in.tensor} → ${s.out.tensor}`);
+    });
+    const firstReduce = order.indexOf('reduce');
+    // Inputs: T0 = x [N, H], T1 = weight [H], T2 = bias [H]; the hoisted buffers are *_h.
+    expect(order.slice(0, firstReduce).filter((o) => o.startsWith('load T1') || o.startsWith('load T2'))).toHaveLength(2);
+    expect(order.slice(firstReduce).some((o) => o.startsWith('load T1') || o.startsWith('load T2'))).toBe(false);
+    expect(order.slice(0, firstReduce).some((o) => o.startsWith('load T0'))).toBe(true);
+    expect(compiled.dumps.schedulerParams).toContain('Row parameters loaded before the reductions');
+    const big = buildNormalization('ln_hoist_4096', { kind: 'layer_norm', dtype: 'Float', shape: [8, 4096], affine: true });
+    // A persistent batch of 4: the loads leave their loop for one that fills 4 vectors each.
+    expect(lowerCase(big, { hoistRowParamLoads: true, batches: 4 }).compiled.dumps.cuda).toMatch(/T\d+_h\[i\d+_h0 \* 4\]/);
+    expect(lowerCase(big, { batches: 4 }).compiled.dumps.cuda).not.toMatch(/_h\[/);
+    simulateAndCompare(big, { hoistRowParamLoads: true, batches: 4 });
+    simulateAndCompare(c, { hoistRowParamLoads: true });
+    simulateAndCompare(buildNormalization('rms_hoist', { kind: 'rms_norm', dtype: 'BFloat16', shape: [5, 4096], affine: true }), { hoistRowParamLoads: true, batches: 2 });
+    simulateAndCompare(buildNormalization('softmax_hoist', { kind: 'softmax', dtype: 'Half', shape: [600, 7] }), { hoistRowParamLoads: true });
+  });
+
+  it.skipIf(!hasNvcc)('compiles with nvcc -ptx -arch=sm_90 for every affine fixture', async () => {
+    const cases = normalizationFixtures(64).filter((c) => c.spec.affine === true && innerPersistentRegistry().tryPick(c.fusion, c.info).scheduler !== null);
+    const kernels = cases.map((c, i) => compileFusion(c.fusion, c.info, { fusionId: 36000 + i, registry: innerPersistentRegistry({ hoistRowParamLoads: true }) }));
+    expect(kernels.filter((k) => k.dumps.cuda.includes('_h[')).length).toBeGreaterThan(0);
+    await compileKernelsWithNvcc(kernels, { label: 'hoist' });
+  }, 600_000);
+});
+
 describe('inner persistent codegen: one-barrier allreduces (singleBarrierAllreduce)', () => {
   const allreduces = (k: Kernel): Extract<Stmt, { kind: 'BlockReduce' }>[] => {
     const out: Extract<Stmt, { kind: 'BlockReduce' }>[] = [];

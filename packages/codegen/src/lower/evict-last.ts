@@ -12,7 +12,7 @@ import type { Stmt } from '../kernel-ir/nodes.js';
 
 const ROW_SYMBOLS = new Set(['blockIdx.x', 'blockIdx.y', 'threadIdx.y']);
 
-function mentionsRow(e: IndexExpr): boolean {
+export function mentionsRow(e: IndexExpr): boolean {
   switch (e.kind) {
     case 'const':
       return false;

@@ -13,6 +13,8 @@
 //                        loads go into a second register buffer (row-prefetch.ts)
 //   9. cache hints       inner persistent kernels with evictLastRowParams: row-invariant loads
 //                        evict-last in L1 (evict-last.ts)
+//   9b. hoisting        inner persistent kernels with hoistRowParamLoads: row-invariant loads
+//                        issued at the top of the kernel (hoist-row-params.ts)
 //  10. barriers          inner persistent kernels with singleBarrierAllreduce: one
 //                        __syncthreads per block allreduce (allreduce-barriers.ts)
 // plus fusion scalar math lowered to ScalarComputes ahead of the loops.
@@ -30,6 +32,7 @@ import { buildLoopNest } from './loop-nest.js';
 import { gridOuterReduceStmt, gridOuterReductions } from './grid-outer-reduction.js';
 import { singleBarrierAllreduces } from './allreduce-barriers.js';
 import { evictLastRowParams } from './evict-last.js';
+import { hoistRowParamLoads } from './hoist-row-params.js';
 import { groupAllreduces } from './group-allreduce.js';
 import { prefetchNextRow } from './row-prefetch.js';
 
@@ -131,7 +134,8 @@ export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Ker
   const grouped = p.schedulerType === 'inner_outer_persistent' && p.groupInnerReductions ? groupAllreduces(lowered) : lowered;
   const prefetched = p.schedulerType === 'inner_outer_persistent' && p.prefetchNextRow ? prefetchNextRow(grouped) : grouped;
   const hinted = p.schedulerType === 'inner_persistent' && p.evictLastRowParams ? evictLastRowParams(prefetched) : prefetched;
-  const body = p.schedulerType === 'inner_persistent' && p.singleBarrierAllreduce ? singleBarrierAllreduces(hinted) : hinted;
+  const hoisted = p.schedulerType === 'inner_persistent' && p.hoistRowParamLoads ? hoistRowParamLoads(hinted) : hinted;
+  const body = p.schedulerType === 'inner_persistent' && p.singleBarrierAllreduce ? singleBarrierAllreduces(hoisted) : hoisted;
   return {
     name: opts.kernelName,
     indexType: ctx.indexType,

@@ -62,7 +62,7 @@ function mentions(e: IndexExpr, name: string): boolean {
 }
 
 /** The LoadStores of a row load, or null when `s` is anything else. */
-function rowLoadLeaves(s: Stmt): LoadStore[] | null {
+export function rowLoadLeaves(s: Stmt): LoadStore[] | null {
   switch (s.kind) {
     case 'LoadStore':
       return s.in.memory === 'Global' && s.out.memory === 'Local' && s.width > 1 ? [s] : null;
@@ -95,14 +95,14 @@ function readsRow(s: Stmt, row: string): boolean {
 }
 
 /** How many accesses of `stmts` write each buffer. */
-function writes(stmts: readonly Stmt[]): Map<string, number> {
+export function writes(stmts: readonly Stmt[]): Map<string, number> {
   const count = new Map<string, number>();
   for (const a of accessesOf(stmts).writes) count.set(a.tensor, (count.get(a.tensor) ?? 0) + 1);
   return count;
 }
 
 /** `s` with the row index replaced by `by` and each load's output buffer renamed. */
-function retarget(s: Stmt, row: string, by: IndexExpr, rename: ReadonlyMap<string, string>): Stmt {
+export function retarget(s: Stmt, row: string, by: IndexExpr, rename: ReadonlyMap<string, string>): Stmt {
   const pred = (p: Predicate): Predicate => ({ index: substitute(p.index, row, by), extent: substitute(p.extent, row, by) });
   const access = (a: TensorAccess, out: boolean): TensorAccess => ({ ...a, tensor: out ? (rename.get(a.tensor) ?? a.tensor) : a.tensor, index: substitute(a.index, row, by) });
   switch (s.kind) {

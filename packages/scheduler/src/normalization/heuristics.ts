@@ -163,6 +163,8 @@ export interface InnerPersistentOverrides {
   evictLastRowParams?: boolean;
   /** Block allreduces with one barrier each (InnerPersistentParams.singleBarrierAllreduce). */
   singleBarrierAllreduce?: boolean;
+  /** Row parameter loads first (InnerPersistentParams.hoistRowParamLoads). */
+  hoistRowParamLoads?: boolean;
 }
 
 export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: RuntimeInfo, overrides: InnerPersistentOverrides = {}): InnerPersistentParams {
@@ -219,6 +221,7 @@ export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: 
     projectPersistentBuffers: overrides.project !== false && projectsToInputs(fusion),
     evictLastRowParams: overrides.evictLastRowParams ?? false,
     singleBarrierAllreduce: overrides.singleBarrierAllreduce ?? false,
+    hoistRowParamLoads: overrides.hoistRowParamLoads ?? false,
     multipleReductionsPerBlock: bdimy > 1,
     gridDimIterDom: 'BIDx',
     blockDimIterDom: bdimy > 1 ? 'TIDy' : 'Serial',

@@ -63,6 +63,11 @@ export interface InnerPersistentParams extends PersistentRowReductionParams {
    * is such an allreduce, run once per thread.
    */
   singleBarrierAllreduce: boolean;
+  /**
+   * The row parameters' loads (weight, bias) are issued at the top of the kernel, before the
+   * row's reductions, instead of in the last loop (their values are held in registers).
+   */
+  hoistRowParamLoads: boolean;
   gridDimIterDom: 'BIDx';
   blockDimIterDom: 'Serial' | 'TIDy';
   indexType: IndexType;
@@ -90,6 +95,7 @@ export function innerPersistentParamsToString(p: InnerPersistentParams): string 
   lines.push(`Persistent buffer size: ${p.persistentBufferSize} bytes per row`);
   if (p.evictLastRowParams) lines.push('Row parameters loaded with L1::evict_last');
   if (p.singleBarrierAllreduce) lines.push('Block allreduces with one barrier');
+  if (p.hoistRowParamLoads) lines.push('Row parameters loaded before the reductions');
   lines.push(vectorizedTensorsLine(p));
   return reductionDumpClosing(lines, p);
 }
