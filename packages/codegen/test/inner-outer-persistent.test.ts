@@ -210,15 +210,20 @@ describe('inner-outer persistent codegen: random shapes', () => {
       return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
     };
     const dtypes = ['Float', 'Half', 'BFloat16'] as const;
+    // The simulator's time grows with N·H: a budget of elements keeps the run within the timeout
+    // whatever the seed draws (a case past it is skipped, the next one drawn).
+    let budget = 2_500_000;
     for (let i = 0; i < 8; i += 1) {
       const dtype = dtypes[Math.floor(rand() * 3)] ?? 'Float';
       const rows = 1 + Math.floor(rand() ** 2 * 700);
       const hidden = 1 + Math.floor(rand() ** 2 * 1500);
+      if (rows * hidden > budget) continue;
+      budget -= rows * hidden;
       try {
         simulateAndCompare(buildLayerNormBackward(dtype, rows, hidden));
       } catch (error) {
         throw new Error(`seed ${seed} case ${i} (${dtype} ${rows}×${hidden}): ${(error as Error).message}`);
       }
     }
-  }, 120_000);
+  }, 300_000);
 });
