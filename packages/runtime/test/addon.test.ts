@@ -11,6 +11,7 @@ import {
   isAvailable,
   loadAddon,
 } from '../src/index.js';
+import { staleAddonReason } from '../src/native/addon.js';
 
 const hasGpu = existsSync('/dev/nvidia0');
 
@@ -23,6 +24,14 @@ describe('native addon', () => {
     for (const name of ['probe', 'memAlloc', 'nvrtcCompile', 'launchKernel', 'eventElapsedTime', 'streamWaitEvent'] as const) {
       expect(typeof load.addon[name]).toBe('function');
     }
+  });
+
+  it('refuses an addon built for another ABI, saying how to rebuild it', () => {
+    expect(staleAddonReason('/x/tsfuser_runtime.node', ADDON_ABI_VERSION)).toBeNull();
+    expect(staleAddonReason('/x/tsfuser_runtime.node', 1)).toBe(
+      `/x/tsfuser_runtime.node is a stale build (ABI 1, this runtime needs ${ADDON_ABI_VERSION}): rebuild it with \`pnpm --filter @tsfuser/runtime build\``,
+    );
+    expect(staleAddonReason('/x/a.node', undefined)).toMatch(/ABI undefined/);
   });
 
   it('searches $TSFUSER_ADDON_PATH first, then beside the module, then build/Release upwards', () => {

@@ -120,6 +120,12 @@ export function addonSearchPaths(moduleDir: string, env: NodeJS.ProcessEnv = pro
 /** The native functions this runtime calls (tsfuser_runtime.node's `abiVersion`). */
 export const ADDON_ABI_VERSION = 2;
 
+/** Why an addon built for another ABI cannot be used (null when `abiVersion` matches). */
+export function staleAddonReason(path: string, abiVersion: unknown): string | null {
+  if (abiVersion === ADDON_ABI_VERSION) return null;
+  return `${path} is a stale build (ABI ${String(abiVersion)}, this runtime needs ${ADDON_ABI_VERSION}): rebuild it with \`pnpm --filter @tsfuser/runtime build\``;
+}
+
 export function loadAddon(): AddonLoad {
   if (cached !== undefined) return cached;
   const moduleDir = dirname(fileURLToPath(import.meta.url));
@@ -136,8 +142,9 @@ export function loadAddon(): AddonLoad {
   try {
     const require = createRequire(import.meta.url);
     const addon = require(found) as NativeAddon;
-    if (addon.abiVersion !== ADDON_ABI_VERSION) {
-      cached = { ok: false, reason: `${found} is a stale build (ABI ${String(addon.abiVersion)}, this runtime needs ${ADDON_ABI_VERSION}): rebuild it with \`pnpm --filter @tsfuser/runtime build\``, searched };
+    const stale = staleAddonReason(found, addon.abiVersion);
+    if (stale !== null) {
+      cached = { ok: false, reason: stale, searched };
       return cached;
     }
     addon.setErrorClass(CudaError);
