@@ -1,6 +1,7 @@
 // Which buffers a kernel IR statement writes and reads (tensor names: Local buffers, Global
 // arguments, work buffers by their tensor accesses), for passes that move or rewrite
-// statements after lowering (row-prefetch.ts, group-allreduce.ts). Nested statements count.
+// statements after lowering (row-prefetch.ts, group-allreduce.ts, hoist-row-params.ts), and
+// whether statements hold a block or grid reduction. Nested statements count.
 // GridOuterReduce names its work buffers and outputs, not accesses: it is the kernel's last
 // statement, and no pass moves anything across it.
 
@@ -77,4 +78,35 @@ export function accessesOf(stmts: readonly Stmt[]): { writes: TensorAccess[]; re
   };
   stmts.forEach(visit);
   return { writes, reads };
+}
+
+/** Whether `stmts` (or a statement nested in them) is a block or grid reduction. */
+export function containsReduction(stmts: readonly Stmt[]): boolean {
+  return stmts.some((s) => {
+    switch (s.kind) {
+      case 'BlockReduce':
+      case 'BlockWelford':
+      case 'GridReduce':
+      case 'GridWelford':
+      case 'GridOuterReduce':
+        return true;
+      case 'ForLoop':
+        return containsReduction(s.body);
+      case 'IfThenElse':
+        return containsReduction(s.then) || containsReduction(s.else);
+      case 'Allocate':
+      case 'LoadStore':
+      case 'Compute':
+      case 'ScalarCompute':
+      case 'ReductionInit':
+      case 'WelfordUpdate':
+      case 'GridOuterStore':
+      case 'PendingExpr':
+        return false;
+      default: {
+        const unreachable: never = s;
+        throw new Error(`unknown statement ${String(unreachable)}`);
+      }
+    }
+  });
 }

@@ -19,30 +19,12 @@
 // changes.
 
 import { iadd, iconst, imul, isym, type IndexExpr } from '../kernel-ir/index-expr.js';
+import { containsReduction } from '../kernel-ir/effects.js';
 import type { Stmt, TensorAccess } from '../kernel-ir/nodes.js';
 import { mentionsRow } from './evict-last.js';
 import { retarget, rowLoadLeaves, writes } from './row-prefetch.js';
 
 type Allocate = Extract<Stmt, { kind: 'Allocate' }>;
-
-function containsBlockReduction(stmts: readonly Stmt[]): boolean {
-  return stmts.some((s) => {
-    switch (s.kind) {
-      case 'BlockReduce':
-      case 'BlockWelford':
-      case 'GridReduce':
-      case 'GridWelford':
-      case 'GridOuterReduce':
-        return true;
-      case 'ForLoop':
-        return containsBlockReduction(s.body);
-      case 'IfThenElse':
-        return containsBlockReduction(s.then) || containsBlockReduction(s.else);
-      default:
-        return false;
-    }
-  });
-}
 
 /** The loads of `s` (a retargeted row load) with each output index moved by `offset`. */
 function shiftOutputs(s: Stmt, offset: IndexExpr): Stmt {
@@ -94,7 +76,7 @@ export function hoistRowParamLoads(body: readonly Stmt[]): Stmt[] {
       top.push(loop);
       continue;
     }
-    if (loop.kind !== 'ForLoop' || loop.extent.kind !== 'const' || containsBlockReduction(loop.body)) {
+    if (loop.kind !== 'ForLoop' || loop.extent.kind !== 'const' || containsReduction(loop.body)) {
       rest.push(loop);
       continue;
     }

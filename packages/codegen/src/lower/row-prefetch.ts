@@ -22,7 +22,7 @@
 
 import { LoweringError } from '../errors.js';
 import { iadd, iconst, idiv, imod, imul, isym, type IndexExpr } from '../kernel-ir/index-expr.js';
-import { accessesOf } from '../kernel-ir/effects.js';
+import { accessesOf, containsReduction } from '../kernel-ir/effects.js';
 import type { Predicate, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
 
 type LoadStore = Extract<Stmt, { kind: 'LoadStore' }>;
@@ -117,18 +117,6 @@ export function retarget(s: Stmt, row: string, by: IndexExpr, rename: ReadonlyMa
   }
 }
 
-function containsBlockReduction(stmts: readonly Stmt[]): boolean {
-  return stmts.some((s) =>
-    s.kind === 'BlockReduce' || s.kind === 'BlockWelford'
-      ? true
-      : s.kind === 'ForLoop'
-        ? containsBlockReduction(s.body)
-        : s.kind === 'IfThenElse'
-          ? containsBlockReduction(s.then) || containsBlockReduction(s.else)
-          : false,
-  );
-}
-
 /** `buffer[k] ← source[k]` for k < size, unrolled. */
 function copyLoop(a: Allocate, source: string, index: string): Stmt {
   const at = (tensor: string): TensorAccess => ({ kind: 'tensor', tensor, dtype: a.dtype, memory: 'Local', index: isym(index, a.size) });
@@ -140,7 +128,7 @@ function copyLoop(a: Allocate, source: string, index: string): Stmt {
  * holds the block reductions). Returns the body unchanged when it has no such loop or no row load.
  */
 export function prefetchNextRow(body: readonly Stmt[]): Stmt[] {
-  const at = body.findIndex((s) => s.kind === 'ForLoop' && containsBlockReduction(s.body));
+  const at = body.findIndex((s) => s.kind === 'ForLoop' && containsReduction(s.body));
   const loop = body[at];
   if (loop === undefined || loop.kind !== 'ForLoop') return [...body];
   const row = loop.index;
