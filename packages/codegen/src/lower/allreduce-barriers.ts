@@ -13,35 +13,12 @@
 // Invariant: every allreduce reduces the same values into the same accumulators in the same
 // threads (the partials may be combined in another order); no other statement changes.
 
+import { containsReduction } from '../kernel-ir/effects.js';
 import type { Stmt } from '../kernel-ir/nodes.js';
 
-/** Whether a statement (or one nested in it) uses the kernel's dynamic shared memory. */
+/** Whether a statement (or one nested in it) uses the kernel's dynamic shared memory: every block or grid reduction does. */
 function usesSharedMemory(s: Stmt): boolean {
-  switch (s.kind) {
-    case 'ForLoop':
-      return s.body.some(usesSharedMemory);
-    case 'IfThenElse':
-      return s.then.some(usesSharedMemory) || s.else.some(usesSharedMemory);
-    case 'BlockReduce':
-    case 'GridReduce':
-    case 'GridOuterReduce':
-    case 'BlockWelford':
-    case 'GridWelford':
-      return true;
-    case 'Allocate':
-    case 'LoadStore':
-    case 'Compute':
-    case 'ScalarCompute':
-    case 'ReductionInit':
-    case 'WelfordUpdate':
-    case 'GridOuterStore':
-    case 'PendingExpr':
-      return false;
-    default: {
-      const unreachable: never = s;
-      throw new Error(`unknown statement ${String(unreachable)}`);
-    }
-  }
+  return containsReduction([s]);
 }
 
 function isPlainAllreduce(s: Stmt): s is Extract<Stmt, { kind: 'BlockReduce' }> {
