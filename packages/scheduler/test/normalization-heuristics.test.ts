@@ -110,6 +110,38 @@ describe('inner persistent heuristics', () => {
     (want[0] as HostTensor).toNumbers().forEach((v, k) => expect(Math.abs((g[k] as number) - v)).toBeLessThanOrEqual(1.6e-2 * Math.max(1, Math.abs(v))));
   });
 
+  it('row parameters load first by default for 4-byte rows within the register budget only', () => {
+    const ln = (dtype: DataType, params: 0 | 1 | 2): Fusion => {
+      const f = new Fusion();
+      const x = makeTensor(f, { shape: [-1, -1], dtype });
+      f.addInput(x);
+      const w = params >= 1 ? makeTensor(f, { shape: [-1], dtype }) : undefined;
+      const b = params === 2 ? makeTensor(f, { shape: [-1], dtype }) : undefined;
+      if (w !== undefined) f.addInput(w);
+      if (b !== undefined) f.addInput(b);
+      f.addOutput(layerNorm(x, 1, w, b).output);
+      return f;
+    };
+    const at = (f: Fusion, n: number, h: number, overrides: ConstructorParameters<typeof InnerPersistentScheduler>[0] = {}): InnerPersistentParams =>
+      new InnerPersistentScheduler(overrides).computeHeuristics(f, makeRuntimeInfo(f, f.inputs.map((_, i) => ({ sizes: i === 0 ? [n, h] : [h] }))));
+    // Float, weight and bias, 4 batches of 4: 4·4·(4+4) = 128 bytes per thread, the budget.
+    const f32 = at(ln('Float', 2), 16384, 4096);
+    expect(f32.batchesPerBlockInnerReduction * f32.unrollFactorInnerReduction).toBe(16);
+    expect(f32.hoistRowParamLoads).toBe(true);
+    expect(heuristicParamsToString(f32)).toContain('Row parameters loaded before the reductions');
+    // 16-bit rows keep their loads in place (the registers cost occupancy they cannot spare).
+    expect(at(ln('BFloat16', 2), 16384, 4096).hoistRowParamLoads).toBe(false);
+    expect(at(ln('Half', 1), 16384, 4096).hoistRowParamLoads).toBe(false);
+    // Past the budget: 8 batches of 4 Float, weight and bias = 256 bytes per thread.
+    expect(at(ln('Float', 2), 16384, 8192).batchesPerBlockInnerReduction * 4 * 8).toBeGreaterThan(128);
+    expect(at(ln('Float', 2), 16384, 8192).hoistRowParamLoads).toBe(false);
+    expect(at(ln('Float', 1), 16384, 8192).hoistRowParamLoads).toBe(true);
+    // Nothing to hoist without row parameters; an override wins either way.
+    expect(at(ln('Float', 0), 16384, 4096).hoistRowParamLoads).toBe(false);
+    expect(at(ln('Float', 2), 16384, 4096, { hoistRowParamLoads: false }).hoistRowParamLoads).toBe(false);
+    expect(at(ln('BFloat16', 2), 16384, 4096, { hoistRowParamLoads: true }).hoistRowParamLoads).toBe(true);
+  });
+
   it('misaligned pointers and outer strides turn vectorization off', () => {
     expect(params(softmaxFusion(2), [[64, 4096]], 4).vectorizeInnerReduction).toBe(false);
     expect(params(softmaxFusion(2), [[64, 4096]], 8).unrollFactorInnerReduction).toBe(2);

@@ -65,7 +65,8 @@ export interface InnerPersistentParams extends PersistentRowReductionParams {
   singleBarrierAllreduce: boolean;
   /**
    * The row parameters' loads (weight, bias) are issued at the top of the kernel, before the
-   * row's reductions, instead of in the last loop (their values are held in registers).
+   * row's reductions, instead of in the last loop (their values are held in registers). On by
+   * default for 4-byte rows within a register budget (heuristics.ts, hoistRowParamsByDefault).
    */
   hoistRowParamLoads: boolean;
   gridDimIterDom: 'BIDx';

@@ -1,0 +1,99 @@
+// Kernel export for tools/bench/kernel_ab.py: compiles the normalization bench workloads
+// (16384×4096 softmax, layer_norm, rms_norm) with the inner persistent heuristic and with any
+// overrides given, and writes each kernel's full CUDA source, launch dimensions and parameter
+// layout (which fusion input or output each Tensor parameter is) plus manifest.json, so the
+// Python harness can launch the very kernels tsfuser would, beside torch.compile, in one
+// process. Needs no GPU (the H100's properties are the scheduler's default device).
+//
+//   bash gpu-bundle/run.sh tsfuser-export-kernels <dir> [workload,…] ['{"name": {overrides}, …}']
+//   python3 tools/bench/kernel_ab.py <dir> [--mode blocked|interleaved] [--rounds N]
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { compileFusion } from '@tsfuser/codegen';
+import { InnerPersistentScheduler, makeRuntimeInfo, SchedulerRegistry, type InnerPersistentOverrides } from '@tsfuser/scheduler';
+import { normalizationWorkloads } from '../src/bench/workloads.js';
+
+export interface ExportedParam {
+  kind: 'tensor' | 'scalar';
+  rank: number;
+  role: 'input' | 'output';
+  position: number;
+  dtype: string;
+  offset: number;
+  size: number;
+}
+
+export interface ExportedKernel {
+  workload: string;
+  variant: string;
+  file: string;
+  kernel: string;
+  grid: [number, number, number];
+  block: [number, number, number];
+  smem: number;
+  indexType: string;
+  params: ExportedParam[];
+  argBytes: number;
+  inputs: { sizes: number[]; dtype: string }[];
+}
+
+/** The kernels of the named workloads (all normalization workloads when none) under each variant. */
+export function exportKernels(workloads: readonly string[] | undefined, variants: Record<string, InnerPersistentOverrides>): { kernel: ExportedKernel; source: string }[] {
+  const all = normalizationWorkloads();
+  const unknown = (workloads ?? []).filter((n) => !all.some((w) => w.name === n));
+  if (unknown.length > 0) throw new Error(`export-kernels: unknown workload(s) ${unknown.join(', ')}; known: ${all.map((w) => w.name).join(', ')}`);
+  const out: { kernel: ExportedKernel; source: string }[] = [];
+  for (const w of all.filter((x) => workloads === undefined || workloads.includes(x.name))) {
+    const fusion = w.build().fusionIr();
+    const info = makeRuntimeInfo(fusion, w.inputs.map((i) => ({ sizes: i.sizes })));
+    for (const [variant, overrides] of Object.entries({ heuristic: {}, ...variants })) {
+      if (!/^[A-Za-z0-9_.-]+$/.test(variant)) throw new Error(`export-kernels: variant name "${variant}" must be letters, digits, _ . -`);
+      const k = compileFusion(fusion, info, { registry: new SchedulerRegistry([new InnerPersistentScheduler(overrides)]) });
+      const params = k.args.slots.map((s): ExportedParam => ({
+        kind: s.param.kind,
+        rank: s.param.kind === 'tensor' ? s.param.rank : 0,
+        role: s.param.role,
+        position: s.param.position,
+        dtype: s.param.dtype,
+        offset: s.offset,
+        size: s.size,
+      }));
+      out.push({
+        source: k.source,
+        kernel: {
+          workload: w.name,
+          variant,
+          file: `${w.name}__${variant}.cu`,
+          kernel: k.kernelName,
+          grid: k.launch.grid,
+          block: k.launch.block,
+          smem: k.launch.sharedMemBytes,
+          indexType: k.indexType,
+          params,
+          argBytes: k.args.size,
+          inputs: w.inputs.map((i) => ({ sizes: [...i.sizes], dtype: i.dtype })),
+        },
+      });
+    }
+  }
+  return out;
+}
+
+function main(): void {
+  const dir = process.argv[2];
+  if (dir === undefined) {
+    console.error('usage: tsfuser-export-kernels <dir> [workload,…] [\'{"variant": {overrides}}\']');
+    process.exitCode = 2;
+    return;
+  }
+  const workloads = process.argv[3]?.split(',').filter((s) => s.length > 0);
+  const variants = JSON.parse(process.argv[4] ?? '{}') as Record<string, InnerPersistentOverrides>;
+  const exported = exportKernels(workloads, variants);
+  mkdirSync(dir, { recursive: true });
+  for (const e of exported) writeFileSync(join(dir, e.kernel.file), e.source);
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(exported.map((e) => e.kernel), null, 1));
+  console.log(`export-kernels: ${exported.length} kernels → ${dir}`);
+}
+
+if (process.argv[1]?.endsWith('tsfuser-export-kernels.mjs') === true) main();

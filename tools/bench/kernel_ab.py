@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""A/B timing of tsfuser's generated kernels against torch.compile in ONE process and harness.
+
+`tsfuser bench` times tsfuser in Node and PyTorch in Python; both use CUDA events around each
+run with the L2 flushed first, but two harnesses can differ by a fraction of a microsecond
+(stream setup, the flush kernel, how a copy is issued). For gaps of that size this script
+removes the doubt: it loads kernels exported by `tsfuser-export-kernels` (CUDA source, launch
+dimensions, parameter layout), compiles them with NVRTC and launches them through the driver
+API on PyTorch's current stream, and times them interleaved with the torch.compile and eager
+versions of the same workload and a same-size copy: every round runs every implementation once
+in a shuffled order, each after the same L2 flush. Reports each median and, per
+implementation, the median of its paired per-round difference to torch.compile.
+
+Each exported kernel's output is first checked against PyTorch eager on a poisoned (NaN)
+output buffer.
+
+    python3 kernel_ab.py <export-dir> [--rounds 400] [--workloads a,b]
+"""
+
+import argparse
+import ctypes
+import json
+import os
+import random
+import statistics
+import sys
+
+import torch
+
+DTYPES = {"Float": torch.float32, "BFloat16": torch.bfloat16, "Half": torch.float16}
+
+
+def _load(names):
+    for n in names:
+        try:
+            return ctypes.CDLL(n)
+        except OSError:
+            pass
+    raise SystemExit(f"cannot load any of {names}")
+
+
+cuda = _load(["libcuda.so.1", "libcuda.so"])
+nvrtc = _load(["libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"])
+
+
+def check_cu(status, what):
+    if status != 0:
+        msg = ctypes.c_char_p()
+        cuda.cuGetErrorString(status, ctypes.byref(msg))
+        raise RuntimeError(f"{what}: CUDA error {status} ({msg.value.decode() if msg.value else '?'})")
+
+
+def compile_cubin(source, name, arch):
+    prog = ctypes.c_void_p()
+    r = nvrtc.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), name.encode(), 0, None, None)
+    if r != 0:
+        raise RuntimeError(f"nvrtcCreateProgram {r}")
+    opts = [f"--gpu-architecture={arch}", "--std=c++17", "-default-device"]
+    arr = (ctypes.c_char_p * len(opts))(*[o.encode() for o in opts])
+    r = nvrtc.nvrtcCompileProgram(prog, len(opts), arr)
+    if r != 0:
+        size = ctypes.c_size_t()
+        nvrtc.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+        log = ctypes.create_string_buffer(size.value)
+        nvrtc.nvrtcGetProgramLog(prog, log)
+        raise RuntimeError(f"nvrtc failed for {name}:\n{log.value.decode()[:2000]}")
+    size = ctypes.c_size_t()
+    nvrtc.nvrtcGetCUBINSize(prog, ctypes.byref(size))
+    cubin = ctypes.create_string_buffer(size.value)
+    nvrtc.nvrtcGetCUBIN(prog, cubin)
+    nvrtc.nvrtcDestroyProgram(ctypes.byref(prog))
+    return cubin
+
+
+class Kernel:
+    """One exported kernel: module, function, launch dimensions, packed parameters."""
+
+    def __init__(self, entry, directory, arch):
+        self.entry = entry
+        with open(os.path.join(directory, entry["file"])) as f:
+            source = f.read()
+        cubin = compile_cubin(source, entry["file"], arch)
+        self.module = ctypes.c_void_p()
+        check_cu(cuda.cuModuleLoadData(ctypes.byref(self.module), cubin), "cuModuleLoadData")
+        self.func = ctypes.c_void_p()
+        check_cu(cuda.cuModuleGetFunction(ctypes.byref(self.func), self.module, entry["kernel"].encode()),
+                 "cuModuleGetFunction")
+        regs = ctypes.c_int()
+        cuda.cuFuncGetAttribute(ctypes.byref(regs), 4, self.func)  # CU_FUNC_ATTRIBUTE_NUM_REGS
+        self.registers = regs.value
+        if entry["smem"] > 48 * 1024:
+            check_cu(cuda.cuFuncSetAttribute(self.func, 8, entry["smem"]), "cuFuncSetAttribute")
+        self.buffers = []
+        self.pointers = None
+
+    def bind(self, inputs, outputs):
+        """Packs the Tensor structs ({T* data; idx sizes[r]; idx strides[r]}) for these tensors."""
+        width = 4 if self.entry["indexType"] == "Int32" else 8
+        fmt = ctypes.c_int32 if width == 4 else ctypes.c_int64
+        self.buffers = []
+        for p in self.entry["params"]:
+            t = (inputs if p["role"] == "input" else outputs)[p["position"]]
+            if p["kind"] != "tensor":
+                raise SystemExit(f"{self.entry['file']}: scalar parameters are not supported here")
+            if t.dim() != p["rank"]:
+                raise SystemExit(f"{self.entry['file']}: parameter rank {p['rank']} vs tensor rank {t.dim()}")
+            buf = ctypes.create_string_buffer(p["size"])
+            ctypes.c_uint64.from_buffer(buf, 0).value = t.data_ptr()
+            for d in range(p["rank"]):
+                fmt.from_buffer(buf, 8 + d * width).value = t.size(d)
+                fmt.from_buffer(buf, 8 + (p["rank"] + d) * width).value = t.stride(d)
+            self.buffers.append(buf)
+        self.pointers = (ctypes.c_void_p * len(self.buffers))(*[ctypes.addressof(b) for b in self.buffers])
+
+    def launch(self):
+        g, b = self.entry["grid"], self.entry["block"]
+        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+        check_cu(cuda.cuLaunchKernel(self.func, g[0], g[1], g[2], b[0], b[1], b[2], self.entry["smem"], stream,
+                                     self.pointers, None), "cuLaunchKernel")
+
+
+def torch_workload(name, device="cuda"):
+    """The same functions as pytorch_bench.py (inputs made from the exported sizes)."""
+    f = torch.nn.functional
+    if name.startswith("layer_norm_") and not name.startswith("layer_norm_bwd"):
+        return lambda x, w, b: f.layer_norm(x, (x.shape[-1],), w, b, 1e-5)
+    if name.startswith("softmax_"):
+        return lambda x: torch.softmax(x, dim=-1)
+    if name == "rms_norm_bf16":
+        def fn(x, w):
+            xf = x.float()
+            return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6) * w.float()).to(torch.bfloat16)
+        return fn
+    raise SystemExit(f"no PyTorch version of {name}")
+
+
+def agree(a, b, dtype):
+    a, b = a.float(), b.float()
+    if torch.isnan(a).any():
+        return False, "NaN in output (unwritten elements?)"
+    tol = 1e-4 if dtype == torch.float32 else 2e-2
+    err = ((a - b).abs() / (1 + b.abs())).max().item()
+    return err <= tol, f"max rel err {err:.2e}"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("directory")
+    ap.add_argument("--rounds", type=int, default=400)
+    ap.add_argument("--workloads", default=None)
+    ap.add_argument("--mode", choices=["interleaved", "blocked"], default="interleaved",
+                    help="blocked: all rounds of one implementation back to back (as tsfuser bench and "
+                         "pytorch_bench.py time), implementations in turn")
+    a = ap.parse_args()
+    with open(os.path.join(a.directory, "manifest.json")) as f:
+        manifest = json.load(f)
+    torch.cuda.init()
+    torch.zeros(1, device="cuda")
+    major, minor = torch.cuda.get_device_capability()
+    arch = f"sm_{major}{minor}"
+    flush = torch.zeros(512 * 1024 * 1024 // 4, dtype=torch.float32, device="cuda")
+    rng = random.Random(1)
+    torch.manual_seed(1)
+    names = []
+    for e in manifest:
+        if e["workload"] not in names and (a.workloads is None or e["workload"] in a.workloads.split(",")):
+            names.append(e["workload"])
+    table = []
+    for name in names:
+        entries = [e for e in manifest if e["workload"] == name]
+        spec = entries[0]["inputs"]
+        inputs = [torch.randn(*s["sizes"], device="cuda", dtype=DTYPES[s["dtype"]]) for s in spec]
+        fn = torch_workload(name)
+        reference = fn(*inputs)
+        impls = {"eager": lambda: fn(*inputs)}
+        compiled = torch.compile(fn)
+        impls["torch.compile"] = lambda: compiled(*inputs)
+        src = inputs[0]
+        dst = torch.empty_like(src)
+        impls["copy_ (same bytes)"] = lambda: dst.copy_(src)
+        notes = {}
+        for e in entries:
+            k = Kernel(e, a.directory, arch)
+            out = torch.full_like(reference, float("nan"))
+            k.bind(inputs, [out])
+            k.launch()
+            torch.cuda.synchronize()
+            ok, why = agree(out, reference, reference.dtype)
+            label = f"tsfuser {e['variant']}"
+            notes[label] = f"{k.registers} regs, {why}"
+            if not ok:
+                print(f"{name} {label}: WRONG OUTPUT ({why})", file=sys.stderr)
+                continue
+            impls[label] = k.launch
+        for f_ in impls.values():
+            for _ in range(3):
+                f_()
+        torch.cuda.synchronize()
+        times = {k: [] for k in impls}
+
+        def timed(label):
+            flush.sum()
+            s = torch.cuda.Event(enable_timing=True)
+            t = torch.cuda.Event(enable_timing=True)
+            s.record()
+            impls[label]()
+            t.record()
+            t.synchronize()
+            times[label].append(s.elapsed_time(t) * 1000)
+
+        order = list(impls)
+        if a.mode == "interleaved":
+            for _ in range(a.rounds):
+                rng.shuffle(order)
+                for label in order:
+                    timed(label)
+        else:
+            for label in order:
+                for _ in range(a.rounds):
+                    timed(label)
+        base = times["torch.compile"]
+        for label, ts in times.items():
+            if a.mode == "interleaved":
+                diffs = [x - y for x, y in zip(ts, base)]
+                boots = sorted(statistics.median(rng.choices(diffs, k=len(diffs))) for _ in range(200))
+            else:
+                # Unpaired: the bootstrap distribution of the difference of the two medians.
+                diffs = [statistics.median(ts) - statistics.median(base)]
+                boots = sorted(statistics.median(rng.choices(ts, k=len(ts))) - statistics.median(rng.choices(base, k=len(base)))
+                               for _ in range(200))
+            table.append((name, label, statistics.median(ts), statistics.median(diffs), boots[5], boots[194],
+                          notes.get(label, "")))
+        del inputs, reference, dst
+        torch.cuda.empty_cache()
+    what = ("median of per-round (impl - torch.compile)" if a.mode == "interleaved"
+            else "median(impl) - median(torch.compile)")
+    print(f"\n{a.rounds} rounds, {a.mode}, read flush; diff = {what}, 95% bootstrap CI")
+    print("| workload | impl | median µs | diff µs | CI | notes |")
+    print("|---|---|---:|---:|---|---|")
+    for name, label, med, d, lo, hi, note in table:
+        print(f"| {name} | {label} | {med:.1f} | {d:+.2f} | [{lo:+.2f}, {hi:+.2f}] | {note} |")
+
+
+if __name__ == "__main__":
+    main()
