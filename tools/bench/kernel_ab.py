@@ -151,6 +151,8 @@ def main():
     ap.add_argument("--mode", choices=["interleaved", "blocked"], default="interleaved",
                     help="blocked: all rounds of one implementation back to back (as tsfuser bench and "
                          "pytorch_bench.py time), implementations in turn")
+    ap.add_argument("--reverse", action="store_true",
+                    help="blocked mode: time the implementations in reverse order (to expose drift)")
     a = ap.parse_args()
     with open(os.path.join(a.directory, "manifest.json")) as f:
         manifest = json.load(f)
@@ -215,7 +217,7 @@ def main():
                 for label in order:
                     timed(label)
         else:
-            for label in order:
+            for label in (reversed(order) if a.reverse else order):
                 for _ in range(a.rounds):
                     timed(label)
         base = times["torch.compile"]
