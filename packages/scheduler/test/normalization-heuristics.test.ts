@@ -110,7 +110,7 @@ describe('inner persistent heuristics', () => {
     (want[0] as HostTensor).toNumbers().forEach((v, k) => expect(Math.abs((g[k] as number) - v)).toBeLessThanOrEqual(1.6e-2 * Math.max(1, Math.abs(v))));
   });
 
-  it('row parameters load first by default for 4-byte rows within the register budget only', () => {
+  it('row parameters load first by default for 4-byte rows with ≥ 64 row bytes per thread, within the register budget', () => {
     const ln = (dtype: DataType, params: 0 | 1 | 2): Fusion => {
       const f = new Fusion();
       const x = makeTensor(f, { shape: [-1, -1], dtype });
@@ -136,6 +136,10 @@ describe('inner persistent heuristics', () => {
     expect(at(ln('Float', 2), 16384, 8192).batchesPerBlockInnerReduction * 4 * 8).toBeGreaterThan(128);
     expect(at(ln('Float', 2), 16384, 8192).hoistRowParamLoads).toBe(false);
     expect(at(ln('Float', 1), 16384, 8192).hoistRowParamLoads).toBe(true);
+    // Short Float rows keep too few bytes in flight per thread: 1024 → B·vec = 4, 16 bytes.
+    const short = at(ln('Float', 2), 16384, 1024);
+    expect(short.batchesPerBlockInnerReduction * short.unrollFactorInnerReduction * 4).toBeLessThan(64);
+    expect(short.hoistRowParamLoads).toBe(false);
     // Nothing to hoist without row parameters; an override wins either way.
     expect(at(ln('Float', 0), 16384, 4096).hoistRowParamLoads).toBe(false);
     expect(at(ln('Float', 2), 16384, 4096, { hoistRowParamLoads: false }).hoistRowParamLoads).toBe(false);

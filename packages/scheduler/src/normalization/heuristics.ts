@@ -14,8 +14,9 @@
 //   * short rows (bdimx < 128): several rows per block on threadIdx.y (up to 256 threads,
 //     fewer when that would leave SMs idle); rows over blockIdx.x;
 //   * divisibility of the three splits, proven from the sizes, so lowering drops predicates;
-//   * row parameters (weight, bias) loaded before the reductions when the row inputs are 4-byte
-//     and the parameters' registers stay within budget (hoistRowParamsByDefault).
+//   * row parameters (weight, bias) loaded before the reductions when the row inputs are 4-byte,
+//     each thread keeps ≥ 64 row bytes in flight and the parameters' registers stay within
+//     budget (hoistRowParamsByDefault).
 
 import { dataTypeSize, type Fusion, type TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
@@ -153,26 +154,29 @@ function projectsToInputs(fusion: Fusion): boolean {
 
 /** Register bytes per thread that row parameters loaded first may take (32 registers). */
 export const MAX_HOISTED_PARAM_BYTES_PER_THREAD = 128;
+/** Row bytes each thread must keep in flight for hoisting to be worth its registers. */
+export const MIN_ROW_BYTES_PER_THREAD_TO_HOIST = 64;
 
 /**
  * Whether the row parameters (weight, bias) are loaded before the row's reductions, when no
  * override says. Loaded first, their loads overlap the row's instead of waiting behind both
  * block allreduces, but their B·vec elements per thread stay live across the reductions
  * (+11 to +21 registers measured), so a block fewer fits on each SM. That is cheap when each
- * resident thread keeps at least 4 bytes per row element in flight and expensive for 16-bit
- * rows, whose kernels need every resident thread to keep enough bytes in flight. Measured on
- * the H100 at 16384×4096, one process, against torch.compile: layer_norm f32 176.6 → 175.2 µs
- * (Inductor 174.9, copy 175.5); layer_norm bf16 87.4 → 98.7 µs (6 → 4 blocks per SM: 48 → 32
- * KB in flight per SM, under the ~35 KB Little's law asks of 3 TB/s at ~1.5 µs latency on 132
- * SMs). Large batches would put the parameters' registers past the budget, so those keep the
- * loads where the values are used.
+ * resident thread keeps at least 64 bytes of row in flight (4 blocks of 256 such threads still
+ * hold 64 KB per SM) and expensive when it keeps fewer: layer_norm bf16 at 4096 (32 bytes per
+ * thread) fell from 6 blocks per SM (48 KB in flight) to 4 (32 KB), under the ~35 KB Little's
+ * law asks of ~3 TB/s at ~1.5 µs latency over 132 SMs. Measured on the H100 at 16384×4096 in
+ * one process beside torch.compile: layer_norm f32 176.2–176.6 → 175.2–175.7 µs; layer_norm
+ * bf16 87.4 → 98.7. Only 4-byte rows qualify (16-bit rows were not measured at widths where
+ * they would keep 64 bytes per thread), and the parameters' registers stay within budget.
  */
 function hoistRowParamsByDefault(fusion: Fusion, r: TensorView, batches: number, vec: number): boolean {
   const inputTvs = fusion.inputs.filter((v): v is TensorView => v.kind === 'tensorView');
   const params = rowParams(fusion, r, inputTvs);
-  const rows = rowTensors(fusion, r, inputTvs);
-  if (params.size === 0 || rows.size === 0) return false;
-  if ([...rows].some((tv) => dataTypeSize(tv.dtype) < 4)) return false;
+  const rows = [...rowTensors(fusion, r, inputTvs)];
+  if (params.size === 0 || rows.length === 0) return false;
+  const rowBytes = Math.min(...rows.map((tv) => dataTypeSize(tv.dtype)));
+  if (rowBytes < 4 || batches * vec * rowBytes < MIN_ROW_BYTES_PER_THREAD_TO_HOIST) return false;
   const paramBytes = [...params].reduce((sum, tv) => sum + dataTypeSize(tv.dtype), 0);
   return batches * vec * paramBytes <= MAX_HOISTED_PARAM_BYTES_PER_THREAD;
 }
