@@ -19,11 +19,7 @@ __device__ void blockAllreduceOneBarrier(TOut& out, const T& inp, Func op, T* sm
   const unsigned nwarps = blockDim.x >> 5;
   T* partials = smem + threadIdx.y * nwarps;
   T val = read_pred ? inp : init;
-  #pragma unroll
-  for (int m = 16; m > 0; m >>= 1) {
-    T other = nvf_shfl_xor(val, m);
-    op(val, other);
-  }
+  nvf_warp_allreduce(val, op);
   if ((threadIdx.x & 31u) == 0u) partials[threadIdx.x >> 5] = val;
   __syncthreads();
   T result = partials[0];

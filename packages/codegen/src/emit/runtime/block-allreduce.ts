@@ -14,13 +14,7 @@
 export const BLOCK_ALLREDUCE_RUNTIME = `// ---- block allreduce ----
 template <bool X_REDUCE, bool Y_REDUCE, typename TOut, typename T, typename Func>
 __device__ void blockAllreduce(TOut& out, const T& inp, Func op, T* smem, bool read_pred, bool write_pred, T init) {
-  const unsigned bdx = blockDim.x;
-  const unsigned bdy = blockDim.y;
-  const unsigned tx = threadIdx.x;
-  const unsigned ty = threadIdx.y;
-  const unsigned red_size = (X_REDUCE ? bdx : 1u) * (Y_REDUCE ? bdy : 1u);
-  const unsigned red_idx = (Y_REDUCE ? ty * (X_REDUCE ? bdx : 1u) : 0u) + (X_REDUCE ? tx : 0u);
-  const unsigned seg = (X_REDUCE ? 0u : tx) + (Y_REDUCE ? 0u : ty * (X_REDUCE ? 1u : bdx));
+  const auto [bdx, bdy, tx, ty, red_size, red_idx, seg, segments] = nvf_reduction_layout<X_REDUCE, Y_REDUCE>();
   T val = read_pred ? inp : init;
   T result;
   if (X_REDUCE && !Y_REDUCE && (bdx & 31u) == 0u) {
@@ -29,20 +23,12 @@ __device__ void blockAllreduce(TOut& out, const T& inp, Func op, T* smem, bool r
     const unsigned lane = tx & 31u;
     const unsigned warp = tx >> 5;
     const unsigned nwarps = bdx >> 5;
-    #pragma unroll
-    for (int m = 16; m > 0; m >>= 1) {
-      T other = nvf_shfl_xor(val, m);
-      op(val, other);
-    }
+    nvf_warp_allreduce(val, op);
     if (lane == 0u) smem[seg * nwarps + warp] = val;
     __syncthreads();
     if (warp == 0u) {
       T w = lane < nwarps ? smem[seg * nwarps + lane] : init;
-      #pragma unroll
-      for (int m = 16; m > 0; m >>= 1) {
-        T other = nvf_shfl_xor(w, m);
-        op(w, other);
-      }
+      nvf_warp_allreduce(w, op);
       if (lane == 0u) smem[seg * nwarps] = w;
     }
     __syncthreads();
@@ -52,15 +38,7 @@ __device__ void blockAllreduce(TOut& out, const T& inp, Func op, T* smem, bool r
     // the total.
     T* mine = smem + seg * red_size;
     mine[red_idx] = val;
-    __syncthreads();
-    unsigned np2 = 1u;
-    while (np2 * 2u <= red_size) np2 *= 2u;
-    if (red_idx < red_size - np2) op(mine[red_idx], mine[red_idx + np2]);
-    __syncthreads();
-    for (unsigned s = np2 / 2u; s > 0u; s >>= 1) {
-      if (red_idx < s) op(mine[red_idx], mine[red_idx + s]);
-      __syncthreads();
-    }
+    nvf_smem_tree_reduce(mine, red_idx, red_size, op);
     result = mine[0];
   }
   if (write_pred) {
@@ -74,13 +52,7 @@ __device__ void blockAllreduce(TOut& out, const T& inp, Func op, T* smem, bool r
 
 template <bool X_REDUCE, bool Y_REDUCE, typename TOut0, typename TOut1, typename T, typename Func0, typename Func1>
 __device__ void blockAllreduce2(TOut0& out0, const T& inp0, Func0 op0, TOut1& out1, const T& inp1, Func1 op1, T* smem, bool read_pred, bool write_pred, T init0, T init1) {
-  const unsigned bdx = blockDim.x;
-  const unsigned bdy = blockDim.y;
-  const unsigned tx = threadIdx.x;
-  const unsigned ty = threadIdx.y;
-  const unsigned red_size = (X_REDUCE ? bdx : 1u) * (Y_REDUCE ? bdy : 1u);
-  const unsigned red_idx = (Y_REDUCE ? ty * (X_REDUCE ? bdx : 1u) : 0u) + (X_REDUCE ? tx : 0u);
-  const unsigned seg = (X_REDUCE ? 0u : tx) + (Y_REDUCE ? 0u : ty * (X_REDUCE ? 1u : bdx));
+  const auto [bdx, bdy, tx, ty, red_size, red_idx, seg, segments] = nvf_reduction_layout<X_REDUCE, Y_REDUCE>();
   T* smem1 = smem + bdx * bdy;
   T val0 = read_pred ? inp0 : init0;
   T val1 = read_pred ? inp1 : init1;

@@ -13,14 +13,7 @@ template <bool X_REDUCE, bool Y_REDUCE, typename TOut, typename T, typename Func
 __device__ bool gridReduce(TOut& out, const T& inp, Func op, T* smem, T* work, unsigned int* semaphores,
                            bool read_pred, bool write_pred, T init) {
   __shared__ bool nvf_last_block;
-  const unsigned bdx = blockDim.x;
-  const unsigned bdy = blockDim.y;
-  const unsigned tx = threadIdx.x;
-  const unsigned ty = threadIdx.y;
-  const unsigned red_size = (X_REDUCE ? bdx : 1u) * (Y_REDUCE ? bdy : 1u);
-  const unsigned red_idx = (Y_REDUCE ? ty * (X_REDUCE ? bdx : 1u) : 0u) + (X_REDUCE ? tx : 0u);
-  const unsigned seg = (X_REDUCE ? 0u : tx) + (Y_REDUCE ? 0u : ty * (X_REDUCE ? 1u : bdx));
-  const unsigned segments = (X_REDUCE ? 1u : bdx) * (Y_REDUCE ? 1u : bdy);
+  const auto [bdx, bdy, tx, ty, red_size, red_idx, seg, segments] = nvf_reduction_layout<X_REDUCE, Y_REDUCE>();
   const unsigned gdy = gridDim.y;
   T* row = work + (static_cast<unsigned long long>(blockIdx.x) * segments + seg) * gdy;
   T partial = init;

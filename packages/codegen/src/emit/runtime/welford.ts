@@ -41,13 +41,7 @@ __device__ __forceinline__ void welfordCombine(T& a_avg, T& a_M2, nvfuser_index_
 template <bool X_REDUCE, bool Y_REDUCE, typename T>
 __device__ void blockWelford(T& out_avg, T& out_M2, nvfuser_index_t& out_N, const T& in_avg, const T& in_M2, const nvfuser_index_t& in_N,
                              void* smem, bool read_pred, bool write_pred) {
-  const unsigned bdx = blockDim.x;
-  const unsigned bdy = blockDim.y;
-  const unsigned tx = threadIdx.x;
-  const unsigned ty = threadIdx.y;
-  const unsigned red_size = (X_REDUCE ? bdx : 1u) * (Y_REDUCE ? bdy : 1u);
-  const unsigned red_idx = (Y_REDUCE ? ty * (X_REDUCE ? bdx : 1u) : 0u) + (X_REDUCE ? tx : 0u);
-  const unsigned seg = (X_REDUCE ? 0u : tx) + (Y_REDUCE ? 0u : ty * (X_REDUCE ? 1u : bdx));
+  const auto [bdx, bdy, tx, ty, red_size, red_idx, seg, segments] = nvf_reduction_layout<X_REDUCE, Y_REDUCE>();
   const unsigned nthreads = bdx * bdy;
   T* smem_avg = static_cast<T*>(smem);
   T* smem_M2 = smem_avg + nthreads;
@@ -114,14 +108,7 @@ __device__ bool gridWelford(T& out_avg, T& out_M2, nvfuser_index_t& out_N, const
                             void* smem, T* work_avg, T* work_M2, nvfuser_index_t* work_N, unsigned int* semaphores,
                             bool read_pred, bool write_pred) {
   __shared__ bool nvf_last_block;
-  const unsigned bdx = blockDim.x;
-  const unsigned bdy = blockDim.y;
-  const unsigned tx = threadIdx.x;
-  const unsigned ty = threadIdx.y;
-  const unsigned red_size = (X_REDUCE ? bdx : 1u) * (Y_REDUCE ? bdy : 1u);
-  const unsigned red_idx = (Y_REDUCE ? ty * (X_REDUCE ? bdx : 1u) : 0u) + (X_REDUCE ? tx : 0u);
-  const unsigned seg = (X_REDUCE ? 0u : tx) + (Y_REDUCE ? 0u : ty * (X_REDUCE ? 1u : bdx));
-  const unsigned segments = (X_REDUCE ? 1u : bdx) * (Y_REDUCE ? 1u : bdy);
+  const auto [bdx, bdy, tx, ty, red_size, red_idx, seg, segments] = nvf_reduction_layout<X_REDUCE, Y_REDUCE>();
   const unsigned gdy = gridDim.y;
   const unsigned long long row = (static_cast<unsigned long long>(blockIdx.x) * segments + seg) * gdy;
   T p_avg = T(0);
