@@ -97,9 +97,19 @@ function rowParams(fusion: Fusion, r: TensorView, tvs: readonly TensorView[]): S
   return out;
 }
 
-function vectorization(fusion: Fusion, runtimeInfo: RuntimeInfo, r: TensorView, rowLength: number, maxVectorBytes: number): VectorChoice {
+/** The fusion's tensor inputs over full rows, and those over the row only (weight, bias). */
+interface RowInputs {
+  rows: Set<TensorView>;
+  params: Set<TensorView>;
+}
+
+function rowInputs(fusion: Fusion, r: TensorView): RowInputs {
   const inputTvs = fusion.inputs.filter((v): v is TensorView => v.kind === 'tensorView');
-  const rowInputs = new Set([...rowTensors(fusion, r, inputTvs), ...rowParams(fusion, r, inputTvs)]);
+  return { rows: rowTensors(fusion, r, inputTvs), params: rowParams(fusion, r, inputTvs) };
+}
+
+function vectorization(fusion: Fusion, runtimeInfo: RuntimeInfo, r: TensorView, inputs: RowInputs, rowLength: number, maxVectorBytes: number): VectorChoice {
+  const rowInputs = new Set([...inputs.rows, ...inputs.params]);
   const outputTvs = fusion.outputs.filter((v): v is TensorView => v.kind === 'tensorView');
   return rowVectorChoice(fusion, runtimeInfo, rowInputs, rowTensors(fusion, r, outputTvs), rowLength, maxVectorBytes);
 }
@@ -170,10 +180,8 @@ export const MIN_ROW_BYTES_PER_THREAD_TO_HOIST = 64;
  * bf16 87.4 → 98.7. Only 4-byte rows qualify (16-bit rows were not measured at widths where
  * they would keep 64 bytes per thread), and the parameters' registers stay within budget.
  */
-function hoistRowParamsByDefault(fusion: Fusion, r: TensorView, batches: number, vec: number): boolean {
-  const inputTvs = fusion.inputs.filter((v): v is TensorView => v.kind === 'tensorView');
-  const params = rowParams(fusion, r, inputTvs);
-  const rows = [...rowTensors(fusion, r, inputTvs)];
+function hoistRowParamsByDefault({ rows: rowSet, params }: RowInputs, batches: number, vec: number): boolean {
+  const rows = [...rowSet];
   if (params.size === 0 || rows.length === 0) return false;
   const rowBytes = Math.min(...rows.map((tv) => dataTypeSize(tv.dtype)));
   if (rowBytes < 4 || batches * vec * rowBytes < MIN_ROW_BYTES_PER_THREAD_TO_HOIST) return false;
@@ -207,7 +215,8 @@ export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: 
   const { rowLength: R, rows: I } = rowShape(r, bindings);
   if (R === 0 || I === 0) throw new SchedulingError(`inner persistent heuristics: ${I} rows of ${R} elements (empty)`);
   const device = runtimeInfo.device;
-  const vec = vectorization(fusion, runtimeInfo, r, R, overrides.maxVectorBytes ?? 16);
+  const inputs = rowInputs(fusion, r);
+  const vec = vectorization(fusion, runtimeInfo, r, inputs, R, overrides.maxVectorBytes ?? 16);
   const v = vec.factor;
   const vectors = ceilDiv(R, v);
   const perElement = bytesPerRowElement(fusion, runtimeInfo, R);
@@ -253,7 +262,7 @@ export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: 
     projectPersistentBuffers: overrides.project !== false && projectsToInputs(fusion),
     evictLastRowParams: overrides.evictLastRowParams ?? false,
     singleBarrierAllreduce: overrides.singleBarrierAllreduce ?? false,
-    hoistRowParamLoads: overrides.hoistRowParamLoads ?? hoistRowParamsByDefault(fusion, r, batches, v),
+    hoistRowParamLoads: overrides.hoistRowParamLoads ?? hoistRowParamsByDefault(inputs, batches, v),
     multipleReductionsPerBlock: bdimy > 1,
     gridDimIterDom: 'BIDx',
     blockDimIterDom: bdimy > 1 ? 'TIDy' : 'Serial',
