@@ -132,6 +132,9 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
   for (let block = 0; block < launch.grid[0] * launch.grid[1]; block += 1) {
     blockFlags.clear();
     const locals = Array.from({ length: threads }, () => new Map<string, number[]>());
+    /** Bulk-copied row buffers of this block, and those whose copy every thread has waited for. */
+    const shared = new Map<string, number[]>();
+    const landed = new Set<string>();
     const loops = new Map<string, number>();
     const ix = (e: IndexExpr, tid: number): number => {
       switch (e.kind) {
@@ -156,6 +159,13 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
         const at = ix(a.index, tid);
         if (at < 0 || at >= g.values.length) throw new Error(`simulator: ${a.tensor}[${at}] out of bounds (${g.values.length}) in block ${block}, thread ${tid}`);
         return { data: g.values, at };
+      }
+      if (a.memory === 'Shared') {
+        const b = shared.get(a.tensor);
+        if (b === undefined || !landed.has(a.tensor)) throw new Error(`simulator: ${a.tensor} read before its bulk copy was waited for (block ${block})`);
+        const at = ix(a.index, tid);
+        if (at < 0 || at >= b.length) throw new Error(`simulator: shared ${a.tensor}[${at}] out of bounds (${b.length})`);
+        return { data: b, at };
       }
       const l = (locals[tid] as Map<string, number[]>).get(a.tensor);
       if (l === undefined) throw new Error(`simulator: local ${a.tensor} used before its allocation`);
@@ -389,6 +399,26 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
             names.set(s.name, round((f as (...x: number[]) => number)(...vals), s.dtype));
             break;
           }
+          case 'BulkLoadIssue':
+            for (const c of s.copies) {
+              // The buffer holds exactly the copied elements: the rest stays NaN (a read there is caught).
+              const b = new Array<number>(c.capacity).fill(NaN);
+              const n = ix(c.elements, 0);
+              if (n > c.capacity) throw new Error(`simulator: bulk copy of ${n} elements into ${c.buffer}[${c.capacity}]`);
+              const from = buffer(c.source, 0);
+              for (let k = 0; k < n; k += 1) {
+                if (from.at + k >= from.data.length) throw new Error(`simulator: bulk copy reads past ${c.source.tensor}`);
+                b[k] = from.data[from.at + k] as number;
+              }
+              shared.set(c.buffer, b);
+            }
+            break;
+          case 'BulkLoadWait':
+            for (const b of s.buffers) {
+              if (!shared.has(b)) throw new Error(`simulator: wait for ${b} before its copy was issued`);
+              landed.add(b);
+            }
+            break;
           case 'PendingExpr':
             throw new Error(`simulator: ${s.kind} is not simulated`);
         }

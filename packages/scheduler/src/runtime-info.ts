@@ -16,6 +16,9 @@ export interface DeviceProperties {
   l2CacheBytes: number;
   warpSize: number;
   computeCapability: readonly [number, number];
+  /** Shared memory of one SM and the most one block may opt in to, in bytes (absent: not known). */
+  sharedMemPerSm?: number;
+  sharedMemPerBlockOptin?: number;
 }
 
 /** NVIDIA H100 SXM (80 GB), the default target. */
@@ -27,6 +30,8 @@ export const H100_PROPERTIES: DeviceProperties = {
   l2CacheBytes: 50 * 1024 * 1024,
   warpSize: 32,
   computeCapability: [9, 0],
+  sharedMemPerSm: 233472,
+  sharedMemPerBlockOptin: 232448,
 };
 
 export interface TensorInputInfo {

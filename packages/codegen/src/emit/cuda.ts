@@ -3,6 +3,7 @@
 // converted to the op's compute type (half/bfloat16 compute in float) and results rounded to
 // the destination dtype (round-to-nearest-even). `cudaSource` prepends the runtime library.
 
+import { dataTypeSize } from '@tsfuser/fusion-ir';
 import { CodegenError } from '../errors.js';
 import { printIndex } from '../kernel-ir/index-expr.js';
 import type { ComputeOp, Kernel, Operand, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
@@ -11,6 +12,7 @@ import {
   blockReduceCall, blockWelfordCall, deviceGlobalDecls, gridReduceDecl, gridWelfordDecl, reductionInitText, SHARED_MEMORY_DECL, welfordUpdateCall,
 } from './reduction.js';
 import { gridOuterReduceLines, gridOuterStoreText } from './grid-outer-reduction.js';
+import { BULK_COPY_RUNTIME } from './runtime/bulk-copy.js';
 import { runtimeLibrary } from './runtime/index.js';
 import { computeKind, computeType, convertTo, storageType, storeAs } from './types.js';
 
@@ -99,7 +101,16 @@ function emitStmt(s: Stmt, indent: string, lines: string[]): void {
       return;
     case 'LoadStore': {
       if (s.width > 1) {
-        const fn = s.in.memory === 'Global' ? (s.cacheHint === 'evictLast' ? 'loadGlobalToLocalEvictLast' : 'loadGlobalToLocal') : s.out.memory === 'Global' ? 'loadLocalToGlobal' : 'loadGeneric';
+        const fn =
+          s.in.memory === 'Global'
+            ? s.cacheHint === 'evictLast'
+              ? 'loadGlobalToLocalEvictLast'
+              : 'loadGlobalToLocal'
+            : s.in.memory === 'Shared'
+              ? 'loadSharedToLocal'
+              : s.out.memory === 'Global'
+                ? 'loadLocalToGlobal'
+                : 'loadGeneric';
         lines.push(`${indent}${fn}<${storageType(s.out.dtype)}, ${s.width}>(&${accessText(s.out)}, &${accessText(s.in)});`);
       } else if (s.in.dtype !== s.out.dtype) {
         // A widened accumulator (rFactor partial of a Half/BFloat16 reduction) stored narrower.
@@ -144,6 +155,24 @@ function emitStmt(s: Stmt, indent: string, lines: string[]): void {
       lines.push(`${indent}const ${storageType(s.dtype)} ${s.name} = ${storeAs(text, ctype, s.dtype)};`);
       return;
     }
+    case 'BulkLoadIssue': {
+      const at = (offset: number): string => `reinterpret_cast<char*>(nvf_shared_mem) + ${offset}`;
+      for (const c of s.copies) {
+        const ctype = storageType(c.dtype);
+        lines.push(`${indent}${ctype}* ${c.buffer} = reinterpret_cast<${ctype}*>(${at(c.sharedOffset)});`);
+        lines.push(`${indent}unsigned long long* ${c.buffer}_barrier = reinterpret_cast<unsigned long long*>(${at(c.barrierOffset)});`);
+      }
+      lines.push(`${indent}if (threadIdx.x == 0 && threadIdx.y == 0) {`);
+      for (const c of s.copies) {
+        lines.push(`${indent}  nvfBulkCopyRow(${c.buffer}_barrier, ${c.buffer}, &${accessText(c.source)}, static_cast<unsigned>(${printIndex(c.elements)}) * ${dataTypeSize(c.dtype)}u);`);
+      }
+      lines.push(`${indent}}`);
+      lines.push(`${indent}__syncthreads();`);
+      return;
+    }
+    case 'BulkLoadWait':
+      for (const b of s.buffers) lines.push(`${indent}nvfBulkCopyWait(${b}_barrier);`);
+      return;
     case 'PendingExpr':
       throw new CodegenError(`an unlowered ${s.expr.kind} reached the emitter`);
     default: {
@@ -162,16 +191,22 @@ export function emitKernel(kernel: Kernel): string {
   const bounds = kernel.minBlocksPerSm === undefined ? `${kernel.maxThreadsPerBlock}` : `${kernel.maxThreadsPerBlock}, ${kernel.minBlocksPerSm}`;
   lines.push(`__global__ void __launch_bounds__(${bounds}) ${kernel.name}(${params.join(', ')}) {`);
   for (const l of kernel.indexLocals) lines.push(`  const nvfuser_index_t ${l.name} = ${l.value};`);
-  if (kernel.sharedMemBytes > 0) lines.push(`  ${SHARED_MEMORY_DECL}`);
+  // Bulk copies need 16-byte aligned destinations; other kernels keep the plain declaration.
+  if (kernel.sharedMemBytes > 0) lines.push(`  ${usesBulkCopies(kernel) ? SHARED_MEMORY_DECL.replace('__shared__', '__shared__ __align__(128)') : SHARED_MEMORY_DECL}`);
   emitStmts(kernel.body, '  ', lines);
   lines.push('}');
   return `${lines.join('\n')}\n`;
 }
 
+function usesBulkCopies(kernel: Kernel): boolean {
+  return kernel.body.some((s) => s.kind === 'BulkLoadIssue');
+}
+
 /** Full translation unit: runtime helpers + kernel (what NVRTC or nvcc compiles). */
 export function cudaSource(kernel: Kernel): string {
+  const runtime = usesBulkCopies(kernel) ? `${runtimeLibrary(kernel.indexType)}\n${BULK_COPY_RUNTIME}` : runtimeLibrary(kernel.indexType);
   // C linkage so the driver finds the kernel by its plain name (no NVRTC name expressions).
-  return `${runtimeLibrary(kernel.indexType)}\n// ---- kernel ----\n${withCLinkage(emitKernel(kernel))}`;
+  return `${runtime}\n// ---- kernel ----\n${withCLinkage(emitKernel(kernel))}`;
 }
 
 /** Gives the kernel function C linkage (after any `__device__` globals declared before it). */

@@ -65,6 +65,13 @@ export function accessesOf(stmts: readonly Stmt[]): { writes: TensorAccess[]; re
       case 'GridOuterStore':
         reads.push(s.in);
         return;
+      case 'BulkLoadIssue':
+        for (const c of s.copies) {
+          reads.push(c.source);
+          writes.push({ kind: 'tensor', tensor: c.buffer, dtype: c.dtype, memory: 'Shared', index: c.source.index });
+        }
+        return;
+      case 'BulkLoadWait':
       case 'Allocate':
       case 'ScalarCompute':
       case 'GridOuterReduce':
@@ -101,6 +108,8 @@ export function containsReduction(stmts: readonly Stmt[]): boolean {
       case 'ReductionInit':
       case 'WelfordUpdate':
       case 'GridOuterStore':
+      case 'BulkLoadIssue':
+      case 'BulkLoadWait':
       case 'PendingExpr':
         return false;
       default: {

@@ -13,7 +13,8 @@ export interface TensorAccess {
   /** Kernel name of the buffer or argument, e.g. `T3`. */
   tensor: string;
   dtype: DataType;
-  memory: 'Global' | 'Local';
+  /** Shared: a row buffer in dynamic shared memory filled by a BulkLoadIssue. */
+  memory: 'Global' | 'Local' | 'Shared';
   index: IndexExpr;
 }
 
@@ -74,6 +75,21 @@ export interface GridOuterReduction {
   columns: IndexExpr;
 }
 
+/**
+ * One row of a global tensor copied to a shared-memory buffer by one cp.async.bulk: `elements`
+ * elements from `source` (the row's first element; 16-byte aligned, and the row's bytes a
+ * multiple of 16) into `buffer`, which holds `capacity` elements at byte `sharedOffset` of the
+ * dynamic shared memory; completion is signalled on the mbarrier at byte `barrierOffset`.
+ */
+export interface BulkRowCopy {
+  buffer: string;
+  dtype: DataType;
+  source: TensorAccess;
+  elements: IndexExpr;
+  capacity: number;
+  sharedOffset: number;
+  barrierOffset: number;
+}
 export type Stmt =
   | { kind: 'ForLoop'; index: string; extent: IndexExpr; unroll: boolean; body: Stmt[] }
   | { kind: 'IfThenElse'; predicates: Predicate[]; then: Stmt[]; else: Stmt[] }
@@ -188,6 +204,14 @@ export type Stmt =
       semaphores: string;
       pending: string;
     }
+  /**
+   * Thread (0, 0) of the block initialises each copy's mbarrier and issues the copies; then a
+   * __syncthreads, so no thread waits on a barrier before it is initialised. At the kernel's
+   * top level (it declares the buffers' pointers).
+   */
+  | { kind: 'BulkLoadIssue'; copies: BulkRowCopy[] }
+  /** Every thread waits until these buffers' copies have landed (mbarrier phase 0). */
+  | { kind: 'BulkLoadWait'; buffers: string[] }
   /**
    * Lowering-internal: a fusion expression placed in the loop nest, not yet indexed. `phase`
    * 'init' marks the accumulator initialisation of a ReductionOp or WelfordOp, placed outside

@@ -4,7 +4,8 @@ import { printIndex } from './index-expr.js';
 import type { Kernel, Operand, Predicate, Stmt, TensorAccess, WelfordAccesses, WelfordOperands } from './nodes.js';
 
 function access(a: TensorAccess): string {
-  return `${a.tensor}_${a.memory === 'Global' ? 'g' : 'l'}[${printIndex(a.index)}]`;
+  const suffix = a.memory === 'Global' ? 'g' : a.memory === 'Shared' ? 's' : 'l';
+  return `${a.tensor}_${suffix}[${printIndex(a.index)}]`;
 }
 
 function operand(o: Operand): string {
@@ -87,6 +88,15 @@ function printStmts(stmts: readonly Stmt[], indent: string, lines: string[]): vo
         for (const r of s.reductions) {
           lines.push(`${indent}GRID_OUTER_REDUCE(BIDx) ${r.out}_g ${r.outDtype}[0 .. ${printIndex(r.columns)}] = ${r.op} over ${r.work} in ${s.accDtype}, init ${r.init.text}`);
         }
+        break;
+      case 'BulkLoadIssue':
+        for (const c of s.copies) {
+          lines.push(`${indent}BULK_COPY ${c.buffer}_s ${c.dtype}[${c.capacity}] @${c.sharedOffset} ← ${access(c.source)} × ${printIndex(c.elements)}, mbarrier @${c.barrierOffset}`);
+        }
+        lines.push(`${indent}__syncthreads()`);
+        break;
+      case 'BulkLoadWait':
+        lines.push(`${indent}BULK_WAIT ${s.buffers.map((b) => `${b}_s`).join(', ')}`);
         break;
       case 'PendingExpr':
         lines.push(`${indent}PENDING ${s.expr.kind}`);

@@ -17,6 +17,9 @@
 //                        issued at the top of the kernel (hoist-row-params.ts)
 //  10. barriers          inner persistent kernels with singleBarrierAllreduce: one
 //                        __syncthreads per block allreduce (allreduce-barriers.ts)
+//  11. bulk row copies   inner persistent kernels with bulkLoadRows: full rows copied to
+//                        shared memory by cp.async.bulk (bulk-row-loads.ts), then laid out
+//                        after the reductions' shared memory
 // plus fusion scalar math lowered to ScalarComputes ahead of the loops.
 
 import { dataTypeSize } from '@tsfuser/fusion-ir';
@@ -35,6 +38,7 @@ import { evictLastRowParams } from './evict-last.js';
 import { hoistRowParamLoads } from './hoist-row-params.js';
 import { groupAllreduces } from './group-allreduce.js';
 import { prefetchNextRow } from './row-prefetch.js';
+import { bulkLoadRows, layoutBulkRowCopies, rowInputTensors } from './bulk-row-loads.js';
 
 export interface LowerOptions {
   kernelName: string;
@@ -135,7 +139,16 @@ export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Ker
   const prefetched = p.schedulerType === 'inner_outer_persistent' && p.prefetchNextRow ? prefetchNextRow(grouped) : grouped;
   const hinted = p.schedulerType === 'inner_persistent' && p.evictLastRowParams ? evictLastRowParams(prefetched) : prefetched;
   const hoisted = p.schedulerType === 'inner_persistent' && p.hoistRowParamLoads ? hoistRowParamLoads(hinted) : hinted;
-  const body = p.schedulerType === 'inner_persistent' && p.singleBarrierAllreduce ? singleBarrierAllreduces(hoisted) : hoisted;
+  const barriers = p.schedulerType === 'inner_persistent' && p.singleBarrierAllreduce ? singleBarrierAllreduces(hoisted) : hoisted;
+  const bulk =
+    p.schedulerType === 'inner_persistent' && p.bulkLoadRows && p.divisibleSplits[0] === true
+      ? bulkLoadRows(barriers, rowInputTensors(ctx), p.batchesPerBlockInnerReduction * p.lparams.bdimx * p.unrollFactorInnerReduction, indexLocals)
+      : barriers;
+  const reductionBytes = blockReduceSharedMemory([...scalars, ...bulk], opts.maxThreadsPerBlock);
+  const hasBulk = bulk.some((s) => s.kind === 'BulkLoadIssue');
+  const laid = hasBulk ? layoutBulkRowCopies(bulk, reductionBytes, (c) => c.capacity * dataTypeSize(c.dtype)) : { body: bulk, bytes: reductionBytes };
+  const body = laid.body;
+  const minShared = p.schedulerType === 'inner_persistent' ? p.minSharedMemBytes : 0;
   return {
     name: opts.kernelName,
     indexType: ctx.indexType,
@@ -144,7 +157,7 @@ export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Ker
     body: [...scalars, ...body],
     maxThreadsPerBlock: opts.maxThreadsPerBlock,
     vectorizeFactor: vectorizeFactorOf(scheduled.params),
-    sharedMemBytes: blockReduceSharedMemory([...scalars, ...body], opts.maxThreadsPerBlock),
+    sharedMemBytes: Math.max(laid.bytes, minShared),
     ...(scheduled.params.schedulerType === 'inner_outer_persistent' ? { minBlocksPerSm: scheduled.params.blocksPerSm } : {}),
     deviceGlobals: [...gridReductionGlobals([...scalars, ...body], scheduled.params), ...gridOuterGlobals(body, scheduled.params)],
   };

@@ -20,6 +20,8 @@ export function schedulerDevice(p: DeviceProperties): SchedulerDevice {
     l2CacheBytes: p.l2CacheBytes,
     warpSize: p.warpSize,
     computeCapability: [p.computeCapability.major, p.computeCapability.minor],
+    sharedMemPerSm: p.maxSharedMemoryPerMultiprocessor,
+    sharedMemPerBlockOptin: p.maxSharedMemoryPerBlockOptin,
   };
 }
 

@@ -25,6 +25,7 @@ import { ExactLogicalMap } from '../pointwise/domain-map.js';
 import { collectIo } from '../pointwise/heuristics.js';
 import { bindExtents, evaluateExtent, type RuntimeInfo } from '../runtime-info.js';
 import { persistentBufferBytes, persistentBuffers } from '../segmentation/persistent-buffer.js';
+import { bulkRowLoadsWith } from './bulk-row-loads.js';
 import type { InnerPersistentParams } from './params.js';
 import { rowVectorChoice, type VectorChoice } from './row-vectorization.js';
 import { welfordTranslatedFusion } from './translate-welford.js';
@@ -205,6 +206,10 @@ export interface InnerPersistentOverrides {
   singleBarrierAllreduce?: boolean;
   /** Row parameter loads first (InnerPersistentParams.hoistRowParamLoads). */
   hoistRowParamLoads?: boolean;
+  /** Rows copied to shared memory with cp.async.bulk (InnerPersistentParams.bulkLoadRows; sm_90+). */
+  bulkLoadRows?: boolean;
+  /** Blocks per SM cap through the shared memory request (0: none). */
+  maxBlocksPerSm?: number;
 }
 
 export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: RuntimeInfo, overrides: InnerPersistentOverrides = {}): InnerPersistentParams {
@@ -247,6 +252,20 @@ export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: 
   const gdimx = ceilDiv(I, bdimy);
   if (gdimx > MAX_GRID_X) throw new SchedulingError(`inner persistent heuristics: ${I} rows need ${gdimx} blocks, more than gridDim.x allows`);
   const size = persistentBufferBytes(fusion, runtimeInfo);
+  const hoist = overrides.hoistRowParamLoads ?? hoistRowParamsByDefault(inputs, batches, v);
+  const bulk = bulkRowLoadsWith(
+    {
+      device,
+      fullRowInputs: [...inputs.rows],
+      vectorizedFullRows: [...inputs.rows].every((tv) => vec.inputs.includes(fusion.inputs.indexOf(tv))),
+      vec: v,
+      rowCapacity: batches * bdimx * v,
+      bdimy,
+      hoistRowParamLoads: hoist,
+    },
+    overrides.bulkLoadRows,
+    overrides.maxBlocksPerSm,
+  );
   return {
     schedulerType: 'inner_persistent',
     tag: 'Inner Persistent Heuristic.',
@@ -262,7 +281,8 @@ export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: 
     projectPersistentBuffers: overrides.project !== false && projectsToInputs(fusion),
     evictLastRowParams: overrides.evictLastRowParams ?? false,
     singleBarrierAllreduce: overrides.singleBarrierAllreduce ?? false,
-    hoistRowParamLoads: overrides.hoistRowParamLoads ?? hoistRowParamsByDefault(inputs, batches, v),
+    hoistRowParamLoads: hoist,
+    ...bulk,
     multipleReductionsPerBlock: bdimy > 1,
     gridDimIterDom: 'BIDx',
     blockDimIterDom: bdimy > 1 ? 'TIDy' : 'Serial',

@@ -69,6 +69,16 @@ export interface InnerPersistentParams extends PersistentRowReductionParams {
    * default for 4-byte rows within a register budget (heuristics.ts, hoistRowParamsByDefault).
    */
   hoistRowParamLoads: boolean;
+  /**
+   * The full-row inputs are copied to shared memory, one cp.async.bulk per row issued by one
+   * thread at the top of the kernel and completed on an mbarrier, and the threads read their
+   * vectors from there (sm_90+; bulk-row-loads.ts says when it is on by default).
+   */
+  bulkLoadRows: boolean;
+  /** Blocks per SM the kernel is capped at through its shared memory request (0: no cap). */
+  maxBlocksPerSm: number;
+  /** Dynamic shared memory each block requests at least, in bytes (the cap's means; 0: none). */
+  minSharedMemBytes: number;
   gridDimIterDom: 'BIDx';
   blockDimIterDom: 'Serial' | 'TIDy';
   indexType: IndexType;
@@ -97,6 +107,8 @@ export function innerPersistentParamsToString(p: InnerPersistentParams): string 
   if (p.evictLastRowParams) lines.push('Row parameters loaded with L1::evict_last');
   if (p.singleBarrierAllreduce) lines.push('Block allreduces with one barrier');
   if (p.hoistRowParamLoads) lines.push('Row parameters loaded before the reductions');
+  if (p.bulkLoadRows) lines.push('Rows copied to shared memory with cp.async.bulk');
+  if (p.maxBlocksPerSm > 0) lines.push(`At most ${p.maxBlocksPerSm} blocks per SM (${p.minSharedMemBytes} bytes of shared memory per block)`);
   lines.push(vectorizedTensorsLine(p));
   return reductionDumpClosing(lines, p);
 }

@@ -1,0 +1,30 @@
+// Runtime helper: a row copied from global to shared memory by one cp.async.bulk (sm_90+),
+// completing on an mbarrier, and vector reads of the copy. Included only in kernels that use
+// it (lower/bulk-row-loads.ts), since the PTX does not assemble for older targets.
+export const BULK_COPY_RUNTIME = `// ---- bulk row copies (cp.async.bulk, sm_90+) ----
+__device__ __forceinline__ unsigned nvfSharedAddress(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+// One thread: initialise the barrier for one arrival, make that visible to the async proxy,
+// announce the bytes the copy will complete, and start the copy.
+__device__ __forceinline__ void nvfBulkCopyRow(unsigned long long* barrier, void* to, const void* from, unsigned bytes) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(nvfSharedAddress(barrier)) : "memory");
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(nvfSharedAddress(barrier)), "r"(bytes) : "memory");
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+               :: "r"(nvfSharedAddress(to)), "l"(from), "r"(bytes), "r"(nvfSharedAddress(barrier)) : "memory");
+}
+// Every thread: spin until the barrier's first phase completes (all bytes landed).
+__device__ __forceinline__ void nvfBulkCopyWait(unsigned long long* barrier) {
+  unsigned done = 0;
+  while (!done) {
+    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }"
+                 : "=r"(done) : "r"(nvfSharedAddress(barrier)) : "memory");
+  }
+}
+template <typename T, int N>
+__device__ __forceinline__ void loadSharedToLocal(T* to, const T* from) {
+  typedef typename NvfVec<sizeof(T) * N>::type V;
+  *reinterpret_cast<V*>(to) = *reinterpret_cast<const V*>(from);
+}
+`;

@@ -1,0 +1,256 @@
+// Pass 11 (inner persistent kernels with bulkLoadRows) — rows through shared memory by bulk
+// copy. A full-row input T is read by vector loads `load L ← T[rowStart + col]` spread over
+// the block's threads. This pass has one thread copy the whole row with a single
+// cp.async.bulk into a shared-memory buffer at the top of the kernel, and rewrites those loads
+// to read the buffer at `col`:
+//
+//   BulkLoadIssue(T_row ← T[rowStart] × rowElements);  …row-invariant loads…;
+//   BulkLoadWait(T_row);  … load L ← T_row[col] …
+//
+// The wait goes right before the first top-level statement that reads a buffer, so the hoisted
+// row parameters' loads (issued before it) overlap the copy. A tensor qualifies when each of
+// its row loads is a global → local vector load whose address splits into a part that depends
+// only on the row (blockIdx.x) and a part that depends only on the thread and loop indices,
+// with no stride symbol in the latter (the row is contiguous), the same row start for every
+// load, 16-byte vectors, and no threadIdx.y / blockIdx.y (one row per block); the caller
+// applies the pass only when the row divides into vectors. The split is checked by
+// evaluating both sides at random points, not assumed. A tensor that does not qualify keeps
+// its global loads.
+// Invariant: every load reads the value it read before: the buffer holds exactly the row's
+// elements [0, rowElements), the loads keep their predicates (so they read inside the row),
+// and no thread reads a buffer before its BulkLoadWait.
+
+import { dataTypeSize, type TensorView } from '@tsfuser/fusion-ir';
+import { iadd, iconst, idiv, imod, imul, type IndexExpr } from '../kernel-ir/index-expr.js';
+import type { BulkRowCopy, IndexLocal, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
+import type { LoweringContext } from './context.js';
+import { mentionsRow } from './evict-last.js';
+
+type LoadStore = Extract<Stmt, { kind: 'LoadStore' }>;
+
+/** What the pass needs to know of a kernel tensor argument. */
+export interface BulkRowTensor {
+  /** Elements of one row (the product of the tensor's reduced extents), or null: not a row input. */
+  rowElements: IndexExpr | null;
+}
+
+/**
+ * The fusion inputs' kernel names with their row length: the product of the extents of the
+ * logical dims in the positions a reduction reduces, for inputs of that reduction's rank whose
+ * reduced positions are the innermost ones (an inner persistent fusion's full rows; positions
+ * correspond because its tensors are aligned dim for dim). Other inputs: null.
+ */
+export function rowInputTensors(ctx: LoweringContext): Map<string, BulkRowTensor> {
+  // rFactor partials have split logical domains: only reductions with their original rank count.
+  const patterns = ctx.fusion
+    .exprs()
+    .flatMap((e) => e.outputs)
+    .filter((v): v is TensorView => v.kind === 'tensorView')
+    .map((tv) => tv.getLogicalDomain().map((id) => id.isReduction()))
+    .filter((r) => r.includes(true));
+  const out = new Map<string, BulkRowTensor>();
+  for (const v of ctx.fusion.inputs) {
+    if (v.kind !== 'tensorView') continue;
+    const dims = v.getLogicalDomain();
+    const reduced = patterns.find((r) => r.length === dims.length);
+    const first = reduced?.indexOf(true) ?? -1;
+    const trailing = reduced !== undefined && first >= 0 && reduced.slice(first).every((x) => x);
+    const rowElements = trailing ? dims.slice(first).map((id) => ctx.extent(id.extent)).reduce((a, b) => imul(a, b)) : null;
+    out.set(ctx.tensorName(v), { rowElements });
+  }
+  return out;
+}
+
+function symbols(e: IndexExpr, into = new Set<string>()): Set<string> {
+  if (e.kind === 'sym') into.add(e.name);
+  else if (e.kind !== 'const') {
+    symbols(e.a, into);
+    symbols(e.b, into);
+  }
+  return into;
+}
+
+/** `e` with the named symbols set to 0, constants folded (so a zeroed term disappears). */
+function zeroing(e: IndexExpr, zero: (name: string) => boolean): IndexExpr {
+  switch (e.kind) {
+    case 'const':
+      return e;
+    case 'sym':
+      return zero(e.name) ? iconst(0) : e;
+    case 'add':
+      return iadd(zeroing(e.a, zero), zeroing(e.b, zero));
+    case 'mul':
+      return imul(zeroing(e.a, zero), zeroing(e.b, zero));
+    case 'div':
+      return idiv(zeroing(e.a, zero), zeroing(e.b, zero));
+    case 'mod':
+      return imod(zeroing(e.a, zero), zeroing(e.b, zero));
+    default: {
+      const unreachable: never = e;
+      throw new Error(`unknown index expression ${String(unreachable)}`);
+    }
+  }
+}
+
+function evaluate(e: IndexExpr, env: ReadonlyMap<string, number>): number {
+  switch (e.kind) {
+    case 'const':
+      return e.value;
+    case 'sym':
+      return env.get(e.name) ?? 0;
+    case 'add':
+      return evaluate(e.a, env) + evaluate(e.b, env);
+    case 'mul':
+      return evaluate(e.a, env) * evaluate(e.b, env);
+    case 'div': {
+      const d = evaluate(e.b, env);
+      return d === 0 ? 0 : Math.trunc(evaluate(e.a, env) / d);
+    }
+    case 'mod': {
+      const d = evaluate(e.b, env);
+      return d === 0 ? 0 : evaluate(e.a, env) % d;
+    }
+    default: {
+      const unreachable: never = e;
+      throw new Error(`unknown index expression ${String(unreachable)}`);
+    }
+  }
+}
+
+function collectLoops(stmts: readonly Stmt[], into: Set<string>): Set<string> {
+  for (const s of stmts) {
+    if (s.kind === 'ForLoop') {
+      into.add(s.index);
+      collectLoops(s.body, into);
+    } else if (s.kind === 'IfThenElse') {
+      collectLoops(s.then, into);
+      collectLoops(s.else, into);
+    }
+  }
+  return into;
+}
+
+function rowLoads(stmts: readonly Stmt[], into: LoadStore[] = []): LoadStore[] {
+  for (const s of stmts) {
+    if (s.kind === 'LoadStore' && s.in.memory === 'Global' && s.out.memory === 'Local' && s.width > 1 && mentionsRow(s.in.index)) into.push(s);
+    else if (s.kind === 'ForLoop') rowLoads(s.body, into);
+    else if (s.kind === 'IfThenElse') {
+      rowLoads(s.then, into);
+      rowLoads(s.else, into);
+    }
+  }
+  return into;
+}
+
+interface Split {
+  rowStart: IndexExpr;
+  col: IndexExpr;
+}
+
+/** Splits a row load's address (see the header); null when it does not split. */
+function splitAddress(index: IndexExpr, loops: ReadonlySet<string>, isStride: (name: string) => boolean): Split | null {
+  const syms = symbols(index);
+  if (syms.has('threadIdx.y') || syms.has('blockIdx.y') || syms.has('threadIdx.z') || syms.has('blockIdx.z')) return null;
+  const perThread = (n: string): boolean => n === 'threadIdx.x' || loops.has(n);
+  const rowStart = zeroing(index, perThread);
+  const col = zeroing(index, (n) => n === 'blockIdx.x');
+  if ([...symbols(col)].some(isStride)) return null;
+  // rowStart(blockIdx.x) + col(threads, loops) must equal the address everywhere: sampled.
+  let seed = 12345;
+  const rand = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  for (let k = 0; k < 8; k += 1) {
+    const env = new Map<string, number>();
+    for (const n of syms) env.set(n, n === 'blockIdx.x' ? rand(5000) : perThread(n) ? rand(64) : 1 + rand(5000));
+    if (evaluate(index, env) !== evaluate(rowStart, env) + evaluate(col, env)) return null;
+  }
+  return { rowStart, col };
+}
+
+function printKey(e: IndexExpr): string {
+  return JSON.stringify(e);
+}
+
+function rewrite(stmts: readonly Stmt[], redirect: ReadonlyMap<LoadStore, TensorAccess>): Stmt[] {
+  return stmts.map((s) => {
+    if (s.kind === 'LoadStore') {
+      const to = redirect.get(s);
+      return to === undefined ? s : { ...s, in: to };
+    }
+    if (s.kind === 'ForLoop') return { ...s, body: rewrite(s.body, redirect) };
+    if (s.kind === 'IfThenElse') return { ...s, then: rewrite(s.then, redirect), else: rewrite(s.else, redirect) };
+    return s;
+  });
+}
+
+function readsAny(s: Stmt, buffers: ReadonlySet<string>): boolean {
+  switch (s.kind) {
+    case 'LoadStore':
+      return s.in.memory === 'Shared' && buffers.has(s.in.tensor);
+    case 'ForLoop':
+      return s.body.some((b) => readsAny(b, buffers));
+    case 'IfThenElse':
+      return s.then.some((b) => readsAny(b, buffers)) || s.else.some((b) => readsAny(b, buffers));
+    default:
+      return false;
+  }
+}
+
+/**
+ * Routes the qualifying row inputs of `body` through shared memory (see the header). Offsets
+ * are left 0: layoutBulkRowCopies places the buffers once the rest of the kernel's shared
+ * memory is known.
+ */
+export function bulkLoadRows(body: readonly Stmt[], tensors: ReadonlyMap<string, BulkRowTensor>, capacity: number, indexLocals: readonly IndexLocal[]): Stmt[] {
+  const loops = collectLoops(body, new Set());
+  const strideLocals = new Set(indexLocals.filter((l) => l.value.includes('alloc_stride')).map((l) => l.name));
+  const isStride = (n: string): boolean => n.includes('alloc_stride') || strideLocals.has(n);
+  const byTensor = new Map<string, LoadStore[]>();
+  for (const l of rowLoads(body)) byTensor.set(l.in.tensor, [...(byTensor.get(l.in.tensor) ?? []), l]);
+  const redirect = new Map<LoadStore, TensorAccess>();
+  const copies: BulkRowCopy[] = [];
+  for (const [tensor, loads] of byTensor) {
+    const elements = tensors.get(tensor)?.rowElements ?? null;
+    // 16-byte vectors keep every row start 16-byte aligned and every row a multiple of 16 bytes (with the divisible vector split), as cp.async.bulk requires.
+    if (elements === null || loads.some((l) => l.width * dataTypeSize(l.in.dtype) !== 16)) continue;
+    const splits = loads.map((l) => splitAddress(l.in.index, loops, isStride));
+    const first = splits[0];
+    if (first === undefined || first === null || splits.some((s) => s === null || printKey(s.rowStart) !== printKey(first.rowStart))) continue;
+    const buffer = `${tensor}_row`;
+    const dtype = (loads[0] as LoadStore).in.dtype;
+    loads.forEach((l, i) => redirect.set(l, { kind: 'tensor', tensor: buffer, dtype, memory: 'Shared', index: (splits[i] as Split).col }));
+    copies.push({ buffer, dtype, source: { kind: 'tensor', tensor, dtype, memory: 'Global', index: first.rowStart }, elements, capacity, sharedOffset: 0, barrierOffset: 0 });
+  }
+  if (copies.length === 0) return [...body];
+  const rewritten = rewrite(body, redirect);
+  const buffers = new Set(copies.map((c) => c.buffer));
+  const at = rewritten.findIndex((s) => readsAny(s, buffers));
+  if (at < 0) return [...body];
+  return [
+    { kind: 'BulkLoadIssue', copies },
+    ...rewritten.slice(0, at),
+    { kind: 'BulkLoadWait', buffers: [...buffers] },
+    ...rewritten.slice(at),
+  ];
+}
+
+/**
+ * Places the row buffers after the first `usedBytes` of dynamic shared memory (128-byte
+ * aligned, then one 8-byte mbarrier each) and returns the body with the offsets filled in and
+ * the kernel's total dynamic shared memory.
+ */
+export function layoutBulkRowCopies(body: readonly Stmt[], usedBytes: number, bytesOf: (c: BulkRowCopy) => number): { body: Stmt[]; bytes: number } {
+  let offset = Math.ceil(usedBytes / 128) * 128;
+  const out = body.map((s) => {
+    if (s.kind !== 'BulkLoadIssue') return s;
+    const placed = s.copies.map((c) => {
+      const sharedOffset = offset;
+      offset = Math.ceil((offset + bytesOf(c)) / 128) * 128;
+      return { ...c, sharedOffset };
+    });
+    return { ...s, copies: placed.map((c) => ({ ...c, barrierOffset: ((offset += 8), offset - 8) })) };
+  });
+  return { body: out, bytes: offset };
+}

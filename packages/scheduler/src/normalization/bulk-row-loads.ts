@@ -1,0 +1,93 @@
+// When an inner persistent kernel copies its rows to shared memory with cp.async.bulk
+// (InnerPersistentParams.bulkLoadRows), and the block-per-SM cap that goes with it.
+//
+// With register loads, the bytes a block keeps in flight are bounded by what its threads can
+// issue and hold; a bulk copy is one instruction per row for the whole row, tracked by the copy
+// engine and an mbarrier, so residency alone decides the bytes in flight. Measured on the H100
+// (layer_norm f32 16384×4096, one process beside torch.compile, 400 runs per variant, both
+// orders): the bulk-copy kernel at its register-limited 4 blocks per SM ran 175.3–175.7 µs,
+// like the register-load kernel (175.4–175.6); capped at 3 blocks per SM (48 KB of row in
+// flight per SM) it ran 174.5–174.6 µs, ahead of torch.compile (174.8–174.9) and of a copy_ of
+// the same bytes (175.4–175.5); at 2 blocks 189, at 8 blocks (32 registers, parameters not
+// hoisted) 178.3. The register-load kernel capped at 3 blocks ran 189.7: the cap only pays
+// with bulk copies. tsfuser's own generated bulk-copy kernel (the default below) ran 175.0–175.1
+// beside torch.compile's 174.7 and its register-load kernel's 175.3; for softmax f32 (no row
+// parameters) and the 16-bit rows bulk copies were slower (softmax_f32 +0.7 to +4 µs, bf16 rows
+// +0.1 to +28 µs with caps of 3–4). So the default targets 48 KB of row in flight per SM and
+// applies only where it was measured to help: 4-byte rows read as 16-byte vectors, one row per
+// block, row parameters hoisted, a cap of exactly 3 blocks (12–16 KB of rows per block), a
+// Hopper-class SM (cp.async.bulk needs sm_90).
+// Invariant: pure functions of the heuristic's decisions and the device; no fusion is changed.
+
+import { dataTypeSize, type TensorView } from '@tsfuser/fusion-ir';
+import type { DeviceProperties } from '../runtime-info.js';
+
+/** Bytes of row the bulk copies should keep in flight on each SM. */
+export const TARGET_BULK_ROW_BYTES_PER_SM = 48 * 1024;
+/** The only cap measured to pay (see the header); other row sizes keep register loads. */
+export const MEASURED_BLOCK_CAP = 3;
+/** Shared memory the hardware reserves per resident block (sm_80 and later). */
+export const RESERVED_SHARED_MEM_PER_BLOCK = 1024;
+
+export interface BulkRowLoadChoice {
+  bulkLoadRows: boolean;
+  /** 0: no cap. */
+  maxBlocksPerSm: number;
+  /** Dynamic shared memory each block requests at least (0: what the kernel uses). */
+  minSharedMemBytes: number;
+}
+
+export const NO_BULK_ROW_LOADS: BulkRowLoadChoice = { bulkLoadRows: false, maxBlocksPerSm: 0, minSharedMemBytes: 0 };
+
+/**
+ * Dynamic shared memory per block that lets at most `blocks` blocks reside on one SM of
+ * `device` (each block also costs the reserved 1 KB), rounded up to 128 bytes; null when the
+ * device's shared memory is not known or the amount would exceed a block's opt-in limit.
+ */
+export function sharedMemForBlockCap(device: DeviceProperties, blocks: number): number | null {
+  const perSm = device.sharedMemPerSm;
+  const optin = device.sharedMemPerBlockOptin;
+  if (perSm === undefined || optin === undefined || blocks < 1) return null;
+  const bytes = Math.ceil((Math.floor(perSm / (blocks + 1)) + 1 - RESERVED_SHARED_MEM_PER_BLOCK) / 128) * 128;
+  if (bytes > optin || blocks * (bytes + RESERVED_SHARED_MEM_PER_BLOCK) > perSm) return null;
+  return Math.max(0, bytes);
+}
+
+export interface BulkRowLoadFacts {
+  device: DeviceProperties;
+  fullRowInputs: readonly TensorView[];
+  vectorizedFullRows: boolean;
+  vec: number;
+  /** Elements each block's row buffer holds: batches · bdimx · vec. */
+  rowCapacity: number;
+  bdimy: number;
+  hoistRowParamLoads: boolean;
+}
+
+/** The default when no override says (see the header for the measurements behind it). */
+export function bulkRowLoadsByDefault(f: BulkRowLoadFacts): BulkRowLoadChoice {
+  const [major] = f.device.computeCapability;
+  if (major < 9 || f.bdimy !== 1 || !f.hoistRowParamLoads || !f.vectorizedFullRows || f.fullRowInputs.length === 0) return NO_BULK_ROW_LOADS;
+  if (!f.fullRowInputs.every((tv) => dataTypeSize(tv.dtype) === 4) || f.vec * 4 !== 16) return NO_BULK_ROW_LOADS;
+  const rowBytes = f.rowCapacity * 4 * f.fullRowInputs.length;
+  const blocks = Math.floor(TARGET_BULK_ROW_BYTES_PER_SM / rowBytes);
+  if (blocks !== MEASURED_BLOCK_CAP) return NO_BULK_ROW_LOADS;
+  const smem = sharedMemForBlockCap(f.device, blocks);
+  return smem === null ? NO_BULK_ROW_LOADS : { bulkLoadRows: true, maxBlocksPerSm: blocks, minSharedMemBytes: smem };
+}
+
+/** The choice under explicit overrides (either may be absent: the default fills it in). */
+export function bulkRowLoadsWith(f: BulkRowLoadFacts, bulk: boolean | undefined, cap: number | undefined): BulkRowLoadChoice {
+  const byDefault = bulkRowLoadsByDefault(f);
+  const on = bulk ?? byDefault.bulkLoadRows;
+  if (!on) return cap === undefined || cap === 0 ? NO_BULK_ROW_LOADS : capped(f.device, false, cap);
+  if (f.device.computeCapability[0] < 9) return NO_BULK_ROW_LOADS;
+  if (cap === undefined) return byDefault.bulkLoadRows ? byDefault : { bulkLoadRows: true, maxBlocksPerSm: 0, minSharedMemBytes: 0 };
+  return capped(f.device, true, cap);
+}
+
+function capped(device: DeviceProperties, bulk: boolean, cap: number): BulkRowLoadChoice {
+  if (cap === 0) return { bulkLoadRows: bulk, maxBlocksPerSm: 0, minSharedMemBytes: 0 };
+  const smem = sharedMemForBlockCap(device, cap);
+  return smem === null ? { bulkLoadRows: bulk, maxBlocksPerSm: 0, minSharedMemBytes: 0 } : { bulkLoadRows: bulk, maxBlocksPerSm: cap, minSharedMemBytes: smem };
+}
