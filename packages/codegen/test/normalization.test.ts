@@ -310,3 +310,70 @@ describe('inner persistent codegen: nvcc', () => {
     await compileKernelsWithNvcc(kernels, { label: 'norm', context: `random seed ${seed}` });
   }, 600_000);
 });
+
+describe('inner persistent codegen: rows through shared memory by bulk copy (bulkLoadRows)', () => {
+  const bulkIssues = (k: Kernel): Extract<Stmt, { kind: 'BulkLoadIssue' }>[] => k.body.filter((s): s is Extract<Stmt, { kind: 'BulkLoadIssue' }> => s.kind === 'BulkLoadIssue');
+
+  it('one cp.async.bulk per row of x, waited for before the first read; x read from shared memory only; simulates like the fusion', () => {
+    const c = buildNormalization('ln_bulk', { kind: 'layer_norm', dtype: 'Float', shape: [9, 4096], affine: true });
+    const { kernel, compiled } = lowerCase(c, { bulkLoadRows: true, maxBlocksPerSm: 0, hoistRowParamLoads: true });
+    const [issue] = bulkIssues(kernel);
+    expect(issue?.copies.map((x) => [x.source.tensor, x.buffer, x.dtype])).toEqual([['T0', 'T0_row', 'Float']]);
+    const copy = issue?.copies[0];
+    // The buffer holds B·bdimx·vec elements after the reductions' shared memory, 128-byte aligned; the mbarrier follows it.
+    const p = compiled.params;
+    if (p.schedulerType !== 'inner_persistent' || copy === undefined) throw new Error('expected an inner persistent kernel with one copy');
+    expect(copy.capacity).toBe(p.batchesPerBlockInnerReduction * p.lparams.bdimx * p.unrollFactorInnerReduction);
+    expect(copy.sharedOffset % 128).toBe(0);
+    expect(copy.barrierOffset).toBeGreaterThanOrEqual(copy.sharedOffset + copy.capacity * 4);
+    expect(kernel.sharedMemBytes).toBe(copy.barrierOffset + 8);
+    // x is read from global memory by nothing but the copy; the wait comes before the first shared read.
+    const order: string[] = [];
+    walk(kernel.body, false, (s) => {
+      if (s.kind === 'BulkLoadWait') order.push('wait');
+      if (s.kind === 'LoadStore' && s.in.tensor === 'T0') order.push('global x');
+      if (s.kind === 'LoadStore' && s.in.memory === 'Shared') order.push('shared x');
+      if (s.kind === 'LoadStore' && s.in.memory === 'Global' && s.in.tensor !== 'T0') order.push('param');
+    });
+    expect(order).not.toContain('global x');
+    expect(order.indexOf('wait')).toBeLessThan(order.indexOf('shared x'));
+    // The hoisted weight and bias loads are issued while the copy is in flight.
+    expect(order.indexOf('param')).toBeLessThan(order.indexOf('wait'));
+    const cuda = compiled.dumps.cuda;
+    expect(cuda).toContain('extern __shared__ __align__(128) double nvf_shared_mem[];');
+    expect(cuda).toMatch(/nvfBulkCopyRow\(T0_row_barrier, T0_row, &T0\[blockIdx\.x \* T0\.alloc_stride\[0\]\], static_cast<unsigned>\(i\d+\) \* 4u\);/);
+    expect(cuda).toContain('loadSharedToLocal<float, 4>');
+    expect(compiled.dumps.kernelIr).toMatch(/BULK_COPY T0_row_s Float\[\d+\] @\d+ ← T0_g\[blockIdx\.x \* T0\.alloc_stride\[0\]\]/);
+    simulateAndCompare(c, { bulkLoadRows: true, hoistRowParamLoads: true });
+    // Other row lengths and kinds with 16-byte vectors: Float rows of 1000 (vec 4), BFloat16 rows (vec 8), no parameters.
+    simulateAndCompare(buildNormalization('ln_bulk_1000', { kind: 'layer_norm', dtype: 'Float', shape: [6, 1000], affine: true }), { bulkLoadRows: true });
+    simulateAndCompare(buildNormalization('rms_bulk', { kind: 'rms_norm', dtype: 'BFloat16', shape: [5, 4096], affine: true }), { bulkLoadRows: true, batches: 2 });
+    simulateAndCompare(buildNormalization('softmax_bulk', { kind: 'softmax', dtype: 'Float', shape: [7, 2048] }), { bulkLoadRows: true, maxBlocksPerSm: 3 });
+  });
+
+  it('the block cap pads the shared memory request; rows the copy cannot take keep their global loads', () => {
+    const c = buildNormalization('ln_bulk_cap', { kind: 'layer_norm', dtype: 'Float', shape: [9, 4096], affine: true });
+    const { kernel, compiled } = lowerCase(c, { bulkLoadRows: true, maxBlocksPerSm: 3 });
+    expect(kernel.sharedMemBytes).toBe(compiled.params.schedulerType === 'inner_persistent' ? compiled.params.minSharedMemBytes : -1);
+    expect(compiled.launch.sharedMemBytes).toBe(kernel.sharedMemBytes);
+    // Rows of 1002 Float: 8-byte vectors (1002 is not a multiple of 4), so no 16-byte row copies.
+    const odd = lowerCase(buildNormalization('ln_bulk_odd', { kind: 'layer_norm', dtype: 'Float', shape: [3, 1002], affine: true }), { bulkLoadRows: true });
+    expect(bulkIssues(odd.kernel)).toHaveLength(0);
+    expect(odd.compiled.dumps.cuda).not.toContain('nvfBulkCopyRow');
+    // Short rows several per block (threadIdx.y): no copy either.
+    const short = lowerCase(buildNormalization('softmax_bulk_short', { kind: 'softmax', dtype: 'Float', shape: [600, 64] }), { bulkLoadRows: true });
+    expect(bulkIssues(short.kernel)).toHaveLength(0);
+    simulateAndCompare(buildNormalization('ln_bulk_odd', { kind: 'layer_norm', dtype: 'Float', shape: [3, 1002], affine: true }), { bulkLoadRows: true });
+  });
+
+  it.skipIf(!hasNvcc)('compiles with nvcc -cubin -arch=sm_90 (ptxas assembles cp.async.bulk and the mbarrier)', async () => {
+    const cases = [
+      buildNormalization('bulk_nvcc_ln', { kind: 'layer_norm', dtype: 'Float', shape: [16384, 4096], affine: true }),
+      buildNormalization('bulk_nvcc_rms', { kind: 'rms_norm', dtype: 'BFloat16', shape: [64, 4096], affine: true }),
+      buildNormalization('bulk_nvcc_softmax', { kind: 'softmax', dtype: 'Float', shape: [64, 1000] }),
+    ];
+    const kernels = cases.map((c, i) => compileFusion(c.fusion, c.info, { fusionId: 39000 + i, registry: innerPersistentRegistry({ bulkLoadRows: true }) }));
+    expect(kernels.every((k) => k.dumps.cuda.includes('nvfBulkCopyRow'))).toBe(true);
+    await compileKernelsWithNvcc(kernels, { label: 'bulk-rows', cubin: true });
+  }, 600_000);
+});

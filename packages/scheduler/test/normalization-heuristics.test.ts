@@ -8,7 +8,8 @@ import {
   type DataType, type TensorView,
 } from '@tsfuser/fusion-ir';
 import {
-  chooseBatches, defaultSchedulerRegistry, heuristicParamsToString, InnerPersistentScheduler, makeRuntimeInfo, PERSISTENT_POSITION,
+  chooseBatches, defaultSchedulerRegistry, H100_PROPERTIES, heuristicParamsToString, InnerPersistentScheduler, makeRuntimeInfo, PERSISTENT_POSITION,
+  RESERVED_SHARED_MEM_PER_BLOCK, sharedMemForBlockCap,
   segmentPlanFor, type InnerPersistentParams,
 } from '../src/index.js';
 
@@ -144,6 +145,50 @@ describe('inner persistent heuristics', () => {
     expect(at(ln('Float', 0), 16384, 4096).hoistRowParamLoads).toBe(false);
     expect(at(ln('Float', 2), 16384, 4096, { hoistRowParamLoads: false }).hoistRowParamLoads).toBe(false);
     expect(at(ln('BFloat16', 2), 16384, 4096, { hoistRowParamLoads: true }).hoistRowParamLoads).toBe(true);
+  });
+
+  it('rows go through shared memory by bulk copy, 3 blocks per SM, for hoisted Float rows of 12–16 KB on sm_90', () => {
+    const ln = (dtype: DataType, params: 0 | 2): Fusion => {
+      const f = new Fusion();
+      const x = makeTensor(f, { shape: [-1, -1], dtype });
+      f.addInput(x);
+      const w = params === 2 ? makeTensor(f, { shape: [-1], dtype }) : undefined;
+      const b = params === 2 ? makeTensor(f, { shape: [-1], dtype }) : undefined;
+      if (w !== undefined) f.addInput(w);
+      if (b !== undefined) f.addInput(b);
+      f.addOutput(layerNorm(x, 1, w, b).output);
+      return f;
+    };
+    const at = (f: Fusion, h: number, overrides: ConstructorParameters<typeof InnerPersistentScheduler>[0] = {}, device = H100_PROPERTIES): InnerPersistentParams =>
+      new InnerPersistentScheduler(overrides).computeHeuristics(f, makeRuntimeInfo(f, f.inputs.map((_, i) => ({ sizes: i === 0 ? [16384, h] : [h] })), device));
+    const f32 = at(ln('Float', 2), 4096);
+    expect(f32.bulkLoadRows).toBe(true);
+    expect(f32.maxBlocksPerSm).toBe(3);
+    // 3 blocks of (request + the 1 KB the SM reserves) fit in 228 KB; a fourth does not.
+    const perSm = H100_PROPERTIES.sharedMemPerSm as number;
+    expect(3 * (f32.minSharedMemBytes + RESERVED_SHARED_MEM_PER_BLOCK)).toBeLessThanOrEqual(perSm);
+    expect(4 * (f32.minSharedMemBytes + RESERVED_SHARED_MEM_PER_BLOCK)).toBeGreaterThan(perSm);
+    expect(f32.minSharedMemBytes % 128).toBe(0);
+    expect(heuristicParamsToString(f32)).toContain('Rows copied to shared memory with cp.async.bulk');
+    expect(heuristicParamsToString(f32)).toContain(`At most 3 blocks per SM (${f32.minSharedMemBytes} bytes of shared memory per block)`);
+    // Measured slower, so off: 16-bit rows, rows without parameters (softmax-like), other row sizes.
+    for (const p of [at(ln('BFloat16', 2), 4096), at(ln('Float', 0), 4096), at(ln('Float', 2), 2048), at(ln('Float', 2), 1024)]) {
+      expect([p.bulkLoadRows, p.maxBlocksPerSm, p.minSharedMemBytes]).toEqual([false, 0, 0]);
+      expect(heuristicParamsToString(p)).not.toContain('cp.async.bulk');
+    }
+    // No cp.async.bulk before sm_90, even when asked for; an unknown shared memory size means no cap.
+    const a100 = { ...H100_PROPERTIES, name: 'A100', computeCapability: [8, 0] as const, sharedMemPerSm: 167936, sharedMemPerBlockOptin: 166912 };
+    expect(at(ln('Float', 2), 4096, {}, a100).bulkLoadRows).toBe(false);
+    expect(at(ln('Float', 2), 4096, { bulkLoadRows: true }, a100).bulkLoadRows).toBe(false);
+    const unknown = { ...H100_PROPERTIES, sharedMemPerSm: undefined, sharedMemPerBlockOptin: undefined };
+    expect(at(ln('Float', 2), 4096, {}, unknown).bulkLoadRows).toBe(false);
+    expect(at(ln('Float', 2), 4096, { bulkLoadRows: true, maxBlocksPerSm: 3 }, unknown)).toMatchObject({ bulkLoadRows: true, maxBlocksPerSm: 0, minSharedMemBytes: 0 });
+    // Overrides: on without a cap, off, or a cap alone.
+    expect(at(ln('BFloat16', 2), 4096, { bulkLoadRows: true, maxBlocksPerSm: 0 })).toMatchObject({ bulkLoadRows: true, maxBlocksPerSm: 0, minSharedMemBytes: 0 });
+    expect(at(ln('Float', 2), 4096, { bulkLoadRows: false })).toMatchObject({ bulkLoadRows: false, maxBlocksPerSm: 0 });
+    const capped = at(ln('Float', 0), 4096, { maxBlocksPerSm: 2 });
+    expect([capped.bulkLoadRows, capped.maxBlocksPerSm]).toEqual([false, 2]);
+    expect(sharedMemForBlockCap(H100_PROPERTIES, 2)).toBe(capped.minSharedMemBytes);
   });
 
   it('misaligned pointers and outer strides turn vectorization off', () => {

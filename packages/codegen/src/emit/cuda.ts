@@ -12,7 +12,6 @@ import {
   blockReduceCall, blockWelfordCall, deviceGlobalDecls, gridReduceDecl, gridWelfordDecl, reductionInitText, SHARED_MEMORY_DECL, welfordUpdateCall,
 } from './reduction.js';
 import { gridOuterReduceLines, gridOuterStoreText } from './grid-outer-reduction.js';
-import { BULK_COPY_RUNTIME } from './runtime/bulk-copy.js';
 import { runtimeLibrary } from './runtime/index.js';
 import { computeKind, computeType, convertTo, storageType, storeAs } from './types.js';
 
@@ -204,7 +203,7 @@ function usesBulkCopies(kernel: Kernel): boolean {
 
 /** Full translation unit: runtime helpers + kernel (what NVRTC or nvcc compiles). */
 export function cudaSource(kernel: Kernel): string {
-  const runtime = usesBulkCopies(kernel) ? `${runtimeLibrary(kernel.indexType)}\n${BULK_COPY_RUNTIME}` : runtimeLibrary(kernel.indexType);
+  const runtime = runtimeLibrary(kernel.indexType, { bulkCopies: usesBulkCopies(kernel) });
   // C linkage so the driver finds the kernel by its plain name (no NVRTC name expressions).
   return `${runtime}\n// ---- kernel ----\n${withCLinkage(emitKernel(kernel))}`;
 }

@@ -3,6 +3,7 @@ import { ARRAY_RUNTIME } from './array.js';
 import { BLOCK_ALLREDUCE_RUNTIME } from './block-allreduce.js';
 import { BLOCK_ALLREDUCE_ONE_BARRIER_RUNTIME } from './block-allreduce-one-barrier.js';
 import { BLOCK_REDUCE_RUNTIME } from './block-reduce.js';
+import { BULK_COPY_RUNTIME } from './bulk-copy.js';
 import { FP16_RUNTIME } from './fp16.js';
 import { GRID_OUTER_REDUCE_RUNTIME } from './grid-outer-reduce.js';
 import { GRID_REDUCE_RUNTIME } from './grid-reduce.js';
@@ -11,9 +12,11 @@ import { REDUCTION_PRIMITIVES_RUNTIME } from './reduction-primitives.js';
 import { TENSOR_RUNTIME } from './tensor.js';
 import { WELFORD_RUNTIME } from './welford.js';
 
-export function runtimeLibrary(indexType: 'Int32' | 'Int'): string {
+/** `bulkCopies`: the cp.async.bulk helpers too (sm_90+ PTX, so only for kernels that use them). */
+export function runtimeLibrary(indexType: 'Int32' | 'Int', options: { bulkCopies?: boolean } = {}): string {
   const header = `// tsfuser runtime helpers\ntypedef ${indexType === 'Int32' ? 'int' : 'long long'} nvfuser_index_t;\n`;
-  return [header, FP16_RUNTIME, TENSOR_RUNTIME, ARRAY_RUNTIME, MATH_RUNTIME, REDUCTION_PRIMITIVES_RUNTIME, BLOCK_REDUCE_RUNTIME, BLOCK_ALLREDUCE_RUNTIME, BLOCK_ALLREDUCE_ONE_BARRIER_RUNTIME, GRID_REDUCE_RUNTIME, GRID_OUTER_REDUCE_RUNTIME, WELFORD_RUNTIME].join('\n');
+  const parts = [header, FP16_RUNTIME, TENSOR_RUNTIME, ARRAY_RUNTIME, MATH_RUNTIME, REDUCTION_PRIMITIVES_RUNTIME, BLOCK_REDUCE_RUNTIME, BLOCK_ALLREDUCE_RUNTIME, BLOCK_ALLREDUCE_ONE_BARRIER_RUNTIME, GRID_REDUCE_RUNTIME, GRID_OUTER_REDUCE_RUNTIME, WELFORD_RUNTIME];
+  return [...parts, ...(options.bulkCopies === true ? [BULK_COPY_RUNTIME] : [])].join('\n');
 }
 
-export { ARRAY_RUNTIME, BLOCK_ALLREDUCE_ONE_BARRIER_RUNTIME, BLOCK_ALLREDUCE_RUNTIME, BLOCK_REDUCE_RUNTIME, FP16_RUNTIME, GRID_OUTER_REDUCE_RUNTIME, GRID_REDUCE_RUNTIME, MATH_RUNTIME, REDUCTION_PRIMITIVES_RUNTIME, TENSOR_RUNTIME, WELFORD_RUNTIME };
+export { ARRAY_RUNTIME, BULK_COPY_RUNTIME, BLOCK_ALLREDUCE_ONE_BARRIER_RUNTIME, BLOCK_ALLREDUCE_RUNTIME, BLOCK_REDUCE_RUNTIME, FP16_RUNTIME, GRID_OUTER_REDUCE_RUNTIME, GRID_REDUCE_RUNTIME, MATH_RUNTIME, REDUCTION_PRIMITIVES_RUNTIME, TENSOR_RUNTIME, WELFORD_RUNTIME };
