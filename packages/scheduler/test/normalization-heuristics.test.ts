@@ -125,8 +125,9 @@ describe('inner persistent heuristics', () => {
     };
     const at = (f: Fusion, n: number, h: number, overrides: ConstructorParameters<typeof InnerPersistentScheduler>[0] = {}): InnerPersistentParams =>
       new InnerPersistentScheduler(overrides).computeHeuristics(f, makeRuntimeInfo(f, f.inputs.map((_, i) => ({ sizes: i === 0 ? [n, h] : [h] }))));
-    // Float, weight and bias, 4 batches of 4: 4·4·(4+4) = 128 bytes per thread, the budget.
-    const f32 = at(ln('Float', 2), 16384, 4096);
+    // Float, weight and bias, 4 batches of 4: 4·4·(4+4) = 128 bytes per thread, the budget
+    // (with register loads: bulk row copies pick their own shape, tested below).
+    const f32 = at(ln('Float', 2), 16384, 4096, { bulkLoadRows: false });
     expect(f32.batchesPerBlockInnerReduction * f32.unrollFactorInnerReduction).toBe(16);
     expect(f32.hoistRowParamLoads).toBe(true);
     expect(heuristicParamsToString(f32)).toContain('Row parameters loaded before the reductions');
@@ -144,10 +145,11 @@ describe('inner persistent heuristics', () => {
     // Nothing to hoist without row parameters; an override wins either way.
     expect(at(ln('Float', 0), 16384, 4096).hoistRowParamLoads).toBe(false);
     expect(at(ln('Float', 2), 16384, 4096, { hoistRowParamLoads: false }).hoistRowParamLoads).toBe(false);
+    expect(at(ln('Float', 2), 16384, 4096, { hoistRowParamLoads: false }).bulkLoadRows).toBe(true);
     expect(at(ln('BFloat16', 2), 16384, 4096, { hoistRowParamLoads: true }).hoistRowParamLoads).toBe(true);
   });
 
-  it('rows go through shared memory by bulk copy, 3 blocks per SM, for hoisted Float rows of 12–16 KB on sm_90', () => {
+  it('rows go through shared memory by bulk copy, 512 threads × B = 2, hoisted parameters, 3 blocks per SM, for Float rows of 12–16 KB with parameters on sm_90', () => {
     const ln = (dtype: DataType, params: 0 | 2): Fusion => {
       const f = new Fusion();
       const x = makeTensor(f, { shape: [-1, -1], dtype });
@@ -164,6 +166,13 @@ describe('inner persistent heuristics', () => {
     const f32 = at(ln('Float', 2), 4096);
     expect(f32.bulkLoadRows).toBe(true);
     expect(f32.maxBlocksPerSm).toBe(3);
+    expect([f32.batchesPerBlockInnerReduction, f32.lparams.bdimx, f32.unrollFactorInnerReduction, f32.hoistRowParamLoads]).toEqual([2, 512, 4, true]);
+    // Rows of 3100: 775 vectors over B = 2 → 388 threads, padded to 416; 13 KB of row still gives the cap of 3.
+    const odd = at(ln('Float', 2), 3100);
+    expect([odd.bulkLoadRows, odd.batchesPerBlockInnerReduction, odd.lparams.bdimx, odd.padInnerReductionToWarp, odd.maxBlocksPerSm]).toEqual([true, 2, 416, true, 3]);
+    // A forced persistent batch keeps its shape and register loads (the bulk default comes with its own shape).
+    const forced = at(ln('Float', 2), 4096, { batches: 4 });
+    expect([forced.batchesPerBlockInnerReduction, forced.lparams.bdimx, forced.bulkLoadRows]).toEqual([4, 256, false]);
     // 3 blocks of (request + the 1 KB the SM reserves) fit in 228 KB; a fourth does not.
     const perSm = H100_PROPERTIES.sharedMemPerSm as number;
     expect(3 * (f32.minSharedMemBytes + RESERVED_SHARED_MEM_PER_BLOCK)).toBeLessThanOrEqual(perSm);
@@ -185,7 +194,7 @@ describe('inner persistent heuristics', () => {
     expect(at(ln('Float', 2), 4096, { bulkLoadRows: true, maxBlocksPerSm: 3 }, unknown)).toMatchObject({ bulkLoadRows: true, maxBlocksPerSm: 0, minSharedMemBytes: 0 });
     // Overrides: on without a cap, off, or a cap alone.
     expect(at(ln('BFloat16', 2), 4096, { bulkLoadRows: true, maxBlocksPerSm: 0 })).toMatchObject({ bulkLoadRows: true, maxBlocksPerSm: 0, minSharedMemBytes: 0 });
-    expect(at(ln('Float', 2), 4096, { bulkLoadRows: false })).toMatchObject({ bulkLoadRows: false, maxBlocksPerSm: 0 });
+    expect(at(ln('Float', 2), 4096, { bulkLoadRows: false })).toMatchObject({ bulkLoadRows: false, maxBlocksPerSm: 0, batchesPerBlockInnerReduction: 4 });
     const capped = at(ln('Float', 0), 4096, { maxBlocksPerSm: 2 });
     expect([capped.bulkLoadRows, capped.maxBlocksPerSm]).toEqual([false, 2]);
     expect(sharedMemForBlockCap(H100_PROPERTIES, 2)).toBe(capped.minSharedMemBytes);

@@ -10,13 +10,16 @@
 // flight per SM) it ran 174.5–174.6 µs, ahead of torch.compile (174.8–174.9) and of a copy_ of
 // the same bytes (175.4–175.5); at 2 blocks 189, at 8 blocks (32 registers, parameters not
 // hoisted) 178.3. The register-load kernel capped at 3 blocks ran 189.7: the cap only pays
-// with bulk copies. tsfuser's own generated bulk-copy kernel (the default below) ran 175.0–175.1
-// beside torch.compile's 174.7 and its register-load kernel's 175.3; for softmax f32 (no row
-// parameters) and the 16-bit rows bulk copies were slower (softmax_f32 +0.7 to +4 µs, bf16 rows
-// +0.1 to +28 µs with caps of 3–4). So the default targets 48 KB of row in flight per SM and
-// applies only where it was measured to help: 4-byte rows read as 16-byte vectors, one row per
-// block, row parameters hoisted, a cap of exactly 3 blocks (12–16 KB of rows per block), a
-// Hopper-class SM (cp.async.bulk needs sm_90).
+// with bulk copies. tsfuser's own generated kernels, same process: 256 threads × B = 4 with bulk
+// copies and the cap 175.0–175.6 (torch.compile 174.7–175.0, register loads 175.3–176.0); 512
+// threads × B = 2 (40 registers instead of 64), parameters hoisted, bulk copies, cap 3:
+// 174.7–174.8, 0.11–0.16 µs under torch.compile (95% intervals [−0.22, −0.03] and
+// [−0.22, −0.05], both orders); the same with a cap of 2: 194. For softmax f32 (no row
+// parameters) and the 16-bit rows bulk copies were slower (softmax_f32 +0.7 to +4 µs, bf16
+// rows +0.1 to +28 µs with caps of 3–4). So the default applies only where it was measured
+// to help: 4-byte rows read as 16-byte vectors, row parameters present (hoisted), 512 threads
+// per row (heuristics.ts picks B for that), a cap of exactly 3 blocks (48 KB over 12–16 KB of
+// rows per block), a Hopper-class SM (cp.async.bulk needs sm_90).
 // Invariant: pure functions of the heuristic's decisions and the device; no fusion is changed.
 
 import { dataTypeSize, type TensorView } from '@tsfuser/fusion-ir';
@@ -53,41 +56,43 @@ export function sharedMemForBlockCap(device: DeviceProperties, blocks: number): 
   return Math.max(0, bytes);
 }
 
+/** Threads per row of the measured bulk-copy kernel (B = 2 at rows of 4096 Float). */
+export const BULK_ROW_THREADS = 512;
+
 export interface BulkRowLoadFacts {
   device: DeviceProperties;
   fullRowInputs: readonly TensorView[];
+  rowParams: readonly TensorView[];
   vectorizedFullRows: boolean;
   vec: number;
-  /** Elements each block's row buffer holds: batches · bdimx · vec. */
-  rowCapacity: number;
-  bdimy: number;
-  hoistRowParamLoads: boolean;
 }
 
-/** The default when no override says (see the header for the measurements behind it). */
-export function bulkRowLoadsByDefault(f: BulkRowLoadFacts): BulkRowLoadChoice {
+/** Whether the fusion and device are of the kind bulk row copies were measured to help. */
+export function bulkRowLoadsEligible(f: BulkRowLoadFacts): boolean {
   const [major] = f.device.computeCapability;
-  if (major < 9 || f.bdimy !== 1 || !f.hoistRowParamLoads || !f.vectorizedFullRows || f.fullRowInputs.length === 0) return NO_BULK_ROW_LOADS;
-  if (!f.fullRowInputs.every((tv) => dataTypeSize(tv.dtype) === 4) || f.vec * 4 !== 16) return NO_BULK_ROW_LOADS;
-  const rowBytes = f.rowCapacity * 4 * f.fullRowInputs.length;
-  const blocks = Math.floor(TARGET_BULK_ROW_BYTES_PER_SM / rowBytes);
+  if (major < 9 || f.rowParams.length === 0 || !f.vectorizedFullRows || f.fullRowInputs.length === 0) return false;
+  return f.fullRowInputs.every((tv) => dataTypeSize(tv.dtype) === 4) && f.vec * 4 === 16;
+}
+
+/**
+ * The default for a schedule whose block holds `rowCapacity` elements of each full row: bulk
+ * copies with a cap of MEASURED_BLOCK_CAP blocks per SM when that is what the 48 KB target
+ * gives, else none.
+ */
+export function bulkRowLoadsByDefault(f: BulkRowLoadFacts, rowCapacity: number): BulkRowLoadChoice {
+  if (!bulkRowLoadsEligible(f)) return NO_BULK_ROW_LOADS;
+  const blocks = Math.floor(TARGET_BULK_ROW_BYTES_PER_SM / (rowCapacity * 4 * f.fullRowInputs.length));
   if (blocks !== MEASURED_BLOCK_CAP) return NO_BULK_ROW_LOADS;
   const smem = sharedMemForBlockCap(f.device, blocks);
   return smem === null ? NO_BULK_ROW_LOADS : { bulkLoadRows: true, maxBlocksPerSm: blocks, minSharedMemBytes: smem };
 }
 
-/** The choice under explicit overrides (either may be absent: the default fills it in). */
-export function bulkRowLoadsWith(f: BulkRowLoadFacts, bulk: boolean | undefined, cap: number | undefined): BulkRowLoadChoice {
-  const byDefault = bulkRowLoadsByDefault(f);
+/** The choice under explicit overrides (absent ones: the default `byDefault`). */
+export function bulkRowLoadsWith(device: DeviceProperties, byDefault: BulkRowLoadChoice, bulk: boolean | undefined, cap: number | undefined): BulkRowLoadChoice {
   const on = bulk ?? byDefault.bulkLoadRows;
-  if (!on) return cap === undefined || cap === 0 ? NO_BULK_ROW_LOADS : capped(f.device, false, cap);
-  if (f.device.computeCapability[0] < 9) return NO_BULK_ROW_LOADS;
-  if (cap === undefined) return byDefault.bulkLoadRows ? byDefault : { bulkLoadRows: true, maxBlocksPerSm: 0, minSharedMemBytes: 0 };
-  return capped(f.device, true, cap);
-}
-
-function capped(device: DeviceProperties, bulk: boolean, cap: number): BulkRowLoadChoice {
-  if (cap === 0) return { bulkLoadRows: bulk, maxBlocksPerSm: 0, minSharedMemBytes: 0 };
+  if (on && device.computeCapability[0] < 9) return NO_BULK_ROW_LOADS;
+  if (cap === undefined) return on === byDefault.bulkLoadRows ? byDefault : { bulkLoadRows: on, maxBlocksPerSm: 0, minSharedMemBytes: 0 };
+  if (cap === 0) return { bulkLoadRows: on, maxBlocksPerSm: 0, minSharedMemBytes: 0 };
   const smem = sharedMemForBlockCap(device, cap);
-  return smem === null ? { bulkLoadRows: bulk, maxBlocksPerSm: 0, minSharedMemBytes: 0 } : { bulkLoadRows: bulk, maxBlocksPerSm: cap, minSharedMemBytes: smem };
+  return smem === null ? { bulkLoadRows: on, maxBlocksPerSm: 0, minSharedMemBytes: 0 } : { bulkLoadRows: on, maxBlocksPerSm: cap, minSharedMemBytes: smem };
 }
