@@ -66,6 +66,8 @@ function randomInputs(c: NormalizationCase, nan: boolean): HostTensor[] {
 }
 
 function runCase(device: DeviceContext, c: NormalizationCase, spec?: NormalizationSpec): Result {
+  // SUITE_PROGRESS=1: name each case before it runs (stderr is written synchronously), so a case that never returns is named.
+  if (process.env.SUITE_PROGRESS === '1') process.stderr.write(`case ${c.name}\n`);
   const category = categoryOf(c);
   const nan = Math.random() < 0.1;
   const inputs = randomInputs(c, nan);

@@ -8,7 +8,7 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { checkGolden, evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/fusion-ir';
-import type { InnerPersistentOverrides } from '@tsfuser/scheduler';
+import { H100_PROPERTIES, makeRuntimeInfo, type InnerPersistentOverrides } from '@tsfuser/scheduler';
 import { compileFusion, lowerFusion, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
 import { singleBarrierAllreduces } from '../src/lower/allreduce-barriers.js';
 import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
@@ -352,6 +352,14 @@ describe('inner persistent codegen: rows through shared memory by bulk copy (bul
     simulateAndCompare(buildNormalization('ln_bulk_1000', { kind: 'layer_norm', dtype: 'Float', shape: [6, 1000], affine: true }), { bulkLoadRows: true });
     simulateAndCompare(buildNormalization('rms_bulk', { kind: 'rms_norm', dtype: 'BFloat16', shape: [5, 4096], affine: true }), { bulkLoadRows: true, batches: 2 });
     simulateAndCompare(buildNormalization('softmax_bulk', { kind: 'softmax', dtype: 'Float', shape: [7, 2048] }), { bulkLoadRows: true, maxBlocksPerSm: 3 });
+    // The default (hoisted parameters, bulk copies, cap 3) for every Float kind with parameters at 4096. Few rows
+    // would get the wide few-rows blocks (no hoisting): a 4-SM device makes 5 rows "many" and keeps the simulation small.
+    for (const kind of ['layer_norm', 'layer_norm_welford', 'rms_norm'] as const) {
+      const built = buildNormalization(`${kind}_bulk_default`, { kind, dtype: 'Float', shape: [5, 4096], affine: true });
+      const d = { ...built, info: makeRuntimeInfo(built.fusion, built.sizes.map((sizes) => ({ sizes })), { ...H100_PROPERTIES, smCount: 4 }) };
+      expect(bulkIssues(lowerCase(d).kernel), kind).toHaveLength(1);
+      simulateAndCompare(d);
+    }
   });
 
   it('the block cap pads the shared memory request; rows the copy cannot take keep their global loads', () => {

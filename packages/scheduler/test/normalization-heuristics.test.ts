@@ -125,9 +125,8 @@ describe('inner persistent heuristics', () => {
     };
     const at = (f: Fusion, n: number, h: number, overrides: ConstructorParameters<typeof InnerPersistentScheduler>[0] = {}): InnerPersistentParams =>
       new InnerPersistentScheduler(overrides).computeHeuristics(f, makeRuntimeInfo(f, f.inputs.map((_, i) => ({ sizes: i === 0 ? [n, h] : [h] }))));
-    // Float, weight and bias, 4 batches of 4: 4·4·(4+4) = 128 bytes per thread, the budget
-    // (with register loads: bulk row copies pick their own shape, tested below).
-    const f32 = at(ln('Float', 2), 16384, 4096, { bulkLoadRows: false });
+    // Float, weight and bias, 4 batches of 4: 4·4·(4+4) = 128 bytes per thread, the budget.
+    const f32 = at(ln('Float', 2), 16384, 4096);
     expect(f32.batchesPerBlockInnerReduction * f32.unrollFactorInnerReduction).toBe(16);
     expect(f32.hoistRowParamLoads).toBe(true);
     expect(heuristicParamsToString(f32)).toContain('Row parameters loaded before the reductions');
@@ -145,11 +144,10 @@ describe('inner persistent heuristics', () => {
     // Nothing to hoist without row parameters; an override wins either way.
     expect(at(ln('Float', 0), 16384, 4096).hoistRowParamLoads).toBe(false);
     expect(at(ln('Float', 2), 16384, 4096, { hoistRowParamLoads: false }).hoistRowParamLoads).toBe(false);
-    expect(at(ln('Float', 2), 16384, 4096, { hoistRowParamLoads: false }).bulkLoadRows).toBe(true);
     expect(at(ln('BFloat16', 2), 16384, 4096, { hoistRowParamLoads: true }).hoistRowParamLoads).toBe(true);
   });
 
-  it('rows go through shared memory by bulk copy, 512 threads × B = 2, hoisted parameters, 3 blocks per SM, for Float rows of 12–16 KB with parameters on sm_90', () => {
+  it('rows go through shared memory by bulk copy, 3 blocks per SM, for hoisted Float rows of 12–16 KB on sm_90', () => {
     const ln = (dtype: DataType, params: 0 | 2): Fusion => {
       const f = new Fusion();
       const x = makeTensor(f, { shape: [-1, -1], dtype });
@@ -166,13 +164,18 @@ describe('inner persistent heuristics', () => {
     const f32 = at(ln('Float', 2), 4096);
     expect(f32.bulkLoadRows).toBe(true);
     expect(f32.maxBlocksPerSm).toBe(3);
-    expect([f32.batchesPerBlockInnerReduction, f32.lparams.bdimx, f32.unrollFactorInnerReduction, f32.hoistRowParamLoads]).toEqual([2, 512, 4, true]);
-    // Rows of 3100: 775 vectors over B = 2 → 388 threads, padded to 416; 13 KB of row still gives the cap of 3.
-    const odd = at(ln('Float', 2), 3100);
-    expect([odd.bulkLoadRows, odd.batchesPerBlockInnerReduction, odd.lparams.bdimx, odd.padInnerReductionToWarp, odd.maxBlocksPerSm]).toEqual([true, 2, 416, true, 3]);
-    // A forced persistent batch keeps its shape and register loads (the bulk default comes with its own shape).
-    const forced = at(ln('Float', 2), 4096, { batches: 4 });
-    expect([forced.batchesPerBlockInnerReduction, forced.lparams.bdimx, forced.bulkLoadRows]).toEqual([4, 256, false]);
+    // The register-load shape stays: 256 threads × B = 4 × vec 4, parameters hoisted.
+    expect([f32.batchesPerBlockInnerReduction, f32.lparams.bdimx, f32.unrollFactorInnerReduction, f32.hoistRowParamLoads]).toEqual([4, 256, 4, true]);
+    // Other row lengths: on exactly when the parameters are hoisted and a block's row buffer (B·bdimx·vec·4 bytes) gives 3 blocks in 48 KB.
+    for (const h of [2048, 3072, 3100, 3584, 4000, 5000]) {
+      const p = at(ln('Float', 2), h);
+      const rowBytes = p.batchesPerBlockInnerReduction * p.lparams.bdimx * p.unrollFactorInnerReduction * 4;
+      expect(p.bulkLoadRows, `${h}`).toBe(p.hoistRowParamLoads && Math.floor((48 * 1024) / rowBytes) === 3);
+    }
+    expect(at(ln('Float', 2), 3584).bulkLoadRows).toBe(true);
+    // Not hoisted (an override, or B = 2 at 512 threads: 32 row bytes per thread): register loads.
+    expect(at(ln('Float', 2), 4096, { hoistRowParamLoads: false }).bulkLoadRows).toBe(false);
+    expect(at(ln('Float', 2), 4096, { batches: 2 }).bulkLoadRows).toBe(false);
     // 3 blocks of (request + the 1 KB the SM reserves) fit in 228 KB; a fourth does not.
     const perSm = H100_PROPERTIES.sharedMemPerSm as number;
     expect(3 * (f32.minSharedMemBytes + RESERVED_SHARED_MEM_PER_BLOCK)).toBeLessThanOrEqual(perSm);

@@ -10,16 +10,18 @@
 // flight per SM) it ran 174.5–174.6 µs, ahead of torch.compile (174.8–174.9) and of a copy_ of
 // the same bytes (175.4–175.5); at 2 blocks 189, at 8 blocks (32 registers, parameters not
 // hoisted) 178.3. The register-load kernel capped at 3 blocks ran 189.7: the cap only pays
-// with bulk copies. tsfuser's own generated kernels, same process: 256 threads × B = 4 with bulk
-// copies and the cap 175.0–175.6 (torch.compile 174.7–175.0, register loads 175.3–176.0); 512
-// threads × B = 2 (40 registers instead of 64), parameters hoisted, bulk copies, cap 3:
-// 174.7–174.8, 0.11–0.16 µs under torch.compile (95% intervals [−0.22, −0.03] and
-// [−0.22, −0.05], both orders); the same with a cap of 2: 194. For softmax f32 (no row
-// parameters) and the 16-bit rows bulk copies were slower (softmax_f32 +0.7 to +4 µs, bf16
-// rows +0.1 to +28 µs with caps of 3–4). So the default applies only where it was measured
-// to help: 4-byte rows read as 16-byte vectors, row parameters present (hoisted), 512 threads
-// per row (heuristics.ts picks B for that), a cap of exactly 3 blocks (48 KB over 12–16 KB of
-// rows per block), a Hopper-class SM (cp.async.bulk needs sm_90).
+// with bulk copies. tsfuser's own generated kernels, same process (µs; torch.compile
+// 174.7–175.0 in the same runs): register loads, 256 threads × B = 4 (the shape the heuristic
+// picks), 175.3–176.0; the same shape with bulk copies and the cap (this default) 175.0–175.6,
+// 0.3–0.6 µs nearer; with one-barrier allreduces on top 175.2. 512 threads × B = 2 with bulk
+// copies and the cap ran 174.7–174.8 in one session and 175.2 in another, and it needs ≤ 42
+// registers for 3 blocks of 512 threads: layer_norm with mean and invstd outputs fell to
+// 2 blocks per SM and 198 µs (176 with 256 threads), so it is not the default. For softmax f32
+// (no row parameters) and the 16-bit rows bulk copies were slower (softmax_f32 +0.7 to +4 µs,
+// bf16 rows +0.1 to +28 µs with caps of 3–4). So the default applies only where it was
+// measured to help: 4-byte rows read as 16-byte vectors, row parameters hoisted, one row per
+// block, a cap of exactly 3 blocks (48 KB over 12–16 KB of rows per block), sm_90 or later
+// (cp.async.bulk).
 // Invariant: pure functions of the heuristic's decisions and the device; no fusion is changed.
 
 import { dataTypeSize, type TensorView } from '@tsfuser/fusion-ir';
@@ -55,9 +57,6 @@ export function sharedMemForBlockCap(device: DeviceProperties, blocks: number): 
   if (bytes > optin || blocks * (bytes + RESERVED_SHARED_MEM_PER_BLOCK) > perSm) return null;
   return Math.max(0, bytes);
 }
-
-/** Threads per row of the measured bulk-copy kernel (B = 2 at rows of 4096 Float). */
-export const BULK_ROW_THREADS = 512;
 
 export interface BulkRowLoadFacts {
   device: DeviceProperties;

@@ -25,7 +25,7 @@ import { ExactLogicalMap } from '../pointwise/domain-map.js';
 import { collectIo } from '../pointwise/heuristics.js';
 import { bindExtents, evaluateExtent, type RuntimeInfo } from '../runtime-info.js';
 import { persistentBufferBytes, persistentBuffers } from '../segmentation/persistent-buffer.js';
-import { BULK_ROW_THREADS, bulkRowLoadsByDefault, bulkRowLoadsWith, NO_BULK_ROW_LOADS, type BulkRowLoadChoice, type BulkRowLoadFacts } from './bulk-row-loads.js';
+import { bulkRowLoadsByDefault, bulkRowLoadsWith, NO_BULK_ROW_LOADS } from './bulk-row-loads.js';
 import type { InnerPersistentParams } from './params.js';
 import { rowVectorChoice, type VectorChoice } from './row-vectorization.js';
 import { welfordTranslatedFusion } from './translate-welford.js';
@@ -191,20 +191,6 @@ function hoistRowParamsByDefault({ rows: rowSet, params }: RowInputs, batches: n
 }
 
 /**
- * The bulk-copy schedule's shape (BULK_ROW_THREADS threads per row) and choice, when the
- * default turns bulk row copies on for it (bulk-row-loads.ts) and its hoisted parameters fit
- * the register budget; else null.
- */
-function bulkRowShape(facts: BulkRowLoadFacts, vectors: number, inputs: RowInputs): { shape: { batches: number; bdimx: number; extent: number }; choice: BulkRowLoadChoice } | null {
-  const shape = forcedBatches(vectors, Math.max(1, Math.ceil(vectors / BULK_ROW_THREADS)));
-  if (shape.bdimx > MAX_THREADS_PER_ROW || shape.batches > MAX_PERSISTENT_BATCHES) return null;
-  const paramBytes = [...inputs.params].reduce((sum, tv) => sum + dataTypeSize(tv.dtype), 0);
-  if (shape.batches * facts.vec * paramBytes > MAX_HOISTED_PARAM_BYTES_PER_THREAD) return null;
-  const choice = bulkRowLoadsByDefault(facts, shape.batches * shape.bdimx * facts.vec);
-  return choice.bulkLoadRows ? { shape, choice } : null;
-}
-
-/**
  * Choices a caller may force instead of the heuristic's (tuning experiments, tests): the
  * persistent batch B, rows per block (bdimy), the widest vector in bytes, and whether a
  * widening cast of an input is projected (the narrow input kept in registers).
@@ -252,16 +238,7 @@ export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: 
       `inner persistent heuristics: a row of ${R} elements needs more than ${MAX_THREADS_PER_ROW} threads × ${maxBatches} batches × ${v} elements in registers`,
     );
   }
-  // Rows the bulk-copy schedule was measured to help get its shape: 512 threads per row.
-  const bulkFacts = {
-    device,
-    fullRowInputs: [...inputs.rows],
-    rowParams: [...inputs.params],
-    vectorizedFullRows: [...inputs.rows].every((tv) => vec.inputs.includes(fusion.inputs.indexOf(tv))),
-    vec: v,
-  };
-  const bulkShape = forced === undefined && overrides.bulkLoadRows !== false ? bulkRowShape(bulkFacts, vectors, inputs) : null;
-  const { batches, bdimx, extent } = bulkShape?.shape ?? choice;
+  const { batches, bdimx, extent } = choice;
   let bdimy = 1;
   if (bdimx < 128) {
     bdimy = Math.max(1, Math.floor(TARGET_BLOCK_THREADS / bdimx));
@@ -275,8 +252,17 @@ export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: 
   const gdimx = ceilDiv(I, bdimy);
   if (gdimx > MAX_GRID_X) throw new SchedulingError(`inner persistent heuristics: ${I} rows need ${gdimx} blocks, more than gridDim.x allows`);
   const size = persistentBufferBytes(fusion, runtimeInfo);
-  const hoist = overrides.hoistRowParamLoads ?? (bulkShape !== null || hoistRowParamsByDefault(inputs, batches, v));
-  const bulk = bulkRowLoadsWith(device, bdimy === 1 && bulkShape !== null ? bulkShape.choice : NO_BULK_ROW_LOADS, overrides.bulkLoadRows, overrides.maxBlocksPerSm);
+  const hoist = overrides.hoistRowParamLoads ?? hoistRowParamsByDefault(inputs, batches, v);
+  const bulkFacts = {
+    device,
+    fullRowInputs: [...inputs.rows],
+    rowParams: [...inputs.params],
+    vectorizedFullRows: [...inputs.rows].every((tv) => vec.inputs.includes(fusion.inputs.indexOf(tv))),
+    vec: v,
+  };
+  // Measured with the parameters hoisted and one row per block (bulk-row-loads.ts).
+  const bulkDefault = hoist && bdimy === 1 ? bulkRowLoadsByDefault(bulkFacts, batches * bdimx * v) : NO_BULK_ROW_LOADS;
+  const bulk = bulkRowLoadsWith(device, bulkDefault, overrides.bulkLoadRows, overrides.maxBlocksPerSm);
   return {
     schedulerType: 'inner_persistent',
     tag: 'Inner Persistent Heuristic.',
