@@ -143,3 +143,35 @@ export function printIndex(e: IndexExpr, parent = 0, rightOperand = false): stri
     }
   }
 }
+
+/** `e` with each symbol `by` maps to an expression replaced by it (constants folded on the way up). */
+export function substituteSymbols(e: IndexExpr, by: (name: string) => IndexExpr | null): IndexExpr {
+  switch (e.kind) {
+    case 'const':
+      return e;
+    case 'sym':
+      return by(e.name) ?? e;
+    case 'add':
+      return iadd(substituteSymbols(e.a, by), substituteSymbols(e.b, by));
+    case 'mul':
+      return imul(substituteSymbols(e.a, by), substituteSymbols(e.b, by));
+    case 'div':
+      return idiv(substituteSymbols(e.a, by), substituteSymbols(e.b, by));
+    case 'mod':
+      return imod(substituteSymbols(e.a, by), substituteSymbols(e.b, by));
+    default: {
+      const unreachable: never = e;
+      throw new Error(`unknown index expression ${String(unreachable)}`);
+    }
+  }
+}
+
+/** The names of the symbols `e` mentions. */
+export function symbolsOf(e: IndexExpr, into: Set<string> = new Set()): Set<string> {
+  if (e.kind === 'sym') into.add(e.name);
+  else if (e.kind !== 'const') {
+    symbolsOf(e.a, into);
+    symbolsOf(e.b, into);
+  }
+  return into;
+}

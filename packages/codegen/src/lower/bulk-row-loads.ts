@@ -21,7 +21,7 @@
 // and no thread reads a buffer before its BulkLoadWait.
 
 import { dataTypeSize, type TensorView } from '@tsfuser/fusion-ir';
-import { iadd, iconst, idiv, imod, imul, type IndexExpr } from '../kernel-ir/index-expr.js';
+import { iconst, imul, substituteSymbols, symbolsOf, type IndexExpr } from '../kernel-ir/index-expr.js';
 import type { BulkRowCopy, IndexLocal, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
 import type { LoweringContext } from './context.js';
 import { mentionsRow } from './evict-last.js';
@@ -61,35 +61,9 @@ export function rowInputTensors(ctx: LoweringContext): Map<string, BulkRowTensor
   return out;
 }
 
-function symbols(e: IndexExpr, into = new Set<string>()): Set<string> {
-  if (e.kind === 'sym') into.add(e.name);
-  else if (e.kind !== 'const') {
-    symbols(e.a, into);
-    symbols(e.b, into);
-  }
-  return into;
-}
-
-/** `e` with the named symbols set to 0, constants folded (so a zeroed term disappears). */
+/** `e` with the named symbols set to 0 (so a zeroed term folds away). */
 function zeroing(e: IndexExpr, zero: (name: string) => boolean): IndexExpr {
-  switch (e.kind) {
-    case 'const':
-      return e;
-    case 'sym':
-      return zero(e.name) ? iconst(0) : e;
-    case 'add':
-      return iadd(zeroing(e.a, zero), zeroing(e.b, zero));
-    case 'mul':
-      return imul(zeroing(e.a, zero), zeroing(e.b, zero));
-    case 'div':
-      return idiv(zeroing(e.a, zero), zeroing(e.b, zero));
-    case 'mod':
-      return imod(zeroing(e.a, zero), zeroing(e.b, zero));
-    default: {
-      const unreachable: never = e;
-      throw new Error(`unknown index expression ${String(unreachable)}`);
-    }
-  }
+  return substituteSymbols(e, (n) => (zero(n) ? iconst(0) : null));
 }
 
 function evaluate(e: IndexExpr, env: ReadonlyMap<string, number>): number {
@@ -149,12 +123,12 @@ interface Split {
 
 /** Splits a row load's address (see the header); null when it does not split. */
 function splitAddress(index: IndexExpr, loops: ReadonlySet<string>, isStride: (name: string) => boolean): Split | null {
-  const syms = symbols(index);
+  const syms = symbolsOf(index);
   if (syms.has('threadIdx.y') || syms.has('blockIdx.y') || syms.has('threadIdx.z') || syms.has('blockIdx.z')) return null;
   const perThread = (n: string): boolean => n === 'threadIdx.x' || loops.has(n);
   const rowStart = zeroing(index, perThread);
   const col = zeroing(index, (n) => n === 'blockIdx.x');
-  if ([...symbols(col)].some(isStride)) return null;
+  if ([...symbolsOf(col)].some(isStride)) return null;
   // rowStart(blockIdx.x) + col(threads, loops) must equal the address everywhere: sampled.
   let seed = 12345;
   const rand = (n: number): number => {

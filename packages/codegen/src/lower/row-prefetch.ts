@@ -21,7 +21,7 @@
 // row r when the body's other statements run); only the time the loads are issued changes.
 
 import { LoweringError } from '../errors.js';
-import { iadd, iconst, idiv, imod, imul, isym, type IndexExpr } from '../kernel-ir/index-expr.js';
+import { iadd, iconst, isym, substituteSymbols, symbolsOf, type IndexExpr } from '../kernel-ir/index-expr.js';
 import { accessesOf, containsReduction } from '../kernel-ir/effects.js';
 import type { Predicate, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
 
@@ -30,35 +30,11 @@ type Allocate = Extract<Stmt, { kind: 'Allocate' }>;
 type ForLoop = Extract<Stmt, { kind: 'ForLoop' }>;
 
 function substitute(e: IndexExpr, name: string, by: IndexExpr): IndexExpr {
-  switch (e.kind) {
-    case 'const':
-      return e;
-    case 'sym':
-      return e.name === name ? by : e;
-    case 'add':
-      return iadd(substitute(e.a, name, by), substitute(e.b, name, by));
-    case 'mul':
-      return imul(substitute(e.a, name, by), substitute(e.b, name, by));
-    case 'div':
-      return idiv(substitute(e.a, name, by), substitute(e.b, name, by));
-    case 'mod':
-      return imod(substitute(e.a, name, by), substitute(e.b, name, by));
-    default: {
-      const unreachable: never = e;
-      throw new Error(`unknown index expression ${String(unreachable)}`);
-    }
-  }
+  return substituteSymbols(e, (n) => (n === name ? by : null));
 }
 
 function mentions(e: IndexExpr, name: string): boolean {
-  switch (e.kind) {
-    case 'const':
-      return false;
-    case 'sym':
-      return e.name === name;
-    default:
-      return mentions(e.a, name) || mentions(e.b, name);
-  }
+  return symbolsOf(e).has(name);
 }
 
 /** The LoadStores of a row load, or null when `s` is anything else. */
