@@ -90,8 +90,8 @@ export function bulkRowLoadsByDefault(f: BulkRowLoadFacts, rowCapacity: number):
 export function bulkRowLoadsWith(device: DeviceProperties, byDefault: BulkRowLoadChoice, bulk: boolean | undefined, cap: number | undefined): BulkRowLoadChoice {
   const on = bulk ?? byDefault.bulkLoadRows;
   if (on && device.computeCapability[0] < 9) return NO_BULK_ROW_LOADS;
-  if (cap === undefined) return on === byDefault.bulkLoadRows ? byDefault : { bulkLoadRows: on, maxBlocksPerSm: 0, minSharedMemBytes: 0 };
-  if (cap === 0) return { bulkLoadRows: on, maxBlocksPerSm: 0, minSharedMemBytes: 0 };
-  const smem = sharedMemForBlockCap(device, cap);
-  return smem === null ? { bulkLoadRows: on, maxBlocksPerSm: 0, minSharedMemBytes: 0 } : { bulkLoadRows: on, maxBlocksPerSm: cap, minSharedMemBytes: smem };
+  if (cap === undefined && on === byDefault.bulkLoadRows) return byDefault;
+  // An explicit cap the device cannot express (shared memory unknown, past the opt-in) is no cap.
+  const smem = cap === undefined || cap === 0 ? null : sharedMemForBlockCap(device, cap);
+  return smem === null || cap === undefined ? { bulkLoadRows: on, maxBlocksPerSm: 0, minSharedMemBytes: 0 } : { bulkLoadRows: on, maxBlocksPerSm: cap, minSharedMemBytes: smem };
 }
