@@ -1,7 +1,8 @@
 // Which buffers a kernel IR statement writes and reads (tensor names: Local buffers, Global
 // arguments, work buffers by their tensor accesses), for passes that move or rewrite
-// statements after lowering (row-prefetch.ts, group-allreduce.ts, hoist-row-params.ts), and
-// whether statements hold a block or grid reduction. Nested statements count.
+// statements after lowering (row-prefetch.ts, group-allreduce.ts, hoist-row-params.ts,
+// bulk-row-loads.ts), whether statements hold a block or grid reduction, and every statement
+// of a tree (allStmts). Nested statements count.
 // GridOuterReduce names its work buffers and outputs, not accesses: it is the kernel's last
 // statement, and no pass moves anything across it.
 
@@ -118,4 +119,17 @@ export function containsReduction(stmts: readonly Stmt[]): boolean {
       }
     }
   });
+}
+
+/** Every statement of the tree, depth first. */
+export function allStmts(stmts: readonly Stmt[], into: Stmt[] = []): Stmt[] {
+  for (const s of stmts) {
+    into.push(s);
+    if (s.kind === 'ForLoop') allStmts(s.body, into);
+    else if (s.kind === 'IfThenElse') {
+      allStmts(s.then, into);
+      allStmts(s.else, into);
+    }
+  }
+  return into;
 }

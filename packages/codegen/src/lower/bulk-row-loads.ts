@@ -21,7 +21,8 @@
 // and no thread reads a buffer before its BulkLoadWait.
 
 import { dataTypeSize, type TensorView } from '@tsfuser/fusion-ir';
-import { iconst, imul, substituteSymbols, symbolsOf, type IndexExpr } from '../kernel-ir/index-expr.js';
+import { accessesOf, allStmts } from '../kernel-ir/effects.js';
+import { iconst, imul, sameIndex, substituteSymbols, symbolsOf, type IndexExpr } from '../kernel-ir/index-expr.js';
 import type { BulkRowCopy, IndexLocal, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
 import type { LoweringContext } from './context.js';
 import { mentionsRow } from './evict-last.js';
@@ -91,31 +92,6 @@ function evaluate(e: IndexExpr, env: ReadonlyMap<string, number>): number {
   }
 }
 
-function collectLoops(stmts: readonly Stmt[], into: Set<string>): Set<string> {
-  for (const s of stmts) {
-    if (s.kind === 'ForLoop') {
-      into.add(s.index);
-      collectLoops(s.body, into);
-    } else if (s.kind === 'IfThenElse') {
-      collectLoops(s.then, into);
-      collectLoops(s.else, into);
-    }
-  }
-  return into;
-}
-
-function rowLoads(stmts: readonly Stmt[], into: LoadStore[] = []): LoadStore[] {
-  for (const s of stmts) {
-    if (s.kind === 'LoadStore' && s.in.memory === 'Global' && s.out.memory === 'Local' && s.width > 1 && mentionsRow(s.in.index)) into.push(s);
-    else if (s.kind === 'ForLoop') rowLoads(s.body, into);
-    else if (s.kind === 'IfThenElse') {
-      rowLoads(s.then, into);
-      rowLoads(s.else, into);
-    }
-  }
-  return into;
-}
-
 interface Split {
   rowStart: IndexExpr;
   col: IndexExpr;
@@ -143,10 +119,6 @@ function splitAddress(index: IndexExpr, loops: ReadonlySet<string>, isStride: (n
   return { rowStart, col };
 }
 
-function printKey(e: IndexExpr): string {
-  return JSON.stringify(e);
-}
-
 function rewrite(stmts: readonly Stmt[], redirect: ReadonlyMap<LoadStore, TensorAccess>): Stmt[] {
   return stmts.map((s) => {
     if (s.kind === 'LoadStore') {
@@ -160,16 +132,7 @@ function rewrite(stmts: readonly Stmt[], redirect: ReadonlyMap<LoadStore, Tensor
 }
 
 function readsAny(s: Stmt, buffers: ReadonlySet<string>): boolean {
-  switch (s.kind) {
-    case 'LoadStore':
-      return s.in.memory === 'Shared' && buffers.has(s.in.tensor);
-    case 'ForLoop':
-      return s.body.some((b) => readsAny(b, buffers));
-    case 'IfThenElse':
-      return s.then.some((b) => readsAny(b, buffers)) || s.else.some((b) => readsAny(b, buffers));
-    default:
-      return false;
-  }
+  return accessesOf([s]).reads.some((a) => a.memory === 'Shared' && buffers.has(a.tensor));
 }
 
 /**
@@ -178,11 +141,13 @@ function readsAny(s: Stmt, buffers: ReadonlySet<string>): boolean {
  * memory is known.
  */
 export function bulkLoadRows(body: readonly Stmt[], tensors: ReadonlyMap<string, BulkRowTensor>, capacity: number, indexLocals: readonly IndexLocal[]): Stmt[] {
-  const loops = collectLoops(body, new Set());
+  const stmts = allStmts(body);
+  const loops = new Set(stmts.flatMap((s) => (s.kind === 'ForLoop' ? [s.index] : [])));
   const strideLocals = new Set(indexLocals.filter((l) => l.value.includes('alloc_stride')).map((l) => l.name));
   const isStride = (n: string): boolean => n.includes('alloc_stride') || strideLocals.has(n);
   const byTensor = new Map<string, LoadStore[]>();
-  for (const l of rowLoads(body)) byTensor.set(l.in.tensor, [...(byTensor.get(l.in.tensor) ?? []), l]);
+  const rowLoads = stmts.filter((s): s is LoadStore => s.kind === 'LoadStore' && s.in.memory === 'Global' && s.out.memory === 'Local' && s.width > 1 && mentionsRow(s.in.index));
+  for (const l of rowLoads) byTensor.set(l.in.tensor, [...(byTensor.get(l.in.tensor) ?? []), l]);
   const redirect = new Map<LoadStore, TensorAccess>();
   const copies: BulkRowCopy[] = [];
   for (const [tensor, loads] of byTensor) {
@@ -191,7 +156,7 @@ export function bulkLoadRows(body: readonly Stmt[], tensors: ReadonlyMap<string,
     if (elements === null || loads.some((l) => l.width * dataTypeSize(l.in.dtype) !== 16)) continue;
     const splits = loads.map((l) => splitAddress(l.in.index, loops, isStride));
     const first = splits[0];
-    if (first === undefined || first === null || splits.some((s) => s === null || printKey(s.rowStart) !== printKey(first.rowStart))) continue;
+    if (first === undefined || first === null || splits.some((s) => s === null || !sameIndex(s.rowStart, first.rowStart))) continue;
     const buffer = `${tensor}_row`;
     const dtype = (loads[0] as LoadStore).in.dtype;
     loads.forEach((l, i) => redirect.set(l, { kind: 'tensor', tensor: buffer, dtype, memory: 'Shared', index: (splits[i] as Split).col }));

@@ -25,6 +25,7 @@
 import { dataTypeSize } from '@tsfuser/fusion-ir';
 import type { HeuristicParams, ScheduledFusion } from '@tsfuser/scheduler';
 import { LoweringError } from '../errors.js';
+import { allStmts } from '../kernel-ir/effects.js';
 import type { Kernel, Stmt } from '../kernel-ir/nodes.js';
 import { insertAllocations } from './allocation.js';
 import { makeContext } from './context.js';
@@ -62,19 +63,6 @@ function vectorizeFactorOf(p: HeuristicParams): number {
       throw new Error(`unknown scheduler parameters ${String(unreachable)}`);
     }
   }
-}
-
-/** Every statement of the tree, depth first. */
-function allStmts(stmts: readonly Stmt[], into: Stmt[] = []): Stmt[] {
-  for (const s of stmts) {
-    into.push(s);
-    if (s.kind === 'ForLoop') allStmts(s.body, into);
-    else if (s.kind === 'IfThenElse') {
-      allStmts(s.then, into);
-      allStmts(s.else, into);
-    }
-  }
-  return into;
 }
 
 /** Bytes of a Welford count in shared memory and work buffers (nvfuser_index_t is at most 8). */
