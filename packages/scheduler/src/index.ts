@@ -17,7 +17,7 @@ export { computeReductionHeuristics, type ReductionOverrides } from './reduction
 export { scheduleReduction } from './reduction/schedule.js';
 export { ReductionScheduler } from './reduction/index.js';
 export { type InnerPersistentParams, innerPersistentParamsToString } from './normalization/params.js';
-export { bulkRowLoadsByDefault, RESERVED_SHARED_MEM_PER_BLOCK, sharedMemForBlockCap, singleBarrierUnderBlockCap, TARGET_BULK_ROW_BYTES_PER_SM, type BulkRowLoadChoice } from './normalization/bulk-row-loads.js';
+export { bulkRowLoadsByDefault, RESERVED_SHARED_MEM_PER_BLOCK, sharedMemForBlockCap, TARGET_BULK_ROW_BYTES_PER_SM, type BulkRowLoadChoice } from './normalization/bulk-row-loads.js';
 export { canScheduleInnerPersistent } from './normalization/can-schedule.js';
 export { computeInnerPersistentHeuristics, chooseBatches, type InnerPersistentOverrides } from './normalization/heuristics.js';
 export { scheduleInnerPersistent, PERSISTENT_POSITION } from './normalization/schedule.js';

@@ -9,7 +9,7 @@ import {
 } from '@tsfuser/fusion-ir';
 import {
   chooseBatches, defaultSchedulerRegistry, H100_PROPERTIES, heuristicParamsToString, InnerPersistentScheduler, makeRuntimeInfo, PERSISTENT_POSITION,
-  RESERVED_SHARED_MEM_PER_BLOCK, sharedMemForBlockCap, singleBarrierUnderBlockCap,
+  RESERVED_SHARED_MEM_PER_BLOCK, sharedMemForBlockCap,
   segmentPlanFor, type InnerPersistentParams,
 } from '../src/index.js';
 
@@ -201,34 +201,6 @@ describe('inner persistent heuristics', () => {
     const capped = at(ln('Float', 0), 4096, { maxBlocksPerSm: 2 });
     expect([capped.bulkLoadRows, capped.maxBlocksPerSm]).toEqual([false, 2]);
     expect(sharedMemForBlockCap(H100_PROPERTIES, 2)).toBe(capped.minSharedMemBytes);
-  });
-
-  it('block allreduces take one barrier by default only under a bulk-copy cap that leaves ≥ 80 registers a thread', () => {
-    const ln = (): Fusion => {
-      const f = new Fusion();
-      const x = makeTensor(f, { shape: [-1, -1], dtype: 'Float' });
-      const w = makeTensor(f, { shape: [-1], dtype: 'Float' });
-      const b = makeTensor(f, { shape: [-1], dtype: 'Float' });
-      for (const t of [x, w, b]) f.addInput(t);
-      f.addOutput(layerNorm(x, 1, w, b).output);
-      return f;
-    };
-    const at = (h: number, overrides: ConstructorParameters<typeof InnerPersistentScheduler>[0] = {}): InnerPersistentParams =>
-      new InnerPersistentScheduler(overrides).computeHeuristics(ln(), makeRuntimeInfo(ln(), [{ sizes: [16384, h] }, { sizes: [h] }, { sizes: [h] }]));
-    const capped = at(4096);
-    expect([capped.bulkLoadRows, capped.maxBlocksPerSm, capped.lparams.bdimx, capped.singleBarrierAllreduce]).toEqual([true, 3, 256, true]);
-    expect(heuristicParamsToString(capped)).toContain('Block allreduces with one barrier');
-    // Register-limited kernels keep three barriers: no bulk copy, or a bulk copy without a cap.
-    expect(at(2048).singleBarrierAllreduce).toBe(false);
-    expect(at(4096, { bulkLoadRows: false }).singleBarrierAllreduce).toBe(false);
-    expect(at(4096, { maxBlocksPerSm: 0 }).singleBarrierAllreduce).toBe(false);
-    // 512 threads × 3 blocks leave 42 registers: the cap binds registers too, so three barriers.
-    expect(at(4096, { batches: 2, bulkLoadRows: true, maxBlocksPerSm: 3 }).singleBarrierAllreduce).toBe(false);
-    expect(singleBarrierUnderBlockCap({ bulkLoadRows: true, maxBlocksPerSm: 3, minSharedMemBytes: 57472 }, 256)).toBe(true);
-    expect(singleBarrierUnderBlockCap({ bulkLoadRows: true, maxBlocksPerSm: 4, minSharedMemBytes: 45056 }, 256)).toBe(false);
-    // The override wins either way.
-    expect(at(4096, { singleBarrierAllreduce: false }).singleBarrierAllreduce).toBe(false);
-    expect(at(2048, { singleBarrierAllreduce: true }).singleBarrierAllreduce).toBe(true);
   });
 
   it('misaligned pointers and outer strides turn vectorization off', () => {

@@ -23,15 +23,11 @@
 // measured to help: 4-byte rows read as 16-byte vectors, row parameters hoisted, one row per
 // block, a cap of exactly 3 blocks (48 KB over 12–16 KB of rows per block), sm_90 or later
 // (cp.async.bulk).
-// Under the cap, shared memory and not registers sets residency, so there the block allreduces
-// take one barrier each by default (InnerPersistentParams.singleBarrierAllreduce). That costs
-// registers (layer_norm f32 with mean/invstd outputs: 66 → 76 under NVRTC), which a
-// register-limited kernel pays in blocks per SM; under the cap it pays nothing while 80
-// registers a thread remain. Measured in one process (2026-11-23, 400 runs blocked in both
-// orders, 300 interleaved; µs): 175.2 / 175.0 / 174.7 with one barrier against 175.5 / 175.2 /
-// 175.2 with three (torch.compile ≈ 174.9 / 174.8 / —; the interleaved paired difference to it
-// −0.30 against −0.06); with mean and invstd outputs 176.4 / 176.4 / 175.4 against 176.3 /
-// 176.3 / 174.9 (noise). An earlier session had 175.2 for it as well.
+// One-barrier allreduces (InnerPersistentParams.singleBarrierAllreduce) cost registers
+// (layer_norm f32 with mean/invstd outputs: 66 → 76 under NVRTC) that under the cap cost no
+// blocks, so they were tried as the default there: in two runs of one session (2026-11-23, 400
+// runs each, µs) they were 0.2–0.3 faster in the first and 0–0.3 slower in the second, and
+// with mean and invstd outputs the other way round. Noise, so they stay opt-in.
 // Invariant: pure functions of the heuristic's decisions and the device; no fusion is changed.
 
 import { dataTypeSize, type TensorView } from '@tsfuser/fusion-ir';
@@ -94,21 +90,6 @@ export function bulkRowLoadsByDefault(f: BulkRowLoadFacts, rowCapacity: number):
   if (blocks !== MEASURED_BLOCK_CAP) return NO_BULK_ROW_LOADS;
   const smem = sharedMemForBlockCap(f.device, blocks);
   return smem === null ? NO_BULK_ROW_LOADS : { bulkLoadRows: true, maxBlocksPerSm: blocks, minSharedMemBytes: smem };
-}
-
-/** Registers one SM holds (every architecture since sm_50). */
-export const REGISTERS_PER_SM = 65536;
-/** Registers a thread must be allowed under the cap for one-barrier allreduces to be the default. */
-export const MIN_REGISTERS_FOR_SINGLE_BARRIER = 80;
-
-/**
- * Whether block allreduces should take one barrier each by default: only under a bulk-copy
- * block cap that leaves `threads`-thread blocks at least MIN_REGISTERS_FOR_SINGLE_BARRIER
- * registers (see the header).
- */
-export function singleBarrierUnderBlockCap(choice: BulkRowLoadChoice, threads: number): boolean {
-  if (!choice.bulkLoadRows || choice.maxBlocksPerSm === 0) return false;
-  return Math.floor(REGISTERS_PER_SM / (threads * choice.maxBlocksPerSm)) >= MIN_REGISTERS_FOR_SINGLE_BARRIER;
 }
 
 /** The choice under explicit overrides (absent ones: the default `byDefault`). */

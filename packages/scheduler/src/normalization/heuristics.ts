@@ -25,7 +25,7 @@ import { ExactLogicalMap } from '../pointwise/domain-map.js';
 import { collectIo } from '../pointwise/heuristics.js';
 import { bindExtents, evaluateExtent, type RuntimeInfo } from '../runtime-info.js';
 import { persistentBufferBytes, persistentBuffers } from '../segmentation/persistent-buffer.js';
-import { bulkRowLoadsByDefault, bulkRowLoadsWith, NO_BULK_ROW_LOADS, singleBarrierUnderBlockCap } from './bulk-row-loads.js';
+import { bulkRowLoadsByDefault, bulkRowLoadsWith, NO_BULK_ROW_LOADS } from './bulk-row-loads.js';
 import type { InnerPersistentParams } from './params.js';
 import { rowVectorChoice, type VectorChoice } from './row-vectorization.js';
 import { welfordTranslatedFusion } from './translate-welford.js';
@@ -277,7 +277,7 @@ export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: 
     padInnerReductionToWarp: bdimx !== extent,
     projectPersistentBuffers: overrides.project !== false && projectsToInputs(fusion),
     evictLastRowParams: overrides.evictLastRowParams ?? false,
-    singleBarrierAllreduce: overrides.singleBarrierAllreduce ?? singleBarrierUnderBlockCap(bulk, bdimx * bdimy),
+    singleBarrierAllreduce: overrides.singleBarrierAllreduce ?? false,
     hoistRowParamLoads: hoist,
     ...bulk,
     multipleReductionsPerBlock: bdimy > 1,
