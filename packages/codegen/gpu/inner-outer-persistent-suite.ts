@@ -12,13 +12,14 @@
 // poisoned) and compares every element of grad_input, grad_weight and grad_bias with the
 // reference evaluator on fresh random inputs. It runs each case twice through one cache (the
 // grid barrier's static counter and the work buffers are reused across launches), and again
-// with the row's allreduces ungrouped (groupInnerReductions false; grouped is the default) and
-// with the next row prefetched (prefetchNextRow). Then, at
+// with the row's allreduces ungrouped (groupInnerReductions false; grouped is the default),
+// with the next row prefetched (prefetchNextRow) and with rows through shared memory by bulk
+// copy (bulkLoadRows). Then, at
 // 16384×4096 (Float, Half, BFloat16; `--dtype D` for one), checks the one-kernel schedule
 // element by element against the segmented fallback (the default registry without the
 // inner-outer persistent scheduler: reduction + pointwise kernels, each evaluator-checked
 // above and in the other suites; the evaluator itself needs ~40 s per dtype at this size), and
-// times the one-kernel schedule, its blocksPerSm / batches / grouping / prefetch variants and
+// times the one-kernel schedule, its blocksPerSm / batches / grouping / prefetch / bulk variants and
 // the segmented fallback,
 // with the bandwidth of the input + output bytes. `--timing-only` skips every check and only
 // times (tuning runs; the timed variants were checked by an earlier full run).
@@ -59,6 +60,8 @@ function main(): number {
     buildLayerNormBackward('BFloat16', 2048, 1024),
     buildLayerNormBackward('Half', 3000, 768),
     buildLayerNormBackward('Float', 1024, 4096),
+    // More rows than blocks, rows not dividing among them, 16-byte vectors (the bulk copies' predicated rows).
+    buildLayerNormBackward('BFloat16', 1100, 96),
     // Over the register budget: refused, segmented (checks the fallback end to end).
     buildLayerNormBackward('Float', 16, 65536),
   ];
@@ -67,6 +70,7 @@ function main(): number {
   const variantsChecked: [string, InnerOuterPersistentOverrides][] = [
     ['ungrouped', { groupInnerReductions: false }],
     ['prefetch', { prefetchNextRow: true }],
+    ['bulk', { bulkLoadRows: true }],
   ];
   for (const [label, overrides] of timingOnly ? [] : variantsChecked) {
     const registry = registryFor(overrides);
@@ -88,7 +92,7 @@ function main(): number {
       const inputs = layerNormBackwardInputs(c);
       // Progress lines: if the persistent grid ever blocks at the barrier, the log shows where.
       console.log(`${c.name}: checking the one-kernel schedule against the segmented fallback`);
-      for (const overrides of timingOnly ? [] : [{}, { groupInnerReductions: false }]) {
+      for (const overrides of timingOnly ? [] : [{}, { groupInnerReductions: false }, { bulkLoadRows: true }]) {
         const atScale = compareWithSegmented(device, c, inputs, overrides);
         results.push(atScale);
         if (!atScale.ok) console.log(`FAIL ${atScale.name} [${atScale.category}]: ${atScale.detail}`);
@@ -96,7 +100,7 @@ function main(): number {
       const variants: (InnerOuterPersistentOverrides | 'segmented')[] = [
         {}, { blocksPerSm: 2 }, { groupInnerReductions: false }, { groupInnerReductions: false, batches: 2 },
         ...[1, 2, 4].map((batches) => ({ batches })),
-        { prefetchNextRow: true }, 'segmented',
+        { prefetchNextRow: true }, { bulkLoadRows: true }, { bulkLoadRows: true, batches: 2 }, { bulkLoadRows: true, groupInnerReductions: false }, 'segmented',
       ];
       for (const v of variants) {
         console.log(`${c.name}: timing ${JSON.stringify(v)}`);

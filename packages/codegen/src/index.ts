@@ -7,5 +7,5 @@ export { lowerFusion, type LowerOptions } from './lower/index.js';
 export { cudaSource, emitKernel, withCLinkage } from './emit/cuda.js';
 export { runtimeLibrary } from './emit/runtime/index.js';
 export { printKernelIr } from './kernel-ir/printer.js';
-export type { Kernel, KernelParam, Stmt, TensorAccess, Operand, Predicate, ComputeOp } from './kernel-ir/nodes.js';
+export type { BulkRowCopy, Kernel, KernelParam, Stmt, TensorAccess, Operand, Predicate, ComputeOp } from './kernel-ir/nodes.js';
 export * from './kernel-ir/index-expr.js';

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { checkGolden, evaluate, HostTensor } from '@tsfuser/fusion-ir';
 import type { InnerOuterPersistentOverrides } from '@tsfuser/scheduler';
-import { compileFusion, lowerFusion, printIndex, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
+import { compileFusion, iconst, lowerFusion, printIndex, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
 import { simulateKernel } from './kernel-simulator.js';
 import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
 import {
@@ -104,6 +104,102 @@ describe('inner-outer persistent codegen: next-row prefetch (prefetchNextRow)', 
   });
 });
 
+describe('inner-outer persistent codegen: rows through shared memory by bulk copy (bulkLoadRows)', () => {
+  // 1100 × 96 bf16: 1056 blocks of 2 rows, so the last row of block 549 and every row of the
+  // blocks past it are out of the tensor (the predicated first copy and reissue); Float 300 × 96
+  // and 8 × 4096 divide; the rest have rows the 16-byte copy cannot take and keep global loads.
+  const cases = [...layerNormBackwardFixtures(), buildLayerNormBackward('BFloat16', 1100, 96), buildLayerNormBackward('Float', 700, 128)];
+
+  it.each(cases.map((c) => [c.name, c] as const))('%s simulates like the fusion', (_name, c) => {
+    simulateAndCompare(c, { bulkLoadRows: true });
+  });
+
+  it('copies row 0 before the row loop, waits on phase parity r, copies row r + 1 right after the last read of the buffers; the weight stays global', () => {
+    const { kernel, compiled } = lowerCase(buildLayerNormBackward('BFloat16', 1100, 96), { bulkLoadRows: true });
+    expect(compiled.dumps.schedulerParams).toContain("Rows copied to shared memory with cp.async.bulk (the next row's copy in flight during this row)");
+    const at = kernel.body.findIndex((s) => s.kind === 'ForLoop' && s.body.some((b) => b.kind === 'BulkLoadWait'));
+    const rowLoop = kernel.body[at];
+    if (rowLoop === undefined || rowLoop.kind !== 'ForLoop') throw new Error('no row loop');
+    const row = rowLoop.index;
+    const issue = kernel.body[at - 1];
+    if (issue === undefined || issue.kind !== 'BulkLoadIssue') throw new Error('no first copy before the row loop');
+    expect(issue.copies.map((c) => [c.source.tensor, c.buffer])).toEqual([['T0', 'T0_row'], ['T1', 'T1_row']]);
+    // Row 0 of the block, guarded by its validity (1100 rows do not divide among 1056 blocks).
+    expect(issue.copies.every((c) => !printIndex(c.source.index).includes(row))).toBe(true);
+    expect((issue.predicates ?? []).map((p) => `${printIndex(p.index)} < ${printIndex(p.extent)}`)).toEqual(['blockIdx.x * ((i0 + 1055) / 1056) < i0']);
+    const body = rowLoop.body;
+    const wait = body.findIndex((s) => s.kind === 'BulkLoadWait');
+    const reissue = body.findIndex((s) => s.kind === 'BulkLoadReissue');
+    const w = body[wait];
+    const r = body[reissue];
+    if (w?.kind !== 'BulkLoadWait' || r?.kind !== 'BulkLoadReissue') throw new Error('no wait / reissue');
+    expect(w.parity === undefined ? '' : printIndex(w.parity)).toBe(row);
+    expect((w.predicates ?? []).map((p) => printIndex(p.index))).toEqual([`blockIdx.x * ((i0 + 1055) / 1056) + ${row}`]);
+    expect(r.predicates.map((p) => `${printIndex(p.index)} < ${printIndex(p.extent)}`)).toEqual([`${row} + 1 < (i0 + 1055) / 1056`, `blockIdx.x * ((i0 + 1055) / 1056) + (${row} + 1) < i0`]);
+    // Every read of a row buffer lies between the wait and the reissue; no global load of T0 / T1 is left.
+    const sharedReads: number[] = [];
+    body.forEach((s, i) => walk([s], false, (x) => {
+      if (x.kind === 'LoadStore' && x.in.memory === 'Shared') sharedReads.push(i);
+    }));
+    expect(sharedReads.length).toBe(2);
+    expect(sharedReads.every((i) => i > wait && i < reissue)).toBe(true);
+    const globalVectorLoads: string[] = [];
+    walk(kernel.body, false, (x) => {
+      if (x.kind === 'LoadStore' && x.in.memory === 'Global' && x.width > 1) globalVectorLoads.push(x.in.tensor);
+    });
+    expect(globalVectorLoads).toEqual(['T4']);
+    const cuda = compiled.dumps.cuda;
+    expect(cuda).toContain('nvfBulkBarrierInit(T0_row_barrier);');
+    expect(cuda).toContain(`nvfBulkCopyWait(T0_row_barrier, static_cast<unsigned>(${row}) & 1u);`);
+    expect(cuda).toMatch(/__syncthreads\(\);\n\s*if \(threadIdx\.x == 0 && threadIdx\.y == 0 && .*\) \{\n\s*nvfBulkCopyRowAgain\(T0_row_barrier, T0_row, /);
+    // Two row buffers of 96 bf16 each after the grouped allreduce's shared memory.
+    expect(compiled.launch.sharedMemBytes).toBeGreaterThanOrEqual(2 * 96 * 2);
+  });
+
+  it('the simulator catches a copy of the next row issued before this row was read (the buffer is in flight)', () => {
+    // 2 rows per block, so the reissue fires.
+    const c = buildLayerNormBackward('BFloat16', 1100, 96);
+    const { kernel, compiled } = lowerCase(c, { bulkLoadRows: true });
+    const at = kernel.body.findIndex((s) => s.kind === 'ForLoop' && s.body.some((b) => b.kind === 'BulkLoadWait'));
+    const loop = kernel.body[at];
+    if (loop === undefined || loop.kind !== 'ForLoop') throw new Error('no row loop');
+    const wait = loop.body.findIndex((s) => s.kind === 'BulkLoadWait');
+    const reissue = loop.body.find((s) => s.kind === 'BulkLoadReissue');
+    if (reissue === undefined) throw new Error('no reissue');
+    const early = loop.body.filter((s) => s !== reissue);
+    early.splice(wait + 1, 0, reissue);
+    const broken: Kernel = { ...kernel, body: kernel.body.map((s, i) => (i === at ? { ...loop, body: early } : s)) };
+    const inputs = layerNormBackwardInputs(c);
+    const outs = (evaluate(c.fusion, inputs) as HostTensor[]).map((w) => HostTensor.fromValues(w.dtype, [...w.sizes], new Array<number>(w.numel).fill(NaN)));
+    expect(() => simulateKernel(broken, compiled.launch, [...inputs, ...outs])).toThrow(/read before its bulk copy was waited for/);
+    // And a wait for a phase no copy completes never returns.
+    const noFirst: Kernel = { ...kernel, body: kernel.body.map((s) => (s.kind === 'BulkLoadIssue' ? { ...s, predicates: [{ index: iconst(1), extent: iconst(0) }] } : s)) };
+    expect(() => simulateKernel(noFirst, compiled.launch, [...inputs, ...outs])).toThrow(/would never return/);
+  });
+
+  it.skipIf(!hasNvcc)('compiles with nvcc -cubin -arch=sm_90 (ptxas assembles the copies, the waits with a parity, the proxy fence)', async () => {
+    const cases = [
+      ...(['Float', 'Half', 'BFloat16'] as const).map((d) => buildLayerNormBackward(d, 16384, 4096)),
+      buildLayerNormBackward('BFloat16', 1100, 96),
+      buildLayerNormBackward('BFloat16', 600000, 4096),
+    ];
+    const kernels = cases.map((c, i) => compileFusion(c.fusion, c.info, { registry: innerOuterPersistentRegistry({ bulkLoadRows: true }), fusionId: 300 + i }));
+    expect(kernels.every((k) => k.dumps.cuda.includes('nvfBulkCopyRowAgain('))).toBe(true);
+    expect(kernels.some((k) => k.indexType === 'Int')).toBe(true);
+    await compileKernelsWithNvcc(kernels, { label: 'inner-outer-bulk', cubin: true });
+  }, 600_000);
+
+  it('on by default for 16-bit rows of 16-byte vectors, off for Float rows and when turned off; never with prefetchNextRow (one circular buffer at a time)', () => {
+    const c = buildLayerNormBackward('BFloat16', 1100, 96);
+    expect(lowerCase(c).compiled.dumps.cuda).toContain('nvfBulkCopyRowAgain(');
+    expect(lowerCase(c, { bulkLoadRows: false }).compiled.dumps.cuda).not.toContain('nvfBulkCopyRow');
+    expect(lowerCase(buildLayerNormBackward('Float', 700, 128)).compiled.dumps.cuda).not.toContain('nvfBulkCopyRow');
+    const both = lowerCase(c, { bulkLoadRows: true, prefetchNextRow: true });
+    expect(both.compiled.dumps.cuda).not.toContain('nvfBulkCopyRow');
+    expect(both.compiled.dumps.schedulerParams).toContain('Circular buffer: 2 stages');
+  });
+});
+
 describe('inner-outer persistent codegen: grouped allreduces (groupInnerReductions, the default)', () => {
   it.each(layerNormBackwardFixtures().map((c) => [c.name, c] as const))('%s simulates like the fusion (ungrouped, and grouped + prefetch)', (_name, c) => {
     simulateAndCompare(c, { groupInnerReductions: false });
@@ -167,8 +263,9 @@ describe('inner-outer persistent codegen: goldens', () => {
     ['Float', 16384, 4096, 'layer_norm_bwd_float_16384x4096'],
     ['BFloat16', 600, 258, 'layer_norm_bwd_bf16_600x258_prefetch'],
     ['BFloat16', 600, 258, 'layer_norm_bwd_bf16_600x258_ungrouped'],
+    ['BFloat16', 1100, 96, 'layer_norm_bwd_bf16_1100x96_bulk'],
   ] as const)('%s %d×%d (%s)', (dtype, rows, hidden, file) => {
-    const overrides = file.endsWith('_prefetch') ? { prefetchNextRow: true } : file.endsWith('_ungrouped') ? { groupInnerReductions: false } : {};
+    const overrides = file.endsWith('_prefetch') ? { prefetchNextRow: true } : file.endsWith('_ungrouped') ? { groupInnerReductions: false } : file.endsWith('_bulk') ? { bulkLoadRows: true } : {};
     const { compiled } = lowerCase(buildLayerNormBackward(dtype, rows, hidden), overrides);
     const check = (name: string, text: string): void => {
       expect(checkGolden(text, `${dir}${name}`, update).diff).toBe('');

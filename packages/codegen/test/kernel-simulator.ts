@@ -9,7 +9,7 @@
 // GridWelford) merge (avg, M2, N) states with the runtime library's welfordCombine. Values are JS numbers (float dtypes, Bool, integers exact below 2^53); results
 // are rounded to each store's dtype; float ops compute in double (not bit-exact to CUDA).
 import { castTo, HostTensor, type DataType } from '@tsfuser/fusion-ir';
-import type { IndexExpr, Kernel, LaunchParams, Operand, Stmt, TensorAccess } from '../src/index.js';
+import type { BulkRowCopy, IndexExpr, Kernel, LaunchParams, Operand, Predicate, Stmt, TensorAccess } from '../src/index.js';
 
 interface GlobalTensor {
   values: Float64Array;
@@ -135,6 +135,8 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
     /** Bulk-copied row buffers of this block, and those whose copy every thread has waited for. */
     const shared = new Map<string, number[]>();
     const landed = new Set<string>();
+    /** Copies completed on each buffer's mbarrier (its completed phases). */
+    const phases = new Map<string, number>();
     const loops = new Map<string, number>();
     const ix = (e: IndexExpr, tid: number): number => {
       switch (e.kind) {
@@ -183,6 +185,22 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
     const write = (a: TensorAccess, tid: number, v: number): void => {
       const b = buffer(a, tid);
       b.data[b.at] = round(v, a.dtype);
+    };
+    /** Block-uniform predicates (a row's validity), evaluated for thread 0. */
+    const blockHolds = (ps: readonly Predicate[] | undefined): boolean => (ps ?? []).every((p) => ix(p.index, 0) < ix(p.extent, 0));
+    /** One bulk copy: the buffer holds exactly the copied elements (the rest NaN, so a read there is caught), in flight until a wait. */
+    const bulkCopy = (c: BulkRowCopy): void => {
+      const b = new Array<number>(c.capacity).fill(NaN);
+      const n = ix(c.elements, 0);
+      if (n > c.capacity) throw new Error(`simulator: bulk copy of ${n} elements into ${c.buffer}[${c.capacity}]`);
+      const from = buffer(c.source, 0);
+      for (let k = 0; k < n; k += 1) {
+        if (from.at + k >= from.data.length) throw new Error(`simulator: bulk copy reads past ${c.source.tensor}`);
+        b[k] = from.data[from.at + k] as number;
+      }
+      shared.set(c.buffer, b);
+      landed.delete(c.buffer);
+      phases.set(c.buffer, (phases.get(c.buffer) ?? 0) + 1);
     };
     const exec = (stmts: readonly Stmt[], mask: readonly boolean[]): void => {
       for (const s of stmts) {
@@ -401,21 +419,23 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
           }
           case 'BulkLoadIssue':
             for (const c of s.copies) {
-              // The buffer holds exactly the copied elements: the rest stays NaN (a read there is caught).
-              const b = new Array<number>(c.capacity).fill(NaN);
-              const n = ix(c.elements, 0);
-              if (n > c.capacity) throw new Error(`simulator: bulk copy of ${n} elements into ${c.buffer}[${c.capacity}]`);
-              const from = buffer(c.source, 0);
-              for (let k = 0; k < n; k += 1) {
-                if (from.at + k >= from.data.length) throw new Error(`simulator: bulk copy reads past ${c.source.tensor}`);
-                b[k] = from.data[from.at + k] as number;
-              }
-              shared.set(c.buffer, b);
+              shared.set(c.buffer, new Array<number>(c.capacity).fill(NaN));
+              phases.set(c.buffer, 0);
             }
+            if (blockHolds(s.predicates)) for (const c of s.copies) bulkCopy(c);
+            break;
+          case 'BulkLoadReissue':
+            // The copy lands whenever it lands: until the next wait, the buffer must not be read.
+            if (blockHolds(s.predicates)) for (const c of s.copies) bulkCopy(c);
             break;
           case 'BulkLoadWait':
+            if (!blockHolds(s.predicates)) break;
             for (const b of s.buffers) {
-              if (!shared.has(b)) throw new Error(`simulator: wait for ${b} before its copy was issued`);
+              const done = phases.get(b);
+              if (done === undefined) throw new Error(`simulator: wait for ${b} before its copy was issued`);
+              // try_wait.parity returns once the phase of that parity is the last completed one; otherwise it never would.
+              const parity = s.parity === undefined ? 0 : ix(s.parity, 0) % 2;
+              if (done === 0 || (done - 1) % 2 !== parity) throw new Error(`simulator: wait for phase parity ${parity} of ${b} after ${done} copies would never return (block ${block})`);
               landed.add(b);
             }
             break;

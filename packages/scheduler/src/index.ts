@@ -33,6 +33,7 @@ export { canScheduleInnerOuterPersistent, outerResultUseRefusal } from './inner-
 export { computeInnerOuterPersistentHeuristics, innerOuterReductions, type InnerOuterPersistentOverrides } from './inner-outer-persistent/heuristics.js';
 export { scheduleInnerOuterPersistent, isInnerReduction, INNER_OUTER_PERSISTENT_POSITION } from './inner-outer-persistent/schedule.js';
 export { InnerOuterPersistentScheduler } from './inner-outer-persistent/index.js';
+export { bulkRowPipelineByDefault, type BulkRowPipelineFacts } from './inner-outer-persistent/bulk-row-pipeline.js';
 export * from './segmenter/index.js';
 export * from './segmentation/index.js';
 

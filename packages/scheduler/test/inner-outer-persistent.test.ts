@@ -72,6 +72,31 @@ describe('inner-outer persistent scheduler', () => {
     expect(checkGolden(text, `${dir}layer_norm_backward.scheduler_params.txt`, process.env.UPDATE_GOLDEN === '1').diff).toBe('');
   });
 
+  it('bulkLoadRows: on by default for 16-bit rows of 16-byte vectors on sm_90+, off for Float; never with prefetchNextRow or before sm_90; the dump says so', () => {
+    const { fusion, info } = lnBackward('BFloat16', 16384, 4096);
+    const bulk = computeInnerOuterPersistentHeuristics(fusion, info);
+    expect(bulk.bulkLoadRows).toBe(true);
+    expect(computeInnerOuterPersistentHeuristics(lnBackward('Half', 16384, 4096).fusion, lnBackward('Half', 16384, 4096).info).bulkLoadRows).toBe(true);
+    const plain = computeInnerOuterPersistentHeuristics(fusion, info, { bulkLoadRows: false });
+    expect(plain.bulkLoadRows).toBe(false);
+    // The copies cost no registers: the same block shape and residency as without them.
+    expect([bulk.lparams.bdimx, bulk.batchesPerBlockInnerReduction, bulk.blocksPerSm]).toEqual([plain.lparams.bdimx, plain.batchesPerBlockInnerReduction, plain.blocksPerSm]);
+    expect(heuristicParamsToString(bulk)).toContain("Rows copied to shared memory with cp.async.bulk (the next row's copy in flight during this row)");
+    expect(heuristicParamsToString(plain)).not.toContain('cp.async.bulk');
+    // Float rows: measured even, so off unless asked for.
+    const f32 = lnBackward('Float', 16384, 4096);
+    expect(computeInnerOuterPersistentHeuristics(f32.fusion, f32.info).bulkLoadRows).toBe(false);
+    expect(computeInnerOuterPersistentHeuristics(f32.fusion, f32.info, { bulkLoadRows: true }).bulkLoadRows).toBe(true);
+    // Rows the 16-byte vector does not divide (258 bf16: 4-byte vectors) keep global loads.
+    const odd = lnBackward('BFloat16', 600, 258);
+    expect(computeInnerOuterPersistentHeuristics(odd.fusion, odd.info).bulkLoadRows).toBe(false);
+    expect(computeInnerOuterPersistentHeuristics(fusion, info, { prefetchNextRow: true }).bulkLoadRows).toBe(false);
+    expect(computeInnerOuterPersistentHeuristics(fusion, info, { bulkLoadRows: true, prefetchNextRow: true }).bulkLoadRows).toBe(false);
+    const a100 = makeRuntimeInfo(fusion, layerNormBackwardSizes(16384, 4096).map((s) => ({ sizes: s })), { ...H100_PROPERTIES, name: 'A100', computeCapability: [8, 0] });
+    expect(computeInnerOuterPersistentHeuristics(fusion, a100).bulkLoadRows).toBe(false);
+    expect(computeInnerOuterPersistentHeuristics(fusion, a100, { bulkLoadRows: true }).bulkLoadRows).toBe(false);
+  });
+
   it('the persistent grid fits the device: gdimx ≤ SMs × blocks per SM, each block ≤ 1024 threads', () => {
     for (const [n, h] of [[1, 1], [7, 33], [100000, 1024], [2048, 16384]] as const) {
       const { fusion, info } = lnBackward('BFloat16', n, h);

@@ -6,7 +6,7 @@
 import { dataTypeSize } from '@tsfuser/fusion-ir';
 import { CodegenError } from '../errors.js';
 import { printIndex } from '../kernel-ir/index-expr.js';
-import type { ComputeOp, Kernel, Operand, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
+import type { BulkRowCopy, ComputeOp, Kernel, Operand, Predicate, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
 import { binaryExpression, ternaryExpression, unaryExpression } from './op-expressions.js';
 import {
   blockReduceCall, blockWelfordCall, deviceGlobalDecls, gridReduceDecl, gridWelfordDecl, reductionInitText, SHARED_MEMORY_DECL, welfordUpdateCall,
@@ -70,8 +70,17 @@ function computeExpression(op: ComputeOp, operands: readonly Operand[], computeD
   }
 }
 
-function predicateText(s: Extract<Stmt, { kind: 'IfThenElse' }>): string {
-  return s.predicates.map((p) => `${printIndex(p.index)} < ${printIndex(p.extent)}`).join(' && ');
+function predicateText(predicates: readonly Predicate[]): string {
+  return predicates.map((p) => `${printIndex(p.index)} < ${printIndex(p.extent)}`).join(' && ');
+}
+
+/** ` && (predicates)` for a guard that already has a condition; empty when there is none. */
+function andPredicates(predicates: readonly Predicate[] | undefined): string {
+  return predicates === undefined || predicates.length === 0 ? '' : ` && ${predicateText(predicates)}`;
+}
+
+function bulkCopyBytes(c: BulkRowCopy): string {
+  return `static_cast<unsigned>(${printIndex(c.elements)}) * ${dataTypeSize(c.dtype)}u`;
 }
 
 function emitStmts(stmts: readonly Stmt[], indent: string, lines: string[]): void {
@@ -87,7 +96,7 @@ function emitStmt(s: Stmt, indent: string, lines: string[]): void {
       lines.push(`${indent}}`);
       return;
     case 'IfThenElse':
-      lines.push(`${indent}if (${predicateText(s)}) {`);
+      lines.push(`${indent}if (${predicateText(s.predicates)}) {`);
       emitStmts(s.then, `${indent}  `, lines);
       if (s.else.length > 0) {
         lines.push(`${indent}} else {`);
@@ -162,16 +171,30 @@ function emitStmt(s: Stmt, indent: string, lines: string[]): void {
         lines.push(`${indent}unsigned long long* ${c.buffer}_barrier = reinterpret_cast<unsigned long long*>(${at(c.barrierOffset)});`);
       }
       lines.push(`${indent}if (threadIdx.x == 0 && threadIdx.y == 0) {`);
-      for (const c of s.copies) {
-        lines.push(`${indent}  nvfBulkCopyRow(${c.buffer}_barrier, ${c.buffer}, &${accessText(c.source)}, static_cast<unsigned>(${printIndex(c.elements)}) * ${dataTypeSize(c.dtype)}u);`);
-      }
+      for (const c of s.copies) lines.push(`${indent}  nvfBulkBarrierInit(${c.buffer}_barrier);`);
+      if (s.predicates !== undefined && s.predicates.length > 0) lines.push(`${indent}  if (${predicateText(s.predicates)}) {`);
+      const inner = s.predicates !== undefined && s.predicates.length > 0 ? `${indent}    ` : `${indent}  `;
+      for (const c of s.copies) lines.push(`${inner}nvfBulkCopyRow(${c.buffer}_barrier, ${c.buffer}, &${accessText(c.source)}, ${bulkCopyBytes(c)});`);
+      if (s.predicates !== undefined && s.predicates.length > 0) lines.push(`${indent}  }`);
       lines.push(`${indent}}`);
       lines.push(`${indent}__syncthreads();`);
       return;
     }
-    case 'BulkLoadWait':
-      for (const b of s.buffers) lines.push(`${indent}nvfBulkCopyWait(${b}_barrier);`);
+    case 'BulkLoadReissue':
+      lines.push(`${indent}__syncthreads();`);
+      lines.push(`${indent}if (threadIdx.x == 0 && threadIdx.y == 0${andPredicates(s.predicates)}) {`);
+      for (const c of s.copies) lines.push(`${indent}  nvfBulkCopyRowAgain(${c.buffer}_barrier, ${c.buffer}, &${accessText(c.source)}, ${bulkCopyBytes(c)});`);
+      lines.push(`${indent}}`);
       return;
+    case 'BulkLoadWait': {
+      const guarded = s.predicates !== undefined && s.predicates.length > 0;
+      if (guarded) lines.push(`${indent}if (${predicateText(s.predicates ?? [])}) {`);
+      const at = guarded ? `${indent}  ` : indent;
+      const parity = s.parity === undefined ? '0u' : `static_cast<unsigned>(${printIndex(s.parity)}) & 1u`;
+      for (const b of s.buffers) lines.push(`${at}nvfBulkCopyWait(${b}_barrier, ${parity});`);
+      if (guarded) lines.push(`${indent}}`);
+      return;
+    }
     case 'PendingExpr':
       throw new CodegenError(`an unlowered ${s.expr.kind} reached the emitter`);
     default: {

@@ -67,6 +67,7 @@ export function accessesOf(stmts: readonly Stmt[]): { writes: TensorAccess[]; re
         reads.push(s.in);
         return;
       case 'BulkLoadIssue':
+      case 'BulkLoadReissue':
         for (const c of s.copies) {
           reads.push(c.source);
           writes.push({ kind: 'tensor', tensor: c.buffer, dtype: c.dtype, memory: 'Shared', index: c.source.index });
@@ -110,6 +111,7 @@ export function containsReduction(stmts: readonly Stmt[]): boolean {
       case 'WelfordUpdate':
       case 'GridOuterStore':
       case 'BulkLoadIssue':
+      case 'BulkLoadReissue':
       case 'BulkLoadWait':
       case 'PendingExpr':
         return false;

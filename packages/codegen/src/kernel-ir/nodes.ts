@@ -209,9 +209,24 @@ export type Stmt =
    * __syncthreads, so no thread waits on a barrier before it is initialised. At the kernel's
    * top level (it declares the buffers' pointers).
    */
-  | { kind: 'BulkLoadIssue'; copies: BulkRowCopy[] }
-  /** Every thread waits until these buffers' copies have landed (mbarrier phase 0). */
-  | { kind: 'BulkLoadWait'; buffers: string[] }
+  | {
+      kind: 'BulkLoadIssue';
+      copies: BulkRowCopy[];
+      /** Only where these hold (a block whose first row is past the tensor copies nothing). */
+      predicates?: Predicate[];
+    }
+  /**
+   * Every thread waits until these buffers' copies have landed: the mbarrier phase of parity
+   * `parity` (absent: phase 0, the only copy), and only where `predicates` hold (where the
+   * copy was issued; a wait for a copy never issued would not return).
+   */
+  | { kind: 'BulkLoadWait'; buffers: string[]; parity?: IndexExpr; predicates?: Predicate[] }
+  /**
+   * Inside a serial row loop, after the last read of the buffers: a __syncthreads (every thread
+   * has read them), then thread (0, 0), where `predicates` hold, copies the next row into the
+   * same buffers (`copies`' sources), completing the barriers' next phase.
+   */
+  | { kind: 'BulkLoadReissue'; copies: BulkRowCopy[]; predicates: Predicate[] }
   /**
    * Lowering-internal: a fusion expression placed in the loop nest, not yet indexed. `phase`
    * 'init' marks the accumulator initialisation of a ReductionOp or WelfordOp, placed outside

@@ -20,6 +20,10 @@ function predicates(ps: readonly Predicate[]): string {
   return ps.length === 0 ? 'true' : ps.map((p) => `${printIndex(p.index)} < ${printIndex(p.extent)}`).join(' && ');
 }
 
+function predicatesSuffix(ps: readonly Predicate[] | undefined): string {
+  return ps === undefined || ps.length === 0 ? '' : ` if ${predicates(ps)}`;
+}
+
 function printStmts(stmts: readonly Stmt[], indent: string, lines: string[]): void {
   for (const s of stmts) {
     switch (s.kind) {
@@ -91,12 +95,20 @@ function printStmts(stmts: readonly Stmt[], indent: string, lines: string[]): vo
         break;
       case 'BulkLoadIssue':
         for (const c of s.copies) {
-          lines.push(`${indent}BULK_COPY ${c.buffer}_s ${c.dtype}[${c.capacity}] @${c.sharedOffset} ← ${access(c.source)} × ${printIndex(c.elements)}, mbarrier @${c.barrierOffset}`);
+          lines.push(`${indent}BULK_COPY ${c.buffer}_s ${c.dtype}[${c.capacity}] @${c.sharedOffset} ← ${access(c.source)} × ${printIndex(c.elements)}, mbarrier @${c.barrierOffset}${predicatesSuffix(s.predicates)}`);
         }
         lines.push(`${indent}__syncthreads()`);
         break;
-      case 'BulkLoadWait':
-        lines.push(`${indent}BULK_WAIT ${s.buffers.map((b) => `${b}_s`).join(', ')}`);
+      case 'BulkLoadWait': {
+        const parity = s.parity === undefined ? '' : ` (phase parity ${printIndex(s.parity)} % 2)`;
+        lines.push(`${indent}BULK_WAIT ${s.buffers.map((b) => `${b}_s`).join(', ')}${parity}${predicatesSuffix(s.predicates)}`);
+        break;
+      }
+      case 'BulkLoadReissue':
+        lines.push(`${indent}__syncthreads()`);
+        for (const c of s.copies) {
+          lines.push(`${indent}BULK_COPY_NEXT ${c.buffer}_s ← ${access(c.source)} × ${printIndex(c.elements)}${predicatesSuffix(s.predicates)}`);
+        }
         break;
       case 'PendingExpr':
         lines.push(`${indent}PENDING ${s.expr.kind}`);

@@ -53,10 +53,11 @@ export function rowInputTensors(ctx: LoweringContext): Map<string, BulkRowTensor
   for (const v of ctx.fusion.inputs) {
     if (v.kind !== 'tensorView') continue;
     const dims = v.getLogicalDomain();
-    const reduced = patterns.find((r) => r.length === dims.length);
+    // An inner-outer fusion also reduces the rows (an outer pattern): the inner one counts.
+    const isInner = (r: readonly boolean[]): boolean => r.indexOf(true) >= 0 && r.slice(r.indexOf(true)).every((x) => x);
+    const reduced = patterns.find((r) => r.length === dims.length && isInner(r));
     const first = reduced?.indexOf(true) ?? -1;
-    const trailing = reduced !== undefined && first >= 0 && reduced.slice(first).every((x) => x);
-    const rowElements = trailing ? dims.slice(first).map((id) => ctx.extent(id.extent)).reduce((a, b) => imul(a, b)) : null;
+    const rowElements = reduced !== undefined ? dims.slice(first).map((id) => ctx.extent(id.extent)).reduce((a, b) => imul(a, b)) : null;
     out.set(ctx.tensorName(v), { rowElements });
   }
   return out;
@@ -92,18 +93,22 @@ function evaluate(e: IndexExpr, env: ReadonlyMap<string, number>): number {
   }
 }
 
-interface Split {
+export interface Split {
   rowStart: IndexExpr;
   col: IndexExpr;
 }
 
-/** Splits a row load's address (see the header); null when it does not split. */
-function splitAddress(index: IndexExpr, loops: ReadonlySet<string>, isStride: (name: string) => boolean): Split | null {
+/**
+ * Splits a row load's address (see the header) into a part of the row symbols alone
+ * (blockIdx.x, and a serial row loop's index) and a part of threadIdx.x and the other loop
+ * indices; null when it does not split.
+ */
+export function splitAddress(index: IndexExpr, rowSymbols: ReadonlySet<string>, loops: ReadonlySet<string>, isStride: (name: string) => boolean): Split | null {
   const syms = symbolsOf(index);
   if (syms.has('threadIdx.y') || syms.has('blockIdx.y') || syms.has('threadIdx.z') || syms.has('blockIdx.z')) return null;
-  const perThread = (n: string): boolean => n === 'threadIdx.x' || loops.has(n);
+  const perThread = (n: string): boolean => n === 'threadIdx.x' || (loops.has(n) && !rowSymbols.has(n));
   const rowStart = zeroing(index, perThread);
-  const col = zeroing(index, (n) => n === 'blockIdx.x');
+  const col = zeroing(index, (n) => rowSymbols.has(n));
   if ([...symbolsOf(col)].some(isStride)) return null;
   // rowStart(blockIdx.x) + col(threads, loops) must equal the address everywhere: sampled.
   let seed = 12345;
@@ -113,13 +118,23 @@ function splitAddress(index: IndexExpr, loops: ReadonlySet<string>, isStride: (n
   };
   for (let k = 0; k < 8; k += 1) {
     const env = new Map<string, number>();
-    for (const n of syms) env.set(n, n === 'blockIdx.x' ? rand(5000) : perThread(n) ? rand(64) : 1 + rand(5000));
+    for (const n of syms) env.set(n, rowSymbols.has(n) ? rand(5000) : perThread(n) ? rand(64) : 1 + rand(5000));
     if (evaluate(index, env) !== evaluate(rowStart, env) + evaluate(col, env)) return null;
   }
   return { rowStart, col };
 }
 
-function rewrite(stmts: readonly Stmt[], redirect: ReadonlyMap<LoadStore, TensorAccess>): Stmt[] {
+/** Whether a symbol is a stride (read from a tensor's alloc_stride, directly or through an index local). */
+export function strideSymbols(indexLocals: readonly IndexLocal[]): (name: string) => boolean {
+  const strideLocals = new Set(indexLocals.filter((l) => l.value.includes('alloc_stride')).map((l) => l.name));
+  return (n) => n.includes('alloc_stride') || strideLocals.has(n);
+}
+
+/** One row per block: blockIdx.x selects it. */
+const BLOCK_ROW: ReadonlySet<string> = new Set(['blockIdx.x']);
+
+/** `stmts` with each load of `redirect` reading its new (shared-memory) access instead. */
+export function rewrite(stmts: readonly Stmt[], redirect: ReadonlyMap<LoadStore, TensorAccess>): Stmt[] {
   return stmts.map((s) => {
     if (s.kind === 'LoadStore') {
       const to = redirect.get(s);
@@ -131,7 +146,8 @@ function rewrite(stmts: readonly Stmt[], redirect: ReadonlyMap<LoadStore, Tensor
   });
 }
 
-function readsAny(s: Stmt, buffers: ReadonlySet<string>): boolean {
+/** Whether `s` (or a statement nested in it) reads one of the shared-memory `buffers`. */
+export function readsAny(s: Stmt, buffers: ReadonlySet<string>): boolean {
   return accessesOf([s]).reads.some((a) => a.memory === 'Shared' && buffers.has(a.tensor));
 }
 
@@ -143,8 +159,7 @@ function readsAny(s: Stmt, buffers: ReadonlySet<string>): boolean {
 export function bulkLoadRows(body: readonly Stmt[], tensors: ReadonlyMap<string, BulkRowTensor>, capacity: number, indexLocals: readonly IndexLocal[]): Stmt[] {
   const stmts = allStmts(body);
   const loops = new Set(stmts.flatMap((s) => (s.kind === 'ForLoop' ? [s.index] : [])));
-  const strideLocals = new Set(indexLocals.filter((l) => l.value.includes('alloc_stride')).map((l) => l.name));
-  const isStride = (n: string): boolean => n.includes('alloc_stride') || strideLocals.has(n);
+  const isStride = strideSymbols(indexLocals);
   const byTensor = new Map<string, LoadStore[]>();
   const rowLoads = stmts.filter((s): s is LoadStore => s.kind === 'LoadStore' && s.in.memory === 'Global' && s.out.memory === 'Local' && s.width > 1 && mentionsRow(s.in.index));
   for (const l of rowLoads) byTensor.set(l.in.tensor, [...(byTensor.get(l.in.tensor) ?? []), l]);
@@ -154,7 +169,7 @@ export function bulkLoadRows(body: readonly Stmt[], tensors: ReadonlyMap<string,
     const elements = tensors.get(tensor)?.rowElements ?? null;
     // 16-byte vectors keep every row start 16-byte aligned and every row a multiple of 16 bytes (with the divisible vector split), as cp.async.bulk requires.
     if (elements === null || loads.some((l) => l.width * dataTypeSize(l.in.dtype) !== 16)) continue;
-    const splits = loads.map((l) => splitAddress(l.in.index, loops, isStride));
+    const splits = loads.map((l) => splitAddress(l.in.index, BLOCK_ROW, loops, isStride));
     const first = splits[0];
     if (first === undefined || first === null || splits.some((s) => s === null || !sameIndex(s.rowStart, first.rowStart))) continue;
     const buffer = `${tensor}_row`;

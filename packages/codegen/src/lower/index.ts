@@ -20,6 +20,9 @@
 //  11. bulk row copies   inner persistent kernels with bulkLoadRows: full rows copied to
 //                        shared memory by cp.async.bulk (bulk-row-loads.ts), then laid out
 //                        after the reductions' shared memory
+//  12. bulk row pipeline inner-outer persistent kernels with bulkLoadRows: each block's rows
+//                        copied to shared memory by cp.async.bulk, the next row's copy in
+//                        flight during this row (bulk-row-pipeline.ts), laid out as in 11
 // plus fusion scalar math lowered to ScalarComputes ahead of the loops.
 
 import { dataTypeSize } from '@tsfuser/fusion-ir';
@@ -40,6 +43,7 @@ import { hoistRowParamLoads } from './hoist-row-params.js';
 import { groupAllreduces } from './group-allreduce.js';
 import { prefetchNextRow } from './row-prefetch.js';
 import { bulkLoadRows, layoutBulkRowCopies, rowInputTensors } from './bulk-row-loads.js';
+import { pipelineBulkRowLoads } from './bulk-row-pipeline.js';
 
 export interface LowerOptions {
   kernelName: string;
@@ -132,9 +136,13 @@ export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Ker
     p.schedulerType === 'inner_persistent' && p.bulkLoadRows && p.divisibleSplits[0] === true
       ? bulkLoadRows(barriers, rowInputTensors(ctx), p.batchesPerBlockInnerReduction * p.lparams.bdimx * p.unrollFactorInnerReduction, indexLocals)
       : barriers;
-  const reductionBytes = blockReduceSharedMemory([...scalars, ...bulk], opts.maxThreadsPerBlock);
-  const hasBulk = bulk.some((s) => s.kind === 'BulkLoadIssue');
-  const laid = hasBulk ? layoutBulkRowCopies(bulk, reductionBytes, (c) => c.capacity * dataTypeSize(c.dtype)) : { body: bulk, bytes: reductionBytes };
+  const pipelined =
+    p.schedulerType === 'inner_outer_persistent' && p.bulkLoadRows && p.divisibleSplits[0] === true
+      ? pipelineBulkRowLoads(bulk, rowInputTensors(ctx), p.batchesPerBlockInnerReduction * p.lparams.bdimx * p.unrollFactorInnerReduction, indexLocals)
+      : bulk;
+  const reductionBytes = blockReduceSharedMemory([...scalars, ...pipelined], opts.maxThreadsPerBlock);
+  const hasBulk = pipelined.some((s) => s.kind === 'BulkLoadIssue');
+  const laid = hasBulk ? layoutBulkRowCopies(pipelined, reductionBytes, (c) => c.capacity * dataTypeSize(c.dtype)) : { body: pipelined, bytes: reductionBytes };
   const body = laid.body;
   const minShared = p.schedulerType === 'inner_persistent' ? p.minSharedMemBytes : 0;
   return {

@@ -45,6 +45,13 @@ export interface InnerOuterPersistentParams extends PersistentRowReductionParams
    */
   prefetchNextRow: boolean;
   /**
+   * Each block's rows of the full-row inputs go through shared memory by cp.async.bulk (sm_90+):
+   * the next row's copy is issued as soon as this row is in registers, so it is in flight
+   * during this row's reductions and stores without costing registers (a shared-memory
+   * circular buffer of one stage, where prefetchNextRow is a register one).
+   */
+  bulkLoadRows: boolean;
+  /**
    * The row's inner block allreduces run in pairs (nvFuser's grouped reductions): both sums of
    * layer_norm backward in one pass with one set of barriers.
    */
@@ -78,6 +85,7 @@ export function innerOuterPersistentParamsToString(p: InnerOuterPersistentParams
   lines.push(`Persistent buffer size: ${p.persistentBufferSize} bytes per row`);
   lines.push(`Blocks per SM: ${p.blocksPerSm}`);
   if (p.groupInnerReductions) lines.push('Grouped inner reductions: block allreduces in pairs');
+  if (p.bulkLoadRows) lines.push("Rows copied to shared memory with cp.async.bulk (the next row's copy in flight during this row)");
   lines.push(vectorizedTensorsLine(p));
   return reductionDumpClosing(lines, p);
 }

@@ -1,0 +1,154 @@
+// Pass 12 (inner-outer persistent kernels with bulkLoadRows) — each block's rows through shared
+// memory by bulk copy, the next row's copy in flight while the block works on this one. A block
+// of an inner-outer kernel walks its rows in a serial loop, and each row's vector loads of the
+// full-row inputs (grad_out, x) used to start only after the previous row's reductions and
+// stores: with two blocks per SM too few bytes were in flight to cover the memory latency.
+// Registers cannot hold a second row (prefetchNextRow costs blocks per SM); shared memory can.
+// The pass rewrites
+//
+//   for r:  { …; load L ← T[rowStart(r) + col]; …reduce, compute, store… }
+// into
+//   BulkLoadIssue(T_row ← T[rowStart(0)] × rowElements, if row 0 is valid)
+//   for r:  { …; BulkLoadWait(T_row, phase parity r, if row r is valid);
+//             load L ← T_row[col];
+//             BulkLoadReissue(T_row ← T[rowStart(r + 1)], if r + 1 < rows per block and row r + 1 is valid);
+//             …reduce, compute, store… }
+//
+// where the reissue follows the last statement that reads a buffer (it starts with a
+// __syncthreads, so no thread still reads the buffer the copy overwrites). A row's validity is
+// the load predicates that depend on the row alone (row < rows, where the rows do not divide
+// among the blocks); every copy and wait is guarded by it, so each barrier completes exactly
+// one phase per valid row, in order, and row r waits on phase r. The loads qualify as in pass 11
+// (bulk-row-loads.ts): global → local 16-byte vector loads whose address splits into a part of
+// blockIdx.x and the row loop's index and a part of threadIdx.x and the other loop indices with
+// no stride in it, the same row start for every load of the tensor. The weight (no row in its
+// address) keeps its global loads.
+// Invariant: every load reads the value it read before: the buffer holds exactly row r's
+// elements when row r's loads read it (waited for, not yet overwritten), the loads keep their
+// predicates, and the copies read only valid rows.
+
+import { dataTypeSize } from '@tsfuser/fusion-ir';
+import { containsReduction } from '../kernel-ir/effects.js';
+import { iadd, iconst, isym, printIndex, sameIndex, substituteSymbols, symbolsOf, type IndexExpr } from '../kernel-ir/index-expr.js';
+import type { BulkRowCopy, IndexLocal, Predicate, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
+import { readsAny, rewrite, splitAddress, strideSymbols, type BulkRowTensor, type Split } from './bulk-row-loads.js';
+
+type LoadStore = Extract<Stmt, { kind: 'LoadStore' }>;
+type ForLoop = Extract<Stmt, { kind: 'ForLoop' }>;
+
+/** A row load of the loop body with the predicates of the branches around it. */
+interface GuardedLoad {
+  load: LoadStore;
+  guards: Predicate[];
+}
+
+/** The global → local vector loads of `stmts` (at any depth), each with its enclosing predicates. */
+function vectorLoads(stmts: readonly Stmt[], guards: Predicate[], out: GuardedLoad[]): GuardedLoad[] {
+  for (const s of stmts) {
+    if (s.kind === 'LoadStore' && s.in.memory === 'Global' && s.out.memory === 'Local' && s.width > 1) out.push({ load: s, guards });
+    else if (s.kind === 'ForLoop') vectorLoads(s.body, guards, out);
+    else if (s.kind === 'IfThenElse') {
+      vectorLoads(s.then, [...guards, ...s.predicates], out);
+      vectorLoads(s.else, guards, out);
+    }
+  }
+  return out;
+}
+
+function loopIndices(stmts: readonly Stmt[], out: Set<string>): Set<string> {
+  for (const s of stmts) {
+    if (s.kind === 'ForLoop') {
+      out.add(s.index);
+      loopIndices(s.body, out);
+    } else if (s.kind === 'IfThenElse') {
+      loopIndices(s.then, out);
+      loopIndices(s.else, out);
+    }
+  }
+  return out;
+}
+
+const predicateKey = (p: Predicate): string => `${printIndex(p.index)} < ${printIndex(p.extent)}`;
+
+/** The predicates of `guards` that depend on the row alone: no thread index, no loop index but the row loop's. */
+function rowPredicates(guards: readonly Predicate[], row: string, loops: ReadonlySet<string>): Predicate[] {
+  const perThread = (n: string): boolean => n.startsWith('threadIdx.') || (loops.has(n) && n !== row);
+  return guards.filter((p) => ![...symbolsOf(p.index), ...symbolsOf(p.extent)].some(perThread));
+}
+
+function atRow(e: IndexExpr, row: string, by: IndexExpr): IndexExpr {
+  return substituteSymbols(e, (n) => (n === row ? by : null));
+}
+
+function predicatesAtRow(ps: readonly Predicate[], row: string, by: IndexExpr): Predicate[] {
+  return ps.map((p) => ({ index: atRow(p.index, row, by), extent: atRow(p.extent, row, by) }));
+}
+
+function copiesAtRow(copies: readonly BulkRowCopy[], row: string, by: IndexExpr): BulkRowCopy[] {
+  return copies.map((c) => ({ ...c, source: { ...c.source, index: atRow(c.source.index, row, by) } }));
+}
+
+/**
+ * Pipelines the qualifying row inputs of the kernel body's row loop (the top-level serial loop
+ * that holds the block reductions) through shared memory (see the header). `capacity`: the
+ * elements of a row the block's threads hold. Returns the body unchanged when there is no such
+ * loop, no qualifying load, or the loads disagree on which rows are valid.
+ */
+export function pipelineBulkRowLoads(body: readonly Stmt[], tensors: ReadonlyMap<string, BulkRowTensor>, capacity: number, indexLocals: readonly IndexLocal[]): Stmt[] {
+  const at = body.findIndex((s) => s.kind === 'ForLoop' && containsReduction(s.body));
+  const loop = body[at];
+  if (loop === undefined || loop.kind !== 'ForLoop') return [...body];
+  const row = loop.index;
+  const loops = loopIndices(loop.body, new Set([row]));
+  const isStride = strideSymbols(indexLocals);
+  const rowSymbols = new Set(['blockIdx.x', row]);
+  const byTensor = new Map<string, GuardedLoad[]>();
+  for (const g of vectorLoads(loop.body, [], [])) {
+    if (!symbolsOf(g.load.in.index).has(row)) continue;
+    byTensor.set(g.load.in.tensor, [...(byTensor.get(g.load.in.tensor) ?? []), g]);
+  }
+  const redirect = new Map<LoadStore, TensorAccess>();
+  const copies: BulkRowCopy[] = [];
+  let valid: Predicate[] | null = null;
+  for (const [tensor, loads] of byTensor) {
+    const elements = tensors.get(tensor)?.rowElements ?? null;
+    if (elements === null || loads.some((g) => g.load.width * dataTypeSize(g.load.in.dtype) !== 16)) continue;
+    const splits = loads.map((g) => splitAddress(g.load.in.index, rowSymbols, loops, isStride));
+    const first = splits[0];
+    if (first === undefined || first === null || splits.some((s) => s === null || !sameIndex(s.rowStart, first.rowStart))) continue;
+    // Every load of every copied tensor must agree on which rows are valid: one guard for all copies.
+    for (const g of loads) {
+      const mine = rowPredicates(g.guards, row, loops);
+      if (valid === null) valid = mine;
+      else if (mine.map(predicateKey).sort().join(' && ') !== valid.map(predicateKey).sort().join(' && ')) return [...body];
+    }
+    const buffer = `${tensor}_row`;
+    const dtype = loads[0]?.load.in.dtype ?? 'Float';
+    loads.forEach((g, i) => redirect.set(g.load, { kind: 'tensor', tensor: buffer, dtype, memory: 'Shared', index: (splits[i] as Split).col }));
+    copies.push({ buffer, dtype, source: { kind: 'tensor', tensor, dtype, memory: 'Global', index: first.rowStart }, elements, capacity, sharedOffset: 0, barrierOffset: 0 });
+  }
+  if (copies.length === 0 || valid === null) return [...body];
+  const rowValid = valid;
+  const rewritten = rewrite(loop.body, redirect);
+  const buffers = new Set(copies.map((c) => c.buffer));
+  const firstRead = rewritten.findIndex((s) => readsAny(s, buffers));
+  const lastRead = rewritten.length - 1 - [...rewritten].reverse().findIndex((s) => readsAny(s, buffers));
+  if (firstRead < 0) return [...body];
+  const next = iadd(isym(row), iconst(1));
+  const loopBody: Stmt[] = [
+    ...rewritten.slice(0, firstRead),
+    { kind: 'BulkLoadWait', buffers: [...buffers], parity: isym(row), predicates: rowValid },
+    ...rewritten.slice(firstRead, lastRead + 1),
+    // Not past the block's own rows (the next block copies its first row itself), nor past the tensor.
+    { kind: 'BulkLoadReissue', copies: copiesAtRow(copies, row, next), predicates: [{ index: next, extent: loop.extent }, ...predicatesAtRow(rowValid, row, next)] },
+    ...rewritten.slice(lastRead + 1),
+  ];
+  const pipelined: ForLoop = { ...loop, body: loopBody };
+  const zero = iconst(0);
+  return [
+    ...body.slice(0, at),
+    { kind: 'BulkLoadIssue', copies: copiesAtRow(copies, row, zero), predicates: predicatesAtRow(rowValid, row, zero) },
+    pipelined,
+    ...body.slice(at + 1),
+  ];
+}
