@@ -171,11 +171,13 @@ function emitStmt(s: Stmt, indent: string, lines: string[]): void {
         lines.push(`${indent}unsigned long long* ${c.buffer}_barrier = reinterpret_cast<unsigned long long*>(${at(c.barrierOffset)});`);
       }
       lines.push(`${indent}if (threadIdx.x == 0 && threadIdx.y == 0) {`);
+      // Every barrier is initialised; only a valid first row is copied.
       for (const c of s.copies) lines.push(`${indent}  nvfBulkBarrierInit(${c.buffer}_barrier);`);
-      if (s.predicates !== undefined && s.predicates.length > 0) lines.push(`${indent}  if (${predicateText(s.predicates)}) {`);
-      const inner = s.predicates !== undefined && s.predicates.length > 0 ? `${indent}    ` : `${indent}  `;
-      for (const c of s.copies) lines.push(`${inner}nvfBulkCopyRow(${c.buffer}_barrier, ${c.buffer}, &${accessText(c.source)}, ${bulkCopyBytes(c)});`);
-      if (s.predicates !== undefined && s.predicates.length > 0) lines.push(`${indent}  }`);
+      const guard = s.predicates ?? [];
+      if (guard.length > 0) lines.push(`${indent}  if (${predicateText(guard)}) {`);
+      const copyIndent = guard.length > 0 ? `${indent}    ` : `${indent}  `;
+      for (const c of s.copies) lines.push(`${copyIndent}nvfBulkCopyRow(${c.buffer}_barrier, ${c.buffer}, &${accessText(c.source)}, ${bulkCopyBytes(c)});`);
+      if (guard.length > 0) lines.push(`${indent}  }`);
       lines.push(`${indent}}`);
       lines.push(`${indent}__syncthreads();`);
       return;
@@ -187,12 +189,12 @@ function emitStmt(s: Stmt, indent: string, lines: string[]): void {
       lines.push(`${indent}}`);
       return;
     case 'BulkLoadWait': {
-      const guarded = s.predicates !== undefined && s.predicates.length > 0;
-      if (guarded) lines.push(`${indent}if (${predicateText(s.predicates ?? [])}) {`);
-      const at = guarded ? `${indent}  ` : indent;
+      const guard = s.predicates ?? [];
+      if (guard.length > 0) lines.push(`${indent}if (${predicateText(guard)}) {`);
+      const at = guard.length > 0 ? `${indent}  ` : indent;
       const parity = s.parity === undefined ? '0u' : `static_cast<unsigned>(${printIndex(s.parity)}) & 1u`;
       for (const b of s.buffers) lines.push(`${at}nvfBulkCopyWait(${b}_barrier, ${parity});`);
-      if (guarded) lines.push(`${indent}}`);
+      if (guard.length > 0) lines.push(`${indent}}`);
       return;
     }
     case 'PendingExpr':
