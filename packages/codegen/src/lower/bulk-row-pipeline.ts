@@ -28,7 +28,7 @@
 // predicates, and the copies read only valid rows.
 
 import { dataTypeSize } from '@tsfuser/fusion-ir';
-import { containsReduction } from '../kernel-ir/effects.js';
+import { allStmts, containsReduction } from '../kernel-ir/effects.js';
 import { iadd, iconst, isym, printIndex, sameIndex, substituteSymbols, symbolsOf, type IndexExpr } from '../kernel-ir/index-expr.js';
 import type { BulkRowCopy, IndexLocal, Predicate, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
 import { readsAny, rewrite, splitAddress, strideSymbols, type BulkRowTensor, type Split } from './bulk-row-loads.js';
@@ -50,19 +50,6 @@ function vectorLoads(stmts: readonly Stmt[], guards: Predicate[], out: GuardedLo
     else if (s.kind === 'IfThenElse') {
       vectorLoads(s.then, [...guards, ...s.predicates], out);
       vectorLoads(s.else, guards, out);
-    }
-  }
-  return out;
-}
-
-function loopIndices(stmts: readonly Stmt[], out: Set<string>): Set<string> {
-  for (const s of stmts) {
-    if (s.kind === 'ForLoop') {
-      out.add(s.index);
-      loopIndices(s.body, out);
-    } else if (s.kind === 'IfThenElse') {
-      loopIndices(s.then, out);
-      loopIndices(s.else, out);
     }
   }
   return out;
@@ -99,7 +86,7 @@ export function pipelineBulkRowLoads(body: readonly Stmt[], tensors: ReadonlyMap
   const loop = body[at];
   if (loop === undefined || loop.kind !== 'ForLoop') return [...body];
   const row = loop.index;
-  const loops = loopIndices(loop.body, new Set([row]));
+  const loops = new Set([row, ...allStmts(loop.body).flatMap((s) => (s.kind === 'ForLoop' ? [s.index] : []))]);
   const isStride = strideSymbols(indexLocals);
   const rowSymbols = new Set(['blockIdx.x', row]);
   const byTensor = new Map<string, GuardedLoad[]>();
