@@ -43,12 +43,12 @@ function rowSumFusion(): Fusion {
   return f;
 }
 
-/** The index types of the kernels a cache compiles, read from their CUDA (`typedef … nvfuser_index_t`). */
+/** The index types of the kernels a cache compiles, read from their scheduler_params dumps. */
 function watchIndexTypes(cache: FusionExecutorCache): string[] {
   const types: string[] = [];
-  cache.setDumps(new Set(['cuda_kernel']), (text) => {
-    const m = /typedef (.+) nvfuser_index_t;/.exec(text);
-    if (m !== null) types.push(m[1] === 'int' ? 'int32' : 'int64');
+  cache.setDumps(new Set(['scheduler_params']), (text) => {
+    const m = /Index type: (\S+)/.exec(text);
+    if (m !== null) types.push(m[1] as string);
   });
   return types;
 }
@@ -133,6 +133,7 @@ function main(): void {
     }
     const kernels = indexTypes.join(',');
     if (bad > 0) throw new Error(`${bad} elements differ${first}`);
+    if (!indexTypes.every((t) => t === 'int64_t') || indexTypes.length === 0) throw new Error(`index types [${kernels}], expected int64_t`);
     return `every element bit-exact, index type ${kernels}`;
   });
 
@@ -158,6 +159,7 @@ function main(): void {
     }
     const kernels = indexTypes.join(',');
     if (bad > 0) throw new Error(`${bad} of ${rows} row sums differ${first}`);
+    if (!indexTypes.every((t) => t === 'int64_t') || indexTypes.length === 0) throw new Error(`index types [${kernels}], expected int64_t`);
     return `all ${rows} row sums within tolerance, index type ${kernels}`;
   });
   (out as Tensor | undefined)?.dispose();
