@@ -152,7 +152,7 @@ function geluBiasGrad(): Workload {
 const ROWS = 16384;
 const COLS = 4096;
 
-function softmaxDef(dtype: string): string {
+export function softmaxDef(dtype: string): string {
   return `def softmax(fd : FusionDefinition) -> None :
     T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.${dtype}, is_cpu=False)
     T1 = fd.ops.cast(T0, dtype=DataType.Float)
@@ -166,7 +166,7 @@ function softmaxDef(dtype: string): string {
 `;
 }
 
-function layerNormDef(dtype: string): string {
+export function layerNormDef(dtype: string): string {
   return `def layer_norm(fd : FusionDefinition) -> None :
     T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.${dtype}, is_cpu=False)
     T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.${dtype}, is_cpu=False)

@@ -1,21 +1,81 @@
 // `tsfuser bench [--workloads a,b] [--iters N] [--flush read|write] [--no-pytorch] [--pytorch-script f] [--json f]`:
 // runs the GPU benchmarks (see bench/run-bench.ts) and prints the table last.
+// `tsfuser bench --suite sweep [--family f,…] [--dtype f32,bf16] [--sizes RxH,…|llm] [--offsets 2,4,8,16]
+// [--chunk i/n] [--list]`: the size sweep (bench/run-sweep.ts), tables per family and a summary.
 
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { formatBenchReport, runBench } from '../bench/run-bench.js';
 import { benchWorkloads } from '../bench/workloads.js';
+import { runSweep } from '../bench/run-sweep.js';
+import { formatSweepReport } from '../bench/sweep-report.js';
+import { chunkOf, parseChunk, parseDtypes, parseFamilies, parseSizes, pointName, sweepPoints, SweepSelectionError, type SweepSelection } from '../bench/sweep-points.js';
 import type { ParsedArgs } from './args.js';
 import { UsageError, type CliIo } from './console.js';
 
-export const BENCH_VALUE_FLAGS = ['workloads', 'iters', 'json', 'pytorch-script', 'flush'];
-export const BENCH_BOOLEAN_FLAGS = ['no-pytorch'];
+export const BENCH_VALUE_FLAGS = ['workloads', 'iters', 'json', 'pytorch-script', 'flush', 'suite', 'family', 'dtype', 'sizes', 'offsets', 'chunk', 'commit'];
+export const BENCH_BOOLEAN_FLAGS = ['no-pytorch', 'list'];
+
+function sweepSelection(args: ParsedArgs): SweepSelection {
+  const family = args.values.get('family');
+  const dtype = args.values.get('dtype');
+  const sizes = args.values.get('sizes');
+  const offsets = args.values.get('offsets');
+  const hiddenOffsets = offsets?.split(',').map((s) => {
+    const n = Number(s.trim());
+    if (!Number.isInteger(n) || n < 0) throw new UsageError(`--offsets: '${s}' is not a non-negative integer`);
+    return n;
+  });
+  return {
+    ...(family === undefined ? {} : { families: parseFamilies(family) }),
+    ...(dtype === undefined ? {} : { dtypes: parseDtypes(dtype) }),
+    ...(sizes === undefined ? {} : { sizes: parseSizes(sizes) }),
+    ...(hiddenOffsets === undefined ? {} : { hiddenOffsets }),
+  };
+}
+
+async function sweepCommand(args: ParsedArgs, io: CliIo, iters: number): Promise<number> {
+  let selection: SweepSelection;
+  let chunk = { index: 0, count: 1 };
+  try {
+    selection = sweepSelection(args);
+    const chunkText = args.values.get('chunk');
+    if (chunkText !== undefined) chunk = parseChunk(chunkText);
+    if (args.booleans.has('list')) {
+      const points = chunkOf(sweepPoints(selection), chunk.index, chunk.count);
+      io.stdout(`${points.map(pointName).join('\n')}\n${points.length} points\n`);
+      return 0;
+    }
+  } catch (e) {
+    if (e instanceof SweepSelectionError) throw new UsageError(e.message);
+    throw e;
+  }
+  const script = args.values.get('pytorch-script');
+  const commit = args.values.get('commit');
+  const report = await runSweep({
+    selection,
+    chunk,
+    iters,
+    pytorch: !args.booleans.has('no-pytorch'),
+    cwd: io.cwd,
+    log: (line) => io.stderr(`${line}\n`),
+    ...(script === undefined ? {} : { pytorchScript: script }),
+    ...(commit === undefined ? {} : { commit }),
+  });
+  const json = args.values.get('json');
+  if (json !== undefined) writeFileSync(resolve(io.cwd, json), `${JSON.stringify(report, null, 2)}\n`);
+  io.stdout(formatSweepReport(report));
+  return 0;
+}
 
 export async function benchCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   if (args.positionals.length > 0) throw new UsageError(`tsfuser bench: unexpected argument '${args.positionals[0] ?? ''}'`);
-  const itersText = args.values.get('iters') ?? '50';
+  const suite = args.values.get('suite') ?? 'default';
+  if (suite !== 'default' && suite !== 'sweep') throw new UsageError(`--suite must be default or sweep, got '${suite}'`);
+  const itersText = args.values.get('iters') ?? (suite === 'sweep' ? '20' : '50');
   const iters = Number(itersText);
   if (!Number.isInteger(iters) || iters < 1) throw new UsageError(`--iters must be a positive integer, got '${itersText}'`);
+  if (suite === 'sweep') return sweepCommand(args, io, iters);
   const workloads = args.values.get('workloads')?.split(',').map((s) => s.trim()).filter((s) => s !== '');
   const known = benchWorkloads().map((w) => w.name);
   const unknown = (workloads ?? []).filter((n) => !known.includes(n));

@@ -42,6 +42,14 @@ Options of bench (needs a GPU):
                                    512 MiB; a memset leaves dirty lines every run pays for
   --no-pytorch                     skip tools/bench/pytorch_bench.py (eager, torch.compile)
   --pytorch-script <file>          where pytorch_bench.py is (default: found from the cwd up)
+  --suite sweep                    the size sweep: families × dtypes × rows × hidden (tables + summary)
+    --family f,…                   softmax, layer_norm, rms_norm, row_sum (default: all)
+    --dtype f32,bf16               default: both
+    --sizes RxH,…|llm              default: rows 16/1024/8192 × hidden 768/2048/4096/8192/16384;
+                                   llm: rows 16/1024/8192/16384 × GPT-2 … PaLM-540B hidden sizes
+    --offsets 2,4,8,16             also hidden + each offset (vectorization stress)
+    --chunk i/n                    only the i-th of n chunks (to fit device calls)
+    --list                         print the chosen points and exit (no GPU needed)
   --json <file>                    also write the report as JSON
 
 Dump options:

@@ -1,0 +1,74 @@
+// The fusion definition of each sweep family, in nvFuser's python_definition form (decomposed,
+// fp32 math, only the family's PyTorch outputs leave the fusion) — the same text the fixed-size
+// bench uses for softmax and layer_norm, and tools/bench/sweep_pytorch.py's math on the PyTorch
+// side. Sizes are symbolic: one definition serves every point of a family and dtype.
+
+import { FusionDefinition } from '../definition/fusion-definition.js';
+import { importPythonDefinition } from '../python/import-definition.js';
+import type { SweepDtype, SweepFamily } from './sweep-points.js';
+import { layerNormDef, softmaxDef } from './workloads.js';
+
+function rmsNormDef(dtype: string): string {
+  return `def rms_norm(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.${dtype}, is_cpu=False)
+    T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.${dtype}, is_cpu=False)
+    T2 = fd.ops.cast(T0, dtype=DataType.Float)
+    T3 = fd.ops.sum(fd.ops.mul(T2, T2), dims=[1], keepdim=False, dtype=DataType.Null)
+    S4 = fd.ops.size(T0, dim=1)
+    T5 = fd.ops.truediv(T3, S4)
+    S6 = fd.define_scalar(1.00000e-06, dtype=DataType.Double)
+    T7 = fd.ops.rsqrt(fd.ops.add(fd.ops.broadcast_in_dim(T5, shape=T0.shape(), broadcast_dims=[0]), S6))
+    T8 = fd.ops.cast(fd.ops.broadcast_in_dim(T1, shape=T0.shape(), broadcast_dims=[1]), dtype=DataType.Float)
+    T9 = fd.ops.mul(fd.ops.mul(T2, T7), T8)
+    fd.add_output(fd.ops.cast(T9, dtype=DataType.${dtype}))
+`;
+}
+
+function rowSumDef(dtype: string): string {
+  return `def row_sum(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.${dtype}, is_cpu=False)
+    T1 = fd.ops.cast(T0, dtype=DataType.Float)
+    T2 = fd.ops.sum(T1, dims=[1], keepdim=False, dtype=DataType.Null)
+    fd.add_output(fd.ops.cast(T2, dtype=DataType.${dtype}))
+`;
+}
+
+/** The python definition text of a family in a dtype. */
+export function sweepDefinitionText(family: SweepFamily, dtype: SweepDtype): string {
+  switch (family) {
+    case 'softmax':
+      return softmaxDef(dtype);
+    case 'layer_norm':
+      return layerNormDef(dtype);
+    case 'rms_norm':
+      return rmsNormDef(dtype);
+    case 'row_sum':
+      return rowSumDef(dtype);
+    default: {
+      const unreachable: never = family;
+      throw new Error(`unknown family ${String(unreachable)}`);
+    }
+  }
+}
+
+export function sweepDefinition(family: SweepFamily, dtype: SweepDtype): FusionDefinition {
+  return importPythonDefinition(sweepDefinitionText(family, dtype));
+}
+
+/** Sizes of the inputs of a point, in definition order (x, then per-column parameters). */
+export function sweepInputSizes(family: SweepFamily, rows: number, hidden: number): number[][] {
+  const x = [rows, hidden];
+  switch (family) {
+    case 'softmax':
+    case 'row_sum':
+      return [x];
+    case 'layer_norm':
+      return [x, [hidden], [hidden]];
+    case 'rms_norm':
+      return [x, [hidden]];
+    default: {
+      const unreachable: never = family;
+      throw new Error(`unknown family ${String(unreachable)}`);
+    }
+  }
+}

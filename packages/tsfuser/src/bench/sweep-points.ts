@@ -1,0 +1,155 @@
+// The points of `tsfuser bench --suite sweep`: workload families over the LLM size sweep, as
+// nvFuser's benchmark suite sweeps them (batch × hidden, fp32 and bf16, plus hidden + 2/4/8/16 to
+// stress vectorization). Shared with tools/bench/sweep_pytorch.py through the points JSON the
+// sweep writes, so both sides time exactly the same (family, dtype, rows, hidden).
+//
+// Invariant: a point list is ordered (family, dtype, rows, hidden) and has no duplicates, so
+// `--chunk i/n` splits it into disjoint chunks whose union is the whole sweep.
+
+/** Families tsfuser can express today (forward; last-dim normalizations and a row reduction). */
+export const SWEEP_FAMILIES = ['softmax', 'layer_norm', 'rms_norm', 'row_sum'] as const;
+export type SweepFamily = (typeof SWEEP_FAMILIES)[number];
+
+export const SWEEP_DTYPES = ['Float', 'BFloat16'] as const;
+export type SweepDtype = (typeof SWEEP_DTYPES)[number];
+
+/** Hidden sizes of LLM configurations: GPT-2 small … PaLM-540B. */
+export const LLM_HIDDEN_SIZES: readonly number[] = [768, 1024, 1600, 2048, 2560, 4096, 5120, 8192, 12288, 16384, 18432];
+/** Batch (rows) sizes. */
+export const SWEEP_ROWS: readonly number[] = [16, 1024, 8192, 16384];
+/** The default sweep: the sizes the issue measured (rows 16/1024/8192 × 5 hidden sizes). */
+export const DEFAULT_SIZES: readonly (readonly [number, number])[] = [16, 1024, 8192].flatMap((r) => [768, 2048, 4096, 8192, 16384].map((h) => [r, h] as const));
+
+export interface SweepPoint {
+  family: SweepFamily;
+  dtype: SweepDtype;
+  rows: number;
+  hidden: number;
+}
+
+export interface SweepSelection {
+  families?: readonly SweepFamily[];
+  dtypes?: readonly SweepDtype[];
+  /** rows × hidden pairs; default DEFAULT_SIZES. */
+  sizes?: readonly (readonly [number, number])[];
+  /** Also hidden + each offset (nvFuser's +2/4/8/16 vectorization stress). */
+  hiddenOffsets?: readonly number[];
+  /** Skip points whose largest tensor exceeds this many bytes (default 4 GiB). */
+  maxTensorBytes?: number;
+}
+
+export class SweepSelectionError extends Error {
+  override readonly name: string = 'SweepSelectionError';
+}
+
+export function elementBytes(dtype: SweepDtype): number {
+  return dtype === 'Float' ? 4 : 2;
+}
+
+/** Minimal global traffic of a point: inputs read once, outputs written once. */
+export function pointBytes(p: SweepPoint): number {
+  const e = elementBytes(p.dtype);
+  const n = p.rows * p.hidden;
+  switch (p.family) {
+    case 'softmax':
+      return 2 * n * e;
+    case 'layer_norm':
+      return (2 * n + 2 * p.hidden) * e;
+    case 'rms_norm':
+      return (2 * n + p.hidden) * e;
+    case 'row_sum':
+      return n * e + p.rows * e;
+    default: {
+      const unreachable: never = p.family;
+      throw new SweepSelectionError(`unknown family ${String(unreachable)}`);
+    }
+  }
+}
+
+/** A stable name: `layer_norm_bf16_8192x4096`. */
+export function pointName(p: SweepPoint): string {
+  return `${p.family}_${p.dtype === 'Float' ? 'f32' : 'bf16'}_${p.rows}x${p.hidden}`;
+}
+
+export function sweepPoints(selection: SweepSelection = {}): SweepPoint[] {
+  const families = selection.families ?? SWEEP_FAMILIES;
+  const dtypes = selection.dtypes ?? SWEEP_DTYPES;
+  const offsets = [0, ...(selection.hiddenOffsets ?? [])];
+  const maxBytes = selection.maxTensorBytes ?? 4 * 2 ** 30;
+  const sizes = selection.sizes ?? DEFAULT_SIZES;
+  const points: SweepPoint[] = [];
+  const seen = new Set<string>();
+  for (const family of families) {
+    for (const dtype of dtypes) {
+      const pairs = sizes.flatMap(([rows, hidden]) => offsets.map((o) => [rows, hidden + o] as const));
+      pairs.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+      for (const [rows, hidden] of pairs) {
+        const p: SweepPoint = { family, dtype, rows, hidden };
+        const key = pointName(p);
+        if (seen.has(key) || rows * hidden * elementBytes(dtype) > maxBytes) continue;
+        seen.add(key);
+        points.push(p);
+      }
+    }
+  }
+  return points;
+}
+
+/** Chunk `index` (0-based) of `count` near-equal contiguous chunks. */
+export function chunkOf<T>(items: readonly T[], index: number, count: number): T[] {
+  if (!Number.isInteger(count) || count < 1 || !Number.isInteger(index) || index < 0 || index >= count) {
+    throw new SweepSelectionError(`chunk ${index + 1}/${count} does not exist (write --chunk i/n with 1 ≤ i ≤ n)`);
+  }
+  const start = Math.floor((index * items.length) / count);
+  const end = Math.floor(((index + 1) * items.length) / count);
+  return items.slice(start, end);
+}
+
+function parseList<T extends string>(what: string, text: string, allowed: readonly T[], alias: (s: string) => string = (s) => s): T[] {
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .map((s) => {
+      const v = alias(s);
+      if (!(allowed as readonly string[]).includes(v)) throw new SweepSelectionError(`--${what}: unknown '${s}' (known: ${allowed.join(', ')})`);
+      return v as T;
+    });
+}
+
+export function parseFamilies(text: string): SweepFamily[] {
+  return parseList('family', text, SWEEP_FAMILIES);
+}
+
+export function parseDtypes(text: string): SweepDtype[] {
+  const alias = (s: string): string => ({ f32: 'Float', float32: 'Float', bf16: 'BFloat16', bfloat16: 'BFloat16' })[s.toLowerCase()] ?? s;
+  return parseList('dtype', text, SWEEP_DTYPES, alias);
+}
+
+/** `16x768,1024x4096` → pairs; `llm` → SWEEP_ROWS × LLM_HIDDEN_SIZES. */
+export function parseSizes(text: string): [number, number][] {
+  if (text.trim() === 'llm') return SWEEP_ROWS.flatMap((r) => LLM_HIDDEN_SIZES.map((h): [number, number] => [r, h]));
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .map((s): [number, number] => {
+      const m = /^(\d+)x(\d+)$/.exec(s);
+      const rows = m === null ? NaN : Number(m[1]);
+      const hidden = m === null ? NaN : Number(m[2]);
+      if (!Number.isSafeInteger(rows) || !Number.isSafeInteger(hidden) || rows < 1 || hidden < 1) {
+        throw new SweepSelectionError(`--sizes: '${s}' is not ROWSxHIDDEN with positive integers (or 'llm')`);
+      }
+      return [rows, hidden];
+    });
+}
+
+/** `2/3` → chunk index 1 of 3. */
+export function parseChunk(text: string): { index: number; count: number } {
+  const m = /^(\d+)\/(\d+)$/.exec(text.trim());
+  if (m === null) throw new SweepSelectionError(`--chunk: '${text}' is not i/n`);
+  const index = Number(m[1]) - 1;
+  const count = Number(m[2]);
+  if (count < 1 || index < 0 || index >= count) throw new SweepSelectionError(`--chunk: ${text} does not exist (1 ≤ i ≤ n)`);
+  return { index, count };
+}
