@@ -61,6 +61,7 @@ def main():
         ax2.axhline(1.0, color="gray", lw=0.8)
         ax2.axhline(0.9, color="red", lw=0.6, ls=":")
         ax2.set_xscale("log", base=2)
+        ax2.set_yscale("log")
         ax2.set_xlabel("hidden")
         ax2.set_ylabel("torch.compile time / tsfuser time")
         ax2.legend(fontsize=7)

@@ -24,7 +24,7 @@ export interface SweepReport {
   copyGbps: number;
   chunk: string;
   measurements: SweepMeasurement[];
-  /** tsfuser cold compile (scheduling + NVRTC) per point, ms. */
+  /** tsfuser first call per point, ms: scheduling + NVRTC where the point needs a new kernel, else a cached launch. */
   compileMs: Record<string, number>;
   notes: string[];
 }
@@ -101,7 +101,7 @@ export function formatSweepReport(r: SweepReport): string {
     lines.push('');
     lines.push(`### ${key}`);
     lines.push('');
-    lines.push('| rows × hidden | MB | tsfuser ms | eager ms | torch.compile ms | compile / tsfuser | tsfuser % of floor | cold compile ms |');
+    lines.push('| rows × hidden | MB | tsfuser ms | eager ms | torch.compile ms | compile / tsfuser | tsfuser % of floor | first call ms |');
     lines.push('|---|---:|---:|---:|---:|---:|---:|---:|');
     for (const p of points.filter((q) => `${q.family}/${q.dtype}` === key)) {
       const t = timeOf(r, p, 'tsfuser');
@@ -121,4 +121,18 @@ export function formatSweepReport(r: SweepReport): string {
   }
   for (const n of r.notes) lines.push(`note: ${n}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** One report from the chunks of a sweep (same device and copy floor assumed; the first's are kept). */
+export function mergeSweepReports(reports: readonly SweepReport[]): SweepReport {
+  const first = reports[0];
+  if (first === undefined) throw new Error('no sweep reports to merge');
+  return {
+    ...first,
+    chunk: reports.map((r) => r.chunk).join('+'),
+    commit: [...new Set(reports.map((r) => r.commit))].join('+'),
+    measurements: reports.flatMap((r) => r.measurements),
+    compileMs: Object.assign({}, ...reports.map((r) => r.compileMs)) as Record<string, number>,
+    notes: reports.flatMap((r) => r.notes),
+  };
 }

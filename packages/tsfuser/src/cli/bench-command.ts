@@ -3,17 +3,17 @@
 // `tsfuser bench --suite sweep [--family f,…] [--dtype f32,bf16] [--sizes RxH,…|llm] [--offsets 2,4,8,16]
 // [--chunk i/n] [--list]`: the size sweep (bench/run-sweep.ts), tables per family and a summary.
 
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { formatBenchReport, runBench } from '../bench/run-bench.js';
 import { benchWorkloads } from '../bench/workloads.js';
 import { runSweep } from '../bench/run-sweep.js';
-import { formatSweepReport } from '../bench/sweep-report.js';
+import { formatSweepReport, mergeSweepReports, type SweepReport } from '../bench/sweep-report.js';
 import { chunkOf, parseChunk, parseDtypes, parseFamilies, parseSizes, pointName, sweepPoints, SweepSelectionError, type SweepSelection } from '../bench/sweep-points.js';
 import type { ParsedArgs } from './args.js';
 import { UsageError, type CliIo } from './console.js';
 
-export const BENCH_VALUE_FLAGS = ['workloads', 'iters', 'json', 'pytorch-script', 'flush', 'suite', 'family', 'dtype', 'sizes', 'offsets', 'chunk', 'commit'];
+export const BENCH_VALUE_FLAGS = ['workloads', 'iters', 'json', 'pytorch-script', 'flush', 'suite', 'family', 'dtype', 'sizes', 'offsets', 'chunk', 'commit', 'merge'];
 export const BENCH_BOOLEAN_FLAGS = ['no-pytorch', 'list'];
 
 function sweepSelection(args: ParsedArgs): SweepSelection {
@@ -35,6 +35,22 @@ function sweepSelection(args: ParsedArgs): SweepSelection {
 }
 
 async function sweepCommand(args: ParsedArgs, io: CliIo, iters: number): Promise<number> {
+  const merge = args.values.get('merge');
+  if (merge !== undefined) {
+    // Chunks measured in separate device calls, printed as one report (no GPU needed).
+    const reports = merge.split(',').map((f): SweepReport => {
+      try {
+        return JSON.parse(readFileSync(resolve(io.cwd, f.trim()), 'utf8')) as SweepReport;
+      } catch (e) {
+        throw new UsageError(`--merge: cannot read sweep report '${f}': ${(e as Error).message}`);
+      }
+    });
+    const merged = mergeSweepReports(reports);
+    const json = args.values.get('json');
+    if (json !== undefined) writeFileSync(resolve(io.cwd, json), `${JSON.stringify(merged, null, 2)}\n`);
+    io.stdout(formatSweepReport(merged));
+    return 0;
+  }
   let selection: SweepSelection;
   let chunk = { index: 0, count: 1 };
   try {

@@ -50,6 +50,7 @@ Options of bench (needs a GPU):
     --offsets 2,4,8,16             also hidden + each offset (vectorization stress)
     --chunk i/n                    only the i-th of n chunks (to fit device calls)
     --list                         print the chosen points and exit (no GPU needed)
+    --merge a.json,b.json          print the chunks' --json reports as one (no GPU needed)
   --json <file>                    also write the report as JSON
 
 Dump options:
