@@ -236,6 +236,17 @@ describe('inner persistent heuristics', () => {
     expect(chooseBatches(40000, 32)).toBeNull();
   });
 
+  it('chooseBatches prefers a batch that divides the row (layer_norm f32 at 16384: 8 × 512, not 13 × 320)', () => {
+    // 4096 vectors of 4 floats, 13 batches allowed (layer_norm's buffers): measured 70% of the
+    // copy floor at 13 × 320 threads, 98% at 8 × 512 (H100, 2026-11-24).
+    expect(chooseBatches(4096, 13)).toEqual({ batches: 8, bdimx: 512, extent: 512 });
+    // Where no batch divides the row (4099 is prime) every batch pays the same, and the row still fits.
+    const odd = chooseBatches(4099, 13);
+    expect(odd === null ? 0 : odd.batches * odd.extent).toBeGreaterThanOrEqual(4099);
+    // An even batch near the target still wins outright.
+    expect(chooseBatches(4608, 13)).toEqual({ batches: 12, bdimx: 384, extent: 384 });
+  });
+
   it('scheduler_params dump in nvFuser layout', () => {
     const text = heuristicParamsToString(params(softmaxFusion(2, 'Half'), [[128, 1000]]));
     expect(text).toContain('===== Reduction Parameters ========');

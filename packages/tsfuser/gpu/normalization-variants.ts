@@ -7,13 +7,15 @@
 // workload's bytes. Prints one table.
 //
 //   bash gpu-bundle/run.sh tsfuser-normalization-variants [workload,…] [variant-substring,…]
+// (a workload may also be a sweep point name, e.g. layer_norm_f32_8192x16384: bench --suite sweep)
 // (the heuristic's own schedule always runs first: the others are checked against it)
 
 import { DeviceContext, FusionExecutorCache, isAvailable } from '@tsfuser/runtime';
 import { InnerPersistentScheduler, SchedulerRegistry, type InnerPersistentOverrides } from '@tsfuser/scheduler';
 import { randomHost, toDeviceInput, Random } from '../src/bench/device-inputs.js';
 import { l2Flusher, timeDevice } from '../src/bench/timing.js';
-import { normalizationWorkloads } from '../src/bench/workloads.js';
+import { normalizationWorkloads, type Workload } from '../src/bench/workloads.js';
+import { parsePointName, sweepPointWorkload } from '../src/bench/sweep-definitions.js';
 
 function variants(): { name: string; overrides: InnerPersistentOverrides }[] {
   const out: { name: string; overrides: InnerPersistentOverrides }[] = [
@@ -30,6 +32,11 @@ function variants(): { name: string; overrides: InnerPersistentOverrides }[] {
   for (const batches of [1, 2, 4, 8, 16]) for (const bdimy of [1, 2, 4]) out.push({ name: `B=${batches} bdimy=${bdimy}`, overrides: { batches, bdimy } });
   for (const batches of [2, 4, 8, 16]) out.push({ name: `vec 8B B=${batches}`, overrides: { batches, maxVectorBytes: 8 } });
   for (const batches of [2, 4, 8]) out.push({ name: `B=${batches} no projection`, overrides: { batches, project: false } });
+  // Sweep points: wide rows (B=32 at 16384 f32 is 128 threads), short rows (more rows per block,
+  // a warp per row at 768 bf16: B=3).
+  out.push({ name: 'B=32 bdimy=1', overrides: { batches: 32, bdimy: 1 } });
+  for (const bdimy of [8, 16]) out.push({ name: `B=1 bdimy=${bdimy}`, overrides: { batches: 1, bdimy } });
+  for (const bdimy of [2, 4, 8]) out.push({ name: `B=3 bdimy=${bdimy}`, overrides: { batches: 3, bdimy } });
   return out;
 }
 
@@ -55,7 +62,11 @@ function main(): void {
   const flusher = l2Flusher(device);
   const rng = new Random(11);
   const rows: string[] = [];
-  for (const w of normalizationWorkloads().filter((x) => only === undefined || only.includes(x.name))) {
+  const sweepPoints = (only ?? []).flatMap((name): Workload[] => {
+    const p = parsePointName(name);
+    return p === undefined ? [] : [sweepPointWorkload(p)];
+  });
+  for (const w of [...normalizationWorkloads().filter((x) => only === undefined || only.includes(x.name)), ...sweepPoints]) {
     const fusion = w.build().fusionIr();
     const inputs = w.inputs.map((i) => {
       const strides = i.sizes.map((_, d) => i.sizes.slice(d + 1).reduce((a, b) => a * b, 1));

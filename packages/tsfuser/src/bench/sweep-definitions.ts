@@ -5,8 +5,8 @@
 
 import { FusionDefinition } from '../definition/fusion-definition.js';
 import { importPythonDefinition } from '../python/import-definition.js';
-import type { SweepDtype, SweepFamily } from './sweep-points.js';
-import { layerNormDef, softmaxDef } from './workloads.js';
+import { pointBytes, pointName, SWEEP_FAMILIES, type SweepDtype, type SweepFamily, type SweepPoint } from './sweep-points.js';
+import { layerNormDef, softmaxDef, type Workload } from './workloads.js';
 
 function rmsNormDef(dtype: string): string {
   return `def rms_norm(fd : FusionDefinition) -> None :
@@ -71,4 +71,22 @@ export function sweepInputSizes(family: SweepFamily, rows: number, hidden: numbe
       throw new Error(`unknown family ${String(unreachable)}`);
     }
   }
+}
+
+/** A sweep point as a bench Workload (tuning experiments take either). */
+export function sweepPointWorkload(p: SweepPoint): Workload {
+  return {
+    name: pointName(p),
+    description: `${p.family} over the last dim, ${p.rows}x${p.hidden} ${p.dtype}`,
+    build: () => sweepDefinition(p.family, p.dtype),
+    inputs: sweepInputSizes(p.family, p.rows, p.hidden).map((sizes) => ({ sizes, dtype: p.dtype })),
+    bytes: pointBytes(p),
+  };
+}
+
+/** `layer_norm_f32_8192x16384` → its point, or undefined when the name is not a sweep point's. */
+export function parsePointName(name: string): SweepPoint | undefined {
+  const m = /^([a-z_]+)_(f32|bf16)_(\d+)x(\d+)$/.exec(name);
+  if (m === null || !(SWEEP_FAMILIES as readonly string[]).includes(m[1] as string)) return undefined;
+  return { family: m[1] as SweepFamily, dtype: m[2] === 'f32' ? 'Float' : 'BFloat16', rows: Number(m[3]), hidden: Number(m[4]) };
 }
