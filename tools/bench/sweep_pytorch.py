@@ -10,6 +10,11 @@ Math per family (what the tsfuser definitions compute; fp32 math for bf16):
   layer_norm  F.layer_norm(x, (H,), w, b, 1e-5)
   rms_norm    (x.float() * rsqrt(mean(x.float()^2, -1) + 1e-6) * w.float()).to(dtype)
   row_sum     x.float().sum(-1).to(dtype)
+  layer_norm_bwd  aten.native_layer_norm_backward(dy, x, [H], mean, rstd, w, b, [True]*3)
+  gelu        F.gelu(x) (erf)
+  silu_mul    F.silu(a) * b
+  mul         a * b
+  bias_add    x + b (b: [H])
 
 Writes one JSON object per line: {"name", "impl", "median_ms"} (or "error"), and {"copy_gbps"}.
 Usage: python3 sweep_pytorch.py --points points.json [--iters N] [--out f.jsonl] [--no-compile]
@@ -64,6 +69,22 @@ def make(point):
         return rms, (x, w)
     if family == "row_sum":
         return (lambda x: x.float().sum(-1).to(x.dtype)), (x,)
+    if family == "layer_norm_bwd":
+        dy = torch.randn(rows, hidden, device="cuda", dtype=dtype)
+        mean = torch.randn(rows, 1, device="cuda")
+        rstd = torch.rand(rows, 1, device="cuda") + 0.5
+        w = torch.randn(hidden, device="cuda", dtype=dtype)
+        b = torch.randn(hidden, device="cuda", dtype=dtype)
+        fn = lambda dy, x, mean, rstd, w, b: torch.ops.aten.native_layer_norm_backward(dy, x, [hidden], mean, rstd, w, b, [True, True, True])
+        return fn, (dy, x, mean, rstd, w, b)
+    if family == "gelu":
+        return (lambda x: F.gelu(x)), (x,)
+    if family in ("silu_mul", "mul"):
+        y = torch.randn(rows, hidden, device="cuda", dtype=dtype)
+        return ((lambda a, b: F.silu(a) * b) if family == "silu_mul" else (lambda a, b: a * b)), (x, y)
+    if family == "bias_add":
+        b = torch.randn(hidden, device="cuda", dtype=dtype)
+        return (lambda x, b: x + b), (x, b)
     raise ValueError(f"unknown family {family}")
 
 

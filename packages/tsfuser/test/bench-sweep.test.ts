@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HostTensor } from '@tsfuser/fusion-ir';
 import { Tensor } from '@tsfuser/runtime';
-import { sweepDefinition, sweepInputSizes } from '../src/bench/sweep-definitions.js';
+import { sweepDefinition, sweepInputs } from '../src/bench/sweep-definitions.js';
 import {
   chunkOf,
   parseChunk,
@@ -49,7 +49,7 @@ describe('sweep points', () => {
     expect(parseSizes('16x768, 1024x4096')).toEqual([[16, 768], [1024, 4096]]);
     expect(parseSizes('llm').length).toBe(4 * 11);
     expect(parseChunk('2/3')).toEqual({ index: 1, count: 3 });
-    expect(() => parseFamilies('gelu')).toThrow(/--family: unknown 'gelu'/);
+    expect(() => parseFamilies('group_norm')).toThrow(/--family: unknown 'group_norm'/);
     expect(() => parseSizes('16x')).toThrow(/--sizes: '16x'/);
     expect(() => parseChunk('4/3')).toThrow(/--chunk/);
   });
@@ -57,6 +57,9 @@ describe('sweep points', () => {
   it('bytes are the minimal traffic of each family', () => {
     const p = (family: SweepPoint['family']): SweepPoint => ({ family, dtype: 'BFloat16', rows: 8, hidden: 16 });
     expect(pointBytes(p('softmax'))).toBe(2 * 128 * 2);
+    expect(pointBytes(p('layer_norm_bwd'))).toBe(3 * 128 * 2 + 2 * 8 * 4 + 3 * 16 * 2);
+    expect(pointBytes(p('silu_mul'))).toBe(3 * 128 * 2);
+    expect(pointBytes(p('bias_add'))).toBe((2 * 128 + 16) * 2);
     expect(pointBytes(p('layer_norm'))).toBe((2 * 128 + 32) * 2);
     expect(pointBytes(p('rms_norm'))).toBe((2 * 128 + 16) * 2);
     expect(pointBytes(p('row_sum'))).toBe(128 * 2 + 8 * 2);
@@ -67,42 +70,101 @@ describe('sweep definitions compute what sweep_pytorch.py times', () => {
   const seed = 20261124;
   const rows = 5;
   const hidden = 37;
-  const rowsOf = (t: HostTensor): number[][] => {
-    const v = t.toFloat64Array();
-    return Array.from({ length: rows }, (_, r) => Array.from(v.subarray(r * hidden, (r + 1) * hidden)));
-  };
 
-  it.each(SWEEP_FAMILIES)('%s (Float, reference backend, seed %#)', async (family) => {
-    const rng = new Random(seed);
-    const inputs = sweepInputSizes(family, rows, hidden).map((sizes) =>
-      HostTensor.fromValues('Float', sizes, Array.from({ length: sizes.reduce((a, b) => a * b, 1) }, () => rng.normal())),
-    );
-    const [out] = await sweepDefinition(family, 'Float').execute(inputs.map((t) => Tensor.fromHost(t)), { backend: 'reference' });
-    const got = (out as Tensor).toHost().toFloat64Array();
-    const x = rowsOf(inputs[0] as HostTensor);
-    const w = inputs[1]?.toFloat64Array();
-    const b = inputs[2]?.toFloat64Array();
-    const expected: number[] = [];
-    for (const row of x) {
-      const mean = row.reduce((a, v) => a + v, 0) / hidden;
-      if (family === 'row_sum') expected.push(row.reduce((a, v) => a + v, 0));
-      if (family === 'softmax') {
-        const m = Math.max(...row);
-        const e = row.map((v) => Math.exp(v - m));
-        const s = e.reduce((a, v) => a + v, 0);
-        expected.push(...e.map((v) => v / s));
-      }
-      if (family === 'layer_norm') {
-        const variance = row.reduce((a, v) => a + (v - mean) ** 2, 0) / hidden;
-        expected.push(...row.map((v, c) => ((v - mean) / Math.sqrt(variance + 1e-5)) * (w?.[c] as number) + (b?.[c] as number)));
-      }
-      if (family === 'rms_norm') {
-        const ms = row.reduce((a, v) => a + v * v, 0) / hidden;
-        expected.push(...row.map((v, c) => (v / Math.sqrt(ms + 1e-6)) * (w?.[c] as number)));
+  // Independent float64 math per family (PyTorch's definitions of each op).
+  const erf = (x: number): number => {
+    // Abramowitz–Stegun 7.1.26 is too coarse; integrate the series instead (|x| small here).
+    let sum = 0;
+    let term = x;
+    for (let n = 0; n < 60; n += 1) {
+      sum += term / (2 * n + 1);
+      term *= (-x * x) / (n + 1);
+    }
+    return (2 / Math.sqrt(Math.PI)) * sum;
+  };
+  const expectedOutputs = (family: (typeof SWEEP_FAMILIES)[number], ins: Float64Array[]): number[][] => {
+    const [x, second, third, fourth, fifth] = ins as [Float64Array, Float64Array | undefined, Float64Array | undefined, Float64Array | undefined, Float64Array | undefined];
+    const row = (t: Float64Array, r: number): number[] => Array.from(t.subarray(r * hidden, (r + 1) * hidden));
+    const out: number[][] = [[], [], []];
+    const gradW = new Array<number>(hidden).fill(0);
+    const gradB = new Array<number>(hidden).fill(0);
+    for (let r = 0; r < rows; r += 1) {
+      const v = row(x, r);
+      const mean = v.reduce((a, e) => a + e, 0) / hidden;
+      switch (family) {
+        case 'row_sum':
+          out[0]?.push(v.reduce((a, e) => a + e, 0));
+          break;
+        case 'softmax': {
+          const m = Math.max(...v);
+          const e = v.map((q) => Math.exp(q - m));
+          const s = e.reduce((a, q) => a + q, 0);
+          out[0]?.push(...e.map((q) => q / s));
+          break;
+        }
+        case 'layer_norm': {
+          const variance = v.reduce((a, e) => a + (e - mean) ** 2, 0) / hidden;
+          out[0]?.push(...v.map((e, c) => ((e - mean) / Math.sqrt(variance + 1e-5)) * (second?.[c] as number) + (third?.[c] as number)));
+          break;
+        }
+        case 'rms_norm': {
+          const ms = v.reduce((a, e) => a + e * e, 0) / hidden;
+          out[0]?.push(...v.map((e, c) => (e / Math.sqrt(ms + 1e-6)) * (second?.[c] as number)));
+          break;
+        }
+        case 'gelu':
+          out[0]?.push(...v.map((e) => 0.5 * e * (1 + erf(e / Math.SQRT2))));
+          break;
+        case 'silu_mul':
+          out[0]?.push(...v.map((e, c) => (e / (1 + Math.exp(-e))) * (second?.[r * hidden + c] as number)));
+          break;
+        case 'mul':
+          out[0]?.push(...v.map((e, c) => e * (second?.[r * hidden + c] as number)));
+          break;
+        case 'bias_add':
+          out[0]?.push(...v.map((e, c) => e + (second?.[c] as number)));
+          break;
+        case 'layer_norm_bwd': {
+          // inputs: grad_out (x here), x (second), mean, rstd, weight — aten's layer_norm backward.
+          const dy = v;
+          const xr = row(second as Float64Array, r);
+          const mu = third?.[r] as number;
+          const rstd = fourth?.[r] as number;
+          const xhat = xr.map((e) => (e - mu) * rstd);
+          const g = dy.map((d, c) => d * (fifth?.[c] as number));
+          const meanG = g.reduce((a, e) => a + e, 0) / hidden;
+          const meanGX = g.reduce((a, e, c) => a + e * (xhat[c] as number), 0) / hidden;
+          out[0]?.push(...g.map((e, c) => rstd * (e - meanG - (xhat[c] as number) * meanGX)));
+          dy.forEach((d, c) => {
+            gradW[c] = (gradW[c] as number) + d * (xhat[c] as number);
+            gradB[c] = (gradB[c] as number) + d;
+          });
+          break;
+        }
+        default: {
+          const unreachable: never = family;
+          throw new Error(String(unreachable));
+        }
       }
     }
-    expect(got.length, `seed ${seed}`).toBe(expected.length);
-    expected.forEach((e, i) => expect(Math.abs((got[i] as number) - e), `seed ${seed}, element ${i}`).toBeLessThanOrEqual(1e-5 + 1e-5 * Math.abs(e)));
+    if (family === 'layer_norm_bwd') return [out[0] as number[], gradW, gradB];
+    return [out[0] as number[]];
+  };
+
+  it.each(SWEEP_FAMILIES)('%s (Float, reference backend)', async (family) => {
+    const rng = new Random(seed);
+    const inputs = sweepInputs(family, 'Float', rows, hidden).map((i) =>
+      HostTensor.fromValues('Float', i.sizes, Array.from({ length: i.sizes.reduce((a, b) => a * b, 1) }, () => (i.positive === true ? 0.5 + rng.uniform() : rng.normal()))),
+    );
+    const outs = await sweepDefinition(family, 'Float', hidden).execute(inputs.map((t) => Tensor.fromHost(t)), { backend: 'reference' });
+    const expected = expectedOutputs(family, inputs.map((t) => t.toFloat64Array()));
+    expect(outs.length, `seed ${seed}`).toBe(expected.length);
+    outs.forEach((o, k) => {
+      const got = o.toHost().toFloat64Array();
+      const want = expected[k] as number[];
+      expect(got.length, `seed ${seed}, output ${k}`).toBe(want.length);
+      want.forEach((e, i) => expect(Math.abs((got[i] as number) - e), `seed ${seed}, output ${k}, element ${i}`).toBeLessThanOrEqual(1e-5 + 2e-5 * Math.abs(e)));
+    });
   });
 });
 
@@ -154,9 +216,9 @@ describe('tsfuser bench --suite sweep (no GPU needed for --list and usage errors
   });
 
   it('bad filters are usage errors', async () => {
-    const r = await runCli(['bench', '--suite', 'sweep', '--family', 'gelu', '--list']);
+    const r = await runCli(['bench', '--suite', 'sweep', '--family', 'group_norm', '--list']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("--family: unknown 'gelu'");
+    expect(r.stderr).toContain("--family: unknown 'group_norm'");
     const s = await runCli(['bench', '--suite', 'nightly']);
     expect(s.code).toBe(2);
   });

@@ -17,7 +17,7 @@ import { createGpuBackend } from '../execute/gpu-backend.js';
 import { BackendUnavailableError } from '../errors.js';
 import { Random } from './device-inputs.js';
 import { copyBandwidth, l2Flusher, timeDevice } from './timing.js';
-import { sweepDefinition, sweepInputSizes } from './sweep-definitions.js';
+import { definitionDependsOnHidden, sweepDefinition, sweepInputs } from './sweep-definitions.js';
 import { chunkOf, pointName, sweepPoints, type SweepPoint, type SweepSelection } from './sweep-points.js';
 import type { SweepImpl, SweepMeasurement, SweepReport } from './sweep-report.js';
 
@@ -44,8 +44,8 @@ function tiledInput(device: DeviceContext, block: Tensor, dtype: 'Float' | 'BFlo
   return t;
 }
 
-function randomBlock(device: DeviceContext, dtype: 'Float' | 'BFloat16', rng: Random): Tensor {
-  const values = Array.from({ length: BLOCK_ELEMENTS }, () => rng.normal());
+function randomBlock(device: DeviceContext, dtype: 'Float' | 'BFloat16', rng: Random, positive = false): Tensor {
+  const values = Array.from({ length: BLOCK_ELEMENTS }, () => (positive ? 0.5 + rng.uniform() : rng.normal()));
   return Tensor.fromHost(HostTensor.fromValues(dtype, [BLOCK_ELEMENTS], values)).toDevice(device);
 }
 
@@ -105,19 +105,22 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
   const measurements: SweepMeasurement[] = [];
   const compileMs: Record<string, number> = {};
   const notes: string[] = [];
-  const blocks = { Float: randomBlock(device, 'Float', rng), BFloat16: randomBlock(device, 'BFloat16', rng) };
+  const blocks = { Float: randomBlock(device, 'Float', rng), BFloat16: randomBlock(device, 'BFloat16', rng), positive: randomBlock(device, 'Float', rng, true) };
   try {
     const copyGbps = copyBandwidth(device, flusher, options.iters);
     log(`device ${device.properties.name}: copy ${copyGbps.toFixed(0)} GB/s; ${points.length} points`);
     const definitions = new Map<string, ReturnType<typeof sweepDefinition>>();
     for (const p of points) {
-      const key = `${p.family}/${p.dtype}`;
+      const key = `${p.family}/${p.dtype}${definitionDependsOnHidden(p.family) ? `/${p.hidden}` : ''}`;
       let fd = definitions.get(key);
       if (fd === undefined) {
-        fd = sweepDefinition(p.family, p.dtype);
+        fd = sweepDefinition(p.family, p.dtype, p.hidden);
         definitions.set(key, fd);
       }
-      const inputs = sweepInputSizes(p.family, p.rows, p.hidden).map((sizes) => tiledInput(device, blocks[p.dtype], p.dtype, sizes));
+      const inputs = sweepInputs(p.family, p.dtype, p.rows, p.hidden).map((i) => {
+        const dtype = i.dtype === 'Float' ? 'Float' : 'BFloat16';
+        return tiledInput(device, i.positive === true ? blocks.positive : blocks[dtype], dtype, i.sizes);
+      });
       try {
         const t0 = performance.now();
         const first = await fd.execute(inputs, { backend });
@@ -161,6 +164,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
   } finally {
     blocks.Float.dispose();
     blocks.BFloat16.dispose();
+    blocks.positive.dispose();
     flusher.dispose();
   }
 }

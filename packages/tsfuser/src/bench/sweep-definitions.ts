@@ -6,7 +6,7 @@
 import { FusionDefinition } from '../definition/fusion-definition.js';
 import { importPythonDefinition } from '../python/import-definition.js';
 import { pointBytes, pointName, SWEEP_FAMILIES, type SweepDtype, type SweepFamily, type SweepPoint } from './sweep-points.js';
-import { layerNormDef, softmaxDef, type Workload } from './workloads.js';
+import { layerNormBackwardDef, layerNormDef, softmaxDef, type Workload, type WorkloadInput } from './workloads.js';
 
 function rmsNormDef(dtype: string): string {
   return `def rms_norm(fd : FusionDefinition) -> None :
@@ -33,8 +33,48 @@ function rowSumDef(dtype: string): string {
 `;
 }
 
-/** The python definition text of a family in a dtype. */
-export function sweepDefinitionText(family: SweepFamily, dtype: SweepDtype): string {
+function pointwiseDef(name: string, dtype: string, inputs: string, body: string): string {
+  return `def ${name}(fd : FusionDefinition) -> None :
+${inputs}${body}`;
+}
+
+const full = (t: string, dtype: string): string => `    ${t} = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.${dtype}, is_cpu=False)\n`;
+
+function geluDef(dtype: string): string {
+  return pointwiseDef('gelu', dtype, full('T0', dtype), `    T1 = fd.ops.cast(T0, dtype=DataType.Float)
+    S2 = fd.define_scalar(0.707106781186547524, dtype=DataType.Double)
+    T3 = fd.ops.erf(fd.ops.mul(T1, S2))
+    S4 = fd.define_scalar(1.00000, dtype=DataType.Double)
+    S5 = fd.define_scalar(0.500000, dtype=DataType.Double)
+    T6 = fd.ops.mul(fd.ops.mul(T1, S5), fd.ops.add(T3, S4))
+    fd.add_output(fd.ops.cast(T6, dtype=DataType.${dtype}))
+`);
+}
+
+function siluMulDef(dtype: string): string {
+  return pointwiseDef('silu_mul', dtype, full('T0', dtype) + full('T1', dtype), `    T2 = fd.ops.cast(T0, dtype=DataType.Float)
+    T3 = fd.ops.cast(T1, dtype=DataType.Float)
+    T4 = fd.ops.mul(fd.ops.silu(T2), T3)
+    fd.add_output(fd.ops.cast(T4, dtype=DataType.${dtype}))
+`);
+}
+
+function mulDef(dtype: string): string {
+  return pointwiseDef('mul', dtype, full('T0', dtype) + full('T1', dtype), `    T2 = fd.ops.mul(fd.ops.cast(T0, dtype=DataType.Float), fd.ops.cast(T1, dtype=DataType.Float))
+    fd.add_output(fd.ops.cast(T2, dtype=DataType.${dtype}))
+`);
+}
+
+function biasAddDef(dtype: string): string {
+  const bias = `    T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.${dtype}, is_cpu=False)\n`;
+  return pointwiseDef('bias_add', dtype, full('T0', dtype) + bias, `    T2 = fd.ops.broadcast_in_dim(T1, shape=T0.shape(), broadcast_dims=[1])
+    T3 = fd.ops.add(fd.ops.cast(T0, dtype=DataType.Float), fd.ops.cast(T2, dtype=DataType.Float))
+    fd.add_output(fd.ops.cast(T3, dtype=DataType.${dtype}))
+`);
+}
+
+/** The python definition text of a family in a dtype (`hidden`: layer_norm_bwd's 1/H constant). */
+export function sweepDefinitionText(family: SweepFamily, dtype: SweepDtype, hidden = 0): string {
   switch (family) {
     case 'softmax':
       return softmaxDef(dtype);
@@ -44,6 +84,16 @@ export function sweepDefinitionText(family: SweepFamily, dtype: SweepDtype): str
       return rmsNormDef(dtype);
     case 'row_sum':
       return rowSumDef(dtype);
+    case 'layer_norm_bwd':
+      return layerNormBackwardDef(dtype, hidden);
+    case 'gelu':
+      return geluDef(dtype);
+    case 'silu_mul':
+      return siluMulDef(dtype);
+    case 'mul':
+      return mulDef(dtype);
+    case 'bias_add':
+      return biasAddDef(dtype);
     default: {
       const unreachable: never = family;
       throw new Error(`unknown family ${String(unreachable)}`);
@@ -51,21 +101,34 @@ export function sweepDefinitionText(family: SweepFamily, dtype: SweepDtype): str
   }
 }
 
-export function sweepDefinition(family: SweepFamily, dtype: SweepDtype): FusionDefinition {
-  return importPythonDefinition(sweepDefinitionText(family, dtype));
+/** Whether a family's definition depends on the hidden size (a 1/H constant), not only its dtype. */
+export function definitionDependsOnHidden(family: SweepFamily): boolean {
+  return family === 'layer_norm_bwd';
 }
 
-/** Sizes of the inputs of a point, in definition order (x, then per-column parameters). */
-export function sweepInputSizes(family: SweepFamily, rows: number, hidden: number): number[][] {
-  const x = [rows, hidden];
+export function sweepDefinition(family: SweepFamily, dtype: SweepDtype, hidden = 0): FusionDefinition {
+  return importPythonDefinition(sweepDefinitionText(family, dtype, hidden));
+}
+
+/** The inputs of a point, in definition order (x, then per-row or per-column parameters). */
+export function sweepInputs(family: SweepFamily, dtype: SweepDtype, rows: number, hidden: number): WorkloadInput[] {
+  const x: WorkloadInput = { sizes: [rows, hidden], dtype };
+  const column: WorkloadInput = { sizes: [hidden], dtype };
   switch (family) {
     case 'softmax':
     case 'row_sum':
+    case 'gelu':
       return [x];
+    case 'silu_mul':
+    case 'mul':
+      return [x, { ...x }];
     case 'layer_norm':
-      return [x, [hidden], [hidden]];
+      return [x, column, { ...column }];
     case 'rms_norm':
-      return [x, [hidden]];
+    case 'bias_add':
+      return [x, column];
+    case 'layer_norm_bwd':
+      return [x, { ...x }, { sizes: [rows], dtype: 'Float' }, { sizes: [rows], dtype: 'Float', positive: true }, column];
     default: {
       const unreachable: never = family;
       throw new Error(`unknown family ${String(unreachable)}`);
@@ -78,8 +141,8 @@ export function sweepPointWorkload(p: SweepPoint): Workload {
   return {
     name: pointName(p),
     description: `${p.family} over the last dim, ${p.rows}x${p.hidden} ${p.dtype}`,
-    build: () => sweepDefinition(p.family, p.dtype),
-    inputs: sweepInputSizes(p.family, p.rows, p.hidden).map((sizes) => ({ sizes, dtype: p.dtype })),
+    build: () => sweepDefinition(p.family, p.dtype, p.hidden),
+    inputs: sweepInputs(p.family, p.dtype, p.rows, p.hidden),
     bytes: pointBytes(p),
   };
 }

@@ -6,8 +6,11 @@
 // Invariant: a point list is ordered (family, dtype, rows, hidden) and has no duplicates, so
 // `--chunk i/n` splits it into disjoint chunks whose union is the whole sweep.
 
-/** Families tsfuser can express today (forward; last-dim normalizations and a row reduction). */
-export const SWEEP_FAMILIES = ['softmax', 'layer_norm', 'rms_norm', 'row_sum'] as const;
+/**
+ * Families tsfuser can express today: last-dim normalizations forward, layer_norm backward, a row
+ * reduction, and the pointwise families of nvFuser's suite (gelu, silu·mul, mul, bias add).
+ */
+export const SWEEP_FAMILIES = ['softmax', 'layer_norm', 'rms_norm', 'row_sum', 'layer_norm_bwd', 'gelu', 'silu_mul', 'mul', 'bias_add'] as const;
 export type SweepFamily = (typeof SWEEP_FAMILIES)[number];
 
 export const SWEEP_DTYPES = ['Float', 'BFloat16'] as const;
@@ -59,6 +62,16 @@ export function pointBytes(p: SweepPoint): number {
       return (2 * n + p.hidden) * e;
     case 'row_sum':
       return n * e + p.rows * e;
+    case 'layer_norm_bwd':
+      // grad_out and x read, grad_input written; mean and rstd (f32); weight, grad_weight, grad_bias.
+      return 3 * n * e + 2 * p.rows * 4 + 3 * p.hidden * e;
+    case 'gelu':
+      return 2 * n * e;
+    case 'silu_mul':
+    case 'mul':
+      return 3 * n * e;
+    case 'bias_add':
+      return (2 * n + p.hidden) * e;
     default: {
       const unreachable: never = p.family;
       throw new SweepSelectionError(`unknown family ${String(unreachable)}`);

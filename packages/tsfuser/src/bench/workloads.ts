@@ -202,7 +202,7 @@ const RMS_NORM_BF16 = `def rms_norm(fd : FusionDefinition) -> None :
 // layer_norm backward as test-fixtures/definitions/layer_norm_backward.py writes it (grad_input,
 // grad_weight, grad_bias from grad_out, x, the saved mean and rstd, weight), at 16384x4096 with
 // 1/H = 1/4096: the inner-outer persistent pattern.
-function layerNormBackwardDef(dtype: string): string {
+export function layerNormBackwardDef(dtype: string, hidden: number = COLS): string {
   return `def layer_norm_backward(fd : FusionDefinition) -> None :
     T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.${dtype}, is_cpu=False)
     T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.${dtype}, is_cpu=False)
@@ -219,7 +219,7 @@ function layerNormBackwardDef(dtype: string): string {
     T14 = fd.ops.mul(T5, T13)
     T16 = fd.ops.sum(fd.ops.mul(T14, T12), dims=[1], keepdim=False, dtype=DataType.Null)
     T17 = fd.ops.sum(T14, dims=[1], keepdim=False, dtype=DataType.Null)
-    S18 = fd.define_scalar(${1 / COLS}, dtype=DataType.Double)
+    S18 = fd.define_scalar(${1 / hidden}, dtype=DataType.Double)
     T21 = fd.ops.broadcast_in_dim(fd.ops.mul(T16, S18), shape=T0.shape(), broadcast_dims=[0])
     T22 = fd.ops.broadcast_in_dim(fd.ops.mul(T17, S18), shape=T0.shape(), broadcast_dims=[0])
     T25 = fd.ops.sub(fd.ops.sub(T14, T22), fd.ops.mul(T12, T21))
