@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plots `tsfuser bench --suite sweep --json` reports: for each family and dtype, tsfuser and
+"""Plots `tsfuser bench --suite sweep --json` reports (bytes per family as sweep-points.ts pointBytes): for each family and dtype, tsfuser and
 torch.compile bandwidth (GB/s of the minimal traffic) against the number of bytes moved, one
 line per row count, and the speedup torch.compile time / tsfuser time. Writes one PNG per family
 and dtype. Several JSON files (chunks of one sweep) are merged.
@@ -21,8 +21,10 @@ ELT = {"Float": 4, "BFloat16": 2}
 
 def point_bytes(p):
     e, n = ELT[p["dtype"]], p["rows"] * p["hidden"]
-    return {"softmax": 2 * n * e, "layer_norm": (2 * n + 2 * p["hidden"]) * e,
-            "rms_norm": (2 * n + p["hidden"]) * e, "row_sum": n * e + p["rows"] * e}[p["family"]]
+    h, r = p["hidden"], p["rows"]
+    return {"softmax": 2 * n * e, "layer_norm": (2 * n + 2 * h) * e, "rms_norm": (2 * n + h) * e,
+            "row_sum": n * e + r * e, "layer_norm_bwd": 3 * n * e + 2 * r * 4 + 3 * h * e,
+            "gelu": 2 * n * e, "silu_mul": 3 * n * e, "mul": 3 * n * e, "bias_add": (2 * n + h) * e}[p["family"]]
 
 
 def main():
