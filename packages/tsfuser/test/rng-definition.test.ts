@@ -69,8 +69,9 @@ describe('RNG ops in FusionDefinition', () => {
     expect(inputs.slice(2)).toEqual([20241124, 8]);
     const outs = await script.definition.execute(inputs);
     expect(outs).toHaveLength(2);
-    const mask = outs[1]?.toArray() as boolean[];
-    const kept = mask.filter(Boolean).length / mask.length;
+    const mask = (outs[1]?.toArray() ?? []).map(Number);
+    expect(mask.length).toBe(64 * 256);
+    const kept = mask.filter((v) => v !== 0).length / mask.length;
     // 64 × 256 Bernoulli(0.9) draws: 5 standard deviations.
     expect(Math.abs(kept - 0.9)).toBeLessThan(5 * Math.sqrt(0.09 / mask.length));
     const text = explainSegments(script.definition.fusionIr(), inputs);
