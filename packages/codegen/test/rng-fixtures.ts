@@ -1,6 +1,6 @@
 // Fusions with random numbers for codegen tests (simulation, nvcc, GPU suite): rand alone,
 // dropout as nvFuser composes it, a normal added to an input, uniform ranges in 16-bit types.
-import { add, dropout, Fusion, makeTensor, mul, normal, rand, randLike, randnLike, uniform, type DataType } from '@tsfuser/fusion-ir';
+import { add, cast, dropout, Fusion, layerNorm, makeTensor, mul, normal, rand, randLike, randnLike, uniform, type DataType } from '@tsfuser/fusion-ir';
 
 export interface RngCase {
   name: string;
@@ -61,4 +61,19 @@ export function rngCases(rows: number, cols: number): RngCase[] {
     inputDtype: 'Float',
   });
   return cases;
+}
+
+/**
+ * The issue's transformer-block workload: dropout (p = 0.1) of x, a residual add, layer_norm over
+ * the last dim, in bf16 with Float math — one inner persistent kernel.
+ */
+export function dropoutResidualLayerNorm(): Fusion {
+  const f = new Fusion();
+  const x = makeTensor(f, { shape: [-1, -1], dtype: 'BFloat16' });
+  const residual = makeTensor(f, { shape: [-1, -1], dtype: 'BFloat16' });
+  f.addInput(x);
+  f.addInput(residual);
+  const y = add(cast(dropout(x, 0.1, true, { rngSeed: 0x5eed, rngOffset: 12 }), 'Float'), cast(residual, 'Float'));
+  f.addOutput(cast(layerNorm(y, 1, null, null, 1e-5).output, 'BFloat16'));
+  return f;
 }

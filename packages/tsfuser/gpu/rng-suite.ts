@@ -8,14 +8,15 @@
 // off), launched into poisoned outputs and compared with the reference evaluator element by
 // element: uniform numbers and everything computed from them (dropout) bit for bit; normal
 // numbers within the ulp error of the GPU's logf/sinf/cosf (8 ulp of Float, 1e-13 relative for
-// Double, one 16-bit ulp for Half/BFloat16). Then one timing: dropout of a [16384, 4096] bf16
-// tensor against the copy bandwidth. Prints a table and `N passed, M failed`; exits 1 on any
-// failure.
+// Double, one 16-bit ulp for Half/BFloat16). Then dropout + residual + layer_norm (bf16)
+// through the default registry — one inner persistent kernel — against the reference within
+// two bf16 ulps; and timings of dropout alone and with the layer_norm, bf16 [16384, 4096],
+// against the copy bandwidth. Prints a table and `N passed, M failed`; exits 1 on any failure.
 
 import { evaluate, HostTensor, type DataType, type Fusion } from '@tsfuser/fusion-ir';
 import { DeviceContext, FusionExecutor, isAvailable, l2Flusher, runtimeInfoFor, schedulerDevice, Tensor, timeDevice } from '@tsfuser/runtime';
 import { PointwiseScheduler, SchedulerRegistry, type PointwiseOverrides } from '@tsfuser/scheduler';
-import { rngCases, type RngCase } from '../../codegen/test/rng-fixtures.js';
+import { dropoutResidualLayerNorm, rngCases, type RngCase } from '../../codegen/test/rng-fixtures.js';
 import { randomHost, toDeviceInput, Random, type DeviceInput } from '../src/bench/device-inputs.js';
 import { copyBandwidth } from '../src/bench/timing.js';
 
@@ -102,31 +103,62 @@ function runCase(device: DeviceContext, c: RngCase, v: Variant, rng: Random): st
   }
 }
 
-function timeDropout(device: DeviceContext, rows: Row[]): void {
-  const c = rngCases(16384, 4096).find((x) => x.name === 'dropout_BFloat16') as RngCase;
-  const fusion: Fusion = c.fusion;
+/** Times one bf16 fusion over [16384, 4096] inputs (default registry) against the copy bandwidth. */
+function timeFusion(device: DeviceContext, rows: Row[], name: string, fusion: Fusion, inputCount: number): void {
   const rng = new Random(3);
-  const sizes = c.inputSizes[0] as number[];
-  const input = toDeviceInput(device, randomHost('BFloat16', sizes, [sizes[1] as number, 1], rng), false);
+  const sizes = [16384, 4096];
+  const inputs = Array.from({ length: inputCount }, () => toDeviceInput(device, randomHost('BFloat16', sizes, [4096, 1], rng), false));
   const out = Tensor.emptyDevice(device, 'BFloat16', sizes);
   const flusher = l2Flusher(device);
   try {
-    const info = runtimeInfoFor(fusion, [input.tensor], schedulerDevice(device.properties));
+    const args = inputs.map((i) => i.tensor);
+    const info = runtimeInfoFor(fusion, args, schedulerDevice(device.properties));
     const exec = FusionExecutor.compile(device, fusion, info);
-    const values = [input.tensor.asKernelArgument(), out.asKernelArgument()];
+    const values = [...args.map((a) => a.asKernelArgument()), out.asKernelArgument()];
     const ms = timeDevice(device, flusher, () => exec.launch(values), 30);
-    const bytes = 2 * 2 * sizes.reduce((a, b) => a * b, 1);
+    const bytes = 2 * (inputCount + 1) * 16384 * 4096;
     const copyGbs = copyBandwidth(device, flusher, 10);
     const gbs = bytes / (ms * 1e-3) / 1e9;
     rows.push({
-      name: 'timing: dropout bf16 [16384, 4096]',
+      name: `timing: ${name} bf16 [16384, 4096]`,
       ok: true,
-      detail: `${(ms * 1000).toFixed(1)} µs, ${gbs.toFixed(0)} GB/s (${((100 * gbs) / copyGbs).toFixed(0)}% of copy ${copyGbs.toFixed(0)} GB/s), grid ${exec.kernel.launch.grid.join('x')} block ${exec.kernel.launch.block.join('x')}`,
+      detail: `${exec.kernel.params.schedulerType}, ${(ms * 1000).toFixed(1)} µs, ${gbs.toFixed(0)} GB/s (${((100 * gbs) / copyGbs).toFixed(0)}% of copy ${copyGbs.toFixed(0)} GB/s), grid ${exec.kernel.launch.grid.join('x')} block ${exec.kernel.launch.block.join('x')}`,
     });
   } finally {
     flusher.dispose();
     out.dispose();
-    input.owner.dispose();
+    for (const i of inputs) i.owner.dispose();
+  }
+}
+
+/** dropout + residual + layer_norm through the default registry (one inner persistent kernel) against the reference. */
+function checkLayerNorm(device: DeviceContext, rows: Row[], sizes: [number, number]): void {
+  const name = `dropout_residual_layer_norm [${sizes.join(', ')}]`;
+  const rng = new Random(sizes[0] + sizes[1]);
+  const fusion = dropoutResidualLayerNorm();
+  const inputs = [0, 1].map(() => toDeviceInput(device, randomHost('BFloat16', sizes, [sizes[1], 1], rng), false));
+  const out = Tensor.emptyDevice(device, 'BFloat16', sizes);
+  try {
+    const args = inputs.map((i) => i.tensor);
+    const exec = FusionExecutor.compile(device, fusion, runtimeInfoFor(fusion, args, schedulerDevice(device.properties)));
+    out.poison();
+    exec.launch([...args.map((a) => a.asKernelArgument()), out.asKernelArgument()]);
+    device.synchronize();
+    const got = out.toHost().toFloat64Array();
+    const want = (evaluate(fusion, inputs.map((i) => i.host))[0] as HostTensor).toFloat64Array();
+    let bad = 0;
+    let first = '';
+    for (let i = 0; i < want.length; i += 1) {
+      // Another reduction order than the evaluator's: two bf16 ulps.
+      if (!(Math.abs((got[i] as number) - (want[i] as number)) <= 2 ** -6 * Math.max(1, Math.abs(want[i] as number)))) {
+        if (bad === 0) first = `element ${i}: ${got[i]} vs ${want[i]}`;
+        bad += 1;
+      }
+    }
+    rows.push({ name: `${name} ${exec.kernel.params.schedulerType}`, ok: bad === 0, detail: bad === 0 ? 'ok' : `${bad} mismatches, first ${first}` });
+  } finally {
+    out.dispose();
+    for (const i of inputs) i.owner.dispose();
   }
 }
 
@@ -154,15 +186,28 @@ function main(): void {
       }
     }
   }
-  try {
-    timeDropout(device, rows);
-  } catch (error) {
-    rows.push({ name: 'timing: dropout bf16 [16384, 4096]', ok: false, detail: (error as Error).message.split('\n')[0] ?? '' });
+  for (const sizes of [[37, 999], [1024, 4096]] as [number, number][]) {
+    try {
+      checkLayerNorm(device, rows, sizes);
+    } catch (error) {
+      rows.push({ name: `dropout_residual_layer_norm [${sizes.join(', ')}]`, ok: false, detail: (error as Error).message.split('\n')[0] ?? '' });
+    }
+  }
+  const timed: [string, Fusion, number][] = [
+    ['dropout', (rngCases(16384, 4096).find((x) => x.name === 'dropout_BFloat16') as RngCase).fusion, 1],
+    ['dropout + residual + layer_norm', dropoutResidualLayerNorm(), 2],
+  ];
+  for (const [name, fusion, inputCount] of timed) {
+    try {
+      timeFusion(device, rows, name, fusion, inputCount);
+    } catch (error) {
+      rows.push({ name: `timing: ${name}`, ok: false, detail: (error as Error).message.split('\n')[0] ?? '' });
+    }
   }
   const failed = rows.filter((x) => !x.ok);
   for (const x of failed) console.log(`FAIL ${x.name}: ${x.detail}`);
   console.log('| case | result |\n|---|---|');
-  for (const x of rows.filter((y) => y.name.startsWith('timing') || y.name.includes('[1024, 1000] heuristic'))) console.log(`| ${x.name} | ${x.detail} |`);
+  for (const x of rows.filter((y) => y.name.startsWith('timing') || y.name.startsWith('dropout_residual') || y.name.includes('[1024, 1000] heuristic'))) console.log(`| ${x.name} | ${x.detail} |`);
   console.log(`${rows.length - failed.length} passed, ${failed.length} failed`);
   process.exitCode = failed.length === 0 ? 0 : 1;
 }
