@@ -2,7 +2,7 @@
 // schedules (1-D and 2-D, block widths, unroll factors, vectorized or not), lowering to `Rng`
 // statements with the logical linear index, and the kernel simulator — bit-exact against the
 // reference evaluator. Also the emitted CUDA text.
-import { evaluate, HostTensor, type Fusion } from '@tsfuser/fusion-ir';
+import { dropout, evaluate, Fusion, HostTensor, makeTensor } from '@tsfuser/fusion-ir';
 import { makeRuntimeInfo, PointwiseScheduler, SchedulerRegistry, type PointwiseOverrides } from '@tsfuser/scheduler';
 import { describe, expect, it } from 'vitest';
 import { defaultSchedulerRegistry } from '@tsfuser/scheduler';
@@ -74,6 +74,33 @@ describe('RNG kernels match the reference evaluator bit for bit', () => {
       });
     }
   }
+});
+
+describe('seed and offset as fusion inputs', () => {
+  it('kernel scalars carry them; the numbers equal the reference for several seeds and offsets', () => {
+    const fusion = new Fusion();
+    const x = makeTensor(fusion, { shape: [-1, -1], dtype: 'Half' });
+    const seed = fusion.newSymbolicScalar('Int');
+    const offset = fusion.newSymbolicScalar('Int');
+    fusion.addInput(x);
+    fusion.addInput(seed);
+    fusion.addInput(offset);
+    fusion.addOutput(dropout(x, 0.5, true, { rngSeed: seed, rngOffset: offset }));
+    const input = inputsFor({ name: 'x', fusion, inputSizes: [[9, 70]], inputDtype: 'Half' }, 5)[0] as HostTensor;
+    const info = makeRuntimeInfo(fusion, [{ sizes: [9, 70] }, null, null]);
+    const compiled = compileFusion(fusion, info);
+    const scheduled = new PointwiseScheduler().schedule(fusion.clone().fusion, compiled.params);
+    const kernel = lowerFusion(scheduled, { kernelName: compiled.kernelName, maxThreadsPerBlock: compiled.launch.block[0] });
+    const outputs = new Set<string>();
+    for (const [s, o] of [[1, 0], [1, 1], [987654321, 3]] as const) {
+      const want = (evaluate(fusion, [input, BigInt(s), BigInt(o)])[0] as HostTensor).toNumbers();
+      const out = HostTensor.fromValues('Half', [9, 70], new Array<number>(630).fill(NaN));
+      const got = (simulateKernel(kernel, compiled.launch, [input, s, o, out])[1] as HostTensor).toNumbers();
+      expect(got, `seed ${s}, offset ${o}`).toEqual(want);
+      outputs.add(got.join(','));
+    }
+    expect(outputs.size).toBe(3);
+  });
 });
 
 describe('emitted CUDA for random numbers', () => {
