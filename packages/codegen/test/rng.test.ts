@@ -2,7 +2,7 @@
 // schedules (1-D and 2-D, block widths, unroll factors, vectorized or not), lowering to `Rng`
 // statements with the logical linear index, and the kernel simulator — bit-exact against the
 // reference evaluator. Also the emitted CUDA text.
-import { dropout, evaluate, Fusion, HostTensor, makeTensor } from '@tsfuser/fusion-ir';
+import { add, broadcast, dropout, evaluate, Fusion, HostTensor, makeTensor, normal, rand, randn, uniform } from '@tsfuser/fusion-ir';
 import { makeRuntimeInfo, PointwiseScheduler, SchedulerRegistry, type PointwiseOverrides } from '@tsfuser/scheduler';
 import { describe, expect, it } from 'vitest';
 import { defaultSchedulerRegistry } from '@tsfuser/scheduler';
@@ -74,6 +74,59 @@ describe('RNG kernels match the reference evaluator bit for bit', () => {
       });
     }
   }
+});
+
+describe('random RNG fusions (seeded)', () => {
+  /** mulberry32: the same cases for the same seed. */
+  function generator(seed: number): (n: number) => number {
+    let a = seed >>> 0;
+    return (n) => {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = Math.imul(a ^ (a >>> 15), a | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return Math.floor((((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * n);
+    };
+  }
+  const seed = 8675309;
+  it(`rank 1–3, size-1 dims, RNG tensors broadcast into larger ones, every op and dtype (seed ${seed})`, () => {
+    const pick = generator(seed);
+    const dtypes = ['Float', 'Double', 'Half', 'BFloat16'] as const;
+    const covered = new Set<string>();
+    for (let k = 0; k < 12; k += 1) {
+      const rank = 1 + pick(3);
+      const sizes = Array.from({ length: rank }, () => (pick(4) === 0 ? 1 : 1 + pick(40)));
+      const dtype = dtypes[pick(4)] as (typeof dtypes)[number];
+      const fusion = new Fusion();
+      const x = makeTensor(fusion, { shape: sizes.map((n) => (n === 1 ? 1 : -1)), dtype });
+      fusion.addInput(x);
+      const rng = { rngSeed: pick(1000), rngOffset: pick(10) };
+      // The RNG tensor over the inner dims only (broadcast over the outer one) or over all of them.
+      const inner = rank > 1 && pick(2) === 0;
+      const rngSizes = inner ? sizes.slice(1) : sizes;
+      const kind = pick(4);
+      const r =
+        kind === 0 ? rand(fusion, rngSizes, dtype, rng)
+          : kind === 1 ? randn(fusion, rngSizes, dtype, rng)
+            : kind === 2 ? uniform(fusion, rngSizes, -1, 4, dtype, rng)
+              : normal(fusion, rngSizes, 2, 3, dtype, rng);
+      fusion.addOutput(add(x, inner ? broadcast(r, [true, ...rngSizes.map(() => false)]) : r));
+      const what = `case ${k} (seed ${seed}): ${dtype} [${sizes.join(', ')}], rng over [${rngSizes.join(', ')}], op ${kind}`;
+      const inputs = inputsFor({ name: what, fusion, inputSizes: [sizes], inputDtype: dtype }, seed + k);
+      const want = (evaluate(fusion, inputs)[0] as HostTensor).toNumbers();
+      // A forced 2-D schedule needs two dims and cannot split a size-1 (broadcast) one.
+      const variants = [VARIANTS[0], VARIANTS[2], ...(rank < 2 || sizes.includes(1) ? [] : [VARIANTS[3]])] as Variant[];
+      for (const v of variants) {
+        const got = (simulate(fusion, inputs, v).got[0] as HostTensor).toNumbers();
+        const bad = got.findIndex((g, i) => !Object.is(g, want[i]));
+        expect(bad, `${what}, ${v.name}: element ${bad} ${got[bad]} vs ${want[bad]}`).toBe(-1);
+        covered.add(v.name);
+      }
+      if (inner) covered.add('broadcast RNG');
+      if (sizes.includes(1)) covered.add('size-1 dim');
+      covered.add(`rank ${rank}`);
+    }
+    for (const what of ['broadcast RNG', 'size-1 dim', 'rank 1', 'rank 3', (VARIANTS[3] as Variant).name]) expect(covered.has(what), `seed ${seed} covers ${what}`).toBe(true);
+  });
 });
 
 describe('seed and offset as fusion inputs', () => {
