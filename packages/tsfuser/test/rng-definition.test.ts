@@ -3,7 +3,7 @@
 // residual add as one pointwise segment, and the dropout_residual.py definition fixture.
 import { Tensor } from '@tsfuser/runtime';
 import { describe, expect, it } from 'vitest';
-import { DataType, FusionCache, FusionDefinition, importPythonScript } from '../src/index.js';
+import { DataType, FusionCache, FusionDefinition, hashRecords, importPythonDefinition, importPythonScript } from '../src/index.js';
 import { explainSegments } from '../src/cli/explain.js';
 import { planInputs } from '../src/cli/run-inputs.js';
 import { fixtureText } from './helpers.js';
@@ -35,6 +35,9 @@ describe('RNG ops in FusionDefinition', () => {
     expect(py).toMatch(/fd\.ops\.normal\(mean=S\d+, std=S\d+, shape=\[4, 8\], rng_seed=None, rng_offset=None, dtype=DataType\.Double\)/);
     expect(py).toMatch(/fd\.ops\.triu\(T0, diagonal=-1\)/);
     expect(py).toMatch(/fd\.ops\.erfcinv\(T0\)/);
+    // The printed python imports back to the same records.
+    const again = importPythonDefinition(py, { cache: new FusionCache() });
+    expect(hashRecords(again.records())).toBe(hashRecords(fd.records()));
   });
 
   it('gives the same numbers for the same seed and offset, other numbers for another offset', async () => {
