@@ -5,7 +5,7 @@ export { compileFusion, launchParamsText, type CompiledKernel, type CompileOptio
 export { argumentLayout, packKernelArguments, type ArgumentLayout, type ArgumentSlot, type ArgumentValue, type TensorArgumentValue } from './arguments.js';
 export { lowerFusion, type LowerOptions } from './lower/index.js';
 export { cudaSource, emitKernel, withCLinkage } from './emit/cuda.js';
-export { runtimeLibrary } from './emit/runtime/index.js';
+export { PHILOX_CORE, PHILOX_RUNTIME, runtimeLibrary } from './emit/runtime/index.js';
 export { printKernelIr } from './kernel-ir/printer.js';
 export type { BulkRowCopy, Kernel, KernelParam, Stmt, TensorAccess, Operand, Predicate, ComputeOp } from './kernel-ir/nodes.js';
 export * from './kernel-ir/index-expr.js';

@@ -7,8 +7,10 @@
 // lowering's indexing, predicates, thread predicates and block reductions against the
 // reference evaluator without a GPU. Welford statements (WelfordUpdate, BlockWelford,
 // GridWelford) merge (avg, M2, N) states with the runtime library's welfordCombine. Values are JS numbers (float dtypes, Bool, integers exact below 2^53); results
-// are rounded to each store's dtype; float ops compute in double (not bit-exact to CUDA).
-import { castTo, HostTensor, type DataType } from '@tsfuser/fusion-ir';
+// are rounded to each store's dtype; float ops compute in double (not bit-exact to CUDA). Rng
+// statements take the reference evaluator's value at their linear index (what the Philox helper
+// computes; the helper itself is checked by test/rng-host.test.ts).
+import { castTo, HostTensor, rngValueAt, type DataType, type RngDtype } from '@tsfuser/fusion-ir';
 import type { BulkRowCopy, IndexExpr, Kernel, LaunchParams, Operand, Predicate, Stmt, TensorAccess } from '../src/index.js';
 
 interface GlobalTensor {
@@ -53,6 +55,10 @@ const BINARY: Record<string, (a: number, b: number) => number> = {
   mul: (a, b) => a * b,
   maximum: nanMax,
   minimum: nanMin,
+  lt: (a, b) => (a < b ? 1 : 0),
+  le: (a, b) => (a <= b ? 1 : 0),
+  gt: (a, b) => (a > b ? 1 : 0),
+  ge: (a, b) => (a >= b ? 1 : 0),
 };
 const UNARY: Record<string, (a: number) => number> = {
   exp: Math.exp,
@@ -240,6 +246,20 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
               const f = s.op.family === 'binary' ? BINARY[s.op.op] : s.op.family === 'unary' ? UNARY[s.op.op] : undefined;
               if (f === undefined) throw new Error(`simulator: op ${s.op.op} is not simulated`);
               write(s.out, t, (f as (...x: number[]) => number)(...vals));
+            });
+            break;
+          case 'Rng':
+            // The reference evaluator's value for the statement's linear index (seeds below 2^53).
+            mask.forEach((m, t) => {
+              if (!m) return;
+              const spec = {
+                op: s.op,
+                dtype: s.dtype as RngDtype,
+                seed: BigInt(read(s.seed, t)),
+                offset: BigInt(read(s.offset, t)),
+                parameters: s.parameters.map((p) => read(p, t)),
+              };
+              write(s.out, t, rngValueAt(spec, ix(s.linearIndex, t)));
             });
             break;
           case 'ReductionInit':

@@ -13,6 +13,7 @@ import {
 } from './reduction.js';
 import { gridOuterReduceLines, gridOuterStoreText } from './grid-outer-reduction.js';
 import { runtimeLibrary } from './runtime/index.js';
+import { RNG_CACHE_DECL, rngStatementText, usesRng } from './rng.js';
 import { computeKind, computeType, convertTo, storageType, storeAs } from './types.js';
 
 function accessText(a: TensorAccess): string {
@@ -158,6 +159,9 @@ function emitStmt(s: Stmt, indent: string, lines: string[]): void {
       lines.push(`${indent}${accessText(s.out)} = ${storeAs(text, ctype, s.out.dtype)};`);
       return;
     }
+    case 'Rng':
+      lines.push(`${indent}${rngStatementText(s)}`);
+      return;
     case 'ScalarCompute': {
       const { text, ctype } = computeExpression(s.op, s.operands, s.computeDtype);
       lines.push(`${indent}const ${storageType(s.dtype)} ${s.name} = ${storeAs(text, ctype, s.dtype)};`);
@@ -216,6 +220,7 @@ export function emitKernel(kernel: Kernel): string {
   lines.push(`__global__ void __launch_bounds__(${bounds}) ${kernel.name}(${params.join(', ')}) {`);
   for (const l of kernel.indexLocals) lines.push(`  const nvfuser_index_t ${l.name} = ${l.value};`);
   // Bulk copies need 16-byte aligned destinations; other kernels keep the plain declaration.
+  if (usesRng(kernel.body)) lines.push(`  ${RNG_CACHE_DECL}`);
   if (kernel.sharedMemBytes > 0) lines.push(`  ${usesBulkCopies(kernel) ? SHARED_MEMORY_DECL.replace('__shared__', '__shared__ __align__(128)') : SHARED_MEMORY_DECL}`);
   emitStmts(kernel.body, '  ', lines);
   lines.push('}');
@@ -228,7 +233,7 @@ function usesBulkCopies(kernel: Kernel): boolean {
 
 /** Full translation unit: runtime helpers + kernel (what NVRTC or nvcc compiles). */
 export function cudaSource(kernel: Kernel): string {
-  const runtime = runtimeLibrary(kernel.indexType, { bulkCopies: usesBulkCopies(kernel) });
+  const runtime = runtimeLibrary(kernel.indexType, { bulkCopies: usesBulkCopies(kernel), rng: usesRng(kernel.body) });
   // C linkage so the driver finds the kernel by its plain name (no NVRTC name expressions).
   return `${runtime}\n// ---- kernel ----\n${withCLinkage(emitKernel(kernel))}`;
 }

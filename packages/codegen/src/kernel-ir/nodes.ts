@@ -3,7 +3,7 @@
 // It is its own closed discriminated union; the emitter and the printer switch over it
 // exhaustively. Produced by ../lower, consumed by ../emit.
 
-import type { BinaryOpType, DataType, Expr, ReductionOpType, TernaryOpType, UnaryOpType } from '@tsfuser/fusion-ir';
+import type { BinaryOpType, DataType, Expr, ReductionOpType, RngOpType, TernaryOpType, UnaryOpType } from '@tsfuser/fusion-ir';
 import type { IndexType } from '@tsfuser/scheduler';
 import type { IndexExpr } from './index-expr.js';
 
@@ -97,6 +97,13 @@ export type Stmt =
   /** `cacheHint` 'evictLast': a global vector load marked L1::evict_last (row parameters). */
   | { kind: 'LoadStore'; out: TensorAccess; in: TensorAccess; width: number; cacheHint?: 'evictLast' }
   | { kind: 'Compute'; out: TensorAccess; op: ComputeOp; operands: Operand[]; computeDtype: DataType }
+  /**
+   * One random number (nvFuser's kir::RNGOp): `out` = element `linearIndex` (row-major over the
+   * RNG tensor's logical domain) of the op's Philox stream for (seed, offset); `parameters` are
+   * low/high or mean/std (Double). `dtype` is the RNG op's dtype (the counter layout depends on
+   * it). Values: fusion-ir's eval/random.ts; CUDA: emit/runtime/philox.ts.
+   */
+  | { kind: 'Rng'; out: TensorAccess; op: RngOpType; dtype: DataType; linearIndex: IndexExpr; seed: ScalarOperand; offset: ScalarOperand; parameters: ScalarOperand[] }
   /** A scalar local defined from other scalars (fusion scalar math). */
   | { kind: 'ScalarCompute'; name: string; dtype: DataType; op: ComputeOp; operands: ScalarOperand[]; computeDtype: DataType }
   /** A reduction's accumulator set to the op's identity before its loops (and block reduction). */

@@ -48,6 +48,11 @@ function printStmts(stmts: readonly Stmt[], indent: string, lines: string[]): vo
       case 'Compute':
         lines.push(`${indent}${access(s.out)} = ${s.op.op}(${s.operands.map(operand).join(', ')}) in ${s.computeDtype}`);
         break;
+      case 'Rng': {
+        const args = [`linear ${printIndex(s.linearIndex)}`, `seed ${s.seed.text}`, `offset ${s.offset.text}`, ...s.parameters.map((p) => p.text)];
+        lines.push(`${indent}${access(s.out)} = rng_${s.op}(${args.join(', ')}) as ${s.dtype}`);
+        break;
+      }
       case 'ScalarCompute':
         lines.push(`${indent}${s.name} = ${s.op.op}(${s.operands.map(operand).join(', ')}) in ${s.computeDtype}`);
         break;

@@ -1,6 +1,7 @@
 // Pass 5 — expression lowering. In: the loop nest with Allocates and PendingExprs. Out: every
 // PendingExpr replaced by its kernel IR statement (LoadStore for copies, broadcasts, squeezes
-// and expands — a wide one at a vectorized position; Compute for unary/binary/ternary ops),
+// and expands — a wide one at a vectorized position; Compute for unary/binary/ternary ops;
+// Rng for random numbers, rng.ts),
 // with global accesses indexed through the reference (indexing.ts), local ones by buffer
 // position (allocation.ts), wrapped in an IfThenElse when a non-divisible split needs a
 // predicate (predicates.ts). ReductionOps lower through reductions.ts (init, serial update or
@@ -25,6 +26,7 @@ import { dependentPositions, pointPredicates, predicatedSplits } from './predica
 import { lowerReductionInit, lowerReductionUpdate, threadPredicateMap, threadPredicates, type ReductionLoweringEnv } from './reductions.js';
 import { lowerWelfordInit, lowerWelfordUpdate, type WelfordLoweringEnv } from './welford.js';
 import { scalarLiteral } from './scalar-literal.js';
+import { lowerRng } from './rng.js';
 
 export function scalarOperand(ctx: LoweringContext, s: Scalar): ScalarOperand {
   if (s.value !== null) return { kind: 'scalar', text: scalarLiteral(s.value, s.dtype), dtype: s.dtype };
@@ -96,7 +98,10 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
       const env: WelfordLoweringEnv = { ctx, groups, access, predicates: predicatesFor, operand };
       return s.phase === 'init' ? lowerWelfordInit(s.expr, env) : lowerWelfordUpdate(s.expr, env);
     }
-    const inner = lowerExpr(s.expr, access, operand, groups.isVectorized(out) ? vector : 1);
+    const inner =
+      s.expr.kind === 'RNGOp'
+        ? lowerRng(s.expr, access(out), indexer, groups.isVectorized(out) ? vector : 1)
+        : lowerExpr(s.expr, access, operand, groups.isVectorized(out) ? vector : 1);
     const predicates = [...predicatesFor((ps) => ps.every((p) => p < count && groups.owns(out, p))), ...threadPredicates(threadPreds.get(out) ?? [])];
     return predicates.length === 0 ? inner : { kind: 'IfThenElse', predicates, then: [inner], else: [] };
   };

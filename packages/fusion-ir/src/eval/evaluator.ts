@@ -25,6 +25,7 @@ import {
   floatUnaryKernel,
 } from './pointwise-math.js';
 import { evalReduction, evalWelford } from './reduction.js';
+import { evalRng } from './random.js';
 import { broadcastStrides, forEachElement, gatherFloat64, readerFor, type Reader, type StridedOperand } from './strided.js';
 import { castTo, computeKindOf, storeFloat64, toFloat, type ComputeKind } from './values.js';
 import { contiguousStrides, writeStorage } from './host-tensor.js';
@@ -273,6 +274,9 @@ export function evalExpr(ctx: EvalContext, expr: Expr): void {
     case 'FullOp':
     case 'IotaOp':
       evalDataMovement(ctx, expr);
+      return;
+    case 'RNGOp':
+      evalRng(ctx, expr);
       return;
     case 'Split':
     case 'Merge':

@@ -4,3 +4,6 @@ export { evaluate, evalExpr, EvalContext, type EvalValue } from './evaluator.js'
 export { castTo, computeKindOf, storeFloat64, type ComputeKind } from './values.js';
 export { isRFactorProducer } from './reduction.js';
 export * as specialFunctions from './special-functions.js';
+export { evalRng, philoxMultiple, rngSpecOf, rngValueAt, rngValues, type RngDtype, type RngSpec } from './random.js';
+export { mulhi32, normalDouble, normalFloat, philox, philox4x32, rawUniformDouble, rawUniformFloat, uniformDouble, uniformFloat } from './philox.js';
+export { erfcinv as erfcinvValue } from './erfcinv.js';

@@ -7,6 +7,7 @@ import { EvaluationError } from '../ir/errors.js';
 import type { BinaryOpType, TernaryOpType, UnaryOpType } from '../ir/op-types.js';
 import type { ElementValue } from './host-tensor.js';
 import { digamma, erf, erfc, erfcx, erfinv, lgamma } from './special-functions.js';
+import { erfcinv } from './erfcinv.js';
 import { toBool, toFloat, toInt, type ComputeKind } from './values.js';
 
 function sigmoid(x: number): number {
@@ -89,6 +90,7 @@ const FLOAT_UNARY: Readonly<Record<Exclude<UnaryOpType, 'bitwise_not'>, (x: numb
   erfc,
   erfinv,
   erfcx,
+  erfcinv,
   floor: Math.floor,
   frac: (x) => x - Math.trunc(x),
   lgamma,

@@ -14,6 +14,7 @@ import {
   ExpandOp,
   FullOp,
   IotaOp,
+  RNGOp,
   LoadStoreOp,
   Merge,
   PadOp,
@@ -95,6 +96,18 @@ export function rebuildExpr(e: Expr, fusion: Fusion, m: ValMapper): Expr {
       return new FullOp(fusion, m.tv(e.out() as TensorView), m.scalar(e.fillValue), e.shape.map((s) => m.scalar(s)));
     case 'IotaOp':
       return new IotaOp(fusion, m.tv(e.out() as TensorView), m.scalar(e.length), m.scalar(e.start), m.scalar(e.step), e.dtype);
+    case 'RNGOp':
+      return new RNGOp(
+        fusion,
+        e.rngOp,
+        m.tv(e.out() as TensorView),
+        e.dtype,
+        e.shape.map((s) => m.scalar(s)),
+        e.parameters.map((s) => m.scalar(s)),
+        m.scalar(e.seed),
+        m.scalar(e.offset),
+        e.seeded,
+      );
     case 'Split':
       return new Split(fusion, m.id(e.outer()), m.id(e.inner()), m.id(e.in()), m.scalar(e.factor), e.innerSplit);
     case 'Merge':

@@ -8,7 +8,7 @@
 import type { DataType } from './data-type.js';
 import type { Fusion } from './fusion.js';
 import type { IterDomain } from './iter-domain.js';
-import type { BinaryOpType, ReductionOpType, TernaryOpType, UnaryOpType } from './op-types.js';
+import type { BinaryOpType, ReductionOpType, RngOpType, TernaryOpType, UnaryOpType } from './op-types.js';
 import type { Scalar } from './scalar.js';
 import type { TensorView } from './tensor-view.js';
 import type { Val } from './val.js';
@@ -29,6 +29,7 @@ export type Expr =
   | CatOp
   | FullOp
   | IotaOp
+  | RNGOp
   | Split
   | Merge;
 
@@ -256,6 +257,31 @@ export class IotaOp extends ExprBase {
     readonly dtype: DataType,
   ) {
     super(fusion, [length, start, step], [out]);
+  }
+}
+
+/**
+ * A tensor of random numbers (nvFuser's RNGOp): element i of the output's logical domain, in
+ * row-major order, is drawn from Philox-4x32-10 keyed by `seed` with counter
+ * (`offset`, i / m) and word i % m (m = 2 for Double, 4 otherwise); see eval/random.ts.
+ * Inputs: the output's extents, the parameters (low/high or mean/std, Double), seed, offset.
+ * `seeded` says whether the user gave rng_seed/rng_offset (printing only: without them the op
+ * uses seed 0 and offset = its ordinal among the fusion's RNG ops).
+ */
+export class RNGOp extends ExprBase {
+  readonly kind = 'RNGOp' as const;
+  constructor(
+    fusion: Fusion,
+    readonly rngOp: RngOpType,
+    out: TensorView,
+    readonly dtype: DataType,
+    readonly shape: readonly Scalar[],
+    readonly parameters: readonly Scalar[],
+    readonly seed: Scalar,
+    readonly offset: Scalar,
+    readonly seeded: boolean,
+  ) {
+    super(fusion, [...shape, ...parameters, seed, offset], [out]);
   }
 }
 

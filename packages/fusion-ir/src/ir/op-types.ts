@@ -3,7 +3,7 @@
 
 export const UNARY_OP_TYPES = [
   'abs', 'acos', 'acosh', 'asin', 'asinh', 'atan', 'atanh', 'ceil', 'cos', 'cosh', 'exp', 'exp2',
-  'expm1', 'erf', 'erfc', 'erfinv', 'erfcx', 'floor', 'frac', 'lgamma', 'digamma', 'log', 'log10',
+  'expm1', 'erf', 'erfc', 'erfinv', 'erfcx', 'erfcinv', 'floor', 'frac', 'lgamma', 'digamma', 'log', 'log10',
   'log1p', 'log2', 'neg', 'reciprocal', 'relu', 'round', 'rsqrt', 'sigmoid', 'signbit', 'sin',
   'sinh', 'sqrt', 'tan', 'tanh', 'trunc', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf',
   'isreal', 'logical_not', 'bitwise_not', 'silu', 'gelu', 'gelu_tanh', 'sign', 'cast',
@@ -20,6 +20,13 @@ export type BinaryOpType = (typeof BINARY_OP_TYPES)[number];
 
 export const TERNARY_OP_TYPES = ['where', 'clamp', 'lerp', 'threshold'] as const;
 export type TernaryOpType = (typeof TERNARY_OP_TYPES)[number];
+
+/**
+ * Random number generators (nvFuser's RNGOpType, printed as `rng_uniform` …): uniform on [0, 1),
+ * uniform on [low, high), standard normal, normal with a mean and a standard deviation.
+ */
+export const RNG_OP_TYPES = ['uniform', 'uniform_range', 'normal_standard', 'normal_general'] as const;
+export type RngOpType = (typeof RNG_OP_TYPES)[number];
 
 export const REDUCTION_OP_TYPES = ['add', 'mul', 'max', 'min'] as const;
 export type ReductionOpType = (typeof REDUCTION_OP_TYPES)[number];

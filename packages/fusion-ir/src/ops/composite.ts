@@ -1,19 +1,20 @@
 // Composite pointwise ops built from unary/binary/ternary ops (no new Expr kinds): compound
 // arithmetic (addcmul, addcdiv, addAlpha, subAlpha, square), activations (leakyRelu, softplus,
-// hardtanh, erfcinv), activation backward formulas (as PyTorch's derivatives.yaml), dropout in
-// inference mode, and linear as broadcast-multiply-sum.
+// hardtanh), activation backward formulas (as PyTorch's derivatives.yaml), dropout (rand_like
+// in training), and linear as broadcast-multiply-sum.
 
-import { isReducedFloat } from '../ir/data-type.js';
+import { isFloatingType, isReducedFloat } from '../ir/data-type.js';
 import { FusionIrError } from '../ir/errors.js';
 import type { TensorView } from '../ir/tensor-view.js';
 import { checkShape, set } from './alias.js';
-import { add, gt, le, mul, sub, truediv } from './binary.js';
+import { add, gt, le, lt, mul, sub, truediv } from './binary.js';
+import { randLike, type RngOptions } from './random.js';
 import { broadcast } from './broadcast.js';
 import { describe, toVal, type Operand, type TensorOrScalar } from './operand.js';
 import { sum } from './reduction.js';
 import { shape } from './shape.js';
 import { clamp, where } from './ternary.js';
-import { cast, erf, erfinv, exp, log1p, sigmoid, tanh } from './unary.js';
+import { cast, erf, exp, log1p, sigmoid, tanh } from './unary.js';
 
 type ValueLike = TensorOrScalar | number;
 
@@ -56,11 +57,6 @@ export function softplus(x: TensorView, beta: ValueLike = 1, threshold: ValueLik
 /** hardtanh(x, minVal = -1, maxVal = 1) = clamp(x, minVal, maxVal). */
 export function hardtanh(x: TensorView, minVal: ValueLike = -1, maxVal: ValueLike = 1): TensorView {
   return clamp(x, minVal, maxVal);
-}
-
-/** erfcinv(x) = erfinv(1 - x) (the inverse of erfc on (0, 2)). */
-export function erfcinv(x: TensorView): TensorView {
-  return erfinv(sub(1, x));
 }
 
 /** Backward formulas compute in Float for Half/BFloat16 operands and cast back to grad's dtype. */
@@ -130,15 +126,23 @@ export function reluBackward(grad: TensorView, y: TensorView): TensorView {
 }
 
 /**
- * dropout(x, p, training): inference (training = false) or p = 0 is the identity (a set copy).
- * Training dropout needs random numbers, which tsfuser does not generate: it is an error.
+ * dropout(x, p, training, rng): inference (training = false) or p = 0 is the identity (a set
+ * copy). Training: nvFuser's composite — keep = 1 − p, mask = rand_like(x) < keep,
+ * out = (x · mask) · scale with scale = 1 / keep (0 when p = 1), each product rounded to x's
+ * dtype as nvFuser's are; `rng` passes rng_seed / rng_offset to the rand_like (random.ts).
  */
-export function dropout(x: TensorView, p: number, training: boolean): TensorView {
+export function dropout(x: TensorView, p: number, training: boolean, rng: RngOptions = {}): TensorView {
   if (!(p >= 0 && p <= 1)) throw new FusionIrError(`dropout: probability ${p} is not in [0, 1]`);
   if (!training || p === 0) return set(x);
-  throw new FusionIrError(
-    `dropout of ${describe(x)} with p = ${p} in training mode needs random numbers, which tsfuser does not support; use training = false`,
-  );
+  const keep = 1 - p;
+  const scale = keep === 0 ? 0 : 1 / keep;
+  const mask = lt(randLike(upcastForRandom(x), rng), keep);
+  return mul(mul(x, mask), scale);
+}
+
+/** rand_like needs a floating input: ints and bools draw Float numbers. */
+function upcastForRandom(x: TensorView): TensorView {
+  return isFloatingType(x.dtype) ? x : cast(x, 'Float');
 }
 
 /**

@@ -15,3 +15,5 @@ export * from './creation.js';
 export * from './statistics.js';
 export * from './normalization.js';
 export * from './composite.js';
+export * from './random.js';
+export * from './triu.js';

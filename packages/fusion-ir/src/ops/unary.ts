@@ -31,7 +31,7 @@ export function unaryOp(op: UnaryOpType, x: TensorOrScalar, outDtype?: DataType)
   if (op === 'bitwise_not' && categoryOf(x.dtype) === 2) {
     throw new FusionIrError(`bitwise_not: ${describe(x)} is floating point; bitwise ops need integral or bool`);
   }
-  if ((op === 'frac' || op === 'erfinv' || op === 'lgamma' || op === 'digamma') && x.dtype === 'Bool') {
+  if ((op === 'frac' || op === 'erfinv' || op === 'erfcinv' || op === 'lgamma' || op === 'digamma') && x.dtype === 'Bool') {
     throw new FusionIrError(`${op}: not defined for ${describe(x)}`);
   }
   const dtype = outDtype ?? unaryResultType(op, x.dtype);
@@ -69,6 +69,8 @@ export const erf = make('erf');
 export const erfc = make('erfc');
 export const erfinv = make('erfinv');
 export const erfcx = make('erfcx');
+/** erfcinv(x): the inverse of erfc on [0, 2] (nvFuser's Erfcinv; NaN outside). */
+export const erfcinv = make('erfcinv');
 export const floor = make('floor');
 export const frac = make('frac');
 export const lgamma = make('lgamma');

@@ -136,6 +136,11 @@ export function exprToString(expr: Expr, level = 0): string {
       const args = [expr.length, expr.start, expr.step].map(scalarToString);
       return `${ind}${valToString(expr.out())}\n${indentation(level + 1)} = iota(${args.join(', ')}, ${dtypeName(expr.dtype)});\n`;
     }
+    case 'RNGOp': {
+      const args = [`{${expr.shape.map(scalarToInlineString).join(', ')}}`, ...expr.parameters.map(scalarToInlineString), dtypeName(expr.dtype)];
+      if (expr.seeded) args.push(valToInlineString(expr.seed));
+      return `${ind}${valToString(expr.out())}\n${indentation(level + 1)} = rng_${expr.rngOp}(${args.join(', ')});\n`;
+    }
     case 'Split':
       return (
         `${ind}${expr.innerSplit ? 'Split' : 'Outer split'}: ${iterDomainToString(expr.in())} by factor ` +

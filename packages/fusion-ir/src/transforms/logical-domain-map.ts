@@ -91,6 +91,7 @@ function expressionKind(expr: Expr): EdgeKind {
       return 'squeeze';
     case 'FullOp':
     case 'IotaOp':
+    case 'RNGOp':
     case 'Split':
     case 'Merge':
       return 'none';

@@ -35,6 +35,7 @@ function exprRefusal(e: Expr): string | null {
     case 'FullOp':
     case 'IotaOp':
       return `${e.kind}${name} (a tensor factory) is not supported by the pointwise scheduler yet`;
+    case 'RNGOp':
     case 'Split':
     case 'Merge':
       return null;

@@ -17,6 +17,7 @@ export function unsupportedOp(e: Expr, scheduler: string): string | null {
     case 'ExpandOp':
     case 'ReductionOp':
     case 'WelfordOp':
+    case 'RNGOp':
     case 'Split':
     case 'Merge':
       return null;

@@ -31,7 +31,7 @@ const operand = (name: string, python = name): ParamSpec => ({ name, python, kin
 
 export const UNARY_NAMES = [
   'abs', 'acos', 'acosh', 'asin', 'asinh', 'atan', 'atanh', 'ceil', 'cos', 'cosh', 'exp', 'exp2', 'expm1',
-  'erf', 'erfc', 'erfinv', 'erfcx', 'floor', 'frac', 'lgamma', 'digamma', 'log', 'log10', 'log1p', 'log2',
+  'erf', 'erfc', 'erfinv', 'erfcx', 'erfcinv', 'floor', 'frac', 'lgamma', 'digamma', 'log', 'log10', 'log1p', 'log2',
   'neg', 'reciprocal', 'relu', 'round', 'rsqrt', 'sigmoid', 'signbit', 'sign', 'sin', 'sinh', 'sqrt', 'tan',
   'tanh', 'trunc', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'isreal', 'logicalNot', 'bitwiseNot',
   'silu',

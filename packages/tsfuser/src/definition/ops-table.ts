@@ -4,9 +4,10 @@
 
 import type { OpSpec, TypedOpSpec } from './op-spec.js';
 import { binaryOps, otherPointwiseOps, unaryOps } from './ops-pointwise.js';
+import { randomOps } from './ops-random.js';
 import { structuralOps } from './ops-structural.js';
 
-export const OPS = { ...unaryOps, ...binaryOps, ...otherPointwiseOps, ...structuralOps };
+export const OPS = { ...unaryOps, ...binaryOps, ...otherPointwiseOps, ...structuralOps, ...randomOps };
 
 export type OpName = keyof typeof OPS;
 

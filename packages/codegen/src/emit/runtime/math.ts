@@ -6,7 +6,7 @@
 const FLOAT_UNARY: readonly [string, string][] = [
   ['abs', 'fabs'], ['acos', 'acos'], ['acosh', 'acosh'], ['asin', 'asin'], ['asinh', 'asinh'], ['atan', 'atan'],
   ['atanh', 'atanh'], ['ceil', 'ceil'], ['cos', 'cos'], ['cosh', 'cosh'], ['exp', 'exp'], ['exp2', 'exp2'],
-  ['expm1', 'expm1'], ['erf', 'erf'], ['erfc', 'erfc'], ['erfinv', 'erfinv'], ['erfcx', 'erfcx'], ['floor', 'floor'],
+  ['expm1', 'expm1'], ['erf', 'erf'], ['erfc', 'erfc'], ['erfinv', 'erfinv'], ['erfcx', 'erfcx'], ['erfcinv', 'erfcinv'], ['floor', 'floor'],
   ['lgamma', 'lgamma'], ['log', 'log'], ['log10', 'log10'], ['log1p', 'log1p'], ['log2', 'log2'], ['round', 'rint'],
   ['rsqrt', 'rsqrt'], ['sin', 'sin'], ['sinh', 'sinh'], ['sqrt', 'sqrt'], ['tan', 'tan'], ['tanh', 'tanh'], ['trunc', 'trunc'],
 ];
