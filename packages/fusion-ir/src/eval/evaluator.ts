@@ -25,6 +25,7 @@ import {
   floatUnaryKernel,
 } from './pointwise-math.js';
 import { evalReduction, evalWelford } from './reduction.js';
+import { withDimOrder } from './layout.js';
 import { broadcastStrides, forEachElement, gatherFloat64, readerFor, type Reader, type StridedOperand } from './strided.js';
 import { castTo, computeKindOf, storeFloat64, toFloat, type ComputeKind } from './values.js';
 import { contiguousStrides, writeStorage } from './host-tensor.js';
@@ -111,11 +112,23 @@ export function evaluate(fusion: Fusion, inputs: readonly EvalValue[]): EvalValu
         throw new EvaluationError(`output T${out.name} is the partial result of an rFactor, which has no value of its own`);
       }
       const t = ctx.tensor(out);
+      const order = allocationDimOrder(out);
+      if (order !== null) return withDimOrder(t, order);
       return t.isDense() ? t : t.contiguous();
     }
     if (out.kind === 'scalar') return ctx.scalar(out);
     throw new EvaluationError(`output ${describeVal(out)} is not a tensor or scalar`);
   });
+}
+
+/** Logical dims in allocation order when `tv` has an allocation domain that permutes them, else null. */
+function allocationDimOrder(tv: TensorView): number[] | null {
+  const allocation = tv.domain.allocation?.filter((id) => !id.isReduction());
+  if (allocation === undefined) return null;
+  const logical = tv.domain.logicalNoReductions();
+  const order = allocation.map((id) => logical.indexOf(id));
+  if (order.length !== logical.length || order.some((d) => d < 0)) return null;
+  return order.every((d, k) => d === k) ? null : order;
 }
 
 function bindInputs(ctx: EvalContext, inputs: readonly EvalValue[]): void {

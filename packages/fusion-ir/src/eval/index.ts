@@ -4,3 +4,4 @@ export { evaluate, evalExpr, EvalContext, type EvalValue } from './evaluator.js'
 export { castTo, computeKindOf, storeFloat64, type ComputeKind } from './values.js';
 export { isRFactorProducer } from './reduction.js';
 export * as specialFunctions from './special-functions.js';
+export { copyInto, stridesInOrder, withDimOrder } from './layout.js';

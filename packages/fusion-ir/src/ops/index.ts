@@ -15,3 +15,4 @@ export * from './creation.js';
 export * from './statistics.js';
 export * from './normalization.js';
 export * from './composite.js';
+export * from './stride-order.js';

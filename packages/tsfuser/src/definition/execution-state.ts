@@ -1,0 +1,123 @@
+// What a FusionDefinition remembers about its executions, for nvFuser's API beyond execute():
+// the last inputs' layouts (fd.last_cuda_code(), fd.last_scheduled_fusion_ir() compile the kernel
+// for them with the same scheduler registry the GPU backend uses — no GPU needed), the last
+// profile (profile=True) and the last captured debug output (capture_debug_output=True), and
+// fd.validate(). Aliased outputs are applied here, after the backend ran.
+// Invariant: a `last*` answer always describes the most recent successful execute().
+
+import { compileFusion, type CompiledKernel } from '@tsfuser/codegen';
+import type { Fusion } from '@tsfuser/fusion-ir';
+import { Tensor } from '@tsfuser/runtime';
+import { makeRuntimeInfo } from '@tsfuser/scheduler';
+import { DefinitionError, ValidationError } from '../errors.js';
+import { executeFusion, resolveBackend, type ExecuteInput, type ExecuteOptions } from '../execute/execute.js';
+import { applyOutputAliases, type OutputAlias } from '../execute/output-alias.js';
+import { evaluateOnHost } from '../execute/reference-backend.js';
+import { compareTensors, toleranceFor } from '../io/compare.js';
+import type { InputDescriptor } from './fusion-definition.js';
+
+export interface DefinitionExecuteOptions extends ExecuteOptions {
+  /** Record timings of this execute (read them with fd.profile()). */
+  profile?: boolean;
+  /** Capture the dumps and notes this execute prints (read them with fd.debugOutput()). */
+  captureDebugOutput?: boolean;
+}
+
+/** Timings of one execute: wall time, and per-segment kernel times where the backend reports them. */
+export interface ExecuteProfile {
+  backend: string;
+  wallMs: number;
+  /** Kernel time per segment; empty when the backend does not measure kernels (see `note`). */
+  segments: { name: string; kernelMs: number }[];
+  note?: string;
+}
+
+type InputLayout = { sizes: readonly number[]; strides: readonly number[] } | null;
+
+export class ExecutionState {
+  private lastInputs: InputLayout[] | null = null;
+  private compiled: { key: string; kernel: CompiledKernel } | null = null;
+  private profile: ExecuteProfile | null = null;
+  private debug: string | null = null;
+
+  async execute(
+    fusion: Fusion,
+    descriptors: readonly InputDescriptor[],
+    aliases: readonly OutputAlias[],
+    inputs: readonly ExecuteInput[],
+    options: DefinitionExecuteOptions,
+  ): Promise<Tensor[]> {
+    const captured: string[] = [];
+    const capture = options.captureDebugOutput === true;
+    const runOptions: ExecuteOptions = capture ? { ...options, dumpSink: (t) => captured.push(t), notes: (t) => captured.push(`${t}\n`) } : options;
+    const start = performance.now();
+    const outputs = await executeFusion(fusion, descriptors, inputs, runOptions);
+    const wallMs = performance.now() - start;
+    const result = applyOutputAliases(outputs, inputs, aliases);
+    this.lastInputs = inputs.map((v) => (v instanceof Tensor ? { sizes: v.sizes, strides: v.strides } : null));
+    if (options.profile === true) {
+      const backend = resolveBackend(options.backend, () => undefined).name;
+      this.profile = {
+        backend,
+        wallMs,
+        segments: [],
+        note: 'per-kernel times are not measured yet (the runtime has no kernel timer); wallMs covers the whole execute',
+      };
+    }
+    if (capture) this.debug = captured.join('');
+    return result;
+  }
+
+  async validate(
+    fusion: Fusion,
+    descriptors: readonly InputDescriptor[],
+    aliases: readonly OutputAlias[],
+    inputs: readonly ExecuteInput[],
+    expected: readonly Tensor[] | undefined,
+    options: DefinitionExecuteOptions,
+  ): Promise<void> {
+    // The reference is computed before execute() writes any aliased input.
+    const reference = expected ?? this.referenceOutputs(fusion, aliases, inputs);
+    const actual = await this.execute(fusion, descriptors, aliases, inputs, options);
+    if (reference.length !== actual.length) {
+      throw new ValidationError(Math.min(reference.length, actual.length), `the fusion returns ${actual.length} outputs but ${reference.length} references were given`);
+    }
+    actual.forEach((t, i) => {
+      const want = (reference[i] as Tensor).toHost();
+      const got = t.toHost();
+      const r = compareTensors(got, want, toleranceFor(want.dtype));
+      if (!r.ok) throw new ValidationError(i, `differs from the reference: ${r.reason}${r.mismatch === undefined ? '' : ` (first at ${JSON.stringify(r.mismatch)})`}`);
+    });
+  }
+
+  /** The kernel tsfuser compiles for the last execute's input layouts (single-kernel fusions). */
+  lastCompiled(fusion: Fusion, what: string): CompiledKernel {
+    const inputs = this.lastInputs;
+    if (inputs === null) throw new DefinitionError(`${what}: no execute() yet; nvFuser's last_* calls describe the last execution`);
+    const key = JSON.stringify(inputs);
+    if (this.compiled?.key !== key) {
+      try {
+        this.compiled = { key, kernel: compileFusion(fusion, makeRuntimeInfo(fusion, inputs)) };
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        throw new DefinitionError(`${what}: the fusion does not compile to a single kernel for the last inputs: ${message}`);
+      }
+    }
+    return this.compiled.kernel;
+  }
+
+  lastProfile(): ExecuteProfile {
+    if (this.profile === null) throw new DefinitionError('profile: no execute() with { profile: true } yet');
+    return this.profile;
+  }
+
+  lastDebugOutput(): string {
+    if (this.debug === null) throw new DefinitionError('debugOutput: no execute() with { captureDebugOutput: true } yet');
+    return this.debug;
+  }
+
+  private referenceOutputs(fusion: Fusion, aliases: readonly OutputAlias[], inputs: readonly ExecuteInput[]): Tensor[] {
+    const hidden = new Set(aliases.filter((a) => a.hidden).map((a) => a.output));
+    return evaluateOnHost(fusion, inputs).filter((_, i) => !hidden.has(i));
+  }
+}
