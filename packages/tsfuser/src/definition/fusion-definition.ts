@@ -235,9 +235,13 @@ export class FusionDefinition implements HandleOwner, ConversionContext {
     await this.execution.validate(this.fusionIr(), this.inputList, this.aliasList, inputs, expected, options);
   }
 
-  /** CUDA source of the kernel for the last execute's inputs (nvFuser's fd.last_cuda_code()). */
-  lastCudaCode(): string {
-    return this.execution.lastCompiled(this.fusionIr(), 'lastCudaCode').source;
+  /**
+   * CUDA source of the kernel for the last execute's inputs (nvFuser's fd.last_cuda_code());
+   * `intrinsicCode: true` includes the runtime helpers compiled with it, as nvFuser's flag does.
+   */
+  lastCudaCode(options: { intrinsicCode?: boolean } = {}): string {
+    const kernel = this.execution.lastCompiled(this.fusionIr(), 'lastCudaCode');
+    return options.intrinsicCode === true ? kernel.source : kernel.dumps.cuda;
   }
 
   /** The scheduled Fusion IR of the last execute's inputs (nvFuser's fd.last_scheduled_fusion_ir()). */
