@@ -147,4 +147,20 @@ describe('add_output(t, alias_input=x)', () => {
     expect(plain.id()).not.toBe(hidden.id());
     expect(hidden.outputAliases()).toEqual([{ output: 0, input: 0, hidden: true }]);
   });
+
+  it('returns outputs that are views of an input as aliases of its storage (permute, slice, expand)', async () => {
+    const fd = FusionDefinition.build((f) => {
+      const x = f.defineTensor({ shape: [-1, -1], contiguity: true });
+      f.addOutput(f.ops.permute(x, [1, 0]));
+      f.addOutput(f.ops.slice(x, [0, 1], [2, 3]));
+      f.addOutput(f.ops.add(x, 1));
+    }, { cache: new FusionCache() });
+    const x = host([1, 2, 3, 4, 5, 6], [2, 3]);
+    const [t, s, sum] = await fd.execute([x], { backend: 'reference' });
+    expect(t?.strides).toEqual([1, 3]);
+    expect(t?.toHost().data).toBe(x.toHost().data);
+    expect(s?.toHost().data).toBe(x.toHost().data);
+    expect(s?.toArray()).toEqual([2, 3, 5, 6]);
+    expect(sum?.toHost().data).not.toBe(x.toHost().data);
+  });
 });

@@ -102,6 +102,7 @@ export class EvalContext {
 export function evaluate(fusion: Fusion, inputs: readonly EvalValue[]): EvalValue[] {
   const ctx = new EvalContext(fusion);
   bindInputs(ctx, inputs);
+  const inputStorage = new Set(inputs.filter((v): v is HostTensor => v instanceof HostTensor).map((t) => t.data));
   for (const expr of fusion.exprs()) {
     if (expr.outputs.every((o) => ctx.has(o))) continue;
     evalExpr(ctx, expr);
@@ -114,6 +115,9 @@ export function evaluate(fusion: Fusion, inputs: readonly EvalValue[]): EvalValu
       const t = ctx.tensor(out);
       const order = allocationDimOrder(out);
       if (order !== null) return withDimOrder(t, order);
+      // A view of an input (permute, slice, expand, squeeze … of it) is returned as an alias of
+      // the input's storage, as nvFuser returns such outputs as views of the input.
+      if (inputStorage.has(t.data)) return t;
       return t.isDense() ? t : t.contiguous();
     }
     if (out.kind === 'scalar') return ctx.scalar(out);
