@@ -3,7 +3,7 @@
 // Float size scalars, squeeze_expanded, manual_normalization, manual_padding.
 import { describe, expect, it } from 'vitest';
 import { HostTensor } from '@tsfuser/fusion-ir';
-import { DataType, DefinitionError, FusionCache, FusionDefinition, Tensor, ValidationError } from '../src/index.js';
+import { DataType, FusionCache, FusionDefinition, Tensor, ValidationError } from '../src/index.js';
 
 const cache = (): { cache: FusionCache } => ({ cache: new FusionCache() });
 const floats = (values: number[], sizes: number[]): Tensor => Tensor.from(new Float32Array(values), sizes, DataType.Float);
