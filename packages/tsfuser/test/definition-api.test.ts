@@ -3,7 +3,7 @@
 // Float size scalars, squeeze_expanded, manual_normalization, manual_padding.
 import { describe, expect, it } from 'vitest';
 import { HostTensor } from '@tsfuser/fusion-ir';
-import { DataType, FusionCache, FusionDefinition, Tensor, ValidationError } from '../src/index.js';
+import { DataType, FusionCache, FusionDefinition, Tensor, ValidationError, referenceBackend, type Backend } from '../src/index.js';
 
 const cache = (): { cache: FusionCache } => ({ cache: new FusionCache() });
 const floats = (values: number[], sizes: number[]): Tensor => Tensor.from(new Float32Array(values), sizes, DataType.Float);
@@ -46,6 +46,22 @@ describe('last_cuda_code, last_scheduled_fusion_ir, profile, debug output', () =
     expect(profile.backend).toBe('reference');
     expect(profile.wallMs).toBeGreaterThanOrEqual(0);
     expect(fd.debugOutput()).toBe('');
+  });
+
+  it('captures what the backend dumps during execute', async () => {
+    const dumping: Backend = {
+      name: 'dumping',
+      availability: () => ({ available: true }),
+      run: (fusion, inputs, options) => {
+        options.dumpSink?.('=== cuda_kernel ===\n');
+        return referenceBackend.run(fusion, inputs, options);
+      },
+    };
+    const fd = scaleBy2();
+    const [out] = await fd.execute([floats([1, 2], [1, 2])], { backend: dumping, dump: new Set(['cuda_kernel']), captureDebugOutput: true, profile: true });
+    expect(out?.toArray()).toEqual([2, 4]);
+    expect(fd.debugOutput()).toBe('=== cuda_kernel ===\n');
+    expect(fd.profile().backend).toBe('dumping');
   });
 
   it('says when nothing was profiled or captured', async () => {

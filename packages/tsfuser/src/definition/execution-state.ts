@@ -49,7 +49,10 @@ export class ExecutionState {
   ): Promise<Tensor[]> {
     const captured: string[] = [];
     const capture = options.captureDebugOutput === true;
-    const runOptions: ExecuteOptions = capture ? { ...options, dumpSink: (t) => captured.push(t), notes: (t) => captured.push(`${t}\n`) } : options;
+    // The GPU executor cache keeps the last sink it was given: name stdout explicitly when not
+    // capturing, so a capturing execute does not swallow a later one's dumps.
+    const sink = capture ? (t: string): void => void captured.push(t) : (options.dumpSink ?? ((t: string): void => void process.stdout.write(t)));
+    const runOptions: ExecuteOptions = { ...options, dumpSink: sink, ...(capture ? { notes: (t: string): void => void captured.push(`${t}\n`) } : {}) };
     const start = performance.now();
     const outputs = await executeFusion(fusion, descriptors, inputs, runOptions);
     const wallMs = performance.now() - start;
