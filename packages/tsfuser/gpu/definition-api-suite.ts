@@ -107,18 +107,20 @@ async function main(): Promise<void> {
     return 'running stats updated';
   });
 
-  await check('stride_order outputs', async () => {
+  await check('stride_order outputs are refused clearly', async () => {
     const fd = FusionDefinition.build((f) => {
       const t0 = f.defineTensor({ shape: [-1, -1, -1], contiguity: true });
       f.addOutput(f.ops.neg(t0), { strideOrder: [0, 2, 1] });
-      f.addOutput(f.ops.strideOrder(f.ops.abs(t0), [1, 2, 0]));
     }, { cache: new FusionCache() });
     const values = Array.from({ length: 24 }, (_, i) => i - 12);
-    const [a, b] = await fd.execute([onDevice(floats(values, [2, 3, 4]), device)], run);
-    if (a?.strides.join() !== '1,8,2' || b?.strides.join() !== '4,8,1') throw new Error(`strides [${a?.strides.join(', ')}] and [${b?.strides.join(', ')}]`);
-    expectEqual('neg', a.toArray().map(Number), values.map((v) => -v));
-    expectEqual('abs', b.toArray().map(Number), values.map((v) => Math.abs(v)));
-    return 'strides [1, 8, 2] and [4, 8, 1]';
+    try {
+      await fd.execute([onDevice(floats(values, [2, 3, 4]), device)], run);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (!message.includes('which the GPU kernels do not write yet')) throw error;
+      return message;
+    }
+    throw new Error('a stride-ordered output ran on the GPU backend');
   });
 
   await check('expanded (None) input and lastCudaCode', async () => {

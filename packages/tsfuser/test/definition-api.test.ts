@@ -3,7 +3,7 @@
 // Float size scalars, squeeze_expanded, manual_normalization, manual_padding.
 import { describe, expect, it } from 'vitest';
 import { HostTensor } from '@tsfuser/fusion-ir';
-import { DataType, FusionCache, FusionDefinition, Tensor, ValidationError, referenceBackend, type Backend } from '../src/index.js';
+import { BackendUnavailableError, DataType, FusionCache, FusionDefinition, Tensor, ValidationError, referenceBackend, type Backend } from '../src/index.js';
 
 const cache = (): { cache: FusionCache } => ({ cache: new FusionCache() });
 const floats = (values: number[], sizes: number[]): Tensor => Tensor.from(new Float32Array(values), sizes, DataType.Float);
@@ -62,6 +62,31 @@ describe('last_cuda_code, last_scheduled_fusion_ir, profile, debug output', () =
     expect(out?.toArray()).toEqual([2, 4]);
     expect(fd.debugOutput()).toBe('=== cuda_kernel ===\n');
     expect(fd.profile().backend).toBe('dumping');
+  });
+
+  it('refuses stride-ordered results on a GPU backend, which would write them in logical order', async () => {
+    const runs: string[] = [];
+    const fakeGpu: Backend = {
+      name: 'gpu',
+      availability: () => ({ available: true }),
+      run: (fusion, inputs, options) => {
+        runs.push('gpu');
+        return referenceBackend.run(fusion, inputs, options);
+      },
+    };
+    const ordered = FusionDefinition.build((f) => {
+      const t = f.defineTensor(2);
+      f.addOutput(f.ops.neg(t), { strideOrder: [0, 1] });
+    }, cache());
+    await expect(ordered.execute([floats([1, 2, 3, 4], [2, 2])], { backend: fakeGpu })).rejects.toThrow(BackendUnavailableError);
+    await expect(ordered.execute([floats([1, 2, 3, 4], [2, 2])], { backend: fakeGpu })).rejects.toThrow(
+      "gpu backend: T1 has a stride order (allocation order of dims [1, 0]), which the GPU kernels do not write yet; run it with backend 'reference'",
+    );
+    expect(runs).toEqual([]);
+    await scaleBy2().execute([floats([1, 2], [1, 2])], { backend: fakeGpu });
+    expect(runs).toEqual(['gpu']);
+    const [out] = await ordered.execute([floats([1, 2, 3, 4], [2, 2])], { backend: 'reference' });
+    expect(out?.strides).toEqual([1, 2]);
   });
 
   it('says when nothing was profiled or captured', async () => {

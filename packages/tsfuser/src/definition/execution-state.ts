@@ -9,12 +9,14 @@ import { compileFusion, type CompiledKernel } from '@tsfuser/codegen';
 import type { Fusion } from '@tsfuser/fusion-ir';
 import { Tensor } from '@tsfuser/runtime';
 import { makeRuntimeInfo } from '@tsfuser/scheduler';
-import { DefinitionError, ValidationError } from '../errors.js';
+import { BackendUnavailableError, DefinitionError, ValidationError } from '../errors.js';
 import { executeFusion, resolveBackend, type ExecuteInput, type ExecuteOptions } from '../execute/execute.js';
 import { applyOutputAliases, type OutputAlias } from '../execute/output-alias.js';
-import { evaluateOnHost } from '../execute/reference-backend.js';
+import { noteOnce, stderrSink } from '../execute/notes.js';
+import { evaluateOnHost, referenceBackend } from '../execute/reference-backend.js';
 import { compareTensors, toleranceFor } from '../io/compare.js';
 import type { InputDescriptor } from './fusion-definition.js';
+import { gpuRefusal } from './gpu-limits.js';
 
 export interface DefinitionExecuteOptions extends ExecuteOptions {
   /** Record timings of this execute (read them with fd.profile()). */
@@ -54,12 +56,13 @@ export class ExecutionState {
     const sink = capture ? (t: string): void => void captured.push(t) : (options.dumpSink ?? ((t: string): void => void process.stdout.write(t)));
     const runOptions: ExecuteOptions = { ...options, dumpSink: sink, ...(capture ? { notes: (t: string): void => void captured.push(`${t}\n`) } : {}) };
     const start = performance.now();
-    const outputs = await executeFusion(fusion, descriptors, inputs, runOptions);
+    const effective = this.withGpuLimits(fusion, runOptions);
+    const outputs = await executeFusion(fusion, descriptors, inputs, effective);
     const wallMs = performance.now() - start;
     const result = applyOutputAliases(outputs, inputs, aliases);
     this.lastInputs = inputs.map((v) => (v instanceof Tensor ? { sizes: v.sizes, strides: v.strides } : null));
     if (options.profile === true) {
-      const backend = resolveBackend(options.backend, () => undefined).name;
+      const backend = resolveBackend(effective.backend, () => undefined).name;
       this.profile = {
         backend,
         wallMs,
@@ -107,6 +110,23 @@ export class ExecutionState {
       }
     }
     return this.compiled.kernel;
+  }
+
+  /**
+   * The options to run with: a fusion the GPU path would get wrong is refused on 'gpu' (one
+   * BackendUnavailableError) and runs on the reference evaluator under 'auto', with a note.
+   */
+  private withGpuLimits(fusion: Fusion, options: ExecuteOptions): ExecuteOptions {
+    const choice = options.backend ?? 'auto';
+    if (choice === 'reference' || (typeof choice !== 'string' && choice.name !== 'gpu')) return options;
+    const reason = gpuRefusal(fusion);
+    if (reason === null) return options;
+    if (choice === 'auto' && resolveBackend('auto', () => undefined) !== referenceBackend) {
+      noteOnce(`gpu-refused:${reason}`, `tsfuser: the GPU path cannot run this fusion (${reason}); using the reference evaluator`, options.notes ?? stderrSink);
+      return { ...options, backend: 'reference' };
+    }
+    if (choice === 'auto') return options;
+    throw new BackendUnavailableError(`gpu backend: ${reason}; run it with backend 'reference'`);
   }
 
   lastProfile(): ExecuteProfile {
