@@ -136,6 +136,13 @@ describe('add_output(t, alias_input=x)', () => {
         f.addOutput(f.ops.neg(a), { aliasInput: a, strideOrder: [0, 1] });
       }),
     ).toThrow("addOutput: stride_order can't be dictated for aliased outputs");
+    expect(() =>
+      build((f) => {
+        const a = f.defineTensor(2);
+        f.addOutput(f.ops.neg(a), a);
+        f.addOutput(f.ops.abs(a), a);
+      }),
+    ).toThrow('addOutput: input 0 is already updated in place by another output; one alias_input per input');
   });
 
   it('prints the alias and is a different fusion from the plain output', () => {

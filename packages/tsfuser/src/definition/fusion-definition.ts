@@ -346,6 +346,9 @@ export class FusionDefinition implements HandleOwner, ConversionContext {
       }
       case 'addOutput': {
         const alias = applyOutput(fusion, a.map((v) => this.resolve(v)));
+        if (alias !== null && this.aliasList.some((x) => x.input === alias.input)) {
+          throw new DefinitionError(`addOutput: input ${alias.input} is already updated in place by another output; one alias_input per input`);
+        }
         if (alias !== null) this.aliasList.push(alias);
         return [];
       }
