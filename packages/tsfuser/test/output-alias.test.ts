@@ -42,6 +42,19 @@ describe('add_output(t, alias_input=x)', () => {
     expect(storage(x)).toEqual([2, 3, 4, 5]);
   });
 
+  it('returns an output added again after it was aliased (the alias stays hidden)', async () => {
+    const fd = FusionDefinition.build((f) => {
+      const x = f.defineTensor(1);
+      const doubled = f.ops.mul(x, 2);
+      f.addOutput(doubled, x);
+      f.addOutput(doubled);
+    }, { cache: new FusionCache() });
+    const x = host([1, 2], [2]);
+    const outs = await fd.execute([x], { backend: 'reference' });
+    expect(outs.map((t) => t.toArray())).toEqual([[2, 4]]);
+    expect(storage(x)).toEqual([2, 4]);
+  });
+
   it('writes through the strides of a non-contiguous x and leaves the gaps alone', async () => {
     // x: 2×3 in a 2×4 storage (row stride 4), column 3 of each row is padding (-1).
     const x = host([0, 1, 2, -1, 3, 4, 5, -1], [2, 3], [4, 1]);
