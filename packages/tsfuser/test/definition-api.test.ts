@@ -62,6 +62,20 @@ describe('last_cuda_code, last_scheduled_fusion_ir, profile, debug output', () =
     expect(out?.toArray()).toEqual([2, 4]);
     expect(fd.debugOutput()).toBe('=== cuda_kernel ===\n');
     expect(fd.profile().backend).toBe('dumping');
+    // Both describe the last execute only.
+    await fd.execute([floats([1, 2], [1, 2])], { backend: dumping });
+    expect(fd.debugOutput()).toBeNull();
+    expect(() => fd.profile()).toThrow(/not called with \{ profile: true \}/);
+  });
+
+  it('defines an input like a given tensor (from_pytorch)', () => {
+    const fd = new FusionDefinition(cache());
+    fd.fromPytorch(Tensor.fromHost(new HostTensor('Half', [4, 3], [1, 4], new Uint16Array(12))));
+    fd.fromPytorch(Tensor.fromHost(new HostTensor('Half', [4, 3], [1, 4], new Uint16Array(12))), true);
+    expect(fd.records().map((r) => r.args)).toEqual([
+      [[-1, -1], [true, true], 'Half', false, [0, 1]],
+      [[4, 3], [true, true], 'Half', false, [0, 1]],
+    ]);
   });
 
   it('refuses stride-ordered results on a GPU backend, which would write them in logical order', async () => {
@@ -92,8 +106,8 @@ describe('last_cuda_code, last_scheduled_fusion_ir, profile, debug output', () =
   it('says when nothing was profiled or captured', async () => {
     const fd = scaleBy2();
     await fd.execute([floats([1, 2, 3, 4], [2, 2])], { backend: 'reference' });
-    expect(() => fd.profile()).toThrow(/no execute\(\) with \{ profile: true \} yet/);
-    expect(() => fd.debugOutput()).toThrow(/no execute\(\) with \{ captureDebugOutput: true \} yet/);
+    expect(() => fd.profile()).toThrow('profile: the last execute() was not called with { profile: true }');
+    expect(fd.debugOutput()).toBeNull();
   });
 });
 

@@ -1,7 +1,8 @@
 // What a FusionDefinition remembers about its executions, for nvFuser's API beyond execute():
 // the last inputs' layouts (fd.last_cuda_code(), fd.last_scheduled_fusion_ir() compile the kernel
 // for them with the same scheduler registry the GPU backend uses — no GPU needed), the last
-// profile (profile=True) and the last captured debug output (capture_debug_output=True), and
+// profile (profile=True) and captured debug output (capture_debug_output=True) — both describe
+// the last execute only, as nvFuser's — and
 // fd.validate(). Aliased outputs are applied here, after the backend ran.
 // Invariant: a `last*` answer always describes the most recent successful execute().
 
@@ -61,6 +62,8 @@ export class ExecutionState {
     const wallMs = performance.now() - start;
     const result = applyOutputAliases(outputs, inputs, aliases);
     this.lastInputs = inputs.map((v) => (v instanceof Tensor ? { sizes: v.sizes, strides: v.strides } : null));
+    this.profile = null;
+    this.debug = capture ? captured.join('') : null;
     if (options.profile === true) {
       const backend = resolveBackend(effective.backend, () => undefined).name;
       this.profile = {
@@ -70,7 +73,6 @@ export class ExecutionState {
         note: 'per-kernel times are not measured yet (the runtime has no kernel timer); wallMs covers the whole execute',
       };
     }
-    if (capture) this.debug = captured.join('');
     return result;
   }
 
@@ -130,12 +132,12 @@ export class ExecutionState {
   }
 
   lastProfile(): ExecuteProfile {
-    if (this.profile === null) throw new DefinitionError('profile: no execute() with { profile: true } yet');
+    if (this.profile === null) throw new DefinitionError('profile: the last execute() was not called with { profile: true }');
     return this.profile;
   }
 
-  lastDebugOutput(): string {
-    if (this.debug === null) throw new DefinitionError('debugOutput: no execute() with { captureDebugOutput: true } yet');
+  /** What the last execute captured; null when it was not called with captureDebugOutput (nvFuser's None). */
+  lastDebugOutput(): string | null {
     return this.debug;
   }
 

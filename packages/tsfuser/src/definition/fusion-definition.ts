@@ -140,6 +140,14 @@ export class FusionDefinition implements HandleOwner, ConversionContext {
     return out[0] as TensorHandle;
   }
 
+  /**
+   * An input tensor shaped like `tensor` (nvFuser's fd.from_pytorch): its sizes and strides give
+   * the contiguity and stride order; sizes are symbolic unless `staticSizes`.
+   */
+  fromPytorch(tensor: Tensor, staticSizes = false): TensorHandle {
+    return this.defineTensor({ sizes: tensor.sizes, strides: tensor.strides, dtype: tensor.dtype, staticSizes });
+  }
+
   /** A scalar: `null` value = a fusion input of `dtype`; otherwise a constant. */
   defineScalar(value: number | boolean | bigint | null = null, dtype?: DataType): ScalarHandle {
     if (value !== null && typeof value !== 'number' && typeof value !== 'boolean' && typeof value !== 'bigint') {
@@ -254,8 +262,8 @@ export class FusionDefinition implements HandleOwner, ConversionContext {
     return this.execution.lastProfile();
   }
 
-  /** Dumps captured by the last execute run with `captureDebugOutput: true` (nvFuser's fd.debug_output()). */
-  debugOutput(): string {
+  /** Dumps the last execute captured (`captureDebugOutput: true`); null when it did not capture (nvFuser's fd.debug_output()). */
+  debugOutput(): string | null {
     return this.execution.lastDebugOutput();
   }
 
