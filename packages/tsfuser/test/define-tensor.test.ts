@@ -3,7 +3,8 @@
 // (computeTensorDescriptor, static_sizes), zero-size dims, and the execute-time checks.
 import { describe, expect, it } from 'vitest';
 import { HostTensor } from '@tsfuser/fusion-ir';
-import { DataType, DefinitionError, FusionCache, FusionDefinition, InputMismatchError, Tensor, importPythonDefinition, printPythonDefinition } from '../src/index.js';
+import { DataType, DefinitionError, FusionCache, FusionDefinition, InputMismatchError, Tensor, importPythonDefinition, logicalContiguity, printPythonDefinition } from '../src/index.js';
+import { Random } from '../src/io/random.js';
 
 function recordOf(options: Parameters<FusionDefinition['defineTensor']>[0]): unknown[] {
   const fd = new FusionDefinition({ cache: new FusionCache() });
@@ -137,5 +138,45 @@ describe('define_tensor as nvFuser prints it', () => {
     const c = recordOf({ shape: [-1, -1], contiguity: [null, true], dtype: DataType.Half });
     expect(a).toEqual(b);
     expect(c).not.toEqual(a);
+  });
+});
+
+describe('define_tensor(sizes, strides) property', () => {
+  it('every strided tensor passes the input check of the descriptor computed from it; a stride changed on a contiguous dim fails it', async () => {
+    const seed = Number(process.env.TSFUSER_SEED ?? 1907);
+    const rng = new Random(seed);
+    for (let round = 0; round < 200; round += 1) {
+      const rank = rng.int(1, 5);
+      const sizes = Array.from({ length: rank }, () => [0, 1, 1, 2, 3, 4][rng.int(0, 6)] as number);
+      // A random permutation as the memory order, random gaps, some dims expanded (stride 0).
+      const order = [...sizes.keys()].sort(() => rng.uniform() - 0.5);
+      const strides = new Array<number>(rank).fill(0);
+      let acc = 1;
+      for (let k = rank - 1; k >= 0; k -= 1) {
+        const d = order[k] as number;
+        if (rng.uniform() < 0.15) continue; // expanded: stride 0
+        strides[d] = acc;
+        acc *= Math.max(1, sizes[d] as number) + (rng.uniform() < 0.3 ? 1 : 0);
+      }
+      const span = sizes.reduce((a, s, d) => a + Math.max(0, s - 1) * (strides[d] as number), 1);
+      const input = strided(sizes, strides, span);
+      const fd = FusionDefinition.build((f) => {
+        f.addOutput(f.ops.abs(f.defineTensor({ sizes, strides })));
+      }, { cache: new FusionCache() });
+      const where = `seed ${seed} round ${round}: sizes [${sizes.join(', ')}] strides [${strides.join(', ')}]`;
+      try {
+        const [out] = await fd.execute([input], { backend: 'reference' });
+        expect(out?.toArray(), where).toEqual(input.toArray().map((v) => Math.abs(Number(v))));
+      } catch (error) {
+        throw new Error(`${where}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      const spec = fd.inputs()[0];
+      if (spec?.kind !== 'tensor') throw new Error(where);
+      const contiguous = logicalContiguity(spec.spec).findIndex((c, d) => c === true && (sizes[d] as number) > 1);
+      if (contiguous < 0 || sizes.includes(0)) continue;
+      const bumped = strides.map((st, d) => (d === contiguous ? st + 1 : st));
+      const bumpedSpan = sizes.reduce((a, sz, d) => a + Math.max(0, sz - 1) * (bumped[d] as number), 1);
+      await expect(fd.execute([strided(sizes, bumped, bumpedSpan)], { backend: 'reference' }), `${where} bumped dim ${contiguous}`).rejects.toThrow(InputMismatchError);
+    }
   });
 });
