@@ -34,6 +34,15 @@ describe('add_output(t, alias_input=x)', () => {
     expect(storage(y)).toEqual([10, 20, 30, 40, 50, 60]);
   });
 
+  it('gives the reference outputs execute() would return without writing the aliased input', () => {
+    const x = host([1, 2, 3, 4], [2, 2]);
+    const y = host([1, 1, 1, 1], [2, 2]);
+    const fd = addInPlace(true);
+    expect(fd.referenceOutputs([x, y]).map((t) => t.toArray())).toEqual([[2, 3, 4, 5]]);
+    expect(addInPlace(false).referenceOutputs([x, y])).toEqual([]);
+    expect(storage(x)).toEqual([1, 2, 3, 4]);
+  });
+
   it('returns the output too when it was an output before it was aliased', async () => {
     const x = host([1, 2, 3, 4], [2, 2]);
     const y = host([1, 1, 1, 1], [2, 2]);

@@ -141,7 +141,8 @@ export class ExecutionState {
     return this.debug;
   }
 
-  private referenceOutputs(fusion: Fusion, aliases: readonly OutputAlias[], inputs: readonly ExecuteInput[]): Tensor[] {
+  /** The reference evaluator's visible outputs (hidden in-place outputs dropped); writes no input. */
+  referenceOutputs(fusion: Fusion, aliases: readonly OutputAlias[], inputs: readonly ExecuteInput[]): Tensor[] {
     const hidden = new Set(aliases.filter((a) => a.hidden).map((a) => a.output));
     return evaluateOnHost(fusion, inputs).filter((_, i) => !hidden.has(i));
   }

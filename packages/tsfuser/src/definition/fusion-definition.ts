@@ -244,6 +244,15 @@ export class FusionDefinition implements HandleOwner, ConversionContext {
   }
 
   /**
+   * What execute() would return, from the reference evaluator, without writing any aliased input:
+   * compute it before execute() when checking a definition with in-place outputs.
+   */
+  referenceOutputs(inputs: readonly ExecuteInput[]): Tensor[] {
+    this.finalize();
+    return this.execution.referenceOutputs(this.fusionIr(), this.aliasList, inputs);
+  }
+
+  /**
    * CUDA source of the kernel for the last execute's inputs (nvFuser's fd.last_cuda_code());
    * `intrinsicCode: true` includes the runtime helpers compiled with it, as nvFuser's flag does.
    */
