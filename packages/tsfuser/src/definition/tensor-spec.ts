@@ -115,8 +115,9 @@ export function expandedDims(spec: NormalizedTensorSpec): boolean[] {
 /** nvFuser's getContiguityVec: one flag for every dim whose shape is not 1. */
 function contiguityFromFlag(shape: readonly number[], strideOrder: readonly number[], flag: boolean): (boolean | null)[] {
   const out = new Array<boolean | null>(shape.length).fill(null);
+  const spec = { shape: [...shape], strideOrder: [...strideOrder] };
   shape.forEach((s, d) => {
-    out[allocationPosition({ shape: [...shape], strideOrder: [...strideOrder] }, d)] = s === 1 ? null : flag;
+    out[allocationPosition(spec, d)] = s === 1 ? null : flag;
   });
   return out;
 }
