@@ -103,6 +103,11 @@ describe('last_cuda_code, last_scheduled_fusion_ir, profile, debug output', () =
     expect(out?.strides).toEqual([1, 2]);
   });
 
+  it('checks the device index as nvFuser does (0 … 255)', async () => {
+    await expect(scaleBy2().execute([floats([1], [1, 1])], { backend: 'reference', device: 256 })).rejects.toThrow('execute: device must be a CUDA device index in [0, 255], got 256');
+    await expect(scaleBy2().execute([floats([1], [1, 1])], { backend: 'reference', device: 1 })).resolves.toHaveLength(1);
+  });
+
   it('says when nothing was profiled or captured', async () => {
     const fd = scaleBy2();
     await fd.execute([floats([1, 2, 3, 4], [2, 2])], { backend: 'reference' });

@@ -50,6 +50,9 @@ export class ExecutionState {
     inputs: readonly ExecuteInput[],
     options: DefinitionExecuteOptions,
   ): Promise<Tensor[]> {
+    if (options.device !== undefined && (!Number.isInteger(options.device) || options.device < 0 || options.device > 255)) {
+      throw new DefinitionError(`execute: device must be a CUDA device index in [0, 255], got ${String(options.device)}`);
+    }
     const captured: string[] = [];
     const capture = options.captureDebugOutput === true;
     // The GPU executor cache keeps the last sink it was given: name stdout explicitly when not
