@@ -8,20 +8,22 @@
 // `build(fn)` (or `new FusionDefinition().define(fn)`) plays the `with` block: the body records
 // the definition, the end of the block finalizes it (looks it up in / inserts it into the
 // FusionCache). Each call appends a record and builds the Fusion IR eagerly, so a bad call fails
-// at the line that made it.
+// at the line that made it. What an addOutput record does (in-place aliases, stride orders) is in
+// add-output.ts; what executions leave behind for nvFuser's last_*/profile/validate API is in
+// execution-state.ts.
 //
 // Invariant: state i of `states` is defined by exactly one record whose `outputs` contain i,
 // and replaying the records (fromRecords) rebuilds the same states in the same order.
 
 import { Fusion, castTo, jsConstantType, makeTensor, printFusion, isDataType, type DataType, type Scalar, type TensorView } from '@tsfuser/fusion-ir';
-import { applyOutput, type OutputOptions } from './add-output.js';
-import { ExecutionState, type DefinitionExecuteOptions, type ExecuteProfile } from './execution-state.js';
-import type { OutputAlias } from '../execute/output-alias.js';
 import type { Tensor } from '@tsfuser/runtime';
 import { FusionCache, type FusionCacheEntry } from '../cache/fusion-cache.js';
 import { DefinitionError } from '../errors.js';
 import type { ExecuteInput } from '../execute/execute.js';
+import type { OutputAlias } from '../execute/output-alias.js';
+import { applyOutput, type OutputOptions } from './add-output.js';
 import { toRecordValue, type ConversionContext } from './arg-conversion.js';
+import { ExecutionState, type DefinitionExecuteOptions, type ExecuteProfile } from './execution-state.js';
 import { ScalarHandle, TensorHandle, VectorHandle, type Handle, type HandleOwner } from './handles.js';
 import { OpArgs, type OpSpec, type ResolvedValue, type StateValue } from './op-spec.js';
 import { OPS, opByName, type Ops } from './ops-table.js';
