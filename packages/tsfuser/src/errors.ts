@@ -7,6 +7,17 @@ export class DefinitionError extends Error {
   override readonly name: string = 'DefinitionError';
 }
 
+/** fd.validate(): an output differs from its reference beyond tolerance (names the output and how). */
+export class ValidationError extends Error {
+  override readonly name: string = 'ValidationError';
+  constructor(
+    readonly outputIndex: number,
+    readonly detail: string,
+  ) {
+    super(`output ${outputIndex}: ${detail}`);
+  }
+}
+
 /** An execute() input does not fit the definition: names the input index and what differs. */
 export class InputMismatchError extends Error {
   override readonly name: string = 'InputMismatchError';

@@ -7,6 +7,7 @@ export { Tensor } from '@tsfuser/runtime';
 export {
   DefinitionError,
   InputMismatchError,
+  ValidationError,
   DefinitionImportError,
   BackendUnavailableError,
   formatImportError,
@@ -18,12 +19,16 @@ export type { OpSpec, ParamSpec, ParamKind, OutputKind } from './definition/op-s
 export type { Operand } from './definition/ops-pointwise.js';
 export type { Sizes } from './definition/ops-structural.js';
 export type { TensorOptions, ShapeTensorOptions, StridedTensorOptions, SymbolicTensorOptions, NormalizedTensorSpec } from './definition/tensor-spec.js';
+export { allocationOrder, expandedDims, logicalContiguity, tensorDescriptor } from './definition/tensor-spec.js';
 export { canonicalRecords, hashRecords, type FusionRecord, type RecordValue, type StateRef } from './definition/records.js';
 export { printTypeScriptDefinition, type PrintTypeScriptOptions } from './definition/print-typescript.js';
 export { printPythonDefinition } from './definition/print-python.js';
 export { FusionCache, type FusionCacheEntry } from './cache/fusion-cache.js';
 export type { Backend, BackendName, Availability, ExecuteInput } from './execute/backend.js';
 export { resolveBackend, executeFusion, type ExecuteOptions } from './execute/execute.js';
+export { applyOutputAliases, type OutputAlias } from './execute/output-alias.js';
+export type { DefinitionExecuteOptions, ExecuteProfile } from './definition/execution-state.js';
+export type { OutputOptions } from './definition/add-output.js';
 export { referenceBackend } from './execute/reference-backend.js';
 export { gpuBackend, createGpuBackend, type GpuBackend, type GpuBackendOptions } from './execute/gpu-backend.js';
 export { gpuGroupExecutor, type GpuGroupExecutor } from './torchscript/gpu-group-executor.js';

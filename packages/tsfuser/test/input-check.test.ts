@@ -50,8 +50,8 @@ describe('execute input checks', () => {
     // [2, 1, 3] viewed with a gap between rows: stride 4 instead of 3 for dim 0.
     const gapped = Tensor.fromHost(new HostTensor('Float', [2, 1, 3], [4, 3, 1], new Float32Array(8)));
     const e = await mismatch([gapped, 2]);
-    expect(e.message).toMatch(/input 0: T0 dim 0 is declared contiguous, so its stride must be 3, got 4/);
+    expect(e.message).toMatch(/input 0: T0 dim 0 is declared contiguous \(contiguity\[0\]\), so its stride must be 3, got 4/);
     const transposed = Tensor.fromHost(new HostTensor('Float', [2, 1, 3], [1, 1, 2], new Float32Array(6)));
-    expect((await mismatch([transposed, 2])).message).toMatch(/dim 2 is declared contiguous, so its stride must be 1, got 2/);
+    expect((await mismatch([transposed, 2])).message).toMatch(/dim 2 is declared contiguous \(contiguity\[2\]\), so its stride must be 1, got 2/);
   });
 });

@@ -27,7 +27,7 @@ describe('fd.print()', () => {
   it('keeps non-trivial constants, dtypes, defaults and multi-output ops exact', () => {
     const cache = new FusionCache();
     const fd = FusionDefinition.build((fd) => {
-      const x = fd.defineTensor({ shape: [-1, 1, 4], contiguity: [false, null, true], dtype: DataType.BFloat16, strideOrder: [1, 2, 0] });
+      const x = fd.defineTensor({ shape: [-1, 1, 4], contiguity: [null, false, true], dtype: DataType.BFloat16, strideOrder: [1, 2, 0] });
       const s = fd.defineScalar(null, DataType.Int);
       const c = fd.defineScalar(0.1 + 0.2, DataType.Double);
       const n = fd.defineScalar(-0, DataType.Double);

@@ -51,7 +51,8 @@ export function evalDataMovement(ctx: EvalContext, expr: DataMovementExpr): void
       const strides: number[] = [];
       expr.isSqueezeDim.forEach((drop, d) => {
         if (drop) {
-          if ((t.sizes[d] as number) !== 1) {
+          // An expanded broadcast (stride 0, squeeze_expanded=True) holds one value per row.
+          if ((t.sizes[d] as number) !== 1 && t.strides[d] !== 0) {
             throw new EvaluationError(`squeeze producing T${out.name}: dim ${d} has size ${t.sizes[d]}, not 1`);
           }
           return;

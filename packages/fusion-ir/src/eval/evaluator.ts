@@ -26,6 +26,7 @@ import {
 } from './pointwise-math.js';
 import { evalReduction, evalWelford } from './reduction.js';
 import { evalRng } from './random.js';
+import { withDimOrder } from './layout.js';
 import { broadcastStrides, forEachElement, gatherFloat64, readerFor, type Reader, type StridedOperand } from './strided.js';
 import { castTo, computeKindOf, storeFloat64, toFloat, type ComputeKind } from './values.js';
 import { contiguousStrides, writeStorage } from './host-tensor.js';
@@ -102,6 +103,7 @@ export class EvalContext {
 export function evaluate(fusion: Fusion, inputs: readonly EvalValue[]): EvalValue[] {
   const ctx = new EvalContext(fusion);
   bindInputs(ctx, inputs);
+  const inputStorage = new Set(inputs.filter((v): v is HostTensor => v instanceof HostTensor).map((t) => t.data));
   for (const expr of fusion.exprs()) {
     if (expr.outputs.every((o) => ctx.has(o))) continue;
     evalExpr(ctx, expr);
@@ -112,11 +114,26 @@ export function evaluate(fusion: Fusion, inputs: readonly EvalValue[]): EvalValu
         throw new EvaluationError(`output T${out.name} is the partial result of an rFactor, which has no value of its own`);
       }
       const t = ctx.tensor(out);
+      const order = allocationDimOrder(out);
+      if (order !== null) return withDimOrder(t, order);
+      // A view of an input (permute, slice, expand, squeeze … of it) is returned as an alias of
+      // the input's storage, as nvFuser returns such outputs as views of the input.
+      if (inputStorage.has(t.data)) return t;
       return t.isDense() ? t : t.contiguous();
     }
     if (out.kind === 'scalar') return ctx.scalar(out);
     throw new EvaluationError(`output ${describeVal(out)} is not a tensor or scalar`);
   });
+}
+
+/** Logical dims in allocation order when `tv` has an allocation domain that permutes them, else null. */
+function allocationDimOrder(tv: TensorView): number[] | null {
+  const allocation = tv.domain.allocation?.filter((id) => !id.isReduction());
+  if (allocation === undefined) return null;
+  const logical = tv.domain.logicalNoReductions();
+  const order = allocation.map((id) => logical.indexOf(id));
+  if (order.length !== logical.length || order.some((d) => d < 0)) return null;
+  return order.every((d, k) => d === k) ? null : order;
 }
 
 function bindInputs(ctx: EvalContext, inputs: readonly EvalValue[]): void {

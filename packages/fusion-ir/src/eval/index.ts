@@ -7,3 +7,4 @@ export * as specialFunctions from './special-functions.js';
 export { evalRng, philoxMultiple, rngSpecOf, rngValueAt, rngValues, type RngDtype, type RngSpec } from './random.js';
 export { mulhi32, normalDouble, normalFloat, philox, philox4x32, rawUniformDouble, rawUniformFloat, uniformDouble, uniformFloat } from './philox.js';
 export { erfcinv as erfcinvValue } from './erfcinv.js';
+export { copyInto, stridesInOrder, withDimOrder } from './layout.js';

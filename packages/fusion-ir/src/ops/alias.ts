@@ -58,13 +58,22 @@ export function expand(tv: TensorView, sizes: readonly SizeOperand[]): TensorVie
  * squeeze(tv, dims): removes size-1 dims. A dim with a constant extent other than 1 is an error;
  * a symbolic extent is checked when the fusion runs.
  */
-export function squeeze(tv: TensorView, dims: readonly number[]): TensorView {
+export function squeeze(tv: TensorView, dims: readonly number[], options: { squeezeExpanded?: boolean } = {}): TensorView {
   const ids = tv.domain.logicalNoReductions();
   const flags = new Array<boolean>(ids.length).fill(false);
   for (const dim of dims) {
     const d = normalizeDim('squeeze', tv, dim);
     if (flags[d] === true) throw new FusionIrError(`squeeze: dim ${dim} of T${tv.name} given twice`);
-    const extent = (ids[d] as IterDomain).logicalExtent().constNumber();
+    const id = ids[d] as IterDomain;
+    if (id.isBroadcast() && id.expandedExtent !== null) {
+      // nvFuser refuses to drop an expanded broadcast unless asked (squeeze_expanded=True).
+      if (options.squeezeExpanded !== true) {
+        throw new FusionIrError(`squeeze: dim ${d} of ${describe(tv)} is an expanded broadcast (size ${id.expandedExtent.symbolicName()}); pass squeeze_expanded=True to squeeze it`);
+      }
+      flags[d] = true;
+      continue;
+    }
+    const extent = id.logicalExtent().constNumber();
     if (extent !== null && extent !== 1) {
       throw new FusionIrError(`squeeze: cannot squeeze dim ${d} of ${describe(tv)}: its size is ${extent}, not 1`);
     }

@@ -17,3 +17,4 @@ export * from './normalization.js';
 export * from './composite.js';
 export * from './random.js';
 export * from './triu.js';
+export * from './stride-order.js';

@@ -18,12 +18,14 @@ import { cast } from './unary.js';
  * slice(tv, starts, stops, steps?) — per dim, elements start, start+step, … < stop, with torch's
  * rules: negative start/stop count from the end, both are clamped to [0, size], an empty range
  * gives size 0; steps must be positive (default 1). Output size: max(0, ceil((stop-start)/step)).
+ * `manualNormalization` skips the normalization (nvFuser's keyword of the same name).
  */
 export function slice(
   tv: TensorView,
   starts: readonly SizeOperand[],
   stops: readonly SizeOperand[],
   steps?: readonly SizeOperand[],
+  options: { manualNormalization?: boolean } = {},
 ): TensorView {
   const fusion = tv.fusion;
   const ids = tv.domain.logicalNoReductions();
@@ -43,8 +45,11 @@ export function slice(
     const stepC = step.constNumber();
     if (stepC !== null && stepC <= 0) throw new FusionIrError(`slice: step of dim ${d} of ${describe(tv)} must be positive, got ${stepC}`);
     ranges.push({ start, stop, step });
-    const a = normalizeIndex(start, size);
-    const b = extentOp('maximum', normalizeIndex(stop, size), a);
+    // manualNormalization (nvFuser's manual_normalization=True): the caller promises
+    // 0 <= start <= stop <= size, so the indices are used as they are.
+    const manual = options.manualNormalization === true;
+    const a = manual ? start : normalizeIndex(start, size);
+    const b = manual ? stop : extentOp('maximum', normalizeIndex(stop, size), a);
     const extent = extentOp('ceilDiv', extentOp('sub', b, a), step);
     if (id.isBroadcast() && extent.constNumber() === 1 && id.expandedExtent === null) return fusion.newIterDomain(extent, 'Broadcast');
     return fusion.newIterDomain(extent, 'Iteration');

@@ -1,6 +1,7 @@
 // Fusion input tensors, defined the ways nvFuser's frontend allows: by shape with -1 for a
 // symbolic extent and 1 for a broadcast dim (other positive sizes become constant extents), with
-// per-dim contiguity (null for broadcast dims) and an optional stride order (allocation domain).
+// per-dim contiguity (null for broadcast dims), expanded broadcast dims (stride 0, any size) and an
+// optional stride order (allocation domain). Contiguity here is per LOGICAL dim.
 
 import type { DataType } from '../ir/data-type.js';
 import { FusionIrError } from '../ir/errors.js';
@@ -19,11 +20,23 @@ export interface TensorSpec {
    * outermost (largest stride). E.g. [0, 1, 2] for a 3-d tensor is channels-last-like reversed.
    */
   strideOrder?: readonly number[];
+  /**
+   * Dims that are expanded broadcasts (nvFuser: None contiguity on a dim whose shape is not 1):
+   * a Broadcast ID of extent 1 whose expanded extent is symbolic (-1) or the static size.
+   */
+  expanded?: readonly boolean[];
 }
 
 export function makeTensor(fusion: Fusion, spec: TensorSpec): TensorView {
   const rank = spec.shape.length;
+  if (spec.expanded !== undefined && spec.expanded.length !== rank) {
+    throw new FusionIrError(`expanded has ${spec.expanded.length} entries for a tensor of rank ${rank}`);
+  }
   const logical: IterDomain[] = spec.shape.map((size, d) => {
+    if (spec.expanded?.[d] === true && size !== 1 && Number.isInteger(size) && size >= -1) {
+      const expandedExtent = size === -1 ? fusion.newSymbolicScalar('Index') : fusion.index(size);
+      return fusion.newIterDomain(fusion.index(1), 'Broadcast', { expandedExtent });
+    }
     if (size === -1) return fusion.newIterDomain(fusion.newSymbolicScalar('Index'), 'Iteration');
     if (size === 1) return fusion.newIterDomain(fusion.index(1), 'Broadcast');
     if (Number.isInteger(size) && size >= 0) return fusion.newIterDomain(fusion.index(size), 'Iteration');

@@ -73,6 +73,8 @@ export function toRecordValue(ctx: ConversionContext, spec: OpSpec, param: Param
       if (Array.isArray(value) && value.every(isInt)) return [...(value as number[])];
       return bad('an integer or a list of integers');
     case 'bool':
+      // nvFuser's printer writes some flags as C++ integers (`manual_normalization=0`).
+      if (value === 0 || value === 1) return value === 1;
       return typeof value === 'boolean' ? value : bad('a boolean');
     case 'bools':
       if (Array.isArray(value) && value.every((e) => typeof e === 'boolean')) return [...(value as boolean[])];

@@ -8,7 +8,9 @@
 // `build(fn)` (or `new FusionDefinition().define(fn)`) plays the `with` block: the body records
 // the definition, the end of the block finalizes it (looks it up in / inserts it into the
 // FusionCache). Each call appends a record and builds the Fusion IR eagerly, so a bad call fails
-// at the line that made it.
+// at the line that made it. What an addOutput record does (in-place aliases, stride orders) is in
+// add-output.ts; what executions leave behind for nvFuser's last_*/profile/validate API is in
+// execution-state.ts.
 //
 // Invariant: state i of `states` is defined by exactly one record whose `outputs` contain i,
 // and replaying the records (fromRecords) rebuilds the same states in the same order.
@@ -17,15 +19,18 @@ import { Fusion, castTo, jsConstantType, makeTensor, printFusion, isDataType, ty
 import type { Tensor } from '@tsfuser/runtime';
 import { FusionCache, type FusionCacheEntry } from '../cache/fusion-cache.js';
 import { DefinitionError } from '../errors.js';
-import { executeFusion, type ExecuteOptions, type ExecuteInput } from '../execute/execute.js';
+import type { ExecuteInput } from '../execute/execute.js';
+import type { OutputAlias } from '../execute/output-alias.js';
+import { applyOutput, type OutputOptions } from './add-output.js';
 import { toRecordValue, type ConversionContext } from './arg-conversion.js';
+import { ExecutionState, type DefinitionExecuteOptions, type ExecuteProfile } from './execution-state.js';
 import { ScalarHandle, TensorHandle, VectorHandle, type Handle, type HandleOwner } from './handles.js';
 import { OpArgs, type OpSpec, type ResolvedValue, type StateValue } from './op-spec.js';
 import { OPS, opByName, type Ops } from './ops-table.js';
 import { printPythonDefinition } from './print-python.js';
 import { printTypeScriptDefinition, type PrintTypeScriptOptions } from './print-typescript.js';
 import { isStateRef, type FusionRecord, type RecordValue, type StateKind, type StateRef } from './records.js';
-import { normalizeTensorSpec, type NormalizedTensorSpec, type TensorOptions } from './tensor-spec.js';
+import { expandedDims, logicalContiguity, normalizeTensorSpec, type NormalizedTensorSpec, type TensorOptions } from './tensor-spec.js';
 
 export interface FusionDefinitionOptions {
   /** The cache ids refer to (default: the process-wide `FusionCache.get()`). */
@@ -50,6 +55,8 @@ export class FusionDefinition implements HandleOwner, ConversionContext {
   private readonly recordList: FusionRecord[] = [];
   private readonly states: State[] = [];
   private readonly inputList: InputDescriptor[] = [];
+  private readonly aliasList: OutputAlias[] = [];
+  private readonly execution = new ExecutionState();
   private fusion = new Fusion();
   private entry: FusionCacheEntry | null = null;
 
@@ -112,6 +119,11 @@ export class FusionDefinition implements HandleOwner, ConversionContext {
     return this.inputList;
   }
 
+  /** Outputs written into inputs (add_output(t, alias_input=x)), by fusion output/input index. */
+  outputAliases(): readonly OutputAlias[] {
+    return this.aliasList;
+  }
+
   /** The Fusion IR this definition built (the cached one once finalized). */
   fusionIr(): Fusion {
     return this.entry?.fusion ?? this.fusion;
@@ -128,6 +140,14 @@ export class FusionDefinition implements HandleOwner, ConversionContext {
       outputs: [this.states.length],
     });
     return out[0] as TensorHandle;
+  }
+
+  /**
+   * An input tensor shaped like `tensor` (nvFuser's fd.from_pytorch): its sizes and strides give
+   * the contiguity and stride order; sizes are symbolic unless `staticSizes`.
+   */
+  fromPytorch(tensor: Tensor, staticSizes = false): TensorHandle {
+    return this.defineTensor({ sizes: tensor.sizes, strides: tensor.strides, dtype: tensor.dtype, staticSizes });
   }
 
   /** A scalar: `null` value = a fusion input of `dtype`; otherwise a constant. */
@@ -147,8 +167,16 @@ export class FusionDefinition implements HandleOwner, ConversionContext {
     return this.defineScalar(value, dtype);
   }
 
-  /** A vector of sizes (for shapes): integers and scalar handles. */
-  defineVector(elements: readonly (number | ScalarHandle)[], dtype: DataType = 'Int'): VectorHandle {
+  /**
+   * A vector of sizes (for shapes): integers and scalar handles, or — given a count, as nvFuser's
+   * `define_vector(size)` — that many new Int scalar inputs.
+   */
+  defineVector(elements: number | readonly (number | ScalarHandle)[], dtype: DataType = 'Int'): VectorHandle {
+    if (typeof elements === 'number') {
+      if (!Number.isInteger(elements) || elements < 0) throw new DefinitionError(`defineVector: size must be a non-negative integer, got ${elements}`);
+      return this.defineVector(Array.from({ length: elements }, () => this.defineScalar(null, 'Int')), dtype);
+    }
+    if (dtype !== 'Int') throw new DefinitionError(`defineVector: a vector of sizes has dtype Int, got ${dtype}`);
     const args = elements.map((e, i): RecordValue => {
       if (typeof e === 'number' && Number.isInteger(e)) return e;
       if (e instanceof ScalarHandle) return this.refOf(e, `defineVector: element ${i}`);
@@ -158,12 +186,27 @@ export class FusionDefinition implements HandleOwner, ConversionContext {
     return out[0] as VectorHandle;
   }
 
-  /** Marks a tensor or scalar as a fusion output. */
-  addOutput(output: TensorHandle | ScalarHandle): void {
+  /**
+   * Marks a tensor or scalar as a fusion output. nvFuser's forms: `addOutput(t)`,
+   * `addOutput(t, x)` / `addOutput(t, { aliasInput: x })` (the result is written into input `x`,
+   * and not returned unless `t` already was an output), `addOutput(t, { strideOrder })`.
+   */
+  addOutput(output: TensorHandle | ScalarHandle, aliasOrOptions?: TensorHandle | OutputOptions | null): void {
     if (!(output instanceof TensorHandle) && !(output instanceof ScalarHandle)) {
       throw new DefinitionError(`addOutput: expected a tensor or scalar, got ${String(output)}`);
     }
-    this.replay({ op: 'addOutput', args: [this.refOf(output, 'addOutput')], outputs: [] });
+    const options: OutputOptions = aliasOrOptions instanceof TensorHandle ? { aliasInput: aliasOrOptions } : (aliasOrOptions ?? {});
+    const args: RecordValue[] = [this.refOf(output, 'addOutput')];
+    if (options.aliasInput !== undefined && options.aliasInput !== null) {
+      if (!(options.aliasInput instanceof TensorHandle)) throw new DefinitionError(`addOutput: alias_input must be a tensor, got ${String(options.aliasInput)}`);
+      if (options.strideOrder !== undefined && options.strideOrder.length > 0) throw new DefinitionError("addOutput: stride_order can't be dictated for aliased outputs");
+      args.push(this.refOf(options.aliasInput, 'addOutput: alias_input'));
+    } else if (options.strideOrder !== undefined && options.strideOrder.length > 0) {
+      const order = options.strideOrder;
+      if (!Array.isArray(order) || !order.every((v) => Number.isInteger(v))) throw new DefinitionError(`addOutput: stride_order must be a list of integers, got ${String(order)}`);
+      args.push(null, [...order]);
+    }
+    this.replay({ op: 'addOutput', args, outputs: [] });
   }
 
   // ---- printing and execution ---------------------------------------------------------------
@@ -183,10 +226,56 @@ export class FusionDefinition implements HandleOwner, ConversionContext {
     return printFusion(this.fusionIr());
   }
 
-  /** Runs the fusion; returns one tensor per output (scalar outputs as 0-dim tensors). */
-  async execute(inputs: readonly ExecuteInput[], options: ExecuteOptions = {}): Promise<Tensor[]> {
+  /**
+   * Runs the fusion; returns one tensor per output (scalar outputs as 0-dim tensors). Aliased
+   * outputs are written into their inputs and, as in nvFuser, not returned when hidden.
+   */
+  async execute(inputs: readonly ExecuteInput[], options: DefinitionExecuteOptions = {}): Promise<Tensor[]> {
     this.finalize();
-    return executeFusion(this.fusionIr(), this.inputList, inputs, options);
+    return this.execution.execute(this.fusionIr(), this.inputList, this.aliasList, inputs, options);
+  }
+
+  /**
+   * nvFuser's fd.validate(inputs, reference_outputs): executes and throws a ValidationError when an
+   * output differs from `expected` beyond its dtype's tolerance; without `expected` the reference
+   * evaluator's outputs are the reference.
+   */
+  async validate(inputs: readonly ExecuteInput[], expected?: readonly Tensor[], options: DefinitionExecuteOptions = {}): Promise<void> {
+    this.finalize();
+    await this.execution.validate(this.fusionIr(), this.inputList, this.aliasList, inputs, expected, options);
+  }
+
+  /**
+   * What execute() would return, from the reference evaluator, without writing any aliased input:
+   * compute it before execute() when checking a definition with in-place outputs.
+   */
+  referenceOutputs(inputs: readonly ExecuteInput[]): Tensor[] {
+    this.finalize();
+    return this.execution.referenceOutputs(this.fusionIr(), this.aliasList, inputs);
+  }
+
+  /**
+   * CUDA source of the kernel for the last execute's inputs (nvFuser's fd.last_cuda_code());
+   * `intrinsicCode: true` includes the runtime helpers compiled with it, as nvFuser's flag does.
+   */
+  lastCudaCode(options: { intrinsicCode?: boolean } = {}): string {
+    const kernel = this.execution.lastCompiled(this.fusionIr(), 'lastCudaCode');
+    return options.intrinsicCode === true ? kernel.source : kernel.dumps.cuda;
+  }
+
+  /** The scheduled Fusion IR of the last execute's inputs (nvFuser's fd.last_scheduled_fusion_ir()). */
+  lastScheduledFusionIr(): string {
+    return this.execution.lastCompiled(this.fusionIr(), 'lastScheduledFusionIr').dumps.fusionIr;
+  }
+
+  /** Timings of the last execute run with `profile: true` (nvFuser's fd.profile()). */
+  profile(): ExecuteProfile {
+    return this.execution.lastProfile();
+  }
+
+  /** Dumps the last execute captured (`captureDebugOutput: true`); null when it did not capture (nvFuser's fd.debug_output()). */
+  debugOutput(): string | null {
+    return this.execution.lastDebugOutput();
   }
 
   // ---- HandleOwner / ConversionContext --------------------------------------------------------
@@ -275,9 +364,11 @@ export class FusionDefinition implements HandleOwner, ConversionContext {
         return [elements];
       }
       case 'addOutput': {
-        const v = this.resolve(a[0] ?? null);
-        if (Array.isArray(v) || typeof v !== 'object' || v === null) throw new DefinitionError('addOutput: expected a tensor or scalar');
-        fusion.addOutput(v as TensorView | Scalar);
+        const alias = applyOutput(fusion, a.map((v) => this.resolve(v)));
+        if (alias !== null && this.aliasList.some((x) => x.input === alias.input)) {
+          throw new DefinitionError(`addOutput: input ${alias.input} is already updated in place by another output; one alias_input per input`);
+        }
+        if (alias !== null) this.aliasList.push(alias);
         return [];
       }
       default: {
@@ -294,7 +385,16 @@ export class FusionDefinition implements HandleOwner, ConversionContext {
   private applyDefineTensor(a: readonly RecordValue[]): TensorView {
     const [shape, contiguity, dtype, isCpu, strideOrder] = a as [number[], (boolean | null)[], DataType, boolean, number[]];
     const spec: NormalizedTensorSpec = { shape, contiguity, dtype, isCpu, strideOrder };
-    const tv = makeTensor(this.fusion, { shape, contiguity, dtype, strideOrder });
+    // The record keeps nvFuser's form (contiguity per allocation position); the IR wants it per
+    // logical dim, with expanded dims marked, and no allocation domain for the identity order.
+    const identity = strideOrder.every((v, d) => v === shape.length - 1 - d);
+    const tv = makeTensor(this.fusion, {
+      shape,
+      contiguity: logicalContiguity(spec),
+      dtype,
+      strideOrder: identity ? [] : strideOrder,
+      expanded: expandedDims(spec),
+    });
     this.fusion.addInput(tv);
     this.inputList.push({ kind: 'tensor', name: `T${this.states.length}`, spec });
     return tv;

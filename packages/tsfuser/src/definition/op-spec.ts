@@ -5,7 +5,7 @@
 // Invariant: a parameter with a default is never followed by one without (positional calls
 // may stop early), and defaults are stored in record form.
 
-import { isDataType, type DataType, type Fusion, type Scalar, type SizeOperand, type TensorView } from '@tsfuser/fusion-ir';
+import { cast, isDataType, isIntegralType, type DataType, type Fusion, type Scalar, type SizeOperand, type TensorView } from '@tsfuser/fusion-ir';
 import { DefinitionError } from '../errors.js';
 import type { RecordValue } from './records.js';
 
@@ -165,7 +165,8 @@ export class OpArgs {
     if (!Array.isArray(v)) return this.fail(i, 'a list of sizes or a vector');
     return (v as readonly ResolvedValue[]).map((e) => {
       if (typeof e === 'number') return e;
-      if (isVal(e) && e.kind === 'scalar') return e;
+      // nvFuser casts each size to Index (reshape's maybeCastExpr): a Float size scalar is accepted.
+      if (isVal(e) && e.kind === 'scalar') return isIntegralType(e.dtype) ? e : (cast(e, 'Index') as Scalar);
       return this.fail(i, 'a list of sizes (integers or scalars)');
     });
   }

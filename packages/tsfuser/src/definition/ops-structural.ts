@@ -5,6 +5,7 @@
 
 import * as ir from '@tsfuser/fusion-ir';
 import type { DataType, Fusion, TensorView } from '@tsfuser/fusion-ir';
+import { DefinitionError } from '../errors.js';
 import type { ScalarHandle, TensorHandle, VectorHandle } from './handles.js';
 import { op, type OpArgs, type ParamSpec, type StateValue } from './op-spec.js';
 import type { Operand } from './ops-pointwise.js';
@@ -132,12 +133,16 @@ export const structuralOps = {
     output: 'tensor',
     apply: (_f, a) => [ir.expand(a.tensor(0), a.sizes(1))],
   }),
-  squeeze: op<(arg: TensorHandle, dims: readonly number[]) => TensorHandle>({
+  squeeze: op<(arg: TensorHandle, dims: readonly number[], squeezeExpanded?: boolean) => TensorHandle>({
     name: 'squeeze',
     python: 'squeeze',
-    params: [arg, { name: 'dims', python: 'dims', aliases: ['dim'], kind: 'ints' }],
+    params: [
+      arg,
+      { name: 'dims', python: 'dims', aliases: ['dim'], kind: 'ints' },
+      { name: 'squeezeExpanded', python: 'squeeze_expanded', kind: 'bool', default: false },
+    ],
     output: 'tensor',
-    apply: (_f, a) => [ir.squeeze(a.tensor(0), a.ints(1))],
+    apply: (_f, a) => [ir.squeeze(a.tensor(0), a.ints(1), { squeezeExpanded: a.bool(2) })],
   }),
   reshape: op<(arg: TensorHandle, newShape: Sizes) => TensorHandle>({
     name: 'reshape',
@@ -162,7 +167,7 @@ export const structuralOps = {
   }),
   set: unaryTensor('set', 'set', ir.set),
   segmentSet: unaryTensor('segmentSet', 'segment_set', ir.segmentSet),
-  slice: op<(arg: TensorHandle, startIndices: Sizes, endIndices: Sizes, strides?: Sizes | null) => TensorHandle>({
+  slice: op<(arg: TensorHandle, startIndices: Sizes, endIndices: Sizes, strides?: Sizes | null, manualNormalization?: boolean) => TensorHandle>({
     name: 'slice',
     python: 'slice',
     params: [
@@ -170,9 +175,10 @@ export const structuralOps = {
       { name: 'startIndices', python: 'start_indices', kind: 'sizes' },
       { name: 'endIndices', python: 'end_indices', kind: 'sizes' },
       { name: 'strides', python: 'strides', kind: 'optSizes', default: null },
+      { name: 'manualNormalization', python: 'manual_normalization', kind: 'bool', default: false },
     ],
     output: 'tensor',
-    apply: (_f, a) => [ir.slice(a.tensor(0), a.sizes(1), a.sizes(2), a.optSizes(3))],
+    apply: (_f, a) => [ir.slice(a.tensor(0), a.sizes(1), a.sizes(2), a.optSizes(3), { manualNormalization: a.bool(4) })],
   }),
   pad: op<(arg: TensorHandle, padWidths: Sizes, value?: ScalarHandle | number | null) => TensorHandle>({
     name: 'pad',
@@ -181,12 +187,28 @@ export const structuralOps = {
     output: 'tensor',
     apply: (_f, a) => [ir.pad(a.tensor(0), a.sizes(1), a.optScalar(2) ?? 0)],
   }),
-  cat: op<(tensors: readonly TensorHandle[], dim?: number) => TensorHandle>({
+  cat: op<(tensors: readonly TensorHandle[], dim?: number, manualPadding?: boolean) => TensorHandle>({
     name: 'cat',
     python: 'cat',
-    params: [{ name: 'tensors', python: 'tensors', kind: 'tensors' }, { name: 'dim', python: 'dim', kind: 'int', default: 0 }],
+    params: [
+      { name: 'tensors', python: 'tensors', kind: 'tensors' },
+      { name: 'dim', python: 'dim', kind: 'int', default: 0 },
+      { name: 'manualPadding', python: 'manual_padding', kind: 'bool', default: false },
+    ],
     output: 'tensor',
-    apply: (_f, a) => [ir.cat(a.tensors(0), a.int(1))],
+    apply: (_f, a) => {
+      // nvFuser's manual_padding=True takes inputs already padded to the output's extent; the
+      // reference semantics of that form are not modelled, so it is refused rather than guessed.
+      if (a.bool(2)) throw new DefinitionError('cat: manual_padding=True (inputs padded by the caller) is not supported; use manual_padding=False');
+      return [ir.cat(a.tensors(0), a.int(1))];
+    },
+  }),
+  strideOrder: op<(arg: TensorHandle, strideOrder: readonly number[]) => TensorHandle>({
+    name: 'strideOrder',
+    python: 'stride_order',
+    params: [arg, { name: 'strideOrder', python: 'stride_order', kind: 'ints' }],
+    output: 'tensor',
+    apply: (_f, a) => [ir.strideOrder(a.tensor(0), a.ints(1))],
   }),
   size: op<(arg: TensorHandle, dim: number) => ScalarHandle>({
     name: 'size',
@@ -301,7 +323,7 @@ export const structuralOps = {
   linear: op<(arg: TensorHandle, weight: TensorHandle, bias?: TensorHandle | null) => TensorHandle>({
     name: 'linear',
     python: 'linear',
-    params: [arg, { name: 'weight', python: 'weight', kind: 'tensor' }, optTensor('bias', 'bias')],
+    params: [{ ...arg, aliases: ['arg1'] }, { name: 'weight', python: 'weight', aliases: ['arg2'], kind: 'tensor' }, optTensor('bias', 'bias')],
     output: 'tensor',
     apply: (_f, a) => [ir.linear(a.tensor(0), a.tensor(1), a.optTensor(2))],
   }),

@@ -64,8 +64,12 @@ function statement(names: StateNames, r: FusionRecord): string {
       return `${lhs()}fd.defineScalar(${value(names, a[0] ?? null)}, ${value(names, a[1] ?? null, 'dtype')});`;
     case 'defineVector':
       return `${lhs()}fd.defineVector(${value(names, a[0] ?? [])}, ${value(names, a[1] ?? null, 'dtype')});`;
-    case 'addOutput':
-      return `fd.addOutput(${value(names, a[0] ?? null)});`;
+    case 'addOutput': {
+      const out = value(names, a[0] ?? null);
+      if (a[1] !== undefined && a[1] !== null) return `fd.addOutput(${out}, ${value(names, a[1])});`;
+      if (Array.isArray(a[2])) return `fd.addOutput(${out}, { strideOrder: ${value(names, a[2])} });`;
+      return `fd.addOutput(${out});`;
+    }
     default: {
       const spec = opByName(r.op);
       if (spec === undefined) return `// unknown op ${r.op}`;

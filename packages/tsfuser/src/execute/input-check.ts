@@ -1,12 +1,13 @@
 // Checks execute() inputs against the definition's declared inputs before any backend runs:
-// count, tensor vs scalar, dtype, rank, broadcast dims of size 1, constant sizes, and that the
-// strides honour the declared contiguity (in the declared stride order). The first mismatch is
-// one InputMismatchError naming the input index, its name (T0, S2) and what differs.
+// count, tensor vs scalar, dtype, rank, broadcast dims of size 1, constant sizes, expanded dims
+// (stride 0), and that the strides honour the declared contiguity, which — as in nvFuser — is
+// given per allocation position (stride order). The first mismatch is one InputMismatchError
+// naming the input index, its name (T0, S2) and what differs.
 
 import type { DataType } from '@tsfuser/fusion-ir';
 import { Tensor } from '@tsfuser/runtime';
 import type { InputDescriptor } from '../definition/fusion-definition.js';
-import type { NormalizedTensorSpec } from '../definition/tensor-spec.js';
+import { allocationOrder, expandedDims } from '../definition/tensor-spec.js';
 import { InputMismatchError } from '../errors.js';
 import type { ExecuteInput } from './backend.js';
 
@@ -24,12 +25,7 @@ function isIndexLike(d: DataType): boolean {
   return d === 'Int' || d === 'Index';
 }
 
-/** Allocation order (outermost first) of a spec's dims. */
-export function allocationOrder(spec: NormalizedTensorSpec): number[] {
-  const dims = [...spec.shape.keys()];
-  if (spec.strideOrder.length === 0) return dims;
-  return dims.sort((a, b) => (spec.strideOrder[b] as number) - (spec.strideOrder[a] as number));
-}
+export { allocationOrder } from '../definition/tensor-spec.js';
 
 function checkTensor(i: number, d: InputDescriptor & { kind: 'tensor' }, t: Tensor): void {
   const fail = (what: string): never => {
@@ -42,22 +38,28 @@ function checkTensor(i: number, d: InputDescriptor & { kind: 'tensor' }, t: Tens
   if (t.rank !== spec.shape.length) {
     fail(`expects rank ${spec.shape.length} ([${spec.shape.join(', ')}]), got rank ${t.rank} (sizes [${t.sizes.join(', ')}])`);
   }
+  const expanded = expandedDims(spec);
   spec.shape.forEach((s, dim) => {
     const size = t.sizes[dim] as number;
     if (s === 1 && size !== 1) fail(`dim ${dim} is a broadcast dim and must have size 1, got size ${size}`);
     if (s >= 0 && s !== 1 && size !== s) fail(`dim ${dim} must have size ${s}, got size ${size}`);
+    if (expanded[dim] === true && size > 1 && t.strides[dim] !== 0) {
+      fail(`dim ${dim} is declared expanded (contiguity None), so its stride must be 0, got ${t.strides[dim]} (strides [${t.strides.join(', ')}])`);
+    }
   });
+  if (t.sizes.includes(0)) return; // no elements: no stride matters
   let expected = 1;
   const order = allocationOrder(spec);
   for (let pos = order.length - 1; pos >= 0; pos -= 1) {
     const dim = order[pos] as number;
     const size = t.sizes[dim] as number;
     const stride = t.strides[dim] as number;
-    // Size-1 dims place no constraint on their stride (PyTorch ignores them too).
-    if (spec.contiguity[dim] === null || size <= 1) continue;
-    if (spec.contiguity[dim] === true && stride !== expected) {
+    const contiguous = spec.contiguity[pos] ?? null;
+    // Broadcast, expanded and size-0/1 dims place no constraint on their stride (as PyTorch).
+    if (contiguous === null || size <= 1) continue;
+    if (contiguous && stride !== expected) {
       fail(
-        `dim ${dim} is declared contiguous, so its stride must be ${expected}, got ${stride} (strides [${t.strides.join(', ')}]` +
+        `dim ${dim} is declared contiguous (contiguity[${pos}]), so its stride must be ${expected}, got ${stride} (strides [${t.strides.join(', ')}]` +
           (spec.strideOrder.length > 0 ? `, stride order [${spec.strideOrder.join(', ')}])` : ')'),
       );
     }

@@ -8,7 +8,7 @@
 import { HostTensor, allocateStorage, isFloatingType, type DataType } from '@tsfuser/fusion-ir';
 import { Tensor } from '@tsfuser/runtime';
 import type { InputDescriptor } from '../definition/fusion-definition.js';
-import type { NormalizedTensorSpec } from '../definition/tensor-spec.js';
+import { expandedDims, type NormalizedTensorSpec } from '../definition/tensor-spec.js';
 import type { ExecuteInput } from '../execute/backend.js';
 import { allocationOrder } from '../execute/input-check.js';
 import type { InputSpec } from './input-spec.js';
@@ -82,15 +82,16 @@ export function shapeFor(spec: NormalizedTensorSpec, sizes: readonly number[]): 
   });
 }
 
-/** Strides honouring the spec's stride order (dense in allocation order). */
+/** Strides honouring the spec's stride order (dense in allocation order; expanded dims 0). */
 export function stridesFor(spec: NormalizedTensorSpec, sizes: readonly number[]): number[] {
   const strides = new Array<number>(sizes.length).fill(1);
   let acc = 1;
   const order = allocationOrder(spec);
+  const expanded = expandedDims(spec);
   for (let pos = order.length - 1; pos >= 0; pos -= 1) {
     const d = order[pos] as number;
-    strides[d] = acc;
-    acc *= Math.max(sizes[d] as number, 1);
+    strides[d] = expanded[d] === true ? 0 : acc;
+    if (expanded[d] !== true) acc *= Math.max(sizes[d] as number, 1);
   }
   return strides;
 }

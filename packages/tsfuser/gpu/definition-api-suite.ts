@@ -1,0 +1,147 @@
+// GPU checks of the FusionDefinition API beyond plain outputs (needs a GPU; not a vitest suite):
+//
+//   pnpm gpu:bundle tsfuser-definition-api && (on the GPU host) bash gpu-bundle/run.sh tsfuser-definition-api
+//
+// In-place outputs (add_output(t, alias_input=x)) on device inputs — contiguous, strided with
+// gaps, host x given to the GPU backend, broadcast and expanded operands, running stats — and
+// stride-ordered outputs, expanded (None) inputs and lastCudaCode after a GPU execute. Every
+// case is checked element by element against values computed here or by the reference backend,
+// with outputs poisoned before the kernels run. Last line: `N passed, M failed`.
+
+import { HostTensor } from '@tsfuser/fusion-ir';
+import { Tensor, type DeviceContext } from '@tsfuser/runtime';
+import { FusionDefinition } from '../src/definition/fusion-definition.js';
+import { FusionCache } from '../src/cache/fusion-cache.js';
+import { createGpuBackend } from '../src/execute/gpu-backend.js';
+
+const gpu = createGpuBackend({ poisonOutputs: true, cubinDirectory: null });
+const results: { name: string; ok: boolean; detail: string }[] = [];
+
+function floats(values: number[], sizes: number[], strides?: number[]): HostTensor {
+  const data = new Float32Array(values);
+  return new HostTensor('Float', sizes, strides ?? sizes.map((_, d) => sizes.slice(d + 1).reduce((a, b) => a * b, 1)), data);
+}
+
+function onDevice(host: HostTensor, device: DeviceContext): Tensor {
+  // The whole storage travels, so strided views keep their gaps.
+  const base = Tensor.from(host.data as Float32Array, [host.data.length], 'Float').toDevice(device);
+  return base.asStrided(host.sizes, host.strides, host.offset);
+}
+
+function storageOf(t: Tensor): number[] {
+  return Array.from(t.toHost().data as Float32Array);
+}
+
+async function check(name: string, body: () => Promise<string>): Promise<void> {
+  try {
+    results.push({ name, ok: true, detail: await body() });
+  } catch (error) {
+    results.push({ name, ok: false, detail: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+function expectEqual(what: string, got: readonly number[], want: readonly number[]): void {
+  if (got.length !== want.length || got.some((v, i) => !Object.is(v, want[i]) && Math.abs(v - (want[i] as number)) > 1e-5)) {
+    throw new Error(`${what}: got [${got.join(', ')}], want [${want.join(', ')}]`);
+  }
+}
+
+function addInPlace(): FusionDefinition {
+  return FusionDefinition.build((fd) => {
+    const x = fd.defineTensor(2);
+    const y = fd.defineTensor(2);
+    fd.addOutput(fd.ops.add(x, y), x);
+  }, { cache: new FusionCache() });
+}
+
+async function main(): Promise<void> {
+  const availability = gpu.availability();
+  if (!availability.available) {
+    console.log(`GPU unavailable: ${availability.reason}`);
+    process.exitCode = 1;
+    return;
+  }
+  const device = gpu.device(0);
+  const run = { backend: gpu } as const;
+
+  await check('alias: contiguous device x', async () => {
+    const x = onDevice(floats([1, 2, 3, 4, 5, 6], [2, 3]), device);
+    const y = onDevice(floats([10, 20, 30, 40, 50, 60], [2, 3]), device);
+    const outs = await addInPlace().execute([x, y], run);
+    if (outs.length !== 0) throw new Error(`hidden alias returned ${outs.length} outputs`);
+    expectEqual('x', storageOf(x), [11, 22, 33, 44, 55, 66]);
+    expectEqual('y', storageOf(y), [10, 20, 30, 40, 50, 60]);
+    return 'x updated, y untouched';
+  });
+
+  await check('alias: strided device x with gaps, broadcast y', async () => {
+    const x = onDevice(floats([0, 1, 2, -1, 3, 4, 5, -1], [2, 3], [4, 1]), device);
+    const y = onDevice(floats([100, 200, 300], [2, 3], [0, 1]), device);
+    await addInPlace().execute([x, y], run);
+    expectEqual('x storage', storageOf(Tensor.fromHost(x.toHost())).slice(0, 8), [100, 201, 302, -1, 103, 204, 305, -1]);
+    return 'gaps kept';
+  });
+
+  await check('alias: host x through the GPU backend', async () => {
+    const x = Tensor.fromHost(floats([1, 2, 3, 4], [2, 2], [1, 2]));
+    const y = Tensor.fromHost(floats([1, 1, 1, 1], [2, 2]));
+    await addInPlace().execute([x, y], run);
+    expectEqual('x', storageOf(x), [2, 3, 4, 5]);
+    return 'host storage updated';
+  });
+
+  await check('alias: running stats over an expanded input', async () => {
+    const fd = FusionDefinition.build((f) => {
+      const x = f.defineTensor({ shape: [-1, -1], contiguity: [null, true] });
+      const running = f.defineTensor({ shape: [-1], contiguity: [true] });
+      const mean = f.ops.mean(x, [0]);
+      f.addOutput(f.ops.relu(x));
+      f.addOutput(f.ops.add(f.ops.mul(running, 0.5), f.ops.mul(mean, 0.5)), { aliasInput: running });
+    }, { cache: new FusionCache() });
+    const x = onDevice(floats([1, -2, 3], [4, 3], [0, 1]), device);
+    const running = onDevice(floats([10, 10, 10], [3]), device);
+    const outs = await fd.execute([x, running], run);
+    if (outs.length !== 1) throw new Error(`expected 1 visible output, got ${outs.length}`);
+    expectEqual('relu', outs[0]?.toArray().map(Number) ?? [], [1, 0, 3, 1, 0, 3, 1, 0, 3, 1, 0, 3]);
+    expectEqual('running', storageOf(running), [5.5, 4, 6.5]);
+    return 'running stats updated';
+  });
+
+  await check('stride_order outputs are refused clearly', async () => {
+    const fd = FusionDefinition.build((f) => {
+      const t0 = f.defineTensor({ shape: [-1, -1, -1], contiguity: true });
+      f.addOutput(f.ops.neg(t0), { strideOrder: [0, 2, 1] });
+    }, { cache: new FusionCache() });
+    const values = Array.from({ length: 24 }, (_, i) => i - 12);
+    try {
+      await fd.execute([onDevice(floats(values, [2, 3, 4]), device)], run);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (!message.includes('which the GPU kernels do not write yet')) throw error;
+      return message;
+    }
+    throw new Error('a stride-ordered output ran on the GPU backend');
+  });
+
+  await check('expanded (None) input and lastCudaCode', async () => {
+    const fd = FusionDefinition.build((f) => {
+      const t0 = f.defineTensor({ shape: [-1, -1], contiguity: [null, true] });
+      const t1 = f.defineTensor({ shape: [-1, -1], contiguity: [true, true] });
+      f.addOutput(f.ops.mul(t0, t1));
+    }, { cache: new FusionCache() });
+    const t0 = onDevice(floats([1, 2, 3], [4, 3], [0, 1]), device);
+    const t1 = onDevice(floats(Array.from({ length: 12 }, (_, i) => i), [4, 3]), device);
+    const [out] = await fd.execute([t0, t1], run);
+    expectEqual('mul', out?.toArray().map(Number) ?? [], Array.from({ length: 12 }, (_, i) => i * ((i % 3) + 1)));
+    const code = fd.lastCudaCode();
+    if (!code.includes('__global__')) throw new Error('lastCudaCode has no kernel');
+    return `${code.split('\n').length} lines of CUDA`;
+  });
+
+  for (const r of results) console.log(`${r.ok ? 'PASS' : 'FAIL'}  ${r.name}: ${r.detail}`);
+  const failed = results.filter((r) => !r.ok).length;
+  console.log(`${results.length - failed} passed, ${failed} failed`);
+  process.exitCode = failed === 0 ? 0 : 1;
+}
+
+await main();

@@ -1,0 +1,152 @@
+// What a FusionDefinition remembers about its executions, for nvFuser's API beyond execute():
+// the last inputs' layouts (fd.last_cuda_code(), fd.last_scheduled_fusion_ir() compile the kernel
+// for them with the same scheduler registry the GPU backend uses — no GPU needed), the last
+// profile (profile=True) and captured debug output (capture_debug_output=True) — both describe
+// the last execute only, as nvFuser's — and
+// fd.validate(). Aliased outputs are applied here, after the backend ran.
+// Invariant: a `last*` answer always describes the most recent successful execute().
+
+import { compileFusion, type CompiledKernel } from '@tsfuser/codegen';
+import type { Fusion } from '@tsfuser/fusion-ir';
+import { Tensor } from '@tsfuser/runtime';
+import { makeRuntimeInfo } from '@tsfuser/scheduler';
+import { BackendUnavailableError, DefinitionError, ValidationError } from '../errors.js';
+import { executeFusion, resolveBackend, type ExecuteInput, type ExecuteOptions } from '../execute/execute.js';
+import { applyOutputAliases, type OutputAlias } from '../execute/output-alias.js';
+import { noteOnce, stderrSink } from '../execute/notes.js';
+import { evaluateOnHost, referenceBackend } from '../execute/reference-backend.js';
+import { compareTensors, toleranceFor } from '../io/compare.js';
+import type { InputDescriptor } from './fusion-definition.js';
+import { gpuRefusal } from './gpu-limits.js';
+
+export interface DefinitionExecuteOptions extends ExecuteOptions {
+  /** Record timings of this execute (read them with fd.profile()). */
+  profile?: boolean;
+  /** Capture the dumps and notes this execute prints (read them with fd.debugOutput()). */
+  captureDebugOutput?: boolean;
+}
+
+/** Timings of one execute: wall time, and per-segment kernel times where the backend reports them. */
+export interface ExecuteProfile {
+  backend: string;
+  wallMs: number;
+  /** Kernel time per segment; empty when the backend does not measure kernels (see `note`). */
+  segments: { name: string; kernelMs: number }[];
+  note?: string;
+}
+
+type InputLayout = { sizes: readonly number[]; strides: readonly number[] } | null;
+
+export class ExecutionState {
+  private lastInputs: InputLayout[] | null = null;
+  private compiled: { key: string; kernel: CompiledKernel } | null = null;
+  private profile: ExecuteProfile | null = null;
+  private debug: string | null = null;
+
+  async execute(
+    fusion: Fusion,
+    descriptors: readonly InputDescriptor[],
+    aliases: readonly OutputAlias[],
+    inputs: readonly ExecuteInput[],
+    options: DefinitionExecuteOptions,
+  ): Promise<Tensor[]> {
+    if (options.device !== undefined && (!Number.isInteger(options.device) || options.device < 0 || options.device > 255)) {
+      throw new DefinitionError(`execute: device must be a CUDA device index in [0, 255], got ${String(options.device)}`);
+    }
+    const captured: string[] = [];
+    const capture = options.captureDebugOutput === true;
+    // The GPU executor cache keeps the last sink it was given: name stdout explicitly when not
+    // capturing, so a capturing execute does not swallow a later one's dumps.
+    const sink = capture ? (t: string): void => void captured.push(t) : (options.dumpSink ?? ((t: string): void => void process.stdout.write(t)));
+    const runOptions: ExecuteOptions = { ...options, dumpSink: sink, ...(capture ? { notes: (t: string): void => void captured.push(`${t}\n`) } : {}) };
+    const start = performance.now();
+    const effective = this.withGpuLimits(fusion, runOptions);
+    const outputs = await executeFusion(fusion, descriptors, inputs, effective);
+    const wallMs = performance.now() - start;
+    const result = applyOutputAliases(outputs, inputs, aliases);
+    this.lastInputs = inputs.map((v) => (v instanceof Tensor ? { sizes: v.sizes, strides: v.strides } : null));
+    this.profile = null;
+    this.debug = capture ? captured.join('') : null;
+    if (options.profile === true) {
+      const backend = resolveBackend(effective.backend, () => undefined).name;
+      this.profile = {
+        backend,
+        wallMs,
+        segments: [],
+        note: 'per-kernel times are not measured yet (the runtime has no kernel timer); wallMs covers the whole execute',
+      };
+    }
+    return result;
+  }
+
+  async validate(
+    fusion: Fusion,
+    descriptors: readonly InputDescriptor[],
+    aliases: readonly OutputAlias[],
+    inputs: readonly ExecuteInput[],
+    expected: readonly Tensor[] | undefined,
+    options: DefinitionExecuteOptions,
+  ): Promise<void> {
+    // The reference is computed before execute() writes any aliased input.
+    const reference = expected ?? this.referenceOutputs(fusion, aliases, inputs);
+    const actual = await this.execute(fusion, descriptors, aliases, inputs, options);
+    if (reference.length !== actual.length) {
+      throw new ValidationError(Math.min(reference.length, actual.length), `the fusion returns ${actual.length} outputs but ${reference.length} references were given`);
+    }
+    actual.forEach((t, i) => {
+      const want = (reference[i] as Tensor).toHost();
+      const got = t.toHost();
+      const r = compareTensors(got, want, toleranceFor(want.dtype));
+      if (!r.ok) throw new ValidationError(i, `differs from the reference: ${r.reason}${r.mismatch === undefined ? '' : ` (first at ${JSON.stringify(r.mismatch)})`}`);
+    });
+  }
+
+  /** The kernel tsfuser compiles for the last execute's input layouts (single-kernel fusions). */
+  lastCompiled(fusion: Fusion, what: string): CompiledKernel {
+    const inputs = this.lastInputs;
+    if (inputs === null) throw new DefinitionError(`${what}: no execute() yet; nvFuser's last_* calls describe the last execution`);
+    const key = JSON.stringify(inputs);
+    if (this.compiled?.key !== key) {
+      try {
+        this.compiled = { key, kernel: compileFusion(fusion, makeRuntimeInfo(fusion, inputs)) };
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        throw new DefinitionError(`${what}: the fusion does not compile to a single kernel for the last inputs: ${message}`);
+      }
+    }
+    return this.compiled.kernel;
+  }
+
+  /**
+   * The options to run with: a fusion the GPU path would get wrong is refused on 'gpu' (one
+   * BackendUnavailableError) and runs on the reference evaluator under 'auto', with a note.
+   */
+  private withGpuLimits(fusion: Fusion, options: ExecuteOptions): ExecuteOptions {
+    const choice = options.backend ?? 'auto';
+    if (choice === 'reference' || (typeof choice !== 'string' && choice.name !== 'gpu')) return options;
+    const reason = gpuRefusal(fusion);
+    if (reason === null) return options;
+    if (choice === 'auto' && resolveBackend('auto', () => undefined) !== referenceBackend) {
+      noteOnce(`gpu-refused:${reason}`, `tsfuser: the GPU path cannot run this fusion (${reason}); using the reference evaluator`, options.notes ?? stderrSink);
+      return { ...options, backend: 'reference' };
+    }
+    if (choice === 'auto') return options;
+    throw new BackendUnavailableError(`gpu backend: ${reason}; run it with backend 'reference'`);
+  }
+
+  lastProfile(): ExecuteProfile {
+    if (this.profile === null) throw new DefinitionError('profile: the last execute() was not called with { profile: true }');
+    return this.profile;
+  }
+
+  /** What the last execute captured; null when it was not called with captureDebugOutput (nvFuser's None). */
+  lastDebugOutput(): string | null {
+    return this.debug;
+  }
+
+  /** The reference evaluator's visible outputs (hidden in-place outputs dropped); writes no input. */
+  referenceOutputs(fusion: Fusion, aliases: readonly OutputAlias[], inputs: readonly ExecuteInput[]): Tensor[] {
+    const hidden = new Set(aliases.filter((a) => a.hidden).map((a) => a.output));
+    return evaluateOnHost(fusion, inputs).filter((_, i) => !hidden.has(i));
+  }
+}
