@@ -7,6 +7,8 @@ export { Tensor } from '@tsfuser/runtime';
 export {
   DefinitionError,
   InputMismatchError,
+  InputListError,
+  AllocationLimitError,
   DefinitionImportError,
   BackendUnavailableError,
   formatImportError,
@@ -33,4 +35,5 @@ export { checkInputs } from './execute/input-check.js';
 export { importPythonDefinition, importPythonScript, type ImportedScript } from './python/import-definition.js';
 export { parsePython } from './python/parser.js';
 export { tokenize } from './python/tokenizer.js';
-export type { InputSpec, TensorFactory } from './io/input-spec.js';
+export type { InputSpec, TensorFactory, TensorViewOp } from './io/input-spec.js';
+export { DEFAULT_ALLOCATION_LIMITS, limitsFromEnv, type AllocationLimits } from './io/allocation-limits.js';
