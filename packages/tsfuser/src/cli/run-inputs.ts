@@ -21,7 +21,7 @@ import type { ExecuteInput } from '../execute/backend.js';
 import { checkInputCount, checkInputs, checkTensorLayout } from '../execute/input-check.js';
 import { checkScalarInput } from '../execute/scalar-check.js';
 import { AllocationBudget, DEFAULT_ALLOCATION_LIMITS, formatBytes, type AllocationLimits } from '../io/allocation-limits.js';
-import { buildInputs, generateInputs, reserveTensorSpec } from '../io/input-generation.js';
+import { buildInputs, generateInputs, planTensorSpec, reserveTensorPlan } from '../io/input-generation.js';
 import type { InputSpec } from '../io/input-spec.js';
 import { NpyError, readNpy } from '../io/npy.js';
 import { Random } from '../io/random.js';
@@ -158,7 +158,10 @@ export function buildFileInputs(descriptors: readonly InputDescriptor[], specs: 
       return;
     }
     if (d.kind === 'scalar') throw new InputMismatchError(i, `${d.name} expects a ${d.dtype} scalar, got a tensor (torch.${spec.factory})`);
-    checkTensorLayout(i, d, reserveTensorSpec(spec, i, budget));
+    // Rank, dtype and strides first: a wrong input is named as such even when it is also huge.
+    const plan = planTensorSpec(spec, i);
+    checkTensorLayout(i, d, plan.layout);
+    reserveTensorPlan(plan, i, budget);
   });
   return buildInputs(specs, rng);
 }

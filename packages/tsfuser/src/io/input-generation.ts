@@ -93,34 +93,41 @@ function buildTensor(spec: FactorySpec, rng: Random): HostTensor {
   return host;
 }
 
-/**
- * The final layout of a tensor spec, with every storage it allocates reserved in `budget`
- * (AllocationLimitError naming `inputIndex` when one does not fit). Allocates nothing.
- */
-export function reserveTensorSpec(spec: FactorySpec, inputIndex: number, budget: AllocationBudget): StridedLayout {
+/** The final layout of a tensor spec and the storages building it allocates (allocates nothing). */
+export interface TensorPlan {
+  readonly what: string;
+  readonly layout: StridedLayout;
+  readonly storages: readonly { elements: number; dtype: DataType }[];
+}
+
+/** Plans a tensor spec: its view ops checked as PyTorch checks them (InputMismatchError naming `inputIndex`). */
+export function planTensorSpec(spec: FactorySpec, inputIndex: number): TensorPlan {
   const what = `torch.${spec.factory}(${spec.shape.join(', ')})`;
   exactElementCount(spec.shape, what, inputIndex);
-  let planned: ReturnType<typeof planLayout>;
   try {
-    planned = planLayout(baseLayout(spec.dtype, spec.shape), viewOps(spec));
+    return { what, ...planLayout(baseLayout(spec.dtype, spec.shape), viewOps(spec)) };
   } catch (e) {
     if (e instanceof ViewError) throw new InputMismatchError(inputIndex, `${what}: ${e.message}`);
     throw e;
   }
-  for (const s of planned.storages) budget.reserve(s.dtype, [s.elements], what, inputIndex);
+}
+
+/** Reserves a plan's storages in `budget` (AllocationLimitError naming `inputIndex` when one does not fit). */
+export function reserveTensorPlan(plan: TensorPlan, inputIndex: number, budget: AllocationBudget): void {
+  for (const s of plan.storages) budget.reserve(s.dtype, [s.elements], plan.what, inputIndex);
   // The view's logical elements count too: an expanded or strided view is what the fusion reads.
-  checkTensorElements(exactElementCount(planned.layout.sizes, what, inputIndex), planned.layout.dtype, `${what} (as viewed)`, inputIndex, budget.limits);
-  return planned.layout;
+  const viewed = exactElementCount(plan.layout.sizes, plan.what, inputIndex);
+  checkTensorElements(viewed, plan.layout.dtype, `${plan.what} (as viewed, sizes [${plan.layout.sizes.join(', ')}])`, inputIndex, budget.limits);
 }
 
 /** A tensor for one `inputs` entry (storage reserved in `budget` first: default limits). */
 export function materializeInput(spec: InputSpec, rng: Random, budget: AllocationBudget = new AllocationBudget(), inputIndex = 0): ExecuteInput {
   if (spec.kind === 'scalar') return spec.value;
-  reserveTensorSpec(spec, inputIndex, budget);
+  reserveTensorPlan(planTensorSpec(spec, inputIndex), inputIndex, budget);
   return Tensor.fromHost(buildTensor(spec, rng));
 }
 
-/** Builds specs already reserved (reserveTensorSpec) in order. */
+/** Builds specs already planned and reserved (planTensorSpec, reserveTensorPlan) in order. */
 export function buildInputs(specs: readonly InputSpec[], rng: Random): ExecuteInput[] {
   return specs.map((spec): ExecuteInput => (spec.kind === 'scalar' ? spec.value : Tensor.fromHost(buildTensor(spec, rng))));
 }
