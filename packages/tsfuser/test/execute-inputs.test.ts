@@ -96,7 +96,6 @@ describe('the inputs list', () => {
     expect((await rejection([ones()])).message).toMatch(/^input 1: missing \(S1: Double scalar\)/);
     expect((await rejection([ones(), 1, 2, true, 3, 4])).message).toMatch(/^input 5: is extra/);
     // A hole in a sparse array is a missing value at its index, not a TypeError.
-    // eslint-disable-next-line no-sparse-arrays
     expect((await rejection([, 1, 2, true, 3])).message).toMatch(/^input 0: T0 expects a Float tensor, got undefined/);
   });
 });
@@ -123,5 +122,25 @@ describe('the reference backend working-set limit', () => {
       .execute([Tensor.fromHost(HostTensor.empty('Float', [11])), 1, 0, true, 0], { backend: 'reference', limits: { maxElements: 10, maxTotalBytes: 1e9 } })
       .catch((x: unknown) => x);
     expect((e as Error).message).toMatch(/^input 0: .* needs 11 elements \(44 bytes of Float\), more than the limit of 10 elements per tensor/);
+  });
+});
+
+describe('input dims the fusion maps together', () => {
+  const pair = (): FusionDefinition =>
+    FusionDefinition.build((fd) => {
+      const t0 = fd.defineTensor({ shape: [-1, -1], contiguity: [true, true], dtype: DataType.Float });
+      const t1 = fd.defineTensor({ shape: [-1, -1], contiguity: [true, true], dtype: DataType.Float });
+      fd.addOutput(fd.ops.add(t0, t1));
+    }, { cache: new FusionCache() });
+  const t = (rows: number, cols: number): Tensor => Tensor.fromHost(HostTensor.empty('Float', [rows, cols]));
+
+  it('must agree in size, named by both inputs', async () => {
+    const e = await pair()
+      .execute([t(3, 2), t(4, 2)], { backend: 'reference' })
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(InputMismatchError);
+    expect((e as Error).message).toBe('input 1: T1 dim 0 has size 4, but input 0 (T0) dim 0, the same dim of the fusion, has size 3');
+    const [out] = await pair().execute([t(3, 2), t(3, 2)], { backend: 'reference' });
+    expect(out?.sizes).toEqual([3, 2]);
   });
 });

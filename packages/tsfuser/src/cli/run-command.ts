@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { EvaluationError } from '@tsfuser/fusion-ir';
 import type { Tensor } from '@tsfuser/runtime';
 import type { FusionDefinition } from '../definition/fusion-definition.js';
+import { InputMismatchError } from '../errors.js';
 import type { Backend, BackendName, ExecuteInput } from '../execute/backend.js';
 import { resolveBackend } from '../execute/execute.js';
 import { evaluateOnHost } from '../execute/reference-backend.js';
@@ -97,7 +98,8 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   try {
     outputs = await definition.execute(inputs, { backend: choice, device, notes, dump: dumps, dumpSink: io.stdout, limits });
   } catch (e) {
-    if (!(plan.defaultGenerated && e instanceof EvaluationError)) throw e;
+    // Default sizes may not fit the definition's broadcasts (dims the fusion maps together).
+    if (!(plan.defaultGenerated && (e instanceof EvaluationError || e instanceof InputMismatchError))) throw e;
     io.stderr(`tsfuser: default input sizes do not fit (${e.message}); retrying with every symbolic dim = 8\n`);
     inputs = uniformInputs(definition.inputs(), seed, limits);
     outputs = await definition.execute(inputs, { backend: choice, device, notes, dump: dumps, dumpSink: io.stdout, limits });

@@ -11,6 +11,7 @@ import { SchedulingError } from '@tsfuser/scheduler';
 import type { AllocationLimits } from '../io/allocation-limits.js';
 import type { Backend, BackendName, BackendRunOptions } from './backend.js';
 import { gpuBackend } from './gpu-backend.js';
+import { checkInputExtents } from './extent-check.js';
 import { checkInputs } from './input-check.js';
 import { noteOnce, stderrSink, type NoteSink } from './notes.js';
 import { referenceBackend } from './reference-backend.js';
@@ -65,6 +66,7 @@ export async function executeFusion(
 ): Promise<Tensor[]> {
   // `unknown`: JS callers pass anything (null, a tensor instead of a list); checkInputs narrows.
   checkInputs(descriptors, inputs);
+  checkInputExtents(fusion, inputs);
   const backend = resolveBackend(options.backend, options.notes);
   const runOptions: BackendRunOptions = {
     device: options.device ?? 0,
