@@ -143,4 +143,12 @@ describe('input dims the fusion maps together', () => {
     const [out] = await pair().execute([t(3, 2), t(3, 2)], { backend: 'reference' });
     expect(out?.sizes).toEqual([3, 2]);
   });
+
+  it('a symbolic dim given size 1 is not a broadcast (fuzz case seed 1040203764)', async () => {
+    // Before: "EvaluationError: add producing T2: operand 1 has sizes [5, 2], which do not broadcast".
+    const e = await pair()
+      .execute([t(1, 2), t(5, 2)], { backend: 'reference' })
+      .catch((x: unknown) => x);
+    expect((e as Error).message).toBe('input 1: T1 dim 0 has size 5, but input 0 (T0) dim 0, the same dim of the fusion, has size 1');
+  });
 });

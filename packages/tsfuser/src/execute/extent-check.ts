@@ -2,8 +2,8 @@
 // dim when the fusion's exact logical map joins them (producer→consumer pairs that keep extent
 // and index, as the pointwise scheduler's ExactLogicalMap); e.g. `add(T0, T1)` with T0 [-1] and
 // T1 [-1] needs T0's and T1's sizes to agree. A disagreement is one InputMismatchError naming both
-// inputs, instead of an evaluator error about an op's operand. Size-1 dims are left to the
-// evaluator's broadcasting rules (nothing that runs today is refused).
+// inputs, instead of an evaluator error about an op's operand. A symbolic dim given size 1 is
+// not a broadcast (nvFuser's rule: only dims declared 1 broadcast), so 1 against 5 is refused.
 
 import { consumersOf, IdSets, logicalDomainPairs, type Fusion, type IterDomain } from '@tsfuser/fusion-ir';
 import { Tensor } from '@tsfuser/runtime';
@@ -35,7 +35,7 @@ export function checkInputExtents(fusion: Fusion, inputs: readonly unknown[]): v
   for (const { tv, t, i } of tensors) {
     tv.domain.logicalNoReductions().forEach((id, dim) => {
       const size = t.sizes[dim];
-      if (size === undefined || size === 1 || id.isBroadcast()) return;
+      if (size === undefined || id.isBroadcast()) return;
       const root = sets.find(id);
       const first = seen.get(root);
       if (first === undefined) {
