@@ -1,7 +1,7 @@
 // execute()'s inputs (issue 21): scalar values checked against their dtype with the input index
 // named, the inputs list itself checked, and the reference backend's allocation limit.
 import { describe, expect, it } from 'vitest';
-import { HostTensor } from '@tsfuser/fusion-ir';
+import { EvaluationError, HostTensor, allocateStorage } from '@tsfuser/fusion-ir';
 import { AllocationLimitError, DataType, FusionCache, FusionDefinition, InputListError, InputMismatchError, Tensor } from '../src/index.js';
 
 /** T0 Float[-1], S1 Double, S2 Int, S3 Bool, S4 Int32: out = T0 * S1 + S2 + S4. */
@@ -150,5 +150,17 @@ describe('input dims the fusion maps together', () => {
       .execute([t(1, 2), t(5, 2)], { backend: 'reference' })
       .catch((x: unknown) => x);
     expect((e as Error).message).toBe('input 1: T1 dim 0 has size 5, but input 0 (T0) dim 0, the same dim of the fusion, has size 1');
+  });
+});
+
+describe("fusion-ir's allocateStorage", () => {
+  it.each([-1, 2.5, NaN, 2 ** 32 + 1, 2 ** 60])('refuses %s elements with an EvaluationError, not a RangeError', (n) => {
+    expect(() => allocateStorage('Float', n)).toThrow(EvaluationError);
+    expect(() => allocateStorage('Float', n)).toThrow(/cannot allocate a Float tensor of/);
+  });
+
+  it('still allocates empty and small storage', () => {
+    expect(allocateStorage('Int', 0)).toHaveLength(0);
+    expect(allocateStorage('Half', 3)).toHaveLength(3);
   });
 });

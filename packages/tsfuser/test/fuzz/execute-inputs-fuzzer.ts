@@ -276,7 +276,14 @@ function fuzzCliText(c: Case, rng: Random, dir: string, caseIndex: number): { mu
     const mutated = rng.uniform() < 0.6 ? mutateNpy(bytes, rng) : { bytes, name: 'intact' };
     writeFileSync(file, mutated.bytes);
     parts.push(rng.uniform() < 0.05 ? pick(rng, ['1.5', 'missing.npy', '']) : file);
-    oracles.push(() => null);
+    // An intact file reads back as the tensor written (values exactly; layout dense).
+    const original = (c.inputs[k] as Tensor).toHost();
+    oracles.push((v) => {
+      if (mutated.name !== 'intact' || !(v instanceof Tensor)) return null;
+      const back = v.toHost();
+      if (back.dtype !== original.dtype) return `${file} read back as ${back.dtype}, written as ${original.dtype}`;
+      return sameOutputs([back], [original], true);
+    });
   });
   if (rng.uniform() < 0.1) parts.push(pick(rng, ['1', 'x.npy']));
   const list = parts.join(',');
