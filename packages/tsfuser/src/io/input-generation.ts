@@ -24,10 +24,8 @@ import { applyViewOp, baseLayout, planLayout, spanOf, ViewError, type StridedLay
 
 export const DEFAULT_SIZES: readonly number[] = [2, 3, 4, 5, 6, 8];
 
-type FactorySpec = TensorInputSpec;
-
 /** Value of element `i` of a factory's (contiguous) tensor. */
-function factoryValue(spec: FactorySpec, dtype: DataType, rng: Random, i: number): ElementValue {
+function factoryValue(spec: TensorInputSpec, dtype: DataType, rng: Random, i: number): ElementValue {
   switch (spec.factory) {
     case 'ones':
       return dtype === 'Bool' ? true : 1;
@@ -80,7 +78,7 @@ function copyInto(src: HostTensor, layout: StridedLayout): HostTensor {
 }
 
 /** Builds a tensor spec whose storages were already reserved. */
-function buildTensor(spec: FactorySpec, rng: Random): HostTensor {
+function buildTensor(spec: TensorInputSpec, rng: Random): HostTensor {
   const base = baseLayout(spec.dtype, spec.shape);
   const storage = filledStorage(spec.dtype, base.storageElements, (i) => factoryValue(spec, spec.dtype, rng, i));
   let host = new HostTensor(spec.dtype, [...base.sizes], [...base.strides], storage.data);
@@ -101,7 +99,7 @@ export interface TensorPlan {
 }
 
 /** Plans a tensor spec: its view ops checked as PyTorch checks them (InputMismatchError naming `inputIndex`). */
-export function planTensorSpec(spec: FactorySpec, inputIndex: number): TensorPlan {
+export function planTensorSpec(spec: TensorInputSpec, inputIndex: number): TensorPlan {
   const what = `torch.${spec.factory}(${spec.shape.join(', ')})`;
   exactElementCount(spec.shape, what, inputIndex);
   try {
