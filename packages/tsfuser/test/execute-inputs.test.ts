@@ -2,7 +2,7 @@
 // named, the inputs list itself checked, and the reference backend's allocation limit.
 import { describe, expect, it } from 'vitest';
 import { EvaluationError, HostTensor, allocateStorage } from '@tsfuser/fusion-ir';
-import { AllocationLimitError, DataType, FusionCache, FusionDefinition, InputListError, InputMismatchError, Tensor } from '../src/index.js';
+import { AllocationLimitError, DataType, FusionCache, FusionDefinition, InputListError, InputMismatchError, Tensor, importPythonScript } from '../src/index.js';
 
 /** T0 Float[-1], S1 Double, S2 Int, S3 Bool, S4 Int32: out = T0 * S1 + S2 + S4. */
 function definition(): FusionDefinition {
@@ -150,6 +150,41 @@ describe('input dims the fusion maps together', () => {
       .execute([t(1, 2), t(5, 2)], { backend: 'reference' })
       .catch((x: unknown) => x);
     expect((e as Error).message).toBe('input 1: T1 dim 0 has size 5, but input 0 (T0) dim 0, the same dim of the fusion, has size 1');
+  });
+});
+
+describe('tensors the reference evaluator would make', () => {
+  const broadcast = (): FusionDefinition =>
+    importPythonScript(
+      `def nvfuser_fusion_id0(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+    S1 = fd.define_scalar(None, dtype=DataType.Int)
+    T2 = fd.ops.broadcast_in_dim(T0, shape=[S1, 3], broadcast_dims=[1])
+    fd.add_output(T2)
+`,
+      { cache: new FusionCache() },
+    ).definition;
+  const t0 = (): Tensor => Tensor.from(new Float32Array([1, 2, 3]), [3], 'Float');
+
+  it('are sized from the inputs before evaluation: a broadcast to 2^40 rows is refused at once', async () => {
+    const started = Date.now();
+    const e = await broadcast()
+      .execute([t0(), 2 ** 40], { backend: 'reference' })
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(AllocationLimitError);
+    expect((e as Error).message).toBe(
+      'the reference backend: T2 of sizes [1099511627776, 3] needs 3298534883328 elements (12.0 TiB of Float), more than the limit of 2147483647 elements per tensor',
+    );
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('a negative size from a scalar is an EvaluationError, not a RangeError', async () => {
+    const e = await broadcast()
+      .execute([t0(), -1], { backend: 'reference' })
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(EvaluationError);
+    const [out] = await broadcast().execute([t0(), 2], { backend: 'reference' });
+    expect(out?.toHost().toNumbers()).toEqual([1, 2, 3, 1, 2, 3]);
   });
 });
 
