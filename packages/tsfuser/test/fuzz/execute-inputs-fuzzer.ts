@@ -73,17 +73,21 @@ function randomCase(rng: Random): Case {
   const fd = FusionDefinition.build((f) => {
     let acc = null;
     for (let k = 0; k < tensors; k += 1) {
+      // With a stride order: no broadcast dims and one contiguity flag for all dims, so that the
+      // definition means the same whether contiguity is read per dim or per allocation position.
+      const ordered = rng.uniform() < 0.3 && sizes.length > 1;
       const shape = sizes.map((s) => {
         const r = rng.uniform();
-        return r < 0.15 ? 1 : r < 0.3 ? s : -1;
+        return r < 0.15 && !ordered ? 1 : r < 0.3 ? (ordered && s === 1 ? -1 : s) : -1;
       });
-      const contiguity = shape.map((s) => (s === 1 ? null : rng.uniform() < 0.6));
+      const allContiguous = rng.uniform() < 0.6;
+      const contiguity = shape.map((s) => (s === 1 ? null : ordered ? allContiguous : rng.uniform() < 0.6));
       const order = [...shape.keys()];
       for (let i = order.length - 1; i > 0; i -= 1) {
         const j = rng.int(0, i + 1);
         [order[i], order[j]] = [order[j] as number, order[i] as number];
       }
-      const strideOrder = rng.uniform() < 0.3 ? order : undefined;
+      const strideOrder = ordered ? order : undefined;
       const t = f.defineTensor({ shape, contiguity, dtype: pick(rng, DTYPES), ...(strideOrder === undefined ? {} : { strideOrder }) });
       const c = f.ops.cast(t, DT.Double);
       acc = acc === null ? c : f.ops.add(acc, c);
