@@ -29,6 +29,26 @@ export class InputMismatchError extends Error {
   }
 }
 
+/** execute() was not given a list of inputs (null, an object, a string …). */
+export class InputListError extends Error {
+  override readonly name: string = 'InputListError';
+}
+
+/**
+ * An input would need more memory than the documented limits allow (io/allocation-limits.ts):
+ * refused before anything is allocated, with the size in the message and the input index when
+ * one input is to blame.
+ */
+export class AllocationLimitError extends Error {
+  override readonly name: string = 'AllocationLimitError';
+  constructor(
+    readonly inputIndex: number | null,
+    readonly detail: string,
+  ) {
+    super(inputIndex === null ? detail : `input ${inputIndex}: ${detail}`);
+  }
+}
+
 /**
  * An nvFuser python definition (or its `inputs` list) could not be imported: the counterpart of
  * Python's ImportError/SyntaxError, with the 1-based line and column of the offending token.

@@ -8,6 +8,8 @@ export {
   DefinitionError,
   InputMismatchError,
   ValidationError,
+  InputListError,
+  AllocationLimitError,
   DefinitionImportError,
   BackendUnavailableError,
   formatImportError,
@@ -38,4 +40,5 @@ export { checkInputs } from './execute/input-check.js';
 export { importPythonDefinition, importPythonScript, type ImportedScript } from './python/import-definition.js';
 export { parsePython } from './python/parser.js';
 export { tokenize } from './python/tokenizer.js';
-export type { InputSpec, TensorFactory } from './io/input-spec.js';
+export type { InputSpec, TensorFactory, TensorViewOp } from './io/input-spec.js';
+export { DEFAULT_ALLOCATION_LIMITS, limitsFromEnv, type AllocationLimits } from './io/allocation-limits.js';

@@ -92,7 +92,13 @@ export class EvalContext {
 
   /** Logical sizes of a tensor as consumers see them (no reduction dims; expanded broadcasts expanded). */
   sizesOf(tv: TensorView): number[] {
-    return tv.domain.logicalNoReductions().map((id) => this.extent(id.logicalExtent()));
+    // Extents computed from scalar inputs may be anything: a tensor is never made with a negative
+    // or fractional size (an expand to -1 rows would otherwise be a silently wrong view).
+    return tv.domain.logicalNoReductions().map((id, d) => {
+      const size = this.extent(id.logicalExtent());
+      if (!Number.isSafeInteger(size) || size < 0) throw new EvaluationError(`T${tv.name}: dim ${d} has size ${size}; sizes must be integers ≥ 0`);
+      return size;
+    });
   }
 }
 

@@ -5,6 +5,7 @@
 // Element (i0, i1, …) lives at data[offset + Σ ik * strides[k]].
 
 import type { DataType } from '../ir/data-type.js';
+import { EvaluationError } from '../ir/errors.js';
 import {
   bfloat16BitsToNumber,
   halfBitsToNumber,
@@ -138,7 +139,19 @@ export function contiguousStrides(sizes: readonly number[]): number[] {
   return strides;
 }
 
+/** The most elements one typed array may hold in V8 (Node 20+): larger host tensors cannot exist. */
+export const MAX_HOST_STORAGE_ELEMENTS = 2 ** 32;
+
+/**
+ * Storage for `numel` elements. A count that is negative, not an integer or past
+ * MAX_HOST_STORAGE_ELEMENTS is an EvaluationError naming it, never a RangeError from the
+ * typed-array constructor (tsfuser applies its smaller documented limits before calling this).
+ */
 export function allocateStorage(dtype: DataType, numel: number): HostStorage {
+  if (!Number.isSafeInteger(numel) || numel < 0) throw new EvaluationError(`cannot allocate a ${dtype} tensor of ${numel} elements: not a valid element count`);
+  if (numel > MAX_HOST_STORAGE_ELEMENTS) {
+    throw new EvaluationError(`cannot allocate a ${dtype} tensor of ${numel} elements: more than the ${MAX_HOST_STORAGE_ELEMENTS} a host typed array can hold`);
+  }
   switch (dtype) {
     case 'Bool':
       return new Uint8Array(numel);

@@ -6,7 +6,15 @@ import { CodegenError, LoweringError } from '@tsfuser/codegen';
 import { FusionIrError } from '@tsfuser/fusion-ir';
 import { CompileError, CudaError, ExecutorInputError, RuntimeUnavailableError } from '@tsfuser/runtime';
 import { SchedulingError } from '@tsfuser/scheduler';
-import { BackendUnavailableError, DefinitionError, DefinitionImportError, InputMismatchError, formatImportError } from '../errors.js';
+import {
+  AllocationLimitError,
+  BackendUnavailableError,
+  DefinitionError,
+  DefinitionImportError,
+  InputListError,
+  InputMismatchError,
+  formatImportError,
+} from '../errors.js';
 import { parseArgs } from './args.js';
 import { processIo, UsageError, type CliIo } from './console.js';
 import { BENCH_BOOLEAN_FLAGS, BENCH_VALUE_FLAGS, benchCommand } from './bench-command.js';
@@ -46,7 +54,10 @@ export async function main(argv: readonly string[], ioOverrides: Partial<CliIo> 
       io.stderr(`${formatImportError(argv[1] ?? '<input>', e)}\n`);
       return 1;
     }
-    if (e instanceof InputMismatchError || e instanceof DefinitionError || e instanceof FusionIrError || e instanceof BackendUnavailableError) {
+    if (
+      e instanceof InputMismatchError || e instanceof InputListError || e instanceof AllocationLimitError ||
+      e instanceof DefinitionError || e instanceof FusionIrError || e instanceof BackendUnavailableError
+    ) {
       io.stderr(`tsfuser: ${e.message}\n`);
       return 1;
     }

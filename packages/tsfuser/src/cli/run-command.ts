@@ -7,9 +7,11 @@ import { join, resolve } from 'node:path';
 import { EvaluationError } from '@tsfuser/fusion-ir';
 import type { Tensor } from '@tsfuser/runtime';
 import type { FusionDefinition } from '../definition/fusion-definition.js';
+import { InputMismatchError } from '../errors.js';
 import type { Backend, BackendName, ExecuteInput } from '../execute/backend.js';
 import { resolveBackend } from '../execute/execute.js';
 import { evaluateOnHost } from '../execute/reference-backend.js';
+import { limitsFromEnv } from '../io/allocation-limits.js';
 import { compareTensors } from '../io/compare.js';
 import { explainSegments } from './explain.js';
 import { writeNpy } from '../io/npy.js';
@@ -71,6 +73,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   const device = intFlag(args, 'device', 0);
   const choice = backendChoice(args.values.get('backend'));
   const notes = (m: string): void => io.stderr(`${m}\n`);
+  const limits = limitsFromEnv(io.env);
 
   const { definition, inputs: fileInputs } = await loadDefinition(file, io.cwd);
   const backend = resolveBackend(choice, notes);
@@ -82,6 +85,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     shape: args.values.get('shape'),
     seed,
     cwd: io.cwd,
+    limits,
   });
   let inputs = plan.inputs;
   if (args.booleans.has('explain')) io.stdout(`=== fusion_ir_segments (--explain) ===\n${explainSegments(definition.fusionIr(), inputs)}`);
@@ -92,12 +96,13 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   progress(`inputs ready (${numel(inputs)} elements); running on ${backend.name}`);
   let outputs: Tensor[];
   try {
-    outputs = await definition.execute(inputs, { backend: choice, device, notes, dump: dumps, dumpSink: io.stdout });
+    outputs = await definition.execute(inputs, { backend: choice, device, notes, dump: dumps, dumpSink: io.stdout, limits });
   } catch (e) {
-    if (!(plan.defaultGenerated && e instanceof EvaluationError)) throw e;
+    // Default sizes may not fit the definition's broadcasts (dims the fusion maps together).
+    if (!(plan.defaultGenerated && (e instanceof EvaluationError || e instanceof InputMismatchError))) throw e;
     io.stderr(`tsfuser: default input sizes do not fit (${e.message}); retrying with every symbolic dim = 8\n`);
-    inputs = uniformInputs(definition.inputs(), seed);
-    outputs = await definition.execute(inputs, { backend: choice, device, notes, dump: dumps, dumpSink: io.stdout });
+    inputs = uniformInputs(definition.inputs(), seed, limits);
+    outputs = await definition.execute(inputs, { backend: choice, device, notes, dump: dumps, dumpSink: io.stdout, limits });
   }
   progress('done');
   io.stdout(`${file}: fusion id ${definition.id()}, ${definition.inputs().length} inputs ${plan.source}, backend ${backend.name}\n`);
@@ -107,7 +112,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   let status = 0;
   if (args.booleans.has('check')) {
     progress('checking against the reference evaluator');
-    const expected = evaluateOnHost(definition.fusionIr(), inputs).map((t) => t.toHost());
+    const expected = evaluateOnHost(definition.fusionIr(), inputs, limits).map((t) => t.toHost());
     hosts.forEach((h, i) => {
       const ref = expected[i];
       const r = ref === undefined ? { ok: false as const, reason: 'missing reference output' } : compareTensors(h, ref);

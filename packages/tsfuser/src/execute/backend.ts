@@ -4,6 +4,7 @@
 
 import type { Fusion } from '@tsfuser/fusion-ir';
 import type { Tensor } from '@tsfuser/runtime';
+import type { AllocationLimits } from '../io/allocation-limits.js';
 
 /** A fusion input value: a tensor (host or device) or a JS scalar. */
 export type ExecuteInput = Tensor | number | boolean | bigint;
@@ -17,6 +18,8 @@ export interface BackendRunOptions {
   dump?: ReadonlySet<string>;
   /** Where dumps go (default: stdout). */
   dumpSink?: (text: string) => void;
+  /** Host allocation limits (the reference backend's working set; default DEFAULT_ALLOCATION_LIMITS). */
+  limits?: AllocationLimits;
 }
 
 export interface Backend {

@@ -8,8 +8,10 @@ import type { InputDescriptor } from '../definition/fusion-definition.js';
 import { BackendUnavailableError } from '../errors.js';
 import { LoweringError } from '@tsfuser/codegen';
 import { SchedulingError } from '@tsfuser/scheduler';
-import type { Backend, BackendName, BackendRunOptions, ExecuteInput } from './backend.js';
+import type { AllocationLimits } from '../io/allocation-limits.js';
+import type { Backend, BackendName, BackendRunOptions } from './backend.js';
 import { gpuBackend } from './gpu-backend.js';
+import { checkInputExtents } from './extent-check.js';
 import { checkInputs } from './input-check.js';
 import { noteOnce, stderrSink, type NoteSink } from './notes.js';
 import { referenceBackend } from './reference-backend.js';
@@ -26,6 +28,8 @@ export interface ExecuteOptions {
   /** Compile-stage dumps the GPU backend prints when it compiles (see DUMP_OPTIONS). */
   dump?: ReadonlySet<string>;
   dumpSink?: (text: string) => void;
+  /** Host allocation limits the reference backend enforces (default DEFAULT_ALLOCATION_LIMITS). */
+  limits?: AllocationLimits;
 }
 
 /** The backend `name` resolves to; 'auto' may fall back to the reference evaluator. */
@@ -57,15 +61,18 @@ export function resolveBackend(choice: BackendName | Backend = 'auto', notes: No
 export async function executeFusion(
   fusion: Fusion,
   descriptors: readonly InputDescriptor[],
-  inputs: readonly ExecuteInput[],
+  inputs: unknown,
   options: ExecuteOptions = {},
 ): Promise<Tensor[]> {
+  // `unknown`: JS callers pass anything (null, a tensor instead of a list); checkInputs narrows.
   checkInputs(descriptors, inputs);
+  checkInputExtents(fusion, inputs);
   const backend = resolveBackend(options.backend, options.notes);
   const runOptions: BackendRunOptions = {
     device: options.device ?? 0,
     ...(options.dump === undefined ? {} : { dump: options.dump }),
     ...(options.dumpSink === undefined ? {} : { dumpSink: options.dumpSink }),
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
   };
   const auto = options.backend === undefined || options.backend === 'auto';
   if (!auto || backend === referenceBackend) return backend.run(fusion, inputs, runOptions);

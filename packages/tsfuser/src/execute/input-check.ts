@@ -1,24 +1,34 @@
 // Checks execute() inputs against the definition's declared inputs before any backend runs:
-// count, tensor vs scalar, dtype, rank, broadcast dims of size 1, constant sizes, expanded dims
-// (stride 0), and that the strides honour the declared contiguity, which — as in nvFuser — is
-// given per allocation position (stride order). The first mismatch is one InputMismatchError
-// naming the input index, its name (T0, S2) and what differs.
+// that they are an array (InputListError otherwise), count, tensor vs scalar, dtype, rank,
+// broadcast dims of size 1, constant sizes, expanded dims (stride 0), that the strides honour the
+// declared contiguity — as in nvFuser given per allocation position (stride order) — and scalar
+// values against their dtype (scalar-check.ts). The first mismatch is one InputMismatchError
+// naming the input index, its name (T0, S2) and what differs. The tensor checks read only dtype,
+// sizes and strides (TensorLayout), so the CLI runs them on planned inputs before it allocates any.
 
 import type { DataType } from '@tsfuser/fusion-ir';
 import { Tensor } from '@tsfuser/runtime';
 import type { InputDescriptor } from '../definition/fusion-definition.js';
-import { allocationOrder, expandedDims } from '../definition/tensor-spec.js';
-import { InputMismatchError } from '../errors.js';
+import { allocationOrder, expandedDims, type NormalizedTensorSpec } from '../definition/tensor-spec.js';
+import { InputListError, InputMismatchError } from '../errors.js';
 import type { ExecuteInput } from './backend.js';
+import { checkScalarInput, describeScalarValue } from './scalar-check.js';
+
+/** What the tensor checks read of a tensor: a Tensor, or the layout of one not built yet. */
+export interface TensorLayout {
+  readonly dtype: DataType;
+  readonly sizes: readonly number[];
+  readonly strides: readonly number[];
+}
 
 export function describeInput(d: InputDescriptor): string {
   if (d.kind === 'scalar') return `${d.name}: ${d.dtype} scalar`;
   return `${d.name}: ${d.spec.dtype}[${d.spec.shape.join(', ')}]`;
 }
 
-function describeValue(v: ExecuteInput): string {
+function describeValue(v: unknown): string {
   if (v instanceof Tensor) return `a ${v.dtype} tensor of sizes [${v.sizes.join(', ')}]`;
-  return `the ${typeof v} ${String(v)}`;
+  return describeScalarValue(v);
 }
 
 function isIndexLike(d: DataType): boolean {
@@ -27,7 +37,8 @@ function isIndexLike(d: DataType): boolean {
 
 export { allocationOrder } from '../definition/tensor-spec.js';
 
-function checkTensor(i: number, d: InputDescriptor & { kind: 'tensor' }, t: Tensor): void {
+/** Throws unless a tensor of layout `t` fits tensor input `i` (dtype, rank, sizes, strides). */
+export function checkTensorLayout(i: number, d: InputDescriptor & { kind: 'tensor' }, t: TensorLayout): void {
   const fail = (what: string): never => {
     throw new InputMismatchError(i, `${d.name} ${what}`);
   };
@@ -35,8 +46,8 @@ function checkTensor(i: number, d: InputDescriptor & { kind: 'tensor' }, t: Tens
   if (t.dtype !== spec.dtype && !(isIndexLike(t.dtype) && isIndexLike(spec.dtype))) {
     fail(`expects dtype ${spec.dtype}, got ${t.dtype}`);
   }
-  if (t.rank !== spec.shape.length) {
-    fail(`expects rank ${spec.shape.length} ([${spec.shape.join(', ')}]), got rank ${t.rank} (sizes [${t.sizes.join(', ')}])`);
+  if (t.sizes.length !== spec.shape.length) {
+    fail(`expects rank ${spec.shape.length} ([${spec.shape.join(', ')}]), got rank ${t.sizes.length} (sizes [${t.sizes.join(', ')}])`);
   }
   const expanded = expandedDims(spec);
   spec.shape.forEach((s, dim) => {
@@ -67,25 +78,31 @@ function checkTensor(i: number, d: InputDescriptor & { kind: 'tensor' }, t: Tens
   }
 }
 
-export function checkInputs(descriptors: readonly InputDescriptor[], inputs: readonly ExecuteInput[]): void {
-  if (inputs.length !== descriptors.length) {
-    const at = Math.min(inputs.length, descriptors.length);
-    const what = descriptors.length > inputs.length ? `missing (${describeInput(descriptors[at] as InputDescriptor)})` : 'is extra';
-    throw new InputMismatchError(
-      at,
-      `${what}: the definition has ${descriptors.length} inputs (${descriptors.map(describeInput).join('; ')}) but ${inputs.length} were given`,
+/** Checks `count` inputs against the descriptors' count (the index is the first missing or extra). */
+export function checkInputCount(descriptors: readonly InputDescriptor[], count: number): void {
+  if (count === descriptors.length) return;
+  const at = Math.min(count, descriptors.length);
+  const what = descriptors.length > count ? `missing (${describeInput(descriptors[at] as InputDescriptor)})` : 'is extra';
+  throw new InputMismatchError(at, `${what}: the definition has ${descriptors.length} inputs (${descriptors.map(describeInput).join('; ')}) but ${count} were given`);
+}
+
+/** Checks execute()'s `inputs` (any value a caller may pass) against the definition. */
+export function checkInputs(descriptors: readonly InputDescriptor[], inputs: unknown): asserts inputs is readonly ExecuteInput[] {
+  if (!Array.isArray(inputs)) {
+    throw new InputListError(
+      `execute: inputs must be an array of ${descriptors.length} values (${descriptors.map(describeInput).join('; ')}), got ${describeValue(inputs)}`,
     );
   }
+  const list = inputs as readonly unknown[];
+  checkInputCount(descriptors, list.length);
   descriptors.forEach((d, i) => {
-    const v = inputs[i] as ExecuteInput;
+    const v = list[i];
     if (d.kind === 'tensor') {
       if (!(v instanceof Tensor)) throw new InputMismatchError(i, `${d.name} expects a ${d.spec.dtype} tensor, got ${describeValue(v)}`);
-      checkTensor(i, d, v);
+      checkTensorLayout(i, d, v);
       return;
     }
     if (v instanceof Tensor) throw new InputMismatchError(i, `${d.name} expects a ${d.dtype} scalar, got ${describeValue(v)}`);
-    if (typeof v !== 'number' && typeof v !== 'boolean' && typeof v !== 'bigint') {
-      throw new InputMismatchError(i, `${d.name} expects a ${d.dtype} scalar, got ${typeof v}`);
-    }
+    checkScalarInput(i, d, v);
   });
 }

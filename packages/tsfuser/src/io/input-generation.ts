@@ -3,73 +3,131 @@
 // so that tensors which broadcast against each other agree (default sizes …, 4, 5, 6, 8 from the
 // outermost to the innermost dim; `--shape` replaces that list); broadcast dims are 1; strides
 // follow the declared stride order. Values come from the seeded PRNG (normal floats, small ints,
-// random bools); a symbolic scalar input gets a value in [0.5, 1.5) (ints: 2).
+// random bools); a symbolic scalar input gets a value in [0.5, 1.5) (ints: 2). Random values do
+// not reproduce PyTorch's generator; shapes, strides, dtypes and the values of the deterministic
+// factories (ones, zeros, full, arange) do.
+//
+// Every tensor's storage is reserved in an AllocationBudget (allocation-limits.ts) before any of
+// them is allocated: a shape past the limits is one AllocationLimitError naming the input.
 
-import { HostTensor, allocateStorage, isFloatingType, type DataType } from '@tsfuser/fusion-ir';
+import { HostTensor, allocateStorage, isFloatingType, type DataType, type ElementValue } from '@tsfuser/fusion-ir';
 import { Tensor } from '@tsfuser/runtime';
 import type { InputDescriptor } from '../definition/fusion-definition.js';
 import { expandedDims, type NormalizedTensorSpec } from '../definition/tensor-spec.js';
+import { InputMismatchError } from '../errors.js';
 import type { ExecuteInput } from '../execute/backend.js';
 import { allocationOrder } from '../execute/input-check.js';
-import type { InputSpec } from './input-spec.js';
+import { AllocationBudget, checkTensorElements, exactElementCount } from './allocation-limits.js';
+import { viewOps, type InputSpec, type TensorInputSpec } from './input-spec.js';
 import { Random } from './random.js';
+import { applyViewOp, baseLayout, planLayout, spanOf, ViewError, type StridedLayout } from './tensor-views.js';
 
 export const DEFAULT_SIZES: readonly number[] = [2, 3, 4, 5, 6, 8];
 
-function fillValue(dtype: DataType, rng: Random, factory: InputSpec & { kind: 'tensor' }): number | boolean | bigint {
-  switch (factory.factory) {
+/** Value of element `i` of a factory's (contiguous) tensor. */
+function factoryValue(spec: TensorInputSpec, dtype: DataType, rng: Random, i: number): ElementValue {
+  switch (spec.factory) {
     case 'ones':
       return dtype === 'Bool' ? true : 1;
     case 'zeros':
       return dtype === 'Bool' ? false : 0;
     case 'full':
-      return factory.fill ?? 0;
+      return spec.fill ?? 0;
+    case 'arange':
+      return (spec.start ?? 0) + i * (spec.step ?? 1);
     case 'rand':
       return isFloatingType(dtype) ? rng.uniform() : rng.int(0, 2);
+    case 'randint':
+      if (dtype === 'Bool') return rng.uniform() < 0.5;
+      return rng.int(spec.low ?? 0, spec.high ?? 2);
     case 'make_tensor': {
       if (dtype === 'Bool') return rng.uniform() < 0.5;
-      const low = factory.low ?? -9;
-      const high = factory.high ?? 9;
+      const low = spec.low ?? -9;
+      const high = spec.high ?? 9;
       return isFloatingType(dtype) ? low + (high - low) * rng.uniform() : rng.int(Math.ceil(low), Math.floor(high) + 1);
     }
     case 'randn':
       if (dtype === 'Bool') return rng.uniform() < 0.5;
       return isFloatingType(dtype) ? rng.normal() : rng.int(-5, 6);
     default: {
-      const unreachable: never = factory.factory;
+      const unreachable: never = spec.factory;
       throw new Error(`unknown factory ${String(unreachable)}`);
     }
   }
 }
 
-function stridedHost(dtype: DataType, sizes: readonly number[], strides: readonly number[], value: () => number | boolean | bigint): HostTensor {
-  const span = sizes.some((s) => s === 0) ? 0 : 1 + sizes.reduce((acc, s, d) => acc + (s - 1) * (strides[d] as number), 0);
-  const host = new HostTensor(dtype, [...sizes], [...strides], allocateStorage(dtype, span));
-  const flat = new HostTensor(dtype, [span], [1], host.data);
-  for (let i = 0; i < span; i += 1) flat.setFlat(i, normalizeValue(dtype, value()));
+/** A value converted as PyTorch converts it into `dtype` (truncation toward zero for ints). */
+function normalizeValue(dtype: DataType, v: ElementValue): ElementValue {
+  if (isFloatingType(dtype) || typeof v !== 'number') return v;
+  if (dtype === 'Bool') return v !== 0;
+  return Number.isFinite(v) ? Math.trunc(v) : 0;
+}
+
+/** Storage of `elements` elements of `dtype`, element i set to value(i). */
+function filledStorage(dtype: DataType, elements: number, value: (i: number) => ElementValue): HostTensor {
+  const flat = new HostTensor(dtype, [elements], [1], allocateStorage(dtype, elements));
+  for (let i = 0; i < elements; i += 1) flat.setFlat(i, normalizeValue(dtype, value(i)));
+  return flat;
+}
+
+/** `src`'s elements copied into new storage of `layout` (same sizes; dtype and strides of the layout). */
+function copyInto(src: HostTensor, layout: StridedLayout): HostTensor {
+  const out = new HostTensor(layout.dtype, [...layout.sizes], [...layout.strides], allocateStorage(layout.dtype, layout.storageElements));
+  for (let i = 0; i < src.numel; i += 1) out.setFlat(i, normalizeValue(layout.dtype, src.get(i)));
+  return out;
+}
+
+/** Builds a tensor spec whose storages were already reserved. */
+function buildTensor(spec: TensorInputSpec, rng: Random): HostTensor {
+  const base = baseLayout(spec.dtype, spec.shape);
+  const storage = filledStorage(spec.dtype, base.storageElements, (i) => factoryValue(spec, spec.dtype, rng, i));
+  let host = new HostTensor(spec.dtype, [...base.sizes], [...base.strides], storage.data);
+  let layout = base;
+  for (const op of viewOps(spec)) {
+    const next = applyViewOp(layout, op);
+    layout = next.layout;
+    host = next.copies ? copyInto(host, layout) : new HostTensor(layout.dtype, [...layout.sizes], [...layout.strides], host.data, layout.offset);
+  }
   return host;
 }
 
-function normalizeValue(dtype: DataType, v: number | boolean | bigint): number | boolean | bigint {
-  if ((dtype === 'Int' || dtype === 'Index') && typeof v === 'number') return BigInt(Math.trunc(v));
-  return v;
+/** The final layout of a tensor spec and the storages building it allocates (allocates nothing). */
+export interface TensorPlan {
+  readonly what: string;
+  readonly layout: StridedLayout;
+  readonly storages: readonly { elements: number; dtype: DataType }[];
 }
 
-/** A tensor for one `inputs` entry. */
-export function materializeInput(spec: InputSpec, rng: Random): ExecuteInput {
+/** Plans a tensor spec: its view ops checked as PyTorch checks them (InputMismatchError naming `inputIndex`). */
+export function planTensorSpec(spec: TensorInputSpec, inputIndex: number): TensorPlan {
+  const what = `torch.${spec.factory}(${spec.shape.join(', ')})`;
+  exactElementCount(spec.shape, what, inputIndex);
+  try {
+    return { what, ...planLayout(baseLayout(spec.dtype, spec.shape), viewOps(spec)) };
+  } catch (e) {
+    if (e instanceof ViewError) throw new InputMismatchError(inputIndex, `${what}: ${e.message}`);
+    throw e;
+  }
+}
+
+/** Reserves a plan's storages in `budget` (AllocationLimitError naming `inputIndex` when one does not fit). */
+export function reserveTensorPlan(plan: TensorPlan, inputIndex: number, budget: AllocationBudget): void {
+  for (const s of plan.storages) budget.reserve(s.dtype, [s.elements], plan.what, inputIndex);
+  // The view's logical elements count too: an expanded or strided view is what the fusion reads.
+  const viewed = exactElementCount(plan.layout.sizes, plan.what, inputIndex);
+  checkTensorElements(viewed, plan.layout.dtype, `${plan.what} (as viewed, sizes [${plan.layout.sizes.join(', ')}])`, inputIndex, budget.limits);
+}
+
+/** A tensor for one `inputs` entry (storage reserved in `budget` first: default limits). */
+export function materializeInput(spec: InputSpec, rng: Random, budget: AllocationBudget = new AllocationBudget(), inputIndex = 0): ExecuteInput {
   if (spec.kind === 'scalar') return spec.value;
-  const contiguousStrides = (sizes: readonly number[]): number[] => {
-    const s = new Array<number>(sizes.length);
-    let acc = 1;
-    for (let d = sizes.length - 1; d >= 0; d -= 1) {
-      s[d] = acc;
-      acc *= Math.max(sizes[d] as number, 1);
-    }
-    return s;
-  };
-  const sizes = spec.asStrided?.size ?? spec.shape;
-  const strides = spec.asStrided?.stride ?? contiguousStrides(spec.shape);
-  return Tensor.fromHost(stridedHost(spec.dtype, sizes, strides, () => fillValue(spec.dtype, rng, spec)));
+  reserveTensorPlan(planTensorSpec(spec, inputIndex), inputIndex, budget);
+  return Tensor.fromHost(buildTensor(spec, rng));
+}
+
+/** Builds specs already planned and reserved (planTensorSpec, reserveTensorPlan) in order. */
+export function buildInputs(specs: readonly InputSpec[], rng: Random): ExecuteInput[] {
+  return specs.map((spec): ExecuteInput => (spec.kind === 'scalar' ? spec.value : Tensor.fromHost(buildTensor(spec, rng))));
 }
 
 /** Sizes for a declared tensor: `sizes` right-aligned on its symbolic dims, 1 on broadcast dims. */
@@ -96,16 +154,31 @@ export function stridesFor(spec: NormalizedTensorSpec, sizes: readonly number[])
   return strides;
 }
 
-/** Inputs generated from the definition's declared inputs. */
-export function generateInputs(descriptors: readonly InputDescriptor[], rng: Random, sizes: readonly number[] = DEFAULT_SIZES): ExecuteInput[] {
-  return descriptors.map((d): ExecuteInput => {
+/** Inputs generated from the definition's declared inputs; all sizes are checked against `budget` first. */
+export function generateInputs(
+  descriptors: readonly InputDescriptor[],
+  rng: Random,
+  sizes: readonly number[] = DEFAULT_SIZES,
+  budget: AllocationBudget = new AllocationBudget(),
+): ExecuteInput[] {
+  const layouts = descriptors.map((d, i) => {
+    if (d.kind === 'scalar') return null;
+    const shape = shapeFor(d.spec, sizes);
+    const strides = stridesFor(d.spec, shape);
+    budget.reserve(d.spec.dtype, shape, `${d.name} of sizes [${shape.join(', ')}]`, i, spanOf(shape, strides));
+    return { shape, strides };
+  });
+  return descriptors.map((d, i): ExecuteInput => {
     if (d.kind === 'scalar') {
       if (d.dtype === 'Bool') return true;
       if (isFloatingType(d.dtype)) return 0.5 + rng.uniform();
       return 2;
     }
-    const shape = shapeFor(d.spec, sizes);
-    const host = stridedHost(d.spec.dtype, shape, stridesFor(d.spec, shape), () => fillValue(d.spec.dtype, rng, { kind: 'tensor', factory: 'randn', shape, dtype: d.spec.dtype }));
-    return Tensor.fromHost(host);
+    // Reserved above for every tensor input.
+    const layout = layouts[i] as { shape: number[]; strides: number[] };
+    const dtype = d.spec.dtype;
+    const spec: TensorInputSpec = { kind: 'tensor', factory: 'randn', shape: layout.shape, dtype };
+    const storage = filledStorage(dtype, spanOf(layout.shape, layout.strides), (e) => factoryValue(spec, dtype, rng, e));
+    return Tensor.fromHost(new HostTensor(dtype, layout.shape, layout.strides, storage.data));
   });
 }

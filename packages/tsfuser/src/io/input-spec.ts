@@ -1,23 +1,55 @@
-// How to make one fusion input: a scalar value, or a tensor from a factory (torch.randn,
-// torch.ones, torch.zeros, torch.full, torch.testing.make_tensor) with shape, dtype and an
-// optional as_strided view. Repro scripts' `inputs = [...]` lists import to these.
+// How to make one fusion input: a scalar value, or a tensor from a factory (torch.randn, rand,
+// randint, ones, zeros, full, arange, empty/empty_strided, testing.make_tensor) with shape and
+// dtype, then view and copy ops applied in order (as_strided, transpose/t, permute, expand,
+// slices and integer indices, contiguous, to(dtype)). Repro scripts' `inputs = [...]` lists import
+// to these; tensor-views.ts gives their layout without allocating, input-generation.ts builds them.
 
 import type { DataType } from '@tsfuser/fusion-ir';
 
-export type TensorFactory = 'randn' | 'rand' | 'ones' | 'zeros' | 'full' | 'make_tensor';
+export type TensorFactory = 'randn' | 'rand' | 'randint' | 'ones' | 'zeros' | 'full' | 'arange' | 'make_tensor';
+
+/** One op applied to a tensor after its factory, in PyTorch's semantics. */
+export type TensorViewOp =
+  | { kind: 'asStrided'; size: number[]; stride: number[]; offset: number | null }
+  | { kind: 'transpose'; dim0: number; dim1: number }
+  | { kind: 'permute'; dims: number[] }
+  | { kind: 'expand'; sizes: number[] }
+  /** `x[start:stop:step]` on one dim (start/stop already clamped like python's slice.indices). */
+  | { kind: 'slice'; dim: number; start: number | null; stop: number | null; step: number }
+  /** `x[i]`: removes dim `dim`. */
+  | { kind: 'select'; dim: number; index: number }
+  /** `x[None]`: a new size-1 dim at `dim`. */
+  | { kind: 'unsqueeze'; dim: number }
+  | { kind: 'contiguous' }
+  | { kind: 'to'; dtype: DataType };
 
 export type InputSpec =
   | { kind: 'scalar'; value: number | boolean; isFloat: boolean }
   | {
       kind: 'tensor';
       factory: TensorFactory;
+      /** The factory's shape (its storage is this shape, contiguous). */
       shape: number[];
       dtype: DataType;
       /** torch.full's fill value. */
       fill?: number | boolean;
-      /** make_tensor's range (defaults as torch: [-9, 9]). */
+      /** make_tensor's range (defaults as torch: [-9, 9]); randint's [low, high). */
       low?: number;
       high?: number;
-      /** `.as_strided(size, stride)` applied to the factory's tensor. */
+      /** arange's first value and step (element i is start + i·step). */
+      start?: number;
+      step?: number;
+      /** `.as_strided(size, stride)` applied first to the factory's tensor. */
       asStrided?: { size: number[]; stride: number[] };
+      /** Ops applied after asStrided, in order. */
+      views?: TensorViewOp[];
     };
+
+export type TensorInputSpec = InputSpec & { kind: 'tensor' };
+
+/** Every op applied to the factory's tensor, in order (the legacy `asStrided` first). */
+export function viewOps(spec: TensorInputSpec): TensorViewOp[] {
+  const ops: TensorViewOp[] = [];
+  if (spec.asStrided !== undefined) ops.push({ kind: 'asStrided', size: spec.asStrided.size, stride: spec.asStrided.stride, offset: null });
+  return [...ops, ...(spec.views ?? [])];
+}

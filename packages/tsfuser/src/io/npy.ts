@@ -2,8 +2,14 @@
 // gives a HostTensor (Fortran order is copied into C order); writing always writes C order.
 // Dtype mapping: <f4 Float, <f8 Double, <f2 Half, <i4 Int32, <i8 Int, |b1 Bool; BFloat16 has no
 // NumPy dtype and is stored as <u2 bit patterns (read back as BFloat16 when the caller asks).
+// uint8 (|u1) is refused: fusion-ir has no UInt8, and reading it as Bool would keep raw values
+// such as 2 and 255 in a Bool tensor. The header's shape is checked against the allocation
+// limits and the file's length before any storage is allocated (a 100000×100000 header on a
+// small file is one NpyError, at once).
 
-import { HostTensor, allocateStorage, contiguousStrides, type DataType } from '@tsfuser/fusion-ir';
+import { HostTensor, allocateStorage, contiguousStrides, dataTypeSize, type DataType } from '@tsfuser/fusion-ir';
+import { AllocationLimitError } from '../errors.js';
+import { DEFAULT_ALLOCATION_LIMITS, checkTensorElements, exactElementCount, type AllocationLimits } from './allocation-limits.js';
 
 export class NpyError extends Error {
   override readonly name = 'NpyError';
@@ -27,8 +33,10 @@ function dtypeOf(descr: string, want: DataType | undefined): DataType {
   switch (d) {
     case '|b1':
     case '<b1':
-    case '|u1':
       return 'Bool';
+    case '|u1':
+    case '<u1':
+      throw new NpyError(`uint8 data ('${descr}') is not supported: fusion-ir has no UInt8 dtype (save it as bool, int32 or int64)`);
     case '<i4':
       return 'Int32';
     case '<i8':
@@ -64,14 +72,27 @@ function parseHeader(text: string): Header {
     .filter((s) => s.length > 0)
     .map((s) => {
       const n = Number(s.replace(/L$/, ''));
-      if (!Number.isInteger(n) || n < 0) throw new NpyError(`bad shape entry '${s}'`);
+      if (!/^\d+L?$/.test(s) || !Number.isSafeInteger(n)) throw new NpyError(`bad shape entry '${s}' (expected a non-negative integer below 2^53)`);
       return n;
     });
   return { descr, fortranOrder: fortran === 'True', shape: dims };
 }
 
-/** Parses a .npy file. `want` picks BFloat16 for <u2 data (the default) or Index for <i8. */
-export function readNpy(bytes: Uint8Array, want?: DataType): HostTensor {
+/** The header's element count, refused (NpyError) past the per-tensor limit. */
+function checkedElementCount(header: Header, dtype: DataType, limits: AllocationLimits): number {
+  try {
+    return checkTensorElements(exactElementCount(header.shape, 'the array', null), dtype, `the array of shape (${header.shape.join(', ')})`, null, limits);
+  } catch (e) {
+    if (e instanceof AllocationLimitError) throw new NpyError(e.detail);
+    throw e;
+  }
+}
+
+/**
+ * Parses a .npy file. `want` picks BFloat16 for <u2 data (the default) or Index for <i8.
+ * Every malformed file is an NpyError.
+ */
+export function readNpy(bytes: Uint8Array, want?: DataType, limits: AllocationLimits = DEFAULT_ALLOCATION_LIMITS): HostTensor {
   if (bytes.length < 10 || MAGIC.some((m, i) => bytes[i] !== m)) throw new NpyError('not a .npy file (bad magic)');
   const major = bytes[6] as number;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -81,18 +102,20 @@ export function readNpy(bytes: Uint8Array, want?: DataType): HostTensor {
     headerLen = view.getUint16(8, true);
     headerStart = 10;
   } else if (major === 2 || major === 3) {
+    if (bytes.length < 12) throw new NpyError('truncated header');
     headerLen = view.getUint32(8, true);
     headerStart = 12;
   } else {
     throw new NpyError(`unsupported .npy version ${major}`);
   }
+  if (headerStart + headerLen > bytes.length) throw new NpyError(`truncated header: it claims ${headerLen} bytes, the file has ${bytes.length - headerStart}`);
   const header = parseHeader(new TextDecoder(major === 3 ? 'utf-8' : 'latin1').decode(bytes.subarray(headerStart, headerStart + headerLen)));
   const dtype = dtypeOf(header.descr, want);
-  const numel = header.shape.reduce((a, b) => a * b, 1);
-  const data = allocateStorage(dtype, numel);
+  const numel = checkedElementCount(header, dtype, limits);
   const dataStart = headerStart + headerLen;
-  const byteCount = numel * data.BYTES_PER_ELEMENT;
-  if (bytes.length - dataStart < byteCount) throw new NpyError(`truncated data: need ${byteCount} bytes, file has ${bytes.length - dataStart}`);
+  const byteCount = numel * dataTypeSize(dtype);
+  if (bytes.length - dataStart < byteCount) throw new NpyError(`truncated data: shape (${header.shape.join(', ')}) needs ${byteCount} bytes, the file has ${bytes.length - dataStart}`);
+  const data = allocateStorage(dtype, numel);
   new Uint8Array(data.buffer, data.byteOffset, byteCount).set(bytes.subarray(dataStart, dataStart + byteCount));
   if (!header.fortranOrder) return new HostTensor(dtype, header.shape, contiguousStrides(header.shape), data);
   // Fortran order: the first dim varies fastest.

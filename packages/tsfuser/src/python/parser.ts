@@ -280,13 +280,45 @@ class Parser {
         e = this.call(e);
       } else if (this.isOp('[')) {
         this.next();
-        const index = this.exprList();
+        const index = this.subscriptList();
         this.expectOp(']');
         e = { kind: 'subscript', object: e, index, pos: e.pos };
       } else {
         return e;
       }
     }
+  }
+
+  /** Subscript items: expressions, slices `a:b:c` (as python's `slice(a, b, c)`) and `...` (the name Ellipsis). */
+  private subscriptList(): Expr {
+    const items: Expr[] = [this.subscriptItem()];
+    let tuple = false;
+    while (this.isOp(',')) {
+      this.next();
+      tuple = true;
+      if (this.isOp(']')) break;
+      items.push(this.subscriptItem());
+    }
+    const first = items[0] as Expr;
+    return tuple ? { kind: 'tuple', elements: items, pos: first.pos } : first;
+  }
+
+  private subscriptItem(): Expr {
+    const t = this.peek();
+    if (this.isOp('...')) {
+      this.next();
+      return { kind: 'name', id: 'Ellipsis', pos: t };
+    }
+    const atBoundary = (): boolean => this.isOp(':') || this.isOp(',') || this.isOp(']');
+    const first = atBoundary() ? null : this.expr();
+    if (!this.isOp(':')) return first ?? this.fail(`unexpected ${describe(this.peek())}`);
+    const parts: (Expr | null)[] = [first];
+    while (this.isOp(':') && parts.length < 3) {
+      this.next();
+      parts.push(atBoundary() ? null : this.expr());
+    }
+    const none: Expr = { kind: 'name', id: 'None', pos: t };
+    return { kind: 'call', func: { kind: 'name', id: 'slice', pos: t }, args: [0, 1, 2].map((i) => parts[i] ?? none), keywords: [], pos: t };
   }
 
   private call(func: Expr): Expr {
