@@ -1,7 +1,9 @@
 // Prints JitTypes exactly as PyTorch's `operator<<(std::ostream&, const Type&)` does in graph
 // dumps (TypeVerbosity::Full): `Float(8, 256, strides=[256, 1], requires_grad=0, device=cuda:0)`,
 // `Float(*, *, requires_grad=0, device=cuda:0)`, `Tensor`, `int[]`, `Tensor?`, `(Tensor, int)`.
-// Invariant: parseType(printType(t)) is structurally equal to t.
+// Invariant: parseType(printType(t)) is structurally equal to t; sizes and strides print exactly
+// (bigint digits included). Recursion depth is the type's nesting depth, which the parser bounds
+// by MAX_TYPE_NESTING.
 
 import type { Device, JitType, SimpleTypeKind, TensorType } from './jit-type.js';
 
@@ -74,4 +76,8 @@ export const SIMPLE_TYPE_NAMES: ReadonlyMap<string, SimpleTypeKind> = new Map([
   ...Object.entries(SIMPLE_NAMES).map(([kind, name]): [string, SimpleTypeKind] => [name, kind as SimpleTypeKind]),
   ['None', 'None'],
   ['Dtype', 'ScalarType'],
+  // PyTorch's own IR tests write `%a : string = prim::Constant[value="abc"]()`. Its parser reads
+  // the lower-case name as a type variable that prints back as `string`; here it is the string
+  // type, printed `str` (StringType's name), so a second round trip is stable.
+  ['string', 'Str'],
 ]);
