@@ -4,7 +4,7 @@
 //   aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 // Invariant: malformed schemas raise ParseError (line 1, the offending column).
 
-import { tokenize } from '../text/lexer.js';
+import { describeToken, tokenize } from '../text/lexer.js';
 import { TokenCursor } from '../text/cursor.js';
 import { parseTypeAt } from '../types/type-parser.js';
 import type { FunctionSchema, SchemaArgument, SchemaDefault, SchemaReturn } from './function-schema.js';
@@ -39,7 +39,7 @@ export function parseSchema(text: string): FunctionSchema {
   cur.expectPunct('->', 'before the return types');
   const { returns, returnsTuple } = parseReturns(cur);
   const end = cur.peek();
-  if (end.kind !== 'newline' && end.kind !== 'eof') cur.fail(`unexpected '${end.text}' after the return types`, end);
+  if (end.kind !== 'newline' && end.kind !== 'eof') cur.fail(`unexpected ${describeToken(end)} after the return types`, end);
   return { name: nameTok.text, overloadName, arguments: args, returns, isVararg, returnsTuple };
 }
 
@@ -76,12 +76,12 @@ function parseDefault(cur: TokenCursor): SchemaDefault {
         cur.expectPunct(']', 'to close the default list');
         return { kind: 'list', items };
       }
-      return cur.fail(`expected a default value but found '${t.text}'`, t);
+      return cur.fail(`expected a default value but found ${describeToken(t)}`, t);
     case 'qualified':
     case 'value':
     case 'newline':
     case 'eof':
-      return cur.fail(`expected a default value but found ${t.kind === 'eof' || t.kind === 'newline' ? 'end of input' : `'${t.text}'`}`, t);
+      return cur.fail(`expected a default value but found ${describeToken(t)}`, t);
   }
 }
 

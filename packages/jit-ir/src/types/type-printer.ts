@@ -2,8 +2,7 @@
 // dumps (TypeVerbosity::Full): `Float(8, 256, strides=[256, 1], requires_grad=0, device=cuda:0)`,
 // `Float(*, *, requires_grad=0, device=cuda:0)`, `Tensor`, `int[]`, `Tensor?`, `(Tensor, int)`.
 // Invariant: parseType(printType(t)) is structurally equal to t; sizes and strides print exactly
-// (bigint digits included). Recursion depth is the type's nesting depth, which the parser bounds
-// by MAX_TYPE_NESTING.
+// (bigint digits included). printType is iterative: no type, however deep, overflows the stack.
 
 import type { Device, JitType, SimpleTypeKind, TensorType } from './jit-type.js';
 
@@ -44,32 +43,56 @@ function printTensorType(t: TensorType): string {
   return out;
 }
 
+/**
+ * The dump text of `t`. Iterative (an explicit work stack), so even a type nested far deeper
+ * than the parser accepts, built through the API, prints without exhausting the JS stack.
+ */
 export function printType(t: JitType): string {
-  switch (t.kind) {
-    case 'Tensor':
-      return printTensorType(t);
-    case 'Optional':
-      return `${printType(t.elem)}?`;
-    case 'List':
-      return `${printType(t.elem)}[${t.fixedSize === null ? '' : t.fixedSize}]`;
-    case 'Tuple':
-      return `(${t.elems.map(printType).join(', ')})`;
-    case 'Int':
-    case 'Float':
-    case 'Bool':
-    case 'Str':
-    case 'Complex':
-    case 'Device':
-    case 'None':
-    case 'Number':
-    case 'Scalar':
-    case 'Layout':
-    case 'ScalarType':
-    case 'MemoryFormat':
-    case 'Generator':
-    case 'Any':
-      return SIMPLE_NAMES[t.kind];
+  const out: string[] = [];
+  // Each entry is a type still to print or literal text; popped last-in first-out.
+  const work: (JitType | string)[] = [t];
+  for (let item = work.pop(); item !== undefined; item = work.pop()) {
+    if (typeof item === 'string') {
+      out.push(item);
+      continue;
+    }
+    switch (item.kind) {
+      case 'Tensor':
+        out.push(printTensorType(item));
+        break;
+      case 'Optional':
+        work.push('?', item.elem);
+        break;
+      case 'List':
+        work.push(`[${item.fixedSize === null ? '' : item.fixedSize}]`, item.elem);
+        break;
+      case 'Tuple':
+        work.push(')');
+        for (let i = item.elems.length - 1; i >= 0; i--) {
+          work.push(item.elems[i] as JitType);
+          if (i > 0) work.push(', ');
+        }
+        work.push('(');
+        break;
+      case 'Int':
+      case 'Float':
+      case 'Bool':
+      case 'Str':
+      case 'Complex':
+      case 'Device':
+      case 'None':
+      case 'Number':
+      case 'Scalar':
+      case 'Layout':
+      case 'ScalarType':
+      case 'MemoryFormat':
+      case 'Generator':
+      case 'Any':
+        out.push(SIMPLE_NAMES[item.kind]);
+        break;
+    }
   }
+  return out.join('');
 }
 
 export const SIMPLE_TYPE_NAMES: ReadonlyMap<string, SimpleTypeKind> = new Map([
