@@ -162,14 +162,14 @@ class IRParser {
     node.sourceRange = comment;
     if (GROUP_KIND.test(kindTok.text)) state.pendingGroups.set(kindTok.text, node);
     block.appendNode(node);
-    for (const o of outs) {
-      const type = o.type ?? (node.kind === 'prim::Constant' ? inferConstantType(node) : DynamicTensorType);
-      this.defineValue(state, scope, o.tok, node.addOutput(type));
-    }
+    const outputs = outs.map((o) => node.addOutput(o.type ?? (node.kind === 'prim::Constant' ? inferConstantType(node) : DynamicTensorType)));
     if (node.kind === 'prim::Constant') this.checkConstant(node, kindTok);
     for (let t = this.cur.peek(); t.kind === 'ident' && /^block\d+$/.test(t.text); t = this.cur.peek()) {
       this.nested(t, 'block', () => this.parseBlock(state, node.addBlock(), scope));
     }
+    // A node's outputs exist only after it (and its blocks) ran: define them after the blocks, so
+    // a block that uses its own node's output is an undefined value, as in PyTorch.
+    outs.forEach((o, i) => this.defineValue(state, scope, o.tok, outputs[i] as Value));
   }
 
   private checkOutputCount(kindTok: Token, count: number): void {
@@ -187,7 +187,8 @@ class IRParser {
     const a = node.attribute('value');
     const type = node.output().type;
     if (a?.kind === 'i' && type.kind === 'Float') node.setF('value', Number(a.value));
-    if (node.attributeNames().some((n) => n !== 'value')) this.cur.fail("prim::Constant only takes a 'value' attribute", kindTok);
+    // A Function constant names its function instead: `prim::Constant[name="fallback_function", fallback=1]()`.
+    if (type.kind !== 'Function' && node.attributeNames().some((n) => n !== 'value')) this.cur.fail("prim::Constant only takes a 'value' attribute", kindTok);
   }
 
   private parseBlock(state: GraphState, block: Block, outer: Scope): void {

@@ -40,7 +40,9 @@ export type SimpleTypeKind =
   | 'ScalarType'
   | 'MemoryFormat'
   | 'Generator'
-  | 'Any';
+  | 'Any'
+  /** A TorchScript function value, e.g. the `fallback_function` constant of optimized graphs. */
+  | 'Function';
 
 export interface SimpleType {
   readonly kind: SimpleTypeKind;
@@ -78,6 +80,7 @@ export const ScalarTypeType = simple('ScalarType');
 export const MemoryFormatType = simple('MemoryFormat');
 export const GeneratorType = simple('Generator');
 export const AnyType = simple('Any');
+export const FunctionType = simple('Function');
 
 export function simpleType(kind: SimpleTypeKind): SimpleType {
   return simple(kind);
@@ -200,6 +203,7 @@ export function isSubtypeOf(actual: JitType, formal: JitType): boolean {
     case 'Device':
     case 'None':
     case 'Generator':
+    case 'Function':
       return actual.kind === formal.kind;
   }
 }

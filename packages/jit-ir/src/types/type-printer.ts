@@ -21,6 +21,7 @@ const SIMPLE_NAMES: Readonly<Record<SimpleTypeKind, string>> = {
   MemoryFormat: 'MemoryFormat',
   Generator: 'Generator',
   Any: 'Any',
+  Function: 'Function',
 };
 
 export function printDevice(d: Device): string {
@@ -88,6 +89,7 @@ export function printType(t: JitType): string {
       case 'MemoryFormat':
       case 'Generator':
       case 'Any':
+      case 'Function':
         out.push(SIMPLE_NAMES[item.kind]);
         break;
     }

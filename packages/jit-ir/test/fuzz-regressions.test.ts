@@ -1,0 +1,77 @@
+// Crashes the parseIR fuzzer (test/parse-ir-fuzz.test.ts) found, each minimized to a named case.
+// Before the fixes these threw RangeError (stack overflow), IRError from Graph.copy, or a
+// ParseError whose message printed a raw control character.
+import { describe, expect, it } from 'vitest';
+import { ParseError, parseIR } from '../src/index.js';
+import { checkParseIR } from './fuzz/parse-ir-oracle.js';
+
+function parseError(text: string): ParseError {
+  try {
+    parseIR(text);
+  } catch (e) {
+    if (e instanceof ParseError) return e;
+    throw new Error(`expected ParseError, got ${String(e)}`);
+  }
+  throw new Error('expected a ParseError, but the text parsed');
+}
+
+const T = 'Float(16, 32, strides=[32, 1], requires_grad=0, device=cuda:0)';
+
+describe('fuzzer regressions', () => {
+  it('a block may not use an output of its own node (swapped block header; IRError in copy())', () => {
+    const text = [
+      `graph(%x.1 : ${T},`,
+      '      %flag.1 : bool):',
+      `  %out : ${T} = prim::If(%flag.1)`,
+      `      %out.1 : ${T} = aten::relu(%x.1)`,
+      '    block0():',
+      `      %7 : ${T} = aten::sigmoid(%out.1)`,
+      '      -> (%7)',
+      '    block1():',
+      '      -> (%x.1)',
+      '  return (%out)',
+      '',
+    ].join('\n');
+    const err = parseError(text);
+    expect(err.description).toBe('undefined value %out.1');
+    expect([err.line, err.column]).toEqual([6, `      %7 : ${T} = aten::sigmoid(`.length + 1]);
+    expect(checkParseIR(text).kind).toBe('rejected');
+  });
+
+  it('a constant whose block uses the constant (swapped lines; IRError in copy())', () => {
+    const text = `graph(%x : Tensor):\n  %2 : int = prim::Constant[value=1]()\n    block0():\n      %y : Tensor = aten::add(%x, %x, %2)\n      -> (%y)\n  return (%x)\n`;
+    expect(parseError(text).description).toBe('undefined value %2');
+  });
+
+  it('a tensor type cut off at the end of the text names the end of line, not a raw newline', () => {
+    const err = parseError(`graph(%x.1 : Float(8, 1024, strides=[1024, 1], requires_grad=0, device=cuda:0)):\n  %7 : Float(8, 16, 64,`);
+    expect(err.description).toBe("expected a size, '*', strides=, requires_grad= or device= in tensor type but found end of line");
+    expect(err.message).not.toMatch(/\n/);
+  });
+
+  it('a non-breaking space or NUL in a type is an escaped unexpected character', () => {
+    for (const [ch, shown] of [
+      ['\u00a0', '\\u00a0'],
+      ['\0', '\\u0000'],
+    ] as const) {
+      const err = parseError(`graph(%a.1 : Float(64,${ch} 64)):\n  return (%a.1)\n`);
+      expect(err.description).toBe(`unexpected character '${shown}'`);
+      expect([err.line, err.column]).toEqual([1, 23]);
+    }
+  });
+
+  it('deep blocks inserted before return (1400 levels) are one ParseError', () => {
+    const depth = 1400;
+    const lines = ['graph(%x : Tensor, %c : bool):'];
+    for (let i = 0; i < depth; i++) lines.push(' = prim::If(%c)', '  block0():');
+    for (let i = 0; i < depth; i++) lines.push('    -> ()');
+    lines.push('  return (%x)', '');
+    const verdict = checkParseIR(lines.join('\n'));
+    expect(verdict.kind === 'rejected' ? verdict.error.description : verdict.kind).toBe('block nesting deeper than 256');
+  });
+
+  it('a 3000-deep tuple type replacing an input type is one ParseError', () => {
+    const verdict = checkParseIR(`graph(%x : ${'('.repeat(3000)}int${')'.repeat(3000)}):\n  return (%x)\n`);
+    expect(verdict.kind === 'rejected' ? verdict.error.description : verdict.kind).toBe('type nesting deeper than 256');
+  });
+});
