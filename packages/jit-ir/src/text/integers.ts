@@ -29,8 +29,12 @@ export function int64FromToken(t: IntegerToken, what: string): bigint {
   return v;
 }
 
+/** At most 15 digits: always a safe integer, so Number() is exact (and much cheaper than BigInt). */
+const SHORT_INTEGER = /^-?\d{1,15}$/;
+
 /** The exact value of an integer token as a canonical ExactInteger (int64 range checked). */
 export function exactIntegerFromToken(t: IntegerToken, what: string): ExactInteger {
+  if (SHORT_INTEGER.test(t.text)) return Number(t.text);
   return canonicalInteger(int64FromToken(t, what));
 }
 

@@ -49,6 +49,7 @@ function printTensorType(t: TensorType): string {
  * than the parser accepts, built through the API, prints without exhausting the JS stack.
  */
 export function printType(t: JitType): string {
+  if (t.kind === 'Tensor') return printTensorType(t); // the common case, without the work stack
   const out: string[] = [];
   // Each entry is a type still to print or literal text; popped last-in first-out.
   const work: (JitType | string)[] = [t];
