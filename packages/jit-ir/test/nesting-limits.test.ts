@@ -2,7 +2,7 @@
 // one ParseError at the token that goes past the limit (never a RangeError from the JS stack),
 // text at the limit parses and round-trips, and very wide graphs parse in linear time.
 import { describe, expect, it } from 'vitest';
-import { Graph, MAX_BLOCK_NESTING, MAX_TYPE_NESTING, ParseError, listType, IntType, parseIR, parseType, printType, type JitType } from '../src/index.js';
+import { Graph, MAX_BLOCK_NESTING, MAX_TYPE_NESTING, ParseError, listType, IntType, parseIR, parseSchema, parseType, printSchema, printType, type JitType } from '../src/index.js';
 
 function parseError(fn: () => unknown): ParseError {
   try {
@@ -82,6 +82,23 @@ describe('type nesting limit', () => {
     let t: JitType = IntType;
     for (let i = 0; i < 9000; i++) t = listType(t);
     expect(printType(t)).toBe(`int${'[]'.repeat(9000)}`);
+  });
+});
+
+describe('schema nesting limits', () => {
+  it('5000 nested default lists fail with one ParseError at the list that passes the limit', () => {
+    const err = parseError(() => parseSchema(`aten::f(int[] x=${'['.repeat(5000)}1${']'.repeat(5000)}) -> int`));
+    expect(err.description).toBe('default list nesting deeper than 256');
+    expect([err.line, err.column]).toEqual([1, 'aten::f(int[] x='.length + 255 + 1]);
+  });
+
+  it('a default list 255 deep and a return type 256 deep still parse and print', () => {
+    const text = `aten::f(int[] x=${'['.repeat(255)}1${']'.repeat(255)}) -> int${'[]'.repeat(255)}`;
+    expect(printSchema(parseSchema(text))).toBe(text);
+  });
+
+  it('a 3000-deep argument type fails like in graphs', () => {
+    expect(parseError(() => parseSchema(`aten::f(${'Optional['.repeat(3000)}int${']'.repeat(3000)} x) -> int`)).description).toBe('type nesting deeper than 256');
   });
 });
 

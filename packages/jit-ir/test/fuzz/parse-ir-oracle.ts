@@ -1,9 +1,10 @@
 // The property every parseIR input must satisfy: it either parses to a graph whose printed text
 // parses back to the same text (and copies to the same text), or raises one ParseError with a
 // valid line:column and a one-line message. Anything else (RangeError, TypeError, IRError, a stack
-// overflow, a print that does not re-parse) is a crash.
+// overflow, a print that does not re-parse) is a crash. checkParseSchema is the same property for
+// operator schemas (parseSchema / printSchema).
 
-import { ParseError, parseIR } from '../../src/index.js';
+import { ParseError, parseIR, parseSchema, printSchema } from '../../src/index.js';
 
 export type Verdict =
   | { readonly kind: 'parsed' }
@@ -46,6 +47,22 @@ export function checkParseIR(text: string): Verdict {
     if (again !== printed) return { kind: 'crash', reason: 'print(parse(print(g))) differs from print(g)' };
   } catch (e) {
     return { kind: 'crash', reason: `the printed graph does not parse: ${describeError(e)}` };
+  }
+  return { kind: 'parsed' };
+}
+
+export function checkParseSchema(text: string): Verdict {
+  let printed: string;
+  try {
+    printed = printSchema(parseSchema(text));
+  } catch (e) {
+    return checkRejection(text, e);
+  }
+  try {
+    const again = printSchema(parseSchema(printed));
+    if (again !== printed) return { kind: 'crash', reason: 'printSchema(parseSchema(printSchema(s))) differs from printSchema(s)' };
+  } catch (e) {
+    return { kind: 'crash', reason: `the printed schema does not parse: ${describeError(e)}` };
   }
   return { kind: 'parsed' };
 }
