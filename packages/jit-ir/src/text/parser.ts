@@ -162,14 +162,15 @@ class IRParser {
     node.sourceRange = comment;
     if (GROUP_KIND.test(kindTok.text)) state.pendingGroups.set(kindTok.text, node);
     block.appendNode(node);
-    const outputs = outs.map((o) => node.addOutput(o.type ?? (node.kind === 'prim::Constant' ? inferConstantType(node) : DynamicTensorType)));
+    for (const o of outs) {
+      const type = o.type ?? (node.kind === 'prim::Constant' ? inferConstantType(node) : DynamicTensorType);
+      this.defineValue(state, scope, o.tok, node.addOutput(type));
+    }
     if (node.kind === 'prim::Constant') this.checkConstant(node, kindTok);
+    // As in PyTorch's parser, the outputs are named before the blocks, so a block may use them.
     for (let t = this.cur.peek(); t.kind === 'ident' && /^block\d+$/.test(t.text); t = this.cur.peek()) {
       this.nested(t, 'block', () => this.parseBlock(state, node.addBlock(), scope));
     }
-    // A node's outputs exist only after it (and its blocks) ran: define them after the blocks, so
-    // a block that uses its own node's output is an undefined value, as in PyTorch.
-    outs.forEach((o, i) => this.defineValue(state, scope, o.tok, outputs[i] as Value));
   }
 
   private checkOutputCount(kindTok: Token, count: number): void {
