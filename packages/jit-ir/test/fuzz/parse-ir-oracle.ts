@@ -1,10 +1,12 @@
 // The property every parseIR input must satisfy: it either parses to a graph whose printed text
 // parses back to the same text (and copies to the same text), or raises one ParseError with a
 // valid line:column and a one-line message. Anything else (RangeError, TypeError, IRError, a stack
-// overflow, a print that does not re-parse) is a crash. checkParseSchema is the same property for
+// overflow, a print that does not re-parse) is a crash. A parsed graph must also survive the
+// passes the graph fuser runs first (dead code, CSE, constant pooling) and still print text that
+// parses. checkParseSchema is the same property for
 // operator schemas (parseSchema / printSchema).
 
-import { ParseError, parseIR, parseSchema, printSchema } from '../../src/index.js';
+import { ParseError, constantPooling, eliminateCommonSubexpression, eliminateDeadCode, parseIR, parseSchema, printSchema, type Graph } from '../../src/index.js';
 
 export type Verdict =
   | { readonly kind: 'parsed' }
@@ -47,6 +49,24 @@ export function checkParseIR(text: string): Verdict {
     if (again !== printed) return { kind: 'crash', reason: 'print(parse(print(g))) differs from print(g)' };
   } catch (e) {
     return { kind: 'crash', reason: `the printed graph does not parse: ${describeError(e)}` };
+  }
+  return checkPasses(parseIR(printed));
+}
+
+function checkPasses(g: Graph): Verdict {
+  let optimized: string;
+  try {
+    eliminateDeadCode(g);
+    eliminateCommonSubexpression(g);
+    constantPooling(g);
+    optimized = g.toString();
+  } catch (e) {
+    return { kind: 'crash', reason: `a pass failed on a parsed graph: ${describeError(e)}` };
+  }
+  try {
+    parseIR(optimized);
+  } catch (e) {
+    return { kind: 'crash', reason: `the graph after the passes does not parse: ${describeError(e)}` };
   }
   return { kind: 'parsed' };
 }
