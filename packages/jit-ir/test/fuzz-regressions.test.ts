@@ -2,7 +2,7 @@
 // Before the fixes these threw RangeError (stack overflow), IRError from Graph.copy, or a
 // ParseError whose message printed a raw control character.
 import { describe, expect, it } from 'vitest';
-import { ParseError, parseIR } from '../src/index.js';
+import { ParseError, constantPooling, parseIR } from '../src/index.js';
 import { checkParseIR } from './fuzz/parse-ir-oracle.js';
 
 function parseError(text: string): ParseError {
@@ -81,5 +81,29 @@ describe('fuzzer regressions', () => {
   it('a 3000-deep tuple type replacing an input type is one ParseError', () => {
     const verdict = checkParseIR(`graph(%x : ${'('.repeat(3000)}int${')'.repeat(3000)}):\n  return (%x)\n`);
     expect(verdict.kind === 'rejected' ? verdict.error.description : verdict.kind).toBe('type nesting deeper than 256');
+  });
+});
+
+describe('fuzzer regressions in the passes', () => {
+  // FUZZ_SEED=4 cases 225 and 459: a spliced constant line took the next `block1():` as its own
+  // block; constant pooling hoisted the constant with that block above values the block uses.
+  it('constant pooling leaves a prim::Constant that owns a block in place', () => {
+    const text = [
+      'graph(%x : Tensor):',
+      '  %y : Tensor = aten::relu(%x)',
+      '  %c : int = prim::Constant[value=1]()',
+      '    block0():',
+      '      %z : Tensor = aten::neg(%y)',
+      '      -> (%z)',
+      '  %d : int = prim::Constant[value=2]()',
+      '  return (%y, %c, %d)',
+      '',
+    ].join('\n');
+    const g = parseIR(text);
+    constantPooling(g);
+    expect(g.nodes().map((n) => n.kind)).toEqual(['prim::Constant', 'aten::relu', 'prim::Constant']);
+    expect(g.nodes()[2]?.blocks.length).toBe(1);
+    expect(() => parseIR(g.toString())).not.toThrow();
+    expect(checkParseIR(text).kind).toBe('parsed');
   });
 });
