@@ -125,7 +125,7 @@ const MUTATIONS: readonly (readonly [string, Mutation])[] = [
     return lines.join('\n');
   }],
   ['many values', (t, rng) => {
-    const n = pick(rng, [100, 2000, 20000]);
+    const n = pick(rng, [100, 1000, 5000]);
     const at = t.indexOf('return (');
     if (at < 0) return t;
     const input = /graph\((%[\w.]+)/.exec(t)?.[1] ?? '%x';
