@@ -22,7 +22,9 @@ export {
 export { type ConstantValue, constantValue, createConstantNode } from './ir/constants.js';
 export { formatDouble, formatG } from './ir/float-format.js';
 
-export { parseIR } from './text/parser.js';
+export { parseIR, MAX_BLOCK_NESTING } from './text/parser.js';
+export { quoteForMessage } from './text/lexer.js';
+export { type ExactInteger, INT64_MIN, INT64_MAX } from './text/integers.js';
 export { printGraph, printNode } from './text/printer.js';
 
 export {

@@ -23,7 +23,7 @@ const nameArb = fc
 export const typeArb: fc.Arbitrary<JitType> = fc.letrec<{ type: JitType }>((tie) => ({
   type: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
-    fc.constantFrom(...(['Int', 'Float', 'Bool', 'Str', 'Device', 'None', 'Number', 'Scalar', 'Layout', 'ScalarType', 'MemoryFormat', 'Generator', 'Any', 'Complex'] as const)).map(simpleType),
+    fc.constantFrom(...(['Int', 'Float', 'Bool', 'Str', 'Device', 'None', 'Number', 'Scalar', 'Layout', 'ScalarType', 'MemoryFormat', 'Generator', 'Any', 'Complex', 'Function'] as const)).map(simpleType),
     fc
       .record({
         scalarType: fc.option(fc.constantFrom(...SCALAR_TYPES), { nil: null }),

@@ -16,7 +16,7 @@ const OK_HEAD = 'graph(%x : Tensor):\n';
 describe('malformed IR raises ParseError with line:column', () => {
   const cases: [string, string, number, number, RegExp][] = [
     ['unknown type', 'graph(%x : Flaot(2)):\n  return (%x)\n', 1, 12, /unknown type 'Flaot'/],
-    ['bad token', `${OK_HEAD}  %y : Tensor = aten::relu(%x) $\n  return (%y)\n`, 2, 32, /unexpected character "\$"/],
+    ['bad token', `${OK_HEAD}  %y : Tensor = aten::relu(%x) $\n  return (%y)\n`, 2, 32, /unexpected character '\$'/],
     ['undefined value', `${OK_HEAD}  %y : Tensor = aten::relu(%z)\n  return (%y)\n`, 2, 28, /undefined value %z/],
     ['duplicate definition', `${OK_HEAD}  %x : Tensor = aten::relu(%x)\n  return (%x)\n`, 2, 3, /redefinition of %x/],
     ['unbalanced brackets', `${OK_HEAD}  %y : Tensor = aten::relu(%x\n  return (%y)\n`, 3, 3, /expected '\)' to close the inputs of aten::relu/],

@@ -49,7 +49,7 @@ export function tensorComplianceProblem(t: HostTensor, expected: TensorType): st
   }
   const sizes = expected.sizes;
   if (expected.strides === null || sizes.some((s) => s === null)) return null;
-  const want = layoutOf(sizes as number[], expected.strides);
+  const want = layoutOf(sizes.map(Number), expected.strides.map(Number));
   const have = layoutOf(t.sizes, t.strides);
   if (want.order.join() !== have.order.join()) return `stride order [${t.strides.join(', ')}] differs from the profiled [${expected.strides.join(', ')}]`;
   const lost = want.contiguous.findIndex((c, k) => c && have.contiguous[k] !== true);

@@ -32,7 +32,7 @@ function typeOf(v: Value): TensorType | null {
 
 function sizeMap(graph: Graph, keep: boolean): (s: number | null, d: number) => number {
   const types = graph.inputs.map(typeOf).filter((t): t is TensorType => t !== null);
-  const total = types.reduce((acc, t) => acc + numel((t.sizes ?? []).map((s) => s ?? 4)), 0);
+  const total = types.reduce((acc, t) => acc + numel((t.sizes ?? []).map((s) => Number(s ?? 4))), 0);
   const distinct = [...new Set(types.flatMap((t) => (t.sizes ?? []).filter((s): s is number => s !== null && s > 1)))].sort((a, b) => a - b);
   const small = [3, 5, 6, 7, 4, 9, 10, 11, 12, 13];
   const shrink = !keep && total > 200_000;
@@ -107,11 +107,11 @@ export function generateInputs(graph: Graph, opts: DiffOptions = {}): GeneratedI
     const t = typeOf(v);
     if (t !== null) {
       const dtype = DTYPES[t.scalarType ?? ''] ?? 'Float';
-      const sizes = (t.sizes ?? []).map((s, d) => size(s, d));
+      const sizes = (t.sizes ?? []).map((s, d) => size(s === null ? null : Number(s), d));
       const positive = /var/.test(v.debugName());
       const r = makeRef(dtype, sizes, Array.from({ length: numel(sizes) }, () => randomValue(dtype, range, positive)));
       ref.push(r);
-      evalInputs.push(hostTensor(dtype, sizes, [...r.data], t.strides));
+      evalInputs.push(hostTensor(dtype, sizes, [...r.data], t.strides?.map(Number) ?? null));
     } else if (v.type.kind === 'Int' || v.type.kind === 'Float' || v.type.kind === 'Bool') {
       const kind = v.type.kind === 'Int' ? 'int' : v.type.kind === 'Float' ? 'float' : 'bool';
       const given = profiled !== null && !isRef(profiled) && (profiled.kind === 'int' || profiled.kind === 'bool' || profiled.kind === 'float') ? profiled.value : null;

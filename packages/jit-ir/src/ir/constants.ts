@@ -3,6 +3,7 @@
 // Invariant: constantValue(makeConstant(g, c)) equals c (ints come back as numbers when safe).
 
 import { IRError } from '../errors.js';
+import { canonicalInteger } from '../text/integers.js';
 import { printDevice } from '../types/type-printer.js';
 import { parseDeviceString } from '../types/type-parser.js';
 import {
@@ -84,10 +85,9 @@ export function constantValue(n: Node): ConstantValue | null {
   const type = n.output().type;
   const a = n.attribute('value');
   if (a === undefined) return type.kind === 'None' || type.kind === 'Optional' ? { kind: 'none' } : null;
-  const toInt = (v: bigint): number | bigint => (v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v);
   switch (a.kind) {
     case 'i':
-      return type.kind === 'Bool' ? { kind: 'bool', value: a.value !== 0n } : { kind: 'int', value: toInt(a.value) };
+      return type.kind === 'Bool' ? { kind: 'bool', value: a.value !== 0n } : { kind: 'int', value: canonicalInteger(a.value) };
     case 'f':
       return { kind: 'float', value: a.value };
     case 's':
@@ -100,7 +100,7 @@ export function constantValue(n: Node): ConstantValue | null {
       }
       return { kind: 'str', value: a.value };
     case 'is':
-      return { kind: 'intList', value: a.value.map(toInt) };
+      return { kind: 'intList', value: a.value.map(canonicalInteger) };
     case 'fs':
       return { kind: 'floatList', value: a.value };
     case 't':

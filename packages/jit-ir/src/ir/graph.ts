@@ -84,7 +84,9 @@ export class Graph {
     for (const o of n.outputs) r.addOutput().copyMetadata(o);
     for (const v of n.inputs) r.addInput(lookup(v));
     if (copyBlocks) {
-      for (const b of n.blocks) this.cloneBlockInto(b, r.addBlock(), lookup);
+      // A block may use its own node's outputs (PyTorch's parser allows it): map them to the clone's.
+      const inBlocks = (v: Value): Value => (v.node === n ? r.output(v.offset) : lookup(v));
+      for (const b of n.blocks) this.cloneBlockInto(b, r.addBlock(), inBlocks);
     }
     return r;
   }

@@ -167,8 +167,13 @@ export class Node {
     this.checkAlive();
     if (i < 0 || i > this._outputs.length) throw new IRError(`insertOutput: index ${i} out of range`);
     const v = new Value(this, i, this.graph._nextUnique(), type);
+    if (i === this._outputs.length) {
+      // Appending (the parser's case) renumbers nothing, keeping graph building linear.
+      this._outputs.push(v);
+      return v;
+    }
     this._outputs.splice(i, 0, v);
-    this._outputs.forEach((o, j) => (o._offset = j));
+    for (let j = i + 1; j < this._outputs.length; j++) (this._outputs[j] as Value)._offset = j;
     return v;
   }
 
@@ -178,7 +183,7 @@ export class Node {
     if (v.hasUses()) throw new IRError(`cannot erase output %${v.debugName()} of ${this.kind}: it still has ${v.uses.length} use(s)`);
     this.graph._forgetValue(v);
     this._outputs.splice(i, 1);
-    this._outputs.forEach((o, j) => (o._offset = j));
+    for (let j = i; j < this._outputs.length; j++) (this._outputs[j] as Value)._offset = j;
   }
 
   /** Makes users of each output use the corresponding output of `other`. */

@@ -1,7 +1,9 @@
 // Constant pooling. In: a graph. Out: every prim::Constant (also from nested blocks) hoisted to
 // the top of the graph, in first-seen order, with equal constants (same output type and value)
 // merged into one.
-// Invariant: constants have no inputs, so hoisting them keeps every use dominated.
+// Invariant: constants have no inputs, so hoisting them keeps every use dominated. A
+// prim::Constant that owns blocks (text can give it some) is left in place: its blocks may use
+// values defined before it.
 
 import type { Block } from '../ir/block.js';
 import type { Graph } from '../ir/graph.js';
@@ -14,7 +16,7 @@ function constantsEqual(a: Node, b: Node): boolean {
 
 function collectConstants(block: Block, into: Node[]): void {
   for (const n of block.nodes()) {
-    if (n.kind === 'prim::Constant' && n.outputs.length === 1 && n.inputs.length === 0) into.push(n);
+    if (n.kind === 'prim::Constant' && n.outputs.length === 1 && n.inputs.length === 0 && n.blocks.length === 0) into.push(n);
     for (const b of n.blocks) collectConstants(b, into);
   }
 }

@@ -4,9 +4,10 @@
 //   aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 // Invariant: malformed schemas raise ParseError (line 1, the offending column).
 
-import { tokenize } from '../text/lexer.js';
+import { describeToken, tokenize } from '../text/lexer.js';
 import { TokenCursor } from '../text/cursor.js';
-import { parseTypeAt } from '../types/type-parser.js';
+import { MAX_TYPE_NESTING, parseTypeAt } from '../types/type-parser.js';
+import { int64FromToken } from '../text/integers.js';
 import type { FunctionSchema, SchemaArgument, SchemaDefault, SchemaReturn } from './function-schema.js';
 
 export function parseSchema(text: string): FunctionSchema {
@@ -39,7 +40,7 @@ export function parseSchema(text: string): FunctionSchema {
   cur.expectPunct('->', 'before the return types');
   const { returns, returnsTuple } = parseReturns(cur);
   const end = cur.peek();
-  if (end.kind !== 'newline' && end.kind !== 'eof') cur.fail(`unexpected '${end.text}' after the return types`, end);
+  if (end.kind !== 'newline' && end.kind !== 'eof') cur.fail(`unexpected ${describeToken(end)} after the return types`, end);
   return { name: nameTok.text, overloadName, arguments: args, returns, isVararg, returnsTuple };
 }
 
@@ -51,11 +52,12 @@ function parseArgument(cur: TokenCursor, kwargOnly: boolean): SchemaArgument {
   return { name, type, alias, defaultValue, kwargOnly };
 }
 
-function parseDefault(cur: TokenCursor): SchemaDefault {
+/** `depth` counts the default lists open around this value (nesting is limited like types). */
+function parseDefault(cur: TokenCursor, depth = 0): SchemaDefault {
   const t = cur.next();
   switch (t.kind) {
     case 'int':
-      return { kind: 'int', value: BigInt(t.text) };
+      return { kind: 'int', value: int64FromToken(t, 'integer default') };
     case 'float':
       return { kind: 'float', value: t.value };
     case 'string':
@@ -67,21 +69,22 @@ function parseDefault(cur: TokenCursor): SchemaDefault {
       return { kind: 'name', value: t.text };
     case 'punct':
       if (t.text === '[') {
+        if (depth + 1 >= MAX_TYPE_NESTING) cur.fail(`default list nesting deeper than ${MAX_TYPE_NESTING}`, t);
         const items: SchemaDefault[] = [];
         if (!cur.isPunct(']')) {
           do {
-            items.push(parseDefault(cur));
+            items.push(parseDefault(cur, depth + 1));
           } while (cur.acceptPunct(','));
         }
         cur.expectPunct(']', 'to close the default list');
         return { kind: 'list', items };
       }
-      return cur.fail(`expected a default value but found '${t.text}'`, t);
+      return cur.fail(`expected a default value but found ${describeToken(t)}`, t);
     case 'qualified':
     case 'value':
     case 'newline':
     case 'eof':
-      return cur.fail(`expected a default value but found ${t.kind === 'eof' || t.kind === 'newline' ? 'end of input' : `'${t.text}'`}`, t);
+      return cur.fail(`expected a default value but found ${describeToken(t)}`, t);
   }
 }
 

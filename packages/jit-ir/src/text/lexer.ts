@@ -2,7 +2,9 @@
 // In: source text. Out: a token array ending in one `eof` token.
 // Invariant: every malformed character sequence becomes a ParseError with its line:column;
 // newlines inside (), [] or {} are dropped, blank lines collapse into one `newline` token, and a
-// trailing `# ...` comment is attached to the newline that ends its line.
+// trailing `# ...` comment is attached to the newline that ends its line. Line ends may be
+// `\n`, `\r\n` or a lone `\r`; a UTF-8 byte-order mark at the start is skipped. Characters quoted
+// in messages are escaped (`'\n'`, `'\u0000'`), so a message is always one printable line.
 
 import { ParseError } from '../errors.js';
 
@@ -51,7 +53,7 @@ export function describeToken(t: Token): string {
     case 'newline':
       return 'end of line';
     case 'string':
-      return `string ${JSON.stringify(t.value)}`;
+      return `string ${quoteForMessage(t.value)}`;
     case 'value':
       return `'%${t.text}'`;
     case 'ident':
@@ -63,11 +65,32 @@ export function describeToken(t: Token): string {
   }
 }
 
+/**
+ * `text` quoted for an error message with every character outside printable ASCII escaped
+ * (`'\n'`, `'\t'`, `'\u00a0'`, `'\u{1f600}'`), so the message stays one readable line.
+ */
+export function quoteForMessage(text: string): string {
+  let out = "'";
+  for (const ch of text) {
+    const code = ch.codePointAt(0) ?? 0;
+    if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else if (ch === "'" || ch === '\\') out += `\\${ch}`;
+    else if (code >= 0x20 && code < 0x7f) out += ch;
+    else if (code <= 0xffff) out += `\\u${code.toString(16).padStart(4, '0')}`;
+    else out += `\\u{${code.toString(16)}}`;
+  }
+  return out + "'";
+}
+
+const BYTE_ORDER_MARK = '\ufeff';
+
 export function tokenize(src: string): Token[] {
   const tokens: Token[] = [];
-  let i = 0;
+  let i = src.startsWith(BYTE_ORDER_MARK) ? 1 : 0;
   let line = 1;
-  let lineStart = 0;
+  let lineStart = i;
   let depth = 0;
   let pendingComment: string | null = null;
 
@@ -79,23 +102,25 @@ export function tokenize(src: string): Token[] {
 
   while (i < src.length) {
     const c = src.charAt(i);
-    if (c === '\n') {
+    if (c === '\n' || c === '\r') {
+      // `\r\n` is one line end; a lone `\r` (old Mac files) is one too.
+      const width = c === '\r' && src.charAt(i + 1) === '\n' ? 2 : 1;
       if (depth === 0 && lastKind() !== null && lastKind() !== 'newline') {
-        tokens.push({ kind: 'newline', text: '\n', comment: pendingComment, line, column: col(i), start: i, end: i + 1 });
+        tokens.push({ kind: 'newline', text: '\n', comment: pendingComment, line, column: col(i), start: i, end: i + width });
       }
       pendingComment = null;
-      i++;
+      i += width;
       line++;
       lineStart = i;
       continue;
     }
-    if (c === ' ' || c === '\t' || c === '\r') {
+    if (c === ' ' || c === '\t') {
       i++;
       continue;
     }
     if (c === '#') {
       let j = i + 1;
-      while (j < src.length && src.charAt(j) !== '\n') j++;
+      while (j < src.length && src.charAt(j) !== '\n' && src.charAt(j) !== '\r') j++;
       const text = src.slice(i + 1, j).trim();
       if (depth === 0 && lastKind() !== null && lastKind() !== 'newline') pendingComment = text;
       i = j;
@@ -120,11 +145,11 @@ export function tokenize(src: string): Token[] {
     if (isDigit(c) || (c === '-' && i + 1 < src.length && (isDigit(src.charAt(i + 1)) || src.charAt(i + 1) === '.'))) {
       const end = scanNumber(src, i);
       const text = src.slice(i, end);
-      if (text === '-' || text === '-.' || text === '.') fail(`malformed number '${text}'`, i);
-      if (end < src.length && isIdentStart(src.charAt(end))) fail(`malformed number '${text}${src.charAt(end)}'`, i);
+      if (text === '-' || text === '-.' || text === '.') fail(`malformed number ${quoteForMessage(text)}`, i);
+      if (end < src.length && isIdentStart(src.charAt(end))) fail(`malformed number ${quoteForMessage(text + src.charAt(end))}`, i);
       if (/[.eE]/.test(text)) {
         const value = Number(text.endsWith('.') ? text.slice(0, -1) : text);
-        if (Number.isNaN(value)) fail(`malformed number '${text}'`, i);
+        if (Number.isNaN(value)) fail(`malformed number ${quoteForMessage(text)}`, i);
         tokens.push({ kind: 'float', text, value, line, column, start, end });
       } else {
         // Integers keep their text; BigInt/Number conversion happens where the value is used.
@@ -163,7 +188,7 @@ export function tokenize(src: string): Token[] {
       i++;
       continue;
     }
-    fail(`unexpected character ${JSON.stringify(c)}`, i);
+    fail(`unexpected character ${quoteForMessage(String.fromCodePoint(src.codePointAt(i) ?? 0))}`, i);
   }
   if (lastKind() !== null && lastKind() !== 'newline') {
     tokens.push({ kind: 'newline', text: '\n', comment: pendingComment, line, column: col(i), start: i, end: i });
@@ -211,7 +236,7 @@ function lexString(src: string, from: number, fail: (msg: string, at: number) =>
   while (j < src.length) {
     const c = src.charAt(j);
     if (c === quote) return { value, end: j + 1 };
-    if (c === '\n') break;
+    if (c === '\n' || c === '\r') break;
     if (c === '\\') {
       const e = src.charAt(j + 1);
       const simple = SIMPLE_ESCAPES[e];
@@ -226,7 +251,7 @@ function lexString(src: string, from: number, fail: (msg: string, at: number) =>
         j += 1 + octal[0].length;
         continue;
       }
-      fail(`unknown escape sequence '\\${e}' in string`, j);
+      fail(`unknown escape sequence ${quoteForMessage(`\\${e}`)} in string`, j);
     }
     value += c;
     j++;

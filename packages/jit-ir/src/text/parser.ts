@@ -2,9 +2,13 @@
 // into a Graph: typed inputs, nodes with several or no outputs, attributes, nested blocks,
 // source-range comments, `return (...)`, and `with <kind>_<n> = graph(...)` subgraph sections.
 // Values named by digits only (`%5`) get no debug name (they print as their id, like PyTorch).
-// Invariant: any malformed text raises one ParseError with line:column; nothing else escapes.
+// Invariants: any malformed text raises one ParseError with line:column; nothing else escapes.
+// Blocks and `with` subgraphs nest at most MAX_BLOCK_NESTING deep (types: MAX_TYPE_NESTING), so
+// the recursive descent, the printer and Graph.copy stay far from the JS stack limit. Work is
+// linear in the text size.
 
 import { IRError, ParseError } from '../errors.js';
+import { canonicalInteger, int64FromToken } from './integers.js';
 import type { AttributeValue, TensorLiteral } from '../ir/attributes.js';
 import type { Block } from '../ir/block.js';
 import { inferConstantType } from '../ir/constants.js';
@@ -17,11 +21,19 @@ import { parseTypeAt } from '../types/type-parser.js';
 import { describeToken, tokenize, type Token } from './lexer.js';
 import { TokenCursor, type TokenOf } from './cursor.js';
 
+/**
+ * The deepest nesting of blocks (`prim::If`/`prim::Loop` bodies) and `with` subgraphs accepted.
+ * Real graphs stay below 20; deeper text raises "block nesting deeper than 256".
+ */
+export const MAX_BLOCK_NESTING = 256;
+
 class Scope {
   private readonly values = new Map<string, Value>();
   constructor(readonly parent: Scope | null) {}
   lookup(name: string): Value | undefined {
-    return this.values.get(name) ?? this.parent?.lookup(name);
+    let v = this.values.get(name);
+    for (let s = this.parent; v === undefined && s !== null; s = s.parent) v = s.values.get(name);
+    return v;
   }
   define(name: string, v: Value): void {
     this.values.set(name, v);
@@ -39,8 +51,21 @@ const GROUP_KIND = /^(.+)_(\d+)$/;
 
 class IRParser {
   private readonly cur: TokenCursor;
+  /** Blocks and subgraphs open around the current token. */
+  private nesting = 0;
   constructor(private readonly source: string) {
     this.cur = new TokenCursor(tokenize(source));
+  }
+
+  /** Runs `fn` one nesting level deeper; fails at `at` when that passes MAX_BLOCK_NESTING. */
+  private nested<T>(at: Token, what: string, fn: () => T): T {
+    if (this.nesting >= MAX_BLOCK_NESTING) this.cur.fail(`${what} nesting deeper than ${MAX_BLOCK_NESTING}`, at);
+    this.nesting++;
+    try {
+      return fn();
+    } finally {
+      this.nesting--;
+    }
   }
 
   parseTopLevel(): Graph {
@@ -85,7 +110,7 @@ class IRParser {
       const base = GROUP_KIND.exec(kind.text);
       if (node === undefined || base === null) return this.cur.fail(`no node refers to subgraph ${kind.text}`, kind);
       this.cur.expectPunct('=', `after '${kind.text}'`);
-      const sub = this.parseGraph(true);
+      const sub = this.nested(kind, 'subgraph', () => this.parseGraph(true));
       state.pendingGroups.delete(kind.text);
       node._setKind(base[1] as string);
       node.setG('Subgraph', sub);
@@ -142,8 +167,9 @@ class IRParser {
       this.defineValue(state, scope, o.tok, node.addOutput(type));
     }
     if (node.kind === 'prim::Constant') this.checkConstant(node, kindTok);
-    while (this.cur.peek().kind === 'ident' && /^block\d+$/.test(this.cur.peek().text)) {
-      this.parseBlock(state, node.addBlock(), scope);
+    // As in PyTorch's parser, the outputs are named before the blocks, so a block may use them.
+    for (let t = this.cur.peek(); t.kind === 'ident' && /^block\d+$/.test(t.text); t = this.cur.peek()) {
+      this.nested(t, 'block', () => this.parseBlock(state, node.addBlock(), scope));
     }
   }
 
@@ -162,7 +188,8 @@ class IRParser {
     const a = node.attribute('value');
     const type = node.output().type;
     if (a?.kind === 'i' && type.kind === 'Float') node.setF('value', Number(a.value));
-    if (node.attributeNames().some((n) => n !== 'value')) this.cur.fail("prim::Constant only takes a 'value' attribute", kindTok);
+    // A Function constant names its function instead: `prim::Constant[name="fallback_function", fallback=1]()`.
+    if (type.kind !== 'Function' && node.attributeNames().some((n) => n !== 'value')) this.cur.fail("prim::Constant only takes a 'value' attribute", kindTok);
   }
 
   private parseBlock(state: GraphState, block: Block, outer: Scope): void {
@@ -250,7 +277,7 @@ class IRParser {
     switch (t.kind) {
       case 'int':
         this.cur.next();
-        return { kind: 'i', value: BigInt(t.text) };
+        return { kind: 'i', value: int64FromToken(t, 'integer attribute') };
       case 'float':
         this.cur.next();
         return { kind: 'f', value: t.value };
@@ -309,18 +336,18 @@ class IRParser {
     }
     this.cur.expectPunct(']', 'to close the list');
     const strings: string[] = [];
-    const ints: bigint[] = [];
+    const intTokens: TokenOf<'int'>[] = [];
     const floats: number[] = [];
     for (const t of items) {
       if (t.kind === 'string') strings.push(t.value);
       else if (t.kind === 'int') {
-        ints.push(BigInt(t.text));
+        intTokens.push(t);
         floats.push(Number(t.text));
       } else if (t.kind === 'float') floats.push(t.value);
     }
     if (strings.length > 0 && strings.length !== items.length) this.cur.fail('a list attribute cannot mix strings and numbers', items[0]);
     if (strings.length > 0) return { kind: 'ss', value: strings };
-    if (ints.length === items.length) return { kind: 'is', value: ints };
+    if (intTokens.length === items.length) return { kind: 'is', value: intTokens.map((t) => int64FromToken(t, 'integer list element')) };
     return { kind: 'fs', value: floats };
   }
 
@@ -329,8 +356,12 @@ class IRParser {
     const first = this.cur.peek();
     if ((first.kind === 'int' || first.kind === 'float') && this.cur.isPunct('}', 1)) {
       this.cur.next();
-      this.cur.next();
-      return first.kind === 'float' ? { kind: 'scalar', value: first.value, floating: true } : { kind: 'scalar', value: Number(first.text), floating: false };
+      const close = this.cur.next();
+      if (first.kind === 'float') return { kind: 'scalar', value: first.value, floating: true };
+      const value = canonicalInteger(int64FromToken(first, 'integer tensor constant'));
+      // A boxed integer beyond 2^53 keeps its exact text rather than a rounded number.
+      if (typeof value === 'bigint') return { kind: 'opaque', text: this.source.slice(open.start, close.end) };
+      return { kind: 'scalar', value, floating: false };
     }
     let depth = 1;
     for (;;) {

@@ -1,6 +1,7 @@
 // TorchScript value types as a closed discriminated union (c10::Type's subset that graphs use),
 // with constructors, structural equality and the subtype relation used by schema matching.
 
+import type { ExactInteger } from '../text/integers.js';
 import type { ScalarType } from './scalar-type.js';
 
 export interface Device {
@@ -12,12 +13,15 @@ export interface Device {
 /**
  * A (possibly refined) tensor type. `sizes === null` means the rank is unknown; a null entry in
  * `sizes` is an unknown extent (printed `*`). `strides` is only kept when complete.
+ * Sizes and strides are exact int64 values: a `number` when it is a safe integer (every real
+ * tensor), a `bigint` only beyond 2^53 - 1 (e.g. `Float(9223372036854775807)`), so they print back
+ * digit for digit.
  */
 export interface TensorType {
   readonly kind: 'Tensor';
   readonly scalarType: ScalarType | null;
-  readonly sizes: readonly (number | null)[] | null;
-  readonly strides: readonly number[] | null;
+  readonly sizes: readonly (ExactInteger | null)[] | null;
+  readonly strides: readonly ExactInteger[] | null;
   readonly requiresGrad: boolean | null;
   readonly device: Device | null;
 }
@@ -36,7 +40,9 @@ export type SimpleTypeKind =
   | 'ScalarType'
   | 'MemoryFormat'
   | 'Generator'
-  | 'Any';
+  | 'Any'
+  /** A TorchScript function value, e.g. the `fallback_function` constant of optimized graphs. */
+  | 'Function';
 
 export interface SimpleType {
   readonly kind: SimpleTypeKind;
@@ -74,6 +80,7 @@ export const ScalarTypeType = simple('ScalarType');
 export const MemoryFormatType = simple('MemoryFormat');
 export const GeneratorType = simple('Generator');
 export const AnyType = simple('Any');
+export const FunctionType = simple('Function');
 
 export function simpleType(kind: SimpleTypeKind): SimpleType {
   return simple(kind);
@@ -196,6 +203,7 @@ export function isSubtypeOf(actual: JitType, formal: JitType): boolean {
     case 'Device':
     case 'None':
     case 'Generator':
+    case 'Function':
       return actual.kind === formal.kind;
   }
 }

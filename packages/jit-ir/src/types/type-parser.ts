@@ -1,10 +1,13 @@
 // Parses the type syntax of graph dumps and operator schemas: tensor types with sizes, strides,
 // requires_grad and device; scalars; `T[]`, `T[N]`, `T?`, `(T, U)`, `List[T]`, `Optional[T]`,
 // `Tuple[T, U]`. In schema mode `Tensor(a!)` is an alias annotation, returned beside the type.
-// Invariant: malformed input raises ParseError at the offending token.
+// Invariants: malformed input raises ParseError at the offending token; sizes and strides are
+// exact (see text/integers.ts); no accepted type nests deeper than MAX_TYPE_NESTING, so the
+// recursive parser, printer and comparisons stay far from the JS stack limit.
 
 import { ParseError } from '../errors.js';
-import { tokenize } from '../text/lexer.js';
+import { boundedIntFromToken, exactIntegerFromToken, type ExactInteger } from '../text/integers.js';
+import { describeToken, tokenize, type Token } from '../text/lexer.js';
 import { TokenCursor } from '../text/cursor.js';
 import { isScalarType, type ScalarType } from './scalar-type.js';
 import { DynamicTensorType, listType, optionalType, simpleType, tupleType, type Device, type JitType, type TensorType } from './jit-type.js';
@@ -23,64 +26,108 @@ export interface SchemaTypeResult {
   readonly alias: AliasAnnotation | null;
 }
 
+/**
+ * The deepest type nesting accepted: `int[][]` and `Optional[Tuple[int]]` nest 3 deep. Real graphs
+ * stay below 10; deeper text raises "type nesting deeper than 256" at the token that goes past.
+ */
+export const MAX_TYPE_NESTING = 256;
+
+/** The largest `N` of a fixed-size list type `T[N]`. */
+const MAX_FIXED_LIST_SIZE = 2 ** 31 - 1;
+
+interface NestedType {
+  readonly type: JitType;
+  /** 1 for a leaf type, 1 + the deepest element for List/Optional/Tuple. */
+  readonly depth: number;
+}
+
 /** Parses one type from a cursor. `schemaMode` turns `Tensor(...)` into an alias annotation. */
 export function parseTypeAt(cur: TokenCursor, schemaMode = false): SchemaTypeResult {
   let alias: AliasAnnotation | null = null;
-  let type = parseBaseType(cur, schemaMode, (a) => {
+  const { type } = parseNestedType(cur, schemaMode, 0, (a) => {
     alias = a;
   });
-  for (;;) {
-    if (cur.isPunct('[')) {
-      cur.next();
-      let fixedSize: number | null = null;
-      const t = cur.peek();
-      if (t.kind === 'int') {
-        cur.next();
-        fixedSize = Number(t.text);
-      }
-      cur.expectPunct(']', 'to close a list type');
-      type = listType(type, fixedSize);
-      if (schemaMode && cur.isPunct('(')) alias = parseAliasAnnotation(cur);
-    } else if (cur.isPunct('?')) {
-      cur.next();
-      type = optionalType(type);
-    } else {
-      break;
-    }
-  }
   return { type, alias };
 }
 
-function parseBaseType(cur: TokenCursor, schemaMode: boolean, setAlias: (a: AliasAnnotation) => void): JitType {
+function nestingError(t: Token): ParseError {
+  return new ParseError(`type nesting deeper than ${MAX_TYPE_NESTING}`, t.line, t.column);
+}
+
+/**
+ * One type whose `enclosing` constructors are already open. Keeps `enclosing + depth <=
+ * MAX_TYPE_NESTING` for every type it returns, so recursion depth is bounded by the limit.
+ */
+function parseNestedType(cur: TokenCursor, schemaMode: boolean, enclosing: number, setAlias: (a: AliasAnnotation) => void): NestedType {
+  let { type, depth } = parseBaseType(cur, schemaMode, enclosing, setAlias);
+  for (;;) {
+    const t = cur.peek();
+    if (t.kind === 'punct' && t.text === '[') {
+      if (enclosing + depth + 1 > MAX_TYPE_NESTING) throw nestingError(t);
+      cur.next();
+      let fixedSize: number | null = null;
+      const n = cur.peek();
+      if (n.kind === 'int') {
+        cur.next();
+        fixedSize = boundedIntFromToken(n, 'a fixed list size', MAX_FIXED_LIST_SIZE);
+      }
+      cur.expectPunct(']', 'to close a list type');
+      type = listType(type, fixedSize);
+      depth++;
+      if (schemaMode && cur.isPunct('(')) setAlias(parseAliasAnnotation(cur));
+    } else if (t.kind === 'punct' && t.text === '?') {
+      if (enclosing + depth + 1 > MAX_TYPE_NESTING) throw nestingError(t);
+      cur.next();
+      type = optionalType(type);
+      depth++;
+    } else {
+      return { type, depth };
+    }
+  }
+}
+
+/** Elements of a tuple / `List[...]` / `Optional[...]` up to `close`, one level deeper. */
+function parseElements(cur: TokenCursor, schemaMode: boolean, enclosing: number, close: ')' | ']'): { elems: JitType[]; depth: number } {
+  const elems: JitType[] = [];
+  let deepest = 0;
+  if (!cur.isPunct(close)) {
+    do {
+      const e = parseNestedType(cur, schemaMode, enclosing + 1, () => undefined);
+      elems.push(e.type);
+      deepest = Math.max(deepest, e.depth);
+    } while (cur.acceptPunct(','));
+  }
+  return { elems, depth: deepest + 1 };
+}
+
+function parseBaseType(cur: TokenCursor, schemaMode: boolean, enclosing: number, setAlias: (a: AliasAnnotation) => void): NestedType {
   const t = cur.peek();
   if (t.kind === 'punct' && t.text === '(') {
+    if (enclosing + 1 >= MAX_TYPE_NESTING) throw nestingError(t);
     cur.next();
-    const elems: JitType[] = [];
-    if (!cur.isPunct(')')) {
-      do {
-        elems.push(parseTypeAt(cur, schemaMode).type);
-      } while (cur.acceptPunct(','));
-    }
+    const { elems, depth } = parseElements(cur, schemaMode, enclosing, ')');
     cur.expectPunct(')', 'to close a tuple type');
-    return tupleType(elems);
+    return { type: tupleType(elems), depth };
   }
-  if (t.kind !== 'ident') return cur.fail(`expected a type but found ${describe(t.text, t.kind)}`, t);
+  if (t.kind !== 'ident') return cur.fail(`expected a type but found ${describeToken(t)}`, t);
   cur.next();
   const name = t.text;
   if (name === 'List' || name === 'Optional' || name === 'Tuple') {
+    if (enclosing + 1 >= MAX_TYPE_NESTING) throw nestingError(t);
     cur.expectPunct('[', `after '${name}'`);
-    const elems: JitType[] = [];
-    if (!cur.isPunct(']')) {
-      do {
-        elems.push(parseTypeAt(cur, schemaMode).type);
-      } while (cur.acceptPunct(','));
-    }
+    const { elems, depth } = parseElements(cur, schemaMode, enclosing, ']');
     cur.expectPunct(']', `to close '${name}['`);
-    if (name === 'Tuple') return tupleType(elems);
+    if (name === 'Tuple') return { type: tupleType(elems), depth };
     const [elem] = elems;
     if (elem === undefined || elems.length !== 1) return cur.fail(`'${name}[...]' takes exactly one type`, t);
-    return name === 'List' ? listType(elem) : optionalType(elem);
+    return { type: name === 'List' ? listType(elem) : optionalType(elem), depth };
   }
+  return { type: parseLeafType(cur, schemaMode, t, setAlias), depth: 1 };
+}
+
+/** A type without elements: a scalar type name or a (refined) tensor type; `t` is consumed. */
+function parseLeafType(cur: TokenCursor, schemaMode: boolean, t: Token, setAlias: (a: AliasAnnotation) => void): JitType {
+  const name = t.text;
   const simple = SIMPLE_TYPE_NAMES.get(name);
   if (simple !== undefined) return simpleType(simple);
   if (name === 'Tensor') {
@@ -107,15 +154,11 @@ function parseBaseType(cur: TokenCursor, schemaMode: boolean, setAlias: (a: Alia
   return cur.fail(`unknown type '${name}'`, t);
 }
 
-function describe(text: string, kind: string): string {
-  return kind === 'eof' ? 'end of input' : kind === 'newline' ? 'end of line' : `'${text}'`;
-}
-
 /** `(8, *, strides=[...], requires_grad=0, device=cuda:0)` after `Float`/`Tensor`. */
 function parseTensorDetails(cur: TokenCursor, scalarType: ScalarType | null, base?: TensorType): TensorType {
   cur.expectPunct('(');
-  const sizes: (number | null)[] = [];
-  let strides: number[] | null = null;
+  const sizes: (ExactInteger | null)[] = [];
+  let strides: ExactInteger[] | null = null;
   let requiresGrad: boolean | null = null;
   let device: Device | null = null;
   let sawKeyword = false;
@@ -124,7 +167,7 @@ function parseTensorDetails(cur: TokenCursor, scalarType: ScalarType | null, bas
       const t = cur.peek();
       if (t.kind === 'int' && !sawKeyword) {
         cur.next();
-        const size = Number(t.text);
+        const size = exactIntegerFromToken(t, 'tensor size');
         if (size < 0) cur.fail('tensor sizes must be non-negative', t);
         sizes.push(size);
       } else if (t.kind === 'punct' && t.text === '*' && !sawKeyword) {
@@ -139,7 +182,7 @@ function parseTensorDetails(cur: TokenCursor, scalarType: ScalarType | null, bas
           strides = [];
           if (!cur.isPunct(']')) {
             do {
-              strides.push(Number(cur.expectKind('int', 'an integer stride').text));
+              strides.push(exactIntegerFromToken(cur.expectKind('int', 'an integer stride'), 'stride'));
             } while (cur.acceptPunct(','));
           }
           cur.expectPunct(']', 'to close the strides list');
@@ -153,7 +196,7 @@ function parseTensorDetails(cur: TokenCursor, scalarType: ScalarType | null, bas
           cur.fail(`unknown tensor type field '${t.text}' (expected strides, requires_grad or device)`, t);
         }
       } else {
-        cur.fail(`expected a size, '*', strides=, requires_grad= or device= in tensor type but found '${t.text}'`, t);
+        cur.fail(`expected a size, '*', strides=, requires_grad= or device= in tensor type but found ${describeToken(t)}`, t);
       }
     } while (cur.acceptPunct(','));
   }
@@ -174,14 +217,15 @@ function parseTensorDetails(cur: TokenCursor, scalarType: ScalarType | null, bas
 
 const DEVICE_TYPES = new Set(['cpu', 'cuda', 'meta', 'mps', 'xpu', 'hip', 'xla', 'lazy', 'ipu', 'mkldnn', 'opengl', 'opencl', 'ideep', 've', 'fpga', 'ort', 'vulkan', 'metal', 'hpu', 'mtia', 'privateuseone']);
 
+/** c10::DeviceIndex is an int8. */
+const MAX_DEVICE_INDEX = 127;
+
 export function parseDevice(cur: TokenCursor): Device {
   const t = cur.expectKind('ident', 'a device such as cuda:0');
   if (!DEVICE_TYPES.has(t.text)) cur.fail(`unknown device type '${t.text}'`, t);
   if (cur.acceptPunct(':')) {
     const idx = cur.expectKind('int', 'a device index');
-    const index = Number(idx.text);
-    if (index < 0) cur.fail('device index must be non-negative', idx);
-    return { type: t.text, index };
+    return { type: t.text, index: boundedIntFromToken(idx, 'device index', MAX_DEVICE_INDEX) };
   }
   return { type: t.text, index: null };
 }
@@ -191,7 +235,7 @@ export function parseDeviceString(text: string): Device {
   const cur = new TokenCursor(tokenize(text));
   const d = parseDevice(cur);
   const rest = cur.peek();
-  if (rest.kind !== 'newline' && rest.kind !== 'eof') cur.fail(`unexpected '${rest.text}' after device`, rest);
+  if (rest.kind !== 'newline' && rest.kind !== 'eof') cur.fail(`unexpected ${describeToken(rest)} after device`, rest);
   return d;
 }
 
@@ -227,7 +271,7 @@ export function parseType(text: string): JitType {
   const { type } = parseTypeAt(cur, false);
   const rest = cur.peek();
   if (rest.kind !== 'newline' && rest.kind !== 'eof') {
-    throw new ParseError(`unexpected '${rest.text}' after type`, rest.line, rest.column);
+    throw new ParseError(`unexpected ${describeToken(rest)} after type`, rest.line, rest.column);
   }
   return type;
 }

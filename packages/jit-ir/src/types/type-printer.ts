@@ -1,7 +1,8 @@
 // Prints JitTypes exactly as PyTorch's `operator<<(std::ostream&, const Type&)` does in graph
 // dumps (TypeVerbosity::Full): `Float(8, 256, strides=[256, 1], requires_grad=0, device=cuda:0)`,
 // `Float(*, *, requires_grad=0, device=cuda:0)`, `Tensor`, `int[]`, `Tensor?`, `(Tensor, int)`.
-// Invariant: parseType(printType(t)) is structurally equal to t.
+// Invariant: parseType(printType(t)) is structurally equal to t; sizes and strides print exactly
+// (bigint digits included). printType is iterative: no type, however deep, overflows the stack.
 
 import type { Device, JitType, SimpleTypeKind, TensorType } from './jit-type.js';
 
@@ -20,6 +21,7 @@ const SIMPLE_NAMES: Readonly<Record<SimpleTypeKind, string>> = {
   MemoryFormat: 'MemoryFormat',
   Generator: 'Generator',
   Any: 'Any',
+  Function: 'Function',
 };
 
 export function printDevice(d: Device): string {
@@ -42,36 +44,66 @@ function printTensorType(t: TensorType): string {
   return out;
 }
 
+/**
+ * The dump text of `t`. Iterative (an explicit work stack), so even a type nested far deeper
+ * than the parser accepts, built through the API, prints without exhausting the JS stack.
+ */
 export function printType(t: JitType): string {
-  switch (t.kind) {
-    case 'Tensor':
-      return printTensorType(t);
-    case 'Optional':
-      return `${printType(t.elem)}?`;
-    case 'List':
-      return `${printType(t.elem)}[${t.fixedSize === null ? '' : t.fixedSize}]`;
-    case 'Tuple':
-      return `(${t.elems.map(printType).join(', ')})`;
-    case 'Int':
-    case 'Float':
-    case 'Bool':
-    case 'Str':
-    case 'Complex':
-    case 'Device':
-    case 'None':
-    case 'Number':
-    case 'Scalar':
-    case 'Layout':
-    case 'ScalarType':
-    case 'MemoryFormat':
-    case 'Generator':
-    case 'Any':
-      return SIMPLE_NAMES[t.kind];
+  if (t.kind === 'Tensor') return printTensorType(t); // the common case, without the work stack
+  const out: string[] = [];
+  // Each entry is a type still to print or literal text; popped last-in first-out.
+  const work: (JitType | string)[] = [t];
+  for (let item = work.pop(); item !== undefined; item = work.pop()) {
+    if (typeof item === 'string') {
+      out.push(item);
+      continue;
+    }
+    switch (item.kind) {
+      case 'Tensor':
+        out.push(printTensorType(item));
+        break;
+      case 'Optional':
+        work.push('?', item.elem);
+        break;
+      case 'List':
+        work.push(`[${item.fixedSize === null ? '' : item.fixedSize}]`, item.elem);
+        break;
+      case 'Tuple':
+        work.push(')');
+        for (let i = item.elems.length - 1; i >= 0; i--) {
+          work.push(item.elems[i] as JitType);
+          if (i > 0) work.push(', ');
+        }
+        work.push('(');
+        break;
+      case 'Int':
+      case 'Float':
+      case 'Bool':
+      case 'Str':
+      case 'Complex':
+      case 'Device':
+      case 'None':
+      case 'Number':
+      case 'Scalar':
+      case 'Layout':
+      case 'ScalarType':
+      case 'MemoryFormat':
+      case 'Generator':
+      case 'Any':
+      case 'Function':
+        out.push(SIMPLE_NAMES[item.kind]);
+        break;
+    }
   }
+  return out.join('');
 }
 
 export const SIMPLE_TYPE_NAMES: ReadonlyMap<string, SimpleTypeKind> = new Map([
   ...Object.entries(SIMPLE_NAMES).map(([kind, name]): [string, SimpleTypeKind] => [name, kind as SimpleTypeKind]),
   ['None', 'None'],
   ['Dtype', 'ScalarType'],
+  // PyTorch's own IR tests write `%a : string = prim::Constant[value="abc"]()`. Its parser reads
+  // the lower-case name as a type variable that prints back as `string`; here it is the string
+  // type, printed `str` (StringType's name), so a second round trip is stable.
+  ['string', 'Str'],
 ]);

@@ -136,7 +136,7 @@ function generatedInputs(graph: Graph, unfused: Graph): RunValue[] {
     const t = v.type;
     if (t.kind === 'Tensor') {
       const dtype = DTYPES[t.scalarType ?? 'Float'] ?? 'Float';
-      const sizes = (t.sizes ?? []).map((s) => s ?? 4);
+      const sizes = (t.sizes ?? []).map((s) => Number(s ?? 4));
       const low = source !== undefined && positive.has(source) ? 0.25 : -1;
       const values = Array.from({ length: sizes.reduce((a, b) => a * b, 1) }, () => (dtype === 'Bool' ? next() < 0.5 : dtype === 'Int' ? BigInt(Math.floor(next() * 8)) : low + next() * (1 - low)));
       return HostTensor.fromValues(dtype, sizes, values);
