@@ -1,12 +1,14 @@
 // Runs the statements of an nvFuser python definition against a FusionDefinition: `fd.define_*`,
-// every `fd.ops.*` call (positional and keyword arguments, old keyword spellings), `T.size(i)`,
-// `T.shape()`, `fd.add_output`, tuple unpacking. Python floats stay floats (an operand `2.0`
-// becomes a Double scalar, `2` an Int one), as in nvFuser.
+// every `fd.ops.*` call (positional and keyword arguments, old keyword spellings, the keywords
+// nvFuser's printer adds), `T.size(i)`, `T.shape()`, `fd.add_output`, tuple unpacking, dtypes as
+// `DataType.X` or `torch.x`, and `float("inf")`-style scalars. Python floats stay floats (an
+// operand `2.0` becomes a Double scalar, `2` an Int one), as in nvFuser. Python ints are exact
+// only up to ±(2^53−1) here: a larger one is an error, never a rounded value.
 //
 // Invariant: each failure is one DefinitionImportError at the line/column of the expression
 // (or keyword) that caused it.
 
-import { FusionIrError, isDataType } from '@tsfuser/fusion-ir';
+import { FusionIrError, isDataType, type DataType } from '@tsfuser/fusion-ir';
 import { FusionDefinition } from '../definition/fusion-definition.js';
 import { ScalarHandle, TensorHandle, VectorHandle } from '../definition/handles.js';
 import type { OpSpec, ParamSpec } from '../definition/op-spec.js';
@@ -14,17 +16,18 @@ import { opByPythonName } from '../definition/ops-table.js';
 import type { TensorOptions } from '../definition/tensor-spec.js';
 import { DefinitionError, DefinitionImportError } from '../errors.js';
 import type { Expr, Keyword, Stmt } from './ast.js';
+import { checkDefineTensorArgs, checkScalarValue } from './definition-checks.js';
+import { FRONTEND_KEYWORDS, checkFrontendKeyword } from './frontend-keywords.js';
+import { PyFloat, pyFloatOf } from './py-float.js';
 import type { Position } from './tokens.js';
-
-/** A python float literal (kept apart from ints: 2.0 is a Double, 2 an Int). */
-export class PyFloat {
-  constructor(readonly value: number) {}
-}
+import { torchDtype } from './torch-dtypes.js';
 
 const FD = { marker: 'fd' } as const;
 const FD_OPS = { marker: 'fd.ops' } as const;
 const DATATYPE = { marker: 'DataType' } as const;
-type Marker = typeof FD | typeof FD_OPS | typeof DATATYPE;
+const TORCH = { marker: 'torch' } as const;
+const FLOAT = { marker: 'float' } as const;
+type Marker = typeof FD | typeof FD_OPS | typeof DATATYPE | typeof TORCH | typeof FLOAT;
 
 export type PyValue = TensorHandle | ScalarHandle | VectorHandle | number | PyFloat | boolean | string | null | Marker | readonly PyValue[];
 
@@ -62,6 +65,8 @@ export class DefinitionInterpreter {
   ) {
     this.env.set(fdName, FD);
     this.env.set('DataType', DATATYPE);
+    this.env.set('torch', TORCH);
+    this.env.set('float', FLOAT);
     this.env.set('True', true);
     this.env.set('False', false);
     this.env.set('None', null);
@@ -121,7 +126,9 @@ export class DefinitionInterpreter {
         return v;
       }
       case 'number':
-        return e.isFloat ? new PyFloat(e.value) : e.value;
+        if (e.isFloat) return new PyFloat(e.value);
+        if (!Number.isSafeInteger(e.value)) return fail(`integer ${e.text} is too large: tsfuser represents python ints exactly only up to ±(2^53 − 1)`, e.pos);
+        return e.value;
       case 'string':
         return e.value;
       case 'list':
@@ -162,7 +169,8 @@ export class DefinitionInterpreter {
     if (!isNum(l) || !isNum(r)) return fail(`'${e.op}' is only supported between numbers here (use fd.ops for tensors)`, e.pos);
     const a = plain(l) as number;
     const b = plain(r) as number;
-    const float = l instanceof PyFloat || r instanceof PyFloat || e.op === '/';
+    const float = l instanceof PyFloat || r instanceof PyFloat || e.op === '/' || (e.op === '**' && b < 0);
+    if ((e.op === '/' || e.op === '//' || e.op === '%') && b === 0) return fail(`division by zero in '${e.op}'`, e.pos);
     const value = ((): number => {
       switch (e.op) {
         case '+':
@@ -183,6 +191,7 @@ export class DefinitionInterpreter {
           return fail(`unsupported operator '${e.op}'`, e.pos);
       }
     })();
+    if (!float && !Number.isSafeInteger(value)) return fail(`integer result of '${e.op}' is too large: tsfuser represents python ints exactly only up to ±(2^53 − 1)`, e.pos);
     return float ? new PyFloat(value) : value;
   }
 
@@ -193,13 +202,18 @@ export class DefinitionInterpreter {
       if (isDataType(e.attr)) return e.attr;
       return fail(`DataType.${e.attr} is not supported (tsfuser has Bool, Int32, Int, Half, BFloat16, Float, Double, Index)`, e.pos);
     }
+    if (obj === TORCH) {
+      const found = torchDtype(e.attr);
+      return found.kind === 'dtype' ? found.dtype : fail(found.message, e.pos);
+    }
     if (obj === FD && e.attr === 'ops') return FD_OPS;
     if (obj instanceof TensorHandle && e.attr === 'ndim') return obj.ndim;
     return fail(`unsupported attribute '.${e.attr}'`, e.pos);
   }
 
   private call(e: Expr & { kind: 'call' }): PyValue {
-    if (e.func.kind !== 'attribute') return fail('unsupported call: only fd.*, fd.ops.* and tensor methods can be called in a definition', e.pos);
+    if (e.func.kind === 'name' && this.env.get(e.func.id) === FLOAT) return this.floatCall(e);
+    if (e.func.kind !== 'attribute') return fail('unsupported call: only fd.*, fd.ops.*, tensor methods and float() can be called in a definition', e.pos);
     const target = this.eval(e.func.object);
     const method = e.func.attr;
     const args = e.args.map((a) => this.eval(a));
@@ -214,6 +228,17 @@ export class DefinitionInterpreter {
     }
     if (isMarker(target)) return fail(`unsupported call '${target.marker}.${method}'`, e.pos);
     return fail(`'${method}' cannot be called on this value`, e.pos);
+  }
+
+  /** Python's `float(x)`: a number, a bool, or a string such as "inf", "-inf", "nan", "1.5". */
+  private floatCall(e: Expr & { kind: 'call' }): PyValue {
+    if (e.keywords.length > 0 || e.args.length > 1) return fail('float() takes at most one positional argument', e.pos);
+    const arg = e.args[0];
+    if (arg === undefined) return new PyFloat(0);
+    const v = this.eval(arg);
+    const f = pyFloatOf(v);
+    if (f === null) return fail(typeof v === 'string' ? `could not convert string to float: ${JSON.stringify(v)}` : 'float() needs a number or a string', arg.pos);
+    return new PyFloat(f);
   }
 
   private intArg(v: PyValue | undefined, name: string, pos: Position): number {
@@ -252,6 +277,13 @@ export class DefinitionInterpreter {
       kwargs.delete('original_shape');
       if (args.length === 3) args = [args[0] as PyValue, args[2] as PyValue];
     }
+    for (const k of FRONTEND_KEYWORDS[name] ?? []) {
+      const given = kwargs.get(k.python);
+      if (given === undefined || spec.params.some((p) => p.python === k.python)) continue;
+      const check = checkFrontendKeyword(name, k, plain(given.value));
+      if (!check.ok) fail(check.message, given.pos);
+      kwargs.delete(k.python);
+    }
     const bound = this.bind(`fd.ops.${name}`, spec.params, args, kwargs, e);
     const values = bound.map((v, i) => (v === undefined ? undefined : this.convert(spec.params[i] as ParamSpec, v, e.pos)));
     // Trailing undefined arguments take their defaults in FusionDefinition.
@@ -282,7 +314,9 @@ export class DefinitionInterpreter {
         if (v !== null && typeof v !== 'number' && typeof v !== 'boolean' && !(v instanceof PyFloat)) fail(`fd.${name}: value must be a number, a bool or None`, e.pos);
         const dt = dtype === undefined || dtype === null ? (v instanceof PyFloat ? 'Double' : undefined) : dtype;
         if (dt !== undefined && (typeof dt !== 'string' || !isDataType(dt))) fail(`fd.${name}: dtype must be a DataType`, e.pos);
-        return at(e.pos, () => fd.defineScalar(plain(v) as number | boolean | null, dt as Parameters<FusionDefinition['defineScalar']>[1]));
+        const checked = checkScalarValue(plain(v) as number | boolean | null, v instanceof PyFloat, dt as DataType | undefined);
+        if (typeof checked === 'string') return fail(`fd.${name}: ${checked}`, (e.args[0] ?? e).pos);
+        return at(e.pos, () => fd.defineScalar(checked.value, dt as DataType | undefined));
       }
       case 'define_vector': {
         const [values, dtype] = this.bind('fd.define_vector', [{ python: 'values' }, { python: 'dtype' }], args, kwargs, e);
@@ -304,18 +338,38 @@ export class DefinitionInterpreter {
   private defineTensor(args: readonly PyValue[], kwargs: ReadonlyMap<string, { value: PyValue; pos: Position }>, e: Expr & { kind: 'call' }): TensorHandle {
     const fd = this.fd;
     const first = args[0];
-    if (typeof first === 'number') {
-      const [rank, dtype] = this.bind('fd.define_tensor', [{ python: 'ndims' }, { python: 'dtype' }], args, kwargs, e);
-      return fd.defineTensor(rank as number, (dtype ?? undefined) as 'Float' | undefined);
+    /** Where a bad argument was written: its keyword, else its positional slot, else the call. */
+    const where = (names: readonly string[], argument: string): Position => kwargs.get(argument)?.pos ?? e.args[names.indexOf(argument)]?.pos ?? e.pos;
+    if (typeof first === 'number' || first instanceof PyFloat || kwargs.has('ndims')) {
+      const rankNames = ['ndims', 'dtype'];
+      const [rank, dtype] = this.bind('fd.define_tensor', rankNames.map((python) => ({ python })), args, kwargs, e);
+      const problem = checkDefineTensorArgs({ ndims: rank, dtype });
+      if (problem !== null) return fail(`fd.define_tensor: ${problem.message}`, where(rankNames, problem.argument));
+      return fd.defineTensor(rank as number, (dtype ?? undefined) as DataType | undefined);
     }
     const names = ['shape', 'contiguity', 'dtype', 'is_cpu', 'stride_order', 'symbolic_sizes', 'contiguous', 'sizes', 'strides', 'static_sizes'];
-    const [shape, contiguity, dtype, isCpu, strideOrder, symbolicSizes, contiguous, sizes, strides] = this.bind(
+    const raw = this.bind(
       'fd.define_tensor',
       names.map((python) => ({ python })),
       args,
       kwargs,
       e,
-    ).map((v) => (v === undefined ? undefined : plain(v)));
+    );
+    const [shape0, contiguity0, dtype0, isCpu0, strideOrder0, symbolicSizes0, contiguous0, sizes0, strides0] = raw;
+    const problem = checkDefineTensorArgs({
+      shape: shape0,
+      contiguity: contiguity0,
+      dtype: dtype0,
+      is_cpu: isCpu0,
+      stride_order: strideOrder0,
+      symbolic_sizes: symbolicSizes0,
+      contiguous: contiguous0,
+      sizes: sizes0,
+      strides: strides0,
+    });
+    if (problem !== null) return fail(`fd.define_tensor: ${problem.message}`, where(names, problem.argument));
+    // None stands for "not given" in every optional form.
+    const [shape, contiguity, dtype, isCpu, strideOrder, symbolicSizes, contiguous, sizes, strides] = raw.map((v) => (v === undefined || v === null ? undefined : plain(v)));
     const dt = (dtype ?? undefined) as 'Float' | undefined;
     const cpu = isCpu === true;
     let options: TensorOptions;
@@ -335,8 +389,6 @@ export class DefinitionInterpreter {
   }
 }
 
-export function isPyFloat(v: PyValue): v is PyFloat {
-  return v instanceof PyFloat;
-}
+export { PyFloat };
 
 export type { OpSpec };

@@ -2,6 +2,10 @@
 // double- and triple-quoted strings, operators, comments, implicit line joining inside
 // brackets, backslash continuations, and INDENT/DEDENT from leading whitespace (tabs to 8).
 //
+// Line endings may be LF, CRLF or CR alone (each counts as one line); a leading UTF-8 byte order
+// mark is skipped. Brackets nest at most MAX_BRACKET_DEPTH deep and blocks at most
+// MAX_INDENT_DEPTH deep (CPython's own limits), so no later recursive pass can overflow.
+//
 // Invariant: every token carries the 1-based line/column where it starts; an error is a
 // DefinitionImportError at the offending character.
 
@@ -13,7 +17,29 @@ const TWO_CHAR_OPS = ['->', '**', '//', '==', '!=', '<=', '>=', '+=', '-=', '*='
 const ONE_CHAR_OPS = '()[]{},:.;=+-*/%<>@~&|^';
 const CLOSING: Readonly<Record<string, string>> = { '(': ')', '[': ']', '{': '}' };
 
-export function tokenize(text: string): Token[] {
+/** Deepest bracket nesting accepted (CPython: "too many nested parentheses" past 200). */
+export const MAX_BRACKET_DEPTH = 200;
+/** Deepest block nesting accepted (CPython: "too many levels of indentation" past 100). */
+export const MAX_INDENT_DEPTH = 100;
+
+/** A character as an error message shows it: printable as itself, others escaped (`\n`, `\x00`). */
+export function showChar(c: string): string {
+  const named: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+  const code = c.codePointAt(0) ?? 0;
+  if (named[c] !== undefined) return named[c];
+  if (code < 0x20 || (code >= 0x7f && code < 0xa0)) return `\\x${code.toString(16).padStart(2, '0')}`;
+  if (code === 0x2028 || code === 0x2029 || code === 0xfeff) return `\\u${code.toString(16)}`;
+  return c;
+}
+
+/** The source with a leading BOM dropped and every CRLF or lone CR turned into LF (columns keep). */
+export function normalizeSource(text: string): string {
+  const body = text.startsWith('\ufeff') ? text.slice(1) : text;
+  return body.replace(/\r\n?/g, '\n');
+}
+
+export function tokenize(source: string): Token[] {
+  const text = normalizeSource(source);
   const tokens: Token[] = [];
   const indents = [0];
   let pos = 0;
@@ -53,6 +79,7 @@ export function tokenize(text: string): Token[] {
       }
       const current = indents[indents.length - 1] as number;
       if (width > current) {
+        if (indents.length > MAX_INDENT_DEPTH) fail(`too many levels of indentation (limit ${MAX_INDENT_DEPTH})`, p);
         indents.push(width);
         push('indent', '', p);
       } else if (width < current) {
@@ -107,8 +134,9 @@ export function tokenize(text: string): Token[] {
       if (THREE_CHAR_OPS.includes(three)) op = three;
       else if (TWO_CHAR_OPS.includes(two)) op = two;
       else if (ONE_CHAR_OPS.includes(c)) op = c;
-      if (op === undefined) return fail(`unexpected character '${c}'`, pos);
+      if (op === undefined) return fail(`unexpected character '${showChar(String.fromCodePoint(text.codePointAt(pos) ?? 0))}'`, pos);
       if (op === '(' || op === '[' || op === '{') {
+        if (depth >= MAX_BRACKET_DEPTH) fail(`too many nested brackets (limit ${MAX_BRACKET_DEPTH})`, pos);
         depth += 1;
         open.push({ bracket: op, line, column: col(pos) });
       }
