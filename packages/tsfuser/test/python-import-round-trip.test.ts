@@ -157,6 +157,28 @@ describe(`printPython round trip (seed ${SEED})`, () => {
     expect(covered).toBeGreaterThan(0);
   });
 
+  it('infinite and NaN scalars print as nvFuser prints them (float("inf"), float("-inf"), float("nan")) and import back', async () => {
+    const fd = FusionDefinition.build(
+      (fd) => {
+        const t = fd.defineTensor({ shape: [2, 3], contiguity: [true, true], dtype: 'Float' });
+        const lo = fd.defineScalar(-Infinity, 'Float');
+        const hi = fd.defineScalar(Infinity, 'Double');
+        const nan = fd.defineScalar(NaN, 'Double');
+        const clamped = fd.ops.clamp(t, lo, hi);
+        fd.addOutput(fd.ops.where(fd.ops.gt(t, 0), clamped, nan));
+      },
+      { cache: new FusionCache() },
+    );
+    const printed = fd.printPython();
+    expect(printed).toContain('fd.define_scalar(float("-inf"), dtype=DataType.Float)');
+    expect(printed).toContain('fd.define_scalar(float("inf"), dtype=DataType.Double)');
+    expect(printed).toContain('fd.define_scalar(float("nan"), dtype=DataType.Double)');
+    const inputs = inputsFor(fd);
+    await expectRoundTrip(fd, inputs);
+    const [out] = await outputsOf(fd, inputs);
+    expect(out).toContain('nan');
+  });
+
   it.each(Object.entries(FRONTEND_KEYWORDS).flatMap(([op, ks]) => ks.map((k) => [op, k.python] as const)))(
     'fd.ops.%s accepts nvFuser\'s %s keyword in both printed spellings and refuses the others at the keyword',
     (op, keyword) => {
