@@ -38,7 +38,7 @@ function contractViolation(text: string): string {
     const lines = text.replace(/^\ufeff/, '').split(/\r\n?|\n/).length;
     if (!(Number.isInteger(e.line) && e.line >= 1 && e.line <= lines + 1)) return `error line ${e.line} outside 1..${lines + 1}: ${e.message}`;
     if (!(Number.isInteger(e.column) && e.column >= 1)) return `error column ${e.column}: ${e.message}`;
-    if (/[\x00-\x1f\x7f]/.test(e.description)) return `raw control character in the message ${JSON.stringify(e.description)}`;
+    if (/[\x00-\x1f\x7f-\x9f\u2028\u2029]/.test(e.description)) return `raw control character in the message ${JSON.stringify(e.description)}`;
     return 'rejected';
   }
   const printed = imported.definition.printPython();

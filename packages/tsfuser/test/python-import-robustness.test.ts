@@ -118,6 +118,9 @@ describe('python importer limits and malformed input', () => {
     expect(where(`${HEADER}${T0}    x = 1\x00\n`)[2]).toBe("unexpected character '\\x00'");
     expect(where(`${HEADER}${T0}    x = 1\x7f\n`)[2]).toBe("unexpected character '\\x7f'");
     expect(where(`${HEADER}${T0}    x = 1\u2028\n`)[2]).toBe("unexpected character '\\u2028'");
+    expect(where(`${HEADER}    S0 = fd.define_scalar(float("\x01\u2028"))\n`)[2]).toBe('could not convert string to float: "\\x01\\u2028"');
+    expect(where(`${HEADER}${T0}    x = 1ab\x01c\n`)[2]).toBe("invalid number literal '1ab\\x01c'");
+    expect(where(`${HEADER}${T0}    x = (1 "a\x7f")\n`)[2]).toBe('expected \')\', found "a\\x7f"');
   });
 
   it('reports float() misuse, division by zero and unknown torch dtypes', () => {

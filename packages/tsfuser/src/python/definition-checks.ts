@@ -10,6 +10,7 @@
 import { DATA_TYPES, isDataType, type DataType } from '@tsfuser/fusion-ir';
 import { ScalarHandle, TensorHandle, VectorHandle } from '../definition/handles.js';
 import { PyFloat } from './py-float.js';
+import { showText } from './tokenizer.js';
 
 /** Most dims a tensor defined by an imported definition may have. */
 export const MAX_TENSOR_RANK = 64;
@@ -23,7 +24,7 @@ export function describeValue(v: unknown): string {
   if (v instanceof PyFloat) return pythonFloatText(v.value);
   if (typeof v === 'boolean') return v ? 'True' : 'False';
   if (typeof v === 'number') return String(v);
-  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
+  if (typeof v === 'string') return `"${showText(v.length > 40 ? `${v.slice(0, 40)}…` : v).replace(/"/g, '\\"')}"`;
   if (Array.isArray(v)) return 'a list';
   if (v instanceof TensorHandle) return 'a tensor';
   if (v instanceof ScalarHandle) return 'a scalar';

@@ -16,7 +16,7 @@ import { opByPythonName } from '../definition/ops-table.js';
 import type { TensorOptions } from '../definition/tensor-spec.js';
 import { DefinitionError, DefinitionImportError } from '../errors.js';
 import type { Expr, Keyword, Stmt } from './ast.js';
-import { checkDefineTensorArgs, checkScalarValue } from './definition-checks.js';
+import { checkDefineTensorArgs, checkScalarValue, describeValue } from './definition-checks.js';
 import { FRONTEND_KEYWORDS, checkFrontendKeyword } from './frontend-keywords.js';
 import { PyFloat, pyFloatOf } from './py-float.js';
 import type { Position } from './tokens.js';
@@ -237,7 +237,7 @@ export class DefinitionInterpreter {
     if (arg === undefined) return new PyFloat(0);
     const v = this.eval(arg);
     const f = pyFloatOf(v);
-    if (f === null) return fail(typeof v === 'string' ? `could not convert string to float: ${JSON.stringify(v)}` : 'float() needs a number or a string', arg.pos);
+    if (f === null) return fail(typeof v === 'string' ? `could not convert string to float: ${describeValue(v)}` : 'float() needs a number or a string', arg.pos);
     return new PyFloat(f);
   }
 

@@ -10,7 +10,7 @@
 
 import { DefinitionImportError } from '../errors.js';
 import type { Expr, Keyword, Stmt, WithItem } from './ast.js';
-import { tokenize } from './tokenizer.js';
+import { showText, tokenize } from './tokenizer.js';
 import type { Position, Token } from './tokens.js';
 
 /** Longest chain of prefix operators (`- - x`, `+-x`) accepted. */
@@ -33,7 +33,7 @@ function describe(t: Token): string {
     case 'eof':
       return 'end of file';
     case 'string':
-      return JSON.stringify(t.text);
+      return `"${showText(t.text.length > 40 ? `${t.text.slice(0, 40)}…` : t.text).replace(/"/g, '\\"')}"`;
     default:
       return `'${t.text}'`;
   }

@@ -32,6 +32,11 @@ export function showChar(c: string): string {
   return c;
 }
 
+/** Text as an error message shows it: every character through showChar. */
+export function showText(text: string): string {
+  return Array.from(text, showChar).join('');
+}
+
 /** The source with a leading BOM dropped and every CRLF or lone CR turned into LF (columns keep). */
 export function normalizeSource(text: string): string {
   const body = text.startsWith('\ufeff') ? text.slice(1) : text;
@@ -119,7 +124,7 @@ export function tokenize(source: string): Token[] {
       const rest = text.slice(pos, pos + 128);
       const m = /^(0[xX][0-9a-fA-F_]+|(\d[\d_]*)?(\.\d[\d_]*|\.)?([eE][+-]?\d+)?)/.exec(rest);
       const lit = m?.[0] ?? '';
-      if (lit === '' || /^[A-Za-z_]/.test(rest.slice(lit.length))) fail(`invalid number literal '${rest.split(/[\s,)\]]/)[0] ?? c}'`, pos);
+      if (lit === '' || /^[A-Za-z_]/.test(rest.slice(lit.length))) fail(`invalid number literal '${showText(rest.split(/[\s,)\]]/)[0] ?? c)}'`, pos);
       push('number', lit, pos);
       pos += lit.length;
     } else if (c === '"' || c === "'") {
