@@ -2,10 +2,12 @@
 // files) and damages them the way hostile or careless input does — tokens deleted, duplicated,
 // swapped or renamed; odd and huge literals; deep bracket, prefix-operator and `+` chains; stray
 // control characters, BOMs and CR/CRLF line endings; lines deleted, duplicated or re-indented;
-// truncation. Every choice draws from one seeded Random, so a (seed, case) pair replays exactly.
+// truncation; and new `fd.ops.*` calls of random ops with random argument values (every op of the
+// op table, its real keywords, values of every python kind) inserted into the definition. Every choice draws from one seeded Random, so a (seed, case) pair replays exactly.
 //
 // Invariant: mutate() is a pure function of its seed text and the Random's state.
 
+import { allOps } from '../src/index.js';
 import { Random } from '../src/io/random.js';
 
 /** A mutated text and the mutations applied to it (for failure messages). */
@@ -152,13 +154,42 @@ const MUTATIONS: readonly Mutation[] = [
   }),
 ];
 
+const VALUE_ATOMS = ['fd', 'None', 'True', 'False', '0', '1', '-1', '2', '3', '-7', '2.5', '1e300', '-1e309', 'float("nan")', '"tanh"', '"none"', '"x"', 'DataType.Float', 'DataType.Int', 'DataType.Bool', 'DataType.Null', 'torch.half'];
+
+/** A random python value: a name the definition defines, an atom, or a (possibly nested) list of them. */
+function randomValue(rng: Random, names: readonly string[], depth = 0): string {
+  if (depth < 2 && rng.uniform() < 0.3) {
+    const n = rng.int(0, 5);
+    return `[${Array.from({ length: n }, () => randomValue(rng, names, depth + 1)).join(', ')}]`;
+  }
+  return names.length > 0 && rng.uniform() < 0.5 ? pick(rng, names) : pick(rng, VALUE_ATOMS);
+}
+
+/** `    Tz = fd.ops.<op>(…)` with random positional and keyword arguments, inserted after a random line. */
+const randomOpCall: Mutation = (text, rng) => {
+  const ops = allOps();
+  const spec = pick(rng, ops);
+  const names = [...new Set(text.match(/\b[TSV]\d+\b/g) ?? [])];
+  const positional = rng.uniform() < 0.1 ? spec.params.length + 1 : rng.int(0, spec.params.length + 1);
+  const parts: string[] = [];
+  for (let i = 0; i < positional; i += 1) parts.push(randomValue(rng, names));
+  for (const p of spec.params.slice(positional)) if (rng.uniform() < 0.8) parts.push(`${p.python}=${randomValue(rng, names)}`);
+  const call = `    Tz = fd.ops.${spec.python}(${parts.join(', ')})\n    fd.add_output(Tz)`;
+  const lines = text.split('\n');
+  // Inside the definition: before a random `add_output` line, or after the first indented line.
+  const outputs = lines.flatMap((l, i) => (/^\s+fd\.add_output\(/.test(l) ? [i] : []));
+  const at = outputs.length > 0 ? pick(rng, outputs) : Math.max(0, lines.findIndex((l) => /^\s+\S/.test(l)) + 1);
+  lines.splice(Math.min(at, lines.length), 0, call);
+  return { text: lines.join('\n'), step: `op call ${call.trim().split('\n')[0] as string}` };
+};
+
 /** 1–3 mutations of `seed`. */
 export function mutate(seed: string, rng: Random): Mutant {
   let text = seed;
   const steps: string[] = [];
   const count = rng.int(1, 4);
   for (let k = 0; k < count; k += 1) {
-    const r = pick(rng, MUTATIONS)(text, rng);
+    const r = (rng.uniform() < 0.25 ? randomOpCall : pick(rng, MUTATIONS))(text, rng);
     text = r.text;
     steps.push(r.step);
   }

@@ -114,6 +114,14 @@ describe('python importer limits and malformed input', () => {
     expect(where(`${HEADER}    T0 = fd.define_tensor(shape=[10**20], contiguity=[True])\n${OUT}`)).toEqual([2, 34, "integer result of '**' is too large: tsfuser represents python ints exactly only up to ±(2^53 − 1)"]);
   });
 
+  it('reads -0 and 0 * -1 as the int 0 (fuzzer regression: shape=[-1, -0] printed as -0.0, which did not import back)', () => {
+    const fd = importPythonDefinition(`${HEADER}    T0 = fd.define_tensor(shape=[-1, -0], contiguity=[True, True])\n    T1 = fd.ops.reshape(T0, new_shape=[0 * -1, 3])\n${OUT}`, { cache: new FusionCache() });
+    const printed = fd.printPython();
+    expect(printed).toContain('shape=[-1, 0]');
+    expect(printed).not.toContain('-0');
+    expect(importPythonDefinition(printed, { cache: fd.cache }).id()).toBe(fd.id());
+  });
+
   it('shows control characters escaped in messages (fuzzer regression: raw NUL/DEL in "unexpected character")', () => {
     expect(where(`${HEADER}${T0}    x = 1\x00\n`)[2]).toBe("unexpected character '\\x00'");
     expect(where(`${HEADER}${T0}    x = 1\x7f\n`)[2]).toBe("unexpected character '\\x7f'");

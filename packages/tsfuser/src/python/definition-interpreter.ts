@@ -137,7 +137,8 @@ export class DefinitionInterpreter {
       case 'unary': {
         const v = this.eval(e.operand);
         if (v instanceof PyFloat) return new PyFloat(e.op === '-' ? -v.value : v.value);
-        if (typeof v === 'number') return e.op === '-' ? -v : v;
+        // Python ints have no negative zero: -0 is 0 (a JS -0 would print as the float -0.0).
+        if (typeof v === 'number') return e.op === '-' && v !== 0 ? -v : v;
         return fail(`unary ${e.op} needs a number`, e.pos);
       }
       case 'binary':
@@ -192,7 +193,7 @@ export class DefinitionInterpreter {
       }
     })();
     if (!float && !Number.isSafeInteger(value)) return fail(`integer result of '${e.op}' is too large: tsfuser represents python ints exactly only up to ±(2^53 − 1)`, e.pos);
-    return float ? new PyFloat(value) : value;
+    return float ? new PyFloat(value) : value === 0 ? 0 : value;
   }
 
   private attribute(e: Expr & { kind: 'attribute' }): PyValue {
