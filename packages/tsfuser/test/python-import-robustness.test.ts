@@ -131,6 +131,10 @@ describe('python importer limits and malformed input', () => {
     expect(where(`${HEADER}${T0}    x = (1 "a\x7f")\n`)[2]).toBe('expected \')\', found "a\\x7f"');
   });
 
+  it('rejects a define_vector dtype that is not a DataType at the keyword', () => {
+    expect(where(`${HEADER}    V0 = fd.define_vector([2, 3], dtype=5)\n`)).toEqual([2, 35, 'fd.define_vector: dtype must be a DataType, got 5']);
+  });
+
   it('reports float() misuse, division by zero and unknown torch dtypes', () => {
     expect(where(`${HEADER}    S0 = fd.define_scalar(float("abc"))\n`)).toEqual([2, 33, 'could not convert string to float: "abc"']);
     expect(where(`${HEADER}    S0 = fd.define_scalar(float(1, 2))\n`)).toEqual([2, 27, 'float() takes at most one positional argument']);

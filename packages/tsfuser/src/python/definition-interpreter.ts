@@ -322,7 +322,10 @@ export class DefinitionInterpreter {
       case 'define_vector': {
         const [values, dtype] = this.bind('fd.define_vector', [{ python: 'values' }, { python: 'dtype' }], args, kwargs, e);
         if (!Array.isArray(values)) return fail('fd.define_vector: expected a list of sizes', e.pos);
-        return at(e.pos, () => fd.defineVector(plain(values) as (number | ScalarHandle)[], (dtype ?? 'Int') as 'Int'));
+        if (dtype !== undefined && dtype !== null && !(typeof dtype === 'string' && isDataType(dtype))) {
+          return fail(`fd.define_vector: dtype must be a DataType, got ${describeValue(dtype)}`, kwargs.get('dtype')?.pos ?? e.args[1]?.pos ?? e.pos);
+        }
+        return at(e.pos, () => fd.defineVector(plain(values) as (number | ScalarHandle)[], (dtype ?? 'Int') as DataType));
       }
       case 'add_output': {
         const [out, alias] = this.bind('fd.add_output', [{ python: 'output' }, { python: 'alias_input' }], args, kwargs, e);
