@@ -131,6 +131,12 @@ describe('python importer limits and malformed input', () => {
     expect(where(`${HEADER}${T0}    x = (1 "a\x7f")\n`)[2]).toBe('expected \')\', found "a\\x7f"');
   });
 
+  it('rejects python floats where fd.ops takes integers (fuzzer regression: dims=[-0.0] changed the id on re-import)', () => {
+    expect(where(`${HEADER}${T0}    T1 = fd.ops.sum(T0, dims=[-0.0])\n${OUT}`)).toEqual([3, 25, 'fd.ops.sum(): dims takes integers, got the float -0.0']);
+    expect(where(`${HEADER}${T0}    T1 = fd.ops.reshape(T0, [2.0, 3])\n${OUT}`)).toEqual([3, 29, 'fd.ops.reshape(): new_shape takes integers, got the float 2.0']);
+    expect(where(`${HEADER}${T0}    S1 = fd.ops.size(T0, 0.0)\n${OUT}`)).toEqual([3, 26, 'fd.ops.size(): dim takes integers, got the float 0.0']);
+  });
+
   it('rejects a define_vector dtype that is not a DataType at the keyword', () => {
     expect(where(`${HEADER}    V0 = fd.define_vector([2, 3], dtype=5)\n`)).toEqual([2, 35, 'fd.define_vector: dtype must be a DataType, got 5']);
   });

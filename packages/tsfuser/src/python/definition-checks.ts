@@ -35,6 +35,7 @@ export function describeValue(v: unknown): string {
 function pythonFloatText(f: number): string {
   if (Number.isNaN(f)) return 'nan';
   if (!Number.isFinite(f)) return f > 0 ? 'inf' : '-inf';
+  if (Object.is(f, -0)) return '-0.0';
   return Number.isInteger(f) && Math.abs(f) < 1e16 ? `${f}.0` : String(f);
 }
 

@@ -286,7 +286,17 @@ export class DefinitionInterpreter {
       kwargs.delete(k.python);
     }
     const bound = this.bind(`fd.ops.${name}`, spec.params, args, kwargs, e);
-    const values = bound.map((v, i) => (v === undefined ? undefined : this.convert(spec.params[i] as ParamSpec, v, e.pos)));
+    const argPos = (p: ParamSpec, i: number): Position => {
+      for (const k of [p.python, ...(p.aliases ?? [])]) {
+        const given = kwargs.get(k);
+        if (given !== undefined) return given.pos;
+      }
+      return e.args[i]?.pos ?? e.pos;
+    };
+    const values = bound.map((v, i) => {
+      const p = spec.params[i] as ParamSpec;
+      return v === undefined ? undefined : this.convert(`fd.ops.${name}`, p, v, argPos(p, i));
+    });
     // Trailing undefined arguments take their defaults in FusionDefinition.
     const fn = (this.fd.ops as unknown as Record<string, (...a: unknown[]) => unknown>)[spec.name];
     if (fn === undefined) return fail(`op ${spec.name} is missing from fd.ops`, e.pos);
@@ -296,9 +306,39 @@ export class DefinitionInterpreter {
   }
 
   /** Python value → fd.ops argument: floats in operand slots become Double scalars. */
-  private convert(param: ParamSpec, v: PyValue, pos: Position): unknown {
-    if (param.kind === 'operand' || param.kind === 'scalar' || param.kind === 'optScalar') {
-      if (v instanceof PyFloat) return at(pos, () => this.fd.defineScalar(v.value, 'Double'));
+  /**
+   * Python value → fd.ops argument: floats in operand slots become Double scalars; a python float
+   * where nvFuser's binding takes ints (dims, sizes, indices) is an error, as in nvFuser, rather
+   * than an integral JS number that prints back differently (`-0.0`, `2.0`).
+   */
+  private convert(what: string, param: ParamSpec, v: PyValue, pos: Position): unknown {
+    switch (param.kind) {
+      case 'operand':
+      case 'scalar':
+      case 'optScalar':
+        if (v instanceof PyFloat) return at(pos, () => this.fd.defineScalar(v.value, 'Double'));
+        break;
+      case 'int':
+      case 'ints':
+      case 'intOrInts':
+      case 'sizes':
+      case 'optSizes': {
+        const float = v instanceof PyFloat ? v : Array.isArray(v) ? (v as readonly PyValue[]).find((x) => x instanceof PyFloat) : undefined;
+        if (float !== undefined) fail(`${what}(): ${param.python} takes integers, got the float ${describeValue(float)}`, pos);
+        break;
+      }
+      case 'tensor':
+      case 'optTensor':
+      case 'bool':
+      case 'bools':
+      case 'dtype':
+      case 'tensors':
+      case 'string':
+        break;
+      default: {
+        const unreachable: never = param.kind;
+        throw new Error(`unknown parameter kind ${String(unreachable)}`);
+      }
     }
     return plain(v);
   }
