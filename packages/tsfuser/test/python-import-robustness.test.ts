@@ -5,7 +5,7 @@
 // as regression tests.
 
 import { describe, expect, it } from 'vitest';
-import { DefinitionImportError, FusionCache, importPythonDefinition } from '../src/index.js';
+import { DefinitionImportError, FusionCache, Tensor, importPythonDefinition } from '../src/index.js';
 
 const HEADER = 'def nvfuser_fusion_id0(fd : FusionDefinition) -> None :\n';
 const T0 = '    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)\n';
@@ -66,15 +66,16 @@ describe('python importer limits and malformed input', () => {
   });
 
   it.each([
-    ['1e309', 'Int', 'value inf does not fit DataType.Int'],
+    ['1e309', 'Int', 'value 1e309 does not fit DataType.Int'],
     ['float("-inf")', 'Int', 'value -inf does not fit DataType.Int'],
     ['float("nan")', 'Index', 'value nan does not fit DataType.Index'],
     ['2.5', 'Int', 'value 2.5 does not fit DataType.Int'],
     ['2147483648', 'Int32', 'value 2147483648 does not fit DataType.Int32'],
     ['-2147483649', 'Int32', 'value -2147483649 does not fit DataType.Int32'],
     ['7', 'Bool', 'value 7 is not a DataType.Bool'],
-    ['9007199254740993', 'Int', 'integer 9007199254740993 is too large'],
-    ['2**60', 'Int', "integer result of '**' is too large"],
+    ['9007199254740993', 'Int', 'value 9007199254740993 does not fit DataType.Int'],
+    ['-2**60', 'Int', 'value -1152921504606846976 does not fit DataType.Int'],
+    ['10**400', 'Double', "integer result of '**' is too large for tsfuser"],
   ])('rejects define_scalar(%s, dtype=DataType.%s) at the value', (value, dtype, message) => {
     const [line, column, description] = where(`${HEADER}    S0 = fd.define_scalar(${value}, dtype=DataType.${dtype})\n    fd.add_output(S0)\n`);
     expect([line, column]).toEqual([2, 27]);
@@ -111,7 +112,7 @@ describe('python importer limits and malformed input', () => {
 
   it('keeps the define_tensor size checks of the definition API (negative sizes, huge int literals)', () => {
     expect(where(`${HEADER}    T0 = fd.define_tensor(shape=[-1, -5], contiguity=[True, True])\n${OUT}`)[2]).toMatch(/shape\[1\] is -5/);
-    expect(where(`${HEADER}    T0 = fd.define_tensor(shape=[10**20], contiguity=[True])\n${OUT}`)).toEqual([2, 34, "integer result of '**' is too large: tsfuser represents python ints exactly only up to ±(2^53 − 1)"]);
+    expect(where(`${HEADER}    T0 = fd.define_tensor(shape=[10**20], contiguity=[True])\n${OUT}`)).toEqual([2, 27, 'fd.define_tensor: shape[0] is 100000000000000000000, beyond ±(2^53 − 1), the largest integer tsfuser holds exactly']);
   });
 
   it('reads -0 and 0 * -1 as the int 0 (fuzzer regression: shape=[-1, -0] printed as -0.0, which did not import back)', () => {
@@ -120,6 +121,16 @@ describe('python importer limits and malformed input', () => {
     expect(printed).toContain('shape=[-1, 0]');
     expect(printed).not.toContain('-0');
     expect(importPythonDefinition(printed, { cache: fd.cache }).id()).toBe(fd.id());
+  });
+
+  it('keeps an int64-max slice end as nvFuser dumps write it (nearest double; the slice clamps it)', async () => {
+    const fd = importPythonDefinition(
+      `${HEADER}${T0}    T1 = fd.ops.slice(T0, start_indices=[1], end_indices=[9223372036854775807], strides=[1], manual_normalization=0)\n    fd.add_output(T1)\n`,
+      { cache: new FusionCache() },
+    );
+    expect(importPythonDefinition(fd.printPython(), { cache: fd.cache }).id()).toBe(fd.id());
+    const [out] = await fd.execute([Tensor.from([1, 2, 3, 4], [4], 'Float')], { backend: 'reference' });
+    expect(out?.toArray()).toEqual([2, 3, 4]);
   });
 
   it('shows control characters escaped in messages (fuzzer regression: raw NUL/DEL in "unexpected character")', () => {
@@ -145,6 +156,7 @@ describe('python importer limits and malformed input', () => {
     expect(where(`${HEADER}    S0 = fd.define_scalar(float("abc"))\n`)).toEqual([2, 33, 'could not convert string to float: "abc"']);
     expect(where(`${HEADER}    S0 = fd.define_scalar(float(1, 2))\n`)).toEqual([2, 27, 'float() takes at most one positional argument']);
     expect(where(`${HEADER}    S0 = fd.define_scalar(1 // 0)\n`)).toEqual([2, 27, "division by zero in '//'"]);
+    expect(where(`${HEADER}    S0 = fd.define_scalar(1${'0'.repeat(400)})\n`)).toEqual([2, 27, `integer 1${'0'.repeat(29)}… is too large for tsfuser (ints beyond ±(2^53 − 1) are held as doubles, at most ~1.8e308)`]);
     expect(where(`${HEADER}    T0 = fd.define_tensor(shape=[2], contiguity=[True], dtype=torch.uint8)\n`)[2]).toMatch(/^torch.uint8 has no tsfuser DataType \(supported: torch.bool, /);
     expect(where(`${HEADER}    T0 = fd.define_tensor(shape=[2], contiguity=[True], dtype=torch.flaot16)\n`)[2]).toMatch(/^unsupported attribute 'torch.flaot16'/);
   });

@@ -23,7 +23,7 @@ export function describeValue(v: unknown): string {
   if (v === null || v === undefined) return 'None';
   if (v instanceof PyFloat) return pythonFloatText(v.value);
   if (typeof v === 'boolean') return v ? 'True' : 'False';
-  if (typeof v === 'number') return String(v);
+  if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v).toString() : String(v);
   if (typeof v === 'string') return `"${showText(v.length > 40 ? `${v.slice(0, 40)}…` : v).replace(/"/g, '\\"')}"`;
   if (Array.isArray(v)) return 'a list';
   if (v instanceof TensorHandle) return 'a tensor';
@@ -55,7 +55,11 @@ function listProblem(argument: string, v: unknown, element: string, ok: (e: unkn
   if (!Array.isArray(v)) return { argument, message: `${argument} must be a list, each entry ${element}; got ${describeValue(v)}` };
   if (v.length > MAX_TENSOR_RANK) return { argument, message: `${argument} has ${v.length} entries; tsfuser tensors have at most ${MAX_TENSOR_RANK} dims` };
   const bad = (v as readonly unknown[]).findIndex((e) => !ok(e));
-  if (bad >= 0) return { argument, message: `${argument}[${bad}] must be ${element}, got ${describeValue(v[bad])}` };
+  const value: unknown = v[bad];
+  if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value)) {
+    return { argument, message: `${argument}[${bad}] is ${BigInt(value)}, beyond ±(2^53 − 1), the largest integer tsfuser holds exactly` };
+  }
+  if (bad >= 0) return { argument, message: `${argument}[${bad}] must be ${element}, got ${describeValue(value)}` };
   return null;
 }
 
@@ -110,10 +114,10 @@ export function checkDefineTensorArgs(a: DefineTensorArgs): ArgumentProblem | nu
 }
 
 /** The value `fd.define_scalar(value, dtype)` stores, or why it does not fit `dtype`. */
-export function checkScalarValue(value: number | boolean | null, isFloat: boolean, dtype: DataType | undefined): { value: number | boolean | null } | string {
+export function checkScalarValue(value: number | boolean | null, isFloat: boolean, dtype: DataType | undefined, literal?: string): { value: number | boolean | null } | string {
   if (value === null) return { value };
   const dt: DataType = dtype ?? (typeof value === 'boolean' ? 'Bool' : isFloat ? 'Double' : 'Int');
-  const shown = isFloat && typeof value === 'number' ? pythonFloatText(value) : describeValue(value);
+  const shown = literal ?? (isFloat && typeof value === 'number' ? pythonFloatText(value) : describeValue(value));
   const asNumber = typeof value === 'boolean' ? (value ? 1 : 0) : value;
   switch (dt) {
     case 'Bool':

@@ -3,7 +3,9 @@
 // nvFuser's printer adds), `T.size(i)`, `T.shape()`, `fd.add_output`, tuple unpacking, dtypes as
 // `DataType.X` or `torch.x`, and `float("inf")`-style scalars. Python floats stay floats (an
 // operand `2.0` becomes a Double scalar, `2` an Int one), as in nvFuser. Python ints are exact
-// only up to ±(2^53−1) here: a larger one is an error, never a rounded value.
+// only up to ±(2^53−1) here: a larger one is kept as the nearest double (so a slice end of
+// 2^63−1, which clamps, still works) and refused wherever its exact value matters — a scalar's
+// value, a tensor's declared sizes; an int too large for a double is an error.
 //
 // Invariant: each failure is one DefinitionImportError at the line/column of the expression
 // (or keyword) that caused it.
@@ -127,7 +129,7 @@ export class DefinitionInterpreter {
       }
       case 'number':
         if (e.isFloat) return new PyFloat(e.value);
-        if (!Number.isSafeInteger(e.value)) return fail(`integer ${e.text} is too large: tsfuser represents python ints exactly only up to ±(2^53 − 1)`, e.pos);
+        if (!Number.isFinite(e.value)) return fail(`integer ${e.text.length > 30 ? `${e.text.slice(0, 30)}…` : e.text} is too large for tsfuser (ints beyond ±(2^53 − 1) are held as doubles, at most ~1.8e308)`, e.pos);
         return e.value;
       case 'string':
         return e.value;
@@ -192,7 +194,7 @@ export class DefinitionInterpreter {
           return fail(`unsupported operator '${e.op}'`, e.pos);
       }
     })();
-    if (!float && !Number.isSafeInteger(value)) return fail(`integer result of '${e.op}' is too large: tsfuser represents python ints exactly only up to ±(2^53 − 1)`, e.pos);
+    if (!float && !Number.isFinite(value)) return fail(`integer result of '${e.op}' is too large for tsfuser (ints beyond ±(2^53 − 1) are held as doubles, at most ~1.8e308)`, e.pos);
     return float ? new PyFloat(value) : value === 0 ? 0 : value;
   }
 
@@ -355,7 +357,8 @@ export class DefinitionInterpreter {
         if (v !== null && typeof v !== 'number' && typeof v !== 'boolean' && !(v instanceof PyFloat)) fail(`fd.${name}: value must be a number, a bool or None`, e.pos);
         const dt = dtype === undefined || dtype === null ? (v instanceof PyFloat ? 'Double' : undefined) : dtype;
         if (dt !== undefined && (typeof dt !== 'string' || !isDataType(dt))) fail(`fd.${name}: dtype must be a DataType`, e.pos);
-        const checked = checkScalarValue(plain(v) as number | boolean | null, v instanceof PyFloat, dt as DataType | undefined);
+        const literal = e.args[0] === undefined ? undefined : numberLiteralText(e.args[0]);
+        const checked = checkScalarValue(plain(v) as number | boolean | null, v instanceof PyFloat, dt as DataType | undefined, literal);
         if (typeof checked === 'string') return fail(`fd.${name}: ${checked}`, (e.args[0] ?? e).pos);
         return at(e.pos, () => fd.defineScalar(checked.value, dt as DataType | undefined));
       }
@@ -431,6 +434,13 @@ export class DefinitionInterpreter {
     if (Array.isArray(options.dtype) || (options.dtype !== undefined && !isDataType(options.dtype))) fail('fd.define_tensor: dtype must be a DataType', e.pos);
     return fd.defineTensor(options);
   }
+}
+
+/** The source text of a number literal (`-` included), to show values exactly as written. */
+function numberLiteralText(e: Expr): string | undefined {
+  if (e.kind === 'number') return e.text;
+  if (e.kind === 'unary' && e.operand.kind === 'number') return `${e.op === '-' ? '-' : ''}${e.operand.text}`;
+  return undefined;
 }
 
 export { PyFloat };

@@ -17,6 +17,10 @@ const TWO_CHAR_OPS = ['->', '**', '//', '==', '!=', '<=', '>=', '+=', '-=', '*='
 const ONE_CHAR_OPS = '()[]{},:.;=+-*/%<>@~&|^';
 const CLOSING: Readonly<Record<string, string>> = { '(': ')', '[': ']', '{': '}' };
 
+// Sticky: matched at a given position of the whole text, whatever the token's length.
+const NAME = /[A-Za-z_][A-Za-z0-9_]*/y;
+const NUMBER = /0[xX][0-9a-fA-F_]+|(\d[\d_]*)?(\.\d[\d_]*|\.)?([eE][+-]?\d+)?/y;
+
 /** Deepest bracket nesting accepted (CPython: "too many nested parentheses" past 200). */
 export const MAX_BRACKET_DEPTH = 200;
 /** Deepest block nesting accepted (CPython: "too many levels of indentation" past 100). */
@@ -116,15 +120,18 @@ export function tokenize(source: string): Token[] {
       // Inside brackets a newline is whitespace (implicit line joining): no indentation there.
       atLineStart = depth === 0;
     } else if (/[A-Za-z_]/.test(c)) {
-      const m = /^[A-Za-z_][A-Za-z0-9_]*/.exec(text.slice(pos, pos + 256)) as RegExpExecArray;
+      NAME.lastIndex = pos;
+      const m = NAME.exec(text) as RegExpExecArray;
       // String prefixes (r'', b'', f'') are not part of the subset: treat as names followed by strings.
       push('name', m[0], pos);
       pos += m[0].length;
     } else if (/[0-9]/.test(c) || (c === '.' && /[0-9]/.test(text[pos + 1] ?? ''))) {
-      const rest = text.slice(pos, pos + 128);
-      const m = /^(0[xX][0-9a-fA-F_]+|(\d[\d_]*)?(\.\d[\d_]*|\.)?([eE][+-]?\d+)?)/.exec(rest);
-      const lit = m?.[0] ?? '';
-      if (lit === '' || /^[A-Za-z_]/.test(rest.slice(lit.length))) fail(`invalid number literal '${showText(rest.split(/[\s,)\]]/)[0] ?? c)}'`, pos);
+      NUMBER.lastIndex = pos;
+      const lit = NUMBER.exec(text)?.[0] ?? '';
+      if (lit === '' || /[A-Za-z_]/.test(text[pos + lit.length] ?? '')) {
+        const shown = text.slice(pos, pos + 40).split(/[\s,)\]]/)[0] ?? c;
+        fail(`invalid number literal '${showText(shown)}'`, pos);
+      }
       push('number', lit, pos);
       pos += lit.length;
     } else if (c === '"' || c === "'") {
