@@ -100,6 +100,7 @@ describe('python importer limits and malformed input', () => {
     ['shape=[2], contiguity="x"', 38, 'contiguity must be a list, each entry True, False or None; got "x"'],
     ['shape=[2], contiguity=[1]', 38, 'contiguity[0] must be True, False or None, got 1'],
     ['shape=[2], contiguity=[True], dtype=5', 57, 'dtype must be a DataType'],
+    ['shape=[2], contiguity=[True], dtype="Float"', 57, 'dtype must be a DataType (DataType.Bool, '],
     ['[2], [True], DataType.Float, 3', 56, 'is_cpu must be True or False, got 3'],
     ['1e9', 27, 'ndims must be an integer in [0, 64], got 1000000000.0'],
     ['-1', 27, 'ndims must be an integer in [0, 64], got -1'],
@@ -146,6 +147,11 @@ describe('python importer limits and malformed input', () => {
     expect(where(`${HEADER}${T0}    T1 = fd.ops.sum(T0, dims=[-0.0])\n${OUT}`)).toEqual([3, 25, 'fd.ops.sum(): dims takes integers, got the float -0.0']);
     expect(where(`${HEADER}${T0}    T1 = fd.ops.reshape(T0, [2.0, 3])\n${OUT}`)).toEqual([3, 29, 'fd.ops.reshape(): new_shape takes integers, got the float 2.0']);
     expect(where(`${HEADER}${T0}    S1 = fd.ops.size(T0, 0.0)\n${OUT}`)).toEqual([3, 26, 'fd.ops.size(): dim takes integers, got the float 0.0']);
+  });
+
+  it('takes dtypes only as DataType.X / torch.x, not as strings (dtype="Half" is a python string)', () => {
+    expect(where(`${HEADER}${T0}    T1 = fd.ops.cast(T0, dtype="Half")\n${OUT}`)).toEqual([3, 26, 'fd.ops.cast(): dtype takes a DataType (DataType.X or torch.x) or None, got "Half"']);
+    expect(where(`${HEADER}    S0 = fd.define_scalar(2, dtype="Int")\n`)).toEqual([2, 30, 'fd.define_scalar: dtype must be a DataType (DataType.X or torch.x), got "Int"']);
   });
 
   it('rejects a define_vector dtype that is not a DataType at the keyword', () => {

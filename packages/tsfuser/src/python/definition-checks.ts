@@ -7,8 +7,9 @@
 // Invariant: a check returns null/the value when the argument is well-formed; the message names
 // the argument and the offending value, never a JS type.
 
-import { DATA_TYPES, isDataType, type DataType } from '@tsfuser/fusion-ir';
+import { DATA_TYPES, type DataType } from '@tsfuser/fusion-ir';
 import { ScalarHandle, TensorHandle, VectorHandle } from '../definition/handles.js';
+import { PyDtype } from './py-dtype.js';
 import { PyFloat } from './py-float.js';
 import { showText } from './tokenizer.js';
 
@@ -22,6 +23,7 @@ const INT32_MAX = 2 ** 31 - 1;
 export function describeValue(v: unknown): string {
   if (v === null || v === undefined) return 'None';
   if (v instanceof PyFloat) return pythonFloatText(v.value);
+  if (v instanceof PyDtype) return `DataType.${v.dtype}`;
   if (typeof v === 'boolean') return v ? 'True' : 'False';
   if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v).toString() : String(v);
   if (typeof v === 'string') return `"${showText(v.length > 40 ? `${v.slice(0, 40)}…` : v).replace(/"/g, '\\"')}"`;
@@ -104,7 +106,7 @@ export function checkDefineTensorArgs(a: DefineTensorArgs): ArgumentProblem | nu
   ]) {
     if (p !== null) return p;
   }
-  if (a.dtype !== undefined && a.dtype !== null && !(typeof a.dtype === 'string' && isDataType(a.dtype))) {
+  if (a.dtype !== undefined && a.dtype !== null && !(a.dtype instanceof PyDtype)) {
     return { argument: 'dtype', message: `dtype must be a DataType (${DATA_TYPES.map((d) => `DataType.${d}`).join(', ')}) or a torch dtype, got ${describeValue(a.dtype)}` };
   }
   if (a.is_cpu !== undefined && a.is_cpu !== null && typeof a.is_cpu !== 'boolean') {

@@ -20,6 +20,7 @@ import { DefinitionError, DefinitionImportError } from '../errors.js';
 import type { Expr, Keyword, Stmt } from './ast.js';
 import { checkDefineTensorArgs, checkScalarValue, describeValue } from './definition-checks.js';
 import { FRONTEND_KEYWORDS, checkFrontendKeyword } from './frontend-keywords.js';
+import { PyDtype, dtypeArgument } from './py-dtype.js';
 import { PyFloat, pyFloatOf } from './py-float.js';
 import type { Position } from './tokens.js';
 import { torchDtype } from './torch-dtypes.js';
@@ -31,7 +32,7 @@ const TORCH = { marker: 'torch' } as const;
 const FLOAT = { marker: 'float' } as const;
 type Marker = typeof FD | typeof FD_OPS | typeof DATATYPE | typeof TORCH | typeof FLOAT;
 
-export type PyValue = TensorHandle | ScalarHandle | VectorHandle | number | PyFloat | boolean | string | null | Marker | readonly PyValue[];
+export type PyValue = TensorHandle | ScalarHandle | VectorHandle | number | PyFloat | PyDtype | boolean | string | null | Marker | readonly PyValue[];
 
 export function fail(message: string, pos: Position): never {
   throw new DefinitionImportError(message, pos.line, pos.column);
@@ -50,6 +51,7 @@ function at<T>(pos: Position, f: () => T): T {
 /** Plain JS form of a value: floats unwrapped, lists recursively. */
 function plain(v: PyValue): unknown {
   if (v instanceof PyFloat) return v.value;
+  if (v instanceof PyDtype) return v.dtype;
   if (Array.isArray(v)) return (v as readonly PyValue[]).map(plain);
   return v;
 }
@@ -202,12 +204,12 @@ export class DefinitionInterpreter {
     const obj = this.eval(e.object);
     if (obj === DATATYPE) {
       if (e.attr === 'Null') return null;
-      if (isDataType(e.attr)) return e.attr;
+      if (isDataType(e.attr)) return new PyDtype(e.attr);
       return fail(`DataType.${e.attr} is not supported (tsfuser has Bool, Int32, Int, Half, BFloat16, Float, Double, Index)`, e.pos);
     }
     if (obj === TORCH) {
       const found = torchDtype(e.attr);
-      return found.kind === 'dtype' ? found.dtype : fail(found.message, e.pos);
+      return found.kind === 'dtype' ? new PyDtype(found.dtype) : fail(found.message, e.pos);
     }
     if (obj === FD && e.attr === 'ops') return FD_OPS;
     if (obj instanceof TensorHandle && e.attr === 'ndim') return obj.ndim;
@@ -329,11 +331,13 @@ export class DefinitionInterpreter {
         if (float !== undefined) fail(`${what}(): ${param.python} takes integers, got the float ${describeValue(float)}`, pos);
         break;
       }
+      case 'dtype':
+        if (v !== null && !(v instanceof PyDtype)) fail(`${what}(): ${param.python} takes a DataType (DataType.X or torch.x) or None, got ${describeValue(v)}`, pos);
+        break;
       case 'tensor':
       case 'optTensor':
       case 'bool':
       case 'bools':
-      case 'dtype':
       case 'tensors':
       case 'string':
         break;
@@ -355,20 +359,20 @@ export class DefinitionInterpreter {
         const [value, dtype] = this.bind(`fd.${name}`, [{ python: 'value' }, { python: 'dtype' }], args, kwargs, e);
         const v = value ?? null;
         if (v !== null && typeof v !== 'number' && typeof v !== 'boolean' && !(v instanceof PyFloat)) fail(`fd.${name}: value must be a number, a bool or None`, e.pos);
-        const dt = dtype === undefined || dtype === null ? (v instanceof PyFloat ? 'Double' : undefined) : dtype;
-        if (dt !== undefined && (typeof dt !== 'string' || !isDataType(dt))) fail(`fd.${name}: dtype must be a DataType`, e.pos);
+        const given = dtypeArgument(dtype);
+        if (given === null) return fail(`fd.${name}: dtype must be a DataType (DataType.X or torch.x), got ${describeValue(dtype)}`, kwargs.get('dtype')?.pos ?? e.args[1]?.pos ?? e.pos);
+        const dt = given ?? (v instanceof PyFloat ? 'Double' : undefined);
         const literal = e.args[0] === undefined ? undefined : numberLiteralText(e.args[0]);
-        const checked = checkScalarValue(plain(v) as number | boolean | null, v instanceof PyFloat, dt as DataType | undefined, literal);
+        const checked = checkScalarValue(plain(v) as number | boolean | null, v instanceof PyFloat, dt, literal);
         if (typeof checked === 'string') return fail(`fd.${name}: ${checked}`, (e.args[0] ?? e).pos);
-        return at(e.pos, () => fd.defineScalar(checked.value, dt as DataType | undefined));
+        return at(e.pos, () => fd.defineScalar(checked.value, dt));
       }
       case 'define_vector': {
         const [values, dtype] = this.bind('fd.define_vector', [{ python: 'values' }, { python: 'dtype' }], args, kwargs, e);
         if (!Array.isArray(values)) return fail('fd.define_vector: expected a list of sizes', e.pos);
-        if (dtype !== undefined && dtype !== null && !(typeof dtype === 'string' && isDataType(dtype))) {
-          return fail(`fd.define_vector: dtype must be a DataType, got ${describeValue(dtype)}`, kwargs.get('dtype')?.pos ?? e.args[1]?.pos ?? e.pos);
-        }
-        return at(e.pos, () => fd.defineVector(plain(values) as (number | ScalarHandle)[], (dtype ?? 'Int') as DataType));
+        const dt = dtypeArgument(dtype);
+        if (dt === null) return fail(`fd.define_vector: dtype must be a DataType, got ${describeValue(dtype)}`, kwargs.get('dtype')?.pos ?? e.args[1]?.pos ?? e.pos);
+        return at(e.pos, () => fd.defineVector(plain(values) as (number | ScalarHandle)[], dt ?? 'Int'));
       }
       case 'add_output': {
         const [out, alias] = this.bind('fd.add_output', [{ python: 'output' }, { python: 'alias_input' }], args, kwargs, e);
@@ -392,7 +396,7 @@ export class DefinitionInterpreter {
       const [rank, dtype] = this.bind('fd.define_tensor', rankNames.map((python) => ({ python })), args, kwargs, e);
       const problem = checkDefineTensorArgs({ ndims: rank, dtype });
       if (problem !== null) return fail(`fd.define_tensor: ${problem.message}`, where(rankNames, problem.argument));
-      return fd.defineTensor(rank as number, (dtype ?? undefined) as DataType | undefined);
+      return fd.defineTensor(rank as number, dtypeArgument(dtype) ?? undefined);
     }
     const names = ['shape', 'contiguity', 'dtype', 'is_cpu', 'stride_order', 'symbolic_sizes', 'contiguous', 'sizes', 'strides', 'static_sizes'];
     const raw = this.bind(
