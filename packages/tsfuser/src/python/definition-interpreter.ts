@@ -10,7 +10,7 @@
 // Invariant: each failure is one DefinitionImportError at the line/column of the expression
 // (or keyword) that caused it.
 
-import { FusionIrError, isDataType, type DataType } from '@tsfuser/fusion-ir';
+import { FusionIrError, isDataType } from '@tsfuser/fusion-ir';
 import { FusionDefinition } from '../definition/fusion-definition.js';
 import { ScalarHandle, TensorHandle, VectorHandle } from '../definition/handles.js';
 import type { OpSpec, ParamSpec } from '../definition/op-spec.js';
