@@ -149,6 +149,11 @@ describe('python importer limits and malformed input', () => {
     expect(where(`${HEADER}${T0}    S1 = fd.ops.size(T0, 0.0)\n${OUT}`)).toEqual([3, 26, 'fd.ops.size(): dim takes integers, got the float 0.0']);
   });
 
+  it('rejects an int operand beyond 2^53 (fuzzer regression: fd.ops.mul(T0, 2**63) printed a define_scalar that did not import back)', () => {
+    expect(where(`${HEADER}${T0}    T1 = fd.ops.mul(T0, 0x7fffffffffffffff)\n${OUT}`)).toEqual([3, 25, 'fd.ops.mul(): arg2 = 0x7fffffffffffffff does not fit DataType.Int (an integer; tsfuser holds at most ±(2^53 − 1) exactly)']);
+    expect(where(`${HEADER}${T0}    T1 = fd.ops.add(T0, arg2=2**63)\n${OUT}`)[2]).toBe('fd.ops.add(): arg2 = 9223372036854775808 does not fit DataType.Int (an integer; tsfuser holds at most ±(2^53 − 1) exactly)');
+  });
+
   it('takes dtypes only as DataType.X / torch.x, not as strings (dtype="Half" is a python string)', () => {
     expect(where(`${HEADER}${T0}    T1 = fd.ops.cast(T0, dtype="Half")\n${OUT}`)).toEqual([3, 26, 'fd.ops.cast(): dtype takes a DataType (DataType.X or torch.x) or None, got "Half"']);
     expect(where(`${HEADER}    S0 = fd.define_scalar(2, dtype="Int")\n`)).toEqual([2, 30, 'fd.define_scalar: dtype must be a DataType (DataType.X or torch.x), got "Int"']);

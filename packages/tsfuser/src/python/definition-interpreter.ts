@@ -297,9 +297,13 @@ export class DefinitionInterpreter {
       }
       return e.args[i]?.pos ?? e.pos;
     };
+    const argText = (p: ParamSpec, i: number): string | undefined => {
+      const written = e.keywords.find((k) => k.name === p.python || (p.aliases ?? []).includes(k.name))?.value ?? e.args[i];
+      return written === undefined ? undefined : numberLiteralText(written);
+    };
     const values = bound.map((v, i) => {
       const p = spec.params[i] as ParamSpec;
-      return v === undefined ? undefined : this.convert(`fd.ops.${name}`, p, v, argPos(p, i));
+      return v === undefined ? undefined : this.convert(`fd.ops.${name}`, p, v, argPos(p, i), argText(p, i));
     });
     // Trailing undefined arguments take their defaults in FusionDefinition.
     const fn = (this.fd.ops as unknown as Record<string, (...a: unknown[]) => unknown>)[spec.name];
@@ -315,12 +319,16 @@ export class DefinitionInterpreter {
    * where nvFuser's binding takes ints (dims, sizes, indices) is an error, as in nvFuser, rather
    * than an integral JS number that prints back differently (`-0.0`, `2.0`).
    */
-  private convert(what: string, param: ParamSpec, v: PyValue, pos: Position): unknown {
+  private convert(what: string, param: ParamSpec, v: PyValue, pos: Position, literal?: string): unknown {
     switch (param.kind) {
       case 'operand':
       case 'scalar':
       case 'optScalar':
         if (v instanceof PyFloat) return at(pos, () => this.fd.defineScalar(v.value, 'Double'));
+        // A python int here becomes an Int constant: it must be exact.
+        if (typeof v === 'number' && !Number.isSafeInteger(v)) {
+          fail(`${what}(): ${param.python} = ${literal ?? describeValue(v)} does not fit DataType.Int (an integer; tsfuser holds at most ±(2^53 − 1) exactly)`, pos);
+        }
         break;
       case 'int':
       case 'ints':
