@@ -25,7 +25,7 @@ export function describeValue(v: unknown): string {
   if (v instanceof PyFloat) return pythonFloatText(v.value);
   if (v instanceof PyDtype) return `DataType.${v.dtype}`;
   if (typeof v === 'boolean') return v ? 'True' : 'False';
-  if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v).toString() : String(v);
+  if (typeof v === 'number') return Number.isInteger(v) && Math.abs(v) < 1e30 ? BigInt(v).toString() : String(v);
   if (typeof v === 'string') return `"${showText(v.length > 40 ? `${v.slice(0, 40)}…` : v).replace(/"/g, '\\"')}"`;
   if (Array.isArray(v)) return 'a list';
   if (v instanceof TensorHandle) return 'a tensor';
@@ -59,7 +59,7 @@ function listProblem(argument: string, v: unknown, element: string, ok: (e: unkn
   const bad = (v as readonly unknown[]).findIndex((e) => !ok(e));
   const value: unknown = v[bad];
   if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value)) {
-    return { argument, message: `${argument}[${bad}] is ${BigInt(value)}, beyond ±(2^53 − 1), the largest integer tsfuser holds exactly` };
+    return { argument, message: `${argument}[${bad}] is ${describeValue(value)}, beyond ±(2^53 − 1), the largest integer tsfuser holds exactly` };
   }
   if (bad >= 0) return { argument, message: `${argument}[${bad}] must be ${element}, got ${describeValue(value)}` };
   return null;
