@@ -9,7 +9,7 @@ import { roundToBFloat16, roundToHalf } from '@tsfuser/fusion-ir';
 import { describe, expect, it } from 'vitest';
 import { FusionCache, Tensor, importPythonDefinition, importPythonScript, type FusionDefinition } from '../src/index.js';
 import { Random } from '../src/io/random.js';
-import { FIXTURES } from './helpers.js';
+import { FIXTURES, runCli } from './helpers.js';
 
 const SEED = 4242;
 
@@ -84,6 +84,16 @@ describe('definitions in nvFuser printed form (seed 4242)', () => {
       const sum = t5.slice(r * cols, (r + 1) * cols).reduce((acc, v) => acc + Math.min(v, 6), 0);
       expect(sums?.[r]).toBeCloseTo(roundToHalf(sum), 2);
     }
+  });
+
+  it.each(['masked_softmax.py', 'rotate_half.py', 'torch_dtypes_clamp.py'])('tsfuser run %s --check runs the script with its own inputs', async (file) => {
+    const r = await runCli(['run', join(FIXTURES, 'nvfuser', file), '--check', '--backend', 'reference']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("inputs from the file's inputs");
+    expect(r.stdout).toContain('check: passed');
+    // Every masked-softmax row sums to 1 (the script's mask keeps all positions).
+    if (file === 'masked_softmax.py') expect(r.stdout).toContain('out0: shape [4, 8] Float sum 4.00000');
   });
 
   it('reads each script\'s inputs list (torch dtypes and factories)', () => {
