@@ -154,6 +154,15 @@ describe('python importer limits and malformed input', () => {
     expect(where(`${HEADER}${T0}    T1 = fd.ops.add(T0, arg2=2**63)\n${OUT}`)[2]).toBe('fd.ops.add(): arg2 = 9223372036854775808 does not fit DataType.Int (an integer; tsfuser holds at most ±(2^53 − 1) exactly)');
   });
 
+  it('reads 0/1 as False/True for bool parameters, as nvFuser\'s binding and printer do', () => {
+    const spelled = (keepdim: string): unknown =>
+      importPythonDefinition(`${HEADER}${T0}    T1 = fd.ops.sum(T0, dims=[0], keepdim=${keepdim}, dtype=DataType.Null)\n    fd.add_output(T1)\n`, { cache: new FusionCache() }).records();
+    expect(spelled('1')).toEqual(spelled('True'));
+    expect(spelled('0')).toEqual(spelled('False'));
+    expect(spelled('1')).not.toEqual(spelled('0'));
+    expect(where(`${HEADER}${T0}    T1 = fd.ops.sum(T0, dims=[0], keepdim=2)\n${OUT}`)[2]).toMatch(/keepdim must be a boolean/);
+  });
+
   it('takes dtypes only as DataType.X / torch.x, not as strings (dtype="Half" is a python string)', () => {
     expect(where(`${HEADER}${T0}    T1 = fd.ops.cast(T0, dtype="Half")\n${OUT}`)).toEqual([3, 26, 'fd.ops.cast(): dtype takes a DataType (DataType.X or torch.x) or None, got "Half"']);
     expect(where(`${HEADER}    S0 = fd.define_scalar(2, dtype="Int")\n`)).toEqual([2, 30, 'fd.define_scalar: dtype must be a DataType (DataType.X or torch.x), got "Int"']);

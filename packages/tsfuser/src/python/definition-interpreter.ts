@@ -19,7 +19,7 @@ import type { TensorOptions } from '../definition/tensor-spec.js';
 import { DefinitionError, DefinitionImportError } from '../errors.js';
 import type { Expr, Keyword, Stmt } from './ast.js';
 import { checkDefineTensorArgs, checkScalarValue, describeValue } from './definition-checks.js';
-import { FRONTEND_KEYWORDS, checkFrontendKeyword } from './frontend-keywords.js';
+import { FRONTEND_KEYWORDS, checkFrontendKeyword, pythonFlag } from './frontend-keywords.js';
 import { PyDtype, dtypeArgument } from './py-dtype.js';
 import { PyFloat, pyFloatOf } from './py-float.js';
 import type { Position } from './tokens.js';
@@ -342,10 +342,13 @@ export class DefinitionInterpreter {
       case 'dtype':
         if (v !== null && !(v instanceof PyDtype)) fail(`${what}(): ${param.python} takes a DataType (DataType.X or torch.x) or None, got ${describeValue(v)}`, pos);
         break;
+      case 'bool':
+        // nvFuser's printer writes some bools as 0/1 (`manual_normalization=0`); its binding takes them.
+        return pythonFlag(v) ?? plain(v);
+      case 'bools':
+        return Array.isArray(v) ? (v as readonly PyValue[]).map((x) => pythonFlag(x) ?? plain(x)) : plain(v);
       case 'tensor':
       case 'optTensor':
-      case 'bool':
-      case 'bools':
       case 'tensors':
       case 'string':
         break;
