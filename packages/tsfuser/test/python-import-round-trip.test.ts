@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { DataType } from '@tsfuser/fusion-ir';
-import { FusionCache, FusionDefinition, Tensor, allOps, importPythonDefinition, importPythonScript, type OpSpec, type ParamKind, type TensorHandle } from '../src/index.js';
+import { DefinitionImportError, FusionCache, FusionDefinition, Tensor, allOps, importPythonDefinition, importPythonScript, type OpSpec, type ParamKind, type TensorHandle } from '../src/index.js';
 import type { ExecuteInput } from '../src/execute/backend.js';
 import { generateInputs, materializeInput } from '../src/io/input-generation.js';
 import { Random } from '../src/io/random.js';
@@ -26,7 +26,11 @@ async function expectRoundTrip(fd: FusionDefinition, inputs: readonly ExecuteInp
   const again = importPythonDefinition(printed, { cache: fd.cache });
   expect(again.id(), printed).toBe(fd.id());
   expect(again.records()).toEqual(fd.records());
-  expect(await outputsOf(again, inputs), printed).toEqual(await outputsOf(fd, inputs));
+  const first = await outputsOf(fd, inputs);
+  // A definition whose outputs change from run to run (random ops without a given seed) is
+  // compared by id and records only.
+  if (JSON.stringify(await outputsOf(fd, inputs)) !== JSON.stringify(first)) return;
+  expect(await outputsOf(again, inputs), printed).toEqual(first);
 }
 
 describe(`printPython round trip (seed ${SEED})`, () => {
@@ -180,7 +184,7 @@ describe(`printPython round trip (seed ${SEED})`, () => {
   });
 
   it.each(Object.entries(FRONTEND_KEYWORDS).flatMap(([op, ks]) => ks.map((k) => [op, k.python] as const)))(
-    'fd.ops.%s accepts nvFuser\'s %s keyword in both printed spellings and refuses the others at the keyword',
+    'fd.ops.%s takes nvFuser\'s %s keyword in both printed spellings (0/1 and False/True) and refuses other values',
     (op, keyword) => {
       const k = (FRONTEND_KEYWORDS[op] ?? []).find((x) => x.python === keyword);
       expect(k).toBeDefined();
@@ -193,15 +197,31 @@ describe(`printPython round trip (seed ${SEED})`, () => {
       expect(prefix, `no sample call for ${op}`).toBeDefined();
       const text = (value: string): string =>
         `def f(fd : FusionDefinition) -> None :\n    T0 = fd.define_tensor(shape=[2, 3], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)\n    T2 = fd.ops.broadcast_in_dim(T0, shape=[1, 2, 3], broadcast_dims=[1, 2])\n    T1 = ${prefix as string}, ${keyword}=${value})\n    fd.add_output(T1)\n`;
-      const plain = importPythonDefinition(text(k?.default === true ? 'True' : 'False'), { cache: new FusionCache() }).records();
-      for (const [spelled, flag] of [['False', false], ['True', true], ['0', false], ['1', true]] as const) {
+      const records = (value: string): unknown => importPythonDefinition(text(value), { cache: new FusionCache() }).records();
+      const error = (value: string): DefinitionImportError => {
+        try {
+          records(value);
+        } catch (e) {
+          if (e instanceof DefinitionImportError) return e;
+          throw e;
+        }
+        throw new Error(`${keyword}=${value} was accepted`);
+      };
+      // The default spelled out is the same definition as the keyword left out.
+      expect(records(k?.default === true ? '1' : '0')).toEqual(records(k?.default === true ? 'True' : 'False'));
+      for (const [numeric, spelled, flag] of [['0', 'False', false], ['1', 'True', true]] as const) {
         if (k?.accepted.includes(flag) === true) {
-          expect(importPythonDefinition(text(spelled), { cache: new FusionCache() }).records()).toEqual(plain);
+          expect(records(numeric)).toEqual(records(spelled));
         } else {
-          expect(() => importPythonDefinition(text(spelled), { cache: new FusionCache() })).toThrow(new RegExp(`^4:${text('').split('\n')[3]?.indexOf(keyword) as number + 1}: fd.ops.${op}\\(\\): ${keyword}=True is not supported`));
+          for (const v of [numeric, spelled]) {
+            const e = error(v);
+            expect(e.line).toBe(4);
+            expect(e.description).toContain(`${keyword}=True`);
+          }
         }
       }
-      expect(() => importPythonDefinition(text('2'), { cache: new FusionCache() })).toThrow(`fd.ops.${op}(): ${keyword} must be True/False (or 1/0)`);
+      const bad = error('2');
+      expect([bad.line, bad.description]).toEqual([4, `fd.ops.${op}(): ${keyword} takes True/False (or 1/0), got 2`]);
     },
   );
 });

@@ -342,9 +342,11 @@ export class DefinitionInterpreter {
       case 'dtype':
         if (v !== null && !(v instanceof PyDtype)) fail(`${what}(): ${param.python} takes a DataType (DataType.X or torch.x) or None, got ${describeValue(v)}`, pos);
         break;
-      case 'bool':
+      case 'bool': {
         // nvFuser's printer writes some bools as 0/1 (`manual_normalization=0`); its binding takes them.
-        return pythonFlag(v) ?? plain(v);
+        const flag = pythonFlag(v);
+        return flag ?? fail(`${what}(): ${param.python} takes True/False (or 1/0), got ${describeValue(v)}`, pos);
+      }
       case 'bools':
         return Array.isArray(v) ? (v as readonly PyValue[]).map((x) => pythonFlag(x) ?? plain(x)) : plain(v);
       case 'tensor':

@@ -8,6 +8,8 @@
 // reproduces; any other value is an error naming op, keyword and value. An op-table parameter of
 // the same name always takes precedence over an entry here.
 
+import { describeValue } from './definition-checks.js';
+
 export interface FrontendKeyword {
   /** nvFuser's python keyword. */
   readonly python: string;
@@ -59,7 +61,7 @@ export function pythonFlag(v: unknown): boolean | null {
 /** Checks `op(…, keyword=value)` against the table entry `k`. */
 export function checkFrontendKeyword(op: string, k: FrontendKeyword, value: unknown): KeywordCheck {
   const flag = pythonFlag(value);
-  if (flag === null) return { ok: false, message: `fd.ops.${op}(): ${k.python} must be True/False (or 1/0)` };
+  if (flag === null) return { ok: false, message: `fd.ops.${op}(): ${k.python} takes True/False (or 1/0), got ${describeValue(value)}` };
   if (!k.accepted.includes(flag)) return { ok: false, message: `fd.ops.${op}(): ${k.python}=${flag ? 'True' : 'False'} is not supported: ${k.note}` };
   return { ok: true };
 }
