@@ -17,7 +17,8 @@ function value(names: StateNames, v: RecordValue, kind?: ParamKind): string {
   if (isStateRef(v)) return names.name(v.ref);
   if (v === null) return kind === 'dtype' ? 'DataType.Null' : 'None';
   if (Array.isArray(v)) return `[${(v as readonly RecordValue[]).map((e) => value(names, e)).join(', ')}]`;
-  if (typeof v === 'number') return pythonNumber(v, false);
+  // A -0 here is an integer (size, dim, index): python ints have no negative zero.
+  if (typeof v === 'number') return pythonNumber(v === 0 ? 0 : v, false);
   if (typeof v === 'boolean') return pythonBool(v);
   if (kind === 'dtype') return `DataType.${v as string}`;
   return JSON.stringify(v);

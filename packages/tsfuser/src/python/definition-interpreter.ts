@@ -1,7 +1,11 @@
 // Runs the statements of an nvFuser python definition against a FusionDefinition: `fd.define_*`,
-// every `fd.ops.*` call (positional and keyword arguments, old keyword spellings), `T.size(i)`,
-// `T.shape()`, `fd.add_output`, tuple unpacking. Python floats stay floats (an operand `2.0`
-// becomes a Double scalar, `2` an Int one), as in nvFuser.
+// every `fd.ops.*` call (positional and keyword arguments, old keyword spellings, the keywords
+// nvFuser's printer adds), `T.size(i)`, `T.shape()`, `fd.add_output`, tuple unpacking, dtypes as
+// `DataType.X` or `torch.x`, and `float("inf")`-style scalars. Python floats stay floats (an
+// operand `2.0` becomes a Double scalar, `2` an Int one), as in nvFuser. Python ints are exact
+// only up to ±(2^53−1) here: a larger one is kept as the nearest double (so a slice end of
+// 2^63−1, which clamps, still works) and refused wherever its exact value matters — a scalar's
+// value, a tensor's declared sizes; an int too large for a double is an error.
 //
 // Invariant: each failure is one DefinitionImportError at the line/column of the expression
 // (or keyword) that caused it.
@@ -14,19 +18,21 @@ import { opByPythonName } from '../definition/ops-table.js';
 import type { TensorOptions } from '../definition/tensor-spec.js';
 import { DefinitionError, DefinitionImportError } from '../errors.js';
 import type { Expr, Keyword, Stmt } from './ast.js';
+import { checkDefineTensorArgs, checkScalarValue, describeValue } from './definition-checks.js';
+import { FRONTEND_KEYWORDS, checkFrontendKeyword, pythonFlag } from './frontend-keywords.js';
+import { PyDtype, dtypeArgument } from './py-dtype.js';
+import { PyFloat, pyFloatOf } from './py-float.js';
 import type { Position } from './tokens.js';
-
-/** A python float literal (kept apart from ints: 2.0 is a Double, 2 an Int). */
-export class PyFloat {
-  constructor(readonly value: number) {}
-}
+import { torchDtype } from './torch-dtypes.js';
 
 const FD = { marker: 'fd' } as const;
 const FD_OPS = { marker: 'fd.ops' } as const;
 const DATATYPE = { marker: 'DataType' } as const;
-type Marker = typeof FD | typeof FD_OPS | typeof DATATYPE;
+const TORCH = { marker: 'torch' } as const;
+const FLOAT = { marker: 'float' } as const;
+type Marker = typeof FD | typeof FD_OPS | typeof DATATYPE | typeof TORCH | typeof FLOAT;
 
-export type PyValue = TensorHandle | ScalarHandle | VectorHandle | number | PyFloat | boolean | string | null | Marker | readonly PyValue[];
+export type PyValue = TensorHandle | ScalarHandle | VectorHandle | number | PyFloat | PyDtype | boolean | string | null | Marker | readonly PyValue[];
 
 export function fail(message: string, pos: Position): never {
   throw new DefinitionImportError(message, pos.line, pos.column);
@@ -45,6 +51,7 @@ function at<T>(pos: Position, f: () => T): T {
 /** Plain JS form of a value: floats unwrapped, lists recursively. */
 function plain(v: PyValue): unknown {
   if (v instanceof PyFloat) return v.value;
+  if (v instanceof PyDtype) return v.dtype;
   if (Array.isArray(v)) return (v as readonly PyValue[]).map(plain);
   return v;
 }
@@ -62,6 +69,8 @@ export class DefinitionInterpreter {
   ) {
     this.env.set(fdName, FD);
     this.env.set('DataType', DATATYPE);
+    this.env.set('torch', TORCH);
+    this.env.set('float', FLOAT);
     this.env.set('True', true);
     this.env.set('False', false);
     this.env.set('None', null);
@@ -121,7 +130,9 @@ export class DefinitionInterpreter {
         return v;
       }
       case 'number':
-        return e.isFloat ? new PyFloat(e.value) : e.value;
+        if (e.isFloat) return new PyFloat(e.value);
+        if (!Number.isFinite(e.value)) return fail(`integer ${e.text.length > 30 ? `${e.text.slice(0, 30)}…` : e.text} is too large for tsfuser (ints beyond ±(2^53 − 1) are held as doubles, at most ~1.8e308)`, e.pos);
+        return e.value;
       case 'string':
         return e.value;
       case 'list':
@@ -130,7 +141,8 @@ export class DefinitionInterpreter {
       case 'unary': {
         const v = this.eval(e.operand);
         if (v instanceof PyFloat) return new PyFloat(e.op === '-' ? -v.value : v.value);
-        if (typeof v === 'number') return e.op === '-' ? -v : v;
+        // Python ints have no negative zero: -0 is 0 (a JS -0 would print as the float -0.0).
+        if (typeof v === 'number') return e.op === '-' && v !== 0 ? -v : v;
         return fail(`unary ${e.op} needs a number`, e.pos);
       }
       case 'binary':
@@ -162,7 +174,8 @@ export class DefinitionInterpreter {
     if (!isNum(l) || !isNum(r)) return fail(`'${e.op}' is only supported between numbers here (use fd.ops for tensors)`, e.pos);
     const a = plain(l) as number;
     const b = plain(r) as number;
-    const float = l instanceof PyFloat || r instanceof PyFloat || e.op === '/';
+    const float = l instanceof PyFloat || r instanceof PyFloat || e.op === '/' || (e.op === '**' && b < 0);
+    if ((e.op === '/' || e.op === '//' || e.op === '%') && b === 0) return fail(`division by zero in '${e.op}'`, e.pos);
     const value = ((): number => {
       switch (e.op) {
         case '+':
@@ -183,15 +196,20 @@ export class DefinitionInterpreter {
           return fail(`unsupported operator '${e.op}'`, e.pos);
       }
     })();
-    return float ? new PyFloat(value) : value;
+    if (!float && !Number.isFinite(value)) return fail(`integer result of '${e.op}' is too large for tsfuser (ints beyond ±(2^53 − 1) are held as doubles, at most ~1.8e308)`, e.pos);
+    return float ? new PyFloat(value) : value === 0 ? 0 : value;
   }
 
   private attribute(e: Expr & { kind: 'attribute' }): PyValue {
     const obj = this.eval(e.object);
     if (obj === DATATYPE) {
       if (e.attr === 'Null') return null;
-      if (isDataType(e.attr)) return e.attr;
+      if (isDataType(e.attr)) return new PyDtype(e.attr);
       return fail(`DataType.${e.attr} is not supported (tsfuser has Bool, Int32, Int, Half, BFloat16, Float, Double, Index)`, e.pos);
+    }
+    if (obj === TORCH) {
+      const found = torchDtype(e.attr);
+      return found.kind === 'dtype' ? new PyDtype(found.dtype) : fail(found.message, e.pos);
     }
     if (obj === FD && e.attr === 'ops') return FD_OPS;
     if (obj instanceof TensorHandle && e.attr === 'ndim') return obj.ndim;
@@ -199,7 +217,8 @@ export class DefinitionInterpreter {
   }
 
   private call(e: Expr & { kind: 'call' }): PyValue {
-    if (e.func.kind !== 'attribute') return fail('unsupported call: only fd.*, fd.ops.* and tensor methods can be called in a definition', e.pos);
+    if (e.func.kind === 'name' && this.env.get(e.func.id) === FLOAT) return this.floatCall(e);
+    if (e.func.kind !== 'attribute') return fail('unsupported call: only fd.*, fd.ops.*, tensor methods and float() can be called in a definition', e.pos);
     const target = this.eval(e.func.object);
     const method = e.func.attr;
     const args = e.args.map((a) => this.eval(a));
@@ -214,6 +233,17 @@ export class DefinitionInterpreter {
     }
     if (isMarker(target)) return fail(`unsupported call '${target.marker}.${method}'`, e.pos);
     return fail(`'${method}' cannot be called on this value`, e.pos);
+  }
+
+  /** Python's `float(x)`: a number, a bool, or a string such as "inf", "-inf", "nan", "1.5". */
+  private floatCall(e: Expr & { kind: 'call' }): PyValue {
+    if (e.keywords.length > 0 || e.args.length > 1) return fail('float() takes at most one positional argument', e.pos);
+    const arg = e.args[0];
+    if (arg === undefined) return new PyFloat(0);
+    const v = this.eval(arg);
+    const f = pyFloatOf(v);
+    if (f === null) return fail(typeof v === 'string' ? `could not convert string to float: ${describeValue(v)}` : 'float() needs a number or a string', arg.pos);
+    return new PyFloat(f);
   }
 
   private intArg(v: PyValue | undefined, name: string, pos: Position): number {
@@ -252,8 +282,29 @@ export class DefinitionInterpreter {
       kwargs.delete('original_shape');
       if (args.length === 3) args = [args[0] as PyValue, args[2] as PyValue];
     }
+    for (const k of FRONTEND_KEYWORDS[name] ?? []) {
+      const given = kwargs.get(k.python);
+      if (given === undefined || spec.params.some((p) => p.python === k.python)) continue;
+      const check = checkFrontendKeyword(name, k, plain(given.value));
+      if (!check.ok) fail(check.message, given.pos);
+      kwargs.delete(k.python);
+    }
     const bound = this.bind(`fd.ops.${name}`, spec.params, args, kwargs, e);
-    const values = bound.map((v, i) => (v === undefined ? undefined : this.convert(spec.params[i] as ParamSpec, v, e.pos)));
+    const argPos = (p: ParamSpec, i: number): Position => {
+      for (const k of [p.python, ...(p.aliases ?? [])]) {
+        const given = kwargs.get(k);
+        if (given !== undefined) return given.pos;
+      }
+      return e.args[i]?.pos ?? e.pos;
+    };
+    const argText = (p: ParamSpec, i: number): string | undefined => {
+      const written = e.keywords.find((k) => k.name === p.python || (p.aliases ?? []).includes(k.name))?.value ?? e.args[i];
+      return written === undefined ? undefined : numberLiteralText(written);
+    };
+    const values = bound.map((v, i) => {
+      const p = spec.params[i] as ParamSpec;
+      return v === undefined ? undefined : this.convert(`fd.ops.${name}`, p, v, argPos(p, i), argText(p, i));
+    });
     // Trailing undefined arguments take their defaults in FusionDefinition.
     const fn = (this.fd.ops as unknown as Record<string, (...a: unknown[]) => unknown>)[spec.name];
     if (fn === undefined) return fail(`op ${spec.name} is missing from fd.ops`, e.pos);
@@ -263,9 +314,50 @@ export class DefinitionInterpreter {
   }
 
   /** Python value → fd.ops argument: floats in operand slots become Double scalars. */
-  private convert(param: ParamSpec, v: PyValue, pos: Position): unknown {
-    if (param.kind === 'operand' || param.kind === 'scalar' || param.kind === 'optScalar') {
-      if (v instanceof PyFloat) return at(pos, () => this.fd.defineScalar(v.value, 'Double'));
+  /**
+   * Python value → fd.ops argument: floats in operand slots become Double scalars; a python float
+   * where nvFuser's binding takes ints (dims, sizes, indices) is an error, as in nvFuser, rather
+   * than an integral JS number that prints back differently (`-0.0`, `2.0`).
+   */
+  private convert(what: string, param: ParamSpec, v: PyValue, pos: Position, literal?: string): unknown {
+    switch (param.kind) {
+      case 'operand':
+      case 'scalar':
+      case 'optScalar':
+        if (v instanceof PyFloat) return at(pos, () => this.fd.defineScalar(v.value, 'Double'));
+        // A python int here becomes an Int constant: it must be exact.
+        if (typeof v === 'number' && !Number.isSafeInteger(v)) {
+          fail(`${what}(): ${param.python} = ${literal ?? describeValue(v)} does not fit DataType.Int (an integer; tsfuser holds at most ±(2^53 − 1) exactly)`, pos);
+        }
+        break;
+      case 'int':
+      case 'ints':
+      case 'intOrInts':
+      case 'sizes':
+      case 'optSizes': {
+        const float = v instanceof PyFloat ? v : Array.isArray(v) ? (v as readonly PyValue[]).find((x) => x instanceof PyFloat) : undefined;
+        if (float !== undefined) fail(`${what}(): ${param.python} takes integers, got the float ${describeValue(float)}`, pos);
+        break;
+      }
+      case 'dtype':
+        if (v !== null && !(v instanceof PyDtype)) fail(`${what}(): ${param.python} takes a DataType (DataType.X or torch.x) or None, got ${describeValue(v)}`, pos);
+        break;
+      case 'bool': {
+        // nvFuser's printer writes some bools as 0/1 (`manual_normalization=0`); its binding takes them.
+        const flag = pythonFlag(v);
+        return flag ?? fail(`${what}(): ${param.python} takes True/False (or 1/0), got ${describeValue(v)}`, pos);
+      }
+      case 'bools':
+        return Array.isArray(v) ? (v as readonly PyValue[]).map((x) => pythonFlag(x) ?? plain(x)) : plain(v);
+      case 'tensor':
+      case 'optTensor':
+      case 'tensors':
+      case 'string':
+        break;
+      default: {
+        const unreachable: never = param.kind;
+        throw new Error(`unknown parameter kind ${String(unreachable)}`);
+      }
     }
     return plain(v);
   }
@@ -280,14 +372,20 @@ export class DefinitionInterpreter {
         const [value, dtype] = this.bind(`fd.${name}`, [{ python: 'value' }, { python: 'dtype' }], args, kwargs, e);
         const v = value ?? null;
         if (v !== null && typeof v !== 'number' && typeof v !== 'boolean' && !(v instanceof PyFloat)) fail(`fd.${name}: value must be a number, a bool or None`, e.pos);
-        const dt = dtype === undefined || dtype === null ? (v instanceof PyFloat ? 'Double' : undefined) : dtype;
-        if (dt !== undefined && (typeof dt !== 'string' || !isDataType(dt))) fail(`fd.${name}: dtype must be a DataType`, e.pos);
-        return at(e.pos, () => fd.defineScalar(plain(v) as number | boolean | null, dt as Parameters<FusionDefinition['defineScalar']>[1]));
+        const given = dtypeArgument(dtype);
+        if (given === null) return fail(`fd.${name}: dtype must be a DataType (DataType.X or torch.x), got ${describeValue(dtype)}`, kwargs.get('dtype')?.pos ?? e.args[1]?.pos ?? e.pos);
+        const dt = given ?? (v instanceof PyFloat ? 'Double' : undefined);
+        const literal = e.args[0] === undefined ? undefined : numberLiteralText(e.args[0]);
+        const checked = checkScalarValue(plain(v) as number | boolean | null, v instanceof PyFloat, dt, literal);
+        if (typeof checked === 'string') return fail(`fd.${name}: ${checked}`, (e.args[0] ?? e).pos);
+        return at(e.pos, () => fd.defineScalar(checked.value, dt));
       }
       case 'define_vector': {
         const [values, dtype] = this.bind('fd.define_vector', [{ python: 'values' }, { python: 'dtype' }], args, kwargs, e);
         if (!Array.isArray(values)) return fail('fd.define_vector: expected a list of sizes', e.pos);
-        return at(e.pos, () => fd.defineVector(plain(values) as (number | ScalarHandle)[], (dtype ?? 'Int') as 'Int'));
+        const dt = dtypeArgument(dtype);
+        if (dt === null) return fail(`fd.define_vector: dtype must be a DataType, got ${describeValue(dtype)}`, kwargs.get('dtype')?.pos ?? e.args[1]?.pos ?? e.pos);
+        return at(e.pos, () => fd.defineVector(plain(values) as (number | ScalarHandle)[], dt ?? 'Int'));
       }
       case 'add_output': {
         const [out, alias] = this.bind('fd.add_output', [{ python: 'output' }, { python: 'alias_input' }], args, kwargs, e);
@@ -304,18 +402,38 @@ export class DefinitionInterpreter {
   private defineTensor(args: readonly PyValue[], kwargs: ReadonlyMap<string, { value: PyValue; pos: Position }>, e: Expr & { kind: 'call' }): TensorHandle {
     const fd = this.fd;
     const first = args[0];
-    if (typeof first === 'number') {
-      const [rank, dtype] = this.bind('fd.define_tensor', [{ python: 'ndims' }, { python: 'dtype' }], args, kwargs, e);
-      return fd.defineTensor(rank as number, (dtype ?? undefined) as 'Float' | undefined);
+    /** Where a bad argument was written: its keyword, else its positional slot, else the call. */
+    const where = (names: readonly string[], argument: string): Position => kwargs.get(argument)?.pos ?? e.args[names.indexOf(argument)]?.pos ?? e.pos;
+    if (typeof first === 'number' || first instanceof PyFloat || kwargs.has('ndims')) {
+      const rankNames = ['ndims', 'dtype'];
+      const [rank, dtype] = this.bind('fd.define_tensor', rankNames.map((python) => ({ python })), args, kwargs, e);
+      const problem = checkDefineTensorArgs({ ndims: rank, dtype });
+      if (problem !== null) return fail(`fd.define_tensor: ${problem.message}`, where(rankNames, problem.argument));
+      return fd.defineTensor(rank as number, dtypeArgument(dtype) ?? undefined);
     }
     const names = ['shape', 'contiguity', 'dtype', 'is_cpu', 'stride_order', 'symbolic_sizes', 'contiguous', 'sizes', 'strides', 'static_sizes'];
-    const [shape, contiguity, dtype, isCpu, strideOrder, symbolicSizes, contiguous, sizes, strides] = this.bind(
+    const raw = this.bind(
       'fd.define_tensor',
       names.map((python) => ({ python })),
       args,
       kwargs,
       e,
-    ).map((v) => (v === undefined ? undefined : plain(v)));
+    );
+    const [shape0, contiguity0, dtype0, isCpu0, strideOrder0, symbolicSizes0, contiguous0, sizes0, strides0] = raw;
+    const problem = checkDefineTensorArgs({
+      shape: shape0,
+      contiguity: contiguity0,
+      dtype: dtype0,
+      is_cpu: isCpu0,
+      stride_order: strideOrder0,
+      symbolic_sizes: symbolicSizes0,
+      contiguous: contiguous0,
+      sizes: sizes0,
+      strides: strides0,
+    });
+    if (problem !== null) return fail(`fd.define_tensor: ${problem.message}`, where(names, problem.argument));
+    // None stands for "not given" in every optional form.
+    const [shape, contiguity, dtype, isCpu, strideOrder, symbolicSizes, contiguous, sizes, strides] = raw.map((v) => (v === undefined || v === null ? undefined : plain(v)));
     const dt = (dtype ?? undefined) as 'Float' | undefined;
     const cpu = isCpu === true;
     let options: TensorOptions;
@@ -335,8 +453,13 @@ export class DefinitionInterpreter {
   }
 }
 
-export function isPyFloat(v: PyValue): v is PyFloat {
-  return v instanceof PyFloat;
+/** The source text of a number literal (`-` included), to show values exactly as written. */
+function numberLiteralText(e: Expr): string | undefined {
+  if (e.kind === 'number') return e.text;
+  if (e.kind === 'unary' && e.operand.kind === 'number') return `${e.op === '-' ? '-' : ''}${e.operand.text}`;
+  return undefined;
 }
+
+export { PyFloat };
 
 export type { OpSpec };

@@ -2,7 +2,8 @@
 // into an issue): finds the definition — a `def nvfuser_fusion_idN(fd : FusionDefinition)`
 // called from `with FusionDefinition() as fd:`, or the `with` block's own statements — runs it
 // into a FusionDefinition, and evaluates the script's `inputs = [...]` list (or the list passed
-// to `fd.execute(...)`) into InputSpecs.
+// to `fd.execute(...)`) into InputSpecs. The text may start with a UTF-8 BOM and use LF, CRLF or
+// CR line endings; a definition without `fd.add_output` is an error at its `def`/`with` line.
 
 import { FusionDefinition, type FusionDefinitionOptions } from '../definition/fusion-definition.js';
 import { DefinitionImportError } from '../errors.js';
@@ -10,6 +11,7 @@ import type { InputSpec } from '../io/input-spec.js';
 import type { Expr, Stmt } from './ast.js';
 import { DefinitionInterpreter } from './definition-interpreter.js';
 import { parsePython } from './parser.js';
+import type { Position } from './tokens.js';
 import { evalInputList } from './torch-inputs.js';
 
 export interface ImportedScript {
@@ -25,6 +27,8 @@ interface Body {
   statements: readonly Stmt[];
   fdName: string;
   functionName: string | null;
+  /** The `def` or `with` statement holding the definition. */
+  pos: Position;
 }
 
 function findBody(stmts: readonly Stmt[]): Body {
@@ -33,7 +37,7 @@ function findBody(stmts: readonly Stmt[]): Body {
   const fromDef = (d: Stmt & { kind: 'def' }): Body => {
     const fdName = d.params[0];
     if (fdName === undefined) throw new DefinitionImportError(`def ${d.name}() must take the FusionDefinition as its first parameter`, d.pos.line, d.pos.column);
-    return { statements: d.body, fdName, functionName: d.name };
+    return { statements: d.body, fdName, functionName: d.name, pos: d.pos };
   };
   for (const s of stmts) {
     if (s.kind !== 'with') continue;
@@ -44,7 +48,7 @@ function findBody(stmts: readonly Stmt[]): Body {
     if (first !== undefined && first.expr.kind === 'call' && first.expr.func.kind === 'name') {
       return fromDef(defs.get(first.expr.func.id) as Stmt & { kind: 'def' });
     }
-    return { statements: s.body, fdName: item.asName, functionName: null };
+    return { statements: s.body, fdName: item.asName, functionName: null, pos: s.pos };
   }
   for (const d of defs.values()) if (d.params.length > 0) return fromDef(d);
   throw new DefinitionImportError(
@@ -79,6 +83,10 @@ export function importPythonScript(text: string, options: FusionDefinitionOption
   const body = findBody(stmts);
   const definition = new FusionDefinition(options);
   new DefinitionInterpreter(definition, body.fdName).run(body.statements);
+  if (!definition.records().some((r) => r.op === 'addOutput')) {
+    const where = body.functionName === null ? 'the `with FusionDefinition()` block' : `def ${body.functionName}()`;
+    throw new DefinitionImportError(`${where} defines no output: call fd.add_output(...) at least once`, body.pos.line, body.pos.column);
+  }
   definition.finalize();
 
   const topLevel = new Map<string, Expr>();

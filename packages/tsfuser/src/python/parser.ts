@@ -2,11 +2,21 @@
 // assignment incl. tuple targets, expression statements, pass, return) and expressions
 // (names, numbers, strings, lists, tuples, attribute access, calls with keyword arguments,
 // subscripts, unary ±, + - * / // % **). Anything else is a DefinitionImportError at its token.
+//
+// Depth limits keep every recursive pass (this parser, the interpreter, the input evaluator)
+// far from the JS stack limit: brackets nest at most 200 deep (the tokenizer's limit), prefix
+// operators chain at most MAX_PREFIX_CHAIN deep, and no expression tree is higher than
+// MAX_EXPR_HEIGHT (long `a + b + …` chains and `x.a.b…`/`f()()…` suffix chains included).
 
 import { DefinitionImportError } from '../errors.js';
 import type { Expr, Keyword, Stmt, WithItem } from './ast.js';
-import { tokenize } from './tokenizer.js';
+import { showText, tokenize } from './tokenizer.js';
 import type { Position, Token } from './tokens.js';
+
+/** Longest chain of prefix operators (`- - x`, `+-x`) accepted. */
+export const MAX_PREFIX_CHAIN = 200;
+/** Highest expression tree accepted (each operator, call, subscript or bracket is one level). */
+export const MAX_EXPR_HEIGHT = 1000;
 
 export function parsePython(text: string): Stmt[] {
   return new Parser(tokenize(text)).module();
@@ -23,7 +33,7 @@ function describe(t: Token): string {
     case 'eof':
       return 'end of file';
     case 'string':
-      return JSON.stringify(t.text);
+      return `"${showText(t.text.length > 40 ? `${t.text.slice(0, 40)}…` : t.text).replace(/"/g, '\\"')}"`;
     default:
       return `'${t.text}'`;
   }
@@ -31,7 +41,19 @@ function describe(t: Token): string {
 
 class Parser {
   private i = 0;
+  private prefixDepth = 0;
+  /** Height of every compound expression built so far (leaves are 1). */
+  private readonly heights = new WeakMap<Expr, number>();
   constructor(private readonly tokens: readonly Token[]) {}
+
+  /** Records `e`'s height from its children's; fails at `e` past MAX_EXPR_HEIGHT. */
+  private node<E extends Expr>(e: E, children: readonly Expr[]): E {
+    let h = 0;
+    for (const c of children) h = Math.max(h, this.heights.get(c) ?? 1);
+    if (h + 1 > MAX_EXPR_HEIGHT) this.fail(`expression nested too deeply (limit ${MAX_EXPR_HEIGHT} levels)`, e.pos);
+    this.heights.set(e, h + 1);
+    return e;
+  }
 
   private peek(offset = 0): Token {
     return (this.tokens[this.i + offset] ?? this.tokens[this.tokens.length - 1]) as Token;
@@ -223,7 +245,7 @@ class Parser {
       if (this.atExprEnd()) break;
       elements.push(this.expr());
     }
-    return { kind: 'tuple', elements, pos: first.pos };
+    return this.node({ kind: 'tuple', elements, pos: first.pos }, elements);
   }
 
   private atExprEnd(): boolean {
@@ -239,7 +261,8 @@ class Parser {
     let left = this.multiplicative();
     while (this.isOp('+') || this.isOp('-')) {
       const op = this.next().text;
-      left = { kind: 'binary', op, left, right: this.multiplicative(), pos: left.pos };
+      const right = this.multiplicative();
+      left = this.node({ kind: 'binary', op, left, right, pos: left.pos }, [left, right]);
     }
     return left;
   }
@@ -248,7 +271,8 @@ class Parser {
     let left = this.unary();
     while (this.isOp('*') || this.isOp('/') || this.isOp('//') || this.isOp('%')) {
       const op = this.next().text;
-      left = { kind: 'binary', op, left, right: this.unary(), pos: left.pos };
+      const right = this.unary();
+      left = this.node({ kind: 'binary', op, left, right, pos: left.pos }, [left, right]);
     }
     return left;
   }
@@ -256,7 +280,11 @@ class Parser {
   private unary(): Expr {
     if (this.isOp('-') || this.isOp('+')) {
       const t = this.next();
-      return { kind: 'unary', op: t.text === '-' ? '-' : '+', operand: this.unary(), pos: t };
+      if (this.prefixDepth >= MAX_PREFIX_CHAIN) this.fail(`too many prefix operators in a row (limit ${MAX_PREFIX_CHAIN})`, t);
+      this.prefixDepth += 1;
+      const operand = this.unary();
+      this.prefixDepth -= 1;
+      return this.node({ kind: 'unary', op: t.text === '-' ? '-' : '+', operand, pos: t }, [operand]);
     }
     return this.power();
   }
@@ -265,7 +293,8 @@ class Parser {
     const base = this.primary();
     if (this.isOp('**')) {
       this.next();
-      return { kind: 'binary', op: '**', left: base, right: this.unary(), pos: base.pos };
+      const right = this.unary();
+      return this.node({ kind: 'binary', op: '**', left: base, right, pos: base.pos }, [base, right]);
     }
     return base;
   }
@@ -275,14 +304,14 @@ class Parser {
     for (;;) {
       if (this.isOp('.')) {
         this.next();
-        e = { kind: 'attribute', object: e, attr: this.expectName().text, pos: e.pos };
+        e = this.node({ kind: 'attribute', object: e, attr: this.expectName().text, pos: e.pos }, [e]);
       } else if (this.isOp('(')) {
         e = this.call(e);
       } else if (this.isOp('[')) {
         this.next();
         const index = this.subscriptList();
         this.expectOp(']');
-        e = { kind: 'subscript', object: e, index, pos: e.pos };
+        e = this.node({ kind: 'subscript', object: e, index, pos: e.pos }, [e, index]);
       } else {
         return e;
       }
@@ -342,7 +371,7 @@ class Parser {
     }
     if (!this.isOp(')')) this.fail(`expected ',' or ')' in the call opened at ${open.line}:${open.column}, found ${describe(this.peek())}`);
     this.next();
-    return { kind: 'call', func, args, keywords, pos: func.pos };
+    return this.node({ kind: 'call', func, args, keywords, pos: func.pos }, [func, ...args, ...keywords.map((k) => k.value)]);
   }
 
   private atom(): Expr {
@@ -373,7 +402,7 @@ class Parser {
           }
           const inner = this.exprList();
           this.expectOp(')');
-          return inner.kind === 'tuple' ? { ...inner, pos: t } : inner;
+          return inner.kind === 'tuple' ? this.node({ ...inner, pos: t }, inner.elements) : inner;
         }
         if (t.text === '[') {
           this.next();
@@ -385,7 +414,7 @@ class Parser {
           }
           if (!this.isOp(']')) this.fail(`expected ',' or ']' in the list opened at ${t.line}:${t.column}, found ${describe(this.peek())}`);
           this.next();
-          return { kind: 'list', elements, pos: t };
+          return this.node({ kind: 'list', elements, pos: t }, elements);
         }
         return this.fail(`unexpected ${describe(t)}`);
       default:

@@ -2,6 +2,10 @@
 // double- and triple-quoted strings, operators, comments, implicit line joining inside
 // brackets, backslash continuations, and INDENT/DEDENT from leading whitespace (tabs to 8).
 //
+// Line endings may be LF, CRLF or CR alone (each counts as one line); a leading UTF-8 byte order
+// mark is skipped. Brackets nest at most MAX_BRACKET_DEPTH deep and blocks at most
+// MAX_INDENT_DEPTH deep (CPython's own limits), so no later recursive pass can overflow.
+//
 // Invariant: every token carries the 1-based line/column where it starts; an error is a
 // DefinitionImportError at the offending character.
 
@@ -13,7 +17,38 @@ const TWO_CHAR_OPS = ['->', '**', '//', '==', '!=', '<=', '>=', '+=', '-=', '*='
 const ONE_CHAR_OPS = '()[]{},:.;=+-*/%<>@~&|^';
 const CLOSING: Readonly<Record<string, string>> = { '(': ')', '[': ']', '{': '}' };
 
-export function tokenize(text: string): Token[] {
+// Sticky: matched at a given position of the whole text, whatever the token's length.
+const NAME = /[A-Za-z_][A-Za-z0-9_]*/y;
+const NUMBER = /0[xX][0-9a-fA-F_]+|(\d[\d_]*)?(\.\d[\d_]*|\.)?([eE][+-]?\d+)?/y;
+
+/** Deepest bracket nesting accepted (CPython: "too many nested parentheses" past 200). */
+export const MAX_BRACKET_DEPTH = 200;
+/** Deepest block nesting accepted (CPython: "too many levels of indentation" past 100). */
+export const MAX_INDENT_DEPTH = 100;
+
+/** A character as an error message shows it: printable as itself, others escaped (`\n`, `\x00`). */
+export function showChar(c: string): string {
+  const named: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+  const code = c.codePointAt(0) ?? 0;
+  if (named[c] !== undefined) return named[c];
+  if (code < 0x20 || (code >= 0x7f && code < 0xa0)) return `\\x${code.toString(16).padStart(2, '0')}`;
+  if (code === 0x2028 || code === 0x2029 || code === 0xfeff) return `\\u${code.toString(16)}`;
+  return c;
+}
+
+/** Text as an error message shows it: every character through showChar. */
+export function showText(text: string): string {
+  return Array.from(text, showChar).join('');
+}
+
+/** The source with a leading BOM dropped and every CRLF or lone CR turned into LF (columns keep). */
+export function normalizeSource(text: string): string {
+  const body = text.startsWith('\ufeff') ? text.slice(1) : text;
+  return body.replace(/\r\n?/g, '\n');
+}
+
+export function tokenize(source: string): Token[] {
+  const text = normalizeSource(source);
   const tokens: Token[] = [];
   const indents = [0];
   let pos = 0;
@@ -53,6 +88,7 @@ export function tokenize(text: string): Token[] {
       }
       const current = indents[indents.length - 1] as number;
       if (width > current) {
+        if (indents.length > MAX_INDENT_DEPTH) fail(`too many levels of indentation (limit ${MAX_INDENT_DEPTH})`, p);
         indents.push(width);
         push('indent', '', p);
       } else if (width < current) {
@@ -84,15 +120,18 @@ export function tokenize(text: string): Token[] {
       // Inside brackets a newline is whitespace (implicit line joining): no indentation there.
       atLineStart = depth === 0;
     } else if (/[A-Za-z_]/.test(c)) {
-      const m = /^[A-Za-z_][A-Za-z0-9_]*/.exec(text.slice(pos, pos + 256)) as RegExpExecArray;
+      NAME.lastIndex = pos;
+      const m = NAME.exec(text) as RegExpExecArray;
       // String prefixes (r'', b'', f'') are not part of the subset: treat as names followed by strings.
       push('name', m[0], pos);
       pos += m[0].length;
     } else if (/[0-9]/.test(c) || (c === '.' && /[0-9]/.test(text[pos + 1] ?? ''))) {
-      const rest = text.slice(pos, pos + 128);
-      const m = /^(0[xX][0-9a-fA-F_]+|(\d[\d_]*)?(\.\d[\d_]*|\.)?([eE][+-]?\d+)?)/.exec(rest);
-      const lit = m?.[0] ?? '';
-      if (lit === '' || /^[A-Za-z_]/.test(rest.slice(lit.length))) fail(`invalid number literal '${rest.split(/[\s,)\]]/)[0] ?? c}'`, pos);
+      NUMBER.lastIndex = pos;
+      const lit = NUMBER.exec(text)?.[0] ?? '';
+      if (lit === '' || /[A-Za-z_]/.test(text[pos + lit.length] ?? '')) {
+        const shown = text.slice(pos, pos + 40).split(/[\s,)\]]/)[0] ?? c;
+        fail(`invalid number literal '${showText(shown)}'`, pos);
+      }
       push('number', lit, pos);
       pos += lit.length;
     } else if (c === '"' || c === "'") {
@@ -107,8 +146,9 @@ export function tokenize(text: string): Token[] {
       if (THREE_CHAR_OPS.includes(three)) op = three;
       else if (TWO_CHAR_OPS.includes(two)) op = two;
       else if (ONE_CHAR_OPS.includes(c)) op = c;
-      if (op === undefined) return fail(`unexpected character '${c}'`, pos);
+      if (op === undefined) return fail(`unexpected character '${showChar(String.fromCodePoint(text.codePointAt(pos) ?? 0))}'`, pos);
       if (op === '(' || op === '[' || op === '{') {
+        if (depth >= MAX_BRACKET_DEPTH) fail(`too many nested brackets (limit ${MAX_BRACKET_DEPTH})`, pos);
         depth += 1;
         open.push({ bracket: op, line, column: col(pos) });
       }
