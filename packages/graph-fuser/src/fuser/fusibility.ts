@@ -142,8 +142,13 @@ export function producerFusibility(consumer: Node, producer: Node): Verdict {
   return YES;
 }
 
-/** A list of constants (reduction dims, sizes) joins the group of the node that reads it. */
+/**
+ * A list of constants (reduction dims, sizes) joins the group of the node that reads it; so does
+ * a list of ints some of which are runtime sizes (`[x.shape[-1]]` for layer_norm, reshape sizes):
+ * they become Int inputs of the group. The consumer's own check (jitOpSupport) decides whether
+ * it accepts runtime items.
+ */
 function listFusibility(list: Node): Verdict {
-  const allConstant = list.inputs.every((v) => v.node.kind === 'prim::Constant');
-  return allConstant ? YES : no('a list of runtime values stays outside the group');
+  const fits = list.inputs.every((v) => v.node.kind === 'prim::Constant' || v.type.kind === 'Int');
+  return fits ? YES : no('a list of runtime values other than ints stays outside the group');
 }

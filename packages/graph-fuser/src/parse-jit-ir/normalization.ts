@@ -54,7 +54,8 @@ function checkBatchNormOutputs(a: StaticArgs): string | null {
 function lowerLayerNorm(args: NodeArgs, all: boolean): JitVal[] {
   const r = layerNorm(
     args.tensor('input'),
-    args.intList('normalized_shape'),
+    // Only its length matters (the trailing dims normalized); aten checks the sizes match.
+    args.listLength('normalized_shape'),
     args.optionalTensor('weight'),
     args.optionalTensor('bias'),
     args.floatLike('eps', true),
@@ -62,7 +63,12 @@ function lowerLayerNorm(args: NodeArgs, all: boolean): JitVal[] {
   return all ? [tensorVal(r.output), tensorVal(r.mean), tensorVal(r.invstd)] : [tensorVal(r.output)];
 }
 
-const NORM_CONSTANTS = ['training', 'normalized_shape'];
+const NORM_CONSTANTS = ['training'];
+
+/** layer_norm's normalized_shape may hold runtime sizes (`[x.shape[-1]]`); its length may not. */
+function checkNormalizedShape(a: StaticArgs): string | null {
+  return a.staticLength('normalized_shape') === null ? "argument 'normalized_shape' must have a length known before run time" : null;
+}
 
 export const NORMALIZATION_OPS: OpTableSection = {
   'aten::native_batch_norm': {
@@ -84,14 +90,14 @@ export const NORMALIZATION_OPS: OpTableSection = {
   },
   'aten::native_layer_norm': {
     schemas: ['aten::native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)'],
-    constants: NORM_CONSTANTS,
+    check: checkNormalizedShape,
     lower: (args) => lowerLayerNorm(args, true),
   },
   'aten::layer_norm': {
     schemas: [
       'aten::layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor',
     ],
-    constants: NORM_CONSTANTS,
+    check: checkNormalizedShape,
     lower: (args) => lowerLayerNorm(args, false),
   },
 };
