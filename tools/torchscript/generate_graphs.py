@@ -133,6 +133,18 @@ def autocast_round_trip(x):
     return torch.ops.aten._autocast_to_full_precision(h * 2.0, True, True)
 
 
+def bias_log_softmax(x, b):
+    return torch.log_softmax(x + b, -1)
+
+
+def grad_sum_to_size(x):
+    return torch.ops.aten._grad_sum_to_size(x * 2.0, [1, 8])
+
+
+def like_dtypes(x):
+    return torch.full_like(x, 3, dtype=torch.float16) + torch.zeros_like(x, dtype=torch.float16) * x.half()
+
+
 # name, function, inputs, scripted too
 CASES = [
     ('bias_gelu', bias_gelu, lambda: [rnd(4, 8), rnd(8)], True),
@@ -160,6 +172,9 @@ CASES = [
     ('sum_to_size', sum_to_size, lambda: [rnd(4, 8)], False),
     ('to_copy_half', to_copy_half, lambda: [rnd(4, 8)], False),
     ('autocast_round_trip', autocast_round_trip, lambda: [rnd(4, 8)], False),
+    ('bias_log_softmax', bias_log_softmax, lambda: [rnd(4, 8), rnd(8)], True),
+    ('grad_sum_to_size', grad_sum_to_size, lambda: [rnd(4, 8)], False),
+    ('like_dtypes', like_dtypes, lambda: [rnd(4, 8)], True),
 ]
 
 SIZED_CPU = re.compile(r'(\b[A-Z][A-Za-z0-9]*\(\d[^()]*?device=)cpu\)')

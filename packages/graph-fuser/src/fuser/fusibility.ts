@@ -22,7 +22,9 @@ export const CUDA_FUSION_GROUP = 'prim::CudaFusionGroup';
 const FUSIBLE_SCALAR_TYPES: ReadonlySet<string> = new Set(['Bool', 'Int', 'Long', 'Half', 'BFloat16', 'Float', 'Double']);
 
 /** Ops whose output drops (or keeps as size 1) the reduced dims: they end a group. */
-const REDUCTION_OPS: ReadonlySet<string> = new Set(['aten::sum', 'aten::mean', 'aten::var', 'aten::std', 'aten::amax', 'aten::amin']);
+const REDUCTION_OPS: ReadonlySet<string> = new Set([
+  'aten::sum', 'aten::mean', 'aten::var', 'aten::std', 'aten::amax', 'aten::amin', 'aten::sum_to_size', 'aten::_grad_sum_to_size',
+]);
 
 /**
  * Ops whose output aliases their input in eager PyTorch. Inside a group the output is a fresh

@@ -174,7 +174,8 @@ export function evalHostOp(n: Node, args: readonly RunValue[], ctx: HostContext)
   if (compare !== undefined && !anyTensor) return [compare(num(args[0]), num(args[1]))];
   const arith = SCALAR_ARITH[n.kind];
   if (arith !== undefined && !anyTensor) return [arith(num(args[0]), num(args[1]))];
-  if ((n.kind === 'aten::eq' || n.kind === 'aten::ne') && anyTensor) return null;
+  // On tensors these are pointwise ops (the reference lowering), not host comparisons.
+  if ((n.kind === 'aten::eq' || n.kind === 'aten::ne' || n.kind === 'aten::__xor__') && anyTensor) return null;
   const op = HOST_OPS[n.kind];
   return op === undefined ? null : op(n, args, ctx);
 }

@@ -18,7 +18,7 @@ const DTYPES: Readonly<Record<string, DataType>> = { Float: 'Float', Half: 'Half
 export function tensorDataType(graph: Graph, index: number): DataType | undefined {
   const v = graph.inputs[index];
   if (v === undefined) return undefined;
-  const typed = (t: JitType): DataType | undefined => (t.kind === 'Tensor' && t.scalarType !== undefined ? DTYPES[t.scalarType] : undefined);
+  const typed = (t: JitType): DataType | undefined => (t.kind === 'Tensor' && t.scalarType !== null ? DTYPES[t.scalarType] : undefined);
   const own = typed(v.type);
   if (own !== undefined) return own;
   for (const u of v.uses) {
