@@ -64,6 +64,7 @@ const BINARY: Readonly<Record<string, (a: Operand, b: Operand) => TensorOrScalar
   // Python's operators on tensors: `a & b`, `a | b`, `a ^ b`, `a << b`, `a >> b` (arithmetic for
   // signed ints, as torch's bitwise_right_shift).
   __and__: bitwiseAnd, __or__: bitwiseOr, __xor__: bitwiseXor, __lshift__: bitwiseLeftShift, __rshift__: bitwiseRightShift,
+  bitwise_left_shift: bitwiseLeftShift, bitwise_right_shift: bitwiseRightShift,
 };
 
 function binaryEntries(): Record<string, JitOpEntry> {
