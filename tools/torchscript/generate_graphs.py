@@ -137,10 +137,6 @@ def bias_log_softmax(x, b):
     return torch.log_softmax(x + b, -1)
 
 
-def grad_sum_to_size(x):
-    return torch.ops.aten._grad_sum_to_size(x * 2.0, [1, 8])
-
-
 def like_dtypes(x):
     return torch.full_like(x, 3, dtype=torch.float16) + torch.zeros_like(x, dtype=torch.float16) * x.half()
 
@@ -173,7 +169,6 @@ CASES = [
     ('to_copy_half', to_copy_half, lambda: [rnd(4, 8)], False),
     ('autocast_round_trip', autocast_round_trip, lambda: [rnd(4, 8)], False),
     ('bias_log_softmax', bias_log_softmax, lambda: [rnd(4, 8), rnd(8)], True),
-    ('grad_sum_to_size', grad_sum_to_size, lambda: [rnd(4, 8)], False),
     ('like_dtypes', like_dtypes, lambda: [rnd(4, 8)], True),
 ]
 

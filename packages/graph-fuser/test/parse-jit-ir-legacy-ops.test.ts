@@ -162,6 +162,33 @@ describe('legacy-parser ops (issue 22)', () => {
     expect(runGraph(g, [x]).outputs).toEqual([4]);
   });
 
+  it('_batch_norm_impl_index_backward computes what native_batch_norm_backward computes (as aten does for impl 0 and 1)', () => {
+    const inputs = [`%x : ${T('Float', 2, 3, 4)}`, `%g : ${T('Float', 2, 3, 4)}`, `%w : ${T('Float', 3)}`, `%sm : ${T('Float', 3)}`, `%si : ${T('Float', 3)}`, `%res : ${T('Float', 0)}`];
+    const consts = `%t : bool = prim::Constant[value=1]()
+%n : NoneType = prim::Constant()
+%e : float = prim::Constant[value=1.0000000000000001e-05]()
+%mask : bool[] = prim::ListConstruct(%t, %t, %t)
+%zero : int = prim::Constant[value=0]()`;
+    const impl = parseJitIR(graphOf(inputs, `${consts}\n%a : Tensor, %b : Tensor, %c : Tensor = aten::_batch_norm_impl_index_backward(%zero, %x, %g, %w, %n, %n, %sm, %si, %t, %e, %mask, %res)`, ['a', 'b', 'c']));
+    const native = parseJitIR(graphOf(inputs, `${consts}\n%a : Tensor, %b : Tensor, %c : Tensor = aten::native_batch_norm_backward(%g, %x, %w, %n, %n, %sm, %si, %t, %e, %mask)`, ['a', 'b', 'c']));
+    const xs = randomTensor(rng, [2, 3, 4]);
+    const gs = randomTensor(rng, [2, 3, 4]);
+    const ws = randomTensor(rng, [3]);
+    const sm = randomTensor(rng, [3]);
+    const si = HostTensor.fromValues('Float', [3], [0.5, 1.25, 2]);
+    const res = HostTensor.fromValues('Float', [0], []);
+    const a = evaluate(impl, [xs, gs, ws, sm, si, res]) as HostTensor[];
+    const b = evaluate(native, [xs, gs, ws, sm, si, res]) as HostTensor[];
+    expect(a.length).toBe(3);
+    a.forEach((t, i) => close(t.toNumbers(), (b[i] as HostTensor).toNumbers(), `_batch_norm_impl_index_backward output ${i}`));
+  });
+
+  it('tanh_backward(grad, y) = grad * (1 - y²)', () => {
+    const o = run1('%o : Tensor = aten::tanh_backward(%x, %y)', [`%x : ${T('Float', 4)}`, `%y : ${T('Float', 4)}`], [b, b]);
+    const bv = b.toNumbers();
+    close(o.toNumbers(), bv.map((g) => g * (1 - g * g)), 'tanh_backward');
+  });
+
   it('the RNG ops say they are pending; instance_norm updating running stats is refused with a reason', () => {
     const g = graphOf(
       [`%x : ${T('Float', 2, 3, 2)}`, `%rm : ${T('Float', 3)}`, `%rv : ${T('Float', 3)}`, `%g : ${T('Float', 2, 3, 2)}`, `%mask : ${T('Bool', 2, 3, 2)}`],
