@@ -141,6 +141,10 @@ def like_dtypes(x):
     return torch.full_like(x, 3, dtype=torch.float16) + torch.zeros_like(x, dtype=torch.float16) * x.half()
 
 
+def var_mean_tuple(x):
+    return torch.var(x, [1], True, True), torch.mean(x, [1], True)
+
+
 # name, function, inputs, scripted too
 CASES = [
     ('bias_gelu', bias_gelu, lambda: [rnd(4, 8), rnd(8)], True),
@@ -170,6 +174,7 @@ CASES = [
     ('autocast_round_trip', autocast_round_trip, lambda: [rnd(4, 8)], False),
     ('bias_log_softmax', bias_log_softmax, lambda: [rnd(4, 8), rnd(8)], True),
     ('like_dtypes', like_dtypes, lambda: [rnd(4, 8)], True),
+    ('var_mean_tuple', var_mean_tuple, lambda: [rnd(4, 8)], True),
 ]
 
 SIZED_CPU = re.compile(r'(\b[A-Z][A-Za-z0-9]*\(\d[^()]*?device=)cpu\)')

@@ -21,7 +21,7 @@ import {
   type Node,
   type Value,
 } from '@tsfuser/jit-ir';
-import { isFusionGroup, isTensorValue, nodeFusibility, producerFusibility } from './fusibility.js';
+import { isFusionGroup, isTensorValue, nodeFusibility, producerFusibility, siblingFusibility } from './fusibility.js';
 import { createSingletonFusionGroup, exposeAsGroupOutput, mergeFusionGroups, mergeNodeIntoGroup, subgraphOf } from './fusion-group.js';
 import { removeOutputsUsedOnlyInSize } from './shape-expressions.js';
 
@@ -84,7 +84,7 @@ export class CudaGraphFuser {
       for (const u of [...producer.uses]) {
         const sibling = u.user;
         if (sibling === consumer || sibling.owningBlock !== this.block || !sibling.isBefore(consumer)) continue;
-        const merged = this.tryFuse(consumer, sibling);
+        const merged = this.tryFuse(consumer, sibling, 'sibling');
         if (merged !== null) return [merged, true];
       }
     }
@@ -97,10 +97,14 @@ export class CudaGraphFuser {
     return inBlock.sort((a, b) => (a.node === b.node ? 0 : a.node.isAfter(b.node) ? -1 : 1));
   }
 
-  /** Merges `producer` into the group of `consumer` (made one if needed); the group, or null. */
-  tryFuse(consumer: Node, producer: Node): Node | null {
+  /**
+   * Merges `producer` (an input's node, or with `relation` 'sibling' another reader of one of the
+   * consumer's inputs) into the group of `consumer` (made one if needed); the group, or null.
+   */
+  tryFuse(consumer: Node, producer: Node, relation: 'producer' | 'sibling' = 'producer'): Node | null {
     if (producer.owningBlock !== this.block || consumer.owningBlock !== this.block) return null;
-    if (!producerFusibility(consumer, producer).fusible) return null;
+    const verdict = relation === 'sibling' ? siblingFusibility(consumer, producer) : producerFusibility(consumer, producer);
+    if (!verdict.fusible) return null;
     // Lists and profiled values only join a group that exists: alone with one op they are no fusion.
     if (isHelper(producer) && !isFusionGroup(consumer)) return null;
     if (isSharedHelper(consumer, producer)) return this.cloneHelperInto(consumer, producer);

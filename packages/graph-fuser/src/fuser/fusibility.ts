@@ -9,7 +9,9 @@
 //   - every tensor the node reads or writes is a CUDA tensor with a known dtype a fusion can hold
 //     and a known rank (the guard needs complete types to check);
 //   - reductions sit only at group outputs: a producer that is (or whose group contains) a
-//     reduction is never merged into a consumer, as the legacy fuser did;
+//     reduction is never merged into a consumer, as the legacy fuser did; a sibling (another
+//     reader of the same tensor, horizontal fusion) may be a reduction, since no group member
+//     reads its result (var and mean of one input form one group);
 //   - producer and consumer live on the same device.
 // Invariant: these predicates only read the graph.
 
@@ -141,6 +143,25 @@ export function producerFusibility(consumer: Node, producer: Node): Verdict {
   const dc = deviceOf(consumer);
   const dp = deviceOf(producer);
   if (dc !== null && dp !== null && dc !== dp) return no(`producer is on cuda:${dp}, consumer on cuda:${dc}`);
+  return YES;
+}
+
+/**
+ * May `sibling` (another reader of one of `consumer`'s tensor inputs, before it) join the group
+ * of `consumer`? Both must be fusible and on one device; unlike a producer, a sibling may be or
+ * contain a reduction when the consumer does not read its result (it only leaves the group).
+ */
+export function siblingFusibility(consumer: Node, sibling: Node): Verdict {
+  const c = nodeFusibility(consumer);
+  if (!c.fusible) return c;
+  const s = nodeFusibility(sibling);
+  if (!s.fusible) return s;
+  if (containsReduction(sibling) && sibling.outputs.some((o) => o.uses.some((u) => u.user === consumer))) {
+    return no('a reduction result leaves its group (reductions only at group outputs)');
+  }
+  const dc = deviceOf(consumer);
+  const ds = deviceOf(sibling);
+  if (dc !== null && ds !== null && dc !== ds) return no(`sibling is on cuda:${ds}, consumer on cuda:${dc}`);
   return YES;
 }
 

@@ -195,12 +195,15 @@ function cloneValues(values: readonly RunValue[]): RunValue[] {
   return values.map((v) => (v instanceof HostTensor ? new HostTensor(v.dtype, [...v.sizes], [...v.strides], v.data.slice(), v.offset) : v));
 }
 
-/** Writes each tensor output to `dir`/out<i>.npy (other outputs are listed as skipped). */
+/**
+ * Writes each tensor output to `dir`/out<i>.npy (other outputs are listed as skipped); a tuple
+ * output (prim::TupleConstruct) gives one file per element, numbered on, as PyTorch flattens it.
+ */
 function saveOutputs(outputs: readonly RunValue[], saveDir: string, io: CliIo): void {
   const dir = resolve(io.cwd, saveDir);
   mkdirSync(dir, { recursive: true });
   let saved = 0;
-  outputs.forEach((out, i) => {
+  outputs.flatMap((o) => (Array.isArray(o) ? o : [o])).forEach((out, i) => {
     if (out instanceof HostTensor) {
       writeFileSync(join(dir, `out${i}.npy`), writeNpy(out));
       saved += 1;
