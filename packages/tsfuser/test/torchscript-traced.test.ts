@@ -2,13 +2,14 @@
 // tools/torchscript/generate_graphs.py with PyTorch): every traced graph and every profiled
 // scripted graph parses, fuses, runs on the reference backend with the committed inputs and
 // matches PyTorch's committed outputs (tolerance by dtype); the number of fusion groups and of
-// kernels (segments of each group's Fusion) is golden-tested in traced/fusion-counts.json.
+// kernels (segments of each group's Fusion) is golden-tested in traced/fusion-counts.json, and
+// the printer is canonical on them (printing a parsed print changes nothing).
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { HostTensor } from '@tsfuser/fusion-ir';
-import { parseIR } from '@tsfuser/jit-ir';
+import { parseIR, printGraph } from '@tsfuser/jit-ir';
 import { fuseGraph, guardFusionGroups, lowerJitGraph, referenceGroupExecutor, runGraph, type FusionGroupExecutor, type RunValue } from '@tsfuser/graph-fuser';
 import { defaultSchedulerRegistry, makeRuntimeInfo, segmentFusion } from '@tsfuser/scheduler';
 import { compareTensors } from '../src/io/compare.js';
@@ -62,6 +63,11 @@ describe('real TorchScript graphs', () => {
       const r = compareTensors(out, e);
       if (!r.ok) expect.fail(`${file}: output ${i}: ${r.reason}`);
     });
+  });
+
+  it.each(graphs)('%s: printing is canonical (print(parse(print(parse(s)))) == print(parse(s)))', (file) => {
+    const once = printGraph(parseIR(readFileSync(join(TRACED, file), 'utf8')));
+    expect(printGraph(parseIR(once))).toBe(once);
   });
 
   it('fusion groups and kernels per graph (golden)', () => {
