@@ -6,7 +6,8 @@
 // scalars (no FullOp). Inputs come from a seeded generator; the seed is in every failure message.
 import { describe, expect, it } from 'vitest';
 import { HostTensor, evaluate, printFusion } from '@tsfuser/fusion-ir';
-import { jitOpSupport, parseJitIR, runGraph } from '../src/index.js';
+import { eliminateDeadCode } from '@tsfuser/jit-ir';
+import { jitOpSupport, parseJitIR, runGraph, simplifySizeArithmetic } from '../src/index.js';
 import { graphOf, tensorType as T } from './helpers/ir-builder.js';
 
 const SEED = 2211;
@@ -148,6 +149,40 @@ describe('legacy-parser ops (issue 22)', () => {
     const o = evaluate(fusion, [x])[0] as HostTensor;
     expect(o.dtype).toBe('Float');
     close(o.toNumbers(), x.toNumbers().map((v) => v * 0.125), 'x * {0.125}');
+  });
+
+  it('simplifySizeArithmetic: the traced and the scripted size chain become aten::size(x, d)', () => {
+    const traced = graphOf(
+      [`%x : ${T('Float', 3, 4)}`],
+      `%one : int = prim::Constant[value=1]()
+%s : int = aten::size(%x, %one)
+%t : Long(device=cpu) = prim::NumToTensor(%s)
+%i : int = aten::Int(%t)
+%l : int[] = prim::ListConstruct(%i)`,
+      ['l'],
+    );
+    const scripted = graphOf(
+      [`%x : ${T('Float', 3, 4)}`],
+      `%m1 : int = prim::Constant[value=-1]()
+%sz : int[] = aten::size(%x)
+%i : int = aten::__getitem__(%sz, %m1)
+%r : int = aten::len(%sz)
+%l : int[] = prim::ListConstruct(%i, %r)`,
+      ['l'],
+    );
+    expect(simplifySizeArithmetic(traced)).toBe(1);
+    expect(simplifySizeArithmetic(scripted)).toBe(2);
+    for (const g of [traced, scripted]) {
+      eliminateDeadCode(g);
+      const kinds = g.nodes().map((n) => n.kind);
+      expect(kinds).not.toContain('aten::Int');
+      expect(kinds).not.toContain('aten::__getitem__');
+      expect(kinds).not.toContain('aten::len');
+      const list = g.outputs[0]?.node;
+      expect(list?.input(0).node.kind).toBe('aten::size');
+      expect(list?.input(0).node.inputs.length).toBe(2);
+    }
+    expect(runGraph(scripted, [x]).outputs).toEqual([[4, 2]]);
   });
 
   it('runGraph evaluates traced size chains on the host (NumToTensor → Int)', () => {
