@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { HostTensor, evaluate, printFusion } from '@tsfuser/fusion-ir';
 import { eliminateDeadCode } from '@tsfuser/jit-ir';
-import { jitOpSupport, parseJitIR, runGraph, simplifySizeArithmetic } from '../src/index.js';
+import { fuseGraph, guardFusionGroups, jitOpSupport, parseJitIR, runGraph, simplifySizeArithmetic } from '../src/index.js';
 import { graphOf, tensorType as T } from './helpers/ir-builder.js';
 
 const SEED = 2211;
@@ -183,6 +183,31 @@ describe('legacy-parser ops (issue 22)', () => {
       expect(list?.input(0).node.inputs.length).toBe(2);
     }
     expect(runGraph(scripted, [x]).outputs).toEqual([[4, 2]]);
+  });
+
+  it('singletonFusion (the legacy single-node mode) makes a lone log_softmax a group; off by default', () => {
+    const make = (): ReturnType<typeof graphOf> =>
+      graphOf(
+        [`%x : ${T('Float', 3, 4)}`],
+        `%d : int = prim::Constant[value=-1]()
+%n : NoneType = prim::Constant()
+%o : ${T('Float', 3, 4)} = aten::log_softmax(%x, %d, %n)`,
+        ['o'],
+      );
+    const groups = (g: ReturnType<typeof graphOf>): number => g.nodes().filter((n) => n.kind === 'prim::CudaFusionGroup').length;
+    expect(groups(fuseGraph(make()))).toBe(0);
+    const single = fuseGraph(make(), { singletonFusion: true });
+    expect(groups(single)).toBe(1);
+    guardFusionGroups(single);
+    const r = runGraph(single, [x]);
+    expect(r.groups[0]?.taken).toBe(1);
+    const xv = x.toNumbers();
+    const expected = xv.map((v, i) => {
+      const row = xv.slice(Math.floor(i / 4) * 4, Math.floor(i / 4) * 4 + 4);
+      const m = Math.max(...row);
+      return v - m - Math.log(row.reduce((a, c) => a + Math.exp(c - m), 0));
+    });
+    close((r.outputs[0] as HostTensor).toNumbers(), expected, 'log_softmax in a singleton group');
   });
 
   it('runGraph evaluates traced size chains on the host (NumToTensor → Int)', () => {
