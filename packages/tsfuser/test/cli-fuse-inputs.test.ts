@@ -40,6 +40,17 @@ describe('tsfuser fuse --inputs / --save-outputs', () => {
     expect(r.stdout).toContain('check: passed');
   });
 
+  it('--single-node fuses a lone log_softmax (the legacy single-node mode); by default it stays un-fused', async () => {
+    const g = join(TRACED, 'log_softmax.traced.ir');
+    const data = join(TRACED, 'log_softmax');
+    const plain = await runCli(['fuse', g]);
+    expect(plain.stdout).toContain('no fusion groups');
+    const single = await runCli(['fuse', g, '--single-node', '--check', '--backend', 'reference', '--inputs', npy(data, 'in').join(','), '--dump', 'launch_param']);
+    expect(single.code).toBe(0);
+    expect(single.stdout).toContain('prim::CudaFusionGroup_0: taken 1, fallback 0');
+    expect(single.stdout).toContain('check: passed');
+  });
+
   it('wrong --inputs: count, unreadable file, bad entry → one error, exit 2', async () => {
     const g = join(TRACED, 'bias_gelu.traced.ir');
     const count = await runCli(['fuse', g, '--inputs', join(TRACED, 'bias_gelu', 'in0.npy')]);

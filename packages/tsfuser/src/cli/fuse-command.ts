@@ -11,6 +11,7 @@
 // `--inputs a.npy,2.5,…` gives the graph's inputs (one entry per graph input, see
 // ../torchscript/graph-inputs.ts) instead of generated ones, and `--save-outputs DIR` writes each
 // tensor output to DIR/out<i>.npy, so a graph can be checked against PyTorch's own outputs.
+// `--single-node` is the legacy single-node mode (a lone fusible node becomes a group).
 // A node outside the fusion groups that has no reference semantics (training dropout, an op
 // parseJitIR does not lower) fails the run with one error naming the node; exit 1.
 
@@ -42,7 +43,7 @@ import { parseDumpOptions } from './dump-options.js';
 import { outputLine } from './format-output.js';
 
 export const FUSE_VALUE_FLAGS = ['dump', 'backend', 'inputs', 'save-outputs'];
-export const FUSE_BOOLEAN_FLAGS = ['run', 'check'];
+export const FUSE_BOOLEAN_FLAGS = ['run', 'check', 'single-node'];
 
 /** The stages `tsfuser fuse` prints besides the graph; others are accepted and said to be absent. */
 const FUSE_DUMPS: ReadonlySet<string> = new Set(['fusion_ir_presched', 'launch_param']);
@@ -276,7 +277,7 @@ export function fuseCommand(args: ParsedArgs, io: CliIo): number {
   const graph = readGraph(file, io);
   if (graph === null) return 1;
   const unfused = graph.copy();
-  fuseGraph(graph);
+  fuseGraph(graph, { singletonFusion: args.booleans.has('single-node') });
   guardFusionGroups(graph);
   io.stdout(`=== graph after CudaGraphFuser and guardFusionGroups ===\n${printGraph(graph)}`);
   const groups = fusionGroups(graph.block);
