@@ -9,7 +9,9 @@
 // nothing changes. Then each group's subgraph is cleaned (DCE, CSE, constant pooling), outputs
 // used only by `aten::size` become shape expressions, and nested blocks get their own fuser.
 // Invariant: the graph computes the same values after every step. A consumer only becomes a
-// group when a producer or sibling joins it (cleanup inside the group may leave one node).
+// group when a producer or sibling joins it (cleanup inside the group may leave one node), unless
+// `singletonFusion` is set (the legacy `_jit_set_nvfuser_single_node_mode(True)`, off by default):
+// then every fusible tensor-producing node becomes a group of its own first.
 
 import {
   constantPooling,
@@ -21,7 +23,7 @@ import {
   type Node,
   type Value,
 } from '@tsfuser/jit-ir';
-import { isFusionGroup, isTensorValue, nodeFusibility, producerFusibility } from './fusibility.js';
+import { isFusionGroup, isTensorValue, nodeFusibility, producerFusibility, siblingFusibility } from './fusibility.js';
 import { createSingletonFusionGroup, exposeAsGroupOutput, mergeFusionGroups, mergeNodeIntoGroup, subgraphOf } from './fusion-group.js';
 import { removeOutputsUsedOnlyInSize } from './shape-expressions.js';
 
@@ -33,11 +35,14 @@ export interface CudaGraphFuserOptions {
   argLimit?: number;
   /** Fuse siblings that read the same tensor (default true). */
   horizontalFusion?: boolean;
+  /** A fusible node with nothing to fuse becomes a group alone (default false, as the legacy fuser). */
+  singletonFusion?: boolean;
 }
 
 export class CudaGraphFuser {
   private readonly argLimit: number;
   private readonly horizontalFusion: boolean;
+  private readonly singletonFusion: boolean;
 
   constructor(
     private readonly block: Block,
@@ -45,6 +50,11 @@ export class CudaGraphFuser {
   ) {
     this.argLimit = options.argLimit ?? NVRTC_KERNEL_ARG_LIMIT;
     this.horizontalFusion = options.horizontalFusion ?? true;
+    this.singletonFusion = options.singletonFusion ?? false;
+  }
+
+  private nestedOptions(): CudaGraphFuserOptions {
+    return { argLimit: this.argLimit, horizontalFusion: this.horizontalFusion, singletonFusion: this.singletonFusion };
   }
 
   /** Runs the fuser on the block and, recursively, on the blocks nested in it. */
@@ -68,13 +78,14 @@ export class CudaGraphFuser {
     for (const n of this.block.nodes()) {
       // A guarded group's fallback branch stays un-fused (fuseGraph on a guarded graph is a no-op there).
       if (isFusionGroup(n) || isVersioningIf(n)) continue;
-      for (const b of n.blocks) new CudaGraphFuser(b, { argLimit: this.argLimit, horizontalFusion: this.horizontalFusion }).run();
+      for (const b of n.blocks) new CudaGraphFuser(b, this.nestedOptions()).run();
     }
   }
 
   /** Returns where to continue scanning (the previous node, or the group to rescan) and whether it fused. */
   private scanNode(consumer: Node): [Node | null, boolean] {
     if (!nodeFusibility(consumer).fusible) return [consumer.prev, false];
+    if (this.singletonFusion && !isFusionGroup(consumer)) return [createSingletonFusionGroup(consumer), true];
     // Producers latest first: in f(a, a + b), fusing a + b before a avoids seeing a used twice.
     for (const producer of this.sortReverseTopological(consumer.inputs)) {
       const group = this.tryFuse(consumer, producer.node);
@@ -84,7 +95,7 @@ export class CudaGraphFuser {
       for (const u of [...producer.uses]) {
         const sibling = u.user;
         if (sibling === consumer || sibling.owningBlock !== this.block || !sibling.isBefore(consumer)) continue;
-        const merged = this.tryFuse(consumer, sibling);
+        const merged = this.tryFuse(consumer, sibling, 'sibling');
         if (merged !== null) return [merged, true];
       }
     }
@@ -97,10 +108,14 @@ export class CudaGraphFuser {
     return inBlock.sort((a, b) => (a.node === b.node ? 0 : a.node.isAfter(b.node) ? -1 : 1));
   }
 
-  /** Merges `producer` into the group of `consumer` (made one if needed); the group, or null. */
-  tryFuse(consumer: Node, producer: Node): Node | null {
+  /**
+   * Merges `producer` (an input's node, or with `relation` 'sibling' another reader of one of the
+   * consumer's inputs) into the group of `consumer` (made one if needed); the group, or null.
+   */
+  tryFuse(consumer: Node, producer: Node, relation: 'producer' | 'sibling' = 'producer'): Node | null {
     if (producer.owningBlock !== this.block || consumer.owningBlock !== this.block) return null;
-    if (!producerFusibility(consumer, producer).fusible) return null;
+    const verdict = relation === 'sibling' ? siblingFusibility(consumer, producer) : producerFusibility(consumer, producer);
+    if (!verdict.fusible) return null;
     // Lists and profiled values only join a group that exists: alone with one op they are no fusion.
     if (isHelper(producer) && !isFusionGroup(consumer)) return null;
     if (isSharedHelper(consumer, producer)) return this.cloneHelperInto(consumer, producer);

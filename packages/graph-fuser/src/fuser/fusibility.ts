@@ -9,7 +9,9 @@
 //   - every tensor the node reads or writes is a CUDA tensor with a known dtype a fusion can hold
 //     and a known rank (the guard needs complete types to check);
 //   - reductions sit only at group outputs: a producer that is (or whose group contains) a
-//     reduction is never merged into a consumer, as the legacy fuser did;
+//     reduction is never merged into a consumer, as the legacy fuser did; a sibling (another
+//     reader of the same tensor, horizontal fusion) may be a reduction, since no group member
+//     reads its result (var and mean of one input form one group);
 //   - producer and consumer live on the same device.
 // Invariant: these predicates only read the graph.
 
@@ -22,7 +24,9 @@ export const CUDA_FUSION_GROUP = 'prim::CudaFusionGroup';
 const FUSIBLE_SCALAR_TYPES: ReadonlySet<string> = new Set(['Bool', 'Int', 'Long', 'Half', 'BFloat16', 'Float', 'Double']);
 
 /** Ops whose output drops (or keeps as size 1) the reduced dims: they end a group. */
-const REDUCTION_OPS: ReadonlySet<string> = new Set(['aten::sum', 'aten::mean', 'aten::var', 'aten::std', 'aten::amax', 'aten::amin']);
+const REDUCTION_OPS: ReadonlySet<string> = new Set([
+  'aten::sum', 'aten::mean', 'aten::var', 'aten::std', 'aten::amax', 'aten::amin', 'aten::sum_to_size', 'aten::_grad_sum_to_size',
+]);
 
 /**
  * Ops whose output aliases their input in eager PyTorch. Inside a group the output is a fresh
@@ -142,8 +146,32 @@ export function producerFusibility(consumer: Node, producer: Node): Verdict {
   return YES;
 }
 
-/** A list of constants (reduction dims, sizes) joins the group of the node that reads it. */
+/**
+ * May `sibling` (another reader of one of `consumer`'s tensor inputs, before it) join the group
+ * of `consumer`? Both must be fusible and on one device; unlike a producer, a sibling may be or
+ * contain a reduction when the consumer does not read its result (it only leaves the group).
+ */
+export function siblingFusibility(consumer: Node, sibling: Node): Verdict {
+  const c = nodeFusibility(consumer);
+  if (!c.fusible) return c;
+  const s = nodeFusibility(sibling);
+  if (!s.fusible) return s;
+  if (containsReduction(sibling) && sibling.outputs.some((o) => o.uses.some((u) => u.user === consumer))) {
+    return no('a reduction result leaves its group (reductions only at group outputs)');
+  }
+  const dc = deviceOf(consumer);
+  const ds = deviceOf(sibling);
+  if (dc !== null && ds !== null && dc !== ds) return no(`sibling is on cuda:${ds}, consumer on cuda:${dc}`);
+  return YES;
+}
+
+/**
+ * A list of constants (reduction dims, sizes) joins the group of the node that reads it; so does
+ * a list of ints some of which are runtime sizes (`[x.shape[-1]]` for layer_norm, reshape sizes):
+ * they become Int inputs of the group. The consumer's own check (jitOpSupport) decides whether
+ * it accepts runtime items.
+ */
 function listFusibility(list: Node): Verdict {
-  const allConstant = list.inputs.every((v) => v.node.kind === 'prim::Constant');
-  return allConstant ? YES : no('a list of runtime values stays outside the group');
+  const fits = list.inputs.every((v) => v.node.kind === 'prim::Constant' || v.type.kind === 'Int');
+  return fits ? YES : no('a list of runtime values other than ints stays outside the group');
 }

@@ -1,10 +1,11 @@
 // Lowerings of activations and their backward ops (gelu, silu, the *_backward formulas of
 // PyTorch's derivatives.yaml that fusion-ir implements), dropout in inference, and dtype casts
-// (aten::to variants, type_as). String and bool arguments that select behaviour (approximate,
-// train, dtype) must be compile-time constants.
+// (aten::to variants, type_as, _to_copy, the autocast casts), softplus. String and bool arguments
+// that select behaviour (approximate, train, dtype, the autocast flags) must be compile-time
+// constants.
 
 import {
-  cast, dropout, gelu, geluBackward, set, sigmoidBackward, silu, siluBackward, tanhBackward, thresholdBackward,
+  cast, dropout, gelu, geluBackward, set, sigmoidBackward, silu, siluBackward, softplus, tanhBackward, thresholdBackward,
   type DataType, type TensorView,
 } from '@tsfuser/fusion-ir';
 import type { NodeArgs, StaticArgs } from './args.js';
@@ -59,7 +60,42 @@ const checkCudaDevice = (a: StaticArgs): string | null => {
   return d.kind === 'device' && d.text.startsWith('cuda') ? null : 'aten::to a non-CUDA device leaves the fusion';
 };
 
+/**
+ * The autocast casts (CUDA tensors): a floating tensor other than Double is cast to `to` when
+ * `cuda_enabled`, anything else passes through (at::autocast::cached_cast's is_eligible).
+ */
+function lowerAutocast(args: NodeArgs, to: DataType): JitVal[] {
+  const x = args.tensor('self');
+  const eligible = x.dtype === 'Float' || x.dtype === 'Half' || x.dtype === 'BFloat16';
+  return out(args.bool('cuda_enabled') && eligible && x.dtype !== to ? cast(x, to) : set(x));
+}
+
+const AUTOCAST_CONSTANTS = ['cuda_enabled', 'cpu_enabled', 'cuda_dtype', 'cpu_dtype'];
+
 export const ACTIVATION_OPS: OpTableSection = {
+  'aten::softplus': {
+    schemas: ['aten::softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor'],
+    lower: (args) => out(softplus(args.tensor('self'), args.floatLike('beta'), args.floatLike('threshold'))),
+  },
+  'aten::_to_copy': {
+    schemas: [
+      'aten::_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor',
+    ],
+    constants: ['dtype', 'device'],
+    check: (a) => checkDtypeArg('dtype')(a) ?? checkCudaDevice(a),
+    lower: (args) => lowerTo(args, dtypeArg(args, 'dtype')),
+  },
+  'aten::_autocast_to_reduced_precision': {
+    schemas: ['aten::_autocast_to_reduced_precision(Tensor(a) self, bool cuda_enabled, bool cpu_enabled, ScalarType cuda_dtype, ScalarType cpu_dtype) -> Tensor(a)'],
+    constants: AUTOCAST_CONSTANTS,
+    check: checkDtypeArg('cuda_dtype'),
+    lower: (args) => lowerAutocast(args, dtypeArg(args, 'cuda_dtype') ?? args.fail('cuda_dtype is None')),
+  },
+  'aten::_autocast_to_full_precision': {
+    schemas: ['aten::_autocast_to_full_precision(Tensor(a) self, bool cuda_enabled, bool cpu_enabled) -> Tensor(a)'],
+    constants: AUTOCAST_CONSTANTS,
+    lower: (args) => lowerAutocast(args, 'Float'),
+  },
   'aten::gelu': {
     schemas: ['aten::gelu(Tensor self, *, str approximate="none") -> Tensor', 'aten::gelu(Tensor self) -> Tensor'],
     constants: ['approximate'],

@@ -45,6 +45,20 @@ export class StaticArgs {
   isNone(name: string): boolean {
     return this.get(name)?.kind === 'none';
   }
+
+  /**
+   * The length of list argument `name` when it is known before run time although its items may
+   * not be: a constant list, or a prim::ListConstruct of runtime ints (`[x.shape[-1]]`).
+   */
+  staticLength(name: string): number | null {
+    const v = argumentValue(this.node, this.schema, name);
+    if (v === undefined) return null;
+    const c = staticValue(v);
+    if (c?.kind === 'list') return c.items.length;
+    if (c?.kind === 'int') return 1;
+    if (v.node.kind === 'prim::ListConstruct' && v.node.inputs.every((x) => x.type.kind === 'Int')) return v.node.inputs.length;
+    return null;
+  }
 }
 
 /** Arguments of a node whose inputs have been lowered (the lowering's view). */
@@ -140,6 +154,14 @@ export class NodeArgs {
     if (v.kind === 'int') return [Number(v.value)];
     if (v.kind !== 'list') return this.wrong(name, 'a constant int list', v);
     return v.items.map((item) => (item.kind === 'int' ? Number(item.value) : this.wrong(name, 'a constant int list', v)));
+  }
+
+  /** The length of an int list whose items may be runtime ints (see StaticArgs.staticLength). */
+  listLength(name: string): number {
+    const v = this.value(name);
+    if (v.kind === 'int') return 1;
+    if (v.kind !== 'list') return this.wrong(name, 'an int list', v);
+    return v.items.length;
   }
 
   optionalIntList(name: string): number[] | null {

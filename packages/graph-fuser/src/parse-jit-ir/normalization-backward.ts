@@ -49,7 +49,8 @@ function toRank(args: NodeArgs, t: TensorView, like: TensorView): TensorView {
 function lowerLayerNormBackward(args: NodeArgs): JitVal[] {
   const mask = outputMask(args);
   const x = args.tensor('input');
-  const dy = upcast(args.tensor('grad_out'));
+  // _batch_norm_impl_index_backward names them grad_output and save_var_transform (the invstd).
+  const dy = upcast(args.tensor(args.has('grad_out') ? 'grad_out' : 'grad_output'));
   const xf = upcast(x);
   const rank = x.rank();
   const k = args.intList('normalized_shape').length;
@@ -82,13 +83,14 @@ function lowerBatchNormBackward(args: NodeArgs): JitVal[] {
   const axes = Array.from({ length: rank }, (_, d) => d).filter((d) => d !== 1);
   const perChannel = (t: TensorView): TensorView => broadcast(upcast(t), flags);
   const train = args.bool('train');
-  const dy = upcast(args.tensor('grad_out'));
+  // _batch_norm_impl_index_backward names them grad_output and save_var_transform (the invstd).
+  const dy = upcast(args.tensor(args.has('grad_out') ? 'grad_out' : 'grad_output'));
   const xf = upcast(x);
   let meanC: TensorView;
   let invstdC: TensorView;
   if (train) {
     const sm = args.optionalTensor('save_mean');
-    const si = args.optionalTensor('save_invstd');
+    const si = args.optionalTensor(args.has('save_invstd') ? 'save_invstd' : 'save_var_transform');
     if (sm === null || si === null) return args.fail('training backward needs save_mean and save_invstd');
     [meanC, invstdC] = [upcast(sm), upcast(si)];
   } else {
@@ -139,6 +141,16 @@ export const NORMALIZATION_BACKWARD_OPS: OpTableSection = {
   'aten::native_batch_norm_backward': {
     schemas: [
       'aten::native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
+    ],
+    constants: ['train', 'output_mask'],
+    check: checkMaskedOutputs,
+    lower: lowerBatchNormBackward,
+  },
+  // The autodiff form of the same backward: impl_index and reservedSpace (cuDNN's) are ignored;
+  // save_var_transform is the saved invstd for both the native and the cuDNN implementation.
+  'aten::_batch_norm_impl_index_backward': {
+    schemas: [
+      'aten::_batch_norm_impl_index_backward(int impl_index, Tensor input, Tensor grad_output, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_var_transform, bool train, float eps, bool[3] output_mask, Tensor reservedSpace) -> (Tensor, Tensor, Tensor)',
     ],
     constants: ['train', 'output_mask'],
     check: checkMaskedOutputs,

@@ -8,7 +8,8 @@ import {
   digamma, eq, erf, erfc, erfinv, exp, exp2, expm1, floor, floordiv, fmod, frac, ge, gt, isfinite, isinf, isnan, le,
   lerp, lgamma, log, log10, log1p, log2, logicalAnd, logicalNot, logicalOr, logicalXor, lt, maximum, minimum, mul, ne,
   neg, pow, reciprocal, relu, remainder, round, rsqrt, sigmoid, sign, sin, sinh, sqrt, sub, tan, tanh, trunc, truediv,
-  where, div, categoryOf, toVal, cast, threshold, type Operand, type Scalar, type TensorView,
+  where, div, set, categoryOf, toVal, cast, threshold, atanh, isneginf, isposinf, isreal, bitwiseLeftShift, bitwiseRightShift,
+  type Operand, type Scalar, type TensorView,
 } from '@tsfuser/fusion-ir';
 import type { NodeArgs } from './args.js';
 import type { JitOpEntry, OpTableSection } from './op-entry.js';
@@ -32,7 +33,7 @@ function asTensor(args: NodeArgs, o: Operand): TensorView {
 const UNARY: Readonly<Record<string, (x: TensorView) => TensorView>> = {
   abs, acos, acosh, asin, asinh, atan, ceil, cos, cosh, digamma, erf, erfc, erfinv, exp, exp2, expm1, floor, frac,
   lgamma, log, log10, log1p, log2, neg, reciprocal, relu, round, rsqrt, sigmoid, sign, sin, sinh, sqrt, tan, tanh,
-  trunc, isnan, isinf, isfinite, logical_not: logicalNot, bitwise_not: bitwiseNot,
+  trunc, isnan, isinf, isfinite, logical_not: logicalNot, bitwise_not: bitwiseNot, atanh, isneginf, isposinf, isreal,
 };
 
 function unaryEntries(): Record<string, JitOpEntry> {
@@ -60,6 +61,10 @@ function binary(name: string, fn: (a: Operand, b: Operand) => TensorOrScalar, sc
 const BINARY: Readonly<Record<string, (a: Operand, b: Operand) => TensorOrScalar>> = {
   eq, ne, lt, le, gt, ge, fmod, remainder, logical_and: logicalAnd, logical_or: logicalOr, logical_xor: logicalXor,
   bitwise_and: bitwiseAnd, bitwise_or: bitwiseOr, bitwise_xor: bitwiseXor,
+  // Python's operators on tensors: `a & b`, `a | b`, `a ^ b`, `a << b`, `a >> b` (arithmetic for
+  // signed ints, as torch's bitwise_right_shift).
+  __and__: bitwiseAnd, __or__: bitwiseOr, __xor__: bitwiseXor, __lshift__: bitwiseLeftShift, __rshift__: bitwiseRightShift,
+  bitwise_left_shift: bitwiseLeftShift, bitwise_right_shift: bitwiseRightShift,
 };
 
 function binaryEntries(): Record<string, JitOpEntry> {
@@ -170,6 +175,14 @@ export const POINTWISE_OPS: OpTableSection = {
   'aten::atan2': binary('atan2', atan2, ['aten::atan2(Tensor self, Tensor other) -> Tensor']),
   'aten::maximum': binary('maximum', maximum, ['aten::maximum(Tensor self, Tensor other) -> Tensor']),
   'aten::minimum': binary('minimum', minimum, ['aten::minimum(Tensor self, Tensor other) -> Tensor']),
+  // The binary overloads of torch.max / torch.min (the reducing ones are not this entry's).
+  'aten::max': binary('max', maximum, ['aten::max.other(Tensor self, Tensor other) -> Tensor']),
+  'aten::min': binary('min', minimum, ['aten::min.other(Tensor self, Tensor other) -> Tensor']),
+  // input + bias, or input when bias is None (the JIT's own op, from decomposed linear/conv).
+  'prim::add_optional': {
+    schemas: ['prim::add_optional(Tensor(a) input, Tensor? bias) -> Tensor(a)'],
+    lower: (args) => (args.isNone('bias') ? out(set(args.tensor('input'))) : lowerPointwise(args, ['input', 'bias'], add)),
+  },
   'aten::where': {
     schemas: [
       'aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor',

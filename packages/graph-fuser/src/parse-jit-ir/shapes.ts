@@ -125,6 +125,25 @@ export const SHAPE_OPS: OpTableSection = {
     schemas: ['aten::expand_as(Tensor(a) self, Tensor other) -> Tensor(a)'],
     lower: (args) => expandTo(args, args.tensor('self'), shape(args.tensor('other'))),
   },
+  // The legacy fuser's copy forms of view ops (replaceAliasOpsWithCopy): same results, no alias.
+  'prim::reshape_copy': {
+    schemas: ['prim::reshape_copy(Tensor self, int[] shape) -> Tensor'],
+    lower: (args) => out(reshape(args.tensor('self'), args.sizeList('shape'))),
+  },
+  'prim::view_copy': {
+    schemas: ['prim::view_copy(Tensor self, int[] size) -> Tensor'],
+    lower: (args) => out(reshape(args.tensor('self'), args.sizeList('size'))),
+  },
+  'prim::squeeze_copy': {
+    schemas: ['prim::squeeze_copy.dim(Tensor self, int dim) -> Tensor', 'prim::squeeze_copy(Tensor self) -> Tensor'],
+    constants: ['dim'],
+    lower: lowerSqueeze,
+  },
+  'prim::unsqueeze_copy': {
+    schemas: ['prim::unsqueeze_copy(Tensor self, int dim) -> Tensor'],
+    constants: ['dim'],
+    lower: lowerUnsqueeze,
+  },
   'aten::contiguous': {
     schemas: ['aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)'],
     lower: (args) => out(set(args.tensor('self'))),

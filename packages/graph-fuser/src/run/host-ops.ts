@@ -31,6 +31,8 @@ function tensor(v: RunValue | undefined, what: string): HostTensor {
 
 function num(v: RunValue | undefined): number {
   if (typeof v === 'number') return v;
+  // A 0-dim tensor (prim::NumToTensor's result, a traced Python scalar) holds one number.
+  if (v !== undefined && isTensor(v) && v.rank === 0) return Number(v.get(0));
   if (typeof v === 'bigint') return Number(v);
   if (typeof v === 'boolean') return v ? 1 : 0;
   throw new Error(`runGraph: expected a number, got ${v === undefined ? 'nothing' : describeRunValue(v ?? null)}`);
@@ -139,6 +141,22 @@ const HOST_OPS: Readonly<Record<string, HostOp>> = {
   'aten::__not__': (_n, args) => [!args[0]],
   'aten::__xor__': (_n, args) => [Boolean(args[0]) !== Boolean(args[1])],
   'aten::Int': (_n, args) => [Math.trunc(num(args[0]))],
+  'prim::NumToTensor': (n, args) => {
+    const v = args[0];
+    if (typeof v === 'boolean') return [HostTensor.fromValues('Bool', [], [v])];
+    const x = num(v);
+    // The input's TorchScript type says Long() or Double(); a float-typed 2.0 stays Double.
+    if (n.input(0).type.kind === 'Float') return [HostTensor.fromValues('Double', [], [x])];
+    return [HostTensor.fromValues('Int', [], [BigInt(Math.trunc(x))])];
+  },
+  'aten::__getitem__': (n, args) => {
+    const items = list(args[0], n.kind);
+    const i = num(args[1]);
+    const item = items[i < 0 ? i + items.length : i];
+    if (item === undefined) throw new Error(`runGraph: ${n.kind}: index ${i} is out of range for a list of ${items.length}`);
+    return [item];
+  },
+  'aten::len': (n, args) => [list(args[0], n.kind).length],
   'aten::Float': (_n, args) => [num(args[0])],
   'prim::Print': (_n, args, ctx) => {
     ctx.print(args.map((a) => (typeof a === 'string' ? a : describeRunValue(a))).join(' '));
@@ -156,7 +174,8 @@ export function evalHostOp(n: Node, args: readonly RunValue[], ctx: HostContext)
   if (compare !== undefined && !anyTensor) return [compare(num(args[0]), num(args[1]))];
   const arith = SCALAR_ARITH[n.kind];
   if (arith !== undefined && !anyTensor) return [arith(num(args[0]), num(args[1]))];
-  if ((n.kind === 'aten::eq' || n.kind === 'aten::ne') && anyTensor) return null;
+  // On tensors these are pointwise ops (the reference lowering), not host comparisons.
+  if ((n.kind === 'aten::eq' || n.kind === 'aten::ne' || n.kind === 'aten::__xor__') && anyTensor) return null;
   const op = HOST_OPS[n.kind];
   return op === undefined ? null : op(n, args, ctx);
 }

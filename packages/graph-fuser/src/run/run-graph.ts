@@ -9,7 +9,7 @@
 // Invariant: the graph is only read; inputs are only written by in-place ops of the graph.
 
 import type { Block, Graph, Node, TensorType, Value } from '@tsfuser/jit-ir';
-import { lowerJitGraph, type JitLowering } from '../parse-jit-ir/index.js';
+import { JitLoweringError, lowerJitGraph, type JitLowering } from '../parse-jit-ir/index.js';
 import { evaluate, type EvalValue, type HostTensor } from '@tsfuser/fusion-ir';
 import { tensorComplianceProblem } from './guard-check.js';
 import { evalHostOp } from './host-ops.js';
@@ -120,7 +120,17 @@ class GraphRun {
       case 'prim::Loop':
         return this.runLoop(n, args);
       default:
-        return evalHostOp(n, args, { print: (t) => this.print(t) }) ?? evalNodeReference(n, args);
+        return evalHostOp(n, args, { print: (t) => this.print(t) }) ?? this.runReference(n, args);
+    }
+  }
+
+  /** The node's reference semantics; a lowering error names this node (not the one-node copy). */
+  private runReference(n: Node, args: readonly RunValue[]): RunValue[] {
+    try {
+      return evalNodeReference(n, args);
+    } catch (e) {
+      if (e instanceof JitLoweringError && e.node !== n) throw new JitLoweringError(e.op, e.reason, n);
+      throw e;
     }
   }
 

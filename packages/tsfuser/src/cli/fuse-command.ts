@@ -8,9 +8,15 @@
 // everything else with reference semantics, and prints one line per output; `--check` compares
 // them with the un-fused graph run on the reference; `--dump launch_param` (implies --run) prints
 // how often each group ran fused and how often its guard sent it to the fallback.
+// `--inputs a.npy,2.5,…` gives the graph's inputs (one entry per graph input, see
+// ../torchscript/graph-inputs.ts) instead of generated ones, and `--save-outputs DIR` writes each
+// tensor output to DIR/out<i>.npy, so a graph can be checked against PyTorch's own outputs.
+// `--single-node` is the legacy single-node mode (a lone fusible node becomes a group).
+// A node outside the fusion groups that has no reference semantics (training dropout, an op
+// parseJitIR does not lower) fails the run with one error naming the node; exit 1.
 
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { HostTensor, printFusion, type DataType } from '@tsfuser/fusion-ir';
 import { ParseError, formatParseError, parseIR, printGraph, type Block, type ConstantValue, type Graph, type Node, type Value } from '@tsfuser/jit-ir';
 import {
@@ -23,18 +29,21 @@ import {
   runGraph,
   type FusionGroupCall,
   type FusionGroupExecutor,
+  type RunGraphResult,
   type RunValue,
 } from '@tsfuser/graph-fuser';
 import { createGpuBackend } from '../execute/gpu-backend.js';
 import { gpuGroupExecutor } from '../torchscript/gpu-group-executor.js';
 import { compareTensors } from '../io/compare.js';
+import { writeNpy } from '../io/npy.js';
+import { loadGraphInputs } from '../torchscript/graph-inputs.js';
 import type { ParsedArgs } from './args.js';
 import { UsageError, type CliIo } from './console.js';
 import { parseDumpOptions } from './dump-options.js';
 import { outputLine } from './format-output.js';
 
-export const FUSE_VALUE_FLAGS = ['dump', 'backend'];
-export const FUSE_BOOLEAN_FLAGS = ['run', 'check'];
+export const FUSE_VALUE_FLAGS = ['dump', 'backend', 'inputs', 'save-outputs'];
+export const FUSE_BOOLEAN_FLAGS = ['run', 'check', 'single-node'];
 
 /** The stages `tsfuser fuse` prints besides the graph; others are accepted and said to be absent. */
 const FUSE_DUMPS: ReadonlySet<string> = new Set(['fusion_ir_presched', 'launch_param']);
@@ -187,16 +196,61 @@ function cloneValues(values: readonly RunValue[]): RunValue[] {
   return values.map((v) => (v instanceof HostTensor ? new HostTensor(v.dtype, [...v.sizes], [...v.strides], v.data.slice(), v.offset) : v));
 }
 
-/** --run / --check / --dump launch_param; returns whether the check (if any) passed. */
+/**
+ * Writes each tensor output to `dir`/out<i>.npy (other outputs are listed as skipped); a tuple
+ * output (prim::TupleConstruct) gives one file per element, numbered on, as PyTorch flattens it.
+ */
+function saveOutputs(outputs: readonly RunValue[], saveDir: string, io: CliIo): void {
+  const dir = resolve(io.cwd, saveDir);
+  mkdirSync(dir, { recursive: true });
+  let saved = 0;
+  outputs.flatMap((o) => (Array.isArray(o) ? o : [o])).forEach((out, i) => {
+    if (out instanceof HostTensor) {
+      writeFileSync(join(dir, `out${i}.npy`), writeNpy(out));
+      saved += 1;
+    } else {
+      io.stdout(`out${i} is not a tensor (${JSON.stringify(out)}): not saved\n`);
+    }
+  });
+  io.stdout(`saved ${saved} output${saved === 1 ? '' : 's'} to ${saveDir}/out<i>.npy\n`);
+}
+
+/**
+ * runGraph, with the errors a graph can cause reported as one line: a node outside the fusion
+ * groups that cannot run on the host (JitLoweringError: training dropout, an unsupported op) or
+ * a value runGraph cannot handle. Returns null after reporting.
+ */
+function runReported(graph: Graph, inputs: readonly RunValue[], executor: FusionGroupExecutor | undefined, what: string, io: CliIo): RunGraphResult | null {
+  try {
+    return runGraph(graph, cloneValues(inputs), executor === undefined ? {} : { executor });
+  } catch (e) {
+    if (e instanceof JitLoweringError) {
+      io.stderr(`tsfuser fuse: --run: ${what}: a node outside the fusion groups cannot run on the host: ${e.message}\n`);
+      return null;
+    }
+    if (e instanceof Error && e.message.startsWith('runGraph:')) {
+      io.stderr(`tsfuser fuse: --run: ${what}: ${e.message}\n`);
+      return null;
+    }
+    throw e;
+  }
+}
+
+/** --run / --check / --dump launch_param; returns whether the run (and the check, if any) passed. */
 function runAndCheck(graph: Graph, unfused: Graph, args: ParsedArgs, dumps: ReadonlySet<string>, io: CliIo): boolean {
+  const list = args.values.get('inputs');
+  const inputs = list === undefined ? generatedInputs(graph, unfused) : loadGraphInputs(list, unfused, io.cwd);
   const { executor, name } = executorFor(args.values.get('backend') ?? 'auto', io);
-  const inputs = generatedInputs(graph, unfused);
-  const run = runGraph(graph, cloneValues(inputs), { executor });
-  io.stdout(`\n=== run (fusion groups on ${name}) ===\n`);
+  const run = runReported(graph, inputs, executor, 'the fused graph', io);
+  if (run === null) return false;
+  io.stdout(`\n=== run (fusion groups on ${name}${list === undefined ? '' : '; inputs from --inputs'}) ===\n`);
   run.outputs.forEach((out, i) => io.stdout(out instanceof HostTensor ? `${outputLine(i, out)}\n` : `out${i}: ${JSON.stringify(out)}\n`));
   if (dumps.has('launch_param')) io.stdout(`\n=== launch_param ===\n${run.dump()}`);
+  const saveDir = args.values.get('save-outputs');
+  if (saveDir !== undefined) saveOutputs(run.outputs, saveDir, io);
   if (!args.booleans.has('check')) return true;
-  const expected = runGraph(unfused, cloneValues(inputs)).outputs;
+  const expected = runReported(unfused, inputs, undefined, 'the un-fused graph', io)?.outputs;
+  if (expected === undefined) return false;
   let ok = true;
   run.outputs.forEach((out, i) => {
     const exp = expected[i];
@@ -223,7 +277,7 @@ export function fuseCommand(args: ParsedArgs, io: CliIo): number {
   const graph = readGraph(file, io);
   if (graph === null) return 1;
   const unfused = graph.copy();
-  fuseGraph(graph);
+  fuseGraph(graph, { singletonFusion: args.booleans.has('single-node') });
   guardFusionGroups(graph);
   io.stdout(`=== graph after CudaGraphFuser and guardFusionGroups ===\n${printGraph(graph)}`);
   const groups = fusionGroups(graph.block);
@@ -243,7 +297,7 @@ export function fuseCommand(args: ParsedArgs, io: CliIo): number {
     if (!FUSE_DUMPS.has(name)) io.stdout(`\n${name}: not produced by tsfuser fuse (see tsfuser run)\n`);
   }
   if (failed) return 1;
-  const run = args.booleans.has('run') || args.booleans.has('check') || dumps.has('launch_param');
+  const run = args.booleans.has('run') || args.booleans.has('check') || dumps.has('launch_param') || args.values.has('inputs') || args.values.has('save-outputs');
   if (run && !runAndCheck(graph, unfused, args, dumps, io)) return 1;
   return 0;
 }

@@ -15,6 +15,12 @@ Usage:
   tsfuser fuse <graph.ir> [--dump fusion_ir_presched,launch_param]
                                    CudaGraphFuser + guards on a TorchScript graph; prints the
                                    guarded graph and the Fusion IR of each fusion group
+      [--run] [--check] [--backend gpu|reference|auto]
+                                   run the guarded graph (--check: against the un-fused graph)
+      [--single-node]              a lone fusible node becomes a group (legacy single-node mode)
+      [--inputs a.npy,2.5,…] [--save-outputs DIR]
+                                   run on the given inputs (one per graph input); write each
+                                   tensor output to DIR/out<i>.npy (compare with PyTorch's)
   tsfuser --help                   this text
 
 Options of run:

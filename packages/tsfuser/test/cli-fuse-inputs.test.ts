@@ -1,0 +1,96 @@
+// `tsfuser fuse --inputs … --save-outputs DIR`: a real traced graph run on PyTorch's committed
+// inputs gives PyTorch's committed outputs (saved as .npy and compared here); bad --inputs lists
+// and nodes outside fusion groups that cannot run on the host give one clear error, exit 1,
+// never a stack trace.
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { compareTensors } from '../src/io/compare.js';
+import { readNpy } from '../src/io/npy.js';
+import { runCli } from './helpers.js';
+
+const TORCHSCRIPT = fileURLToPath(new URL('../../../test-fixtures/torchscript/', import.meta.url));
+const TRACED = join(TORCHSCRIPT, 'traced');
+
+function npy(dir: string, prefix: string): string[] {
+  return readdirSync(dir).filter((f) => f.startsWith(prefix) && f.endsWith('.npy')).sort().map((f) => join(dir, f));
+}
+
+describe('tsfuser fuse --inputs / --save-outputs', () => {
+  it.each(['residual_layer_norm.traced.ir', 'scaled_softmax.scripted.ir', 'silu_mul_bf16.traced.ir'])('%s: saved outputs match PyTorch', async (file) => {
+    const data = join(TRACED, file.replace(/\.(traced|scripted)\.ir$/, ''));
+    const out = mkdtempSync(join(tmpdir(), 'tsfuser-fuse-'));
+    const r = await runCli(['fuse', join(TRACED, file), '--backend', 'reference', '--inputs', npy(data, 'in').join(','), '--save-outputs', out]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('inputs from --inputs');
+    expect(r.stdout).toMatch(/saved 1 output to .*out<i>\.npy/);
+    const expected = readNpy(new Uint8Array(readFileSync(join(data, 'out0.npy'))), file.includes('bf16') ? 'BFloat16' : undefined);
+    const actual = readNpy(new Uint8Array(readFileSync(join(out, 'out0.npy'))));
+    const c = compareTensors(actual, expected);
+    if (!c.ok) expect.fail(`${file}: ${c.reason}`);
+  });
+
+  it('--check with --inputs compares with the un-fused graph on the same inputs', async () => {
+    const data = join(TRACED, 'var_mean');
+    const r = await runCli(['fuse', join(TRACED, 'var_mean.traced.ir'), '--check', '--backend', 'reference', '--inputs', npy(data, 'in').join(',')]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('check: passed');
+  });
+
+  it('--single-node fuses a lone log_softmax (the legacy single-node mode); by default it stays un-fused', async () => {
+    const g = join(TRACED, 'log_softmax.traced.ir');
+    const data = join(TRACED, 'log_softmax');
+    const plain = await runCli(['fuse', g]);
+    expect(plain.stdout).toContain('no fusion groups');
+    const single = await runCli(['fuse', g, '--single-node', '--check', '--backend', 'reference', '--inputs', npy(data, 'in').join(','), '--dump', 'launch_param']);
+    expect(single.code).toBe(0);
+    expect(single.stdout).toContain('prim::CudaFusionGroup_0: taken 1, fallback 0');
+    expect(single.stdout).toContain('check: passed');
+  });
+
+  it('wrong --inputs: count, unreadable file, bad entry → one error, exit 2', async () => {
+    const g = join(TRACED, 'bias_gelu.traced.ir');
+    const count = await runCli(['fuse', g, '--inputs', join(TRACED, 'bias_gelu', 'in0.npy')]);
+    expect(count.code).toBe(2);
+    expect(count.stderr).toBe('tsfuser: --inputs: the graph has 2 inputs but 1 entry was given\n');
+    const missing = await runCli(['fuse', g, '--inputs', '/nonexistent/a.npy,2']);
+    expect(missing.stderr).toBe('tsfuser: --inputs: cannot read /nonexistent/a.npy (input 0)\n');
+    const dir = mkdtempSync(join(tmpdir(), 'tsfuser-fuse-'));
+    writeFileSync(join(dir, 'bad.npy'), 'not numpy');
+    const bad = await runCli(['fuse', g, '--inputs', `${join(dir, 'bad.npy')},abc`]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^tsfuser: --inputs: .*bad\.npy \(input 0\): not a \.npy file \(bad magic\)\n$/);
+  });
+
+  it('training dropout outside the group: one clear error naming the node, exit 1', async () => {
+    const r = await runCli(['fuse', join(TORCHSCRIPT, 'linear_gelu_dropout.ir'), '--run', '--backend', 'reference']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('tsfuser fuse: --run: the fused graph: a node outside the fusion groups cannot run on the host: aten::dropout');
+    expect(r.stderr).toContain('training mode');
+    expect(r.stderr).not.toMatch(/\n\s+at [\w.<>]+ \(/); // no stack trace
+    expect(r.stderr).toContain('# mlp.py:32:12'); // the graph's own node, with its source location
+    expect(r.stderr.trim().split('\n').length).toBeLessThanOrEqual(3);
+  });
+
+  it('an unsupported op outside any group: one clear error, exit 1', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tsfuser-fuse-'));
+    const file = join(dir, 'cumsum.ir');
+    writeFileSync(
+      file,
+      `graph(%x : Float(4, 8, strides=[8, 1], requires_grad=0, device=cuda:0)):
+  %d : int = prim::Constant[value=1]()
+  %n : NoneType = prim::Constant()
+  %y : Float(4, 8, strides=[8, 1], requires_grad=0, device=cuda:0) = aten::cumsum(%x, %d, %n)
+  return (%y)
+`,
+    );
+    const r = await runCli(['fuse', file, '--run', '--backend', 'reference']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('a node outside the fusion groups cannot run on the host: aten::cumsum');
+    expect(r.stderr).not.toMatch(/\n\s+at [\w.<>]+ \(/);
+    expect(r.stderr).toContain('aten::cumsum(%x, %d, %n)');
+  });
+});
