@@ -10,7 +10,7 @@
 // their TypeScript sources), run.sh, manifest.json.
 //
 // Entries: every package may list its own in its package.json,
-//   "tsfuser": { "gpuEntries": [{ "name": "runtime-smoke", "entry": "gpu/smoke.ts" }] }
+//   "tsfuser": { "gpuEntries": [{ "name": "runtime-smoke", "entry": "runtime/smoke.ts" }] }
 // (entry relative to the package), and EXTRA_ENTRIES below takes repository-level ones (entry
 // relative to the repository root). An entry whose file does not exist yet is skipped with a
 // message, so entries can be declared before they are written.

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { evaluate, HostTensor, type DataType } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, makeRuntimeInfo, segmentPlanFor } from '@tsfuser/scheduler';
 import { compileFusion, lowerFusion, type CompiledKernel } from '../src/index.js';
-import { batchNormCases, gpuBatchNormCases, randomBatchNormInputs, type BatchNormCase } from './batch-norm-fixtures.js';
+import { batchNormCases, gpuBatchNormCases, randomBatchNormInputs, type BatchNormCase } from '@tsfuser/test-support';
 import { simulateKernel } from './kernel-simulator.js';
 import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
 

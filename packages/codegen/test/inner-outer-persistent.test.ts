@@ -12,7 +12,7 @@ import { simulateKernel } from './kernel-simulator.js';
 import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
 import {
   buildLayerNormBackward, innerOuterPersistentRegistry, layerNormBackwardFixtures, layerNormBackwardInputs, type LayerNormBackwardCase,
-} from './layer-norm-backward-fixtures.js';
+} from '@tsfuser/test-support';
 
 const dir = fileURLToPath(new URL('../../../test-fixtures/golden/codegen/inner-outer-persistent/', import.meta.url));
 const update = process.env.UPDATE_GOLDEN === '1';

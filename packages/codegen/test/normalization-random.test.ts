@@ -12,7 +12,7 @@ import {
 import { InnerPersistentScheduler, makeRuntimeInfo } from '@tsfuser/scheduler';
 import { compileFusion, lowerFusion } from '../src/index.js';
 import { simulateKernel } from './kernel-simulator.js';
-import { innerPersistentRegistry, seededRandom } from './normalization-fixtures.js';
+import { innerPersistentRegistry, seededRandom } from '@tsfuser/test-support';
 
 interface RandomCase {
   fusion: Fusion;

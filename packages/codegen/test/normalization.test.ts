@@ -16,7 +16,7 @@ import { simulateKernel } from './kernel-simulator.js';
 import {
   buildNormalization, emptyRowFixtures, innerPersistentRegistry, normalizationFixtures, randomNormalizationSpec, seededRandom,
   type NormalizationCase, type NormalizationKind,
-} from './normalization-fixtures.js';
+} from '@tsfuser/test-support';
 
 const dir = fileURLToPath(new URL('../../../test-fixtures/golden/codegen/normalization/', import.meta.url));
 const update = process.env.UPDATE_GOLDEN === '1';

@@ -15,7 +15,7 @@ import {
 import { makeRuntimeInfo, type RuntimeInfo } from '@tsfuser/scheduler';
 import { compileFusion, lowerFusion, runtimeLibrary, withCLinkage } from '../src/index.js';
 import { simulateKernel } from './kernel-simulator.js';
-import { outerPersistentRegistry } from './outer-persistent-fixtures.js';
+import { outerPersistentRegistry } from '@tsfuser/test-support';
 
 const NVCC = process.env.NVCC ?? '/usr/local/bin/nvcc';
 const run = promisify(execFile);

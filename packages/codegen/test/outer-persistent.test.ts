@@ -15,7 +15,7 @@ import { defaultSchedulerRegistry, OuterPersistentScheduler, SchedulerRegistry }
 import { compileFusion, lowerFusion, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
 import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
 import { simulateKernel } from './kernel-simulator.js';
-import { buildOuter as build, CS, DTYPES, KINDS, NS, outerPersistentRegistry as registry, type OuterCase } from './outer-persistent-fixtures.js';
+import { buildOuter as build, CS, DTYPES, KINDS, NS, outerPersistentRegistry as registry, type OuterCase } from '@tsfuser/test-support';
 
 const dir = fileURLToPath(new URL('../../../test-fixtures/golden/codegen/outer-persistent/', import.meta.url));
 const update = process.env.UPDATE_GOLDEN === '1';

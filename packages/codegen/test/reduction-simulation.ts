@@ -4,7 +4,7 @@
 import { evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/fusion-ir';
 import { compileFusion, lowerFusion, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
 import { simulateKernel } from './kernel-simulator.js';
-import { isWelfordKind, reductionFixtures, reductionRegistry, type ReductionCase } from './reduction-fixtures.js';
+import { isWelfordKind, reductionFixtures, reductionRegistry, type ReductionCase } from '@tsfuser/test-support';
 
 export function byName(name: string): ReductionCase {
   const c = reductionFixtures().find((x) => x.name === name);

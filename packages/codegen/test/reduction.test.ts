@@ -9,7 +9,7 @@ import { makeRuntimeInfo } from '@tsfuser/scheduler';
 import { compileFusion } from '../src/index.js';
 import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
 import { simulateKernel } from './kernel-simulator.js';
-import { buildReduction, randomReductionSpec, reductionFixtures, reductionRegistry, seededRandom, type ReductionCase } from './reduction-fixtures.js';
+import { buildReduction, randomReductionSpec, reductionFixtures, reductionRegistry, seededRandom, type ReductionCase } from '@tsfuser/test-support';
 import { byName, lowerCase, randomValues, simulateAndCompare, walk } from './reduction-simulation.js';
 
 const dir = fileURLToPath(new URL('../../../test-fixtures/golden/codegen/reduction/', import.meta.url));

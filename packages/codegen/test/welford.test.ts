@@ -10,12 +10,11 @@ import { describe, expect, it } from 'vitest';
 import { checkGolden, evaluate, HostTensor, type TensorView } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, makeRuntimeInfo, segmentPlanFor } from '@tsfuser/scheduler';
 import { compileFusion } from '../src/index.js';
-import { batchNormCase } from './batch-norm-fixtures.js';
 import { simulateKernel } from './kernel-simulator.js';
 import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
 import {
-  buildReduction, isWelfordKind, randomReductionSpec, reductionFixtures, reductionRegistry, seededRandom, type ReductionCase, type ReductionSpec,
-} from './reduction-fixtures.js';
+  batchNormCase, buildReduction, isWelfordKind, randomReductionSpec, reductionFixtures, reductionRegistry, seededRandom, type ReductionCase, type ReductionSpec,
+} from '@tsfuser/test-support';
 import { byName, lowerCase, simulateAndCompare, walk } from './reduction-simulation.js';
 
 const dir = fileURLToPath(new URL('../../../test-fixtures/golden/codegen/reduction/', import.meta.url));
