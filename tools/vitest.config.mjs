@@ -2,6 +2,7 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  root: import.meta.dirname,
   test: {
     include: ['test/**/*.test.mjs'],
     testTimeout: 30_000,
