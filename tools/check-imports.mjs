@@ -21,7 +21,7 @@
 
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { PACKAGE_ORDER, allowedImports, validatePackageOrder } from './package-order.mjs';
@@ -166,7 +166,7 @@ function importProblem(specifier, context) {
   if (specifier.startsWith('.') || specifier.startsWith('/')) {
     const target = resolve(dirname(file), specifier);
     const inside = relative(pkg.dir, target);
-    if (inside.startsWith('..') || inside === '' || resolve(pkg.dir, inside) !== target) {
+    if (inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
       return `relative import leaves ${relative(context.root, pkg.dir)} (reaches ${relative(context.root, target)}): import a declared package by name instead`;
     }
     if (inProduction && inside.split(sep)[0] !== PRODUCTION_DIR) {
