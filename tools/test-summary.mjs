@@ -12,9 +12,8 @@
 // report counts as one failure, and so does each `--failed-step` (a CI step such as lint that has
 // no tests of its own).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-
-const root = new URL('..', import.meta.url).pathname;
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** Report file and the package script that writes it, per tier. */
 const TIERS = {
@@ -28,7 +27,8 @@ const TIERS = {
 };
 const TOOLS_REPORT = join('tools', '.vitest', 'results.json');
 
-function parseArguments(argv) {
+/** `[tier] [--failed-step NAME …]` → { tier, failedSteps }; throws on anything else. */
+export function parseArguments(argv) {
   let tier = 'all';
   const failedSteps = [];
   for (let i = 0; i < argv.length; i += 1) {
@@ -38,7 +38,7 @@ function parseArguments(argv) {
       if (name === undefined) throw new Error('test-summary: --failed-step needs a step name');
       failedSteps.push(name);
       i += 1;
-    } else if (arg !== undefined && arg in TIERS) {
+    } else if (arg !== undefined && Object.hasOwn(TIERS, arg)) {
       tier = arg;
     } else {
       throw new Error(`test-summary: unknown argument "${arg}" (tiers: ${Object.keys(TIERS).join(', ')}; --failed-step NAME)`);
@@ -47,8 +47,8 @@ function parseArguments(argv) {
   return { tier, failedSteps };
 }
 
-/** The reports this tier expects: [label, path relative to the root]. */
-function expectedReports(tier) {
+/** The reports a tier expects under `root`: [label, path relative to the root]. */
+function expectedReports(root, tier) {
   const reports = [];
   for (const dir of readdirSync(join(root, 'packages')).sort()) {
     const packageFile = join(root, 'packages', dir, 'package.json');
@@ -62,34 +62,47 @@ function expectedReports(tier) {
   return reports;
 }
 
-function main() {
-  const { tier, failedSteps } = parseArguments(process.argv.slice(2));
+/**
+ * The summary of one run under `root`: one line per expected report (a missing one counts as one
+ * failure), one per failed step (one failure each), and last "N passed, N failed".
+ * @returns {{ lines: string[], passed: number, failed: number }}
+ */
+export function summarize(root, tier, failedSteps = []) {
+  const lines = [];
   let passed = 0;
   let failed = 0;
-  for (const [label, path] of expectedReports(tier)) {
+  for (const [label, path] of expectedReports(root, tier)) {
     if (!existsSync(join(root, path))) {
-      process.stdout.write(`${label}: no test report (${path})\n`);
+      lines.push(`${label}: no test report (${path})`);
       failed += 1;
       continue;
     }
     const json = JSON.parse(readFileSync(join(root, path), 'utf8'));
-    const filePassed = json.numPassedTests ?? 0;
-    const fileFailed = (json.numFailedTests ?? 0) + (json.numFailedTestSuites ?? 0);
-    passed += filePassed;
-    failed += fileFailed;
-    process.stdout.write(`${label}: ${filePassed} passed, ${fileFailed} failed\n`);
+    const reportPassed = json.numPassedTests ?? 0;
+    const reportFailed = (json.numFailedTests ?? 0) + (json.numFailedTestSuites ?? 0);
+    passed += reportPassed;
+    failed += reportFailed;
+    lines.push(`${label}: ${reportPassed} passed, ${reportFailed} failed`);
   }
   for (const step of failedSteps) {
-    process.stdout.write(`step ${step}: failed\n`);
+    lines.push(`step ${step}: failed`);
     failed += 1;
   }
-  process.stdout.write(`${passed} passed, ${failed} failed\n`);
-  process.exit(failed > 0 ? 1 : 0);
+  lines.push(`${passed} passed, ${failed} failed`);
+  return { lines, passed, failed };
 }
 
-try {
-  main();
-} catch (error) {
-  process.stdout.write(`${error instanceof Error ? error.message : String(error)}\n0 passed, 1 failed\n`);
-  process.exit(1);
+function main() {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  try {
+    const { tier, failedSteps } = parseArguments(process.argv.slice(2));
+    const { lines, failed } = summarize(root, tier, failedSteps);
+    process.stdout.write(`${lines.join('\n')}\n`);
+    process.exit(failed > 0 ? 1 : 0);
+  } catch (error) {
+    process.stdout.write(`${error instanceof Error ? error.message : String(error)}\n0 passed, 1 failed\n`);
+    process.exit(1);
+  }
 }
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();
