@@ -5,7 +5,7 @@ import { tieredConfig } from '../../vitest.shared.mjs';
 
 export default defineConfig(
   tieredConfig(import.meta.dirname, [
-    'test/inner-outer-persistent.test.ts',
+    'test/inner-outer-persistent-simulation.test.ts',
     'test/outer-persistent.test.ts',
     'test/inner-outer-random.test.ts',
     'test/nvcc.test.ts',
