@@ -1,8 +1,10 @@
 // Shared vitest settings: workspace packages resolve to their TypeScript sources, so a package's
-// tests never depend on another package having been built first.
+// tests never depend on another package having been built first; `tieredConfig` splits a package's
+// tests into the fast and slow tiers.
 import { fileURLToPath } from 'node:url';
 import { readdirSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { configDefaults } from 'vitest/config';
 
 // Node 20 has no Map.groupBy, which vitest's default reporter calls when it prints failures: the
 // reporter then crashes and the failure messages (a random test's seed, say) are lost. This
@@ -41,3 +43,36 @@ export const sharedConfig = {
     testTimeout: 60_000,
   },
 };
+
+const TEST_FILES = 'test/**/*.test.ts';
+
+/**
+ * The shared settings with the package's tests split into two vitest projects (tiers): `slow`
+ * holds the files listed in `slowFiles` (simulator-heavy, nvcc, large random runs; paths relative
+ * to the package, e.g. 'test/nvcc.test.ts'), `fast` every other test file. `vitest run` runs both;
+ * `vitest run --project fast` is the developer's default tier (`pnpm test:fast`), `--project slow`
+ * the rest (CI runs both). Every file is in exactly one tier, and a listed file that does not exist
+ * is an error here, so a rename cannot silently move a slow file into the fast tier.
+ * @param {string} packageDir the package's directory (`import.meta.dirname` of its vitest.config.ts)
+ * @param {string[]} slowFiles
+ */
+export function tieredConfig(packageDir, slowFiles = []) {
+  const missing = slowFiles.filter((file) => !existsSync(join(packageDir, file)));
+  if (missing.length > 0) {
+    throw new Error(`vitest.config.ts in ${packageDir}: slow test files not found: ${missing.join(', ')}`);
+  }
+  // Projects extend this config and vitest concatenates arrays when extending, so the root keeps
+  // no `include` of its own.
+  const { include: _include, ...inherited } = sharedConfig.test;
+  return {
+    ...sharedConfig,
+    test: {
+      ...inherited,
+      projects: [
+        { extends: true, test: { name: 'fast', include: [TEST_FILES], exclude: [...configDefaults.exclude, ...slowFiles] } },
+        // A project with no files would match the default pattern; this one then matches none.
+        { extends: true, test: { name: 'slow', include: slowFiles.length > 0 ? slowFiles : ['test/**/no-slow-tests'] } },
+      ],
+    },
+  };
+}

@@ -3,6 +3,9 @@
 // GPU, CUDA and NVRTC but no Node.js (the device machine reached through `run`).
 //
 //   pnpm gpu:bundle [entry-name …]        # all entries, or only the named ones
+//   node tools/gpu-bundle.mjs --list      # the entries and where each is declared; builds nothing
+//   node tools/gpu-bundle.mjs --check [entry-name …]   # esbuild-bundles each entry in memory
+//                                         # (no addon, no node.xz): every import resolves
 //   bash gpu-bundle/run.sh <entry-name> [args …]   # on the GPU host
 //
 // Contents: node.xz (this machine's node, xz -9), tsfuser_runtime.node (the addon), one
@@ -10,8 +13,9 @@
 // their TypeScript sources), run.sh, manifest.json.
 //
 // Entries: every package may list its own in its package.json,
-//   "tsfuser": { "gpuEntries": [{ "name": "runtime-smoke", "entry": "gpu/smoke.ts" }] }
-// (entry relative to the package), and EXTRA_ENTRIES below takes repository-level ones (entry
+//   "tsfuser": { "gpuEntries": [{ "name": "runtime-smoke", "entry": "runtime/smoke.ts" }] }
+// (entry relative to the package; the GPU programs of the pipeline packages live in the private
+// packages/gpu-suites, tsfuser's in packages/tsfuser/gpu), and EXTRA_ENTRIES below takes repository-level ones (entry
 // relative to the repository root). An entry whose file does not exist yet is skipped with a
 // message, so entries can be declared before they are written.
 
@@ -81,9 +85,10 @@ function packNode() {
   console.log(`gpu-bundle: node.xz in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
-async function bundleEntry(entry, alias) {
+async function bundleEntry(entry, alias, write = true) {
   const outfile = join(outDir, `${entry.name}.mjs`);
-  await build({
+  const result = await build({
+    write,
     entryPoints: [entry.entry],
     outfile,
     bundle: true,
@@ -99,6 +104,7 @@ async function bundleEntry(entry, alias) {
       js: "import { createRequire as __tsfuserCreateRequire } from 'node:module'; const require = __tsfuserCreateRequire(import.meta.url);",
     },
   });
+  if (!write) return result.outputFiles.reduce((sum, file) => (file.path.endsWith('.mjs') ? sum + file.contents.length : sum), 0);
   return statSync(outfile).size;
 }
 
@@ -166,13 +172,64 @@ function gitCommit() {
   }
 }
 
+const USAGE = `usage: node tools/gpu-bundle.mjs [--list | --check] [entry-name …]
+  (no flag)  build gpu-bundle/: the addon, node.xz, one bundle per entry (all, or the named ones)
+  --list     print every entry, its file and the package.json declaring it; build nothing
+  --check    bundle each entry in memory (no addon, no node.xz, nothing written): every import resolves`;
+
+/** Workspace packages resolve to their TypeScript sources (as in vitest.shared.mjs). */
+function sourceAliases(packages) {
+  const alias = {};
+  for (const { dir, json } of packages) alias[json.name] = join(dir, 'src', 'index.ts');
+  return alias;
+}
+
+function listEntries(entries) {
+  const width = Math.max(...entries.map((e) => e.name.length));
+  for (const entry of entries) {
+    const missing = existsSync(entry.entry) ? '' : '  (file missing: skipped)';
+    console.log(`${entry.name.padEnd(width)}  ${relative(root, entry.entry)}  [${entry.declaredIn}]${missing}`);
+  }
+  console.log(`gpu-bundle: ${entries.length} entries`);
+}
+
+async function checkEntries(entries, packages) {
+  const alias = sourceAliases(packages);
+  let failed = 0;
+  for (const entry of entries) {
+    if (!existsSync(entry.entry)) {
+      console.log(`gpu-bundle: skipping ${entry.name}: ${relative(root, entry.entry)} does not exist yet (${entry.declaredIn})`);
+      continue;
+    }
+    try {
+      const bytes = await bundleEntry(entry, alias, false);
+      console.log(`gpu-bundle: ${entry.name} bundles (${(bytes / 1024).toFixed(0)} KiB) ← ${relative(root, entry.entry)}`);
+    } catch (error) {
+      failed += 1;
+      console.error(`gpu-bundle: ${entry.name} does not bundle: ${error instanceof Error ? error.message : error}`);
+    }
+  }
+  if (failed > 0) throw new Error(`gpu-bundle: ${failed} of ${entries.length} entries do not bundle`);
+  console.log(`gpu-bundle: all ${entries.length} entries bundle`);
+}
+
 async function main() {
-  const only = new Set(process.argv.slice(2));
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(USAGE);
+    return;
+  }
+  const mode = args.includes('--list') ? 'list' : args.includes('--check') ? 'check' : 'build';
+  const unknown = args.filter((a) => a.startsWith('-') && a !== '--list' && a !== '--check');
+  if (unknown.length > 0) throw new Error(`gpu-bundle: unknown option ${unknown.join(' ')}\n${USAGE}`);
+  const only = new Set(args.filter((a) => !a.startsWith('-')));
   const packages = workspacePackages();
   const entries = collectEntries(packages).filter((e) => only.size === 0 || only.has(e.name));
   for (const name of only) {
     if (!entries.some((e) => e.name === name)) throw new Error(`gpu-bundle: no entry named "${name}"`);
   }
+  if (mode === 'list') return listEntries(entries);
+  if (mode === 'check') return checkEntries(entries, packages);
 
   mkdirSync(outDir, { recursive: true });
   for (const file of readdirSync(outDir)) {
@@ -184,9 +241,7 @@ async function main() {
   packNode();
   writeFileSync(join(outDir, 'node.version'), `${process.version}\n`);
 
-  // Workspace packages resolve to their TypeScript sources (as in vitest.shared.mjs).
-  const alias = {};
-  for (const { dir, json } of packages) alias[json.name] = join(dir, 'src', 'index.ts');
+  const alias = sourceAliases(packages);
 
   const bundled = [];
   for (const entry of entries) {

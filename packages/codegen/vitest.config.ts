@@ -1,4 +1,13 @@
+// Codegen's tests in two tiers (vitest.shared.mjs): the slow tier holds the files that simulate
+// many kernels or run nvcc on many of them (each over 10 s on the 2-core development machine).
 import { defineConfig } from 'vitest/config';
-import { sharedConfig } from '../../vitest.shared.mjs';
+import { tieredConfig } from '../../vitest.shared.mjs';
 
-export default defineConfig(sharedConfig);
+export default defineConfig(
+  tieredConfig(import.meta.dirname, [
+    'test/inner-outer-persistent-simulation.test.ts',
+    'test/outer-persistent.test.ts',
+    'test/inner-outer-random.test.ts',
+    'test/nvcc.test.ts',
+  ]),
+);

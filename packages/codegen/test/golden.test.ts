@@ -4,7 +4,7 @@ import { checkGolden } from '@tsfuser/fusion-ir';
 import { makeRuntimeInfo } from '@tsfuser/scheduler';
 import { describe, expect, it } from 'vitest';
 import { compileFusion } from '../src/index.js';
-import { batchNormAddRelu, broadcastAddMul } from './fixtures.js';
+import { batchNormAddRelu, broadcastAddMul } from '@tsfuser/test-support';
 
 const dir = fileURLToPath(new URL('../../../test-fixtures/golden/codegen/', import.meta.url));
 const update = process.env.UPDATE_GOLDEN === '1';

@@ -1,77 +1,20 @@
-// Inner-outer persistent codegen (layer_norm backward as one kernel): kernels simulated on the
-// CPU against the reference evaluator with fresh random inputs (Float / Half / BFloat16; odd
-// N × H, H not a multiple of the vector width, fewer and more rows than blocks), structure
-// (one grid step at the end, no block reduction inside an `if`), goldens of the
-// scheduler_params / kernel IR / CUDA of one fixture, and nvcc -ptx -arch=sm_90 of every fixture.
+// Inner-outer persistent codegen (layer_norm backward as one kernel), fast tier: structure of the
+// kernel IR (one grid step at the end, no block reduction inside an `if`; next-row prefetch, bulk
+// row copies and grouped allreduces as lowered), the simulator catching a misplaced bulk copy, and
+// goldens of the scheduler_params / kernel IR / CUDA of one fixture. The simulations of every
+// fixture and variant, random shapes and nvcc: inner-outer-persistent-simulation.test.ts (slow).
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { checkGolden, evaluate, HostTensor } from '@tsfuser/fusion-ir';
-import type { InnerOuterPersistentOverrides } from '@tsfuser/scheduler';
-import { compileFusion, iconst, lowerFusion, printIndex, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
+import { iconst, printIndex, type Kernel, type Stmt } from '../src/index.js';
 import { simulateKernel } from './kernel-simulator.js';
-import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
-import {
-  buildLayerNormBackward, innerOuterPersistentRegistry, layerNormBackwardFixtures, layerNormBackwardInputs, type LayerNormBackwardCase,
-} from './layer-norm-backward-fixtures.js';
+import { buildLayerNormBackward, layerNormBackwardFixtures, layerNormBackwardInputs } from '@tsfuser/test-support';
+import { lowerCase, walk } from './inner-outer-lowering.js';
 
 const dir = fileURLToPath(new URL('../../../test-fixtures/golden/codegen/inner-outer-persistent/', import.meta.url));
 const update = process.env.UPDATE_GOLDEN === '1';
 
-function lowerCase(c: LayerNormBackwardCase, overrides: InnerOuterPersistentOverrides = {}): { kernel: Kernel; compiled: CompiledKernel } {
-  const registry = innerOuterPersistentRegistry(overrides);
-  const compiled = compileFusion(c.fusion, c.info, { registry });
-  const { scheduler } = registry.pick(c.fusion, c.info);
-  const scheduled = scheduler.schedule(c.fusion.clone().fusion, compiled.params);
-  const kernel = lowerFusion(scheduled, { kernelName: compiled.kernelName, maxThreadsPerBlock: compiled.launch.block[0] * compiled.launch.block[1] });
-  return { kernel, compiled };
-}
-
-/** Relative tolerance: output rounding plus Float accumulation over the row / the rows. */
-function tolerance(c: LayerNormBackwardCase): number {
-  const out = c.dtype === 'Half' ? 4e-3 : c.dtype === 'BFloat16' ? 3e-2 : 1e-5;
-  return out + 2e-7 * Math.sqrt(Math.max(c.rows, c.hidden)) * 16;
-}
-
-export function simulateAndCompare(c: LayerNormBackwardCase, overrides: InnerOuterPersistentOverrides = {}): void {
-  const { kernel, compiled } = lowerCase(c, overrides);
-  const inputs = layerNormBackwardInputs(c);
-  const want = evaluate(c.fusion, inputs) as HostTensor[];
-  const outs = want.map((w) => HostTensor.fromValues(w.dtype, [...w.sizes], new Array<number>(w.numel).fill(NaN)));
-  const got = simulateKernel(kernel, compiled.launch, [...inputs, ...outs]).slice(inputs.length);
-  const tol = tolerance(c);
-  want.forEach((w, i) => {
-    const g = (got[i] as HostTensor).toNumbers();
-    // Sums over many rows: scale the bound by the magnitude of what was summed.
-    const scale = i === 0 ? 1 : Math.sqrt(c.rows) * 2;
-    w.toNumbers().forEach((x, k) => {
-      const y = g[k] as number;
-      if (!(Math.abs(x - y) <= tol * Math.max(scale, Math.abs(x)))) throw new Error(`${c.name}: output ${i} element ${k}: got ${y}, want ${x} (tolerance ${tol})`);
-    });
-  });
-}
-
-function walk(stmts: readonly Stmt[], insideIf: boolean, visit: (s: Stmt, insideIf: boolean) => void): void {
-  for (const s of stmts) {
-    visit(s, insideIf);
-    if (s.kind === 'ForLoop') walk(s.body, insideIf, visit);
-    if (s.kind === 'IfThenElse') {
-      walk(s.then, true, visit);
-      walk(s.else, true, visit);
-    }
-  }
-}
-
-describe('inner-outer persistent codegen: simulation', () => {
-  it.each(layerNormBackwardFixtures().map((c) => [c.name, c] as const))('%s', (_name, c) => {
-    simulateAndCompare(c);
-  });
-});
-
 describe('inner-outer persistent codegen: next-row prefetch (prefetchNextRow)', () => {
-  it.each(layerNormBackwardFixtures().map((c) => [c.name, c] as const))('%s simulates like the fusion', (_name, c) => {
-    simulateAndCompare(c, { prefetchNextRow: true });
-  });
-
   it('loads the next row of grad_out and x into *_next buffers under r + 1 < rows per block; the weight and the per-row scalars load in place', () => {
     const { kernel, compiled } = lowerCase(buildLayerNormBackward('BFloat16', 600, 258), { prefetchNextRow: true });
     expect(compiled.dumps.schedulerParams).toContain('Circular buffer: 2 stages over the row loop');
@@ -105,15 +48,6 @@ describe('inner-outer persistent codegen: next-row prefetch (prefetchNextRow)', 
 });
 
 describe('inner-outer persistent codegen: rows through shared memory by bulk copy (bulkLoadRows)', () => {
-  // 1100 × 96 bf16: 1056 blocks of 2 rows, so the last row of block 549 and every row of the
-  // blocks past it are out of the tensor (the predicated first copy and reissue); Float 300 × 96
-  // and 8 × 4096 divide; the rest have rows the 16-byte copy cannot take and keep global loads.
-  const cases = [...layerNormBackwardFixtures(), buildLayerNormBackward('BFloat16', 1100, 96), buildLayerNormBackward('Float', 700, 128)];
-
-  it.each(cases.map((c) => [c.name, c] as const))('%s simulates like the fusion', (_name, c) => {
-    simulateAndCompare(c, { bulkLoadRows: true });
-  });
-
   it('copies row 0 before the row loop, waits on phase parity r, copies row r + 1 right after the last read of the buffers; the weight stays global', () => {
     const { kernel, compiled } = lowerCase(buildLayerNormBackward('BFloat16', 1100, 96), { bulkLoadRows: true });
     expect(compiled.dumps.schedulerParams).toContain("Rows copied to shared memory with cp.async.bulk (the next row's copy in flight during this row)");
@@ -177,18 +111,6 @@ describe('inner-outer persistent codegen: rows through shared memory by bulk cop
     expect(() => simulateKernel(noFirst, compiled.launch, [...inputs, ...outs])).toThrow(/would never return/);
   });
 
-  it.skipIf(!hasNvcc)('compiles with nvcc -cubin -arch=sm_90 (ptxas assembles the copies, the waits with a parity, the proxy fence)', async () => {
-    const cases = [
-      ...(['Float', 'Half', 'BFloat16'] as const).map((d) => buildLayerNormBackward(d, 16384, 4096)),
-      buildLayerNormBackward('BFloat16', 1100, 96),
-      buildLayerNormBackward('BFloat16', 600000, 4096),
-    ];
-    const kernels = cases.map((c, i) => compileFusion(c.fusion, c.info, { registry: innerOuterPersistentRegistry({ bulkLoadRows: true }), fusionId: 300 + i }));
-    expect(kernels.every((k) => k.dumps.cuda.includes('nvfBulkCopyRowAgain('))).toBe(true);
-    expect(kernels.some((k) => k.indexType === 'Int')).toBe(true);
-    await compileKernelsWithNvcc(kernels, { label: 'inner-outer-bulk', cubin: true });
-  }, 600_000);
-
   it('on by default for 16-bit rows of 16-byte vectors, off for Float rows and when turned off; never with prefetchNextRow (one circular buffer at a time)', () => {
     const c = buildLayerNormBackward('BFloat16', 1100, 96);
     expect(lowerCase(c).compiled.dumps.cuda).toContain('nvfBulkCopyRowAgain(');
@@ -201,11 +123,6 @@ describe('inner-outer persistent codegen: rows through shared memory by bulk cop
 });
 
 describe('inner-outer persistent codegen: grouped allreduces (groupInnerReductions, the default)', () => {
-  it.each(layerNormBackwardFixtures().map((c) => [c.name, c] as const))('%s simulates like the fusion (ungrouped, and grouped + prefetch)', (_name, c) => {
-    simulateAndCompare(c, { groupInnerReductions: false });
-    simulateAndCompare(c, { prefetchNextRow: true });
-  });
-
   it('the row loop has one block allreduce doing both row sums (blockAllreduce2), shared memory for two; ungrouped has two', () => {
     const c = buildLayerNormBackward('BFloat16', 600, 258);
     const plain = lowerCase(c, { groupInnerReductions: false });
@@ -274,53 +191,4 @@ describe('inner-outer persistent codegen: goldens', () => {
     check(`${file}.kernel_ir.txt`, compiled.dumps.kernelIr);
     check(`${file}.cuda_kernel.txt`, compiled.dumps.cuda);
   });
-});
-
-describe.skipIf(!hasNvcc)('inner-outer persistent codegen: nvcc', () => {
-  it('every fixture, the 16384×4096 timing shapes and a 64-bit-index one compile with nvcc -ptx -arch=sm_90', async () => {
-    const cases = [
-      ...layerNormBackwardFixtures(),
-      ...(['Float', 'Half', 'BFloat16'] as const).map((d) => buildLayerNormBackward(d, 16384, 4096)),
-      buildLayerNormBackward('BFloat16', 600000, 4096),
-    ];
-    const kernels = cases.map((c, i) => compileFusion(c.fusion, c.info, { registry: innerOuterPersistentRegistry(), fusionId: i }));
-    // The prefetching and ungrouped variants of the timing shapes.
-    (['Float', 'Half', 'BFloat16'] as const).forEach((d, i) => {
-      const c = buildLayerNormBackward(d, 16384, 4096);
-      kernels.push(compileFusion(c.fusion, c.info, { registry: innerOuterPersistentRegistry({ prefetchNextRow: true }), fusionId: 100 + i }));
-      kernels.push(compileFusion(c.fusion, c.info, { registry: innerOuterPersistentRegistry({ groupInnerReductions: false }), fusionId: 200 + i }));
-    });
-    expect(kernels.some((k) => k.indexType === 'Int')).toBe(true);
-    await compileKernelsWithNvcc(kernels, { label: 'inner-outer' });
-  }, 600_000);
-});
-
-describe('inner-outer persistent codegen: random shapes', () => {
-  it('seeded random N × H × dtype, simulated against the evaluator', () => {
-    const seed = Number(process.env.TSFUSER_SEED ?? Math.floor(Math.random() * 2 ** 31));
-    let a = seed >>> 0;
-    const rand = (): number => {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = a;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-    const dtypes = ['Float', 'Half', 'BFloat16'] as const;
-    // The simulator's time grows with N·H: a budget of elements keeps the run within the timeout
-    // whatever the seed draws (a case past it is skipped, the next one drawn).
-    let budget = 2_500_000;
-    for (let i = 0; i < 8; i += 1) {
-      const dtype = dtypes[Math.floor(rand() * 3)] ?? 'Float';
-      const rows = 1 + Math.floor(rand() ** 2 * 700);
-      const hidden = 1 + Math.floor(rand() ** 2 * 1500);
-      if (rows * hidden > budget) continue;
-      budget -= rows * hidden;
-      try {
-        simulateAndCompare(buildLayerNormBackward(dtype, rows, hidden));
-      } catch (error) {
-        throw new Error(`seed ${seed} case ${i} (${dtype} ${rows}×${hidden}): ${(error as Error).message}`);
-      }
-    }
-  }, 300_000);
 });

@@ -8,16 +8,15 @@ import { describe, it, expect } from 'vitest';
 import { add, broadcast, cast, evaluate, exp, Fusion, HostTensor, makeTensor, max, mul, sub, sum, type TensorView, type DataType } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, makeRuntimeInfo, segmentFusion } from '@tsfuser/scheduler';
 import { compileFusion, lowerFusion } from '../src/index.js';
+import { seededRandom, testSeed } from '@tsfuser/test-support';
 import { simulateKernel } from './kernel-simulator.js';
-
-function seeded(seed: number): () => number { let a = seed >>> 0; return () => { a = (a + 0x6d2b79f5) >>> 0; let t = a; t = Math.imul(t ^ (t >>> 15), t | 1); t ^= t + Math.imul(t ^ (t >>> 7), t | 61); return ((t ^ (t >>> 14)) >>> 0) / 4294967296; }; }
 
 describe('inner-outer persistent: random fusions', () => {
 it('one-segment inner_outer_persistent fusions simulate like the evaluator', () => {
-  const base = Number(process.env.TSFUSER_SEED ?? Math.floor(Math.random() * 2 ** 30));
+  const base = testSeed();
   let picked = 0;
   for (let it = 0; it < 120; it += 1) {
-    const r = seeded(base + it);
+    const r = seededRandom(base + it);
     const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
     const dtype: DataType = pick(['Float', 'Half', 'BFloat16'] as const);
     const f0 = new Fusion();

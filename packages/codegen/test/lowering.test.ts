@@ -4,7 +4,7 @@ import { add, Fusion, makeTensor, mul } from '@tsfuser/fusion-ir';
 import { makeRuntimeInfo } from '@tsfuser/scheduler';
 import { describe, expect, it } from 'vitest';
 import { argumentLayout, compileFusion, iadd, iconst, idiv, imod, imul, isym, packKernelArguments, printIndex } from '../src/index.js';
-import { broadcastAddMul } from './fixtures.js';
+import { broadcastAddMul } from '@tsfuser/test-support';
 
 function addFusion(): Fusion {
   const f = new Fusion();

@@ -12,7 +12,7 @@ import {
 import { InnerPersistentScheduler, makeRuntimeInfo } from '@tsfuser/scheduler';
 import { compileFusion, lowerFusion } from '../src/index.js';
 import { simulateKernel } from './kernel-simulator.js';
-import { innerPersistentRegistry, seededRandom } from './normalization-fixtures.js';
+import { innerPersistentRegistry, seededRandom, testSeed } from '@tsfuser/test-support';
 
 interface RandomCase {
   fusion: Fusion;
@@ -81,7 +81,7 @@ function randomCase(rand: () => number): RandomCase {
 
 describe('random persistent fusions: accepted ⇒ lowered and correct', () => {
   it('200 random fusions', () => {
-    const seed = Math.floor(Math.random() * 2 ** 31);
+    const seed = testSeed();
     const rand = seededRandom(seed);
     const scheduler = new InnerPersistentScheduler();
     let accepted = 0;
@@ -101,7 +101,7 @@ describe('random persistent fusions: accepted ⇒ lowered and correct', () => {
       const kernel = lowerFusion(scheduled, { kernelName: 'k', maxThreadsPerBlock: 1024 });
       const inputs = c.fusion.inputs.map((v, k) => {
         const sizes = c.sizes[k] as number[];
-        return HostTensor.fromValues((v as TensorView).dtype, sizes, Array.from({ length: sizes.reduce((a, b) => a * b, 1) }, () => (Math.random() - 0.5) * 2));
+        return HostTensor.fromValues((v as TensorView).dtype, sizes, Array.from({ length: sizes.reduce((a, b) => a * b, 1) }, () => (rand() - 0.5) * 2));
       });
       const want = evaluate(c.fusion, inputs) as HostTensor[];
       const outs = want.map((w) => HostTensor.fromValues(w.dtype, [...w.sizes], new Array<number>(w.numel).fill(NaN)));

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { add, Fusion, makeTensor, mul, sub, maximum, where, gt, type TensorView } from '@tsfuser/fusion-ir';
 import { makeRuntimeInfo } from '@tsfuser/scheduler';
 import { compileFusion, emitKernel, type CompiledKernel } from '../src/index.js';
-import { allFixtures } from './fixtures.js';
+import { allFixtures } from '@tsfuser/test-support';
 import { NVCC, compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
 
 if (!hasNvcc) console.log(`nvcc tests skipped: ${NVCC} not found (set NVCC to its path)`);

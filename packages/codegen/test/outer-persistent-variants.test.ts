@@ -15,7 +15,7 @@ import {
 import { makeRuntimeInfo, type RuntimeInfo } from '@tsfuser/scheduler';
 import { compileFusion, lowerFusion, runtimeLibrary, withCLinkage } from '../src/index.js';
 import { simulateKernel } from './kernel-simulator.js';
-import { outerPersistentRegistry } from './outer-persistent-fixtures.js';
+import { outerPersistentRegistry, seededRandom, testSeed } from '@tsfuser/test-support';
 
 const NVCC = process.env.NVCC ?? '/usr/local/bin/nvcc';
 const run = promisify(execFile);
@@ -70,10 +70,12 @@ describe('outer persistent codegen: variants', () => {
       const compiled = compileFusion(v.fusion, v.info, { registry: reg });
       const scheduled = reg.get('outer_persistent').schedule(v.fusion.clone().fusion, compiled.params);
       const kernel = lowerFusion(scheduled, { kernelName: compiled.kernelName, maxThreadsPerBlock: compiled.launch.block[0] * compiled.launch.block[1] });
+      const seed = testSeed();
+      const rand = seededRandom(seed);
       const inputs = v.fusion.inputs.map((t, i) => {
         const sizes = v.sizes[i] as number[];
         const n = sizes.reduce((a, b) => a * b, 1);
-        return HostTensor.fromValues((t as TensorView).dtype, sizes, Array.from({ length: n }, () => (Math.random() - 0.5) * 4));
+        return HostTensor.fromValues((t as TensorView).dtype, sizes, Array.from({ length: n }, () => (rand() - 0.5) * 4));
       });
       const want = evaluate(v.fusion, inputs) as HostTensor[];
       const outs = want.map((w) => HostTensor.fromValues(w.dtype, [...w.sizes], new Array<number>(w.numel).fill(NaN)));
@@ -83,7 +85,7 @@ describe('outer persistent codegen: variants', () => {
         const tol = w.dtype === 'Half' ? 2e-3 : w.dtype === 'BFloat16' ? 1.6e-2 : 1e-5;
         const scale = w.toNumbers().reduce((m, x) => Math.max(m, Math.abs(x)), 1);
         w.toNumbers().forEach((x, k) => {
-          expect(Math.abs((g[k] as number) - x) <= tol * scale, `${v.name} output ${i} element ${k}: got ${g[k]}, want ${x}`).toBe(true);
+          expect(Math.abs((g[k] as number) - x) <= tol * scale, `${v.name} (inputs: seed ${seed}) output ${i} element ${k}: got ${g[k]}, want ${x}`).toBe(true);
         });
       });
     }

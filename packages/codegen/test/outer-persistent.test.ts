@@ -15,7 +15,7 @@ import { defaultSchedulerRegistry, OuterPersistentScheduler, SchedulerRegistry }
 import { compileFusion, lowerFusion, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
 import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
 import { simulateKernel } from './kernel-simulator.js';
-import { buildOuter as build, CS, DTYPES, KINDS, NS, outerPersistentRegistry as registry, type OuterCase } from './outer-persistent-fixtures.js';
+import { buildOuter as build, CS, DTYPES, KINDS, NS, outerPersistentRegistry as registry, seededRandom, testSeed, type OuterCase } from '@tsfuser/test-support';
 
 const dir = fileURLToPath(new URL('../../../test-fixtures/golden/codegen/outer-persistent/', import.meta.url));
 const update = process.env.UPDATE_GOLDEN === '1';
@@ -29,11 +29,11 @@ function lowerCase(c: OuterCase): { kernel: Kernel; compiled: CompiledKernel } {
   return { kernel, compiled };
 }
 
-function randomInputs(c: OuterCase): HostTensor[] {
+function randomInputs(c: OuterCase, rand: () => number): HostTensor[] {
   return c.fusion.inputs.map((v, i) => {
     const sizes = c.sizes[i] as number[];
     const n = sizes.reduce((a, b) => a * b, 1);
-    return HostTensor.fromValues((v as TensorView).dtype, sizes, Array.from({ length: n }, () => (Math.random() - 0.5) * 8));
+    return HostTensor.fromValues((v as TensorView).dtype, sizes, Array.from({ length: n }, () => (rand() - 0.5) * 8));
   });
 }
 
@@ -60,17 +60,18 @@ function checkCase(c: OuterCase, simulate: boolean): void {
   const pick = reg.tryPick(c.fusion, c.info);
   expect(pick.scheduler?.type, `${c.name}: ${pick.rejected.map((r) => `${r.type}: ${r.reason}`).join('; ')}`).toBe('outer_persistent');
   expect(defaultSchedulerRegistry().tryPick(c.fusion, c.info).scheduler?.type, `${c.name} (default registry)`).toBe('outer_persistent');
-  const inputs = randomInputs(c);
+  const seed = testSeed();
+  const inputs = randomInputs(c, seededRandom(seed));
   const want = evaluate(c.fusion, inputs) as HostTensor[];
   const { kernel, compiled } = lowerCase(c);
   const scheduled = reg.get('outer_persistent').schedule(c.fusion.clone().fusion, compiled.params);
   // Exact, except Welford (translated to two-pass sums by the schedule: float rounding differs).
   const exact = c.kind === 'batch_norm_welford' ? tolerance(c.dtype, c.reduced) : 1e-12;
-  compare(`${c.name} (scheduled fusion)`, want, evaluate(scheduled.fusion, inputs) as HostTensor[], exact);
+  compare(`${c.name} (scheduled fusion; inputs: seed ${seed})`, want, evaluate(scheduled.fusion, inputs) as HostTensor[], exact);
   if (!simulate) return;
   const outs = want.map((w) => HostTensor.fromValues(w.dtype, [...w.sizes], new Array<number>(w.numel).fill(NaN)));
   const got = simulateKernel(kernel, compiled.launch, [...inputs, ...outs]).slice(inputs.length);
-  compare(`${c.name} (simulated kernel)`, want, got, tolerance(c.dtype, c.reduced));
+  compare(`${c.name} (simulated kernel; inputs: seed ${seed})`, want, got, tolerance(c.dtype, c.reduced));
 }
 
 function walk(stmts: readonly Stmt[], insideIf: boolean, visit: (s: Stmt, insideIf: boolean) => void): void {

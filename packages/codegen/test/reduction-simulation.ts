@@ -1,10 +1,11 @@
 // Test helpers for reduction codegen: a fixture by name, scheduling + lowering that also
 // returns the kernel IR, a statement walker, random inputs, dtype tolerances, and the
-// simulate-and-compare check (kernel simulator vs the reference evaluator, fresh random inputs).
+// simulate-and-compare check (kernel simulator vs the reference evaluator, fresh seeded random
+// inputs: the seed is in every failure message, TSFUSER_SEED replays it).
 import { evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/fusion-ir';
 import { compileFusion, lowerFusion, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
 import { simulateKernel } from './kernel-simulator.js';
-import { isWelfordKind, reductionFixtures, reductionRegistry, type ReductionCase } from './reduction-fixtures.js';
+import { isWelfordKind, reductionFixtures, reductionRegistry, seededRandom, testSeed, type ReductionCase } from '@tsfuser/test-support';
 
 export function byName(name: string): ReductionCase {
   const c = reductionFixtures().find((x) => x.name === name);
@@ -32,12 +33,12 @@ export function walk(stmts: readonly Stmt[], insideIf: boolean, visit: (s: Stmt,
   }
 }
 
-export function randomValues(dtype: DataType, n: number, op: ReductionCase['op']): (number | boolean)[] {
-  if (dtype === 'Bool') return Array.from({ length: n }, () => Math.random() < 0.8);
-  if (dtype === 'Int32' || dtype === 'Int') return Array.from({ length: n }, () => Math.floor((Math.random() - 0.5) * 100));
+export function randomValues(dtype: DataType, n: number, op: ReductionCase['op'], rand: () => number): (number | boolean)[] {
+  if (dtype === 'Bool') return Array.from({ length: n }, () => rand() < 0.8);
+  if (dtype === 'Int32' || dtype === 'Int') return Array.from({ length: n }, () => Math.floor((rand() - 0.5) * 100));
   // products stay finite near 1
-  if (op === 'prod') return Array.from({ length: n }, () => 0.9 + Math.random() * 0.2);
-  return Array.from({ length: n }, () => (Math.random() - 0.5) * 8);
+  if (op === 'prod') return Array.from({ length: n }, () => 0.9 + rand() * 0.2);
+  return Array.from({ length: n }, () => (rand() - 0.5) * 8);
 }
 
 /** Relative error bound: output rounding plus accumulation in float over the reduced extent. */
@@ -55,10 +56,12 @@ export function coarsestDtype(c: ReductionCase): DataType {
 
 export function simulateAndCompare(c: ReductionCase): void {
   const { kernel, compiled } = lowerCase(c);
+  const seed = testSeed();
+  const rand = seededRandom(seed);
   const inputs = c.fusion.inputs.map((v, i) => {
     const tv = v as TensorView;
     const sizes = c.sizes[i] as number[];
-    return HostTensor.fromValues(tv.dtype, sizes, randomValues(tv.dtype, sizes.reduce((a, b) => a * b, 1), c.op));
+    return HostTensor.fromValues(tv.dtype, sizes, randomValues(tv.dtype, sizes.reduce((a, b) => a * b, 1), c.op, rand));
   });
   const want = evaluate(c.fusion, inputs) as HostTensor[];
   const outs = want.map((w) => HostTensor.fromValues(w.dtype, [...w.sizes], new Array<number>(w.sizes.reduce((a, b) => a * b, 1)).fill(w.dtype === 'Bool' ? 0 : NaN)));
@@ -71,7 +74,7 @@ export function simulateAndCompare(c: ReductionCase): void {
     wn.forEach((x, k) => {
       const y = gn[k] as number;
       const ok = Number.isNaN(x) ? Number.isNaN(y) : !Number.isFinite(x) ? x === y : Math.abs(x - y) <= tol * Math.max(1, Math.abs(x));
-      if (!ok) throw new Error(`${c.name}: output ${i} element ${k}: got ${y}, want ${x} (tolerance ${tol})`);
+      if (!ok) throw new Error(`${c.name} (inputs: seed ${seed}): output ${i} element ${k}: got ${y}, want ${x} (tolerance ${tol})`);
     });
   });
 }

@@ -23,7 +23,7 @@ import { evaluate, Fusion, HostTensor, makeTensor, mul, sum, type EvalValue } fr
 import { FusionExecutorCache, CubinCache, DeviceContext, Tensor, isAvailable, type ExecutorArgument } from '@tsfuser/runtime';
 import { makeRuntimeInfo, SchedulingError, segmentPlanFor } from '@tsfuser/scheduler';
 import { LoweringError } from '@tsfuser/codegen';
-import { allFixtures } from '../../codegen/test/fixtures.js';
+import { allFixtures } from '@tsfuser/test-support';
 import { loadDefinition } from '../src/cli/load-definition.js';
 import { compareTensors, loosestTolerance, type Tolerance } from '../src/io/compare.js';
 import { inputSensitivity } from '../src/io/sensitivity.js';

@@ -10,8 +10,7 @@
 import { evaluate, HostTensor, type TensorView } from '@tsfuser/fusion-ir';
 import { DeviceContext, FusionExecutorCache, isAvailable, l2Flusher, Tensor, timeDevice } from '@tsfuser/runtime';
 import { InnerPersistentScheduler, OuterPersistentScheduler, PointwiseScheduler, ReductionScheduler, SchedulerRegistry, type Scheduler } from '@tsfuser/scheduler';
-import { batchNormCase, minusMean, randomBatchNormInputs, type BatchNormCase } from '../test/batch-norm-fixtures.js';
-import { buildOuter, type OuterCase } from '../test/outer-persistent-fixtures.js';
+import { batchNormCase, buildOuter, minusMean, randomBatchNormInputs, type BatchNormCase, type OuterCase } from '@tsfuser/test-support';
 
 function inputsOf(c: OuterCase | BatchNormCase): HostTensor[] {
   if (!('kind' in c)) return randomBatchNormInputs(c);

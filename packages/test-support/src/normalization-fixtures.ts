@@ -138,17 +138,6 @@ export function emptyRowFixtures(): NormalizationCase[] {
   return NORMALIZATION_KINDS.map((kind) => buildNormalization(`${kind}_Float_0`, { kind, dtype: 'Float', shape: [4, 0] }));
 }
 
-/** Deterministic PRNG (mulberry32) so failures can be rebuilt from the seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A random normalization: kind, dtype, 1–3 leading dims, a row length up to `maxRow`. */
 export function randomNormalizationSpec(rand: () => number, maxRow = 6000, maxRows = 300): NormalizationSpec {

@@ -11,7 +11,7 @@ import {
   InnerOuterPersistentScheduler, InnerPersistentScheduler, OuterPersistentScheduler, PointwiseScheduler, ReductionScheduler, SchedulerRegistry,
   defaultSchedulerRegistry, segmentPlanFor, type InnerOuterPersistentOverrides,
 } from '@tsfuser/scheduler';
-import { layerNormBackwardInputs, type LayerNormBackwardCase } from '../test/layer-norm-backward-fixtures.js';
+import { layerNormBackwardInputs, type LayerNormBackwardCase } from '@tsfuser/test-support';
 
 export interface Result {
   name: string;

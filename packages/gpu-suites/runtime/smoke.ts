@@ -22,7 +22,7 @@ import {
   isAvailable,
   packArguments,
   type KernelFunction,
-} from '../src/index.js';
+} from '@tsfuser/runtime';
 import { BROKEN_SOURCE, POINTWISE_SOURCE } from './kernels.js';
 
 interface Row {

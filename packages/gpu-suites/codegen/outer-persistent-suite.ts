@@ -4,10 +4,10 @@
 //   pnpm gpu:bundle codegen-outer-persistent-suite
 //   (GPU host) bash gpu-bundle/run.sh codegen-outer-persistent-suite
 //
-// Runs every outer persistent fixture (test/outer-persistent-fixtures.ts: batch-norm training
+// Runs every outer persistent fixture (@tsfuser/test-support outer-persistent-fixtures.ts: batch-norm training
 // two-pass and Welford, x − sum(x, 0), x − mean(x, 0); x[N, C] with N in {1, 7, 64, 1000, 4096},
 // C in {1, 3, 32, 256, 1001}; Float, Half, BFloat16; channels-last 4-D) and the batch-norm
-// fixtures (test/batch-norm-fixtures.ts: channels-last and NCHW batch_norm with weight, bias and
+// fixtures (test-support batch-norm-fixtures.ts: channels-last and NCHW batch_norm with weight, bias and
 // running stats, nvFuser's decomposed channels-last form, var_mean + normalize, fallbacks to
 // reduction (sum or Welford) + pointwise kernels) through FusionExecutorCache with the default registry, as users run them
 // (segmentation → outer / inner persistent or reduction + pointwise → codegen → NVRTC → launch;
@@ -24,8 +24,9 @@ import { evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/f
 import { DeviceContext, FusionExecutorCache, isAvailable, l2Flusher, Tensor, type L2Flusher } from '@tsfuser/runtime';
 import { printCategoryTable, timeFusion, type FusionTiming } from './suite-report.js';
 import { segmentPlanFor } from '@tsfuser/scheduler';
-import { batchNormCase, gpuBatchNormCases, minusMean, randomBatchNormInputs, type BatchNormCase } from '../test/batch-norm-fixtures.js';
-import { buildOuter, CS, DTYPES, KINDS, NS, type OuterCase } from '../test/outer-persistent-fixtures.js';
+import {
+  batchNormCase, buildOuter, CS, DTYPES, gpuBatchNormCases, KINDS, minusMean, NS, randomBatchNormInputs, type BatchNormCase, type OuterCase,
+} from '@tsfuser/test-support';
 
 interface Result {
   name: string;

@@ -3,7 +3,7 @@
 //   pnpm gpu:bundle codegen-normalization-suite
 //   (GPU host) bash gpu-bundle/run.sh codegen-normalization-suite [seed] [count]
 //
-// Runs every normalization fixture (test/normalization-fixtures.ts: softmax, log_softmax,
+// Runs every normalization fixture (@tsfuser/test-support normalization-fixtures.ts: softmax, log_softmax,
 // two-pass layer_norm with weight/bias and mean/invstd outputs, rms_norm with weight; Float,
 // Half, BFloat16; rows of 1, 7, 1000, 4096, 5000 elements, 3-D inputs; size-0 rows, which
 // segmentation gives to the other schedulers) and `count` (default 120) random normalization
@@ -11,7 +11,7 @@
 // persistent scheduler → codegen → NVRTC → launch, outputs poisoned), device-bound inputs
 // (Tensor.fromHost), and compares every output element with the reference evaluator on the
 // same fresh random inputs (some with a NaN), and the layer_norm backward fixtures
-// (test/layer-norm-backward-fixtures.ts: one inner_outer_persistent kernel each). Then times the
+// (test-support layer-norm-backward-fixtures.ts: one inner_outer_persistent kernel each). Then times the
 // issue's benchmark shapes (16384×4096, last dim; layer_norm backward too) and prints achieved
 // bandwidth (input + output bytes). Prints failures
 // with the spec to rebuild them, a table by scheduler, and `N passed, M failed` last; writes
@@ -24,10 +24,9 @@ import { DeviceContext, FusionExecutorCache, isAvailable, l2Flusher, Tensor } fr
 import { printCategoryTable, timeFusion } from './suite-report.js';
 import { defaultSchedulerRegistry, segmentPlanFor } from '@tsfuser/scheduler';
 import {
-  buildNormalization, emptyRowFixtures, normalizationFixtures, randomNormalizationSpec, seededRandom,
-  type NormalizationCase, type NormalizationSpec,
-} from '../test/normalization-fixtures.js';
-import { buildLayerNormBackward, layerNormBackwardFixtures } from '../test/layer-norm-backward-fixtures.js';
+  buildLayerNormBackward, buildNormalization, emptyRowFixtures, layerNormBackwardFixtures, normalizationFixtures, randomNormalizationSpec,
+  seededRandom, type NormalizationCase, type NormalizationSpec,
+} from '@tsfuser/test-support';
 import { runLayerNormBackwardCase, timeLayerNormBackward } from './layer-norm-backward-gpu.js';
 
 interface Result {

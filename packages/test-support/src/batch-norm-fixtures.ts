@@ -152,11 +152,14 @@ export function gpuBatchNormCases(): BatchNormCase[] {
   ];
 }
 
-/** Fresh random inputs; running variances (input 4 of batchNormCase) positive. */
-export function randomBatchNormInputs(c: BatchNormCase): HostTensor[] {
+/**
+ * Random inputs drawn from `rand` (tests pass `seededRandom(seed)` and name the seed on failure);
+ * running variances (input 4 of batchNormCase) positive.
+ */
+export function randomBatchNormInputs(c: BatchNormCase, rand: () => number = Math.random): HostTensor[] {
   return c.fusion.inputs.map((v, i) => {
     const sizes = c.sizes[i] as number[];
     const n = product(sizes);
-    return HostTensor.fromValues((v as TensorView).dtype, sizes, Array.from({ length: n }, () => (i === 4 ? 0.5 + Math.random() : (Math.random() - 0.5) * 6)));
+    return HostTensor.fromValues((v as TensorView).dtype, sizes, Array.from({ length: n }, () => (i === 4 ? 0.5 + rand() : (rand() - 0.5) * 6)));
   });
 }

@@ -3,7 +3,7 @@
 //   pnpm gpu:bundle codegen-reduction-suite
 //   (GPU host) bash gpu-bundle/run.sh codegen-reduction-suite [seed] [count]
 //
-// Runs every reduction fixture (test/reduction-fixtures.ts) and `count` (default 320) random
+// Runs every reduction fixture (@tsfuser/test-support: reduction-fixtures.ts) and `count` (default 320) random
 // single-reduction fusions (sum/max/min/prod and the Welford ops var_mean / welford over random
 // axes, keepdim, pointwise before and after, Float/Half/BFloat16/Double, sizes 0/1/odd/large,
 // some NaN inputs; and welford / var_mean with NaN and ±Inf at fixed places) through
@@ -21,7 +21,7 @@ import { evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/f
 import { DeviceContext, FusionExecutorCache, isAvailable, Tensor } from '@tsfuser/runtime';
 import {
   buildReduction, isWelfordKind, randomReductionSpec, reductionFixtures, reductionRegistry, seededRandom, type ReductionCase, type ReductionSpec,
-} from '../test/reduction-fixtures.js';
+} from '@tsfuser/test-support';
 import { printCategoryTable } from './suite-report.js';
 
 interface Result {

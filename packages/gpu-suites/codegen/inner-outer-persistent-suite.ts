@@ -4,7 +4,7 @@
 //   pnpm gpu:bundle codegen-inner-outer-persistent-suite
 //   (GPU host) bash gpu-bundle/run.sh codegen-inner-outer-persistent-suite [--no-timing | --timing-only] [--dtype D]
 //
-// Runs every layer_norm backward fixture (test/layer-norm-backward-fixtures.ts: Float, Half,
+// Runs every layer_norm backward fixture (@tsfuser/test-support layer-norm-backward-fixtures.ts: Float, Half,
 // BFloat16; N×H from 1×1 to 8×4096, odd sizes, H not a multiple of the vector width, fewer
 // and more rows than blocks) plus larger shapes (2048×1024, 3000×768, 1024×4096 and a row over
 // the register budget that falls back to segmentation) through FusionExecutorCache with the
@@ -32,7 +32,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DeviceContext, isAvailable, l2Flusher } from '@tsfuser/runtime';
 import type { InnerOuterPersistentOverrides } from '@tsfuser/scheduler';
-import { buildLayerNormBackward, layerNormBackwardFixtures, layerNormBackwardInputs } from '../test/layer-norm-backward-fixtures.js';
+import { buildLayerNormBackward, layerNormBackwardFixtures, layerNormBackwardInputs } from '@tsfuser/test-support';
 import { printCategoryTable } from './suite-report.js';
 import { compareWithSegmented, registryFor, runLayerNormBackwardCase, timeLayerNormBackward, type Timing } from './layer-norm-backward-gpu.js';
 

@@ -207,17 +207,6 @@ export function reductionFixtures(): ReductionCase[] {
   return out;
 }
 
-/** mulberry32: a small seeded generator, so a failing random case can be rebuilt from its seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function pick<T>(rand: () => number, xs: readonly T[]): T {
   return xs[Math.floor(rand() * xs.length)] as T;
