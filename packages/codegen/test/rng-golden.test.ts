@@ -6,7 +6,7 @@ import { checkGolden } from '@tsfuser/fusion-ir';
 import { makeRuntimeInfo } from '@tsfuser/scheduler';
 import { describe, expect, it } from 'vitest';
 import { compileFusion } from '../src/index.js';
-import { rngCases, type RngCase } from './rng-fixtures.js';
+import { rngCases, type RngCase } from '@tsfuser/test-support';
 
 const dir = fileURLToPath(new URL('../../../test-fixtures/golden/codegen/rng/', import.meta.url));
 const update = process.env.UPDATE_GOLDEN === '1';

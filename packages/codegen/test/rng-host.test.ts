@@ -14,7 +14,7 @@ import { makeRuntimeInfo } from '@tsfuser/scheduler';
 import { describe, expect, it } from 'vitest';
 import { compileFusion, PHILOX_CORE } from '../src/index.js';
 import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
-import { rngCases } from './rng-fixtures.js';
+import { rngCases } from '@tsfuser/test-support';
 
 const run = promisify(execFile);
 const CXX = process.env.CXX ?? '/usr/bin/g++';

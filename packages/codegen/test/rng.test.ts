@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultSchedulerRegistry } from '@tsfuser/scheduler';
 import { compileFusion, lowerFusion } from '../src/index.js';
 import { simulateKernel } from './kernel-simulator.js';
-import { dropoutResidualLayerNorm, rngCases, type RngCase } from './rng-fixtures.js';
+import { dropoutResidualLayerNorm, rngCases, type RngCase } from '@tsfuser/test-support';
 
 /** Seeded inputs (mulberry32) so a failure names the data. */
 function inputsFor(c: RngCase, seed: number): HostTensor[] {

@@ -7,3 +7,4 @@ export * from './layer-norm-backward-fixtures.js';
 export * from './normalization-fixtures.js';
 export * from './outer-persistent-fixtures.js';
 export * from './reduction-fixtures.js';
+export * from './rng-fixtures.js';

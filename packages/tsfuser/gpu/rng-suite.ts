@@ -16,7 +16,7 @@
 import { evaluate, HostTensor, type DataType, type Fusion } from '@tsfuser/fusion-ir';
 import { DeviceContext, FusionExecutor, isAvailable, l2Flusher, runtimeInfoFor, schedulerDevice, Tensor, timeDevice } from '@tsfuser/runtime';
 import { PointwiseScheduler, SchedulerRegistry, type PointwiseOverrides } from '@tsfuser/scheduler';
-import { dropoutResidualLayerNorm, rngCases, type RngCase } from '../../codegen/test/rng-fixtures.js';
+import { dropoutResidualLayerNorm, rngCases, type RngCase } from '@tsfuser/test-support';
 import { randomHost, toDeviceInput, Random, type DeviceInput } from '../src/bench/device-inputs.js';
 import { copyBandwidth } from '../src/bench/timing.js';
 
