@@ -39,6 +39,7 @@ export function accessesOf(stmts: readonly Stmt[]): { writes: TensorAccess[]; re
         for (const o of s.operands) reads.push(...operandAccesses(o));
         return;
       case 'ReductionInit':
+      case 'Iota':
         writes.push(s.out);
         return;
       case 'BlockReduce':
@@ -106,6 +107,7 @@ export function containsReduction(stmts: readonly Stmt[]): boolean {
       case 'Allocate':
       case 'LoadStore':
       case 'Compute':
+      case 'Iota':
       case 'ScalarCompute':
       case 'ReductionInit':
       case 'WelfordUpdate':

@@ -1,6 +1,7 @@
 // Pass 5 — expression lowering. In: the loop nest with Allocates and PendingExprs. Out: every
 // PendingExpr replaced by its kernel IR statement (LoadStore for copies, broadcasts, squeezes
-// and expands — a wide one at a vectorized position; Compute for unary/binary/ternary ops),
+// and expands — a wide one at a vectorized position; Compute for unary/binary/ternary ops and
+// for a full's fill value; Iota for an iota's start + index·step),
 // with global accesses indexed through the reference (indexing.ts), local ones by buffer
 // position (allocation.ts), wrapped in an IfThenElse when a non-divisible split needs a
 // predicate (predicates.ts). ReductionOps lower through reductions.ts (init, serial update or
@@ -11,8 +12,9 @@
 // Fusion scalar math becomes ScalarComputes at kernel start.
 // Invariant: no PendingExpr remains.
 
-import { cppTypeName, type Expr, type Scalar, type TensorView, type Val } from '@tsfuser/fusion-ir';
+import { cppTypeName, type Expr, type IotaOp, type Scalar, type TensorView, type Val } from '@tsfuser/fusion-ir';
 import { LoweringError } from '../errors.js';
+import { iconst } from '../kernel-ir/index-expr.js';
 import type { Operand, Predicate, ScalarOperand, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
 import { computeDtypeOf, computeOpOf } from './compute-type.js';
 import { localIndex } from './allocation.js';
@@ -96,7 +98,10 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
       const env: WelfordLoweringEnv = { ctx, groups, access, predicates: predicatesFor, operand };
       return s.phase === 'init' ? lowerWelfordInit(s.expr, env) : lowerWelfordUpdate(s.expr, env);
     }
-    const inner = lowerExpr(s.expr, access, operand, groups.isVectorized(out) ? vector : 1);
+    const inner =
+      s.expr.kind === 'IotaOp'
+        ? lowerIota(s.expr, access(out), indexer)
+        : lowerExpr(s.expr, access, operand, groups.isVectorized(out) ? vector : 1);
     const predicates = [...predicatesFor((ps) => ps.every((p) => p < count && groups.owns(out, p))), ...threadPredicates(threadPreds.get(out) ?? [])];
     return predicates.length === 0 ? inner : { kind: 'IfThenElse', predicates, then: [inner], else: [] };
   };
@@ -107,6 +112,16 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
       return [st];
     });
   return visit(body);
+}
+
+/** An iota element: start + i·step, i the point's index in the iota's one dim (0 where it is a broadcast). */
+function lowerIota(expr: IotaOp, out: TensorAccess, indexer: PointIndexer): Stmt {
+  const tv = expr.outputs[0] as TensorView;
+  const ctx = indexer.ctx;
+  const r = ctx.exactMap.mapToReference(tv, ctx.reference)[0] ?? -1;
+  const logical = indexer.history.logical[r];
+  const index = logical === undefined ? iconst(0) : indexer.index(logical);
+  return { kind: 'Iota', out, index, start: scalarOperand(ctx, expr.start), step: scalarOperand(ctx, expr.step) };
 }
 
 function lowerExpr(expr: Expr, access: (tv: TensorView) => TensorAccess, operand: (v: Val) => Operand, width: number): Stmt {
@@ -121,6 +136,11 @@ function lowerExpr(expr: Expr, access: (tv: TensorView) => TensorAccess, operand
       if (input === undefined || input.kind !== 'tensorView') throw new LoweringError(`${expr.kind} producing T${out.name} has no tensor input`);
       if (input.dtype !== out.dtype) throw new LoweringError(`${expr.kind} T${input.name} → T${out.name} changes dtype (${cppTypeName(input.dtype)} → ${cppTypeName(out.dtype)})`);
       return { kind: 'LoadStore', out: access(out), in: access(input), width };
+    }
+    case 'FullOp': {
+      // The fill value (already of the output's dtype) stored at every point: no loads.
+      if (width > 1) throw new LoweringError(`T${out.name}: a full cannot be vectorized`);
+      return { kind: 'Compute', out: access(out), op: { family: 'unary', op: 'cast' }, operands: [operand(expr.fillValue)], computeDtype: expr.fillValue.dtype };
     }
     case 'UnaryOp':
     case 'BinaryOp':

@@ -34,7 +34,6 @@ function exprRefusal(e: Expr): string | null {
       return `${e.kind}${name} (a resize) is not supported by the pointwise scheduler yet`;
     case 'FullOp':
     case 'IotaOp':
-      return `${e.kind}${name} (a tensor factory) is not supported by the pointwise scheduler yet`;
     case 'Split':
     case 'Merge':
       return null;

@@ -1,0 +1,127 @@
+// Test helpers for shape-op and tensor-factory kernels: a seeded generator, random inputs of a
+// dtype, and simulate-and-compare — compile a fusion with the default registry (or one given),
+// lower it, run the kernel IR in the CPU simulator on NaN-poisoned outputs and compare every
+// element with the reference evaluator within a tolerance by dtype. Failure messages carry the
+// label and the seed.
+import { evaluate, HostTensor, type DataType, type EvalValue, type Fusion, type TensorView } from '@tsfuser/fusion-ir';
+import { defaultSchedulerRegistry, makeRuntimeInfo, type RuntimeInfo, type SchedulerRegistry } from '@tsfuser/scheduler';
+import { compileFusion, lowerFusion, type CompiledKernel, type Kernel } from '../src/index.js';
+import { simulateKernel } from './kernel-simulator.js';
+
+/** Deterministic PRNG (mulberry32). */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The base seed of a test run: TSFUSER_SEED, else a fresh one (printed on failure). */
+export function baseSeed(): number {
+  return Number(process.env.TSFUSER_SEED ?? Math.floor(Math.random() * 2 ** 30));
+}
+
+export function randomTensor(dtype: DataType, sizes: readonly number[], r: () => number): HostTensor {
+  const n = sizes.reduce((a, b) => a * b, 1);
+  const values = Array.from({ length: n }, () => {
+    if (dtype === 'Bool') return r() < 0.5;
+    if (dtype === 'Int') return BigInt(Math.floor((r() - 0.5) * 200));
+    if (dtype === 'Int32') return Math.floor((r() - 0.5) * 200);
+    return (r() - 0.5) * 8;
+  });
+  return HostTensor.fromValues(dtype, sizes, values);
+}
+
+/** Relative tolerance of one pointwise result stored in `dtype`. */
+export function dtypeTolerance(dtype: DataType): number {
+  switch (dtype) {
+    case 'Half':
+      return 2e-3;
+    case 'BFloat16':
+      return 1.6e-2;
+    case 'Float':
+      return 1e-5;
+    case 'Double':
+      return 1e-12;
+    default:
+      return 0;
+  }
+}
+
+export interface Simulated {
+  compiled: CompiledKernel;
+  kernel: Kernel;
+  info: RuntimeInfo;
+}
+
+/** Compiles and lowers like the executor does (the kernel IR object is returned too). */
+export function lowerWith(fusion: Fusion, info: RuntimeInfo, registry: SchedulerRegistry = defaultSchedulerRegistry()): Simulated {
+  const compiled = compileFusion(fusion, info, { registry });
+  const { scheduler } = registry.pick(fusion, info);
+  const scheduled = scheduler.schedule(fusion.clone().fusion, compiled.params);
+  const lp = compiled.params.lparams;
+  const kernel = lowerFusion(scheduled, { kernelName: compiled.kernelName, maxThreadsPerBlock: Math.max(1, lp.bdimx * lp.bdimy * lp.bdimz) });
+  return { compiled, kernel, info };
+}
+
+export function runtimeInfoOf(fusion: Fusion, inputs: readonly EvalValue[]): RuntimeInfo {
+  return makeRuntimeInfo(
+    fusion,
+    inputs.map((v) => (v instanceof HostTensor ? { sizes: v.sizes, strides: v.strides } : null)),
+  );
+}
+
+/**
+ * Simulates `fusion`'s kernel on `inputs` (outputs poisoned with NaN first) and throws, naming
+ * `label`, unless every output element matches the reference evaluator.
+ */
+export function simulateAndCheck(fusion: Fusion, inputs: readonly EvalValue[], label: string, registry?: SchedulerRegistry): Simulated {
+  const info = runtimeInfoOf(fusion, inputs);
+  const sim = lowerWith(fusion, info, registry);
+  const want = evaluate(fusion, inputs) as HostTensor[];
+  const outputs = fusion.outputs.map((o, i) => poisonedOutput(o as TensorView, want[i] as HostTensor));
+  const args = inputs.map((v) => (v instanceof HostTensor ? v : Number(v)));
+  const empty = sim.compiled.launch.grid.some((g) => g === 0);
+  const got = empty ? outputs : simulateKernel(sim.kernel, sim.compiled.launch, [...args, ...outputs]).slice(args.filter((a) => typeof a !== 'number').length);
+  want.forEach((w, i) => compareOutput(w, got[i] as HostTensor, `${label}: output ${i}`));
+  return sim;
+}
+
+/**
+ * An output buffer as the runtime allocates it (output-allocation.ts): dense over the dims that
+ * are not expanded broadcasts, stride 0 on those (a view of the un-expanded result), filled
+ * with NaN (or -7 / false for integers and Bool) so an element the kernel never writes shows.
+ */
+export function poisonedOutput(tv: TensorView, value: HostTensor): HostTensor {
+  const logical = tv.domain.logicalNoReductions();
+  const expanded = value.sizes.map((_, d) => logical[d]?.isBroadcast() === true && logical[d]?.expandedExtent !== null);
+  const strides = new Array<number>(value.sizes.length).fill(0);
+  let stride = 1;
+  for (let d = value.sizes.length - 1; d >= 0; d -= 1) {
+    if (expanded[d] === true) continue;
+    strides[d] = stride;
+    stride *= Math.max(1, value.sizes[d] as number);
+  }
+  const n = value.sizes.some((x) => x === 0) ? 0 : stride;
+  const poison = value.dtype === 'Bool' ? false : value.dtype === 'Int' ? -7n : value.dtype === 'Int32' ? -7 : NaN;
+  const storage = HostTensor.fromValues(value.dtype, [n], new Array<number | boolean | bigint>(n).fill(poison));
+  return new HostTensor(value.dtype, [...value.sizes], strides, storage.data);
+}
+
+/** Element-wise comparison of a kernel's output (any strides) with the reference. */
+export function compareOutput(want: HostTensor, got: HostTensor, label: string): void {
+  const tol = dtypeTolerance(want.dtype);
+  if (want.sizes.join(',') !== got.sizes.join(',')) throw new Error(`${label}: sizes [${got.sizes.join(', ')}], want [${want.sizes.join(', ')}]`);
+  const g = got.toNumbers();
+  const w = want.toNumbers();
+  for (let k = 0; k < w.length; k += 1) {
+    const x = w[k] as number;
+    const y = g[k] as number;
+    const ok = Number.isNaN(x) ? Number.isNaN(y) : !Number.isFinite(x) ? x === y : Math.abs(x - y) <= tol * Math.max(1, Math.abs(x));
+    if (!ok) throw new Error(`${label} element ${k}: got ${y}, want ${x} (tolerance ${tol})`);
+  }
+}
