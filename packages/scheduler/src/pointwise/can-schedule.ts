@@ -55,9 +55,6 @@ export function canSchedulePointwise(fusion: Fusion, runtimeInfo: RuntimeInfo): 
     if (o.kind !== 'tensorView') return { ok: false, reason: 'scalar outputs are not supported by the pointwise scheduler' };
     if (fusion.inputs.includes(o)) return { ok: false, reason: `output T${o.name} is also a fusion input (an alias)` };
     if (o.definition === null) return { ok: false, reason: `output T${o.name} has no definition` };
-    if (o.domain.logicalNoReductions().some((id) => id.isBroadcast() && id.expandedExtent !== null)) {
-      return { ok: false, reason: `output T${o.name} has an expanded broadcast dim (would need stride-0 output)` };
-    }
   }
   try {
     bindExtents(fusion, runtimeInfo);
