@@ -3,7 +3,7 @@
 // (a view of the un-expanded result, nvFuser's semantics) — and the kernel writes each element
 // of the un-expanded result once. Inputs whose non-contiguous dims have stride 0 (PyTorch's
 // expand) are read through their strides. Simulated against the reference evaluator.
-import { add, broadcast, cast, expand, Fusion, makeTensor, mul, shape, size, softmax, sum, HostTensor, type TensorView } from '@tsfuser/fusion-ir';
+import { add, broadcast, cast, expand, Fusion, makeTensor, mul, size, softmax, sum, HostTensor, type TensorView } from '@tsfuser/fusion-ir';
 import { describe, expect, it } from 'vitest';
 import { allStmts } from '../src/kernel-ir/effects.js';
 import { defaultSchedulerRegistry, makeRuntimeInfo } from '@tsfuser/scheduler';
