@@ -11,6 +11,9 @@ export { canSchedulePointwise } from './pointwise/can-schedule.js';
 export { computePointwiseHeuristics, THREADS_PER_BLOCK, MAX_GRID_Y, type PointwiseOverrides } from './pointwise/heuristics.js';
 export { schedulePointwise } from './pointwise/schedule.js';
 export { PointwiseScheduler } from './pointwise/index.js';
+export { ExprEvalScheduler } from './expr-eval/index.js';
+export { canScheduleExprEvalViews } from './expr-eval/can-schedule.js';
+export { metadataOpRefusal, viewLayouts, viewStrides, type ViewLayout } from './expr-eval/views.js';
 export { type ReductionParams, type ReductionParallelType, reductionParamsToString } from './reduction/params.js';
 export { canScheduleReduction, type ReductionSchedulerOptions } from './reduction/can-schedule.js';
 export { computeReductionHeuristics, type ReductionOverrides } from './reduction/heuristics.js';
@@ -38,6 +41,7 @@ export * from './segmenter/index.js';
 export * from './segmentation/index.js';
 
 import { PointwiseScheduler } from './pointwise/index.js';
+import { ExprEvalScheduler } from './expr-eval/index.js';
 import { ReductionScheduler } from './reduction/index.js';
 import { InnerPersistentScheduler } from './normalization/index.js';
 import { OuterPersistentScheduler } from './outer-persistent/index.js';
@@ -45,7 +49,8 @@ import { InnerOuterPersistentScheduler } from './inner-outer-persistent/index.js
 import { SchedulerRegistry } from './scheduler.js';
 
 /**
- * The registry in priority order: pointwise, reduction, inner persistent, outer persistent,
+ * The registry in priority order: expr_eval (metadata-only fusions: views, no kernel; first,
+ * as in nvFuser), pointwise, reduction, inner persistent, outer persistent,
  * inner-outer persistent — nvFuser's order (reduction, transpose, pointwise, inner, outer,
  * inner_outer persistent) for the schedulers tsfuser has; pointwise and reduction never accept the same fusion (one needs
  * no reduction, the other one), so their order does not matter. A batch-norm-like fusion
@@ -55,6 +60,7 @@ import { SchedulerRegistry } from './scheduler.js';
  */
 export function defaultSchedulerRegistry(): SchedulerRegistry {
   return new SchedulerRegistry([
+    new ExprEvalScheduler(),
     new PointwiseScheduler(),
     new ReductionScheduler(),
     new InnerPersistentScheduler(),

@@ -165,6 +165,10 @@ export function evaluateExtent(s: Scalar, bindings: ExtentBindings): number {
         return Math.trunc(a / d);
       case 'mod':
         return a % d;
+      case 'maximum':
+        return Math.max(a, d);
+      case 'minimum':
+        return Math.min(a, d);
       default:
         break;
     }
