@@ -54,8 +54,8 @@ export function compileFusion(fusion: Fusion, runtimeInfo: RuntimeInfo, opts: Co
   const registry = opts.registry ?? defaultSchedulerRegistry();
   const { scheduler } = registry.pick(fusion, runtimeInfo);
   const params = scheduler.computeHeuristics(fusion, runtimeInfo);
-  if (params.schedulerType === 'expr_eval') {
-    throw new SchedulingError('the fusion is metadata only (expr_eval): its outputs are views of its inputs and it has no kernel to compile');
+  if (params.schedulerType === 'expr_eval' || params.schedulerType === 'no_op') {
+    throw new SchedulingError(`the fusion needs no kernel (${params.schedulerType}: ${params.schedulerType === 'expr_eval' ? 'its outputs are views of its inputs' : 'every output is empty'})`);
   }
   const scheduled = scheduler.schedule(fusion.clone().fusion, params);
   const name = `nvfuser_${params.schedulerType}_f${opts.fusionId ?? 0}_c${opts.cacheId ?? 1}_r${opts.runtimeId ?? 0}_g${opts.groupId ?? 0}`;

@@ -50,10 +50,16 @@ export interface ExprEvalParams {
   tag: string;
 }
 
-export type HeuristicParams = ExprEvalParams | PointwiseParams | ReductionParams | InnerPersistentParams | OuterPersistentParams | InnerOuterPersistentParams;
+/** A fusion whose outputs are all empty (no_op): no kernel, the outputs are just allocated. */
+export interface NoOpParams {
+  schedulerType: 'no_op';
+  tag: string;
+}
 
-/** The parameters of a scheduler that makes a kernel (every one but expr_eval). */
-export type KernelParams = Exclude<HeuristicParams, ExprEvalParams>;
+export type HeuristicParams = ExprEvalParams | NoOpParams | PointwiseParams | ReductionParams | InnerPersistentParams | OuterPersistentParams | InnerOuterPersistentParams;
+
+/** The parameters of a scheduler that makes a kernel (every one but expr_eval and no_op). */
+export type KernelParams = Exclude<HeuristicParams, ExprEvalParams | NoOpParams>;
 
 /**
  * Every scheduler nvFuser has, by its `SchedulerType` name (lower snake case as in nvFuser's
@@ -100,6 +106,8 @@ export function heuristicParamsToString(p: HeuristicParams): string {
   switch (p.schedulerType) {
     case 'expr_eval':
       return exprEvalParamsToString(p);
+    case 'no_op':
+      return `\n===== No Op Parameters ========\nTag: ${p.tag}\nNo kernel: every output is empty\n====================================\n`;
     case 'pointwise':
       return pointwiseParamsToString(p);
     case 'reduction':

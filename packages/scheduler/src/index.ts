@@ -12,6 +12,7 @@ export { computePointwiseHeuristics, THREADS_PER_BLOCK, MAX_GRID_Y, type Pointwi
 export { schedulePointwise } from './pointwise/schedule.js';
 export { PointwiseScheduler } from './pointwise/index.js';
 export { ExprEvalScheduler } from './expr-eval/index.js';
+export { NoOpScheduler, canScheduleEmptyOutputs } from './no-op/index.js';
 export { canScheduleExprEvalViews } from './expr-eval/can-schedule.js';
 export { metadataOpRefusal, viewLayouts, viewStrides, type ViewLayout } from './expr-eval/views.js';
 export { type ReductionParams, type ReductionParallelType, reductionParamsToString } from './reduction/params.js';
@@ -42,6 +43,7 @@ export * from './segmentation/index.js';
 
 import { PointwiseScheduler } from './pointwise/index.js';
 import { ExprEvalScheduler } from './expr-eval/index.js';
+import { NoOpScheduler } from './no-op/index.js';
 import { ReductionScheduler } from './reduction/index.js';
 import { InnerPersistentScheduler } from './normalization/index.js';
 import { OuterPersistentScheduler } from './outer-persistent/index.js';
@@ -59,6 +61,8 @@ import { SchedulerRegistry } from './scheduler.js';
  * backward whose row does not fit the inner-outer persistent register budget.
  */
 export function defaultSchedulerRegistry(): SchedulerRegistry {
+  // no_op (every output empty: nothing launched) comes last: the kernel schedulers handle the
+  // empty sizes they accept, no_op takes the rest (a softmax over zero rows).
   return new SchedulerRegistry([
     new ExprEvalScheduler(),
     new PointwiseScheduler(),
@@ -66,5 +70,6 @@ export function defaultSchedulerRegistry(): SchedulerRegistry {
     new InnerPersistentScheduler(),
     new OuterPersistentScheduler(),
     new InnerOuterPersistentScheduler(),
+    new NoOpScheduler(),
   ]);
 }

@@ -12,7 +12,8 @@
 // A metadata-only group (scheduler `expr_eval`) launches nothing: its outputs are views
 // (sizes, strides, element offset; scheduler's viewLayouts) of the buffers it reads, and a
 // fusion output that is such a view aliases the caller's device tensor (a copy when the base is
-// a temporary or an intermediate the call frees).
+// a temporary or an intermediate the call frees). A no_op group (every output empty) only
+// allocates its outputs.
 // Invariant: a launch plan is used only for arguments whose layout key equals the one it was
 // built for.
 
@@ -282,6 +283,8 @@ export class FusionExecutorCache {
         plan.buffers.push({ dtype: out.dtype, layout: outputLayout(out, bindings) });
         plan.isOutput.push(false);
       }
+      // no_op: every output is empty; allocating them is all there is to do.
+      if (kind === 'no_op') return;
       const executor = this.executorFor(runtime, group.fusion, groupInfo, groupId);
       const params = executor.params;
       // A grid-synchronizing kernel launches exactly the grid it was compiled for (its rows per
@@ -347,7 +350,7 @@ export class FusionExecutorCache {
   private executorFor(runtime: KernelRuntime, fusion: Fusion, info: RuntimeInfo, groupId: number): { executor: FusionExecutor; params: KernelParams } {
     const { scheduler } = this.registry.pick(fusion, info);
     const params = scheduler.computeHeuristics(fusion, info);
-    if (params.schedulerType === 'expr_eval') throw new Error(`segment ${groupId} is metadata only (expr_eval) but was planned as a kernel`);
+    if (params.schedulerType === 'expr_eval' || params.schedulerType === 'no_op') throw new Error(`segment ${groupId} needs no kernel (${params.schedulerType}) but was planned as one`);
     const key = `${groupId}:${kernelKey(params)}`;
     let executor = runtime.kernels.get(key);
     if (executor === undefined) {

@@ -107,8 +107,9 @@ export function viewLayouts(fusion: Fusion, inputs: readonly ({ sizes: readonly 
     const input = e.inputs[0] as TensorView;
     const src = layouts.get(input);
     if (src === undefined) throw new SchedulingError(`T${out.name}: its input T${input.name} has no layout`);
+    // An empty view reads nothing: offset 0 keeps it inside any (even empty) storage.
     const view = (sizes: number[], strides: number[], offset = src.offset): void => {
-      layouts.set(out, { input: src.input, sizes, strides, offset });
+      layouts.set(out, { input: src.input, sizes, strides, offset: sizes.includes(0) ? 0 : offset });
     };
     switch (e.kind) {
       case 'BroadcastOp': {
@@ -159,7 +160,7 @@ export function viewLayouts(fusion: Fusion, inputs: readonly ({ sizes: readonly 
           const start = clampIndex(extent(r.start), size);
           const stop = Math.max(clampIndex(extent(r.stop), size), start);
           const n = Math.ceil((stop - start) / step);
-          if (n > 0) offset += start * (src.strides[d] as number);
+          offset += start * (src.strides[d] as number);
           sizes.push(n);
           strides.push((src.strides[d] as number) * step);
         });
