@@ -4,7 +4,7 @@
 // element with the reference evaluator within a tolerance by dtype. Failure messages carry the
 // label and the seed.
 import { evaluate, HostTensor, type DataType, type EvalValue, type Fusion, type TensorView } from '@tsfuser/fusion-ir';
-import { defaultSchedulerRegistry, makeRuntimeInfo, type RuntimeInfo, type SchedulerRegistry } from '@tsfuser/scheduler';
+import { bindExtents, defaultSchedulerRegistry, makeRuntimeInfo, segmentFusion, viewLayouts, type RuntimeInfo, type SchedulerRegistry } from '@tsfuser/scheduler';
 import { compileFusion, lowerFusion, type CompiledKernel, type Kernel } from '../src/index.js';
 import { simulateKernel } from './kernel-simulator.js';
 
@@ -124,4 +124,35 @@ export function compareOutput(want: HostTensor, got: HostTensor, label: string):
     const ok = Number.isNaN(x) ? Number.isNaN(y) : !Number.isFinite(x) ? x === y : Math.abs(x - y) <= tol * Math.max(1, Math.abs(x));
     if (!ok) throw new Error(`${label} element ${k}: got ${y}, want ${x} (tolerance ${tol})`);
   }
+}
+
+/** The segments' fusions with the values their inputs take (from the evaluated whole fusion). */
+export function segmentsWithInputs(fusion: Fusion, inputs: readonly EvalValue[]): { type: string; fusion: Fusion; inputs: EvalValue[] }[] {
+  const sf = segmentFusion(fusion, runtimeInfoOf(fusion, inputs), defaultSchedulerRegistry());
+  // Values of every original tensor a segment reads: fusion inputs, or outputs of the fusion
+  // with the segment boundary values added as outputs.
+  const probe = fusion.clone();
+  const boundary = [...new Set(sf.groups.flatMap((g) => g.inputs.filter((v) => !fusion.inputs.includes(v) && !fusion.outputs.includes(v))))];
+  for (const v of boundary) probe.fusion.addOutput(probe.map.get(v) ?? v);
+  const values = evaluate(probe.fusion, inputs);
+  const valueOf = (v: (typeof boundary)[number]): EvalValue => {
+    const i = fusion.inputs.indexOf(v);
+    if (i >= 0) return inputs[i] as EvalValue;
+    const o = fusion.outputs.indexOf(v);
+    return values[o >= 0 ? o : fusion.outputs.length + boundary.indexOf(v)] as EvalValue;
+  };
+  return sf.groups.map((g) => ({ type: g.schedulerType, fusion: g.fusion, inputs: g.inputs.map(valueOf) }));
+}
+
+/** An expr_eval segment: each output's view layout over its input's storage reads what the evaluator computes. */
+export function checkViews(fusion: Fusion, inputs: readonly EvalValue[], label: string): void {
+  const info = runtimeInfoOf(fusion, inputs);
+  const layouts = viewLayouts(fusion, info.inputs.map((i) => (i.kind === 'tensor' ? i : null)), bindExtents(fusion, info));
+  const want = evaluate(fusion, inputs) as HostTensor[];
+  fusion.outputs.forEach((o, i) => {
+    const l = layouts.get(o as TensorView);
+    if (l === undefined) throw new Error(`${label}: output ${i} is not a view`);
+    const src = inputs[l.input] as HostTensor;
+    compareOutput(want[i] as HostTensor, new HostTensor(src.dtype, l.sizes, l.strides, src.data, src.offset + l.offset), `${label}: view output ${i}`);
+  });
 }

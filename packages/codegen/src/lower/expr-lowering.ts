@@ -121,7 +121,16 @@ function lowerIota(expr: IotaOp, out: TensorAccess, indexer: PointIndexer): Stmt
   const r = ctx.exactMap.mapToReference(tv, ctx.reference)[0] ?? -1;
   const logical = indexer.history.logical[r];
   const index = logical === undefined ? iconst(0) : indexer.index(logical);
-  return { kind: 'Iota', out, index, start: scalarOperand(ctx, expr.start), step: scalarOperand(ctx, expr.step) };
+  return { kind: 'Iota', out, index, start: literalAsFloat(scalarOperand(ctx, expr.start)), step: literalAsFloat(scalarOperand(ctx, expr.step)) };
+}
+
+/**
+ * A Half / BFloat16 literal is C text of a number, not a __half: typed Float so the emitter does
+ * not convert it as one (named Half scalars keep their dtype).
+ */
+function literalAsFloat<T extends Operand>(o: T): T {
+  if (o.kind !== 'scalar' || (o.dtype !== 'Half' && o.dtype !== 'BFloat16') || !/^\(?-?([0-9]|NVF_)/.test(o.text)) return o;
+  return { ...o, dtype: 'Float' };
 }
 
 function lowerExpr(expr: Expr, access: (tv: TensorView) => TensorAccess, operand: (v: Val) => Operand, width: number): Stmt {
@@ -140,7 +149,7 @@ function lowerExpr(expr: Expr, access: (tv: TensorView) => TensorAccess, operand
     case 'FullOp': {
       // The fill value (already of the output's dtype) stored at every point: no loads.
       if (width > 1) throw new LoweringError(`T${out.name}: a full cannot be vectorized`);
-      return { kind: 'Compute', out: access(out), op: { family: 'unary', op: 'cast' }, operands: [operand(expr.fillValue)], computeDtype: expr.fillValue.dtype };
+      return { kind: 'Compute', out: access(out), op: { family: 'unary', op: 'cast' }, operands: [literalAsFloat(operand(expr.fillValue))], computeDtype: expr.fillValue.dtype };
     }
     case 'UnaryOp':
     case 'BinaryOp':

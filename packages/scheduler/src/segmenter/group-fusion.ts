@@ -48,6 +48,48 @@ function scalarInputsUsed(exprs: readonly Expr[], fusionInputs: ReadonlySet<Val>
   return out;
 }
 
+/** The symbols (scalars without a definition) an extent is built from. */
+function extentSymbols(s: Scalar, into: Set<Scalar>): void {
+  if (s.constNumber() !== null) return;
+  if (s.definition === null) {
+    into.add(s);
+    return;
+  }
+  for (const v of s.definition.inputs) if (v.kind === 'scalar') extentSymbols(v, into);
+}
+
+/**
+ * Fusion inputs the segment reads no element of but whose sizes it needs: a factory shaped
+ * like an input (`full(shape(x))`, `iota(size(x, 0))`) sizes its output by x's extents, so x
+ * must be a segment input for its sizes to reach the kernel.
+ */
+function extentSourceInputs(original: Fusion, ordered: readonly Expr[], needed: ReadonlySet<Val>): Val[] {
+  const wanted = new Set<Scalar>();
+  for (const e of ordered) {
+    for (const o of e.outputs) {
+      if (o.kind !== 'tensorView') continue;
+      for (const id of o.domain.logicalNoReductions()) extentSymbols(id.logicalExtent(), wanted);
+    }
+  }
+  const provided = new Set<Scalar>();
+  const symbolsOf = (v: Val): Scalar[] => {
+    if (v.kind !== 'tensorView') return [];
+    const out = new Set<Scalar>();
+    for (const id of v.domain.logicalNoReductions()) extentSymbols(id.logicalExtent(), out);
+    return [...out];
+  };
+  for (const v of needed) for (const sym of symbolsOf(v)) provided.add(sym);
+  const extra: Val[] = [];
+  for (const v of original.inputs) {
+    if (needed.has(v)) continue;
+    const syms = symbolsOf(v).filter((sym) => wanted.has(sym) && !provided.has(sym));
+    if (syms.length === 0) continue;
+    extra.push(v);
+    for (const sym of symbolsOf(v)) provided.add(sym);
+  }
+  return extra;
+}
+
 /** The boundary of a set of tensor expressions of `original`. */
 export function groupBoundary(original: Fusion, exprs: ReadonlySet<Expr>): { inputs: Val[]; outputs: Val[] } {
   const fusionInputs = new Set(original.inputs);
@@ -58,6 +100,7 @@ export function groupBoundary(original: Fusion, exprs: ReadonlySet<Expr>): { inp
     for (const v of e.inputs) if (v.kind === 'tensorView' && !produced.has(v)) needed.add(v);
   }
   for (const s of scalarInputsUsed(ordered, fusionInputs)) needed.add(s);
+  for (const t of extentSourceInputs(original, ordered, needed)) needed.add(t);
   const inputs = [
     ...original.inputs.filter((v) => needed.has(v)),
     ...[...needed].filter((v) => !fusionInputs.has(v)).sort((a, b) => a.name - b.name),
