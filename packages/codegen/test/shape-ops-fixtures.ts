@@ -42,6 +42,11 @@ function factoryFixtures(): ShapeOpsFixture[] {
     const { fusion } = withInput(dtype, [-1, -1], (f, x) => [cast(mul(cast(x, 'Float'), full(f, [], 0.125, 'Double')), dtype)]);
     out.push({ name: `scale_0.125_${dtype}`, fusion, inputs: (r) => [randomTensor(dtype, [67, 515], r)], segments: 'pointwise' });
   }
+  {
+    // Even sizes: the input and output are vectorized, the fill value is not a load.
+    const { fusion } = withInput('Float', [-1, -1], (f, x) => [mul(x, full(f, [], 0.125, 'Float')), add(x, broadcast(iota(f, size(x, 1), 0, 1, 'Float'), [true, false]))]);
+    out.push({ name: 'scale_iota_vectorized', fusion, inputs: (r) => [randomTensor('Float', [16, 1024], r)], segments: 'pointwise' });
+  }
   for (const dtype of ['Float', 'Int32', 'Int'] as const) {
     const fusion = new Fusion();
     const x = makeTensor(fusion, { shape: [-1, -1], dtype });
