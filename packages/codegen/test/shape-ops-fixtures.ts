@@ -144,6 +144,11 @@ function metadataFixtures(): ShapeOpsFixture[] {
     out.push({ name: 'pointwise_reshape_pointwise', fusion, inputs: (r) => [randomTensor('Float', [8, 64], r)], segments: 'pointwise+expr_eval+pointwise' });
   }
   {
+    // A permute and a strided slice between kernels: the second kernel reads a non-dense view.
+    const { fusion } = withInput('Float', [-1, -1], (_f, x) => [add(permute(mul(x, 2), [1, 0]), 1), sub(slice(mul(x, 3), [1, 0], [-1, 1000], [2, 3]), 1)]);
+    out.push({ name: 'pointwise_permute_slice_pointwise', fusion, inputs: (r) => [randomTensor('Float', [33, 70], r)], segments: 'pointwise+expr_eval+pointwise+pointwise' });
+  }
+  {
     const { fusion } = withInput('Float', [-1, -1], (_f, x) => [sum(reshape(x, [-1, 4]), [1])]);
     out.push({ name: 'reshape_then_sum', fusion, inputs: (r) => [randomTensor('Float', [32, 64], r)], segments: 'expr_eval+reduction' });
   }

@@ -3,7 +3,7 @@
 // lower it, run the kernel IR in the CPU simulator on NaN-poisoned outputs and compare every
 // element with the reference evaluator within a tolerance by dtype. Failure messages carry the
 // label and the seed.
-import { evaluate, HostTensor, type DataType, type EvalValue, type Fusion, type TensorView } from '@tsfuser/fusion-ir';
+import { evaluate, HostTensor, type DataType, type EvalValue, type Fusion, type TensorView, type Val } from '@tsfuser/fusion-ir';
 import { bindExtents, defaultSchedulerRegistry, makeRuntimeInfo, segmentFusion, viewLayouts, type RuntimeInfo, type SchedulerRegistry } from '@tsfuser/scheduler';
 import { compileFusion, lowerFusion, type CompiledKernel, type Kernel } from '../src/index.js';
 import { simulateKernel } from './kernel-simulator.js';
@@ -126,33 +126,40 @@ export function compareOutput(want: HostTensor, got: HostTensor, label: string):
   }
 }
 
-/** The segments' fusions with the values their inputs take (from the evaluated whole fusion). */
+/**
+ * The segments of `fusion` (default registry) with the values their inputs take at run time:
+ * fusion inputs, kernel outputs (dense, as the evaluator computes them) and expr_eval outputs as
+ * views over their input's storage (as the executor passes them on: possibly not dense).
+ */
 export function segmentsWithInputs(fusion: Fusion, inputs: readonly EvalValue[]): { type: string; fusion: Fusion; inputs: EvalValue[] }[] {
   const sf = segmentFusion(fusion, runtimeInfoOf(fusion, inputs), defaultSchedulerRegistry());
-  // Values of every original tensor a segment reads: fusion inputs, or outputs of the fusion
-  // with the segment boundary values added as outputs.
-  const probe = fusion.clone();
-  const boundary = [...new Set(sf.groups.flatMap((g) => g.inputs.filter((v) => !fusion.inputs.includes(v) && !fusion.outputs.includes(v))))];
-  for (const v of boundary) probe.fusion.addOutput(probe.map.get(v) ?? v);
-  const values = evaluate(probe.fusion, inputs);
-  const valueOf = (v: (typeof boundary)[number]): EvalValue => {
-    const i = fusion.inputs.indexOf(v);
-    if (i >= 0) return inputs[i] as EvalValue;
-    const o = fusion.outputs.indexOf(v);
-    return values[o >= 0 ? o : fusion.outputs.length + boundary.indexOf(v)] as EvalValue;
-  };
-  return sf.groups.map((g) => ({ type: g.schedulerType, fusion: g.fusion, inputs: g.inputs.map(valueOf) }));
+  const values = new Map<Val, EvalValue>(fusion.inputs.map((v, i) => [v, inputs[i] as EvalValue]));
+  return sf.groups.map((g) => {
+    const groupInputs = g.inputs.map((v) => {
+      const value = values.get(v);
+      if (value === undefined) throw new Error(`segment ${g.id} reads ${v.name} before it is computed`);
+      return value;
+    });
+    const outs = g.schedulerType === 'expr_eval' ? viewsOf(g.fusion, groupInputs) : evaluate(g.fusion, groupInputs);
+    g.outputs.forEach((v, k) => values.set(v, outs[k] as EvalValue));
+    return { type: g.schedulerType, fusion: g.fusion, inputs: groupInputs };
+  });
 }
 
-/** An expr_eval segment: each output's view layout over its input's storage reads what the evaluator computes. */
-export function checkViews(fusion: Fusion, inputs: readonly EvalValue[], label: string): void {
+/** The outputs of a metadata-only fusion as views of its inputs' storage (viewLayouts). */
+export function viewsOf(fusion: Fusion, inputs: readonly EvalValue[]): HostTensor[] {
   const info = runtimeInfoOf(fusion, inputs);
   const layouts = viewLayouts(fusion, info.inputs.map((i) => (i.kind === 'tensor' ? i : null)), bindExtents(fusion, info));
-  const want = evaluate(fusion, inputs) as HostTensor[];
-  fusion.outputs.forEach((o, i) => {
+  return fusion.outputs.map((o, i) => {
     const l = layouts.get(o as TensorView);
-    if (l === undefined) throw new Error(`${label}: output ${i} is not a view`);
+    if (l === undefined) throw new Error(`output ${i} is not a view`);
     const src = inputs[l.input] as HostTensor;
-    compareOutput(want[i] as HostTensor, new HostTensor(src.dtype, l.sizes, l.strides, src.data, src.offset + l.offset), `${label}: view output ${i}`);
+    return new HostTensor(src.dtype, l.sizes, l.strides, src.data, src.offset + l.offset);
   });
+}
+
+/** An expr_eval segment: each output's view over its input's storage reads what the evaluator computes. */
+export function checkViews(fusion: Fusion, inputs: readonly EvalValue[], label: string): void {
+  const want = evaluate(fusion, inputs) as HostTensor[];
+  viewsOf(fusion, inputs).forEach((got, i) => compareOutput(want[i] as HostTensor, got, `${label}: view output ${i}`));
 }

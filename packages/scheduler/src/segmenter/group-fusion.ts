@@ -116,19 +116,26 @@ export function groupBoundary(original: Fusion, exprs: ReadonlySet<Expr>): { inp
   return { inputs, outputs };
 }
 
-/** A plain input tensor with `tv`'s non-reduction dims (same extents, dense contiguity). */
-function freshInput(fusion: Fusion, tv: TensorView): TensorView {
+/**
+ * A plain input tensor with `tv`'s non-reduction dims (same extents, dense contiguity; none
+ * when `strided`: the tensor is a view another segment made, read through its strides).
+ */
+function freshInput(fusion: Fusion, tv: TensorView, strided: boolean): TensorView {
   const logical: IterDomain[] = tv.domain.logicalNoReductions().map((id) => {
     if (id.isBroadcast() && id.expandedExtent !== null) return fusion.newIterDomain(id.expandedExtent, 'Iteration');
     return fusion.newIterDomain(id.extent, id.isBroadcast() ? 'Broadcast' : 'Iteration');
   });
-  const contiguity = tv.domain.logicalNoReductions().map((id) => (id.isBroadcast() ? (id.expandedExtent !== null ? false : null) : true));
+  const contiguity = tv.domain.logicalNoReductions().map((id) => (id.isBroadcast() ? (id.expandedExtent !== null ? false : null) : !strided));
   // Same name as the tensor it stands for, so refusal reasons name tensors of the original
   // fusion (the replaced tensor is unreachable afterwards).
   return fusion.adopt(new TensorView(fusion, tv.name, new TensorDomain({ logical, contiguity }), tv.dtype));
 }
 
-export function buildGroupFusion(original: Fusion, exprs: ReadonlySet<Expr>): GroupFusion {
+/**
+ * `strided`: intermediates that reach the segment as views (outputs of expr_eval segments: a
+ * permute or slice is not dense), declared non-contiguous so the kernel reads their strides.
+ */
+export function buildGroupFusion(original: Fusion, exprs: ReadonlySet<Expr>, strided: ReadonlySet<Val> = new Set()): GroupFusion {
   const { inputs, outputs } = groupBoundary(original, exprs);
   const { fusion, map, exprMap } = cloneFusion(original);
   for (const e of original.exprs()) {
@@ -139,7 +146,7 @@ export function buildGroupFusion(original: Fusion, exprs: ReadonlySet<Expr>): Gr
   for (const v of inputs) {
     let c = map.get(v) as Val;
     if (c.kind === 'tensorView' && !original.inputs.includes(v)) {
-      const fresh = freshInput(fusion, c);
+      const fresh = freshInput(fusion, c, strided.has(v));
       for (const use of [...c.uses]) replaceExprVals(use, new Map<Val, Val>([[c, fresh]]));
       c = fresh;
     }
