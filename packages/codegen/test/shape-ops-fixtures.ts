@@ -1,6 +1,7 @@
 // Named shape-op and tensor-factory fixtures shared by the simulation test, the nvcc compile
 // test and the GPU suite (packages/tsfuser/gpu/shape-ops-suite.ts): full / zeros / ones / iota
-// in pointwise, reduction and persistent kernels; expanded outputs and stride-0 inputs;
+// in pointwise, reduction and persistent kernels; expanded outputs and stride-0 inputs; permuted
+// inputs and outputs in pointwise kernels;
 // metadata-only fusions (expr_eval views) and a reshape between pointwise ops (segmented);
 // zero-size tensors (identities of reductions over empty dims, empty outputs, no_op). Each
 // fixture builds its fusion and its inputs from a seeded generator, and names the schedulers
@@ -126,6 +127,31 @@ function expandFixtures(): ShapeOpsFixture[] {
   return out;
 }
 
+function permuteFixtures(): ShapeOpsFixture[] {
+  const out: ShapeOpsFixture[] = [];
+  {
+    const { fusion } = withInput('Float', [-1, -1], (_f, x) => [permute(mul(x, 2), [1, 0])]);
+    out.push({ name: 'permuted_output', fusion, inputs: (r) => [randomTensor('Float', [136, 132], r)], segments: 'pointwise' });
+  }
+  {
+    const fusion = new Fusion();
+    const x = makeTensor(fusion, { shape: [-1, -1], dtype: 'Half' });
+    const y = makeTensor(fusion, { shape: [-1, -1], dtype: 'Half' });
+    fusion.addInput(x);
+    fusion.addInput(y);
+    fusion.addOutput(add(permute(x, [1, 0]), y));
+    out.push({ name: 'permuted_input_plus_other', fusion, inputs: (r) => [randomTensor('Half', [33, 70], r), randomTensor('Half', [70, 33], r)], segments: 'pointwise' });
+  }
+  {
+    const { fusion } = withInput('Float', [-1, -1, -1], (_f, x) => {
+      const y = mul(x, 2);
+      return [y, add(permute(y, [2, 0, 1]), 1)];
+    });
+    out.push({ name: 'permute_3d_two_outputs', fusion, inputs: (r) => [randomTensor('Float', [4, 6, 40], r)], segments: 'pointwise' });
+  }
+  return out;
+}
+
 function metadataFixtures(): ShapeOpsFixture[] {
   const out: ShapeOpsFixture[] = [];
   {
@@ -144,9 +170,10 @@ function metadataFixtures(): ShapeOpsFixture[] {
     out.push({ name: 'pointwise_reshape_pointwise', fusion, inputs: (r) => [randomTensor('Float', [8, 64], r)], segments: 'pointwise+expr_eval+pointwise' });
   }
   {
-    // A permute and a strided slice between kernels: the second kernel reads a non-dense view.
+    // A permute (inside the first kernel) and a strided slice between kernels: the second kernel
+    // reads a non-dense view.
     const { fusion } = withInput('Float', [-1, -1], (_f, x) => [add(permute(mul(x, 2), [1, 0]), 1), sub(slice(mul(x, 3), [1, 0], [-1, 1000], [2, 3]), 1)]);
-    out.push({ name: 'pointwise_permute_slice_pointwise', fusion, inputs: (r) => [randomTensor('Float', [33, 70], r)], segments: 'pointwise+expr_eval+pointwise+pointwise' });
+    out.push({ name: 'pointwise_permute_slice_pointwise', fusion, inputs: (r) => [randomTensor('Float', [33, 70], r)], segments: 'pointwise+expr_eval+pointwise' });
   }
   {
     const { fusion } = withInput('Float', [-1, -1], (_f, x) => [sum(reshape(x, [-1, 4]), [1])]);
@@ -176,5 +203,5 @@ function zeroSizeFixtures(): ShapeOpsFixture[] {
 }
 
 export function shapeOpsFixtures(): ShapeOpsFixture[] {
-  return [...factoryFixtures(), ...expandFixtures(), ...metadataFixtures(), ...zeroSizeFixtures()];
+  return [...factoryFixtures(), ...expandFixtures(), ...permuteFixtures(), ...metadataFixtures(), ...zeroSizeFixtures()];
 }

@@ -1,7 +1,9 @@
 // Whether the pointwise scheduler can take a fusion, and if not, why (the reason is shown to
 // users in segmentation explanations). Accepted: pointwise math (unary/binary/ternary ops),
-// broadcast, squeeze, expand and plain copies, where every output covers the reference's
-// iteration space and every tensor's iteration dims map onto the reference's.
+// broadcast, squeeze, expand, plain copies and permutes (a permuted tensor is indexed through
+// its own strides: correct, not coalesced on both sides — there is no transpose scheduler yet),
+// tensor factories (full, iota) and expanded outputs, where every output covers the
+// reference's iteration space and every tensor's iteration dims map onto the reference's.
 
 import type { Expr, Fusion } from '@tsfuser/fusion-ir';
 import type { RuntimeInfo } from '../runtime-info.js';
@@ -21,7 +23,7 @@ function exprRefusal(e: Expr): string | null {
     case 'ExpandOp':
       return null;
     case 'LoadStoreOp':
-      return e.permutation === null ? null : `permute${name} is left to the transpose scheduler`;
+      return null;
     case 'ReductionOp':
       return `reduction op (${e.op})${name} needs the reduction scheduler`;
     case 'WelfordOp':
