@@ -8,7 +8,7 @@
 // its segments should get with the default registry.
 import {
   add, arange, broadcast, cast, expand, Fusion, full, fullLike, HostTensor, iota, makeTensor, max, min, mul, ones, permute, prod,
-  reshape, shape, size, slice, softmax, squeeze, sub, sum, zeros, type DataType, type EvalValue, type TensorView,
+  reshape, shape, size, slice, softmax, squeeze, sub, sum, varMean, zeros, type DataType, type EvalValue, type TensorView,
 } from '@tsfuser/fusion-ir';
 import { randomTensor } from './shape-ops-simulation.js';
 
@@ -192,8 +192,15 @@ function zeroSizeFixtures(): ShapeOpsFixture[] {
     }
   }
   {
+    const { fusion } = withInput('Float', [-1, -1], (_f, x) => {
+      const vm = varMean(x, [1]);
+      return [vm.var, vm.mean];
+    });
+    out.push({ name: 'var_mean_over_empty_rows', fusion, inputs: (r) => [randomTensor('Float', [5, 0], r)], segments: 'reduction' });
+  }
+  for (const sizes of [[0, 64], [5, 0]]) {
     const { fusion } = withInput('Float', [-1, -1], (_f, x) => [softmax(x, 1)]);
-    out.push({ name: 'softmax_no_rows', fusion, inputs: (r) => [randomTensor('Float', [0, 64], r)], segments: 'no_op' });
+    out.push({ name: `softmax_[${sizes.join(',')}]`, fusion, inputs: (r) => [randomTensor('Float', sizes, r)], segments: 'no_op' });
   }
   {
     const { fusion } = withInput('Float', [-1, -1], (_f, x) => [add(x, 1)]);

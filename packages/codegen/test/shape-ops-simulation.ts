@@ -94,7 +94,7 @@ export function simulateAndCheck(fusion: Fusion, inputs: readonly EvalValue[], l
 /**
  * An output buffer as the runtime allocates it (output-allocation.ts): dense over the dims that
  * are not expanded broadcasts, stride 0 on those (a view of the un-expanded result), filled
- * with NaN (or -7 / false for integers and Bool) so an element the kernel never writes shows.
+ * with -12345 (-7 / false for integers and Bool) so an element the kernel never writes shows.
  */
 export function poisonedOutput(tv: TensorView, value: HostTensor): HostTensor {
   const logical = tv.domain.logicalNoReductions();
@@ -107,7 +107,8 @@ export function poisonedOutput(tv: TensorView, value: HostTensor): HostTensor {
     stride *= Math.max(1, value.sizes[d] as number);
   }
   const n = value.sizes.some((x) => x === 0) ? 0 : stride;
-  const poison = value.dtype === 'Bool' ? false : value.dtype === 'Int' ? -7n : value.dtype === 'Int32' ? -7 : NaN;
+  // A finite sentinel, not NaN: an unwritten element must not pass where the reference is NaN.
+  const poison = value.dtype === 'Bool' ? false : value.dtype === 'Int' ? -7n : value.dtype === 'Int32' ? -7 : -12345;
   const storage = HostTensor.fromValues(value.dtype, [n], new Array<number | boolean | bigint>(n).fill(poison));
   return new HostTensor(value.dtype, [...value.sizes], strides, storage.data);
 }
