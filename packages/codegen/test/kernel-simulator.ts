@@ -53,6 +53,7 @@ const BINARY: Record<string, (a: number, b: number) => number> = {
   mul: (a, b) => a * b,
   maximum: nanMax,
   minimum: nanMin,
+  ceilDiv: (a, b) => Math.ceil(a / b),
 };
 const UNARY: Record<string, (a: number) => number> = {
   exp: Math.exp,

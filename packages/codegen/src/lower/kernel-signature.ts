@@ -16,9 +16,9 @@ export function buildSignature(ctx: LoweringContext): { params: KernelParam[]; i
   const bind = (s: Scalar, value: string): void => {
     if (s.constNumber() !== null || ctx.scalarNames.has(s)) return;
     if (s.definition !== null) {
-      // A derived extent (a segment input that a reshape produced): named as a whole unless its
-      // leaves are arguments' sizes too; other Scalars with the same text find it by text.
-      if (ctx.scalarNames.has(s) || extentLeavesNamed(ctx, s)) return;
+      // A derived extent (a segment input that a reshape or slice produced): named as a whole
+      // (its expression may use ops extentExpr cannot emit, e.g. a slice's clamping); other
+      // Scalars with the same text find it by text.
       const name = `e${indexLocals.length}`;
       ctx.scalarNames.set(s, name);
       ctx.extentNamesByText.set(s.symbolicName(), name);
@@ -84,10 +84,3 @@ export function extentExpr(ctx: LoweringContext, s: Scalar): IndexExpr {
   throw new LoweringError(`extent ${s.symbolicName()} is neither constant nor derived from a tensor argument's sizes`);
 }
 
-/** Whether every symbol an extent expression is built from is already named (nothing to bind). */
-function extentLeavesNamed(ctx: LoweringContext, s: Scalar): boolean {
-  if (s.constNumber() !== null || ctx.scalarNames.has(s)) return true;
-  const def = s.definition;
-  if (def === null) return false;
-  return def.inputs.every((v) => v.kind === 'scalar' && extentLeavesNamed(ctx, v));
-}

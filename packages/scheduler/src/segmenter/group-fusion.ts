@@ -71,13 +71,12 @@ function extentSourceInputs(original: Fusion, ordered: readonly Expr[], needed: 
       for (const id of o.domain.logicalNoReductions()) extentSymbols(id.logicalExtent(), wanted);
     }
   }
-  const provided = new Set<Scalar>();
+  // Only an extent that is a plain symbol binds it (an expression extent binds as a whole).
   const symbolsOf = (v: Val): Scalar[] => {
     if (v.kind !== 'tensorView') return [];
-    const out = new Set<Scalar>();
-    for (const id of v.domain.logicalNoReductions()) extentSymbols(id.logicalExtent(), out);
-    return [...out];
+    return v.domain.logicalNoReductions().map((id) => id.logicalExtent()).filter((e) => e.constNumber() === null && e.definition === null);
   };
+  const provided = new Set<Scalar>();
   for (const v of needed) for (const sym of symbolsOf(v)) provided.add(sym);
   const extra: Val[] = [];
   for (const v of original.inputs) {
