@@ -16,7 +16,7 @@ export interface ShapeOpsFixture {
   name: string;
   fusion: Fusion;
   inputs: (r: () => number) => EvalValue[];
-  /** The default registry's segments, joined by '+', e.g. `pointwise` or `pointwise+expr_eval+pointwise`. */
+  /** The default registry's segments, joined by '+', e.g. `pointwise` or `pointwise+expr_eval+pointwise` ('*': not checked). */
   segments: string;
 }
 

@@ -1,6 +1,6 @@
 // GPU suite for shape ops and tensor factories (needs a GPU; not a vitest suite).
 //
-//   pnpm gpu:bundle tsfuser-shape-ops-suite && (GPU host) bash gpu-bundle/run.sh tsfuser-shape-ops-suite [--seed S]
+//   pnpm gpu:bundle tsfuser-shape-ops-suite && (GPU host) bash gpu-bundle/run.sh tsfuser-shape-ops-suite [--seed S] [--random N]
 //
 // Every fixture of packages/codegen/test/shape-ops-fixtures.ts (full / zeros / ones / iota in
 // pointwise, reduction and persistent kernels; expanded outputs; stride-0 inputs; metadata-only
@@ -11,12 +11,15 @@
 // included) and every output element is compared with the reference evaluator. Also checked: the
 // segments' schedulers are the fixture's, a metadata-only fusion launches no kernel and returns a
 // view of the caller's input (its data pointer lies inside the input's storage), an expanded
-// output has stride 0. Prints one line per case, `N passed, M failed` last; exits 1 on failure.
+// output has stride 0. Then N (default 300) random fusions mixing shape ops with pointwise and
+// reduction work (codegen's test/shape-ops-random.ts, seeded from S). Prints one line per failing
+// case and per fixture, `N passed, M failed` last; exits 1 on failure.
 
 import { add, broadcast, cast, evaluate, expand, Fusion, full, HostTensor, iota, makeTensor, mul, size, type EvalValue } from '@tsfuser/fusion-ir';
 import { DeviceContext, FusionExecutorCache, isAvailable, Tensor, type ExecutorArgument } from '@tsfuser/runtime';
 import { segmentPlanFor } from '@tsfuser/scheduler';
 import { shapeOpsFixtures, type ShapeOpsFixture } from '../../codegen/test/shape-ops-fixtures.js';
+import { randomShapeOpsCase } from '../../codegen/test/shape-ops-random.js';
 import { compareOutput, randomTensor, runtimeInfoOf, seeded } from '../../codegen/test/shape-ops-simulation.js';
 
 interface Result {
@@ -59,7 +62,7 @@ function segmentsOf(fx: ShapeOpsFixture, inputs: readonly EvalValue[]): string {
 function runCase(device: DeviceContext, fx: ShapeOpsFixture, seed: number): string {
   const inputs = fx.inputs(seeded(seed));
   const segments = segmentsOf(fx, inputs);
-  if (segments !== fx.segments) throw new Error(`segments ${segments}, expected ${fx.segments}`);
+  if (fx.segments !== '*' && segments !== fx.segments) throw new Error(`segments ${segments}, expected ${fx.segments}`);
   const want = evaluate(fx.fusion, inputs) as HostTensor[];
   const owned: Tensor[] = [];
   const args: ExecutorArgument[] = inputs.map((v) => {
@@ -108,7 +111,12 @@ function main(): void {
   const device = DeviceContext.create(0);
   const results: Result[] = [];
   try {
-    for (const [k, fx] of [...shapeOpsFixtures(), ...largeCases()].entries()) {
+    const random = flag('random', 300);
+    const randomCases: ShapeOpsFixture[] = Array.from({ length: random }, (_, k) => {
+      const c = randomShapeOpsCase(seed + 100000 + k);
+      return { name: `random ${seed + 100000 + k} (${c.description})`, fusion: c.fusion, inputs: () => c.inputs, segments: '*' };
+    });
+    for (const [k, fx] of [...shapeOpsFixtures(), ...largeCases(), ...randomCases].entries()) {
       try {
         results.push({ name: fx.name, ok: true, detail: runCase(device, fx, seed + k) });
       } catch (error) {
@@ -116,7 +124,7 @@ function main(): void {
         results.push({ name: fx.name, ok: false, detail: `${e.name}: ${e.message.split('\n').slice(0, 3).join(' | ')}` });
       }
       const r = results[results.length - 1] as Result;
-      console.log(`${r.ok ? 'PASS' : 'FAIL'} ${r.name}: ${r.detail}`);
+      if (!r.ok || !r.name.startsWith('random ')) console.log(`${r.ok ? 'PASS' : 'FAIL'} ${r.name}: ${r.detail}`);
     }
   } finally {
     device.dispose();
