@@ -176,6 +176,15 @@ function metadataFixtures(): ShapeOpsFixture[] {
     out.push({ name: 'pointwise_permute_slice_pointwise', fusion, inputs: (r) => [randomTensor('Float', [33, 70], r)], segments: 'pointwise+expr_eval+pointwise' });
   }
   {
+    // A row sum expanded back, beside a dead intermediate of the same input (a segment used to
+    // keep the dead consumer and fail to lower).
+    const { fusion } = withInput('Float', [-1, -1], (f, x) => {
+      mul(x, full(f, [], 0.5, 'Float'));
+      return [expand(broadcast(sum(x, [1]), [false, true]), [size(x, 0), size(x, 1)])];
+    });
+    out.push({ name: 'rowsum_expanded_beside_dead_code', fusion, inputs: (r) => [randomTensor('Float', [34, 10], r)], segments: 'reduction+expr_eval' });
+  }
+  {
     const { fusion } = withInput('Float', [-1, -1], (_f, x) => [sum(reshape(x, [-1, 4]), [1])]);
     out.push({ name: 'reshape_then_sum', fusion, inputs: (r) => [randomTensor('Float', [32, 64], r)], segments: 'expr_eval+reduction' });
   }

@@ -3,7 +3,8 @@
 // --random N). Each fusion works on [N, M] tensors (Float or Half; N, M from 0 to ~70): binary
 // math, a 0-dim full scale, an iota along a dim, a permute round trip inside a kernel, a reshape
 // round trip (views between kernels), a broadcast-in-dim row parameter, a row sum expanded
-// back as an output; outputs may be views (permute, strided slice) of the result.
+// back as an output; outputs may be views (permute, strided slice) of the result. Dead
+// intermediates are left in the definitions on purpose.
 import {
   add, broadcast, cast, expand, Fusion, full, iota, makeTensor, mul, permute, reshape, size, slice, sub, sum,
   type DataType, type EvalValue, type TensorView,
@@ -45,7 +46,6 @@ export function randomShapeOpsCase(seed: number): RandomShapeCase {
   }
   /** Tensors that carry an expanded broadcast dim (a row sum expanded back). */
   const expanded = new Set<TensorView>();
-  let rowSums = 0;
   const count = 1 + Math.floor(r() * 5);
   for (let k = 0; k < count; k += 1) {
     const a = pick(pool);
@@ -71,19 +71,13 @@ export function randomShapeOpsCase(seed: number): RandomShapeCase {
       t = mul(a, 2);
       steps.push('binary');
     } else {
-      // Only as the whole fusion (a row sum of x, expanded back): a reduction of an expanded
-      // broadcast is refused by every scheduler, and a row sum whose segment sits beside other
-      // fusion inputs or dead intermediates can fail to lower (`not inlined past loop
-      // position`); both are left open (report of issue 20's first slice).
-      if (dtype === 'Float' && rowSums === 0 && f.inputs.length === 1 && k === count - 1 && pool.length === 1) {
-        t = expand(broadcast(sum(x, [1]), [false, true]), [size(x, 0), size(x, 1)]);
-        expanded.add(t);
-        rowSums += 1;
-        steps.push('rowsum');
-      } else {
-        t = sub(a, 1);
-        steps.push('binary');
-      }
+      // Not of an expanded tensor: a reduction over an expanded broadcast dim is refused by
+      // every scheduler (left open).
+      const plain = pool.filter((p) => !expanded.has(p));
+      const src = plain.length > 0 ? pick(plain) : (pool[0] as TensorView);
+      t = expand(broadcast(sum(src, [1]), [false, true]), [size(src, 0), size(src, 1)]);
+      expanded.add(t);
+      steps.push('rowsum');
     }
     if (op !== 5 && expanded.has(a) && (op === 3 || op === 4)) expanded.add(t);
     pool.push(t);

@@ -137,8 +137,11 @@ function freshInput(fusion: Fusion, tv: TensorView, strided: boolean): TensorVie
 export function buildGroupFusion(original: Fusion, exprs: ReadonlySet<Expr>, strided: ReadonlySet<Val> = new Set()): GroupFusion {
   const { inputs, outputs } = groupBoundary(original, exprs);
   const { fusion, map, exprMap } = cloneFusion(original);
-  for (const e of original.exprs()) {
-    if (isTensorExpr(e) && !exprs.has(e)) fusion.removeExpr(exprMap.get(e) as Expr);
+  // Every tensor expression outside the segment goes, dead ones (that no output needs) too: a
+  // dead consumer of an input would otherwise be scheduled along with the segment's tensors.
+  const kept = new Set([...exprs].map((e) => exprMap.get(e)));
+  for (const e of [...fusion.allExprs()]) {
+    if (isTensorExpr(e) && !kept.has(e)) fusion.removeExpr(e);
   }
   for (const v of [...fusion.outputs]) fusion.removeOutput(v);
   fusion.inputs.length = 0;
