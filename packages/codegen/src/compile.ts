@@ -5,8 +5,9 @@ import { printFusion, type Fusion } from '@tsfuser/fusion-ir';
 import {
   defaultSchedulerRegistry,
   heuristicParamsToString,
-  type HeuristicParams,
+  SchedulingError,
   type IndexType,
+  type KernelParams,
   type RuntimeInfo,
   type SchedulerRegistry,
 } from '@tsfuser/scheduler';
@@ -34,7 +35,7 @@ export interface CompiledKernel {
   kernelName: string;
   /** Full CUDA C++: runtime helpers + kernel. */
   source: string;
-  params: HeuristicParams;
+  params: KernelParams;
   launch: LaunchParams;
   args: ArgumentLayout;
   indexType: IndexType;
@@ -53,6 +54,9 @@ export function compileFusion(fusion: Fusion, runtimeInfo: RuntimeInfo, opts: Co
   const registry = opts.registry ?? defaultSchedulerRegistry();
   const { scheduler } = registry.pick(fusion, runtimeInfo);
   const params = scheduler.computeHeuristics(fusion, runtimeInfo);
+  if (params.schedulerType === 'expr_eval' || params.schedulerType === 'no_op') {
+    throw new SchedulingError(`the fusion needs no kernel (${params.schedulerType}: ${params.schedulerType === 'expr_eval' ? 'its outputs are views of its inputs' : 'every output is empty'})`);
+  }
   const scheduled = scheduler.schedule(fusion.clone().fusion, params);
   const name = `nvfuser_${params.schedulerType}_f${opts.fusionId ?? 0}_c${opts.cacheId ?? 1}_r${opts.runtimeId ?? 0}_g${opts.groupId ?? 0}`;
   const lp = params.lparams;

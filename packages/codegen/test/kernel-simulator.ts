@@ -59,6 +59,7 @@ const BINARY: Record<string, (a: number, b: number) => number> = {
   le: (a, b) => (a <= b ? 1 : 0),
   gt: (a, b) => (a > b ? 1 : 0),
   ge: (a, b) => (a >= b ? 1 : 0),
+  ceilDiv: (a, b) => Math.ceil(a / b),
 };
 const UNARY: Record<string, (a: number) => number> = {
   exp: Math.exp,
@@ -101,6 +102,14 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
     if (p.kind === 'scalar' || typeof t === 'number') {
       if (typeof t !== 'number') throw new Error(`simulator: scalar ${p.name} given a tensor`);
       names.set(p.name, t);
+      return;
+    }
+    if (!t.isContiguous()) {
+      // A strided tensor (an expanded, stride-0 input or output) is passed as its storage and
+      // strides, as the runtime passes it: the kernel must index it through its strides.
+      const storage = new HostTensor(t.dtype, [t.data.length - t.offset], [1], t.data, t.offset);
+      const values = Float64Array.from(storage.toNumbers());
+      globals.set(p.name, { values, sizes: t.sizes, strides: t.strides.map((s) => s) });
       return;
     }
     const values = Float64Array.from(t.toNumbers());
@@ -260,6 +269,11 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
                 parameters: s.parameters.map((p) => read(p, t)),
               };
               write(s.out, t, rngValueAt(spec, ix(s.linearIndex, t)));
+            });
+            break;
+          case 'Iota':
+            mask.forEach((m, t) => {
+              if (m) write(s.out, t, read(s.start, t) + ix(s.index, t) * read(s.step, t));
             });
             break;
           case 'ReductionInit':
@@ -469,6 +483,11 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
   return kernel.params.flatMap((p, i) => {
     const g = globals.get(p.name);
     if (g === undefined) return [];
-    return [HostTensor.fromValues(p.dtype, [...(args[i] as HostTensor).sizes], Array.from(g.values, (v) => (p.dtype === 'Bool' ? v !== 0 : p.dtype === 'Int' ? BigInt(Number.isNaN(v) ? 0 : v) : v)))];
+    const given = args[i] as HostTensor;
+    const values = Array.from(g.values, (v) => (p.dtype === 'Bool' ? v !== 0 : p.dtype === 'Int' ? BigInt(Number.isNaN(v) ? 0 : v) : v));
+    if (given.isContiguous()) return [HostTensor.fromValues(p.dtype, [...given.sizes], values)];
+    // A strided argument comes back as a view of the same layout over the written storage.
+    const storage = HostTensor.fromValues(p.dtype, [values.length], values);
+    return [new HostTensor(p.dtype, [...given.sizes], [...given.strides], storage.data)];
   });
 }

@@ -44,7 +44,22 @@ export interface PointwiseParams {
   vectorizedOutputs: readonly number[];
 }
 
-export type HeuristicParams = PointwiseParams | ReductionParams | InnerPersistentParams | OuterPersistentParams | InnerOuterPersistentParams;
+/** A metadata-only fusion (expr_eval): no kernel, every output a view of an input. */
+export interface ExprEvalParams {
+  schedulerType: 'expr_eval';
+  tag: string;
+}
+
+/** A fusion whose outputs are all empty (no_op): no kernel, the outputs are just allocated. */
+export interface NoOpParams {
+  schedulerType: 'no_op';
+  tag: string;
+}
+
+export type HeuristicParams = ExprEvalParams | NoOpParams | PointwiseParams | ReductionParams | InnerPersistentParams | OuterPersistentParams | InnerOuterPersistentParams;
+
+/** The parameters of a scheduler that makes a kernel (every one but expr_eval and no_op). */
+export type KernelParams = Exclude<HeuristicParams, ExprEvalParams | NoOpParams>;
 
 /**
  * Every scheduler nvFuser has, by its `SchedulerType` name (lower snake case as in nvFuser's
@@ -59,6 +74,10 @@ export type SchedulerType =
   | 'inner_persistent'
   | 'outer_persistent'
   | 'inner_outer_persistent';
+
+export function exprEvalParamsToString(p: ExprEvalParams): string {
+  return `\n===== Expr Eval Parameters ========\nTag: ${p.tag}\nNo kernel: every output is a view (sizes, strides, offset) of an input buffer\n====================================\n`;
+}
 
 /** nvFuser's `PointwiseParams::toString` layout (the `scheduler_params` dump). */
 export function pointwiseParamsToString(p: PointwiseParams): string {
@@ -85,6 +104,10 @@ export function pointwiseParamsToString(p: PointwiseParams): string {
 
 export function heuristicParamsToString(p: HeuristicParams): string {
   switch (p.schedulerType) {
+    case 'expr_eval':
+      return exprEvalParamsToString(p);
+    case 'no_op':
+      return `\n===== No Op Parameters ========\nTag: ${p.tag}\nNo kernel: every output is empty\n====================================\n`;
     case 'pointwise':
       return pointwiseParamsToString(p);
     case 'reduction':

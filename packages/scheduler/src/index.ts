@@ -11,6 +11,10 @@ export { canSchedulePointwise } from './pointwise/can-schedule.js';
 export { computePointwiseHeuristics, THREADS_PER_BLOCK, MAX_GRID_Y, type PointwiseOverrides } from './pointwise/heuristics.js';
 export { schedulePointwise } from './pointwise/schedule.js';
 export { PointwiseScheduler } from './pointwise/index.js';
+export { ExprEvalScheduler } from './expr-eval/index.js';
+export { NoOpScheduler, canScheduleEmptyOutputs } from './no-op/index.js';
+export { canScheduleExprEvalViews } from './expr-eval/can-schedule.js';
+export { metadataOpRefusal, viewLayouts, viewStrides, type ViewLayout } from './expr-eval/views.js';
 export { type ReductionParams, type ReductionParallelType, reductionParamsToString } from './reduction/params.js';
 export { canScheduleReduction, type ReductionSchedulerOptions } from './reduction/can-schedule.js';
 export { computeReductionHeuristics, type ReductionOverrides } from './reduction/heuristics.js';
@@ -38,6 +42,8 @@ export * from './segmenter/index.js';
 export * from './segmentation/index.js';
 
 import { PointwiseScheduler } from './pointwise/index.js';
+import { ExprEvalScheduler } from './expr-eval/index.js';
+import { NoOpScheduler } from './no-op/index.js';
 import { ReductionScheduler } from './reduction/index.js';
 import { InnerPersistentScheduler } from './normalization/index.js';
 import { OuterPersistentScheduler } from './outer-persistent/index.js';
@@ -45,7 +51,8 @@ import { InnerOuterPersistentScheduler } from './inner-outer-persistent/index.js
 import { SchedulerRegistry } from './scheduler.js';
 
 /**
- * The registry in priority order: pointwise, reduction, inner persistent, outer persistent,
+ * The registry in priority order: expr_eval (metadata-only fusions: views, no kernel; first,
+ * as in nvFuser), pointwise, reduction, inner persistent, outer persistent,
  * inner-outer persistent — nvFuser's order (reduction, transpose, pointwise, inner, outer,
  * inner_outer persistent) for the schedulers tsfuser has; pointwise and reduction never accept the same fusion (one needs
  * no reduction, the other one), so their order does not matter. A batch-norm-like fusion
@@ -54,11 +61,15 @@ import { SchedulerRegistry } from './scheduler.js';
  * backward whose row does not fit the inner-outer persistent register budget.
  */
 export function defaultSchedulerRegistry(): SchedulerRegistry {
+  // no_op (every output empty: nothing launched) comes last: the kernel schedulers handle the
+  // empty sizes they accept, no_op takes the rest (a softmax over zero rows).
   return new SchedulerRegistry([
+    new ExprEvalScheduler(),
     new PointwiseScheduler(),
     new ReductionScheduler(),
     new InnerPersistentScheduler(),
     new OuterPersistentScheduler(),
     new InnerOuterPersistentScheduler(),
+    new NoOpScheduler(),
   ]);
 }

@@ -142,13 +142,22 @@ export function bindExtents(fusion: Fusion, info: RuntimeInfo): ExtentBindings {
   return bindings;
 }
 
-/** Evaluates an integer extent expression (constants, bound symbols, ceilDiv/mul/add/… of those). */
+/**
+ * Evaluates an integer extent expression (constants, bound symbols, ceilDiv/mul/add/… of those;
+ * an expression bound as a whole — a segment input's derived extent — by its text).
+ */
 export function evaluateExtent(s: Scalar, bindings: ExtentBindings): number {
   const c = s.constNumber();
   if (c !== null) return c;
   const b = bindings.get(s);
   if (b !== undefined) return b;
   const def = s.definition;
+  if (def !== null) {
+    // A segment input's extent may be an expression (a reshape's output sizes) whose leaves are
+    // not inputs of the segment; the same expression elsewhere is another Scalar object.
+    const text = s.symbolicName();
+    for (const [k, v] of bindings) if (k.definition !== null && k.symbolicName() === text) return v;
+  }
   if (def !== null && def.kind === 'BinaryOp') {
     const a = evaluateExtent(def.lhs() as Scalar, bindings);
     const d = evaluateExtent(def.rhs() as Scalar, bindings);
@@ -165,6 +174,10 @@ export function evaluateExtent(s: Scalar, bindings: ExtentBindings): number {
         return Math.trunc(a / d);
       case 'mod':
         return a % d;
+      case 'maximum':
+        return Math.max(a, d);
+      case 'minimum':
+        return Math.min(a, d);
       default:
         break;
     }

@@ -4,7 +4,7 @@
 
 import type { Fusion, Split, TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from './errors.js';
-import type { HeuristicParams, SchedulerType } from './heuristic-params.js';
+import type { HeuristicParams, KernelParams, SchedulerType } from './heuristic-params.js';
 import type { RuntimeInfo } from './runtime-info.js';
 
 export type CanScheduleResult = { ok: true } | { ok: false; reason: string };
@@ -15,7 +15,7 @@ export interface ScheduledFusion {
   reference: TensorView;
   /** Splits of the reference proven divisible for the sizes the heuristics saw. */
   divisibleSplits: ReadonlySet<Split>;
-  params: HeuristicParams;
+  params: KernelParams;
 }
 
 export interface Scheduler {

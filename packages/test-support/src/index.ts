@@ -8,3 +8,6 @@ export * from './normalization-fixtures.js';
 export * from './outer-persistent-fixtures.js';
 export * from './reduction-fixtures.js';
 export * from './rng-fixtures.js';
+export * from './shape-ops-values.js';
+export * from './shape-ops-fixtures.js';
+export * from './shape-ops-random.js';

@@ -41,7 +41,7 @@ function randomInputs(graph: Graph, rng: Random): RunValue[] {
     const t = v.type;
     if (t.kind === 'Tensor') {
       const dtype = DTYPES[t.scalarType ?? 'Float'] ?? 'Float';
-      const sizes = (t.sizes ?? []).map((x) => x ?? 8);
+      const sizes = (t.sizes ?? []).map((x) => (x === null ? 8 : Number(x)));
       const n = sizes.reduce((a, b) => a * b, 1);
       const values = Array.from({ length: n }, () =>
         dtype === 'Bool' ? rng.uniform() < 0.5 : dtype === 'Int' ? BigInt(rng.int(0, 8)) : dtype === 'Int32' ? rng.int(0, 8) : sizes.length === 1 ? 0.5 + rng.uniform() : rng.normal(),

@@ -202,7 +202,8 @@ describe('GPU suite random cases', () => {
         compiled += 1;
       } catch (error) {
         expect(error, `${c.name}: ${(error as Error).message}`).toBeInstanceOf(SchedulingError);
-        expect((error as Error).message).toMatch(/pointwise: /);
+        // Refused with the pointwise reason, or taken by no_op (every output empty: no kernel).
+        expect((error as Error).message).toMatch(/pointwise: |needs no kernel \(no_op/);
       }
     }
     expect(compiled).toBeGreaterThan(100);

@@ -162,6 +162,15 @@ function emitStmt(s: Stmt, indent: string, lines: string[]): void {
     case 'Rng':
       lines.push(`${indent}${rngStatementText(s)}`);
       return;
+    case 'Iota': {
+      // As the reference evaluator: integers in 64 bits, floats in double, rounded on store.
+      const ctype = computeKind(s.out.dtype) === 'float' ? 'double' : 'long long';
+      const start = convertTo(s.start.text, s.start.dtype, ctype);
+      const step = convertTo(s.step.text, s.step.dtype, ctype);
+      const text = `(${start} + static_cast<${ctype}>(${printIndex(s.index)}) * ${step})`;
+      lines.push(`${indent}${accessText(s.out)} = ${storeAs(text, ctype, s.out.dtype)};`);
+      return;
+    }
     case 'ScalarCompute': {
       const { text, ctype } = computeExpression(s.op, s.operands, s.computeDtype);
       lines.push(`${indent}const ${storageType(s.dtype)} ${s.name} = ${storeAs(text, ctype, s.dtype)};`);

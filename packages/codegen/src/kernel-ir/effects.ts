@@ -40,6 +40,7 @@ export function accessesOf(stmts: readonly Stmt[]): { writes: TensorAccess[]; re
         return;
       case 'ReductionInit':
       case 'Rng':
+      case 'Iota':
         writes.push(s.out);
         return;
       case 'BlockReduce':
@@ -108,6 +109,7 @@ export function containsReduction(stmts: readonly Stmt[]): boolean {
       case 'LoadStore':
       case 'Compute':
       case 'Rng':
+      case 'Iota':
       case 'ScalarCompute':
       case 'ReductionInit':
       case 'WelfordUpdate':

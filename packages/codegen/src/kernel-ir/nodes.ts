@@ -104,6 +104,12 @@ export type Stmt =
    * it). Values: fusion-ir's eval/random.ts; CUDA: emit/runtime/philox.ts.
    */
   | { kind: 'Rng'; out: TensorAccess; op: RngOpType; dtype: DataType; linearIndex: IndexExpr; seed: ScalarOperand; offset: ScalarOperand; parameters: ScalarOperand[] }
+  /**
+   * An element of an iota (nvFuser's IotaOp): `out = start + index · step`, computed in the
+   * output's compute type (float for Half/BFloat16), `index` the element's position in the
+   * iota's one logical dim.
+   */
+  | { kind: 'Iota'; out: TensorAccess; index: IndexExpr; start: ScalarOperand; step: ScalarOperand }
   /** A scalar local defined from other scalars (fusion scalar math). */
   | { kind: 'ScalarCompute'; name: string; dtype: DataType; op: ComputeOp; operands: ScalarOperand[]; computeDtype: DataType }
   /** A reduction's accumulator set to the op's identity before its loops (and block reduction). */

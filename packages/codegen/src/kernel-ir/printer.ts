@@ -53,6 +53,9 @@ function printStmts(stmts: readonly Stmt[], indent: string, lines: string[]): vo
         lines.push(`${indent}${access(s.out)} = rng_${s.op}(${args.join(', ')}) as ${s.dtype}`);
         break;
       }
+      case 'Iota':
+        lines.push(`${indent}${access(s.out)} = iota(${printIndex(s.index)}, start ${s.start.text}, step ${s.step.text})`);
+        break;
       case 'ScalarCompute':
         lines.push(`${indent}${s.name} = ${s.op.op}(${s.operands.map(operand).join(', ')}) in ${s.computeDtype}`);
         break;

@@ -17,6 +17,8 @@ export interface LoweringContext {
   indexType: IndexType;
   /** Symbolic extents and scalar inputs → kernel-side names (filled by the signature pass). */
   scalarNames: Map<Scalar, string>;
+  /** Kernel names of derived extents (segment inputs' expression extents) by their text. */
+  extentNamesByText: Map<string, string>;
   /** Kernel names of tensors: `T<n>`. */
   tensorName(tv: TensorView): string;
   /** Index expression of an integer extent scalar. */
@@ -54,6 +56,7 @@ export function makeContext(
     divisibleSplits,
     indexType,
     scalarNames: new Map(),
+    extentNamesByText: new Map(),
     tensorName: (tv) => `T${tv.name}`,
     extent: (s) => extent(ctx, s),
     prefixAligned: fusion.exprs().some((e) => e.kind === 'ReductionOp' || e.kind === 'WelfordOp'),

@@ -1,7 +1,7 @@
 // Pass 5 — expression lowering. In: the loop nest with Allocates and PendingExprs. Out: every
 // PendingExpr replaced by its kernel IR statement (LoadStore for copies, broadcasts, squeezes
-// and expands — a wide one at a vectorized position; Compute for unary/binary/ternary ops;
-// Rng for random numbers, rng.ts),
+// and expands — a wide one at a vectorized position; Compute for unary/binary/ternary ops and
+// for a full's fill value; Rng for random numbers, rng.ts; Iota for an iota's start + index·step),
 // with global accesses indexed through the reference (indexing.ts), local ones by buffer
 // position (allocation.ts), wrapped in an IfThenElse when a non-divisible split needs a
 // predicate (predicates.ts). ReductionOps lower through reductions.ts (init, serial update or
@@ -12,8 +12,9 @@
 // Fusion scalar math becomes ScalarComputes at kernel start.
 // Invariant: no PendingExpr remains.
 
-import { cppTypeName, type Expr, type Scalar, type TensorView, type Val } from '@tsfuser/fusion-ir';
+import { cppTypeName, type Expr, type IotaOp, type Scalar, type TensorView, type Val } from '@tsfuser/fusion-ir';
 import { LoweringError } from '../errors.js';
+import { iconst } from '../kernel-ir/index-expr.js';
 import type { Operand, Predicate, ScalarOperand, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
 import { computeDtypeOf, computeOpOf } from './compute-type.js';
 import { localIndex } from './allocation.js';
@@ -101,7 +102,9 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
     const inner =
       s.expr.kind === 'RNGOp'
         ? lowerRng(s.expr, access(out), indexer, groups.isVectorized(out) ? vector : 1)
-        : lowerExpr(s.expr, access, operand, groups.isVectorized(out) ? vector : 1);
+        : s.expr.kind === 'IotaOp'
+          ? lowerIota(s.expr, access(out), indexer)
+          : lowerExpr(s.expr, access, operand, groups.isVectorized(out) ? vector : 1);
     const predicates = [...predicatesFor((ps) => ps.every((p) => p < count && groups.owns(out, p))), ...threadPredicates(threadPreds.get(out) ?? [])];
     return predicates.length === 0 ? inner : { kind: 'IfThenElse', predicates, then: [inner], else: [] };
   };
@@ -112,6 +115,25 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
       return [st];
     });
   return visit(body);
+}
+
+/** An iota element: start + i·step, i the point's index in the iota's one dim (0 where it is a broadcast). */
+function lowerIota(expr: IotaOp, out: TensorAccess, indexer: PointIndexer): Stmt {
+  const tv = expr.outputs[0] as TensorView;
+  const ctx = indexer.ctx;
+  const r = ctx.exactMap.mapToReference(tv, ctx.reference)[0] ?? -1;
+  const logical = indexer.history.logical[r];
+  const index = logical === undefined ? iconst(0) : indexer.index(logical);
+  return { kind: 'Iota', out, index, start: literalAsFloat(scalarOperand(ctx, expr.start)), step: literalAsFloat(scalarOperand(ctx, expr.step)) };
+}
+
+/**
+ * A Half / BFloat16 literal is C text of a number, not a __half: typed Float so the emitter does
+ * not convert it as one (named Half scalars keep their dtype).
+ */
+function literalAsFloat<T extends Operand>(o: T): T {
+  if (o.kind !== 'scalar' || (o.dtype !== 'Half' && o.dtype !== 'BFloat16') || !/^\(?-?([0-9]|NVF_)/.test(o.text)) return o;
+  return { ...o, dtype: 'Float' };
 }
 
 function lowerExpr(expr: Expr, access: (tv: TensorView) => TensorAccess, operand: (v: Val) => Operand, width: number): Stmt {
@@ -126,6 +148,11 @@ function lowerExpr(expr: Expr, access: (tv: TensorView) => TensorAccess, operand
       if (input === undefined || input.kind !== 'tensorView') throw new LoweringError(`${expr.kind} producing T${out.name} has no tensor input`);
       if (input.dtype !== out.dtype) throw new LoweringError(`${expr.kind} T${input.name} → T${out.name} changes dtype (${cppTypeName(input.dtype)} → ${cppTypeName(out.dtype)})`);
       return { kind: 'LoadStore', out: access(out), in: access(input), width };
+    }
+    case 'FullOp': {
+      // The fill value (already of the output's dtype) stored at every point: no loads.
+      if (width > 1) throw new LoweringError(`T${out.name}: a full cannot be vectorized`);
+      return { kind: 'Compute', out: access(out), op: { family: 'unary', op: 'cast' }, operands: [literalAsFloat(operand(expr.fillValue))], computeDtype: expr.fillValue.dtype };
     }
     case 'UnaryOp':
     case 'BinaryOp':

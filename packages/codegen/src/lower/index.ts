@@ -26,7 +26,7 @@
 // plus fusion scalar math lowered to ScalarComputes ahead of the loops.
 
 import { dataTypeSize } from '@tsfuser/fusion-ir';
-import type { HeuristicParams, ScheduledFusion } from '@tsfuser/scheduler';
+import type { KernelParams, ScheduledFusion } from '@tsfuser/scheduler';
 import { LoweringError } from '../errors.js';
 import { allStmts } from '../kernel-ir/effects.js';
 import type { Kernel, Stmt } from '../kernel-ir/nodes.js';
@@ -50,7 +50,7 @@ export interface LowerOptions {
   maxThreadsPerBlock: number;
 }
 
-function vectorizeFactorOf(p: HeuristicParams): number {
+function vectorizeFactorOf(p: KernelParams): number {
   switch (p.schedulerType) {
     case 'pointwise':
       return p.vectorizationFactor;
@@ -88,7 +88,7 @@ function blockReduceSharedMemory(stmts: readonly Stmt[], threads: number): numbe
 }
 
 /** The static work buffers and semaphores of a grid reduction (or grid Welford), sized by the heuristics. */
-function gridReductionGlobals(stmts: readonly Stmt[], p: HeuristicParams): Kernel['deviceGlobals'] {
+function gridReductionGlobals(stmts: readonly Stmt[], p: KernelParams): Kernel['deviceGlobals'] {
   const grids = allStmts(stmts).filter((s): s is Extract<Stmt, { kind: 'GridReduce' | 'GridWelford' }> => s.kind === 'GridReduce' || s.kind === 'GridWelford');
   const first = grids[0];
   if (first === undefined) return [];
@@ -105,7 +105,7 @@ function gridReductionGlobals(stmts: readonly Stmt[], p: HeuristicParams): Kerne
 }
 
 /** Work buffers (gridDim.x × columns partials each) and the barrier semaphore of the grid outer reductions. */
-function gridOuterGlobals(stmts: readonly Stmt[], p: HeuristicParams): Kernel['deviceGlobals'] {
+function gridOuterGlobals(stmts: readonly Stmt[], p: KernelParams): Kernel['deviceGlobals'] {
   const step = allStmts(stmts).find((s): s is Extract<Stmt, { kind: 'GridOuterReduce' }> => s.kind === 'GridOuterReduce');
   if (step === undefined) return [];
   if (p.schedulerType !== 'inner_outer_persistent') throw new LoweringError('a grid outer reduction needs the inner-outer persistent scheduler (it sizes the work buffers)');

@@ -1,7 +1,8 @@
 // Pass 1 — kernel signature. In: the fusion's inputs and outputs. Out: the kernel parameters
 // in order (inputs, then outputs; tensors as Tensor<T, rank> structs, scalars by value), the
-// kernel-side name of every symbolic extent (`i2` read once from `T0.logical_size[2]`) and of
-// every scalar input. Invariant: every symbolic extent of an input or output tensor is named.
+// kernel-side name of every symbolic extent (`i2` read once from `T0.logical_size[2]`; a derived
+// extent of a segment input, e.g. a reshape's size, as `e3`) and of every scalar input.
+// Invariant: every symbolic extent of an input or output tensor is named.
 
 import { type Scalar } from '@tsfuser/fusion-ir';
 import { LoweringError } from '../errors.js';
@@ -13,7 +14,17 @@ export function buildSignature(ctx: LoweringContext): { params: KernelParam[]; i
   const params: KernelParam[] = [];
   const indexLocals: IndexLocal[] = [];
   const bind = (s: Scalar, value: string): void => {
-    if (s.constNumber() !== null || ctx.scalarNames.has(s) || s.definition !== null) return;
+    if (s.constNumber() !== null || ctx.scalarNames.has(s)) return;
+    if (s.definition !== null) {
+      // A derived extent (a segment input that a reshape or slice produced): named as a whole
+      // (its expression may use ops extentExpr cannot emit, e.g. a slice's clamping); other
+      // Scalars with the same text find it by text.
+      const name = `e${indexLocals.length}`;
+      ctx.scalarNames.set(s, name);
+      ctx.extentNamesByText.set(s.symbolicName(), name);
+      indexLocals.push({ name, value });
+      return;
+    }
     const name = s.symbolicName();
     ctx.scalarNames.set(s, name);
     indexLocals.push({ name, value });
@@ -49,7 +60,7 @@ export function buildSignature(ctx: LoweringContext): { params: KernelParam[]; i
 export function extentExpr(ctx: LoweringContext, s: Scalar): IndexExpr {
   const c = s.constNumber();
   if (c !== null) return iconst(c);
-  const name = ctx.scalarNames.get(s);
+  const name = ctx.scalarNames.get(s) ?? (s.definition !== null ? ctx.extentNamesByText.get(s.symbolicName()) : undefined);
   if (name !== undefined) return isym(name);
   const def = s.definition;
   if (def !== null && def.kind === 'BinaryOp') {
@@ -72,3 +83,4 @@ export function extentExpr(ctx: LoweringContext, s: Scalar): IndexExpr {
   }
   throw new LoweringError(`extent ${s.symbolicName()} is neither constant nor derived from a tensor argument's sizes`);
 }
+

@@ -9,16 +9,22 @@
 //      NVRTC);
 //   3. an exact-layout memo (sizes, strides, alignment) → the ready launch plan, so a repeated
 //      call only packs arguments, allocates outputs from the pool and launches.
+// A metadata-only group (scheduler `expr_eval`) launches nothing: its outputs are views
+// (sizes, strides, element offset; scheduler's viewLayouts) of the buffers it reads, and a
+// fusion output that is such a view aliases the caller's device tensor (a copy when the base is
+// a temporary or an intermediate the call frees). A no_op group (every output empty) only
+// allocates its outputs.
 // Invariant: a launch plan is used only for arguments whose layout key equals the one it was
 // built for.
 
-import { printFusion, type DataType, type Fusion, type Val } from '@tsfuser/fusion-ir';
+import { dataTypeSize, printFusion, type DataType, type Fusion, type Val } from '@tsfuser/fusion-ir';
 import {
   bindExtents,
   defaultSchedulerRegistry,
   segmentationPlanner,
+  viewLayouts,
   type ExtentBindings,
-  type HeuristicParams,
+  type KernelParams,
   type RuntimeInfo,
   type SchedulerRegistry,
 } from '@tsfuser/scheduler';
@@ -74,7 +80,14 @@ export interface ExecutorCacheStats {
   compiles: CompileReport[];
 }
 
-type Ref = { kind: 'arg'; index: number } | { kind: 'buffer'; index: number };
+type Ref = { kind: 'arg'; index: number } | { kind: 'buffer'; index: number } | { kind: 'view'; index: number };
+
+/** A view made by an expr_eval group: `base`'s memory read with this layout from element `offset`. */
+interface View {
+  base: Extract<Ref, { kind: 'arg' | 'buffer' }>;
+  layout: TensorLayout;
+  offset: number;
+}
 
 interface Step {
   executor: FusionExecutor;
@@ -82,11 +95,14 @@ interface Step {
   refs: Ref[];
   /** Enqueued on the device's side stream (side-stream-steps.ts). */
   side: boolean;
+  /** How many of `refs` are the group's inputs (the rest are its outputs). */
+  inputCount: number;
 }
 
 interface LaunchPlan {
   steps: Step[];
   buffers: { dtype: DataType; layout: TensorLayout }[];
+  views: View[];
   outputs: Ref[];
   /** Buffers that are fusion outputs (the rest are intermediates, freed after the call). */
   isOutput: boolean[];
@@ -97,7 +113,7 @@ interface KernelRuntime {
   kernels: Map<string, FusionExecutor>;
 }
 
-function kernelKey(params: HeuristicParams): string {
+function kernelKey(params: KernelParams): string {
   return JSON.stringify(params, (k, v: unknown) => (k === 'gdimx' || k === 'gdimy' || k === 'gdimz' ? undefined : v));
 }
 
@@ -156,7 +172,7 @@ export class FusionExecutorCache {
         plan = this.buildLaunchPlan(device);
         this.launchPlans.set(key, plan);
       }
-      return this.execute(plan, device);
+      return this.execute(plan, device, new Set(temporaries));
     } finally {
       for (const t of temporaries) t.dispose();
     }
@@ -223,11 +239,20 @@ export class FusionExecutorCache {
     }
     const refOf = new Map<Val, Ref>();
     fusion.inputs.forEach((v, index) => refOf.set(v, { kind: 'arg', index }));
-    const plan: LaunchPlan = { steps: [], buffers: [], outputs: [], isOutput: [] };
+    const plan: LaunchPlan = { steps: [], buffers: [], views: [], outputs: [], isOutput: [] };
     const layoutOf = (ref: Ref): TensorLayout | null => {
       if (ref.kind === 'buffer') return (plan.buffers[ref.index] as LaunchPlan['buffers'][number]).layout;
+      if (ref.kind === 'view') return (plan.views[ref.index] as View).layout;
       const a = args[ref.index];
       return a instanceof Tensor ? { sizes: [...a.sizes], strides: [...a.strides] } : null;
+    };
+    // Buffers are allocated 256-byte aligned; a view is as aligned as its base and offset allow.
+    const alignmentOf = (ref: Ref, dtype: DataType): number => {
+      if (ref.kind === 'buffer') return 256;
+      if (ref.kind === 'arg') return pointerAlignment((args[ref.index] as Tensor).dataPtr);
+      const v = plan.views[ref.index] as View;
+      const offsetBytes = BigInt(v.offset * dataTypeSize(dtype));
+      return Math.min(alignmentOf(v.base, dtype), offsetBytes === 0n ? 256 : pointerAlignment(offsetBytes));
     };
     runtime.segments.groups.forEach((group, groupId) => {
       const refs: Ref[] = group.inputs.map((v) => {
@@ -241,12 +266,16 @@ export class FusionExecutorCache {
           const layout = layoutOf(refs[i] as Ref);
           const ref = refs[i] as Ref;
           if (gv.kind === 'tensorView' && layout !== null) {
-            const align = ref.kind === 'arg' ? pointerAlignment((args[ref.index] as Tensor).dataPtr) : 256;
-            return { kind: 'tensor', dtype: gv.dtype, sizes: layout.sizes, strides: layout.strides, alignment: align };
+            return { kind: 'tensor', dtype: gv.dtype, sizes: layout.sizes, strides: layout.strides, alignment: alignmentOf(ref, gv.dtype) };
           }
           return { kind: 'scalar', dtype: gv.kind === 'scalar' ? gv.dtype : 'Double' };
         }),
       };
+      const kind = group.schedulerType ?? this.registry.pick(group.fusion, groupInfo).scheduler.type;
+      if (kind === 'expr_eval') {
+        this.planViews(group, groupInfo, refs, refOf, plan, groupId);
+        return;
+      }
       for (const out of group.outputs) {
         if (refOf.has(out)) continue;
         if (out.kind !== 'tensorView') throw new Error(`segment ${groupId} output ${out.name} is not a tensor`);
@@ -254,6 +283,8 @@ export class FusionExecutorCache {
         plan.buffers.push({ dtype: out.dtype, layout: outputLayout(out, bindings) });
         plan.isOutput.push(false);
       }
+      // no_op: every output is empty; allocating them is all there is to do.
+      if (kind === 'no_op') return;
       const executor = this.executorFor(runtime, group.fusion, groupInfo, groupId);
       const params = executor.params;
       // A grid-synchronizing kernel launches exactly the grid it was compiled for (its rows per
@@ -265,6 +296,7 @@ export class FusionExecutorCache {
         grid,
         refs: [...refs, ...group.outputs.map((v) => refOf.get(v) as Ref)],
         side: false,
+        inputCount: refs.length,
       });
       if (this.dump.has('launch_param')) this.sink(executor.executor.kernel.dumps.launchParams);
     });
@@ -275,13 +307,14 @@ export class FusionExecutorCache {
       if (r.kind === 'buffer') plan.isOutput[r.index] = true;
     }
     if (this.options.concurrentSegments !== false) {
-      const bufferIndices = (refs: readonly Ref[]): number[] => refs.flatMap((r) => (r.kind === 'buffer' ? [r.index] : []));
+      // A view reads its base: a step reading a view of a buffer reads that buffer.
+      const baseOf = (r: Ref): Ref => (r.kind === 'view' ? (plan.views[r.index] as View).base : r);
+      const bufferIndices = (refs: readonly Ref[]): number[] => refs.map(baseOf).flatMap((r) => (r.kind === 'buffer' ? [r.index] : []));
       const side = sideStreamSteps(
-        plan.steps.map((s, i) => {
-          const group = runtime.segments.groups[i] as PlanGroup;
+        plan.steps.map((s) => {
           return {
-            readsBuffers: bufferIndices(s.refs.slice(0, group.inputs.length)),
-            writesBuffers: bufferIndices(s.refs.slice(group.inputs.length)),
+            readsBuffers: bufferIndices(s.refs.slice(0, s.inputCount)),
+            writesBuffers: bufferIndices(s.refs.slice(s.inputCount)),
             gridSynchronizing: s.executor.residentBlocksPerSm() !== null,
           };
         }),
@@ -294,9 +327,30 @@ export class FusionExecutorCache {
     return plan;
   }
 
-  private executorFor(runtime: KernelRuntime, fusion: Fusion, info: RuntimeInfo, groupId: number): { executor: FusionExecutor; params: HeuristicParams } {
+  /** The outputs of a metadata-only group as views of what it reads (no kernel, no step). */
+  private planViews(group: PlanGroup, info: RuntimeInfo, refs: readonly Ref[], refOf: Map<Val, Ref>, plan: LaunchPlan, groupId: number): void {
+    let layouts: ReturnType<typeof viewLayouts>;
+    try {
+      layouts = viewLayouts(group.fusion, info.inputs.map((i) => (i.kind === 'tensor' ? i : null)), bindExtents(group.fusion, info));
+    } catch (error) {
+      throw new ExecutorInputError(`segment ${groupId} (expr_eval): ${error instanceof Error ? error.message : String(error)}`);
+    }
+    group.outputs.forEach((out, k) => {
+      if (refOf.has(out)) return;
+      const tv = group.fusion.outputs[k];
+      const layout = tv === undefined || tv.kind !== 'tensorView' ? undefined : layouts.get(tv);
+      if (layout === undefined) throw new Error(`segment ${groupId} (expr_eval): output ${out.name} is not a view of an input`);
+      const source = refs[layout.input] as Ref;
+      const base = source.kind === 'view' ? (plan.views[source.index] as View) : { base: source, offset: 0 };
+      refOf.set(out, { kind: 'view', index: plan.views.length });
+      plan.views.push({ base: base.base, layout: { sizes: layout.sizes, strides: layout.strides }, offset: base.offset + layout.offset });
+    });
+  }
+
+  private executorFor(runtime: KernelRuntime, fusion: Fusion, info: RuntimeInfo, groupId: number): { executor: FusionExecutor; params: KernelParams } {
     const { scheduler } = this.registry.pick(fusion, info);
     const params = scheduler.computeHeuristics(fusion, info);
+    if (params.schedulerType === 'expr_eval' || params.schedulerType === 'no_op') throw new Error(`segment ${groupId} needs no kernel (${params.schedulerType}) but was planned as one`);
     const key = `${groupId}:${kernelKey(params)}`;
     let executor = runtime.kernels.get(key);
     if (executor === undefined) {
@@ -319,16 +373,29 @@ export class FusionExecutorCache {
     return { executor, params };
   }
 
-  private execute(plan: LaunchPlan, args: readonly ExecutorArgument[]): Tensor[] {
+  private execute(plan: LaunchPlan, args: readonly ExecutorArgument[], temporaries: ReadonlySet<Tensor>): Tensor[] {
     const buffers = plan.buffers.map((b) => Tensor.emptyDevice(this.device, b.dtype, b.layout.sizes, b.layout.strides));
     if (this.options.poisonOutputs === true) for (const b of buffers) b.poison();
+    const tensorOf = (r: Extract<Ref, { kind: 'arg' | 'buffer' }>): Tensor => (r.kind === 'buffer' ? (buffers[r.index] as Tensor) : (args[r.index] as Tensor));
+    const viewOf = (v: View): Tensor => tensorOf(v.base).asStrided(v.layout.sizes, v.layout.strides, v.offset);
     const value = (r: Ref): ArgumentValue => {
       if (r.kind === 'buffer') return (buffers[r.index] as Tensor).asKernelArgument();
+      if (r.kind === 'view') return viewOf(plan.views[r.index] as View).asKernelArgument();
       const a = args[r.index] as ExecutorArgument;
       return a instanceof Tensor ? a.asKernelArgument() : a;
     };
+    /** A fusion output that is a view aliases a caller's device tensor; a view of anything the call frees is copied. */
+    const output = (r: Ref): Tensor => {
+      if (r.kind === 'buffer') return buffers[r.index] as Tensor;
+      if (r.kind === 'arg') return (args[r.index] as Tensor).toDevice(this.device);
+      const v = plan.views[r.index] as View;
+      const view = viewOf(v);
+      const aliases = v.base.kind === 'arg' && !temporaries.has(args[v.base.index] as Tensor);
+      return aliases ? view : view.toDevice(this.device);
+    };
     // Fork before the first launch, so the side stream's kernels overlap the main stream's.
     const sideStream = plan.steps.some((s) => s.side) ? this.device.forkSide() : undefined;
+    let joined = false;
     try {
       for (const step of plan.steps) {
         if (step.side && sideStream !== undefined) {
@@ -338,11 +405,16 @@ export class FusionExecutorCache {
           step.executor.launch(step.refs.map(value), step.grid);
         }
       }
-      return plan.outputs.map((r) => (r.kind === 'buffer' ? (buffers[r.index] as Tensor) : (args[r.index] as Tensor).toDevice(this.device)));
+      // Copies of views read what the side stream wrote: join first.
+      if (sideStream !== undefined && plan.views.length > 0) {
+        this.device.joinSide();
+        joined = true;
+      }
+      return plan.outputs.map(output);
     } finally {
       // The main stream waits for the side stream: callers (and freed intermediates reused from
       // the pool) see every kernel of the call finished in stream order.
-      if (sideStream !== undefined) this.device.joinSide();
+      if (sideStream !== undefined && !joined) this.device.joinSide();
       buffers.forEach((b, i) => {
         if (plan.isOutput[i] !== true) b.dispose();
       });

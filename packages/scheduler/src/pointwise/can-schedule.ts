@@ -1,7 +1,9 @@
 // Whether the pointwise scheduler can take a fusion, and if not, why (the reason is shown to
 // users in segmentation explanations). Accepted: pointwise math (unary/binary/ternary ops),
-// broadcast, squeeze, expand and plain copies, where every output covers the reference's
-// iteration space and every tensor's iteration dims map onto the reference's.
+// broadcast, squeeze, expand, plain copies and permutes (a permuted tensor is indexed through
+// its own strides: correct, not coalesced on both sides — there is no transpose scheduler yet),
+// tensor factories (full, iota) and expanded outputs, where every output covers the
+// reference's iteration space and every tensor's iteration dims map onto the reference's.
 
 import type { Expr, Fusion } from '@tsfuser/fusion-ir';
 import type { RuntimeInfo } from '../runtime-info.js';
@@ -21,7 +23,7 @@ function exprRefusal(e: Expr): string | null {
     case 'ExpandOp':
       return null;
     case 'LoadStoreOp':
-      return e.permutation === null ? null : `permute${name} is left to the transpose scheduler`;
+      return null;
     case 'ReductionOp':
       return `reduction op (${e.op})${name} needs the reduction scheduler`;
     case 'WelfordOp':
@@ -34,7 +36,6 @@ function exprRefusal(e: Expr): string | null {
       return `${e.kind}${name} (a resize) is not supported by the pointwise scheduler yet`;
     case 'FullOp':
     case 'IotaOp':
-      return `${e.kind}${name} (a tensor factory) is not supported by the pointwise scheduler yet`;
     case 'RNGOp':
     case 'Split':
     case 'Merge':
@@ -57,9 +58,6 @@ export function canSchedulePointwise(fusion: Fusion, runtimeInfo: RuntimeInfo): 
     if (o.kind !== 'tensorView') return { ok: false, reason: 'scalar outputs are not supported by the pointwise scheduler' };
     if (fusion.inputs.includes(o)) return { ok: false, reason: `output T${o.name} is also a fusion input (an alias)` };
     if (o.definition === null) return { ok: false, reason: `output T${o.name} has no definition` };
-    if (o.domain.logicalNoReductions().some((id) => id.isBroadcast() && id.expandedExtent !== null)) {
-      return { ok: false, reason: `output T${o.name} has an expanded broadcast dim (would need stride-0 output)` };
-    }
   }
   try {
     bindExtents(fusion, runtimeInfo);

@@ -100,7 +100,10 @@ export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
   const ref = findReferenceOutput(fusion);
   if (ref === null) throw new SchedulingError('pointwise heuristics: the fusion has no tensor outputs');
   const device = runtimeInfo.device;
-  const refSizes = tensorSizes(ref, bindings);
+  // The kernel iterates over the reference's un-expanded extents: an expanded broadcast dim of an
+  // output is written once (its stride is 0), so it counts as size 1 here.
+  const refLogical = ref.domain.logicalNoReductions();
+  const refSizes = tensorSizes(ref, bindings).map((s, d) => (refLogical[d]?.isBroadcast() === true ? 1 : s));
   const nElems = refSizes.reduce((a, b) => a * b, 1);
   const io = collectIo(fusion, runtimeInfo, bindings);
   const indexType = chooseIndexType(io);

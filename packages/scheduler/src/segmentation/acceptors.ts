@@ -14,6 +14,7 @@
 
 import type { Fusion } from '@tsfuser/fusion-ir';
 import type { SchedulerType } from '../heuristic-params.js';
+import { canScheduleExprEvalViews } from '../expr-eval/can-schedule.js';
 import { canSchedulePointwise } from '../pointwise/can-schedule.js';
 import { bindExtents, evaluateExtent, type RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult, SchedulerRegistry } from '../scheduler.js';
@@ -68,10 +69,13 @@ export function canScheduleNoOp(fusion: Fusion, ri: RuntimeInfo): CanScheduleRes
   return { ok: true };
 }
 
-/** nvFuser's expr_eval takes matmul / linear / sdpa ops (ATen calls); tsfuser fusions have none. */
-export function canScheduleExprEval(fusion: Fusion): CanScheduleResult {
-  const first = tensorExprs(fusion)[0];
-  return { ok: false, reason: first === undefined ? 'nothing to evaluate' : `${first.kind} is not a matmul / linear / sdpa op` };
+/**
+ * nvFuser's expr_eval takes matmul / linear / sdpa ops (ATen calls; tsfuser fusions have none)
+ * and fusions whose every output is pointer arithmetic on an input (views: broadcast, squeeze,
+ * expand, permute, slice, view-compatible reshape) — the ExprEvalScheduler's rule.
+ */
+export function canScheduleExprEval(fusion: Fusion, ri: RuntimeInfo): CanScheduleResult {
+  return canScheduleExprEvalViews(fusion, ri);
 }
 
 /** canSchedulePointwise plus nvFuser's connected-graph rule. */

@@ -1,5 +1,6 @@
 // Which expression kinds the reduction and normalization schedulers take (pointwise math,
-// broadcast/squeeze/expand, plain copies, reductions and Welford), and the refusal reason for
+// broadcast/squeeze/expand, plain copies, tensor factories (full, iota: a value computed per
+// point), reductions and Welford), and the refusal reason for
 // the others, naming the tensor produced. Exhaustive over the Expr union, so a new kind must be
 // classified here.
 
@@ -18,6 +19,8 @@ export function unsupportedOp(e: Expr, scheduler: string): string | null {
     case 'ReductionOp':
     case 'WelfordOp':
     case 'RNGOp':
+    case 'FullOp':
+    case 'IotaOp':
     case 'Split':
     case 'Merge':
       return null;
@@ -29,9 +32,6 @@ export function unsupportedOp(e: Expr, scheduler: string): string | null {
     case 'PadOp':
     case 'CatOp':
       return `${e.kind}${name} (a resize) is left to the resize scheduler`;
-    case 'FullOp':
-    case 'IotaOp':
-      return `${e.kind}${name} (a tensor factory) is not supported by the ${scheduler} scheduler yet`;
     default: {
       const unreachable: never = e;
       return `unknown expression ${String(unreachable)}`;

@@ -4,10 +4,13 @@
 //   fusion_ir_segments — (new in tsfuser) the pre-scheduled Fusion IR printed once, each
 //                        expression under a banner naming its segment and scheduler, and for
 //                        every edge between segments the concrete reason the two sides are not
-//                        one kernel; independent segments get the same explanation.
+//                        one kernel; independent segments get the same explanation. expr_eval
+//                        (view) and no_op segments are not counted as kernels.
 
 import { exprToString, printInputsOutputs, valToString, type Val } from '@tsfuser/fusion-ir';
 import type { SegmentedFusion } from './segment-fusion.js';
+
+const launchesNothing = (type: string): boolean => type === 'expr_eval' || type === 'no_op';
 
 const tName = (v: Val): string => (v.kind === 'tensorView' ? `T${v.name}` : valToString(v));
 
@@ -36,8 +39,10 @@ export function segmentedFusionToString(sf: SegmentedFusion): string {
 
 export function fusionIrSegmentsToString(sf: SegmentedFusion): string {
   const n = sf.groups.length;
+  // expr_eval (views) and no_op segments launch nothing.
+  const kernels = sf.groups.filter((g) => !launchesNothing(g.schedulerType)).length;
   const lines: string[] = [
-    `Fusion IR with segments: ${n} segment${n === 1 ? '' : 's'} (${n} kernel${n === 1 ? '' : 's'}), ${sf.edges.length} edge${sf.edges.length === 1 ? '' : 's'}`,
+    `Fusion IR with segments: ${n} segment${n === 1 ? '' : 's'} (${kernels} kernel${kernels === 1 ? '' : 's'}), ${sf.edges.length} edge${sf.edges.length === 1 ? '' : 's'}`,
     '',
     printInputsOutputs(sf.original.inputs, sf.original.outputs).trimEnd(),
     '',
@@ -46,7 +51,8 @@ export function fusionIrSegmentsToString(sf: SegmentedFusion): string {
   for (const g of sf.groups) {
     const ins = g.inputs.filter((v) => v.kind === 'tensorView').map(tName).join(', ');
     const outs = g.outputs.map(tName).join(', ');
-    lines.push(`// ======== segment ${g.id} [${g.schedulerType}] — reads ${ins === '' ? 'nothing' : ins}; writes ${outs} ========`);
+    const note = g.schedulerType === 'expr_eval' ? ' (views of its inputs, no kernel)' : '';
+    lines.push(`// ======== segment ${g.id} [${g.schedulerType}] — reads ${ins === '' ? 'nothing' : ins}; writes ${outs}${note} ========`);
     for (const e of g.exprs) lines.push(exprToString(e).trimEnd());
   }
   lines.push('}', '');

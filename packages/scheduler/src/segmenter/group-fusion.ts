@@ -48,6 +48,47 @@ function scalarInputsUsed(exprs: readonly Expr[], fusionInputs: ReadonlySet<Val>
   return out;
 }
 
+/** The symbols (scalars without a definition) an extent is built from. */
+function extentSymbols(s: Scalar, into: Set<Scalar>): void {
+  if (s.constNumber() !== null) return;
+  if (s.definition === null) {
+    into.add(s);
+    return;
+  }
+  for (const v of s.definition.inputs) if (v.kind === 'scalar') extentSymbols(v, into);
+}
+
+/**
+ * Fusion inputs the segment reads no element of but whose sizes it needs: a factory shaped
+ * like an input (`full(shape(x))`, `iota(size(x, 0))`) sizes its output by x's extents, so x
+ * must be a segment input for its sizes to reach the kernel.
+ */
+function extentSourceInputs(original: Fusion, ordered: readonly Expr[], needed: ReadonlySet<Val>): Val[] {
+  const wanted = new Set<Scalar>();
+  for (const e of ordered) {
+    for (const o of e.outputs) {
+      if (o.kind !== 'tensorView') continue;
+      for (const id of o.domain.logicalNoReductions()) extentSymbols(id.logicalExtent(), wanted);
+    }
+  }
+  // Only an extent that is a plain symbol binds it (an expression extent binds as a whole).
+  const symbolsOf = (v: Val): Scalar[] => {
+    if (v.kind !== 'tensorView') return [];
+    return v.domain.logicalNoReductions().map((id) => id.logicalExtent()).filter((e) => e.constNumber() === null && e.definition === null);
+  };
+  const provided = new Set<Scalar>();
+  for (const v of needed) for (const sym of symbolsOf(v)) provided.add(sym);
+  const extra: Val[] = [];
+  for (const v of original.inputs) {
+    if (needed.has(v)) continue;
+    const syms = symbolsOf(v).filter((sym) => wanted.has(sym) && !provided.has(sym));
+    if (syms.length === 0) continue;
+    extra.push(v);
+    for (const sym of symbolsOf(v)) provided.add(sym);
+  }
+  return extra;
+}
+
 /** The boundary of a set of tensor expressions of `original`. */
 export function groupBoundary(original: Fusion, exprs: ReadonlySet<Expr>): { inputs: Val[]; outputs: Val[] } {
   const fusionInputs = new Set(original.inputs);
@@ -58,6 +99,7 @@ export function groupBoundary(original: Fusion, exprs: ReadonlySet<Expr>): { inp
     for (const v of e.inputs) if (v.kind === 'tensorView' && !produced.has(v)) needed.add(v);
   }
   for (const s of scalarInputsUsed(ordered, fusionInputs)) needed.add(s);
+  for (const t of extentSourceInputs(original, ordered, needed)) needed.add(t);
   const inputs = [
     ...original.inputs.filter((v) => needed.has(v)),
     ...[...needed].filter((v) => !fusionInputs.has(v)).sort((a, b) => a.name - b.name),
@@ -73,30 +115,40 @@ export function groupBoundary(original: Fusion, exprs: ReadonlySet<Expr>): { inp
   return { inputs, outputs };
 }
 
-/** A plain input tensor with `tv`'s non-reduction dims (same extents, dense contiguity). */
-function freshInput(fusion: Fusion, tv: TensorView): TensorView {
+/**
+ * A plain input tensor with `tv`'s non-reduction dims (same extents, dense contiguity; none
+ * when `strided`: the tensor is a view another segment made, read through its strides).
+ */
+function freshInput(fusion: Fusion, tv: TensorView, strided: boolean): TensorView {
   const logical: IterDomain[] = tv.domain.logicalNoReductions().map((id) => {
     if (id.isBroadcast() && id.expandedExtent !== null) return fusion.newIterDomain(id.expandedExtent, 'Iteration');
     return fusion.newIterDomain(id.extent, id.isBroadcast() ? 'Broadcast' : 'Iteration');
   });
-  const contiguity = tv.domain.logicalNoReductions().map((id) => (id.isBroadcast() ? (id.expandedExtent !== null ? false : null) : true));
+  const contiguity = tv.domain.logicalNoReductions().map((id) => (id.isBroadcast() ? (id.expandedExtent !== null ? false : null) : !strided));
   // Same name as the tensor it stands for, so refusal reasons name tensors of the original
   // fusion (the replaced tensor is unreachable afterwards).
   return fusion.adopt(new TensorView(fusion, tv.name, new TensorDomain({ logical, contiguity }), tv.dtype));
 }
 
-export function buildGroupFusion(original: Fusion, exprs: ReadonlySet<Expr>): GroupFusion {
+/**
+ * `strided`: intermediates that reach the segment as views (outputs of expr_eval segments: a
+ * permute or slice is not dense), declared non-contiguous so the kernel reads their strides.
+ */
+export function buildGroupFusion(original: Fusion, exprs: ReadonlySet<Expr>, strided: ReadonlySet<Val> = new Set()): GroupFusion {
   const { inputs, outputs } = groupBoundary(original, exprs);
   const { fusion, map, exprMap } = cloneFusion(original);
-  for (const e of original.exprs()) {
-    if (isTensorExpr(e) && !exprs.has(e)) fusion.removeExpr(exprMap.get(e) as Expr);
+  // Every tensor expression outside the segment goes, dead ones (that no output needs) too: a
+  // dead consumer of an input would otherwise be scheduled along with the segment's tensors.
+  const kept = new Set([...exprs].map((e) => exprMap.get(e)));
+  for (const e of [...fusion.allExprs()]) {
+    if (isTensorExpr(e) && !kept.has(e)) fusion.removeExpr(e);
   }
   for (const v of [...fusion.outputs]) fusion.removeOutput(v);
   fusion.inputs.length = 0;
   for (const v of inputs) {
     let c = map.get(v) as Val;
     if (c.kind === 'tensorView' && !original.inputs.includes(v)) {
-      const fresh = freshInput(fusion, c);
+      const fresh = freshInput(fusion, c, strided.has(v));
       for (const use of [...c.uses]) replaceExprVals(use, new Map<Val, Val>([[c, fresh]]));
       c = fresh;
     }

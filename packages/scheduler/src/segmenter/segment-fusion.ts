@@ -234,6 +234,14 @@ class Segmenter {
       const exprs = [...c.exprs].sort((a, b) => (this.order.get(a) as number) - (this.order.get(b) as number));
       return { id, schedulerType: v.type, fusion: v.group.fusion, inputs: v.group.inputs, outputs: v.group.outputs, exprs };
     });
+    // A segment reading an expr_eval segment's output reads a view, which need not be dense.
+    const views = new Set(groups.filter((g) => g.schedulerType === 'expr_eval').flatMap((g) => g.outputs));
+    groups.forEach((g, i) => {
+      const strided = new Set(g.inputs.filter((v) => views.has(v)));
+      if (g.schedulerType === 'expr_eval' || strided.size === 0) return;
+      const rebuilt = buildGroupFusion(this.fusion, new Set(g.exprs), strided);
+      groups[i] = { ...g, fusion: rebuilt.fusion, inputs: rebuilt.inputs, outputs: rebuilt.outputs };
+    });
     const ordered = orderIdx.map((old) => unordered[old] as Candidate);
     const edges: SegmentEdge[] = this.edges(ordered).map((e) => {
       const via = this.cycleThrough(ordered, e.from, e.to);

@@ -1,0 +1,108 @@
+// Test helpers for shape-op and tensor-factory kernels (the seeded generator, random inputs and
+// the comparison live in @tsfuser/test-support's shape-ops-values.ts, shared with the GPU suite):
+// simulate-and-compare — compile a fusion with the default registry (or one given),
+// lower it, run the kernel IR in the CPU simulator on NaN-poisoned outputs and compare every
+// element with the reference evaluator within a tolerance by dtype. Failure messages carry the
+// label and the seed.
+import { evaluate, HostTensor, type EvalValue, type Fusion, type TensorView, type Val } from '@tsfuser/fusion-ir';
+import { bindExtents, defaultSchedulerRegistry, segmentFusion, viewLayouts, type RuntimeInfo, type SchedulerRegistry } from '@tsfuser/scheduler';
+import { compileFusion, lowerFusion, type CompiledKernel, type Kernel } from '../src/index.js';
+import { simulateKernel } from './kernel-simulator.js';
+import { compareOutput, runtimeInfoOf } from '@tsfuser/test-support';
+
+export { baseSeed, compareOutput, dtypeTolerance, randomTensor, runtimeInfoOf, seeded } from '@tsfuser/test-support';
+
+export interface Simulated {
+  compiled: CompiledKernel;
+  kernel: Kernel;
+  info: RuntimeInfo;
+}
+
+/** Compiles and lowers like the executor does (the kernel IR object is returned too). */
+export function lowerWith(fusion: Fusion, info: RuntimeInfo, registry: SchedulerRegistry = defaultSchedulerRegistry()): Simulated {
+  const compiled = compileFusion(fusion, info, { registry });
+  const { scheduler } = registry.pick(fusion, info);
+  const scheduled = scheduler.schedule(fusion.clone().fusion, compiled.params);
+  const lp = compiled.params.lparams;
+  const kernel = lowerFusion(scheduled, { kernelName: compiled.kernelName, maxThreadsPerBlock: Math.max(1, lp.bdimx * lp.bdimy * lp.bdimz) });
+  return { compiled, kernel, info };
+}
+
+
+/**
+ * Simulates `fusion`'s kernel on `inputs` (outputs poisoned with NaN first) and throws, naming
+ * `label`, unless every output element matches the reference evaluator.
+ */
+export function simulateAndCheck(fusion: Fusion, inputs: readonly EvalValue[], label: string, registry?: SchedulerRegistry): Simulated {
+  const info = runtimeInfoOf(fusion, inputs);
+  const sim = lowerWith(fusion, info, registry);
+  const want = evaluate(fusion, inputs) as HostTensor[];
+  const outputs = fusion.outputs.map((o, i) => poisonedOutput(o as TensorView, want[i] as HostTensor));
+  const args = inputs.map((v) => (v instanceof HostTensor ? v : Number(v)));
+  const empty = sim.compiled.launch.grid.some((g) => g === 0);
+  const got = empty ? outputs : simulateKernel(sim.kernel, sim.compiled.launch, [...args, ...outputs]).slice(args.filter((a) => typeof a !== 'number').length);
+  want.forEach((w, i) => compareOutput(w, got[i] as HostTensor, `${label}: output ${i}`));
+  return sim;
+}
+
+/**
+ * An output buffer as the runtime allocates it (output-allocation.ts): dense over the dims that
+ * are not expanded broadcasts, stride 0 on those (a view of the un-expanded result), filled
+ * with -12345 (-7 / false for integers and Bool) so an element the kernel never writes shows.
+ */
+export function poisonedOutput(tv: TensorView, value: HostTensor): HostTensor {
+  const logical = tv.domain.logicalNoReductions();
+  const expanded = value.sizes.map((_, d) => logical[d]?.isBroadcast() === true && logical[d]?.expandedExtent !== null);
+  const strides = new Array<number>(value.sizes.length).fill(0);
+  let stride = 1;
+  for (let d = value.sizes.length - 1; d >= 0; d -= 1) {
+    if (expanded[d] === true) continue;
+    strides[d] = stride;
+    stride *= Math.max(1, value.sizes[d] as number);
+  }
+  const n = value.sizes.some((x) => x === 0) ? 0 : stride;
+  // A finite sentinel, not NaN: an unwritten element must not pass where the reference is NaN.
+  const poison = value.dtype === 'Bool' ? false : value.dtype === 'Int' ? -7n : value.dtype === 'Int32' ? -7 : -12345;
+  const storage = HostTensor.fromValues(value.dtype, [n], new Array<number | boolean | bigint>(n).fill(poison));
+  return new HostTensor(value.dtype, [...value.sizes], strides, storage.data);
+}
+
+/** Element-wise comparison of a kernel's output (any strides) with the reference. */
+
+/**
+ * The segments of `fusion` (default registry) with the values their inputs take at run time:
+ * fusion inputs, kernel outputs (dense, as the evaluator computes them) and expr_eval outputs as
+ * views over their input's storage (as the executor passes them on: possibly not dense).
+ */
+export function segmentsWithInputs(fusion: Fusion, inputs: readonly EvalValue[]): { type: string; fusion: Fusion; inputs: EvalValue[] }[] {
+  const sf = segmentFusion(fusion, runtimeInfoOf(fusion, inputs), defaultSchedulerRegistry());
+  const values = new Map<Val, EvalValue>(fusion.inputs.map((v, i) => [v, inputs[i] as EvalValue]));
+  return sf.groups.map((g) => {
+    const groupInputs = g.inputs.map((v) => {
+      const value = values.get(v);
+      if (value === undefined) throw new Error(`segment ${g.id} reads ${v.name} before it is computed`);
+      return value;
+    });
+    const outs = g.schedulerType === 'expr_eval' ? viewsOf(g.fusion, groupInputs) : evaluate(g.fusion, groupInputs);
+    g.outputs.forEach((v, k) => values.set(v, outs[k] as EvalValue));
+    return { type: g.schedulerType, fusion: g.fusion, inputs: groupInputs };
+  });
+}
+
+/** The outputs of a metadata-only fusion as views of its inputs' storage (viewLayouts). */
+export function viewsOf(fusion: Fusion, inputs: readonly EvalValue[]): HostTensor[] {
+  const info = runtimeInfoOf(fusion, inputs);
+  const layouts = viewLayouts(fusion, info.inputs.map((i) => (i.kind === 'tensor' ? i : null)), bindExtents(fusion, info));
+  return fusion.outputs.map((o, i) => {
+    const l = layouts.get(o as TensorView);
+    if (l === undefined) throw new Error(`output ${i} is not a view`);
+    const src = inputs[l.input] as HostTensor;
+    return new HostTensor(src.dtype, l.sizes, l.strides, src.data, src.offset + l.offset);
+  });
+}
+
+/** An expr_eval segment: each output's view over its input's storage reads what the evaluator computes. */
+export function checkViews(fusion: Fusion, inputs: readonly EvalValue[], label: string): void {
+  const want = evaluate(fusion, inputs) as HostTensor[];
+  viewsOf(fusion, inputs).forEach((got, i) => compareOutput(want[i] as HostTensor, got, `${label}: view output ${i}`));
+}

@@ -1,0 +1,61 @@
+// Values for the shape-op and tensor-factory tests and GPU suite: seeded random inputs of a
+// dtype, the runtime info of a fusion over host inputs, and an element-wise comparison with a
+// tolerance by dtype (failure messages carry the label, which carries the seed).
+import { HostTensor, type DataType, type EvalValue, type Fusion } from '@tsfuser/fusion-ir';
+import { makeRuntimeInfo, type RuntimeInfo } from '@tsfuser/scheduler';
+import { seededRandom, testSeed } from './random.js';
+
+/** The project's one seeded generator (random.ts), under the name the shape-op tests use. */
+export const seeded = seededRandom;
+
+/** The base seed of a test run: TSFUSER_SEED, else a fresh one (printed on failure). */
+export function baseSeed(): number {
+  return testSeed();
+}
+
+export function randomTensor(dtype: DataType, sizes: readonly number[], r: () => number): HostTensor {
+  const n = sizes.reduce((a, b) => a * b, 1);
+  const values = Array.from({ length: n }, () => {
+    if (dtype === 'Bool') return r() < 0.5;
+    if (dtype === 'Int') return BigInt(Math.floor((r() - 0.5) * 200));
+    if (dtype === 'Int32') return Math.floor((r() - 0.5) * 200);
+    return (r() - 0.5) * 8;
+  });
+  return HostTensor.fromValues(dtype, sizes, values);
+}
+
+/** Relative tolerance of one pointwise result stored in `dtype`. */
+export function dtypeTolerance(dtype: DataType): number {
+  switch (dtype) {
+    case 'Half':
+      return 2e-3;
+    case 'BFloat16':
+      return 1.6e-2;
+    case 'Float':
+      return 1e-5;
+    case 'Double':
+      return 1e-12;
+    default:
+      return 0;
+  }
+}
+
+export function runtimeInfoOf(fusion: Fusion, inputs: readonly EvalValue[]): RuntimeInfo {
+  return makeRuntimeInfo(
+    fusion,
+    inputs.map((v) => (v instanceof HostTensor ? { sizes: v.sizes, strides: v.strides } : null)),
+  );
+}
+
+export function compareOutput(want: HostTensor, got: HostTensor, label: string): void {
+  const tol = dtypeTolerance(want.dtype);
+  if (want.sizes.join(',') !== got.sizes.join(',')) throw new Error(`${label}: sizes [${got.sizes.join(', ')}], want [${want.sizes.join(', ')}]`);
+  const g = got.toNumbers();
+  const w = want.toNumbers();
+  for (let k = 0; k < w.length; k += 1) {
+    const x = w[k] as number;
+    const y = g[k] as number;
+    const ok = Number.isNaN(x) ? Number.isNaN(y) : !Number.isFinite(x) ? x === y : Math.abs(x - y) <= tol * Math.max(1, Math.abs(x));
+    if (!ok) throw new Error(`${label} element ${k}: got ${y}, want ${x} (tolerance ${tol})`);
+  }
+}

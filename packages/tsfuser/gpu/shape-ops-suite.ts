@@ -1,0 +1,137 @@
+// GPU suite for shape ops and tensor factories (needs a GPU; not a vitest suite).
+//
+//   pnpm gpu:bundle tsfuser-shape-ops-suite && (GPU host) bash gpu-bundle/run.sh tsfuser-shape-ops-suite [--seed S] [--random N]
+//
+// Every fixture of packages/codegen/test/shape-ops-fixtures.ts (full / zeros / ones / iota in
+// pointwise, reduction and persistent kernels; expanded outputs; stride-0 inputs; metadata-only
+// fusions; a reshape between pointwise kernels; zero-size tensors), plus a few larger sizes where
+// the kernels vectorize, runs through FusionExecutorCache with the default registry as users run
+// it (segmentation → expr_eval views / no_op / kernels → NVRTC → launch; outputs and
+// intermediates poisoned with 0xFF first; inputs on the device with their strides, stride 0
+// included) and every output element is compared with the reference evaluator. Also checked: the
+// segments' schedulers are the fixture's, a metadata-only fusion launches no kernel and returns a
+// view of the caller's input (its data pointer lies inside the input's storage), an expanded
+// output has stride 0. Then N (default 300) random fusions mixing shape ops with pointwise and
+// reduction work (codegen's test/shape-ops-random.ts, seeded from S). Prints one line per failing
+// case and per fixture, `N passed, M failed` last; exits 1 on failure.
+
+import { add, broadcast, cast, evaluate, expand, Fusion, full, HostTensor, iota, makeTensor, mul, size, type EvalValue } from '@tsfuser/fusion-ir';
+import { DeviceContext, FusionExecutorCache, isAvailable, Tensor, type ExecutorArgument } from '@tsfuser/runtime';
+import { segmentPlanFor } from '@tsfuser/scheduler';
+import { shapeOpsFixtures, type ShapeOpsFixture } from '@tsfuser/test-support';
+import { randomShapeOpsCase } from '@tsfuser/test-support';
+import { compareOutput, randomTensor, runtimeInfoOf, seeded } from '@tsfuser/test-support';
+
+interface Result {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+function flag(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+/** Larger sizes than the CPU simulator can take: vectorized loads and stores around the factories. */
+function largeCases(): ShapeOpsFixture[] {
+  const out: ShapeOpsFixture[] = [];
+  for (const dtype of ['Float', 'BFloat16'] as const) {
+    const f = new Fusion();
+    const x = makeTensor(f, { shape: [-1, -1], dtype });
+    f.addInput(x);
+    f.addOutput(cast(add(mul(cast(x, 'Float'), full(f, [], 0.125, 'Double')), broadcast(iota(f, size(x, 1), 0, 0.001, 'Float'), [true, false])), dtype));
+    out.push({ name: `large_scale_iota_${dtype}`, fusion: f, inputs: (r) => [randomTensor(dtype, [2048, 4096], r)], segments: 'pointwise' });
+  }
+  {
+    const f = new Fusion();
+    const x = makeTensor(f, { shape: [-1] });
+    const y = makeTensor(f, { shape: [-1, -1] });
+    f.addInput(x);
+    f.addInput(y);
+    f.addOutput(expand(broadcast(mul(x, 2), [false, true]), [size(x, 0), size(y, 1)]));
+    out.push({ name: 'large_expanded_output', fusion: f, inputs: (r) => [randomTensor('Float', [1 << 20], r), randomTensor('Float', [1 << 20, 8], r)], segments: 'pointwise' });
+  }
+  return out;
+}
+
+function segmentsOf(fx: ShapeOpsFixture, inputs: readonly EvalValue[]): string {
+  return segmentPlanFor(fx.fusion, runtimeInfoOf(fx.fusion, inputs)).groups.map((g) => g.schedulerType ?? 'none').join('+');
+}
+
+function runCase(device: DeviceContext, fx: ShapeOpsFixture, seed: number): string {
+  const inputs = fx.inputs(seeded(seed));
+  const segments = segmentsOf(fx, inputs);
+  if (fx.segments !== '*' && segments !== fx.segments) throw new Error(`segments ${segments}, expected ${fx.segments}`);
+  const want = evaluate(fx.fusion, inputs) as HostTensor[];
+  const owned: Tensor[] = [];
+  const args: ExecutorArgument[] = inputs.map((v) => {
+    if (!(v instanceof HostTensor)) return Number(v);
+    const t = Tensor.fromHost(v).toDevice(device);
+    owned.push(t);
+    return t;
+  });
+  const cache = new FusionExecutorCache(fx.fusion, device, { poisonOutputs: true });
+  try {
+    const outs = cache.runFusion(args);
+    device.synchronize();
+    try {
+      want.forEach((w, i) => compareOutput(w, (outs[i] as Tensor).toHost(), `output ${i}`));
+      fx.fusion.outputs.forEach((o, i) => {
+        const expanded = o.kind === 'tensorView' && o.domain.logicalNoReductions().some((id) => id.isBroadcast() && id.expandedExtent !== null);
+        if (expanded && !(outs[i] as Tensor).strides.includes(0)) throw new Error(`output ${i} is expanded but has strides [${(outs[i] as Tensor).strides.join(', ')}] (a materialized copy)`);
+      });
+      if (fx.segments === 'expr_eval') {
+        if (cache.stats.kernels !== 0) throw new Error(`a metadata-only fusion compiled ${cache.stats.kernels} kernels`);
+        outs.forEach((o, i) => {
+          const inside = owned.some((t) => o.dataPtr >= t.dataPtr && o.dataPtr <= t.dataPtr + BigInt(t.storageBytes));
+          if (!inside && o.numel > 0) throw new Error(`output ${i} is not a view of an input (no alias)`);
+        });
+      }
+      return `${segments}, ${cache.stats.kernels} kernel(s)`;
+    } finally {
+      // Views alias the inputs: disposing them frees nothing.
+      for (const o of outs) o.dispose();
+    }
+  } finally {
+    for (const t of owned) t.dispose();
+  }
+}
+
+function main(): void {
+  const availability = isAvailable();
+  if (!availability.available) {
+    console.log(`shape-ops suite: runtime unavailable: ${availability.reason ?? '?'}`);
+    console.log('0 passed, 1 failed');
+    process.exitCode = 1;
+    return;
+  }
+  const seed = flag('seed', Math.floor(Math.random() * 2 ** 30));
+  console.log(`shape-ops suite, seed ${seed}`);
+  const device = DeviceContext.create(0);
+  const results: Result[] = [];
+  try {
+    const random = flag('random', 300);
+    const randomCases: ShapeOpsFixture[] = Array.from({ length: random }, (_, k) => {
+      const c = randomShapeOpsCase(seed + 100000 + k);
+      return { name: `random ${seed + 100000 + k} (${c.description})`, fusion: c.fusion, inputs: () => c.inputs, segments: '*' };
+    });
+    for (const [k, fx] of [...shapeOpsFixtures(), ...largeCases(), ...randomCases].entries()) {
+      try {
+        results.push({ name: fx.name, ok: true, detail: runCase(device, fx, seed + k) });
+      } catch (error) {
+        const e = error as Error;
+        results.push({ name: fx.name, ok: false, detail: `${e.name}: ${e.message.split('\n').slice(0, 3).join(' | ')}` });
+      }
+      const r = results[results.length - 1] as Result;
+      if (!r.ok || !r.name.startsWith('random ')) console.log(`${r.ok ? 'PASS' : 'FAIL'} ${r.name}: ${r.detail}`);
+    }
+  } finally {
+    device.dispose();
+  }
+  const failed = results.filter((r) => !r.ok).length;
+  console.log(`${results.length - failed} passed, ${failed} failed`);
+  if (failed > 0) process.exitCode = 1;
+}
+
+main();
