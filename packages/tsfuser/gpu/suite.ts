@@ -159,7 +159,9 @@ async function main(): Promise<void> {
   // FusionDefinition.execute through the GPU backend, on the files users run.
   const backend = createGpuBackend({ cubinDirectory: null, poisonOutputs: true });
   const dir = resolve('test-fixtures/definitions');
-  for (const file of readdirSync(dir).sort()) {
+  // Subfolders too (definitions/nvfuser/: repros exactly as nvFuser's frontend prints them).
+  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => /\.(py|mjs|js)$/.test(f)).sort();
+  for (const file of files) {
     const name = `definition:${file}`;
     try {
       const { definition, inputs } = await loadDefinition(join(dir, file), process.cwd());

@@ -9,7 +9,7 @@
 import type { DataType } from '@tsfuser/fusion-ir';
 import { Tensor } from '@tsfuser/runtime';
 import type { InputDescriptor } from '../definition/fusion-definition.js';
-import { allocationOrder, expandedDims, type NormalizedTensorSpec } from '../definition/tensor-spec.js';
+import { allocationOrder, expandedDims } from '../definition/tensor-spec.js';
 import { InputListError, InputMismatchError } from '../errors.js';
 import type { ExecuteInput } from './backend.js';
 import { checkScalarInput, describeScalarValue } from './scalar-check.js';
