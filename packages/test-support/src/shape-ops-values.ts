@@ -47,7 +47,11 @@ export function runtimeInfoOf(fusion: Fusion, inputs: readonly EvalValue[]): Run
   );
 }
 
-export function compareOutput(want: HostTensor, got: HostTensor, label: string): void {
+/**
+ * Throws, naming `label`, unless every element of `got` is within `want`'s dtype tolerance (plus
+ * `slack[k]` where given: a sum's rounding bound on elements whose sum cancels).
+ */
+export function compareOutput(want: HostTensor, got: HostTensor, label: string, slack?: ArrayLike<number>): void {
   const tol = dtypeTolerance(want.dtype);
   if (want.sizes.join(',') !== got.sizes.join(',')) throw new Error(`${label}: sizes [${got.sizes.join(', ')}], want [${want.sizes.join(', ')}]`);
   const g = got.toNumbers();
@@ -55,7 +59,7 @@ export function compareOutput(want: HostTensor, got: HostTensor, label: string):
   for (let k = 0; k < w.length; k += 1) {
     const x = w[k] as number;
     const y = g[k] as number;
-    const ok = Number.isNaN(x) ? Number.isNaN(y) : !Number.isFinite(x) ? x === y : Math.abs(x - y) <= tol * Math.max(1, Math.abs(x));
-    if (!ok) throw new Error(`${label} element ${k}: got ${y}, want ${x} (tolerance ${tol})`);
+    const ok = Number.isNaN(x) ? Number.isNaN(y) : !Number.isFinite(x) ? x === y : Math.abs(x - y) <= tol * Math.max(1, Math.abs(x)) + (slack?.[k] ?? 0);
+    if (!ok) throw new Error(`${label} element ${k}: got ${y}, want ${x} (tolerance ${tol}${slack === undefined ? '' : ` + slack ${(slack[k] ?? 0).toPrecision(3)}`})`);
   }
 }
