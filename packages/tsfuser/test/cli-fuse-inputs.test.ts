@@ -93,4 +93,23 @@ describe('tsfuser fuse --inputs / --save-outputs', () => {
     expect(r.stderr).not.toMatch(/\n\s+at [\w.<>]+ \(/);
     expect(r.stderr).toContain('aten::cumsum(%x, %d, %n)');
   });
+
+  it('a typed graph declaring a huge input is refused before anything is built (issue 21: the V8 heap aborted)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tsfuser-huge-'));
+    const file = join(dir, 'huge.ir');
+    writeFileSync(
+      file,
+      `graph(%x : Float(635000000, strides=[1], requires_grad=0, device=cuda:0)):
+  %y : Float(635000000, strides=[1], requires_grad=0, device=cuda:0) = aten::relu(%x)
+  return (%y)
+`,
+    );
+    const started = Date.now();
+    const r = await runCli(['fuse', file, '--run', '--backend', 'reference']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('input 0 (%x) of sizes [635000000] needs');
+    expect(r.stderr).toContain('more than the limit of 4.0 GiB for all inputs');
+    expect(r.stderr).not.toMatch(/\n\s+at [\w.<>]+ \(/);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
 });

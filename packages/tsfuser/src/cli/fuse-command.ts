@@ -37,6 +37,7 @@ import { gpuGroupExecutor } from '../torchscript/gpu-group-executor.js';
 import { compareTensors } from '../io/compare.js';
 import { writeNpy } from '../io/npy.js';
 import { loadGraphInputs } from '../torchscript/graph-inputs.js';
+import { AllocationBudget, limitsFromEnv, REFERENCE_BYTES_PER_ELEMENT } from '../io/allocation-limits.js';
 import type { ParsedArgs } from './args.js';
 import { UsageError, type CliIo } from './console.js';
 import { parseDumpOptions } from './dump-options.js';
@@ -138,6 +139,9 @@ function generatedInputs(graph: Graph, unfused: Graph): RunValue[] {
     return state / 2147483648;
   };
   const positive = positiveInputs(unfused);
+  // Sizes are checked against the allocation limits before anything is built (a typed graph can
+  // declare any size: Float(635000000) used to abort the V8 heap); the reference run works in float64.
+  const budget = new AllocationBudget(limitsFromEnv(process.env), REFERENCE_BYTES_PER_ELEMENT);
   return graph.inputs.map((v, index) => {
     const source = unfused.inputs[index];
     const profiled = source === undefined ? undefined : profiledInput(source);
@@ -146,6 +150,7 @@ function generatedInputs(graph: Graph, unfused: Graph): RunValue[] {
     if (t.kind === 'Tensor') {
       const dtype = DTYPES[t.scalarType ?? 'Float'] ?? 'Float';
       const sizes = (t.sizes ?? []).map((s) => Number(s ?? 4));
+      budget.reserve(dtype, sizes, `input ${index} (%${v.debugName()}) of sizes [${sizes.join(', ')}]`, index);
       const low = source !== undefined && positive.has(source) ? 0.25 : -1;
       const values = Array.from({ length: sizes.reduce((a, b) => a * b, 1) }, () => (dtype === 'Bool' ? next() < 0.5 : dtype === 'Int' ? BigInt(Math.floor(next() * 8)) : low + next() * (1 - low)));
       return HostTensor.fromValues(dtype, sizes, values);
