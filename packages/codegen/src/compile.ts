@@ -15,6 +15,9 @@ import { argumentLayout, type ArgumentLayout } from './arguments.js';
 import { cudaSource, emitKernel } from './emit/cuda.js';
 import { printKernelIr } from './kernel-ir/printer.js';
 import { lowerFusion } from './lower/index.js';
+import { LOWERING_PASS_NAMES } from './lower/passes.js';
+import { CodegenError } from './errors.js';
+import type { KernelParam, Stmt } from './kernel-ir/nodes.js';
 
 export interface CompileOptions {
   /** Names the kernel `nvfuser_<scheduler>_f<fusionId>_c<cacheId>_r<runtimeId>_g<groupId>`. */
@@ -23,6 +26,11 @@ export interface CompileOptions {
   runtimeId?: number;
   groupId?: number;
   registry?: SchedulerRegistry;
+  /**
+   * A lowering pass name (lower/passes.ts LOWERING_PASS_NAMES): `dumps.kernelIrAfterPass` is the
+   * kernel IR right after that pass (empty when the pass is not enabled for this kernel).
+   */
+  kernelIrAfterPass?: string;
 }
 
 export interface LaunchParams {
@@ -40,7 +48,7 @@ export interface CompiledKernel {
   args: ArgumentLayout;
   indexType: IndexType;
   vectorizeFactor: number;
-  dumps: { kernelIr: string; cuda: string; schedulerParams: string; fusionIr: string; launchParams: string };
+  dumps: { kernelIr: string; cuda: string; schedulerParams: string; fusionIr: string; launchParams: string; kernelIrAfterPass?: string };
 }
 
 export function launchParamsText(l: LaunchParams): string {
@@ -60,7 +68,17 @@ export function compileFusion(fusion: Fusion, runtimeInfo: RuntimeInfo, opts: Co
   const scheduled = scheduler.schedule(fusion.clone().fusion, params);
   const name = `nvfuser_${params.schedulerType}_f${opts.fusionId ?? 0}_c${opts.cacheId ?? 1}_r${opts.runtimeId ?? 0}_g${opts.groupId ?? 0}`;
   const lp = params.lparams;
-  const kernel = lowerFusion(scheduled, { kernelName: name, maxThreadsPerBlock: Math.max(1, lp.bdimx * lp.bdimy * lp.bdimz) });
+  const after = opts.kernelIrAfterPass;
+  if (after !== undefined && !LOWERING_PASS_NAMES.includes(after)) {
+    throw new CodegenError(`kernel_ir after '${after}': no such lowering pass (passes: ${LOWERING_PASS_NAMES.join(', ')})`);
+  }
+  let afterText: string | undefined;
+  const kernelIndexType = params.indexType;
+  const kernel = lowerFusion(scheduled, {
+    kernelName: name,
+    maxThreadsPerBlock: Math.max(1, lp.bdimx * lp.bdimy * lp.bdimz),
+    ...(after === undefined ? {} : { observe: (pass, body, kernelParams) => (pass === after ? (afterText = printKernelIrOf(name, kernelIndexType, kernelParams, body)) : undefined) }),
+  });
   const launch: LaunchParams = { grid: [lp.gdimx, lp.gdimy, lp.gdimz], block: [lp.bdimx, lp.bdimy, lp.bdimz], sharedMemBytes: kernel.sharedMemBytes };
   const cuda = emitKernel(kernel);
   return {
@@ -77,6 +95,12 @@ export function compileFusion(fusion: Fusion, runtimeInfo: RuntimeInfo, opts: Co
       schedulerParams: heuristicParamsToString(params),
       fusionIr: printFusion(scheduled.fusion),
       launchParams: launchParamsText(launch),
+      ...(after === undefined ? {} : { kernelIrAfterPass: afterText ?? `(lowering pass '${after}' is not enabled for ${name})\n` }),
     },
   };
+}
+
+/** Kernel IR text of statements in the middle of lowering (before shared memory is laid out). */
+function printKernelIrOf(name: string, indexType: IndexType, params: readonly KernelParam[], body: readonly Stmt[]): string {
+  return printKernelIr({ name, indexType, params: [...params], indexLocals: [], body: [...body], maxThreadsPerBlock: 0, vectorizeFactor: 1, sharedMemBytes: 0, deviceGlobals: [] });
 }

@@ -4,6 +4,8 @@ export { CodegenError, LoweringError } from './errors.js';
 export { compileFusion, launchParamsText, type CompiledKernel, type CompileOptions, type LaunchParams } from './compile.js';
 export { argumentLayout, packKernelArguments, type ArgumentLayout, type ArgumentSlot, type ArgumentValue, type TensorArgumentValue } from './arguments.js';
 export { lowerFusion, type LowerOptions } from './lower/index.js';
+export { CORE_PASS_NAMES, LOWERING_PASS_NAMES, OPTIMIZATION_PASSES, enabledPasses, type LoweringPass, type PassInput } from './lower/passes.js';
+export { verifyKernelIr, type VerifyOptions } from './kernel-ir/verify.js';
 export { cudaSource, emitKernel, withCLinkage } from './emit/cuda.js';
 export { PHILOX_CORE, PHILOX_RUNTIME, runtimeLibrary } from './emit/runtime/index.js';
 export { printKernelIr } from './kernel-ir/printer.js';

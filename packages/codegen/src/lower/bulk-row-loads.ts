@@ -1,4 +1,4 @@
-// Pass 11 (inner persistent kernels with bulkLoadRows) — rows through shared memory by bulk
+// Optimisation pass `bulk-row-loads` (inner persistent kernels with bulkLoadRows) — rows through shared memory by bulk
 // copy. A full-row input T is read by vector loads `load L ← T[rowStart + col]` spread over
 // the block's threads. This pass has one thread copy the whole row with a single
 // cp.async.bulk into a shared-memory buffer at the top of the kernel, and rewrites those loads

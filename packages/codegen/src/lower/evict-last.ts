@@ -1,4 +1,4 @@
-// Pass 9 (inner persistent kernels with evictLastRowParams) — L1 cache hints for row
+// Optimisation pass `evict-last` (inner persistent kernels with evictLastRowParams) — L1 cache hints for row
 // parameters. Every block reads one row of x and the whole weight and bias; the rows stream
 // through L1 once while every block of the SM reads the same weight and bias again. A global
 // vector load whose address does not depend on which row the thread works on (it mentions

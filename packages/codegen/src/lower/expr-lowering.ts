@@ -1,4 +1,4 @@
-// Pass 5 — expression lowering. In: the loop nest with Allocates and PendingExprs. Out: every
+// Core pass `expr-lowering` — expression lowering. In: the loop nest with Allocates and PendingExprs. Out: every
 // PendingExpr replaced by its kernel IR statement (LoadStore for copies, broadcasts, squeezes
 // and expands — a wide one at a vectorized position; Compute for unary/binary/ternary ops and
 // for a full's fill value; Rng for random numbers, rng.ts; Iota for an iota's start + index·step),

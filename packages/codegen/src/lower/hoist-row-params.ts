@@ -1,4 +1,4 @@
-// Pass 9b (inner persistent kernels with hoistRowParamLoads) — the row parameters' loads first.
+// Optimisation pass `hoist-row-params` (inner persistent kernels with hoistRowParamLoads) — the row parameters' loads first.
 // An inner persistent kernel reads weight and bias only in its last loop, after the row's
 // block reductions, so every block waits there for a round trip to L2. This pass issues those
 // loads at the top of the kernel instead, next to the row's own loads:

@@ -1,4 +1,4 @@
-// Pass 5a — indexing (used by expression lowering). In: the index of every reference loop
+// Part of `expr-lowering` — indexing (used by expression lowering). In: the index of every reference loop
 // position at one point of the loop nest. Out: the index of any reference ID by walking the
 // reference's Split/Merge exprs backwards (split input = outer·factor + inner; merge
 // outer = out / inner-extent, inner = out % inner-extent), and for any global tensor the
