@@ -127,15 +127,4 @@ export function containsReduction(stmts: readonly Stmt[]): boolean {
   });
 }
 
-/** Every statement of the tree, depth first. */
-export function allStmts(stmts: readonly Stmt[], into: Stmt[] = []): Stmt[] {
-  for (const s of stmts) {
-    into.push(s);
-    if (s.kind === 'ForLoop') allStmts(s.body, into);
-    else if (s.kind === 'IfThenElse') {
-      allStmts(s.then, into);
-      allStmts(s.else, into);
-    }
-  }
-  return into;
-}
+export { allStmts } from './walk.js';

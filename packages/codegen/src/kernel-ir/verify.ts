@@ -11,6 +11,7 @@
 // It reads the IR only; the result is the list of violations (empty: the IR is well formed).
 
 import { accessesOf } from './effects.js';
+import { allStmts } from './walk.js';
 import { symbolsOf, type IndexExpr } from './index-expr.js';
 import type { KernelParam, Predicate, Stmt, TensorAccess } from './nodes.js';
 
@@ -58,37 +59,20 @@ function leafIndices(s: Stmt): IndexExpr[] {
   }
 }
 
-function allLoopIndices(stmts: readonly Stmt[], into: Set<string>): Set<string> {
-  for (const s of stmts) {
-    if (s.kind === 'ForLoop') {
-      into.add(s.index);
-      allLoopIndices(s.body, into);
-    } else if (s.kind === 'IfThenElse') {
-      allLoopIndices(s.then, into);
-      allLoopIndices(s.else, into);
-    }
-  }
-  return into;
+function allLoopIndices(stmts: readonly Stmt[]): Set<string> {
+  return new Set(allStmts(stmts).flatMap((s) => (s.kind === 'ForLoop' ? [s.index] : [])));
 }
 
-function bulkBuffers(stmts: readonly Stmt[], into: Set<string>): Set<string> {
-  for (const s of stmts) {
-    if (s.kind === 'BulkLoadIssue' || s.kind === 'BulkLoadReissue') for (const c of s.copies) into.add(c.buffer);
-    else if (s.kind === 'ForLoop') bulkBuffers(s.body, into);
-    else if (s.kind === 'IfThenElse') {
-      bulkBuffers(s.then, into);
-      bulkBuffers(s.else, into);
-    }
-  }
-  return into;
+function bulkBuffers(stmts: readonly Stmt[]): Set<string> {
+  return new Set(allStmts(stmts).flatMap((s) => (s.kind === 'BulkLoadIssue' || s.kind === 'BulkLoadReissue' ? s.copies.map((c) => c.buffer) : [])));
 }
 
 /** The violations of the kernel IR invariants in `body` (empty when there are none). */
 export function verifyKernelIr(body: readonly Stmt[], params: readonly KernelParam[], options: VerifyOptions): string[] {
   const problems: string[] = [];
   const globals = new Set(params.filter((p) => p.kind === 'tensor').map((p) => p.name));
-  const loopIndices = allLoopIndices(body, new Set());
-  const shared = bulkBuffers(body, new Set());
+  const loopIndices = allLoopIndices(body);
+  const shared = bulkBuffers(body);
   const allocatedEver = new Set<string>();
 
   const checkIndex = (e: IndexExpr, open: ReadonlySet<string>, where: string): void => {

@@ -9,6 +9,7 @@
 
 import type { IndexExpr } from '../kernel-ir/index-expr.js';
 import type { Stmt } from '../kernel-ir/nodes.js';
+import { mapLeaves } from '../kernel-ir/walk.js';
 
 const ROW_SYMBOLS = new Set(['blockIdx.x', 'blockIdx.y', 'threadIdx.y']);
 
@@ -24,19 +25,10 @@ export function mentionsRow(e: IndexExpr): boolean {
 }
 
 function hint(s: Stmt): Stmt {
-  switch (s.kind) {
-    case 'LoadStore':
-      return s.in.memory === 'Global' && s.out.memory === 'Local' && s.width > 1 && !mentionsRow(s.in.index) ? { ...s, cacheHint: 'evictLast' } : s;
-    case 'ForLoop':
-      return { ...s, body: s.body.map(hint) };
-    case 'IfThenElse':
-      return { ...s, then: s.then.map(hint), else: s.else.map(hint) };
-    default:
-      return s;
-  }
+  return s.kind === 'LoadStore' && s.in.memory === 'Global' && s.out.memory === 'Local' && s.width > 1 && !mentionsRow(s.in.index) ? { ...s, cacheHint: 'evictLast' } : s;
 }
 
 /** Marks the row-invariant global vector loads of the kernel body evict-last. */
 export function evictLastRowParams(body: readonly Stmt[]): Stmt[] {
-  return body.map(hint);
+  return mapLeaves(body, hint);
 }

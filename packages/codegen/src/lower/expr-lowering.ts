@@ -16,6 +16,7 @@ import { cppTypeName, type Expr, type IotaOp, type Scalar, type TensorView, type
 import { LoweringError } from '../errors.js';
 import { iconst } from '../kernel-ir/index-expr.js';
 import type { Operand, Predicate, ScalarOperand, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
+import { mapLeaves } from '../kernel-ir/walk.js';
 import { computeDtypeOf, computeOpOf } from './compute-type.js';
 import { localIndex } from './allocation.js';
 import type { LoweringContext } from './context.js';
@@ -108,13 +109,7 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
     const predicates = [...predicatesFor((ps) => ps.every((p) => p < count && groups.owns(out, p))), ...threadPredicates(threadPreds.get(out) ?? [])];
     return predicates.length === 0 ? inner : { kind: 'IfThenElse', predicates, then: [inner], else: [] };
   };
-  const visit = (stmts: Stmt[]): Stmt[] =>
-    stmts.flatMap((st) => {
-      if (st.kind === 'ForLoop') return [{ ...st, body: visit(st.body) }];
-      if (st.kind === 'PendingExpr') return lowerOne(st);
-      return [st];
-    });
-  return visit(body);
+  return mapLeaves(body, (st) => (st.kind === 'PendingExpr' ? lowerOne(st) : st));
 }
 
 /** An iota element: start + i·step, i the point's index in the iota's one dim (0 where it is a broadcast). */
