@@ -1,5 +1,6 @@
 // Applies PointwiseParams to a fusion (in place):
-//   1. cache every input of the reference's rank (cacheAfter) and every output (cacheBefore,
+//   1. cache every input of the reference's rank (cacheAfter; not the lookup tensors of indexed
+//      loads, read in place at computed addresses) and every output (cacheBefore,
 //      or cacheFork when the output is also used inside the fusion);
 //   2. transform the reference: merge to [outer, inner] at the break point (or to one dim),
 //      split the inner by the vector width, blockDim.x and the unroll factor, the outer by
@@ -29,6 +30,7 @@ import { SchedulingError } from '../errors.js';
 import type { PointwiseParams } from '../heuristic-params.js';
 import type { ScheduledFusion } from '../scheduler.js';
 import { findReferenceOutput } from './domain-map.js';
+import { lookupOnlyTensors } from './indexed-loads.js';
 import { MAX_GRID_Y } from './heuristics.js';
 
 function tensorRank(tv: TensorView): number {
@@ -51,8 +53,9 @@ export function schedulePointwise(fusion: Fusion, params: PointwiseParams): Sche
 
   // 1. caches
   const inputCaches = new Map<TensorView, number>();
+  const lookups = lookupOnlyTensors(fusion);
   fusion.inputs.forEach((v, i) => {
-    if (v.kind !== 'tensorView' || v.uses.length === 0 || tensorRank(v) !== rank) return;
+    if (v.kind !== 'tensorView' || v.uses.length === 0 || tensorRank(v) !== rank || lookups.has(v)) return;
     inputCaches.set(v.cacheAfter(), i);
   });
   for (const o of [...fusion.outputs]) {
