@@ -3,7 +3,8 @@
 // `gather(arg, index, dim)`, `take_along_axis(arg, index, dim)`, `scatter(arg, index, src, dim)`
 // (src a tensor or a scalar), `index_put_accumulate(acc, index, value)` and
 // `embedding_fwd(input, weight, padding_idx=None, max_norm=None, norm_type=None,
-// scale_grad_by_freq=None, sparse=None)`. The older frontend's `arg1` keyword is an alias.
+// scale_grad_by_freq=None, sparse=None)`. The older frontend's `arg1` keyword is an alias. They print
+// as nvFuser's records do: select's index and embedding_fwd's options positionally, then `dim=`.
 
 import * as ir from '@tsfuser/fusion-ir';
 import type { ScalarHandle, TensorHandle } from './handles.js';
@@ -15,7 +16,7 @@ type Opt = ScalarHandle | number | boolean | null;
 const arg: ParamSpec = { name: 'arg', python: 'arg', aliases: ['arg1'], kind: 'tensor' };
 const index: ParamSpec = { name: 'index', python: 'index', kind: 'tensor' };
 const dim: ParamSpec = { name: 'dim', python: 'dim', kind: 'int' };
-const optScalar = (name: string, python: string): ParamSpec => ({ name, python, kind: 'optScalar', default: null });
+const optScalar = (name: string, python: string): ParamSpec => ({ name, python, kind: 'optScalar', default: null, printPositional: true });
 
 function embeddingOptions(a: OpArgs): ir.EmbeddingOptions {
   return { paddingIdx: a.optScalar(2), maxNorm: a.optScalar(3), normType: a.optScalar(4), scaleGradByFreq: a.optScalar(5), sparse: a.optScalar(6) };
@@ -32,7 +33,7 @@ export const indexingOps = {
   select: op<(arg: TensorHandle, index: ScalarHandle | number, dim: number) => TensorHandle>({
     name: 'select',
     python: 'select',
-    params: [arg, { name: 'index', python: 'index', kind: 'scalar' }, dim],
+    params: [arg, { name: 'index', python: 'index', kind: 'scalar', printPositional: true }, dim],
     output: 'tensor',
     apply: (_f, a) => [ir.select(a.tensor(0), a.int(2), a.scalar(1))],
   }),
