@@ -15,6 +15,7 @@ import { REDUCTION_OPS } from './reductions.js';
 import { SHAPE_OPS } from './shapes.js';
 import { SUM_TO_SIZE_OPS } from './sum-to-size.js';
 import { FACTORY_OPS } from './factories.js';
+import { INDEXING_OPS } from './indexing.js';
 import { describeJitVal, staticValue } from './values.js';
 
 export const ATEN_OPS: Readonly<Record<string, JitOpEntry>> = {
@@ -26,6 +27,7 @@ export const ATEN_OPS: Readonly<Record<string, JitOpEntry>> = {
   ...SHAPE_OPS,
   ...SUM_TO_SIZE_OPS,
   ...FACTORY_OPS,
+  ...INDEXING_OPS,
 };
 
 export { PRIM_OPS };
