@@ -62,6 +62,28 @@ describe('out-of-range indices', () => {
   });
 });
 
+describe('whole-row lookups use vector loads', () => {
+  it('embedding and index_select of rows load 16 bytes at a time; gather stays scalar', () => {
+    // Large enough to vectorize (smaller problems than one full wave do not).
+    const cases = indexingCases(512, 256);
+    const cudaOf = (name: string): string => {
+      const c = cases.find((x) => x.name === name);
+      if (c === undefined) throw new Error(`no fixture ${name}`);
+      return simulateAndCheck(c.fusion, indexingInputs(c, seededRandom(seed)) as EvalValue[], `${name} (TSFUSER_SEED=${seed})`).compiled.dumps.cuda;
+    };
+    expect(cudaOf('embedding_padding_idx_Float')).toMatch(/loadGlobalToLocal<float, 4>\(&T\d+\[[^\]]*\], &T1\[.*nvf_index.*\]\);/);
+    expect(cudaOf('index_select_dim0_Float')).toMatch(/loadGlobalToLocal<float, 4>\(&T\d+\[[^\]]*\], &T0\[.*nvf_index.*\]\);/);
+    expect(cudaOf('gather_dim1_Float')).not.toMatch(/loadGlobalToLocal<[^>]*>\([^;]*nvf_index/);
+  });
+
+  it('a lookup whose rows are not a whole number of vectors is read element by element', () => {
+    const c = indexingCases(512, 254).find((x) => x.name === 'embedding_padding_idx_Float');
+    if (c === undefined) throw new Error('no fixture');
+    const cuda = simulateAndCheck(c.fusion, indexingInputs(c, seededRandom(seed)) as EvalValue[], `rows of 254 (TSFUSER_SEED=${seed})`).compiled.dumps.cuda;
+    expect(cuda).not.toMatch(/loadGlobalToLocal<float, 4>\([^;]*nvf_index/);
+  });
+});
+
 describe('what the pointwise scheduler refuses', () => {
   const info = (f: Fusion, sizes: number[][]) => makeRuntimeInfo(f, sizes.map((s) => ({ sizes: s })));
   it('a lookup tensor computed in the fusion (it becomes a segment input instead)', () => {

@@ -285,8 +285,14 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
               const g = globals.get(s.lookup.tensor);
               if (g === undefined) throw new Error(`simulator: no global ${s.lookup.tensor}`);
               const at = ix(s.lookup.index, t) + i * ix(s.stride, t);
-              if (at < 0 || at >= g.values.length) throw new Error(`simulator: ${s.lookup.tensor}[${at}] out of bounds (${g.values.length})`);
-              write(s.out, t, g.values[at] as number);
+              if (at < 0 || at + s.width > g.values.length) throw new Error(`simulator: ${s.lookup.tensor}[${at}] out of bounds (${g.values.length})`);
+              if (s.width === 1) {
+                write(s.out, t, g.values[at] as number);
+                return;
+              }
+              // A vector load: consecutive lookup elements (the lookup's innermost stride is 1).
+              const dst = buffer(s.out, t);
+              for (let k = 0; k < s.width; k += 1) dst.data[dst.at + k] = round(g.values[at + k] as number, s.out.dtype);
             });
             break;
           case 'Iota':

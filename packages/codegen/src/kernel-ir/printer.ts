@@ -55,7 +55,7 @@ function printStmts(stmts: readonly Stmt[], indent: string, lines: string[]): vo
       }
       case 'IndexedLoad':
         lines.push(
-          `${indent}${access(s.out)} = ${s.op} ${access(s.lookup)} + ${operand(s.index)} * ${printIndex(s.stride)} (index in [${s.wrapNegative ? `-${printIndex(s.extent)}` : '0'}, ${printIndex(s.extent)}) else trap)`,
+          `${indent}${access(s.out)} = ${s.width > 1 ? `vector<${s.width}> ` : ''}${s.op} ${access(s.lookup)} + ${operand(s.index)} * ${printIndex(s.stride)} (index in [${s.wrapNegative ? `-${printIndex(s.extent)}` : '0'}, ${printIndex(s.extent)}) else trap)`,
         );
         break;
       case 'Iota':

@@ -5,7 +5,8 @@
 // Σ index(d) · alloc_stride[d], each lookup dim d taking the index of the output dim it stands
 // for (mapped to the reference like any dim; a broadcast lookup dim adds 0) — with the indexed
 // dim's stride and size. The lookup is a kernel argument read in place (the scheduler never
-// caches it); the index value is checked in the kernel (emit/indexed-load.ts).
+// caches it); the index value is checked in the kernel (emit/indexed-load.ts). At a vectorized
+// position (the scheduler vectorizes whole-row lookups only) it loads `width` elements at once.
 
 import type { Expr, IterDomain, Scalar, TensorView, Val } from '@tsfuser/fusion-ir';
 import { LoweringError } from '../errors.js';
@@ -49,7 +50,8 @@ export function lowerIndexedLoad(e: Expr, out: TensorAccess, operand: (v: Val) =
   const shape = shapeOf(e);
   const tv = e.outputs[0] as TensorView;
   if (shape === null) throw new LoweringError(`${e.kind} producing T${tv.name} is not an indexed load`);
-  if (width > 1) throw new LoweringError(`T${tv.name}: an indexed load cannot be vectorized`);
+  if (width > 1 && (shape.index.kind === 'tensorView' && e.kind === 'GatherOp')) throw new LoweringError(`T${tv.name}: a gather cannot be vectorized (its index varies along every dim)`);
+  if (width > 1 && tv.dtype !== shape.lookup.dtype) throw new LoweringError(`T${tv.name}: a vectorized indexed load cannot change the dtype`);
   const ctx = indexer.ctx;
   const { lookup, dim } = shape;
   if (lookup.memoryType !== 'Global') throw new LoweringError(`${shape.op} producing T${tv.name}: the lookup tensor T${lookup.name} is not in global memory`);
@@ -73,5 +75,6 @@ export function lowerIndexedLoad(e: Expr, out: TensorAccess, operand: (v: Val) =
     extent: ctx.extent(indexed.logicalExtent()),
     wrapNegative: shape.wrapNegative,
     op: shape.op,
+    width,
   };
 }

@@ -5,12 +5,16 @@
 // to nothing). Sizes that would let a kernel read outside the lookup (a gather index larger
 // than the input off the indexed dim, a take_along_axis input that is neither the output's size
 // nor a broadcast) are refused here with the sizes named; index values are checked in the
-// kernel (it traps on one outside [0, size)).
+// kernel (it traps on one outside [0, size)). A lookup whose innermost dim is the output's
+// innermost and whose index is the same along it (index_select and select off the last dim,
+// embedding: whole rows) may be read with vector loads: lookupRefMap gives the vectorization
+// analysis its dims' reference positions.
 // scatter and index_put_accumulate write at data-dependent positions; they need atomics, which
 // tsfuser's kernels do not have yet, so they are refused by every scheduler.
 
 import type { Expr, Fusion, TensorView } from '@tsfuser/fusion-ir';
 import { evaluateExtent, type ExtentBindings } from '../runtime-info.js';
+import type { ExactLogicalMap } from './domain-map.js';
 
 export interface IndexedLoad {
   expr: Expr;
@@ -77,4 +81,44 @@ export function indexedLoadRefusal(fusion: Fusion, bindings: ExtentBindings): st
     }
   }
   return null;
+}
+
+/**
+ * For a lookup read by vectorizable indexed loads only: each lookup dim's reference dim (through
+ * the output dim it stands for; the indexed dim -1), or null when some load of it cannot be
+ * vectorized (gather / take_along_axis: the index varies along every output dim; an indexed last
+ * dim; loads whose reference positions disagree).
+ */
+export function lookupRefMap(fusion: Fusion, lookup: TensorView, map: ExactLogicalMap, ref: TensorView): number[] | null {
+  let result: number[] | null = null;
+  for (const e of fusion.exprs()) {
+    const load = indexedLoadOf(e);
+    if (load === null || load.lookup !== lookup) continue;
+    const rank = lookup.domain.logicalNoReductions().length;
+    const out = e.outputs[0] as TensorView;
+    const outMap = map.mapToReference(out, ref);
+    let dim: number;
+    let outDim: (d: number) => number;
+    switch (e.kind) {
+      case 'IndexSelectOp':
+        dim = e.dim;
+        outDim = (d) => d;
+        break;
+      case 'SelectOp':
+        dim = e.dim;
+        outDim = (d) => (d < e.dim ? d : d - 1);
+        break;
+      case 'EmbeddingFwdOp':
+        dim = 0;
+        outDim = () => outMap.length - 1;
+        break;
+      default:
+        return null;
+    }
+    if (dim === rank - 1) return null;
+    const m = Array.from({ length: rank }, (_, d) => (d === dim ? -1 : (outMap[outDim(d)] ?? -1)));
+    if (result !== null && result.join(',') !== m.join(',')) return null;
+    result = m;
+  }
+  return result;
 }
