@@ -151,7 +151,9 @@ export interface EmbeddingOptions {
 function optionScalar(fusion: Fusion, name: string, v: Scalar | number | boolean, dtype: 'Int' | 'Double' | 'Bool'): Scalar {
   if (typeof v === 'object') {
     if (v.fusion !== fusion) throw new FusionIrError(`embedding_fwd: ${name} belongs to another fusion`);
-    return v;
+    if (dtype === 'Int' && categoryOf(v.dtype) !== 1) throw new FusionIrError(`embedding_fwd: ${name} must be an integral scalar, got ${v.dtype}`);
+    // norm_type is a double (a JS 2.0 arrives as the Int 2).
+    return dtype === 'Double' && v.dtype !== 'Double' ? cast(v, 'Double') : v;
   }
   if (dtype === 'Int' && (typeof v !== 'number' || !Number.isInteger(v))) throw new FusionIrError(`embedding_fwd: ${name} ${String(v)} is not an integer`);
   return fusion.constant(dtype === 'Bool' ? Boolean(v) : Number(v), dtype);
