@@ -10,5 +10,6 @@ export default defineConfig(
     'test/inner-outer-random.test.ts',
     'test/nvcc.test.ts',
     'test/lowering-passes-corpus.test.ts',
+    'test/indexing-random.test.ts',
   ]),
 );

@@ -134,6 +134,16 @@ def gelu_bias_grad():
     return fn, (t4, t5, t6), (4 * t4.numel() + 4096) * 4
 
 
+@workload("embedding_bf16")
+def embedding_bf16():
+    # Issue 24: embedding lookup of 8192 token ids in a [128256, 4096] bf16 table (Llama 3's
+    # vocabulary); bytes: the looked-up rows read, the output written, the ids read.
+    ids = torch.randint(0, 128256, (8192,), device="cuda", dtype=torch.int64)
+    table = torch.randn(128256, 4096, device="cuda", dtype=torch.bfloat16)
+    fn = lambda i, w: torch.nn.functional.embedding(i, w)
+    return fn, (ids, table), 2 * 8192 * 4096 * 2 + 8192 * 8
+
+
 FLUSH_MODE = "read"
 
 

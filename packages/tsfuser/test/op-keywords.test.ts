@@ -44,6 +44,14 @@ const PRINTED_KEYWORDS: Record<string, readonly string[]> = {
   rand_like: [],
   randn_like: [],
   triu: [],
+  // IndexSelectOpRecord … ScatterOpRecord print `, dim=`; the others are plain records.
+  index_select: ['dim'],
+  select: ['dim'],
+  gather: ['dim'],
+  take_along_axis: ['dim'],
+  scatter: ['dim'],
+  index_put_accumulate: [],
+  embedding_fwd: [],
 };
 
 /** One line per op as nvFuser prints it, over T0 = a static 2×3 Float input; `out` is added as output. */
@@ -75,6 +83,15 @@ const PRINTED_LINES: Record<string, { lines: string[]; out: string }> = {
     out: 'T4',
   },
   pad: { lines: ['S1 = fd.define_scalar(0.00000, dtype=DataType.Double)', 'T2 = fd.ops.pad(T0, [1, 1, 0, 0], S1)'], out: 'T2' },
+  select: { lines: ['S1 = fd.define_scalar(1, dtype=DataType.Int)', 'T2 = fd.ops.select(T0, S1, dim=1)'], out: 'T2' },
+  index_select: {
+    lines: ['S1 = fd.define_scalar(2, dtype=DataType.Int)', 'S2 = fd.define_scalar(0, dtype=DataType.Int)', 'S3 = fd.define_scalar(1, dtype=DataType.Int)', 'T4 = fd.ops.iota(S1, S2, S3, dtype=DataType.Int)', 'T5 = fd.ops.index_select(T0, T4, dim=1)'],
+    out: 'T5',
+  },
+  embedding_fwd: {
+    lines: ['S1 = fd.define_scalar(2, dtype=DataType.Int)', 'S2 = fd.define_scalar(0, dtype=DataType.Int)', 'S3 = fd.define_scalar(1, dtype=DataType.Int)', 'T4 = fd.ops.iota(S1, S2, S3, dtype=DataType.Int)', 'T5 = fd.ops.embedding_fwd(T4, T0, None, None, None, None, None)'],
+    out: 'T5',
+  },
   define_vector: { lines: ['S1 = fd.define_scalar(3, dtype=DataType.Int)', 'V2 = fd.define_vector([S1, 2], dtype=DataType.Int)', 'T3 = fd.ops.reshape(T0, new_shape=V2)'], out: 'T3' },
 };
 

@@ -35,6 +35,8 @@ function leafIndices(s: Stmt): IndexExpr[] {
       return [...preds(s.readPredicates), ...preds(s.writePredicates)];
     case 'GridOuterStore':
       return [s.column, s.columns];
+    case 'IndexedLoad':
+      return [s.stride, s.extent];
     case 'BulkLoadIssue':
       return [...preds(s.predicates), ...s.copies.map((c) => c.elements)];
     case 'BulkLoadReissue':

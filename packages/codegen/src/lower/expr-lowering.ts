@@ -1,7 +1,8 @@
 // Core pass `expr-lowering` — expression lowering. In: the loop nest with Allocates and PendingExprs. Out: every
 // PendingExpr replaced by its kernel IR statement (LoadStore for copies, broadcasts, squeezes
 // and expands — a wide one at a vectorized position; Compute for unary/binary/ternary ops and
-// for a full's fill value; Rng for random numbers, rng.ts; Iota for an iota's start + index·step),
+// for a full's fill value; Rng for random numbers, rng.ts; Iota for an iota's start + index·step;
+// IndexedLoad for select / index_select / gather / take_along_axis / embedding, indexed-load.ts),
 // with global accesses indexed through the reference (indexing.ts), local ones by buffer
 // position (allocation.ts), wrapped in an IfThenElse when a non-divisible split needs a
 // predicate (predicates.ts). ReductionOps lower through reductions.ts (init, serial update or
@@ -29,6 +30,7 @@ import { lowerReductionInit, lowerReductionUpdate, threadPredicateMap, threadPre
 import { lowerWelfordInit, lowerWelfordUpdate, type WelfordLoweringEnv } from './welford.js';
 import { scalarLiteral } from './scalar-literal.js';
 import { lowerRng } from './rng.js';
+import { isIndexedLoad, lowerIndexedLoad } from './indexed-load.js';
 
 export function scalarOperand(ctx: LoweringContext, s: Scalar): ScalarOperand {
   if (s.value !== null) return { kind: 'scalar', text: scalarLiteral(s.value, s.dtype), dtype: s.dtype };
@@ -100,8 +102,9 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
       const env: WelfordLoweringEnv = { ctx, groups, access, predicates: predicatesFor, operand };
       return s.phase === 'init' ? lowerWelfordInit(s.expr, env) : lowerWelfordUpdate(s.expr, env);
     }
-    const inner =
-      s.expr.kind === 'RNGOp'
+    const inner = isIndexedLoad(s.expr)
+      ? lowerIndexedLoad(s.expr, access(out), operand, indexer, groups.isVectorized(out) ? vector : 1)
+      : s.expr.kind === 'RNGOp'
         ? lowerRng(s.expr, access(out), indexer, groups.isVectorized(out) ? vector : 1)
         : s.expr.kind === 'IotaOp'
           ? lowerIota(s.expr, access(out), indexer)

@@ -29,6 +29,7 @@ import {
   type Expr,
 } from './expr.js';
 import { Fusion } from './fusion.js';
+import { EmbeddingFwdOp, GatherOp, IndexPutAccumulateOp, IndexSelectOp, ScatterOp, SelectOp } from './indexing-exprs.js';
 import { IterDomain } from './iter-domain.js';
 import { Scalar } from './scalar.js';
 import { TensorDomain } from './tensor-domain.js';
@@ -108,6 +109,32 @@ export function rebuildExpr(e: Expr, fusion: Fusion, m: ValMapper): Expr {
         m.scalar(e.offset),
         e.seeded,
       );
+    case 'SelectOp':
+      return new SelectOp(fusion, m.tv(e.out() as TensorView), m.tv(e.lookupTv()), e.dim, m.scalar(e.indexScalar()));
+    case 'IndexSelectOp':
+      return new IndexSelectOp(fusion, m.tv(e.out() as TensorView), m.tv(e.lookupTv()), e.dim, m.tv(e.indexTv()));
+    case 'GatherOp':
+      return new GatherOp(fusion, m.tv(e.out() as TensorView), m.tv(e.lookupTv()), e.dim, m.tv(e.indexTv()), e.exactSizes);
+    case 'ScatterOp': {
+      const src = e.src();
+      return new ScatterOp(fusion, m.tv(e.out() as TensorView), m.tv(e.selfTv()), e.dim, m.tv(e.indexTv()), src.kind === 'tensorView' ? m.tv(src) : m.scalar(src));
+    }
+    case 'IndexPutAccumulateOp':
+      return new IndexPutAccumulateOp(fusion, m.tv(e.out() as TensorView), m.tv(e.accTv()), m.tv(e.indexTv()), m.tv(e.valueTv()));
+    case 'EmbeddingFwdOp': {
+      const opt = (s: Scalar | null): Scalar | null => (s === null ? null : m.scalar(s));
+      return new EmbeddingFwdOp(
+        fusion,
+        m.tv(e.out() as TensorView),
+        m.tv(e.indexTv()),
+        m.tv(e.weightTv()),
+        m.scalar(e.normType),
+        m.scalar(e.scaleGradByFreq),
+        m.scalar(e.sparse),
+        opt(e.paddingIdx),
+        opt(e.maxNorm),
+      );
+    }
     case 'Split':
       return new Split(fusion, m.id(e.outer()), m.id(e.inner()), m.id(e.in()), m.scalar(e.factor), e.innerSplit);
     case 'Merge':

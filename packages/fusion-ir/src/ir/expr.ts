@@ -12,6 +12,7 @@ import type { BinaryOpType, ReductionOpType, RngOpType, TernaryOpType, UnaryOpTy
 import type { Scalar } from './scalar.js';
 import type { TensorView } from './tensor-view.js';
 import type { Val } from './val.js';
+import type { EmbeddingFwdOp, GatherOp, IndexPutAccumulateOp, IndexSelectOp, ScatterOp, SelectOp } from './indexing-exprs.js';
 
 export type Expr =
   | UnaryOp
@@ -30,12 +31,19 @@ export type Expr =
   | FullOp
   | IotaOp
   | RNGOp
+  | SelectOp
+  | IndexSelectOp
+  | GatherOp
+  | ScatterOp
+  | IndexPutAccumulateOp
+  | EmbeddingFwdOp
   | Split
   | Merge;
 
 export type ExprKind = Expr['kind'];
 
-abstract class ExprBase {
+/** Shared by every Expr class (also those in indexing-exprs.ts). */
+export abstract class ExprBase {
   readonly name: number;
 
   constructor(

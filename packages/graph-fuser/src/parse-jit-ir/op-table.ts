@@ -16,6 +16,7 @@ import { SHAPE_OPS } from './shapes.js';
 import { SUM_TO_SIZE_OPS } from './sum-to-size.js';
 import { FACTORY_OPS } from './factories.js';
 import { RANDOM_OPS } from './random.js';
+import { INDEXING_OPS } from './indexing.js';
 import { describeJitVal, staticValue } from './values.js';
 
 export const ATEN_OPS: Readonly<Record<string, JitOpEntry>> = {
@@ -28,6 +29,7 @@ export const ATEN_OPS: Readonly<Record<string, JitOpEntry>> = {
   ...SUM_TO_SIZE_OPS,
   ...FACTORY_OPS,
   ...RANDOM_OPS,
+  ...INDEXING_OPS,
 };
 
 export { PRIM_OPS };

@@ -39,6 +39,12 @@ export function metadataOpRefusal(e: Expr): string | null {
     case 'FullOp':
     case 'IotaOp':
     case 'RNGOp':
+    case 'SelectOp':
+    case 'IndexSelectOp':
+    case 'GatherOp':
+    case 'ScatterOp':
+    case 'IndexPutAccumulateOp':
+    case 'EmbeddingFwdOp':
       return `${e.kind}${name} computes new values (not a view of an input)`;
     case 'Split':
     case 'Merge':

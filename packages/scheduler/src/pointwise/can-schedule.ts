@@ -2,7 +2,8 @@
 // users in segmentation explanations). Accepted: pointwise math (unary/binary/ternary ops),
 // broadcast, squeeze, expand, plain copies and permutes (a permuted tensor is indexed through
 // its own strides: correct, not coalesced on both sides — there is no transpose scheduler yet),
-// tensor factories (full, iota) and expanded outputs, where every output covers the
+// tensor factories (full, iota), indexed loads (select, index_select, gather, take_along_axis,
+// embedding_fwd: indexed-loads.ts) and expanded outputs, where every output covers the
 // reference's iteration space and every tensor's iteration dims map onto the reference's.
 
 import type { Expr, Fusion } from '@tsfuser/fusion-ir';
@@ -10,6 +11,8 @@ import type { RuntimeInfo } from '../runtime-info.js';
 import { bindExtents } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { ExactLogicalMap, findReferenceOutput, iterationRank } from './domain-map.js';
+import { indexedLoadRefusal, lookupOnlyTensors } from './indexed-loads.js';
+import { scatterRefusal } from '../segmentation/supported-ops.js';
 
 function exprRefusal(e: Expr): string | null {
   const out = e.outputs[0];
@@ -37,9 +40,16 @@ function exprRefusal(e: Expr): string | null {
     case 'FullOp':
     case 'IotaOp':
     case 'RNGOp':
+    case 'SelectOp':
+    case 'IndexSelectOp':
+    case 'GatherOp':
+    case 'EmbeddingFwdOp':
     case 'Split':
     case 'Merge':
       return null;
+    case 'ScatterOp':
+    case 'IndexPutAccumulateOp':
+      return scatterRefusal(e.kind, name);
     default: {
       const unreachable: never = e;
       return `unknown expression ${String(unreachable)}`;
@@ -60,16 +70,20 @@ export function canSchedulePointwise(fusion: Fusion, runtimeInfo: RuntimeInfo): 
     if (o.definition === null) return { ok: false, reason: `output T${o.name} has no definition` };
   }
   try {
-    bindExtents(fusion, runtimeInfo);
+    const indexed = indexedLoadRefusal(fusion, bindExtents(fusion, runtimeInfo));
+    if (indexed !== null) return { ok: false, reason: indexed };
   } catch (err) {
     return { ok: false, reason: (err as Error).message };
   }
+  const lookups = lookupOnlyTensors(fusion);
   const map = new ExactLogicalMap(fusion);
   const refRank = iterationRank(ref);
   const live = new Set(fusion.exprs());
   for (const tv of fusion.allTvs()) {
     // Inputs that no live expression reads are never touched by the kernel.
     if (tv.isFusionInput() && !tv.uses.some((u) => live.has(u))) continue;
+    // A lookup tensor is read at computed addresses, outside the reference's domain.
+    if (lookups.has(tv)) continue;
     const m = map.mapToReference(tv, ref);
     const logical = tv.domain.logicalNoReductions();
     for (let d = 0; d < logical.length; d += 1) {

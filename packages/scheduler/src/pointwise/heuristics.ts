@@ -1,6 +1,7 @@
 // Pointwise heuristics (after nvFuser's getPointwiseHeuristics, with our own cost rules):
 //   * reference: the output with the most iteration dims;
-//   * vectorization: analyzeVectorization (≤ 16 bytes per access);
+//   * vectorization: analyzeVectorization (≤ 16 bytes per access; the lookups of indexed loads
+//     of whole rows take part through their own dim map);
 //   * 2-D schedule when broadcasts make a flat index wasteful: the smallest break point k
 //     whose inner side [k, rank) every input/output holds either fully or not at all, while
 //     some tensor is broadcast somewhere (e.g. [64,1,8192] + [64,512,8192] → k = 2);
@@ -17,6 +18,7 @@ import type { PointwiseParams } from '../heuristic-params.js';
 import { chooseIndexType } from '../index-type.js';
 import { bindExtents, contiguousStrides, tensorSizes, type RuntimeInfo } from '../runtime-info.js';
 import { ExactLogicalMap, findReferenceOutput } from './domain-map.js';
+import { lookupOnlyTensors, lookupRefMap } from './indexed-loads.js';
 import { analyzeVectorization, lastPow2, type IoTensor } from './vectorize.js';
 
 export const THREADS_PER_BLOCK = 128;
@@ -51,6 +53,21 @@ export function collectIo(fusion: Fusion, runtimeInfo: RuntimeInfo, bindings: Re
     io.push({ tv: v, role: 'output', position: i, dtype: v.dtype, sizes, strides: contiguousStrides(sizes), alignment: 16 });
   });
   return io;
+}
+
+/** `io` with each vectorizable lookup's dim map filled in (the same array when there is none). */
+function lookupCandidates(fusion: Fusion, io: IoTensor[], map: ExactLogicalMap, ref: TensorView): IoTensor[] {
+  const lookups = lookupOnlyTensors(fusion);
+  if (lookups.size === 0) return io;
+  let changed = false;
+  const out = io.map((t) => {
+    if (t.role !== 'input' || !lookups.has(t.tv)) return t;
+    const refMap = lookupRefMap(fusion, t.tv, map, ref);
+    if (refMap === null) return t;
+    changed = true;
+    return { ...t, refMap };
+  });
+  return changed ? out : io;
 }
 
 /** Whether tensor `t` holds ref dims [from, to) all (true), none (false) or some (null). */
@@ -129,9 +146,18 @@ export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
   const fullWave = device.smCount * THREADS_PER_BLOCK;
   const limit = nElems < fullWave ? Math.max(1, ceilDiv(nElems, fullWave)) : 16;
 
-  let vec = analyzeVectorization(io, map, ref, refSizes, 0, limit);
+  // Lookups of indexed loads join the analysis through their own dim map (vector loads of whole
+  // rows) unless that would narrow the vectors of the other tensors.
+  const withLookups = lookupCandidates(fusion, io, map, ref);
+  const analyze = (firstDim: number): ReturnType<typeof analyzeVectorization> => {
+    const plain = analyzeVectorization(io, map, ref, refSizes, firstDim, limit);
+    if (withLookups === io) return plain;
+    const joined = analyzeVectorization(withLookups, map, ref, refSizes, firstDim, limit);
+    return joined.factor >= plain.factor ? joined : plain;
+  };
+  let vec = analyze(0);
   const breakPoint = overrides.breakPoint ?? (nElems * 2 > fullWave ? chooseBreakPoint(io, map, ref, refSizes, vec.factor, device.warpSize) : 0);
-  if (breakPoint > 0) vec = analyzeVectorization(io, map, ref, refSizes, breakPoint, limit);
+  if (breakPoint > 0) vec = analyze(breakPoint);
   const v = vec.factor;
   const left = refSizes.slice(0, breakPoint).reduce((a, b) => a * b, 1);
   const right = breakPoint > 0 ? refSizes.slice(breakPoint).reduce((a, b) => a * b, 1) : nElems;

@@ -1,7 +1,8 @@
 // Which expression kinds the reduction and normalization schedulers take (pointwise math,
 // broadcast/squeeze/expand, plain copies, tensor factories (full, iota: a value computed per
-// point), reductions and Welford), and the refusal reason for
-// the others, naming the tensor produced. Exhaustive over the Expr union, so a new kind must be
+// point), reductions and Welford), and the refusal reason for the others, naming the tensor
+// produced (indexed loads are left to the pointwise scheduler; scatter and index_put_accumulate
+// to none). Exhaustive over the Expr union, so a new kind must be
 // classified here.
 
 import type { Expr, Fusion } from '@tsfuser/fusion-ir';
@@ -32,11 +33,25 @@ export function unsupportedOp(e: Expr, scheduler: string): string | null {
     case 'PadOp':
     case 'CatOp':
       return `${e.kind}${name} (a resize) is left to the resize scheduler`;
+    case 'SelectOp':
+    case 'IndexSelectOp':
+    case 'GatherOp':
+    case 'EmbeddingFwdOp':
+      return `${e.kind}${name} (an indexed load) is left to the pointwise scheduler`;
+    case 'ScatterOp':
+    case 'IndexPutAccumulateOp':
+      return scatterRefusal(e.kind, name);
     default: {
       const unreachable: never = e;
       return `unknown expression ${String(unreachable)}`;
     }
   }
+}
+
+/** scatter and index_put_accumulate: no scheduler takes them (they need atomics). */
+export function scatterRefusal(kind: 'ScatterOp' | 'IndexPutAccumulateOp', name: string): string {
+  const op = kind === 'ScatterOp' ? 'scatter' : 'index_put_accumulate';
+  return `${op}${name} writes at data-dependent positions (atomics), which tsfuser's GPU kernels do not support yet; it runs on the reference backend only`;
 }
 
 /** The first unsupported expression's reason, or null. */

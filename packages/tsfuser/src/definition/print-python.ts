@@ -29,7 +29,7 @@ function opCall(names: StateNames, spec: OpSpec, args: readonly RecordValue[]): 
   let positional = true;
   spec.params.forEach((p, i) => {
     const a = args[i] ?? null;
-    positional = positional && POSITIONAL_KINDS.has(p.kind);
+    positional = positional && (POSITIONAL_KINDS.has(p.kind) || p.printPositional === true);
     parts.push(positional ? value(names, a, p.kind) : `${p.python}=${value(names, a, p.kind)}`);
   });
   return `fd.ops.${spec.python}(${parts.join(', ')})`;
