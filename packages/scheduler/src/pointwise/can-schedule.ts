@@ -10,6 +10,7 @@ import type { RuntimeInfo } from '../runtime-info.js';
 import { bindExtents } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { ExactLogicalMap, findReferenceOutput, iterationRank } from './domain-map.js';
+import { reshapeMappingRefusal, viewRefusal } from './reshape-checks.js';
 
 function exprRefusal(e: Expr): string | null {
   const out = e.outputs[0];
@@ -29,7 +30,7 @@ function exprRefusal(e: Expr): string | null {
     case 'WelfordOp':
       return `welford op${name} needs the reduction or normalization scheduler`;
     case 'ViewOp':
-      return `reshape${name} is not supported by the pointwise scheduler yet`;
+      return viewRefusal(e);
     case 'SliceOp':
     case 'PadOp':
     case 'CatOp':
@@ -66,6 +67,8 @@ export function canSchedulePointwise(fusion: Fusion, runtimeInfo: RuntimeInfo): 
   }
   const map = new ExactLogicalMap(fusion);
   const refRank = iterationRank(ref);
+  const reshaped = reshapeMappingRefusal(fusion, ref, map);
+  if (reshaped !== undefined) return reshaped === null ? { ok: true } : { ok: false, reason: reshaped };
   const live = new Set(fusion.exprs());
   for (const tv of fusion.allTvs()) {
     // Inputs that no live expression reads are never touched by the kernel.
