@@ -90,6 +90,8 @@ export class PointIndexer {
 
   private fromDerivation(d: IndexDerivation): IndexExpr {
     switch (d.kind) {
+      case 'zero':
+        return iconst(0);
       case 'reference':
         return this.index(this.history.logical[d.position] as IterDomain);
       case 'linearize':

@@ -15,7 +15,10 @@ import { ReshapeIndexGraph, referencePositionsOf } from './reshape-index-graph.j
 export function viewRefusal(e: ViewOp): string | null {
   const out = e.outputs[0] as TensorView;
   const root = out.domain.root;
-  if (root === null || idExprsFromTo(root, out.domain.logical).length === 0) {
+  const logical = out.domain.logical;
+  const noEmpty = root !== null && [...root, ...logical].every((id) => id.extent.constNumber() !== 0);
+  const trivial = root !== null && ((root.length === 1 && logical.length === 1) || root.length === 0 || logical.length === 0);
+  if (root === null || (idExprsFromTo(root, logical).length === 0 && !(trivial && noEmpty))) {
     return `reshape producing T${out.name} has no split/merge from its input's dims (an empty tensor or a 0-dim input): left to expr_eval`;
   }
   return null;

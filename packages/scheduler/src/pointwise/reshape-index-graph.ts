@@ -9,6 +9,8 @@
 //     merge outer = out / inner-extent, merge inner = out % inner-extent;
 //   forward (the reference is before it): merge out = outer·inner-extent + inner,
 //     split outer = in / factor, split inner = in % factor.
+// A reshape of one dim to one dim has no exprs: its root and logical IDs share the index; one
+// to or from 0-dim moves a single element: its IDs have index 0.
 // This is nvFuser's indexing through reshape transforms (the exact IdModel graph traversed from
 // the consumer's loop to the producer's logical domain) in the reference-centric form the
 // pointwise lowering uses. Invariant: a derivation only reads reference logical dims that are
@@ -19,6 +21,8 @@ import { consumersOf, IdSets, idExprsFromTo, logicalDomainPairs, type Fusion, ty
 /** The index of an ID as an expression over the reference's logical indices. */
 export type IndexDerivation =
   | { kind: 'reference'; position: number }
+  /** A dim of a one-element reshape (to or from 0-dim): always 0. */
+  | { kind: 'zero' }
   /** outer · innerExtent + inner */
   | { kind: 'linearize'; outer: IndexDerivation; inner: IndexDerivation; innerExtent: Scalar }
   /** of / extent */
@@ -49,10 +53,20 @@ export class ReshapeIndexGraph {
       }
     }
     const viewExprs: (Split | Merge)[] = [];
+    const zeros: IterDomain[] = [];
     for (const e of fusion.exprs()) {
       if (e.kind !== 'ViewOp') continue;
       const out = e.outputs[0] as TensorView;
-      if (out.domain.root !== null) viewExprs.push(...idExprsFromTo(out.domain.root, out.domain.logical));
+      const root = out.domain.root;
+      if (root === null) continue;
+      const exprs = idExprsFromTo(root, out.domain.logical);
+      viewExprs.push(...exprs);
+      // A one-dim to one-dim reshape (extents equal at run time) has no expr: same index.
+      const [r0] = root;
+      const [l0] = out.domain.logical;
+      if (exprs.length === 0 && root.length === 1 && out.domain.logical.length === 1 && r0 !== undefined && l0 !== undefined) this.sets.union(r0, l0);
+      // A reshape to or from 0-dim moves one element: every dim on either side has index 0.
+      if (exprs.length === 0 && (root.length === 0 || out.domain.logical.length === 0)) for (const id of [...root, ...out.domain.logical]) zeros.push(id);
     }
     this.hasReshape = fusion.exprs().some((e) => e.kind === 'ViewOp');
     const add = (m: Map<IterDomain, (Split | Merge)[]>, id: IterDomain, e: Split | Merge): void => {
@@ -65,6 +79,7 @@ export class ReshapeIndexGraph {
       for (const i of e.inputs) add(this.usesOf, i as IterDomain, e);
       for (const o of e.outputs) add(this.definitionsOf, o as IterDomain, e);
     }
+    for (const id of zeros) this.memo.set(this.sets.find(id), { kind: 'zero' });
     reference.domain.logicalNoReductions().forEach((id, d) => {
       if (!id.isBroadcast()) this.referencePosition.set(this.sets.find(id), d);
     });
@@ -81,9 +96,9 @@ export class ReshapeIndexGraph {
   }
 
   private resolve(rep: IterDomain, visiting: Set<IterDomain>): IndexDerivation | null {
-    if (this.memo.has(rep)) return this.memo.get(rep) ?? null;
     const position = this.referencePosition.get(rep);
-    if (position !== undefined) return this.remember(rep, { kind: 'reference', position });
+    if (position !== undefined) return { kind: 'reference', position };
+    if (this.memo.has(rep)) return this.memo.get(rep) ?? null;
     if (visiting.has(rep)) return null;
     visiting.add(rep);
     const of = (id: IterDomain): IndexDerivation | null => this.resolve(this.sets.find(id), visiting);
@@ -102,11 +117,6 @@ export class ReshapeIndexGraph {
     // Only successes are final: a failure inside a cycle may succeed from another start.
     if (found !== null) this.memo.set(rep, found);
     return found;
-  }
-
-  private remember(rep: IterDomain, d: IndexDerivation): IndexDerivation {
-    this.memo.set(rep, d);
-    return d;
   }
 
   private backwardMerge(e: Merge, rep: IterDomain, of: (id: IterDomain) => IndexDerivation | null): IndexDerivation | null {
@@ -143,6 +153,8 @@ export function referencePositionsOf(d: IndexDerivation): Set<number> {
   const out = new Set<number>();
   const walk = (x: IndexDerivation): void => {
     switch (x.kind) {
+      case 'zero':
+        return;
       case 'reference':
         out.add(x.position);
         return;
