@@ -39,11 +39,14 @@ export class ReferenceHistory {
 }
 
 /**
- * outer · extent + inner, where `(x / e) · e + x % e` folds back to x: a reshape that splits what
+ * outer · extent + inner, where `(p + x / e) · e + x % e` folds to p · e + x: a reshape that splits what
  * the reference merged (or merges what it split) indexes with the reference's own index.
  */
 function linearize(outer: IndexExpr, inner: IndexExpr, extent: IndexExpr): IndexExpr {
-  if (outer.kind === 'div' && inner.kind === 'mod' && sameIndex(outer.a, inner.a) && sameIndex(outer.b, extent) && sameIndex(inner.b, extent)) return outer.a;
+  const divides = (q: IndexExpr): boolean => q.kind === 'div' && inner.kind === 'mod' && sameIndex(q.a, inner.a) && sameIndex(q.b, extent) && sameIndex(inner.b, extent);
+  if (divides(outer) && outer.kind === 'div') return outer.a;
+  // (p + x / e) · e + x % e = p · e + x
+  if (outer.kind === 'add' && divides(outer.b) && outer.b.kind === 'div') return iadd(imul(outer.a, extent), outer.b.a);
   return iadd(imul(outer, extent), inner);
 }
 
