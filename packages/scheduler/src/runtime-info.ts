@@ -47,6 +47,11 @@ export interface TensorInputInfo {
 export interface ScalarInputInfo {
   kind: 'scalar';
   dtype: DataType;
+  /**
+   * The value of an integral scalar input, when known: sizes computed from it (a dynamic
+   * reshape's new sizes) are bound to it, so the plan for it is one per value class.
+   */
+  value?: number;
 }
 
 export type InputInfo = TensorInputInfo | ScalarInputInfo;
@@ -99,7 +104,10 @@ export function makeRuntimeInfo(
 /** Symbolic extents bound to concrete sizes (input extents and expanded extents). */
 export type ExtentBindings = Map<Scalar, number>;
 
-/** Binds every symbolic extent of the fusion inputs to its runtime size; checks ranks and constants. */
+/**
+ * Binds every symbolic extent of the fusion inputs to its runtime size, and integral scalar
+ * inputs to their values where the runtime info has them; checks ranks and constants.
+ */
 export function bindExtents(fusion: Fusion, info: RuntimeInfo): ExtentBindings {
   const bindings: ExtentBindings = new Map();
   if (info.inputs.length !== fusion.inputs.length) {
@@ -107,6 +115,8 @@ export function bindExtents(fusion: Fusion, info: RuntimeInfo): ExtentBindings {
   }
   fusion.inputs.forEach((v, i) => {
     const inp = info.inputs[i] as InputInfo;
+    // Integral scalar inputs with a known value (dynamic reshape sizes).
+    if (v.kind === 'scalar' && inp.kind === 'scalar' && inp.value !== undefined && v.value === null) bindings.set(v, inp.value);
     if (v.kind !== 'tensorView') return;
     if (inp.kind !== 'tensor') throw new SchedulingError(`input ${i} (T${v.name}) is a tensor but runtime info describes a scalar`);
     const logical = v.domain.logicalNoReductions();
@@ -182,7 +192,7 @@ export function evaluateExtent(s: Scalar, bindings: ExtentBindings): number {
         break;
     }
   }
-  throw new SchedulingError(`cannot evaluate extent ${s.symbolicName()} from the input sizes`);
+  throw new SchedulingError(`cannot evaluate extent ${s.symbolicName()} from the input sizes and integral scalar inputs`);
 }
 
 /** Concrete logical sizes (non-reduction dims; expanded broadcasts report their expanded size). */

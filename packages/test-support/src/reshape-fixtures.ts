@@ -11,6 +11,31 @@ import {
 import type { ShapeOpsFixture } from './shape-ops-fixtures.js';
 import { randomTensor } from './shape-ops-values.js';
 
+/** Dynamic reshape: new sizes [s0, -1, s1] from Int scalar inputs (values given at run time). */
+function dynamicReshape(): ShapeOpsFixture {
+  const fusion = new Fusion();
+  const x = makeTensor(fusion, { shape: [-1, -1], dtype: 'Float' });
+  const s0 = fusion.newSymbolicScalar('Int');
+  const s1 = fusion.newSymbolicScalar('Int');
+  fusion.addInput(x);
+  fusion.addInput(s0);
+  fusion.addInput(s1);
+  fusion.addOutput(add(reshape(mul(x, 2), [s0, -1, s1]), 1));
+  return { name: 'dynamic_reshape_scalar_inputs', fusion, inputs: (r) => [randomTensor('Float', [6, 40], r), 4n, 5n], segments: 'pointwise' };
+}
+
+/** Dynamic reshape whose sizes are computed from input sizes: [B, S·H] → [B·S, H], S and H the sizes of another input (read for its sizes only). */
+function dynamicReshapeFromSizes(): ShapeOpsFixture {
+  const fusion = new Fusion();
+  const x = makeTensor(fusion, { shape: [-1, -1], dtype: 'Float' });
+  const y = makeTensor(fusion, { shape: [-1, -1], dtype: 'Float' });
+  fusion.addInput(x);
+  fusion.addInput(y);
+  const rows = mul(size(x, 0), size(y, 0));
+  fusion.addOutput(add(reshape(x, [rows, size(y, 1)]), 1));
+  return { name: 'dynamic_reshape_from_sizes', fusion, inputs: (r) => [randomTensor('Float', [3, 35], r), randomTensor('Float', [5, 7], r)], segments: 'pointwise' };
+}
+
 function fixture(name: string, specs: { dtype: DataType; sizes: number[]; shape?: number[] }[], build: (f: Fusion, xs: TensorView[]) => TensorView[], segments = 'pointwise'): ShapeOpsFixture {
   const fusion = new Fusion();
   const xs = specs.map((s) => {
@@ -70,6 +95,8 @@ export function reshapeFixtures(): ShapeOpsFixture[] {
     fixture('reshape_row_broadcast', [{ dtype: F, sizes: [6, 40] }, { dtype: F, sizes: [8] }], (_f, xs) => [
       mul(reshape(first(xs), [6, 5, 8]), broadcast(second(xs), [true, true, false])),
     ]),
+    dynamicReshape(),
+    dynamicReshapeFromSizes(),
     fixture('reshape_then_sum_segmented', [{ dtype: F, sizes: [16, 48] }], (_f, xs) => [sum(reshape(mul(first(xs), 2), [16, 6, 8]), [2])], 'pointwise+reduction'),
   ];
 }
