@@ -5,7 +5,7 @@
 // (seeded; the seed is printed on failure). Also: refusals with reasons, PyTorch's view rule,
 // registry priority, and segmentation around a reshape the kernels cannot take.
 import {
-  add, broadcast, evaluate, expand, Fusion, HostTensor, makeTensor, mul, permute, reshape, set, size, slice, squeeze,
+  add, broadcast, evaluate, expand, Fusion, HostTensor, makeTensor, mul, permute, reshape, set, size, slice, squeeze, sum,
   type TensorView,
 } from '@tsfuser/fusion-ir';
 import { describe, expect, it } from 'vitest';
@@ -172,7 +172,7 @@ describe('expr_eval: metadata-only fusions are views', () => {
 });
 
 describe('expr_eval in the registry and in segmentation', () => {
-  it('a reshape between pointwise ops becomes its own expr_eval segment (a view, no kernel)', () => {
+  it('a reshape between pointwise ops is one pointwise kernel (indexed through the reshape)', () => {
     const f = new Fusion();
     const x = makeTensor(f, { shape: [-1, -1] });
     f.addInput(x);
@@ -181,13 +181,28 @@ describe('expr_eval in the registry and in segmentation', () => {
     f.addOutput(add(z, 1));
     const info = makeRuntimeInfo(f, [{ sizes: [8, 64] }]);
     const sf = segmentFusion(f, info, defaultSchedulerRegistry());
-    expect(sf.groups.map((g) => g.schedulerType)).toEqual(['pointwise', 'expr_eval', 'pointwise']);
-    expect(segmentedFusionToString(sf)).toContain('expr_eval');
+    expect(sf.groups.map((g) => g.schedulerType)).toEqual(['pointwise']);
+  });
+
+  it('a reshape feeding a reduction: a boundary after the reshape, named by the reduction scheduler', () => {
+    const f = new Fusion();
+    const x = makeTensor(f, { shape: [-1, -1] });
+    f.addInput(x);
+    f.addOutput(sum(reshape(mul(x, 2), [size(x, 0), 4, -1]), [2]));
+    const sf = segmentFusion(f, makeRuntimeInfo(f, [{ sizes: [8, 64] }]), defaultSchedulerRegistry());
+    expect(sf.groups.map((g) => g.schedulerType)).toEqual(['pointwise', 'reduction']);
     const dump = fusionIrSegmentsToString(sf);
-    expect(dump).toContain('3 segments (2 kernels)');
-    expect(dump).toMatch(/segment 1 \[expr_eval\] — reads T\d+; writes T\d+ \(views of its inputs, no kernel\)/);
-    // The boundary names the shape op that forced it.
-    expect(dump).toMatch(/pointwise: reshape producing T\d+ is not supported by the pointwise scheduler yet/);
+    expect(dump).toContain('2 segments (2 kernels)');
+    expect(dump).toMatch(/reduction: reshape producing T\d+ is not supported by the reduction scheduler yet/);
+  });
+
+  it('a reshape of a 0-size tensor is left to expr_eval (no split/merge to index through)', () => {
+    const f = new Fusion();
+    const x = makeTensor(f, { shape: [0, 6] });
+    f.addInput(x);
+    f.addOutput(add(reshape(x, [3, 0]), 1));
+    const pick = defaultSchedulerRegistry().tryPick(f, makeRuntimeInfo(f, [{ sizes: [0, 6] }]));
+    expect(pick.rejected.find((r) => r.type === 'pointwise')?.reason).toMatch(/reshape producing T\d+ has no split\/merge from its input's dims/);
   });
 
   it('a fusion that only permutes and expands is picked by expr_eval before pointwise', () => {
