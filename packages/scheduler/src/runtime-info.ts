@@ -73,11 +73,12 @@ export function contiguousStrides(sizes: readonly number[]): number[] {
 
 /**
  * Convenience: RuntimeInfo for the fusion's inputs given their sizes (contiguous, 16-byte
- * aligned unless strides/alignment are given). Scalars take `null`.
+ * aligned unless strides/alignment are given). Scalars take `null`, or `{ value }` (an integral
+ * scalar's value is kept: sizes may be computed from it).
  */
 export function makeRuntimeInfo(
   fusion: Fusion,
-  inputs: readonly ({ sizes: readonly number[]; strides?: readonly number[]; alignment?: number } | null)[],
+  inputs: readonly ({ sizes: readonly number[]; strides?: readonly number[]; alignment?: number } | { value: number | bigint | boolean } | null)[],
   device: DeviceProperties = H100_PROPERTIES,
 ): RuntimeInfo {
   if (inputs.length !== fusion.inputs.length) {
@@ -86,7 +87,7 @@ export function makeRuntimeInfo(
   const infos = fusion.inputs.map((v, i): InputInfo => {
     const spec = inputs[i];
     if (v.kind === 'tensorView') {
-      if (spec === null || spec === undefined) throw new SchedulingError(`makeRuntimeInfo: input ${i} (T${v.name}) is a tensor but was given no sizes`);
+      if (spec === null || spec === undefined || !('sizes' in spec)) throw new SchedulingError(`makeRuntimeInfo: input ${i} (T${v.name}) is a tensor but was given no sizes`);
       return {
         kind: 'tensor',
         dtype: v.dtype,
@@ -95,7 +96,12 @@ export function makeRuntimeInfo(
         alignment: spec.alignment ?? 16,
       };
     }
-    if (v.kind === 'scalar') return { kind: 'scalar', dtype: v.dtype };
+    if (v.kind === 'scalar') {
+      // An integral scalar's value may be a size (a dynamic reshape): keep it.
+      const integral = v.dtype === 'Int' || v.dtype === 'Int32' || v.dtype === 'Index';
+      if (integral && spec !== null && spec !== undefined && 'value' in spec && typeof spec.value !== 'boolean') return { kind: 'scalar', dtype: v.dtype, value: Number(spec.value) };
+      return { kind: 'scalar', dtype: v.dtype };
+    }
     throw new SchedulingError(`makeRuntimeInfo: input ${i} is an IterDomain`);
   });
   return { inputs: infos, device };

@@ -11,7 +11,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import {
   bindExtents, defaultSchedulerRegistry, ExprEvalScheduler, fusionIrSegmentsToString, heuristicParamsToString, makeRuntimeInfo,
-  segmentFusion, segmentedFusionToString, viewLayouts, viewStrides,
+  segmentFusion, viewLayouts, viewStrides,
 } from '../src/index.js';
 
 function seeded(seed: number): () => number {

@@ -41,17 +41,11 @@ export function dtypeTolerance(dtype: DataType): number {
 }
 
 export function runtimeInfoOf(fusion: Fusion, inputs: readonly EvalValue[]): RuntimeInfo {
-  const info = makeRuntimeInfo(
-    fusion,
-    inputs.map((v) => (v instanceof HostTensor ? { sizes: v.sizes, strides: v.strides } : null)),
-  );
   // Integral scalar inputs carry their values (a dynamic reshape's sizes), as the executor's do.
-  const withValues = info.inputs.map((inp, i) => {
-    const v = inputs[i];
-    const integral = inp.dtype === 'Int' || inp.dtype === 'Int32' || inp.dtype === 'Index';
-    return inp.kind === 'scalar' && integral && (typeof v === 'number' || typeof v === 'bigint') ? { ...inp, value: Number(v) } : inp;
-  });
-  return { ...info, inputs: withValues };
+  return makeRuntimeInfo(
+    fusion,
+    inputs.map((v) => (v instanceof HostTensor ? { sizes: v.sizes, strides: v.strides } : { value: v })),
+  );
 }
 
 /**
