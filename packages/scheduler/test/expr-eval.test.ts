@@ -184,16 +184,23 @@ describe('expr_eval in the registry and in segmentation', () => {
     expect(sf.groups.map((g) => g.schedulerType)).toEqual(['pointwise']);
   });
 
-  it('a reshape feeding a reduction: a boundary after the reshape, named by the reduction scheduler', () => {
+  it('a reshape feeding a reduction is one reduction kernel; one after it forces a boundary, named', () => {
     const f = new Fusion();
     const x = makeTensor(f, { shape: [-1, -1] });
     f.addInput(x);
     f.addOutput(sum(reshape(mul(x, 2), [size(x, 0), 4, -1]), [2]));
     const sf = segmentFusion(f, makeRuntimeInfo(f, [{ sizes: [8, 64] }]), defaultSchedulerRegistry());
-    expect(sf.groups.map((g) => g.schedulerType)).toEqual(['pointwise', 'reduction']);
-    const dump = fusionIrSegmentsToString(sf);
+    expect(sf.groups.map((g) => g.schedulerType)).toEqual(['reduction']);
+
+    const g = new Fusion();
+    const y = makeTensor(g, { shape: [-1, -1, -1] });
+    g.addInput(y);
+    g.addOutput(add(reshape(sum(y, [2]), [-1]), 1));
+    const sg = segmentFusion(g, makeRuntimeInfo(g, [{ sizes: [4, 6, 8] }]), defaultSchedulerRegistry());
+    expect(sg.groups.map((s) => s.schedulerType)).toEqual(['reduction', 'pointwise']);
+    const dump = fusionIrSegmentsToString(sg);
     expect(dump).toContain('2 segments (2 kernels)');
-    expect(dump).toMatch(/reduction: reshape producing T\d+ is not supported by the reduction scheduler yet/);
+    expect(dump).toMatch(/reduction: reshape producing T\d+ after the reduction of T\d+ is not supported by the reduction scheduler yet/);
   });
 
   it('a reshape of a 0-size tensor is left to expr_eval (no split/merge to index through)', () => {

@@ -3,8 +3,9 @@
 // reshape before, after and between pointwise work; to and from size-1 / broadcast dims;
 // squeeze + reshape; a reshape that cancels a previous one; outputs on both sides of a reshape;
 // the GPT-NeoX attention prologue [B, S, 3·H·D] → [B, S, H, 3, D]; a reshape of an expanded
-// tensor; Half inputs that vectorize; a reshape feeding a reduction (segmented: the reduction
-// scheduler does not take reshapes). Each names the segments the default registry gives it.
+// tensor; Half inputs that vectorize; reshapes feeding a reduction (one reduction kernel), and
+// the boundaries that remain: a reshape after a reduction, a reduction input with size-1 dims
+// made by a reshape. Each names the segments the default registry gives it.
 import {
   add, broadcast, cast, expand, Fusion, makeTensor, mul, permute, reshape, size, squeeze, sum, type DataType, type TensorView,
 } from '@tsfuser/fusion-ir';
@@ -97,6 +98,9 @@ export function reshapeFixtures(): ShapeOpsFixture[] {
     ]),
     dynamicReshape(),
     dynamicReshapeFromSizes(),
-    fixture('reshape_then_sum_segmented', [{ dtype: F, sizes: [16, 48] }], (_f, xs) => [sum(reshape(mul(first(xs), 2), [16, 6, 8]), [2])], 'pointwise+reduction'),
+    fixture('reshape_then_sum', [{ dtype: F, sizes: [16, 48] }], (_f, xs) => [sum(reshape(mul(first(xs), 2), [16, 6, 8]), [2])], 'reduction'),
+    fixture('heads_reshape_then_outer_sum', [{ dtype: F, sizes: [40, 24] }], (_f, xs) => [sum(reshape(first(xs), [10, 4, 24]), [0, 1])], 'reduction'),
+    fixture('sum_then_reshape_segmented', [{ dtype: F, sizes: [12, 8, 5] }], (_f, xs) => [add(reshape(sum(first(xs), [2]), [96]), 1)], 'reduction+pointwise'),
+    fixture('reshape_to_size1_then_sum_segmented', [{ dtype: F, sizes: [6, 20] }], (_f, xs) => [sum(reshape(first(xs), [6, 1, 20]), [2])], 'expr_eval+reduction'),
   ];
 }

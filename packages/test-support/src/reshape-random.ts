@@ -6,10 +6,11 @@
 // size, as `size(x, d)`), binary math with a second input of the current shape, a row
 // parameter broadcast along the innermost dim, a permute, a unary op, a squeeze + unsqueeze
 // through reshape, and an expanded broadcast of an earlier tensor reshaped. Outputs: the last
-// tensor, and at random an intermediate of another rank. Every case should be one pointwise
-// kernel (`segments` says so).
+// tensor, and at random an intermediate of another rank; every fourth seed ends with a sum over
+// some dims instead. Every case should be one pointwise kernel, or one reduction kernel
+// (`segments` says so; '*' where a permute precedes the sum and forces a boundary).
 import {
-  abs, add, broadcast, cast, expand, Fusion, makeTensor, mul, neg, permute, reshape, size, sub, type DataType, type EvalValue, type SizeOperand, type TensorView,
+  abs, add, broadcast, cast, expand, Fusion, makeTensor, mul, neg, permute, reshape, size, sub, sum, type DataType, type EvalValue, type SizeOperand, type TensorView,
 } from '@tsfuser/fusion-ir';
 import { randomTensor, seeded } from './shape-ops-values.js';
 
@@ -108,11 +109,23 @@ export function randomReshapeCase(seed: number): RandomReshapeCase {
     }
     history.push(cur);
   }
+  // A sum over some dims at the end (reshapes before a reduction run in the reduction kernel;
+  // a permute before it is segmented, so the segments are not checked then).
+  // Not over size-1 (broadcast) dims: the reduction scheduler refuses those after a reshape, and
+  // a sum over every dim with a broadcast operand fails to lower even without one (left open).
+  const reduce = seed % 4 === 3 && cur.sizes.length > 0 && !cur.sizes.includes(1);
+  if (reduce) {
+    const dims = cur.sizes.map((_, d) => d).filter(() => r() < 0.5);
+    const reduced = dims.length > 0 ? dims : [cur.sizes.length - 1];
+    cur = { tv: sum(cur.tv, reduced), sizes: cur.sizes.filter((_, d) => !reduced.includes(d)) };
+    steps.push(`sum [${reduced.join(',')}]`);
+  }
   f.addOutput(dtype === 'Float' ? cur.tv : cast(cur.tv, dtype));
   const earlier = history[int(0, history.length - 2)];
-  if (r() < 0.3 && earlier !== undefined && earlier.sizes.length !== cur.sizes.length) {
+  if (!reduce && r() < 0.3 && earlier !== undefined && earlier.sizes.length !== cur.sizes.length) {
     f.addOutput(earlier.tv === history[0]?.tv ? add(earlier.tv, 1) : earlier.tv);
     steps.push('out:intermediate');
   }
-  return { fusion: f, inputs, description: steps.join(', '), segments: 'pointwise' };
+  const permuted = steps.some((x) => x.startsWith('permute'));
+  return { fusion: f, inputs, description: steps.join(', '), segments: reduce ? (permuted ? '*' : 'reduction') : 'pointwise' };
 }
