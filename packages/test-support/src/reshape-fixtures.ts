@@ -3,9 +3,11 @@
 // reshape before, after and between pointwise work; to and from size-1 / broadcast dims;
 // squeeze + reshape; a reshape that cancels a previous one; outputs on both sides of a reshape;
 // the GPT-NeoX attention prologue [B, S, 3·H·D] → [B, S, H, 3, D]; a reshape of an expanded
-// tensor; Half inputs that vectorize; reshapes feeding a reduction (one reduction kernel), and
-// the boundaries that remain: a reshape after a reduction, a reduction input with size-1 dims
-// made by a reshape. Each names the segments the default registry gives it.
+// tensor; a Half output that vectorizes (its input, read through the reshape, does not);
+// reshapes feeding a reduction (one reduction kernel), and the boundaries that remain: a
+// reshape after a reduction, a reduction input with size-1 dims made by a reshape; dynamic
+// reshapes (sizes from Int scalar inputs, from input sizes). Each names the segments the
+// default registry gives it.
 import {
   add, broadcast, cast, expand, Fusion, makeTensor, mul, permute, reshape, size, squeeze, sum, type DataType, type TensorView,
 } from '@tsfuser/fusion-ir';
@@ -92,7 +94,7 @@ export function reshapeFixtures(): ShapeOpsFixture[] {
       const e = expand(broadcast(mul(w, 2), [false, true]), [size(w, 0), 32]);
       return [add(reshape(e, [8, 2, 16]), second(xs))];
     }),
-    fixture('reshape_half_vectorized', [{ dtype: 'Half', sizes: [32, 256] }], (_f, xs) => [cast(add(reshape(cast(first(xs), 'Float'), [32, 4, 64]), 1), 'Half')]),
+    fixture('reshape_half_vectorized_output', [{ dtype: 'Half', sizes: [32, 256] }], (_f, xs) => [cast(add(reshape(cast(first(xs), 'Float'), [32, 4, 64]), 1), 'Half')]),
     fixture('reshape_row_broadcast', [{ dtype: F, sizes: [6, 40] }, { dtype: F, sizes: [8] }], (_f, xs) => [
       mul(reshape(first(xs), [6, 5, 8]), broadcast(second(xs), [true, true, false])),
     ]),
