@@ -11,5 +11,6 @@ export default defineConfig(
     'test/nvcc.test.ts',
     'test/lowering-passes-corpus.test.ts',
     'test/indexing-random.test.ts',
+    'test/reshape-nvcc.test.ts',
   ]),
 );

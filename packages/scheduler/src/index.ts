@@ -6,6 +6,7 @@ export * from './heuristic-params.js';
 export * from './index-type.js';
 export * from './scheduler.js';
 export { ExactLogicalMap, findReferenceOutput, iterationRank } from './pointwise/domain-map.js';
+export { ReshapeIndexGraph, referencePositionsOf, type IndexDerivation } from './pointwise/reshape-index-graph.js';
 export { analyzeVectorization, type IoTensor, type VectorizationResult } from './pointwise/vectorize.js';
 export { canSchedulePointwise } from './pointwise/can-schedule.js';
 export { computePointwiseHeuristics, THREADS_PER_BLOCK, MAX_GRID_Y, type PointwiseOverrides } from './pointwise/heuristics.js';

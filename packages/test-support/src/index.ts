@@ -12,3 +12,5 @@ export * from './shape-ops-values.js';
 export * from './shape-ops-fixtures.js';
 export * from './shape-ops-random.js';
 export * from './indexing-fixtures.js';
+export * from './reshape-fixtures.js';
+export * from './reshape-random.js';

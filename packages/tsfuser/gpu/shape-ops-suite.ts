@@ -1,6 +1,6 @@
 // GPU suite for shape ops and tensor factories (needs a GPU; not a vitest suite).
 //
-//   pnpm gpu:bundle tsfuser-shape-ops-suite && (GPU host) bash gpu-bundle/run.sh tsfuser-shape-ops-suite [--seed S] [--random N]
+//   pnpm gpu:bundle tsfuser-shape-ops-suite && (GPU host) bash gpu-bundle/run.sh tsfuser-shape-ops-suite [--seed S] [--random N] [--random-reshape R]
 //
 // Every fixture of packages/codegen/test/shape-ops-fixtures.ts (full / zeros / ones / iota in
 // pointwise, reduction and persistent kernels; expanded outputs; stride-0 inputs; metadata-only
@@ -12,13 +12,16 @@
 // segments' schedulers are the fixture's, a metadata-only fusion launches no kernel and returns a
 // view of the caller's input (its data pointer lies inside the input's storage), an expanded
 // output has stride 0. Then N (default 300) random fusions mixing shape ops with pointwise and
-// reduction work (codegen's test/shape-ops-random.ts, seeded from S). Prints one line per failing
+// reduction work (codegen's test/shape-ops-random.ts, seeded from S); then the reshape fixtures
+// (reshapes inside pointwise kernels), larger reshapes that vectorize (reshape-cases.ts) and R
+// (default 200) random reshape fusions, each one pointwise kernel. Prints one line per failing
 // case and per fixture, `N passed, M failed` last; exits 1 on failure.
 
 import { add, broadcast, cast, evaluate, expand, Fusion, full, HostTensor, iota, makeTensor, mul, size, type EvalValue } from '@tsfuser/fusion-ir';
 import { DeviceContext, FusionExecutorCache, isAvailable, Tensor, type ExecutorArgument } from '@tsfuser/runtime';
 import { segmentPlanFor } from '@tsfuser/scheduler';
 import { compareOutput, randomShapeOpsCase, randomTensor, runtimeInfoOf, seeded, shapeOpsFixtures, type ShapeOpsFixture } from '@tsfuser/test-support';
+import { largeReshapeCases, randomReshapeFixtures, reshapeFixtures } from './reshape-cases.js';
 import { absoluteHost, summationSlack } from './summation-slack.js';
 
 interface Result {
@@ -124,7 +127,8 @@ function main(): void {
       const c = randomShapeOpsCase(seed + 100000 + k);
       return { name: `random ${seed + 100000 + k} (${c.description})`, fusion: c.fusion, inputs: () => c.inputs, segments: '*' };
     });
-    for (const [k, fx] of [...shapeOpsFixtures(), ...largeCases(), ...randomCases].entries()) {
+    const reshapeCases = [...reshapeFixtures(), ...largeReshapeCases(), ...randomReshapeFixtures(seed, flag('random-reshape', 200))];
+    for (const [k, fx] of [...shapeOpsFixtures(), ...largeCases(), ...randomCases, ...reshapeCases].entries()) {
       try {
         results.push({ name: fx.name, ok: true, detail: runCase(device, fx, seed + k) });
       } catch (error) {
@@ -132,7 +136,7 @@ function main(): void {
         results.push({ name: fx.name, ok: false, detail: `${e.name}: ${e.message.split('\n').slice(0, 3).join(' | ')}` });
       }
       const r = results[results.length - 1] as Result;
-      if (!r.ok || !r.name.startsWith('random ')) console.log(`${r.ok ? 'PASS' : 'FAIL'} ${r.name}: ${r.detail}`);
+      if (!r.ok || !r.name.startsWith('random')) console.log(`${r.ok ? 'PASS' : 'FAIL'} ${r.name}: ${r.detail}`);
     }
   } finally {
     device.dispose();

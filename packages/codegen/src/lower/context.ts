@@ -4,7 +4,7 @@
 // lower/index.ts; passes read it and never mutate the fusion.
 
 import { isRFactorProducer, type DataType, type Fusion, type Scalar, type Split, type TensorView } from '@tsfuser/fusion-ir';
-import { ExactLogicalMap, type IndexType } from '@tsfuser/scheduler';
+import { ExactLogicalMap, ReshapeIndexGraph, type IndexType } from '@tsfuser/scheduler';
 import type { IndexExpr } from '../kernel-ir/index-expr.js';
 
 export interface LoweringContext {
@@ -13,6 +13,8 @@ export interface LoweringContext {
   /** Number of loop positions (the reference's loop domain length). */
   positions: number;
   exactMap: ExactLogicalMap;
+  /** Indexing through reshapes: dims the exact map does not tie to the reference (reshape-index-graph.ts). */
+  reshapeIndex: ReshapeIndexGraph;
   divisibleSplits: ReadonlySet<Split>;
   indexType: IndexType;
   /** Symbolic extents and scalar inputs → kernel-side names (filled by the signature pass). */
@@ -53,6 +55,7 @@ export function makeContext(
     reference,
     positions: reference.nDims(),
     exactMap: new ExactLogicalMap(fusion),
+    reshapeIndex: new ReshapeIndexGraph(fusion, reference),
     divisibleSplits,
     indexType,
     scalarNames: new Map(),

@@ -141,7 +141,8 @@ function lowerExpr(expr: Expr, access: (tv: TensorView) => TensorAccess, operand
     case 'LoadStoreOp':
     case 'BroadcastOp':
     case 'SqueezeOp':
-    case 'ExpandOp': {
+    case 'ExpandOp':
+    case 'ViewOp': {
       const input = expr.inputs[0];
       if (input === undefined || input.kind !== 'tensorView') throw new LoweringError(`${expr.kind} producing T${out.name} has no tensor input`);
       if (input.dtype !== out.dtype) throw new LoweringError(`${expr.kind} T${input.name} → T${out.name} changes dtype (${cppTypeName(input.dtype)} → ${cppTypeName(out.dtype)})`);

@@ -37,7 +37,7 @@ import { FusionExecutor, type CompileReport } from './fusion-executor.js';
 import { sideStreamSteps } from './side-stream-steps.js';
 import { validateInputLayout } from './input-validation.js';
 import { outputLayout, type TensorLayout } from './output-allocation.js';
-import { pointerAlignment, runtimeInfoFor, schedulerDevice, type ExecutorArgument } from './runtime-info.js';
+import { isIntegralScalar, pointerAlignment, runtimeInfoFor, scalarInputInfo, schedulerDevice, type ExecutorArgument } from './runtime-info.js';
 import type { PlanGroup, SegmentPlan, Segmenter } from './segment-plan.js';
 
 /** Dump names the executor prints (nvFuser's names). */
@@ -199,10 +199,13 @@ export class FusionExecutorCache {
 
   private layoutKey(args: readonly ExecutorArgument[]): string {
     let key = '';
-    for (const a of args) {
+    args.forEach((a, i) => {
+      const v = this.fusion.inputs[i];
       if (a instanceof Tensor) key += `${a.sizes.join(',')}/${a.strides.join(',')}/${Math.min(16, pointerAlignment(a.dataPtr))};`;
+      // An integral scalar may be a size (a dynamic reshape): its value shapes the launch.
+      else if (v !== undefined && v.kind === 'scalar' && isIntegralScalar(v.dtype)) key += `${typeof a}=${String(a)};`;
       else key += `${typeof a};`;
-    }
+    });
     return key;
   }
 
@@ -211,7 +214,8 @@ export class FusionExecutorCache {
       .map((inp) =>
         inp.kind === 'tensor'
           ? `${inp.dtype}[${inp.sizes.map((s) => (s === 1 ? '1' : s === 0 ? '0' : 'n')).join(',')}]o${stableOrderKey(inp.strides)}a${Math.min(16, inp.alignment)}`
-          : inp.dtype,
+          : // One concretization per class of an integral scalar's value (0, 1, other), not per value.
+            `${inp.dtype}${inp.value === undefined ? '' : inp.value === 0 ? '=0' : inp.value === 1 ? '=1' : '=n'}`,
       )
       .join(';');
   }
@@ -268,7 +272,7 @@ export class FusionExecutorCache {
           if (gv.kind === 'tensorView' && layout !== null) {
             return { kind: 'tensor', dtype: gv.dtype, sizes: layout.sizes, strides: layout.strides, alignment: alignmentOf(ref, gv.dtype) };
           }
-          return { kind: 'scalar', dtype: gv.kind === 'scalar' ? gv.dtype : 'Double' };
+          return scalarInputInfo(gv.kind === 'scalar' ? gv.dtype : 'Double', ref.kind === 'arg' ? args[ref.index] : undefined);
         }),
       };
       const kind = group.schedulerType ?? this.registry.pick(group.fusion, groupInfo).scheduler.type;

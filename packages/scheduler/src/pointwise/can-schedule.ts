@@ -13,6 +13,7 @@ import type { CanScheduleResult } from '../scheduler.js';
 import { ExactLogicalMap, findReferenceOutput, iterationRank } from './domain-map.js';
 import { indexedLoadRefusal, lookupOnlyTensors } from './indexed-loads.js';
 import { scatterRefusal } from '../segmentation/supported-ops.js';
+import { reshapeMappingRefusal, viewRefusal } from './reshape-checks.js';
 
 function exprRefusal(e: Expr): string | null {
   const out = e.outputs[0];
@@ -32,7 +33,7 @@ function exprRefusal(e: Expr): string | null {
     case 'WelfordOp':
       return `welford op${name} needs the reduction or normalization scheduler`;
     case 'ViewOp':
-      return `reshape${name} is not supported by the pointwise scheduler yet`;
+      return viewRefusal(e);
     case 'SliceOp':
     case 'PadOp':
     case 'CatOp':
@@ -78,6 +79,11 @@ export function canSchedulePointwise(fusion: Fusion, runtimeInfo: RuntimeInfo): 
   const lookups = lookupOnlyTensors(fusion);
   const map = new ExactLogicalMap(fusion);
   const refRank = iterationRank(ref);
+  const reshaped = reshapeMappingRefusal(fusion, ref, map);
+  // The reshape index graph does not know lookup tensors (read at computed addresses): keep the
+  // two apart until a kernel with both is tested.
+  if (reshaped !== undefined && lookups.size > 0) return { ok: false, reason: 'a reshape and an indexed load (index_select, gather, …) in one pointwise kernel are not supported yet' };
+  if (reshaped !== undefined) return reshaped === null ? { ok: true } : { ok: false, reason: reshaped };
   const live = new Set(fusion.exprs());
   for (const tv of fusion.allTvs()) {
     // Inputs that no live expression reads are never touched by the kernel.

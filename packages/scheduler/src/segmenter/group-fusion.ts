@@ -89,6 +89,18 @@ function extentSourceInputs(original: Fusion, ordered: readonly Expr[], needed: 
   return extra;
 }
 
+/** Scalar fusion inputs the segment's extents are built from (a dynamic reshape's sizes). */
+function extentScalarInputs(ordered: readonly Expr[], fusionInputs: ReadonlySet<Val>): Scalar[] {
+  const symbols = new Set<Scalar>();
+  for (const e of ordered) {
+    for (const o of e.outputs) {
+      if (o.kind !== 'tensorView') continue;
+      for (const id of [...(o.domain.root ?? []), ...o.domain.logicalNoReductions()]) extentSymbols(id.logicalExtent(), symbols);
+    }
+  }
+  return [...symbols].filter((sym) => fusionInputs.has(sym));
+}
+
 /** The boundary of a set of tensor expressions of `original`. */
 export function groupBoundary(original: Fusion, exprs: ReadonlySet<Expr>): { inputs: Val[]; outputs: Val[] } {
   const fusionInputs = new Set(original.inputs);
@@ -99,6 +111,7 @@ export function groupBoundary(original: Fusion, exprs: ReadonlySet<Expr>): { inp
     for (const v of e.inputs) if (v.kind === 'tensorView' && !produced.has(v)) needed.add(v);
   }
   for (const s of scalarInputsUsed(ordered, fusionInputs)) needed.add(s);
+  for (const s of extentScalarInputs(ordered, fusionInputs)) needed.add(s);
   for (const t of extentSourceInputs(original, ordered, needed)) needed.add(t);
   const inputs = [
     ...original.inputs.filter((v) => needed.has(v)),
