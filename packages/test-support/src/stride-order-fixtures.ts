@@ -69,5 +69,16 @@ export function strideOrderFixtures(): ShapeOpsFixture[] {
     f.addOutput(strideOrder(add(x, broadcast(sum(x, [1]), [false, true])), [0, 1]));
     out.push({ name: 'stride_order_after_reduction', fusion: f, inputs: (r) => [randomTensor('Float', [48, 96], r)], segments: 'reduction+pointwise' });
   }
+  {
+    // A stride-ordered output read again by a reduction: the pointwise segment writes it in its
+    // memory order, the reduction segment reads it through those strides.
+    const f = new Fusion();
+    const x = makeTensor(f, { shape: [-1, -1] });
+    f.addInput(x);
+    const t = strideOrder(mul(x, 3), [0, 1]);
+    f.addOutput(t);
+    f.addOutput(sum(t, [1]));
+    out.push({ name: 'stride_order_output_read_by_reduction', fusion: f, inputs: (r) => [randomTensor('Float', [40, 72], r)], segments: 'pointwise+reduction' });
+  }
   return out;
 }

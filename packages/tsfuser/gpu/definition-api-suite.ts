@@ -164,6 +164,17 @@ async function main(): Promise<void> {
     return againstReference(fd, [floats(values, [48, 96])]);
   });
 
+  await check('stride_order output read again by a reduction (pointwise + reduction segments)', async () => {
+    const fd = FusionDefinition.build((f) => {
+      const t0 = f.defineTensor({ shape: [-1, -1], contiguity: true });
+      const t = f.ops.strideOrder(f.ops.mul(t0, 3), [0, 1]);
+      f.addOutput(t);
+      f.addOutput(f.ops.sum(t, [1]));
+    }, { cache: new FusionCache() });
+    const values = Array.from({ length: 40 * 72 }, (_, i) => (i % 13) - 6);
+    return againstReference(fd, [floats(values, [40, 72])]);
+  });
+
   await check('a reduction result with a stride order of its own is refused clearly', async () => {
     const fd = FusionDefinition.build((f) => {
       const t0 = f.defineTensor({ shape: [-1, -1, -1], contiguity: true });
