@@ -164,13 +164,16 @@ export function buildGroupFusion(original: Fusion, exprs: ReadonlySet<Expr>, str
   return { fusion, inputs, outputs };
 }
 
-/** Dense strides of an intermediate as the executor allocates it (expanded dims: stride 0). */
+/** Dense strides of an intermediate as the executor allocates it (in its allocation order; expanded dims: stride 0). */
 function denseLayout(tv: TensorView, bindings: ExtentBindings): { sizes: number[]; strides: number[] } {
   const logical = tv.domain.logicalNoReductions();
   const sizes = logical.map((id) => evaluateExtent(id.logicalExtent(), bindings));
   const strides = new Array<number>(sizes.length).fill(0);
+  // Dense in the allocation order (a stride-ordered intermediate), else in logical order.
+  const order = permutedAllocationOrder(tv) ?? sizes.map((_, d) => d);
   let acc = 1;
-  for (let d = sizes.length - 1; d >= 0; d -= 1) {
+  for (let k = order.length - 1; k >= 0; k -= 1) {
+    const d = order[k] as number;
     const id = logical[d] as IterDomain;
     if (id.isBroadcast() && id.expandedExtent !== null) continue;
     strides[d] = acc;
