@@ -12,6 +12,7 @@ export { canSchedulePointwise } from './pointwise/can-schedule.js';
 export { computePointwiseHeuristics, THREADS_PER_BLOCK, MAX_GRID_Y, type PointwiseOverrides } from './pointwise/heuristics.js';
 export { schedulePointwise } from './pointwise/schedule.js';
 export { PointwiseScheduler } from './pointwise/index.js';
+export { permutedAllocationOrder, stridedOutputRefusal, stridesInOrder } from './stride-order.js';
 export { ExprEvalScheduler } from './expr-eval/index.js';
 export { NoOpScheduler, canScheduleEmptyOutputs } from './no-op/index.js';
 export { canScheduleExprEvalViews } from './expr-eval/can-schedule.js';

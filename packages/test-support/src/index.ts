@@ -14,3 +14,4 @@ export * from './shape-ops-random.js';
 export * from './indexing-fixtures.js';
 export * from './reshape-fixtures.js';
 export * from './reshape-random.js';
+export * from './stride-order-fixtures.js';

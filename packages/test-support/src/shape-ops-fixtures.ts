@@ -3,7 +3,8 @@
 // in pointwise, reduction and persistent kernels; expanded outputs and stride-0 inputs; permuted
 // inputs and outputs in pointwise kernels;
 // metadata-only fusions (expr_eval views) and a reshape between pointwise ops (one kernel);
-// zero-size tensors (identities of reductions over empty dims, empty outputs, no_op). Each
+// zero-size tensors (identities of reductions over empty dims, empty outputs, no_op); stride-ordered
+// outputs (stride-order-fixtures.ts). Each
 // fixture builds its fusion and its inputs from a seeded generator, and names the schedulers
 // its segments should get with the default registry.
 import {
@@ -11,6 +12,7 @@ import {
   reshape, shape, size, slice, softmax, squeeze, sub, sum, varMean, zeros, type DataType, type EvalValue, type TensorView,
 } from '@tsfuser/fusion-ir';
 import { randomTensor } from './shape-ops-values.js';
+import { strideOrderFixtures } from './stride-order-fixtures.js';
 
 export interface ShapeOpsFixture {
   name: string;
@@ -219,5 +221,5 @@ function zeroSizeFixtures(): ShapeOpsFixture[] {
 }
 
 export function shapeOpsFixtures(): ShapeOpsFixture[] {
-  return [...factoryFixtures(), ...expandFixtures(), ...permuteFixtures(), ...metadataFixtures(), ...zeroSizeFixtures()];
+  return [...factoryFixtures(), ...expandFixtures(), ...permuteFixtures(), ...metadataFixtures(), ...zeroSizeFixtures(), ...strideOrderFixtures()];
 }

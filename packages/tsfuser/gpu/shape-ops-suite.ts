@@ -19,7 +19,7 @@
 
 import { add, broadcast, cast, evaluate, expand, Fusion, full, HostTensor, iota, makeTensor, mul, size, type EvalValue } from '@tsfuser/fusion-ir';
 import { DeviceContext, FusionExecutorCache, isAvailable, Tensor, type ExecutorArgument } from '@tsfuser/runtime';
-import { segmentPlanFor } from '@tsfuser/scheduler';
+import { permutedAllocationOrder, segmentPlanFor } from '@tsfuser/scheduler';
 import { compareOutput, randomShapeOpsCase, randomTensor, runtimeInfoOf, seeded, shapeOpsFixtures, type ShapeOpsFixture } from '@tsfuser/test-support';
 import { largeReshapeCases, randomReshapeFixtures, reshapeFixtures } from './reshape-cases.js';
 import { absoluteHost, summationSlack } from './summation-slack.js';
@@ -91,6 +91,10 @@ function runCase(device: DeviceContext, fx: ShapeOpsFixture, seed: number): stri
       fx.fusion.outputs.forEach((o, i) => {
         const expanded = o.kind === 'tensorView' && o.domain.logicalNoReductions().some((id) => id.isBroadcast() && id.expandedExtent !== null);
         if (expanded && !(outs[i] as Tensor).strides.includes(0)) throw new Error(`output ${i} is expanded but has strides [${(outs[i] as Tensor).strides.join(', ')}] (a materialized copy)`);
+        // Stride-ordered outputs come back with the reference's permuted strides.
+        const got = (outs[i] as Tensor).strides;
+        const ref = (want[i] as HostTensor).strides;
+        if (o.kind === 'tensorView' && permutedAllocationOrder(o) !== null && got.join(',') !== ref.join(',')) throw new Error(`output ${i} has strides [${got.join(', ')}], the reference [${ref.join(', ')}]`);
       });
       if (fx.segments === 'expr_eval') {
         if (cache.stats.kernels !== 0) throw new Error(`a metadata-only fusion compiled ${cache.stats.kernels} kernels`);

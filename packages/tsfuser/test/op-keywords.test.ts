@@ -140,8 +140,19 @@ describe("nvFuser's printed keywords", () => {
     });
   }
 
+  it("imports fd.add_output in the forms nvFuser's OutputRecord prints: the alias input positional, stride_order= as a keyword", async () => {
+    const aliased = importPythonDefinition(definitionText(['T1 = fd.ops.neg(T0)'], 'T1', ', T0'), { cache: new FusionCache() });
+    const x = input();
+    expect(await aliased.execute([x], { backend: 'reference' })).toEqual([]);
+    expect(x.toArray()).toEqual([-1, -2, -3, -4, -5, -6]);
+    const ordered = importPythonDefinition(definitionText(['T1 = fd.ops.neg(T0)'], 'T1', ', stride_order=[0, 1]'), { cache: new FusionCache() });
+    const [out] = await ordered.execute([input()], { backend: 'reference' });
+    expect(out?.strides).toEqual([1, 2]);
+    expect(ordered.printPython()).toContain('fd.add_output(T1, stride_order=[0, 1])');
+    expect(aliased.printPython()).toContain('fd.add_output(T1, T0)');
+  });
+
   it('runs add_output(t, stride_order=…) and fd.ops.stride_order with the strides they ask for', async () => {
-    // The importer's fd.add_output binding belongs to src/python; the definition API is checked here.
     const fd = FusionDefinition.build((f) => {
       const t0 = f.defineTensor({ shape: [-1, -1, -1], contiguity: true });
       f.addOutput(f.ops.neg(t0), { strideOrder: [0, 2, 1] });

@@ -1,7 +1,8 @@
 // Pointwise heuristics (after nvFuser's getPointwiseHeuristics, with our own cost rules):
 //   * reference: the output with the most iteration dims;
 //   * vectorization: analyzeVectorization (≤ 16 bytes per access; the lookups of indexed loads
-//     of whole rows take part through their own dim map);
+//     of whole rows take part through their own dim map; stride-ordered outputs with their
+//     permuted strides);
 //   * 2-D schedule when broadcasts make a flat index wasteful: the smallest break point k
 //     whose inner side [k, rank) every input/output holds either fully or not at all, while
 //     some tensor is broadcast somewhere (e.g. [64,1,8192] + [64,512,8192] → k = 2);
@@ -16,7 +17,8 @@ import { dataTypeSize, type Fusion, type TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import type { PointwiseParams } from '../heuristic-params.js';
 import { chooseIndexType } from '../index-type.js';
-import { bindExtents, contiguousStrides, tensorSizes, type RuntimeInfo } from '../runtime-info.js';
+import { bindExtents, tensorSizes, type RuntimeInfo } from '../runtime-info.js';
+import { permutedAllocationOrder, stridesInOrder } from '../stride-order.js';
 import { ExactLogicalMap, findReferenceOutput } from './domain-map.js';
 import { lookupOnlyTensors, lookupRefMap } from './indexed-loads.js';
 import { analyzeVectorization, lastPow2, type IoTensor } from './vectorize.js';
@@ -50,7 +52,8 @@ export function collectIo(fusion: Fusion, runtimeInfo: RuntimeInfo, bindings: Re
   fusion.outputs.forEach((v, i) => {
     if (v.kind !== 'tensorView') return;
     const sizes = tensorSizes(v, bindings);
-    io.push({ tv: v, role: 'output', position: i, dtype: v.dtype, sizes, strides: contiguousStrides(sizes), alignment: 16 });
+    // The runtime allocates an output densely in its allocation order (stride order).
+    io.push({ tv: v, role: 'output', position: i, dtype: v.dtype, sizes, strides: stridesInOrder(sizes, permutedAllocationOrder(v)), alignment: 16 });
   });
   return io;
 }
