@@ -39,6 +39,9 @@ export function metadataOpRefusal(e: Expr): string | null {
     case 'FullOp':
     case 'IotaOp':
     case 'RNGOp':
+    case 'ScanOp':
+    case 'ArgsortOp':
+    case 'TopKOp':
       return `${e.kind}${name} computes new values (not a view of an input)`;
     case 'Split':
     case 'Merge':

@@ -32,6 +32,10 @@ export function unsupportedOp(e: Expr, scheduler: string): string | null {
     case 'PadOp':
     case 'CatOp':
       return `${e.kind}${name} (a resize) is left to the resize scheduler`;
+    case 'ScanOp':
+    case 'ArgsortOp':
+    case 'TopKOp':
+      return `${e.kind}${name} (a scan or sort along a dim) is left to the greedy scheduler`;
     default: {
       const unreachable: never = e;
       return `unknown expression ${String(unreachable)}`;
