@@ -6,6 +6,8 @@ export { argumentLayout, packKernelArguments, type ArgumentLayout, type Argument
 export { lowerFusion, type LowerOptions } from './lower/index.js';
 export { cudaSource, emitKernel, withCLinkage } from './emit/cuda.js';
 export { PHILOX_CORE, PHILOX_RUNTIME, runtimeLibrary } from './emit/runtime/index.js';
+export { emitGreedyKernel, type GreedyKernelText } from './emit/greedy/index.js';
+export { GREEDY_RUNTIME } from './emit/greedy/runtime.js';
 export { printKernelIr } from './kernel-ir/printer.js';
 export type { BulkRowCopy, Kernel, KernelParam, Stmt, TensorAccess, Operand, Predicate, ComputeOp } from './kernel-ir/nodes.js';
 export * from './kernel-ir/index-expr.js';

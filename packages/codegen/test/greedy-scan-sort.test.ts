@@ -1,0 +1,122 @@
+// The greedy scan and sort kernels, on the host: their parameters (which kernel, widths,
+// vectorization), the host model of each kernel (greedy-model.ts) against the reference evaluator
+// on the fixtures (ties, NaN, infinities, every dtype, long and short rows, strided dims) and on
+// random cases (seed printed; TSFUSER_SEED replays), and the emitted CUDA's shape. Float sums and
+// products are compared with a bound of the accumulation order's rounding; everything else
+// (max/min, integers, sort orders, top-k values and indices) must be identical.
+import { evaluate, HostTensor, type DataType, type Fusion } from '@tsfuser/fusion-ir';
+import { defaultSchedulerRegistry, makeRuntimeInfo, type GreedyParams } from '@tsfuser/scheduler';
+import { randomScanSortCase, scanSortCases, scanSortInput, seededRandom, testSeed, type ScanSortCase } from '@tsfuser/test-support';
+import { describe, expect, it } from 'vitest';
+import { compileFusion } from '../src/index.js';
+import { runGreedyModel } from './greedy-model.js';
+
+function paramsOf(fusion: Fusion, sizes: readonly number[]): GreedyParams {
+  const info = makeRuntimeInfo(fusion, [{ sizes }]);
+  const p = defaultSchedulerRegistry().pick(fusion, info).scheduler.computeHeuristics(fusion, info);
+  if (p.schedulerType !== 'greedy') throw new Error(`expected the greedy scheduler, got ${p.schedulerType}`);
+  return p;
+}
+
+const EPS: Partial<Record<DataType, number>> = { Float: 2 ** -24, Half: 2 ** -24, BFloat16: 2 ** -24, Double: 2 ** -53 };
+const OUT_EPS: Partial<Record<DataType, number>> = { Float: 2 ** -24, Half: 2 ** -11, BFloat16: 2 ** -8, Double: 2 ** -53 };
+
+/** Model vs reference for one case; returns the first mismatch as text, or null. */
+function check(c: ScanSortCase, x: HostTensor): string | null {
+  const p = paramsOf(c.fusion, c.sizes);
+  const got = runGreedyModel(p, x);
+  const want = evaluate(c.fusion, [x]) as HostTensor[];
+  const input = x.toNumbers();
+  for (const [pos, g] of got) {
+    const w = want[pos] as HostTensor;
+    const gv = g.toNumbers();
+    const wv = w.toNumbers();
+    if (gv.length !== wv.length) return `output ${pos}: ${gv.length} values, reference ${wv.length}`;
+    const floatScan = p.kernel.kind === 'scan' && (p.kernel.opType === 'add' || p.kernel.opType === 'mul') && EPS[p.dtype] !== undefined;
+    // Bound of a scan prefix's rounding: the prefix's magnitude (sum of |x| or |product|) times
+    // the accumulation epsilon per combine level, plus one output rounding.
+    const mag: number[] = [];
+    if (floatScan) {
+      const n = p.rowLength;
+      for (let i = 0; i < wv.length; i += 1) {
+        const inner = x.sizes.slice(p.dim + 1).reduce((a, b) => a * b, 1);
+        const idx = Math.floor(i / inner) % n;
+        let s = 0;
+        for (let q = 0; q <= idx; q += 1) s += Math.abs(input[i - (idx - q) * inner] as number);
+        mag.push(p.kernel.kind === 'scan' && p.kernel.opType === 'mul' ? Math.abs(wv[i] as number) * (idx + 1) : s);
+      }
+    }
+    for (let i = 0; i < gv.length; i += 1) {
+      const a = gv[i] as number;
+      const b = wv[i] as number;
+      if (Number.isNaN(a) && Number.isNaN(b)) continue;
+      if (a === b) continue;
+      if (floatScan && Number.isFinite(b)) {
+        const tol = (EPS[p.dtype] as number) * 64 * (mag[i] as number) + (OUT_EPS[p.dtype] as number) * 2 * Math.abs(b);
+        if (Math.abs(a - b) <= tol) continue;
+      }
+      return `output ${pos}[${i}] = ${a}, reference ${b} (${p.kernel.kind})`;
+    }
+  }
+  return null;
+}
+
+describe('greedy kernel parameters', () => {
+  it('picks the kernel by op, k and row length', () => {
+    const cases = scanSortCases();
+    const byName = new Map(cases.map((c) => [c.name, paramsOf(c.fusion, c.sizes)]));
+    const long = byName.get('cumsum_Float_long_rows');
+    expect(long?.kernel).toMatchObject({ kind: 'scan', threadsPerRow: 512, rowsPerBlock: 1, itemsPerThread: 4, vectorized: true });
+    expect(byName.get('cumsum_Float_short_rows')?.kernel).toMatchObject({ kind: 'scan', threadsPerRow: 32, rowsPerBlock: 8, vectorized: false });
+    expect(byName.get('cumsum_Half')?.kernel).toMatchObject({ kind: 'scan', itemsPerThread: 8, vectorized: true });
+    expect(byName.get('cumsum_Float_dim0')?.kernel).toMatchObject({ kind: 'scan', vectorized: false });
+    expect(byName.get('topk8_Float_256')?.kernel).toMatchObject({ kind: 'warp_topk', k: 8, kPow2: 8, rowsPerBlock: 8 });
+    expect(byName.get('topk20_Float_bitonic')?.kernel).toMatchObject({ kind: 'bitonic', sortSize: 512, threads: 256, outputLength: 20 });
+    expect(byName.get('argsort_Half_4096')?.kernel).toMatchObject({ kind: 'bitonic', sortSize: 4096, threads: 1024, descending: true });
+    expect(byName.get('topk4_Float_values_only')).toMatchObject({ valuesOutput: 0, indicesOutput: null });
+    expect(byName.get('topk4_Double_indices_only')).toMatchObject({ valuesOutput: null, indicesOutput: 0 });
+  });
+  it('the issue sizes: cumsum over rows of [16384, 4096] f32 and topk(k=8) over rows of [16384, 256] f32', () => {
+    const [cs] = scanSortCases().filter((c) => c.name === 'cumsum_Float_long_rows');
+    const [tk] = scanSortCases().filter((c) => c.name === 'topk8_Float_256');
+    const a = paramsOf((cs as ScanSortCase).fusion, [16384, 4096]);
+    expect(a.lparams).toMatchObject({ gdimx: 16384, bdimx: 512, bdimy: 1 });
+    const b = paramsOf((tk as ScanSortCase).fusion, [16384, 256]);
+    expect(b.lparams).toMatchObject({ gdimx: 2048, bdimx: 32, bdimy: 8 });
+  });
+});
+
+describe('greedy kernel model matches the reference evaluator', () => {
+  const seed = testSeed();
+  for (const [i, c] of scanSortCases().entries()) {
+    it(c.name, () => {
+      const x = scanSortInput(c.dtype, c.sizes, c.values, seededRandom(seed + i));
+      expect(check(c, x), `${c.name} (TSFUSER_SEED=${seed})`).toBeNull();
+    });
+  }
+  it('random cases', () => {
+    const rand = seededRandom(seed);
+    for (let i = 0; i < 12; i += 1) {
+      const c = randomScanSortCase(rand, i);
+      const x = scanSortInput(c.dtype, c.sizes, c.values, rand);
+      expect(check(c, x), `${c.name} (TSFUSER_SEED=${seed})`).toBeNull();
+    }
+  }, 60_000);
+});
+
+describe('greedy kernel CUDA', () => {
+  it('emits a block scan with a carry, a bitonic sort and a warp top-k', () => {
+    const cases = new Map(scanSortCases().map((c) => [c.name, c]));
+    const compile = (name: string, sizes: number[]): string => {
+      const c = cases.get(name) as ScanSortCase;
+      return compileFusion(c.fusion, makeRuntimeInfo(c.fusion, [{ sizes }])).source;
+    };
+    const scan = compile('cumsum_Float_long_rows', [16384, 4096]);
+    expect(scan).toContain('extern "C" __global__ void __launch_bounds__(512) nvfuser_greedy_');
+    expect(scan).toContain('nvfRowScanPrefix<0, 512, float>');
+    expect(scan).toContain('carry = nvfScanCombine<0, float>(carry, total);');
+    expect(scan).toMatch(/struct alignas\(16\) nvfuser_greedy_\w+_row_vec \{ float v\[4\]; \}/);
+    expect(compile('argsort_Half_4096', [2, 4096])).toContain('nvfBitonicSort<true, 4096, 1024, float>(nvf_keys, nvf_idx);');
+    expect(compile('topk8_Float_256', [16384, 256])).toContain('nvfWarpTopKMerge<true, 8, float>(kk, ki);');
+  });
+});
