@@ -4,7 +4,7 @@
 // random cases (seed printed; TSFUSER_SEED replays), and the emitted CUDA's shape. Float sums and
 // products are compared with a bound of the accumulation order's rounding; everything else
 // (max/min, integers, sort orders, top-k values and indices) must be identical.
-import { evaluate, HostTensor, type DataType, type Fusion } from '@tsfuser/fusion-ir';
+import { evaluate, Fusion, HostTensor, makeTensor, topk, type DataType } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, makeRuntimeInfo, type GreedyParams } from '@tsfuser/scheduler';
 import { randomScanSortCase, scanSortCases, scanSortInput, seededRandom, testSeed, type ScanSortCase } from '@tsfuser/test-support';
 import { describe, expect, it } from 'vitest';
@@ -105,6 +105,21 @@ describe('greedy kernel model matches the reference evaluator', () => {
 });
 
 describe('greedy kernel CUDA', () => {
+  it('takes every segment input and output as a parameter, in the executor\'s order, used or not', () => {
+    const f = new Fusion();
+    const y = makeTensor(f, { shape: [-1], dtype: 'Half' });
+    const x = makeTensor(f, { shape: [-1, -1], dtype: 'Float' });
+    const s = f.newSymbolicScalar('Double');
+    f.addInput(y);
+    f.addInput(x);
+    f.addInput(s);
+    const r = topk(x, 2, 0, false);
+    f.addOutput(r.indices);
+    f.addOutput(r.values);
+    const k = compileFusion(f, makeRuntimeInfo(f, [{ sizes: [3] }, { sizes: [5, 7] }, null]));
+    expect(k.args.slots.map((slot) => `${slot.param.role}${slot.param.position}:${slot.param.name}`)).toEqual(['input0:T0', 'input1:T1', `input2:${s.symbolicName()}`, 'output0:T3', 'output1:T2']);
+    expect(k.dumps.cuda).toContain(`(Tensor<__half, 1> T0, Tensor<float, 2> T1, double ${s.symbolicName()}, Tensor<long long, 2> T3, Tensor<float, 2> T2)`);
+  });
   it('emits a block scan with a carry, a bitonic sort and a warp top-k', () => {
     const cases = new Map(scanSortCases().map((c) => [c.name, c]));
     const compile = (name: string, sizes: number[]): string => {

@@ -1,13 +1,14 @@
 // Emits a greedy segment's kernel (one scan or sort) from its parameters: the kernel text
 // (kernels.ts), the helpers (runtime.ts) after the common runtime library, and the parameter
-// list the argument packer and the executor read (the op's input, then its outputs, by their
-// positions in the segment fusion).
+// list the argument packer and the executor read: every segment input, then every output, in
+// order (as buildSignature does for lowered kernels), used or not.
 
-import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
+import type { Fusion, TensorView, Val } from '@tsfuser/fusion-ir';
 import type { GreedyParams } from '@tsfuser/scheduler';
 import { LoweringError } from '../../errors.js';
 import type { KernelParam } from '../../kernel-ir/nodes.js';
 import { withCLinkage } from '../cuda.js';
+import { storageType } from '../types.js';
 import { runtimeLibrary } from '../runtime/index.js';
 import { bitonicKernel, scanKernel, warpTopKKernel, type GreedyTensors } from './kernels.js';
 
@@ -35,10 +36,28 @@ export function emitGreedyKernel(fusion: Fusion, p: GreedyParams, name: string):
   if (inputPosition < 0) throw new LoweringError(`greedy kernel: T${input.name} is not a segment input`);
   const values = outputAt(fusion, p.valuesOutput);
   const indices = outputAt(fusion, p.indicesOutput);
-  const tensors: GreedyTensors = { input: `T${input.name}`, values: values === null ? null : `T${values.name}`, indices: indices === null ? null : `T${indices.name}` };
-  const params: KernelParam[] = [{ kind: 'tensor', name: tensors.input, dtype: input.dtype, rank: p.rank, role: 'input', position: inputPosition }];
-  if (values !== null) params.push({ kind: 'tensor', name: `T${values.name}`, dtype: values.dtype, rank: p.rank, role: 'output', position: p.valuesOutput as number });
-  if (indices !== null) params.push({ kind: 'tensor', name: `T${indices.name}`, dtype: indices.dtype, rank: p.rank, role: 'output', position: p.indicesOutput as number });
+  const params: KernelParam[] = [];
+  const declarations: string[] = [];
+  const declare = (v: Val, role: 'input' | 'output', position: number): void => {
+    if (v.kind === 'tensorView') {
+      const rank = v.domain.logicalNoReductions().length;
+      params.push({ kind: 'tensor', name: `T${v.name}`, dtype: v.dtype, rank, role, position });
+      declarations.push(`Tensor<${storageType(v.dtype)}, ${rank}> T${v.name}`);
+    } else if (v.kind === 'scalar' && role === 'input') {
+      params.push({ kind: 'scalar', name: v.symbolicName(), dtype: v.dtype, role, position });
+      declarations.push(`${storageType(v.dtype)} ${v.symbolicName()}`);
+    } else {
+      throw new LoweringError(`greedy kernel: ${role} ${position} is not a tensor or scalar input`);
+    }
+  };
+  fusion.inputs.forEach((v, i) => declare(v, 'input', i));
+  fusion.outputs.forEach((v, i) => declare(v, 'output', i));
+  const tensors: GreedyTensors = {
+    input: `T${input.name}`,
+    values: values === null ? null : `T${values.name}`,
+    indices: indices === null ? null : `T${indices.name}`,
+    parameters: declarations.join(', '),
+  };
   let kernel: string;
   const k = p.kernel;
   switch (k.kind) {

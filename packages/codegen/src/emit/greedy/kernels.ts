@@ -51,6 +51,8 @@ export interface GreedyTensors {
   input: string;
   values: string | null;
   indices: string | null;
+  /** The kernel's parameter list: every segment input, then every output (the executor's order). */
+  parameters: string;
 }
 
 /** Computes `<name>_base` for each tensor from `row` (row-major over the dims other than `dim`). */
@@ -110,7 +112,7 @@ export function scanKernel(name: string, p: GreedyParams, k: GreedyScanKernel, t
     }`
     : `    #pragma unroll
     for (int j = 0; j < ${items}; ++j) if (active && first + j < n) ${out}.data[${out}_base + (first + j) * out_s] = ${store(d, 'x[j]')};`;
-  return `${k.vectorized ? `struct alignas(${items * (T === '__half' || T === '__bfloat' ? 2 : d === 'Double' || d === 'Int' ? 8 : 4)}) ${vec} { ${T} v[${items}]; };\n` : ''}__global__ void __launch_bounds__(${tpr * k.rowsPerBlock}) ${name}(Tensor<${T}, ${p.rank}> ${t.input}, Tensor<${T}, ${p.rank}> ${out}) {
+  return `${k.vectorized ? `struct alignas(${items * (T === '__half' || T === '__bfloat' ? 2 : d === 'Double' || d === 'Int' ? 8 : 4)}) ${vec} { ${T} v[${items}]; };\n` : ''}${signature(name, t, tpr * k.rowsPerBlock)} {
   __shared__ ${Acc} nvf_warp_totals[${k.rowsPerBlock}][${Math.max(1, tpr / 32)}];
   const nvfuser_index_t row = (nvfuser_index_t)blockIdx.x * ${k.rowsPerBlock} + threadIdx.y;
   const bool active = row < ${rowCount(p, t.input)};
@@ -137,12 +139,8 @@ ${vecStore}
 `;
 }
 
-function signature(name: string, p: GreedyParams, t: GreedyTensors, threads: number): string {
-  const T = storageType(p.dtype);
-  const params = [`Tensor<${T}, ${p.rank}> ${t.input}`];
-  if (t.values !== null) params.push(`Tensor<${T}, ${p.rank}> ${t.values}`);
-  if (t.indices !== null) params.push(`Tensor<long long, ${p.rank}> ${t.indices}`);
-  return `__global__ void __launch_bounds__(${threads}) ${name}(${params.join(', ')})`;
+function signature(name: string, t: GreedyTensors, threads: number): string {
+  return `__global__ void __launch_bounds__(${threads}) ${name}(${t.parameters})`;
 }
 
 function writeOutputs(p: GreedyParams, t: GreedyTensors, i: string, pos: string, indent: string): string {
@@ -160,7 +158,7 @@ export function bitonicKernel(name: string, p: GreedyParams, k: GreedyBitonicKer
   const d = p.dtype;
   const Key = accType(d);
   const P = k.sortSize;
-  return `${signature(name, p, t, k.threads)} {
+  return `${signature(name, t, k.threads)} {
   __shared__ ${Key} nvf_keys[${P}];
   __shared__ int nvf_idx[${P}];
   const nvfuser_index_t row = blockIdx.x;
@@ -187,7 +185,7 @@ export function warpTopKKernel(name: string, p: GreedyParams, k: GreedyWarpTopKK
   const d = p.dtype;
   const Key = accType(d);
   const K = k.kPow2;
-  return `${signature(name, p, t, 32 * k.rowsPerBlock)} {
+  return `${signature(name, t, 32 * k.rowsPerBlock)} {
   const nvfuser_index_t row = (nvfuser_index_t)blockIdx.x * ${k.rowsPerBlock} + threadIdx.y;
   if (row >= ${rowCount(p, t.input)}) return;
 ${rowBases(p, outputTensors(t), 'row', '  ')}
