@@ -4,9 +4,9 @@
 // random cases (seed printed; TSFUSER_SEED replays), and the emitted CUDA's shape. Float sums and
 // products are compared with a bound of the accumulation order's rounding; everything else
 // (max/min, integers, sort orders, top-k values and indices) must be identical.
-import { evaluate, Fusion, HostTensor, makeTensor, topk, type DataType } from '@tsfuser/fusion-ir';
+import { evaluate, Fusion, HostTensor, makeTensor, topk } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, makeRuntimeInfo, type GreedyParams } from '@tsfuser/scheduler';
-import { randomScanSortCase, scanSortCases, scanSortInput, seededRandom, testSeed, type ScanSortCase } from '@tsfuser/test-support';
+import { randomScanSortCase, scanSortCases, scanSortInput, scanSortMismatch, seededRandom, testSeed, type ScanSortCase } from '@tsfuser/test-support';
 import { describe, expect, it } from 'vitest';
 import { compileFusion } from '../src/index.js';
 import { runGreedyModel } from './greedy-model.js';
@@ -18,47 +18,13 @@ function paramsOf(fusion: Fusion, sizes: readonly number[]): GreedyParams {
   return p;
 }
 
-const EPS: Partial<Record<DataType, number>> = { Float: 2 ** -24, Half: 2 ** -24, BFloat16: 2 ** -24, Double: 2 ** -53 };
-const OUT_EPS: Partial<Record<DataType, number>> = { Float: 2 ** -24, Half: 2 ** -11, BFloat16: 2 ** -8, Double: 2 ** -53 };
-
 /** Model vs reference for one case; returns the first mismatch as text, or null. */
 function check(c: ScanSortCase, x: HostTensor): string | null {
   const p = paramsOf(c.fusion, c.sizes);
-  const got = runGreedyModel(p, x);
-  const want = evaluate(c.fusion, [x]) as HostTensor[];
-  const input = x.toNumbers();
-  for (const [pos, g] of got) {
-    const w = want[pos] as HostTensor;
-    const gv = g.toNumbers();
-    const wv = w.toNumbers();
-    if (gv.length !== wv.length) return `output ${pos}: ${gv.length} values, reference ${wv.length}`;
-    const floatScan = p.kernel.kind === 'scan' && (p.kernel.opType === 'add' || p.kernel.opType === 'mul') && EPS[p.dtype] !== undefined;
-    // Bound of a scan prefix's rounding: the prefix's magnitude (sum of |x| or |product|) times
-    // the accumulation epsilon per combine level, plus one output rounding.
-    const mag: number[] = [];
-    if (floatScan) {
-      const n = p.rowLength;
-      for (let i = 0; i < wv.length; i += 1) {
-        const inner = x.sizes.slice(p.dim + 1).reduce((a, b) => a * b, 1);
-        const idx = Math.floor(i / inner) % n;
-        let s = 0;
-        for (let q = 0; q <= idx; q += 1) s += Math.abs(input[i - (idx - q) * inner] as number);
-        mag.push(p.kernel.kind === 'scan' && p.kernel.opType === 'mul' ? Math.abs(wv[i] as number) * (idx + 1) : s);
-      }
-    }
-    for (let i = 0; i < gv.length; i += 1) {
-      const a = gv[i] as number;
-      const b = wv[i] as number;
-      if (Number.isNaN(a) && Number.isNaN(b)) continue;
-      if (a === b) continue;
-      if (floatScan && Number.isFinite(b)) {
-        const tol = (EPS[p.dtype] as number) * 64 * (mag[i] as number) + (OUT_EPS[p.dtype] as number) * 2 * Math.abs(b);
-        if (Math.abs(a - b) <= tol) continue;
-      }
-      return `output ${pos}[${i}] = ${a}, reference ${b} (${p.kernel.kind})`;
-    }
-  }
-  return null;
+  const model = runGreedyModel(p, x);
+  const got = c.fusion.outputs.map((_, o) => model.get(o) as HostTensor);
+  const mismatch = scanSortMismatch(c.fusion, x, got, evaluate(c.fusion, [x]) as HostTensor[]);
+  return mismatch === null ? null : `${mismatch} (${p.kernel.kind})`;
 }
 
 describe('greedy kernel parameters', () => {

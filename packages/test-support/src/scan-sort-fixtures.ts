@@ -147,3 +147,49 @@ export function randomScanSortCase(rand: () => number, index: number): ScanSortC
   const name = `random${index}_${o.op === 'scan' ? o.scanOp : o.op}_${dtype}_[${sizes.join('x')}]_dim${dim}`;
   return c(name, dtype, sizes, dim, o, values);
 }
+
+const ACC_EPS: Partial<Record<DataType, number>> = { Float: 2 ** -24, Half: 2 ** -24, BFloat16: 2 ** -24, Double: 2 ** -53 };
+const OUT_EPS: Partial<Record<DataType, number>> = { Float: 2 ** -24, Half: 2 ** -11, BFloat16: 2 ** -8, Double: 2 ** -53 };
+
+/**
+ * The first difference between a kernel's outputs and the reference's for a scan or sort fusion
+ * (outputs in fusion output order), or null. Float cumsum/cumprod may differ by the rounding of
+ * another combination order: 64 accumulation epsilons of the prefix's magnitude (Σ|x| for sums,
+ * |product|·length for products) plus two output roundings; everything else — max/min, integers,
+ * sort orders, top-k values and indices — must be identical (NaN equals NaN).
+ */
+export function scanSortMismatch(fusion: Fusion, input: HostTensor, got: readonly HostTensor[], want: readonly HostTensor[]): string | null {
+  const op = fusion.exprs().find((e) => e.kind === 'ScanOp' || e.kind === 'ArgsortOp' || e.kind === 'TopKOp');
+  if (op === undefined) return 'the fusion has no scan or sort';
+  const scanOp = op.kind === 'ScanOp' ? op.opType : null;
+  const dtype = input.dtype;
+  const floatScan = (scanOp === 'add' || scanOp === 'mul') && ACC_EPS[dtype] !== undefined;
+  const xs = input.toNumbers();
+  const sizes = input.sizes;
+  const dim = op.kind === 'ScanOp' ? op.dim : 0;
+  const inner = sizes.slice(dim + 1).reduce((a, b) => a * b, 1);
+  const n = sizes[dim] ?? 1;
+  for (let o = 0; o < want.length; o += 1) {
+    const g = got[o];
+    const w = want[o] as HostTensor;
+    if (g === undefined) return `output ${o} is missing`;
+    if (g.sizes.join(',') !== w.sizes.join(',')) return `output ${o} has sizes [${g.sizes.join(', ')}], reference [${w.sizes.join(', ')}]`;
+    const gv = g.toNumbers();
+    const wv = w.toNumbers();
+    for (let i = 0; i < wv.length; i += 1) {
+      const a = gv[i] as number;
+      const b = wv[i] as number;
+      if (a === b || (Number.isNaN(a) && Number.isNaN(b))) continue;
+      if (floatScan && Number.isFinite(b)) {
+        const idx = Math.floor(i / inner) % n;
+        let mag = 0;
+        if (scanOp === 'mul') mag = Math.abs(b) * (idx + 1);
+        else for (let q = 0; q <= idx; q += 1) mag += Math.abs(xs[i - (idx - q) * inner] as number);
+        const tol = (ACC_EPS[dtype] as number) * 64 * mag + (OUT_EPS[dtype] as number) * 2 * Math.abs(b);
+        if (Math.abs(a - b) <= tol) continue;
+      }
+      return `output ${o}[${i}] = ${a}, reference ${b}`;
+    }
+  }
+  return null;
+}
