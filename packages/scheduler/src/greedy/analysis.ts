@@ -9,6 +9,9 @@
 import type { ArgsortOp, DataType, Fusion, ScanOp, TensorView, TopKOp } from '@tsfuser/fusion-ir';
 import type { RuntimeInfo, TensorInputInfo } from '../runtime-info.js';
 
+/** The greedy scheduler's refusal of a fusion without a scan or sort (dumps leave it out: it explains nothing). */
+export const NO_SCAN_OR_SORT = 'the fusion has no scan or sort (cumsum, cumprod, cummin, cummax, argsort, topk)';
+
 /** Rows longer than this do not fit the shared-memory bitonic sort. */
 export const MAX_BITONIC_ROW = 4096;
 /** topk with k up to this uses one warp per row (lists in registers). */
@@ -52,7 +55,7 @@ export function greedyOpName(e: GreedyOp): string {
 export function analyzeGreedy(fusion: Fusion, runtimeInfo: RuntimeInfo): GreedyFacts | string {
   const tensorExprs = fusion.exprs().filter((e) => e.outputs.some((o) => o.kind === 'tensorView'));
   const ops = tensorExprs.filter((e): e is GreedyOp => e.kind === 'ScanOp' || e.kind === 'ArgsortOp' || e.kind === 'TopKOp');
-  if (ops.length === 0) return 'the fusion has no scan or sort (cumsum, cumprod, cummin, cummax, argsort, topk)';
+  if (ops.length === 0) return NO_SCAN_OR_SORT;
   const op = ops[0] as GreedyOp;
   const out = op.outputs[0] as TensorView;
   if (ops.length > 1) return `the greedy scheduler takes one scan or sort per segment; T${out.name} and T${(ops[1]?.outputs[0] as TensorView).name} are two`;

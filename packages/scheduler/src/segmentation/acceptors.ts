@@ -19,7 +19,7 @@ import { canSchedulePointwise } from '../pointwise/can-schedule.js';
 import { bindExtents, evaluateExtent, type RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult, SchedulerRegistry } from '../scheduler.js';
 import { tensorExprs, tvName } from './fusion-graph.js';
-import { GreedyScheduler } from '../greedy/index.js';
+import { GreedyScheduler, NO_SCAN_OR_SORT } from '../greedy/index.js';
 import { canScheduleNormalization, canScheduleReductionPattern, connectedGraphRefusal } from './normalization.js';
 
 export interface Acceptor {
@@ -114,10 +114,11 @@ export function registryAcceptors(registry: SchedulerRegistry): AcceptorSet {
 /**
  * One line for a list of refusals: schedulers refusing for the same reason share it
  * ("reduction, inner_persistent: …"), and expr_eval / no_op are left out when a kernel
- * scheduler also refused (they never take compute, so their refusal explains nothing).
+ * scheduler also refused (they never take compute, so their refusal explains nothing), as is
+ * greedy's refusal of a fusion without a scan or sort.
  */
 export function summarizeRejections(rejected: readonly Rejection[]): string {
-  const informative = rejected.filter((r) => r.type !== 'expr_eval' && r.type !== 'no_op');
+  const informative = rejected.filter((r) => r.type !== 'expr_eval' && r.type !== 'no_op' && !(r.type === 'greedy' && r.reason === NO_SCAN_OR_SORT));
   const shown = informative.length > 0 ? informative : rejected;
   const byReason = new Map<string, SchedulerType[]>();
   for (const r of shown) {
