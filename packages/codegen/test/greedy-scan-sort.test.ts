@@ -41,6 +41,9 @@ describe('greedy kernel parameters', () => {
     expect(byName.get('argsort_Half_4096')?.kernel).toMatchObject({ kind: 'bitonic', sortSize: 4096, threads: 1024, descending: true });
     expect(byName.get('topk4_Float_values_only')).toMatchObject({ valuesOutput: 0, indicesOutput: null });
     expect(byName.get('topk4_Double_indices_only')).toMatchObject({ valuesOutput: null, indicesOutput: 0 });
+    // The executor keys kernels by JSON.stringify(params): init is exact text (no bigint / ±inf in JSON).
+    expect(JSON.parse(JSON.stringify(byName.get('cummax_Int32_dim0')))).toMatchObject({ kernel: { init: '-2147483648' } });
+    expect(JSON.parse(JSON.stringify(byName.get('cummax_Float_special')))).toMatchObject({ kernel: { init: '-Infinity' } });
   });
   it('the issue sizes: cumsum over rows of [16384, 4096] f32 and topk(k=8) over rows of [16384, 256] f32', () => {
     const [cs] = scanSortCases().filter((c) => c.name === 'cumsum_Float_long_rows');

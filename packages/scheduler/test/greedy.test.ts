@@ -55,3 +55,21 @@ describe('greedy scheduler', () => {
     }
   });
 });
+
+describe('greedy scan vectorization', () => {
+  it('vectorizes contiguous inner rows only: not a permuted input whose scanned dim has stride 1 but is not innermost', () => {
+    const f = new Fusion();
+    const x = makeTensor(f, { shape: [-1, -1], dtype: 'Float' });
+    f.addInput(x);
+    f.addOutput(cumsum(x, 0));
+    const g = new GreedyScheduler();
+    const kernelOf = (strides: number[]): unknown => g.computeHeuristics(f, makeRuntimeInfo(f, [{ sizes: [64, 8], strides }])).kernel;
+    expect(kernelOf([1, 64])).toMatchObject({ kind: 'scan', vectorized: false });
+    const h = new Fusion();
+    const y = makeTensor(h, { shape: [-1, -1], dtype: 'Float' });
+    h.addInput(y);
+    h.addOutput(cumsum(y, 1));
+    expect(g.computeHeuristics(h, makeRuntimeInfo(h, [{ sizes: [8, 64] }])).kernel).toMatchObject({ kind: 'scan', vectorized: true });
+    expect(g.computeHeuristics(h, makeRuntimeInfo(h, [{ sizes: [8, 64], alignment: 4 }])).kernel).toMatchObject({ kind: 'scan', vectorized: false });
+  });
+});

@@ -45,12 +45,14 @@ export function computeGreedyHeuristics(f: GreedyFacts): GreedyParams {
     const rowsPerBlock = Math.max(1, Math.min(Math.floor(256 / threadsPerRow), nextPow2(rows)));
     const stride = info.strides[op.dim] as number;
     const rowAligned = info.strides.every((s, d) => d === op.dim || info.sizes[d] === 1 || (s * elem) % 16 === 0);
-    const vectorized = stride === 1 && n % items === 0 && info.alignment >= 16 && rowAligned && (n * elem) % 16 === 0;
+    // The output is allocated row-major: its rows are contiguous only when no dim after `dim` has extent > 1.
+    const outputRowsContiguous = info.sizes.slice(op.dim + 1).every((s) => s === 1);
+    const vectorized = stride === 1 && outputRowsContiguous && n % items === 0 && info.alignment >= 16 && rowAligned && (n * elem) % 16 === 0;
     const init = op.init.value;
     kernel = {
       kind: 'scan',
       opType: op.opType,
-      init: typeof init === 'boolean' ? Number(init) : (init ?? 0),
+      init: initText(init),
       threadsPerRow,
       rowsPerBlock,
       itemsPerThread: items,
@@ -92,6 +94,14 @@ export function computeGreedyHeuristics(f: GreedyFacts): GreedyParams {
     lparams,
     sharedMemBytes,
   };
+}
+
+/** GreedyScanKernel.init's text form of a constant. */
+function initText(v: unknown): string {
+  if (typeof v === 'bigint') return v.toString();
+  if (typeof v === 'boolean') return v ? '1' : '0';
+  if (typeof v === 'number') return Object.is(v, -0) ? '-0' : String(v);
+  return '0';
 }
 
 function positionOf(f: GreedyFacts, v: GreedyFacts['op']['outputs'][number] | undefined): number | null {

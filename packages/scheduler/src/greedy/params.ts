@@ -18,8 +18,12 @@ import type { IndexType } from '../index-type.js';
 export interface GreedyScanKernel {
   kind: 'scan';
   opType: ScanOpType;
-  /** The init value as a JS number or bigint (a constant of the ScanOp). */
-  init: number | bigint;
+  /**
+   * The init value (a constant of the ScanOp) as exact text: a decimal integer for integer
+   * dtypes; for floats String(x) ('Infinity', 'NaN', '-0' for −0). Text, so that the kernel cache
+   * key (JSON) is exact (JSON has no bigint, NaN or infinities).
+   */
+  init: string;
   threadsPerRow: number;
   rowsPerBlock: number;
   itemsPerThread: number;

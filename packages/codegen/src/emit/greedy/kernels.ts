@@ -31,9 +31,9 @@ function store(d: DataType, text: string): string {
 }
 
 /** A constant of the accumulation type of `d`. */
-export function accLiteral(d: DataType, v: number | bigint): string {
+export function accLiteral(d: DataType, v: string): string {
   if (accType(d) === 'int' || accType(d) === 'long long') {
-    const b = typeof v === 'bigint' ? v : BigInt(Math.trunc(v));
+    const b = BigInt(v);
     const min = accType(d) === 'int' ? -(2n ** 31n) : -(2n ** 63n);
     const suffix = accType(d) === 'int' ? '' : 'LL';
     return b === min ? `(${String(min + 1n)}${suffix} - 1)` : `${String(b)}${suffix}`;
