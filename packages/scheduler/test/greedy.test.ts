@@ -50,7 +50,6 @@ describe('greedy scheduler', () => {
       const sf = segmentFusion(f, info, picker);
       expect(sf.groups.map((g) => g.schedulerType)).toEqual(['pointwise', 'greedy', 'pointwise']);
       const text = fusionIrSegmentsToString(sf);
-      if (process.env.SHOW === '1') console.log(text);
       expect(text).toMatch(/ScanOp producing T\d+ \(a scan or sort along a dim\) is left to the greedy scheduler/);
     }
   });

@@ -94,6 +94,29 @@ describe('tsfuser fuse --inputs / --save-outputs', () => {
     expect(r.stderr).toContain('aten::cumprod(%x, %d, %n)');
   });
 
+  it('aten::cumsum between pointwise ops is fused into the group and runs (reference backend)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tsfuser-fuse-'));
+    const file = join(dir, 'cumsum.ir');
+    const T = 'Float(4, 8, strides=[8, 1], requires_grad=0, device=cuda:0)';
+    writeFileSync(
+      file,
+      `graph(%x : ${T}):
+  %d : int = prim::Constant[value=1]()
+  %n : NoneType = prim::Constant()
+  %two : float = prim::Constant[value=2.]()
+  %a : ${T} = aten::mul(%x, %two)
+  %y : ${T} = aten::cumsum(%a, %d, %n)
+  %z : ${T} = aten::relu(%y)
+  return (%z)
+`,
+    );
+    const r = await runCli(['fuse', file, '--run', '--backend', 'reference']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/aten::cumsum/);
+    expect(r.stdout).toMatch(/prim::CudaFusionGroup/);
+  });
+
   it('a typed graph declaring a huge input is refused before anything is built (issue 21: the V8 heap aborted)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tsfuser-huge-'));
     const file = join(dir, 'huge.ir');
