@@ -6,7 +6,7 @@
 // greedy kernels do not have; this model is their counterpart, checked against the reference
 // evaluator, while nvcc checks the CUDA text and the GPU suite the kernels themselves.
 import { contiguousStrides, HostTensor, writeStorage, type DataType } from '@tsfuser/fusion-ir';
-import type { GreedyBitonicKernel, GreedyParams, GreedyScanKernel, GreedyWarpTopKKernel } from '@tsfuser/scheduler';
+import type { GreedyBitonicKernel, GreedyParams, GreedyScanKernel, GreedySerialScanKernel, GreedyWarpTopKKernel } from '@tsfuser/scheduler';
 
 type Acc = number | bigint;
 
@@ -75,6 +75,15 @@ function warpScan(vals: Acc[], f: (a: Acc, b: Acc) => Acc): Acc[] {
   let v = [...vals];
   for (let o = 1; o < 32; o *= 2) v = v.map((x, lane) => (lane >= o ? f(v[lane - o] as Acc, x) : x));
   return v;
+}
+
+function serialScanRow(p: GreedyParams, k: GreedySerialScanKernel, x: HostTensor, out: HostTensor, row: number): void {
+  const f = combiner(k.opType, p.dtype);
+  let carry: Acc = p.dtype === 'Int' ? BigInt(k.init) : accKind(p.dtype) === 'float' ? Math.fround(Number(k.init)) : Number(k.init);
+  for (let i = 0; i < p.rowLength; i += 1) {
+    carry = f(carry, loadAcc(x, position(x.sizes, p.dim, row, i)));
+    writeStorage(out.dtype, out.data, position(out.sizes, p.dim, row, i), carry);
+  }
 }
 
 function scanRow(p: GreedyParams, k: GreedyScanKernel, x: HostTensor, out: HostTensor, row: number): void {
@@ -201,13 +210,17 @@ function warpTopKRow(p: GreedyParams, k: GreedyWarpTopKKernel, x: HostTensor, ro
 export function runGreedyModel(p: GreedyParams, x: HostTensor): Map<number, HostTensor> {
   const outs = new Map<number, HostTensor>();
   const k = p.kernel;
-  const outLength = k.kind === 'scan' ? p.rowLength : k.kind === 'bitonic' ? k.outputLength : k.k;
+  const outLength = k.kind === 'scan' || k.kind === 'serial_scan' ? p.rowLength : k.kind === 'bitonic' ? k.outputLength : k.k;
   const outSizes = x.sizes.map((s, d) => (d === p.dim ? outLength : s));
   const values = p.valuesOutput === null ? null : HostTensor.empty(p.dtype, outSizes);
   const indices = p.indicesOutput === null ? null : HostTensor.empty('Int', outSizes);
   for (let row = 0; row < p.rows; row += 1) {
     if (k.kind === 'scan') {
       scanRow(p, k, x, values as HostTensor, row);
+      continue;
+    }
+    if (k.kind === 'serial_scan') {
+      serialScanRow(p, k, x, values as HostTensor, row);
       continue;
     }
     const order = k.kind === 'bitonic' ? bitonicRow(p, k, x, row) : warpTopKRow(p, k, x, row);

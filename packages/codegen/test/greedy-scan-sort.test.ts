@@ -36,6 +36,8 @@ describe('greedy kernel parameters', () => {
     expect(byName.get('cumsum_Float_short_rows')?.kernel).toMatchObject({ kind: 'scan', threadsPerRow: 32, rowsPerBlock: 8, vectorized: false });
     expect(byName.get('cumsum_Half')?.kernel).toMatchObject({ kind: 'scan', itemsPerThread: 8, vectorized: true });
     expect(byName.get('cumsum_Float_dim0')?.kernel).toMatchObject({ kind: 'scan', vectorized: false });
+    expect(byName.get('cumsum_Float_dim0_wide')?.kernel).toMatchObject({ kind: 'serial_scan', threads: 128 });
+    expect(byName.get('cummin_Int_middle_dim_wide')?.kernel).toMatchObject({ kind: 'serial_scan', init: '9223372036854775807' });
     expect(byName.get('topk8_Float_256')?.kernel).toMatchObject({ kind: 'warp_topk', k: 8, kPow2: 8, rowsPerBlock: 8 });
     expect(byName.get('topk20_Float_bitonic')?.kernel).toMatchObject({ kind: 'bitonic', sortSize: 512, threads: 256, outputLength: 20 });
     expect(byName.get('argsort_Half_4096')?.kernel).toMatchObject({ kind: 'bitonic', sortSize: 4096, threads: 1024, descending: true });
@@ -102,5 +104,6 @@ describe('greedy kernel CUDA', () => {
     expect(scan).toMatch(/struct alignas\(16\) nvfuser_greedy_\w+_row_vec \{ float v\[4\]; \}/);
     expect(compile('argsort_Half_4096', [2, 4096])).toContain('nvfBitonicSort<true, 4096, 1024, float>(nvf_keys, nvf_idx);');
     expect(compile('topk8_Float_256', [16384, 256])).toContain('nvfWarpTopKMerge<true, 8, float>(kk, ki);');
+    expect(compile('cumsum_Float_dim0_wide', [40, 300])).toContain('carry = nvfScanCombine<0, float>(carry, (float)T0.data[T0_base + i * in_s]);');
   });
 });

@@ -1,5 +1,6 @@
 // The greedy scheduler's heuristics: which of its three kernels (params.ts) and how many threads,
-// from the row length, the dtype and the input's layout. A long scan row gets one block of up to
+// from the row length, the dtype and the input's layout. A scan along a dim that is not
+// innermost, over at least 256 rows, takes a thread per row (coalesced across rows). A long scan row gets one block of up to
 // 512 threads with 16 bytes per thread per chunk; short rows share a block (one row group of at
 // least a warp per row). argsort and large-k topk sort a row per block in shared memory; topk
 // with k ≤ 16 takes a warp per row, 8 rows per block.
@@ -39,7 +40,12 @@ export function computeGreedyHeuristics(f: GreedyFacts): GreedyParams {
   let kernel: GreedyKernel;
   let lparams: LaunchDims;
   let sharedMemBytes = 0;
-  if (op.kind === 'ScanOp') {
+  const laterDimsUsed = info.sizes.slice(op.dim + 1).some((s) => s > 1);
+  if (op.kind === 'ScanOp' && laterDimsUsed && rows >= 256) {
+    const threads = 128;
+    kernel = { kind: 'serial_scan', opType: op.opType, init: initText(op.init.value), threads };
+    lparams = launch(Math.ceil(rows / threads), threads, 1);
+  } else if (op.kind === 'ScanOp') {
     const items = Math.max(1, Math.floor(16 / elem));
     const threadsPerRow = Math.min(512, Math.max(32, nextPow2(Math.ceil(n / items))));
     const rowsPerBlock = Math.max(1, Math.min(Math.floor(256 / threadsPerRow), nextPow2(rows)));

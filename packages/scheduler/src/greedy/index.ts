@@ -33,4 +33,4 @@ export class GreedyScheduler implements Scheduler {
 
 export { analyzeGreedy, NO_SCAN_OR_SORT, MAX_BITONIC_ROW, MAX_WARP_TOPK, type GreedyFacts, type GreedyOp } from './analysis.js';
 export { computeGreedyHeuristics } from './heuristics.js';
-export { greedyParamsToString, type GreedyBitonicKernel, type GreedyKernel, type GreedyParams, type GreedyScanKernel, type GreedyWarpTopKKernel } from './params.js';
+export { greedyParamsToString, type GreedySerialScanKernel, type GreedyBitonicKernel, type GreedyKernel, type GreedyParams, type GreedyScanKernel, type GreedyWarpTopKKernel } from './params.js';

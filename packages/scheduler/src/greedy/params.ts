@@ -1,6 +1,8 @@
 // Parameters of the greedy scheduler's kernels (nvFuser's SchedulerType::Greedy is the one that
 // takes ScanOp, ArgsortOp and TopKOp). In tsfuser a greedy segment is one scan or sort and its
 // kernel is an expression-level kernel chosen from these parameters (codegen emit/greedy/):
+//   serial_scan — a scan along a dim that is not innermost: a thread per row, coalesced across
+//                rows;
 //   scan       — one row per row group of `threadsPerRow` threads (`rowsPerBlock` groups per
 //                block), `itemsPerThread` consecutive elements per thread, a block-wide scan
 //                (warp shuffles + shared memory) per chunk of threadsPerRow·itemsPerThread
@@ -31,6 +33,19 @@ export interface GreedyScanKernel {
   vectorized: boolean;
 }
 
+/**
+ * A scan along a dim that is not innermost (a later dim has extent > 1): one thread per row,
+ * scanning its row sequentially; consecutive threads take consecutive rows, which are adjacent
+ * in memory for a row-major input, so every step's loads and stores are coalesced.
+ */
+export interface GreedySerialScanKernel {
+  kind: 'serial_scan';
+  opType: ScanOpType;
+  /** As GreedyScanKernel.init. */
+  init: string;
+  threads: number;
+}
+
 export interface GreedyBitonicKernel {
   kind: 'bitonic';
   /** argsort: descending; topk: largest. */
@@ -49,7 +64,7 @@ export interface GreedyWarpTopKKernel {
   rowsPerBlock: number;
 }
 
-export type GreedyKernel = GreedyScanKernel | GreedyBitonicKernel | GreedyWarpTopKKernel;
+export type GreedyKernel = GreedyScanKernel | GreedySerialScanKernel | GreedyBitonicKernel | GreedyWarpTopKKernel;
 
 export interface GreedyParams {
   schedulerType: 'greedy';
@@ -77,6 +92,9 @@ export function greedyParamsToString(p: GreedyParams): string {
   switch (k.kind) {
     case 'scan':
       lines.push(`Block scan: ${k.threadsPerRow} threads per row, ${k.rowsPerBlock} rows per block, ${k.itemsPerThread} items per thread${k.vectorized ? ' (vectorized)' : ''}, op ${k.opType}, init ${String(k.init)}`);
+      break;
+    case 'serial_scan':
+      lines.push(`Serial scan: one thread per row, ${k.threads} threads per block, op ${k.opType}, init ${k.init}`);
       break;
     case 'bitonic':
       lines.push(`Bitonic sort in shared memory: sort size ${k.sortSize}, ${k.threads} threads, ${k.descending ? 'descending' : 'ascending'}, ${k.outputLength} outputs per row`);

@@ -10,7 +10,7 @@ import type { KernelParam } from '../../kernel-ir/nodes.js';
 import { withCLinkage } from '../cuda.js';
 import { storageType } from '../types.js';
 import { runtimeLibrary } from '../runtime/index.js';
-import { bitonicKernel, scanKernel, warpTopKKernel, type GreedyTensors } from './kernels.js';
+import { bitonicKernel, scanKernel, serialScanKernel, warpTopKKernel, type GreedyTensors } from './kernels.js';
 
 export interface GreedyKernelText {
   /** The kernel alone (the cuda_kernel dump). */
@@ -64,6 +64,10 @@ export function emitGreedyKernel(fusion: Fusion, p: GreedyParams, name: string):
     case 'scan':
       if (values === null) throw new LoweringError('greedy kernel: a scan segment must output the scan');
       kernel = scanKernel(name, p, k, tensors);
+      break;
+    case 'serial_scan':
+      if (values === null) throw new LoweringError('greedy kernel: a scan segment must output the scan');
+      kernel = serialScanKernel(name, p, k, tensors);
       break;
     case 'bitonic':
       kernel = bitonicKernel(name, p, k, tensors);

@@ -7,7 +7,7 @@
 // run the same loops inactive); a warp-per-row kernel syncs nothing and leaves as a whole warp.
 
 import type { DataType } from '@tsfuser/fusion-ir';
-import type { GreedyBitonicKernel, GreedyParams, GreedyScanKernel, GreedyWarpTopKKernel } from '@tsfuser/scheduler';
+import type { GreedyBitonicKernel, GreedyParams, GreedyScanKernel, GreedySerialScanKernel, GreedyWarpTopKKernel } from '@tsfuser/scheduler';
 import { storageType } from '../types.js';
 
 /** The type scans accumulate in and sorts compare in: float for half types, else the dtype. */
@@ -134,6 +134,27 @@ ${vecLoad}
     for (int j = 0; j < ${items}; ++j) x[j] = ${combine('carry', `(has_prefix ? ${combine('prefix', 'x[j]')} : x[j])`)};
     carry = ${combine('carry', 'total')};
 ${vecStore}
+  }
+}
+`;
+}
+
+export function serialScanKernel(name: string, p: GreedyParams, k: GreedySerialScanKernel, t: GreedyTensors): string {
+  const d = p.dtype;
+  const Acc = accType(d);
+  const out = t.values as string;
+  const op = SCAN_OP_CODE[k.opType];
+  return `${signature(name, t, k.threads)} {
+  const nvfuser_index_t row = (nvfuser_index_t)blockIdx.x * ${k.threads} + threadIdx.x;
+  if (row >= ${rowCount(p, t.input)}) return;
+${rowBases(p, [t.input, out], 'row', '  ')}
+  const nvfuser_index_t n = ${t.input}.logical_size[${p.dim}];
+  const nvfuser_index_t in_s = ${t.input}.alloc_stride[${p.dim}];
+  const nvfuser_index_t out_s = ${out}.alloc_stride[${p.dim}];
+  ${Acc} carry = ${accLiteral(d, k.init)};
+  for (nvfuser_index_t i = 0; i < n; ++i) {
+    carry = nvfScanCombine<${op}, ${Acc}>(carry, (${Acc})${load(d, `${t.input}.data[${t.input}_base + i * in_s]`)});
+    ${out}.data[${out}_base + i * out_s] = ${store(d, 'carry')};
   }
 }
 `;
