@@ -90,6 +90,7 @@ export function scanSortCases(): ScanSortCase[] {
     c('argsort_Float_special', 'Float', [3, 64], 1, { op: 'argsort', descending: false }, 'special'),
     c('argsort_Half_4096', 'Half', [2, 4096], 1, { op: 'argsort', descending: true }),
     c('argsort_Int_desc', 'Int', [4, 33], 1, { op: 'argsort', descending: true }, 'ints'),
+    c('argsort_Double_4096', 'Double', [1, 4096], 1, { op: 'argsort', descending: false }, 'special'),
     c('argsort_Double_dim0', 'Double', [20, 3], 0, { op: 'argsort', descending: false }),
     c('topk8_Float_256', 'Float', [16, 256], 1, { op: 'topk', k: 8, largest: true }),
     c('topk5_Float_special_smallest', 'Float', [4, 90], 1, { op: 'topk', k: 5, largest: false }, 'special'),
