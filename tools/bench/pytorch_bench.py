@@ -144,6 +144,20 @@ def embedding_bf16():
     return fn, (ids, table), 2 * 8192 * 4096 * 2 + 8192 * 8
 
 
+@workload("cumsum_f32")
+def cumsum_f32():
+    # issue #24: cumsum over rows of [16384, 4096] f32 (tsfuser: tsfuser-scan-sort-suite's timing).
+    x = torch.randn(16384, 4096, device="cuda")
+    return (lambda a: torch.cumsum(a, dim=1)), (x,), 2 * x.numel() * 4
+
+
+@workload("topk8_f32")
+def topk8_f32():
+    # issue #24: topk(k=8) over rows of [16384, 256] f32: values (f32) and indices (int64).
+    x = torch.randn(16384, 256, device="cuda")
+    return (lambda a: torch.topk(a, 8, dim=1)), (x,), x.numel() * 4 + 16384 * 8 * (4 + 8)
+
+
 FLUSH_MODE = "read"
 
 

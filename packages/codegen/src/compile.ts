@@ -6,6 +6,7 @@ import {
   defaultSchedulerRegistry,
   heuristicParamsToString,
   SchedulingError,
+  type GreedyParams,
   type IndexType,
   type KernelParams,
   type RuntimeInfo,
@@ -14,6 +15,7 @@ import {
 import { argumentLayout, type ArgumentLayout } from './arguments.js';
 import { cudaSource, emitKernel } from './emit/cuda.js';
 import { printKernelIr } from './kernel-ir/printer.js';
+import { emitGreedyKernel } from './emit/greedy/index.js';
 import { lowerFusion } from './lower/index.js';
 import { LOWERING_PASS_NAMES } from './lower/passes.js';
 import { CodegenError } from './errors.js';
@@ -65,8 +67,9 @@ export function compileFusion(fusion: Fusion, runtimeInfo: RuntimeInfo, opts: Co
   if (params.schedulerType === 'expr_eval' || params.schedulerType === 'no_op') {
     throw new SchedulingError(`the fusion needs no kernel (${params.schedulerType}: ${params.schedulerType === 'expr_eval' ? 'its outputs are views of its inputs' : 'every output is empty'})`);
   }
-  const scheduled = scheduler.schedule(fusion.clone().fusion, params);
   const name = `nvfuser_${params.schedulerType}_f${opts.fusionId ?? 0}_c${opts.cacheId ?? 1}_r${opts.runtimeId ?? 0}_g${opts.groupId ?? 0}`;
+  if (params.schedulerType === 'greedy') return compileGreedy(fusion, params, name);
+  const scheduled = scheduler.schedule(fusion.clone().fusion, params);
   const lp = params.lparams;
   const after = opts.kernelIrAfterPass;
   if (after !== undefined && !LOWERING_PASS_NAMES.includes(after)) {
@@ -103,4 +106,27 @@ export function compileFusion(fusion: Fusion, runtimeInfo: RuntimeInfo, opts: Co
 /** Kernel IR text of statements in the middle of lowering (before shared memory is laid out). */
 function printKernelIrOf(name: string, indexType: IndexType, params: readonly KernelParam[], body: readonly Stmt[]): string {
   return printKernelIr({ name, indexType, params: [...params], indexLocals: [], body: [...body], maxThreadsPerBlock: 0, vectorizeFactor: 1, sharedMemBytes: 0, deviceGlobals: [] });
+}
+
+/** A greedy segment (one scan or sort): its kernel comes from the parameters, not a loop nest. */
+function compileGreedy(fusion: Fusion, params: GreedyParams, name: string): CompiledKernel {
+  const emitted = emitGreedyKernel(fusion, params, name);
+  const lp = params.lparams;
+  const launch: LaunchParams = { grid: [lp.gdimx, lp.gdimy, lp.gdimz], block: [lp.bdimx, lp.bdimy, lp.bdimz], sharedMemBytes: emitted.sharedMemBytes };
+  return {
+    kernelName: name,
+    source: emitted.source,
+    params,
+    launch,
+    args: argumentLayout(emitted.params, params.indexType),
+    indexType: params.indexType,
+    vectorizeFactor: params.kernel.kind === 'scan' && params.kernel.vectorized ? params.kernel.itemsPerThread : 1,
+    dumps: {
+      kernelIr: `// ${name}: a greedy ${params.op} kernel emitted from its parameters (no kernel IR)\n`,
+      cuda: emitted.kernel,
+      schedulerParams: heuristicParamsToString(params),
+      fusionIr: printFusion(fusion),
+      launchParams: launchParamsText(launch),
+    },
+  };
 }

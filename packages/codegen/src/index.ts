@@ -8,6 +8,8 @@ export { CORE_PASS_NAMES, LOWERING_PASS_NAMES, OPTIMIZATION_PASSES, enabledPasse
 export { verifyKernelIr, type VerifyOptions } from './kernel-ir/verify.js';
 export { cudaSource, emitKernel, withCLinkage } from './emit/cuda.js';
 export { PHILOX_CORE, PHILOX_RUNTIME, runtimeLibrary } from './emit/runtime/index.js';
+export { emitGreedyKernel, type GreedyKernelText } from './emit/greedy/index.js';
+export { GREEDY_RUNTIME } from './emit/greedy/runtime.js';
 export { printKernelIr } from './kernel-ir/printer.js';
 export type { BulkRowCopy, Kernel, KernelParam, Stmt, TensorAccess, Operand, Predicate, ComputeOp } from './kernel-ir/nodes.js';
 export * from './kernel-ir/index-expr.js';

@@ -40,6 +40,7 @@ export { computeInnerOuterPersistentHeuristics, innerOuterReductions, type Inner
 export { scheduleInnerOuterPersistent, isInnerReduction, INNER_OUTER_PERSISTENT_POSITION } from './inner-outer-persistent/schedule.js';
 export { InnerOuterPersistentScheduler } from './inner-outer-persistent/index.js';
 export { bulkRowPipelineByDefault, type BulkRowPipelineFacts } from './inner-outer-persistent/bulk-row-pipeline.js';
+export * from './greedy/index.js';
 export * from './segmenter/index.js';
 export * from './segmentation/index.js';
 
@@ -50,6 +51,7 @@ import { ReductionScheduler } from './reduction/index.js';
 import { InnerPersistentScheduler } from './normalization/index.js';
 import { OuterPersistentScheduler } from './outer-persistent/index.js';
 import { InnerOuterPersistentScheduler } from './inner-outer-persistent/index.js';
+import { GreedyScheduler } from './greedy/index.js';
 import { SchedulerRegistry } from './scheduler.js';
 
 /**
@@ -72,6 +74,7 @@ export function defaultSchedulerRegistry(): SchedulerRegistry {
     new InnerPersistentScheduler(),
     new OuterPersistentScheduler(),
     new InnerOuterPersistentScheduler(),
+    new GreedyScheduler(),
     new NoOpScheduler(),
   ]);
 }

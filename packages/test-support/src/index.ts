@@ -15,3 +15,4 @@ export * from './indexing-fixtures.js';
 export * from './reshape-fixtures.js';
 export * from './reshape-random.js';
 export * from './stride-order-fixtures.js';
+export * from './scan-sort-fixtures.js';

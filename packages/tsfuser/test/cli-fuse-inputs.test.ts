@@ -76,21 +76,44 @@ describe('tsfuser fuse --inputs / --save-outputs', () => {
 
   it('an unsupported op outside any group: one clear error, exit 1', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tsfuser-fuse-'));
-    const file = join(dir, 'cumsum.ir');
+    const file = join(dir, 'cumprod.ir');
     writeFileSync(
       file,
       `graph(%x : Float(4, 8, strides=[8, 1], requires_grad=0, device=cuda:0)):
   %d : int = prim::Constant[value=1]()
   %n : NoneType = prim::Constant()
-  %y : Float(4, 8, strides=[8, 1], requires_grad=0, device=cuda:0) = aten::cumsum(%x, %d, %n)
+  %y : Float(4, 8, strides=[8, 1], requires_grad=0, device=cuda:0) = aten::cumprod(%x, %d, %n)
   return (%y)
 `,
     );
     const r = await runCli(['fuse', file, '--run', '--backend', 'reference']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('a node outside the fusion groups cannot run on the host: aten::cumsum');
+    expect(r.stderr).toContain('a node outside the fusion groups cannot run on the host: aten::cumprod');
     expect(r.stderr).not.toMatch(/\n\s+at [\w.<>]+ \(/);
-    expect(r.stderr).toContain('aten::cumsum(%x, %d, %n)');
+    expect(r.stderr).toContain('aten::cumprod(%x, %d, %n)');
+  });
+
+  it('aten::cumsum between pointwise ops is fused into the group and runs (reference backend)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tsfuser-fuse-'));
+    const file = join(dir, 'cumsum.ir');
+    const T = 'Float(4, 8, strides=[8, 1], requires_grad=0, device=cuda:0)';
+    writeFileSync(
+      file,
+      `graph(%x : ${T}):
+  %d : int = prim::Constant[value=1]()
+  %n : NoneType = prim::Constant()
+  %two : float = prim::Constant[value=2.]()
+  %a : ${T} = aten::mul(%x, %two)
+  %y : ${T} = aten::cumsum(%a, %d, %n)
+  %z : ${T} = aten::relu(%y)
+  return (%z)
+`,
+    );
+    const r = await runCli(['fuse', file, '--run', '--backend', 'reference']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/aten::cumsum/);
+    expect(r.stdout).toMatch(/prim::CudaFusionGroup/);
   });
 
   it('a typed graph declaring a huge input is refused before anything is built (issue 21: the V8 heap aborted)', async () => {

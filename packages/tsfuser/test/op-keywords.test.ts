@@ -52,10 +52,21 @@ const PRINTED_KEYWORDS: Record<string, readonly string[]> = {
   scatter: ['dim'],
   index_put_accumulate: [],
   embedding_fwd: [],
+  // python_translate.cpp's ScanOp / ArgsortOp / TopKOp handlers (defaults omitted).
+  cumsum: ['dim'],
+  cumprod: ['dim'],
+  cummin: ['dim'],
+  cummax: ['dim'],
+  argsort: ['dim', 'descending', 'stable'],
+  topk: ['dim', 'largest', 'sorted'],
 };
 
 /** One line per op as nvFuser prints it, over T0 = a static 2×3 Float input; `out` is added as output. */
 const PRINTED_LINES: Record<string, { lines: string[]; out: string }> = {
+  cumsum: { lines: ['T1 = fd.ops.cumsum(T0, dim=1)'], out: 'T1' },
+  cummax: { lines: ['T1 = fd.ops.cummax(T0, dim=0)'], out: 'T1' },
+  argsort: { lines: ['T1 = fd.ops.argsort(T0, dim=1, descending=True)'], out: 'T1' },
+  topk: { lines: ['S1 = fd.define_scalar(2, dtype=DataType.Int)', 'T1, T2 = fd.ops.topk(T0, S1, dim=1, sorted=True)'], out: 'T2' },
   slice: { lines: ['T1 = fd.ops.slice(T0, start_indices=[0, 1], end_indices=[2, 3], strides=[1, 1], manual_normalization=0)'], out: 'T1' },
   reshape: { lines: ['S1 = fd.define_scalar(3.00000, dtype=DataType.Double)', 'T1 = fd.ops.reshape(T0, new_shape=[S1, 2])'], out: 'T1' },
   broadcast_in_dim: { lines: ['T1 = fd.ops.broadcast_in_dim(T0, shape=[4, 2, 3], broadcast_dims=[1, 2])'], out: 'T1' },

@@ -52,6 +52,9 @@ function vectorizeFactorOf(p: KernelParams): number {
       return 1; // no vectorization yet (one kept element per thread)
     case 'inner_outer_persistent':
       return p.vectorizeInnerReduction ? p.unrollFactorInnerReduction : 1;
+    case 'greedy':
+      // compileFusion emits greedy kernels from their parameters (emit/greedy/); no loop nest.
+      throw new LoweringError('a greedy (scan or sort) segment is emitted from its parameters, not lowered through a loop nest');
     default: {
       const unreachable: never = p;
       throw new Error(`unknown scheduler parameters ${String(unreachable)}`);

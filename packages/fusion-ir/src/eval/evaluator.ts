@@ -27,6 +27,7 @@ import {
 import { evalReduction, evalWelford } from './reduction.js';
 import { evalRng } from './random.js';
 import { evalIndexing } from './indexing.js';
+import { evalArgsort, evalScan, evalTopK } from './scan-sort.js';
 import { withDimOrder } from './layout.js';
 import { broadcastStrides, forEachElement, gatherFloat64, readerFor, type Reader, type StridedOperand } from './strided.js';
 import { castTo, computeKindOf, storeFloat64, toFloat, type ComputeKind } from './values.js';
@@ -309,6 +310,15 @@ export function evalExpr(ctx: EvalContext, expr: Expr): void {
     case 'IndexPutAccumulateOp':
     case 'EmbeddingFwdOp':
       evalIndexing(ctx, expr);
+      return;
+    case 'ScanOp':
+      evalScan(ctx, expr);
+      return;
+    case 'ArgsortOp':
+      evalArgsort(ctx, expr);
+      return;
+    case 'TopKOp':
+      evalTopK(ctx, expr);
       return;
     case 'Split':
     case 'Merge':

@@ -15,6 +15,9 @@ import {
   FullOp,
   IotaOp,
   RNGOp,
+  ScanOp,
+  ArgsortOp,
+  TopKOp,
   LoadStoreOp,
   Merge,
   PadOp,
@@ -135,6 +138,20 @@ export function rebuildExpr(e: Expr, fusion: Fusion, m: ValMapper): Expr {
         opt(e.maxNorm),
       );
     }
+    case 'ScanOp':
+      return new ScanOp(fusion, e.opType, m.scalar(e.init), m.tv(e.out() as TensorView), m.tv(e.in() as TensorView), e.dim);
+    case 'ArgsortOp':
+      return new ArgsortOp(fusion, m.tv(e.out() as TensorView), m.tv(e.in() as TensorView), e.dim, e.descending, e.stable);
+    case 'TopKOp':
+      return new TopKOp(
+        fusion,
+        { values: m.tv(e.outValues()), indices: m.tv(e.outIndices()) },
+        m.tv(e.in() as TensorView),
+        m.scalar(e.k()),
+        e.dim,
+        e.largest,
+        e.sorted,
+      );
     case 'Split':
       return new Split(fusion, m.id(e.outer()), m.id(e.inner()), m.id(e.in()), m.scalar(e.factor), e.innerSplit);
     case 'Merge':

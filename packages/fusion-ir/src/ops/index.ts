@@ -19,3 +19,4 @@ export * from './random.js';
 export * from './triu.js';
 export * from './stride-order.js';
 export * from './indexing.js';
+export * from './scan-sort.js';

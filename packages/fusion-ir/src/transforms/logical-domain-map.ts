@@ -106,10 +106,13 @@ function expressionKind(expr: Expr): EdgeKind {
     case 'ExpandOp':
     case 'ViewOp':
     case 'LoadStoreOp':
+    case 'ScanOp':
+    case 'ArgsortOp':
       return 'positional';
     case 'SliceOp':
     case 'PadOp':
     case 'CatOp':
+    case 'TopKOp':
       return 'resize';
     case 'BroadcastOp':
       return 'broadcast';

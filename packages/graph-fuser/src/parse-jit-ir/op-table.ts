@@ -12,6 +12,7 @@ import type { JitOpEntry } from './op-entry.js';
 import { POINTWISE_OPS } from './pointwise.js';
 import { PRIM_OPS, type PrimEntry } from './prims.js';
 import { REDUCTION_OPS } from './reductions.js';
+import { SCAN_OPS } from './scans.js';
 import { SHAPE_OPS } from './shapes.js';
 import { SUM_TO_SIZE_OPS } from './sum-to-size.js';
 import { FACTORY_OPS } from './factories.js';
@@ -30,6 +31,7 @@ export const ATEN_OPS: Readonly<Record<string, JitOpEntry>> = {
   ...FACTORY_OPS,
   ...RANDOM_OPS,
   ...INDEXING_OPS,
+  ...SCAN_OPS,
 };
 
 export { PRIM_OPS };

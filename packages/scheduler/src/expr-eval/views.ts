@@ -45,6 +45,9 @@ export function metadataOpRefusal(e: Expr): string | null {
     case 'ScatterOp':
     case 'IndexPutAccumulateOp':
     case 'EmbeddingFwdOp':
+    case 'ScanOp':
+    case 'ArgsortOp':
+    case 'TopKOp':
       return `${e.kind}${name} computes new values (not a view of an input)`;
     case 'Split':
     case 'Merge':

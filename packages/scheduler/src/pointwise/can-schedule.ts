@@ -38,6 +38,10 @@ function exprRefusal(e: Expr): string | null {
     case 'PadOp':
     case 'CatOp':
       return `${e.kind}${name} (a resize) is not supported by the pointwise scheduler yet`;
+    case 'ScanOp':
+    case 'ArgsortOp':
+    case 'TopKOp':
+      return `${e.kind}${name} (a scan or sort along a dim) is left to the greedy scheduler`;
     case 'FullOp':
     case 'IotaOp':
     case 'RNGOp':

@@ -41,6 +41,10 @@ export function unsupportedOp(e: Expr, scheduler: string): string | null {
     case 'ScatterOp':
     case 'IndexPutAccumulateOp':
       return scatterRefusal(e.kind, name);
+    case 'ScanOp':
+    case 'ArgsortOp':
+    case 'TopKOp':
+      return `${e.kind}${name} (a scan or sort along a dim) is left to the greedy scheduler`;
     default: {
       const unreachable: never = e;
       return `unknown expression ${String(unreachable)}`;

@@ -45,6 +45,10 @@ function nonPointwise(e: Expr): string | null {
     case 'IndexPutAccumulateOp':
     case 'EmbeddingFwdOp':
       return `a ${e.kind} (an indexing op)`;
+    case 'ScanOp':
+    case 'ArgsortOp':
+    case 'TopKOp':
+      return `a ${e.kind} (a scan or sort: the greedy scheduler)`;
     default: {
       const unreachable: never = e;
       return `an unknown expression ${String(unreachable)}`;
