@@ -5,6 +5,7 @@
 import type { Fusion } from '@tsfuser/fusion-ir';
 import type { DeviceProperties as SchedulerDevice, InputInfo, RuntimeInfo } from '@tsfuser/scheduler';
 import type { DeviceProperties } from '../device.js';
+import type { PlannedArgument } from './launch-planner.js';
 import type { Tensor } from '../tensor.js';
 
 /** A fusion argument at execute time: a device tensor or a JS scalar. */
@@ -41,4 +42,9 @@ export function runtimeInfoFor(fusion: Fusion, args: readonly ExecutorArgument[]
     return { kind: 'scalar', dtype: v.kind === 'scalar' ? v.dtype : 'Double' };
   });
   return { inputs, device };
+}
+
+/** The launch planner's view of device arguments: layouts and pointer alignments. */
+export function plannedArguments(args: readonly ExecutorArgument[]): PlannedArgument[] {
+  return args.map((a): PlannedArgument => (typeof a === 'object' ? { kind: 'tensor', sizes: a.sizes, strides: a.strides, alignment: pointerAlignment(a.dataPtr) } : { kind: 'scalar' }));
 }
