@@ -39,6 +39,7 @@ export type ExecutorDump =
   | 'fusion_ir_segments'
   | 'scheduler_params'
   | 'fusion_ir'
+  | 'fusion_ir_math'
   | 'kernel_ir'
   | 'cuda_kernel'
   | 'launch_param';
@@ -276,7 +277,8 @@ export class FusionExecutorCache {
       this.stats.compiles.push(executor.report);
       const d = executor.kernel.dumps;
       if (this.dump.has('scheduler_params')) this.sink(d.schedulerParams);
-      if (this.dump.has('fusion_ir')) this.sink(d.fusionIr);
+      if (this.dump.has('fusion_ir')) this.sink(d.fusionIrTransforms);
+      if (this.dump.has('fusion_ir_math')) this.sink(d.fusionIrMath);
       if (this.dump.has('kernel_ir')) this.sink(d.kernelIr);
       if (this.dump.has('cuda_kernel')) this.sink(d.cuda);
     }
