@@ -197,3 +197,20 @@ describe('the target of compile-side dumps', () => {
     expect(props.stderr).toContain('smCount must be a positive integer, got -3');
   });
 });
+
+/** The README's row for one option (the README table must list every option as the table says). */
+function readmeRow(o: (typeof DUMP_OPTIONS)[number]): string {
+  const name = `\`${o.name}\`${o.nvFuser ? '' : ' (tsfuser only)'}`;
+  if (!o.supported) return `| ${name} | no | ${o.reason} |`;
+  const executor = ['fusion_ir_presched', 'segmented_fusion', 'fusion_ir_segments', 'scheduler_params', 'fusion_ir', 'fusion_ir_math', 'kernel_ir', 'cuda_kernel', 'launch_param'].includes(o.name);
+  return `| ${name} | yes${executor ? ' (*executor*)' : ''}${o.stage === 'nvcc' ? ' (nvcc)' : ''} | ${o.description} |`;
+}
+
+describe('the README', () => {
+  it('has a row for every dump option, in table order', () => {
+    const readme = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
+    const rows = DUMP_OPTIONS.map(readmeRow).join('\n');
+    if (process.env['PRINT_README_ROWS'] === '1') console.log(rows);
+    expect(readme).toContain(rows);
+  });
+});
