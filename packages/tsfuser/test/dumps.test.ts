@@ -15,7 +15,12 @@ import { compileForTarget } from '../src/dumps/compile-for-target.js';
 import { DUMP_OPTIONS, DumpOptionError, parseDumpList } from '../src/dumps/dump-options.js';
 import { renderDumps } from '../src/dumps/render-dumps.js';
 import { DEFAULT_TARGET } from '../src/dumps/target.js';
+import { FusionCache } from '../src/cache/fusion-cache.js';
+import { FusionDefinition } from '../src/definition/fusion-definition.js';
+import { DataType, Tensor } from '../src/index.js';
 import { FIXTURES } from './helpers.js';
+
+const floats = (values: number[], sizes: number[]): Tensor => Tensor.from(new Float32Array(values), sizes, DataType.Float);
 
 const GOLDEN = fileURLToPath(new URL('../../../test-fixtures/golden/tsfuser/dumps/', import.meta.url));
 const update = process.env['UPDATE_GOLDEN'] === '1';
@@ -131,6 +136,33 @@ describe('every supported dump prints its content without a GPU', () => {
     expect(await dumpText('nvfuser_readme.py', 'python_definition')).toMatch(/^function nvfuserFusionId/);
     const r = await cli(['run', 'nvfuser_readme.py', '--backend', 'reference', '--dump', 'python_definition', '--python']);
     expect(r.stdout).toMatch(/^=== python_definition ===\nfunction nvfuserFusionId[\s\S]*def nvfuser_fusion_id/);
+  });
+
+  it('host_ir shows views (expr_eval segments) and kernels with an empty grid', async () => {
+    const view = FusionDefinition.build((fd) => fd.addOutput(fd.ops.permute(fd.defineTensor(2), [1, 0])), { cache: new FusionCache() });
+    await view.execute([floats([1, 2, 3, 4, 5, 6], [2, 3])], { backend: 'reference', dump: new Set(['host_ir']), captureDebugOutput: true });
+    expect(view.debugOutput()).toBe(
+      'Launch plan (NVIDIA H100 80GB HBM3, sm_90): 1 segment, 0 kernel launches\n' +
+        '  segment 0 (expr_eval): no kernel; its outputs are views of what it reads\n' +
+        '  view0 = arg0 as [3, 2] (strides = [1, 3]) from element 0\n' +
+        '  outputs: out0 = view0\n',
+    );
+    const empty = FusionDefinition.build((fd) => {
+      const x = fd.defineTensor(2);
+      fd.addOutput(fd.ops.add(x, x));
+    }, { cache: new FusionCache() });
+    await empty.execute([floats([], [0, 3])], { backend: 'reference', dump: new Set(['host_ir']), captureDebugOutput: true });
+    expect(empty.debugOutput()).toContain('1 segment, 0 kernel launches\n');
+    expect(empty.debugOutput()).toContain('segment 0 (pointwise): no launch (empty grid): nvfuser_pointwise_f0_c1_r0_g0 grid (0, 1, 1)');
+  });
+
+  it('says in one line why compile-side dumps are not produced for a fusion the GPU path refuses', async () => {
+    const scalar = FusionDefinition.build((fd) => fd.addOutput(fd.ops.add(fd.defineScalar(null, 'Double'), fd.defineScalar(null, 'Double'))), { cache: new FusionCache() });
+    const [out] = await scalar.execute([1, 2], { backend: 'reference', dump: new Set(['cuda_kernel', 'host_ir']), captureDebugOutput: true });
+    expect(out?.toArray()).toEqual([3]);
+    expect(scalar.debugOutput()).toBe(
+      'cuda_kernel, host_ir: not produced: the GPU path cannot compile this fusion for sm_90 (NVIDIA H100 80GB HBM3): fusion output scalar 2 is not a tensor (scalar outputs run on the reference backend)\n',
+    );
   });
 
   it('cuda_to_file writes __tmp_<kernel>.cu with the full source', async () => {

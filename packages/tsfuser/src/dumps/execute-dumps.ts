@@ -10,6 +10,7 @@ import { LoweringError } from '@tsfuser/codegen';
 import type { Fusion } from '@tsfuser/fusion-ir';
 import { ExecutorInputError, schedulerDevice, type DeviceContext, type ExecutorDump } from '@tsfuser/runtime';
 import { SchedulingError } from '@tsfuser/scheduler';
+import { gpuRefusal } from '../definition/gpu-limits.js';
 import type { Backend, ExecuteInput } from '../execute/backend.js';
 import { compileForTarget } from './compile-for-target.js';
 import { dumpOption } from './dump-options.js';
@@ -37,6 +38,13 @@ export interface ExecuteDumpOptions {
   device: number;
 }
 
+/** What the GPU backend refuses before compiling (gpu-backend.ts, gpu-limits.ts). */
+function gpuPathRefusal(fusion: Fusion): string | null {
+  const scalar = fusion.outputs.find((v) => v.kind !== 'tensorView');
+  if (scalar !== undefined) return `fusion output ${scalar.kind} ${scalar.name} is not a tensor (scalar outputs run on the reference backend)`;
+  return gpuRefusal(fusion);
+}
+
 function hasDevice(backend: Backend): backend is Backend & { device(ordinal?: number): DeviceContext } {
   return 'device' in backend && typeof (backend as { device?: unknown }).device === 'function';
 }
@@ -52,12 +60,18 @@ export function printExecuteDumps(fusion: Fusion, inputs: readonly ExecuteInput[
     const device = schedulerDevice(backend.device(options.device).properties);
     target = { arch: archOf(device), device };
   }
+  const notProduced = (why: string): void => sink(`${wanted.join(', ')}: not produced: the GPU path cannot compile this fusion for ${target.arch} (${target.device.name}): ${why}\n`);
+  const refusal = gpuPathRefusal(fusion);
+  if (refusal !== null) {
+    notProduced(refusal);
+    return;
+  }
   let compiled: ReturnType<typeof compileForTarget>;
   try {
     compiled = compileForTarget(fusion, inputs, target);
   } catch (error) {
     if (!(error instanceof SchedulingError || error instanceof LoweringError || error instanceof ExecutorInputError)) throw error;
-    sink(`${wanted.join(', ')}: not produced: the GPU path cannot compile this fusion for ${target.arch} (${target.device.name}): ${error.message}\n`);
+    notProduced(error.message);
     return;
   }
   renderDumps(compiled, fusion, inputs, new Set(wanted), sink, { ...(options.directory === undefined ? {} : { directory: options.directory }) });

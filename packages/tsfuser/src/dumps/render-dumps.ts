@@ -199,7 +199,9 @@ function scalarText(v: ExecuteInput | undefined): string {
 
 /** nvFuser's host_ir counterpart: the launch plan, one line per segment, buffers and outputs. */
 function launchPlanText(c: TargetCompilation): string {
-  const lines = [`Launch plan (${c.target.device.name}, ${c.target.arch}): ${c.plan.groups.length} segment${c.plan.groups.length === 1 ? '' : 's'}, ${c.plan.steps.length} kernel launch${c.plan.steps.length === 1 ? '' : 'es'}`];
+  // FusionExecutor.launch skips a grid with a zero dimension (nothing to compute).
+  const launches = c.plan.steps.filter((s) => s.grid.every((g) => g > 0)).length;
+  const lines = [`Launch plan (${c.target.device.name}, ${c.target.arch}): ${c.plan.groups.length} segment${c.plan.groups.length === 1 ? '' : 's'}, ${launches} kernel launch${launches === 1 ? '' : 'es'}`];
   c.plan.buffers.forEach((b, i) => lines.push(`  buf${i} = allocate ${layoutText(b.dtype, b.layout)}${c.plan.isOutput[i] === true ? ' (fusion output)' : ' (intermediate, freed after the call)'}`));
   for (const g of c.plan.groups) {
     const step = c.plan.steps.find((s) => s.groupId === g.groupId);
@@ -208,7 +210,8 @@ function launchPlanText(c: TargetCompilation): string {
       const ins = step.refs.slice(0, step.inputCount).map(refName).join(', ');
       const outs = step.refs.slice(step.inputCount).map(refName).join(', ');
       const l = step.kernel.launch;
-      lines.push(`  segment ${g.groupId} (${g.schedulerType}): launch ${step.kernel.kernelName} grid (${step.grid.join(', ')}) block (${l.block.join(', ')}) smem ${l.sharedMemBytes}; reads ${ins === '' ? 'nothing' : ins}; writes ${outs}`);
+      const what = step.grid.every((g) => g > 0) ? 'launch' : 'no launch (empty grid):';
+      lines.push(`  segment ${g.groupId} (${g.schedulerType}): ${what} ${step.kernel.kernelName} grid (${step.grid.join(', ')}) block (${l.block.join(', ')}) smem ${l.sharedMemBytes}; reads ${ins === '' ? 'nothing' : ins}; writes ${outs}`);
     } else if (g.schedulerType === 'expr_eval') {
       lines.push(`  segment ${g.groupId} (expr_eval): no kernel; its outputs are views of what it reads`);
     } else {
