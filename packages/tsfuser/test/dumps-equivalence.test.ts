@@ -2,8 +2,11 @@
 // what the GPU path compiles: FusionExecutorCache — the GPU backend's executor — runs on a fake
 // H100 (test/fake-device.ts: real segmentation, heuristics, lowering, CUDA and launch planning;
 // no kernels run) and prints its own dumps; both must be the same text, and the target's launch
-// plan must launch the same kernels with the same grids, blocks and shared memory.
-import { FusionExecutorCache } from '@tsfuser/runtime';
+// plan must launch the same kernels with the same grids, blocks and shared memory. A one-kernel
+// fusion's dumps are also codegen's compileFusion output for the same inputs.
+import { compileFusion } from '@tsfuser/codegen';
+import { FusionExecutorCache, Tensor } from '@tsfuser/runtime';
+import { H100_PROPERTIES, makeRuntimeInfo } from '@tsfuser/scheduler';
 import { describe, expect, it } from 'vitest';
 import { loadDefinition } from '../src/cli/load-definition.js';
 import { planInputs } from '../src/cli/run-inputs.js';
@@ -25,6 +28,15 @@ async function load(file: string) {
 }
 
 describe('compile-side dumps without a GPU equal the GPU path for an H100', () => {
+  it("a single-kernel fusion's cuda_kernel and scheduler_params are codegen's compileFusion for the same inputs", async () => {
+    const { definition, inputs } = await load('softmax.py');
+    const fusion = definition.fusionIr();
+    const sizes = inputs.map((t) => (t instanceof Tensor ? { sizes: t.sizes, strides: t.strides, alignment: 256 } : null));
+    const k = compileFusion(fusion, makeRuntimeInfo(fusion, sizes, H100_PROPERTIES));
+    await definition.execute(inputs, { backend: 'reference', dump: new Set(['cuda_kernel', 'scheduler_params']), captureDebugOutput: true });
+    expect(definition.debugOutput()).toBe(k.dumps.schedulerParams + k.dumps.cuda);
+  });
+
   for (const file of FIXTURE_FILES) {
     it(file, async () => {
       const { definition, inputs } = await load(file);
