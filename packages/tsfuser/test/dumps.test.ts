@@ -90,6 +90,21 @@ describe('the dump option table', () => {
     expect(bad.stderr).toContain("unknown dump option 'kernel_soup' in NVFUSER_DUMP; valid options: bank_conflict,");
   });
 
+  it('fd.execute reads NVFUSER_DUMP from the environment, as nvFuser does', async () => {
+    const saved = process.env['NVFUSER_DUMP'];
+    process.env['NVFUSER_DUMP'] = 'index_type';
+    try {
+      expect(await dumpText('softmax.py', 'launch_param')).toBe(
+        'nvfuser_inner_persistent_f0_c1_r0_g0: Index type: int\nLaunch Parameters: BlockDim.x = 5, BlockDim.y = 1, BlockDim.z = 1, GridDim.x = 8, GridDim.y = 1, GridDim.z = 1, Smem Size = 20\n',
+      );
+      process.env['NVFUSER_DUMP'] = 'kernel_soup';
+      await expect(dumpText('softmax.py', 'launch_param')).rejects.toThrow("unknown dump option 'kernel_soup' in NVFUSER_DUMP");
+    } finally {
+      if (saved === undefined) delete process.env['NVFUSER_DUMP'];
+      else process.env['NVFUSER_DUMP'] = saved;
+    }
+  });
+
   it('says why an nvFuser dump tsfuser does not support is not printed', async () => {
     expect(await dumpText('softmax.py', 'bank_conflict')).toBe(
       'bank_conflict: not supported by tsfuser: tsfuser kernels use shared memory only for reductions and bulk row copies; there is no bank-conflict analysis\n',
