@@ -199,6 +199,15 @@ describe('every supported dump prints its content without a GPU', () => {
   });
 });
 
+describe('nvcc failures', () => {
+  it('print what nvcc said, in the dump, instead of failing the execute', async () => {
+    const { definition, inputs } = await load('softmax.py');
+    const out: string[] = [];
+    renderDumps(compileForTarget(definition.fusionIr(), inputs, DEFAULT_TARGET), definition.fusionIr(), inputs, new Set(['ptx']), (t) => void out.push(t), { nvcc: '/bin/false' });
+    expect(out).toEqual(['ptx: nvcc -ptx -arch=sm_90 -std=c++17 -diag-suppress=177 failed for nvfuser_inner_persistent_f0_c1_r0_g0 (exit status 1)\n']);
+  });
+});
+
 /** Deterministic dumps, golden-tested (UPDATE_GOLDEN=1 rewrites them). */
 const GOLDEN_DUMPS = [
   'segmenter_logging', 'segmented_fusion', 'scheduler_verbose', 'scheduler_params', 'fusion_ir_math', 'index_type', 'dynamic_shared_memory',

@@ -26,6 +26,14 @@ export function findNvcc(env: Readonly<Record<string, string | undefined>> = pro
 
 export const NVCC_MISSING = 'nvcc is not installed (set NVCC or put nvcc on PATH); this dump needs it';
 
+/** nvcc could not run or refused the source; the message holds its log. */
+export class NvccError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NvccError';
+  }
+}
+
 export interface NvccResult {
   /** The PTX text or cubin bytes. */
   output: Buffer;
@@ -33,7 +41,7 @@ export interface NvccResult {
   log: string;
 }
 
-/** Compiles `source` with nvcc to PTX or a cubin for `arch`; throws with nvcc's log on failure. */
+/** Compiles `source` with nvcc to PTX or a cubin for `arch`; an NvccError with nvcc's log on failure. */
 export function nvccCompile(nvcc: string, source: string, kernelName: string, arch: string, kind: 'ptx' | 'cubin', verbose = false): NvccResult {
   const dir = mkdtempSync(join(tmpdir(), 'tsfuser-dump-'));
   try {
@@ -43,8 +51,8 @@ export function nvccCompile(nvcc: string, source: string, kernelName: string, ar
     const args = [`-${kind}`, `-arch=${arch}`, '-std=c++17', '-diag-suppress=177', ...(verbose ? ['-Xptxas', '-v'] : []), file, '-o', out];
     const r = spawnSync(nvcc, args, { cwd: dir, encoding: 'utf8', maxBuffer: 1 << 26 });
     const log = `${r.stdout}${r.stderr}`.split(`${dir}/`).join('');
-    if (r.error !== undefined) throw new Error(`nvcc could not run: ${r.error.message}`);
-    if (r.status !== 0) throw new Error(`nvcc ${args.slice(0, -3).join(' ')} failed for ${kernelName}:\n${log}`);
+    if (r.error !== undefined) throw new NvccError(`nvcc (${nvcc}) could not run: ${r.error.message}`);
+    if (r.status !== 0) throw new NvccError(`nvcc ${args.slice(0, -3).join(' ')} failed for ${kernelName} (exit status ${String(r.status)})${log.trim() === '' ? '' : `:\n${log.trimEnd()}`}`);
     return { output: readFileSync(out), log };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -15,7 +15,7 @@ import type { ExecuteInput } from '../execute/backend.js';
 import type { TargetCompilation } from './compile-for-target.js';
 import { DUMP_OPTIONS } from './dump-options.js';
 import { describeSegmenter, describeSchedulerChoices } from './segmenter-log.js';
-import { findNvcc, NVCC_MISSING, nvccCompile } from './nvcc.js';
+import { findNvcc, NVCC_MISSING, nvccCompile, NvccError } from './nvcc.js';
 
 export interface RenderOptions {
   /** Directory for cuda_to_file / ptx / cubin files (default: the working directory). */
@@ -129,9 +129,14 @@ function writeDumpFile(directory: string, file: string, content: string | Uint8A
 
 function nvccDump(name: 'ptx' | 'cubin' | 'ptxas_verbose', k: CompiledKernel, arch: string, nvcc: string | null, directory: string): string {
   if (nvcc === null) return `${name}: ${k.kernelName}: ${NVCC_MISSING}\n`;
-  if (name === 'ptxas_verbose') return nvccCompile(nvcc, k.source, k.kernelName, arch, 'cubin', true).log;
-  const r = nvccCompile(nvcc, k.source, k.kernelName, arch, name);
-  return writeDumpFile(directory, `__tmp_${k.kernelName}.${name}`, new Uint8Array(r.output));
+  try {
+    if (name === 'ptxas_verbose') return nvccCompile(nvcc, k.source, k.kernelName, arch, 'cubin', true).log;
+    const r = nvccCompile(nvcc, k.source, k.kernelName, arch, name);
+    return writeDumpFile(directory, `__tmp_${k.kernelName}.${name}`, new Uint8Array(r.output));
+  } catch (error) {
+    if (!(error instanceof NvccError)) throw error;
+    return `${name}: ${error.message}\n`;
+  }
 }
 
 function zeroedMemoryText(k: CompiledKernel): string {
