@@ -97,6 +97,10 @@ describe('the dump option table', () => {
       expect(await dumpText('softmax.py', 'launch_param')).toBe(
         'nvfuser_inner_persistent_f0_c1_r0_g0: Index type: int\nLaunch Parameters: BlockDim.x = 5, BlockDim.y = 1, BlockDim.z = 1, GridDim.x = 8, GridDim.y = 1, GridDim.z = 1, Smem Size = 20\n',
       );
+      // The CLI reads its own environment (io.env) and prints python_definition once.
+      process.env['NVFUSER_DUMP'] = 'python_definition';
+      const r = await cli(['run', 'nvfuser_readme.py', '--backend', 'reference'], { NVFUSER_DUMP: 'python_definition' });
+      expect(r.stdout.split('function nvfuserFusionId').length).toBe(2);
       process.env['NVFUSER_DUMP'] = 'kernel_soup';
       await expect(dumpText('softmax.py', 'launch_param')).rejects.toThrow("unknown dump option 'kernel_soup' in NVFUSER_DUMP");
     } finally {

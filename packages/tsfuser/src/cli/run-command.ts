@@ -111,13 +111,13 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   progress(`inputs ready (${numel(inputs)} elements); running on ${backend.name}`);
   let outputs: Tensor[];
   try {
-    outputs = await definition.execute(inputs, { backend: choice, device, notes, dump: executeDumps, dumpSink: io.stdout, limits, target, dumpDirectory: io.cwd });
+    outputs = await definition.execute(inputs, { backend: choice, device, notes, dump: executeDumps, dumpsFromEnvironment: false, dumpSink: io.stdout, limits, target, dumpDirectory: io.cwd });
   } catch (e) {
     // Default sizes may not fit the definition's broadcasts (dims the fusion maps together).
     if (!(plan.defaultGenerated && (e instanceof EvaluationError || e instanceof InputMismatchError))) throw e;
     io.stderr(`tsfuser: default input sizes do not fit (${e.message}); retrying with every symbolic dim = 8\n`);
     inputs = uniformInputs(definition.inputs(), seed, limits);
-    outputs = await definition.execute(inputs, { backend: choice, device, notes, dump: executeDumps, dumpSink: io.stdout, limits, target, dumpDirectory: io.cwd });
+    outputs = await definition.execute(inputs, { backend: choice, device, notes, dump: executeDumps, dumpsFromEnvironment: false, dumpSink: io.stdout, limits, target, dumpDirectory: io.cwd });
   }
   progress('done');
   io.stdout(`${file}: fusion id ${definition.id()}, ${definition.inputs().length} inputs ${plan.source}, backend ${backend.name}\n`);

@@ -31,6 +31,8 @@ export interface DefinitionExecuteOptions extends ExecuteOptions {
   target?: CompileTarget;
   /** Directory of the cuda_to_file / ptx / cubin dump files (default: the working directory). */
   dumpDirectory?: string;
+  /** Also print the dumps NVFUSER_DUMP / TSFUSER_DUMP name in process.env (default true; the CLI reads its own environment). */
+  dumpsFromEnvironment?: boolean;
 }
 
 /** Timings of one execute: wall time, and per-segment kernel times where the backend reports them. */
@@ -67,7 +69,7 @@ export class ExecutionState {
     // capturing, so a capturing execute does not swallow a later one's dumps.
     const sink = capture ? (t: string): void => void captured.push(t) : (options.dumpSink ?? ((t: string): void => void process.stdout.write(t)));
     // nvFuser reads NVFUSER_DUMP for every execution; TSFUSER_DUMP is tsfuser's older name.
-    const dump = new Set([...(options.dump ?? []), ...dumpsFromEnv(process.env)]);
+    const dump = new Set([...(options.dump ?? []), ...(options.dumpsFromEnvironment === false ? [] : dumpsFromEnv(process.env))]);
     const runOptions: ExecuteOptions = { ...options, dump, dumpSink: sink, ...(capture ? { notes: (t: string): void => void captured.push(`${t}\n`) } : {}) };
     if (dump.has('python_definition') && printDefinition !== undefined) sink(printDefinition());
     const start = performance.now();
