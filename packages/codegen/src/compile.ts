@@ -1,7 +1,7 @@
 // compileFusion: schedule a fusion for one set of runtime sizes, lower it and emit CUDA —
 // everything the executor needs to compile (NVRTC) and launch the kernel.
 
-import { printFusion, printMath, type Fusion } from '@tsfuser/fusion-ir';
+import { printFusion, type Fusion } from '@tsfuser/fusion-ir';
 import {
   defaultSchedulerRegistry,
   heuristicParamsToString,
@@ -13,7 +13,6 @@ import {
 } from '@tsfuser/scheduler';
 import { argumentLayout, type ArgumentLayout } from './arguments.js';
 import { cudaSource, emitKernel } from './emit/cuda.js';
-import type { Kernel } from './kernel-ir/nodes.js';
 import { printKernelIr } from './kernel-ir/printer.js';
 import { lowerFusion } from './lower/index.js';
 
@@ -34,6 +33,10 @@ export interface LaunchParams {
 
 export interface CompiledKernel {
   kernelName: string;
+  /** The fusion as scheduled for this kernel (the `fusion_ir` / `fusion_ir_math` dumps print it). */
+  scheduledFusion: Fusion;
+  /** Static `__device__` work buffers and semaphores (zero at module load; the kernel leaves them zero). */
+  deviceGlobals: ReturnType<typeof lowerFusion>['deviceGlobals'];
   /** Full CUDA C++: runtime helpers + kernel. */
   source: string;
   params: KernelParams;
@@ -41,13 +44,7 @@ export interface CompiledKernel {
   args: ArgumentLayout;
   indexType: IndexType;
   vectorizeFactor: number;
-  /** Static `__device__` work buffers and semaphores (zero at module load; the kernel leaves them zero). */
-  deviceGlobals: Kernel['deviceGlobals'];
-  /**
-   * `fusionIr`: the scheduled fusion's Inputs/Outputs and math; `fusionIrTransforms`: the same
-   * with every tensor's transforms (nvFuser's `fusion_ir`); `fusionIrMath`: the math only.
-   */
-  dumps: { kernelIr: string; cuda: string; schedulerParams: string; fusionIr: string; fusionIrTransforms: string; fusionIrMath: string; launchParams: string };
+  dumps: { kernelIr: string; cuda: string; schedulerParams: string; fusionIr: string; launchParams: string };
 }
 
 export function launchParamsText(l: LaunchParams): string {
@@ -72,20 +69,19 @@ export function compileFusion(fusion: Fusion, runtimeInfo: RuntimeInfo, opts: Co
   const cuda = emitKernel(kernel);
   return {
     kernelName: name,
+    scheduledFusion: scheduled.fusion,
+    deviceGlobals: kernel.deviceGlobals,
     source: cudaSource(kernel),
     params,
     launch,
     args: argumentLayout(kernel.params, kernel.indexType),
     indexType: kernel.indexType,
     vectorizeFactor: kernel.vectorizeFactor,
-    deviceGlobals: kernel.deviceGlobals,
     dumps: {
       kernelIr: printKernelIr(kernel),
       cuda,
       schedulerParams: heuristicParamsToString(params),
       fusionIr: printFusion(scheduled.fusion),
-      fusionIrTransforms: printFusion(scheduled.fusion, { transforms: true }),
-      fusionIrMath: printMath(scheduled.fusion),
       launchParams: launchParamsText(launch),
     },
   };

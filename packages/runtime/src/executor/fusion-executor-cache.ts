@@ -17,7 +17,7 @@
 // Invariant: a launch plan is used only for arguments whose layout key equals the one it was
 // built for.
 
-import { printFusion, type DataType, type Fusion, type Val } from '@tsfuser/fusion-ir';
+import { printFusion, printMath, type DataType, type Fusion, type Val } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, segmentationPlanner, type KernelParams, type RuntimeInfo, type SchedulerRegistry } from '@tsfuser/scheduler';
 import type { ArgumentValue } from '@tsfuser/codegen';
 import type { CubinCache } from '../cubin-cache.js';
@@ -277,8 +277,8 @@ export class FusionExecutorCache {
       this.stats.compiles.push(executor.report);
       const d = executor.kernel.dumps;
       if (this.dump.has('scheduler_params')) this.sink(d.schedulerParams);
-      if (this.dump.has('fusion_ir')) this.sink(d.fusionIrTransforms);
-      if (this.dump.has('fusion_ir_math')) this.sink(d.fusionIrMath);
+      if (this.dump.has('fusion_ir')) this.sink(printFusion(executor.kernel.scheduledFusion, { transforms: true }));
+      if (this.dump.has('fusion_ir_math')) this.sink(printMath(executor.kernel.scheduledFusion));
       if (this.dump.has('kernel_ir')) this.sink(d.kernelIr);
       if (this.dump.has('cuda_kernel')) this.sink(d.cuda);
     }

@@ -9,7 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CompiledKernel } from '@tsfuser/codegen';
-import { dataTypeSize, printFusion, type Fusion } from '@tsfuser/fusion-ir';
+import { dataTypeSize, printFusion, printMath, type Fusion } from '@tsfuser/fusion-ir';
 import { Tensor, type PlanRef, type PlanStep, type TensorLayout } from '@tsfuser/runtime';
 import type { ExecuteInput } from '../execute/backend.js';
 import type { TargetCompilation } from './compile-for-target.js';
@@ -73,10 +73,10 @@ export function renderDumps(c: TargetCompilation, fusion: Fusion, inputs: readon
         each((k) => k.dumps.schedulerParams);
         break;
       case 'fusion_ir':
-        each((k) => k.dumps.fusionIrTransforms);
+        each((k) => printFusion(k.scheduledFusion, { transforms: true }));
         break;
       case 'fusion_ir_math':
-        each((k) => k.dumps.fusionIrMath);
+        each((k) => printMath(k.scheduledFusion));
         break;
       case 'kernel_ir':
         each((k) => k.dumps.kernelIr);
