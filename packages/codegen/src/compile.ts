@@ -43,6 +43,10 @@ export interface LaunchParams {
 
 export interface CompiledKernel {
   kernelName: string;
+  /** The fusion as scheduled for this kernel (the `fusion_ir` / `fusion_ir_math` dumps print it). */
+  scheduledFusion: Fusion;
+  /** Static `__device__` work buffers and semaphores (zero at module load; the kernel leaves them zero). */
+  deviceGlobals: ReturnType<typeof lowerFusion>['deviceGlobals'];
   /** Full CUDA C++: runtime helpers + kernel. */
   source: string;
   params: KernelParams;
@@ -86,6 +90,8 @@ export function compileFusion(fusion: Fusion, runtimeInfo: RuntimeInfo, opts: Co
   const cuda = emitKernel(kernel);
   return {
     kernelName: name,
+    scheduledFusion: scheduled.fusion,
+    deviceGlobals: kernel.deviceGlobals,
     source: cudaSource(kernel),
     params,
     launch,
@@ -121,6 +127,10 @@ function compileGreedy(fusion: Fusion, params: GreedyParams, name: string): Comp
     args: argumentLayout(emitted.params, params.indexType),
     indexType: params.indexType,
     vectorizeFactor: params.kernel.kind === 'scan' && params.kernel.vectorized ? params.kernel.itemsPerThread : 1,
+    // A greedy kernel is written from the parameters: the fusion is scheduled as it is, and it
+    // uses no device globals (no grid reductions).
+    scheduledFusion: fusion,
+    deviceGlobals: [],
     dumps: {
       kernelIr: `// ${name}: a greedy ${params.op} kernel emitted from its parameters (no kernel IR)\n`,
       cuda: emitted.kernel,

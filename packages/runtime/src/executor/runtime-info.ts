@@ -5,6 +5,7 @@
 import type { DataType, Fusion } from '@tsfuser/fusion-ir';
 import type { DeviceProperties as SchedulerDevice, InputInfo, RuntimeInfo } from '@tsfuser/scheduler';
 import type { DeviceProperties } from '../device.js';
+import type { PlannedArgument } from './launch-planner.js';
 import type { Tensor } from '../tensor.js';
 
 /** A fusion argument at execute time: a device tensor or a JS scalar. */
@@ -52,4 +53,14 @@ export function isIntegralScalar(dtype: DataType): boolean {
 export function scalarInputInfo(dtype: DataType, arg: ExecutorArgument | undefined): InputInfo {
   if (isIntegralScalar(dtype) && (typeof arg === 'number' || typeof arg === 'bigint')) return { kind: 'scalar', dtype, value: Number(arg) };
   return { kind: 'scalar', dtype };
+}
+
+/** The launch planner's view of device arguments: layouts and pointer alignments, scalar values. */
+export function plannedArguments(args: readonly ExecutorArgument[]): PlannedArgument[] {
+  return args.map((a): PlannedArgument => (typeof a === 'object' ? { kind: 'tensor', sizes: a.sizes, strides: a.strides, alignment: pointerAlignment(a.dataPtr) } : plannedScalar(a)));
+}
+
+/** A scalar argument as the planner sees it: a number's value (integral inputs may be sizes). */
+export function plannedScalar(a: unknown): PlannedArgument {
+  return typeof a === 'number' || typeof a === 'bigint' ? { kind: 'scalar', value: Number(a) } : { kind: 'scalar' };
 }

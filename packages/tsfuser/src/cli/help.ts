@@ -4,7 +4,7 @@ import { DUMP_OPTIONS } from './dump-options.js';
 
 export function helpText(): string {
   const width = Math.max(...DUMP_OPTIONS.map((o) => o.name.length));
-  const dumps = DUMP_OPTIONS.map((o) => `  ${o.name.padEnd(width)}  ${o.description}`).join('\n');
+  const dumps = DUMP_OPTIONS.map((o) => `  ${o.name.padEnd(width)}  ${o.supported ? o.description : `(not supported: ${o.reason})`}`).join('\n');
   return `tsfuser — nvFuser's python frontend and CLI in TypeScript
 
 Usage:
@@ -29,7 +29,12 @@ Options of run:
                                    (dtype-aware tolerances); exit status 1 on a mismatch
   --explain                        print how the GPU path splits the fusion into kernels and why
                                    (the fusion_ir_segments dump; needs no GPU)
-  --dump <a,b,…>                   print debug stages (see below; also TSFUSER_DUMP=a,b)
+  --dump <a,b,…>                   print debug stages (see below; also NVFUSER_DUMP=a,b and
+                                   TSFUSER_DUMP=a,b); compile-side dumps need no GPU
+  --arch <sm_XX>                   target of compile-side dumps without a GPU (default sm_90;
+                                   nvcc's -arch for ptx, cubin, ptxas_verbose)
+  --device-properties <file.json>  device properties the schedulers read for that target
+                                   (default: an H100's; fields of the scheduler's DeviceProperties)
   --python                         with python_definition, also print nvFuser's python form
   --seed <N>                       seed of the input generator (default 0)
   --shape <d0,d1,…>                sizes of symbolic dims, right-aligned per input (replaces the
