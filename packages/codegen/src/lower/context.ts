@@ -1,10 +1,11 @@
 // The state lowering passes share: the scheduled fusion, its reference tensor (whose loop
-// domain every aligned tensor follows position by position), the exact logical map, and how
+// domain every aligned tensor follows position by position), the exact logical map (through
+// slice / pad / cat when the fusion has them: lower/resize.ts shifts those indices), and how
 // scalars (extents, scalar inputs, constants) are named in the kernel. Built once by
 // lower/index.ts; passes read it and never mutate the fusion.
 
 import { isRFactorProducer, type DataType, type Fusion, type Scalar, type Split, type TensorView } from '@tsfuser/fusion-ir';
-import { ExactLogicalMap, type IndexType } from '@tsfuser/scheduler';
+import { ExactLogicalMap, hasResizeExprs, type IndexType } from '@tsfuser/scheduler';
 import type { IndexExpr } from '../kernel-ir/index-expr.js';
 
 export interface LoweringContext {
@@ -52,7 +53,7 @@ export function makeContext(
     fusion,
     reference,
     positions: reference.nDims(),
-    exactMap: new ExactLogicalMap(fusion),
+    exactMap: new ExactLogicalMap(fusion, fusion.allTvs(), { throughResize: hasResizeExprs(fusion) }),
     divisibleSplits,
     indexType,
     scalarNames: new Map(),

@@ -9,7 +9,8 @@
 // statements computed from a block-reduced value get thread predicates;
 // statements on a thread dim launched wider than its extent get its guard (padded-threads.ts);
 // grid outer reductions (reduced over blockIdx.x) lower through grid-outer-reduction.ts.
-// Fusion scalar math becomes ScalarComputes at kernel start.
+// Fusion scalar math becomes ScalarComputes at kernel start. Slice / pad / cat (and every access
+// at a shifted index, with its guarded loads) lower through resize.ts.
 // Invariant: no PendingExpr remains.
 
 import { cppTypeName, type Expr, type IotaOp, type Scalar, type TensorView, type Val } from '@tsfuser/fusion-ir';
@@ -28,6 +29,7 @@ import { lowerReductionInit, lowerReductionUpdate, threadPredicateMap, threadPre
 import { lowerWelfordInit, lowerWelfordUpdate, type WelfordLoweringEnv } from './welford.js';
 import { scalarLiteral } from './scalar-literal.js';
 import { lowerRng } from './rng.js';
+import { zeroFill, type ResizeLowering } from './resize.js';
 
 export function scalarOperand(ctx: LoweringContext, s: Scalar): ScalarOperand {
   if (s.value !== null) return { kind: 'scalar', text: scalarLiteral(s.value, s.dtype), dtype: s.dtype };
@@ -55,7 +57,7 @@ export function lowerScalarExprs(ctx: LoweringContext): Stmt[] {
   return out;
 }
 
-export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[]): Stmt[] {
+export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[], resize: ResizeLowering | null = null): Stmt[] {
   const history = new ReferenceHistory(ctx);
   const splits = predicatedSplits(history);
   const vector = ctx.positions > 0 ? ctx.reference.axis(-1).extent.constNumber() ?? 1 : 1;
@@ -68,7 +70,8 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
     const indexer = new PointIndexer(history, s.positionIndices);
     const access = (tv: TensorView): TensorAccess => {
       if (tv.memoryType === 'Global') {
-        return { kind: 'tensor', tensor: ctx.tensorName(tv), dtype: tv.dtype, memory: 'Global', index: indexer.globalOffset(tv) };
+        const shifted = resize === null ? null : resize.shiftedIndices(s.expr, tv, indexer);
+        return { kind: 'tensor', tensor: ctx.tensorName(tv), dtype: tv.dtype, memory: 'Global', index: indexer.globalOffset(tv, shifted) };
       }
       if (tv.memoryType === 'Local') {
         return { kind: 'tensor', tensor: ctx.tensorName(tv), dtype: ctx.storageDtype(tv), memory: 'Local', index: localIndex(ctx, groups, tv, s.positionIndices) };
@@ -99,12 +102,19 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
       const env: WelfordLoweringEnv = { ctx, groups, access, predicates: predicatesFor, operand };
       return s.phase === 'init' ? lowerWelfordInit(s.expr, env) : lowerWelfordUpdate(s.expr, env);
     }
-    const inner =
-      s.expr.kind === 'RNGOp'
+    const width = groups.isVectorized(out) ? vector : 1;
+    const computed =
+      resize !== null && (s.expr.kind === 'SliceOp' || s.expr.kind === 'PadOp' || s.expr.kind === 'CatOp')
+        ? resize.lowerResizeExpr(s.expr, access, (v) => scalarOperand(ctx, v), indexer)
+        : s.expr.kind === 'RNGOp'
         ? lowerRng(s.expr, access(out), indexer, groups.isVectorized(out) ? vector : 1)
         : s.expr.kind === 'IotaOp'
           ? lowerIota(s.expr, access(out), indexer)
-          : lowerExpr(s.expr, access, operand, groups.isVectorized(out) ? vector : 1);
+          : lowerExpr(s.expr, access, operand, width);
+    // A load at a shifted index happens only where every pad / cat step on its way is valid.
+    const loadGuards = resize === null ? [] : s.expr.inputs.flatMap((v) => (v.kind === 'tensorView' && v.memoryType === 'Global' ? resize.loadPredicates(s.expr, v, indexer) : []));
+    const inner: Stmt =
+      loadGuards.length === 0 ? computed : { kind: 'IfThenElse', predicates: loadGuards, then: [computed], else: out.memoryType === 'Local' ? zeroFill(access(out), width) : [] };
     const predicates = [...predicatesFor((ps) => ps.every((p) => p < count && groups.owns(out, p))), ...threadPredicates(threadPreds.get(out) ?? [])];
     return predicates.length === 0 ? inner : { kind: 'IfThenElse', predicates, then: [inner], else: [] };
   };

@@ -4,7 +4,8 @@
 //   3. loop-nest         loops and placed (pending) expressions
 //   4. allocation        local buffers at their compute-at loops
 //   5. expr-lowering     indexing + predicates → LoadStore / Compute statements; reductions
-//                        (init / serial update / block reduction, thread predicates)
+//                        (init / serial update / block reduction, thread predicates);
+//                        slice / pad / cat and shifted accesses through resize.ts
 //   6. grid outer step   inner-outer persistent kernels end with one GridOuterReduce
 //                        (grid-outer-reduction.ts)
 //   7. grouping          inner-outer persistent kernels with groupInnerReductions: block
@@ -44,6 +45,8 @@ import { groupAllreduces } from './group-allreduce.js';
 import { prefetchNextRow } from './row-prefetch.js';
 import { bulkLoadRows, layoutBulkRowCopies, rowInputTensors } from './bulk-row-loads.js';
 import { pipelineBulkRowLoads } from './bulk-row-pipeline.js';
+import { ResizeLowering } from './resize.js';
+import { hasResizeExprs } from '@tsfuser/scheduler';
 
 export interface LowerOptions {
   kernelName: string;
@@ -123,7 +126,8 @@ export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Ker
   const groups = new LoopGroups(ctx);
   const nest = buildLoopNest(ctx, groups);
   const allocated = insertAllocations(ctx, groups, nest);
-  const lowered = lowerExprs(ctx, groups, allocated);
+  const resize = hasResizeExprs(ctx.fusion) ? new ResizeLowering(ctx) : null;
+  const lowered = lowerExprs(ctx, groups, allocated, resize);
   const gridOuter = gridOuterReductions(ctx);
   if (gridOuter.length > 0) lowered.push(gridOuterReduceStmt(ctx, gridOuter));
   const p = scheduled.params;
@@ -150,7 +154,7 @@ export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Ker
     indexType: ctx.indexType,
     params,
     indexLocals,
-    body: [...scalars, ...body],
+    body: [...scalars, ...(resize?.stmts ?? []), ...body],
     maxThreadsPerBlock: opts.maxThreadsPerBlock,
     vectorizeFactor: vectorizeFactorOf(scheduled.params),
     sharedMemBytes: Math.max(laid.bytes, minShared),

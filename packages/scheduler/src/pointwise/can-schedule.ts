@@ -3,13 +3,16 @@
 // broadcast, squeeze, expand, plain copies and permutes (a permuted tensor is indexed through
 // its own strides: correct, not coalesced on both sides — there is no transpose scheduler yet),
 // tensor factories (full, iota) and expanded outputs, where every output covers the
-// reference's iteration space and every tensor's iteration dims map onto the reference's.
+// reference's iteration space and every tensor's iteration dims map onto the reference's;
+// slice, pad and cat (resize ops) under the rules of resize/can-schedule.ts.
 
 import type { Expr, Fusion } from '@tsfuser/fusion-ir';
 import type { RuntimeInfo } from '../runtime-info.js';
 import { bindExtents } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { ExactLogicalMap, findReferenceOutput, iterationRank } from './domain-map.js';
+import { resizeRefusal } from './resize/can-schedule.js';
+import { hasResizeExprs } from './resize/index-space.js';
 
 function exprRefusal(e: Expr): string | null {
   const out = e.outputs[0];
@@ -33,7 +36,7 @@ function exprRefusal(e: Expr): string | null {
     case 'SliceOp':
     case 'PadOp':
     case 'CatOp':
-      return `${e.kind}${name} (a resize) is not supported by the pointwise scheduler yet`;
+      return null;
     case 'FullOp':
     case 'IotaOp':
     case 'RNGOp':
@@ -64,7 +67,9 @@ export function canSchedulePointwise(fusion: Fusion, runtimeInfo: RuntimeInfo): 
   } catch (err) {
     return { ok: false, reason: (err as Error).message };
   }
-  const map = new ExactLogicalMap(fusion);
+  const resize = resizeRefusal(fusion, ref);
+  if (resize !== null) return { ok: false, reason: resize };
+  const map = new ExactLogicalMap(fusion, fusion.allTvs(), { throughResize: hasResizeExprs(fusion) });
   const refRank = iterationRank(ref);
   const live = new Set(fusion.exprs());
   for (const tv of fusion.allTvs()) {

@@ -18,6 +18,8 @@ import { chooseIndexType } from '../index-type.js';
 import { bindExtents, contiguousStrides, tensorSizes, type RuntimeInfo } from '../runtime-info.js';
 import { ExactLogicalMap, findReferenceOutput } from './domain-map.js';
 import { analyzeVectorization, lastPow2, type IoTensor } from './vectorize.js';
+import { hasResizeExprs } from './resize/index-space.js';
+import { resizeVectorLimit } from './resize/vectorize.js';
 
 export const THREADS_PER_BLOCK = 128;
 export const MAX_GRID_Y = 65535;
@@ -107,7 +109,8 @@ export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
   const nElems = refSizes.reduce((a, b) => a * b, 1);
   const io = collectIo(fusion, runtimeInfo, bindings);
   const indexType = chooseIndexType(io);
-  const map = new ExactLogicalMap(fusion);
+  const resize = hasResizeExprs(fusion);
+  const map = new ExactLogicalMap(fusion, fusion.allTvs(), { throughResize: resize });
   const base: PointwiseParams = {
     schedulerType: 'pointwise',
     tag: 'Pointwise heuristics',
@@ -127,11 +130,14 @@ export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
   const hasIteration = ref.domain.logicalNoReductions().some((id) => !id.isBroadcast());
   if (!hasIteration) return base; // one thread computes the single element
   const fullWave = device.smCount * THREADS_PER_BLOCK;
-  const limit = nElems < fullWave ? Math.max(1, ceilDiv(nElems, fullWave)) : 16;
+  const waveLimit = nElems < fullWave ? Math.max(1, ceilDiv(nElems, fullWave)) : 16;
+  // Resize ops: vectors only along the innermost dim, with every shift a multiple of the width.
+  const limit = resize ? resizeVectorLimit(fusion, map, ref, bindings, lastPow2(waveLimit)) : waveLimit;
+  const firstVecDim = resize ? Math.max(0, refSizes.length - 1) : 0;
 
-  let vec = analyzeVectorization(io, map, ref, refSizes, 0, limit);
+  let vec = analyzeVectorization(io, map, ref, refSizes, firstVecDim, limit);
   const breakPoint = overrides.breakPoint ?? (nElems * 2 > fullWave ? chooseBreakPoint(io, map, ref, refSizes, vec.factor, device.warpSize) : 0);
-  if (breakPoint > 0) vec = analyzeVectorization(io, map, ref, refSizes, breakPoint, limit);
+  if (breakPoint > 0) vec = analyzeVectorization(io, map, ref, refSizes, Math.max(breakPoint, firstVecDim), limit);
   const v = vec.factor;
   const left = refSizes.slice(0, breakPoint).reduce((a, b) => a * b, 1);
   const right = breakPoint > 0 ? refSizes.slice(breakPoint).reduce((a, b) => a * b, 1) : nElems;
