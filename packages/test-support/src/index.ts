@@ -11,3 +11,4 @@ export * from './rng-fixtures.js';
 export * from './shape-ops-values.js';
 export * from './shape-ops-fixtures.js';
 export * from './shape-ops-random.js';
+export * from './resize-fixtures.js';

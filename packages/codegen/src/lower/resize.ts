@@ -126,19 +126,46 @@ export class ResizeLowering {
     return { kind: 'sym', name: this.computed(s).text, bound: null };
   }
 
+  /**
+   * A ScalarCompute operand: a literal or a name. Index-typed names carry the dtype of
+   * nvfuser_index_t (Int32 or Int), so the emitter widens them to the `long long` these
+   * computations use.
+   */
   private operand(s: Scalar): ScalarOperand {
     if (s.value !== null) return { kind: 'scalar', text: scalarLiteral(s.value, s.dtype), dtype: s.dtype };
     const named = this.ctx.scalarNames.get(s);
-    if (named !== undefined) return { kind: 'scalar', text: named, dtype: s.dtype };
+    if (named !== undefined) return { kind: 'scalar', text: named, dtype: s.dtype === 'Index' ? this.indexDtype() : s.dtype };
     if (s.dtype === 'Bool') return this.computed(s);
-    return { kind: 'scalar', text: printIndex(this.scalar(s)), dtype: 'Index' };
+    return this.materialize(this.scalar(s));
+  }
+
+  private indexDtype(): 'Int' | 'Int32' {
+    return this.ctx.indexType === 'Int32' ? 'Int32' : 'Int';
+  }
+
+  /** An index expression as a literal or a name (ScalarComputes for its operations). */
+  private materialize(e: IndexExpr): ScalarOperand {
+    switch (e.kind) {
+      case 'const':
+        return { kind: 'scalar', text: scalarLiteral(e.value, 'Int'), dtype: 'Int' };
+      case 'sym':
+        return { kind: 'scalar', text: e.name, dtype: this.indexDtype() };
+      default: {
+        const key = `e:${printIndex(e)}`;
+        const known = this.names.get(key);
+        if (known !== undefined && known.kind === 'sym') return { kind: 'scalar', text: known.name, dtype: this.indexDtype() };
+        const op = e.kind === 'add' ? 'add' : e.kind === 'mul' ? 'mul' : e.kind === 'div' ? 'div' : 'mod';
+        const r = this.emit(key, 'Index', { family: 'binary', op }, [this.materialize(e.a), this.materialize(e.b)], 'Index');
+        return { ...r, dtype: this.indexDtype() };
+      }
+    }
   }
 
   /** ScalarComputes for `s`'s definition (and the operands it needs first). */
   private computed(s: Scalar): ScalarOperand {
     const key = `s${s.name}`;
     const known = this.names.get(key);
-    if (known !== undefined && known.kind === 'sym') return { kind: 'scalar', text: known.name, dtype: s.dtype };
+    if (known !== undefined && known.kind === 'sym') return { kind: 'scalar', text: known.name, dtype: s.dtype === 'Index' ? this.indexDtype() : s.dtype };
     const def = s.definition;
     const op = def === null ? null : computeOpOf(def);
     if (def === null || op === null) throw new LoweringError(`resize: scalar ${s.symbolicName()} is neither an extent nor computable in the kernel`);
@@ -153,7 +180,7 @@ export class ResizeLowering {
     const name = `r${this.stmts.length}`;
     this.stmts.push({ kind: 'ScalarCompute', name, dtype, op, operands, computeDtype });
     this.names.set(key, { kind: 'sym', name, bound: null });
-    return { kind: 'scalar', text: name, dtype };
+    return { kind: 'scalar', text: name, dtype: dtype === 'Index' ? this.indexDtype() : dtype };
   }
 
   /** torch's slice start: start < 0 counts from the end; clamped to [0, size]. */
@@ -166,7 +193,7 @@ export class ResizeLowering {
     if (known !== undefined) return known;
     const s = this.operand(start);
     const z = this.operand(size);
-    const zero: ScalarOperand = { kind: 'scalar', text: '0LL', dtype: 'Index' };
+    const zero: ScalarOperand = { kind: 'scalar', text: '0LL', dtype: 'Int' };
     let shifted: ScalarOperand;
     if (a !== null) {
       shifted = a < 0 ? this.emit(`${key}+`, 'Index', { family: 'binary', op: 'add' }, [s, z], 'Index') : s;
