@@ -9,5 +9,6 @@ export default defineConfig(
     'test/outer-persistent.test.ts',
     'test/inner-outer-random.test.ts',
     'test/nvcc.test.ts',
+    'test/resize-nvcc.test.ts',
   ]),
 );

@@ -12,3 +12,4 @@ export * from './shape-ops-values.js';
 export * from './shape-ops-fixtures.js';
 export * from './shape-ops-random.js';
 export * from './resize-fixtures.js';
+export * from './resize-random.js';

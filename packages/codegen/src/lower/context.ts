@@ -14,6 +14,11 @@ export interface LoweringContext {
   /** Number of loop positions (the reference's loop domain length). */
   positions: number;
   exactMap: ExactLogicalMap;
+  /**
+   * With slice / pad / cat, the exact map that does not cross them: only dims it joins have the
+   * reference's extent, so only those may share a merged index.
+   */
+  exactMapNoResize: ExactLogicalMap;
   divisibleSplits: ReadonlySet<Split>;
   indexType: IndexType;
   /** Symbolic extents and scalar inputs → kernel-side names (filled by the signature pass). */
@@ -54,6 +59,7 @@ export function makeContext(
     reference,
     positions: reference.nDims(),
     exactMap: new ExactLogicalMap(fusion, fusion.allTvs(), { throughResize: hasResizeExprs(fusion) }),
+    exactMapNoResize: new ExactLogicalMap(fusion),
     divisibleSplits,
     indexType,
     scalarNames: new Map(),

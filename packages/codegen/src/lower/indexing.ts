@@ -91,6 +91,8 @@ export class PointIndexer {
       if (canMerge && (shifted?.[d] ?? null) === null) {
         for (let j = d + 1; j < logical.length; j += 1) {
           if (map[j] !== r + (j - d) || contiguity[j - 1] !== true || (shifted?.[j] ?? null) !== null) break;
+          // An inner dim of the run must have the reference's extent (not so across a resize).
+          if (!this.ctx.exactMapNoResize.same(logical[j] as IterDomain, this.history.logical[r + (j - d)] as IterDomain)) break;
           const want = Array.from({ length: j - d + 1 }, (_, k) => r + k).join(',');
           for (const [id, lv] of this.history.leaves) {
             if (lv.length > 1 && lv.join(',') === want) {
