@@ -8,6 +8,7 @@ import { FusionDefinition } from '../definition/fusion-definition.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { importPythonDefinition } from '../python/import-definition.js';
+import { resizeWorkloads } from './resize-workloads.js';
 
 export interface WorkloadInput {
   sizes: number[];
@@ -275,5 +276,5 @@ export function layerNormBackwardWorkloads(): Workload[] {
 }
 
 export function benchWorkloads(): Workload[] {
-  return [readmePointwise(), bnAddRelu(), powSum(), geluBiasGrad(), ...normalizationWorkloads(), ...layerNormBackwardWorkloads()];
+  return [readmePointwise(), bnAddRelu(), powSum(), geluBiasGrad(), ...normalizationWorkloads(), ...layerNormBackwardWorkloads(), ...resizeWorkloads()];
 }
