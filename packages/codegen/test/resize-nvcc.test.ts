@@ -1,9 +1,9 @@
 // nvcc compile check (-cubin, sm_90) of slice / pad / cat kernels: every kernel segment of 40
 // random resize fusions (test-support's resize-random.ts, seeded: TSFUSER_SEED), plus RoPE and a
-// three-way cat at sizes that need 64-bit indexing (the offsets' kernel-start computations in
+// three-way cat (both dims) at sizes that need 64-bit indexing, and the bench's pad (the offsets' kernel-start computations in
 // both index types).
 import { describe, expect, it } from 'vitest';
-import { cat, Fusion, makeTensor } from '@tsfuser/fusion-ir';
+import { cat, Fusion, makeTensor, pad } from '@tsfuser/fusion-ir';
 import { makeRuntimeInfo } from '@tsfuser/scheduler';
 import { randomResizeCase, ropeFusion } from '@tsfuser/test-support';
 import { compileFusion, type CompiledKernel } from '../src/index.js';
@@ -25,11 +25,18 @@ describe.skipIf(!hasNvcc)('slice / pad / cat kernels compile with nvcc', () => {
     const big = compileFusion(rope, makeRuntimeInfo(rope, [{ sizes: [128, 4096, 32, 128] }, { sizes: [1, 4096, 1, 128] }, { sizes: [1, 4096, 1, 128] }]), { fusionId: 39000 });
     expect(big.indexType).toBe('Int');
     kernels.push(big);
-    const f = new Fusion();
-    const ts = [0, 1, 2].map(() => makeTensor(f, { shape: [-1, -1], dtype: 'BFloat16' }));
-    ts.forEach((t) => f.addInput(t));
-    f.addOutput(cat(ts, 0));
-    kernels.push(compileFusion(f, makeRuntimeInfo(f, [0, 1, 2].map(() => ({ sizes: [262144, 4096] }))), { fusionId: 39001 }));
+    for (const dim of [0, 1]) {
+      const f = new Fusion();
+      const ts = [0, 1, 2].map(() => makeTensor(f, { shape: [-1, -1], dtype: 'BFloat16' }));
+      ts.forEach((t) => f.addInput(t));
+      f.addOutput(cat(ts, dim));
+      kernels.push(compileFusion(f, makeRuntimeInfo(f, [0, 1, 2].map(() => ({ sizes: [262144, 4096] }))), { fusionId: 39001 + dim }));
+    }
+    const p = new Fusion();
+    const x = makeTensor(p, { shape: [-1, -1], dtype: 'BFloat16' });
+    p.addInput(x);
+    p.addOutput(pad(x, [8, 8, 1, 1]));
+    kernels.push(compileFusion(p, makeRuntimeInfo(p, [{ sizes: [8192, 4096] }]), { fusionId: 39003 }));
     await compileKernelsWithNvcc(kernels, { chunks: 2, label: 'resize', context: `TSFUSER_SEED=${seed}`, cubin: true });
   }, 300_000);
 });
