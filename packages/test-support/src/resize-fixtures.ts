@@ -65,6 +65,10 @@ export function resizeFixtures(): ShapeOpsFixture[] {
     const f = single(dtype, shape.length, (_f, x) => [add(pad(mul(x, 3), widths, value), 1)]);
     out.push({ name: `pad_[${widths.join(',')}]_${value}_${dtype}`, fusion: f, inputs: (r) => [randomTensor(dtype, shape, r)], segments: 'pointwise' });
   }
+  {
+    const f = single('BFloat16', 2, (_f, x) => [pad(x, [8, 8, 1, 1])]);
+    out.push({ name: 'pad_rows_and_columns_vectorized', fusion: f, inputs: (r) => [randomTensor('BFloat16', [64, 1024], r)], segments: 'pointwise' });
+  }
   for (const dim of [0, 1, 2]) {
     const f = new Fusion();
     const shapes = [[3, 4, 16], [3, 4, 16], [3, 4, 16]].map((s, k) => s.map((v, d) => (d === dim ? v + 2 * k : v)));
@@ -82,7 +86,8 @@ export function resizeFixtures(): ShapeOpsFixture[] {
     out.push({ name: 'cat3_inner_vectorized', fusion: f, inputs: (r) => [randomTensor('BFloat16', [64, 512], r), randomTensor('BFloat16', [64, 256], r), randomTensor('BFloat16', [64, 768], r)], segments: 'pointwise' });
   }
   for (const dtype of ['Float', 'BFloat16'] as const) {
-    out.push({ name: `rope_${dtype}`, fusion: ropeFusion(dtype, 128), inputs: (r) => ropeInputs(dtype, [2, 16, 4, 128], r), segments: 'pointwise' });
+    // 32768 elements: enough for 8-wide (BFloat16) / 4-wide (Float) vectors.
+    out.push({ name: `rope_${dtype}`, fusion: ropeFusion(dtype, 128), inputs: (r) => ropeInputs(dtype, [2, 16, 8, 128], r), segments: 'pointwise' });
   }
   out.push({ name: 'rope_odd_head_dim', fusion: ropeFusion('Float', 10), inputs: (r) => ropeInputs('Float', [1, 3, 5, 10], r), segments: 'pointwise' });
   {

@@ -15,7 +15,7 @@
 
 import { cppTypeName, type Expr, type IotaOp, type Scalar, type TensorView, type Val } from '@tsfuser/fusion-ir';
 import { LoweringError } from '../errors.js';
-import { iconst } from '../kernel-ir/index-expr.js';
+import { iconst, type IndexExpr } from '../kernel-ir/index-expr.js';
 import type { Operand, Predicate, ScalarOperand, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
 import { computeDtypeOf, computeOpOf } from './compute-type.js';
 import { localIndex } from './allocation.js';
@@ -66,6 +66,12 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
   const threadPreds = ctx.prefixAligned ? threadPredicateMap(ctx, groups) : new Map<TensorView, string[]>();
   const padded = paddedThreadPredicates(ctx, groups);
   const gridOuterByExpr = new Map<Expr, GridOuterReductionInfo>(gridOuterReductions(ctx).map((g) => [g.expr, g]));
+  // Vectorized resize kernels: every shift and boundary along the vector is a multiple of its
+  // width (the heuristics' resize limit), so a pad / cat choice made at lane 0 holds for all lanes.
+  const laneUniformIndexer = (indices: readonly IndexExpr[]): PointIndexer | null =>
+    resize !== null && ctx.positions > 0 && ctx.reference.axis(-1).parallelType === 'Vectorize'
+      ? new PointIndexer(history, indices.map((x, p) => (p === ctx.positions - 1 ? iconst(0) : x)))
+      : null;
   const lowerOne = (s: Extract<Stmt, { kind: 'PendingExpr' }>): Stmt | Stmt[] => {
     const indexer = new PointIndexer(history, s.positionIndices);
     const access = (tv: TensorView): TensorAccess => {
@@ -105,7 +111,7 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
     const width = groups.isVectorized(out) ? vector : 1;
     const computed =
       resize !== null && (s.expr.kind === 'SliceOp' || s.expr.kind === 'PadOp' || s.expr.kind === 'CatOp')
-        ? resize.lowerResizeExpr(s.expr, access, (v) => scalarOperand(ctx, v), indexer)
+        ? resize.lowerResizeExpr(s.expr, access, (v) => scalarOperand(ctx, v), indexer, laneUniformIndexer(s.positionIndices) ?? indexer)
         : s.expr.kind === 'RNGOp'
         ? lowerRng(s.expr, access(out), indexer, groups.isVectorized(out) ? vector : 1)
         : s.expr.kind === 'IotaOp'

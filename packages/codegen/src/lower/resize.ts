@@ -224,15 +224,16 @@ export class ResizeLowering {
   }
 
   /** SliceOp / PadOp / CatOp at one point (`access` indexes through the spaces). */
-  lowerResizeExpr(expr: Expr, access: (tv: TensorView) => TensorAccess, operand: (v: Scalar) => Operand, indexer: PointIndexer): Stmt {
+  /** `choiceIndexer`: where the pad / cat choice is made (lane 0 of a vector, where uniform). */
+  lowerResizeExpr(expr: Expr, access: (tv: TensorView) => TensorAccess, operand: (v: Scalar) => Operand, indexer: PointIndexer, choiceIndexer: PointIndexer = indexer): Stmt {
     const out = expr.outputs[0] as TensorView;
     switch (expr.kind) {
       case 'SliceOp':
         return { kind: 'LoadStore', out: access(out), in: access(expr.in() as TensorView), width: 1 };
       case 'PadOp':
-        return this.lowerPad(expr, access, operand, indexer);
+        return this.lowerPad(expr, access, operand, choiceIndexer);
       case 'CatOp':
-        return this.lowerCat(expr, access, indexer);
+        return this.lowerCat(expr, access, choiceIndexer);
       default:
         throw new LoweringError(`${expr.kind} producing T${out.name} is not a resize`);
     }
