@@ -6,7 +6,7 @@
 // add: one kernel), chains (pad of a slice, cat of a tensor with itself), and resize ops feeding
 // a reduction or a normalization (a segment boundary: pointwise, then the reduction).
 import {
-  add, cast, cat, exp, Fusion, makeTensor, mul, neg, pad, slice, softmax, size, sum, type DataType, type EvalValue, type TensorView,
+  add, binaryOp, cast, cat, exp, Fusion, makeTensor, mul, neg, pad, slice, softmax, size, sum, type DataType, type EvalValue, type TensorView,
 } from '@tsfuser/fusion-ir';
 import { randomTensor } from './shape-ops-values.js';
 import type { ShapeOpsFixture } from './shape-ops-fixtures.js';
@@ -100,6 +100,23 @@ export function resizeFixtures(): ShapeOpsFixture[] {
       return [add(cat([y, y, neg(y)], 0), 1)];
     });
     out.push({ name: 'cat_of_itself', fusion: f, inputs: (r) => [randomTensor('Float', [5, 7], r)], segments: 'pointwise' });
+  }
+  {
+    // Zero-size pieces: a pad of an empty tensor is all pad value; an empty cat input is skipped.
+    const f = single('Float', 2, (_f, x) => [pad(exp(x), [2, 2], 3)]);
+    out.push({ name: 'pad_of_empty', fusion: f, inputs: (r) => [randomTensor('Float', [3, 0], r)], segments: 'pointwise' });
+    const g = new Fusion();
+    const a = makeTensor(g, { shape: [-1, -1] });
+    const b = makeTensor(g, { shape: [-1, -1] });
+    g.addInput(a);
+    g.addInput(b);
+    g.addOutput(mul(cat([a, b, a], 1), 2));
+    out.push({ name: 'cat_with_empty_pieces', fusion: g, inputs: (r) => [randomTensor('Float', [3, 0], r), randomTensor('Float', [3, 5], r)], segments: 'pointwise' });
+  }
+  {
+    // A slice start computed from a size (x[:, size(x, 1) // 2:]): offsets computed in the kernel.
+    const f = single('Float', 2, (fu, x) => [mul(slice(x, [0, binaryOp('div', size(x, 1), fu.index(2))], [size(x, 0), size(x, 1)]), 2)]);
+    out.push({ name: 'slice_from_computed_half', fusion: f, inputs: (r) => [randomTensor('Float', [3, 9], r)], segments: 'pointwise' });
   }
   {
     // A resize feeding a reduction: the reduction scheduler takes no resize, so the pad runs in
