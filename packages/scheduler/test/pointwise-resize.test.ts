@@ -74,6 +74,25 @@ describe('pointwise scheduler: slice, pad and cat', () => {
     got.forEach((v, k) => expect(v).toBeCloseTo(want[k] as number, 12));
   });
 
+  it('an expression reading two inputs in a shifted space gets a cache of each in that space (regression: the second input shared one cache)', () => {
+    const f = new Fusion();
+    const a = makeTensor(f, { shape: [-1, -1] });
+    const b = makeTensor(f, { shape: [-1, -1] });
+    f.addInput(a);
+    f.addInput(b);
+    const p = mul(a, b);
+    f.addOutput(cat([p, neg(p)], 0));
+    const info = makeRuntimeInfo(f, [{ sizes: [4, 6] }, { sizes: [4, 6] }]);
+    const scheduled = schedulePointwise(f.clone().fusion, computePointwiseHeuristics(f, info));
+    for (const input of scheduled.fusion.inputs) {
+      expect(scheduled.fusion.exprs().filter((e) => e.kind === 'LoadStoreOp' && e.inputs[0] === input).length).toBe(2);
+    }
+    const inputs = [values([4, 6], 1), values([4, 6], 2)];
+    const want = (evaluate(f, inputs)[0] as HostTensor).toNumbers();
+    const got = (evaluate(scheduled.fusion, inputs)[0] as HostTensor).toNumbers();
+    got.forEach((v, k) => expect(v).toBeCloseTo(want[k] as number, 12));
+  });
+
   it('limits vectorization to what every shift along the innermost dim allows', () => {
     const catOf = (widths: number[]): Fusion => {
       const f = new Fusion();

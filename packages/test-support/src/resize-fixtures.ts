@@ -102,6 +102,17 @@ export function resizeFixtures(): ShapeOpsFixture[] {
     out.push({ name: 'cat_of_itself', fusion: f, inputs: (r) => [randomTensor('Float', [5, 7], r)], segments: 'pointwise' });
   }
   {
+    // Two inputs read in a shifted space by one expression: each gets its own cache there.
+    const f = new Fusion();
+    const a = makeTensor(f, { shape: [-1, -1], dtype: 'Half' });
+    const b = makeTensor(f, { shape: [-1, -1], dtype: 'Half' });
+    f.addInput(a);
+    f.addInput(b);
+    const p = mul(a, b);
+    f.addOutput(cat([p, neg(p)], 0));
+    out.push({ name: 'cat_of_product_and_its_negation', fusion: f, inputs: (r) => [randomTensor('Half', [4, 6], r), randomTensor('Half', [4, 6], r)], segments: 'pointwise' });
+  }
+  {
     // Zero-size pieces: a pad of an empty tensor is all pad value; an empty cat input is skipped.
     const f = single('Float', 2, (_f, x) => [pad(exp(x), [2, 2], 3)]);
     out.push({ name: 'pad_of_empty', fusion: f, inputs: (r) => [randomTensor('Float', [3, 0], r)], segments: 'pointwise' });

@@ -54,11 +54,11 @@ export function schedulePointwise(fusion: Fusion, params: PointwiseParams): Sche
   const rank = tensorRank(refBefore);
 
   // 1. caches
-  const spaces = prepareResize(fusion, refBefore);
+  const resizePlan = prepareResize(fusion, refBefore);
   const inputCaches = new Map<TensorView, number>();
   fusion.inputs.forEach((v, i) => {
     if (v.kind !== 'tensorView' || v.uses.length === 0 || tensorRank(v) !== rank) return;
-    for (const c of cacheInputBySpace(v, spaces)) inputCaches.set(c, i);
+    for (const c of cacheInputBySpace(v, resizePlan)) inputCaches.set(c, i);
   });
   for (const o of [...fusion.outputs]) {
     if (o.kind !== 'tensorView') continue;

@@ -4,7 +4,8 @@
 //                       tensors wanted in two index spaces are recomputed (index-space.ts);
 //   cacheInputBySpace   an input read in several index spaces gets one cache per space (the
 //                       reference space's cache is the ordinary one), so each cache is loaded
-//                       at its own shifted index;
+//                       at its own shifted index; the uses are grouped once, before caching
+//                       rebuilds any expression (ResizePlan);
 //   inlineResizeProducer a resize's producer is computed at the consumer's point (its index
 //                       shifted), so it shares all of the consumer's loops although the resized
 //                       IDs have other extents — nvFuser propagates the resize into the
@@ -49,32 +50,57 @@ export function indexSpacesOf(fusion: Fusion, ref: TensorView, opts: { privatize
   return computeIndexSpaces(fusion, (o) => identitySpace(plain.mapToReference(o, ref)), opts);
 }
 
+/**
+ * What the caching step needs, taken before any rewiring: each input's uses grouped by the index
+ * space they read it in. Caching an input rebuilds its uses' expressions (an expression reading
+ * two inputs is rebuilt twice), so `rebuilt` follows each expression to its current version.
+ */
+export interface ResizePlan {
+  spaces: IndexSpaces;
+  useGroups: Map<TensorView, Expr[][]>;
+  rebuilt: Map<Expr, Expr>;
+}
+
 /** Readies a fusion with resize ops for the pointwise schedule; null without resize ops. */
-export function prepareResize(fusion: Fusion, ref: TensorView): IndexSpaces | null {
+export function prepareResize(fusion: Fusion, ref: TensorView): ResizePlan | null {
   if (!hasResizeExprs(fusion)) return null;
   separateRepeatedCatInputs(fusion);
-  return indexSpacesOf(fusion, ref, { privatize: true });
+  const spaces = indexSpacesOf(fusion, ref, { privatize: true });
+  const useGroups = new Map<TensorView, Expr[][]>();
+  for (const tv of fusion.inputs) {
+    if (tv.kind !== 'tensorView') continue;
+    const groups = new Map<string, Expr[]>();
+    for (const use of tv.uses) {
+      const sp = spaces.ofAccess(use, tv);
+      const key = sp === null ? 'none' : spaceKey(sp);
+      const g = groups.get(key);
+      if (g === undefined) groups.set(key, [use]);
+      else g.push(use);
+    }
+    useGroups.set(tv, [...groups.values()]);
+  }
+  return { spaces, useGroups, rebuilt: new Map() };
 }
 
 /**
- * Caches input `tv`: one cache per index space its uses read it in (`spaces` null: one cache
+ * Caches input `tv`: one cache per index space its uses read it in (`plan` null: one cache
  * for all uses, cacheAfter). Returns the caches.
  */
-export function cacheInputBySpace(tv: TensorView, spaces: IndexSpaces | null): TensorView[] {
-  if (spaces === null) return [tv.cacheAfter()];
-  const groups = new Map<string, Expr[]>();
-  for (const use of tv.uses) {
-    const sp = spaces.ofAccess(use, tv);
-    const key = sp === null ? 'none' : spaceKey(sp);
-    const g = groups.get(key);
-    if (g === undefined) groups.set(key, [use]);
-    else g.push(use);
-  }
+export function cacheInputBySpace(tv: TensorView, plan: ResizePlan | null): TensorView[] {
+  if (plan === null) return [tv.cacheAfter()];
+  const current = (e: Expr): Expr => {
+    let x = e;
+    for (let next = plan.rebuilt.get(x); next !== undefined; next = plan.rebuilt.get(x)) x = next;
+    return x;
+  };
   const caches: TensorView[] = [];
-  for (const uses of groups.values()) {
+  for (const uses of plan.useGroups.get(tv) ?? [[...tv.uses]]) {
     const c = copyTensor(tv);
     new LoadStoreOp(tv.fusion, 'Set', c, tv, null);
-    for (const use of uses) replaceExprVals(use, new Map<Val, Val>([[tv, c]]));
+    for (const use of uses) {
+      const old = current(use);
+      plan.rebuilt.set(old, replaceExprVals(old, new Map<Val, Val>([[tv, c]])));
+    }
     caches.push(c);
   }
   return caches;
