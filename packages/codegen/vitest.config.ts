@@ -10,5 +10,9 @@ export default defineConfig(
     'test/inner-outer-random.test.ts',
     'test/nvcc.test.ts',
     'test/resize-nvcc.test.ts',
+    'test/lowering-passes-corpus.test.ts',
+    'test/indexing-random.test.ts',
+    'test/reshape-nvcc.test.ts',
+    'test/greedy-nvcc.test.ts',
   ]),
 );

@@ -168,6 +168,30 @@ def rope_bf16():
     return fn, (x, cos, sin), (2 * x.numel() + 2 * cos.numel()) * 2
 
 
+@workload("embedding_bf16")
+def embedding_bf16():
+    # Issue 24: embedding lookup of 8192 token ids in a [128256, 4096] bf16 table (Llama 3's
+    # vocabulary); bytes: the looked-up rows read, the output written, the ids read.
+    ids = torch.randint(0, 128256, (8192,), device="cuda", dtype=torch.int64)
+    table = torch.randn(128256, 4096, device="cuda", dtype=torch.bfloat16)
+    fn = lambda i, w: torch.nn.functional.embedding(i, w)
+    return fn, (ids, table), 2 * 8192 * 4096 * 2 + 8192 * 8
+
+
+@workload("cumsum_f32")
+def cumsum_f32():
+    # issue #24: cumsum over rows of [16384, 4096] f32 (tsfuser: tsfuser-scan-sort-suite's timing).
+    x = torch.randn(16384, 4096, device="cuda")
+    return (lambda a: torch.cumsum(a, dim=1)), (x,), 2 * x.numel() * 4
+
+
+@workload("topk8_f32")
+def topk8_f32():
+    # issue #24: topk(k=8) over rows of [16384, 256] f32: values (f32) and indices (int64).
+    x = torch.randn(16384, 256, device="cuda")
+    return (lambda a: torch.topk(a, 8, dim=1)), (x,), x.numel() * 4 + 16384 * 8 * (4 + 8)
+
+
 FLUSH_MODE = "read"
 
 

@@ -6,6 +6,7 @@ import {
   defaultSchedulerRegistry,
   heuristicParamsToString,
   SchedulingError,
+  type GreedyParams,
   type IndexType,
   type KernelParams,
   type RuntimeInfo,
@@ -14,7 +15,11 @@ import {
 import { argumentLayout, type ArgumentLayout } from './arguments.js';
 import { cudaSource, emitKernel } from './emit/cuda.js';
 import { printKernelIr } from './kernel-ir/printer.js';
+import { emitGreedyKernel } from './emit/greedy/index.js';
 import { lowerFusion } from './lower/index.js';
+import { LOWERING_PASS_NAMES } from './lower/passes.js';
+import { CodegenError } from './errors.js';
+import type { KernelParam, Stmt } from './kernel-ir/nodes.js';
 
 export interface CompileOptions {
   /** Names the kernel `nvfuser_<scheduler>_f<fusionId>_c<cacheId>_r<runtimeId>_g<groupId>`. */
@@ -23,6 +28,11 @@ export interface CompileOptions {
   runtimeId?: number;
   groupId?: number;
   registry?: SchedulerRegistry;
+  /**
+   * A lowering pass name (lower/passes.ts LOWERING_PASS_NAMES): `dumps.kernelIrAfterPass` is the
+   * kernel IR right after that pass (empty when the pass is not enabled for this kernel).
+   */
+  kernelIrAfterPass?: string;
 }
 
 export interface LaunchParams {
@@ -33,6 +43,10 @@ export interface LaunchParams {
 
 export interface CompiledKernel {
   kernelName: string;
+  /** The fusion as scheduled for this kernel (the `fusion_ir` / `fusion_ir_math` dumps print it). */
+  scheduledFusion: Fusion;
+  /** Static `__device__` work buffers and semaphores (zero at module load; the kernel leaves them zero). */
+  deviceGlobals: ReturnType<typeof lowerFusion>['deviceGlobals'];
   /** Full CUDA C++: runtime helpers + kernel. */
   source: string;
   params: KernelParams;
@@ -40,7 +54,7 @@ export interface CompiledKernel {
   args: ArgumentLayout;
   indexType: IndexType;
   vectorizeFactor: number;
-  dumps: { kernelIr: string; cuda: string; schedulerParams: string; fusionIr: string; launchParams: string };
+  dumps: { kernelIr: string; cuda: string; schedulerParams: string; fusionIr: string; launchParams: string; kernelIrAfterPass?: string };
 }
 
 export function launchParamsText(l: LaunchParams): string {
@@ -57,14 +71,27 @@ export function compileFusion(fusion: Fusion, runtimeInfo: RuntimeInfo, opts: Co
   if (params.schedulerType === 'expr_eval' || params.schedulerType === 'no_op') {
     throw new SchedulingError(`the fusion needs no kernel (${params.schedulerType}: ${params.schedulerType === 'expr_eval' ? 'its outputs are views of its inputs' : 'every output is empty'})`);
   }
-  const scheduled = scheduler.schedule(fusion.clone().fusion, params);
   const name = `nvfuser_${params.schedulerType}_f${opts.fusionId ?? 0}_c${opts.cacheId ?? 1}_r${opts.runtimeId ?? 0}_g${opts.groupId ?? 0}`;
+  if (params.schedulerType === 'greedy') return compileGreedy(fusion, params, name);
+  const scheduled = scheduler.schedule(fusion.clone().fusion, params);
   const lp = params.lparams;
-  const kernel = lowerFusion(scheduled, { kernelName: name, maxThreadsPerBlock: Math.max(1, lp.bdimx * lp.bdimy * lp.bdimz) });
+  const after = opts.kernelIrAfterPass;
+  if (after !== undefined && !LOWERING_PASS_NAMES.includes(after)) {
+    throw new CodegenError(`kernel_ir after '${after}': no such lowering pass (passes: ${LOWERING_PASS_NAMES.join(', ')})`);
+  }
+  let afterText: string | undefined;
+  const kernelIndexType = params.indexType;
+  const kernel = lowerFusion(scheduled, {
+    kernelName: name,
+    maxThreadsPerBlock: Math.max(1, lp.bdimx * lp.bdimy * lp.bdimz),
+    ...(after === undefined ? {} : { observe: (pass, body, kernelParams) => (pass === after ? (afterText = printKernelIrOf(name, kernelIndexType, kernelParams, body)) : undefined) }),
+  });
   const launch: LaunchParams = { grid: [lp.gdimx, lp.gdimy, lp.gdimz], block: [lp.bdimx, lp.bdimy, lp.bdimz], sharedMemBytes: kernel.sharedMemBytes };
   const cuda = emitKernel(kernel);
   return {
     kernelName: name,
+    scheduledFusion: scheduled.fusion,
+    deviceGlobals: kernel.deviceGlobals,
     source: cudaSource(kernel),
     params,
     launch,
@@ -76,6 +103,39 @@ export function compileFusion(fusion: Fusion, runtimeInfo: RuntimeInfo, opts: Co
       cuda,
       schedulerParams: heuristicParamsToString(params),
       fusionIr: printFusion(scheduled.fusion),
+      launchParams: launchParamsText(launch),
+      ...(after === undefined ? {} : { kernelIrAfterPass: afterText ?? `(lowering pass '${after}' is not enabled for ${name})\n` }),
+    },
+  };
+}
+
+/** Kernel IR text of statements in the middle of lowering (before shared memory is laid out). */
+function printKernelIrOf(name: string, indexType: IndexType, params: readonly KernelParam[], body: readonly Stmt[]): string {
+  return printKernelIr({ name, indexType, params: [...params], indexLocals: [], body: [...body], maxThreadsPerBlock: 0, vectorizeFactor: 1, sharedMemBytes: 0, deviceGlobals: [] });
+}
+
+/** A greedy segment (one scan or sort): its kernel comes from the parameters, not a loop nest. */
+function compileGreedy(fusion: Fusion, params: GreedyParams, name: string): CompiledKernel {
+  const emitted = emitGreedyKernel(fusion, params, name);
+  const lp = params.lparams;
+  const launch: LaunchParams = { grid: [lp.gdimx, lp.gdimy, lp.gdimz], block: [lp.bdimx, lp.bdimy, lp.bdimz], sharedMemBytes: emitted.sharedMemBytes };
+  return {
+    kernelName: name,
+    source: emitted.source,
+    params,
+    launch,
+    args: argumentLayout(emitted.params, params.indexType),
+    indexType: params.indexType,
+    vectorizeFactor: params.kernel.kind === 'scan' && params.kernel.vectorized ? params.kernel.itemsPerThread : 1,
+    // A greedy kernel is written from the parameters: the fusion is scheduled as it is, and it
+    // uses no device globals (no grid reductions).
+    scheduledFusion: fusion,
+    deviceGlobals: [],
+    dumps: {
+      kernelIr: `// ${name}: a greedy ${params.op} kernel emitted from its parameters (no kernel IR)\n`,
+      cuda: emitted.kernel,
+      schedulerParams: heuristicParamsToString(params),
+      fusionIr: printFusion(fusion),
       launchParams: launchParamsText(launch),
     },
   };

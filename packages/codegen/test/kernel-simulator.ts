@@ -9,7 +9,8 @@
 // GridWelford) merge (avg, M2, N) states with the runtime library's welfordCombine. Values are JS numbers (float dtypes, Bool, integers exact below 2^53); results
 // are rounded to each store's dtype; float ops compute in double (not bit-exact to CUDA). Rng
 // statements take the reference evaluator's value at their linear index (what the Philox helper
-// computes; the helper itself is checked by test/rng-host.test.ts).
+// computes; the helper itself is checked by test/rng-host.test.ts). IndexedLoad statements throw
+// where the kernel would trap (an index outside the lookup dim).
 import { castTo, HostTensor, rngValueAt, type DataType, type RngDtype } from '@tsfuser/fusion-ir';
 import type { BulkRowCopy, IndexExpr, Kernel, LaunchParams, Operand, Predicate, Stmt, TensorAccess } from '../src/index.js';
 
@@ -270,6 +271,29 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
                 parameters: s.parameters.map((p) => read(p, t)),
               };
               write(s.out, t, rngValueAt(spec, ix(s.linearIndex, t)));
+            });
+            break;
+          case 'IndexedLoad':
+            // The kernel traps on an index outside [0, extent): the simulator throws.
+            mask.forEach((m, t) => {
+              if (!m) return;
+              const extent = ix(s.extent, t);
+              let i = read(s.index, t);
+              if (s.wrapNegative && i < 0) i += extent;
+              if (!Number.isInteger(i) || i < 0 || i >= extent) {
+                throw new Error(`simulator: device trap: ${s.op} index ${read(s.index, t)} is out of bounds for size ${extent} (block ${block}, thread ${t})`);
+              }
+              const g = globals.get(s.lookup.tensor);
+              if (g === undefined) throw new Error(`simulator: no global ${s.lookup.tensor}`);
+              const at = ix(s.lookup.index, t) + i * ix(s.stride, t);
+              if (at < 0 || at + s.width > g.values.length) throw new Error(`simulator: ${s.lookup.tensor}[${at}] out of bounds (${g.values.length})`);
+              if (s.width === 1) {
+                write(s.out, t, g.values[at] as number);
+                return;
+              }
+              // A vector load: consecutive lookup elements (the lookup's innermost stride is 1).
+              const dst = buffer(s.out, t);
+              for (let k = 0; k < s.width; k += 1) dst.data[dst.at + k] = round(g.values[at + k] as number, s.out.dtype);
             });
             break;
           case 'Iota':

@@ -5,7 +5,7 @@
 // element with the reference evaluator within a tolerance by dtype. Failure messages carry the
 // label and the seed.
 import { evaluate, HostTensor, type EvalValue, type Fusion, type TensorView, type Val } from '@tsfuser/fusion-ir';
-import { bindExtents, defaultSchedulerRegistry, segmentFusion, viewLayouts, type RuntimeInfo, type SchedulerRegistry } from '@tsfuser/scheduler';
+import { bindExtents, defaultSchedulerRegistry, permutedAllocationOrder, segmentFusion, viewLayouts, type RuntimeInfo, type SchedulerRegistry } from '@tsfuser/scheduler';
 import { compileFusion, lowerFusion, type CompiledKernel, type Kernel } from '../src/index.js';
 import { simulateKernel } from './kernel-simulator.js';
 import { compareOutput, runtimeInfoOf } from '@tsfuser/test-support';
@@ -41,21 +41,31 @@ export function simulateAndCheck(fusion: Fusion, inputs: readonly EvalValue[], l
   const args = inputs.map((v) => (v instanceof HostTensor ? v : Number(v)));
   const empty = sim.compiled.launch.grid.some((g) => g === 0);
   const got = empty ? outputs : simulateKernel(sim.kernel, sim.compiled.launch, [...args, ...outputs]).slice(args.filter((a) => typeof a !== 'number').length);
-  want.forEach((w, i) => compareOutput(w, got[i] as HostTensor, `${label}: output ${i}`));
+  want.forEach((w, i) => {
+    // Stride-ordered outputs: the evaluator allocates them with the same permuted strides.
+    const o = fusion.outputs[i];
+    if (o?.kind === 'tensorView' && permutedAllocationOrder(o) !== null && (got[i] as HostTensor).strides.join(',') !== w.strides.join(',')) {
+      throw new Error(`${label}: output ${i} has strides [${(got[i] as HostTensor).strides.join(', ')}], the reference [${w.strides.join(', ')}]`);
+    }
+    compareOutput(w, got[i] as HostTensor, `${label}: output ${i}`);
+  });
   return sim;
 }
 
 /**
  * An output buffer as the runtime allocates it (output-allocation.ts): dense over the dims that
- * are not expanded broadcasts, stride 0 on those (a view of the un-expanded result), filled
- * with -12345 (-7 / false for integers and Bool) so an element the kernel never writes shows.
+ * are not expanded broadcasts, in the output's allocation order (its stride order, when it has
+ * one), stride 0 on expanded dims (a view of the un-expanded result), filled with -12345 (-7 /
+ * false for integers and Bool) so an element the kernel never writes shows.
  */
 export function poisonedOutput(tv: TensorView, value: HostTensor): HostTensor {
   const logical = tv.domain.logicalNoReductions();
   const expanded = value.sizes.map((_, d) => logical[d]?.isBroadcast() === true && logical[d]?.expandedExtent !== null);
+  const order = permutedAllocationOrder(tv) ?? value.sizes.map((_, d) => d);
   const strides = new Array<number>(value.sizes.length).fill(0);
   let stride = 1;
-  for (let d = value.sizes.length - 1; d >= 0; d -= 1) {
+  for (let k = order.length - 1; k >= 0; k -= 1) {
+    const d = order[k] as number;
     if (expanded[d] === true) continue;
     strides[d] = stride;
     stride *= Math.max(1, value.sizes[d] as number);

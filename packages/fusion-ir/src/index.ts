@@ -9,6 +9,7 @@ export * from './ir/iter-domain.js';
 export * from './ir/tensor-domain.js';
 export * from './ir/tensor-view.js';
 export * from './ir/expr.js';
+export * from './ir/indexing-exprs.js';
 export * from './ir/fusion.js';
 export * from './ops/index.js';
 export * from './transforms/index.js';

@@ -7,6 +7,7 @@ import {
   evaluate,
   exp,
   makeSymbolicTensor,
+  setStrideOrder,
   sum,
   type TensorView,
 } from '../src/index.js';
@@ -91,5 +92,40 @@ describe('cacheFork', () => {
     expect(values(after[1])).toEqual(values(before[1]));
     expect(() => t2.cacheFork()).toThrow(/no other uses/);
     expect(() => t0.cacheFork()).toThrow(/not a fusion output/);
+  });
+});
+
+describe('stride-ordered outputs keep their allocation order through caching', () => {
+  const orderOf = (tv: TensorView): number[] | null => tv.domain.allocation?.map((id) => tv.domain.logical.indexOf(id)) ?? null;
+
+  it('cacheBefore: the global output keeps it, the Local cache has none; values and strides unchanged', () => {
+    const fusion = new Fusion();
+    const t0 = makeSymbolicTensor(fusion, 3);
+    fusion.addInput(t0);
+    const t1 = exp(t0);
+    setStrideOrder(t1, [0, 2, 1]);
+    fusion.addOutput(t1);
+    const x = randomTensor('Float', [2, 3, 4], false);
+    const before = evaluate(fusion, [x])[0] as HostTensor;
+    const c = t1.cacheBefore();
+    expect(orderOf(t1)).toEqual([1, 2, 0]);
+    expect(t1.domain.contiguity).toEqual([true, true, true]);
+    expect(c.domain.allocation).toBeNull();
+    const after = evaluate(fusion, [x])[0] as HostTensor;
+    expect(after.strides).toEqual(before.strides);
+    expect(values(after)).toEqual(values(before));
+  });
+
+  it('cacheFork: the new output takes it over from the tensor that stays an intermediate', () => {
+    const fusion = new Fusion();
+    const t0 = makeSymbolicTensor(fusion, 2);
+    fusion.addInput(t0);
+    const t1 = exp(t0);
+    setStrideOrder(t1, [0, 1]);
+    fusion.addOutput(t1);
+    fusion.addOutput(add(t1, 1));
+    const c = t1.cacheFork();
+    expect(orderOf(c)).toEqual([1, 0]);
+    expect(t1.domain.allocation).toBeNull();
   });
 });

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { HostTensor, evaluate, printFusion } from '@tsfuser/fusion-ir';
 import { eliminateDeadCode } from '@tsfuser/jit-ir';
-import { fuseGraph, guardFusionGroups, jitOpSupport, parseJitIR, runGraph, simplifySizeArithmetic } from '../src/index.js';
+import { createPhiloxGenerator, fuseGraph, guardFusionGroups, jitOpSupport, lowerJitGraph, parseJitIR, runGraph, simplifySizeArithmetic } from '../src/index.js';
 import { graphOf, tensorType as T } from './helpers/ir-builder.js';
 
 const SEED = 2211;
@@ -249,7 +249,7 @@ describe('legacy-parser ops (issue 22)', () => {
     close(o.toNumbers(), bv.map((g) => g * (1 - g * g)), 'tanh_backward');
   });
 
-  it('the RNG ops say they are pending; instance_norm updating running stats is refused with a reason', () => {
+  it('the RNG ops lower (random.ts); instance_norm updating running stats is refused with a reason', () => {
     const g = graphOf(
       [`%x : ${T('Float', 2, 3, 2)}`, `%rm : ${T('Float', 3)}`, `%rv : ${T('Float', 3)}`, `%g : ${T('Float', 2, 3, 2)}`, `%mask : ${T('Bool', 2, 3, 2)}`],
       `%t : bool = prim::Constant[value=1]()
@@ -267,7 +267,80 @@ describe('legacy-parser ops (issue 22)', () => {
       return s.supported ? 'supported' : s.reason;
     };
     expect(reason(norm)).toContain('updates running stats in place');
-    expect(reason(dropBack)).toContain('pending RNG');
-    expect(reason(rand)).toContain('pending RNG');
+    expect(reason(dropBack)).toBe('supported');
+    expect(reason(rand)).toBe('supported');
+  });
+});
+
+// Random ops (src/parse-jit-ir/random.ts) against PyTorch's definitions: native_dropout's mask is
+// rand < 1 − p and its output input · mask / (1 − p); train=False and p = 0 draw nothing;
+// native_dropout_backward is grad · mask · scale; rand_like is uniform in [0, 1) of the input's
+// (or the given) floating dtype. The numbers themselves are fusion-ir's Philox (not PyTorch's).
+describe('legacy-parser random ops: dropout, native_dropout, native_dropout_backward, rand_like', () => {
+  const X = `%x : ${T('Float', 64, 256)}`;
+  const rng = seeded(SEED + 1);
+  const x = randomTensor(rng, [64, 256]);
+
+  it('native_dropout: Bool mask with about 1 − p kept, output = x · mask / (1 − p), a seed replays', () => {
+    const g = graphOf([X], `%p : float = prim::Constant[value=0.25]()\n%t : bool = prim::Constant[value=1]()\n%o : Tensor, %m : Tensor = aten::native_dropout(%x, %p, %t)`, ['o', 'm']);
+    const generator = createPhiloxGenerator(11n);
+    const [o, m] = runGraph(g, [x], { generator }).outputs as HostTensor[];
+    expect(m?.dtype).toBe('Bool');
+    const mask = (m as HostTensor).toNumbers();
+    const xs = x.toNumbers();
+    const expected = xs.map((v, i) => (mask[i] === 1 ? Math.fround(Math.fround(v) * Math.fround(1 / 0.75)) : 0));
+    close((o as HostTensor).toNumbers(), expected, 'native_dropout output');
+    const kept = mask.filter((v) => v === 1).length / mask.length;
+    expect(Math.abs(kept - 0.75), `kept ${kept} (seed ${SEED})`).toBeLessThan(5 * Math.sqrt((0.25 * 0.75) / mask.length));
+    expect(generator.offset).toBe(1n);
+    const again = runGraph(g, [x], { generator: createPhiloxGenerator(11n) }).outputs[1] as HostTensor;
+    expect(again.toNumbers()).toEqual(mask);
+    const next = runGraph(g, [x], { generator }).outputs[1] as HostTensor;
+    expect(next.toNumbers()).not.toEqual(mask);
+  });
+
+  it('native_dropout with train=False and dropout with p = 0 return the input and draw nothing', () => {
+    const g = graphOf(
+      [X],
+      `%p : float = prim::Constant[value=0.5]()\n%z : float = prim::Constant[value=0.]()\n%f : bool = prim::Constant[value=0]()\n%t : bool = prim::Constant[value=1]()\n%o : Tensor, %m : Tensor = aten::native_dropout(%x, %p, %f)\n%d : Tensor = aten::dropout(%x, %z, %t)`,
+      ['o', 'm', 'd'],
+    );
+    expect(lowerJitGraph(g).rng).toBeNull();
+    const generator = createPhiloxGenerator(3n);
+    const [o, m, d] = runGraph(g, [x], { generator }).outputs as HostTensor[];
+    expect((o as HostTensor).toNumbers()).toEqual(x.toNumbers());
+    expect((d as HostTensor).toNumbers()).toEqual(x.toNumbers());
+    expect((m as HostTensor).toNumbers().every((v) => v === 1)).toBe(true);
+    expect(generator.offset).toBe(0n);
+  });
+
+  it('two random ops in one fusion draw at offset and offset + 1 (two extra Int inputs)', () => {
+    const g = graphOf([X], `%p : float = prim::Constant[value=0.5]()\n%t : bool = prim::Constant[value=1]()\n%a : Tensor = aten::dropout(%x, %p, %t)\n%n : NoneType = prim::Constant()\n%r : Tensor = aten::rand_like(%x, %n, %n, %n, %n, %n)`, ['a', 'r']);
+    const lowering = lowerJitGraph(g);
+    expect(lowering.rng).toEqual({ draws: 2 });
+    expect(lowering.fusion.inputs.length).toBe(3);
+    expect(lowering.fusion.inputs.slice(1).map((v) => (v.kind === 'scalar' ? v.dtype : v.kind))).toEqual(['Int', 'Int']);
+    const generator = createPhiloxGenerator(5n);
+    const [, r] = runGraph(g, [x], { generator }).outputs as HostTensor[];
+    const u = (r as HostTensor).toNumbers();
+    expect(u.every((v) => v >= 0 && v < 1)).toBe(true);
+    const mean = u.reduce((a, b) => a + b, 0) / u.length;
+    expect(Math.abs(mean - 0.5), `rand_like mean ${mean}`).toBeLessThan(5 * Math.sqrt(1 / 12 / u.length));
+    expect(generator.offset).toBe(2n);
+  });
+
+  it('native_dropout_backward is grad · mask · scale; rand_like keeps or takes the dtype', () => {
+    const m = HostTensor.fromValues('Bool', [64, 256], x.toNumbers().map((v) => v > 0));
+    const g = graphOf([X, `%m : ${T('Bool', 64, 256)}`], `%s : float = prim::Constant[value=1.3333333333333333]()\n%o : Tensor = aten::native_dropout_backward(%x, %m, %s)\n%h : int = prim::Constant[value=5]()\n%n : NoneType = prim::Constant()\n%r : Tensor = aten::rand_like(%x, %h, %n, %n, %n, %n)`, ['o', 'r']);
+    const [o, r] = runGraph(g, [x, m]).outputs as HostTensor[];
+    close((o as HostTensor).toNumbers(), x.toNumbers().map((v) => (v > 0 ? Math.fround(Math.fround(v) * Math.fround(4 / 3)) : 0)), 'native_dropout_backward');
+    expect(r?.dtype).toBe('Half');
+  });
+
+  it('bad arguments: p outside [0, 1], rand_like of an Int tensor without a dtype', () => {
+    const bad = graphOf([X], `%p : float = prim::Constant[value=1.5]()\n%t : bool = prim::Constant[value=1]()\n%o : Tensor = aten::dropout(%x, %p, %t)`, ['o']);
+    expect(() => parseJitIR(bad)).toThrow(/aten::dropout: dropout probability has to be between 0 and 1, but got 1.5/);
+    const int = graphOf([`%i : ${T('Long', 4)}`], `%n : NoneType = prim::Constant()\n%r : Tensor = aten::rand_like(%i, %n, %n, %n, %n, %n)`, ['r']);
+    expect(() => parseJitIR(int)).toThrow(/rand_like of a Int tensor needs a floating dtype/);
   });
 });

@@ -5,7 +5,7 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { HostTensor } from '@tsfuser/fusion-ir';
-import { fuseGraph, guardFusionGroups, runGraph, referenceGroupExecutor, type FusionGroupCall, type RunValue } from '../src/index.js';
+import { createPhiloxGenerator, fuseGraph, guardFusionGroups, runGraph, referenceGroupExecutor, type FusionGroupCall, type RunValue } from '../src/index.js';
 import { FIXTURE_ROOT } from './helpers/golden.js';
 import { cloneInputs, fixtureGraph, runInputs, runValueDiff } from './helpers/graph-run.js';
 import { runAtenReference } from './helpers/aten-reference-ops.js';
@@ -77,9 +77,22 @@ describe('executor hook and launch_param dump', () => {
     expect(r.printed[0]).toMatch(/^result: Float\(64, 64\)$/);
   });
 
-  test('training dropout (random) is reported, not silently run', () => {
+  test('training dropout runs with the run generator: fused equals unfused for one seed, runs differ, a seed replays', () => {
     const g = fusedAndGuarded('linear_gelu_dropout.ir');
-    expect(() => runGraph(g, runInputs(g))).toThrow(/aten::dropout: dropout in training mode needs random numbers/);
+    const plain = fixtureGraph('linear_gelu_dropout.ir');
+    const inputs = runInputs(g);
+    const fused = runGraph(g, cloneInputs(inputs), { generator: createPhiloxGenerator(7n) }).outputs[0] as HostTensor;
+    const unfused = runGraph(plain, cloneInputs(inputs), { generator: createPhiloxGenerator(7n) }).outputs[0] as HostTensor;
+    expect(runValueDiff('output 0', fused, unfused)).toBeNull();
+    const generator = createPhiloxGenerator(7n);
+    const first = runGraph(g, cloneInputs(inputs), { generator }).outputs[0] as HostTensor;
+    const second = runGraph(g, cloneInputs(inputs), { generator }).outputs[0] as HostTensor;
+    expect(generator.offset).toBe(2n);
+    expect(runValueDiff('output 0', first, fused)).toBeNull();
+    expect(runValueDiff('output 0', first, second)).not.toBeNull();
+    // p = 0.1: about 10% zeros (5 standard deviations of 64·4096 Bernoulli draws).
+    const zeros = first.toNumbers().filter((v) => v === 0).length / first.numel;
+    expect(Math.abs(zeros - 0.1)).toBeLessThan(5 * Math.sqrt((0.1 * 0.9) / first.numel));
   });
 
   test('the README example: relu(x + x), one group taken', () => {

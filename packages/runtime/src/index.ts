@@ -50,6 +50,17 @@ export {
   type ExecutorDump,
 } from './executor/fusion-executor-cache.js';
 export { outputLayout, type TensorLayout } from './executor/output-allocation.js';
-export { runtimeInfoFor, schedulerDevice, pointerAlignment, type ExecutorArgument } from './executor/runtime-info.js';
+export { runtimeInfoFor, schedulerDevice, pointerAlignment, plannedArguments, type ExecutorArgument } from './executor/runtime-info.js';
+export {
+  bindArguments,
+  planLaunch,
+  type GroupKernelPlanner,
+  type LaunchPlanLayout,
+  type PlannedArgument,
+  type PlannedGroup,
+  type PlanRef,
+  type PlanStep,
+  type PlanView,
+} from './executor/launch-planner.js';
 export { wholeFusion, type PlanGroup, type SegmentPlan, type Segmenter } from './executor/segment-plan.js';
 export { l2Flusher, median, timeDevice, type FlushMode, type L2Flusher } from './timing.js';

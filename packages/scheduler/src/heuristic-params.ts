@@ -7,6 +7,7 @@ import { reductionParamsToString, type ReductionParams } from './reduction/param
 import { innerPersistentParamsToString, type InnerPersistentParams } from './normalization/params.js';
 import { outerPersistentParamsToString, type OuterPersistentParams } from './outer-persistent/params.js';
 import { innerOuterPersistentParamsToString, type InnerOuterPersistentParams } from './inner-outer-persistent/params.js';
+import { greedyParamsToString, type GreedyParams } from './greedy/params.js';
 
 export interface LaunchDims {
   gdimx: number;
@@ -56,7 +57,15 @@ export interface NoOpParams {
   tag: string;
 }
 
-export type HeuristicParams = ExprEvalParams | NoOpParams | PointwiseParams | ReductionParams | InnerPersistentParams | OuterPersistentParams | InnerOuterPersistentParams;
+export type HeuristicParams =
+  | ExprEvalParams
+  | NoOpParams
+  | PointwiseParams
+  | ReductionParams
+  | InnerPersistentParams
+  | OuterPersistentParams
+  | InnerOuterPersistentParams
+  | GreedyParams;
 
 /** The parameters of a scheduler that makes a kernel (every one but expr_eval and no_op). */
 export type KernelParams = Exclude<HeuristicParams, ExprEvalParams | NoOpParams>;
@@ -73,7 +82,8 @@ export type SchedulerType =
   | 'reduction'
   | 'inner_persistent'
   | 'outer_persistent'
-  | 'inner_outer_persistent';
+  | 'inner_outer_persistent'
+  | 'greedy';
 
 export function exprEvalParamsToString(p: ExprEvalParams): string {
   return `\n===== Expr Eval Parameters ========\nTag: ${p.tag}\nNo kernel: every output is a view (sizes, strides, offset) of an input buffer\n====================================\n`;
@@ -118,6 +128,8 @@ export function heuristicParamsToString(p: HeuristicParams): string {
       return outerPersistentParamsToString(p);
     case 'inner_outer_persistent':
       return innerOuterPersistentParamsToString(p);
+    case 'greedy':
+      return greedyParamsToString(p);
     default: {
       const unreachable: never = p;
       throw new Error(`unknown scheduler parameters ${String(unreachable)}`);

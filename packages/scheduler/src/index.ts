@@ -6,11 +6,13 @@ export * from './heuristic-params.js';
 export * from './index-type.js';
 export * from './scheduler.js';
 export { ExactLogicalMap, findReferenceOutput, iterationRank } from './pointwise/domain-map.js';
+export { ReshapeIndexGraph, referencePositionsOf, type IndexDerivation } from './pointwise/reshape-index-graph.js';
 export { analyzeVectorization, type IoTensor, type VectorizationResult } from './pointwise/vectorize.js';
 export { canSchedulePointwise } from './pointwise/can-schedule.js';
 export { computePointwiseHeuristics, THREADS_PER_BLOCK, MAX_GRID_Y, type PointwiseOverrides } from './pointwise/heuristics.js';
 export { schedulePointwise } from './pointwise/schedule.js';
 export { PointwiseScheduler } from './pointwise/index.js';
+export { permutedAllocationOrder, stridedOutputRefusal, stridesInOrder } from './stride-order.js';
 export { ExprEvalScheduler } from './expr-eval/index.js';
 export { NoOpScheduler, canScheduleEmptyOutputs } from './no-op/index.js';
 export { canScheduleExprEvalViews } from './expr-eval/can-schedule.js';
@@ -38,6 +40,7 @@ export { computeInnerOuterPersistentHeuristics, innerOuterReductions, type Inner
 export { scheduleInnerOuterPersistent, isInnerReduction, INNER_OUTER_PERSISTENT_POSITION } from './inner-outer-persistent/schedule.js';
 export { InnerOuterPersistentScheduler } from './inner-outer-persistent/index.js';
 export { bulkRowPipelineByDefault, type BulkRowPipelineFacts } from './inner-outer-persistent/bulk-row-pipeline.js';
+export * from './greedy/index.js';
 export * from './segmenter/index.js';
 export * from './segmentation/index.js';
 
@@ -48,6 +51,7 @@ import { ReductionScheduler } from './reduction/index.js';
 import { InnerPersistentScheduler } from './normalization/index.js';
 import { OuterPersistentScheduler } from './outer-persistent/index.js';
 import { InnerOuterPersistentScheduler } from './inner-outer-persistent/index.js';
+import { GreedyScheduler } from './greedy/index.js';
 import { SchedulerRegistry } from './scheduler.js';
 
 /**
@@ -70,6 +74,7 @@ export function defaultSchedulerRegistry(): SchedulerRegistry {
     new InnerPersistentScheduler(),
     new OuterPersistentScheduler(),
     new InnerOuterPersistentScheduler(),
+    new GreedyScheduler(),
     new NoOpScheduler(),
   ]);
 }

@@ -47,6 +47,11 @@ export interface TensorInputInfo {
 export interface ScalarInputInfo {
   kind: 'scalar';
   dtype: DataType;
+  /**
+   * The value of an integral scalar input, when known: sizes computed from it (a dynamic
+   * reshape's new sizes) are bound to it, so the plan for it is one per value class.
+   */
+  value?: number;
 }
 
 export type InputInfo = TensorInputInfo | ScalarInputInfo;
@@ -68,11 +73,12 @@ export function contiguousStrides(sizes: readonly number[]): number[] {
 
 /**
  * Convenience: RuntimeInfo for the fusion's inputs given their sizes (contiguous, 16-byte
- * aligned unless strides/alignment are given). Scalars take `null`.
+ * aligned unless strides/alignment are given). Scalars take `null`, or `{ value }` (an integral
+ * scalar's value is kept: sizes may be computed from it).
  */
 export function makeRuntimeInfo(
   fusion: Fusion,
-  inputs: readonly ({ sizes: readonly number[]; strides?: readonly number[]; alignment?: number } | null)[],
+  inputs: readonly ({ sizes: readonly number[]; strides?: readonly number[]; alignment?: number } | { value: number | bigint | boolean } | null)[],
   device: DeviceProperties = H100_PROPERTIES,
 ): RuntimeInfo {
   if (inputs.length !== fusion.inputs.length) {
@@ -81,7 +87,7 @@ export function makeRuntimeInfo(
   const infos = fusion.inputs.map((v, i): InputInfo => {
     const spec = inputs[i];
     if (v.kind === 'tensorView') {
-      if (spec === null || spec === undefined) throw new SchedulingError(`makeRuntimeInfo: input ${i} (T${v.name}) is a tensor but was given no sizes`);
+      if (spec === null || spec === undefined || !('sizes' in spec)) throw new SchedulingError(`makeRuntimeInfo: input ${i} (T${v.name}) is a tensor but was given no sizes`);
       return {
         kind: 'tensor',
         dtype: v.dtype,
@@ -90,7 +96,12 @@ export function makeRuntimeInfo(
         alignment: spec.alignment ?? 16,
       };
     }
-    if (v.kind === 'scalar') return { kind: 'scalar', dtype: v.dtype };
+    if (v.kind === 'scalar') {
+      // An integral scalar's value may be a size (a dynamic reshape): keep it.
+      const integral = v.dtype === 'Int' || v.dtype === 'Int32' || v.dtype === 'Index';
+      if (integral && spec !== null && spec !== undefined && 'value' in spec && typeof spec.value !== 'boolean') return { kind: 'scalar', dtype: v.dtype, value: Number(spec.value) };
+      return { kind: 'scalar', dtype: v.dtype };
+    }
     throw new SchedulingError(`makeRuntimeInfo: input ${i} is an IterDomain`);
   });
   return { inputs: infos, device };
@@ -99,7 +110,10 @@ export function makeRuntimeInfo(
 /** Symbolic extents bound to concrete sizes (input extents and expanded extents). */
 export type ExtentBindings = Map<Scalar, number>;
 
-/** Binds every symbolic extent of the fusion inputs to its runtime size; checks ranks and constants. */
+/**
+ * Binds every symbolic extent of the fusion inputs to its runtime size, and integral scalar
+ * inputs to their values where the runtime info has them; checks ranks and constants.
+ */
 export function bindExtents(fusion: Fusion, info: RuntimeInfo): ExtentBindings {
   const bindings: ExtentBindings = new Map();
   if (info.inputs.length !== fusion.inputs.length) {
@@ -107,6 +121,8 @@ export function bindExtents(fusion: Fusion, info: RuntimeInfo): ExtentBindings {
   }
   fusion.inputs.forEach((v, i) => {
     const inp = info.inputs[i] as InputInfo;
+    // Integral scalar inputs with a known value (dynamic reshape sizes).
+    if (v.kind === 'scalar' && inp.kind === 'scalar' && inp.value !== undefined && v.value === null) bindings.set(v, inp.value);
     if (v.kind !== 'tensorView') return;
     if (inp.kind !== 'tensor') throw new SchedulingError(`input ${i} (T${v.name}) is a tensor but runtime info describes a scalar`);
     const logical = v.domain.logicalNoReductions();
@@ -196,7 +212,7 @@ export function evaluateExtent(s: Scalar, bindings: ExtentBindings): number {
     const [c, a, b] = def.inputs as [Scalar, Scalar, Scalar];
     return evaluateExtent(c, bindings) !== 0 ? evaluateExtent(a, bindings) : evaluateExtent(b, bindings);
   }
-  throw new SchedulingError(`cannot evaluate extent ${s.symbolicName()} from the input sizes`);
+  throw new SchedulingError(`cannot evaluate extent ${s.symbolicName()} from the input sizes and integral scalar inputs`);
 }
 
 /** Concrete logical sizes (non-reduction dims; expanded broadcasts report their expanded size). */

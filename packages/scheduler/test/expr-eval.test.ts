@@ -5,13 +5,13 @@
 // (seeded; the seed is printed on failure). Also: refusals with reasons, PyTorch's view rule,
 // registry priority, and segmentation around a reshape the kernels cannot take.
 import {
-  add, broadcast, evaluate, expand, Fusion, HostTensor, makeTensor, mul, permute, reshape, set, size, slice, squeeze,
+  add, broadcast, evaluate, expand, Fusion, HostTensor, makeTensor, mul, permute, reshape, set, size, slice, squeeze, sum,
   type TensorView,
 } from '@tsfuser/fusion-ir';
 import { describe, expect, it } from 'vitest';
 import {
   bindExtents, defaultSchedulerRegistry, ExprEvalScheduler, fusionIrSegmentsToString, heuristicParamsToString, makeRuntimeInfo,
-  segmentFusion, segmentedFusionToString, viewLayouts, viewStrides,
+  segmentFusion, viewLayouts, viewStrides,
 } from '../src/index.js';
 
 function seeded(seed: number): () => number {
@@ -172,7 +172,7 @@ describe('expr_eval: metadata-only fusions are views', () => {
 });
 
 describe('expr_eval in the registry and in segmentation', () => {
-  it('a reshape between pointwise ops becomes its own expr_eval segment (a view, no kernel)', () => {
+  it('a reshape between pointwise ops is one pointwise kernel (indexed through the reshape)', () => {
     const f = new Fusion();
     const x = makeTensor(f, { shape: [-1, -1] });
     f.addInput(x);
@@ -181,13 +181,35 @@ describe('expr_eval in the registry and in segmentation', () => {
     f.addOutput(add(z, 1));
     const info = makeRuntimeInfo(f, [{ sizes: [8, 64] }]);
     const sf = segmentFusion(f, info, defaultSchedulerRegistry());
-    expect(sf.groups.map((g) => g.schedulerType)).toEqual(['pointwise', 'expr_eval', 'pointwise']);
-    expect(segmentedFusionToString(sf)).toContain('expr_eval');
-    const dump = fusionIrSegmentsToString(sf);
-    expect(dump).toContain('3 segments (2 kernels)');
-    expect(dump).toMatch(/segment 1 \[expr_eval\] — reads T\d+; writes T\d+ \(views of its inputs, no kernel\)/);
-    // The boundary names the shape op that forced it.
-    expect(dump).toMatch(/pointwise: reshape producing T\d+ is not supported by the pointwise scheduler yet/);
+    expect(sf.groups.map((g) => g.schedulerType)).toEqual(['pointwise']);
+  });
+
+  it('a reshape feeding a reduction is one reduction kernel; one after it forces a boundary, named', () => {
+    const f = new Fusion();
+    const x = makeTensor(f, { shape: [-1, -1] });
+    f.addInput(x);
+    f.addOutput(sum(reshape(mul(x, 2), [size(x, 0), 4, -1]), [2]));
+    const sf = segmentFusion(f, makeRuntimeInfo(f, [{ sizes: [8, 64] }]), defaultSchedulerRegistry());
+    expect(sf.groups.map((g) => g.schedulerType)).toEqual(['reduction']);
+
+    const g = new Fusion();
+    const y = makeTensor(g, { shape: [-1, -1, -1] });
+    g.addInput(y);
+    g.addOutput(add(reshape(sum(y, [2]), [-1]), 1));
+    const sg = segmentFusion(g, makeRuntimeInfo(g, [{ sizes: [4, 6, 8] }]), defaultSchedulerRegistry());
+    expect(sg.groups.map((s) => s.schedulerType)).toEqual(['reduction', 'pointwise']);
+    const dump = fusionIrSegmentsToString(sg);
+    expect(dump).toContain('2 segments (2 kernels)');
+    expect(dump).toMatch(/reduction: reshape producing T\d+ after the reduction of T\d+ is not supported by the reduction scheduler yet/);
+  });
+
+  it('a reshape of a 0-size tensor is left to expr_eval (no split/merge to index through)', () => {
+    const f = new Fusion();
+    const x = makeTensor(f, { shape: [0, 6] });
+    f.addInput(x);
+    f.addOutput(add(reshape(x, [3, 0]), 1));
+    const pick = defaultSchedulerRegistry().tryPick(f, makeRuntimeInfo(f, [{ sizes: [0, 6] }]));
+    expect(pick.rejected.find((r) => r.type === 'pointwise')?.reason).toMatch(/reshape producing T\d+ has no split\/merge from its input's dims/);
   });
 
   it('a fusion that only permutes and expands is picked by expr_eval before pointwise', () => {

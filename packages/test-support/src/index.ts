@@ -13,3 +13,8 @@ export * from './shape-ops-fixtures.js';
 export * from './shape-ops-random.js';
 export * from './resize-fixtures.js';
 export * from './resize-random.js';
+export * from './indexing-fixtures.js';
+export * from './reshape-fixtures.js';
+export * from './reshape-random.js';
+export * from './stride-order-fixtures.js';
+export * from './scan-sort-fixtures.js';

@@ -2,9 +2,9 @@
 // test and the GPU suite (packages/tsfuser/gpu/shape-ops-suite.ts): full / zeros / ones / iota
 // in pointwise, reduction and persistent kernels; expanded outputs and stride-0 inputs; permuted
 // inputs and outputs in pointwise kernels;
-// metadata-only fusions (expr_eval views) and a reshape between pointwise ops (segmented);
+// metadata-only fusions (expr_eval views) and a reshape between pointwise ops (one kernel);
 // zero-size tensors (identities of reductions over empty dims, empty outputs, no_op); slice /
-// pad / cat (resize-fixtures.ts). Each
+// pad / cat (resize-fixtures.ts); stride-ordered outputs (stride-order-fixtures.ts). Each
 // fixture builds its fusion and its inputs from a seeded generator, and names the schedulers
 // its segments should get with the default registry.
 import {
@@ -13,6 +13,7 @@ import {
 } from '@tsfuser/fusion-ir';
 import { randomTensor } from './shape-ops-values.js';
 import { resizeFixtures } from './resize-fixtures.js';
+import { strideOrderFixtures } from './stride-order-fixtures.js';
 
 export interface ShapeOpsFixture {
   name: string;
@@ -169,7 +170,7 @@ function metadataFixtures(): ShapeOpsFixture[] {
       const z = reshape(mul(x, 2), [size(x, 0), 2, -1]);
       return [add(z, 1)];
     });
-    out.push({ name: 'pointwise_reshape_pointwise', fusion, inputs: (r) => [randomTensor('Float', [8, 64], r)], segments: 'pointwise+expr_eval+pointwise' });
+    out.push({ name: 'pointwise_reshape_pointwise', fusion, inputs: (r) => [randomTensor('Float', [8, 64], r)], segments: 'pointwise' });
   }
   {
     // A permute (inside the first kernel) and a strided slice, which the second kernel reads at
@@ -188,7 +189,7 @@ function metadataFixtures(): ShapeOpsFixture[] {
   }
   {
     const { fusion } = withInput('Float', [-1, -1], (_f, x) => [sum(reshape(x, [-1, 4]), [1])]);
-    out.push({ name: 'reshape_then_sum', fusion, inputs: (r) => [randomTensor('Float', [32, 64], r)], segments: 'expr_eval+reduction' });
+    out.push({ name: 'reshape_then_sum', fusion, inputs: (r) => [randomTensor('Float', [32, 64], r)], segments: 'reduction' });
   }
   return out;
 }
@@ -221,5 +222,5 @@ function zeroSizeFixtures(): ShapeOpsFixture[] {
 }
 
 export function shapeOpsFixtures(): ShapeOpsFixture[] {
-  return [...factoryFixtures(), ...expandFixtures(), ...permuteFixtures(), ...metadataFixtures(), ...zeroSizeFixtures(), ...resizeFixtures()];
+  return [...factoryFixtures(), ...expandFixtures(), ...permuteFixtures(), ...metadataFixtures(), ...zeroSizeFixtures(), ...resizeFixtures(), ...strideOrderFixtures()];
 }

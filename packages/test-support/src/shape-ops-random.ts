@@ -2,7 +2,7 @@
 // differential test (shape-ops-random.test.ts) and the GPU suite (tsfuser-shape-ops-suite
 // --random N). Each fusion works on [N, M] tensors (Float or Half; N, M from 0 to ~70): binary
 // math, a 0-dim full scale, an iota along a dim, a permute round trip inside a kernel, a reshape
-// round trip (views between kernels), a broadcast-in-dim row parameter, a row sum expanded
+// round trip (inside kernels, of expanded tensors too), a broadcast-in-dim row parameter, a row sum expanded
 // back as an output; outputs may be views (permute, strided slice) of the result. Dead
 // intermediates are left in the definitions on purpose.
 import {
@@ -37,11 +37,14 @@ export function randomShapeOpsCase(seed: number): RandomShapeCase {
     pool.push(cast(y, 'Float'));
     steps.push('y');
   }
+  /** The row parameter [1, m]: not n·m elements, so never reshaped to [n, m]. */
+  let row: TensorView | null = null;
   if (r() < 0.4) {
     const w = makeTensor(f, { shape: [-1] });
     f.addInput(w);
     inputs.push(randomTensor('Float', [m], r));
-    pool.push(broadcast(w, [true, false]));
+    row = broadcast(w, [true, false]);
+    pool.push(row);
     steps.push('row');
   }
   /** Tensors that carry an expanded broadcast dim (a row sum expanded back). */
@@ -63,11 +66,12 @@ export function randomShapeOpsCase(seed: number): RandomShapeCase {
     } else if (op === 3) {
       t = permute(add(permute(a, [1, 0]), 1), [1, 0]);
       steps.push('permute');
-    } else if (op === 4 && n > 0 && m > 0 && !expanded.has(a)) {
+    } else if (op === 4 && n > 0 && m > 0 && a !== row) {
+      // Inside a pointwise kernel (an expanded tensor's reshape too: it is no view).
       t = reshape(mul(reshape(a, [-1]), 2), [size(x, 0), size(x, 1)]);
-      steps.push('reshape');
+      steps.push(expanded.has(a) ? 'reshape of expanded' : 'reshape');
     } else if (op === 4) {
-      // A reshape of an empty or expanded tensor is no view (and -1 cannot be inferred from 0).
+      // -1 cannot be inferred from 0 elements; the row has only m.
       t = mul(a, 2);
       steps.push('binary');
     } else {

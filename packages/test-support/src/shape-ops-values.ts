@@ -41,9 +41,10 @@ export function dtypeTolerance(dtype: DataType): number {
 }
 
 export function runtimeInfoOf(fusion: Fusion, inputs: readonly EvalValue[]): RuntimeInfo {
+  // Integral scalar inputs carry their values (a dynamic reshape's sizes), as the executor's do.
   return makeRuntimeInfo(
     fusion,
-    inputs.map((v) => (v instanceof HostTensor ? { sizes: v.sizes, strides: v.strides } : null)),
+    inputs.map((v) => (v instanceof HostTensor ? { sizes: v.sizes, strides: v.strides } : { value: v })),
   );
 }
 

@@ -1,6 +1,6 @@
 // GPU suite for shape ops and tensor factories (needs a GPU; not a vitest suite).
 //
-//   pnpm gpu:bundle tsfuser-shape-ops-suite && (GPU host) bash gpu-bundle/run.sh tsfuser-shape-ops-suite [--seed S] [--random N] [--resize-random M]
+//   pnpm gpu:bundle tsfuser-shape-ops-suite && (GPU host) bash gpu-bundle/run.sh tsfuser-shape-ops-suite [--seed S] [--random N] [--random-reshape R] [--resize-random M]
 //
 // Every fixture of packages/codegen/test/shape-ops-fixtures.ts (full / zeros / ones / iota in
 // pointwise, reduction and persistent kernels; expanded outputs; stride-0 inputs; metadata-only
@@ -12,7 +12,9 @@
 // segments' schedulers are the fixture's, a metadata-only fusion launches no kernel and returns a
 // view of the caller's input (its data pointer lies inside the input's storage), an expanded
 // output has stride 0. Then N (default 300) random fusions mixing shape ops with pointwise and
-// reduction work (codegen's test/shape-ops-random.ts, seeded from S), and M (--resize-random,
+// reduction work (codegen's test/shape-ops-random.ts, seeded from S); then the reshape fixtures
+// (reshapes inside pointwise kernels), larger reshapes that vectorize (reshape-cases.ts) and R
+// (default 200) random reshape fusions, each one pointwise kernel; then M (--resize-random,
 // default 200) random fusions mixing slice / pad / cat with pointwise work (test-support's
 // resize-random.ts); large resize cases (RoPE, cat, pad at vectorized sizes) beside the
 // fixtures' small ones. Prints one line per failing
@@ -20,10 +22,11 @@
 
 import { add, broadcast, cast, cat, evaluate, expand, Fusion, full, HostTensor, iota, makeTensor, mul, pad, size, type EvalValue } from '@tsfuser/fusion-ir';
 import { DeviceContext, FusionExecutorCache, isAvailable, Tensor, type ExecutorArgument } from '@tsfuser/runtime';
-import { segmentPlanFor } from '@tsfuser/scheduler';
+import { permutedAllocationOrder, segmentPlanFor } from '@tsfuser/scheduler';
 import {
   compareOutput, randomResizeCase, randomShapeOpsCase, randomTensor, ropeFusion, ropeInputs, runtimeInfoOf, seeded, shapeOpsFixtures, type ShapeOpsFixture,
 } from '@tsfuser/test-support';
+import { largeReshapeCases, randomReshapeFixtures, reshapeFixtures } from './reshape-cases.js';
 import { absoluteHost, summationSlack } from './summation-slack.js';
 
 interface Result {
@@ -110,6 +113,10 @@ function runCase(device: DeviceContext, fx: ShapeOpsFixture, seed: number): stri
       fx.fusion.outputs.forEach((o, i) => {
         const expanded = o.kind === 'tensorView' && o.domain.logicalNoReductions().some((id) => id.isBroadcast() && id.expandedExtent !== null);
         if (expanded && !(outs[i] as Tensor).strides.includes(0)) throw new Error(`output ${i} is expanded but has strides [${(outs[i] as Tensor).strides.join(', ')}] (a materialized copy)`);
+        // Stride-ordered outputs come back with the reference's permuted strides.
+        const got = (outs[i] as Tensor).strides;
+        const ref = (want[i] as HostTensor).strides;
+        if (o.kind === 'tensorView' && permutedAllocationOrder(o) !== null && got.join(',') !== ref.join(',')) throw new Error(`output ${i} has strides [${got.join(', ')}], the reference [${ref.join(', ')}]`);
       });
       if (fx.segments === 'expr_eval') {
         if (cache.stats.kernels !== 0) throw new Error(`a metadata-only fusion compiled ${cache.stats.kernels} kernels`);
@@ -151,7 +158,8 @@ function main(): void {
       const c = randomResizeCase(seed + 200000 + k);
       return { name: `random ${seed + 200000 + k} (${c.description})`, fusion: c.fusion, inputs: () => c.inputs, segments: '*' };
     });
-    for (const [k, fx] of [...shapeOpsFixtures(), ...largeCases(), ...randomCases, ...resizeCases].entries()) {
+    const reshapeCases = [...reshapeFixtures(), ...largeReshapeCases(), ...randomReshapeFixtures(seed, flag('random-reshape', 200))];
+    for (const [k, fx] of [...shapeOpsFixtures(), ...largeCases(), ...randomCases, ...reshapeCases, ...resizeCases].entries()) {
       try {
         results.push({ name: fx.name, ok: true, detail: runCase(device, fx, seed + k) });
       } catch (error) {
@@ -159,7 +167,7 @@ function main(): void {
         results.push({ name: fx.name, ok: false, detail: `${e.name}: ${e.message.split('\n').slice(0, 3).join(' | ')}` });
       }
       const r = results[results.length - 1] as Result;
-      if (!r.ok || !r.name.startsWith('random ')) console.log(`${r.ok ? 'PASS' : 'FAIL'} ${r.name}: ${r.detail}`);
+      if (!r.ok || !r.name.startsWith('random')) console.log(`${r.ok ? 'PASS' : 'FAIL'} ${r.name}: ${r.detail}`);
     }
   } finally {
     device.dispose();

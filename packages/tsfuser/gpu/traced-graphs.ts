@@ -8,20 +8,24 @@
 // outputs, GPU group executor), everything else on the host, and every output is compared with
 // PyTorch's committed output at the dtype's tolerance (the vitest twin,
 // test/torchscript-traced.test.ts, does the same on the reference backend). Also checks the
-// number of fusion groups against the golden traced/fusion-counts.json. Last line:
-// `N passed, M failed`.
+// number of fusion groups against the golden traced/fusion-counts.json. Then the random graphs of
+// traced-random/ (training dropout, rand_like; `--random-dir`): their one group runs on the GPU
+// and on the reference from one Philox seed — the outputs must agree at the dtype's tolerance (the
+// same numbers: dropout masks identical) — and the GPU output must have the form PyTorch's has
+// (gpu/random-graph-oracle.ts). Last line: `N passed, M failed`.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { HostTensor } from '@tsfuser/fusion-ir';
 import { parseIR, type Node as JitNode } from '@tsfuser/jit-ir';
-import { fuseGraph, guardFusionGroups, runGraph } from '@tsfuser/graph-fuser';
+import { createPhiloxGenerator, fuseGraph, guardFusionGroups, runGraph } from '@tsfuser/graph-fuser';
 import { isAvailable } from '@tsfuser/runtime';
 import { createGpuBackend } from '../src/execute/gpu-backend.js';
 import { compareTensors } from '../src/io/compare.js';
 import { readNpy } from '../src/io/npy.js';
 import { readNpyInput } from '../src/torchscript/graph-inputs.js';
 import { gpuGroupExecutor } from '../src/torchscript/gpu-group-executor.js';
+import { randomGraphOracle } from './random-graph-oracle.js';
 
 function npyFiles(dir: string, prefix: string): string[] {
   return readdirSync(dir)
@@ -78,6 +82,48 @@ function main(): void {
       passed += 1;
     } catch (error) {
       console.log(`FAIL ${file}: ${(error as Error).name}: ${(error as Error).message.split('\n')[0] ?? ''}`);
+      failed += 1;
+    }
+  }
+  const atRandom = process.argv.indexOf('--random-dir');
+  const randomDir = resolve(atRandom >= 0 ? (process.argv[atRandom + 1] as string) : 'test-fixtures/torchscript/traced-random');
+  for (const file of readdirSync(randomDir).filter((f) => f.endsWith('.ir')).sort()) {
+    try {
+      const oracle = randomGraphOracle(file);
+      if (oracle === null) throw new Error('no oracle for this fixture');
+      const data = join(randomDir, file.replace(/\.(traced|scripted)\.ir$/, ''));
+      const text = readFileSync(join(randomDir, file), 'utf8');
+      const fused = (): ReturnType<typeof parseIR> => {
+        const g = parseIR(text);
+        fuseGraph(g);
+        guardFusionGroups(g);
+        return g;
+      };
+      const gpuGraph = fused();
+      const refGraph = fused();
+      const load = (): HostTensor[] => npyFiles(data, 'in').map((f, i) => readNpyInput(new Uint8Array(readFileSync(join(data, f))), gpuGraph, i, f) as HostTensor);
+      const gpu = gpuGroupExecutor(backend);
+      const onGpu = runGraph(gpuGraph, load(), { executor: gpu.executor, generator: createPhiloxGenerator(2026n) });
+      const onRef = runGraph(refGraph, load(), { generator: createPhiloxGenerator(2026n) });
+      const out = onGpu.outputs[0];
+      const ref = onRef.outputs[0];
+      if (!(out instanceof HostTensor) || !(ref instanceof HostTensor)) throw new Error('output 0 is not a tensor');
+      const r = compareTensors(out, ref);
+      if (!r.ok) throw new Error(`GPU vs reference (same seed): ${r.reason}`);
+      const form = oracle(load(), out);
+      if (form !== null) throw new Error(`not of PyTorch's form: ${form}`);
+      let kernels = 0;
+      const count = (n: JitNode): void => {
+        const sub = n.attribute('Subgraph');
+        if (sub?.kind === 'g') kernels += gpu.cacheOf(sub.value)?.stats.kernels ?? 0;
+        for (const b of n.blocks) for (const m of b.nodes()) count(m);
+      };
+      for (const n of gpuGraph.nodes()) count(n);
+      if (kernels === 0) throw new Error('the group did not run on the GPU');
+      console.log(`PASS random ${file}: ${onGpu.groups.length} group, ${kernels} kernel(s), GPU = reference (max abs diff ${r.maxAbsDiff.toPrecision(3)}), form as PyTorch's`);
+      passed += 1;
+    } catch (error) {
+      console.log(`FAIL random ${file}: ${(error as Error).name}: ${(error as Error).message.split('\n')[0] ?? ''}`);
       failed += 1;
     }
   }

@@ -42,3 +42,8 @@ export { parsePython } from './python/parser.js';
 export { tokenize } from './python/tokenizer.js';
 export type { InputSpec, TensorFactory, TensorViewOp } from './io/input-spec.js';
 export { DEFAULT_ALLOCATION_LIMITS, limitsFromEnv, type AllocationLimits } from './io/allocation-limits.js';
+export { DUMP_OPTIONS, DumpOptionError, dumpsFromEnv, parseDumpList, validDumpNames, type DumpOption, type DumpStage } from './dumps/dump-options.js';
+export { compileForTarget, type TargetCompilation } from './dumps/compile-for-target.js';
+export { renderDumps, type RenderOptions } from './dumps/render-dumps.js';
+export { DEFAULT_TARGET, archOf, parseArch, parseDeviceProperties, type CompileTarget } from './dumps/target.js';
+export { findNvcc } from './dumps/nvcc.js';

@@ -65,33 +65,55 @@ describe('tsfuser fuse --inputs / --save-outputs', () => {
     expect(bad.stderr).toMatch(/^tsfuser: --inputs: .*bad\.npy \(input 0\): not a \.npy file \(bad magic\)\n$/);
   });
 
-  it('training dropout outside the group: one clear error naming the node, exit 1', async () => {
-    const r = await runCli(['fuse', join(TORCHSCRIPT, 'linear_gelu_dropout.ir'), '--run', '--backend', 'reference']);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('tsfuser fuse: --run: the fused graph: a node outside the fusion groups cannot run on the host: aten::dropout');
-    expect(r.stderr).toContain('training mode');
-    expect(r.stderr).not.toMatch(/\n\s+at [\w.<>]+ \(/); // no stack trace
-    expect(r.stderr).toContain('# mlp.py:32:12'); // the graph's own node, with its source location
-    expect(r.stderr.trim().split('\n').length).toBeLessThanOrEqual(3);
+  it('training dropout fuses and runs: fused and un-fused runs draw the same numbers (--check), exit 0', async () => {
+    const r = await runCli(['fuse', join(TORCHSCRIPT, 'linear_gelu_dropout.ir'), '--run', '--check', '--backend', 'reference', '--dump', 'launch_param']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('aten::dropout');
+    expect(r.stdout).toContain('prim::CudaFusionGroup_0: taken 1, fallback 0');
+    expect(r.stdout).toContain('check: passed (same outputs as the un-fused graph on the reference)');
   });
 
   it('an unsupported op outside any group: one clear error, exit 1', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tsfuser-fuse-'));
-    const file = join(dir, 'cumsum.ir');
+    const file = join(dir, 'cumprod.ir');
     writeFileSync(
       file,
       `graph(%x : Float(4, 8, strides=[8, 1], requires_grad=0, device=cuda:0)):
   %d : int = prim::Constant[value=1]()
   %n : NoneType = prim::Constant()
-  %y : Float(4, 8, strides=[8, 1], requires_grad=0, device=cuda:0) = aten::cumsum(%x, %d, %n)
+  %y : Float(4, 8, strides=[8, 1], requires_grad=0, device=cuda:0) = aten::cumprod(%x, %d, %n)
   return (%y)
 `,
     );
     const r = await runCli(['fuse', file, '--run', '--backend', 'reference']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('a node outside the fusion groups cannot run on the host: aten::cumsum');
+    expect(r.stderr).toContain('a node outside the fusion groups cannot run on the host: aten::cumprod');
     expect(r.stderr).not.toMatch(/\n\s+at [\w.<>]+ \(/);
-    expect(r.stderr).toContain('aten::cumsum(%x, %d, %n)');
+    expect(r.stderr).toContain('aten::cumprod(%x, %d, %n)');
+  });
+
+  it('aten::cumsum between pointwise ops is fused into the group and runs (reference backend)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tsfuser-fuse-'));
+    const file = join(dir, 'cumsum.ir');
+    const T = 'Float(4, 8, strides=[8, 1], requires_grad=0, device=cuda:0)';
+    writeFileSync(
+      file,
+      `graph(%x : ${T}):
+  %d : int = prim::Constant[value=1]()
+  %n : NoneType = prim::Constant()
+  %two : float = prim::Constant[value=2.]()
+  %a : ${T} = aten::mul(%x, %two)
+  %y : ${T} = aten::cumsum(%a, %d, %n)
+  %z : ${T} = aten::relu(%y)
+  return (%z)
+`,
+    );
+    const r = await runCli(['fuse', file, '--run', '--backend', 'reference']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/aten::cumsum/);
+    expect(r.stdout).toMatch(/prim::CudaFusionGroup/);
   });
 
   it('a typed graph declaring a huge input is refused before anything is built (issue 21: the V8 heap aborted)', async () => {

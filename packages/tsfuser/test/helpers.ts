@@ -14,6 +14,17 @@ export function allFixtures(): string[] {
   return readdirSync(FIXTURES).filter((f) => /\.(py|mjs|js)$/.test(f)).sort();
 }
 
+/** Every definition fixture (.py, .mjs, .js) under test-fixtures/definitions/, subfolders included, by relative path. */
+export function definitionFixtures(): string[] {
+  const walk = (dir: string): string[] =>
+    readdirSync(join(FIXTURES, dir), { withFileTypes: true }).flatMap((e) => {
+      const rel = dir === '' ? e.name : `${dir}/${e.name}`;
+      if (e.isDirectory()) return walk(rel);
+      return /\.(py|mjs|js)$/.test(e.name) ? [rel] : [];
+    });
+  return walk('').sort();
+}
+
 export function fixtureText(name: string): string {
   return readFileSync(join(FIXTURES, name), 'utf8');
 }

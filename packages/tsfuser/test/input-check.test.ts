@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HostTensor } from '@tsfuser/fusion-ir';
-import { DataType, FusionCache, FusionDefinition, InputMismatchError, Tensor } from '../src/index.js';
+import { DataType, FusionCache, FusionDefinition, InputMismatchError, Tensor, referenceBackend, type Backend } from '../src/index.js';
 
 function definition(): FusionDefinition {
   return FusionDefinition.build((fd) => {
@@ -53,5 +53,63 @@ describe('execute input checks', () => {
     expect(e.message).toMatch(/input 0: T0 dim 0 is declared contiguous \(contiguity\[0\]\), so its stride must be 3, got 4/);
     const transposed = Tensor.fromHost(new HostTensor('Float', [2, 1, 3], [1, 1, 2], new Float32Array(6)));
     expect((await mismatch([transposed, 2])).message).toMatch(/dim 2 is declared contiguous \(contiguity\[2\]\), so its stride must be 1, got 2/);
+  });
+
+  describe('stride-ordered and None (expanded) inputs, as nvFuser declares them', () => {
+    const strided = (sizes: number[], strides: number[], span: number): Tensor => Tensor.fromHost(new HostTensor('Float', sizes, strides, new Float32Array(span)));
+    /**
+     * T0: [N, C, H, W] channels-last (stride_order [3, 0, 2, 1]); T1: memory order dim 0, dim 2,
+     * dim 1 (stride_order [2, 0, 1]) with contiguity per allocation position: dim 2 (contiguity[1]) expanded.
+     */
+    const layouts = (): FusionDefinition =>
+      FusionDefinition.build((fd) => {
+        const t0 = fd.defineTensor({ shape: [-1, -1, -1, -1], contiguity: [true, true, true, true], strideOrder: [3, 0, 2, 1] });
+        const t1 = fd.defineTensor({ shape: [-1, -1, -1], contiguity: [true, null, true], strideOrder: [2, 0, 1] });
+        fd.addOutput(fd.ops.neg(t0));
+        fd.addOutput(fd.ops.abs(t1));
+      }, { cache: new FusionCache() });
+    const channelsLast = (): Tensor => strided([2, 3, 4, 5], [60, 1, 15, 3], 120);
+    const t1ok = (): Tensor => strided([2, 6, 3], [6, 1, 0], 12);
+    // A GPU backend stand-in: the checks run before any backend, so it must never be reached.
+    const reached: string[] = [];
+    const fakeGpu: Backend = { name: 'gpu', availability: () => ({ available: true }), run: (f, i, o) => (reached.push('gpu'), referenceBackend.run(f, i, o)) };
+    async function error(inputs: Tensor[]): Promise<[number, string]> {
+      for (const backend of ['reference', fakeGpu] as const) {
+        try {
+          await layouts().execute(inputs, { backend });
+        } catch (e) {
+          if (!(e instanceof InputMismatchError)) throw e;
+          if (backend !== 'reference') return [e.inputIndex, e.message];
+          continue;
+        }
+        throw new Error('expected an InputMismatchError');
+      }
+      throw new Error('unreachable');
+    }
+
+    it('accepts the layouts they declare', async () => {
+      const [a, b] = await layouts().execute([channelsLast(), t1ok()], { backend: 'reference' });
+      expect(a?.sizes).toEqual([2, 3, 4, 5]);
+      expect(b?.sizes).toEqual([2, 6, 3]);
+    });
+
+    it('names the input, the dim, the contiguity entry and the stride order when the memory order differs', async () => {
+      const nchw = strided([2, 3, 4, 5], [60, 20, 5, 1], 120);
+      expect(await error([nchw, t1ok()])).toEqual([0, 'input 0: T0 dim 1 is declared contiguous (contiguity[3]), so its stride must be 1, got 20 (strides [60, 20, 5, 1], stride order [3, 0, 2, 1])']);
+      const swapped = strided([2, 6, 3], [1, 2, 0], 12);
+      expect(await error([channelsLast(), swapped])).toEqual([1, 'input 1: T1 dim 1 is declared contiguous (contiguity[2]), so its stride must be 1, got 2 (strides [1, 2, 0], stride order [2, 0, 1])']);
+      const gap = strided([2, 6, 3], [7, 1, 0], 14);
+      expect(await error([channelsLast(), gap])).toEqual([1, 'input 1: T1 dim 0 is declared contiguous (contiguity[0]), so its stride must be 6, got 7 (strides [7, 1, 0], stride order [2, 0, 1])']);
+      expect(reached).toEqual([]);
+    });
+
+    it('names the input and the dim declared expanded (None) when it has a stride', async () => {
+      const dense = strided([2, 6, 3], [18, 3, 1], 36);
+      expect(await error([channelsLast(), dense])).toEqual([1, 'input 1: T1 dim 2 is declared expanded (contiguity None), so its stride must be 0, got 1 (strides [18, 3, 1])']);
+      // Size 1 on the expanded dim: no stride matters (as PyTorch).
+      const [, b] = await layouts().execute([channelsLast(), strided([2, 6, 1], [6, 1, 7], 12)], { backend: 'reference' });
+      expect(b?.sizes).toEqual([2, 6, 1]);
+      expect(reached).toEqual([]);
+    });
   });
 });

@@ -44,10 +44,29 @@ const PRINTED_KEYWORDS: Record<string, readonly string[]> = {
   rand_like: [],
   randn_like: [],
   triu: [],
+  // IndexSelectOpRecord … ScatterOpRecord print `, dim=`; the others are plain records.
+  index_select: ['dim'],
+  select: ['dim'],
+  gather: ['dim'],
+  take_along_axis: ['dim'],
+  scatter: ['dim'],
+  index_put_accumulate: [],
+  embedding_fwd: [],
+  // python_translate.cpp's ScanOp / ArgsortOp / TopKOp handlers (defaults omitted).
+  cumsum: ['dim'],
+  cumprod: ['dim'],
+  cummin: ['dim'],
+  cummax: ['dim'],
+  argsort: ['dim', 'descending', 'stable'],
+  topk: ['dim', 'largest', 'sorted'],
 };
 
 /** One line per op as nvFuser prints it, over T0 = a static 2×3 Float input; `out` is added as output. */
 const PRINTED_LINES: Record<string, { lines: string[]; out: string }> = {
+  cumsum: { lines: ['T1 = fd.ops.cumsum(T0, dim=1)'], out: 'T1' },
+  cummax: { lines: ['T1 = fd.ops.cummax(T0, dim=0)'], out: 'T1' },
+  argsort: { lines: ['T1 = fd.ops.argsort(T0, dim=1, descending=True)'], out: 'T1' },
+  topk: { lines: ['S1 = fd.define_scalar(2, dtype=DataType.Int)', 'T1, T2 = fd.ops.topk(T0, S1, dim=1, sorted=True)'], out: 'T2' },
   slice: { lines: ['T1 = fd.ops.slice(T0, start_indices=[0, 1], end_indices=[2, 3], strides=[1, 1], manual_normalization=0)'], out: 'T1' },
   reshape: { lines: ['S1 = fd.define_scalar(3.00000, dtype=DataType.Double)', 'T1 = fd.ops.reshape(T0, new_shape=[S1, 2])'], out: 'T1' },
   broadcast_in_dim: { lines: ['T1 = fd.ops.broadcast_in_dim(T0, shape=[4, 2, 3], broadcast_dims=[1, 2])'], out: 'T1' },
@@ -75,6 +94,15 @@ const PRINTED_LINES: Record<string, { lines: string[]; out: string }> = {
     out: 'T4',
   },
   pad: { lines: ['S1 = fd.define_scalar(0.00000, dtype=DataType.Double)', 'T2 = fd.ops.pad(T0, [1, 1, 0, 0], S1)'], out: 'T2' },
+  select: { lines: ['S1 = fd.define_scalar(1, dtype=DataType.Int)', 'T2 = fd.ops.select(T0, S1, dim=1)'], out: 'T2' },
+  index_select: {
+    lines: ['S1 = fd.define_scalar(2, dtype=DataType.Int)', 'S2 = fd.define_scalar(0, dtype=DataType.Int)', 'S3 = fd.define_scalar(1, dtype=DataType.Int)', 'T4 = fd.ops.iota(S1, S2, S3, dtype=DataType.Int)', 'T5 = fd.ops.index_select(T0, T4, dim=1)'],
+    out: 'T5',
+  },
+  embedding_fwd: {
+    lines: ['S1 = fd.define_scalar(2, dtype=DataType.Int)', 'S2 = fd.define_scalar(0, dtype=DataType.Int)', 'S3 = fd.define_scalar(1, dtype=DataType.Int)', 'T4 = fd.ops.iota(S1, S2, S3, dtype=DataType.Int)', 'T5 = fd.ops.embedding_fwd(T4, T0, None, None, None, None, None)'],
+    out: 'T5',
+  },
   define_vector: { lines: ['S1 = fd.define_scalar(3, dtype=DataType.Int)', 'V2 = fd.define_vector([S1, 2], dtype=DataType.Int)', 'T3 = fd.ops.reshape(T0, new_shape=V2)'], out: 'T3' },
 };
 
@@ -123,8 +151,19 @@ describe("nvFuser's printed keywords", () => {
     });
   }
 
+  it("imports fd.add_output in the forms nvFuser's OutputRecord prints: the alias input positional, stride_order= as a keyword", async () => {
+    const aliased = importPythonDefinition(definitionText(['T1 = fd.ops.neg(T0)'], 'T1', ', T0'), { cache: new FusionCache() });
+    const x = input();
+    expect(await aliased.execute([x], { backend: 'reference' })).toEqual([]);
+    expect(x.toArray()).toEqual([-1, -2, -3, -4, -5, -6]);
+    const ordered = importPythonDefinition(definitionText(['T1 = fd.ops.neg(T0)'], 'T1', ', stride_order=[0, 1]'), { cache: new FusionCache() });
+    const [out] = await ordered.execute([input()], { backend: 'reference' });
+    expect(out?.strides).toEqual([1, 2]);
+    expect(ordered.printPython()).toContain('fd.add_output(T1, stride_order=[0, 1])');
+    expect(aliased.printPython()).toContain('fd.add_output(T1, T0)');
+  });
+
   it('runs add_output(t, stride_order=…) and fd.ops.stride_order with the strides they ask for', async () => {
-    // The importer's fd.add_output binding belongs to src/python; the definition API is checked here.
     const fd = FusionDefinition.build((f) => {
       const t0 = f.defineTensor({ shape: [-1, -1, -1], contiguity: true });
       f.addOutput(f.ops.neg(t0), { strideOrder: [0, 2, 1] });

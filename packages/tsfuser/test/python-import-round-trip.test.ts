@@ -1,17 +1,18 @@
 // printPython → importPythonDefinition round trip (issue 19 acceptance): for every definition
-// fixture and for one definition per op of the op table (built through the TypeScript API with
+// fixture (subfolders and JS modules included) and for one definition per op of the op table (built through the TypeScript API with
 // every parameter spelled), the re-imported definition has the same id and gives bit-identical
 // outputs on the reference backend. Also enumerates the keywords nvFuser's printer adds that the
 // op table does not carry, in both spellings nvFuser prints (False/True and 0/1).
 
 import { describe, expect, it } from 'vitest';
 import type { DataType } from '@tsfuser/fusion-ir';
-import { DefinitionImportError, FusionCache, FusionDefinition, Tensor, allOps, importPythonDefinition, importPythonScript, type OpSpec, type ParamKind, type TensorHandle } from '../src/index.js';
+import { DefinitionImportError, FusionCache, FusionDefinition, Tensor, allOps, importPythonDefinition, type OpSpec, type ParamKind, type TensorHandle } from '../src/index.js';
 import type { ExecuteInput } from '../src/execute/backend.js';
 import { generateInputs, materializeInput } from '../src/io/input-generation.js';
 import { Random } from '../src/io/random.js';
 import { FRONTEND_KEYWORDS } from '../src/python/frontend-keywords.js';
-import { fixtureText, pythonFixtures } from './helpers.js';
+import { loadDefinition } from '../src/cli/load-definition.js';
+import { FIXTURES, definitionFixtures } from './helpers.js';
 
 const SEED = 1919;
 
@@ -34,11 +35,19 @@ async function expectRoundTrip(fd: FusionDefinition, inputs: readonly ExecuteInp
 }
 
 describe(`printPython round trip (seed ${SEED})`, () => {
-  it.each(pythonFixtures())('%s: same id, same records, same outputs on the reference backend', async (file) => {
-    const script = importPythonScript(fixtureText(file), { cache: new FusionCache() });
+  it.each(definitionFixtures())('%s: same id, same records, same outputs on the reference backend', async (file) => {
+    const loaded = await loadDefinition(file, FIXTURES);
+    // Into a cache of its own, so that ids are compared within one cache.
+    const definition = FusionDefinition.fromRecords(loaded.definition.records(), { cache: new FusionCache() });
     const rng = new Random(SEED);
-    const inputs = script.inputs === null ? generateInputs(script.definition.inputs(), rng) : script.inputs.map((spec) => materializeInput(spec, rng));
-    await expectRoundTrip(script.definition, inputs);
+    const inputs = loaded.inputs === null ? generateInputs(definition.inputs(), rng) : loaded.inputs.map((spec) => materializeInput(spec, rng));
+    await expectRoundTrip(definition, inputs);
+  });
+
+  it('covers the fixtures of test-fixtures/definitions/ and its subfolders (nvfuser/ included) and the JS modules', () => {
+    const files = definitionFixtures();
+    expect(files.some((f) => f.startsWith('nvfuser/'))).toBe(true);
+    expect(files.some((f) => f.endsWith('.mjs'))).toBe(true);
   });
 
   // Argument choices per parameter kind and the two input tensors, tried profile by profile
@@ -159,6 +168,52 @@ describe(`printPython round trip (seed ${SEED})`, () => {
     expect(unbuilt, `not built: ${unbuilt.join(', ')}`).toContain('shape');
     expect(unbuilt.length, `not built: ${unbuilt.join(', ')}`).toBeLessThanOrEqual(Math.ceil(allOps().length / 10));
     expect(covered).toBeGreaterThan(0);
+  });
+
+  // The FusionDefinition forms beyond fd.ops: in-place outputs, stride-ordered outputs,
+  // define_vector(size), and inputs with stride orders, expanded (None) and broadcast dims.
+  // Each with the values of its scalar inputs (sizes [.., 4, 6] for the tensors).
+  const apiDefinitions: Readonly<Record<string, { define: (fd: FusionDefinition) => void; scalars: number[] }>> = {
+    'add_output(t, alias_input=x) beside a visible output': { scalars: [], define: (fd) => {
+      const x = fd.defineTensor({ shape: [-1, -1], contiguity: [true, true] });
+      const y = fd.defineTensor({ shape: [-1, -1], contiguity: [true, true] });
+      const sum = fd.ops.add(x, y);
+      fd.addOutput(fd.ops.mul(sum, 2));
+      fd.addOutput(sum, { aliasInput: x });
+    } },
+    'add_output(t, stride_order=…) and fd.ops.stride_order': { scalars: [], define: (fd) => {
+      const x = fd.defineTensor({ shape: [-1, -1, -1], contiguity: [true, true, true], strideOrder: [0, 2, 1] });
+      fd.addOutput(fd.ops.neg(x), { strideOrder: [0, 2, 1] });
+      fd.addOutput(fd.ops.strideOrder(fd.ops.abs(x), [1, 2, 0]));
+    } },
+    'define_vector(size) as a reshape target, inputs with None contiguity': { scalars: [4, 6], define: (fd) => {
+      const x = fd.defineTensor({ shape: [1, -1, -1], contiguity: [null, true, true] });
+      const e = fd.defineTensor({ shape: [-1, -1], contiguity: [null, true], strideOrder: [1, 0] });
+      const v = fd.defineVector(2);
+      const flat = fd.ops.reshape(x, v);
+      fd.addOutput(fd.ops.add(flat, e));
+    } },
+  };
+
+  /** Outputs and every input's values after one execute on fresh inputs (aliased inputs change). */
+  async function effectsOf(fd: FusionDefinition, scalars: readonly number[]): Promise<unknown> {
+    let k = 0;
+    const inputs = generateInputs(fd.inputs(), new Random(SEED), [4, 6]).map((v) => (v instanceof Tensor ? v : (scalars[k++] ?? v)));
+    const outputs = await fd.execute(inputs, { backend: 'reference' });
+    return { outputs: outputs.map((t) => [t.sizes, t.strides, t.toArray()]), inputs: inputs.map((t) => (t instanceof Tensor ? t.toArray() : t)) };
+  }
+
+  it.each(Object.keys(apiDefinitions))('%s: printed as nvFuser prints it, re-imported with the same id, the same outputs and the same input updates', async (name) => {
+    const sample = apiDefinitions[name] as { define: (fd: FusionDefinition) => void; scalars: number[] };
+    const fd = FusionDefinition.build(sample.define, { cache: new FusionCache() });
+    const printed = fd.printPython();
+    const again = importPythonDefinition(printed, { cache: fd.cache });
+    expect(again.id(), printed).toBe(fd.id());
+    expect(again.records()).toEqual(fd.records());
+    if (name.includes('alias_input')) expect(printed).toMatch(/fd\.add_output\(T\d+, T0\)/);
+    if (name.includes('stride_order')) expect(printed).toContain('stride_order=[0, 2, 1])');
+    if (name.includes('define_vector')) expect(printed).toMatch(/V\d+ = fd\.define_vector\(\[S\d+, S\d+\], dtype=DataType\.Int\)/);
+    expect(await effectsOf(again, sample.scalars)).toEqual(await effectsOf(fd, sample.scalars));
   });
 
   it('infinite and NaN scalars print as nvFuser prints them (float("inf"), float("-inf"), float("nan")) and import back', async () => {

@@ -14,6 +14,7 @@ import {
 import { gridOuterReduceLines, gridOuterStoreText } from './grid-outer-reduction.js';
 import { runtimeLibrary } from './runtime/index.js';
 import { RNG_CACHE_DECL, rngStatementText, usesRng } from './rng.js';
+import { indexedLoadLines } from './indexed-load.js';
 import { computeKind, computeType, convertTo, storageType, storeAs } from './types.js';
 
 function accessText(a: TensorAccess): string {
@@ -161,6 +162,9 @@ function emitStmt(s: Stmt, indent: string, lines: string[]): void {
     }
     case 'Rng':
       lines.push(`${indent}${rngStatementText(s)}`);
+      return;
+    case 'IndexedLoad':
+      lines.push(...indexedLoadLines(s, indent));
       return;
     case 'Iota': {
       // As the reference evaluator: integers in 64 bits, floats in double, rounded on store.

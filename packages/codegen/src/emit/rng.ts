@@ -7,6 +7,7 @@ import type { DataType } from '@tsfuser/fusion-ir';
 import { CodegenError } from '../errors.js';
 import { printIndex } from '../kernel-ir/index-expr.js';
 import type { Stmt } from '../kernel-ir/nodes.js';
+import { someStmt } from '../kernel-ir/walk.js';
 import { computeType, convertTo, storeAs } from './types.js';
 
 export const RNG_CACHE_DECL = 'NvfRngCache nvf_rng; nvf_rng_cache_init(nvf_rng);';
@@ -39,10 +40,5 @@ export function rngStatementText(s: Extract<Stmt, { kind: 'Rng' }>): string {
 }
 
 export function usesRng(stmts: readonly Stmt[]): boolean {
-  return stmts.some((s) => {
-    if (s.kind === 'Rng') return true;
-    if (s.kind === 'ForLoop') return usesRng(s.body);
-    if (s.kind === 'IfThenElse') return usesRng(s.then) || usesRng(s.else);
-    return false;
-  });
+  return someStmt(stmts, (s) => s.kind === 'Rng');
 }

@@ -43,6 +43,10 @@ export function accessesOf(stmts: readonly Stmt[]): { writes: TensorAccess[]; re
       case 'Iota':
         writes.push(s.out);
         return;
+      case 'IndexedLoad':
+        writes.push(s.out);
+        reads.push(...operandAccesses(s.index), s.lookup);
+        return;
       case 'BlockReduce':
         // The accumulator is read too (the result is folded into it).
         writes.push(s.out);
@@ -110,6 +114,7 @@ export function containsReduction(stmts: readonly Stmt[]): boolean {
       case 'Compute':
       case 'Rng':
       case 'Iota':
+      case 'IndexedLoad':
       case 'ScalarCompute':
       case 'ReductionInit':
       case 'WelfordUpdate':
@@ -127,15 +132,4 @@ export function containsReduction(stmts: readonly Stmt[]): boolean {
   });
 }
 
-/** Every statement of the tree, depth first. */
-export function allStmts(stmts: readonly Stmt[], into: Stmt[] = []): Stmt[] {
-  for (const s of stmts) {
-    into.push(s);
-    if (s.kind === 'ForLoop') allStmts(s.body, into);
-    else if (s.kind === 'IfThenElse') {
-      allStmts(s.then, into);
-      allStmts(s.else, into);
-    }
-  }
-  return into;
-}
+export { allStmts } from './walk.js';

@@ -110,6 +110,15 @@ export type Stmt =
    * iota's one logical dim.
    */
   | { kind: 'Iota'; out: TensorAccess; index: IndexExpr; start: ScalarOperand; step: ScalarOperand }
+  /**
+   * An indexed load (select, index_select, gather, take_along_axis, embedding): i = the integer
+   * `index` operand (+ `extent` when negative and `wrapNegative`, as torch.select); an i outside
+   * [0, extent) traps the kernel (PyTorch's device-side index check), else
+   * out = lookup tensor at `lookup.index` + i · `stride` (`lookup.index` covers the other dims);
+   * `width` > 1: that many consecutive elements in one vector load (a whole-row lookup whose
+   * innermost dim is contiguous; the index is the same for every lane).
+   */
+  | { kind: 'IndexedLoad'; out: TensorAccess; index: Operand; lookup: TensorAccess; stride: IndexExpr; extent: IndexExpr; wrapNegative: boolean; op: string; width: number }
   /** A scalar local defined from other scalars (fusion scalar math). */
   | { kind: 'ScalarCompute'; name: string; dtype: DataType; op: ComputeOp; operands: ScalarOperand[]; computeDtype: DataType }
   /** A reduction's accumulator set to the op's identity before its loops (and block reduction). */

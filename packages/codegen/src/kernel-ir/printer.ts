@@ -53,6 +53,11 @@ function printStmts(stmts: readonly Stmt[], indent: string, lines: string[]): vo
         lines.push(`${indent}${access(s.out)} = rng_${s.op}(${args.join(', ')}) as ${s.dtype}`);
         break;
       }
+      case 'IndexedLoad':
+        lines.push(
+          `${indent}${access(s.out)} = ${s.width > 1 ? `vector<${s.width}> ` : ''}${s.op} ${access(s.lookup)} + ${operand(s.index)} * ${printIndex(s.stride)} (index in [${s.wrapNegative ? `-${printIndex(s.extent)}` : '0'}, ${printIndex(s.extent)}) else trap)`,
+        );
+        break;
       case 'Iota':
         lines.push(`${indent}${access(s.out)} = iota(${printIndex(s.index)}, start ${s.start.text}, step ${s.step.text})`);
         break;

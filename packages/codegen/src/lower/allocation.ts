@@ -1,4 +1,4 @@
-// Pass 4 — allocation. In: the loop nest with PendingExprs. Out: the same tree with an
+// Core pass `allocation` — allocation. In: the loop nest with PendingExprs. Out: the same tree with an
 // Allocate for every Local tensor (each output of a multi-output expression: Welford's avg,
 // varSum and n), placed at the start of the innermost loop it shares with
 // its consumers (its compute-at position), sized by the product of its remaining

@@ -1,4 +1,4 @@
-// Pass 10 (inner persistent kernels with singleBarrierAllreduce) — one barrier per block
+// Optimisation pass `allreduce-barriers` (inner persistent kernels with singleBarrierAllreduce) — one barrier per block
 // allreduce. A persistent normalization's row waits on its block allreduces one after another
 // (layer_norm: the mean, then the variance), three __syncthreads each in blockAllreduce. This
 // pass turns them into blockAllreduceOneBarrier calls on alternating shared-memory areas 0, 1,

@@ -1,4 +1,4 @@
-// Pass 5d — allreduce detection (used by reduction lowering and thread predicates). A block
+// Part of `expr-lowering` — allreduce detection (used by reduction lowering and thread predicates). A block
 // reduction is an *allreduce* when its result is needed by every thread of the reduced dims:
 // some tensor computed from it (through the broadcast back over the row, as in x − max(x) of
 // a persistent normalization) iterates a loop position that the reduction reduced over

@@ -1,4 +1,4 @@
-// Pass 11 (inner persistent kernels with bulkLoadRows) — rows through shared memory by bulk
+// Optimisation pass `bulk-row-loads` (inner persistent kernels with bulkLoadRows) — rows through shared memory by bulk
 // copy. A full-row input T is read by vector loads `load L ← T[rowStart + col]` spread over
 // the block's threads. This pass has one thread copy the whole row with a single
 // cp.async.bulk into a shared-memory buffer at the top of the kernel, and rewrites those loads
@@ -22,6 +22,7 @@
 
 import { dataTypeSize, type TensorView } from '@tsfuser/fusion-ir';
 import { accessesOf, allStmts } from '../kernel-ir/effects.js';
+import { mapLeaves } from '../kernel-ir/walk.js';
 import { iconst, imul, sameIndex, substituteSymbols, symbolsOf, type IndexExpr } from '../kernel-ir/index-expr.js';
 import type { BulkRowCopy, IndexLocal, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
 import type { LoweringContext } from './context.js';
@@ -135,14 +136,10 @@ const BLOCK_ROW: ReadonlySet<string> = new Set(['blockIdx.x']);
 
 /** `stmts` with each load of `redirect` reading its new (shared-memory) access instead. */
 export function rewrite(stmts: readonly Stmt[], redirect: ReadonlyMap<LoadStore, TensorAccess>): Stmt[] {
-  return stmts.map((s) => {
-    if (s.kind === 'LoadStore') {
-      const to = redirect.get(s);
-      return to === undefined ? s : { ...s, in: to };
-    }
-    if (s.kind === 'ForLoop') return { ...s, body: rewrite(s.body, redirect) };
-    if (s.kind === 'IfThenElse') return { ...s, then: rewrite(s.then, redirect), else: rewrite(s.else, redirect) };
-    return s;
+  return mapLeaves(stmts, (s) => {
+    if (s.kind !== 'LoadStore') return s;
+    const to = redirect.get(s);
+    return to === undefined ? s : { ...s, in: to };
   });
 }
 

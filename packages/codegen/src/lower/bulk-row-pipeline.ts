@@ -1,4 +1,4 @@
-// Pass 12 (inner-outer persistent kernels with bulkLoadRows) — each block's rows through shared
+// Optimisation pass `bulk-row-pipeline` (inner-outer persistent kernels with bulkLoadRows) — each block's rows through shared
 // memory by bulk copy, the next row's copy in flight while the block works on this one. A block
 // of an inner-outer kernel walks its rows in a serial loop, and each row's vector loads of the
 // full-row inputs (grad_out, x) used to start only after the previous row's reductions and
@@ -18,7 +18,7 @@
 // __syncthreads, so no thread still reads the buffer the copy overwrites). A row's validity is
 // the load predicates that depend on the row alone (row < rows, where the rows do not divide
 // among the blocks); every copy and wait is guarded by it, so each barrier completes exactly
-// one phase per valid row, in order, and row r waits on phase r. The loads qualify as in pass 11
+// one phase per valid row, in order, and row r waits on phase r. The loads qualify as in bulk-row-loads
 // (bulk-row-loads.ts): global → local 16-byte vector loads whose address splits into a part of
 // blockIdx.x and the row loop's index and a part of threadIdx.x and the other loop indices with
 // no stride in it, the same row start for every load of the tensor. The weight (no row in its

@@ -5,7 +5,7 @@
 // lower/index.ts; passes read it and never mutate the fusion.
 
 import { isRFactorProducer, type DataType, type Fusion, type Scalar, type Split, type TensorView } from '@tsfuser/fusion-ir';
-import { ExactLogicalMap, hasResizeExprs, type IndexType } from '@tsfuser/scheduler';
+import { ExactLogicalMap, hasResizeExprs, ReshapeIndexGraph, type IndexType } from '@tsfuser/scheduler';
 import type { IndexExpr } from '../kernel-ir/index-expr.js';
 
 export interface LoweringContext {
@@ -19,6 +19,8 @@ export interface LoweringContext {
    * reference's extent, so only those may share a merged index.
    */
   exactMapNoResize: ExactLogicalMap;
+  /** Indexing through reshapes: dims the exact map does not tie to the reference (reshape-index-graph.ts). */
+  reshapeIndex: ReshapeIndexGraph;
   divisibleSplits: ReadonlySet<Split>;
   indexType: IndexType;
   /** Symbolic extents and scalar inputs → kernel-side names (filled by the signature pass). */
@@ -60,6 +62,7 @@ export function makeContext(
     positions: reference.nDims(),
     exactMap: new ExactLogicalMap(fusion, fusion.allTvs(), { throughResize: hasResizeExprs(fusion) }),
     exactMapNoResize: new ExactLogicalMap(fusion),
+    reshapeIndex: new ReshapeIndexGraph(fusion, reference),
     divisibleSplits,
     indexType,
     scalarNames: new Map(),

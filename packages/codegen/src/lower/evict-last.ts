@@ -1,4 +1,4 @@
-// Pass 9 (inner persistent kernels with evictLastRowParams) — L1 cache hints for row
+// Optimisation pass `evict-last` (inner persistent kernels with evictLastRowParams) — L1 cache hints for row
 // parameters. Every block reads one row of x and the whole weight and bias; the rows stream
 // through L1 once while every block of the SM reads the same weight and bias again. A global
 // vector load whose address does not depend on which row the thread works on (it mentions
@@ -9,6 +9,7 @@
 
 import type { IndexExpr } from '../kernel-ir/index-expr.js';
 import type { Stmt } from '../kernel-ir/nodes.js';
+import { mapLeaves } from '../kernel-ir/walk.js';
 
 const ROW_SYMBOLS = new Set(['blockIdx.x', 'blockIdx.y', 'threadIdx.y']);
 
@@ -24,19 +25,10 @@ export function mentionsRow(e: IndexExpr): boolean {
 }
 
 function hint(s: Stmt): Stmt {
-  switch (s.kind) {
-    case 'LoadStore':
-      return s.in.memory === 'Global' && s.out.memory === 'Local' && s.width > 1 && !mentionsRow(s.in.index) ? { ...s, cacheHint: 'evictLast' } : s;
-    case 'ForLoop':
-      return { ...s, body: s.body.map(hint) };
-    case 'IfThenElse':
-      return { ...s, then: s.then.map(hint), else: s.else.map(hint) };
-    default:
-      return s;
-  }
+  return s.kind === 'LoadStore' && s.in.memory === 'Global' && s.out.memory === 'Local' && s.width > 1 && !mentionsRow(s.in.index) ? { ...s, cacheHint: 'evictLast' } : s;
 }
 
 /** Marks the row-invariant global vector loads of the kernel body evict-last. */
 export function evictLastRowParams(body: readonly Stmt[]): Stmt[] {
-  return body.map(hint);
+  return mapLeaves(body, hint);
 }

@@ -1,7 +1,8 @@
-// Pass 5 — expression lowering. In: the loop nest with Allocates and PendingExprs. Out: every
+// Core pass `expr-lowering` — expression lowering. In: the loop nest with Allocates and PendingExprs. Out: every
 // PendingExpr replaced by its kernel IR statement (LoadStore for copies, broadcasts, squeezes
 // and expands — a wide one at a vectorized position; Compute for unary/binary/ternary ops and
-// for a full's fill value; Rng for random numbers, rng.ts; Iota for an iota's start + index·step),
+// for a full's fill value; Rng for random numbers, rng.ts; Iota for an iota's start + index·step;
+// IndexedLoad for select / index_select / gather / take_along_axis / embedding, indexed-load.ts),
 // with global accesses indexed through the reference (indexing.ts), local ones by buffer
 // position (allocation.ts), wrapped in an IfThenElse when a non-divisible split needs a
 // predicate (predicates.ts). ReductionOps lower through reductions.ts (init, serial update or
@@ -17,6 +18,7 @@ import { cppTypeName, type Expr, type IotaOp, type Scalar, type TensorView, type
 import { LoweringError } from '../errors.js';
 import { iconst, type IndexExpr } from '../kernel-ir/index-expr.js';
 import type { Operand, Predicate, ScalarOperand, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
+import { mapLeaves } from '../kernel-ir/walk.js';
 import { computeDtypeOf, computeOpOf } from './compute-type.js';
 import { localIndex } from './allocation.js';
 import type { LoweringContext } from './context.js';
@@ -29,6 +31,7 @@ import { lowerReductionInit, lowerReductionUpdate, threadPredicateMap, threadPre
 import { lowerWelfordInit, lowerWelfordUpdate, type WelfordLoweringEnv } from './welford.js';
 import { scalarLiteral } from './scalar-literal.js';
 import { lowerRng } from './rng.js';
+import { isIndexedLoad, lowerIndexedLoad } from './indexed-load.js';
 import { zeroFill, type ResizeLowering } from './resize.js';
 
 export function scalarOperand(ctx: LoweringContext, s: Scalar): ScalarOperand {
@@ -112,7 +115,9 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
     const computed =
       resize !== null && (s.expr.kind === 'SliceOp' || s.expr.kind === 'PadOp' || s.expr.kind === 'CatOp')
         ? resize.lowerResizeExpr(s.expr, access, (v) => scalarOperand(ctx, v), indexer, laneUniformIndexer(s.positionIndices) ?? indexer)
-        : s.expr.kind === 'RNGOp'
+        : isIndexedLoad(s.expr)
+          ? lowerIndexedLoad(s.expr, access(out), operand, indexer, width)
+          : s.expr.kind === 'RNGOp'
         ? lowerRng(s.expr, access(out), indexer, groups.isVectorized(out) ? vector : 1)
         : s.expr.kind === 'IotaOp'
           ? lowerIota(s.expr, access(out), indexer)
@@ -124,13 +129,7 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
     const predicates = [...predicatesFor((ps) => ps.every((p) => p < count && groups.owns(out, p))), ...threadPredicates(threadPreds.get(out) ?? [])];
     return predicates.length === 0 ? inner : { kind: 'IfThenElse', predicates, then: [inner], else: [] };
   };
-  const visit = (stmts: Stmt[]): Stmt[] =>
-    stmts.flatMap((st) => {
-      if (st.kind === 'ForLoop') return [{ ...st, body: visit(st.body) }];
-      if (st.kind === 'PendingExpr') return lowerOne(st);
-      return [st];
-    });
-  return visit(body);
+  return mapLeaves(body, (st) => (st.kind === 'PendingExpr' ? lowerOne(st) : st));
 }
 
 /** An iota element: start + i·step, i the point's index in the iota's one dim (0 where it is a broadcast). */
@@ -159,7 +158,8 @@ function lowerExpr(expr: Expr, access: (tv: TensorView) => TensorAccess, operand
     case 'LoadStoreOp':
     case 'BroadcastOp':
     case 'SqueezeOp':
-    case 'ExpandOp': {
+    case 'ExpandOp':
+    case 'ViewOp': {
       const input = expr.inputs[0];
       if (input === undefined || input.kind !== 'tensorView') throw new LoweringError(`${expr.kind} producing T${out.name} has no tensor input`);
       if (input.dtype !== out.dtype) throw new LoweringError(`${expr.kind} T${input.name} → T${out.name} changes dtype (${cppTypeName(input.dtype)} → ${cppTypeName(out.dtype)})`);

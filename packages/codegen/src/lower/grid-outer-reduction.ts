@@ -1,4 +1,4 @@
-// Pass 5e — grid outer reductions (inner-outer persistent kernels: grad_weight / grad_bias of
+// Core pass `grid-outer-step` (and part of `expr-lowering`) — grid outer reductions (inner-outer persistent kernels: grad_weight / grad_bias of
 // layer_norm backward). A ReductionOp whose loop domain reduces over blockIdx.x is one: the
 // scheduler (inner-outer-persistent/schedule.ts) gives it [rBIDx, rS, TIDx, B, vec] — reduced
 // over the persistent grid's blocks and the serial row loop, kept over the row's positions.

@@ -1,4 +1,4 @@
-// Pass 7 (inner-outer persistent kernels with groupInnerReductions) — grouped block
+// Optimisation pass `group-allreduce` (inner-outer persistent kernels with groupInnerReductions) — grouped block
 // allreduces, nvFuser's grouped reductions. layer_norm backward reduces two statistics per row,
 // sum(g) and sum(g·xhat); both partials are complete before the first block allreduce, yet
 // each allreduce is its own chain of shuffles and three barriers. This pass turns a pair of

@@ -1,4 +1,4 @@
-// Pass 9b (inner persistent kernels with hoistRowParamLoads) — the row parameters' loads first.
+// Optimisation pass `hoist-row-params` (inner persistent kernels with hoistRowParamLoads) — the row parameters' loads first.
 // An inner persistent kernel reads weight and bias only in its last loop, after the row's
 // block reductions, so every block waits there for a round trip to L2. This pass issues those
 // loads at the top of the kernel instead, next to the row's own loads:
@@ -21,23 +21,15 @@
 import { iadd, iconst, imul, isym, type IndexExpr } from '../kernel-ir/index-expr.js';
 import { containsReduction } from '../kernel-ir/effects.js';
 import type { Stmt, TensorAccess } from '../kernel-ir/nodes.js';
+import { mapLeaves } from '../kernel-ir/walk.js';
 import { mentionsRow } from './evict-last.js';
 import { retarget, rowLoadLeaves, writes } from './row-prefetch.js';
 
 type Allocate = Extract<Stmt, { kind: 'Allocate' }>;
 
 /** The loads of `s` (a retargeted row load) with each output index moved by `offset`. */
-function shiftOutputs(s: Stmt, offset: IndexExpr): Stmt {
-  switch (s.kind) {
-    case 'LoadStore':
-      return { ...s, out: { ...s.out, index: iadd(offset, s.out.index) } };
-    case 'ForLoop':
-      return { ...s, body: s.body.map((b) => shiftOutputs(b, offset)) };
-    case 'IfThenElse':
-      return { ...s, then: s.then.map((b) => shiftOutputs(b, offset)) };
-    default:
-      return s;
-  }
+function shiftOutputs(s: Stmt, offset: IndexExpr): Stmt[] {
+  return mapLeaves([s], (l) => (l.kind === 'LoadStore' ? { ...l, out: { ...l.out, index: iadd(offset, l.out.index) } } : l));
 }
 
 /** `buffer[k] ← source[at + k]` for k < size, unrolled. */
@@ -96,7 +88,7 @@ export function hoistRowParamLoads(body: readonly Stmt[]): Stmt[] {
       fresh += 1;
       top.push({ ...a, buffer: hoisted, size: a.size * n });
       const load = shiftOutputs(retarget(s, loop.index, isym(index, n), new Map([[b, hoisted]])), imul(isym(index, n), iconst(a.size)));
-      top.push({ kind: 'ForLoop', index, extent: iconst(n), unroll: true, body: [load] });
+      top.push({ kind: 'ForLoop', index, extent: iconst(n), unroll: true, body: load });
       newBody.push(copyFrom(a, hoisted, imul(isym(loop.index), iconst(a.size)), `${index}_c`));
     }
     rest.push({ ...loop, body: newBody });

@@ -1,36 +1,25 @@
-// The lowering pipeline — the only place that knows the pass order:
-//   1. kernel-signature  parameters and names of extents / scalar inputs
-//   2. loop-groups       the loop map over (tensor, position)
-//   3. loop-nest         loops and placed (pending) expressions
-//   4. allocation        local buffers at their compute-at loops
-//   5. expr-lowering     indexing + predicates → LoadStore / Compute statements; reductions
-//                        (init / serial update / block reduction, thread predicates);
-//                        slice / pad / cat and shifted accesses through resize.ts
-//   6. grid outer step   inner-outer persistent kernels end with one GridOuterReduce
-//                        (grid-outer-reduction.ts)
-//   7. grouping          inner-outer persistent kernels with groupInnerReductions: block
-//                        allreduces in pairs (group-allreduce.ts)
-//   8. row prefetch      inner-outer persistent kernels with prefetchNextRow: the next row's
-//                        loads go into a second register buffer (row-prefetch.ts)
-//   9. cache hints       inner persistent kernels with evictLastRowParams: row-invariant loads
-//                        evict-last in L1 (evict-last.ts)
-//   9b. hoisting        inner persistent kernels with hoistRowParamLoads: row-invariant loads
-//                        issued at the top of the kernel (hoist-row-params.ts)
-//  10. barriers          inner persistent kernels with singleBarrierAllreduce: one
-//                        __syncthreads per block allreduce (allreduce-barriers.ts)
-//  11. bulk row copies   inner persistent kernels with bulkLoadRows: full rows copied to
-//                        shared memory by cp.async.bulk (bulk-row-loads.ts), then laid out
-//                        after the reductions' shared memory
-//  12. bulk row pipeline inner-outer persistent kernels with bulkLoadRows: each block's rows
-//                        copied to shared memory by cp.async.bulk, the next row's copy in
-//                        flight during this row (bulk-row-pipeline.ts), laid out as in 11
-// plus fusion scalar math lowered to ScalarComputes ahead of the loops.
+// The lowering pipeline — the only place that runs lowering passes, in this order:
+// core lowering (always):
+//   kernel-signature  parameters and names of extents / scalar inputs; fusion scalar math
+//                     lowered to ScalarComputes ahead of the loops
+//   loop-nest         the loop map over (tensor, position) (loop-groups.ts), then loops and
+//                     placed (pending) expressions
+//   allocation        local buffers at their compute-at loops
+//   expr-lowering     indexing + predicates → LoadStore / Compute statements; reductions
+//                     (init / serial update / block reduction, thread predicates);
+//                     slice / pad / cat and shifted accesses through resize.ts
+//   grid-outer-step   inner-outer persistent kernels end with one GridOuterReduce
+// then the optimisation passes of passes.ts that the scheduled fusion's parameters enable
+// (group-allreduce, row-prefetch, evict-last, hoist-row-params, allreduce-barriers,
+// bulk-row-loads, bulk-row-pipeline), then shared-memory-layout (bulk row buffers after the
+// reductions' shared memory). `LowerOptions.observe` sees the statements after every named pass
+// (the kernel_ir dump after a pass, and the kernel IR verifier in tests).
 
 import { dataTypeSize } from '@tsfuser/fusion-ir';
-import type { KernelParams, ScheduledFusion } from '@tsfuser/scheduler';
+import { hasResizeExprs, type KernelParams, type ScheduledFusion } from '@tsfuser/scheduler';
 import { LoweringError } from '../errors.js';
 import { allStmts } from '../kernel-ir/effects.js';
-import type { Kernel, Stmt } from '../kernel-ir/nodes.js';
+import type { Kernel, KernelParam, Stmt } from '../kernel-ir/nodes.js';
 import { insertAllocations } from './allocation.js';
 import { makeContext } from './context.js';
 import { lowerExprs, lowerScalarExprs } from './expr-lowering.js';
@@ -38,19 +27,19 @@ import { buildSignature, extentExpr } from './kernel-signature.js';
 import { LoopGroups } from './loop-groups.js';
 import { buildLoopNest } from './loop-nest.js';
 import { gridOuterReduceStmt, gridOuterReductions } from './grid-outer-reduction.js';
-import { singleBarrierAllreduces } from './allreduce-barriers.js';
-import { evictLastRowParams } from './evict-last.js';
-import { hoistRowParamLoads } from './hoist-row-params.js';
-import { groupAllreduces } from './group-allreduce.js';
-import { prefetchNextRow } from './row-prefetch.js';
-import { bulkLoadRows, layoutBulkRowCopies, rowInputTensors } from './bulk-row-loads.js';
-import { pipelineBulkRowLoads } from './bulk-row-pipeline.js';
+import { layoutBulkRowCopies } from './bulk-row-loads.js';
+import { enabledPasses } from './passes.js';
 import { ResizeLowering } from './resize.js';
-import { hasResizeExprs } from '@tsfuser/scheduler';
 
 export interface LowerOptions {
   kernelName: string;
   maxThreadsPerBlock: number;
+  /**
+   * Called after every named pass (passes.ts LOWERING_PASS_NAMES; optimisations only when
+   * enabled) with the kernel's statements at that point (the scalar math first) and its
+   * parameters. For dumps and the verifier; must not mutate.
+   */
+  observe?: (pass: string, body: readonly Stmt[], params: readonly KernelParam[]) => void;
 }
 
 function vectorizeFactorOf(p: KernelParams): number {
@@ -65,6 +54,9 @@ function vectorizeFactorOf(p: KernelParams): number {
       return 1; // no vectorization yet (one kept element per thread)
     case 'inner_outer_persistent':
       return p.vectorizeInnerReduction ? p.unrollFactorInnerReduction : 1;
+    case 'greedy':
+      // compileFusion emits greedy kernels from their parameters (emit/greedy/); no loop nest.
+      throw new LoweringError('a greedy (scan or sort) segment is emitted from its parameters, not lowered through a loop nest');
     default: {
       const unreachable: never = p;
       throw new Error(`unknown scheduler parameters ${String(unreachable)}`);
@@ -123,31 +115,30 @@ export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Ker
   const ctx = makeContext(scheduled.fusion, scheduled.reference, scheduled.divisibleSplits, scheduled.params.indexType, extentExpr, opts.kernelName);
   const { params, indexLocals } = buildSignature(ctx);
   const scalars = lowerScalarExprs(ctx);
+  const observe = (pass: string, body: readonly Stmt[]): void => opts.observe?.(pass, [...scalars, ...body], params);
+  observe('kernel-signature', []);
   const groups = new LoopGroups(ctx);
   const nest = buildLoopNest(ctx, groups);
+  observe('loop-nest', nest);
   const allocated = insertAllocations(ctx, groups, nest);
+  observe('allocation', allocated);
   const resize = hasResizeExprs(ctx.fusion) ? new ResizeLowering(ctx) : null;
   const lowered = lowerExprs(ctx, groups, allocated, resize);
+  observe('expr-lowering', lowered);
   const gridOuter = gridOuterReductions(ctx);
   if (gridOuter.length > 0) lowered.push(gridOuterReduceStmt(ctx, gridOuter));
+  observe('grid-outer-step', lowered);
   const p = scheduled.params;
-  const grouped = p.schedulerType === 'inner_outer_persistent' && p.groupInnerReductions ? groupAllreduces(lowered) : lowered;
-  const prefetched = p.schedulerType === 'inner_outer_persistent' && p.prefetchNextRow ? prefetchNextRow(grouped) : grouped;
-  const hinted = p.schedulerType === 'inner_persistent' && p.evictLastRowParams ? evictLastRowParams(prefetched) : prefetched;
-  const hoisted = p.schedulerType === 'inner_persistent' && p.hoistRowParamLoads ? hoistRowParamLoads(hinted) : hinted;
-  const barriers = p.schedulerType === 'inner_persistent' && p.singleBarrierAllreduce ? singleBarrierAllreduces(hoisted) : hoisted;
-  const bulk =
-    p.schedulerType === 'inner_persistent' && p.bulkLoadRows && p.divisibleSplits[0] === true
-      ? bulkLoadRows(barriers, rowInputTensors(ctx), p.batchesPerBlockInnerReduction * p.lparams.bdimx * p.unrollFactorInnerReduction, indexLocals)
-      : barriers;
-  const pipelined =
-    p.schedulerType === 'inner_outer_persistent' && p.bulkLoadRows && p.divisibleSplits[0] === true
-      ? pipelineBulkRowLoads(bulk, rowInputTensors(ctx), p.batchesPerBlockInnerReduction * p.lparams.bdimx * p.unrollFactorInnerReduction, indexLocals)
-      : bulk;
-  const reductionBytes = blockReduceSharedMemory([...scalars, ...pipelined], opts.maxThreadsPerBlock);
-  const hasBulk = pipelined.some((s) => s.kind === 'BulkLoadIssue');
-  const laid = hasBulk ? layoutBulkRowCopies(pipelined, reductionBytes, (c) => c.capacity * dataTypeSize(c.dtype)) : { body: pipelined, bytes: reductionBytes };
+  let optimized: Stmt[] = lowered;
+  for (const pass of enabledPasses(p)) {
+    optimized = pass.run(optimized, { ctx, params: p, indexLocals });
+    observe(pass.name, optimized);
+  }
+  const reductionBytes = blockReduceSharedMemory([...scalars, ...optimized], opts.maxThreadsPerBlock);
+  const hasBulk = optimized.some((s) => s.kind === 'BulkLoadIssue');
+  const laid = hasBulk ? layoutBulkRowCopies(optimized, reductionBytes, (c) => c.capacity * dataTypeSize(c.dtype)) : { body: optimized, bytes: reductionBytes };
   const body = laid.body;
+  observe('shared-memory-layout', body);
   const minShared = p.schedulerType === 'inner_persistent' ? p.minSharedMemBytes : 0;
   return {
     name: opts.kernelName,

@@ -1,4 +1,4 @@
-// Pass 5a — indexing (used by expression lowering). In: the index of every reference loop
+// Part of `expr-lowering` — indexing (used by expression lowering). In: the index of every reference loop
 // position at one point of the loop nest. Out: the index of any reference ID by walking the
 // reference's Split/Merge exprs backwards (split input = outer·factor + inner; merge
 // outer = out / inner-extent, inner = out % inner-extent), and for any global tensor the
@@ -10,8 +10,9 @@
 // runs of unshifted dims merge.
 
 import { loopExprs, type IterDomain, type Merge, type Split, type TensorView } from '@tsfuser/fusion-ir';
+import type { IndexDerivation } from '@tsfuser/scheduler';
 import { LoweringError } from '../errors.js';
-import { iadd, iconst, idiv, imod, imul, isym, type IndexExpr } from '../kernel-ir/index-expr.js';
+import { iadd, iconst, idiv, imod, imul, isym, sameIndex, type IndexExpr } from '../kernel-ir/index-expr.js';
 import type { LoweringContext } from './context.js';
 
 /** Facts about the reference's schedule shared by every point. */
@@ -37,6 +38,18 @@ export class ReferenceHistory {
       if (a !== undefined && b !== undefined) this.leaves.set(e.out(), [...a, ...b]);
     }
   }
+}
+
+/**
+ * outer · extent + inner, where `(p + x / e) · e + x % e` folds to p · e + x: a reshape that splits what
+ * the reference merged (or merges what it split) indexes with the reference's own index.
+ */
+function linearize(outer: IndexExpr, inner: IndexExpr, extent: IndexExpr): IndexExpr {
+  const divides = (q: IndexExpr): boolean => q.kind === 'div' && inner.kind === 'mod' && sameIndex(q.a, inner.a) && sameIndex(q.b, extent) && sameIndex(inner.b, extent);
+  if (divides(outer) && outer.kind === 'div') return outer.a;
+  // (p + x / e) · e + x % e = p · e + x
+  if (outer.kind === 'add' && divides(outer.b) && outer.b.kind === 'div') return iadd(imul(outer.a, extent), outer.b.a);
+  return iadd(imul(outer, extent), inner);
 }
 
 export class PointIndexer {
@@ -73,6 +86,32 @@ export class PointIndexer {
     return use.outer() === id ? idiv(out, innerExtent) : imod(out, innerExtent);
   }
 
+  /** Index of a logical ID reached only through a reshape's split/merge (null: broadcast or unreachable). */
+  derivedIndex(id: IterDomain | undefined): IndexExpr | null {
+    if (id === undefined || id.isBroadcast() || !this.ctx.reshapeIndex.hasReshape) return null;
+    const d = this.ctx.reshapeIndex.derive(id);
+    return d === null ? null : this.fromDerivation(d);
+  }
+
+  private fromDerivation(d: IndexDerivation): IndexExpr {
+    switch (d.kind) {
+      case 'zero':
+        return iconst(0);
+      case 'reference':
+        return this.index(this.history.logical[d.position] as IterDomain);
+      case 'linearize':
+        return linearize(this.fromDerivation(d.outer), this.fromDerivation(d.inner), this.ctx.extent(d.innerExtent));
+      case 'divide':
+        return idiv(this.fromDerivation(d.of), this.ctx.extent(d.extent));
+      case 'modulo':
+        return imod(this.fromDerivation(d.of), this.ctx.extent(d.extent));
+      default: {
+        const unreachable: never = d;
+        throw new LoweringError(`unknown index derivation ${String(unreachable)}`);
+      }
+    }
+  }
+
   /** Element offset of a global tensor at this point. */
   globalOffset(tv: TensorView, shifted: readonly (IndexExpr | null)[] | null = null): IndexExpr {
     const name = this.ctx.tensorName(tv);
@@ -85,7 +124,20 @@ export class PointIndexer {
     let offset: IndexExpr = iconst(0);
     for (let d = 0; d < logical.length; d += 1) {
       const r = map[d] as number;
-      if (r < 0) continue; // broadcast, or a squeezed size-1 dim
+      if (r < 0) {
+        // Broadcast, a squeezed size-1 dim, or a dim on the other side of a reshape.
+        // Contiguous runs of such dims are linearized first (their div/mod fold back).
+        let derived = this.derivedIndex(logical[d]);
+        if (derived === null) continue;
+        while (canMerge && d + 1 < logical.length && map[d + 1] === -1 && contiguity[d] === true) {
+          const next = this.derivedIndex(logical[d + 1]);
+          if (next === null) break;
+          derived = linearize(derived, next, this.ctx.extent((logical[d + 1] as IterDomain).extent));
+          d += 1;
+        }
+        offset = iadd(offset, imul(derived, stride(d)));
+        continue;
+      }
       let end = d;
       let merged: IterDomain | null = null;
       if (canMerge && (shifted?.[d] ?? null) === null) {

@@ -1,4 +1,4 @@
-// Pass 1 — kernel signature. In: the fusion's inputs and outputs. Out: the kernel parameters
+// Core pass `kernel-signature` — kernel signature. In: the fusion's inputs and outputs. Out: the kernel parameters
 // in order (inputs, then outputs; tensors as Tensor<T, rank> structs, scalars by value), the
 // kernel-side name of every symbolic extent (`i2` read once from `T0.logical_size[2]`; a derived
 // extent of a segment input, e.g. a reshape's size, as `e3`) and of every scalar input.

@@ -1,4 +1,4 @@
-// Pass 2 — loop map. In: compute-at positions of every tensor. Out: disjoint sets over
+// Core pass `loop-nest`, first half — loop map. In: compute-at positions of every tensor. Out: disjoint sets over
 // (tensor, loop position) pairs — a producer inlined at position k shares its first k loops
 // with each consumer — and the kind of each reference position (parallel index, trivial,
 // serial loop, unrolled loop). Tensors whose loop domain is not aligned with the reference's

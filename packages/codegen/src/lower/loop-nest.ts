@@ -1,4 +1,4 @@
-// Pass 3 — loop nest. In: the fusion's tensor expressions in topological order and the loop
+// Core pass `loop-nest` — loop nest. In: the fusion's tensor expressions in topological order and the loop
 // map. Out: a statement tree of ForLoops (one per loop set at a serial/unrolled position;
 // parallel and trivial positions make no loop, a vectorized position is one wide access)
 // whose leaves are PendingExprs carrying the index of every reference position.

@@ -1,4 +1,4 @@
-// Pass 5e — padded thread dims (used by expression lowering). A reference position bound to
+// Part of `expr-lowering` — padded thread dims (used by expression lowering). A reference position bound to
 // threadIdx.x/y whose extent is not a constant (the inner persistent schedule's
 // ⌈row / vec / batches⌉) may be launched with more threads than that extent (rounded up to a
 // warp multiple, so block reductions take the warp-shuffle path). The extra threads would alias

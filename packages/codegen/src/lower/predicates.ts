@@ -1,4 +1,4 @@
-// Pass 5b — predicates (used by expression lowering). A split whose factor does not divide
+// Part of `expr-lowering` — predicates (used by expression lowering). A split whose factor does not divide
 // its input's extent creates out-of-range iterations. For every such split that does not
 // descend from another one, the access is guarded by `index(split input) < extent(split
 // input)`: an in-range ID has in-range descendants, so the root-most checks imply all others

@@ -1,4 +1,4 @@
-// Pass 5c — reductions (used by expression lowering). A ReductionOp placed in the loop nest
+// Part of `expr-lowering` — reductions (used by expression lowering). A ReductionOp placed in the loop nest
 // becomes, for its output R:
 //   * init (the 'init' leaf, outside R's reduction loops): R = identity of the op;
 //   * update, when R's reduction positions are serial loops or trivial: R = R ⊕ in, guarded by

@@ -1,4 +1,4 @@
-// Pass 5b — lowering of an RNGOp (used by expression lowering). In: the RNG tensor's access at
+// Part of `expr-lowering` — lowering of an RNGOp (used by expression lowering). In: the RNG tensor's access at
 // one point of the loop nest. Out: an `Rng` statement whose linear index is the row-major
 // position of the point in the RNG tensor's logical domain — Σ index(d) · Π extent(d' > d),
 // each logical dim taking the index of the reference logical dim it is exactly mapped to (a

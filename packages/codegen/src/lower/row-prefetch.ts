@@ -1,4 +1,4 @@
-// Pass 8 (inner-outer persistent kernels with prefetchNextRow) — a 2-stage register circular
+// Optimisation pass `row-prefetch` (inner-outer persistent kernels with prefetchNextRow) — a 2-stage register circular
 // buffer over the serial row loop. Each block walks its rows one at a time, and a row's global
 // loads (grad_out, x, mean, rstd) used to be issued only after the previous row's block
 // reductions finished: with a few blocks per SM, too few bytes were in flight to cover the

@@ -1,4 +1,4 @@
-// Pass 5f — Welford (used by expression lowering). A WelfordOp placed in the loop nest (its
+// Part of `expr-lowering` — Welford (used by expression lowering). A WelfordOp placed in the loop nest (its
 // three outputs avg / varSum / n share one loop structure: rFactor and the transform
 // propagation keep siblings identical) becomes, for its outputs (A, M, N):
 //   * init (the 'init' leaf, outside the reduction loops): A = NaN, M = NaN, N = 0 — the empty

@@ -26,6 +26,8 @@ import {
 } from './pointwise-math.js';
 import { evalReduction, evalWelford } from './reduction.js';
 import { evalRng } from './random.js';
+import { evalIndexing } from './indexing.js';
+import { evalArgsort, evalScan, evalTopK } from './scan-sort.js';
 import { withDimOrder } from './layout.js';
 import { broadcastStrides, forEachElement, gatherFloat64, readerFor, type Reader, type StridedOperand } from './strided.js';
 import { castTo, computeKindOf, storeFloat64, toFloat, type ComputeKind } from './values.js';
@@ -300,6 +302,23 @@ export function evalExpr(ctx: EvalContext, expr: Expr): void {
       return;
     case 'RNGOp':
       evalRng(ctx, expr);
+      return;
+    case 'SelectOp':
+    case 'IndexSelectOp':
+    case 'GatherOp':
+    case 'ScatterOp':
+    case 'IndexPutAccumulateOp':
+    case 'EmbeddingFwdOp':
+      evalIndexing(ctx, expr);
+      return;
+    case 'ScanOp':
+      evalScan(ctx, expr);
+      return;
+    case 'ArgsortOp':
+      evalArgsort(ctx, expr);
+      return;
+    case 'TopKOp':
+      evalTopK(ctx, expr);
       return;
     case 'Split':
     case 'Merge':

@@ -15,6 +15,9 @@ import {
   FullOp,
   IotaOp,
   RNGOp,
+  ScanOp,
+  ArgsortOp,
+  TopKOp,
   LoadStoreOp,
   Merge,
   PadOp,
@@ -29,6 +32,7 @@ import {
   type Expr,
 } from './expr.js';
 import { Fusion } from './fusion.js';
+import { EmbeddingFwdOp, GatherOp, IndexPutAccumulateOp, IndexSelectOp, ScatterOp, SelectOp } from './indexing-exprs.js';
 import { IterDomain } from './iter-domain.js';
 import { Scalar } from './scalar.js';
 import { TensorDomain } from './tensor-domain.js';
@@ -107,6 +111,46 @@ export function rebuildExpr(e: Expr, fusion: Fusion, m: ValMapper): Expr {
         m.scalar(e.seed),
         m.scalar(e.offset),
         e.seeded,
+      );
+    case 'SelectOp':
+      return new SelectOp(fusion, m.tv(e.out() as TensorView), m.tv(e.lookupTv()), e.dim, m.scalar(e.indexScalar()));
+    case 'IndexSelectOp':
+      return new IndexSelectOp(fusion, m.tv(e.out() as TensorView), m.tv(e.lookupTv()), e.dim, m.tv(e.indexTv()));
+    case 'GatherOp':
+      return new GatherOp(fusion, m.tv(e.out() as TensorView), m.tv(e.lookupTv()), e.dim, m.tv(e.indexTv()), e.exactSizes);
+    case 'ScatterOp': {
+      const src = e.src();
+      return new ScatterOp(fusion, m.tv(e.out() as TensorView), m.tv(e.selfTv()), e.dim, m.tv(e.indexTv()), src.kind === 'tensorView' ? m.tv(src) : m.scalar(src));
+    }
+    case 'IndexPutAccumulateOp':
+      return new IndexPutAccumulateOp(fusion, m.tv(e.out() as TensorView), m.tv(e.accTv()), m.tv(e.indexTv()), m.tv(e.valueTv()));
+    case 'EmbeddingFwdOp': {
+      const opt = (s: Scalar | null): Scalar | null => (s === null ? null : m.scalar(s));
+      return new EmbeddingFwdOp(
+        fusion,
+        m.tv(e.out() as TensorView),
+        m.tv(e.indexTv()),
+        m.tv(e.weightTv()),
+        m.scalar(e.normType),
+        m.scalar(e.scaleGradByFreq),
+        m.scalar(e.sparse),
+        opt(e.paddingIdx),
+        opt(e.maxNorm),
+      );
+    }
+    case 'ScanOp':
+      return new ScanOp(fusion, e.opType, m.scalar(e.init), m.tv(e.out() as TensorView), m.tv(e.in() as TensorView), e.dim);
+    case 'ArgsortOp':
+      return new ArgsortOp(fusion, m.tv(e.out() as TensorView), m.tv(e.in() as TensorView), e.dim, e.descending, e.stable);
+    case 'TopKOp':
+      return new TopKOp(
+        fusion,
+        { values: m.tv(e.outValues()), indices: m.tv(e.outIndices()) },
+        m.tv(e.in() as TensorView),
+        m.scalar(e.k()),
+        e.dim,
+        e.largest,
+        e.sorted,
       );
     case 'Split':
       return new Split(fusion, m.id(e.outer()), m.id(e.inner()), m.id(e.in()), m.scalar(e.factor), e.innerSplit);

@@ -9,9 +9,11 @@ import type { DataType } from './data-type.js';
 import type { Fusion } from './fusion.js';
 import type { IterDomain } from './iter-domain.js';
 import type { BinaryOpType, ReductionOpType, RngOpType, TernaryOpType, UnaryOpType } from './op-types.js';
+import type { ScanOpType } from './op-types.js';
 import type { Scalar } from './scalar.js';
 import type { TensorView } from './tensor-view.js';
 import type { Val } from './val.js';
+import type { EmbeddingFwdOp, GatherOp, IndexPutAccumulateOp, IndexSelectOp, ScatterOp, SelectOp } from './indexing-exprs.js';
 
 export type Expr =
   | UnaryOp
@@ -30,12 +32,22 @@ export type Expr =
   | FullOp
   | IotaOp
   | RNGOp
+  | SelectOp
+  | IndexSelectOp
+  | GatherOp
+  | ScatterOp
+  | IndexPutAccumulateOp
+  | EmbeddingFwdOp
+  | ScanOp
+  | ArgsortOp
+  | TopKOp
   | Split
   | Merge;
 
 export type ExprKind = Expr['kind'];
 
-abstract class ExprBase {
+/** Shared by every Expr class (also those in indexing-exprs.ts). */
+export abstract class ExprBase {
   readonly name: number;
 
   constructor(
@@ -282,6 +294,58 @@ export class RNGOp extends ExprBase {
     readonly seeded: boolean,
   ) {
     super(fusion, [...shape, ...parameters, seed, offset], [out]);
+  }
+}
+
+/**
+ * An inclusive scan along logical dim `dim` (nvFuser's ScanOp: cumsum, cumprod, cummin, cummax):
+ * out[…, i, …] = init ⊕ in[…, 0, …] ⊕ … ⊕ in[…, i, …]. The output has the input's shape and dtype.
+ */
+export class ScanOp extends ExprBase {
+  readonly kind = 'ScanOp' as const;
+  constructor(fusion: Fusion, readonly opType: ScanOpType, readonly init: Scalar, out: TensorView, input: TensorView, readonly dim: number) {
+    super(fusion, [input], [out]);
+  }
+}
+
+/**
+ * The indices (Int) that sort the input along `dim` (nvFuser's ArgsortOp). NaN sorts above every
+ * number, as in PyTorch; equal keys keep their input order (tsfuser always sorts stably, which
+ * is one valid result of a non-stable sort).
+ */
+export class ArgsortOp extends ExprBase {
+  readonly kind = 'ArgsortOp' as const;
+  constructor(fusion: Fusion, out: TensorView, input: TensorView, readonly dim: number, readonly descending: boolean, readonly stable: boolean) {
+    super(fusion, [input], [out]);
+  }
+}
+
+/**
+ * The k largest (or smallest) elements along `dim` and their Int indices (nvFuser's TopKOp).
+ * Inputs: the tensor and k (an Int scalar); outputs: values (input dtype) and indices, whose
+ * dim `dim` has extent k. Results are always in sorted order, ties by lower index first.
+ */
+export class TopKOp extends ExprBase {
+  readonly kind = 'TopKOp' as const;
+  constructor(
+    fusion: Fusion,
+    outs: { values: TensorView; indices: TensorView },
+    input: TensorView,
+    k: Scalar,
+    readonly dim: number,
+    readonly largest: boolean,
+    readonly sorted: boolean,
+  ) {
+    super(fusion, [input, k], [outs.values, outs.indices]);
+  }
+  k(): Scalar {
+    return this.inputs[1] as Scalar;
+  }
+  outValues(): TensorView {
+    return this.outputs[0] as TensorView;
+  }
+  outIndices(): TensorView {
+    return this.outputs[1] as TensorView;
   }
 }
 

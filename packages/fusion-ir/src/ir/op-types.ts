@@ -31,6 +31,10 @@ export type RngOpType = (typeof RNG_OP_TYPES)[number];
 export const REDUCTION_OP_TYPES = ['add', 'mul', 'max', 'min'] as const;
 export type ReductionOpType = (typeof REDUCTION_OP_TYPES)[number];
 
+/** The combining op of a ScanOp, printed with nvFuser's BinaryOpType names (`op_type=add`). */
+export const SCAN_OP_TYPES = ['add', 'mul', 'max', 'min'] as const;
+export type ScanOpType = (typeof SCAN_OP_TYPES)[number];
+
 /** Comparison and logical ops produce Bool regardless of operand types. */
 export function isPredicateBinaryOp(op: BinaryOpType): boolean {
   return (

@@ -18,3 +18,5 @@ export * from './composite.js';
 export * from './random.js';
 export * from './triu.js';
 export * from './stride-order.js';
+export * from './indexing.js';
+export * from './scan-sort.js';

@@ -16,6 +16,7 @@ import { FusionIrError } from '../ir/errors.js';
 import type { Expr, PadOp } from '../ir/expr.js';
 import type { TensorView } from '../ir/tensor-view.js';
 import type { Val } from '../ir/val.js';
+import { indexingExprToString } from './indexing-printer.js';
 import { reductionOpName } from './op-names.js';
 import {
   binaryText,
@@ -141,6 +142,31 @@ export function exprToString(expr: Expr, level = 0): string {
       if (expr.seeded) args.push(valToInlineString(expr.seed));
       return `${ind}${valToString(expr.out())}\n${indentation(level + 1)} = rng_${expr.rngOp}(${args.join(', ')});\n`;
     }
+    case 'SelectOp':
+    case 'IndexSelectOp':
+    case 'GatherOp':
+    case 'ScatterOp':
+    case 'IndexPutAccumulateOp':
+    case 'EmbeddingFwdOp':
+      return indexingExprToString(expr, level);
+    case 'ScanOp': {
+      // nvFuser's ScanOp::toString
+      const pad = `${indentation(level + 1)}        `;
+      return (
+        `${ind}${valToString(expr.out())}\n${indentation(level + 1)} = scan(${valToString(expr.in())},\n` +
+        `${pad}dim=${expr.dim},\n${pad}op_type=${expr.opType},\n${pad}init=${valToInlineString(expr.init)})\n`
+      );
+    }
+    case 'ArgsortOp':
+      return (
+        `${ind}${valToString(expr.out())} = argsort( ${valToString(expr.in())}, dim = ${expr.dim}, ` +
+        `descending = ${expr.descending ? 'True' : 'False'}, stable = ${expr.stable ? 'True' : 'False'} )\n`
+      );
+    case 'TopKOp':
+      return (
+        `${ind}( ${valToString(expr.outValues())}, ${valToString(expr.outIndices())} ) = topk( ${valToString(expr.in())}, ` +
+        `${scalarToString(expr.k())}, dim = ${expr.dim}, largest = ${expr.largest ? 'True' : 'False'}, sorted = ${expr.sorted ? 'True' : 'False'} )\n`
+      );
     case 'Split':
       return (
         `${ind}${expr.innerSplit ? 'Split' : 'Outer split'}: ${iterDomainToString(expr.in())} by factor ` +

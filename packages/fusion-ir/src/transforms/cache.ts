@@ -8,6 +8,9 @@
 //                    Returns c.
 //   cacheFork(tv):   tv is an output that is also used: a new output c = set(tv) replaces tv
 //                    among the outputs; tv stays an intermediate for its other uses. Returns c.
+// The tensor left in global memory (tv after cacheBefore, c after cacheFork) keeps the
+// allocation order (stride order) tv had — as in nvFuser, where the output's allocation domain
+// is what the runtime allocates and the kernel writes through; the Local copy has none.
 // Caches are Local memory; none of these transforms is allowed on an inlined tensor.
 
 import { TransformError } from '../ir/errors.js';
@@ -30,6 +33,23 @@ function newCacheTensor(tv: TensorView): TensorView {
   const c = tv.fusion.newTensorView(new TensorDomain({ logical }), tv.dtype);
   c.memoryType = 'Local';
   return c;
+}
+
+/**
+ * The allocation order of `from` (a permutation of its non-reduction logical dims) carried onto
+ * `to`'s logical IDs, with `from`'s contiguity; `to` keeps no allocation domain when `from` had
+ * none or one that is not such a permutation.
+ */
+function carryAllocationOrder(from: TensorDomain, to: TensorDomain): void {
+  const allocation = from.allocation?.filter((id) => !id.isReduction());
+  if (allocation === undefined) return;
+  const fromLogical = from.logicalNoReductions();
+  const toLogical = to.logicalNoReductions();
+  const order = allocation.map((id) => fromLogical.indexOf(id));
+  if (order.length !== toLogical.length || order.some((d) => d < 0)) return;
+  to.allocation = order.map((d) => toLogical[d] as IterDomain);
+  const contiguity = from.logical.map((id, d) => (id.isReduction() ? undefined : from.contiguity[d])).filter((c) => c !== undefined);
+  to.contiguity = contiguity.map((c) => c ?? null);
 }
 
 function checkNotInlined(tv: TensorView, op: string): void {
@@ -60,6 +80,8 @@ export function cacheBefore(tv: TensorView): TensorView {
   c.memoryType = 'Local';
   const logical = c.domain.logicalNoReductions().map(copyIdForCache);
   tv.domain = new TensorDomain({ logical });
+  carryAllocationOrder(c.domain, tv.domain);
+  c.domain.allocation = null;
   replaceExprVals(def, new Map<Val, Val>([[tv, c]]));
   new LoadStoreOp(fusion, 'Set', tv, c, null);
   return c;
@@ -71,6 +93,8 @@ export function cacheFork(tv: TensorView): TensorView {
   if (!tv.isFusionOutput()) throw new TransformError(`cacheFork of T${tv.name}: the tensor is not a fusion output`);
   if (tv.uses.length === 0) throw new TransformError(`cacheFork of T${tv.name}: the output has no other uses (use cacheBefore)`);
   const c = newCacheTensor(tv);
+  carryAllocationOrder(tv.domain, c.domain);
+  tv.domain.allocation = null;
   new LoadStoreOp(tv.fusion, 'Set', c, tv, null);
   tv.fusion.replaceOutput(tv, c);
   return c;

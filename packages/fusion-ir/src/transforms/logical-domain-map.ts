@@ -7,7 +7,9 @@
 // broadcast dims and a SqueezeOp's dropped dims have no counterpart; a reduction's producer dims
 // map to the consumer's root including its reduction IDs; a reshape/permute/rFactor consumer is
 // mapped through its root domain. Pairs through Slice/Pad/Cat (whose extents may differ) and
-// between a broadcast and a non-broadcast ID are marked not exact.
+// between a broadcast and a non-broadcast ID are marked not exact. Indexing exprs map only the
+// producer whose dims line up with the output (positionalIndexingProducer), never the tensor
+// read at data-dependent positions.
 
 import { FusionIrError } from '../ir/errors.js';
 import type { Expr } from '../ir/expr.js';
@@ -62,13 +64,37 @@ export function logicalDomainPairs(producer: TensorView, consumer: TensorView): 
       });
       break;
     }
+    case 'indexed':
+      if (positionalIndexingProducer(expr) === producer) p.forEach((pid, d) => add(pid, c[d], false));
+      break;
     case 'none':
       break;
   }
   return pairs;
 }
 
-type EdgeKind = 'positional' | 'resize' | 'broadcast' | 'squeeze' | 'none';
+type EdgeKind = 'positional' | 'resize' | 'broadcast' | 'squeeze' | 'indexed' | 'none';
+
+/**
+ * The one producer of an indexing expr whose dims line up with the output's: the index tensor
+ * of index_select (broadcast to full rank), gather, take_along_axis and embedding (its dims are
+ * the output's leading ones), the tensor written into for scatter and index_put_accumulate. The
+ * lookup tensor (read at data-dependent positions) and select's input map to nothing.
+ */
+function positionalIndexingProducer(expr: Expr): TensorView | null {
+  switch (expr.kind) {
+    case 'IndexSelectOp':
+    case 'GatherOp':
+    case 'EmbeddingFwdOp':
+      return expr.indexTv();
+    case 'ScatterOp':
+      return expr.selfTv();
+    case 'IndexPutAccumulateOp':
+      return expr.accTv();
+    default:
+      return null;
+  }
+}
 
 function expressionKind(expr: Expr): EdgeKind {
   switch (expr.kind) {
@@ -80,15 +106,25 @@ function expressionKind(expr: Expr): EdgeKind {
     case 'ExpandOp':
     case 'ViewOp':
     case 'LoadStoreOp':
+    case 'ScanOp':
+    case 'ArgsortOp':
       return 'positional';
     case 'SliceOp':
     case 'PadOp':
     case 'CatOp':
+    case 'TopKOp':
       return 'resize';
     case 'BroadcastOp':
       return 'broadcast';
     case 'SqueezeOp':
       return 'squeeze';
+    case 'SelectOp':
+    case 'IndexSelectOp':
+    case 'GatherOp':
+    case 'ScatterOp':
+    case 'IndexPutAccumulateOp':
+    case 'EmbeddingFwdOp':
+      return 'indexed';
     case 'FullOp':
     case 'IotaOp':
     case 'RNGOp':

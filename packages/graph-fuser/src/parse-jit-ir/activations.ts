@@ -1,11 +1,11 @@
 // Lowerings of activations and their backward ops (gelu, silu, the *_backward formulas of
-// PyTorch's derivatives.yaml that fusion-ir implements), dropout in inference, and dtype casts
+// PyTorch's derivatives.yaml that fusion-ir implements) and dtype casts (dropout: random.ts)
 // (aten::to variants, type_as, _to_copy, the autocast casts), softplus. String and bool arguments
 // that select behaviour (approximate, train, dtype, the autocast flags) must be compile-time
 // constants.
 
 import {
-  cast, dropout, gelu, geluBackward, set, sigmoidBackward, silu, siluBackward, softplus, tanhBackward, thresholdBackward,
+  cast, gelu, geluBackward, set, sigmoidBackward, silu, siluBackward, softplus, tanhBackward, thresholdBackward,
   type DataType, type TensorView,
 } from '@tsfuser/fusion-ir';
 import type { NodeArgs, StaticArgs } from './args.js';
@@ -133,12 +133,6 @@ export const ACTIVATION_OPS: OpTableSection = {
       const [g, x] = pair(args, 'grad_output', 'self');
       return out(thresholdBackward(g, x, args.floatLike('threshold')));
     },
-  },
-  'aten::dropout': {
-    schemas: ['aten::dropout(Tensor input, float p, bool train) -> Tensor'],
-    constants: ['p', 'train'],
-    check: (a) => (a.bool('train') === true ? 'dropout in training mode needs random numbers (only train=False is fused)' : null),
-    lower: (args) => out(dropout(args.tensor('input'), args.number('p'), args.bool('train'))),
   },
   'aten::to': {
     schemas: [

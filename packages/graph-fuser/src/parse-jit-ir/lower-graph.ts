@@ -6,7 +6,7 @@
 // silently dropped; every lowered tensor has the dtype and rank its graph type states.
 
 import type { Graph, Node, Value } from '@tsfuser/jit-ir';
-import { Fusion, set, type TensorView, type Val } from '@tsfuser/fusion-ir';
+import { add, Fusion, set, type RngOptions, type Scalar, type TensorView, type Val } from '@tsfuser/fusion-ir';
 import { NodeArgs } from './args.js';
 import { dataTypeOfScalarType } from './dtypes.js';
 import { JitLoweringError, nodeError } from './errors.js';
@@ -31,6 +31,12 @@ export interface JitLowering {
   inputs: (Val | null)[];
   /** Extra fusion outputs after the graph outputs: in-place updates of graph inputs. */
   inputUpdates: InputUpdate[];
+  /**
+   * Random ops (training dropout, rand_like …): the fusion's last two inputs are the philox seed
+   * and offset (Int), which the runner supplies from its generator, and `draws` ops use offsets
+   * offset … offset + draws − 1 (the generator advances by `draws` per run). Null: no random op.
+   */
+  rng: { draws: number } | null;
 }
 
 interface PendingUpdate {
@@ -50,6 +56,9 @@ class GraphLowering {
   readonly fusion = new Fusion();
   private readonly env = new Map<Value, JitVal>();
   readonly updates: PendingUpdate[] = [];
+  /** The philox seed and offset inputs, made on the first random op. */
+  private rngInputs: { seed: Scalar; offset: Scalar } | null = null;
+  rngDraws = 0;
 
   constructor(private readonly graph: Graph) {}
 
@@ -75,7 +84,23 @@ class GraphLowering {
         }
         this.updates.push({ tv, graphInput: index, what });
       },
+      rng: () => this.nextRng(),
     };
+  }
+
+  /** Seed and offset (offset + ordinal) for the next random op; makes the two inputs on first use. */
+  private nextRng(): RngOptions {
+    if (this.rngInputs === null) {
+      const seed = this.fusion.newSymbolicScalar('Int');
+      const offset = this.fusion.newSymbolicScalar('Int');
+      this.fusion.addInput(seed);
+      this.fusion.addInput(offset);
+      this.rngInputs = { seed, offset };
+    }
+    const k = this.rngDraws;
+    this.rngDraws += 1;
+    const offset = k === 0 ? this.rngInputs.offset : add(this.rngInputs.offset, this.fusion.constant(BigInt(k), 'Int'));
+    return { rngSeed: this.rngInputs.seed, rngOffset: offset };
   }
 
   lowerNode(node: Node): void {
@@ -146,7 +171,7 @@ export function lowerJitGraph(graph: Graph): JitLowering {
     g.fusion.addOutput(u.tv);
     return { fusionOutput: g.fusion.outputs.length - 1, graphInput: u.graphInput, what: u.what };
   });
-  return { fusion: g.fusion, inputs, inputUpdates };
+  return { fusion: g.fusion, inputs, inputUpdates, rng: g.rngDraws === 0 ? null : { draws: g.rngDraws } };
 }
 
 /**

@@ -3,7 +3,7 @@
 // jitOpSupport reads only the static parts, so the fuser can decide fusibility without lowering.
 
 import type { Value } from '@tsfuser/jit-ir';
-import type { TensorView } from '@tsfuser/fusion-ir';
+import type { RngOptions, TensorView } from '@tsfuser/fusion-ir';
 import type { NodeArgs, StaticArgs } from './args.js';
 import type { JitVal } from './values.js';
 
@@ -14,6 +14,13 @@ export interface LoweringContext {
    * running statistics in place); the driver adds it as an extra fusion output aliased to it.
    */
   recordInputUpdate(update: TensorView, input: Value, what: string): void;
+  /**
+   * The philox seed and offset of the next random op of this fusion: two Int fusion inputs (added
+   * after the graph's inputs on first use, see JitLowering.rng) that the graph runner fills from
+   * its generator on every run, the offset plus the op's ordinal so two ops of one fusion draw
+   * different numbers (PyTorch's generator state, which tsfuser cannot read, is not used).
+   */
+  rng(): RngOptions;
 }
 
 export interface JitOpEntry {

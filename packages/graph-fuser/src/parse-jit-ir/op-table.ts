@@ -12,9 +12,12 @@ import type { JitOpEntry } from './op-entry.js';
 import { POINTWISE_OPS } from './pointwise.js';
 import { PRIM_OPS, type PrimEntry } from './prims.js';
 import { REDUCTION_OPS } from './reductions.js';
+import { SCAN_OPS } from './scans.js';
 import { SHAPE_OPS } from './shapes.js';
 import { SUM_TO_SIZE_OPS } from './sum-to-size.js';
 import { FACTORY_OPS } from './factories.js';
+import { RANDOM_OPS } from './random.js';
+import { INDEXING_OPS } from './indexing.js';
 import { describeJitVal, staticValue } from './values.js';
 
 export const ATEN_OPS: Readonly<Record<string, JitOpEntry>> = {
@@ -26,6 +29,9 @@ export const ATEN_OPS: Readonly<Record<string, JitOpEntry>> = {
   ...SHAPE_OPS,
   ...SUM_TO_SIZE_OPS,
   ...FACTORY_OPS,
+  ...RANDOM_OPS,
+  ...INDEXING_OPS,
+  ...SCAN_OPS,
 };
 
 export { PRIM_OPS };
@@ -36,9 +42,6 @@ const KNOWN_UNSUPPORTED: Readonly<Record<string, string>> = {
   'aten::mm': 'matrix products are not lowered to Fusion IR',
   'aten::matmul': 'matrix products are not lowered to Fusion IR',
   'aten::addmm': 'matrix products are not lowered to Fusion IR',
-  'aten::native_dropout': 'dropout with a mask needs random numbers (pending RNG in fusion-ir)',
-  'aten::rand_like': 'random numbers are not supported in fusions yet (pending RNG in fusion-ir)',
-  'aten::native_dropout_backward': 'pending RNG: left to the dropout work in fusion-ir with native_dropout (it needs no random numbers itself)',
   'prim::If': 'control flow (blocks) cannot be lowered into one fusion',
   'prim::Loop': 'control flow (blocks) cannot be lowered into one fusion',
   'prim::TupleConstruct': 'tuples are not fusion values',

@@ -14,3 +14,4 @@ export {
 export { tensorComplianceProblem } from './guard-check.js';
 export { evalNodeReference } from './node-reference.js';
 export { withTensorMeta, tensorMeta, type RunValue, type TensorMeta } from './run-values.js';
+export { createPhiloxGenerator, type PhiloxGenerator } from './philox-generator.js';

@@ -10,6 +10,7 @@ import { HostTensor, evaluate, type EvalValue } from '@tsfuser/fusion-ir';
 import { DynamicTensorType, Graph, completeTensorType, type Node, type Value } from '@tsfuser/jit-ir';
 import { lowerJitGraph, type JitLowering } from '../parse-jit-ir/index.js';
 import { constantOfRunValue, describeRunValue, isTensor, scalarTypeOfDataType, type RunValue } from './run-values.js';
+import { createPhiloxGenerator, type PhiloxGenerator } from './philox-generator.js';
 
 interface OneNodePlan {
   lowering: JitLowering;
@@ -40,7 +41,7 @@ function plan(node: Node, args: readonly RunValue[]): OneNodePlan {
       tensorArgs.push(i);
       return g.addInput(undefined, completeTensorType(scalarTypeOfDataType(a.dtype), a.sizes, a.strides));
     }
-    const c = constantOfRunValue(a);
+    const c = constantOfRunValue(a, node.inputs[i]?.type);
     if (c === null) throw new Error(`runGraph: ${node.kind} argument ${i} (${describeRunValue(a)}) cannot be passed to the reference`);
     return g.insertConstant(c);
   });
@@ -67,7 +68,7 @@ export function copyInto(dst: HostTensor, src: HostTensor): void {
 }
 
 /** Evaluates `node` on `args` (one per input); one value per output (null for unused ones). */
-export function evalNodeReference(node: Node, args: readonly RunValue[]): RunValue[] {
+export function evalNodeReference(node: Node, args: readonly RunValue[], rng: PhiloxGenerator = createPhiloxGenerator()): RunValue[] {
   let byNode = plans.get(node);
   if (byNode === undefined) plans.set(node, (byNode = new Map()));
   const key = signature(args);
@@ -78,6 +79,10 @@ export function evalNodeReference(node: Node, args: readonly RunValue[]): RunVal
   lowering.inputs.forEach((v, k) => {
     if (v !== null) fusionInputs.push(args[tensorArgs[k] as number] as HostTensor);
   });
+  if (lowering.rng !== null) {
+    const { seed, offset } = rng.take(lowering.rng.draws);
+    fusionInputs.push(seed, offset);
+  }
   const results = evaluate(lowering.fusion, fusionInputs);
   for (const u of lowering.inputUpdates) {
     copyInto(args[tensorArgs[u.graphInput] as number] as HostTensor, results[u.fusionOutput] as HostTensor);

@@ -14,6 +14,7 @@ import { evaluate, type EvalValue, type HostTensor } from '@tsfuser/fusion-ir';
 import { tensorComplianceProblem } from './guard-check.js';
 import { evalHostOp } from './host-ops.js';
 import { copyInto, evalNodeReference } from './node-reference.js';
+import { createPhiloxGenerator, type PhiloxGenerator } from './philox-generator.js';
 import { describeRunValue, isTensor, scalarForType, type RunValue } from './run-values.js';
 
 /** One execution of a fusion group, as handed to the executor. */
@@ -23,6 +24,8 @@ export interface FusionGroupCall {
   /** The group's number in the printed graph (`prim::CudaFusionGroup_<index>`). */
   readonly index: number;
   readonly inputs: readonly RunValue[];
+  /** The run's random-number state: a group with random ops takes its seed and offsets here. */
+  readonly rng: PhiloxGenerator;
 }
 
 /** Runs a fusion group; returns one value per group output. */
@@ -30,6 +33,11 @@ export type FusionGroupExecutor = (call: FusionGroupCall) => RunValue[];
 
 export interface RunGraphOptions {
   executor?: FusionGroupExecutor;
+  /**
+   * Random numbers (training dropout, rand_like): keep one generator across runs for fresh
+   * numbers each run, as PyTorch's default generator does. Default: a new one with seed 0 per call.
+   */
+  generator?: PhiloxGenerator;
   /** Where prim::Print goes (default: collected in the result's `printed`). */
   print?: (text: string) => void;
 }
@@ -63,6 +71,10 @@ export const referenceGroupExecutor: FusionGroupExecutor = (call) => {
     if (isTensor(value) || typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') fusionInputs.push(value);
     else throw new Error(`runGraph: group input ${i} (${describeRunValue(value)}) is not a tensor or scalar`);
   });
+  if (lowering.rng !== null) {
+    const { seed, offset } = call.rng.take(lowering.rng.draws);
+    fusionInputs.push(seed, offset);
+  }
   const results = evaluate(lowering.fusion, fusionInputs);
   for (const u of lowering.inputUpdates) copyInto(call.inputs[u.graphInput] as HostTensor, results[u.fusionOutput] as HostTensor);
   return results.slice(0, call.subgraph.outputs.length) as RunValue[];
@@ -89,6 +101,7 @@ class GraphRun {
     graph: Graph,
     private readonly executor: FusionGroupExecutor,
     private readonly printSink: ((text: string) => void) | undefined,
+    private readonly rng: PhiloxGenerator,
   ) {
     this.groupIndex = numberGroups(graph.block, new Map());
     this.stats = [...this.groupIndex.entries()].map(([n, i]) => ({ name: `${n.kind}_${i}`, taken: 0, fallback: 0, reasons: [] }));
@@ -127,7 +140,7 @@ class GraphRun {
   /** The node's reference semantics; a lowering error names this node (not the one-node copy). */
   private runReference(n: Node, args: readonly RunValue[]): RunValue[] {
     try {
-      return evalNodeReference(n, args);
+      return evalNodeReference(n, args, this.rng);
     } catch (e) {
       if (e instanceof JitLoweringError && e.node !== n) throw new JitLoweringError(e.op, e.reason, n);
       throw e;
@@ -162,7 +175,7 @@ class GraphRun {
     const index = this.groupIndex.get(n) ?? -1;
     const stats = this.stats[index];
     if (stats !== undefined) stats.taken += 1;
-    return this.executor({ node: n, subgraph: n.g('Subgraph'), index, inputs: args });
+    return this.executor({ node: n, subgraph: n.g('Subgraph'), index, inputs: args, rng: this.rng });
   }
 
   /** The guard behind a versioning prim::If's condition (directly or through aten::all of a list). */
@@ -216,7 +229,7 @@ export function runGraph(graph: Graph, inputs: readonly RunValue[], options: Run
   if (inputs.length !== graph.inputs.length) {
     throw new Error(`runGraph: the graph has ${graph.inputs.length} inputs but ${inputs.length} values were given`);
   }
-  const run = new GraphRun(graph, options.executor ?? referenceGroupExecutor, options.print);
+  const run = new GraphRun(graph, options.executor ?? referenceGroupExecutor, options.print, options.generator ?? createPhiloxGenerator());
   const args = inputs.map((v, i) => scalarForType(v, (graph.inputs[i] as Value).type));
   const outputs = run.runBlock(graph.block, args);
   const groups = run.stats;

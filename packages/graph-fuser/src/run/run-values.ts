@@ -85,10 +85,12 @@ export function runValueOfConstant(c: ConstantValue): RunValue {
 }
 
 /** A constant holding `v` (for one-node graphs that need static arguments), or null. */
-export function constantOfRunValue(v: RunValue): ConstantValue | null {
+export function constantOfRunValue(v: RunValue, type?: JitType): ConstantValue | null {
   if (v === null) return { kind: 'none' };
   if (typeof v === 'boolean') return { kind: 'bool', value: v };
   if (typeof v === 'bigint') return { kind: 'int', value: v };
+  // A JS number has lost int vs float: the graph's type decides (a `float` 0. stays a float).
+  if (typeof v === 'number' && type?.kind === 'Float') return { kind: 'float', value: v };
   if (typeof v === 'number') return Number.isInteger(v) ? { kind: 'int', value: v } : { kind: 'float', value: v };
   if (typeof v === 'string') return { kind: 'str', value: v };
   if (isTensor(v)) return null;

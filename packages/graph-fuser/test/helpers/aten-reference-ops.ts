@@ -390,6 +390,22 @@ function evalNode(it: Interp, n: Node): Out {
       return sumRef(it, n, false);
     case 'aten::mean':
       return sumRef(it, n, true);
+    case 'aten::cumsum': {
+      const x = it.tensor(n, 0);
+      const rank = x.shape.length;
+      const dim = it.num(n, 1);
+      const dtype = dtypeCode(it, n, 2) ?? (isFloating(x.dtype) ? x.dtype : 'Int');
+      const { groups } = reductionGroups(x, [dim < 0 ? dim + rank : dim]);
+      const data = new Float64Array(x.data.length);
+      for (const grp of groups) {
+        let s = 0;
+        for (const i of grp) {
+          s += x.data[i] as number;
+          data[i] = roundTo(dtype, s);
+        }
+      }
+      return [{ dtype, shape: x.shape, data }];
+    }
     case 'aten::amax':
       return [reduce(it.tensor(n, 0), reduceDims(it, n, 1), it.num(n, 2) !== 0, it.tensor(n, 0).dtype, (v) => v.reduce(nanMax, -Infinity))];
     case 'aten::var':

@@ -75,6 +75,7 @@ export const BUILTIN_SCHEMAS: readonly string[] = [
   'aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor',
   'aten::dropout(Tensor input, float p, bool train) -> Tensor',
   'aten::native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)',
+  'aten::native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor',
   'aten::rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
   // reductions and normalizations
   'aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor',

@@ -17,17 +17,8 @@
 // Invariant: a launch plan is used only for arguments whose layout key equals the one it was
 // built for.
 
-import { dataTypeSize, printFusion, type DataType, type Fusion, type Val } from '@tsfuser/fusion-ir';
-import {
-  bindExtents,
-  defaultSchedulerRegistry,
-  segmentationPlanner,
-  viewLayouts,
-  type ExtentBindings,
-  type KernelParams,
-  type RuntimeInfo,
-  type SchedulerRegistry,
-} from '@tsfuser/scheduler';
+import { printFusion, printMath, type DataType, type Fusion, type Val } from '@tsfuser/fusion-ir';
+import { defaultSchedulerRegistry, segmentationPlanner, type KernelParams, type RuntimeInfo, type SchedulerRegistry } from '@tsfuser/scheduler';
 import type { ArgumentValue } from '@tsfuser/codegen';
 import type { CubinCache } from '../cubin-cache.js';
 import type { DeviceContext } from '../device.js';
@@ -36,9 +27,10 @@ import { Tensor } from '../tensor.js';
 import { FusionExecutor, type CompileReport } from './fusion-executor.js';
 import { sideStreamSteps } from './side-stream-steps.js';
 import { validateInputLayout } from './input-validation.js';
-import { outputLayout, type TensorLayout } from './output-allocation.js';
-import { pointerAlignment, runtimeInfoFor, schedulerDevice, type ExecutorArgument } from './runtime-info.js';
-import type { PlanGroup, SegmentPlan, Segmenter } from './segment-plan.js';
+import { bindArguments, planLaunch, type PlanRef, type PlanView } from './launch-planner.js';
+import type { TensorLayout } from './output-allocation.js';
+import { isIntegralScalar, plannedArguments, pointerAlignment, runtimeInfoFor, schedulerDevice, type ExecutorArgument } from './runtime-info.js';
+import type { SegmentPlan, Segmenter } from './segment-plan.js';
 
 /** Dump names the executor prints (nvFuser's names). */
 export type ExecutorDump =
@@ -47,6 +39,7 @@ export type ExecutorDump =
   | 'fusion_ir_segments'
   | 'scheduler_params'
   | 'fusion_ir'
+  | 'fusion_ir_math'
   | 'kernel_ir'
   | 'cuda_kernel'
   | 'launch_param';
@@ -80,14 +73,8 @@ export interface ExecutorCacheStats {
   compiles: CompileReport[];
 }
 
-type Ref = { kind: 'arg'; index: number } | { kind: 'buffer'; index: number } | { kind: 'view'; index: number };
-
-/** A view made by an expr_eval group: `base`'s memory read with this layout from element `offset`. */
-interface View {
-  base: Extract<Ref, { kind: 'arg' | 'buffer' }>;
-  layout: TensorLayout;
-  offset: number;
-}
+type Ref = PlanRef;
+type View = PlanView;
 
 interface Step {
   executor: FusionExecutor;
@@ -199,10 +186,13 @@ export class FusionExecutorCache {
 
   private layoutKey(args: readonly ExecutorArgument[]): string {
     let key = '';
-    for (const a of args) {
+    args.forEach((a, i) => {
+      const v = this.fusion.inputs[i];
       if (a instanceof Tensor) key += `${a.sizes.join(',')}/${a.strides.join(',')}/${Math.min(16, pointerAlignment(a.dataPtr))};`;
+      // An integral scalar may be a size (a dynamic reshape): its value shapes the launch.
+      else if (v !== undefined && v.kind === 'scalar' && isIntegralScalar(v.dtype)) key += `${typeof a}=${String(a)};`;
       else key += `${typeof a};`;
-    }
+    });
     return key;
   }
 
@@ -211,7 +201,8 @@ export class FusionExecutorCache {
       .map((inp) =>
         inp.kind === 'tensor'
           ? `${inp.dtype}[${inp.sizes.map((s) => (s === 1 ? '1' : s === 0 ? '0' : 'n')).join(',')}]o${stableOrderKey(inp.strides)}a${Math.min(16, inp.alignment)}`
-          : inp.dtype,
+          : // One concretization per class of an integral scalar's value (0, 1, other), not per value.
+            `${inp.dtype}${inp.value === undefined ? '' : inp.value === 0 ? '=0' : inp.value === 1 ? '=1' : '=n'}`,
       )
       .join(';');
   }
@@ -220,12 +211,7 @@ export class FusionExecutorCache {
     const { fusion } = this;
     const deviceInfo = schedulerDevice(this.device.properties);
     const info = runtimeInfoFor(fusion, args, deviceInfo);
-    let bindings: ExtentBindings;
-    try {
-      bindings = bindExtents(fusion, info);
-    } catch (error) {
-      throw new ExecutorInputError(error instanceof Error ? error.message : String(error));
-    }
+    const bindings = bindArguments(fusion, info);
     const sigKey = this.signatureKey(info);
     let runtime = this.runtimes.get(sigKey);
     if (runtime === undefined) {
@@ -237,75 +223,24 @@ export class FusionExecutorCache {
       this.runtimes.set(sigKey, runtime);
       this.stats.plans += 1;
     }
-    const refOf = new Map<Val, Ref>();
-    fusion.inputs.forEach((v, index) => refOf.set(v, { kind: 'arg', index }));
-    const plan: LaunchPlan = { steps: [], buffers: [], views: [], outputs: [], isOutput: [] };
-    const layoutOf = (ref: Ref): TensorLayout | null => {
-      if (ref.kind === 'buffer') return (plan.buffers[ref.index] as LaunchPlan['buffers'][number]).layout;
-      if (ref.kind === 'view') return (plan.views[ref.index] as View).layout;
-      const a = args[ref.index];
-      return a instanceof Tensor ? { sizes: [...a.sizes], strides: [...a.strides] } : null;
-    };
-    // Buffers are allocated 256-byte aligned; a view is as aligned as its base and offset allow.
-    const alignmentOf = (ref: Ref, dtype: DataType): number => {
-      if (ref.kind === 'buffer') return 256;
-      if (ref.kind === 'arg') return pointerAlignment((args[ref.index] as Tensor).dataPtr);
-      const v = plan.views[ref.index] as View;
-      const offsetBytes = BigInt(v.offset * dataTypeSize(dtype));
-      return Math.min(alignmentOf(v.base, dtype), offsetBytes === 0n ? 256 : pointerAlignment(offsetBytes));
-    };
-    runtime.segments.groups.forEach((group, groupId) => {
-      const refs: Ref[] = group.inputs.map((v) => {
-        const r = refOf.get(v);
-        if (r === undefined) throw new Error(`segment ${groupId} reads T${v.name} before any segment produced it`);
-        return r;
-      });
-      const groupInfo: RuntimeInfo = {
-        device: deviceInfo,
-        inputs: group.fusion.inputs.map((gv, i) => {
-          const layout = layoutOf(refs[i] as Ref);
-          const ref = refs[i] as Ref;
-          if (gv.kind === 'tensorView' && layout !== null) {
-            return { kind: 'tensor', dtype: gv.dtype, sizes: layout.sizes, strides: layout.strides, alignment: alignmentOf(ref, gv.dtype) };
-          }
-          return { kind: 'scalar', dtype: gv.kind === 'scalar' ? gv.dtype : 'Double' };
-        }),
-      };
-      const kind = group.schedulerType ?? this.registry.pick(group.fusion, groupInfo).scheduler.type;
-      if (kind === 'expr_eval') {
-        this.planViews(group, groupInfo, refs, refOf, plan, groupId);
-        return;
-      }
-      for (const out of group.outputs) {
-        if (refOf.has(out)) continue;
-        if (out.kind !== 'tensorView') throw new Error(`segment ${groupId} output ${out.name} is not a tensor`);
-        refOf.set(out, { kind: 'buffer', index: plan.buffers.length });
-        plan.buffers.push({ dtype: out.dtype, layout: outputLayout(out, bindings) });
-        plan.isOutput.push(false);
-      }
-      // no_op: every output is empty; allocating them is all there is to do.
-      if (kind === 'no_op') return;
-      const executor = this.executorFor(runtime, group.fusion, groupInfo, groupId);
+    const kernelRuntime = runtime;
+    const planned = planLaunch(fusion, plannedArguments(args), deviceInfo, runtime.segments, bindings, this.registry, (groupFusion, groupInfo, groupId) => {
+      const executor = this.executorFor(kernelRuntime, groupFusion, groupInfo, groupId);
       const params = executor.params;
       // A grid-synchronizing kernel launches exactly the grid it was compiled for (its rows per
       // block are constants, and FusionExecutor.compile may have shrunk it to what is resident).
       const grid: [number, number, number] =
         executor.executor.residentBlocksPerSm() !== null ? [...executor.executor.kernel.launch.grid] : [params.lparams.gdimx, params.lparams.gdimy, params.lparams.gdimz];
-      plan.steps.push({
-        executor: executor.executor,
-        grid,
-        refs: [...refs, ...group.outputs.map((v) => refOf.get(v) as Ref)],
-        side: false,
-        inputCount: refs.length,
-      });
       if (this.dump.has('launch_param')) this.sink(executor.executor.kernel.dumps.launchParams);
+      return { kernel: executor.executor, grid };
     });
-    for (const v of fusion.outputs) {
-      const r = refOf.get(v);
-      if (r === undefined) throw new Error(`fusion output T${v.name} is produced by no segment`);
-      plan.outputs.push(r);
-      if (r.kind === 'buffer') plan.isOutput[r.index] = true;
-    }
+    const plan: LaunchPlan = {
+      steps: planned.steps.map((s) => ({ executor: s.kernel, grid: s.grid, refs: s.refs, side: false, inputCount: s.inputCount })),
+      buffers: planned.buffers,
+      views: planned.views,
+      outputs: planned.outputs,
+      isOutput: planned.isOutput,
+    };
     if (this.options.concurrentSegments !== false) {
       // A view reads its base: a step reading a view of a buffer reads that buffer.
       const baseOf = (r: Ref): Ref => (r.kind === 'view' ? (plan.views[r.index] as View).base : r);
@@ -327,26 +262,6 @@ export class FusionExecutorCache {
     return plan;
   }
 
-  /** The outputs of a metadata-only group as views of what it reads (no kernel, no step). */
-  private planViews(group: PlanGroup, info: RuntimeInfo, refs: readonly Ref[], refOf: Map<Val, Ref>, plan: LaunchPlan, groupId: number): void {
-    let layouts: ReturnType<typeof viewLayouts>;
-    try {
-      layouts = viewLayouts(group.fusion, info.inputs.map((i) => (i.kind === 'tensor' ? i : null)), bindExtents(group.fusion, info));
-    } catch (error) {
-      throw new ExecutorInputError(`segment ${groupId} (expr_eval): ${error instanceof Error ? error.message : String(error)}`);
-    }
-    group.outputs.forEach((out, k) => {
-      if (refOf.has(out)) return;
-      const tv = group.fusion.outputs[k];
-      const layout = tv === undefined || tv.kind !== 'tensorView' ? undefined : layouts.get(tv);
-      if (layout === undefined) throw new Error(`segment ${groupId} (expr_eval): output ${out.name} is not a view of an input`);
-      const source = refs[layout.input] as Ref;
-      const base = source.kind === 'view' ? (plan.views[source.index] as View) : { base: source, offset: 0 };
-      refOf.set(out, { kind: 'view', index: plan.views.length });
-      plan.views.push({ base: base.base, layout: { sizes: layout.sizes, strides: layout.strides }, offset: base.offset + layout.offset });
-    });
-  }
-
   private executorFor(runtime: KernelRuntime, fusion: Fusion, info: RuntimeInfo, groupId: number): { executor: FusionExecutor; params: KernelParams } {
     const { scheduler } = this.registry.pick(fusion, info);
     const params = scheduler.computeHeuristics(fusion, info);
@@ -366,7 +281,8 @@ export class FusionExecutorCache {
       this.stats.compiles.push(executor.report);
       const d = executor.kernel.dumps;
       if (this.dump.has('scheduler_params')) this.sink(d.schedulerParams);
-      if (this.dump.has('fusion_ir')) this.sink(d.fusionIr);
+      if (this.dump.has('fusion_ir')) this.sink(printFusion(executor.kernel.scheduledFusion, { transforms: true }));
+      if (this.dump.has('fusion_ir_math')) this.sink(printMath(executor.kernel.scheduledFusion));
       if (this.dump.has('kernel_ir')) this.sink(d.kernelIr);
       if (this.dump.has('cuda_kernel')) this.sink(d.cuda);
     }

@@ -2,9 +2,10 @@
 // every fusion input, plus the device's properties. Built once per distinct input layout; the
 // executor cache memoizes everything derived from it.
 
-import type { Fusion } from '@tsfuser/fusion-ir';
+import type { DataType, Fusion } from '@tsfuser/fusion-ir';
 import type { DeviceProperties as SchedulerDevice, InputInfo, RuntimeInfo } from '@tsfuser/scheduler';
 import type { DeviceProperties } from '../device.js';
+import type { PlannedArgument } from './launch-planner.js';
 import type { Tensor } from '../tensor.js';
 
 /** A fusion argument at execute time: a device tensor or a JS scalar. */
@@ -38,7 +39,28 @@ export function runtimeInfoFor(fusion: Fusion, args: readonly ExecutorArgument[]
     if (v.kind === 'tensorView' && typeof arg === 'object') {
       return { kind: 'tensor', dtype: arg.dtype, sizes: arg.sizes, strides: arg.strides, alignment: pointerAlignment(arg.dataPtr) };
     }
-    return { kind: 'scalar', dtype: v.kind === 'scalar' ? v.dtype : 'Double' };
+    return scalarInputInfo(v.kind === 'scalar' ? v.dtype : 'Double', arg);
   });
   return { inputs, device };
+}
+
+/** Whether a scalar dtype is integral (its value can be a size: a dynamic reshape's). */
+export function isIntegralScalar(dtype: DataType): boolean {
+  return dtype === 'Int' || dtype === 'Int32' || dtype === 'Index';
+}
+
+/** A scalar input as the schedulers see it: integral ones with their value (sizes may depend on it). */
+export function scalarInputInfo(dtype: DataType, arg: ExecutorArgument | undefined): InputInfo {
+  if (isIntegralScalar(dtype) && (typeof arg === 'number' || typeof arg === 'bigint')) return { kind: 'scalar', dtype, value: Number(arg) };
+  return { kind: 'scalar', dtype };
+}
+
+/** The launch planner's view of device arguments: layouts and pointer alignments, scalar values. */
+export function plannedArguments(args: readonly ExecutorArgument[]): PlannedArgument[] {
+  return args.map((a): PlannedArgument => (typeof a === 'object' ? { kind: 'tensor', sizes: a.sizes, strides: a.strides, alignment: pointerAlignment(a.dataPtr) } : plannedScalar(a)));
+}
+
+/** A scalar argument as the planner sees it: a number's value (integral inputs may be sizes). */
+export function plannedScalar(a: unknown): PlannedArgument {
+  return typeof a === 'number' || typeof a === 'bigint' ? { kind: 'scalar', value: Number(a) } : { kind: 'scalar' };
 }

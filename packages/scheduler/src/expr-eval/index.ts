@@ -9,12 +9,14 @@ import type { ExprEvalParams, HeuristicParams } from '../heuristic-params.js';
 import type { RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
 import { canScheduleExprEvalViews } from './can-schedule.js';
+import { stridedOutputRefusal } from '../stride-order.js';
 
 export class ExprEvalScheduler implements Scheduler {
   readonly type = 'expr_eval' as const;
 
   canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
-    return canScheduleExprEvalViews(fusion, runtimeInfo);
+    const strided = stridedOutputRefusal(fusion, 'expr_eval');
+    return strided.ok ? canScheduleExprEvalViews(fusion, runtimeInfo) : strided;
   }
 
   computeHeuristics(): ExprEvalParams {

@@ -39,6 +39,15 @@ export function metadataOpRefusal(e: Expr): string | null {
     case 'FullOp':
     case 'IotaOp':
     case 'RNGOp':
+    case 'SelectOp':
+    case 'IndexSelectOp':
+    case 'GatherOp':
+    case 'ScatterOp':
+    case 'IndexPutAccumulateOp':
+    case 'EmbeddingFwdOp':
+    case 'ScanOp':
+    case 'ArgsortOp':
+    case 'TopKOp':
       return `${e.kind}${name} computes new values (not a view of an input)`;
     case 'Split':
     case 'Merge':

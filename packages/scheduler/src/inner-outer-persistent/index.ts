@@ -14,6 +14,7 @@ import { canScheduleInnerOuterPersistent } from './can-schedule.js';
 import { computeInnerOuterPersistentHeuristics, type InnerOuterPersistentOverrides } from './heuristics.js';
 import type { InnerOuterPersistentParams } from './params.js';
 import { scheduleInnerOuterPersistent } from './schedule.js';
+import { stridedOutputRefusal } from '../stride-order.js';
 
 export class InnerOuterPersistentScheduler implements Scheduler {
   readonly type = 'inner_outer_persistent' as const;
@@ -21,7 +22,8 @@ export class InnerOuterPersistentScheduler implements Scheduler {
   constructor(private readonly overrides: InnerOuterPersistentOverrides = {}) {}
 
   canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
-    return canScheduleInnerOuterPersistent(fusion, runtimeInfo, this.overrides);
+    const strided = stridedOutputRefusal(fusion, 'inner-outer persistent');
+    return strided.ok ? canScheduleInnerOuterPersistent(fusion, runtimeInfo, this.overrides) : strided;
   }
 
   computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): InnerOuterPersistentParams {

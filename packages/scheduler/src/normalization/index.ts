@@ -11,6 +11,7 @@ import { canScheduleInnerPersistent } from './can-schedule.js';
 import { computeInnerPersistentHeuristics, type InnerPersistentOverrides } from './heuristics.js';
 import type { InnerPersistentParams } from './params.js';
 import { scheduleInnerPersistent } from './schedule.js';
+import { stridedOutputRefusal } from '../stride-order.js';
 
 export class InnerPersistentScheduler implements Scheduler {
   readonly type = 'inner_persistent' as const;
@@ -18,7 +19,8 @@ export class InnerPersistentScheduler implements Scheduler {
   constructor(private readonly overrides: InnerPersistentOverrides = {}) {}
 
   canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
-    return canScheduleInnerPersistent(fusion, runtimeInfo);
+    const strided = stridedOutputRefusal(fusion, 'inner persistent');
+    return strided.ok ? canScheduleInnerPersistent(fusion, runtimeInfo) : strided;
   }
 
   computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): InnerPersistentParams {

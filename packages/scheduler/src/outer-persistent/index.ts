@@ -12,6 +12,7 @@ import { canScheduleOuterPersistent } from './can-schedule.js';
 import { computeOuterPersistentHeuristics, type OuterPersistentOverrides } from './heuristics.js';
 import type { OuterPersistentParams } from './params.js';
 import { scheduleOuterPersistent } from './schedule.js';
+import { stridedOutputRefusal } from '../stride-order.js';
 
 export class OuterPersistentScheduler implements Scheduler {
   readonly type = 'outer_persistent' as const;
@@ -19,7 +20,8 @@ export class OuterPersistentScheduler implements Scheduler {
   constructor(private readonly overrides: OuterPersistentOverrides = {}) {}
 
   canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
-    return canScheduleOuterPersistent(fusion, runtimeInfo);
+    const strided = stridedOutputRefusal(fusion, 'outer persistent');
+    return strided.ok ? canScheduleOuterPersistent(fusion, runtimeInfo) : strided;
   }
 
   computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): OuterPersistentParams {

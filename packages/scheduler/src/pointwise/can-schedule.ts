@@ -2,15 +2,20 @@
 // users in segmentation explanations). Accepted: pointwise math (unary/binary/ternary ops),
 // broadcast, squeeze, expand, plain copies and permutes (a permuted tensor is indexed through
 // its own strides: correct, not coalesced on both sides — there is no transpose scheduler yet),
-// tensor factories (full, iota) and expanded outputs, where every output covers the
+// tensor factories (full, iota), indexed loads (select, index_select, gather, take_along_axis,
+// embedding_fwd: indexed-loads.ts) and expanded outputs, where every output covers the
 // reference's iteration space and every tensor's iteration dims map onto the reference's;
-// slice, pad and cat (resize ops) under the rules of resize/can-schedule.ts.
+// slice, pad and cat (resize ops) under the rules of resize/can-schedule.ts (not yet together
+// with a reshape, an indexed load or a stride-ordered output).
 
 import type { Expr, Fusion } from '@tsfuser/fusion-ir';
 import type { RuntimeInfo } from '../runtime-info.js';
 import { bindExtents } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { ExactLogicalMap, findReferenceOutput, iterationRank } from './domain-map.js';
+import { indexedLoadRefusal, lookupOnlyTensors } from './indexed-loads.js';
+import { scatterRefusal } from '../segmentation/supported-ops.js';
+import { reshapeMappingRefusal, viewRefusal } from './reshape-checks.js';
 import { resizeRefusal } from './resize/can-schedule.js';
 import { hasResizeExprs } from './resize/index-space.js';
 
@@ -32,17 +37,28 @@ function exprRefusal(e: Expr): string | null {
     case 'WelfordOp':
       return `welford op${name} needs the reduction or normalization scheduler`;
     case 'ViewOp':
-      return `reshape${name} is not supported by the pointwise scheduler yet`;
+      return viewRefusal(e);
     case 'SliceOp':
     case 'PadOp':
     case 'CatOp':
       return null;
+    case 'ScanOp':
+    case 'ArgsortOp':
+    case 'TopKOp':
+      return `${e.kind}${name} (a scan or sort along a dim) is left to the greedy scheduler`;
     case 'FullOp':
     case 'IotaOp':
     case 'RNGOp':
+    case 'SelectOp':
+    case 'IndexSelectOp':
+    case 'GatherOp':
+    case 'EmbeddingFwdOp':
     case 'Split':
     case 'Merge':
       return null;
+    case 'ScatterOp':
+    case 'IndexPutAccumulateOp':
+      return scatterRefusal(e.kind, name);
     default: {
       const unreachable: never = e;
       return `unknown expression ${String(unreachable)}`;
@@ -63,18 +79,28 @@ export function canSchedulePointwise(fusion: Fusion, runtimeInfo: RuntimeInfo): 
     if (o.definition === null) return { ok: false, reason: `output T${o.name} has no definition` };
   }
   try {
-    bindExtents(fusion, runtimeInfo);
+    const indexed = indexedLoadRefusal(fusion, bindExtents(fusion, runtimeInfo));
+    if (indexed !== null) return { ok: false, reason: indexed };
   } catch (err) {
     return { ok: false, reason: (err as Error).message };
   }
+  // Resize ops alone, or refused with the reshape / indexed load / stride order they meet.
   const resize = resizeRefusal(fusion, ref);
   if (resize !== null) return { ok: false, reason: resize };
+  const lookups = lookupOnlyTensors(fusion);
   const map = new ExactLogicalMap(fusion, fusion.allTvs(), { throughResize: hasResizeExprs(fusion) });
   const refRank = iterationRank(ref);
+  const reshaped = reshapeMappingRefusal(fusion, ref, map);
+  // The reshape index graph does not know lookup tensors (read at computed addresses): keep the
+  // two apart until a kernel with both is tested.
+  if (reshaped !== undefined && lookups.size > 0) return { ok: false, reason: 'a reshape and an indexed load (index_select, gather, …) in one pointwise kernel are not supported yet' };
+  if (reshaped !== undefined) return reshaped === null ? { ok: true } : { ok: false, reason: reshaped };
   const live = new Set(fusion.exprs());
   for (const tv of fusion.allTvs()) {
     // Inputs that no live expression reads are never touched by the kernel.
     if (tv.isFusionInput() && !tv.uses.some((u) => live.has(u))) continue;
+    // A lookup tensor is read at computed addresses, outside the reference's domain.
+    if (lookups.has(tv)) continue;
     const m = map.mapToReference(tv, ref);
     const logical = tv.domain.logicalNoReductions();
     for (let d = 0; d < logical.length; d += 1) {

@@ -1,6 +1,9 @@
 // Pointwise heuristics (after nvFuser's getPointwiseHeuristics, with our own cost rules):
 //   * reference: the output with the most iteration dims;
-//   * vectorization: analyzeVectorization (≤ 16 bytes per access);
+//   * vectorization: analyzeVectorization (≤ 16 bytes per access; the lookups of indexed loads
+//     of whole rows take part through their own dim map; stride-ordered outputs with their
+//     permuted strides; with slice / pad / cat only along the innermost dim, every shift a
+//     multiple of the width: resize/vectorize.ts);
 //   * 2-D schedule when broadcasts make a flat index wasteful: the smallest break point k
 //     whose inner side [k, rank) every input/output holds either fully or not at all, while
 //     some tensor is broadcast somewhere (e.g. [64,1,8192] + [64,512,8192] → k = 2);
@@ -15,8 +18,10 @@ import { dataTypeSize, type Fusion, type TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import type { PointwiseParams } from '../heuristic-params.js';
 import { chooseIndexType } from '../index-type.js';
-import { bindExtents, contiguousStrides, tensorSizes, type RuntimeInfo } from '../runtime-info.js';
+import { bindExtents, tensorSizes, type RuntimeInfo } from '../runtime-info.js';
+import { permutedAllocationOrder, stridesInOrder } from '../stride-order.js';
 import { ExactLogicalMap, findReferenceOutput } from './domain-map.js';
+import { lookupOnlyTensors, lookupRefMap } from './indexed-loads.js';
 import { analyzeVectorization, lastPow2, type IoTensor } from './vectorize.js';
 import { hasResizeExprs } from './resize/index-space.js';
 import { resizeVectorLimit } from './resize/vectorize.js';
@@ -50,9 +55,25 @@ export function collectIo(fusion: Fusion, runtimeInfo: RuntimeInfo, bindings: Re
   fusion.outputs.forEach((v, i) => {
     if (v.kind !== 'tensorView') return;
     const sizes = tensorSizes(v, bindings);
-    io.push({ tv: v, role: 'output', position: i, dtype: v.dtype, sizes, strides: contiguousStrides(sizes), alignment: 16 });
+    // The runtime allocates an output densely in its allocation order (stride order).
+    io.push({ tv: v, role: 'output', position: i, dtype: v.dtype, sizes, strides: stridesInOrder(sizes, permutedAllocationOrder(v)), alignment: 16 });
   });
   return io;
+}
+
+/** `io` with each vectorizable lookup's dim map filled in (the same array when there is none). */
+function lookupCandidates(fusion: Fusion, io: IoTensor[], map: ExactLogicalMap, ref: TensorView): IoTensor[] {
+  const lookups = lookupOnlyTensors(fusion);
+  if (lookups.size === 0) return io;
+  let changed = false;
+  const out = io.map((t) => {
+    if (t.role !== 'input' || !lookups.has(t.tv)) return t;
+    const refMap = lookupRefMap(fusion, t.tv, map, ref);
+    if (refMap === null) return t;
+    changed = true;
+    return { ...t, refMap };
+  });
+  return changed ? out : io;
 }
 
 /** Whether tensor `t` holds ref dims [from, to) all (true), none (false) or some (null). */
@@ -135,9 +156,18 @@ export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
   const limit = resize ? resizeVectorLimit(fusion, map, ref, bindings, lastPow2(waveLimit)) : waveLimit;
   const firstVecDim = resize ? Math.max(0, refSizes.length - 1) : 0;
 
-  let vec = analyzeVectorization(io, map, ref, refSizes, firstVecDim, limit);
+  // Lookups of indexed loads join the analysis through their own dim map (vector loads of whole
+  // rows) unless that would narrow the vectors of the other tensors.
+  const withLookups = lookupCandidates(fusion, io, map, ref);
+  const analyze = (firstDim: number): ReturnType<typeof analyzeVectorization> => {
+    const plain = analyzeVectorization(io, map, ref, refSizes, firstDim, limit);
+    if (withLookups === io) return plain;
+    const joined = analyzeVectorization(withLookups, map, ref, refSizes, firstDim, limit);
+    return joined.factor >= plain.factor ? joined : plain;
+  };
+  let vec = analyze(firstVecDim);
   const breakPoint = overrides.breakPoint ?? (nElems * 2 > fullWave ? chooseBreakPoint(io, map, ref, refSizes, vec.factor, device.warpSize) : 0);
-  if (breakPoint > 0) vec = analyzeVectorization(io, map, ref, refSizes, Math.max(breakPoint, firstVecDim), limit);
+  if (breakPoint > 0) vec = analyze(Math.max(breakPoint, firstVecDim));
   const v = vec.factor;
   const left = refSizes.slice(0, breakPoint).reduce((a, b) => a * b, 1);
   const right = breakPoint > 0 ? refSizes.slice(breakPoint).reduce((a, b) => a * b, 1) : nElems;

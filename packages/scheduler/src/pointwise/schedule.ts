@@ -1,5 +1,6 @@
 // Applies PointwiseParams to a fusion (in place):
-//   1. cache every input of the reference's rank (cacheAfter) and every output (cacheBefore,
+//   1. cache every input of the reference's rank (cacheAfter; not the lookup tensors of indexed
+//      loads, read in place at computed addresses) and every output (cacheBefore,
 //      or cacheFork when the output is also used inside the fusion);
 //   2. transform the reference: merge to [outer, inner] at the break point (or to one dim),
 //      split the inner by the vector width, blockDim.x and the unroll factor, the outer by
@@ -8,7 +9,8 @@
 //      2-D: [BIDy, (serial rest of y), (TIDy), BIDx, (Unroll), TIDx, (V)];
 //   3. propagate the transforms to every tensor (TransformPropagator) and copy the reference's
 //      parallel types position by position;
-//   4. vectorize the innermost ID of the vectorizable input caches and outputs;
+//   4. vectorize the innermost ID of the vectorizable input caches and outputs, and of the
+//      outputs of indexed loads whose lookup is vectorized (whole-row vector loads);
 //   5. inline: input caches at the first per-thread position (so each thread issues all its
 //      unrolled vector loads before computing), everything else as deep as legal but never
 //      inside a consumer's vectorized ID.
@@ -32,6 +34,7 @@ import { SchedulingError } from '../errors.js';
 import type { PointwiseParams } from '../heuristic-params.js';
 import type { ScheduledFusion } from '../scheduler.js';
 import { findReferenceOutput } from './domain-map.js';
+import { indexedLoadOf, lookupOnlyTensors } from './indexed-loads.js';
 import { MAX_GRID_Y } from './heuristics.js';
 import { cacheInputBySpace, feedsResize, inlineResizeProducer, prepareResize } from './resize/prepare.js';
 
@@ -56,8 +59,9 @@ export function schedulePointwise(fusion: Fusion, params: PointwiseParams): Sche
   // 1. caches
   const resizePlan = prepareResize(fusion, refBefore);
   const inputCaches = new Map<TensorView, number>();
+  const lookups = lookupOnlyTensors(fusion);
   fusion.inputs.forEach((v, i) => {
-    if (v.kind !== 'tensorView' || v.uses.length === 0 || tensorRank(v) !== rank) return;
+    if (v.kind !== 'tensorView' || v.uses.length === 0 || tensorRank(v) !== rank || lookups.has(v)) return;
     for (const c of cacheInputBySpace(v, resizePlan)) inputCaches.set(c, i);
   });
   for (const o of [...fusion.outputs]) {
@@ -116,6 +120,13 @@ export function schedulePointwise(fusion: Fusion, params: PointwiseParams): Sche
   if (v > 1 && hasIteration) {
     for (const [cache, i] of inputCaches) {
       if (params.vectorizedInputs.includes(i) && cache.nDims() === ref.nDims()) cache.axis(-1).parallelize('Vectorize');
+    }
+    // A vectorized lookup: the indexed loads reading it write whole vectors into their (local) outputs.
+    for (const e of fusion.exprs()) {
+      const load = indexedLoadOf(e);
+      const out = e.outputs[0];
+      if (load === null || out === undefined || out.kind !== 'tensorView' || out.memoryType !== 'Local' || out.nDims() !== ref.nDims()) continue;
+      if (params.vectorizedInputs.includes(fusion.inputs.indexOf(load.lookup))) out.axis(-1).parallelize('Vectorize');
     }
     params.vectorizedOutputs.forEach((i) => {
       const o = fusion.outputs[i];

@@ -16,6 +16,11 @@ export interface IoTensor {
   sizes: readonly number[];
   strides: readonly number[];
   alignment: number;
+  /**
+   * Reference dim of each dim when the tensor is not in the exact map (the lookup of an indexed
+   * load: its dims map through the output dims they stand for; the indexed dim is -1).
+   */
+  refMap?: readonly number[];
 }
 
 export interface VectorizationResult {
@@ -27,11 +32,11 @@ export interface VectorizationResult {
 }
 
 /** Inputs/outputs whose innermost dim is the reference's innermost dim with stride 1. */
-function candidates(io: readonly IoTensor[], map: ExactLogicalMap, ref: TensorView): { t: IoTensor; m: number[] }[] {
+function candidates(io: readonly IoTensor[], map: ExactLogicalMap, ref: TensorView): { t: IoTensor; m: readonly number[] }[] {
   const r = ref.domain.logicalNoReductions().length;
-  const out: { t: IoTensor; m: number[] }[] = [];
+  const out: { t: IoTensor; m: readonly number[] }[] = [];
   for (const t of io) {
-    const m = map.mapToReference(t.tv, ref);
+    const m = t.refMap ?? map.mapToReference(t.tv, ref);
     const k = m.length - 1;
     if (k < 0 || m[k] !== r - 1) continue;
     if (t.strides[k] !== 1) continue;

@@ -7,10 +7,14 @@
 // of the reduction's kept dims. Refused: a second reduction, a Welford merging partial states
 // (only rFactor makes those, while scheduling), a broadcast of the result
 // that meets the reduced dims again (x - sum(x): the persistent normalization schedulers' job),
-// expanded broadcasts into the reduction, and the ops no kernel scheduler handles yet.
+// expanded broadcasts into the reduction, and the ops no kernel scheduler handles yet. Reshapes
+// are taken before the reduction only (indexed through their split/merge from the reduction
+// input, as the pointwise scheduler does; reshape-before-reduction.ts).
 
-import type { Expr, Fusion, TensorView } from '@tsfuser/fusion-ir';
+import type { Expr, Fusion, IterDomain, TensorView } from '@tsfuser/fusion-ir';
 import { ExactLogicalMap } from '../pointwise/domain-map.js';
+import { ReshapeIndexGraph } from '../pointwise/reshape-index-graph.js';
+import { reshapeBeforeReduction } from './reshape-before-reduction.js';
 import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { unsupportedOp } from '../segmentation/supported-ops.js';
@@ -38,6 +42,8 @@ export interface ReductionSchedulerOptions {
 
 export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo, opts: ReductionSchedulerOptions = {}): CanScheduleResult {
   for (const e of fusion.exprs()) {
+    // Reshapes before the reduction are checked below (reshape-before-reduction.ts).
+    if (e.kind === 'ViewOp') continue;
     const r = exprRefusal(e);
     if (r !== null) return { ok: false, reason: r };
   }
@@ -73,6 +79,8 @@ export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo, o
 
   // Welford's varSum and n are results of the reduction as much as its avg.
   const after = downstreamExprs(fusion, pattern.outputs);
+  const reshapes = reshapeBeforeReduction(fusion, input, new Set(after));
+  if (reshapes !== null) return { ok: false, reason: reshapes.reason };
   const afterTvs = new Set<TensorView>(pattern.outputs);
   for (const e of after) for (const o of e.outputs) if (o.kind === 'tensorView') afterTvs.add(o);
   if (opts.preReductionOutputs !== true) {
@@ -113,9 +121,11 @@ export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo, o
   const beforeTvs = fusion.allTvs().filter((tv) => !afterTvs.has(tv));
   const inputDims = input.domain.logicalNoReductions();
   const live = new Set(fusion.exprs());
+  const graph = new ReshapeIndexGraph(fusion, input);
+  const reachesInput = (id: IterDomain): boolean => graph.hasReshape && graph.derive(id) !== null;
   for (const tv of beforeTvs) {
     if (tv.isFusionInput() && !tv.uses.some((u) => live.has(u))) continue;
-    const bad = tv.domain.logicalNoReductions().find((id) => !id.isBroadcast() && id.extent.constNumber() !== 1 && !inputDims.some((k) => map.same(k, id)));
+    const bad = tv.domain.logicalNoReductions().find((id) => !id.isBroadcast() && id.extent.constNumber() !== 1 && !inputDims.some((k) => map.same(k, id)) && !reachesInput(id));
     if (bad !== undefined) {
       return { ok: false, reason: `${tvName(tv)} has a dim (extent ${bad.extent.symbolicName()}) that does not map to the reduction input ${tvName(input)}` };
     }

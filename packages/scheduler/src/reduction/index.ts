@@ -10,6 +10,7 @@ import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler
 import { canScheduleReduction, type ReductionSchedulerOptions } from './can-schedule.js';
 import { computeReductionHeuristics, type ReductionOverrides } from './heuristics.js';
 import { scheduleReduction } from './schedule.js';
+import { stridedOutputRefusal } from '../stride-order.js';
 
 export class ReductionScheduler implements Scheduler {
   readonly type = 'reduction' as const;
@@ -20,7 +21,8 @@ export class ReductionScheduler implements Scheduler {
   ) {}
 
   canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
-    return canScheduleReduction(fusion, runtimeInfo, this.options);
+    const strided = stridedOutputRefusal(fusion, 'reduction');
+    return strided.ok ? canScheduleReduction(fusion, runtimeInfo, this.options) : strided;
   }
 
   computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): ReductionParams {

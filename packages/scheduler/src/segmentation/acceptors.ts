@@ -3,7 +3,7 @@
 //
 //   nvFuserAcceptors()          nvFuser's schedulers and rules in nvFuser's priority order
 //                               (expr_eval, no_op, reduction, pointwise, inner / outer /
-//                               inner_outer persistent): what nvFuser would make of a fusion,
+//                               inner_outer persistent, greedy): what nvFuser would make of a fusion,
 //                               normalization included, even where tsfuser cannot compile the
 //                               segment yet.
 //   registryAcceptors(registry) the canSchedule of each scheduler in a SchedulerRegistry: what
@@ -19,6 +19,7 @@ import { canSchedulePointwise } from '../pointwise/can-schedule.js';
 import { bindExtents, evaluateExtent, type RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult, SchedulerRegistry } from '../scheduler.js';
 import { tensorExprs, tvName } from './fusion-graph.js';
+import { GreedyScheduler, NO_SCAN_OR_SORT } from '../greedy/index.js';
 import { canScheduleNormalization, canScheduleReductionPattern, connectedGraphRefusal } from './normalization.js';
 
 export interface Acceptor {
@@ -86,6 +87,9 @@ export function canSchedulePointwiseConnected(fusion: Fusion, ri: RuntimeInfo): 
   return disconnected === null ? r : { ok: false, reason: disconnected };
 }
 
+/** tsfuser's greedy scheduler takes one scan or sort per segment (nvFuser's also fuses pointwise work around it). */
+const greedyScheduler = new GreedyScheduler();
+
 const acceptor = (type: SchedulerType, accepts: (f: Fusion, ri: RuntimeInfo) => CanScheduleResult): Acceptor => ({ type, accepts });
 
 /** nvFuser's schedulers in nvFuser's priority order (see the header). */
@@ -98,6 +102,7 @@ export function nvFuserAcceptors(): AcceptorSet {
     acceptor('inner_persistent', (f, ri) => canScheduleNormalization('inner_persistent', f, ri)),
     acceptor('outer_persistent', (f, ri) => canScheduleNormalization('outer_persistent', f, ri)),
     acceptor('inner_outer_persistent', (f, ri) => canScheduleNormalization('inner_outer_persistent', f, ri)),
+    acceptor('greedy', (f, ri) => greedyScheduler.canSchedule(f, ri)),
   ]);
 }
 
@@ -109,10 +114,11 @@ export function registryAcceptors(registry: SchedulerRegistry): AcceptorSet {
 /**
  * One line for a list of refusals: schedulers refusing for the same reason share it
  * ("reduction, inner_persistent: …"), and expr_eval / no_op are left out when a kernel
- * scheduler also refused (they never take compute, so their refusal explains nothing).
+ * scheduler also refused (they never take compute, so their refusal explains nothing), as is
+ * greedy's refusal of a fusion without a scan or sort.
  */
 export function summarizeRejections(rejected: readonly Rejection[]): string {
-  const informative = rejected.filter((r) => r.type !== 'expr_eval' && r.type !== 'no_op');
+  const informative = rejected.filter((r) => r.type !== 'expr_eval' && r.type !== 'no_op' && !(r.type === 'greedy' && r.reason === NO_SCAN_OR_SORT));
   const shown = informative.length > 0 ? informative : rejected;
   const byReason = new Map<string, SchedulerType[]>();
   for (const r of shown) {

@@ -1,8 +1,9 @@
 // Which expression kinds the reduction and normalization schedulers take (pointwise math,
 // broadcast/squeeze/expand, plain copies, tensor factories (full, iota: a value computed per
 // point), reductions and Welford), and the refusal reason for the others, naming the tensor
-// produced (slice / pad / cat: only the pointwise scheduler takes them, so a resize next to a
-// reduction is a segment boundary). Exhaustive over the Expr union, so a new kind must be
+// produced (slice / pad / cat and indexed loads: only the pointwise scheduler takes them, so a
+// resize next to a reduction is a segment boundary; scatter and index_put_accumulate: none).
+// Exhaustive over the Expr union, so a new kind must be
 // classified here.
 
 import type { Expr, Fusion } from '@tsfuser/fusion-ir';
@@ -33,11 +34,29 @@ export function unsupportedOp(e: Expr, scheduler: string): string | null {
     case 'PadOp':
     case 'CatOp':
       return `${e.kind === 'SliceOp' ? 'slice' : e.kind === 'PadOp' ? 'pad' : 'cat'}${name} is not supported by the ${scheduler} scheduler (slice, pad and cat run in pointwise segments)`;
+    case 'SelectOp':
+    case 'IndexSelectOp':
+    case 'GatherOp':
+    case 'EmbeddingFwdOp':
+      return `${e.kind}${name} (an indexed load) is left to the pointwise scheduler`;
+    case 'ScatterOp':
+    case 'IndexPutAccumulateOp':
+      return scatterRefusal(e.kind, name);
+    case 'ScanOp':
+    case 'ArgsortOp':
+    case 'TopKOp':
+      return `${e.kind}${name} (a scan or sort along a dim) is left to the greedy scheduler`;
     default: {
       const unreachable: never = e;
       return `unknown expression ${String(unreachable)}`;
     }
   }
+}
+
+/** scatter and index_put_accumulate: no scheduler takes them (they need atomics). */
+export function scatterRefusal(kind: 'ScatterOp' | 'IndexPutAccumulateOp', name: string): string {
+  const op = kind === 'ScatterOp' ? 'scatter' : 'index_put_accumulate';
+  return `${op}${name} writes at data-dependent positions (atomics), which tsfuser's GPU kernels do not support yet; it runs on the reference backend only`;
 }
 
 /** The first unsupported expression's reason, or null. */

@@ -19,6 +19,7 @@ import {
   type Val,
 } from '@tsfuser/fusion-ir';
 import { evaluateExtent, type ExtentBindings, type InputInfo, type RuntimeInfo } from '../runtime-info.js';
+import { permutedAllocationOrder } from '../stride-order.js';
 
 export interface GroupFusion {
   fusion: Fusion;
@@ -89,6 +90,18 @@ function extentSourceInputs(original: Fusion, ordered: readonly Expr[], needed: 
   return extra;
 }
 
+/** Scalar fusion inputs the segment's extents are built from (a dynamic reshape's sizes). */
+function extentScalarInputs(ordered: readonly Expr[], fusionInputs: ReadonlySet<Val>): Scalar[] {
+  const symbols = new Set<Scalar>();
+  for (const e of ordered) {
+    for (const o of e.outputs) {
+      if (o.kind !== 'tensorView') continue;
+      for (const id of [...(o.domain.root ?? []), ...o.domain.logicalNoReductions()]) extentSymbols(id.logicalExtent(), symbols);
+    }
+  }
+  return [...symbols].filter((sym) => fusionInputs.has(sym));
+}
+
 /** The boundary of a set of tensor expressions of `original`. */
 export function groupBoundary(original: Fusion, exprs: ReadonlySet<Expr>): { inputs: Val[]; outputs: Val[] } {
   const fusionInputs = new Set(original.inputs);
@@ -99,6 +112,7 @@ export function groupBoundary(original: Fusion, exprs: ReadonlySet<Expr>): { inp
     for (const v of e.inputs) if (v.kind === 'tensorView' && !produced.has(v)) needed.add(v);
   }
   for (const s of scalarInputsUsed(ordered, fusionInputs)) needed.add(s);
+  for (const s of extentScalarInputs(ordered, fusionInputs)) needed.add(s);
   for (const t of extentSourceInputs(original, ordered, needed)) needed.add(t);
   const inputs = [
     ...original.inputs.filter((v) => needed.has(v)),
@@ -116,8 +130,9 @@ export function groupBoundary(original: Fusion, exprs: ReadonlySet<Expr>): { inp
 }
 
 /**
- * A plain input tensor with `tv`'s non-reduction dims (same extents, dense contiguity; none
- * when `strided`: the tensor is a view another segment made, read through its strides).
+ * A plain input tensor with `tv`'s non-reduction dims (same extents, dense contiguity — in
+ * `tv`'s allocation order when it has a stride order; none when `strided`: the tensor is a view
+ * another segment made, read through its strides).
  */
 function freshInput(fusion: Fusion, tv: TensorView, strided: boolean): TensorView {
   const logical: IterDomain[] = tv.domain.logicalNoReductions().map((id) => {
@@ -125,9 +140,13 @@ function freshInput(fusion: Fusion, tv: TensorView, strided: boolean): TensorVie
     return fusion.newIterDomain(id.extent, id.isBroadcast() ? 'Broadcast' : 'Iteration');
   });
   const contiguity = tv.domain.logicalNoReductions().map((id) => (id.isBroadcast() ? (id.expandedExtent !== null ? false : null) : !strided));
+  // A stride-ordered intermediate is allocated densely in its allocation order: the reading
+  // segment declares that order, so its kernel indexes the tensor through the permuted strides.
+  const order = permutedAllocationOrder(tv);
+  const allocation = order === null ? null : order.map((d) => logical[d] as IterDomain);
   // Same name as the tensor it stands for, so refusal reasons name tensors of the original
   // fusion (the replaced tensor is unreachable afterwards).
-  return fusion.adopt(new TensorView(fusion, tv.name, new TensorDomain({ logical, contiguity }), tv.dtype));
+  return fusion.adopt(new TensorView(fusion, tv.name, new TensorDomain({ logical, contiguity, allocation }), tv.dtype));
 }
 
 /**
@@ -158,13 +177,16 @@ export function buildGroupFusion(original: Fusion, exprs: ReadonlySet<Expr>, str
   return { fusion, inputs, outputs };
 }
 
-/** Dense strides of an intermediate as the executor allocates it (expanded dims: stride 0). */
+/** Dense strides of an intermediate as the executor allocates it (in its allocation order; expanded dims: stride 0). */
 function denseLayout(tv: TensorView, bindings: ExtentBindings): { sizes: number[]; strides: number[] } {
   const logical = tv.domain.logicalNoReductions();
   const sizes = logical.map((id) => evaluateExtent(id.logicalExtent(), bindings));
   const strides = new Array<number>(sizes.length).fill(0);
+  // Dense in the allocation order (a stride-ordered intermediate), else in logical order.
+  const order = permutedAllocationOrder(tv) ?? sizes.map((_, d) => d);
   let acc = 1;
-  for (let d = sizes.length - 1; d >= 0; d -= 1) {
+  for (let k = order.length - 1; k >= 0; k -= 1) {
+    const d = order[k] as number;
     const id = logical[d] as IterDomain;
     if (id.isBroadcast() && id.expandedExtent !== null) continue;
     strides[d] = acc;

@@ -31,6 +31,13 @@ export function randomHost(dtype: DataType, sizes: readonly number[], strides: r
   return host;
 }
 
+/** An integer tensor of `sizes` with values uniform in [0, bound) (indices for lookups). */
+export function randomIndices(dtype: DataType, sizes: readonly number[], bound: number, rng: Random): HostTensor {
+  const n = sizes.reduce((a, b) => a * b, 1);
+  const values = Array.from({ length: n }, () => Math.min(bound - 1, Math.floor(rng.uniform() * bound)));
+  return HostTensor.fromValues(dtype, sizes, dtype === 'Int' || dtype === 'Index' ? values.map((v) => BigInt(v)) : values);
+}
+
 /** Uploads `host`; with `misalign`, the data starts one element past a 256-byte boundary. */
 export function toDeviceInput(device: DeviceContext, host: HostTensor, misalign: boolean): DeviceInput {
   const span = storageSpan(host.sizes, host.strides);

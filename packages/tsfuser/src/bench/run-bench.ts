@@ -7,11 +7,12 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import type { DeviceContext, Tensor } from '@tsfuser/runtime';
+import { HostTensor } from '@tsfuser/fusion-ir';
+import { Tensor, type DeviceContext } from '@tsfuser/runtime';
 import { FusionDefinition } from '../definition/fusion-definition.js';
 import { createGpuBackend, type GpuBackend } from '../execute/gpu-backend.js';
 import { BackendUnavailableError } from '../errors.js';
-import { randomHost, toDeviceInput, Random, type DeviceInput } from './device-inputs.js';
+import { randomHost, randomIndices, toDeviceInput, Random, type DeviceInput } from './device-inputs.js';
 import { copyBandwidth, hostMicroseconds, l2Flusher, timeDevice, type FlushMode } from './timing.js';
 import { benchWorkloads, tinyWorkload, type Workload } from './workloads.js';
 
@@ -59,7 +60,14 @@ function upload(device: DeviceContext, w: Workload, rng: Random): Uploaded {
   const owned: DeviceInput[] = [];
   const args = w.inputs.map((i): Tensor | number => {
     if (i.scalar !== undefined) return i.scalar;
-    const d = toDeviceInput(device, randomHost(i.dtype, i.sizes, denseStrides(i.sizes), rng, i.positive === true), false);
+    if (i.uninitialized === true) {
+      const t = Tensor.emptyDevice(device, i.dtype, i.sizes);
+      t.poison();
+      owned.push({ tensor: t, host: HostTensor.empty(i.dtype, [0]), owner: t });
+      return t;
+    }
+    const host = i.indexBound === undefined ? randomHost(i.dtype, i.sizes, denseStrides(i.sizes), rng, i.positive === true) : randomIndices(i.dtype, i.sizes, i.indexBound, rng);
+    const d = toDeviceInput(device, host, false);
     owned.push(d);
     return d.tensor;
   });

@@ -17,6 +17,10 @@ export interface WorkloadInput {
   positive?: boolean;
   /** A scalar input with this value (sizes ignored). */
   scalar?: number;
+  /** An index tensor: integers uniform in [0, indexBound). */
+  indexBound?: number;
+  /** Left as poisoned device memory (a lookup table whose values only move: no host fill of a GiB). */
+  uninitialized?: boolean;
 }
 
 export interface Workload {
@@ -275,6 +279,32 @@ export function layerNormBackwardWorkloads(): Workload[] {
   return [layerNormBackward('layer_norm_bwd_f32', 'Float'), layerNormBackward('layer_norm_bwd_bf16', 'BFloat16')];
 }
 
+/** embedding lookup (issue 24): 8192 token ids into a [128256, 4096] bf16 table (Llama 3's vocabulary). */
+function embeddingLookup(): Workload {
+  const [tokens, vocab, hidden] = [8192, 128256, 4096];
+  return {
+    name: 'embedding_bf16',
+    description: `embedding_fwd: ${tokens} token ids into a [${vocab}, ${hidden}] bf16 table`,
+    build: () =>
+      FusionDefinition.build((fd) => {
+        const ids = fd.defineTensor({ shape: [-1], contiguity: [true], dtype: 'Int' });
+        const table = fd.defineTensor({ shape: [-1, -1], contiguity: [true, true], dtype: 'BFloat16' });
+        fd.addOutput(fd.ops.embeddingFwd(ids, table));
+      }),
+    inputs: [
+      { sizes: [tokens], dtype: 'Int', indexBound: vocab },
+      { sizes: [vocab, hidden], dtype: 'BFloat16', uninitialized: true },
+    ],
+    // The looked-up rows read once, the output written once, the ids read.
+    bytes: 2 * tokens * hidden * 2 + tokens * 8,
+  };
+}
+
+/** Indexing workloads of `tsfuser bench`. */
+export function indexingWorkloads(): Workload[] {
+  return [embeddingLookup()];
+}
+
 export function benchWorkloads(): Workload[] {
-  return [readmePointwise(), bnAddRelu(), powSum(), geluBiasGrad(), ...normalizationWorkloads(), ...layerNormBackwardWorkloads(), ...resizeWorkloads()];
+  return [readmePointwise(), bnAddRelu(), powSum(), geluBiasGrad(), ...normalizationWorkloads(), ...layerNormBackwardWorkloads(), ...indexingWorkloads(), ...resizeWorkloads()];
 }

@@ -13,7 +13,7 @@ import type { ExecuteInput } from '../execute/backend.js';
 export function explainSegments(fusion: Fusion, inputs: readonly ExecuteInput[]): string {
   const info = makeRuntimeInfo(
     fusion,
-    inputs.map((v) => (v instanceof Tensor ? { sizes: [...v.sizes], strides: [...v.strides] } : null)),
+    inputs.map((v) => (v instanceof Tensor ? { sizes: [...v.sizes], strides: [...v.strides] } : typeof v === 'number' || typeof v === 'bigint' ? { value: v } : null)),
   );
   try {
     const plan = segmentFusion(fusion, info, defaultSchedulerRegistry());

@@ -40,7 +40,7 @@ import { loadGraphInputs } from '../torchscript/graph-inputs.js';
 import { AllocationBudget, limitsFromEnv, REFERENCE_BYTES_PER_ELEMENT } from '../io/allocation-limits.js';
 import type { ParsedArgs } from './args.js';
 import { UsageError, type CliIo } from './console.js';
-import { parseDumpOptions } from './dump-options.js';
+import { requestedDumps } from './dump-options.js';
 import { outputLine } from './format-output.js';
 
 export const FUSE_VALUE_FLAGS = ['dump', 'backend', 'inputs', 'save-outputs'];
@@ -278,7 +278,7 @@ export function fuseCommand(args: ParsedArgs, io: CliIo): number {
   const [file, extra] = args.positionals;
   if (file === undefined) throw new UsageError('tsfuser fuse: missing <graph.ir>');
   if (extra !== undefined) throw new UsageError(`tsfuser fuse: unexpected argument '${extra}'`);
-  const dumps = new Set([...parseDumpOptions(io.env['TSFUSER_DUMP'], 'TSFUSER_DUMP'), ...parseDumpOptions(args.values.get('dump'), '--dump')]);
+  const dumps = requestedDumps(io.env, args.values.get('dump'));
   const graph = readGraph(file, io);
   if (graph === null) return 1;
   const unfused = graph.copy();

@@ -4,7 +4,7 @@ import { DUMP_OPTIONS } from './dump-options.js';
 
 export function helpText(): string {
   const width = Math.max(...DUMP_OPTIONS.map((o) => o.name.length));
-  const dumps = DUMP_OPTIONS.map((o) => `  ${o.name.padEnd(width)}  ${o.description}`).join('\n');
+  const dumps = DUMP_OPTIONS.map((o) => `  ${o.name.padEnd(width)}  ${o.supported ? o.description : `(not supported: ${o.reason})`}`).join('\n');
   return `tsfuser — nvFuser's python frontend and CLI in TypeScript
 
 Usage:
@@ -29,7 +29,12 @@ Options of run:
                                    (dtype-aware tolerances); exit status 1 on a mismatch
   --explain                        print how the GPU path splits the fusion into kernels and why
                                    (the fusion_ir_segments dump; needs no GPU)
-  --dump <a,b,…>                   print debug stages (see below; also TSFUSER_DUMP=a,b)
+  --dump <a,b,…>                   print debug stages (see below; also NVFUSER_DUMP=a,b and
+                                   TSFUSER_DUMP=a,b); compile-side dumps need no GPU
+  --arch <sm_XX>                   target of compile-side dumps without a GPU (default sm_90;
+                                   nvcc's -arch for ptx, cubin, ptxas_verbose)
+  --device-properties <file.json>  device properties the schedulers read for that target
+                                   (default: an H100's; fields of the scheduler's DeviceProperties)
   --python                         with python_definition, also print nvFuser's python form
   --seed <N>                       seed of the input generator (default 0)
   --shape <d0,d1,…>                sizes of symbolic dims, right-aligned per input (replaces the
@@ -42,8 +47,8 @@ Options of bench (needs a GPU):
   --workloads <a,b>                a subset of readme_pointwise, bn_add_relu, pow_sum,
                                    gelu_bias_grad, softmax_f32, softmax_bf16, layer_norm_f32,
                                    layer_norm_bf16, rms_norm_bf16, layer_norm_bwd_f32,
-                                   layer_norm_bwd_bf16, cat3_dim0_bf16, cat3_dim1_bf16,
-                                   pad_bf16, rope_bf16 (default: all)
+                                   layer_norm_bwd_bf16, embedding_bf16, cat3_dim0_bf16,
+                                   cat3_dim1_bf16, pad_bf16, rope_bf16 (default: all)
   --iters <N>                      timed runs per workload, median reported (default 50)
   --flush read|write               how L2 is flushed before each run: sum (default) or memset of
                                    512 MiB; a memset leaves dirty lines every run pays for

@@ -2,13 +2,13 @@
 // the chosen backend, print one summary line per output, optionally compare against the
 // reference evaluator (--check) and save outputs as .npy.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EvaluationError } from '@tsfuser/fusion-ir';
 import type { Tensor } from '@tsfuser/runtime';
 import type { FusionDefinition } from '../definition/fusion-definition.js';
 import { InputMismatchError } from '../errors.js';
-import type { Backend, BackendName, ExecuteInput } from '../execute/backend.js';
+import type { BackendName, ExecuteInput } from '../execute/backend.js';
 import { resolveBackend } from '../execute/execute.js';
 import { evaluateOnHost } from '../execute/reference-backend.js';
 import { limitsFromEnv } from '../io/allocation-limits.js';
@@ -17,12 +17,14 @@ import { explainSegments } from './explain.js';
 import { writeNpy } from '../io/npy.js';
 import type { ParsedArgs } from './args.js';
 import { paint, UsageError, type CliIo } from './console.js';
-import { DUMP_OPTIONS, parseDumpOptions } from './dump-options.js';
+import { requestedDumps } from './dump-options.js';
+import { DumpOptionError } from '../dumps/dump-options.js';
+import { DEFAULT_TARGET, parseArch, parseDeviceProperties, type CompileTarget } from '../dumps/target.js';
 import { outputLine } from './format-output.js';
 import { loadDefinition } from './load-definition.js';
 import { planInputs, uniformInputs } from './run-inputs.js';
 
-export const RUN_VALUE_FLAGS = ['backend', 'dump', 'seed', 'shape', 'inputs', 'save-outputs', 'device'];
+export const RUN_VALUE_FLAGS = ['backend', 'dump', 'seed', 'shape', 'inputs', 'save-outputs', 'device', 'arch', 'device-properties'];
 export const RUN_BOOLEAN_FLAGS = ['check', 'python', 'explain'];
 
 const LARGE_RUN_ELEMENTS = 1 << 20;
@@ -41,23 +43,27 @@ function intFlag(args: ParsedArgs, name: string, fallback: number): number {
   return n;
 }
 
-function printDumps(io: CliIo, dumps: ReadonlySet<string>, fd: FusionDefinition, backend: Backend, python: boolean): void {
-  for (const option of DUMP_OPTIONS) {
-    if (!dumps.has(option.name)) continue;
-    io.stdout(`=== ${option.name} ===\n`);
-    switch (option.name) {
-      case 'python_definition':
-        io.stdout(fd.print());
-        if (python) io.stdout(`\n${fd.printPython()}`);
-        break;
-      case 'fusion_ir_presched':
-        io.stdout(fd.printIr());
-        break;
-      default:
-        // The GPU backend prints compile-stage dumps itself when it compiles.
-        if (backend.name !== 'gpu') io.stdout(`${option.name}: not produced by the ${backend.name} backend\n`);
-    }
+/** The definition's own dump (the compile-side ones come from execute). */
+function printDefinitionDump(io: CliIo, dumps: ReadonlySet<string>, fd: FusionDefinition, python: boolean): void {
+  if (!dumps.has('python_definition')) return;
+  io.stdout('=== python_definition ===\n');
+  io.stdout(fd.print());
+  if (python) io.stdout(`\n${fd.printPython()}`);
+}
+
+/** --arch and --device-properties: the target of compile-side dumps without a GPU. */
+function dumpTarget(args: ParsedArgs, io: CliIo): CompileTarget {
+  const archText = args.values.get('arch');
+  const propsFile = args.values.get('device-properties');
+  const arch = archText === undefined ? DEFAULT_TARGET.arch : parseArch(archText, '--arch');
+  if (propsFile === undefined) return { arch, device: DEFAULT_TARGET.device };
+  let text: string;
+  try {
+    text = readFileSync(resolve(io.cwd, propsFile), 'utf8');
+  } catch (error) {
+    throw new UsageError(`--device-properties: cannot read ${propsFile}: ${error instanceof Error ? error.message : String(error)}`);
   }
+  return { arch, device: parseDeviceProperties(text, `--device-properties ${propsFile}`) };
 }
 
 function numel(inputs: readonly ExecuteInput[]): number {
@@ -68,7 +74,16 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   const file = args.positionals[0];
   if (file === undefined) throw new UsageError('tsfuser run: missing <file> (see tsfuser --help)');
   if (args.positionals.length > 1) throw new UsageError(`tsfuser run: unexpected argument '${args.positionals[1] ?? ''}'`);
-  const dumps = new Set([...parseDumpOptions(io.env['TSFUSER_DUMP'], 'TSFUSER_DUMP'), ...parseDumpOptions(args.values.get('dump'), '--dump')]);
+  const dumps = requestedDumps(io.env, args.values.get('dump'));
+  let target: CompileTarget;
+  try {
+    target = dumpTarget(args, io);
+  } catch (error) {
+    if (error instanceof DumpOptionError) throw new UsageError(error.message);
+    throw error;
+  }
+  // python_definition is printed here (with --python's form); execute prints the rest.
+  const executeDumps = new Set([...dumps].filter((d) => d !== 'python_definition'));
   const seed = intFlag(args, 'seed', 0);
   const device = intFlag(args, 'device', 0);
   const choice = backendChoice(args.values.get('backend'));
@@ -77,7 +92,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
 
   const { definition, inputs: fileInputs } = await loadDefinition(file, io.cwd);
   const backend = resolveBackend(choice, notes);
-  printDumps(io, dumps, definition, backend, args.booleans.has('python'));
+  printDefinitionDump(io, dumps, definition, args.booleans.has('python'));
 
   const started = Date.now();
   const plan = planInputs(definition.inputs(), fileInputs, {
@@ -96,13 +111,13 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   progress(`inputs ready (${numel(inputs)} elements); running on ${backend.name}`);
   let outputs: Tensor[];
   try {
-    outputs = await definition.execute(inputs, { backend: choice, device, notes, dump: dumps, dumpSink: io.stdout, limits });
+    outputs = await definition.execute(inputs, { backend: choice, device, notes, dump: executeDumps, dumpsFromEnvironment: false, dumpSink: io.stdout, limits, target, dumpDirectory: io.cwd });
   } catch (e) {
     // Default sizes may not fit the definition's broadcasts (dims the fusion maps together).
     if (!(plan.defaultGenerated && (e instanceof EvaluationError || e instanceof InputMismatchError))) throw e;
     io.stderr(`tsfuser: default input sizes do not fit (${e.message}); retrying with every symbolic dim = 8\n`);
     inputs = uniformInputs(definition.inputs(), seed, limits);
-    outputs = await definition.execute(inputs, { backend: choice, device, notes, dump: dumps, dumpSink: io.stdout, limits });
+    outputs = await definition.execute(inputs, { backend: choice, device, notes, dump: executeDumps, dumpsFromEnvironment: false, dumpSink: io.stdout, limits, target, dumpDirectory: io.cwd });
   }
   progress('done');
   io.stdout(`${file}: fusion id ${definition.id()}, ${definition.inputs().length} inputs ${plan.source}, backend ${backend.name}\n`);

@@ -18,12 +18,21 @@ import { evaluateOnHost, referenceBackend } from '../execute/reference-backend.j
 import { compareTensors, toleranceFor } from '../io/compare.js';
 import type { InputDescriptor } from './fusion-definition.js';
 import { gpuRefusal } from './gpu-limits.js';
+import { dumpsFromEnv } from '../dumps/dump-options.js';
+import { printExecuteDumps } from '../dumps/execute-dumps.js';
+import type { CompileTarget } from '../dumps/target.js';
 
 export interface DefinitionExecuteOptions extends ExecuteOptions {
   /** Record timings of this execute (read them with fd.profile()). */
   profile?: boolean;
   /** Capture the dumps and notes this execute prints (read them with fd.debugOutput()). */
   captureDebugOutput?: boolean;
+  /** Target of compile-side dumps on a backend without a GPU (default sm_90 with an H100's properties). */
+  target?: CompileTarget;
+  /** Directory of the cuda_to_file / ptx / cubin dump files (default: the working directory). */
+  dumpDirectory?: string;
+  /** Also print the dumps NVFUSER_DUMP / TSFUSER_DUMP name in process.env (default true; the CLI reads its own environment). */
+  dumpsFromEnvironment?: boolean;
 }
 
 /** Timings of one execute: wall time, and per-segment kernel times where the backend reports them. */
@@ -49,6 +58,7 @@ export class ExecutionState {
     aliases: readonly OutputAlias[],
     inputs: readonly ExecuteInput[],
     options: DefinitionExecuteOptions,
+    printDefinition?: () => string,
   ): Promise<Tensor[]> {
     if (options.device !== undefined && (!Number.isInteger(options.device) || options.device < 0 || options.device > 255)) {
       throw new DefinitionError(`execute: device must be a CUDA device index in [0, 255], got ${String(options.device)}`);
@@ -58,11 +68,22 @@ export class ExecutionState {
     // The GPU executor cache keeps the last sink it was given: name stdout explicitly when not
     // capturing, so a capturing execute does not swallow a later one's dumps.
     const sink = capture ? (t: string): void => void captured.push(t) : (options.dumpSink ?? ((t: string): void => void process.stdout.write(t)));
-    const runOptions: ExecuteOptions = { ...options, dumpSink: sink, ...(capture ? { notes: (t: string): void => void captured.push(`${t}\n`) } : {}) };
+    // nvFuser reads NVFUSER_DUMP for every execution; TSFUSER_DUMP is tsfuser's older name.
+    const dump = new Set([...(options.dump ?? []), ...(options.dumpsFromEnvironment === false ? [] : dumpsFromEnv(process.env))]);
+    const runOptions: ExecuteOptions = { ...options, dump, dumpSink: sink, ...(capture ? { notes: (t: string): void => void captured.push(`${t}\n`) } : {}) };
+    if (dump.has('python_definition') && printDefinition !== undefined) sink(printDefinition());
     const start = performance.now();
     const effective = this.withGpuLimits(fusion, runOptions);
     const outputs = await executeFusion(fusion, descriptors, inputs, effective);
     const wallMs = performance.now() - start;
+    if (dump.size > 0) {
+      const backend = resolveBackend(effective.backend, () => undefined);
+      printExecuteDumps(fusion, inputs, backend, dump, sink, {
+        device: options.device ?? 0,
+        ...(options.target === undefined ? {} : { target: options.target }),
+        ...(options.dumpDirectory === undefined ? {} : { directory: options.dumpDirectory }),
+      });
+    }
     const result = applyOutputAliases(outputs, inputs, aliases);
     this.lastInputs = inputs.map((v) => (v instanceof Tensor ? { sizes: v.sizes, strides: v.strides } : null));
     this.profile = null;

@@ -232,7 +232,7 @@ export class FusionDefinition implements HandleOwner, ConversionContext {
    */
   async execute(inputs: readonly ExecuteInput[], options: DefinitionExecuteOptions = {}): Promise<Tensor[]> {
     this.finalize();
-    return this.execution.execute(this.fusionIr(), this.inputList, this.aliasList, inputs, options);
+    return this.execution.execute(this.fusionIr(), this.inputList, this.aliasList, inputs, options, () => this.print());
   }
 
   /**

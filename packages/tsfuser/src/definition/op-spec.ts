@@ -36,6 +36,8 @@ export interface ParamSpec {
   readonly kind: ParamKind;
   /** Record-form default; absent = required. */
   readonly default?: RecordValue;
+  /** Printed positionally although not a tensor (nvFuser's select index, embedding_fwd's options). */
+  readonly printPositional?: boolean;
   /** Allowed values of a 'string' parameter. */
   readonly choices?: readonly string[];
 }

@@ -1,6 +1,7 @@
 // Prints a record list in nvFuser's python_definition form (`def nvfuser_fusion_idN(fd :
 // FusionDefinition) -> None :` …), the text NVFUSER_DUMP=python_definition shows and users paste
-// into issues. Leading tensor operands print positionally, the rest as keywords, as nvFuser does.
+// into issues. Leading tensor operands print positionally, the rest as keywords, as nvFuser does;
+// add_output prints its alias input positionally and its stride order as `stride_order=[…]`.
 //
 // Invariant: importPythonDefinition of the printed text gives the same record list.
 
@@ -29,7 +30,7 @@ function opCall(names: StateNames, spec: OpSpec, args: readonly RecordValue[]): 
   let positional = true;
   spec.params.forEach((p, i) => {
     const a = args[i] ?? null;
-    positional = positional && POSITIONAL_KINDS.has(p.kind);
+    positional = positional && (POSITIONAL_KINDS.has(p.kind) || p.printPositional === true);
     parts.push(positional ? value(names, a, p.kind) : `${p.python}=${value(names, a, p.kind)}`);
   });
   return `fd.ops.${spec.python}(${parts.join(', ')})`;
@@ -54,8 +55,12 @@ function statement(names: StateNames, r: FusionRecord): string {
     }
     case 'defineVector':
       return `${lhs}fd.define_vector(${value(names, a[0] ?? [])}, dtype=${value(names, a[1] ?? 'Int', 'dtype')})`;
-    case 'addOutput':
-      return `fd.add_output(${value(names, a[0] ?? null)})`;
+    case 'addOutput': {
+      // nvFuser's OutputRecord: the alias input prints positionally, a stride order as a keyword.
+      const [output, alias, order] = a;
+      const extra = alias !== undefined && alias !== null ? `, ${value(names, alias)}` : Array.isArray(order) && order.length > 0 ? `, stride_order=${value(names, order)}` : '';
+      return `fd.add_output(${value(names, output ?? null)}${extra})`;
+    }
     default: {
       const spec = opByName(r.op);
       if (spec === undefined) return `# unknown op ${r.op}`;

@@ -380,23 +380,82 @@ export class DefinitionInterpreter {
         if (typeof checked === 'string') return fail(`fd.${name}: ${checked}`, (e.args[0] ?? e).pos);
         return at(e.pos, () => fd.defineScalar(checked.value, dt));
       }
-      case 'define_vector': {
-        const [values, dtype] = this.bind('fd.define_vector', [{ python: 'values' }, { python: 'dtype' }], args, kwargs, e);
-        if (!Array.isArray(values)) return fail('fd.define_vector: expected a list of sizes', e.pos);
-        const dt = dtypeArgument(dtype);
-        if (dt === null) return fail(`fd.define_vector: dtype must be a DataType, got ${describeValue(dtype)}`, kwargs.get('dtype')?.pos ?? e.args[1]?.pos ?? e.pos);
-        return at(e.pos, () => fd.defineVector(plain(values) as (number | ScalarHandle)[], dt ?? 'Int'));
-      }
-      case 'add_output': {
-        const [out, alias] = this.bind('fd.add_output', [{ python: 'output' }, { python: 'alias_input' }], args, kwargs, e);
-        if (alias !== undefined && alias !== null) fail('fd.add_output with an alias input is not supported', e.pos);
-        if (!(out instanceof TensorHandle) && !(out instanceof ScalarHandle)) return fail('fd.add_output expects a tensor or scalar', e.pos);
-        at(e.pos, () => fd.addOutput(out));
+      case 'define_vector':
+        return this.defineVector(args, kwargs, e);
+      case 'add_output':
+        this.addOutput(args, kwargs, e);
         return null;
-      }
       default:
         return fail(`unsupported FusionDefinition method 'fd.${name}'`, e.pos);
     }
+  }
+
+  /**
+   * nvFuser's three define_vector bindings: `define_vector(size)` (that many Int scalar inputs),
+   * `define_vector(values, dtype=DataType.Int)` over a list or tuple of ints (each ≥ -1, as
+   * nvFuser's shape check wants) and scalars. nvFuser records every vector as Int whatever
+   * `dtype` says; so does tsfuser (the dtype must still be a DataType).
+   */
+  private defineVector(args: readonly PyValue[], kwargs: ReadonlyMap<string, { value: PyValue; pos: Position }>, e: Expr & { kind: 'call' }): PyValue {
+    const fd = this.fd;
+    const first = kwargs.get('size')?.value ?? args[0];
+    if (kwargs.has('size') || typeof first === 'number' || first instanceof PyFloat) {
+      const [size] = this.bind('fd.define_vector', [{ python: 'size' }], args, kwargs, e);
+      const where = kwargs.get('size')?.pos ?? e.args[0]?.pos ?? e.pos;
+      if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) return fail(`fd.define_vector: size must be a non-negative integer, got ${describeValue(size)}`, where);
+      return at(e.pos, () => fd.defineVector(size));
+    }
+    const [values, dtype] = this.bind('fd.define_vector', [{ python: 'values' }, { python: 'dtype' }], args, kwargs, e);
+    const valuesPos = kwargs.get('values')?.pos ?? e.args[0]?.pos ?? e.pos;
+    if (!Array.isArray(values)) return fail(`fd.define_vector: expected a size, or a list or tuple of sizes, got ${describeValue(values)}`, valuesPos);
+    const dt = dtypeArgument(dtype);
+    if (dt === null) return fail(`fd.define_vector: dtype must be a DataType, got ${describeValue(dtype)}`, kwargs.get('dtype')?.pos ?? e.args[1]?.pos ?? e.pos);
+    const elements = (values as readonly PyValue[]).map((v, i) => {
+      if (v instanceof ScalarHandle) return v;
+      if (typeof v === 'number' && Number.isSafeInteger(v) && v >= -1) return v;
+      return fail(`fd.define_vector: element ${i} must be an integer ≥ -1 (symbolic -1, 0, broadcast 1 or a static size) or a scalar, got ${describeValue(plain(v))}`, valuesPos);
+    });
+    return at(e.pos, () => fd.defineVector(elements, 'Int'));
+  }
+
+  /**
+   * nvFuser's add_output bindings: `add_output(scalar)`, `add_output(t, alias_input=None)` and
+   * `add_output(t, stride_order)`; a second positional argument is an alias when it is a tensor
+   * and a stride order when it is a list (pybind picks the overload the same way).
+   */
+  private addOutput(args: readonly PyValue[], kwargs: ReadonlyMap<string, { value: PyValue; pos: Position }>, e: Expr & { kind: 'call' }): void {
+    let positional = args;
+    const keywords = new Map(kwargs);
+    const secondArg = e.args[1];
+    if (args.length === 2 && Array.isArray(args[1]) && secondArg !== undefined) {
+      if (keywords.has('stride_order')) fail("fd.add_output() got multiple values for argument 'stride_order'", secondArg.pos);
+      keywords.set('stride_order', { value: args[1] as PyValue, pos: secondArg.pos });
+      positional = [args[0] as PyValue];
+    }
+    const [out, second, order] = this.bind('fd.add_output', [{ python: 'output' }, { python: 'alias_input' }, { python: 'stride_order' }], positional, keywords, e);
+    const orderPos = keywords.get('stride_order')?.pos ?? e.pos;
+    const aliasPos = keywords.get('alias_input')?.pos ?? secondArg?.pos ?? e.pos;
+    if (!(out instanceof TensorHandle) && !(out instanceof ScalarHandle)) return fail(`fd.add_output expects a tensor or scalar, got ${describeValue(plain(out ?? null))}`, kwargs.get('output')?.pos ?? e.args[0]?.pos ?? e.pos);
+    const alias = second ?? null;
+    if (alias !== null && !(alias instanceof TensorHandle)) return fail(`fd.add_output: alias_input must be a tensor, got ${describeValue(plain(alias))}`, aliasPos);
+    if (order !== undefined && order !== null) {
+      if (alias !== null) return fail("fd.add_output: stride_order can't be dictated for aliased outputs", orderPos);
+      if (!(out instanceof TensorHandle)) return fail("fd.add_output: stride_order can't be dictated for scalar outputs", orderPos);
+      if (!Array.isArray(order) || !(order as readonly PyValue[]).every((v) => typeof v === 'number' && Number.isSafeInteger(v))) return fail(`fd.add_output: stride_order must be a list of integers, got ${describeValue(plain(order))}`, orderPos);
+      const ints = order as readonly number[];
+      // nvFuser's binding: empty, or a permutation of 0..rank-1 (no negative entries).
+      if (ints.length > 0 && (ints.length !== out.ndim || ints.some((v) => v < 0 || v >= ints.length) || new Set(ints).size !== ints.length)) {
+        return fail(`fd.add_output: stride_order [${ints.join(', ')}] must be empty or a permutation of 0..${out.ndim - 1} for a tensor of rank ${out.ndim}`, orderPos);
+      }
+      at(e.pos, () => this.fd.addOutput(out, { strideOrder: ints }));
+      return;
+    }
+    if (alias !== null) {
+      if (!(out instanceof TensorHandle)) return fail('fd.add_output: scalar outputs should not alias inputs', aliasPos);
+      at(e.pos, () => this.fd.addOutput(out, { aliasInput: alias }));
+      return;
+    }
+    at(e.pos, () => this.fd.addOutput(out));
   }
 
   private defineTensor(args: readonly PyValue[], kwargs: ReadonlyMap<string, { value: PyValue; pos: Position }>, e: Expr & { kind: 'call' }): TensorHandle {

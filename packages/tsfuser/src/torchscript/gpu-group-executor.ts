@@ -48,6 +48,10 @@ export function gpuGroupExecutor(backend: GpuBackend, options: GpuGroupExecutorO
       else if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') args.push(value);
       else throw new Error(`fusion group ${call.index}: input ${i} is not a tensor or scalar`);
     });
+    if (lowering.rng !== null) {
+      const { seed, offset } = call.rng.take(lowering.rng.draws);
+      args.push(seed, offset);
+    }
     let outputs: Tensor[];
     try {
       outputs = backend.executorCache(lowering.fusion, device).runFusion(args);

@@ -5,21 +5,48 @@
 //     another output (nvFuser: "Resize between reference and output not allowed");
 //   * pad widths are constants (their sign decides the index shift);
 //   * upstream of a resize (read at a shifted index), no iota or random numbers (their values
-//     depend on the unshifted point) and no reshape.
+//     depend on the unshifted point);
+//   * not yet in one kernel with a reshape (indexing through reshape-index-graph.ts does not
+//     know shifted indices), an indexed load (lookups read at computed addresses) or a
+//     stride-ordered output: each pair is refused with one reason naming both ops until a
+//     kernel with both is tested.
 // The returned reason is shown in segmentation explanations.
 
-import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
+import type { Expr, Fusion, TensorView } from '@tsfuser/fusion-ir';
+import { permutedAllocationOrder } from '../../stride-order.js';
 import { ExactLogicalMap } from '../domain-map.js';
+import { indexedLoadOf } from '../indexed-loads.js';
 import { computeIndexSpaces, identitySpace, isIdentitySpace, isResizeExpr } from './index-space.js';
 
 function describeOp(kind: string): string {
   return kind === 'SliceOp' ? 'slice' : kind === 'PadOp' ? 'pad' : 'cat';
 }
 
+/** Why resize ops cannot share a pointwise kernel with the other features of `exprs`, or null. */
+function combinationRefusal(fusion: Fusion, exprs: readonly Expr[]): string | null {
+  const first = exprs.find(isResizeExpr);
+  if (first === undefined) return null;
+  const what = `${describeOp(first.kind)} producing T${(first.outputs[0] as TensorView).name}`;
+  const view = exprs.find((e) => e.kind === 'ViewOp');
+  if (view !== undefined) return `a slice, pad or cat (${what}) and a reshape (producing T${(view.outputs[0] as TensorView).name}) in one pointwise kernel are not supported yet`;
+  const load = exprs.map(indexedLoadOf).find((l) => l !== null);
+  if (load !== undefined && load !== null) {
+    return `a slice, pad or cat (${what}) and an indexed load (${load.op} producing T${(load.expr.outputs[0] as TensorView).name}) in one pointwise kernel are not supported yet`;
+  }
+  for (const o of fusion.outputs) {
+    if (o.kind !== 'tensorView') continue;
+    const order = permutedAllocationOrder(o);
+    if (order !== null) return `a slice, pad or cat (${what}) and a stride-ordered output (T${o.name}, allocation order [${order.join(', ')}]) in one pointwise kernel are not supported yet`;
+  }
+  return null;
+}
+
 /** Null when the resize ops of `fusion` fit the pointwise scheduler with reference `ref`. */
 export function resizeRefusal(fusion: Fusion, ref: TensorView): string | null {
   const exprs = fusion.exprs();
   if (!exprs.some(isResizeExpr)) return null;
+  const combined = combinationRefusal(fusion, exprs);
+  if (combined !== null) return combined;
   for (const e of exprs) {
     if (!isResizeExpr(e)) continue;
     const out = e.outputs[0] as TensorView;
@@ -59,7 +86,6 @@ export function resizeRefusal(fusion: Fusion, ref: TensorView): string | null {
     const space = spaces.ofTensor(out);
     if (space === null || isIdentitySpace(space)) continue;
     if (e.kind === 'IotaOp' || e.kind === 'RNGOp') return `${e.kind === 'IotaOp' ? 'iota' : 'random numbers'} producing T${out.name} feed a slice, pad or cat (read at a shifted index); not supported`;
-    if (e.kind === 'ViewOp') return `reshape producing T${out.name} feeds a slice, pad or cat; not supported by the pointwise scheduler`;
   }
   return null;
 }

@@ -1,0 +1,30 @@
+// nvcc compile check (nvcc-batch.ts, -cubin sm_90) of every kernel segment of the reshape fixtures
+// (test-support reshape-fixtures.ts) and of 20 random reshape fusions (reshape-random.ts):
+// reshapes inside pointwise kernels, indexed through the view's split/merge.
+import { describe, expect, it } from 'vitest';
+import { compileFusion, type CompiledKernel } from '../src/index.js';
+import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
+import { randomReshapeCase, reshapeFixtures } from '@tsfuser/test-support';
+import { baseSeed, runtimeInfoOf, seeded, segmentsWithInputs } from './shape-ops-simulation.js';
+import type { EvalValue, Fusion } from '@tsfuser/fusion-ir';
+
+const seed = baseSeed();
+
+describe.skipIf(!hasNvcc)('reshape kernels compile with nvcc', () => {
+  it('every kernel segment of every reshape fixture and of 20 random reshape fusions', async () => {
+    const kernels: CompiledKernel[] = [];
+    const add = (fusion: Fusion, inputs: EvalValue[]): void => {
+      for (const s of segmentsWithInputs(fusion, inputs)) {
+        if (s.type === 'expr_eval' || s.type === 'no_op') continue;
+        kernels.push(compileFusion(s.fusion, runtimeInfoOf(s.fusion, s.inputs), { fusionId: 30000 + kernels.length }));
+      }
+    };
+    for (const [k, fx] of reshapeFixtures().entries()) add(fx.fusion, fx.inputs(seeded(seed + k)));
+    for (let k = 0; k < 20; k += 1) {
+      const c = randomReshapeCase(seed + 1000 + k);
+      add(c.fusion, c.inputs);
+    }
+    expect(kernels.length).toBeGreaterThan(30);
+    await compileKernelsWithNvcc(kernels, { chunks: 2, label: 'reshape', context: `TSFUSER_SEED=${seed}`, cubin: true });
+  }, 300_000);
+});

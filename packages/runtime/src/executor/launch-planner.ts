@@ -1,0 +1,178 @@
+// Launch planning, the device-free half of FusionExecutorCache.buildLaunchPlan: for one
+// segmentation and one set of argument layouts, which segment becomes a kernel (and with which
+// runtime info its scheduler sees), which is a metadata-only view (expr_eval) or has nothing to
+// do (no_op), and where every intermediate and output lives (buffers with their layouts, views
+// with their offsets). Kernels are obtained through a callback, so the GPU executor cache
+// (compiles and loads FusionExecutors) and tsfuser's compile-for-a-target dumps (codegen only,
+// no GPU) walk the same decisions.
+// Invariant: every group input is resolved to an argument, a buffer or a view made by an earlier
+// group; a kernel group's info describes exactly the layouts and alignments its inputs have.
+
+import { dataTypeSize, type DataType, type Fusion, type Val } from '@tsfuser/fusion-ir';
+import {
+  bindExtents,
+  viewLayouts,
+  type DeviceProperties as SchedulerDevice,
+  type ExtentBindings,
+  type RuntimeInfo,
+  type SchedulerRegistry,
+  type SchedulerType,
+} from '@tsfuser/scheduler';
+import { ExecutorInputError } from '../errors.js';
+import { outputLayout, type TensorLayout } from './output-allocation.js';
+import type { PlanGroup, SegmentPlan } from './segment-plan.js';
+import { isIntegralScalar } from './runtime-info.js';
+
+/** What a plan knows of one fusion argument: a tensor's layout and pointer alignment, or a scalar. */
+export type PlannedArgument = { kind: 'tensor'; sizes: readonly number[]; strides: readonly number[]; alignment: number } | { kind: 'scalar'; value?: number };
+
+export type PlanRef = { kind: 'arg'; index: number } | { kind: 'buffer'; index: number } | { kind: 'view'; index: number };
+
+/** A view made by an expr_eval group: `base`'s memory read with this layout from element `offset`. */
+export interface PlanView {
+  base: Extract<PlanRef, { kind: 'arg' | 'buffer' }>;
+  layout: TensorLayout;
+  offset: number;
+}
+
+export interface PlanStep<K> {
+  kernel: K;
+  groupId: number;
+  grid: [number, number, number];
+  /** The group's inputs, then its outputs. */
+  refs: PlanRef[];
+  /** How many of `refs` are the group's inputs. */
+  inputCount: number;
+}
+
+/** What each segment became, in execution order. */
+export interface PlannedGroup {
+  groupId: number;
+  schedulerType: SchedulerType;
+  /** The runtime info the group's scheduler saw (its inputs' real layouts and alignments). */
+  info: RuntimeInfo;
+}
+
+export interface LaunchPlanLayout<K> {
+  groups: PlannedGroup[];
+  steps: PlanStep<K>[];
+  buffers: { dtype: DataType; layout: TensorLayout }[];
+  views: PlanView[];
+  outputs: PlanRef[];
+  /** Buffers that are fusion outputs (the rest are intermediates, freed after the call). */
+  isOutput: boolean[];
+}
+
+/** Makes (or finds) the kernel of one group and says the grid it launches with. */
+export type GroupKernelPlanner<K> = (fusion: Fusion, info: RuntimeInfo, groupId: number) => { kernel: K; grid: [number, number, number] };
+
+/** Binds the fusion's extents to the arguments' sizes; a mismatch is an ExecutorInputError. */
+export function bindArguments(fusion: Fusion, info: RuntimeInfo): ExtentBindings {
+  try {
+    return bindExtents(fusion, info);
+  } catch (error) {
+    throw new ExecutorInputError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+export function planLaunch<K>(
+  fusion: Fusion,
+  args: readonly PlannedArgument[],
+  device: SchedulerDevice,
+  segments: SegmentPlan,
+  bindings: ExtentBindings,
+  registry: SchedulerRegistry,
+  kernelFor: GroupKernelPlanner<K>,
+): LaunchPlanLayout<K> {
+  const refOf = new Map<Val, PlanRef>();
+  fusion.inputs.forEach((v, index) => refOf.set(v, { kind: 'arg', index }));
+  const plan: LaunchPlanLayout<K> = { groups: [], steps: [], buffers: [], views: [], outputs: [], isOutput: [] };
+  const layoutOf = (ref: PlanRef): TensorLayout | null => {
+    if (ref.kind === 'buffer') return (plan.buffers[ref.index] as LaunchPlanLayout<K>['buffers'][number]).layout;
+    if (ref.kind === 'view') return (plan.views[ref.index] as PlanView).layout;
+    const a = args[ref.index];
+    return a !== undefined && a.kind === 'tensor' ? { sizes: [...a.sizes], strides: [...a.strides] } : null;
+  };
+  // Buffers are allocated 256-byte aligned; a view is as aligned as its base and offset allow.
+  const alignmentOf = (ref: PlanRef, dtype: DataType): number => {
+    if (ref.kind === 'buffer') return 256;
+    if (ref.kind === 'arg') {
+      const a = args[ref.index];
+      return a !== undefined && a.kind === 'tensor' ? a.alignment : 256;
+    }
+    const v = plan.views[ref.index] as PlanView;
+    const offsetBytes = v.offset * dataTypeSize(dtype);
+    return Math.min(alignmentOf(v.base, dtype), offsetBytes === 0 ? 256 : largestPowerOfTwoDividing(offsetBytes));
+  };
+  segments.groups.forEach((group, groupId) => {
+    const refs: PlanRef[] = group.inputs.map((v) => {
+      const r = refOf.get(v);
+      if (r === undefined) throw new Error(`segment ${groupId} reads T${v.name} before any segment produced it`);
+      return r;
+    });
+    const groupInfo: RuntimeInfo = {
+      device,
+      inputs: group.fusion.inputs.map((gv, i) => {
+        const ref = refs[i] as PlanRef;
+        const layout = layoutOf(ref);
+        if (gv.kind === 'tensorView' && layout !== null) {
+          return { kind: 'tensor', dtype: gv.dtype, sizes: layout.sizes, strides: layout.strides, alignment: alignmentOf(ref, gv.dtype) };
+        }
+        // An integral scalar input keeps its value: sizes may depend on it (a dynamic reshape).
+        const dtype = gv.kind === 'scalar' ? gv.dtype : 'Double';
+        const arg = ref.kind === 'arg' ? args[ref.index] : undefined;
+        return arg?.kind === 'scalar' && arg.value !== undefined && isIntegralScalar(dtype) ? { kind: 'scalar', dtype, value: arg.value } : { kind: 'scalar', dtype };
+      }),
+    };
+    const kind = group.schedulerType ?? registry.pick(group.fusion, groupInfo).scheduler.type;
+    plan.groups.push({ groupId, schedulerType: kind, info: groupInfo });
+    if (kind === 'expr_eval') {
+      planViews(group, groupInfo, refs, refOf, plan, groupId);
+      return;
+    }
+    for (const out of group.outputs) {
+      if (refOf.has(out)) continue;
+      if (out.kind !== 'tensorView') throw new Error(`segment ${groupId} output ${out.name} is not a tensor`);
+      refOf.set(out, { kind: 'buffer', index: plan.buffers.length });
+      plan.buffers.push({ dtype: out.dtype, layout: outputLayout(out, bindings) });
+      plan.isOutput.push(false);
+    }
+    // no_op: every output is empty; allocating them is all there is to do.
+    if (kind === 'no_op') return;
+    const { kernel, grid } = kernelFor(group.fusion, groupInfo, groupId);
+    plan.steps.push({ kernel, groupId, grid, refs: [...refs, ...group.outputs.map((v) => refOf.get(v) as PlanRef)], inputCount: refs.length });
+  });
+  for (const v of fusion.outputs) {
+    const r = refOf.get(v);
+    if (r === undefined) throw new Error(`fusion output T${v.name} is produced by no segment`);
+    plan.outputs.push(r);
+    if (r.kind === 'buffer') plan.isOutput[r.index] = true;
+  }
+  return plan;
+}
+
+function largestPowerOfTwoDividing(bytes: number): number {
+  let a = 1;
+  while (a < 256 && bytes % (a * 2) === 0) a *= 2;
+  return a;
+}
+
+/** The outputs of a metadata-only group as views of what it reads (no kernel, no step). */
+function planViews<K>(group: PlanGroup, info: RuntimeInfo, refs: readonly PlanRef[], refOf: Map<Val, PlanRef>, plan: LaunchPlanLayout<K>, groupId: number): void {
+  let layouts: ReturnType<typeof viewLayouts>;
+  try {
+    layouts = viewLayouts(group.fusion, info.inputs.map((i) => (i.kind === 'tensor' ? i : null)), bindExtents(group.fusion, info));
+  } catch (error) {
+    throw new ExecutorInputError(`segment ${groupId} (expr_eval): ${error instanceof Error ? error.message : String(error)}`);
+  }
+  group.outputs.forEach((out, k) => {
+    if (refOf.has(out)) return;
+    const tv = group.fusion.outputs[k];
+    const layout = tv === undefined || tv.kind !== 'tensorView' ? undefined : layouts.get(tv);
+    if (layout === undefined) throw new Error(`segment ${groupId} (expr_eval): output ${out.name} is not a view of an input`);
+    const source = refs[layout.input] as PlanRef;
+    const base = source.kind === 'view' ? (plan.views[source.index] as PlanView) : { base: source, offset: 0 };
+    refOf.set(out, { kind: 'view', index: plan.views.length });
+    plan.views.push({ base: base.base, layout: { sizes: layout.sizes, strides: layout.strides }, offset: base.offset + layout.offset });
+  });
+}

@@ -1,0 +1,36 @@
+// The greedy scheduler (nvFuser's SchedulerType::Greedy, which takes scans and sorts): a segment
+// that is one cumsum / cumprod / cummin / cummax / argsort / topk. It schedules no loop nest:
+// its parameters name an expression-level kernel that codegen emits directly (emit/greedy/), so
+// `schedule` refuses, as expr_eval's does.
+
+import type { Fusion } from '@tsfuser/fusion-ir';
+import { SchedulingError } from '../errors.js';
+import type { HeuristicParams } from '../heuristic-params.js';
+import type { RuntimeInfo } from '../runtime-info.js';
+import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
+import { analyzeGreedy } from './analysis.js';
+import { computeGreedyHeuristics } from './heuristics.js';
+import type { GreedyParams } from './params.js';
+
+export class GreedyScheduler implements Scheduler {
+  readonly type = 'greedy' as const;
+
+  canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
+    const r = analyzeGreedy(fusion, runtimeInfo);
+    return typeof r === 'string' ? { ok: false, reason: r } : { ok: true };
+  }
+
+  computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): GreedyParams {
+    const r = analyzeGreedy(fusion, runtimeInfo);
+    if (typeof r === 'string') throw new SchedulingError(`greedy scheduler: ${r}`);
+    return computeGreedyHeuristics(r);
+  }
+
+  schedule(_fusion: Fusion, params: HeuristicParams): ScheduledFusion {
+    throw new SchedulingError(`a ${params.schedulerType} fusion is not scheduled into a loop nest: codegen emits its scan or sort kernel from the parameters`);
+  }
+}
+
+export { analyzeGreedy, NO_SCAN_OR_SORT, MAX_BITONIC_ROW, MAX_WARP_TOPK, type GreedyFacts, type GreedyOp } from './analysis.js';
+export { computeGreedyHeuristics } from './heuristics.js';
+export { greedyParamsToString, type GreedySerialScanKernel, type GreedyBitonicKernel, type GreedyKernel, type GreedyParams, type GreedyScanKernel, type GreedyWarpTopKKernel } from './params.js';

@@ -1,0 +1,107 @@
+// GPU checks of the dump options (needs a GPU; not a vitest suite):
+//
+//   pnpm gpu:bundle tsfuser-dumps && (on the GPU host) bash gpu-bundle/run.sh tsfuser-dumps
+//
+// For every definition in test-fixtures/definitions, on the GPU backend (outputs poisoned):
+//   1. the outputs equal the reference evaluator's (the executor cache plans launches through the
+//      runtime's launch planner);
+//   2. the dumps the GPU executor prints when it compiles (segmented_fusion, scheduler_params,
+//      fusion_ir_math, cuda_kernel, launch_param) equal, text for text, what tsfuser renders
+//      without a GPU for a target with this device's properties (compileForTarget) — the claim
+//      that compile-side dumps on a machine without a GPU are what the GPU compiles;
+//   3. the dumps tsfuser renders beside the executor's on the GPU backend (host_ir, fusion_args,
+//      kernel_args, index_type) print, each naming every kernel.
+// Last line: `N passed, M failed`.
+
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { schedulerDevice, type Tensor } from '@tsfuser/runtime';
+import { loadDefinition } from '../src/cli/load-definition.js';
+import { planInputs } from '../src/cli/run-inputs.js';
+import { compileForTarget } from '../src/dumps/compile-for-target.js';
+import { renderDumps } from '../src/dumps/render-dumps.js';
+import { archOf } from '../src/dumps/target.js';
+import { createGpuBackend } from '../src/execute/gpu-backend.js';
+import { evaluateOnHost } from '../src/execute/reference-backend.js';
+import { compareTensors } from '../src/io/compare.js';
+
+const FIXTURES = fileURLToPath(new URL('../../../test-fixtures/definitions/', import.meta.url));
+const EXECUTOR_DUMPS = ['segmented_fusion', 'scheduler_params', 'fusion_ir_math', 'cuda_kernel', 'launch_param'];
+const RENDERED_ON_GPU = ['host_ir', 'fusion_args', 'kernel_args', 'index_type'];
+const results: { name: string; ok: boolean; detail: string }[] = [];
+
+async function check(name: string, body: () => Promise<string> | string): Promise<void> {
+  try {
+    results.push({ name, ok: true, detail: await body() });
+  } catch (error) {
+    results.push({ name, ok: false, detail: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+function firstDifference(a: string, b: string): string {
+  const al = a.split('\n');
+  const bl = b.split('\n');
+  const i = al.findIndex((line, k) => line !== bl[k]);
+  const at = i < 0 ? Math.min(al.length, bl.length) : i;
+  return `line ${at + 1}: GPU '${al[at] ?? '<end>'}' vs without GPU '${bl[at] ?? '<end>'}'`;
+}
+
+async function main(): Promise<void> {
+  const probe = createGpuBackend({ cubinDirectory: null });
+  const availability = probe.availability();
+  if (!availability.available) {
+    console.log(`GPU unavailable: ${availability.reason}`);
+    process.exitCode = 1;
+    return;
+  }
+  const files = readdirSync(FIXTURES).filter((f) => /\.(py|mjs)$/.test(f)).sort();
+  for (const file of files) {
+    const { definition, inputs: fileInputs } = await loadDefinition(file, FIXTURES);
+    const inputs = planInputs(definition.inputs(), fileInputs, { seed: 0, cwd: FIXTURES }).inputs;
+    const gpu = createGpuBackend({ poisonOutputs: true, cubinDirectory: null });
+    const captured = new Map<string, string>();
+    await check(`${file}: outputs vs reference`, async () => {
+      // One execute per dump: the executor prints compile dumps once per cache, so each gets its own backend.
+      for (const name of EXECUTOR_DUMPS) {
+        const backend = createGpuBackend({ poisonOutputs: true, cubinDirectory: null });
+        await definition.execute(inputs, { backend, dump: new Set([name]), captureDebugOutput: true });
+        captured.set(name, definition.debugOutput() ?? '');
+      }
+      const outputs: Tensor[] = await definition.execute(inputs, { backend: gpu });
+      const expected = evaluateOnHost(definition.fusionIr(), inputs);
+      outputs.forEach((t, i) => {
+        const r = compareTensors(t.toHost(), (expected[i] as Tensor).toHost());
+        if (!r.ok) throw new Error(`out${i}: ${r.reason}`);
+      });
+      return `${outputs.length} outputs match`;
+    });
+    const device = schedulerDevice(gpu.device(0).properties);
+    const target = { arch: archOf(device), device };
+    for (const name of EXECUTOR_DUMPS) {
+      await check(`${file}: ${name} without a GPU = on the GPU (${device.name})`, () => {
+        const compiled = compileForTarget(definition.fusionIr(), inputs, target);
+        let text = '';
+        renderDumps(compiled, definition.fusionIr(), inputs, new Set([name]), (t) => void (text += t), { nvcc: null });
+        const onGpu = captured.get(name) ?? '';
+        if (onGpu === '') throw new Error('the GPU executor printed nothing');
+        if (onGpu !== text) throw new Error(firstDifference(onGpu, text));
+        return `${text.length} characters equal`;
+      });
+    }
+    for (const name of RENDERED_ON_GPU) {
+      await check(`${file}: ${name} on the GPU backend`, async () => {
+        await definition.execute(inputs, { backend: gpu, dump: new Set([name]), captureDebugOutput: true });
+        const text = definition.debugOutput() ?? '';
+        if (text === '') throw new Error('printed nothing');
+        return text.split('\n')[0] ?? '';
+      });
+    }
+  }
+  const width = Math.max(...results.map((r) => r.name.length));
+  for (const r of results) console.log(`${r.ok ? 'ok  ' : 'FAIL'} ${r.name.padEnd(width)}  ${r.detail}`);
+  const failed = results.filter((r) => !r.ok).length;
+  console.log(`${results.length - failed} passed, ${failed} failed`);
+  process.exitCode = failed === 0 ? 0 : 1;
+}
+
+await main();
