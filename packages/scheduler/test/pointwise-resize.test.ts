@@ -6,7 +6,8 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
-  add, cast, cat, checkGolden, evaluate, exp, Fusion, HostTensor, makeTensor, mul, neg, pad, slice, size, sum, type DataType, type TensorView,
+  add, cast, cat, checkGolden, evaluate, exp, Fusion, HostTensor, indexSelect, makeTensor, mul, neg, pad, reshape, slice, size, strideOrder, sum, type DataType,
+  type TensorView,
 } from '@tsfuser/fusion-ir';
 import {
   canSchedulePointwise, computePointwiseHeuristics, defaultSchedulerRegistry, fusionIrSegmentsToString, heuristicParamsToString, makeRuntimeInfo,
@@ -142,5 +143,28 @@ describe('pointwise scheduler: slice, pad and cat', () => {
     const text = fusionIrSegmentsToString(sf);
     expect(text).toContain('pad producing T1 is not supported by the reduction scheduler (slice, pad and cat run in pointwise segments)');
     expect(checkGolden(text, `${dir}pad_then_sum.fusion_ir_segments.txt`, update).diff).toBe('');
+  });
+
+  it('refuses a resize in one kernel with a reshape, an indexed load or a stride-ordered output (one reason naming both); segmentation splits them', () => {
+    const viewed = single([4, 6], (x) => [pad(reshape(mul(x, 2), [24]), [1, 1])]);
+    const lookup = new Fusion();
+    const table = makeTensor(lookup, { shape: [-1, -1] });
+    const ids = makeTensor(lookup, { shape: [-1], dtype: 'Int' });
+    lookup.addInput(table);
+    lookup.addInput(ids);
+    lookup.addOutput(pad(indexSelect(table, 0, ids), [1, 1]));
+    const ordered = single([6, 10], (x) => [strideOrder(mul(pad(x, [1, 1]), 2), [0, 1])]);
+    const cases: [Fusion, number[][], string][] = [
+      [viewed, [[4, 6]], 'a slice, pad or cat (pad producing T3) and a reshape (producing T2) in one pointwise kernel are not supported yet'],
+      [lookup, [[10, 8], [5]], 'a slice, pad or cat (pad producing T4) and an indexed load (index_select producing T3) in one pointwise kernel are not supported yet'],
+      [ordered, [[6, 10]], 'a slice, pad or cat (pad producing T1) and a stride-ordered output (T3, allocation order [1, 0]) in one pointwise kernel are not supported yet'],
+    ];
+    for (const [f, sizes, reason] of cases) {
+      const info = makeRuntimeInfo(f, sizes.map((s) => ({ sizes: s })));
+      expect(canSchedulePointwise(f, info)).toEqual({ ok: false, reason });
+      const sf = segmentFusion(f, info, defaultSchedulerRegistry());
+      expect(sf.groups.length).toBeGreaterThan(1);
+      expect(fusionIrSegmentsToString(sf)).toContain(reason);
+    }
   });
 });
