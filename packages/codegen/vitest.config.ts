@@ -9,6 +9,7 @@ export default defineConfig(
     'test/outer-persistent.test.ts',
     'test/inner-outer-random.test.ts',
     'test/nvcc.test.ts',
+    'test/resize-nvcc.test.ts',
     'test/lowering-passes-corpus.test.ts',
     'test/indexing-random.test.ts',
     'test/reshape-nvcc.test.ts',

@@ -134,6 +134,40 @@ def gelu_bias_grad():
     return fn, (t4, t5, t6), (4 * t4.numel() + 4096) * 4
 
 
+@workload("cat3_dim0_bf16")
+def cat3_dim0_bf16():
+    xs = tuple(torch.randn(8192, 4096, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    return (lambda a, b, c: torch.cat((a, b, c), 0)), xs, 2 * 3 * xs[0].numel() * 2
+
+
+@workload("cat3_dim1_bf16")
+def cat3_dim1_bf16():
+    xs = tuple(torch.randn(8192, 4096, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    return (lambda a, b, c: torch.cat((a, b, c), 1)), xs, 2 * 3 * xs[0].numel() * 2
+
+
+@workload("pad_bf16")
+def pad_bf16():
+    x = torch.randn(8192, 4096, device="cuda", dtype=torch.bfloat16)
+    return (lambda t: torch.nn.functional.pad(t, (8, 8, 1, 1))), (x,), (x.numel() + 8194 * 4112) * 2
+
+
+@workload("rope_bf16")
+def rope_bf16():
+    # Rotate-half RoPE as packages/tsfuser/src/bench/resize-workloads.ts defines it: in float,
+    # rounded to bf16 once at the end.
+    x = torch.randn(8, 4096, 32, 128, device="cuda", dtype=torch.bfloat16)
+    cos = torch.randn(1, 4096, 1, 128, device="cuda", dtype=torch.bfloat16)
+    sin = torch.randn(1, 4096, 1, 128, device="cuda", dtype=torch.bfloat16)
+
+    def fn(x, cos, sin):
+        xf = x.float()
+        rotated = torch.cat((-xf[..., 64:], xf[..., :64]), -1)
+        return (xf * cos.float() + rotated * sin.float()).to(torch.bfloat16)
+
+    return fn, (x, cos, sin), (2 * x.numel() + 2 * cos.numel()) * 2
+
+
 @workload("embedding_bf16")
 def embedding_bf16():
     # Issue 24: embedding lookup of 8192 token ids in a [128256, 4096] bf16 table (Llama 3's

@@ -253,7 +253,8 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
             mask.forEach((m, t) => {
               if (!m) return;
               const vals = s.operands.map((o) => read(o, t));
-              const f = s.op.family === 'binary' ? BINARY[s.op.op] : s.op.family === 'unary' ? UNARY[s.op.op] : undefined;
+              const where = (c: number, a: number, b: number): number => (c !== 0 ? a : b);
+            const f = s.op.family === 'binary' ? BINARY[s.op.op] : s.op.family === 'unary' ? UNARY[s.op.op] : s.op.op === 'where' ? where : undefined;
               if (f === undefined) throw new Error(`simulator: op ${s.op.op} is not simulated`);
               write(s.out, t, (f as (...x: number[]) => number)(...vals));
             });
@@ -470,7 +471,8 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
           }
           case 'ScalarCompute': {
             const vals = s.operands.map((o) => names.get(o.text) ?? parseScalar(o.text));
-            const f = s.op.family === 'binary' ? BINARY[s.op.op] : s.op.family === 'unary' ? UNARY[s.op.op] : undefined;
+            const where = (c: number, a: number, b: number): number => (c !== 0 ? a : b);
+            const f = s.op.family === 'binary' ? BINARY[s.op.op] : s.op.family === 'unary' ? UNARY[s.op.op] : s.op.op === 'where' ? where : undefined;
             if (f === undefined) throw new Error(`simulator: scalar op ${s.op.op} is not simulated`);
             names.set(s.name, round((f as (...x: number[]) => number)(...vals), s.dtype));
             break;

@@ -1,6 +1,7 @@
 // The kernel IR verifier (src/kernel-ir/verify.ts) after every named lowering pass
-// (src/lower/passes.ts) of every fixture family, each optimisation forced on in turn; every
-// optimisation pass must be reached at least once, so each is checked. Slow tier (~150 kernels).
+// (src/lower/passes.ts) of every fixture family, each optimisation forced on in turn, and of the
+// one-kernel slice / pad / cat fixtures; every optimisation pass must be reached at least once, so
+// each is checked. Slow tier (~150 kernels).
 import { describe, expect, it } from 'vitest';
 import type { Fusion } from '@tsfuser/fusion-ir';
 import type { InnerOuterPersistentOverrides, InnerPersistentOverrides, RuntimeInfo, SchedulerRegistry } from '@tsfuser/scheduler';
@@ -12,6 +13,9 @@ import {
   normalizationFixtures,
   reductionFixtures,
   reductionRegistry,
+  resizeFixtures,
+  runtimeInfoOf,
+  seededRandom,
 } from '@tsfuser/test-support';
 import { lowerFusion, OPTIMIZATION_PASSES, verifyKernelIr } from '../src/index.js';
 import { defaultSchedulerRegistry } from '@tsfuser/scheduler';
@@ -57,6 +61,13 @@ describe('lowering passes on the fixture corpus', () => {
       problems.push(...o.problems);
     };
     for (const f of allFixtures()) check(lowerVerified(f.name, f.fusion, f.info, defaultSchedulerRegistry()));
+    // Slice / pad / cat (lower/resize.ts inside expression lowering): the one-kernel fixtures.
+    const beforeResize = lowered;
+    for (const fx of resizeFixtures()) {
+      const inputs = fx.inputs(seededRandom(1));
+      check(lowerVerified(fx.name, fx.fusion, runtimeInfoOf(fx.fusion, inputs), defaultSchedulerRegistry()));
+    }
+    const resizeKernels = lowered - beforeResize;
     for (const c of reductionFixtures()) check(lowerVerified(c.name, c.fusion, c.info, reductionRegistry()));
     for (const overrides of INNER) {
       for (const c of normalizationFixtures(4)) check(lowerVerified(`${c.name} ${JSON.stringify(overrides)}`, c.fusion, c.info, innerPersistentRegistry(overrides)));
@@ -69,6 +80,7 @@ describe('lowering passes on the fixture corpus', () => {
     }
     expect(problems.slice(0, 10)).toEqual([]);
     expect(lowered).toBeGreaterThan(100);
+    expect(resizeKernels).toBeGreaterThan(10);
     for (const pass of OPTIMIZATION_PASSES) expect(seen.has(pass.name), `${pass.name} never ran`).toBe(true);
   });
 });

@@ -78,3 +78,10 @@ export function defaultSchedulerRegistry(): SchedulerRegistry {
     new NoOpScheduler(),
   ]);
 }
+export {
+  computeIndexSpaces, hasResizeExprs, identitySpace, isIdentitySpace, isResizeExpr, pullback, resizeStep, spaceKey,
+  type DimSpace, type IndexSpace, type IndexSpaces, type OffsetTerm, type ResizeStep,
+} from './pointwise/resize/index-space.js';
+export { indexSpacesOf } from './pointwise/resize/prepare.js';
+export { resizeRefusal } from './pointwise/resize/can-schedule.js';
+export { normalizedSliceStart, resizeVectorLimit } from './pointwise/resize/vectorize.js';

@@ -159,7 +159,8 @@ export function bindExtents(fusion: Fusion, info: RuntimeInfo): ExtentBindings {
 }
 
 /**
- * Evaluates an integer extent expression (constants, bound symbols, ceilDiv/mul/add/… of those;
+ * Evaluates an integer extent expression (constants, bound symbols, ceilDiv/mul/add/min/max,
+ * comparisons and where of those;
  * an expression bound as a whole — a segment input's derived extent — by its text).
  */
 export function evaluateExtent(s: Scalar, bindings: ExtentBindings): number {
@@ -194,9 +195,22 @@ export function evaluateExtent(s: Scalar, bindings: ExtentBindings): number {
         return Math.max(a, d);
       case 'minimum':
         return Math.min(a, d);
+      case 'lt':
+        return a < d ? 1 : 0;
+      case 'le':
+        return a <= d ? 1 : 0;
+      case 'gt':
+        return a > d ? 1 : 0;
+      case 'ge':
+        return a >= d ? 1 : 0;
       default:
         break;
     }
+  }
+  // A slice bound's normalization: where(i < 0, i + size, i).
+  if (def !== null && def.kind === 'TernaryOp' && def.op === 'where') {
+    const [c, a, b] = def.inputs as [Scalar, Scalar, Scalar];
+    return evaluateExtent(c, bindings) !== 0 ? evaluateExtent(a, bindings) : evaluateExtent(b, bindings);
   }
   throw new SchedulingError(`cannot evaluate extent ${s.symbolicName()} from the input sizes and integral scalar inputs`);
 }

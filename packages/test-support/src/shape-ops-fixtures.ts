@@ -3,8 +3,8 @@
 // in pointwise, reduction and persistent kernels; expanded outputs and stride-0 inputs; permuted
 // inputs and outputs in pointwise kernels;
 // metadata-only fusions (expr_eval views) and a reshape between pointwise ops (one kernel);
-// zero-size tensors (identities of reductions over empty dims, empty outputs, no_op); stride-ordered
-// outputs (stride-order-fixtures.ts). Each
+// zero-size tensors (identities of reductions over empty dims, empty outputs, no_op); slice /
+// pad / cat (resize-fixtures.ts); stride-ordered outputs (stride-order-fixtures.ts). Each
 // fixture builds its fusion and its inputs from a seeded generator, and names the schedulers
 // its segments should get with the default registry.
 import {
@@ -12,6 +12,7 @@ import {
   reshape, shape, size, slice, softmax, squeeze, sub, sum, varMean, zeros, type DataType, type EvalValue, type TensorView,
 } from '@tsfuser/fusion-ir';
 import { randomTensor } from './shape-ops-values.js';
+import { resizeFixtures } from './resize-fixtures.js';
 import { strideOrderFixtures } from './stride-order-fixtures.js';
 
 export interface ShapeOpsFixture {
@@ -172,10 +173,10 @@ function metadataFixtures(): ShapeOpsFixture[] {
     out.push({ name: 'pointwise_reshape_pointwise', fusion, inputs: (r) => [randomTensor('Float', [8, 64], r)], segments: 'pointwise' });
   }
   {
-    // A permute (inside the first kernel) and a strided slice between kernels: the second kernel
-    // reads a non-dense view.
+    // A permute (inside the first kernel) and a strided slice, which the second kernel reads at
+    // its shifted index (a resize in the pointwise scheduler; before that, a view between kernels).
     const { fusion } = withInput('Float', [-1, -1], (_f, x) => [add(permute(mul(x, 2), [1, 0]), 1), sub(slice(mul(x, 3), [1, 0], [-1, 1000], [2, 3]), 1)]);
-    out.push({ name: 'pointwise_permute_slice_pointwise', fusion, inputs: (r) => [randomTensor('Float', [33, 70], r)], segments: 'pointwise+expr_eval+pointwise' });
+    out.push({ name: 'pointwise_permute_slice_pointwise', fusion, inputs: (r) => [randomTensor('Float', [33, 70], r)], segments: 'pointwise+pointwise' });
   }
   {
     // A row sum expanded back, beside a dead intermediate of the same input (a segment used to
@@ -221,5 +222,5 @@ function zeroSizeFixtures(): ShapeOpsFixture[] {
 }
 
 export function shapeOpsFixtures(): ShapeOpsFixture[] {
-  return [...factoryFixtures(), ...expandFixtures(), ...permuteFixtures(), ...metadataFixtures(), ...zeroSizeFixtures(), ...strideOrderFixtures()];
+  return [...factoryFixtures(), ...expandFixtures(), ...permuteFixtures(), ...metadataFixtures(), ...zeroSizeFixtures(), ...resizeFixtures(), ...strideOrderFixtures()];
 }

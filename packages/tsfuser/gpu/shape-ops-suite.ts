@@ -1,6 +1,6 @@
 // GPU suite for shape ops and tensor factories (needs a GPU; not a vitest suite).
 //
-//   pnpm gpu:bundle tsfuser-shape-ops-suite && (GPU host) bash gpu-bundle/run.sh tsfuser-shape-ops-suite [--seed S] [--random N] [--random-reshape R]
+//   pnpm gpu:bundle tsfuser-shape-ops-suite && (GPU host) bash gpu-bundle/run.sh tsfuser-shape-ops-suite [--seed S] [--random N] [--random-reshape R] [--resize-random M]
 //
 // Every fixture of packages/codegen/test/shape-ops-fixtures.ts (full / zeros / ones / iota in
 // pointwise, reduction and persistent kernels; expanded outputs; stride-0 inputs; metadata-only
@@ -14,13 +14,18 @@
 // output has stride 0. Then N (default 300) random fusions mixing shape ops with pointwise and
 // reduction work (codegen's test/shape-ops-random.ts, seeded from S); then the reshape fixtures
 // (reshapes inside pointwise kernels), larger reshapes that vectorize (reshape-cases.ts) and R
-// (default 200) random reshape fusions, each one pointwise kernel. Prints one line per failing
+// (default 200) random reshape fusions, each one pointwise kernel; then M (--resize-random,
+// default 200) random fusions mixing slice / pad / cat with pointwise work (test-support's
+// resize-random.ts); large resize cases (RoPE, cat, pad at vectorized sizes) beside the
+// fixtures' small ones. Prints one line per failing
 // case and per fixture, `N passed, M failed` last; exits 1 on failure.
 
-import { add, broadcast, cast, evaluate, expand, Fusion, full, HostTensor, iota, makeTensor, mul, size, type EvalValue } from '@tsfuser/fusion-ir';
+import { add, broadcast, cast, cat, evaluate, expand, Fusion, full, HostTensor, iota, makeTensor, mul, pad, size, type EvalValue } from '@tsfuser/fusion-ir';
 import { DeviceContext, FusionExecutorCache, isAvailable, Tensor, type ExecutorArgument } from '@tsfuser/runtime';
 import { permutedAllocationOrder, segmentPlanFor } from '@tsfuser/scheduler';
-import { compareOutput, randomShapeOpsCase, randomTensor, runtimeInfoOf, seeded, shapeOpsFixtures, type ShapeOpsFixture } from '@tsfuser/test-support';
+import {
+  compareOutput, randomResizeCase, randomShapeOpsCase, randomTensor, ropeFusion, ropeInputs, runtimeInfoOf, seeded, shapeOpsFixtures, type ShapeOpsFixture,
+} from '@tsfuser/test-support';
 import { largeReshapeCases, randomReshapeFixtures, reshapeFixtures } from './reshape-cases.js';
 import { absoluteHost, summationSlack } from './summation-slack.js';
 
@@ -53,6 +58,23 @@ function largeCases(): ShapeOpsFixture[] {
     f.addInput(y);
     f.addOutput(expand(broadcast(mul(x, 2), [false, true]), [size(x, 0), size(y, 1)]));
     out.push({ name: 'large_expanded_output', fusion: f, inputs: (r) => [randomTensor('Float', [1 << 20], r), randomTensor('Float', [1 << 20, 8], r)], segments: 'pointwise' });
+  }
+  // Slice / pad / cat at sizes where the shifted accesses vectorize.
+  out.push({ name: 'large_rope_BFloat16', fusion: ropeFusion('BFloat16', 128), inputs: (r) => ropeInputs('BFloat16', [2, 512, 8, 128], r), segments: 'pointwise' });
+  for (const dim of [0, 1]) {
+    const f = new Fusion();
+    const ts = [0, 1, 2].map(() => makeTensor(f, { shape: [-1, -1], dtype: 'BFloat16' }));
+    ts.forEach((t) => f.addInput(t));
+    f.addOutput(cat(ts, dim));
+    const shapes = [0, 1, 2].map((k) => (dim === 0 ? [1024 + 8 * k, 2048] : [1024, 2048 - 16 * k]));
+    out.push({ name: `large_cat3_dim${dim}_BFloat16`, fusion: f, inputs: (r) => shapes.map((sz) => randomTensor('BFloat16', sz, r)), segments: 'pointwise' });
+  }
+  {
+    const f = new Fusion();
+    const x = makeTensor(f, { shape: [-1, -1], dtype: 'BFloat16' });
+    f.addInput(x);
+    f.addOutput(pad(x, [8, 8, 1, 1]));
+    out.push({ name: 'large_pad_BFloat16', fusion: f, inputs: (r) => [randomTensor('BFloat16', [2048, 4096], r)], segments: 'pointwise' });
   }
   return out;
 }
@@ -131,8 +153,13 @@ function main(): void {
       const c = randomShapeOpsCase(seed + 100000 + k);
       return { name: `random ${seed + 100000 + k} (${c.description})`, fusion: c.fusion, inputs: () => c.inputs, segments: '*' };
     });
+    const resizeRandom = flag('resize-random', 200);
+    const resizeCases: ShapeOpsFixture[] = Array.from({ length: resizeRandom }, (_, k) => {
+      const c = randomResizeCase(seed + 200000 + k);
+      return { name: `random ${seed + 200000 + k} (${c.description})`, fusion: c.fusion, inputs: () => c.inputs, segments: '*' };
+    });
     const reshapeCases = [...reshapeFixtures(), ...largeReshapeCases(), ...randomReshapeFixtures(seed, flag('random-reshape', 200))];
-    for (const [k, fx] of [...shapeOpsFixtures(), ...largeCases(), ...randomCases, ...reshapeCases].entries()) {
+    for (const [k, fx] of [...shapeOpsFixtures(), ...largeCases(), ...randomCases, ...reshapeCases, ...resizeCases].entries()) {
       try {
         results.push({ name: fx.name, ok: true, detail: runCase(device, fx, seed + k) });
       } catch (error) {

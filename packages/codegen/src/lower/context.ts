@@ -1,10 +1,11 @@
 // The state lowering passes share: the scheduled fusion, its reference tensor (whose loop
-// domain every aligned tensor follows position by position), the exact logical map, and how
+// domain every aligned tensor follows position by position), the exact logical map (through
+// slice / pad / cat when the fusion has them: lower/resize.ts shifts those indices), and how
 // scalars (extents, scalar inputs, constants) are named in the kernel. Built once by
 // lower/index.ts; passes read it and never mutate the fusion.
 
 import { isRFactorProducer, type DataType, type Fusion, type Scalar, type Split, type TensorView } from '@tsfuser/fusion-ir';
-import { ExactLogicalMap, ReshapeIndexGraph, type IndexType } from '@tsfuser/scheduler';
+import { ExactLogicalMap, hasResizeExprs, ReshapeIndexGraph, type IndexType } from '@tsfuser/scheduler';
 import type { IndexExpr } from '../kernel-ir/index-expr.js';
 
 export interface LoweringContext {
@@ -13,6 +14,11 @@ export interface LoweringContext {
   /** Number of loop positions (the reference's loop domain length). */
   positions: number;
   exactMap: ExactLogicalMap;
+  /**
+   * With slice / pad / cat, the exact map that does not cross them: only dims it joins have the
+   * reference's extent, so only those may share a merged index.
+   */
+  exactMapNoResize: ExactLogicalMap;
   /** Indexing through reshapes: dims the exact map does not tie to the reference (reshape-index-graph.ts). */
   reshapeIndex: ReshapeIndexGraph;
   divisibleSplits: ReadonlySet<Split>;
@@ -54,7 +60,8 @@ export function makeContext(
     fusion,
     reference,
     positions: reference.nDims(),
-    exactMap: new ExactLogicalMap(fusion),
+    exactMap: new ExactLogicalMap(fusion, fusion.allTvs(), { throughResize: hasResizeExprs(fusion) }),
+    exactMapNoResize: new ExactLogicalMap(fusion),
     reshapeIndex: new ReshapeIndexGraph(fusion, reference),
     divisibleSplits,
     indexType,

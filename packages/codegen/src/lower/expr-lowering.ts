@@ -10,12 +10,13 @@
 // statements computed from a block-reduced value get thread predicates;
 // statements on a thread dim launched wider than its extent get its guard (padded-threads.ts);
 // grid outer reductions (reduced over blockIdx.x) lower through grid-outer-reduction.ts.
-// Fusion scalar math becomes ScalarComputes at kernel start.
+// Fusion scalar math becomes ScalarComputes at kernel start. Slice / pad / cat (and every access
+// at a shifted index, with its guarded loads) lower through resize.ts.
 // Invariant: no PendingExpr remains.
 
 import { cppTypeName, type Expr, type IotaOp, type Scalar, type TensorView, type Val } from '@tsfuser/fusion-ir';
 import { LoweringError } from '../errors.js';
-import { iconst } from '../kernel-ir/index-expr.js';
+import { iconst, type IndexExpr } from '../kernel-ir/index-expr.js';
 import type { Operand, Predicate, ScalarOperand, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
 import { mapLeaves } from '../kernel-ir/walk.js';
 import { computeDtypeOf, computeOpOf } from './compute-type.js';
@@ -31,6 +32,7 @@ import { lowerWelfordInit, lowerWelfordUpdate, type WelfordLoweringEnv } from '.
 import { scalarLiteral } from './scalar-literal.js';
 import { lowerRng } from './rng.js';
 import { isIndexedLoad, lowerIndexedLoad } from './indexed-load.js';
+import { zeroFill, type ResizeLowering } from './resize.js';
 
 export function scalarOperand(ctx: LoweringContext, s: Scalar): ScalarOperand {
   if (s.value !== null) return { kind: 'scalar', text: scalarLiteral(s.value, s.dtype), dtype: s.dtype };
@@ -58,7 +60,7 @@ export function lowerScalarExprs(ctx: LoweringContext): Stmt[] {
   return out;
 }
 
-export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[]): Stmt[] {
+export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[], resize: ResizeLowering | null = null): Stmt[] {
   const history = new ReferenceHistory(ctx);
   const splits = predicatedSplits(history);
   const vector = ctx.positions > 0 ? ctx.reference.axis(-1).extent.constNumber() ?? 1 : 1;
@@ -67,11 +69,18 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
   const threadPreds = ctx.prefixAligned ? threadPredicateMap(ctx, groups) : new Map<TensorView, string[]>();
   const padded = paddedThreadPredicates(ctx, groups);
   const gridOuterByExpr = new Map<Expr, GridOuterReductionInfo>(gridOuterReductions(ctx).map((g) => [g.expr, g]));
+  // Vectorized resize kernels: every shift and boundary along the vector is a multiple of its
+  // width (the heuristics' resize limit), so a pad / cat choice made at lane 0 holds for all lanes.
+  const laneUniformIndexer = (indices: readonly IndexExpr[]): PointIndexer | null =>
+    resize !== null && ctx.positions > 0 && ctx.reference.axis(-1).parallelType === 'Vectorize'
+      ? new PointIndexer(history, indices.map((x, p) => (p === ctx.positions - 1 ? iconst(0) : x)))
+      : null;
   const lowerOne = (s: Extract<Stmt, { kind: 'PendingExpr' }>): Stmt | Stmt[] => {
     const indexer = new PointIndexer(history, s.positionIndices);
     const access = (tv: TensorView): TensorAccess => {
       if (tv.memoryType === 'Global') {
-        return { kind: 'tensor', tensor: ctx.tensorName(tv), dtype: tv.dtype, memory: 'Global', index: indexer.globalOffset(tv) };
+        const shifted = resize === null ? null : resize.shiftedIndices(s.expr, tv, indexer);
+        return { kind: 'tensor', tensor: ctx.tensorName(tv), dtype: tv.dtype, memory: 'Global', index: indexer.globalOffset(tv, shifted) };
       }
       if (tv.memoryType === 'Local') {
         return { kind: 'tensor', tensor: ctx.tensorName(tv), dtype: ctx.storageDtype(tv), memory: 'Local', index: localIndex(ctx, groups, tv, s.positionIndices) };
@@ -102,13 +111,21 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
       const env: WelfordLoweringEnv = { ctx, groups, access, predicates: predicatesFor, operand };
       return s.phase === 'init' ? lowerWelfordInit(s.expr, env) : lowerWelfordUpdate(s.expr, env);
     }
-    const inner = isIndexedLoad(s.expr)
-      ? lowerIndexedLoad(s.expr, access(out), operand, indexer, groups.isVectorized(out) ? vector : 1)
-      : s.expr.kind === 'RNGOp'
+    const width = groups.isVectorized(out) ? vector : 1;
+    const computed =
+      resize !== null && (s.expr.kind === 'SliceOp' || s.expr.kind === 'PadOp' || s.expr.kind === 'CatOp')
+        ? resize.lowerResizeExpr(s.expr, access, (v) => scalarOperand(ctx, v), indexer, laneUniformIndexer(s.positionIndices) ?? indexer)
+        : isIndexedLoad(s.expr)
+          ? lowerIndexedLoad(s.expr, access(out), operand, indexer, width)
+          : s.expr.kind === 'RNGOp'
         ? lowerRng(s.expr, access(out), indexer, groups.isVectorized(out) ? vector : 1)
         : s.expr.kind === 'IotaOp'
           ? lowerIota(s.expr, access(out), indexer)
-          : lowerExpr(s.expr, access, operand, groups.isVectorized(out) ? vector : 1);
+          : lowerExpr(s.expr, access, operand, width);
+    // A load at a shifted index happens only where every pad / cat step on its way is valid.
+    const loadGuards = resize === null ? [] : s.expr.inputs.flatMap((v) => (v.kind === 'tensorView' && v.memoryType === 'Global' ? resize.loadPredicates(s.expr, v, indexer) : []));
+    const inner: Stmt =
+      loadGuards.length === 0 ? computed : { kind: 'IfThenElse', predicates: loadGuards, then: [computed], else: out.memoryType === 'Local' ? zeroFill(access(out), width) : [] };
     const predicates = [...predicatesFor((ps) => ps.every((p) => p < count && groups.owns(out, p))), ...threadPredicates(threadPreds.get(out) ?? [])];
     return predicates.length === 0 ? inner : { kind: 'IfThenElse', predicates, then: [inner], else: [] };
   };

@@ -6,7 +6,8 @@
 //                     placed (pending) expressions
 //   allocation        local buffers at their compute-at loops
 //   expr-lowering     indexing + predicates → LoadStore / Compute statements; reductions
-//                     (init / serial update / block reduction, thread predicates)
+//                     (init / serial update / block reduction, thread predicates);
+//                     slice / pad / cat and shifted accesses through resize.ts
 //   grid-outer-step   inner-outer persistent kernels end with one GridOuterReduce
 // then the optimisation passes of passes.ts that the scheduled fusion's parameters enable
 // (group-allreduce, row-prefetch, evict-last, hoist-row-params, allreduce-barriers,
@@ -15,7 +16,7 @@
 // (the kernel_ir dump after a pass, and the kernel IR verifier in tests).
 
 import { dataTypeSize } from '@tsfuser/fusion-ir';
-import type { KernelParams, ScheduledFusion } from '@tsfuser/scheduler';
+import { hasResizeExprs, type KernelParams, type ScheduledFusion } from '@tsfuser/scheduler';
 import { LoweringError } from '../errors.js';
 import { allStmts } from '../kernel-ir/effects.js';
 import type { Kernel, KernelParam, Stmt } from '../kernel-ir/nodes.js';
@@ -28,6 +29,7 @@ import { buildLoopNest } from './loop-nest.js';
 import { gridOuterReduceStmt, gridOuterReductions } from './grid-outer-reduction.js';
 import { layoutBulkRowCopies } from './bulk-row-loads.js';
 import { enabledPasses } from './passes.js';
+import { ResizeLowering } from './resize.js';
 
 export interface LowerOptions {
   kernelName: string;
@@ -120,7 +122,8 @@ export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Ker
   observe('loop-nest', nest);
   const allocated = insertAllocations(ctx, groups, nest);
   observe('allocation', allocated);
-  const lowered = lowerExprs(ctx, groups, allocated);
+  const resize = hasResizeExprs(ctx.fusion) ? new ResizeLowering(ctx) : null;
+  const lowered = lowerExprs(ctx, groups, allocated, resize);
   observe('expr-lowering', lowered);
   const gridOuter = gridOuterReductions(ctx);
   if (gridOuter.length > 0) lowered.push(gridOuterReduceStmt(ctx, gridOuter));
@@ -142,7 +145,7 @@ export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Ker
     indexType: ctx.indexType,
     params,
     indexLocals,
-    body: [...scalars, ...body],
+    body: [...scalars, ...(resize?.stmts ?? []), ...body],
     maxThreadsPerBlock: opts.maxThreadsPerBlock,
     vectorizeFactor: vectorizeFactorOf(scheduled.params),
     sharedMemBytes: Math.max(laid.bytes, minShared),

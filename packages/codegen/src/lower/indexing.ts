@@ -5,7 +5,9 @@
 // element offset Σ index[d]·stride[d] over its logical dims, each dim taking the index of the
 // reference logical dim it is exactly mapped to (broadcast and unmapped size-1 dims: 0).
 // Runs of dims that are contiguous in the tensor and merged in the reference use the merged
-// index and one stride (no div/mod). Indices are memoized per point.
+// index and one stride (no div/mod). Indices are memoized per point. A tensor read at a
+// shifted index (slice / pad / cat, lower/resize.ts) takes its dims' shifted indices; only
+// runs of unshifted dims merge.
 
 import { loopExprs, type IterDomain, type Merge, type Split, type TensorView } from '@tsfuser/fusion-ir';
 import type { IndexDerivation } from '@tsfuser/scheduler';
@@ -111,7 +113,7 @@ export class PointIndexer {
   }
 
   /** Element offset of a global tensor at this point. */
-  globalOffset(tv: TensorView): IndexExpr {
+  globalOffset(tv: TensorView, shifted: readonly (IndexExpr | null)[] | null = null): IndexExpr {
     const name = this.ctx.tensorName(tv);
     const map = this.ctx.exactMap.mapToReference(tv, this.ctx.reference);
     const logical = tv.domain.logicalNoReductions();
@@ -138,9 +140,11 @@ export class PointIndexer {
       }
       let end = d;
       let merged: IterDomain | null = null;
-      if (canMerge) {
+      if (canMerge && (shifted?.[d] ?? null) === null) {
         for (let j = d + 1; j < logical.length; j += 1) {
-          if (map[j] !== r + (j - d) || contiguity[j - 1] !== true) break;
+          if (map[j] !== r + (j - d) || contiguity[j - 1] !== true || (shifted?.[j] ?? null) !== null) break;
+          // An inner dim of the run must have the reference's extent (not so across a resize).
+          if (!this.ctx.exactMapNoResize.same(logical[j] as IterDomain, this.history.logical[r + (j - d)] as IterDomain)) break;
           const want = Array.from({ length: j - d + 1 }, (_, k) => r + k).join(',');
           for (const [id, lv] of this.history.leaves) {
             if (lv.length > 1 && lv.join(',') === want) {
@@ -150,7 +154,7 @@ export class PointIndexer {
           }
         }
       }
-      const idx = merged !== null ? this.index(merged) : this.index(this.history.logical[r] as IterDomain);
+      const idx = shifted?.[d] ?? (merged !== null ? this.index(merged) : this.index(this.history.logical[r] as IterDomain));
       offset = iadd(offset, imul(idx, stride(end)));
       d = end;
     }

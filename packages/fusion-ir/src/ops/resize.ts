@@ -45,6 +45,12 @@ export function slice(
     const stepC = step.constNumber();
     if (stepC !== null && stepC <= 0) throw new FusionIrError(`slice: step of dim ${d} of ${describe(tv)} must be positive, got ${stepC}`);
     ranges.push({ start, stop, step });
+    // The whole dim (start 0, step 1, stop = its size or beyond): the extent stays the dim's own
+    // (nvFuser skips the resize too), so the dim keeps mapping exactly to its producer's.
+    const stopC = stop.constNumber();
+    const sizeC = size.constNumber();
+    const whole = start.constNumber() === 0 && stepC === 1 && (stop === size || (stopC !== null && sizeC !== null && stopC >= sizeC));
+    if (whole && id.isIteration()) return fusion.newIterDomain(id.extent, 'Iteration');
     // manualNormalization (nvFuser's manual_normalization=True): the caller promises
     // 0 <= start <= stop <= size, so the indices are used as they are.
     const manual = options.manualNormalization === true;

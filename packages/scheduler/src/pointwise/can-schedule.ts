@@ -4,7 +4,9 @@
 // its own strides: correct, not coalesced on both sides — there is no transpose scheduler yet),
 // tensor factories (full, iota), indexed loads (select, index_select, gather, take_along_axis,
 // embedding_fwd: indexed-loads.ts) and expanded outputs, where every output covers the
-// reference's iteration space and every tensor's iteration dims map onto the reference's.
+// reference's iteration space and every tensor's iteration dims map onto the reference's;
+// slice, pad and cat (resize ops) under the rules of resize/can-schedule.ts (not yet together
+// with a reshape, an indexed load or a stride-ordered output).
 
 import type { Expr, Fusion } from '@tsfuser/fusion-ir';
 import type { RuntimeInfo } from '../runtime-info.js';
@@ -14,6 +16,8 @@ import { ExactLogicalMap, findReferenceOutput, iterationRank } from './domain-ma
 import { indexedLoadRefusal, lookupOnlyTensors } from './indexed-loads.js';
 import { scatterRefusal } from '../segmentation/supported-ops.js';
 import { reshapeMappingRefusal, viewRefusal } from './reshape-checks.js';
+import { resizeRefusal } from './resize/can-schedule.js';
+import { hasResizeExprs } from './resize/index-space.js';
 
 function exprRefusal(e: Expr): string | null {
   const out = e.outputs[0];
@@ -37,7 +41,7 @@ function exprRefusal(e: Expr): string | null {
     case 'SliceOp':
     case 'PadOp':
     case 'CatOp':
-      return `${e.kind}${name} (a resize) is not supported by the pointwise scheduler yet`;
+      return null;
     case 'ScanOp':
     case 'ArgsortOp':
     case 'TopKOp':
@@ -80,8 +84,11 @@ export function canSchedulePointwise(fusion: Fusion, runtimeInfo: RuntimeInfo): 
   } catch (err) {
     return { ok: false, reason: (err as Error).message };
   }
+  // Resize ops alone, or refused with the reshape / indexed load / stride order they meet.
+  const resize = resizeRefusal(fusion, ref);
+  if (resize !== null) return { ok: false, reason: resize };
   const lookups = lookupOnlyTensors(fusion);
-  const map = new ExactLogicalMap(fusion);
+  const map = new ExactLogicalMap(fusion, fusion.allTvs(), { throughResize: hasResizeExprs(fusion) });
   const refRank = iterationRank(ref);
   const reshaped = reshapeMappingRefusal(fusion, ref, map);
   // The reshape index graph does not know lookup tensors (read at computed addresses): keep the

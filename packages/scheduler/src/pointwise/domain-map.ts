@@ -3,18 +3,23 @@
 // (broadcast→iteration pairs are not joined: a broadcast dim reads index 0). The pointwise
 // scheduler picks a reference tensor and requires every iteration dim of every tensor to map
 // onto one of the reference's logical dims; lowering indexes through the same map.
+// With `throughResize` (pointwise fusions with slice/pad/cat), resized pairs are joined too: a
+// resize's producer dim iterates with its consumer dim, read at a shifted index
+// (pointwise/resize/index-space.ts says which).
 
 import { consumersOf, IdSets, logicalDomainPairs, type Fusion, type IterDomain, type TensorView } from '@tsfuser/fusion-ir';
 
 export class ExactLogicalMap {
   private readonly sets = new IdSets();
 
-  constructor(readonly fusion: Fusion, tvs: readonly TensorView[] = fusion.allTvs()) {
+  constructor(readonly fusion: Fusion, tvs: readonly TensorView[] = fusion.allTvs(), opts: { throughResize?: boolean } = {}) {
     const inSet = new Set(tvs);
+    const joins = (pr: { exact: boolean; resized: boolean; producer: IterDomain; consumer: IterDomain }): boolean =>
+      pr.exact || (opts.throughResize === true && pr.resized && !pr.producer.isBroadcast() && !pr.consumer.isBroadcast());
     for (const p of tvs) {
       for (const c of consumersOf(p)) {
         if (!inSet.has(c)) continue;
-        for (const pr of logicalDomainPairs(p, c)) if (pr.exact) this.sets.union(pr.producer, pr.consumer);
+        for (const pr of logicalDomainPairs(p, c)) if (joins(pr)) this.sets.union(pr.producer, pr.consumer);
       }
     }
   }

@@ -2,7 +2,8 @@
 //   * reference: the output with the most iteration dims;
 //   * vectorization: analyzeVectorization (≤ 16 bytes per access; the lookups of indexed loads
 //     of whole rows take part through their own dim map; stride-ordered outputs with their
-//     permuted strides);
+//     permuted strides; with slice / pad / cat only along the innermost dim, every shift a
+//     multiple of the width: resize/vectorize.ts);
 //   * 2-D schedule when broadcasts make a flat index wasteful: the smallest break point k
 //     whose inner side [k, rank) every input/output holds either fully or not at all, while
 //     some tensor is broadcast somewhere (e.g. [64,1,8192] + [64,512,8192] → k = 2);
@@ -22,6 +23,8 @@ import { permutedAllocationOrder, stridesInOrder } from '../stride-order.js';
 import { ExactLogicalMap, findReferenceOutput } from './domain-map.js';
 import { lookupOnlyTensors, lookupRefMap } from './indexed-loads.js';
 import { analyzeVectorization, lastPow2, type IoTensor } from './vectorize.js';
+import { hasResizeExprs } from './resize/index-space.js';
+import { resizeVectorLimit } from './resize/vectorize.js';
 
 export const THREADS_PER_BLOCK = 128;
 export const MAX_GRID_Y = 65535;
@@ -127,7 +130,8 @@ export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
   const nElems = refSizes.reduce((a, b) => a * b, 1);
   const io = collectIo(fusion, runtimeInfo, bindings);
   const indexType = chooseIndexType(io);
-  const map = new ExactLogicalMap(fusion);
+  const resize = hasResizeExprs(fusion);
+  const map = new ExactLogicalMap(fusion, fusion.allTvs(), { throughResize: resize });
   const base: PointwiseParams = {
     schedulerType: 'pointwise',
     tag: 'Pointwise heuristics',
@@ -147,7 +151,10 @@ export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
   const hasIteration = ref.domain.logicalNoReductions().some((id) => !id.isBroadcast());
   if (!hasIteration) return base; // one thread computes the single element
   const fullWave = device.smCount * THREADS_PER_BLOCK;
-  const limit = nElems < fullWave ? Math.max(1, ceilDiv(nElems, fullWave)) : 16;
+  const waveLimit = nElems < fullWave ? Math.max(1, ceilDiv(nElems, fullWave)) : 16;
+  // Resize ops: vectors only along the innermost dim, with every shift a multiple of the width.
+  const limit = resize ? resizeVectorLimit(fusion, map, ref, bindings, lastPow2(waveLimit)) : waveLimit;
+  const firstVecDim = resize ? Math.max(0, refSizes.length - 1) : 0;
 
   // Lookups of indexed loads join the analysis through their own dim map (vector loads of whole
   // rows) unless that would narrow the vectors of the other tensors.
@@ -158,9 +165,9 @@ export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
     const joined = analyzeVectorization(withLookups, map, ref, refSizes, firstDim, limit);
     return joined.factor >= plain.factor ? joined : plain;
   };
-  let vec = analyze(0);
+  let vec = analyze(firstVecDim);
   const breakPoint = overrides.breakPoint ?? (nElems * 2 > fullWave ? chooseBreakPoint(io, map, ref, refSizes, vec.factor, device.warpSize) : 0);
-  if (breakPoint > 0) vec = analyze(breakPoint);
+  if (breakPoint > 0) vec = analyze(Math.max(breakPoint, firstVecDim));
   const v = vec.factor;
   const left = refSizes.slice(0, breakPoint).reduce((a, b) => a * b, 1);
   const right = breakPoint > 0 ? refSizes.slice(breakPoint).reduce((a, b) => a * b, 1) : nElems;

@@ -14,6 +14,9 @@
 //   5. inline: input caches at the first per-thread position (so each thread issues all its
 //      unrolled vector loads before computing), everything else as deep as legal but never
 //      inside a consumer's vectorized ID.
+// With slice / pad / cat (resize/prepare.ts): tensors wanted in two index spaces are
+// recomputed first, inputs get one cache per index space they are read in, and a resize's
+// producers are inlined into it as if their resized IDs were mapped.
 // Invariant: every tensor that is not a fusion input and has the reference's rank ends with a
 // loop domain positionally aligned with the reference's (lowering relies on it).
 
@@ -33,6 +36,7 @@ import type { ScheduledFusion } from '../scheduler.js';
 import { findReferenceOutput } from './domain-map.js';
 import { indexedLoadOf, lookupOnlyTensors } from './indexed-loads.js';
 import { MAX_GRID_Y } from './heuristics.js';
+import { cacheInputBySpace, feedsResize, inlineResizeProducer, prepareResize } from './resize/prepare.js';
 
 function tensorRank(tv: TensorView): number {
   return tv.domain.logicalNoReductions().length;
@@ -53,11 +57,12 @@ export function schedulePointwise(fusion: Fusion, params: PointwiseParams): Sche
   const rank = tensorRank(refBefore);
 
   // 1. caches
+  const resizePlan = prepareResize(fusion, refBefore);
   const inputCaches = new Map<TensorView, number>();
   const lookups = lookupOnlyTensors(fusion);
   fusion.inputs.forEach((v, i) => {
     if (v.kind !== 'tensorView' || v.uses.length === 0 || tensorRank(v) !== rank || lookups.has(v)) return;
-    inputCaches.set(v.cacheAfter(), i);
+    for (const c of cacheInputBySpace(v, resizePlan)) inputCaches.set(c, i);
   });
   for (const o of [...fusion.outputs]) {
     if (o.kind !== 'tensorView') continue;
@@ -132,13 +137,16 @@ export function schedulePointwise(fusion: Fusion, params: PointwiseParams): Sche
   // 5. inline
   for (const tv of aligned) {
     if (tv.isFusionOutput() && consumersOf(tv).length === 0) continue;
-    let pos = maxInlinePosition(tv);
+    const resizeProducer = feedsResize(tv);
+    let pos = resizeProducer ? tv.domain.loop.findIndex((id) => id.parallelType === 'Vectorize') : maxInlinePosition(tv);
+    if (resizeProducer && pos < 0) pos = tv.nDims();
     if (inputCaches.has(tv)) pos = Math.min(pos, innerStart);
     for (const c of consumersOf(tv)) {
       const vpos = c.domain.loop.findIndex((id) => id.parallelType === 'Vectorize');
       if (vpos >= 0) pos = Math.min(pos, vpos);
     }
-    if (pos > 0) inlineAt(tv, pos);
+    if (pos > 0 && resizeProducer) inlineResizeProducer(tv, pos);
+    else if (pos > 0) inlineAt(tv, pos);
   }
 
   const divisibleSplits = new Set<Split>();

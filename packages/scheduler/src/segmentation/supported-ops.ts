@@ -1,8 +1,9 @@
 // Which expression kinds the reduction and normalization schedulers take (pointwise math,
 // broadcast/squeeze/expand, plain copies, tensor factories (full, iota: a value computed per
 // point), reductions and Welford), and the refusal reason for the others, naming the tensor
-// produced (indexed loads are left to the pointwise scheduler; scatter and index_put_accumulate
-// to none). Exhaustive over the Expr union, so a new kind must be
+// produced (slice / pad / cat and indexed loads: only the pointwise scheduler takes them, so a
+// resize next to a reduction is a segment boundary; scatter and index_put_accumulate: none).
+// Exhaustive over the Expr union, so a new kind must be
 // classified here.
 
 import type { Expr, Fusion } from '@tsfuser/fusion-ir';
@@ -32,7 +33,7 @@ export function unsupportedOp(e: Expr, scheduler: string): string | null {
     case 'SliceOp':
     case 'PadOp':
     case 'CatOp':
-      return `${e.kind}${name} (a resize) is left to the resize scheduler`;
+      return `${e.kind === 'SliceOp' ? 'slice' : e.kind === 'PadOp' ? 'pad' : 'cat'}${name} is not supported by the ${scheduler} scheduler (slice, pad and cat run in pointwise segments)`;
     case 'SelectOp':
     case 'IndexSelectOp':
     case 'GatherOp':

@@ -8,6 +8,7 @@ import { FusionDefinition } from '../definition/fusion-definition.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { importPythonDefinition } from '../python/import-definition.js';
+import { resizeWorkloads } from './resize-workloads.js';
 
 export interface WorkloadInput {
   sizes: number[];
@@ -305,5 +306,5 @@ export function indexingWorkloads(): Workload[] {
 }
 
 export function benchWorkloads(): Workload[] {
-  return [readmePointwise(), bnAddRelu(), powSum(), geluBiasGrad(), ...normalizationWorkloads(), ...layerNormBackwardWorkloads(), ...indexingWorkloads()];
+  return [readmePointwise(), bnAddRelu(), powSum(), geluBiasGrad(), ...normalizationWorkloads(), ...layerNormBackwardWorkloads(), ...indexingWorkloads(), ...resizeWorkloads()];
 }

@@ -1,0 +1,27 @@
+// Random fusions mixing slice / pad / cat with pointwise work (test-support's resize-random.ts):
+// segmented with the default registry as the executor does, every kernel simulated against
+// the reference evaluator. Seeded (TSFUSER_SEED, printed on failure).
+import { describe, expect, it } from 'vitest';
+import { randomResizeCase } from '@tsfuser/test-support';
+import { baseSeed, checkViews, segmentsWithInputs, simulateAndCheck } from './shape-ops-simulation.js';
+
+describe('random slice / pad / cat fusions', () => {
+  it('simulate like the reference evaluator, segment by segment', () => {
+    const base = baseSeed();
+    let pointwise = 0;
+    for (let it = 0; it < 60; it += 1) {
+      const c = randomResizeCase(base + it);
+      const label = `seed ${base + it} (TSFUSER_SEED=${base}, iteration ${it}; ${c.description})`;
+      try {
+        for (const s of segmentsWithInputs(c.fusion, c.inputs)) {
+          if (s.type === 'pointwise') pointwise += 1;
+          if (s.type === 'expr_eval') checkViews(s.fusion, s.inputs, label);
+          else if (s.type !== 'no_op') simulateAndCheck(s.fusion, s.inputs, label);
+        }
+      } catch (e) {
+        throw new Error(`${label}: ${(e as Error).message.slice(0, 600)}`);
+      }
+    }
+    expect(pointwise).toBeGreaterThan(30);
+  }, 120_000);
+});
