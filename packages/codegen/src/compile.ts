@@ -1,5 +1,10 @@
-// compileFusion: schedule a fusion for one set of runtime sizes, lower it and emit CUDA —
-// everything the executor needs to compile (NVRTC) and launch the kernel.
+// generateKernel: lower an already scheduled fusion and emit CUDA — everything the executor needs
+// to compile (NVRTC) and launch the kernel, including what the launch requires of the device
+// (`requirements`: stated here, from the kernel itself, not inferred by the runtime from a
+// scheduler name). Codegen never picks a scheduler or computes heuristics for it: the caller
+// (the executor cache, from the segmentation plan's choice) schedules once and hands the result
+// over. compileFusion is the one-call convenience for tests and tools: pick, heuristics,
+// schedule, generateKernel.
 
 import { printFusion, type Fusion } from '@tsfuser/fusion-ir';
 import {
@@ -10,6 +15,7 @@ import {
   type IndexType,
   type KernelParams,
   type RuntimeInfo,
+  type ScheduledFusion,
   type SchedulerRegistry,
 } from '@tsfuser/scheduler';
 import { argumentLayout, type ArgumentLayout } from './arguments.js';
@@ -20,19 +26,32 @@ import { lowerFusion } from './lower/index.js';
 import { LOWERING_PASS_NAMES } from './lower/passes.js';
 import { CodegenError } from './errors.js';
 import type { KernelParam, Stmt } from './kernel-ir/nodes.js';
+import { someStmt } from './kernel-ir/walk.js';
 
-export interface CompileOptions {
+export interface GenerateOptions {
   /** Names the kernel `nvfuser_<scheduler>_f<fusionId>_c<cacheId>_r<runtimeId>_g<groupId>`. */
   fusionId?: number;
   cacheId?: number;
   runtimeId?: number;
   groupId?: number;
-  registry?: SchedulerRegistry;
   /**
    * A lowering pass name (lower/passes.ts LOWERING_PASS_NAMES): `dumps.kernelIrAfterPass` is the
    * kernel IR right after that pass (empty when the pass is not enabled for this kernel).
    */
   kernelIrAfterPass?: string;
+}
+
+export interface CompileOptions extends GenerateOptions {
+  registry?: SchedulerRegistry;
+}
+
+/** What a kernel needs from its launch, beyond grid, block and shared memory. */
+export interface LaunchRequirements {
+  /**
+   * Every block must be resident at once: the kernel synchronizes its whole grid (a grid outer
+   * reduction's barrier), so a grid larger than the device holds would never finish.
+   */
+  allBlocksResident: boolean;
 }
 
 export interface LaunchParams {
@@ -54,6 +73,7 @@ export interface CompiledKernel {
   args: ArgumentLayout;
   indexType: IndexType;
   vectorizeFactor: number;
+  requirements: LaunchRequirements;
   dumps: { kernelIr: string; cuda: string; schedulerParams: string; fusionIr: string; launchParams: string; kernelIrAfterPass?: string };
 }
 
@@ -71,9 +91,14 @@ export function compileFusion(fusion: Fusion, runtimeInfo: RuntimeInfo, opts: Co
   if (params.schedulerType === 'expr_eval' || params.schedulerType === 'no_op') {
     throw new SchedulingError(`the fusion needs no kernel (${params.schedulerType}: ${params.schedulerType === 'expr_eval' ? 'its outputs are views of its inputs' : 'every output is empty'})`);
   }
+  return generateKernel(scheduler.schedule(fusion.clone().fusion, params), opts);
+}
+
+/** The kernel of a scheduled fusion (its parameters are the ones it was scheduled with). */
+export function generateKernel(scheduled: ScheduledFusion, opts: GenerateOptions = {}): CompiledKernel {
+  const params = scheduled.params;
   const name = `nvfuser_${params.schedulerType}_f${opts.fusionId ?? 0}_c${opts.cacheId ?? 1}_r${opts.runtimeId ?? 0}_g${opts.groupId ?? 0}`;
-  if (params.schedulerType === 'greedy') return compileGreedy(fusion, params, name);
-  const scheduled = scheduler.schedule(fusion.clone().fusion, params);
+  if (params.schedulerType === 'greedy') return compileGreedy(scheduled.fusion, params, name);
   const lp = params.lparams;
   const after = opts.kernelIrAfterPass;
   if (after !== undefined && !LOWERING_PASS_NAMES.includes(after)) {
@@ -98,6 +123,7 @@ export function compileFusion(fusion: Fusion, runtimeInfo: RuntimeInfo, opts: Co
     args: argumentLayout(kernel.params, kernel.indexType),
     indexType: kernel.indexType,
     vectorizeFactor: kernel.vectorizeFactor,
+    requirements: { allBlocksResident: someStmt(kernel.body, (st) => st.kind === 'GridOuterReduce') },
     dumps: {
       kernelIr: printKernelIr(kernel),
       cuda,
@@ -131,6 +157,7 @@ function compileGreedy(fusion: Fusion, params: GreedyParams, name: string): Comp
     // uses no device globals (no grid reductions).
     scheduledFusion: fusion,
     deviceGlobals: [],
+    requirements: { allBlocksResident: false },
     dumps: {
       kernelIr: `// ${name}: a greedy ${params.op} kernel emitted from its parameters (no kernel IR)\n`,
       cuda: emitted.kernel,

@@ -1,7 +1,7 @@
 // Public API of @tsfuser/codegen.
 export const packageName = '@tsfuser/codegen';
 export { CodegenError, LoweringError } from './errors.js';
-export { compileFusion, launchParamsText, type CompiledKernel, type CompileOptions, type LaunchParams } from './compile.js';
+export { compileFusion, generateKernel, launchParamsText, type CompiledKernel, type CompileOptions, type GenerateOptions, type LaunchParams, type LaunchRequirements } from './compile.js';
 export { argumentLayout, packKernelArguments, type ArgumentLayout, type ArgumentSlot, type ArgumentValue, type TensorArgumentValue } from './arguments.js';
 export { lowerFusion, type LowerOptions } from './lower/index.js';
 export { CORE_PASS_NAMES, LOWERING_PASS_NAMES, OPTIMIZATION_PASSES, enabledPasses, type LoweringPass, type PassInput } from './lower/passes.js';

@@ -18,7 +18,7 @@
 // built for.
 
 import { printFusion, printMath, type DataType, type Fusion, type Val } from '@tsfuser/fusion-ir';
-import { defaultSchedulerRegistry, segmentationPlanner, type KernelParams, type RuntimeInfo, type SchedulerRegistry } from '@tsfuser/scheduler';
+import { defaultSchedulerRegistry, segmentationPlanner, type KernelParams, type RuntimeInfo, type SchedulerRegistry, type SchedulerType } from '@tsfuser/scheduler';
 import type { ArgumentValue } from '@tsfuser/codegen';
 import type { CubinCache } from '../cubin-cache.js';
 import type { DeviceContext } from '../device.js';
@@ -224,8 +224,8 @@ export class FusionExecutorCache {
       this.stats.plans += 1;
     }
     const kernelRuntime = runtime;
-    const planned = planLaunch(fusion, plannedArguments(args), deviceInfo, runtime.segments, bindings, this.registry, (groupFusion, groupInfo, groupId) => {
-      const executor = this.executorFor(kernelRuntime, groupFusion, groupInfo, groupId);
+    const planned = planLaunch(fusion, plannedArguments(args), deviceInfo, runtime.segments, bindings, this.registry, (groupFusion, groupInfo, groupId, schedulerType) => {
+      const executor = this.executorFor(kernelRuntime, groupFusion, groupInfo, groupId, schedulerType);
       const params = executor.params;
       // A grid-synchronizing kernel launches exactly the grid it was compiled for (its rows per
       // block are constants, and FusionExecutor.compile may have shrunk it to what is resident).
@@ -262,8 +262,14 @@ export class FusionExecutorCache {
     return plan;
   }
 
-  private executorFor(runtime: KernelRuntime, fusion: Fusion, info: RuntimeInfo, groupId: number): { executor: FusionExecutor; params: KernelParams } {
-    const { scheduler } = this.registry.pick(fusion, info);
+  /**
+   * The executor of one kernel segment for one input signature: the scheduler the segmentation
+   * plan chose (`schedulerType`), its heuristics computed here once, and the kernel made from
+   * them (FusionExecutor.compile schedules with exactly these; codegen picks nothing).
+   */
+  private executorFor(runtime: KernelRuntime, fusion: Fusion, info: RuntimeInfo, groupId: number, schedulerType: SchedulerType): { executor: FusionExecutor; params: KernelParams } {
+    const scheduler = this.registry.schedulers.find((s) => s.type === schedulerType);
+    if (scheduler === undefined) throw new Error(`segment ${groupId} was planned for the ${schedulerType} scheduler, which the registry does not have`);
     const params = scheduler.computeHeuristics(fusion, info);
     if (params.schedulerType === 'expr_eval' || params.schedulerType === 'no_op') throw new Error(`segment ${groupId} needs no kernel (${params.schedulerType}) but was planned as one`);
     const key = `${groupId}:${kernelKey(params)}`;
@@ -271,6 +277,7 @@ export class FusionExecutorCache {
     if (executor === undefined) {
       executor = FusionExecutor.compile(this.device, fusion, info, {
         registry: this.registry,
+        choice: { scheduler, params },
         fusionId: this.options.fusionId ?? 0,
         runtimeId: this.stats.plans - 1,
         groupId,

@@ -4,9 +4,9 @@
 // argument buffer. Invariant: the loaded function is the one `kernel.source` compiled to, so a
 // reuse for other sizes is valid exactly when those sizes produce the same source.
 
-import { compileFusion, packKernelArguments, type ArgumentValue, type CompiledKernel, type CompileOptions } from '@tsfuser/codegen';
+import { generateKernel, packKernelArguments, type ArgumentValue, type CompiledKernel, type CompileOptions } from '@tsfuser/codegen';
 import type { Fusion } from '@tsfuser/fusion-ir';
-import { defaultSchedulerRegistry, InnerOuterPersistentScheduler, SchedulerRegistry, SchedulingError, type RuntimeInfo } from '@tsfuser/scheduler';
+import { defaultSchedulerRegistry, InnerOuterPersistentScheduler, SchedulerRegistry, SchedulingError, type KernelParams, type RuntimeInfo, type Scheduler } from '@tsfuser/scheduler';
 import type { CubinCache } from '../cubin-cache.js';
 import type { DeviceContext } from '../device.js';
 import type { KernelFunction, KernelModule } from '../kernel.js';
@@ -17,6 +17,12 @@ export const KERNEL_NVRTC_OPTIONS: readonly string[] = ['--std=c++17', '-default
 export interface ExecutorCompileOptions extends CompileOptions {
   cubinCache?: CubinCache;
   registry?: SchedulerRegistry;
+  /**
+   * The scheduling decision already made for this fusion (the executor cache's, from the
+   * segmentation plan): used as it is, so heuristics are computed once. Without it the registry
+   * picks and computes them here.
+   */
+  choice?: { scheduler: Scheduler; params: KernelParams };
 }
 
 export interface CompileReport {
@@ -47,10 +53,10 @@ export class FusionExecutor {
    * fit, compilation fails with a SchedulingError instead of launching a kernel that never ends.
    */
   static compile(device: DeviceContext, fusion: Fusion, runtimeInfo: RuntimeInfo, options: ExecutorCompileOptions = {}): FusionExecutor {
-    let registry = options.registry ?? defaultSchedulerRegistry();
+    let choice = options.choice ?? FusionExecutor.choose(fusion, runtimeInfo, options.registry ?? defaultSchedulerRegistry());
     for (let attempt = 0; ; attempt += 1) {
       const t0 = performance.now();
-      const kernel = compileFusion(fusion, runtimeInfo, { ...options, registry });
+      const kernel = generateKernel(choice.scheduler.schedule(fusion.clone().fusion, choice.params), options);
       const executor = FusionExecutor.fromKernel(device, kernel, options.cubinCache, performance.now() - t0);
       const resident = executor.residentBlocksPerSm();
       if (resident === null) return executor;
@@ -58,14 +64,27 @@ export class FusionExecutor {
       const capacity = resident * device.properties.smCount;
       if (gx * gy * gz <= capacity) return executor;
       executor.unload();
-      if (attempt > 0 || resident === 0) {
+      if (attempt > 0 || resident === 0 || choice.scheduler.type !== 'inner_outer_persistent') {
         throw new SchedulingError(
           `${kernel.kernelName}: a grid-synchronizing kernel needs its ${gx * gy * gz} blocks resident at once, but the device holds ${capacity} ` +
             `(${resident} of ${kernel.launch.block.join('×')} threads per SM)`,
         );
       }
-      registry = new SchedulerRegistry(registry.schedulers.map((s) => (s.type === 'inner_outer_persistent' ? new InnerOuterPersistentScheduler({ blocksPerSm: resident }) : s)));
+      // The scheduler's occupancy estimate was too high: schedule again for what the driver says.
+      const scheduler = new InnerOuterPersistentScheduler({ blocksPerSm: resident });
+      choice = { scheduler, params: FusionExecutor.kernelParams(scheduler.computeHeuristics(fusion, runtimeInfo)) };
     }
+  }
+
+  /** The registry's scheduler for `fusion` and its heuristics (when no choice was handed in). */
+  private static choose(fusion: Fusion, runtimeInfo: RuntimeInfo, registry: SchedulerRegistry): { scheduler: Scheduler; params: KernelParams } {
+    const { scheduler } = registry.pick(fusion, runtimeInfo);
+    return { scheduler, params: FusionExecutor.kernelParams(scheduler.computeHeuristics(fusion, runtimeInfo)) };
+  }
+
+  private static kernelParams(p: ReturnType<Scheduler['computeHeuristics']>): KernelParams {
+    if (p.schedulerType === 'expr_eval' || p.schedulerType === 'no_op') throw new SchedulingError(`the fusion needs no kernel (${p.schedulerType})`);
+    return p;
   }
 
   /**
@@ -74,7 +93,7 @@ export class FusionExecutor {
    * when the driver cannot tell.
    */
   residentBlocksPerSm(): number | null {
-    if (this.kernel.params.schedulerType !== 'inner_outer_persistent') return null;
+    if (!this.kernel.requirements.allBlocksResident) return null;
     const [bx, by, bz] = this.kernel.launch.block;
     return this.fn.maxActiveBlocksPerSm(bx * by * bz, this.kernel.launch.sharedMemBytes);
   }

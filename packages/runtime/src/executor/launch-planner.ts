@@ -63,8 +63,12 @@ export interface LaunchPlanLayout<K> {
   isOutput: boolean[];
 }
 
-/** Makes (or finds) the kernel of one group and says the grid it launches with. */
-export type GroupKernelPlanner<K> = (fusion: Fusion, info: RuntimeInfo, groupId: number) => { kernel: K; grid: [number, number, number] };
+/**
+ * Makes (or finds) the kernel of one group and says the grid it launches with; `schedulerType`
+ * is the scheduler the segmentation plan chose for the group (the kernel is made with it: the
+ * choice is not made again).
+ */
+export type GroupKernelPlanner<K> = (fusion: Fusion, info: RuntimeInfo, groupId: number, schedulerType: SchedulerType) => { kernel: K; grid: [number, number, number] };
 
 /** Binds the fusion's extents to the arguments' sizes; a mismatch is an ExecutorInputError. */
 export function bindArguments(fusion: Fusion, info: RuntimeInfo): ExtentBindings {
@@ -139,7 +143,7 @@ export function planLaunch<K>(
     }
     // no_op: every output is empty; allocating them is all there is to do.
     if (kind === 'no_op') return;
-    const { kernel, grid } = kernelFor(group.fusion, groupInfo, groupId);
+    const { kernel, grid } = kernelFor(group.fusion, groupInfo, groupId, kind);
     plan.steps.push({ kernel, groupId, grid, refs: [...refs, ...group.outputs.map((v) => refOf.get(v) as PlanRef)], inputCount: refs.length });
   });
   for (const v of fusion.outputs) {

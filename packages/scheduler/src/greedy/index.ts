@@ -1,9 +1,9 @@
 // The greedy scheduler (nvFuser's SchedulerType::Greedy, which takes scans and sorts): a segment
 // that is one cumsum / cumprod / cummin / cummax / argsort / topk. It schedules no loop nest:
 // its parameters name an expression-level kernel that codegen emits directly (emit/greedy/), so
-// `schedule` refuses, as expr_eval's does.
+// `schedule` hands the fusion on as it is.
 
-import type { Fusion } from '@tsfuser/fusion-ir';
+import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import type { HeuristicParams } from '../heuristic-params.js';
 import type { RuntimeInfo } from '../runtime-info.js';
@@ -26,8 +26,15 @@ export class GreedyScheduler implements Scheduler {
     return computeGreedyHeuristics(r);
   }
 
-  schedule(_fusion: Fusion, params: HeuristicParams): ScheduledFusion {
-    throw new SchedulingError(`a ${params.schedulerType} fusion is not scheduled into a loop nest: codegen emits its scan or sort kernel from the parameters`);
+  /**
+   * A greedy fusion is not scheduled into a loop nest (codegen emits its scan or sort kernel from
+   * the parameters): the scheduled fusion is the fusion itself, with its first output as reference.
+   */
+  schedule(fusion: Fusion, params: HeuristicParams): ScheduledFusion {
+    if (params.schedulerType !== 'greedy') throw new SchedulingError(`greedy scheduler: given ${params.schedulerType} parameters`);
+    const reference = fusion.outputs.find((o): o is TensorView => o.kind === 'tensorView');
+    if (reference === undefined) throw new SchedulingError('greedy scheduler: the fusion has no tensor output');
+    return { fusion, reference, divisibleSplits: new Set(), params };
   }
 }
 

@@ -1,14 +1,15 @@
 // Compiles a fusion for a target GPU without one: the segmentation, the per-segment runtime info,
 // the schedulers' heuristics, the lowering and the CUDA text, walked through the runtime's launch
-// planner (the one the GPU executor cache plans with) and codegen's compileFusion (the one its
-// FusionExecutor compiles with), so the result is what the GPU path compiles for a device with
+// planner (the one the GPU executor cache plans with) and, per kernel segment, the plan's
+// scheduler with its heuristics and codegen's generateKernel (what the executor cache hands its
+// FusionExecutor), so the result is what the GPU path compiles for a device with
 // these properties. Kernels are named as the GPU backend names the first plan of the first fusion
 // it runs (f0, r0).
 // Invariant: no device, no NVRTC, no driver call; the only inputs are the fusion, the argument
 // layouts (device copies of host tensors are dense or keep their strides, 256-byte aligned) and
 // the target's properties.
 
-import { compileFusion, type CompiledKernel } from '@tsfuser/codegen';
+import { generateKernel, type CompiledKernel } from '@tsfuser/codegen';
 import { contiguousStrides, type Fusion } from '@tsfuser/fusion-ir';
 import {
   bindArguments,
@@ -74,8 +75,13 @@ export function compileForTarget(fusion: Fusion, inputs: readonly ExecuteInput[]
   const bindings = bindArguments(fusion, info);
   const segments = segmentationPlanner(registry)(fusion, info);
   const segmented = segmentFusion(fusion, info, registry);
-  const plan = planLaunch(fusion, args, target.device, segments, bindings, registry, (groupFusion, groupInfo, groupId) => {
-    const kernel = compileFusion(groupFusion, groupInfo, { registry, fusionId: 0, runtimeId: 0, groupId });
+  const plan = planLaunch(fusion, args, target.device, segments, bindings, registry, (groupFusion, groupInfo, groupId, schedulerType) => {
+    // As the executor cache makes it: the plan's scheduler, its heuristics once, generateKernel.
+    const scheduler = registry.schedulers.find((s) => s.type === schedulerType);
+    if (scheduler === undefined) throw new Error(`segment ${groupId} was planned for the ${schedulerType} scheduler, which the registry does not have`);
+    const params = scheduler.computeHeuristics(groupFusion, groupInfo);
+    if (params.schedulerType === 'expr_eval' || params.schedulerType === 'no_op') throw new Error(`segment ${groupId} needs no kernel (${params.schedulerType}) but was planned as one`);
+    const kernel = generateKernel(scheduler.schedule(groupFusion.clone().fusion, params), { fusionId: 0, runtimeId: 0, groupId });
     return { kernel, grid: [...kernel.launch.grid] };
   });
   return { target, info, segments, segmented, plan, registry, args };
