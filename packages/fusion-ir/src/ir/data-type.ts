@@ -3,7 +3,17 @@
 // `Index` is the kernel's index type (32- or 64-bit, chosen at lowering); everywhere before
 // lowering it behaves like `Int`.
 
-export const DATA_TYPES = ['Bool', 'Int32', 'Int', 'Half', 'BFloat16', 'Float', 'Double', 'Index'] as const;
+// One name per line: new types are added as lines of their own.
+export const DATA_TYPES = [
+  'Bool',
+  'Int32',
+  'Int',
+  'Half',
+  'BFloat16',
+  'Float',
+  'Double',
+  'Index',
+] as const;
 export type DataType = (typeof DATA_TYPES)[number];
 
 /** Value-namespace accessor so callers can write `DataType.Float` as in nvFuser's frontend. */
