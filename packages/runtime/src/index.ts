@@ -48,6 +48,7 @@ export {
   type ExecutorCacheOptions,
   type ExecutorCacheStats,
   type ExecutorDump,
+  type RunFusionOptions,
 } from './executor/fusion-executor-cache.js';
 export { outputLayout, type TensorLayout } from './executor/output-allocation.js';
 export { runtimeInfoFor, schedulerDevice, pointerAlignment, plannedArguments, type ExecutorArgument } from './executor/runtime-info.js';
@@ -62,5 +63,6 @@ export {
   type PlanStep,
   type PlanView,
 } from './executor/launch-planner.js';
+export { finishProfile, type FusionProfile, type KernelProfile, type PendingKernelTiming } from './executor/kernel-profile.js';
 export { wholeFusion, type PlanGroup, type SegmentPlan, type Segmenter } from './executor/segment-plan.js';
 export { l2Flusher, median, timeDevice, type FlushMode, type L2Flusher } from './timing.js';

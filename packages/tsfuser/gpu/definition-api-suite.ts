@@ -5,7 +5,8 @@
 // In-place outputs (add_output(t, alias_input=x)) on device inputs — contiguous, strided with
 // gaps, host x given to the GPU backend, broadcast and expanded operands, running stats — and
 // stride-ordered outputs (pointwise kernels, a pointwise segment after a reduction, the refusal of
-// a stride-ordered reduction result), expanded (None) inputs and lastCudaCode after a GPU execute. Every
+// a stride-ordered reduction result), expanded (None) inputs, lastCudaCode after a GPU execute and
+// fd.profile()'s per-kernel times. Every
 // case is checked element by element against values computed here or by the reference backend,
 // with outputs poisoned before the kernels run. Last line: `N passed, M failed`.
 
@@ -203,6 +204,31 @@ async function main(): Promise<void> {
     const code = fd.lastCudaCode();
     if (!code.includes('__global__')) throw new Error('lastCudaCode has no kernel');
     return `${code.split('\n').length} lines of CUDA`;
+  });
+
+  await check('profile: per-kernel device times of a segmented fusion', async () => {
+    // sum over rows then subtract: a reduction kernel and a pointwise kernel (2 segments).
+    const fd = FusionDefinition.build((f) => {
+      const t0 = f.defineTensor({ shape: [-1, -1], contiguity: true });
+      const total = f.ops.sum(t0, [1], true);
+      f.addOutput(f.ops.sub(t0, total), { strideOrder: [0, 1] });
+    }, { cache: new FusionCache() });
+    const rows = 4096;
+    const cols = 4096;
+    const x = onDevice(floats(Array.from({ length: rows * cols }, (_, i) => (i % 7) - 3), [rows, cols]), device);
+    await fd.execute([x], run);
+    const t0 = performance.now();
+    await fd.execute([x], { ...run, profile: true });
+    const wallMs = performance.now() - t0;
+    const p = fd.profile();
+    if (p.segments !== p.kernelProfiles.length || p.segments < 2) throw new Error(`expected ≥ 2 kernels, got ${p.segments} (${p.kernelProfiles.length} profiles)`);
+    for (const k of p.kernelProfiles) {
+      if (!(k.timeMs > 0 && k.timeMs < wallMs)) throw new Error(`${k.name}: time ${k.timeMs} ms outside (0, wall ${wallMs.toFixed(3)} ms)`);
+      if (!(k.inputBytes >= rows * 4 && k.outputBytes >= rows * 4)) throw new Error(`${k.name}: bytes in ${k.inputBytes} out ${k.outputBytes}`);
+    }
+    const sum = p.kernelProfiles.reduce((s, k) => s + k.timeMs, 0);
+    if (Math.abs(sum - p.kernelTimeMs) > 1e-9) throw new Error(`kernelTimeMs ${p.kernelTimeMs} is not the sum ${sum}`);
+    return p.kernelProfiles.map((k) => `${k.scheduler} ${k.timeMs.toFixed(4)} ms ${k.effectiveBandwidthGbs.toFixed(0)} GB/s`).join('; ');
   });
 
   for (const r of results) console.log(`${r.ok ? 'PASS' : 'FAIL'}  ${r.name}: ${r.detail}`);

@@ -11,10 +11,15 @@ export interface RecordedLaunch {
   sharedBytes: number;
 }
 
+/** Device time the fake charges per launch: an event recorded after the n-th launch reads n × this. */
+export const FAKE_LAUNCH_MS = 0.25;
+
 export interface FakeDevice {
   device: DeviceContext;
   launches: RecordedLaunch[];
   sources: Map<string, string>;
+  /** CUDA events created and destroyed (a profile frees every event it made). */
+  events: { created: number; disposed: number };
 }
 
 /** An H100 as the driver reports it (DeviceProperties of @tsfuser/runtime). */
@@ -38,6 +43,7 @@ export function fakeDevice(): FakeDevice {
   const launches: RecordedLaunch[] = [];
   const sources = new Map<string, string>();
   let next = 1n << 32n;
+  const events = { created: 0, disposed: 0 };
   const fake = {
     properties: H100,
     arch: 'sm_90',
@@ -53,6 +59,26 @@ export function fakeDevice(): FakeDevice {
     copyDeviceToHost: (): void => undefined,
     memsetD8: (): void => undefined,
     forkSide: (): bigint => 1n,
+    // Events read a clock that advances FAKE_LAUNCH_MS per launch (and record their stream).
+    createEvent: () => {
+      let at = -1;
+      const event = {
+        stream: -1n,
+        record: (stream: bigint = 0n): void => {
+          at = launches.length * FAKE_LAUNCH_MS;
+          event.stream = stream;
+        },
+        synchronize: (): void => undefined,
+        elapsedSince: (start: { readAt: () => number }): number => {
+          if (at < 0 || start.readAt() < 0) throw new Error('fake event: elapsedSince on an event that was not recorded');
+          return at - start.readAt();
+        },
+        readAt: (): number => at,
+        dispose: (): void => void events.disposed++,
+      };
+      events.created++;
+      return event;
+    },
     joinSide: (): void => undefined,
     compile: (source: string, options: { name?: string }) => {
       sources.set(options.name ?? 'kernel.cu', source);
@@ -70,5 +96,5 @@ export function fakeDevice(): FakeDevice {
       }),
     }),
   };
-  return { device: fake as unknown as DeviceContext, launches, sources };
+  return { device: fake as unknown as DeviceContext, launches, sources, events };
 }

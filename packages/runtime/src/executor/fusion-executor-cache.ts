@@ -17,7 +17,7 @@
 // Invariant: a launch plan is used only for arguments whose layout key equals the one it was
 // built for.
 
-import { printFusion, printMath, type DataType, type Fusion, type Val } from '@tsfuser/fusion-ir';
+import { dataTypeSize, printFusion, printMath, type DataType, type Fusion, type Val } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, segmentationPlanner, type KernelParams, type RuntimeInfo, type SchedulerRegistry, type SchedulerType } from '@tsfuser/scheduler';
 import type { ArgumentValue } from '@tsfuser/codegen';
 import type { CubinCache } from '../cubin-cache.js';
@@ -25,6 +25,7 @@ import type { DeviceContext } from '../device.js';
 import { ExecutorInputError } from '../errors.js';
 import { Tensor } from '../tensor.js';
 import { FusionExecutor, type CompileReport } from './fusion-executor.js';
+import { finishProfile, type FusionProfile, type PendingKernelTiming } from './kernel-profile.js';
 import { sideStreamSteps } from './side-stream-steps.js';
 import { validateInputLayout } from './input-validation.js';
 import { bindArguments, planLaunch, type PlanRef, type PlanView } from './launch-planner.js';
@@ -60,6 +61,12 @@ export interface ExecutorCacheOptions {
    * with the rest (side-stream-steps.ts says which). Default true.
    */
   concurrentSegments?: boolean;
+}
+
+/** Options of one runFusion call. */
+export interface RunFusionOptions {
+  /** Time every kernel of this call with CUDA events (read it with lastProfile()). */
+  profile?: boolean;
 }
 
 export interface ExecutorCacheStats {
@@ -120,6 +127,7 @@ export class FusionExecutorCache {
   private readonly segmenter: Segmenter;
   private dump: ReadonlySet<string>;
   private sink: (text: string) => void;
+  private profile: FusionProfile | null = null;
 
   constructor(
     readonly fusion: Fusion,
@@ -132,6 +140,11 @@ export class FusionExecutorCache {
     this.sink = options.dumpSink ?? ((t) => process.stdout.write(t));
   }
 
+  /** The kernel times of the last runFusion called with { profile: true }; null otherwise. */
+  lastProfile(): FusionProfile | null {
+    return this.profile;
+  }
+
   /** Which compile-stage dumps later compilations print, and where. */
   setDumps(dump: ReadonlySet<string>, sink?: (text: string) => void): void {
     this.dump = dump;
@@ -139,8 +152,9 @@ export class FusionExecutorCache {
   }
 
   /** Runs the fusion; returns one new device tensor per fusion output (the caller disposes them). */
-  runFusion(args: readonly ExecutorArgument[]): Tensor[] {
+  runFusion(args: readonly ExecutorArgument[], options: RunFusionOptions = {}): Tensor[] {
     this.stats.calls += 1;
+    this.profile = null;
     const { fusion } = this;
     if (args.length !== fusion.inputs.length) {
       throw new ExecutorInputError(`expected ${fusion.inputs.length} inputs, got ${args.length}`);
@@ -159,7 +173,10 @@ export class FusionExecutorCache {
         plan = this.buildLaunchPlan(device);
         this.launchPlans.set(key, plan);
       }
-      return this.execute(plan, device, new Set(temporaries));
+      const pending: PendingKernelTiming[] | null = options.profile === true ? [] : null;
+      const outputs = this.execute(plan, device, new Set(temporaries), pending);
+      if (pending !== null) this.profile = finishProfile(this.options.fusionId ?? 0, pending);
+      return outputs;
     } finally {
       for (const t of temporaries) t.dispose();
     }
@@ -296,7 +313,35 @@ export class FusionExecutorCache {
     return { executor, params };
   }
 
-  private execute(plan: LaunchPlan, args: readonly ExecutorArgument[], temporaries: ReadonlySet<Tensor>): Tensor[] {
+  /** Records the start event of a profiled launch on the stream it goes to; describes the launch. */
+  private startTiming(step: Step, index: number, stream: bigint | undefined, args: readonly ExecutorArgument[], buffers: readonly Tensor[]): PendingKernelTiming {
+    const bytes = (refs: readonly Ref[]): number =>
+      refs.reduce((sum, r) => {
+        const t = r.kind === 'buffer' ? buffers[r.index] : r.kind === 'arg' ? args[r.index] : undefined;
+        return t instanceof Tensor ? sum + t.numel * dataTypeSize(t.dtype) : sum;
+      }, 0);
+    const kernel = step.executor.kernel;
+    const start = this.device.createEvent();
+    const end = this.device.createEvent();
+    start.record(stream);
+    return {
+      start,
+      end,
+      profile: {
+        name: kernel.kernelName,
+        segmentId: index,
+        scheduler: kernel.params.schedulerType,
+        grid: [...step.grid],
+        block: [...kernel.launch.block],
+        dynamicSharedMem: kernel.launch.sharedMemBytes,
+        inputBytes: bytes(step.refs.slice(0, step.inputCount)),
+        outputBytes: bytes(step.refs.slice(step.inputCount)),
+        sideStream: stream !== undefined,
+      },
+    };
+  }
+
+  private execute(plan: LaunchPlan, args: readonly ExecutorArgument[], temporaries: ReadonlySet<Tensor>, pending: PendingKernelTiming[] | null): Tensor[] {
     const buffers = plan.buffers.map((b) => Tensor.emptyDevice(this.device, b.dtype, b.layout.sizes, b.layout.strides));
     if (this.options.poisonOutputs === true) for (const b of buffers) b.poison();
     const tensorOf = (r: Extract<Ref, { kind: 'arg' | 'buffer' }>): Tensor => (r.kind === 'buffer' ? (buffers[r.index] as Tensor) : (args[r.index] as Tensor));
@@ -320,14 +365,20 @@ export class FusionExecutorCache {
     const sideStream = plan.steps.some((s) => s.side) ? this.device.forkSide() : undefined;
     let joined = false;
     try {
-      for (const step of plan.steps) {
-        if (step.side && sideStream !== undefined) {
-          step.executor.launch(step.refs.map(value), step.grid, sideStream);
+      plan.steps.forEach((step, index) => {
+        const stream = step.side ? sideStream : undefined;
+        const timing = pending === null ? null : this.startTiming(step, index, stream, args, buffers);
+        if (stream !== undefined) {
+          step.executor.launch(step.refs.map(value), step.grid, stream);
           this.stats.sideLaunches += 1;
         } else {
           step.executor.launch(step.refs.map(value), step.grid);
         }
-      }
+        if (timing !== null && pending !== null) {
+          timing.end.record(stream);
+          pending.push(timing);
+        }
+      });
       // Copies of views read what the side stream wrote: join first.
       if (sideStream !== undefined && plan.views.length > 0) {
         this.device.joinSide();

@@ -8,7 +8,7 @@
 
 import { compileFusion, type CompiledKernel } from '@tsfuser/codegen';
 import type { Fusion } from '@tsfuser/fusion-ir';
-import { Tensor } from '@tsfuser/runtime';
+import { Tensor, type FusionProfile, type KernelProfile } from '@tsfuser/runtime';
 import { makeRuntimeInfo } from '@tsfuser/scheduler';
 import { BackendUnavailableError, DefinitionError, ValidationError } from '../errors.js';
 import { executeFusion, resolveBackend, type ExecuteInput, type ExecuteOptions } from '../execute/execute.js';
@@ -35,12 +35,25 @@ export interface DefinitionExecuteOptions extends ExecuteOptions {
   dumpsFromEnvironment?: boolean;
 }
 
-/** Timings of one execute: wall time, and per-segment kernel times where the backend reports them. */
+/**
+ * Timings of one execute (nvFuser's FusionProfile as fd.profile() returns it, camelCase): the
+ * host's wall time of the whole execute, and from a backend that launches kernels the device
+ * time of each kernel (CUDA events around its launch), its launch shape and bytes moved.
+ */
 export interface ExecuteProfile {
   backend: string;
+  /** Wall time of the whole execute on the host (nvFuser's host_time_ms), compiles included. */
   wallMs: number;
-  /** Kernel time per segment; empty when the backend does not measure kernels (see `note`). */
-  segments: { name: string; kernelMs: number }[];
+  /** Kernels launched; 0 on the reference backend. */
+  segments: number;
+  /** Sum of the kernels' device times (nvFuser's kernel_time_ms); 0 without kernels. */
+  kernelTimeMs: number;
+  inputBytes: number;
+  outputBytes: number;
+  effectiveBandwidthGbs: number;
+  /** One entry per launched kernel, in launch order (nvFuser's kernel_profiles). */
+  kernelProfiles: KernelProfile[];
+  /** Why there are no kernel times (a backend that launches no kernels). */
   note?: string;
 }
 
@@ -73,6 +86,8 @@ export class ExecutionState {
     const runOptions: ExecuteOptions = { ...options, dump, dumpSink: sink, ...(capture ? { notes: (t: string): void => void captured.push(`${t}\n`) } : {}) };
     if (dump.has('python_definition') && printDefinition !== undefined) sink(printDefinition());
     const start = performance.now();
+    let kernels: FusionProfile | null = null;
+    if (options.profile === true) runOptions.onProfile = (p: FusionProfile): void => void (kernels = p);
     const effective = this.withGpuLimits(fusion, runOptions);
     const outputs = await executeFusion(fusion, descriptors, inputs, effective);
     const wallMs = performance.now() - start;
@@ -90,12 +105,7 @@ export class ExecutionState {
     this.debug = capture ? captured.join('') : null;
     if (options.profile === true) {
       const backend = resolveBackend(effective.backend, () => undefined).name;
-      this.profile = {
-        backend,
-        wallMs,
-        segments: [],
-        note: 'per-kernel times are not measured yet (the runtime has no kernel timer); wallMs covers the whole execute',
-      };
+      this.profile = profileOf(backend, wallMs, kernels);
     }
     return result;
   }
@@ -170,4 +180,23 @@ export class ExecutionState {
     const hidden = new Set(aliases.filter((a) => a.hidden).map((a) => a.output));
     return evaluateOnHost(fusion, inputs).filter((_, i) => !hidden.has(i));
   }
+}
+
+/** The execute's profile from the backend's kernel profile (null: the backend launched no kernels). */
+function profileOf(backend: string, wallMs: number, kernels: FusionProfile | null): ExecuteProfile {
+  if (kernels === null) {
+    return {
+      backend,
+      wallMs,
+      segments: 0,
+      kernelTimeMs: 0,
+      inputBytes: 0,
+      outputBytes: 0,
+      effectiveBandwidthGbs: 0,
+      kernelProfiles: [],
+      note: `the ${backend} backend launched no kernels; wallMs covers the whole execute`,
+    };
+  }
+  const { segments, kernelTimeMs, inputBytes, outputBytes, effectiveBandwidthGbs, kernelProfiles } = kernels;
+  return { backend, wallMs, segments, kernelTimeMs, inputBytes, outputBytes, effectiveBandwidthGbs, kernelProfiles };
 }

@@ -3,7 +3,7 @@
 // evaluator; the GPU backend (gpu-backend.ts) is where the scheduler/codegen/runtime path plugs in.
 
 import type { Fusion } from '@tsfuser/fusion-ir';
-import type { Tensor } from '@tsfuser/runtime';
+import type { FusionProfile, Tensor } from '@tsfuser/runtime';
 import type { AllocationLimits } from '../io/allocation-limits.js';
 
 /** A fusion input value: a tensor (host or device) or a JS scalar. */
@@ -20,6 +20,11 @@ export interface BackendRunOptions {
   dumpSink?: (text: string) => void;
   /** Host allocation limits (the reference backend's working set; default DEFAULT_ALLOCATION_LIMITS). */
   limits?: AllocationLimits;
+  /**
+   * Time every kernel of this run (CUDA events) and hand the profile here. A backend that
+   * launches no kernels (the reference evaluator) never calls it.
+   */
+  onProfile?: (profile: FusionProfile) => void;
 }
 
 export interface Backend {

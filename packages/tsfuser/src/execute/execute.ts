@@ -3,7 +3,7 @@
 // reference evaluator, saying so once per process on stderr.
 
 import type { Fusion } from '@tsfuser/fusion-ir';
-import type { Tensor } from '@tsfuser/runtime';
+import type { FusionProfile, Tensor } from '@tsfuser/runtime';
 import type { InputDescriptor } from '../definition/fusion-definition.js';
 import { BackendUnavailableError } from '../errors.js';
 import { LoweringError } from '@tsfuser/codegen';
@@ -30,6 +30,8 @@ export interface ExecuteOptions {
   dumpSink?: (text: string) => void;
   /** Host allocation limits the reference backend enforces (default DEFAULT_ALLOCATION_LIMITS). */
   limits?: AllocationLimits;
+  /** Receives the kernel profile of this execute from a backend that launches kernels. */
+  onProfile?: (profile: FusionProfile) => void;
 }
 
 /** The backend `name` resolves to; 'auto' may fall back to the reference evaluator. */
@@ -73,6 +75,7 @@ export async function executeFusion(
     ...(options.dump === undefined ? {} : { dump: options.dump }),
     ...(options.dumpSink === undefined ? {} : { dumpSink: options.dumpSink }),
     ...(options.limits === undefined ? {} : { limits: options.limits }),
+    ...(options.onProfile === undefined ? {} : { onProfile: options.onProfile }),
   };
   const auto = options.backend === undefined || options.backend === 'auto';
   if (!auto || backend === referenceBackend) return backend.run(fusion, inputs, runOptions);

@@ -81,7 +81,13 @@ class GpuState {
     }
     const cache = this.cacheFor(fusion, options.device);
     cache.setDumps(options.dump ?? new Set(), options.dumpSink);
-    return cache.runFusion(inputs.map((v): ExecutorArgument => v));
+    const outputs = cache.runFusion(
+      inputs.map((v): ExecutorArgument => v),
+      { profile: options.onProfile !== undefined },
+    );
+    const profile = cache.lastProfile();
+    if (options.onProfile !== undefined && profile !== null) options.onProfile(profile);
+    return outputs;
   }
 }
 
