@@ -39,6 +39,8 @@ export interface GenerateOptions {
    * kernel IR right after that pass (empty when the pass is not enabled for this kernel).
    */
   kernelIrAfterPass?: string;
+  /** nvFuser's lower_verbose: `dumps.loweringPasses` holds the kernel IR after every enabled pass, in order. */
+  kernelIrAfterEveryPass?: boolean;
 }
 
 export interface CompileOptions extends GenerateOptions {
@@ -74,7 +76,16 @@ export interface CompiledKernel {
   indexType: IndexType;
   vectorizeFactor: number;
   requirements: LaunchRequirements;
-  dumps: { kernelIr: string; cuda: string; schedulerParams: string; fusionIr: string; launchParams: string; kernelIrAfterPass?: string };
+  dumps: {
+    kernelIr: string;
+    cuda: string;
+    schedulerParams: string;
+    fusionIr: string;
+    launchParams: string;
+    kernelIrAfterPass?: string;
+    /** The kernel IR after each enabled lowering pass (GenerateOptions.kernelIrAfterEveryPass). */
+    loweringPasses?: { pass: string; kernelIr: string }[];
+  };
 }
 
 export function launchParamsText(l: LaunchParams): string {
@@ -106,10 +117,15 @@ export function generateKernel(scheduled: ScheduledFusion, opts: GenerateOptions
   }
   let afterText: string | undefined;
   const kernelIndexType = params.indexType;
+  const everyPass: { pass: string; kernelIr: string }[] | undefined = opts.kernelIrAfterEveryPass === true ? [] : undefined;
+  const observe = (pass: string, body: readonly Stmt[], kernelParams: readonly KernelParam[]): void => {
+    if (pass === after) afterText = printKernelIrOf(name, kernelIndexType, kernelParams, body);
+    everyPass?.push({ pass, kernelIr: printKernelIrOf(name, kernelIndexType, kernelParams, body) });
+  };
   const kernel = lowerFusion(scheduled, {
     kernelName: name,
     maxThreadsPerBlock: Math.max(1, lp.bdimx * lp.bdimy * lp.bdimz),
-    ...(after === undefined ? {} : { observe: (pass, body, kernelParams) => (pass === after ? (afterText = printKernelIrOf(name, kernelIndexType, kernelParams, body)) : undefined) }),
+    ...(after === undefined && everyPass === undefined ? {} : { observe }),
   });
   const launch: LaunchParams = { grid: [lp.gdimx, lp.gdimy, lp.gdimz], block: [lp.bdimx, lp.bdimy, lp.bdimz], sharedMemBytes: kernel.sharedMemBytes };
   const cuda = emitKernel(kernel);
@@ -131,6 +147,7 @@ export function generateKernel(scheduled: ScheduledFusion, opts: GenerateOptions
       fusionIr: printFusion(scheduled.fusion),
       launchParams: launchParamsText(launch),
       ...(after === undefined ? {} : { kernelIrAfterPass: afterText ?? `(lowering pass '${after}' is not enabled for ${name})\n` }),
+      ...(everyPass === undefined ? {} : { loweringPasses: everyPass }),
     },
   };
 }

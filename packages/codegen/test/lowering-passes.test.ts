@@ -70,4 +70,24 @@ describe('kernel_ir after a named pass', () => {
     expect(off.dumps.kernelIrAfterPass).toMatch(/lowering pass 'bulk-row-pipeline' is not enabled/);
     expect(() => compileFusion(c.fusion, c.info, { registry, kernelIrAfterPass: 'no-such-pass' })).toThrow(/no such lowering pass \(passes: kernel-signature, loop-nest/);
   });
+
+  it('keeps the IR after every enabled pass, in pass order (lower_verbose), each equal to the single-pass dump', () => {
+    const c = buildLayerNormBackward('BFloat16', 1100, 96);
+    const registry = innerOuterPersistentRegistry({ bulkLoadRows: true });
+    const every = compileFusion(c.fusion, c.info, { registry, kernelIrAfterEveryPass: true });
+    const passes = every.dumps.loweringPasses ?? [];
+    const names = passes.map((p) => p.pass);
+    expect(names[0]).toBe('kernel-signature');
+    expect(names.at(-1)).toBe('shared-memory-layout');
+    expect(names).toContain('bulk-row-pipeline');
+    // In LOWERING_PASS_NAMES order, each pass once.
+    expect(names).toEqual(LOWERING_PASS_NAMES.filter((n) => names.includes(n)));
+    for (const name of ['expr-lowering', 'bulk-row-pipeline']) {
+      const single = compileFusion(c.fusion, c.info, { registry, kernelIrAfterPass: name });
+      expect(passes.find((p) => p.pass === name)?.kernelIr).toBe(single.dumps.kernelIrAfterPass);
+    }
+    expect(compileFusion(c.fusion, c.info, { registry }).dumps.loweringPasses).toBeUndefined();
+    // Observing changes nothing in the kernel.
+    expect(every.source).toBe(compileFusion(c.fusion, c.info, { registry }).source);
+  });
 });

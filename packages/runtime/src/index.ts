@@ -64,5 +64,6 @@ export {
   type PlanView,
 } from './executor/launch-planner.js';
 export { finishProfile, type FusionProfile, type KernelProfile, type PendingKernelTiming } from './executor/kernel-profile.js';
+export { occupancyLine, occupancyPercent, type OccupancyFigures } from './executor/occupancy-line.js';
 export { wholeFusion, type PlanGroup, type SegmentPlan, type Segmenter } from './executor/segment-plan.js';
 export { l2Flusher, median, timeDevice, type FlushMode, type L2Flusher } from './timing.js';

@@ -10,7 +10,8 @@
 //      without a GPU for a target with this device's properties (compileForTarget) — the claim
 //      that compile-side dumps on a machine without a GPU are what the GPU compiles;
 //   3. the dumps tsfuser renders beside the executor's on the GPU backend (host_ir, fusion_args,
-//      kernel_args, index_type) print, each naming every kernel.
+//      kernel_args, index_type) print, each naming every kernel;
+//   4. the occupancy dump prints nvFuser's line once per kernel launch, from the driver.
 // Last line: `N passed, M failed`.
 
 import { readdirSync } from 'node:fs';
@@ -106,6 +107,17 @@ async function main(): Promise<void> {
         return text.split('\n')[0] ?? '';
       });
     }
+    await check(`${file}: occupancy from the driver, one line per launch`, async () => {
+      await definition.execute(inputs, { backend: gpu, dump: new Set(['occupancy']), captureDebugOutput: true, profile: true });
+      const lines = (definition.debugOutput() ?? '').split('\n').filter((l) => l !== '');
+      const launches = definition.profile().segments;
+      if (lines.length !== launches) throw new Error(`${lines.length} occupancy lines for ${launches} launches: ${lines.join(' | ')}`);
+      for (const line of lines) {
+        const m = /^num_sms=(\d+), blocks_per_sm=(\d+), warps_per_sm=(\d+), occupancy=(\d+\.\d\d)%$/.exec(line);
+        if (m === null || Number(m[1]) !== device.smCount || Number(m[2]) < 1) throw new Error(`malformed or empty: '${line}'`);
+      }
+      return lines.join(' | ');
+    });
   }
   const width = Math.max(...results.map((r) => r.name.length));
   for (const r of results) console.log(`${r.ok ? 'ok  ' : 'FAIL'} ${r.name.padEnd(width)}  ${r.detail}`);

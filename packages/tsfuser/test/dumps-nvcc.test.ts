@@ -46,6 +46,24 @@ describe.skipIf(nvcc === null)('nvcc dumps for sm_90 (no GPU)', () => {
     expect(r.stdout).not.toContain('warning');
   }, 120000);
 
+  it('occupancy: blocks per SM from ptxas\'s registers for each kernel, in nvFuser\'s line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tsfuser-nvcc-dumps-'));
+    const both = await cli(['run', join(FIXTURES, 'issue785_gelu_bias_grad.py'), '--backend', 'reference', '--dump', 'occupancy,ptxas_verbose'], dir);
+    expect(both.code).toBe(0);
+    const lines = both.stdout.split('\n').filter((l) => l.startsWith('num_sms='));
+    expect(lines).toHaveLength(2);
+    for (const line of lines) {
+      const m = /^num_sms=132, blocks_per_sm=(\d+), warps_per_sm=(\d+), occupancy=(\d+\.\d\d)%$/.exec(line);
+      expect(m, line).not.toBeNull();
+      const [blocks, warps, pct] = [Number(m?.[1]), Number(m?.[2]), Number(m?.[3])];
+      expect(blocks).toBeGreaterThan(0);
+      expect(pct).toBeCloseTo((warps / 64) * 100, 2);
+    }
+    // The registers ptxas reported are the ones the figures come from: recompute them here.
+    const regs = [...both.stdout.matchAll(/Used (\d+) registers/g)].map((m) => Number(m[1]));
+    expect(regs).toHaveLength(2);
+  }, 120000);
+
   it('--arch sm_80 compiles for sm_80', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tsfuser-nvcc-dumps-'));
     const r = await cli(['run', join(FIXTURES, 'softmax.py'), '--backend', 'reference', '--dump', 'ptxas_verbose', '--arch', 'sm_80'], dir);

@@ -129,6 +129,7 @@ const EXPECTED: Record<string, RegExp> = {
   scheduler_params: /===== Reduction Parameters ========[\s\S]*===== Pointwise Parameters ========/,
   fusion_ir: /%kernel_math \{[\s\S]*TransformPrinter : \n[\s\S]* logical domain: [\s\S]* loop domain: [\s\S]*TransformPrinter : /,
   fusion_ir_math: /^%kernel_math \{\n[\s\S]*\}\n%kernel_math \{\n[\s\S]*\}\n$/,
+  lower_verbose: /^After kernel-signature:\n[\s\S]*nvfuser_reduction_f0_c1_r0_g0[\s\S]*After loop-nest:\n[\s\S]*After shared-memory-layout:\n[\s\S]*After kernel-signature:\n[\s\S]*nvfuser_pointwise_f0_c1_r0_g1/,
   kernel_ir: /nvfuser_reduction_f0_c1_r0_g0/,
   index_type: /^nvfuser_reduction_f0_c1_r0_g0: Index type: int\nnvfuser_pointwise_f0_c1_r0_g1: Index type: int\n$/,
   dynamic_shared_memory: /^nvfuser_reduction_f0_c1_r0_g0: dynamic shared memory: \d+ bytes\nnvfuser_pointwise_f0_c1_r0_g1: dynamic shared memory: 0 bytes\n$/,

@@ -25,6 +25,7 @@ import type { DeviceContext } from '../device.js';
 import { ExecutorInputError } from '../errors.js';
 import { Tensor } from '../tensor.js';
 import { FusionExecutor, type CompileReport } from './fusion-executor.js';
+import { occupancyLine } from './occupancy-line.js';
 import { finishProfile, type FusionProfile, type PendingKernelTiming } from './kernel-profile.js';
 import { sideStreamSteps } from './side-stream-steps.js';
 import { validateInputLayout } from './input-validation.js';
@@ -43,7 +44,8 @@ export type ExecutorDump =
   | 'fusion_ir_math'
   | 'kernel_ir'
   | 'cuda_kernel'
-  | 'launch_param';
+  | 'launch_param'
+  | 'occupancy';
 
 export interface ExecutorCacheOptions {
   cubinCache?: CubinCache;
@@ -313,6 +315,16 @@ export class FusionExecutorCache {
     return { executor, params };
   }
 
+  /** nvFuser's occupancy line for a launch: resident blocks per SM as the driver computes them. */
+  private occupancyText(step: Step): string {
+    const { block, sharedMemBytes } = step.executor.kernel.launch;
+    const threadsPerBlock = block[0] * block[1] * block[2];
+    const p = this.device.properties;
+    const blocksPerSm = step.executor.fn.maxActiveBlocksPerSm(threadsPerBlock, sharedMemBytes);
+    if (blocksPerSm === null) return `${step.executor.kernel.kernelName}: occupancy: the driver could not tell (an older native addon without occupancy)\n`;
+    return occupancyLine({ numSms: p.smCount, blocksPerSm, threadsPerBlock, warpSize: p.warpSize, maxThreadsPerSm: p.maxThreadsPerMultiprocessor });
+  }
+
   /** Records the start event of a profiled launch on the stream it goes to; describes the launch. */
   private startTiming(step: Step, index: number, stream: bigint | undefined, args: readonly ExecutorArgument[], buffers: readonly Tensor[]): PendingKernelTiming {
     const bytes = (refs: readonly Ref[]): number =>
@@ -367,6 +379,7 @@ export class FusionExecutorCache {
     try {
       plan.steps.forEach((step, index) => {
         const stream = step.side ? sideStream : undefined;
+        if (this.dump.has('occupancy')) this.sink(this.occupancyText(step));
         const timing = pending === null ? null : this.startTiming(step, index, stream, args, buffers);
         if (stream !== undefined) {
           step.executor.launch(step.refs.map(value), step.grid, stream);

@@ -69,7 +69,19 @@ function runtimeInfo(fusion: Fusion, args: readonly PlannedArgument[], device: D
   };
 }
 
-export function compileForTarget(fusion: Fusion, inputs: readonly ExecuteInput[], target: CompileTarget, registry: SchedulerRegistry = defaultSchedulerRegistry()): TargetCompilation {
+/** What compileForTarget keeps beyond the kernels (only what a requested dump needs). */
+export interface TargetCompileOptions {
+  /** Keep the kernel IR after every lowering pass (the lower_verbose dump). */
+  kernelIrAfterEveryPass?: boolean;
+}
+
+export function compileForTarget(
+  fusion: Fusion,
+  inputs: readonly ExecuteInput[],
+  target: CompileTarget,
+  registry: SchedulerRegistry = defaultSchedulerRegistry(),
+  options: TargetCompileOptions = {},
+): TargetCompilation {
   const args = inputs.map(plannedInput);
   const info = runtimeInfo(fusion, args, target.device);
   const bindings = bindArguments(fusion, info);
@@ -81,7 +93,12 @@ export function compileForTarget(fusion: Fusion, inputs: readonly ExecuteInput[]
     if (scheduler === undefined) throw new Error(`segment ${groupId} was planned for the ${schedulerType} scheduler, which the registry does not have`);
     const params = scheduler.computeHeuristics(groupFusion, groupInfo);
     if (params.schedulerType === 'expr_eval' || params.schedulerType === 'no_op') throw new Error(`segment ${groupId} needs no kernel (${params.schedulerType}) but was planned as one`);
-    const kernel = generateKernel(scheduler.schedule(groupFusion.clone().fusion, params), { fusionId: 0, runtimeId: 0, groupId });
+    const kernel = generateKernel(scheduler.schedule(groupFusion.clone().fusion, params), {
+      fusionId: 0,
+      runtimeId: 0,
+      groupId,
+      ...(options.kernelIrAfterEveryPass === true ? { kernelIrAfterEveryPass: true } : {}),
+    });
     return { kernel, grid: [...kernel.launch.grid] };
   });
   return { target, info, segments, segmented, plan, registry, args };

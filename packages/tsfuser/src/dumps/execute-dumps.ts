@@ -28,6 +28,7 @@ export const EXECUTOR_DUMPS: ReadonlySet<ExecutorDump> = new Set<ExecutorDump>([
   'kernel_ir',
   'cuda_kernel',
   'launch_param',
+  'occupancy',
 ]);
 
 export interface ExecuteDumpOptions {
@@ -68,7 +69,7 @@ export function printExecuteDumps(fusion: Fusion, inputs: readonly ExecuteInput[
   }
   let compiled: ReturnType<typeof compileForTarget>;
   try {
-    compiled = compileForTarget(fusion, inputs, target);
+    compiled = compileForTarget(fusion, inputs, target, undefined, { kernelIrAfterEveryPass: wanted.includes('lower_verbose') });
   } catch (error) {
     if (!(error instanceof SchedulingError || error instanceof LoweringError || error instanceof ExecutorInputError)) throw error;
     notProduced(error.message);

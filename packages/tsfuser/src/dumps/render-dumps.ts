@@ -10,12 +10,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CompiledKernel } from '@tsfuser/codegen';
 import { dataTypeSize, printFusion, printMath, type Fusion } from '@tsfuser/fusion-ir';
-import { Tensor, type PlanRef, type PlanStep, type TensorLayout } from '@tsfuser/runtime';
+import { occupancyLine, Tensor, type PlanRef, type PlanStep, type TensorLayout } from '@tsfuser/runtime';
 import type { ExecuteInput } from '../execute/backend.js';
 import type { TargetCompilation } from './compile-for-target.js';
 import { DUMP_OPTIONS } from './dump-options.js';
 import { describeSegmenter, describeSchedulerChoices } from './segmenter-log.js';
 import { findNvcc, NVCC_MISSING, nvccCompile, NvccError } from './nvcc.js';
+import { blocksPerSm, ptxasResources } from './occupancy.js';
 
 export interface RenderOptions {
   /** Directory for cuda_to_file / ptx / cubin files (default: the working directory). */
@@ -78,6 +79,9 @@ export function renderDumps(c: TargetCompilation, fusion: Fusion, inputs: readon
       case 'fusion_ir_math':
         each((k) => printMath(k.scheduledFusion));
         break;
+      case 'lower_verbose':
+        each((k) => (k.dumps.loweringPasses ?? []).map((p) => `After ${p.pass}:\n${p.kernelIr}`).join(''));
+        break;
       case 'kernel_ir':
         each((k) => k.dumps.kernelIr);
         break;
@@ -103,6 +107,9 @@ export function renderDumps(c: TargetCompilation, fusion: Fusion, inputs: readon
       case 'cubin':
       case 'ptxas_verbose':
         each((k) => nvccDump(name, k, c.target.arch, nvccPath(), directory));
+        break;
+      case 'occupancy':
+        each((k) => occupancyDump(k, c, nvccPath()));
         break;
       case 'launch_param':
         for (const s of kernels) sink(s.kernel.dumps.launchParams);
@@ -137,6 +144,26 @@ function nvccDump(name: 'ptx' | 'cubin' | 'ptxas_verbose', k: CompiledKernel, ar
     if (!(error instanceof NvccError)) throw error;
     return `${name}: ${error.message}\n`;
   }
+}
+
+/** nvFuser's occupancy line computed from ptxas's resources for the target (no driver here). */
+function occupancyDump(k: CompiledKernel, c: TargetCompilation, nvcc: string | null): string {
+  if (nvcc === null) return `occupancy: ${k.kernelName}: ${NVCC_MISSING}\n`;
+  let log: string;
+  try {
+    log = nvccCompile(nvcc, k.source, k.kernelName, c.target.arch, 'cubin', true).log;
+  } catch (error) {
+    if (!(error instanceof NvccError)) throw error;
+    return `occupancy: ${error.message}\n`;
+  }
+  const resources = ptxasResources(log, k.kernelName);
+  if (resources === undefined) return `occupancy: ${k.kernelName}: ptxas reported no registers for it\n`;
+  const [bx, by, bz] = k.launch.block;
+  const threadsPerBlock = bx * by * bz;
+  const device = c.target.device;
+  const r = blocksPerSm({ threadsPerBlock, dynamicSharedBytes: k.launch.sharedMemBytes, resources }, device);
+  if ('unknown' in r) return `occupancy: ${k.kernelName}: ${r.unknown}\n`;
+  return occupancyLine({ numSms: device.smCount, blocksPerSm: r.blocks, threadsPerBlock, warpSize: device.warpSize, maxThreadsPerSm: device.maxThreadsPerSm });
 }
 
 function zeroedMemoryText(k: CompiledKernel): string {
