@@ -13,6 +13,7 @@ export { computePointwiseHeuristics, THREADS_PER_BLOCK, MAX_GRID_Y, type Pointwi
 export { schedulePointwise } from './pointwise/schedule.js';
 export { PointwiseScheduler } from './pointwise/index.js';
 export { permutedAllocationOrder, stridedOutputRefusal, stridesInOrder } from './stride-order.js';
+export { materializeStrideOrders, pointwiseWritable } from './materialize-stride-orders.js';
 export { ExprEvalScheduler } from './expr-eval/index.js';
 export { NoOpScheduler, canScheduleEmptyOutputs } from './no-op/index.js';
 export { canScheduleExprEvalViews } from './expr-eval/can-schedule.js';

@@ -18,7 +18,7 @@
 // built for.
 
 import { dataTypeSize, printFusion, printMath, type DataType, type Fusion, type Val } from '@tsfuser/fusion-ir';
-import { defaultSchedulerRegistry, segmentationPlanner, type KernelParams, type RuntimeInfo, type SchedulerRegistry, type SchedulerType } from '@tsfuser/scheduler';
+import { defaultSchedulerRegistry, materializeStrideOrders, segmentationPlanner, type KernelParams, type RuntimeInfo, type SchedulerRegistry, type SchedulerType } from '@tsfuser/scheduler';
 import type { ArgumentValue } from '@tsfuser/codegen';
 import type { CubinCache } from '../cubin-cache.js';
 import type { DeviceContext } from '../device.js';
@@ -131,11 +131,15 @@ export class FusionExecutorCache {
   private sink: (text: string) => void;
   private profile: FusionProfile | null = null;
 
+  /** The fusion as the GPU path runs it: stride orders only pointwise kernels write get a copy (materializeStrideOrders). */
+  readonly fusion: Fusion;
+
   constructor(
-    readonly fusion: Fusion,
+    fusion: Fusion,
     readonly device: DeviceContext,
     private readonly options: ExecutorCacheOptions = {},
   ) {
+    this.fusion = materializeStrideOrders(fusion);
     this.registry = options.registry ?? defaultSchedulerRegistry();
     this.segmenter = options.segmenter ?? segmentationPlanner(this.registry);
     this.dump = options.dump ?? new Set();

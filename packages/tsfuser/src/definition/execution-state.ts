@@ -10,14 +10,12 @@ import { compileFusion, type CompiledKernel } from '@tsfuser/codegen';
 import type { Fusion } from '@tsfuser/fusion-ir';
 import { Tensor, type FusionProfile, type KernelProfile } from '@tsfuser/runtime';
 import { makeRuntimeInfo } from '@tsfuser/scheduler';
-import { BackendUnavailableError, DefinitionError, ValidationError } from '../errors.js';
+import { DefinitionError, ValidationError } from '../errors.js';
 import { executeFusion, resolveBackend, type ExecuteInput, type ExecuteOptions } from '../execute/execute.js';
 import { applyOutputAliases, type OutputAlias } from '../execute/output-alias.js';
-import { noteOnce, stderrSink } from '../execute/notes.js';
-import { evaluateOnHost, referenceBackend } from '../execute/reference-backend.js';
+import { evaluateOnHost } from '../execute/reference-backend.js';
 import { compareTensors, toleranceFor } from '../io/compare.js';
 import type { InputDescriptor } from './fusion-definition.js';
-import { gpuRefusal } from './gpu-limits.js';
 import { dumpsFromEnv } from '../dumps/dump-options.js';
 import { printExecuteDumps } from '../dumps/execute-dumps.js';
 import type { CompileTarget } from '../dumps/target.js';
@@ -88,11 +86,10 @@ export class ExecutionState {
     const start = performance.now();
     let kernels: FusionProfile | null = null;
     if (options.profile === true) runOptions.onProfile = (p: FusionProfile): void => void (kernels = p);
-    const effective = this.withGpuLimits(fusion, runOptions);
-    const outputs = await executeFusion(fusion, descriptors, inputs, effective);
+    const outputs = await executeFusion(fusion, descriptors, inputs, runOptions);
     const wallMs = performance.now() - start;
     if (dump.size > 0) {
-      const backend = resolveBackend(effective.backend, () => undefined);
+      const backend = resolveBackend(runOptions.backend, () => undefined);
       printExecuteDumps(fusion, inputs, backend, dump, sink, {
         device: options.device ?? 0,
         ...(options.target === undefined ? {} : { target: options.target }),
@@ -104,7 +101,7 @@ export class ExecutionState {
     this.profile = null;
     this.debug = capture ? captured.join('') : null;
     if (options.profile === true) {
-      const backend = resolveBackend(effective.backend, () => undefined).name;
+      const backend = resolveBackend(runOptions.backend, () => undefined).name;
       this.profile = profileOf(backend, wallMs, kernels);
     }
     return result;
@@ -146,23 +143,6 @@ export class ExecutionState {
       }
     }
     return this.compiled.kernel;
-  }
-
-  /**
-   * The options to run with: a fusion the GPU path would get wrong is refused on 'gpu' (one
-   * BackendUnavailableError) and runs on the reference evaluator under 'auto', with a note.
-   */
-  private withGpuLimits(fusion: Fusion, options: ExecuteOptions): ExecuteOptions {
-    const choice = options.backend ?? 'auto';
-    if (choice === 'reference' || (typeof choice !== 'string' && choice.name !== 'gpu')) return options;
-    const reason = gpuRefusal(fusion);
-    if (reason === null) return options;
-    if (choice === 'auto' && resolveBackend('auto', () => undefined) !== referenceBackend) {
-      noteOnce(`gpu-refused:${reason}`, `tsfuser: the GPU path cannot run this fusion (${reason}); using the reference evaluator`, options.notes ?? stderrSink);
-      return { ...options, backend: 'reference' };
-    }
-    if (choice === 'auto') return options;
-    throw new BackendUnavailableError(`gpu backend: ${reason}; run it with backend 'reference'`);
   }
 
   lastProfile(): ExecuteProfile {

@@ -22,6 +22,7 @@ import {
 } from '@tsfuser/runtime';
 import {
   defaultSchedulerRegistry,
+  materializeStrideOrders,
   segmentFusion,
   segmentationPlanner,
   type DeviceProperties,
@@ -82,6 +83,8 @@ export function compileForTarget(
   registry: SchedulerRegistry = defaultSchedulerRegistry(),
   options: TargetCompileOptions = {},
 ): TargetCompilation {
+  // As the executor cache does before anything else (the same pre-segmentation pass).
+  fusion = materializeStrideOrders(fusion);
   const args = inputs.map(plannedInput);
   const info = runtimeInfo(fusion, args, target.device);
   const bindings = bindArguments(fusion, info);
