@@ -11,7 +11,9 @@
 //      that compile-side dumps on a machine without a GPU are what the GPU compiles;
 //   3. the dumps tsfuser renders beside the executor's on the GPU backend (host_ir, fusion_args,
 //      kernel_args, index_type) print, each naming every kernel;
-//   4. the occupancy dump prints nvFuser's line once per kernel launch, from the driver.
+//   4. the occupancy dump prints nvFuser's line once per kernel launch, from the driver, and the
+//      line computed without a GPU (ptxas's registers via nvcc, the occupancy calculator) is the same;
+//   5. the sass dump disassembles every kernel (nvcc + nvdisasm on the GPU host).
 // Last line: `N passed, M failed`.
 
 import { readdirSync } from 'node:fs';
@@ -116,7 +118,24 @@ async function main(): Promise<void> {
         const m = /^num_sms=(\d+), blocks_per_sm=(\d+), warps_per_sm=(\d+), occupancy=(\d+\.\d\d)%$/.exec(line);
         if (m === null || Number(m[1]) !== device.smCount || Number(m[2]) < 1) throw new Error(`malformed or empty: '${line}'`);
       }
-      return lines.join(' | ');
+      const driver = lines.join('\n');
+      // The same figures without the driver: ptxas's registers (nvcc for this arch) and the occupancy calculator.
+      let computed = '';
+      renderDumps(compileForTarget(definition.fusionIr(), inputs, target), definition.fusionIr(), inputs, new Set(['occupancy']), (t) => void (computed += t));
+      const mine = computed.split('\n').filter((l) => l !== '').join('\n');
+      if (mine !== driver) throw new Error(`driver: ${driver.split('\n').join(' | ')}; from ptxas: ${mine.split('\n').join(' | ')}`);
+      return `${lines.join(' | ')} (= from ptxas registers)`;
+    });
+    await check(`${file}: sass (nvcc cubin, nvdisasm)`, () => {
+      let text = '';
+      const compiled = compileForTarget(definition.fusionIr(), inputs, target);
+      renderDumps(compiled, definition.fusionIr(), inputs, new Set(['sass']), (t) => void (text += t));
+      for (const step of compiled.plan.steps) {
+        const name = step.kernel.kernelName;
+        if (!text.includes(`======= SASS of kernel: ${name} =======`) || !new RegExp(`Function : ${name}\\b`).test(text)) throw new Error(`no SASS for ${name}: ${text.slice(0, 200)}`);
+      }
+      if (!/\bEXIT\b/.test(text)) throw new Error('no EXIT instruction in the SASS');
+      return `${text.split('\n').length} lines of SASS for ${compiled.plan.steps.length} kernels`;
     });
   }
   const width = Math.max(...results.map((r) => r.name.length));

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { findNvcc } from '../src/dumps/nvcc.js';
+import { findNvdisasm, NVDISASM_MISSING } from '../src/dumps/nvdisasm.js';
 import { FIXTURES } from './helpers.js';
 
 const nvcc = findNvcc();
@@ -62,6 +63,18 @@ describe.skipIf(nvcc === null)('nvcc dumps for sm_90 (no GPU)', () => {
     // The registers ptxas reported are the ones the figures come from: recompute them here.
     const regs = [...both.stdout.matchAll(/Used (\d+) registers/g)].map((m) => Number(m[1]));
     expect(regs).toHaveLength(2);
+  }, 120000);
+
+  it('sass: the SASS of each kernel where nvdisasm is installed, else one line saying it is not', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tsfuser-nvcc-dumps-'));
+    const r = await cli(['run', join(FIXTURES, 'softmax.py'), '--backend', 'reference', '--dump', 'sass'], dir);
+    expect(r.code).toBe(0);
+    if (findNvdisasm(nvcc) === null) {
+      expect(r.stdout).toContain(`sass: nvfuser_inner_persistent_f0_c1_r0_g0: ${NVDISASM_MISSING}\n`);
+    } else {
+      expect(r.stdout).toContain('======= SASS of kernel: nvfuser_inner_persistent_f0_c1_r0_g0 =======');
+      expect(r.stdout).toMatch(/Function : nvfuser_inner_persistent_f0_c1_r0_g0\b[\s\S]*EXIT/);
+    }
   }, 120000);
 
   it('--arch sm_80 compiles for sm_80', async () => {

@@ -196,10 +196,12 @@ describe('every supported dump prints its content without a GPU', () => {
   it('the nvcc dumps say so in one line when nvcc is absent', async () => {
     const { definition, inputs } = await load('softmax.py');
     const out: string[] = [];
-    renderDumps(compileForTarget(definition.fusionIr(), inputs, DEFAULT_TARGET), definition.fusionIr(), inputs, new Set(['ptx', 'ptxas_verbose']), (t) => void out.push(t), { nvcc: null });
+    renderDumps(compileForTarget(definition.fusionIr(), inputs, DEFAULT_TARGET), definition.fusionIr(), inputs, new Set(['ptx', 'ptxas_verbose', 'sass', 'occupancy']), (t) => void out.push(t), { nvcc: null });
     expect(out).toEqual([
       'ptx: nvfuser_inner_persistent_f0_c1_r0_g0: nvcc is not installed (set NVCC or put nvcc on PATH); this dump needs it\n',
       'ptxas_verbose: nvfuser_inner_persistent_f0_c1_r0_g0: nvcc is not installed (set NVCC or put nvcc on PATH); this dump needs it\n',
+      'sass: nvfuser_inner_persistent_f0_c1_r0_g0: nvcc is not installed (set NVCC or put nvcc on PATH); this dump needs it\n',
+      'occupancy: nvfuser_inner_persistent_f0_c1_r0_g0: nvcc is not installed (set NVCC or put nvcc on PATH); this dump needs it\n',
     ]);
   });
 });

@@ -50,6 +50,8 @@ export const DUMP_OPTIONS: readonly DumpOption[] = [
   yes('ptx', 'nvcc', 'writes the PTX of each kernel (nvcc -ptx) to __tmp_<kernel>.ptx and prints PRINTING: <file>'),
   yes('cubin', 'nvcc', 'writes the cubin of each kernel (nvcc -cubin) to __tmp_<kernel>.cubin and prints PRINTING: <file>'),
   yes('ptxas_verbose', 'nvcc', "ptxas's verbose log of each kernel: registers, spills, stack, shared memory (nvcc -cubin -Xptxas -v)"),
+  yes('sass', 'nvcc', "the SASS of each kernel: nvcc's cubin for the target disassembled by nvdisasm -c"),
+  yes('sass_to_file', 'nvcc', 'writes the SASS of each kernel (nvdisasm -c) to __tmp_<kernel>.sass and prints PRINTING: <file>'),
   yes('occupancy', 'nvcc', "nvFuser's line per kernel: num_sms, blocks_per_sm, warps_per_sm, occupancy (on the GPU from the driver at each launch; without one computed from ptxas's registers and shared memory for the target)"),
   yes('launch_param', 'compile', 'grid, block and shared memory of each launch'),
   yes('host_ir', 'compile', 'the launch plan (the host program): per segment its kernel launch, view or no-op, with the buffers it reads and writes'),
@@ -75,8 +77,6 @@ export const DUMP_OPTIONS: readonly DumpOption[] = [
   no('predicate_elimination', 'tsfuser does not eliminate predicates in a separate pass to log'),
   no('python_definition_segments', 'segments are Fusions, not FusionDefinitions: there is no python printer for them'),
   no('python_frontend_debug', 'the TypeScript frontend has no debug trace'),
-  no('sass', 'tsfuser does not disassemble cubins (needs nvdisasm)'),
-  no('sass_to_file', 'tsfuser does not disassemble cubins (needs nvdisasm)'),
   no('sync_map', 'tsfuser places __syncthreads without a RAW sync map'),
   no('transform_propagator', 'tsfuser schedulers transform every tensor directly; there is no TransformPropagator'),
 ];

@@ -17,6 +17,7 @@ import { DUMP_OPTIONS } from './dump-options.js';
 import { describeSegmenter, describeSchedulerChoices } from './segmenter-log.js';
 import { findNvcc, NVCC_MISSING, nvccCompile, NvccError } from './nvcc.js';
 import { blocksPerSm, ptxasResources } from './occupancy.js';
+import { disassemble, findNvdisasm, NVDISASM_MISSING } from './nvdisasm.js';
 
 export interface RenderOptions {
   /** Directory for cuda_to_file / ptx / cubin files (default: the working directory). */
@@ -108,6 +109,10 @@ export function renderDumps(c: TargetCompilation, fusion: Fusion, inputs: readon
       case 'ptxas_verbose':
         each((k) => nvccDump(name, k, c.target.arch, nvccPath(), directory));
         break;
+      case 'sass':
+      case 'sass_to_file':
+        each((k) => sassDump(name, k, c.target.arch, nvccPath(), directory));
+        break;
       case 'occupancy':
         each((k) => occupancyDump(k, c, nvccPath()));
         break;
@@ -140,6 +145,22 @@ function nvccDump(name: 'ptx' | 'cubin' | 'ptxas_verbose', k: CompiledKernel, ar
     if (name === 'ptxas_verbose') return nvccCompile(nvcc, k.source, k.kernelName, arch, 'cubin', true).log;
     const r = nvccCompile(nvcc, k.source, k.kernelName, arch, name);
     return writeDumpFile(directory, `__tmp_${k.kernelName}.${name}`, new Uint8Array(r.output));
+  } catch (error) {
+    if (!(error instanceof NvccError)) throw error;
+    return `${name}: ${error.message}\n`;
+  }
+}
+
+/** The SASS of each kernel's nvcc cubin, printed (sass) or written to __tmp_<kernel>.sass (sass_to_file). */
+function sassDump(name: 'sass' | 'sass_to_file', k: CompiledKernel, arch: string, nvcc: string | null, directory: string): string {
+  if (nvcc === null) return `${name}: ${k.kernelName}: ${NVCC_MISSING}\n`;
+  const nvdisasm = findNvdisasm(nvcc);
+  if (nvdisasm === null) return `${name}: ${k.kernelName}: ${NVDISASM_MISSING}\n`;
+  try {
+    const cubin = nvccCompile(nvcc, k.source, k.kernelName, arch, 'cubin').output;
+    const sass = disassemble(nvdisasm, new Uint8Array(cubin), k.kernelName);
+    if (name === 'sass_to_file') return writeDumpFile(directory, `__tmp_${k.kernelName}.sass`, sass);
+    return `\n======= SASS of kernel: ${k.kernelName} =======\n${sass}`;
   } catch (error) {
     if (!(error instanceof NvccError)) throw error;
     return `${name}: ${error.message}\n`;
