@@ -132,7 +132,7 @@ async function main(): Promise<void> {
       renderDumps(compiled, definition.fusionIr(), inputs, new Set(['sass']), (t) => void (text += t));
       for (const step of compiled.plan.steps) {
         const name = step.kernel.kernelName;
-        if (!text.includes(`======= SASS of kernel: ${name} =======`) || !new RegExp(`Function : ${name}\\b`).test(text)) throw new Error(`no SASS for ${name}: ${text.slice(0, 200)}`);
+        if (!text.includes(`======= SASS of kernel: ${name} =======`) || !text.includes(`.text.${name} `)) throw new Error(`no SASS for ${name}: ${text.slice(0, 200)}`);
       }
       if (!/\bEXIT\b/.test(text)) throw new Error('no EXIT instruction in the SASS');
       return `${text.split('\n').length} lines of SASS for ${compiled.plan.steps.length} kernels`;

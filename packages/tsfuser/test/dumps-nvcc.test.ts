@@ -73,7 +73,7 @@ describe.skipIf(nvcc === null)('nvcc dumps for sm_90 (no GPU)', () => {
       expect(r.stdout).toContain(`sass: nvfuser_inner_persistent_f0_c1_r0_g0: ${NVDISASM_MISSING}\n`);
     } else {
       expect(r.stdout).toContain('======= SASS of kernel: nvfuser_inner_persistent_f0_c1_r0_g0 =======');
-      expect(r.stdout).toMatch(/Function : nvfuser_inner_persistent_f0_c1_r0_g0\b[\s\S]*EXIT/);
+      expect(r.stdout).toMatch(/\.text\.nvfuser_inner_persistent_f0_c1_r0_g0 [\s\S]*EXIT/);
     }
   }, 120000);
 
