@@ -15,6 +15,11 @@ Math per family (what the tsfuser definitions compute; fp32 math for bf16):
   silu_mul    F.silu(a) * b
   mul         a * b
   bias_add    x + b (b: [H])
+  softmax_bwd aten._softmax_backward_data(dy, y, -1, dtype)
+  rms_norm_bwd  (dx, dw) of y = x * rstd * w, in fp32 math (PyTorch has no aten op for it)
+  gelu_bwd    aten.gelu_backward(dy, x) (erf)
+  scale_bias_relu  relu(x * scale + bias) (scale, bias: [H])
+  reduction_epilogue  (x.float().sum(-1) + e.float()).to(dtype) (e: [rows])
 
 Writes one JSON object per line: {"name", "impl", "median_ms"} (or "error"), and {"copy_gbps"}.
 Usage: python3 sweep_pytorch.py --points points.json [--iters N] [--out f.jsonl] [--no-compile]
@@ -85,6 +90,32 @@ def make(point):
     if family == "bias_add":
         b = torch.randn(hidden, device="cuda", dtype=dtype)
         return (lambda x, b: x + b), (x, b)
+    if family == "softmax_bwd":
+        y = torch.softmax(torch.randn(rows, hidden, device="cuda", dtype=torch.float32), -1).to(dtype)
+        return (lambda dy, y: torch.ops.aten._softmax_backward_data(dy, y, -1, dtype)), (x, y)
+    if family == "gelu_bwd":
+        xx = torch.randn(rows, hidden, device="cuda", dtype=dtype)
+        return (lambda dy, x: torch.ops.aten.gelu_backward(dy, x)), (x, xx)
+    if family == "rms_norm_bwd":
+        xx = torch.randn(rows, hidden, device="cuda", dtype=dtype)
+        rstd = torch.rand(rows, device="cuda") + 0.5
+        w = torch.randn(hidden, device="cuda", dtype=dtype)
+
+        def rms_bwd(dy, x, rstd, w):
+            dyf, xf, r = dy.float(), x.float(), rstd[:, None]
+            xhat = xf * r
+            g = dyf * w.float()
+            dx = r * (g - xhat * (g * xhat).mean(-1, keepdim=True))
+            return dx.to(dy.dtype), (dyf * xhat).sum(0).to(dy.dtype)
+
+        return rms_bwd, (x, xx, rstd, w)
+    if family == "scale_bias_relu":
+        s = torch.randn(hidden, device="cuda", dtype=dtype)
+        b = torch.randn(hidden, device="cuda", dtype=dtype)
+        return (lambda x, s, b: torch.relu(x.float() * s.float() + b.float()).to(x.dtype)), (x, s, b)
+    if family == "reduction_epilogue":
+        e = torch.randn(rows, device="cuda", dtype=dtype)
+        return (lambda x, e: (x.float().sum(-1) + e.float()).to(x.dtype)), (x, e)
     raise ValueError(f"unknown family {family}")
 
 

@@ -63,6 +63,11 @@ describe('sweep points', () => {
     expect(pointBytes(p('layer_norm'))).toBe((2 * 128 + 32) * 2);
     expect(pointBytes(p('rms_norm'))).toBe((2 * 128 + 16) * 2);
     expect(pointBytes(p('row_sum'))).toBe(128 * 2 + 8 * 2);
+    expect(pointBytes(p('softmax_bwd'))).toBe(3 * 128 * 2);
+    expect(pointBytes(p('gelu_bwd'))).toBe(3 * 128 * 2);
+    expect(pointBytes(p('rms_norm_bwd'))).toBe(3 * 128 * 2 + 8 * 4 + 2 * 16 * 2);
+    expect(pointBytes(p('scale_bias_relu'))).toBe((2 * 128 + 2 * 16) * 2);
+    expect(pointBytes(p('reduction_epilogue'))).toBe(128 * 2 + 2 * 8 * 2);
   });
 });
 
@@ -141,6 +146,38 @@ describe('sweep definitions compute what sweep_pytorch.py times', () => {
           });
           break;
         }
+        case 'softmax_bwd': {
+          // inputs: grad_output (x here), output y (second) — aten._softmax_backward_data.
+          const y = row(second as Float64Array, r);
+          const dot = v.reduce((a, d, c) => a + d * (y[c] as number), 0);
+          out[0]?.push(...y.map((q, c) => q * ((v[c] as number) - dot)));
+          break;
+        }
+        case 'gelu_bwd': {
+          // inputs: grad_out (x here), x (second) — aten.gelu_backward (erf).
+          const xr = row(second as Float64Array, r);
+          out[0]?.push(...xr.map((q, c) => (v[c] as number) * (0.5 * (1 + erf(q / Math.SQRT2)) + (q * Math.exp(-0.5 * q * q)) / Math.sqrt(2 * Math.PI))));
+          break;
+        }
+        case 'rms_norm_bwd': {
+          // inputs: grad_out (x here), x (second), rstd, weight; y = x·rstd·w.
+          const xr = row(second as Float64Array, r);
+          const rstd = third?.[r] as number;
+          const xhat = xr.map((e) => e * rstd);
+          const g = v.map((d, c) => d * (fourth?.[c] as number));
+          const meanGX = g.reduce((a, e, c) => a + e * (xhat[c] as number), 0) / hidden;
+          out[0]?.push(...g.map((e, c) => rstd * (e - (xhat[c] as number) * meanGX)));
+          v.forEach((d, c) => {
+            gradW[c] = (gradW[c] as number) + d * (xhat[c] as number);
+          });
+          break;
+        }
+        case 'scale_bias_relu':
+          out[0]?.push(...v.map((e, c) => Math.max(0, e * (second?.[c] as number) + (third?.[c] as number))));
+          break;
+        case 'reduction_epilogue':
+          out[0]?.push(v.reduce((a, e) => a + e, 0) + (second?.[r] as number));
+          break;
         default: {
           const unreachable: never = family;
           throw new Error(String(unreachable));
@@ -148,6 +185,7 @@ describe('sweep definitions compute what sweep_pytorch.py times', () => {
       }
     }
     if (family === 'layer_norm_bwd') return [out[0] as number[], gradW, gradB];
+    if (family === 'rms_norm_bwd') return [out[0] as number[], gradW];
     return [out[0] as number[]];
   };
 

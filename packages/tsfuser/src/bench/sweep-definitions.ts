@@ -6,6 +6,7 @@
 import { FusionDefinition } from '../definition/fusion-definition.js';
 import { importPythonDefinition } from '../python/import-definition.js';
 import { pointBytes, pointName, SWEEP_FAMILIES, type SweepDtype, type SweepFamily, type SweepPoint } from './sweep-points.js';
+import { geluBackwardDef, reductionEpilogueDef, rmsNormBackwardDef, scaleBiasReluDef, softmaxBackwardDef } from './sweep-more-definitions.js';
 import { layerNormBackwardDef, layerNormDef, softmaxDef, type Workload, type WorkloadInput } from './workloads.js';
 
 function rmsNormDef(dtype: string): string {
@@ -94,6 +95,16 @@ export function sweepDefinitionText(family: SweepFamily, dtype: SweepDtype, hidd
       return mulDef(dtype);
     case 'bias_add':
       return biasAddDef(dtype);
+    case 'softmax_bwd':
+      return softmaxBackwardDef(dtype);
+    case 'rms_norm_bwd':
+      return rmsNormBackwardDef(dtype, hidden);
+    case 'gelu_bwd':
+      return geluBackwardDef(dtype);
+    case 'scale_bias_relu':
+      return scaleBiasReluDef(dtype);
+    case 'reduction_epilogue':
+      return reductionEpilogueDef(dtype);
     default: {
       const unreachable: never = family;
       throw new Error(`unknown family ${String(unreachable)}`);
@@ -103,7 +114,7 @@ export function sweepDefinitionText(family: SweepFamily, dtype: SweepDtype, hidd
 
 /** Whether a family's definition depends on the hidden size (a 1/H constant), not only its dtype. */
 export function definitionDependsOnHidden(family: SweepFamily): boolean {
-  return family === 'layer_norm_bwd';
+  return family === 'layer_norm_bwd' || family === 'rms_norm_bwd';
 }
 
 export function sweepDefinition(family: SweepFamily, dtype: SweepDtype, hidden = 0): FusionDefinition {
@@ -127,6 +138,15 @@ export function sweepInputs(family: SweepFamily, dtype: SweepDtype, rows: number
     case 'rms_norm':
     case 'bias_add':
       return [x, column];
+    case 'softmax_bwd':
+    case 'gelu_bwd':
+      return [x, { ...x }];
+    case 'scale_bias_relu':
+      return [x, column, { ...column }];
+    case 'reduction_epilogue':
+      return [x, { sizes: [rows], dtype }];
+    case 'rms_norm_bwd':
+      return [x, { ...x }, { sizes: [rows], dtype: 'Float', positive: true }, column];
     case 'layer_norm_bwd':
       return [x, { ...x }, { sizes: [rows], dtype: 'Float' }, { sizes: [rows], dtype: 'Float', positive: true }, column];
     default: {

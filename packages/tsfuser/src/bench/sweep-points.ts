@@ -7,10 +7,27 @@
 // `--chunk i/n` splits it into disjoint chunks whose union is the whole sweep.
 
 /**
- * Families tsfuser can express today: last-dim normalizations forward, layer_norm backward, a row
- * reduction, and the pointwise families of nvFuser's suite (gelu, silu·mul, mul, bias add).
+ * Families tsfuser can express today: last-dim normalizations forward, the backward passes of
+ * layer_norm, rms_norm and softmax, a row reduction (with and without an epilogue), and the
+ * pointwise families of nvFuser's suite (gelu and its backward, silu·mul, mul, bias add,
+ * scale·bias·relu).
  */
-export const SWEEP_FAMILIES = ['softmax', 'layer_norm', 'rms_norm', 'row_sum', 'layer_norm_bwd', 'gelu', 'silu_mul', 'mul', 'bias_add'] as const;
+export const SWEEP_FAMILIES = [
+  'softmax',
+  'layer_norm',
+  'rms_norm',
+  'row_sum',
+  'layer_norm_bwd',
+  'gelu',
+  'silu_mul',
+  'mul',
+  'bias_add',
+  'softmax_bwd',
+  'rms_norm_bwd',
+  'gelu_bwd',
+  'scale_bias_relu',
+  'reduction_epilogue',
+] as const;
 export type SweepFamily = (typeof SWEEP_FAMILIES)[number];
 
 export const SWEEP_DTYPES = ['Float', 'BFloat16'] as const;
@@ -72,6 +89,16 @@ export function pointBytes(p: SweepPoint): number {
       return 3 * n * e;
     case 'bias_add':
       return (2 * n + p.hidden) * e;
+    case 'softmax_bwd':
+    case 'gelu_bwd':
+      return 3 * n * e;
+    case 'rms_norm_bwd':
+      // grad_out and x read, grad_input written; rstd (f32); weight and grad_weight.
+      return 3 * n * e + p.rows * 4 + 2 * p.hidden * e;
+    case 'scale_bias_relu':
+      return (2 * n + 2 * p.hidden) * e;
+    case 'reduction_epilogue':
+      return n * e + 2 * p.rows * e;
     default: {
       const unreachable: never = p.family;
       throw new SweepSelectionError(`unknown family ${String(unreachable)}`);
