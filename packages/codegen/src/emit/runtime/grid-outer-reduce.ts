@@ -6,12 +6,17 @@
 //     the low bits return to their value: the static counter never needs a reset). All blocks
 //     must be resident at once — the scheduler sizes the persistent grid so (gdimx ≤ SMs ×
 //     blocks per SM);
-//   * gridOuterReduce: the blocks take chunks of 32 consecutive columns round-robin (coalesced
-//     reads of the work buffer); inside a block, the threads are 32 lanes × groups, each group
-//     combining every groups-th partial of the chunk's columns, then group 0 folds the groups'
-//     results from shared memory (`smem`: blockDim.x·blockDim.y elements of T) and writes the
-//     output (nvf_store_acc converts Float to Half/BFloat16). Partials are read through
-//     volatile loads (other blocks wrote them in this launch).
+//   * gridOuterReduce: the blocks take chunks of consecutive columns round-robin (coalesced
+//     reads of the work buffer): 32 columns wide when that gives every block a chunk, else 16 or
+//     8 (still whole 32-byte sectors of 4-byte partials), so that with few columns and many
+//     blocks (layer_norm backward at hidden 768 over 1024 blocks: 24 chunks of 32 left 1000
+//     blocks idle and each working thread ~340 dependent loads) more blocks and more groups share
+//     the partials. Inside a block, the threads are lanes × groups, each group combining every
+//     groups-th partial of the chunk's columns into four independent accumulators (four loads in
+//     flight), then group 0 folds the groups' results from shared memory (`smem`:
+//     blockDim.x·blockDim.y elements of T) and writes the output (nvf_store_acc converts Float to
+//     Half/BFloat16). Partials are read with ld.global.cg (__ldcg: L2, never a stale L1 line;
+//     other blocks wrote them in this launch, before the barrier's fence).
 // Every thread of every block must call both (they synchronize). Launches of one kernel must
 // not overlap in time (they share the static work buffers and counter): the executor launches
 // on one stream.
@@ -35,20 +40,36 @@ template <typename TOut, typename T, typename Func>
 __device__ void gridOuterReduce(TOut* out, T* work, nvfuser_index_t columns, Func op, T init, T* smem) {
   const unsigned threads = blockDim.x * blockDim.y;
   const unsigned tid = threadIdx.y * blockDim.x + threadIdx.x;
-  const unsigned lanes = threads < 32u ? threads : 32u;
+  const nvfuser_index_t blocks = static_cast<nvfuser_index_t>(gridDim.x);
+  unsigned width = 32u;
+  while (width > 8u && (columns + static_cast<nvfuser_index_t>(width) - 1) / static_cast<nvfuser_index_t>(width) < blocks) width >>= 1;
+  const unsigned lanes = threads < width ? threads : width;
   const unsigned groups = threads / lanes;
   const unsigned lane = tid % lanes;
   const unsigned group = tid / lanes;
-  const nvfuser_index_t blocks = static_cast<nvfuser_index_t>(gridDim.x);
+  const nvfuser_index_t step = static_cast<nvfuser_index_t>(groups);
   for (nvfuser_index_t c0 = static_cast<nvfuser_index_t>(blockIdx.x) * lanes; c0 < columns; c0 += blocks * lanes) {
     const nvfuser_index_t col = c0 + lane;
     T acc = init;
     if (group < groups && col < columns) {
-      #pragma unroll 4
-      for (nvfuser_index_t b = group; b < blocks; b += groups) {
-        T p = *static_cast<volatile T*>(work + b * columns + col);
-        op(acc, p);
+      T acc1 = init;
+      T acc2 = init;
+      T acc3 = init;
+      nvfuser_index_t b = group;
+      for (; b + 3 * step < blocks; b += 4 * step) {
+        const T p0 = __ldcg(work + b * columns + col);
+        const T p1 = __ldcg(work + (b + step) * columns + col);
+        const T p2 = __ldcg(work + (b + 2 * step) * columns + col);
+        const T p3 = __ldcg(work + (b + 3 * step) * columns + col);
+        op(acc, p0);
+        op(acc1, p1);
+        op(acc2, p2);
+        op(acc3, p3);
       }
+      for (; b < blocks; b += step) op(acc, __ldcg(work + b * columns + col));
+      op(acc1, acc3);
+      op(acc, acc2);
+      op(acc, acc1);
     }
     if (group < groups) smem[group * lanes + lane] = acc;
     __syncthreads();
