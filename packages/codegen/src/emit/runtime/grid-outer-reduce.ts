@@ -7,16 +7,17 @@
 //     must be resident at once — the scheduler sizes the persistent grid so (gdimx ≤ SMs ×
 //     blocks per SM);
 //   * gridOuterReduce: the blocks take chunks of consecutive columns round-robin (coalesced
-//     reads of the work buffer): 32 columns wide when that gives every block a chunk, else 16 or
-//     8 (still whole 32-byte sectors of 4-byte partials), so that with few columns and many
-//     blocks (layer_norm backward at hidden 768 over 1024 blocks: 24 chunks of 32 left 1000
-//     blocks idle and each working thread ~340 dependent loads) more blocks and more groups share
-//     the partials. Inside a block, the threads are lanes × groups, each group combining every
-//     groups-th partial of the chunk's columns into four independent accumulators (four loads in
-//     flight), then group 0 folds the groups' results from shared memory (`smem`:
-//     blockDim.x·blockDim.y elements of T) and writes the output (nvf_store_acc converts Float to
-//     Half/BFloat16). Partials are read with ld.global.cg (__ldcg: L2, never a stale L1 line;
-//     other blocks wrote them in this launch, before the barrier's fence).
+//     reads of the work buffer), as wide as possible (up to the block's threads) while every
+//     block still gets a chunk, and at least 8 columns (whole 32-byte sectors of 4-byte
+//     partials). Few columns over many blocks (layer_norm backward at hidden 768 over 1024
+//     blocks) get narrow chunks, so more blocks and more thread groups share the partials; many
+//     columns over few blocks (16 rows of 16384) get wide ones, so a block folds few groups.
+//     Inside a block, the threads are lanes × groups, each group combining every groups-th
+//     partial of the chunk's columns into four independent accumulators (four loads in flight),
+//     then the groups' results are folded pairwise in shared memory (`smem`: blockDim.x·blockDim.y
+//     elements of T; log2(groups) steps) and group 0 writes the output (nvf_store_acc converts
+//     Float to Half/BFloat16). Partials are read with ld.global.cg (__ldcg: L2, never a stale L1
+//     line; other blocks wrote them in this launch, before the barrier's fence).
 // Every thread of every block must call both (they synchronize). Launches of one kernel must
 // not overlap in time (they share the static work buffers and counter): the executor launches
 // on one stream.
@@ -41,8 +42,8 @@ __device__ void gridOuterReduce(TOut* out, T* work, nvfuser_index_t columns, Fun
   const unsigned threads = blockDim.x * blockDim.y;
   const unsigned tid = threadIdx.y * blockDim.x + threadIdx.x;
   const nvfuser_index_t blocks = static_cast<nvfuser_index_t>(gridDim.x);
-  unsigned width = 32u;
-  while (width > 8u && (columns + static_cast<nvfuser_index_t>(width) - 1) / static_cast<nvfuser_index_t>(width) < blocks) width >>= 1;
+  unsigned width = 8u;
+  while (width * 2u <= threads && (columns + 2 * static_cast<nvfuser_index_t>(width) - 1) / (2 * static_cast<nvfuser_index_t>(width)) >= blocks) width *= 2u;
   const unsigned lanes = threads < width ? threads : width;
   const unsigned groups = threads / lanes;
   const unsigned lane = tid % lanes;
@@ -73,11 +74,17 @@ __device__ void gridOuterReduce(TOut* out, T* work, nvfuser_index_t columns, Fun
     }
     if (group < groups) smem[group * lanes + lane] = acc;
     __syncthreads();
-    if (group == 0u && col < columns) {
-      T r = smem[lane];
-      for (unsigned g = 1u; g < groups; ++g) op(r, smem[g * lanes + lane]);
-      nvf_store_acc(out[col], r);
+    for (unsigned active = groups; active > 1u;) {
+      const unsigned half = (active + 1u) / 2u;
+      if (group + half < active) {
+        T r = smem[group * lanes + lane];
+        op(r, smem[(group + half) * lanes + lane]);
+        smem[group * lanes + lane] = r;
+      }
+      __syncthreads();
+      active = half;
     }
+    if (group == 0u && col < columns) nvf_store_acc(out[col], smem[lane]);
     __syncthreads();
   }
 }
