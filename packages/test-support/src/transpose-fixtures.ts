@@ -106,22 +106,23 @@ function permutations(n: number): number[][] {
 
 /**
  * A random transpose fusion: rank 2–4, a non-identity permutation that moves the innermost dim,
- * sizes whose product is at least one full wave of 32×32 tiles on an H100 (132 SMs), dtype f32 /
+ * sizes whose product is at least `minElements` (default: one full wave of 32×32 tiles on an
+ * H100, 132 SMs; simulations use a smaller device and fewer elements), dtype f32 /
  * bf16 / f16, and optionally pointwise work before and after the permute, or a permuted input
  * view instead of a permute op. The scheduler is not asserted (heuristics may prefer pointwise).
  */
-export function randomTransposeCase(r: () => number, id: number): ShapeOpsFixture {
+export function randomTransposeCase(r: () => number, id: number, minElements = 140_000): ShapeOpsFixture {
   const rank = 2 + Math.floor(r() * 3);
   const perms = permutations(rank).filter((p) => p[rank - 1] !== rank - 1);
   const perm = perms[Math.floor(r() * perms.length)] as number[];
   const dtypes: DataType[] = ['Float', 'BFloat16', 'Half'];
   const dtype = dtypes[Math.floor(r() * dtypes.length)] as DataType;
   const pick = (lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));
-  const sizes = new Array<number>(rank).fill(0).map(() => (rank === 2 ? pick(200, 700) : rank === 3 ? pick(24, 90) : pick(6, 40)));
+  const sizes = new Array<number>(rank).fill(0).map(() => (rank === 2 ? pick(33, 300) : rank === 3 ? pick(5, 60) : pick(3, 20)));
   // Grow the two transposed dims until the problem is at least one full wave of tiles.
   const inner = rank - 1;
   const outerInner = perm[rank - 1] as number;
-  while (sizes.reduce((a, b) => a * b, 1) < 140_000) {
+  while (sizes.reduce((a, b) => a * b, 1) < minElements) {
     sizes[inner] = (sizes[inner] as number) + 17;
     sizes[outerInner] = (sizes[outerInner] as number) + 13;
   }
