@@ -17,5 +17,8 @@ export default defineConfig(
     'test/indexing-random.test.ts',
     'test/reshape-nvcc.test.ts',
     'test/greedy-nvcc.test.ts',
+    'test/transpose.test.ts',
+    'test/transpose-random.test.ts',
+    'test/transpose-nvcc.test.ts',
   ]),
 );

@@ -168,6 +168,26 @@ def rope_bf16():
     return fn, (x, cos, sin), (2 * x.numel() + 2 * cos.numel()) * 2
 
 
+@workload("transpose_f32")
+def transpose_f32():
+    # As packages/tsfuser/src/bench/transpose-workloads.ts: the transposed tensor written row-major.
+    x = torch.randn(16384, 4096, device="cuda", dtype=torch.float32)
+    return (lambda t: t.t().contiguous()), (x,), 2 * x.numel() * 4
+
+
+@workload("transpose_bf16")
+def transpose_bf16():
+    x = torch.randn(16384, 4096, device="cuda", dtype=torch.bfloat16)
+    return (lambda t: t.t().contiguous()), (x,), 2 * x.numel() * 2
+
+
+@workload("permute_bshd_bf16")
+def permute_bshd_bf16():
+    # Attention head merge [B, H, S, D] -> [B, S, H, D], B=8 H=32 S=4096 D=128.
+    x = torch.randn(8, 32, 4096, 128, device="cuda", dtype=torch.bfloat16)
+    return (lambda t: t.permute(0, 2, 1, 3).contiguous()), (x,), 2 * x.numel() * 2
+
+
 @workload("embedding_bf16")
 def embedding_bf16():
     # Issue 24: embedding lookup of 8192 token ids in a [128256, 4096] bf16 table (Llama 3's

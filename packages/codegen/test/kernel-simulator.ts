@@ -151,6 +151,19 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
     /** Bulk-copied row buffers of this block, and those whose copy every thread has waited for. */
     const shared = new Map<string, number[]>();
     const landed = new Set<string>();
+    /**
+     * Shared tiles (shared Allocates): the thread that wrote each element since the last
+     * BlockSync (-1: none). Threads run in lock step here, but not on the GPU: an element
+     * written by one thread and read or written by another with no BlockSync between is a race.
+     */
+    const tileWriters = new Map<string, Int32Array>();
+    const checkTileRace = (a: TensorAccess, at: number, tid: number, isWrite: boolean): void => {
+      const w = a.memory === 'Shared' ? tileWriters.get(a.tensor) : undefined;
+      if (w === undefined) return;
+      const prev = w[at] ?? -1;
+      if (prev >= 0 && prev !== tid) throw new Error(`simulator: shared ${a.tensor}[${at}] ${isWrite ? 'written' : 'read'} by thread ${tid} after thread ${prev} wrote it with no BlockSync between (block ${block})`);
+      if (isWrite) w[at] = tid;
+    };
     /** Copies completed on each buffer's mbarrier (its completed phases). */
     const phases = new Map<string, number>();
     const loops = new Map<string, number>();
@@ -237,7 +250,17 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
             break;
           }
           case 'Allocate':
+            if (s.memory === 'Shared') {
+              // A block-wide tile: NaN until written, so a read of an element nobody wrote shows.
+              shared.set(s.buffer, new Array<number>(s.size).fill(NaN));
+              landed.add(s.buffer);
+              tileWriters.set(s.buffer, new Int32Array(s.size).fill(-1));
+              break;
+            }
             for (let t = 0; t < threads; t += 1) (locals[t] as Map<string, number[]>).set(s.buffer, new Array<number>(s.size));
+            break;
+          case 'BlockSync':
+            for (const w of tileWriters.values()) w.fill(-1);
             break;
           case 'LoadStore':
             mask.forEach((m, t) => {
@@ -245,6 +268,8 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
               for (let j = 0; j < s.width; j += 1) {
                 const src = buffer(s.in, t);
                 const dst = buffer(s.out, t);
+                checkTileRace(s.in, src.at + j, t, false);
+                checkTileRace(s.out, dst.at + j, t, true);
                 dst.data[dst.at + j] = round(src.data[src.at + j] as number, s.out.dtype);
               }
             });

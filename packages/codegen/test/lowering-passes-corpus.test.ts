@@ -1,6 +1,6 @@
 // The kernel IR verifier (src/kernel-ir/verify.ts) after every named lowering pass
 // (src/lower/passes.ts) of every fixture family, each optimisation forced on in turn, and of the
-// one-kernel slice / pad / cat fixtures; every optimisation pass must be reached at least once, so
+// one-kernel slice / pad / cat fixtures and of the transpose fixtures; every optimisation pass must be reached at least once, so
 // each is checked. Slow tier (~150 kernels).
 import { describe, expect, it } from 'vitest';
 import type { Fusion } from '@tsfuser/fusion-ir';
@@ -16,6 +16,7 @@ import {
   resizeFixtures,
   runtimeInfoOf,
   seededRandom,
+  transposeFixtures,
 } from '@tsfuser/test-support';
 import { lowerFusion, OPTIMIZATION_PASSES, verifyKernelIr } from '../src/index.js';
 import { defaultSchedulerRegistry } from '@tsfuser/scheduler';
@@ -68,6 +69,8 @@ describe('lowering passes on the fixture corpus', () => {
       check(lowerVerified(fx.name, fx.fusion, runtimeInfoOf(fx.fusion, inputs), defaultSchedulerRegistry()));
     }
     const resizeKernels = lowered - beforeResize;
+    // Transposes (transpose-smem-tile): the transpose fixtures at their sizes.
+    for (const fx of transposeFixtures()) check(lowerVerified(fx.name, fx.fusion, runtimeInfoOf(fx.fusion, fx.inputs(seededRandom(1))), defaultSchedulerRegistry()));
     for (const c of reductionFixtures()) check(lowerVerified(c.name, c.fusion, c.info, reductionRegistry()));
     for (const overrides of INNER) {
       for (const c of normalizationFixtures(4)) check(lowerVerified(`${c.name} ${JSON.stringify(overrides)}`, c.fusion, c.info, innerPersistentRegistry(overrides)));

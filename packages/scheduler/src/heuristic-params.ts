@@ -8,6 +8,7 @@ import { innerPersistentParamsToString, type InnerPersistentParams } from './nor
 import { outerPersistentParamsToString, type OuterPersistentParams } from './outer-persistent/params.js';
 import { innerOuterPersistentParamsToString, type InnerOuterPersistentParams } from './inner-outer-persistent/params.js';
 import { greedyParamsToString, type GreedyParams } from './greedy/params.js';
+import { transposeParamsToString, type TransposeParams } from './transpose/params.js';
 
 export interface LaunchDims {
   gdimx: number;
@@ -61,6 +62,7 @@ export type HeuristicParams =
   | ExprEvalParams
   | NoOpParams
   | PointwiseParams
+  | TransposeParams
   | ReductionParams
   | InnerPersistentParams
   | OuterPersistentParams
@@ -79,6 +81,7 @@ export type SchedulerType =
   | 'no_op'
   | 'expr_eval'
   | 'pointwise'
+  | 'transpose'
   | 'reduction'
   | 'inner_persistent'
   | 'outer_persistent'
@@ -120,6 +123,8 @@ export function heuristicParamsToString(p: HeuristicParams): string {
       return `\n===== No Op Parameters ========\nTag: ${p.tag}\nNo kernel: every output is empty\n====================================\n`;
     case 'pointwise':
       return pointwiseParamsToString(p);
+    case 'transpose':
+      return transposeParamsToString(p);
     case 'reduction':
       return reductionParamsToString(p);
     case 'inner_persistent':

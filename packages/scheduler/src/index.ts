@@ -42,6 +42,7 @@ export { scheduleInnerOuterPersistent, isInnerReduction, INNER_OUTER_PERSISTENT_
 export { InnerOuterPersistentScheduler } from './inner-outer-persistent/index.js';
 export { bulkRowPipelineByDefault, type BulkRowPipelineFacts } from './inner-outer-persistent/bulk-row-pipeline.js';
 export * from './greedy/index.js';
+export * from './transpose/index.js';
 export * from './segmenter/index.js';
 export * from './segmentation/index.js';
 
@@ -53,6 +54,7 @@ import { InnerPersistentScheduler } from './normalization/index.js';
 import { OuterPersistentScheduler } from './outer-persistent/index.js';
 import { InnerOuterPersistentScheduler } from './inner-outer-persistent/index.js';
 import { GreedyScheduler } from './greedy/index.js';
+import { TransposeScheduler } from './transpose/index.js';
 import { SchedulerRegistry } from './scheduler.js';
 
 /**
@@ -70,6 +72,7 @@ export function defaultSchedulerRegistry(): SchedulerRegistry {
   // empty sizes they accept, no_op takes the rest (a softmax over zero rows).
   return new SchedulerRegistry([
     new ExprEvalScheduler(),
+    new TransposeScheduler(),
     new PointwiseScheduler(),
     new ReductionScheduler(),
     new InnerPersistentScheduler(),

@@ -173,7 +173,7 @@ describe('no_op, expr_eval, acceptor sets', () => {
     const x = softmax();
     const r = registryAcceptors(defaultSchedulerRegistry()).tryPick(x.fusion, info(x));
     expect(r.scheduler?.type).toBe('inner_persistent');
-    expect(r.rejected.map((j) => j.type)).toEqual(['expr_eval', 'pointwise', 'reduction']);
+    expect(r.rejected.map((j) => j.type)).toEqual(['expr_eval', 'transpose', 'pointwise', 'reduction']);
   });
 
   it('summarizeRejections groups identical reasons and drops expr_eval / no_op', () => {

@@ -1,6 +1,6 @@
 // GPU suite for shape ops and tensor factories (needs a GPU; not a vitest suite).
 //
-//   pnpm gpu:bundle tsfuser-shape-ops-suite && (GPU host) bash gpu-bundle/run.sh tsfuser-shape-ops-suite [--seed S] [--random N] [--random-reshape R] [--resize-random M]
+//   pnpm gpu:bundle tsfuser-shape-ops-suite && (GPU host) bash gpu-bundle/run.sh tsfuser-shape-ops-suite [--seed S] [--random N] [--random-reshape R] [--resize-random M] [--transpose-random T]
 //
 // Every fixture of packages/codegen/test/shape-ops-fixtures.ts (full / zeros / ones / iota in
 // pointwise, reduction and persistent kernels; expanded outputs; stride-0 inputs; metadata-only
@@ -17,14 +17,17 @@
 // (default 200) random reshape fusions, each one pointwise kernel; then M (--resize-random,
 // default 200) random fusions mixing slice / pad / cat with pointwise work (test-support's
 // resize-random.ts); large resize cases (RoPE, cat, pad at vectorized sizes) beside the
-// fixtures' small ones. Prints one line per failing
+// fixtures' small ones; the transpose fixtures (test-support's transpose-fixtures.ts: 2-D f32 /
+// bf16 transposes, permute + pointwise, 3-D / 4-D permutes, a permuted input, a stride-ordered
+// output, odd sizes — each checked to take the scheduler it names, transpose or pointwise) and T
+// (--transpose-random, default 100) random transposes at H100 sizes. Prints one line per failing
 // case and per fixture, `N passed, M failed` last; exits 1 on failure.
 
 import { add, broadcast, cast, cat, evaluate, expand, Fusion, full, HostTensor, iota, makeTensor, mul, pad, size, type EvalValue } from '@tsfuser/fusion-ir';
 import { DeviceContext, FusionExecutorCache, isAvailable, Tensor, type ExecutorArgument } from '@tsfuser/runtime';
 import { permutedAllocationOrder, segmentPlanFor } from '@tsfuser/scheduler';
 import {
-  compareOutput, randomResizeCase, randomShapeOpsCase, randomTensor, ropeFusion, ropeInputs, runtimeInfoOf, seeded, shapeOpsFixtures, type ShapeOpsFixture,
+  compareOutput, randomResizeCase, randomShapeOpsCase, randomTensor, randomTransposeCase, ropeFusion, ropeInputs, runtimeInfoOf, seeded, shapeOpsFixtures, transposeFixtures, type ShapeOpsFixture,
 } from '@tsfuser/test-support';
 import { largeReshapeCases, randomReshapeFixtures, reshapeFixtures } from './reshape-cases.js';
 import { absoluteHost, summationSlack } from './summation-slack.js';
@@ -158,8 +161,13 @@ function main(): void {
       const c = randomResizeCase(seed + 200000 + k);
       return { name: `random ${seed + 200000 + k} (${c.description})`, fusion: c.fusion, inputs: () => c.inputs, segments: '*' };
     });
+    const transposeRandom = flag('transpose-random', 100);
+    const transposeCases: ShapeOpsFixture[] = Array.from({ length: transposeRandom }, (_, k) => {
+      const c = randomTransposeCase(seeded(seed + 300000 + k), k);
+      return { ...c, name: `random ${seed + 300000 + k} (${c.name})` };
+    });
     const reshapeCases = [...reshapeFixtures(), ...largeReshapeCases(), ...randomReshapeFixtures(seed, flag('random-reshape', 200))];
-    for (const [k, fx] of [...shapeOpsFixtures(), ...largeCases(), ...randomCases, ...reshapeCases, ...resizeCases].entries()) {
+    for (const [k, fx] of [...shapeOpsFixtures(), ...largeCases(), ...randomCases, ...reshapeCases, ...resizeCases, ...transposeFixtures(), ...transposeCases].entries()) {
       try {
         results.push({ name: fx.name, ok: true, detail: runCase(device, fx, seed + k) });
       } catch (error) {

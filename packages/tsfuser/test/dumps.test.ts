@@ -111,7 +111,7 @@ describe('the dump option table', () => {
 
   it('says why an nvFuser dump tsfuser does not support is not printed', async () => {
     expect(await dumpText('softmax.py', 'bank_conflict')).toBe(
-      'bank_conflict: not supported by tsfuser: tsfuser kernels use shared memory only for reductions and bulk row copies; there is no bank-conflict analysis\n',
+      'bank_conflict: not supported by tsfuser: tsfuser kernels use shared memory only for reductions, bulk row copies and transpose tiles (swizzled by construction); there is no bank-conflict analysis\n',
     );
   });
 });

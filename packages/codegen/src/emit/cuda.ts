@@ -107,7 +107,11 @@ function emitStmt(s: Stmt, indent: string, lines: string[]): void {
       lines.push(`${indent}}`);
       return;
     case 'Allocate':
-      lines.push(`${indent}Array<${storageType(s.dtype)}, ${s.size}, ${s.align}> ${s.buffer};`);
+      if (s.memory === 'Shared') lines.push(`${indent}__shared__ __align__(16) ${storageType(s.dtype)} ${s.buffer}[${s.size}];`);
+      else lines.push(`${indent}Array<${storageType(s.dtype)}, ${s.size}, ${s.align}> ${s.buffer};`);
+      return;
+    case 'BlockSync':
+      lines.push(`${indent}__syncthreads();`);
       return;
     case 'LoadStore': {
       if (s.width > 1) {

@@ -80,6 +80,7 @@ export function accessesOf(stmts: readonly Stmt[]): { writes: TensorAccess[]; re
         }
         return;
       case 'BulkLoadWait':
+      case 'BlockSync':
       case 'Allocate':
       case 'ScalarCompute':
       case 'GridOuterReduce':
@@ -122,6 +123,7 @@ export function containsReduction(stmts: readonly Stmt[]): boolean {
       case 'BulkLoadIssue':
       case 'BulkLoadReissue':
       case 'BulkLoadWait':
+      case 'BlockSync':
       case 'PendingExpr':
         return false;
       default: {

@@ -13,7 +13,7 @@ export interface TensorAccess {
   /** Kernel name of the buffer or argument, e.g. `T3`. */
   tensor: string;
   dtype: DataType;
-  /** Shared: a row buffer in dynamic shared memory filled by a BulkLoadIssue. */
+  /** Shared: a row buffer in dynamic shared memory filled by a BulkLoadIssue, or a shared Allocate (a transpose tile). */
   memory: 'Global' | 'Local' | 'Shared';
   index: IndexExpr;
 }
@@ -93,7 +93,10 @@ export interface BulkRowCopy {
 export type Stmt =
   | { kind: 'ForLoop'; index: string; extent: IndexExpr; unroll: boolean; body: Stmt[] }
   | { kind: 'IfThenElse'; predicates: Predicate[]; then: Stmt[]; else: Stmt[] }
-  | { kind: 'Allocate'; buffer: string; dtype: DataType; size: number; align: number }
+  /** `memory` 'Shared': a block-wide `__shared__` array (a transpose tile), not a per-thread buffer. */
+  | { kind: 'Allocate'; buffer: string; dtype: DataType; size: number; align: number; memory?: 'Shared' }
+  /** `__syncthreads()`: every thread of the block reaches it before any goes on (shared tiles written before, read after). */
+  | { kind: 'BlockSync' }
   /** `cacheHint` 'evictLast': a global vector load marked L1::evict_last (row parameters). */
   | { kind: 'LoadStore'; out: TensorAccess; in: TensorAccess; width: number; cacheHint?: 'evictLast' }
   | { kind: 'Compute'; out: TensorAccess; op: ComputeOp; operands: Operand[]; computeDtype: DataType }

@@ -40,7 +40,10 @@ function printStmts(stmts: readonly Stmt[], indent: string, lines: string[]): vo
         }
         break;
       case 'Allocate':
-        lines.push(`${indent}ALLOCATE ${s.buffer}_l ${s.dtype}[${s.size}] align ${s.align}`);
+        lines.push(`${indent}ALLOCATE ${s.buffer}_${s.memory === 'Shared' ? 's' : 'l'} ${s.dtype}[${s.size}] align ${s.align}`);
+        break;
+      case 'BlockSync':
+        lines.push(`${indent}BLOCK_SYNC`);
         break;
       case 'LoadStore':
         lines.push(`${indent}${access(s.out)} = ${s.width > 1 ? `vector<${s.width}> ` : ''}${s.cacheHint === 'evictLast' ? 'evict_last ' : ''}${access(s.in)}`);

@@ -6,7 +6,7 @@
 //   - loop indices: a loop's index is used only inside that loop, and no loop re-binds the index
 //     of a loop around it;
 //   - Global accesses name a tensor parameter of the kernel; Shared accesses name a row buffer of
-//     a bulk copy (BulkLoadIssue / BulkLoadReissue);
+//     a bulk copy (BulkLoadIssue / BulkLoadReissue) or a shared Allocate (a transpose tile);
 //   - after expression lowering, no PendingExpr is left.
 // It reads the IR only; the result is the list of violations (empty: the IR is well formed).
 
@@ -43,6 +43,8 @@ function leafIndices(s: Stmt): IndexExpr[] {
       return [...preds(s.predicates), ...s.copies.map((c) => c.elements)];
     case 'BulkLoadWait':
       return [...preds(s.predicates), ...(s.parity === undefined ? [] : [s.parity])];
+    case 'BlockSync':
+      return [];
     case 'PendingExpr': // position indices are placeholders until expression lowering places it
     case 'ForLoop':
     case 'IfThenElse':
@@ -66,7 +68,11 @@ function allLoopIndices(stmts: readonly Stmt[]): Set<string> {
 }
 
 function bulkBuffers(stmts: readonly Stmt[]): Set<string> {
-  return new Set(allStmts(stmts).flatMap((s) => (s.kind === 'BulkLoadIssue' || s.kind === 'BulkLoadReissue' ? s.copies.map((c) => c.buffer) : [])));
+  return new Set(
+    allStmts(stmts).flatMap((s) =>
+      s.kind === 'BulkLoadIssue' || s.kind === 'BulkLoadReissue' ? s.copies.map((c) => c.buffer) : s.kind === 'Allocate' && s.memory === 'Shared' ? [s.buffer] : [],
+    ),
+  );
 }
 
 /** The violations of the kernel IR invariants in `body` (empty when there are none). */

@@ -11,7 +11,7 @@
 //   grid-outer-step   inner-outer persistent kernels end with one GridOuterReduce
 // then the optimisation passes of passes.ts that the scheduled fusion's parameters enable
 // (group-allreduce, row-prefetch, evict-last, hoist-row-params, allreduce-barriers,
-// bulk-row-loads, bulk-row-pipeline), then shared-memory-layout (bulk row buffers after the
+// bulk-row-loads, bulk-row-pipeline, transpose-smem-tile), then shared-memory-layout (bulk row buffers after the
 // reductions' shared memory). `LowerOptions.observe` sees the statements after every named pass
 // (the kernel_ir dump after a pass, and the kernel IR verifier in tests).
 
@@ -46,6 +46,8 @@ function vectorizeFactorOf(p: KernelParams): number {
   switch (p.schedulerType) {
     case 'pointwise':
       return p.vectorizationFactor;
+    case 'transpose':
+      return Math.max(p.vectorizeFactor1, p.vectorizeFactor2);
     case 'reduction':
       return p.vectorizeInnerReduction ? p.unrollFactorInnerReduction : 1;
     case 'inner_persistent':

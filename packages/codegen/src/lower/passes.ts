@@ -18,6 +18,7 @@ import { evictLastRowParams } from './evict-last.js';
 import { groupAllreduces } from './group-allreduce.js';
 import { hoistRowParamLoads } from './hoist-row-params.js';
 import { prefetchNextRow } from './row-prefetch.js';
+import { stageTransposeTiles } from './transpose-smem-tile.js';
 
 /** What a pass may read besides the statements. */
 export interface PassInput {
@@ -87,6 +88,12 @@ export const OPTIMIZATION_PASSES: readonly LoweringPass[] = [
     summary: "inner-outer persistent, bulkLoadRows (divisible rows): each block's rows by cp.async.bulk, the next in flight",
     enabled: (p) => p.schedulerType === 'inner_outer_persistent' && p.bulkLoadRows && p.divisibleSplits[0] === true,
     run: (body, { ctx, params, indexLocals }) => pipelineBulkRowLoads(body, rowInputTensors(ctx), rowCapacity(params), indexLocals),
+  },
+  {
+    name: 'transpose-smem-tile',
+    summary: "transpose: second-group inputs staged in a swizzled shared-memory tile (loads coalesced along their stride-1 dim), read back in the output's order",
+    enabled: (p) => p.schedulerType === 'transpose' && p.group2Inputs.length > 0,
+    run: (body, { ctx, params }) => (params.schedulerType === 'transpose' ? stageTransposeTiles(body, ctx, params) : [...body]),
   },
 ];
 

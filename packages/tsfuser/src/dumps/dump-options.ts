@@ -57,7 +57,7 @@ export const DUMP_OPTIONS: readonly DumpOption[] = [
   yes('host_ir', 'compile', 'the launch plan (the host program): per segment its kernel launch, view or no-op, with the buffers it reads and writes'),
   yes('fusion_args', 'launch', 'the fusion\'s arguments (dtype, sizes, strides, scalar values) and its outputs\' sizes and strides'),
   yes('kernel_args', 'launch', 'the arguments of each kernel launch (tensor sizes and strides, scalar values; device pointers are not known before allocation)'),
-  no('bank_conflict', 'tsfuser kernels use shared memory only for reductions and bulk row copies; there is no bank-conflict analysis'),
+  no('bank_conflict', 'tsfuser kernels use shared memory only for reductions, bulk row copies and transpose tiles (swizzled by construction); there is no bank-conflict analysis'),
   no('buffer_reuse_verbose', 'tsfuser does not alias or reuse local/shared buffers'),
   no('ca_map', 'tsfuser indexes with loop groups (LOWERING.md), not a ComputeAtMap'),
   no('communication', 'tsfuser has no multi-device communication'),

@@ -46,4 +46,10 @@ __device__ __forceinline__ void loadGeneric(T* to, const T* from) {
   #pragma unroll
   for (int i = 0; i < N; ++i) to[i] = from[i];
 }
+// A vector read of shared memory (a bulk-copied row, a transpose tile) into registers.
+template <typename T, int N>
+__device__ __forceinline__ void loadSharedToLocal(T* to, const T* from) {
+  typedef typename NvfVec<sizeof(T) * N>::type V;
+  *reinterpret_cast<V*>(to) = *reinterpret_cast<const V*>(from);
+}
 `;

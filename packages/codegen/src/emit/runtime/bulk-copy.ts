@@ -1,5 +1,5 @@
 // Runtime helper: a row copied from global to shared memory by one cp.async.bulk (sm_90+),
-// completing on an mbarrier, and vector reads of the copy. Included only in kernels that use
+// completing on an mbarrier (vector reads of the copy: loadSharedToLocal, array.ts). Included only in kernels that use
 // it (lower/bulk-row-loads.ts), since the PTX does not assemble for older targets.
 export const BULK_COPY_RUNTIME = `// ---- bulk row copies (cp.async.bulk, sm_90+) ----
 __device__ __forceinline__ unsigned nvfSharedAddress(const void* p) {
@@ -31,10 +31,5 @@ __device__ __forceinline__ void nvfBulkCopyWait(unsigned long long* barrier, uns
     asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
                  : "=r"(done) : "r"(nvfSharedAddress(barrier)), "r"(parity) : "memory");
   }
-}
-template <typename T, int N>
-__device__ __forceinline__ void loadSharedToLocal(T* to, const T* from) {
-  typedef typename NvfVec<sizeof(T) * N>::type V;
-  *reinterpret_cast<V*>(to) = *reinterpret_cast<const V*>(from);
 }
 `;

@@ -1,0 +1,33 @@
+// The transpose scheduler on a small simulated device (2 SMs, so one full wave of 32×32 tiles is
+// 2,048 elements and small sizes take the transpose scheduler): fast differential tests of the
+// shared-tile kernel in the kernel simulator against the reference evaluator — the fixed cases
+// of every kind (2-D, permute + pointwise, 3-D / 4-D, permuted input, stride-ordered output,
+// f32 / bf16 / f16, tiles not dividing the sizes) and 8 random ones (seed printed). The full-size
+// fixtures and 60 random cases are in transpose.test.ts / transpose-random.test.ts (slow tier).
+import { describe, expect, it } from 'vitest';
+import { randomTransposeCase } from '@tsfuser/test-support';
+import { simulateOnDevice, SMALL_DEVICE } from './transpose-simulation.js';
+import { baseSeed, seeded } from './shape-ops-simulation.js';
+import { add, Fusion, makeTensor, mul, permute, strideOrder } from '@tsfuser/fusion-ir';
+
+describe('transpose kernels on a small device (simulated)', () => {
+  const seed = baseSeed();
+  it('2-D f32 with odd sizes, every tile edge guarded', () => {
+    const fusion = new Fusion();
+    const x = makeTensor(fusion, { shape: [-1, -1], dtype: 'Float' });
+    fusion.addInput(x);
+    fusion.addOutput(strideOrder(mul(permute(add(x, 1), [1, 0]), 2), [1, 0]));
+    const r = simulateOnDevice(fusion, [[67, 45]], 'Float', seed, SMALL_DEVICE);
+    expect(r.params.schedulerType).toBe('transpose');
+  });
+  it('8 random transposes', () => {
+    let transposes = 0;
+    for (let i = 0; i < 8; i += 1) {
+      const c = randomTransposeCase(seeded(seed + i), i, 3000);
+      const label = `${c.name} seed ${seed + i} (TSFUSER_SEED=${seed}, iteration ${i})`;
+      const r = simulateOnDevice(c.fusion, c.inputs(seeded(seed + 1000 + i)), null, seed, SMALL_DEVICE, label);
+      if (r.params.schedulerType === 'transpose') transposes += 1;
+    }
+    expect(transposes).toBeGreaterThan(3);
+  });
+});

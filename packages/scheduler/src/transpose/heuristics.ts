@@ -1,0 +1,108 @@
+// Transpose heuristics (after nvFuser's getTransposeHeuristics, with tsfuser's own choices):
+//   * tiles: tileSize1 × tileSize2 = 32 × 32 for 4- and 8-byte dtypes, 64 × 64 for 1- and
+//     2-byte ones (a tile row is at least 128 bytes, one full set of memory transactions);
+//   * vectorizeFactor1: up to 16 bytes along the reference's innermost dim, a power of two
+//     dividing that dim's size and the tile; every output is stored with it, and every
+//     group-1 input whose stride-1 dim it is (other strides and alignment permitting) loads
+//     with it;
+//   * vectorizeFactor2: the same along innerDim2 for the group-2 (shared-memory staged) loads;
+//   * block: 128 threads (nvFuser's getMaxThreadsPerBlock), fewer only if a tile holds fewer
+//     vectors; one tile per block, gridDim.x = every tile of the reference;
+//   * divisibility of the two tiling splits, proven from the sizes, so lowering drops their
+//     predicates.
+
+import { dataTypeSize, type Fusion } from '@tsfuser/fusion-ir';
+import { SchedulingError } from '../errors.js';
+import { chooseIndexType } from '../index-type.js';
+import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
+import { collectIo } from '../pointwise/heuristics.js';
+import { lastPow2, type IoTensor } from '../pointwise/vectorize.js';
+import { analyzeTransposeGroups } from './groups.js';
+import type { TransposeParams } from './params.js';
+
+export const TRANSPOSE_THREADS_PER_BLOCK = 128;
+const MAX_GRID_X = 2 ** 31 - 1;
+const MAX_VECTOR_BYTES = 16;
+
+/** Tile extent (both dims) for the widest dtype among the inputs and outputs. */
+export function transposeTileSize(maxDtypeBytes: number): number {
+  return maxDtypeBytes >= 4 ? 32 : 64;
+}
+
+/** Fixed choices replacing the heuristic's (tests and tuning experiments). */
+export interface TransposeOverrides {
+  tileSize?: number;
+  vectorizeFactor1?: number;
+  vectorizeFactor2?: number;
+}
+
+/**
+ * The widest power-of-two width ≤ `start` for tensors `ts` along reference dim `refDim`: it must
+ * divide the dim's size and the tile, each tensor's stride along it must be 1, its other strides
+ * multiples of the width and its pointer aligned to a whole vector. Returns the width and the
+ * tensors that can use it (the others are read or written one element at a time).
+ */
+function vectorWidth(ts: readonly { t: IoTensor; m: readonly number[] }[], refDim: number, size: number, tile: number, start: number): { width: number; tensors: IoTensor[] } {
+  let width = start;
+  while (width > 1 && (size % width !== 0 || tile % width !== 0)) width /= 2;
+  const fits = (t: IoTensor, m: readonly number[], w: number): boolean => {
+    const k = m.indexOf(refDim);
+    if (k < 0 || t.strides[k] !== 1) return false;
+    if (t.alignment < w * dataTypeSize(t.dtype)) return false;
+    return t.strides.every((s, d) => d === k || s % w === 0 || (t.sizes[d] ?? 1) === 1);
+  };
+  // Outputs are allocated by the runtime, always aligned and dense: they never narrow the width.
+  const required = ts.filter(({ t }) => t.role === 'output');
+  while (width > 1 && !required.every(({ t, m }) => fits(t, m, width))) width /= 2;
+  return { width, tensors: width > 1 ? ts.filter(({ t, m }) => fits(t, m, width)).map(({ t }) => t) : [] };
+}
+
+export function computeTransposeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, overrides: TransposeOverrides = {}): TransposeParams {
+  const groups = analyzeTransposeGroups(fusion, runtimeInfo);
+  if (typeof groups === 'string') throw new SchedulingError(`transpose heuristics: ${groups}`);
+  const { reference, refSizes, innerDim1, innerDim2, map } = groups;
+  const bindings = bindExtents(fusion, runtimeInfo);
+  const io = collectIo(fusion, runtimeInfo, bindings);
+  const indexType = chooseIndexType(io);
+  const maxSize = Math.max(...io.map((t) => dataTypeSize(t.dtype)));
+  const tile = overrides.tileSize ?? transposeTileSize(maxSize);
+  const withMap = (t: IoTensor): { t: IoTensor; m: readonly number[] } => ({ t, m: map.mapToReference(t.tv, reference) });
+  const group1 = io.filter((t) => (t.role === 'output' ? groups.outputs1 : groups.inputs1).includes(t.position)).map(withMap);
+  const group2 = io.filter((t) => t.role === 'input' && groups.inputs2.includes(t.position)).map(withMap);
+  const size1 = refSizes[innerDim1] ?? 1;
+  const size2 = refSizes[innerDim2] ?? 1;
+  const maxSize1 = Math.max(1, ...group1.map(({ t }) => dataTypeSize(t.dtype)));
+  const maxSize2 = Math.max(1, ...group2.map(({ t }) => dataTypeSize(t.dtype)));
+  const v1 = vectorWidth(group1, innerDim1, size1, tile, overrides.vectorizeFactor1 ?? lastPow2(Math.max(1, Math.floor(MAX_VECTOR_BYTES / maxSize1))));
+  const v2start = overrides.vectorizeFactor2 ?? lastPow2(Math.max(1, Math.floor(MAX_VECTOR_BYTES / maxSize2)));
+  // Every staged input must take the group-2 width (one staging loop serves them all).
+  let w2 = v2start;
+  let v2 = vectorWidth(group2, innerDim2, size2, tile, w2);
+  while (w2 > 1 && v2.tensors.length !== group2.length) {
+    w2 /= 2;
+    v2 = vectorWidth(group2, innerDim2, size2, tile, w2);
+  }
+  const vectors = (tile * tile) / Math.max(v1.width, v2.width);
+  const bdimx = Math.min(TRANSPOSE_THREADS_PER_BLOCK, vectors);
+  let tiles = Math.ceil(size1 / tile) * Math.ceil(size2 / tile);
+  refSizes.forEach((s, d) => {
+    if (d !== innerDim1 && d !== innerDim2) tiles *= s;
+  });
+  if (tiles > MAX_GRID_X) throw new SchedulingError(`transpose heuristics: ${tiles} tiles need more blocks than gridDim.x allows`);
+  return {
+    schedulerType: 'transpose',
+    tag: 'Transpose heuristics',
+    innerDim1,
+    innerDim2,
+    tileSize1: tile,
+    tileSize2: tile,
+    vectorizeFactor1: v1.width,
+    vectorizeFactor2: v2.width,
+    indexType,
+    lparams: { gdimx: tiles, gdimy: 1, gdimz: 1, bdimx, bdimy: 1, bdimz: 1 },
+    divisibleSplits: [size1 % tile === 0, size2 % tile === 0],
+    group2Inputs: [...groups.inputs2],
+    vectorizedInputs: v1.tensors.filter((t) => t.role === 'input').map((t) => t.position),
+    vectorizedOutputs: v1.tensors.filter((t) => t.role === 'output').map((t) => t.position),
+  };
+}
