@@ -10,7 +10,7 @@
 // kernels do not have; this model is their counterpart, checked against the reference
 // evaluator, while nvcc checks the CUDA text and the GPU suite the kernel itself.
 import { castTo, contiguousStrides, HostTensor, type DataType, type ElementValue, type Fusion, type TensorView } from '@tsfuser/fusion-ir';
-import type { GreedyParams } from '@tsfuser/scheduler';
+import { scatterScalarSource, type GreedyParams } from '@tsfuser/scheduler';
 
 function atomicAdd(dtype: DataType, a: ElementValue, b: ElementValue): ElementValue {
   switch (dtype) {
@@ -47,12 +47,9 @@ export function runScatterModel(p: GreedyParams, fusion: Fusion, inputs: readonl
   const src = srcVal.kind === 'tensorView' ? tensorOf(srcVal) : null;
   let scalar: ElementValue | null = null;
   if (srcVal.kind === 'scalar') {
-    if (srcVal.value !== null) scalar = srcVal.value;
-    else {
-      const v = inputs[fusion.inputs.indexOf(srcVal)];
-      if (typeof v !== 'number') throw new Error('scatter model: the scalar src is not an input');
-      scalar = v;
-    }
+    const s = scatterScalarSource(fusion, srcVal, p.dtype);
+    if (s === null) throw new Error('scatter model: the scalar src is neither a constant nor an input');
+    scalar = s.kind === 'constant' ? s.value : (inputs[fusion.inputs.indexOf(s.scalar)] as number);
   }
   // The copy step: the output starts as self.
   const out = HostTensor.empty(p.dtype, self.sizes);

@@ -53,5 +53,5 @@ export class GreedyScheduler implements Scheduler {
 
 export { analyzeGreedy, NO_SCAN_OR_SORT, MAX_BITONIC_ROW, MAX_WARP_TOPK, type GreedyFacts, type GreedyOp } from './analysis.js';
 export { computeGreedyHeuristics } from './heuristics.js';
-export { analyzeScatter, computeScatterHeuristics, scatterInitialization, scatterOpOf, SCATTER_THREADS, type ScatterFacts, type ScatterLikeOp } from './scatter.js';
+export { analyzeScatter, computeScatterHeuristics, scatterInitialization, scatterOpOf, scatterScalarSource, SCATTER_THREADS, type ScatterFacts, type ScatterLikeOp } from './scatter.js';
 export { greedyParamsToString, type GreedySerialScanKernel, type GreedyBitonicKernel, type GreedyKernel, type GreedyParams, type GreedyScanKernel, type GreedyScatterKernel, type GreedyWarpTopKKernel } from './params.js';

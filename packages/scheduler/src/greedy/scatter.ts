@@ -12,7 +12,7 @@
 // segment output; every size check the reference evaluator makes has been made here, so the
 // kernel never writes outside the output or reads outside an input.
 
-import { type DataType, type Fusion, type IndexPutAccumulateOp, type ScatterOp, type TensorView } from '@tsfuser/fusion-ir';
+import { castTo, type DataType, type Fusion, type IndexPutAccumulateOp, type Scalar, type ScalarValue, type ScatterOp, type TensorView } from '@tsfuser/fusion-ir';
 import type { LaunchDims } from '../heuristic-params.js';
 import { chooseIndexType } from '../index-type.js';
 import type { RuntimeInfo, TensorInputInfo } from '../runtime-info.js';
@@ -81,8 +81,8 @@ export function analyzeScatter(fusion: Fusion, runtimeInfo: RuntimeInfo, op: Sca
     const r = tensorInfo(fusion, runtimeInfo, srcVal, op.kind === 'ScatterOp' ? 'src' : 'value', name);
     if (typeof r === 'string') return r;
     srcInfo = r;
-  } else if (srcVal.constNumber() === null && !fusion.inputs.includes(srcVal)) {
-    return `${where}: the scalar src is neither a constant nor a segment input`;
+  } else if (scatterScalarSource(fusion, srcVal, out.dtype) === null) {
+    return `${where}: the scalar src is neither a constant nor a segment input of ${out.dtype}`;
   }
   const selfSizes = selfInfo.info.sizes;
   const indexSizes = indexInfo.info.sizes;
@@ -145,6 +145,22 @@ export function computeScatterHeuristics(f: ScatterFacts): GreedyParams {
     lparams: launch(Math.max(1, Math.ceil(count / threads)), threads),
     sharedMemBytes: 0,
   };
+}
+
+/**
+ * A scatter's scalar src as the kernel reads it: a constant (a cast of a constant folded, as the
+ * definition's `scatter(x, i, 0.5, dim)` casts its Double 0.5 to x's dtype) or a segment input
+ * of the output's dtype; null when it is neither.
+ */
+export function scatterScalarSource(fusion: Fusion, src: Scalar, dtype: DataType): { kind: 'constant'; value: ScalarValue } | { kind: 'input'; scalar: Scalar } | null {
+  if (src.value !== null) return { kind: 'constant', value: src.value };
+  const def = src.definition;
+  if (def !== null && def.kind === 'UnaryOp' && def.op === 'cast') {
+    const inner = def.inputs[0];
+    if (inner !== undefined && inner.kind === 'scalar' && inner.value !== null) return { kind: 'constant', value: castTo(inner.value, src.dtype) };
+  }
+  if (fusion.inputs.includes(src) && src.dtype === dtype) return { kind: 'input', scalar: src };
+  return null;
 }
 
 /**

@@ -4,7 +4,7 @@
 // order (as buildSignature does for lowered kernels), used or not.
 
 import type { Fusion, TensorView, Val } from '@tsfuser/fusion-ir';
-import type { GreedyParams } from '@tsfuser/scheduler';
+import { scatterScalarSource, type GreedyParams } from '@tsfuser/scheduler';
 import { LoweringError } from '../../errors.js';
 import type { KernelParam } from '../../kernel-ir/nodes.js';
 import { withCLinkage } from '../cuda.js';
@@ -72,9 +72,9 @@ function scatterTensors(fusion: Fusion, p: GreedyParams, parameters: string): Sc
   const src = op.kind === 'ScatterOp' ? op.src() : op.valueTv();
   let scalar: string | null = null;
   if (src.kind === 'scalar') {
-    if (src.value !== null) scalar = scatterScalarLiteral(src.value, out.dtype);
-    else if (fusion.inputs.includes(src)) scalar = src.symbolicName();
-    else throw new LoweringError('greedy kernel: the scalar src is neither a constant nor a segment input');
+    const s = scatterScalarSource(fusion, src, out.dtype);
+    if (s === null) throw new LoweringError('greedy kernel: the scalar src is neither a constant nor a segment input');
+    scalar = s.kind === 'constant' ? scatterScalarLiteral(s.value, out.dtype) : s.scalar.symbolicName();
   }
   return { out: `T${out.name}`, index: `T${index.name}`, src: src.kind === 'tensorView' ? `T${src.name}` : null, scalar, parameters };
 }
