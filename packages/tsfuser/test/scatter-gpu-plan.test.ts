@@ -22,8 +22,8 @@ describe('scatter on the GPU path (plan, no GPU)', () => {
 
   it('segments: pointwise, the scatter (greedy), pointwise', () => {
     const text = explainSegments(definition.fusionIr(), [x, i]);
-    expect(text).toContain('3 segments');
-    expect(text).toMatch(/segment 1 \[greedy\] — reads T1, T2; writes T3/);
+    expect(text).toContain('3 segments (4 kernels)');
+    expect(text).toMatch(/segment 1 \[greedy\] — reads T1, T2; writes T3 \(a copy kernel of its input into the output, then the scatter kernel\)/);
   });
 
   it('the launch plan copies self into the output right before the scatter kernel', () => {
