@@ -20,5 +20,6 @@ export default defineConfig(
     'test/transpose.test.ts',
     'test/transpose-random.test.ts',
     'test/transpose-nvcc.test.ts',
+    'test/greedy-scatter-nvcc.test.ts',
   ]),
 );

@@ -75,6 +75,20 @@ for _dt_name, _dt in (("f32", torch.float32), ("bf16", torch.bfloat16)):
     WORKLOADS[f"softmax_{_dt_name}"] = _make_softmax
 
 
+@workload("dropout_residual_layer_norm_bf16")
+def dropout_residual_layer_norm_bf16():
+    # Issue 24: layer_norm(dropout(x, p=0.1) + residual) with weight and bias, [16384, 4096] bf16,
+    # dropout in training mode (a fresh mask each call, as tsfuser draws one in the kernel).
+    # Written as a PyTorch user writes it (bf16 tensors; eager rounds the dropout and the add to
+    # bf16, tsfuser and Inductor keep fp32 in between). bytes: x, residual, weight, bias read and
+    # y written; the mask is not materialized (eager's F.dropout does write one: its cost).
+    x = _norm_inputs(torch.bfloat16)
+    residual = _norm_inputs(torch.bfloat16)
+    w = torch.randn(4096, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(4096, device="cuda", dtype=torch.bfloat16)
+    F = torch.nn.functional
+    fn = lambda x, r, w, b: F.layer_norm(F.dropout(x, p=0.1, training=True) + r, (4096,), w, b, 1e-5)
+    return fn, (x, residual, w, b), (3 * x.numel() + 2 * 4096) * 2
 @workload("rms_norm_bf16")
 def rms_norm_bf16():
     x = _norm_inputs(torch.bfloat16)

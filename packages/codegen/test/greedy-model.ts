@@ -210,6 +210,7 @@ function warpTopKRow(p: GreedyParams, k: GreedyWarpTopKKernel, x: HostTensor, ro
 export function runGreedyModel(p: GreedyParams, x: HostTensor): Map<number, HostTensor> {
   const outs = new Map<number, HostTensor>();
   const k = p.kernel;
+  if (k.kind === 'scatter') throw new Error('runGreedyModel: scatter kernels have their own model (scatter-model.ts)');
   const outLength = k.kind === 'scan' || k.kind === 'serial_scan' ? p.rowLength : k.kind === 'bitonic' ? k.outputLength : k.k;
   const outSizes = x.sizes.map((s, d) => (d === p.dim ? outLength : s));
   const values = p.valuesOutput === null ? null : HostTensor.empty(p.dtype, outSizes);

@@ -19,6 +19,11 @@ describe('sideStreamSteps', () => {
     expect(sideStreamSteps([step([], [0]), step([], [1]), step([1], [2])])).toEqual([false, false, false]);
   });
 
+  it('two steps writing one buffer (a scatter copy, then the scatter kernel) stay in order on the main stream', () => {
+    // An unrelated first step, then copy → buffer 1 and scatter → buffer 1.
+    expect(sideStreamSteps([step([], [0]), step([], [1]), step([], [1])])).toEqual([false, false, false]);
+  });
+
   it('the first step never goes on the side stream, and a single step neither', () => {
     expect(sideStreamSteps([step([], [0])])).toEqual([false]);
     expect(sideStreamSteps([step([], [0]), step([], [1]), step([], [2])])).toEqual([false, true, true]);

@@ -1,6 +1,6 @@
 // GPU check of indexed loads (not a vitest suite: it needs a GPU).
 //
-//   node tools/gpu-bundle.mjs tsfuser-indexing-suite && (on the GPU host) bash gpu-bundle/run.sh tsfuser-indexing-suite [--random N] [--seed S]
+//   node tools/gpu-bundle.mjs tsfuser-indexing-suite && (on the GPU host) bash gpu-bundle/run.sh tsfuser-indexing-suite [--random N] [--random-scatter M] [--seed S] [--trap embedding|scatter]
 //
 // 1. Every indexing fixture (test-support's indexingCases: index_select along dims 0 and 1,
 //    gather with a smaller index, take_along_axis, select at a scalar input and at -1, embedding
@@ -9,11 +9,15 @@
 //    copy elements, so every element must be equal (consumers within the dtype's tolerance).
 // 2. N seeded random indexed-load fusions (randomIndexingCase) and an index_select feeding a sum
 //    (two segments) through FusionExecutorCache with the default registry, as users run them.
-// 3. Timing: embedding lookup of 8192 tokens in a [128256, 4096] bf16 table against the copy
-//    bandwidth.
-// 4. Last (it leaves the CUDA context unusable, as PyTorch's device-side assert does): an
-//    embedding with one token id = num_embeddings must fail the launch with a CUDA error (the
-//    kernel's __trap()), never return values read outside the table. The error is printed.
+// 3. scatter and index_put_accumulate (scatter-cases.ts): the scatter fixtures at two sizes and
+//    M (60) random scatter fusions through FusionExecutorCache (copy of self, then the greedy
+//    scatter kernel with stores or atomic adds), against the reference.
+// 4. Timing: embedding lookup of 8192 tokens in a [128256, 4096] bf16 table against the copy
+//    bandwidth; index_put_accumulate of 8192 rows into that table (its copy included).
+// 5. Last (it leaves the CUDA context unusable, as PyTorch's device-side assert does): an
+//    embedding with one token id = num_embeddings (or, with --trap scatter, a scatter index =
+//    size) must fail the launch with a CUDA error (the kernel's __trap()), never return values
+//    read or written outside a tensor. The error is printed.
 // Prints a table and `N passed, M failed`; exits 1 on any failure.
 
 import { evaluate, HostTensor, indexSelect, makeTensor, sum, Fusion, type EvalValue } from '@tsfuser/fusion-ir';
@@ -22,6 +26,7 @@ import { PointwiseScheduler, SchedulerRegistry, type PointwiseOverrides } from '
 import { compareOutput, indexingCases, indexingInputs, randomIndexingCase, seededRandom, type IndexingCase } from '@tsfuser/test-support';
 import { toDeviceInput, type DeviceInput } from '../src/bench/device-inputs.js';
 import { copyBandwidth } from '../src/bench/timing.js';
+import { runScatterCases, scatterOutOfRange, timeIndexPutAccumulate } from './scatter-cases.js';
 
 interface Row {
   name: string;
@@ -158,6 +163,10 @@ function main(): void {
     return;
   }
   const randomCount = argOf('--random', 100);
+  const randomScatter = argOf('--random-scatter', 60);
+  const trapIndex = process.argv.indexOf('--trap');
+  const trap = trapIndex >= 0 ? process.argv[trapIndex + 1] : 'embedding';
+  if (trap !== 'embedding' && trap !== 'scatter') throw new Error('--trap takes embedding or scatter');
   const seed = argOf('--seed', 20261124);
   const device = DeviceContext.create(0);
   const rows: Row[] = [];
@@ -200,12 +209,19 @@ function main(): void {
   } catch (error) {
     rows.push({ name: 'index_select → sum', ok: false, detail: (error as Error).message.split('\n')[0] ?? '' });
   }
+  runScatterCases(device, rows, seed, randomScatter);
   try {
     timeEmbedding(device, rows);
   } catch (error) {
     rows.push({ name: 'timing: embedding lookup', ok: false, detail: (error as Error).message.split('\n')[0] ?? '' });
   }
-  outOfRange(device, rows);
+  try {
+    timeIndexPutAccumulate(device, rows);
+  } catch (error) {
+    rows.push({ name: 'timing: index_put_accumulate', ok: false, detail: (error as Error).message.split('\n')[0] ?? '' });
+  }
+  if (trap === 'scatter') scatterOutOfRange(device, rows);
+  else outOfRange(device, rows);
   const failed = rows.filter((x) => !x.ok);
   for (const x of failed) console.log(`FAIL ${x.name}: ${x.detail}`);
   console.log('| case | result |\n|---|---|');

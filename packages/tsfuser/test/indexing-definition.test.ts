@@ -2,7 +2,7 @@
 // imported back, the older `arg1` keyword accepted), execution on the reference backend with
 // PyTorch's results, out-of-range indices as one clear error, how fusions with indexed loads
 // segment (a pointwise consumer fuses; a reduction consumer and a computed lookup get a segment
-// boundary; scatter is refused on the GPU path), and the embedding_lookup.py fixture.
+// boundary; scatter is a greedy segment of its own on the GPU path), and the embedding_lookup.py fixture.
 import { Tensor } from '@tsfuser/runtime';
 import { describe, expect, it } from 'vitest';
 import { DataType, FusionCache, FusionDefinition, hashRecords, importPythonDefinition, importPythonScript } from '../src/index.js';
@@ -89,7 +89,7 @@ describe('indexing ops in FusionDefinition', () => {
     await expect(fd.execute([x, Tensor.from([-1n], [1], 'Int')])).rejects.toThrow(/index -1 is out of bounds for dim 1 of T0 with size 3/);
   });
 
-  it('segments: a pointwise consumer fuses, a reduction consumer gets a boundary, scatter is refused', () => {
+  it('segments: a pointwise consumer fuses, a reduction consumer gets a boundary, scatter is a greedy segment', () => {
     const emb = FusionDefinition.build((fd) => {
       const ids = fd.defineTensor(1, DataType.Int);
       const w = fd.defineTensor(2, DataType.BFloat16);
@@ -121,9 +121,7 @@ describe('indexing ops in FusionDefinition', () => {
       const i = fd.defineTensor(2, DataType.Int);
       fd.addOutput(fd.ops.scatter(x, i, 0.5, 1));
     }, cache());
-    expect(explainSegments(scatter.fusionIr(), [x, Tensor.from(new BigInt64Array(100), [100, 1], 'Int')])).toMatch(
-      /The GPU path cannot run this fusion yet: no scheduler accepts ScatterOp producing T\d+.*scatter producing T\d+ writes at data-dependent positions \(atomics\)/,
-    );
+    expect(explainSegments(scatter.fusionIr(), [x, Tensor.from(new BigInt64Array(100), [100, 1], 'Int')])).toMatch(/1 segment \(2 kernels\)[\s\S]*segment 0 \[greedy\]/);
   });
 
   it('runs the embedding_lookup.py fixture with its inputs', async () => {

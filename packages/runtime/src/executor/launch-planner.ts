@@ -5,6 +5,9 @@
 // with their offsets). Kernels are obtained through a callback, so the GPU executor cache
 // (compiles and loads FusionExecutors) and tsfuser's compile-for-a-target dumps (codegen only,
 // no GPU) walk the same decisions.
+// A scatter segment (greedy: scatter / index_put_accumulate) writes into a copy of its input:
+// its output buffer is filled by a pointwise copy kernel (scatter-copy.ts), planned as a step of
+// the same group right before the scatter kernel, as nvFuser initializes a scatter's output.
 // Invariant: every group input is resolved to an argument, a buffer or a view made by an earlier
 // group; a kernel group's info describes exactly the layouts and alignments its inputs have.
 
@@ -20,6 +23,7 @@ import {
 } from '@tsfuser/scheduler';
 import { ExecutorInputError } from '../errors.js';
 import { outputLayout, type TensorLayout } from './output-allocation.js';
+import { scatterCopyStep } from './scatter-copy.js';
 import type { PlanGroup, SegmentPlan } from './segment-plan.js';
 import { isIntegralScalar } from './runtime-info.js';
 
@@ -143,6 +147,8 @@ export function planLaunch<K>(
     }
     // no_op: every output is empty; allocating them is all there is to do.
     if (kind === 'no_op') return;
+    const copy = kind === 'greedy' ? scatterCopyStep(group, groupInfo, refs, refOf, groupId, kernelFor) : null;
+    if (copy !== null) plan.steps.push(copy);
     const { kernel, grid } = kernelFor(group.fusion, groupInfo, groupId, kind);
     plan.steps.push({ kernel, groupId, grid, refs: [...refs, ...group.outputs.map((v) => refOf.get(v) as PlanRef)], inputCount: refs.length });
   });

@@ -4,6 +4,8 @@
 // leaves SMs idle while the next one waits to start. A step goes on the side stream when
 //   * it reads only fusion arguments (no buffer another step writes), and
 //   * no step reads what it writes (its outputs are fusion outputs only), and
+//   * no other step writes what it writes (a scatter's copy step and its kernel both write the
+//     scatter's output: they stay in order on the main stream), and
 //   * it is not the plan's first step (something must stay on the main stream to overlap);
 // and no step at all does when any kernel of the plan synchronizes its grid: such a kernel
 // needs all its blocks resident at once, which a concurrent kernel could prevent.
@@ -24,6 +26,6 @@ export function sideStreamSteps(steps: readonly StepAccess[]): boolean[] {
   return steps.map((s, i) => {
     if (i === 0 || s.readsBuffers.length > 0) return false;
     const written = new Set(s.writesBuffers);
-    return !steps.some((other, j) => j !== i && other.readsBuffers.some((b) => written.has(b)));
+    return !steps.some((other, j) => j !== i && (other.readsBuffers.some((b) => written.has(b)) || other.writesBuffers.some((b) => written.has(b))));
   });
 }

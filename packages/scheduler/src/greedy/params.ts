@@ -10,7 +10,10 @@
 //   bitonic    — argsort, or topk with a large k: one row per block, a bitonic sort of the
 //                row (padded to `sortSize`, a power of two) in shared memory;
 //   warp_topk  — topk with k ≤ 16: one warp per row, each lane keeps its best `kPow2`
-//                elements in registers and a butterfly of shuffles merges the lanes' lists.
+//                elements in registers and a butterfly of shuffles merges the lanes' lists;
+//   scatter    — scatter / index_put_accumulate: a thread per update point, stores or atomic
+//                adds into an output the launch plan first fills with a copy of the input
+//                (greedy/scatter.ts).
 // Equal parameters mean the same kernel (the kernel cache is keyed by them).
 
 import type { DataType, ScanOpType } from '@tsfuser/fusion-ir';
@@ -64,13 +67,20 @@ export interface GreedyWarpTopKKernel {
   rowsPerBlock: number;
 }
 
-export type GreedyKernel = GreedyScanKernel | GreedySerialScanKernel | GreedyBitonicKernel | GreedyWarpTopKKernel;
+/** scatter (stores) or index_put_accumulate (atomic adds): one update point per thread. */
+export interface GreedyScatterKernel {
+  kind: 'scatter';
+  accumulate: boolean;
+  threads: number;
+}
+
+export type GreedyKernel = GreedyScanKernel | GreedySerialScanKernel | GreedyBitonicKernel | GreedyWarpTopKKernel | GreedyScatterKernel;
 
 export interface GreedyParams {
   schedulerType: 'greedy';
   tag: string;
   /** Which op (by its nvFuser name) and the dim it works along. */
-  op: 'cumsum' | 'cumprod' | 'cummax' | 'cummin' | 'argsort' | 'topk';
+  op: 'cumsum' | 'cumprod' | 'cummax' | 'cummin' | 'argsort' | 'topk' | 'scatter' | 'index_put_accumulate';
   dim: number;
   rank: number;
   dtype: DataType;
@@ -98,6 +108,9 @@ export function greedyParamsToString(p: GreedyParams): string {
       break;
     case 'bitonic':
       lines.push(`Bitonic sort in shared memory: sort size ${k.sortSize}, ${k.threads} threads, ${k.descending ? 'descending' : 'ascending'}, ${k.outputLength} outputs per row`);
+      break;
+    case 'scatter':
+      lines.push(`Scatter: one update point per thread (${p.rows} points), ${k.threads} threads per block, ${k.accumulate ? 'atomic adds' : 'stores'} into a copy of the input`);
       break;
     case 'warp_topk':
       lines.push(`Warp top-k: k ${k.k} (lists of ${k.kPow2}), ${k.rowsPerBlock} rows per block, ${k.largest ? 'largest' : 'smallest'}`);

@@ -9,8 +9,8 @@
 // innermost and whose index is the same along it (index_select and select off the last dim,
 // embedding: whole rows) may be read with vector loads: lookupRefMap gives the vectorization
 // analysis its dims' reference positions.
-// scatter and index_put_accumulate write at data-dependent positions; they need atomics, which
-// tsfuser's kernels do not have yet, so they are refused by every scheduler.
+// scatter and index_put_accumulate write at data-dependent positions: they are left to the
+// greedy scheduler (greedy/scatter.ts), which gives each a kernel of its own.
 
 import type { Expr, Fusion, TensorView } from '@tsfuser/fusion-ir';
 import { evaluateExtent, type ExtentBindings } from '../runtime-info.js';

@@ -2,7 +2,8 @@
 // broadcast/squeeze/expand, plain copies, tensor factories (full, iota: a value computed per
 // point), reductions and Welford), and the refusal reason for the others, naming the tensor
 // produced (slice / pad / cat and indexed loads: only the pointwise scheduler takes them, so a
-// resize next to a reduction is a segment boundary; scatter and index_put_accumulate: none).
+// resize next to a reduction is a segment boundary; scatter and index_put_accumulate: the
+// greedy scheduler).
 // Exhaustive over the Expr union, so a new kind must be
 // classified here.
 
@@ -53,10 +54,10 @@ export function unsupportedOp(e: Expr, scheduler: string): string | null {
   }
 }
 
-/** scatter and index_put_accumulate: no scheduler takes them (they need atomics). */
+/** scatter and index_put_accumulate: only the greedy scheduler takes them (a segment of their own). */
 export function scatterRefusal(kind: 'ScatterOp' | 'IndexPutAccumulateOp', name: string): string {
   const op = kind === 'ScatterOp' ? 'scatter' : 'index_put_accumulate';
-  return `${op}${name} writes at data-dependent positions (atomics), which tsfuser's GPU kernels do not support yet; it runs on the reference backend only`;
+  return `${op}${name} writes at data-dependent positions and is left to the greedy scheduler (a scatter segment of its own)`;
 }
 
 /** The first unsupported expression's reason, or null. */

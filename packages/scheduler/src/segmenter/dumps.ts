@@ -5,9 +5,11 @@
 //                        expression under a banner naming its segment and scheduler, and for
 //                        every edge between segments the concrete reason the two sides are not
 //                        one kernel; independent segments get the same explanation. expr_eval
-//                        (view) and no_op segments are not counted as kernels.
+//                        (view) and no_op segments are not counted as kernels; a scatter
+//                        segment counts two (the launch plan's copy, then the scatter).
 
 import { exprToString, printInputsOutputs, valToString, type Val } from '@tsfuser/fusion-ir';
+import { scatterInitialization } from '../greedy/scatter.js';
 import type { SegmentedFusion } from './segment-fusion.js';
 
 const launchesNothing = (type: string): boolean => type === 'expr_eval' || type === 'no_op';
@@ -40,7 +42,9 @@ export function segmentedFusionToString(sf: SegmentedFusion): string {
 export function fusionIrSegmentsToString(sf: SegmentedFusion): string {
   const n = sf.groups.length;
   // expr_eval (views) and no_op segments launch nothing.
-  const kernels = sf.groups.filter((g) => !launchesNothing(g.schedulerType)).length;
+  // A scatter segment launches two: the copy of its input into the output, then the scatter.
+  const scatterCopy = (g: SegmentedFusion['groups'][number]): boolean => g.schedulerType === 'greedy' && scatterInitialization(g.fusion) !== null;
+  const kernels = sf.groups.filter((g) => !launchesNothing(g.schedulerType)).length + sf.groups.filter(scatterCopy).length;
   const lines: string[] = [
     `Fusion IR with segments: ${n} segment${n === 1 ? '' : 's'} (${kernels} kernel${kernels === 1 ? '' : 's'}), ${sf.edges.length} edge${sf.edges.length === 1 ? '' : 's'}`,
     '',
@@ -51,7 +55,7 @@ export function fusionIrSegmentsToString(sf: SegmentedFusion): string {
   for (const g of sf.groups) {
     const ins = g.inputs.filter((v) => v.kind === 'tensorView').map(tName).join(', ');
     const outs = g.outputs.map(tName).join(', ');
-    const note = g.schedulerType === 'expr_eval' ? ' (views of its inputs, no kernel)' : '';
+    const note = g.schedulerType === 'expr_eval' ? ' (views of its inputs, no kernel)' : scatterCopy(g) ? ' (a copy kernel of its input into the output, then the scatter kernel)' : '';
     lines.push(`// ======== segment ${g.id} [${g.schedulerType}] — reads ${ins === '' ? 'nothing' : ins}; writes ${outs}${note} ========`);
     for (const e of g.exprs) lines.push(exprToString(e).trimEnd());
   }

@@ -275,6 +275,61 @@ export function normalizationWorkloads(): Workload[] {
   ];
 }
 
+// Dropout (p = 0.1, training) of x plus a residual, then layer_norm with weight and bias (issue
+// 24), as nvFuser / Thunder write it: rand_like with the philox seed and offset as scalar inputs,
+// keep = rand < 0.9, scale 1 / 0.9, fp32 math, bf16 in and out. The mask is not an output (it is
+// never materialized), so the traffic is x, residual, weight and bias read and y written.
+export const DROPOUT_SEED = 20261124;
+export const DROPOUT_OFFSET = 8;
+
+export function dropoutResidualLayerNormDef(dtype: string): string {
+  return `def dropout_residual_layer_norm(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.${dtype}, is_cpu=False)
+    T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.${dtype}, is_cpu=False)
+    T2 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.${dtype}, is_cpu=False)
+    T3 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.${dtype}, is_cpu=False)
+    S4 = fd.define_scalar(None, dtype=DataType.Int)
+    S5 = fd.define_scalar(None, dtype=DataType.Int)
+    T6 = fd.ops.cast(T0, dtype=DataType.Float)
+    T7 = fd.ops.rand_like(T6, rng_seed=S4, rng_offset=S5)
+    S8 = fd.define_scalar(0.900000, dtype=DataType.Double)
+    T9 = fd.ops.lt(T7, S8)
+    T10 = fd.ops.mul(T6, T9)
+    S11 = fd.define_scalar(${1 / 0.9}, dtype=DataType.Double)
+    T12 = fd.ops.mul(T10, S11)
+    T13 = fd.ops.add(T12, fd.ops.cast(T1, dtype=DataType.Float))
+    T14, T15 = fd.ops.var_mean(T13, dims=[1], correction=0, keepdim=False)
+    T16 = fd.ops.broadcast_in_dim(T14, shape=T0.shape(), broadcast_dims=[0])
+    T17 = fd.ops.broadcast_in_dim(T15, shape=T0.shape(), broadcast_dims=[0])
+    S18 = fd.define_scalar(1.00000e-05, dtype=DataType.Double)
+    T19 = fd.ops.rsqrt(fd.ops.add(T16, S18))
+    T20 = fd.ops.mul(fd.ops.sub(T13, T17), T19)
+    T21 = fd.ops.cast(fd.ops.broadcast_in_dim(T2, shape=T0.shape(), broadcast_dims=[1]), dtype=DataType.Float)
+    T22 = fd.ops.cast(fd.ops.broadcast_in_dim(T3, shape=T0.shape(), broadcast_dims=[1]), dtype=DataType.Float)
+    T23 = fd.ops.add(fd.ops.mul(T20, T21), T22)
+    fd.add_output(fd.ops.cast(T23, dtype=DataType.${dtype}))
+`;
+}
+
+/** dropout + residual add + layer_norm, bf16 [16384, 4096] (one inner persistent kernel). */
+export function dropoutResidualLayerNorm(rows: number = ROWS, cols: number = COLS): Workload {
+  return {
+    name: 'dropout_residual_layer_norm_bf16',
+    description: `layer_norm(dropout(x, p=0.1) + residual) with weight and bias, ${rows}x${cols} bf16 (fp32 math, RNG in the kernel)`,
+    build: () => importPythonDefinition(dropoutResidualLayerNormDef('BFloat16')),
+    inputs: [
+      { sizes: [rows, cols], dtype: 'BFloat16' },
+      { sizes: [rows, cols], dtype: 'BFloat16' },
+      { sizes: [cols], dtype: 'BFloat16' },
+      { sizes: [cols], dtype: 'BFloat16' },
+      { sizes: [], dtype: 'Int', scalar: DROPOUT_SEED },
+      { sizes: [], dtype: 'Int', scalar: DROPOUT_OFFSET },
+    ],
+    // x and residual read, y written; weight and bias read; the seed and offset are scalars.
+    bytes: (3 * rows * cols + 2 * cols) * 2,
+  };
+}
+
 /** layer_norm backward workloads (16384x4096; one inner-outer persistent kernel each). */
 export function layerNormBackwardWorkloads(): Workload[] {
   return [layerNormBackward('layer_norm_bwd_f32', 'Float'), layerNormBackward('layer_norm_bwd_bf16', 'BFloat16')];
@@ -307,5 +362,5 @@ export function indexingWorkloads(): Workload[] {
 }
 
 export function benchWorkloads(): Workload[] {
-  return [readmePointwise(), bnAddRelu(), powSum(), geluBiasGrad(), ...normalizationWorkloads(), ...layerNormBackwardWorkloads(), ...indexingWorkloads(), ...resizeWorkloads(), ...transposeWorkloads()];
+  return [readmePointwise(), bnAddRelu(), powSum(), geluBiasGrad(), ...normalizationWorkloads(), dropoutResidualLayerNorm(), ...layerNormBackwardWorkloads(), ...indexingWorkloads(), ...resizeWorkloads(), ...transposeWorkloads()];
 }

@@ -46,7 +46,8 @@ Options of run:
 Options of bench (needs a GPU):
   --workloads <a,b>                a subset of readme_pointwise, bn_add_relu, pow_sum,
                                    gelu_bias_grad, softmax_f32, softmax_bf16, layer_norm_f32,
-                                   layer_norm_bf16, rms_norm_bf16, layer_norm_bwd_f32,
+                                   layer_norm_bf16, rms_norm_bf16,
+                                   dropout_residual_layer_norm_bf16, layer_norm_bwd_f32,
                                    layer_norm_bwd_bf16, embedding_bf16, cat3_dim0_bf16,
                                    cat3_dim1_bf16, pad_bf16, rope_bf16, transpose_f32,
                                    transpose_bf16, permute_bshd_bf16 (default: all)

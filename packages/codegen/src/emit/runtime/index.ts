@@ -10,6 +10,7 @@ import { GRID_REDUCE_RUNTIME } from './grid-reduce.js';
 import { MATH_RUNTIME } from './math.js';
 import { PHILOX_RUNTIME } from './philox.js';
 import { GREEDY_RUNTIME } from '../greedy/runtime.js';
+import { SCATTER_RUNTIME } from '../greedy/scatter-runtime.js';
 import { REDUCTION_PRIMITIVES_RUNTIME } from './reduction-primitives.js';
 import { TENSOR_RUNTIME } from './tensor.js';
 import { WELFORD_RUNTIME } from './welford.js';
@@ -17,12 +18,12 @@ import { WELFORD_RUNTIME } from './welford.js';
 /**
  * `bulkCopies`: the cp.async.bulk helpers too (sm_90+ PTX, so only for kernels that use them);
  * `rng`: the Philox helpers (only for kernels that draw random numbers); `scanSort`: the greedy
- * scan and sort helpers (emit/greedy/runtime.ts).
+ * scan, sort and scatter helpers (emit/greedy/runtime.ts, scatter-runtime.ts).
  */
 export function runtimeLibrary(indexType: 'Int32' | 'Int', options: { bulkCopies?: boolean; rng?: boolean; scanSort?: boolean } = {}): string {
   const header = `// tsfuser runtime helpers\ntypedef ${indexType === 'Int32' ? 'int' : 'long long'} nvfuser_index_t;\n`;
   const parts = [header, FP16_RUNTIME, TENSOR_RUNTIME, ARRAY_RUNTIME, MATH_RUNTIME, REDUCTION_PRIMITIVES_RUNTIME, BLOCK_REDUCE_RUNTIME, BLOCK_ALLREDUCE_RUNTIME, BLOCK_ALLREDUCE_ONE_BARRIER_RUNTIME, GRID_REDUCE_RUNTIME, GRID_OUTER_REDUCE_RUNTIME, WELFORD_RUNTIME];
-  return [...parts, ...(options.rng === true ? [PHILOX_RUNTIME] : []), ...(options.scanSort === true ? [GREEDY_RUNTIME] : []), ...(options.bulkCopies === true ? [BULK_COPY_RUNTIME] : [])].join('\n');
+  return [...parts, ...(options.rng === true ? [PHILOX_RUNTIME] : []), ...(options.scanSort === true ? [GREEDY_RUNTIME, SCATTER_RUNTIME] : []), ...(options.bulkCopies === true ? [BULK_COPY_RUNTIME] : [])].join('\n');
 }
 
 export { PHILOX_CORE, PHILOX_RUNTIME } from './philox.js';
