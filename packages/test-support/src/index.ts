@@ -16,5 +16,6 @@ export * from './resize-random.js';
 export * from './indexing-fixtures.js';
 export * from './reshape-fixtures.js';
 export * from './reshape-random.js';
+export * from './persistent-reshape-fixtures.js';
 export * from './stride-order-fixtures.js';
 export * from './scan-sort-fixtures.js';

@@ -59,9 +59,13 @@ export function scatterRefusal(kind: 'ScatterOp' | 'IndexPutAccumulateOp', name:
   return `${op}${name} writes at data-dependent positions (atomics), which tsfuser's GPU kernels do not support yet; it runs on the reference backend only`;
 }
 
-/** The first unsupported expression's reason, or null. */
-export function firstUnsupportedOp(fusion: Fusion, scheduler: string): string | null {
+/**
+ * The first unsupported expression's reason, or null. With `reshapes`, ViewOps are skipped (the
+ * persistent schedulers check them themselves: normalization/persistent-reshapes.ts).
+ */
+export function firstUnsupportedOp(fusion: Fusion, scheduler: string, opts: { reshapes?: boolean } = {}): string | null {
   for (const e of fusion.exprs()) {
+    if (opts.reshapes === true && e.kind === 'ViewOp') continue;
     const r = unsupportedOp(e, scheduler);
     if (r !== null) return r;
   }
