@@ -4,10 +4,12 @@
 // the reduced statistics (mean / invstd as [B, S]), softmax over heads split out of a batch, a
 // reshape that splits the row or merges dims into it, a reshape between two pointwise ops of
 // the row, a reshape after the normalization that splits the row, batch_norm (outer
-// persistent) on a reshaped input, and layer_norm backward (inner-outer persistent) on
-// reshaped grad_out / x. Each names the segments the default registry gives it.
+// persistent) on a reshaped input and reshaped back, layer_norm backward (inner-outer
+// persistent) on reshaped grad_out / x, reshapes to size-1 dims, of a weight, merging rows,
+// flattening the output, from a flat input; and the boundary that remains: iota on the other
+// side of a reshape from the row. Each names the segments the default registry gives it.
 import {
-  add, batchNorm, broadcast, cast, exp, Fusion, layerNorm, makeTensor, mul, reshape, rmsNorm, size, softmax, sub, sum, truediv,
+  add, batchNorm, broadcast, cast, exp, Fusion, iota, layerNorm, makeTensor, mul, reshape, rmsNorm, size, softmax, sub, sum, truediv,
   type DataType, type TensorView,
 } from '@tsfuser/fusion-ir';
 import type { ShapeOpsFixture } from './shape-ops-fixtures.js';
@@ -88,5 +90,22 @@ export function persistentReshapeFixtures(): ShapeOpsFixture[] {
       cast(reshape(softmax(reshape(cast(at(xs, 0), F), [16, 128]), 1), [4, 4, 128]), 'BFloat16'),
     ], 'inner_persistent'),
     layerNormBackwardReshaped(),
+    fixture('layer_norm_size1_dims_by_reshape', [{ dtype: F, sizes: [6, 20] }], (_f, xs) => [layerNorm(reshape(at(xs, 0), [6, 1, 20]), 1).output], 'inner_persistent'),
+    fixture('rms_norm_weight_reshaped', [{ dtype: F, sizes: [5, 64] }, { dtype: F, sizes: [4, 16] }], (_f, xs) => [
+      rmsNorm(at(xs, 0), 1, reshape(at(xs, 1), [64]), 1e-6).output,
+    ], 'inner_persistent'),
+    fixture('softmax_rows_merged_across_reshape', [{ dtype: F, sizes: [8, 32] }], (_f, xs) => [softmax(reshape(at(xs, 0), [4, 64]), 1)], 'inner_persistent'),
+    fixture('softmax_output_flattened', [{ dtype: F, sizes: [5, 48] }], (_f, xs) => [reshape(softmax(at(xs, 0), 1), [240])], 'inner_persistent'),
+    fixture('batch_norm_reshape_round_trip', [{ dtype: F, sizes: [4, 8, 24] }], (_f, xs) => [
+      reshape(batchNorm(reshape(at(xs, 0), [32, 24]), null, null, null, null, 0.1, 1e-5, true).output, [4, 8, 24]),
+    ], 'outer_persistent'),
+    fixture('layer_norm_of_sum_with_reshaped_input', [{ dtype: F, sizes: [6, 40] }, { dtype: F, sizes: [2, 3, 40] }], (_f, xs) => {
+      const t = add(at(xs, 0), reshape(at(xs, 1), [6, 40]));
+      return [layerNorm(t, 1).output, t];
+    }, 'inner_persistent'),
+    fixture('softmax_from_flat_input', [{ dtype: F, sizes: [240] }], (_f, xs) => [softmax(reshape(at(xs, 0), [5, 48]), 1)], 'inner_persistent'),
+    fixture('iota_across_reshape_segmented', [{ dtype: F, sizes: [6, 32] }], (f, xs) => [
+      softmax(add(at(xs, 0), reshape(iota(f, 192, 0, 1, 'Float'), [6, 32])), 1),
+    ], 'pointwise+inner_persistent'),
   ];
 }
