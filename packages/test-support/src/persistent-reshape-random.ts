@@ -2,20 +2,20 @@
 // (persistent-reshape-random.test.ts), its nvcc test and the GPU shape-ops suite
 // (--random-persistent-reshape N). Rows N = a·b and a row of H = c·d elements (at most ~3000
 // elements in all); the input comes in one of the factorizations [a, b, H], [N, c, d],
-// [a, b, c, d], [N·H] or [N, H] (sizes as numbers or from `size(x, d)`) and is reshaped to
+// [a, b, c, d], [a, 1, b, c, d], [N·H] or [N, H] (sizes as numbers or from `size(x, d)`) and is reshaped to
 // [N, H]; at random a second input of another factorization is added (reshaped too); then
-// layer_norm (with or without weight and bias), rms_norm, softmax, log_softmax or x·sum(x) over
+// layer_norm (with or without weight and bias), rms_norm, softmax, log_softmax or x / max|x| over
 // the row — or, every fifth seed, batch_norm over the rows (outer persistent); the result is
 // reshaped back to a random factorization (or not) and at random cast. Dtypes Float, Half and
 // BFloat16. Every case should be one persistent kernel (`segments`).
 import {
-  add, batchNorm, broadcast, cast, Fusion, layerNorm, logSoftmax, makeTensor, mul, reshape, rmsNorm, size, softmax, sum,
+  abs, add, batchNorm, broadcast, cast, Fusion, layerNorm, logSoftmax, makeTensor, max, mul, reshape, rmsNorm, size, softmax, truediv,
   type DataType, type EvalValue, type SizeOperand, type TensorView,
 } from '@tsfuser/fusion-ir';
 import { randomTensor, seeded } from './shape-ops-values.js';
 import type { RandomReshapeCase } from './reshape-random.js';
 
-type Layout = 'abH' | 'Ncd' | 'abcd' | 'flat' | 'NH';
+type Layout = 'abH' | 'Ncd' | 'abcd' | 'a1bcd' | 'flat' | 'NH';
 
 function layoutSizes(layout: Layout, a: number, b: number, c: number, d: number): number[] {
   switch (layout) {
@@ -25,6 +25,8 @@ function layoutSizes(layout: Layout, a: number, b: number, c: number, d: number)
       return [a * b, c, d];
     case 'abcd':
       return [a, b, c, d];
+    case 'a1bcd':
+      return [a, 1, b, c, d];
     case 'flat':
       return [a * b * c * d];
     case 'NH':
@@ -56,7 +58,7 @@ export function randomPersistentReshapeCase(seed: number): RandomReshapeCase {
     inputs.push(randomTensor(dtype, sizes, r));
     return t;
   };
-  const layouts: readonly Layout[] = ['abH', 'Ncd', 'abcd', 'flat', 'NH'];
+  const layouts: readonly Layout[] = ['abH', 'Ncd', 'abcd', 'a1bcd', 'flat', 'NH'];
   const inLayout = pick(layouts);
   const x = newInput(layoutSizes(inLayout, a, b, c, d));
   const dynamic = r() < 0.3 && inLayout === 'abH';
@@ -94,9 +96,10 @@ export function randomPersistentReshapeCase(seed: number): RandomReshapeCase {
       out = logSoftmax(rows, 1);
       steps.push('log_softmax');
     } else {
+      // x / max|x| over the row: exact reductions, so no accumulation-order rounding.
       const xf = dtype === 'Float' ? rows : cast(rows, 'Float');
-      out = mul(xf, broadcast(sum(xf, [1]), [false, true]));
-      steps.push('x*sum(x)');
+      out = truediv(xf, broadcast(max(abs(xf), [1]), [false, true]));
+      steps.push('x/max|x|');
     }
   }
   const outLayout = pick(layouts);
