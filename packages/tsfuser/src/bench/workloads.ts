@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { importPythonDefinition } from '../python/import-definition.js';
 import { resizeWorkloads } from './resize-workloads.js';
+import { reshapeWorkloads } from './reshape-workloads.js';
 
 export interface WorkloadInput {
   sizes: number[];
@@ -306,5 +307,5 @@ export function indexingWorkloads(): Workload[] {
 }
 
 export function benchWorkloads(): Workload[] {
-  return [readmePointwise(), bnAddRelu(), powSum(), geluBiasGrad(), ...normalizationWorkloads(), ...layerNormBackwardWorkloads(), ...indexingWorkloads(), ...resizeWorkloads()];
+  return [readmePointwise(), bnAddRelu(), powSum(), geluBiasGrad(), ...normalizationWorkloads(), ...layerNormBackwardWorkloads(), ...indexingWorkloads(), ...resizeWorkloads(), ...reshapeWorkloads()];
 }

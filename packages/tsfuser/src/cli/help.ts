@@ -48,7 +48,8 @@ Options of bench (needs a GPU):
                                    gelu_bias_grad, softmax_f32, softmax_bf16, layer_norm_f32,
                                    layer_norm_bf16, rms_norm_bf16, layer_norm_bwd_f32,
                                    layer_norm_bwd_bf16, embedding_bf16, cat3_dim0_bf16,
-                                   cat3_dim1_bf16, pad_bf16, rope_bf16 (default: all)
+                                   cat3_dim1_bf16, pad_bf16, rope_bf16,
+                                   reshape_layer_norm_prologue_bf16 (default: all)
   --iters <N>                      timed runs per workload, median reported (default 50)
   --flush read|write               how L2 is flushed before each run: sum (default) or memset of
                                    512 MiB; a memset leaves dirty lines every run pays for
