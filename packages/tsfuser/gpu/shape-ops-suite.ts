@@ -1,6 +1,6 @@
 // GPU suite for shape ops and tensor factories (needs a GPU; not a vitest suite).
 //
-//   pnpm gpu:bundle tsfuser-shape-ops-suite && (GPU host) bash gpu-bundle/run.sh tsfuser-shape-ops-suite [--seed S] [--random N] [--random-reshape R] [--resize-random M]
+//   pnpm gpu:bundle tsfuser-shape-ops-suite && (GPU host) bash gpu-bundle/run.sh tsfuser-shape-ops-suite [--seed S] [--random N] [--random-reshape R] [--resize-random M] [--random-persistent-reshape P]
 //
 // Every fixture of packages/codegen/test/shape-ops-fixtures.ts (full / zeros / ones / iota in
 // pointwise, reduction and persistent kernels; expanded outputs; stride-0 inputs; metadata-only
@@ -17,7 +17,10 @@
 // (default 200) random reshape fusions, each one pointwise kernel; then M (--resize-random,
 // default 200) random fusions mixing slice / pad / cat with pointwise work (test-support's
 // resize-random.ts); large resize cases (RoPE, cat, pad at vectorized sizes) beside the
-// fixtures' small ones. Prints one line per failing
+// fixtures' small ones; the persistent reshape fixtures (persistent-reshape-cases.ts: reshapes
+// in inner / outer / inner-outer persistent kernels), the attention prologue reshape +
+// layer_norm + reshape at realistic sizes and P (--random-persistent-reshape, default 200)
+// random persistent fusions with reshapes. Prints one line per failing
 // case and per fixture, `N passed, M failed` last; exits 1 on failure.
 
 import { add, broadcast, cast, cat, evaluate, expand, Fusion, full, HostTensor, iota, makeTensor, mul, pad, size, type EvalValue } from '@tsfuser/fusion-ir';
@@ -27,6 +30,7 @@ import {
   compareOutput, randomResizeCase, randomShapeOpsCase, randomTensor, ropeFusion, ropeInputs, runtimeInfoOf, seeded, shapeOpsFixtures, type ShapeOpsFixture,
 } from '@tsfuser/test-support';
 import { largeReshapeCases, randomReshapeFixtures, reshapeFixtures } from './reshape-cases.js';
+import { largePersistentReshapeCases, persistentReshapeFixtures, randomPersistentReshapeFixtures } from './persistent-reshape-cases.js';
 import { absoluteHost, summationSlack } from './summation-slack.js';
 
 interface Result {
@@ -159,7 +163,12 @@ function main(): void {
       return { name: `random ${seed + 200000 + k} (${c.description})`, fusion: c.fusion, inputs: () => c.inputs, segments: '*' };
     });
     const reshapeCases = [...reshapeFixtures(), ...largeReshapeCases(), ...randomReshapeFixtures(seed, flag('random-reshape', 200))];
-    for (const [k, fx] of [...shapeOpsFixtures(), ...largeCases(), ...randomCases, ...reshapeCases, ...resizeCases].entries()) {
+    const persistentReshapeCases = [
+      ...persistentReshapeFixtures(),
+      ...largePersistentReshapeCases(),
+      ...randomPersistentReshapeFixtures(seed, flag('random-persistent-reshape', 200)),
+    ];
+    for (const [k, fx] of [...shapeOpsFixtures(), ...largeCases(), ...randomCases, ...reshapeCases, ...resizeCases, ...persistentReshapeCases].entries()) {
       try {
         results.push({ name: fx.name, ok: true, detail: runCase(device, fx, seed + k) });
       } catch (error) {
