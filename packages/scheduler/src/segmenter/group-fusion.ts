@@ -130,16 +130,22 @@ export function groupBoundary(original: Fusion, exprs: ReadonlySet<Expr>): { inp
 }
 
 /**
- * A plain input tensor with `tv`'s non-reduction dims (same extents, dense contiguity — in
- * `tv`'s allocation order when it has a stride order; none when `strided`: the tensor is a view
- * another segment made, read through its strides).
+ * A plain input tensor with `tv`'s non-reduction dims (same extents, expanded broadcasts kept
+ * expanded, dense contiguity — in `tv`'s allocation order when it has a stride order; none when
+ * `strided`: the tensor is a view another segment made, read through its strides, or when it has
+ * expanded dims).
  */
 function freshInput(fusion: Fusion, tv: TensorView, strided: boolean): TensorView {
   const logical: IterDomain[] = tv.domain.logicalNoReductions().map((id) => {
-    if (id.isBroadcast() && id.expandedExtent !== null) return fusion.newIterDomain(id.expandedExtent, 'Iteration');
+    if (id.isBroadcast() && id.expandedExtent !== null) return fusion.newIterDomain(id.extent, 'Broadcast', { expandedExtent: id.expandedExtent });
     return fusion.newIterDomain(id.extent, id.isBroadcast() ? 'Broadcast' : 'Iteration');
   });
-  const contiguity = tv.domain.logicalNoReductions().map((id) => (id.isBroadcast() ? (id.expandedExtent !== null ? false : null) : !strided));
+  // An expanded broadcast stays one (extent 1, expanded to n: stride 0), so a segment whose
+  // output keeps it expanded maps it like the producer did. Its other dims are read through
+  // their strides: however the producer's buffer is laid out (stride 0 there, as the executor
+  // allocates it, or materialised), the kernel indexes it correctly.
+  const expanded = tv.domain.logicalNoReductions().some((id) => id.isBroadcast() && id.expandedExtent !== null);
+  const contiguity = tv.domain.logicalNoReductions().map((id) => (id.isBroadcast() ? null : !strided && !expanded));
   // A stride-ordered intermediate is allocated densely in its allocation order: the reading
   // segment declares that order, so its kernel indexes the tensor through the permuted strides.
   const order = permutedAllocationOrder(tv);
