@@ -16,6 +16,7 @@ export default defineConfig(
     'test/lowering-passes-corpus.test.ts',
     'test/indexing-random.test.ts',
     'test/reshape-nvcc.test.ts',
+    'test/persistent-reshape-nvcc.test.ts',
     'test/greedy-nvcc.test.ts',
     'test/transpose.test.ts',
     'test/transpose-random.test.ts',

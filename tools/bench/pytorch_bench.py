@@ -200,6 +200,21 @@ def permute_bshd_bf16():
     # Attention head merge [B, H, S, D] -> [B, S, H, D], B=8 H=32 S=4096 D=128.
     x = torch.randn(8, 32, 4096, 128, device="cuda", dtype=torch.bfloat16)
     return (lambda t: t.permute(0, 2, 1, 3).contiguous()), (x,), 2 * x.numel() * 2
+@workload("reshape_layer_norm_prologue_bf16")
+def reshape_layer_norm_prologue_bf16():
+    # Issue 20, as packages/tsfuser/src/bench/reshape-workloads.ts defines it: the attention
+    # prologue's reshape [8, 4096, 32*128] -> [32768, 4096], layer_norm with weight and bias in
+    # float32, rounded to bf16, reshaped back. bytes: x read, the output written, weight and bias.
+    x = torch.randn(8, 4096, 32 * 128, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(4096, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(4096, device="cuda", dtype=torch.bfloat16)
+
+    def fn(x, w, b):
+        rows = x.reshape(8 * 4096, 4096).float()
+        y = torch.nn.functional.layer_norm(rows, (4096,), w.float(), b.float(), 1e-5)
+        return y.to(torch.bfloat16).reshape(8, 4096, 4096)
+
+    return fn, (x, w, b), (2 * x.numel() + 2 * w.numel()) * 2
 
 
 @workload("embedding_bf16")

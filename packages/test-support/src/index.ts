@@ -16,6 +16,8 @@ export * from './resize-random.js';
 export * from './indexing-fixtures.js';
 export * from './reshape-fixtures.js';
 export * from './reshape-random.js';
+export * from './persistent-reshape-fixtures.js';
+export * from './persistent-reshape-random.js';
 export * from './stride-order-fixtures.js';
 export * from './scan-sort-fixtures.js';
 export * from './transpose-fixtures.js';

@@ -1,6 +1,6 @@
 // GPU suite for shape ops and tensor factories (needs a GPU; not a vitest suite).
 //
-//   pnpm gpu:bundle tsfuser-shape-ops-suite && (GPU host) bash gpu-bundle/run.sh tsfuser-shape-ops-suite [--seed S] [--random N] [--random-reshape R] [--resize-random M] [--transpose-random T]
+//   pnpm gpu:bundle tsfuser-shape-ops-suite && (GPU host) bash gpu-bundle/run.sh tsfuser-shape-ops-suite [--seed S] [--random N] [--random-reshape R] [--resize-random M] [--transpose-random T] [--random-persistent-reshape P]
 //
 // Every fixture of packages/codegen/test/shape-ops-fixtures.ts (full / zeros / ones / iota in
 // pointwise, reduction and persistent kernels; expanded outputs; stride-0 inputs; metadata-only
@@ -20,7 +20,10 @@
 // fixtures' small ones; the transpose fixtures (test-support's transpose-fixtures.ts: 2-D f32 /
 // bf16 transposes, permute + pointwise, 3-D / 4-D permutes, a permuted input, a stride-ordered
 // output, odd sizes — each checked to take the scheduler it names, transpose or pointwise) and T
-// (--transpose-random, default 100) random transposes at H100 sizes. Prints one line per failing
+// (--transpose-random, default 100) random transposes at H100 sizes; the persistent reshape fixtures (persistent-reshape-cases.ts: reshapes
+// in inner / outer / inner-outer persistent kernels), the attention prologue reshape +
+// layer_norm + reshape at realistic sizes and P (--random-persistent-reshape, default 200)
+// random persistent fusions with reshapes. Prints one line per failing
 // case and per fixture, `N passed, M failed` last; exits 1 on failure.
 
 import { add, broadcast, cast, cat, evaluate, expand, Fusion, full, HostTensor, iota, makeTensor, mul, pad, size, type EvalValue } from '@tsfuser/fusion-ir';
@@ -30,6 +33,7 @@ import {
   compareOutput, randomResizeCase, randomShapeOpsCase, randomTensor, randomTransposeCase, ropeFusion, ropeInputs, runtimeInfoOf, seeded, shapeOpsFixtures, transposeFixtures, type ShapeOpsFixture,
 } from '@tsfuser/test-support';
 import { largeReshapeCases, randomReshapeFixtures, reshapeFixtures } from './reshape-cases.js';
+import { largePersistentReshapeCases, persistentReshapeFixtures, randomPersistentReshapeFixtures } from './persistent-reshape-cases.js';
 import { absoluteHost, summationSlack } from './summation-slack.js';
 
 interface Result {
@@ -167,7 +171,12 @@ function main(): void {
       return { ...c, name: `random ${seed + 300000 + k} (${c.name})` };
     });
     const reshapeCases = [...reshapeFixtures(), ...largeReshapeCases(), ...randomReshapeFixtures(seed, flag('random-reshape', 200))];
-    for (const [k, fx] of [...shapeOpsFixtures(), ...largeCases(), ...randomCases, ...reshapeCases, ...resizeCases, ...transposeFixtures(), ...transposeCases].entries()) {
+    const persistentReshapeCases = [
+      ...persistentReshapeFixtures(),
+      ...largePersistentReshapeCases(),
+      ...randomPersistentReshapeFixtures(seed, flag('random-persistent-reshape', 200)),
+    ];
+    for (const [k, fx] of [...shapeOpsFixtures(), ...largeCases(), ...randomCases, ...reshapeCases, ...resizeCases, ...transposeFixtures(), ...transposeCases, ...persistentReshapeCases].entries()) {
       try {
         results.push({ name: fx.name, ok: true, detail: runCase(device, fx, seed + k) });
       } catch (error) {

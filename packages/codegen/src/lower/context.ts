@@ -40,6 +40,8 @@ export interface LoweringContext {
   storageDtype(tv: TensorView): DataType;
   /** Prefix of kernel-scope names (grid reduction buffers). */
   kernelName: string;
+  /** The launch's threads per block along x and y (padded-threads.ts guards thread positions narrower than these). */
+  blockDims?: { TIDx: number; TIDy: number };
 }
 
 /** rFactor partials of Half/BFloat16 reductions keep their partial sums in Float registers. */

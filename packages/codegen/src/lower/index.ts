@@ -115,6 +115,7 @@ function gridOuterGlobals(stmts: readonly Stmt[], p: KernelParams): Kernel['devi
 
 export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Kernel {
   const ctx = makeContext(scheduled.fusion, scheduled.reference, scheduled.divisibleSplits, scheduled.params.indexType, extentExpr, opts.kernelName);
+  ctx.blockDims = { TIDx: scheduled.params.lparams.bdimx, TIDy: scheduled.params.lparams.bdimy };
   const { params, indexLocals } = buildSignature(ctx);
   const scalars = lowerScalarExprs(ctx);
   const observe = (pass: string, body: readonly Stmt[]): void => opts.observe?.(pass, [...scalars, ...body], params);

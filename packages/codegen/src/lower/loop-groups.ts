@@ -2,7 +2,9 @@
 // (tensor, loop position) pairs — a producer inlined at position k shares its first k loops
 // with each consumer — and the kind of each reference position (parallel index, trivial,
 // serial loop, unrolled loop). Tensors whose loop domain is not aligned with the reference's
-// (lower-rank chains before a broadcast) are treated as fully inlined: recomputed per point.
+// (lower-rank chains before a broadcast; tensors at or after a reshape of a reduction result,
+// whose loops the propagator did not replay, unless they map anyway) are treated as fully
+// inlined: recomputed per point.
 // Invariant: one set = one loop instance; all members sit at the same position.
 
 import { buildIdGraph, isParallelIndex, parallelIndexName, type IdSets, type ParallelType, type TensorView } from '@tsfuser/fusion-ir';
@@ -18,6 +20,12 @@ export class LoopGroups {
   private readonly prefix = new Map<TensorView, boolean>();
   /** Tensors computed from a reduction's result (reduction schedules). */
   private readonly afterReduction = new Set<TensorView>();
+  /**
+   * Tensors at or after a reshape of a reduction's result (persistent schedules): the
+   * propagator does not replay the reference's loops forward through a view, so their loop IDs
+   * are their own even when they have as many as the reference; aligned only when they map.
+   */
+  private readonly afterReductionView = new Set<TensorView>();
   private readonly idGraph: IdSets | null;
   readonly kinds: PositionKind[];
 
@@ -37,6 +45,8 @@ export class LoopGroups {
       for (const e of ctx.fusion.exprs()) {
         const after = e.kind === 'ReductionOp' || e.kind === 'WelfordOp' || e.inputs.some((v) => v.kind === 'tensorView' && this.afterReduction.has(v));
         if (after) for (const o of e.outputs) if (o.kind === 'tensorView') this.afterReduction.add(o);
+        const viewed = e.inputs.some((v) => v.kind === 'tensorView' && (this.afterReductionView.has(v) || (e.kind === 'ViewOp' && this.afterReduction.has(v))));
+        if (viewed) for (const o of e.outputs) if (o.kind === 'tensorView') this.afterReductionView.add(o);
       }
     }
     for (const tv of ctx.fusion.allTvs()) {
@@ -52,7 +62,16 @@ export class LoopGroups {
   }
 
   isAligned(tv: TensorView): boolean {
+    if (tv.nDims() === this.ctx.positions && this.afterReductionView.has(tv)) return this.mapsToReference(tv);
     return tv.nDims() === this.ctx.positions || this.isPrefixAligned(tv);
+  }
+
+  /** Every loop ID of `tv` is a broadcast or maps to the reference's at its position. */
+  private mapsToReference(tv: TensorView): boolean {
+    const graph = this.idGraph;
+    if (graph === null) return false;
+    const ref = this.ctx.reference;
+    return tv.domain.loop.every((id, p) => id.isBroadcast() || graph.same(id, ref.axis(p)));
   }
 
   /** A shorter tensor whose loop IDs are the reference's first positions (reduction schedules). */
@@ -61,8 +80,7 @@ export class LoopGroups {
     if (graph === null || tv.nDims() >= this.ctx.positions) return false;
     let known = this.prefix.get(tv);
     if (known === undefined) {
-      const ref = this.ctx.reference;
-      known = tv.domain.loop.every((id, p) => id.isBroadcast() || graph.same(id, ref.axis(p)));
+      known = this.mapsToReference(tv);
       this.prefix.set(tv, known);
     }
     return known;

@@ -5,7 +5,9 @@
 // real elements of another persistent batch, so every statement of a tensor that iterates such
 // a position is guarded by `threadIdx.x < extent`, and a block reduction reads `init` from those
 // threads (the guard joins its read predicates; a reduced position never guards the write).
-// Constant-extent thread positions (every other schedule) get no guard.
+// A constant-extent thread position gets the guard only when the launch has more threads along
+// it (a persistent row whose extent folded to a constant, e.g. through a reshape to constant
+// sizes, still launches the warp-rounded count); every other schedule launches exactly it.
 // Invariant: a thread beyond a padded extent reads nothing, writes nothing and contributes the
 // reduction's identity.
 
@@ -23,8 +25,10 @@ export interface PaddedThreadPredicate {
 export function paddedThreadPredicates(ctx: LoweringContext, groups: LoopGroups): PaddedThreadPredicate[] {
   const out: PaddedThreadPredicate[] = [];
   groups.kinds.forEach((k, p) => {
-    if (k.kind !== 'parallel' || k.bound !== null) return;
+    if (k.kind !== 'parallel') return;
     if (k.parallelType !== 'TIDx' && k.parallelType !== 'TIDy') return;
+    const launched = ctx.blockDims?.[k.parallelType];
+    if (k.bound !== null && (launched === undefined || launched <= k.bound)) return;
     out.push({ position: p, predicate: { index: isym(k.builtin), extent: ctx.extent(ctx.reference.axis(p).extent) } });
   });
   return out;

@@ -24,6 +24,7 @@ import { dataTypeSize, type Fusion, type TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import { chooseIndexType } from '../index-type.js';
 import { ExactLogicalMap } from '../pointwise/domain-map.js';
+import { ReshapeIndexGraph } from '../pointwise/reshape-index-graph.js';
 import { collectIo } from '../pointwise/heuristics.js';
 import { bindExtents, evaluateExtent, type RuntimeInfo } from '../runtime-info.js';
 import { persistentBufferBytes, persistentBuffers } from '../segmentation/persistent-buffer.js';
@@ -83,6 +84,27 @@ function rowTensors(fusion: Fusion, r: TensorView, tvs: readonly TensorView[]): 
   return out;
 }
 
+/**
+ * Fusion inputs read through reshapes into the row tensor (persistent-reshapes.ts): no broadcast
+ * dims and every dim indexed from the reduction input through a view. Candidates for the row
+ * vector when they hold all of the row tensor's elements (row-vectorization.ts checks the sizes).
+ */
+function reshapedRowInputs(fusion: Fusion, r: TensorView, tvs: readonly TensorView[]): Set<TensorView> {
+  const out = new Set<TensorView>();
+  const ref = r.definition?.inputs[0];
+  if (ref === undefined || ref.kind !== 'tensorView' || !fusion.exprs().some((e) => e.kind === 'ViewOp')) return out;
+  const map = new ExactLogicalMap(fusion);
+  const graph = new ReshapeIndexGraph(fusion, ref);
+  for (const tv of tvs) {
+    const dims = tv.domain.logicalNoReductions();
+    if (dims.length === 0 || dims.some((id) => id.isBroadcast())) continue;
+    const direct = map.mapToReference(tv, ref);
+    if (direct.every((p) => p !== -1)) continue;
+    if (graph.deriveLogical(tv).every((d) => d !== null)) out.add(tv);
+  }
+  return out;
+}
+
 /** Inputs over the row only (a weight or bias) whose innermost dim is the row's innermost dim. */
 function rowParams(fusion: Fusion, r: TensorView, tvs: readonly TensorView[]): Set<TensorView> {
   const map = new ExactLogicalMap(fusion);
@@ -100,21 +122,23 @@ function rowParams(fusion: Fusion, r: TensorView, tvs: readonly TensorView[]): S
   return out;
 }
 
-/** The fusion's tensor inputs over full rows, and those over the row only (weight, bias). */
+/** The fusion's tensor inputs over full rows, those over the row only (weight, bias), and those read through reshapes. */
 interface RowInputs {
   rows: Set<TensorView>;
   params: Set<TensorView>;
+  reshaped: Set<TensorView>;
 }
 
 function rowInputs(fusion: Fusion, r: TensorView): RowInputs {
   const inputTvs = fusion.inputs.filter((v): v is TensorView => v.kind === 'tensorView');
-  return { rows: rowTensors(fusion, r, inputTvs), params: rowParams(fusion, r, inputTvs) };
+  return { rows: rowTensors(fusion, r, inputTvs), params: rowParams(fusion, r, inputTvs), reshaped: reshapedRowInputs(fusion, r, inputTvs) };
 }
 
-function vectorization(fusion: Fusion, runtimeInfo: RuntimeInfo, r: TensorView, inputs: RowInputs, rowLength: number, maxVectorBytes: number): VectorChoice {
-  const rowInputs = new Set([...inputs.rows, ...inputs.params]);
+function vectorization(fusion: Fusion, runtimeInfo: RuntimeInfo, r: TensorView, inputs: RowInputs, rowLength: number, rows: number, maxVectorBytes: number): VectorChoice {
+  const rowInputs = new Set([...inputs.rows, ...inputs.params, ...inputs.reshaped]);
   const outputTvs = fusion.outputs.filter((v): v is TensorView => v.kind === 'tensorView');
-  return rowVectorChoice(fusion, runtimeInfo, rowInputs, rowTensors(fusion, r, outputTvs), rowLength, maxVectorBytes);
+  const reshaped = { tvs: inputs.reshaped, numel: rowLength * rows };
+  return rowVectorChoice(fusion, runtimeInfo, rowInputs, rowTensors(fusion, r, outputTvs), rowLength, maxVectorBytes, reshaped);
 }
 
 /** Register bytes each row element costs across the persistent buffers (as computed, not projected). */
@@ -231,7 +255,7 @@ export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: 
   if (R === 0 || I === 0) throw new SchedulingError(`inner persistent heuristics: ${I} rows of ${R} elements (empty)`);
   const device = runtimeInfo.device;
   const inputs = rowInputs(fusion, r);
-  const vec = vectorization(fusion, runtimeInfo, r, inputs, R, overrides.maxVectorBytes ?? 16);
+  const vec = vectorization(fusion, runtimeInfo, r, inputs, R, I, overrides.maxVectorBytes ?? 16);
   const v = vec.factor;
   const vectors = ceilDiv(R, v);
   const perElement = bytesPerRowElement(fusion, runtimeInfo, R);

@@ -23,6 +23,7 @@ import { describeComponents, downstreamTvs, tensorComponents, tensorOutputs, tvN
 import { describeBuffers, persistentBufferBudget, persistentBufferBytes, persistentBuffers } from './persistent-buffer.js';
 import { describeReduction, patternMismatch, reductionInfos, reductionType, type ReductionInfo, type ReductionType } from './reduction-pattern.js';
 import { firstUnsupportedOp } from './supported-ops.js';
+import { persistentReshapeRefusal } from '../normalization/persistent-reshapes.js';
 
 export type NormalizationKind = 'inner_persistent' | 'outer_persistent' | 'inner_outer_persistent';
 
@@ -114,10 +115,15 @@ function rowShape(r: ReductionInfo, bindings: ExtentBindings): { reductionNumel:
 
 /** Whether the `kind` persistent scheduler accepts the fusion (nvFuser's rules, see the header). */
 export function canScheduleNormalization(kind: NormalizationKind, fusion: Fusion, ri: RuntimeInfo): CanScheduleResult {
-  const op = firstUnsupportedOp(fusion, kind);
+  const op = firstUnsupportedOp(fusion, kind, { reshapes: true });
   if (op !== null) return refuse(op);
   const reductions = reductionInfos(fusion);
   if (reductions.length === 0) return refuse('the fusion has no reduction to normalize over');
+  const firstInput = reductions[0]?.expr.inputs[0];
+  if (firstInput?.kind === 'tensorView') {
+    const reshapes = persistentReshapeRefusal(fusion, firstInput, kind);
+    if (reshapes !== null) return refuse(reshapes);
+  }
   const disconnected = connectedGraphRefusal(fusion);
   if (disconnected !== null) return refuse(disconnected);
   const type = reductionType(reductions);

@@ -60,9 +60,13 @@ export function scatterRefusal(kind: 'ScatterOp' | 'IndexPutAccumulateOp', name:
   return `${op}${name} writes at data-dependent positions and is left to the greedy scheduler (a scatter segment of its own)`;
 }
 
-/** The first unsupported expression's reason, or null. */
-export function firstUnsupportedOp(fusion: Fusion, scheduler: string): string | null {
+/**
+ * The first unsupported expression's reason, or null. With `reshapes`, ViewOps are skipped (the
+ * persistent schedulers check them themselves: normalization/persistent-reshapes.ts).
+ */
+export function firstUnsupportedOp(fusion: Fusion, scheduler: string, opts: { reshapes?: boolean } = {}): string | null {
   for (const e of fusion.exprs()) {
+    if (opts.reshapes === true && e.kind === 'ViewOp') continue;
     const r = unsupportedOp(e, scheduler);
     if (r !== null) return r;
   }

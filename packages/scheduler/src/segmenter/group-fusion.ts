@@ -132,14 +132,24 @@ export function groupBoundary(original: Fusion, exprs: ReadonlySet<Expr>): { inp
 /**
  * A plain input tensor with `tv`'s non-reduction dims (same extents, dense contiguity — in
  * `tv`'s allocation order when it has a stride order; none when `strided`: the tensor is a view
- * another segment made, read through its strides).
+ * another segment made, read through its strides). An expanded broadcast dim (stride 0) becomes
+ * an iteration dim of its expanded extent, except the dims in `keepExpanded` (a segment output
+ * keeps them expanded: they stay expanded broadcasts, so the output maps them as the original
+ * fusion did). A tensor with expanded dims reads all its dims through their strides, whatever
+ * the producer's buffer layout (stride 0 on the expanded dims, as the executor allocates it, or
+ * materialised).
  */
-function freshInput(fusion: Fusion, tv: TensorView, strided: boolean): TensorView {
-  const logical: IterDomain[] = tv.domain.logicalNoReductions().map((id) => {
-    if (id.isBroadcast() && id.expandedExtent !== null) return fusion.newIterDomain(id.expandedExtent, 'Iteration');
+function freshInput(fusion: Fusion, tv: TensorView, strided: boolean, keepExpanded: ReadonlySet<IterDomain>): TensorView {
+  const dims = tv.domain.logicalNoReductions();
+  const logical: IterDomain[] = dims.map((id) => {
+    if (id.isBroadcast() && id.expandedExtent !== null) {
+      if (keepExpanded.has(id)) return fusion.newIterDomain(id.extent, 'Broadcast', { expandedExtent: id.expandedExtent });
+      return fusion.newIterDomain(id.expandedExtent, 'Iteration');
+    }
     return fusion.newIterDomain(id.extent, id.isBroadcast() ? 'Broadcast' : 'Iteration');
   });
-  const contiguity = tv.domain.logicalNoReductions().map((id) => (id.isBroadcast() ? (id.expandedExtent !== null ? false : null) : !strided));
+  const expanded = dims.some((id) => id.isBroadcast() && id.expandedExtent !== null);
+  const contiguity = dims.map((id) => (id.isBroadcast() ? (id.expandedExtent !== null ? (keepExpanded.has(id) ? null : false) : null) : !strided && !expanded));
   // A stride-ordered intermediate is allocated densely in its allocation order: the reading
   // segment declares that order, so its kernel indexes the tensor through the permuted strides.
   const order = permutedAllocationOrder(tv);
@@ -147,6 +157,25 @@ function freshInput(fusion: Fusion, tv: TensorView, strided: boolean): TensorVie
   // Same name as the tensor it stands for, so refusal reasons name tensors of the original
   // fusion (the replaced tensor is unreachable afterwards).
   return fusion.adopt(new TensorView(fusion, tv.name, new TensorDomain({ logical, contiguity, allocation }), tv.dtype));
+}
+
+/**
+ * The expanded broadcast dims of `tv` that an output of the segment keeps expanded: an output
+ * dim that is an expanded broadcast of the same expanded extent (broadcast IDs are not joined
+ * by the exact map, so the extent stands for the dim; a false match only keeps a dim expanded
+ * that could have been iterated — a refusal at worst, never a wrong index).
+ */
+function expandedDimsKeptByOutputs(tv: TensorView, outputs: readonly Val[]): Set<IterDomain> {
+  const kept = new Set<IterDomain>();
+  const extents = new Set<string>();
+  for (const o of outputs) {
+    if (o.kind !== 'tensorView') continue;
+    for (const oid of o.domain.logicalNoReductions()) if (oid.isBroadcast() && oid.expandedExtent !== null) extents.add(oid.expandedExtent.symbolicName());
+  }
+  for (const id of tv.domain.logicalNoReductions()) {
+    if (id.isBroadcast() && id.expandedExtent !== null && extents.has(id.expandedExtent.symbolicName())) kept.add(id);
+  }
+  return kept;
 }
 
 /**
@@ -164,10 +193,11 @@ export function buildGroupFusion(original: Fusion, exprs: ReadonlySet<Expr>, str
   }
   for (const v of [...fusion.outputs]) fusion.removeOutput(v);
   fusion.inputs.length = 0;
+  const clonedOutputs = outputs.map((v) => map.get(v) as Val);
   for (const v of inputs) {
     let c = map.get(v) as Val;
     if (c.kind === 'tensorView' && !original.inputs.includes(v)) {
-      const fresh = freshInput(fusion, c, strided.has(v));
+      const fresh = freshInput(fusion, c, strided.has(v), expandedDimsKeptByOutputs(c, clonedOutputs));
       for (const use of [...c.uses]) replaceExprVals(use, new Map<Val, Val>([[c, fresh]]));
       c = fresh;
     }

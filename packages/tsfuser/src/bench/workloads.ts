@@ -10,6 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { importPythonDefinition } from '../python/import-definition.js';
 import { resizeWorkloads } from './resize-workloads.js';
 import { transposeWorkloads } from './transpose-workloads.js';
+import { reshapeWorkloads } from './reshape-workloads.js';
 
 export interface WorkloadInput {
   sizes: number[];
@@ -362,5 +363,5 @@ export function indexingWorkloads(): Workload[] {
 }
 
 export function benchWorkloads(): Workload[] {
-  return [readmePointwise(), bnAddRelu(), powSum(), geluBiasGrad(), ...normalizationWorkloads(), dropoutResidualLayerNorm(), ...layerNormBackwardWorkloads(), ...indexingWorkloads(), ...resizeWorkloads(), ...transposeWorkloads()];
+  return [readmePointwise(), bnAddRelu(), powSum(), geluBiasGrad(), ...normalizationWorkloads(), dropoutResidualLayerNorm(), ...layerNormBackwardWorkloads(), ...indexingWorkloads(), ...resizeWorkloads(), ...transposeWorkloads(), ...reshapeWorkloads()];
 }

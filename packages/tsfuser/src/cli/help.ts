@@ -50,7 +50,8 @@ Options of bench (needs a GPU):
                                    dropout_residual_layer_norm_bf16, layer_norm_bwd_f32,
                                    layer_norm_bwd_bf16, embedding_bf16, cat3_dim0_bf16,
                                    cat3_dim1_bf16, pad_bf16, rope_bf16, transpose_f32,
-                                   transpose_bf16, permute_bshd_bf16 (default: all)
+                                   transpose_bf16, permute_bshd_bf16,
+                                   reshape_layer_norm_prologue_bf16 (default: all)
   --iters <N>                      timed runs per workload, median reported (default 50)
   --flush read|write               how L2 is flushed before each run: sum (default) or memset of
                                    512 MiB; a memset leaves dirty lines every run pays for

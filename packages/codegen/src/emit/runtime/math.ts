@@ -123,7 +123,8 @@ template <typename T> __device__ __forceinline__ T nvf_remainder_int(T a, T b) {
   T r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
-template <typename T> __device__ __forceinline__ T nvf_ceildiv_int(T a, T b) { return (a + b - 1) / b; }
+// Mixed widths (an Int32-indexed extent over a 64-bit constant) compute in the common type.
+template <typename T, typename U> __device__ __forceinline__ auto nvf_ceildiv_int(T a, U b) -> decltype(a + b) { return (a + b - 1) / b; }
 template <typename T> __device__ __forceinline__ T nvf_gcd(T a, T b) {
   a = a < 0 ? -a : a;
   b = b < 0 ? -b : b;
