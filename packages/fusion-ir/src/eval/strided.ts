@@ -6,6 +6,7 @@
 import type { DataType } from '../ir/data-type.js';
 import { allocateStorage, type ElementValue, type HostStorage, type HostTensor } from './host-tensor.js';
 import { bfloat16DecodeTable, halfDecodeTable } from './float16.js';
+import { float8DecodeTable } from './float8.js';
 
 export type Reader = (pos: number) => ElementValue;
 
@@ -32,6 +33,13 @@ export function readerForStorage(dtype: DataType, data: HostStorage): Reader {
     case 'Int32': {
       const d = data as Int32Array;
       return (p) => BigInt(d[p] as number);
+    }
+    case 'Float8_e4m3fn':
+    case 'Float8_e5m2':
+    case 'Float8_e8m0fnu': {
+      const d = data as Uint8Array;
+      const table = float8DecodeTable(dtype);
+      return (p) => table[d[p] as number] as number;
     }
     case 'Int':
     case 'Index': {
@@ -163,6 +171,17 @@ export function gatherFloat64(t: HostTensor, sizes: readonly number[], strides: 
     case 'BFloat16': {
       const table = t.dtype === 'Half' ? halfDecodeTable() : bfloat16DecodeTable();
       const src = t.data as Uint16Array;
+      forEachRow(sizes, op, (linear, offsets, n) => {
+        let p = offsets[0] as number;
+        for (let j = 0; j < n; j += 1, p += inner) dst[linear + j] = table[src[p] as number] as number;
+      });
+      return dst;
+    }
+    case 'Float8_e4m3fn':
+    case 'Float8_e5m2':
+    case 'Float8_e8m0fnu': {
+      const table = float8DecodeTable(t.dtype);
+      const src = t.data as Uint8Array;
       forEachRow(sizes, op, (linear, offsets, n) => {
         let p = offsets[0] as number;
         for (let j = 0; j < n; j += 1, p += inner) dst[linear + j] = table[src[p] as number] as number;

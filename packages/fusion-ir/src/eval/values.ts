@@ -5,6 +5,7 @@
 
 import { isFloatingType, type DataType } from '../ir/data-type.js';
 import { numberToBFloat16Bits, numberToHalfBits, roundToBFloat16, roundToHalf } from './float16.js';
+import { numberToFloat8E4M3FnBits, numberToFloat8E5M2Bits, numberToFloat8E8M0FnuBits, roundToFloat8E4M3Fn, roundToFloat8E5M2, roundToFloat8E8M0Fnu } from './float8.js';
 import type { ElementValue, HostStorage } from './host-tensor.js';
 
 export type ComputeKind = 'float' | 'int' | 'bool';
@@ -83,6 +84,12 @@ export function castTo(v: ElementValue, dtype: DataType): ElementValue {
       return Math.fround(toFloat(v));
     case 'Double':
       return toFloat(v);
+    case 'Float8_e4m3fn':
+      return roundToFloat8E4M3Fn(toFloat(v));
+    case 'Float8_e5m2':
+      return roundToFloat8E5M2(toFloat(v));
+    case 'Float8_e8m0fnu':
+      return roundToFloat8E8M0Fnu(toFloat(v));
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown dtype ${String(unreachable)}`);
@@ -106,6 +113,14 @@ export function storeFloat64(dtype: DataType, values: Float64Array): HostStorage
     case 'BFloat16': {
       const out = new Uint16Array(n);
       const encode = dtype === 'Half' ? numberToHalfBits : numberToBFloat16Bits;
+      for (let i = 0; i < n; i += 1) out[i] = encode(values[i] as number);
+      return out;
+    }
+    case 'Float8_e4m3fn':
+    case 'Float8_e5m2':
+    case 'Float8_e8m0fnu': {
+      const out = new Uint8Array(n);
+      const encode = float8Encoder(dtype);
       for (let i = 0; i < n; i += 1) out[i] = encode(values[i] as number);
       return out;
     }
@@ -133,4 +148,10 @@ export function storeFloat64(dtype: DataType, values: Float64Array): HostStorage
       throw new Error(`unknown dtype ${String(unreachable)}`);
     }
   }
+}
+
+/** The bit encoder of an fp8 format (float8.ts). */
+export function float8Encoder(dtype: 'Float8_e4m3fn' | 'Float8_e5m2' | 'Float8_e8m0fnu'): (x: number) => number {
+  if (dtype === 'Float8_e4m3fn') return numberToFloat8E4M3FnBits;
+  return dtype === 'Float8_e5m2' ? numberToFloat8E5M2Bits : numberToFloat8E8M0FnuBits;
 }
