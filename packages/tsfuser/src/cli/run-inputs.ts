@@ -76,6 +76,9 @@ function scalarText(text: string, dtype: DataType): number | boolean | bigint | 
     case 'BFloat16':
     case 'Float':
     case 'Double':
+    case 'Float8_e4m3fn':
+    case 'Float8_e5m2':
+    case 'Float8_e8m0fnu':
       return floatFromText(text);
     default: {
       const unreachable: never = dtype;

@@ -64,6 +64,9 @@ function scalarProblem(dtype: DataType, v: unknown): string | null {
     case 'BFloat16':
     case 'Float':
     case 'Double':
+    case 'Float8_e4m3fn':
+    case 'Float8_e5m2':
+    case 'Float8_e8m0fnu':
       return typeof v === 'number' || typeof v === 'bigint' ? null : 'is not a number';
     default: {
       const unreachable: never = dtype;

@@ -137,6 +137,9 @@ export function checkScalarValue(value: number | boolean | null, isFloat: boolea
     case 'BFloat16':
     case 'Float':
     case 'Double':
+    case 'Float8_e4m3fn':
+    case 'Float8_e5m2':
+    case 'Float8_e8m0fnu':
       return { value: asNumber };
     default: {
       const unreachable: never = dt;

@@ -20,6 +20,9 @@ export const TORCH_DTYPES: Readonly<Record<string, DataType>> = {
   float: 'Float',
   float64: 'Double',
   double: 'Double',
+  float8_e4m3fn: 'Float8_e4m3fn',
+  float8_e5m2: 'Float8_e5m2',
+  float8_e8m0fnu: 'Float8_e8m0fnu',
 };
 
 /** PyTorch dtypes that exist but have no tsfuser DataType (clear "unsupported" errors). */
@@ -37,11 +40,8 @@ const UNSUPPORTED_TORCH_DTYPES: ReadonlySet<string> = new Set([
   'cfloat',
   'complex128',
   'cdouble',
-  'float8_e4m3fn',
-  'float8_e5m2',
   'float8_e4m3fnuz',
   'float8_e5m2fnuz',
-  'float8_e8m0fnu',
   'float4_e2m1fn_x2',
   'qint8',
   'quint8',

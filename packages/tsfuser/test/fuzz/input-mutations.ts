@@ -24,6 +24,9 @@ export function scalarValidFor(dtype: DataType, v: unknown): boolean {
     case 'BFloat16':
     case 'Float':
     case 'Double':
+    case 'Float8_e4m3fn':
+    case 'Float8_e5m2':
+    case 'Float8_e8m0fnu':
       return typeof v === 'number' || typeof v === 'bigint';
     default: {
       const unreachable: never = dtype;

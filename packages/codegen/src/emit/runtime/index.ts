@@ -5,6 +5,7 @@ import { BLOCK_ALLREDUCE_ONE_BARRIER_RUNTIME } from './block-allreduce-one-barri
 import { BLOCK_REDUCE_RUNTIME } from './block-reduce.js';
 import { BULK_COPY_RUNTIME } from './bulk-copy.js';
 import { FP16_RUNTIME } from './fp16.js';
+import { FP8_RUNTIME } from './fp8.js';
 import { GRID_OUTER_REDUCE_RUNTIME } from './grid-outer-reduce.js';
 import { GRID_REDUCE_RUNTIME } from './grid-reduce.js';
 import { MATH_RUNTIME } from './math.js';
@@ -21,9 +22,9 @@ import { WELFORD_RUNTIME } from './welford.js';
  */
 export function runtimeLibrary(indexType: 'Int32' | 'Int', options: { bulkCopies?: boolean; rng?: boolean; scanSort?: boolean } = {}): string {
   const header = `// tsfuser runtime helpers\ntypedef ${indexType === 'Int32' ? 'int' : 'long long'} nvfuser_index_t;\n`;
-  const parts = [header, FP16_RUNTIME, TENSOR_RUNTIME, ARRAY_RUNTIME, MATH_RUNTIME, REDUCTION_PRIMITIVES_RUNTIME, BLOCK_REDUCE_RUNTIME, BLOCK_ALLREDUCE_RUNTIME, BLOCK_ALLREDUCE_ONE_BARRIER_RUNTIME, GRID_REDUCE_RUNTIME, GRID_OUTER_REDUCE_RUNTIME, WELFORD_RUNTIME];
+  const parts = [header, FP16_RUNTIME, FP8_RUNTIME, TENSOR_RUNTIME, ARRAY_RUNTIME, MATH_RUNTIME, REDUCTION_PRIMITIVES_RUNTIME, BLOCK_REDUCE_RUNTIME, BLOCK_ALLREDUCE_RUNTIME, BLOCK_ALLREDUCE_ONE_BARRIER_RUNTIME, GRID_REDUCE_RUNTIME, GRID_OUTER_REDUCE_RUNTIME, WELFORD_RUNTIME];
   return [...parts, ...(options.rng === true ? [PHILOX_RUNTIME] : []), ...(options.scanSort === true ? [GREEDY_RUNTIME] : []), ...(options.bulkCopies === true ? [BULK_COPY_RUNTIME] : [])].join('\n');
 }
 
 export { PHILOX_CORE, PHILOX_RUNTIME } from './philox.js';
-export { ARRAY_RUNTIME, BULK_COPY_RUNTIME, BLOCK_ALLREDUCE_ONE_BARRIER_RUNTIME, BLOCK_ALLREDUCE_RUNTIME, BLOCK_REDUCE_RUNTIME, FP16_RUNTIME, GRID_OUTER_REDUCE_RUNTIME, GRID_REDUCE_RUNTIME, MATH_RUNTIME, REDUCTION_PRIMITIVES_RUNTIME, TENSOR_RUNTIME, WELFORD_RUNTIME };
+export { ARRAY_RUNTIME, BULK_COPY_RUNTIME, FP8_RUNTIME, BLOCK_ALLREDUCE_ONE_BARRIER_RUNTIME, BLOCK_ALLREDUCE_RUNTIME, BLOCK_REDUCE_RUNTIME, FP16_RUNTIME, GRID_OUTER_REDUCE_RUNTIME, GRID_REDUCE_RUNTIME, MATH_RUNTIME, REDUCTION_PRIMITIVES_RUNTIME, TENSOR_RUNTIME, WELFORD_RUNTIME };
