@@ -5,11 +5,14 @@
 // float before converting to fp8) and then rounds to nearest, ties to even, exactly:
 //   e4m3fn  (bias 7, 3 mantissa bits, no inf): saturating, as PyTorch 2.13 measured (the fixture
 //           pins it): every non-NaN value that rounds past 448, ±inf included, gives ±448 (0x7e);
-//           NaN gives 0x7f with the input's sign.
-//   e5m2    (bias 15, 2 mantissa bits): |x| >= 65536 gives ±inf 0x7c, NaN gives 0x7f with sign.
+//           NaN gives 0x7f.
+//   e5m2    (bias 15, 2 mantissa bits): |x| >= 65536 gives ±inf 0x7c, NaN gives 0x7f.
 //   e8m0fnu (exponent only, no sign, bias 127): the sign is dropped; NaN and ±inf give 0xff (NaN);
 //           rounding is PyTorch's: up when the first dropped bit is set and the float is normal or
 //           any further bit is set; 0 and float32 subnormals below 2^-127 give 0x00 (2^-127).
+// NaN is always the positive pattern 0x7f: PyTorch keeps a NaN's sign bit (0xff for a negative
+// NaN), but neither JS numbers nor CUDA's float arithmetic (canonical NaN) carry NaN signs
+// reliably, so tsfuser writes one NaN on every backend. That is the only difference from PyTorch.
 // Decoding is exact (every fp8 value is a float32 value).
 
 const f32 = new Float32Array(1);
@@ -50,7 +53,7 @@ export function numberToFloat8E4M3FnBits(x: number): number {
   const bits = float32Bits(x);
   const sign = (bits >>> 24) & 0x80;
   const abs = bitsToFloat32(bits & 0x7fffffff);
-  if (abs !== abs) return sign | 0x7f;
+  if (abs !== abs) return 0x7f;
   if (abs >= 448) return sign | 0x7e;
   return sign | Math.min(encodeMagnitude(abs, 3, 7), 0x7e);
 }
@@ -59,7 +62,7 @@ export function numberToFloat8E5M2Bits(x: number): number {
   const bits = float32Bits(x);
   const sign = (bits >>> 24) & 0x80;
   const abs = bitsToFloat32(bits & 0x7fffffff);
-  if (abs !== abs) return sign | 0x7f;
+  if (abs !== abs) return 0x7f;
   if (abs >= 65536) return sign | 0x7c;
   return sign | encodeMagnitude(abs, 2, 15);
 }

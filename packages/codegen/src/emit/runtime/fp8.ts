@@ -3,10 +3,11 @@
 // is needed and every conversion is bit-exact with PyTorch's and the reference evaluator's
 // (fusion-ir eval/float8.ts):
 //   to fp8: a double first rounds to float (as PyTorch's .to() does), then round to nearest even;
-//           e4m3 saturates every non-NaN overflow (±inf included) to ±448, NaN → 0x7f|sign;
-//           e5m2 overflows to ±inf, NaN → 0x7f|sign; e8m0 drops the sign, NaN/±inf → 0xff, and
+//           e4m3 saturates every non-NaN overflow (±inf included) to ±448; e5m2 overflows to
+//           ±inf; NaN → 0x7f whatever its sign (float arithmetic's NaNs carry no reliable sign); e8m0 drops the sign, NaN/±inf → 0xff, and
 //           rounds up when the first dropped bit is set and the float is normal or more bits are set.
-//   from fp8: exact (every fp8 value is a float; to half/bfloat16 one rounding from float).
+//   from fp8: exact (every fp8 value is a float; to half/bfloat16 one rounding from float); every
+//           NaN pattern decodes to the canonical float NaN 0x7fc00000, as the reference's does.
 // Scaling a float by a power of two is exact, so the subnormal branch's __float2uint_rn (RNE)
 // is the only rounding; it does not depend on flush-to-zero (a flushed input rounds to 0 anyway).
 export const FP8_RUNTIME = `// ---- fp8 (e4m3fn, e5m2, e8m0fnu) ----
@@ -41,7 +42,7 @@ __device__ __forceinline__ __e4m3 __float2e4m3(const float f) {
   const unsigned a = u & 0x7fffffffu;
   __e4m3 r;
   if (a > 0x7f800000u) {
-    r.x = static_cast<unsigned char>(sign | 0x7fu);
+    r.x = 0x7fu;
     return r;
   }
   const unsigned code = a >= 0x43e00000u ? 0x7eu : nvf_fp8_round(a, 3u, 7u);
@@ -54,7 +55,7 @@ __device__ __forceinline__ __e5m2 __float2e5m2(const float f) {
   const unsigned a = u & 0x7fffffffu;
   __e5m2 r;
   if (a > 0x7f800000u) {
-    r.x = static_cast<unsigned char>(sign | 0x7fu);
+    r.x = 0x7fu;
     return r;
   }
   const unsigned code = a >= 0x47800000u ? 0x7cu : nvf_fp8_round(a, 2u, 15u);
@@ -74,7 +75,7 @@ __device__ __forceinline__ float __e4m32float(const __e4m3 v) {
   const unsigned sign = (b & 0x80u) << 24;
   const unsigned e = (b >> 3) & 0xfu;
   const unsigned m = b & 0x7u;
-  if ((b & 0x7fu) == 0x7fu) return __uint_as_float(0x7fc00000u | sign);
+  if ((b & 0x7fu) == 0x7fu) return __uint_as_float(0x7fc00000u);
   if (e == 0u) return __uint_as_float(sign) + (sign != 0u ? -1.0f : 1.0f) * static_cast<float>(m) * 0.001953125f;
   return __uint_as_float(sign | ((e + 120u) << 23) | (m << 20));
 }
@@ -83,7 +84,7 @@ __device__ __forceinline__ float __e5m22float(const __e5m2 v) {
   const unsigned sign = (b & 0x80u) << 24;
   const unsigned e = (b >> 2) & 0x1fu;
   const unsigned m = b & 0x3u;
-  if (e == 0x1fu) return __uint_as_float(sign | 0x7f800000u | (m << 21));
+  if (e == 0x1fu) return __uint_as_float(m == 0u ? (sign | 0x7f800000u) : 0x7fc00000u);
   if (e == 0u) return __uint_as_float(sign) + (sign != 0u ? -1.0f : 1.0f) * static_cast<float>(m) * 1.52587890625e-05f;
   return __uint_as_float(sign | ((e + 112u) << 23) | (m << 21));
 }
