@@ -22,6 +22,12 @@ function unitRoundoff(dtype: DataType): number {
       return 2 ** -11;
     case 'BFloat16':
       return 2 ** -8;
+    case 'Float8_e4m3fn':
+      return 2 ** -4;
+    case 'Float8_e5m2':
+      return 2 ** -3;
+    case 'Float8_e8m0fnu':
+      return 0.5;
     case 'Bool':
     case 'Int':
     case 'Int32':
