@@ -6,7 +6,7 @@
 // on the host against PyTorch by fp8-nvcc.test.ts).
 import { evaluate, HostTensor, type Fusion } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, makeRuntimeInfo } from '@tsfuser/scheduler';
-import { fp8Cases } from '@tsfuser/test-support';
+import { fp8Cases, fp8DirectReductionCases } from '@tsfuser/test-support';
 import { describe, expect, it } from 'vitest';
 import { compileFusion, lowerFusion, type CompiledKernel } from '../src/index.js';
 import { simulateKernel } from './kernel-simulator.js';
@@ -41,7 +41,7 @@ const SIZES: Readonly<Record<string, [number, number]>> = {
 };
 
 describe('fp8 kernels (simulated, bit-exact against the reference)', () => {
-  for (const c of fp8Cases()) {
+  for (const c of [...fp8Cases(), ...fp8DirectReductionCases()]) {
     it(`${c.name} (${c.scheduler})`, () => {
       const seed = 8100 + c.name.length;
       console.log(`${c.name} seed ${seed}`);

@@ -110,3 +110,21 @@ function bf16Values(seed: number, rows: number, cols: number, wideRange: boolean
   const values = Array.from({ length: rows * cols }, () => (rand() - 0.5) * (wideRange ? 2 ** Math.floor(rand() * 30 - 10) : 40));
   return HostTensor.fromValues('BFloat16', [rows, cols], values);
 }
+
+/** Reductions straight over fp8 tensors (no explicit cast): accumulated in float, rounded once. */
+export function fp8DirectReductionCases(): Fp8Case[] {
+  const make = (dtype: 'Float8_e4m3fn' | 'Float8_e5m2', op: 'sum' | 'max'): Fp8Case => {
+    const f = new Fusion();
+    const x = makeTensor(f, { shape: [-1, -1], dtype });
+    f.addInput(x);
+    f.addOutput(op === 'sum' ? sum(x, [1]) : max(x, [1]));
+    return {
+      name: `fp8_direct_${op}_${dtype}`,
+      fusion: f,
+      scheduler: 'reduction',
+      // Finite, small patterns: float sums exact in any order.
+      inputs: (seed, r, c) => [new HostTensor(dtype, [r, c], [c, 1], randomBytes(seed, r * c).map((b) => (b & 0x80) | Math.min(b & 0x7f, 0x50)))],
+    };
+  };
+  return [make('Float8_e4m3fn', 'sum'), make('Float8_e5m2', 'max')];
+}
