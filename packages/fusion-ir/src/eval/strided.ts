@@ -42,8 +42,9 @@ export function readerForStorage(dtype: DataType, data: HostStorage): Reader {
       return (p) => table[d[p] as number] as number;
     }
     case 'Int':
-    case 'Index': {
-      const d = data as BigInt64Array;
+    case 'Index':
+    case 'UInt64': {
+      const d = data as BigInt64Array | BigUint64Array;
       return (p) => d[p] as bigint;
     }
     case 'Float':
@@ -138,8 +139,8 @@ export function gatherRaw(t: HostTensor, sizes: readonly number[], strides: read
   for (const s of sizes) numel *= s;
   const dst = allocateStorage(t.dtype, numel);
   const inner = sizes.length === 0 ? 0 : (strides[sizes.length - 1] as number);
-  if (dst instanceof BigInt64Array) {
-    const src = t.data as BigInt64Array;
+  if (dst instanceof BigInt64Array || dst instanceof BigUint64Array) {
+    const src = t.data as BigInt64Array | BigUint64Array;
     forEachRow(sizes, [{ strides, offset: t.offset }], (linear, offsets, n) => {
       let p = offsets[0] as number;
       for (let j = 0; j < n; j += 1, p += inner) dst[linear + j] = src[p] as bigint;
@@ -189,8 +190,9 @@ export function gatherFloat64(t: HostTensor, sizes: readonly number[], strides: 
       return dst;
     }
     case 'Int':
-    case 'Index': {
-      const src = t.data as BigInt64Array;
+    case 'Index':
+    case 'UInt64': {
+      const src = t.data as BigInt64Array | BigUint64Array;
       forEachRow(sizes, op, (linear, offsets, n) => {
         let p = offsets[0] as number;
         for (let j = 0; j < n; j += 1, p += inner) dst[linear + j] = Number(src[p] as bigint);

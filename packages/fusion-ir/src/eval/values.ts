@@ -45,6 +45,35 @@ export function floatToIntSaturating(v: number, bits: 32 | 64): bigint {
   return BigInt(Math.trunc(v));
 }
 
+/**
+ * A float converted to uint64: truncation, saturating to [0, 2^64 − 1], NaN → 0 (CUDA's
+ * cvt.rzi.u64). In-range values convert as PyTorch does; PyTorch's CPU result for negative or
+ * too large floats is platform-defined (C++ undefined behaviour), tsfuser's is CUDA's.
+ */
+export function floatToUInt64Saturating(v: number): bigint {
+  if (v !== v || v <= 0) return 0n;
+  if (v >= 18446744073709551615) return 18446744073709551615n;
+  return BigInt(Math.trunc(v));
+}
+
+/** An exact integer rounded once to float32 (round to nearest even), as CUDA's cvt.rn.f32.s64/u64. */
+export function bigintToFloat32(v: bigint): number {
+  const negative = v < 0n;
+  let a = negative ? -v : v;
+  const bits = a.toString(2).length;
+  if (bits > 24) {
+    const shift = BigInt(bits - 24);
+    const rem = a & ((1n << shift) - 1n);
+    const half = 1n << (shift - 1n);
+    a >>= shift;
+    if (rem > half || (rem === half && (a & 1n) === 1n)) a += 1n;
+    a <<= shift;
+  }
+  // a now has at most 25 significant bits: exact in a double, then a float32 value.
+  const r = Math.fround(Number(a));
+  return negative ? -r : r;
+}
+
 export function toBool(v: ElementValue): boolean {
   if (typeof v === 'boolean') return v;
   if (typeof v === 'bigint') return v !== 0n;
@@ -76,12 +105,14 @@ export function castTo(v: ElementValue, dtype: DataType): ElementValue {
     case 'Int':
     case 'Index':
       return typeof v === 'number' ? floatToIntSaturating(v, 64) : BigInt.asIntN(64, toInt(v));
+    case 'UInt64':
+      return typeof v === 'number' ? floatToUInt64Saturating(v) : BigInt.asUintN(64, toInt(v));
     case 'Half':
       return roundToHalf(toFloat(v));
     case 'BFloat16':
       return roundToBFloat16(toFloat(v));
     case 'Float':
-      return Math.fround(toFloat(v));
+      return typeof v === 'bigint' ? bigintToFloat32(v) : Math.fround(toFloat(v));
     case 'Double':
       return toFloat(v);
     case 'Float8_e4m3fn':
@@ -141,6 +172,11 @@ export function storeFloat64(dtype: DataType, values: Float64Array): HostStorage
     case 'Index': {
       const out = new BigInt64Array(n);
       for (let i = 0; i < n; i += 1) out[i] = floatToIntSaturating(values[i] as number, 64);
+      return out;
+    }
+    case 'UInt64': {
+      const out = new BigUint64Array(n);
+      for (let i = 0; i < n; i += 1) out[i] = floatToUInt64Saturating(values[i] as number);
       return out;
     }
     default: {

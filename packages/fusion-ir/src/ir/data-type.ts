@@ -16,6 +16,7 @@ export const DATA_TYPES = [
   'Float8_e4m3fn',
   'Float8_e5m2',
   'Float8_e8m0fnu',
+  'UInt64',
 ] as const;
 export type DataType = (typeof DATA_TYPES)[number];
 
@@ -32,6 +33,7 @@ export const DataType = {
   Float8_e4m3fn: 'Float8_e4m3fn',
   Float8_e5m2: 'Float8_e5m2',
   Float8_e8m0fnu: 'Float8_e8m0fnu',
+  UInt64: 'UInt64',
 } as const satisfies Record<DataType, DataType>;
 
 export function isDataType(name: string): name is DataType {
@@ -48,7 +50,7 @@ export function isFloat8Type(dtype: DataType): dtype is 'Float8_e4m3fn' | 'Float
 }
 
 export function isIntegralType(dtype: DataType): boolean {
-  return dtype === 'Int32' || dtype === 'Int' || dtype === 'Index';
+  return dtype === 'Int32' || dtype === 'Int' || dtype === 'Index' || dtype === 'UInt64';
 }
 
 export function isBooleanType(dtype: DataType): boolean {
@@ -77,6 +79,7 @@ export function dataTypeSize(dtype: DataType): number {
     case 'Int':
     case 'Double':
     case 'Index':
+    case 'UInt64':
       return 8;
     default: {
       const unreachable: never = dtype;
@@ -110,6 +113,8 @@ export function cppTypeName(dtype: DataType): string {
       return '__e5m2';
     case 'Float8_e8m0fnu':
       return '__e8m0';
+    case 'UInt64':
+      return 'uint64_t';
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown data type ${String(unreachable)}`);
@@ -141,6 +146,8 @@ export function torchDtypeName(dtype: DataType): string {
       return 'torch.float8_e5m2';
     case 'Float8_e8m0fnu':
       return 'torch.float8_e8m0fnu';
+    case 'UInt64':
+      return 'torch.uint64';
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown data type ${String(unreachable)}`);

@@ -6,6 +6,9 @@
 //   Within a tier, dtypes promote pairwise (wider wins; Half with BFloat16 gives Float).
 //   A floating scalar counts as the default dtype (Float), an integral scalar as Int (int64), a
 //   bool scalar as Bool — so a scalar never widens a tensor of its own category.
+// UInt64 promotes with floating types (the float wins) but with no other integral or Bool dtype
+// (PyTorch: "Promotion for uint16, uint32, uint64 types is not supported"); an integral Python
+// scalar keeps it UInt64 (its value wraps modulo 2^64, −1 → 2^64 − 1).
 // Float8 types promote with nothing but themselves (PyTorch's promote_types raises "Promotion for
 // Float8 Types is not supported"): mixing an fp8 tensor with another dtype's tensor is an error
 // naming both, while a Python-number scalar keeps the fp8 dtype (same category, lower tier).
@@ -25,6 +28,7 @@ export function categoryOf(dtype: DataType): Category {
     case 'Int32':
     case 'Int':
     case 'Index':
+    case 'UInt64':
       return 1;
     case 'Half':
     case 'BFloat16':
@@ -56,6 +60,9 @@ export function promoteTypes(a: DataType, b: DataType): DataType {
   }
   const ca = categoryOf(a);
   const cb = categoryOf(b);
+  if ((a === 'UInt64' || b === 'UInt64') && ca !== 2 && cb !== 2) {
+    throw new FusionIrError(`type promotion of ${a} with ${b} is not supported (as in PyTorch, UInt64 promotes only with floating types): cast one operand explicitly`);
+  }
   if (ca !== cb) return normalizeInt(ca > cb ? a : b);
   if (ca === 2) {
     if ((a === 'Half' && b === 'BFloat16') || (a === 'BFloat16' && b === 'Half')) return 'Float';

@@ -25,6 +25,7 @@ export function maxDigits10(dtype: DataType): number {
     case 'Int32':
     case 'Int':
     case 'Index':
+    case 'UInt64':
       return 0;
     default: {
       const unreachable: never = dtype;

@@ -136,6 +136,8 @@ function conversionSuffix(dtype: DataType): string {
       return 'int';
     case 'Index':
       return 'index';
+    case 'UInt64':
+      return 'uint64';
     case 'Bool':
       return 'bool';
     case 'Half':
