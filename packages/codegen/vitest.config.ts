@@ -18,5 +18,6 @@ export default defineConfig(
     'test/reshape-nvcc.test.ts',
     'test/greedy-nvcc.test.ts',
     'test/fp8-nvcc.test.ts',
+    'test/uint64-nvcc.test.ts',
   ]),
 );

@@ -72,6 +72,10 @@ function writeScalar(view: DataView, offset: number, dtype: DataType, value: num
     case 'Double':
       view.setFloat64(offset, n, true);
       return;
+    case 'UInt64':
+      if (typeof value === 'bigint' ? value < 0n || value >= 2n ** 64n : !Number.isSafeInteger(n) || n < 0) throw new CodegenError(`${where}: ${String(value)} does not fit uint64`);
+      view.setBigUint64(offset, typeof value === 'bigint' ? value : BigInt(n), true);
+      return;
     case 'Float8_e4m3fn':
       view.setUint8(offset, numberToFloat8E4M3FnBits(n));
       return;

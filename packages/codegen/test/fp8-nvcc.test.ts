@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeRuntimeInfo } from '@tsfuser/scheduler';
-import { fp8Cases } from '@tsfuser/test-support';
+import { fp8Cases, fp8DirectReductionCases } from '@tsfuser/test-support';
 import { describe, expect, it } from 'vitest';
 import { compileFusion, FP8_RUNTIME, type CompiledKernel } from '../src/index.js';
 import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
@@ -95,11 +95,14 @@ describe.skipIf(!existsSync(GXX))('fp8 runtime helpers on the host (g++) against
 });
 
 describe.skipIf(!hasNvcc)('fp8 kernels compile with nvcc', () => {
-  it('every fp8 fixture kernel, cubin for sm_90', async () => {
-    const kernels: CompiledKernel[] = fp8Cases().map((c, i) => {
-      const sizes = c.fusion.inputs.map(() => [4096, 1024]);
-      return compileFusion(c.fusion, makeRuntimeInfo(c.fusion, sizes.map((s) => ({ sizes: s }))), { fusionId: 31000 + i });
-    });
+  it('every fp8 fixture kernel at three shapes, cubin for sm_90', async () => {
+    const kernels: CompiledKernel[] = [];
+    // Block reductions, grid reductions over long rows, short rows.
+    for (const sizes of [[4096, 1024], [4, 1 << 22], [1 << 20, 6]]) {
+      // A 4M-element row does not fit one persistent kernel (the segmenter splits that fusion).
+      const cases = [...fp8Cases(), ...fp8DirectReductionCases()].filter((c) => !(c.scheduler === 'inner_persistent' && (sizes[1] as number) > 1 << 16));
+      for (const c of cases) kernels.push(compileFusion(c.fusion, makeRuntimeInfo(c.fusion, c.fusion.inputs.map(() => ({ sizes }))), { fusionId: 31000 + kernels.length }));
+    }
     await compileKernelsWithNvcc(kernels, { chunks: 1, label: 'fp8', cubin: true });
   }, 300_000);
 });

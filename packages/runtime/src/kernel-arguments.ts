@@ -167,6 +167,14 @@ function writeScalar(view: DataView, offset: number, dtype: DataType, value: num
     case 'Double':
       view.setFloat64(offset, asNumber, true);
       return;
+    case 'UInt64':
+      if (typeof value === 'bigint') {
+        if (value < 0n || value >= 2n ** 64n) throw new RangeError(`${String(value)} is not a valid UInt64 value`);
+        view.setBigUint64(offset, value, true);
+      } else {
+        view.setBigUint64(offset, BigInt(checkInteger(value, 0, Number.MAX_SAFE_INTEGER, dtype)), true);
+      }
+      return;
     case 'Float8_e4m3fn':
       view.setUint8(offset, numberToFloat8E4M3FnBits(asNumber));
       return;

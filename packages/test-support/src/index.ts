@@ -19,3 +19,4 @@ export * from './reshape-random.js';
 export * from './stride-order-fixtures.js';
 export * from './scan-sort-fixtures.js';
 export * from './fp8-fixtures.js';
+export * from './uint64-fixtures.js';

@@ -32,6 +32,7 @@ function unitRoundoff(dtype: DataType): number {
     case 'Int':
     case 'Int32':
     case 'Index':
+    case 'UInt64':
       return 0;
     default: {
       const unreachable: never = dtype;

@@ -26,6 +26,8 @@ export function storageType(d: DataType): string {
       return '__e5m2';
     case 'Float8_e8m0fnu':
       return '__e8m0';
+    case 'UInt64':
+      return 'unsigned long long';
     default: {
       const unreachable: never = d;
       throw new Error(`unknown dtype ${String(unreachable)}`);

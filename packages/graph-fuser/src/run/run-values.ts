@@ -63,6 +63,8 @@ export function scalarTypeOfDataType(d: DataType): ScalarType {
       return 'Float8_e5m2';
     case 'Float8_e8m0fnu':
       throw new Error('Float8_e8m0fnu has no TorchScript ScalarType in tsfuser\'s jit-ir');
+    case 'UInt64':
+      return 'UInt64';
   }
 }
 

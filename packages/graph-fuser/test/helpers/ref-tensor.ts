@@ -32,6 +32,7 @@ export function roundTo(dtype: DataType, x: number): number {
       return castTo(x, dtype) as number;
     case 'Int':
     case 'Int32':
+    case 'UInt64':
     case 'Index':
       return Number.isFinite(x) ? Math.trunc(x) : 0;
   }

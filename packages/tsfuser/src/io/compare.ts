@@ -30,6 +30,7 @@ export function toleranceFor(dtype: DataType): Tolerance {
     case 'Int32':
     case 'Int':
     case 'Index':
+    case 'UInt64':
       return { rtol: 0, atol: 0 };
     default: {
       const unreachable: never = dtype;

@@ -1,6 +1,6 @@
 // NumPy .npy files (format versions 1, 2 and 3), little-endian, C or Fortran order. Reading
 // gives a HostTensor (Fortran order is copied into C order); writing always writes C order.
-// Dtype mapping: <f4 Float, <f8 Double, <f2 Half, <i4 Int32, <i8 Int, |b1 Bool; BFloat16 has no
+// Dtype mapping: <f4 Float, <f8 Double, <f2 Half, <i4 Int32, <i8 Int, <u8 UInt64, |b1 Bool; BFloat16 has no
 // NumPy dtype and is stored as <u2 bit patterns (read back as BFloat16 when the caller asks).
 // fp8 dtypes have no NumPy dtype either: they are stored as |u1 bit patterns (read back as the
 // fp8 dtype the caller asks for). Other uint8 (|u1) is refused: fusion-ir has no UInt8, and reading it as Bool would keep raw values
@@ -30,6 +30,7 @@ const DESCR_OF: Readonly<Record<DataType, string>> = {
   Float8_e4m3fn: '|u1',
   Float8_e5m2: '|u1',
   Float8_e8m0fnu: '|u1',
+  UInt64: '<u8',
 };
 
 function dtypeOf(descr: string, want: DataType | undefined): DataType {
@@ -46,6 +47,8 @@ function dtypeOf(descr: string, want: DataType | undefined): DataType {
       return 'Int32';
     case '<i8':
       return want === 'Index' ? 'Index' : 'Int';
+    case '<u8':
+      return 'UInt64';
     case '<f2':
       return 'Half';
     case '<u2':
@@ -56,7 +59,7 @@ function dtypeOf(descr: string, want: DataType | undefined): DataType {
       return 'Double';
     default:
       if (d.startsWith('>')) throw new NpyError(`big-endian dtype '${descr}' is not supported`);
-      throw new NpyError(`unsupported dtype '${descr}' (supported: <f2 <f4 <f8 <i4 <i8 |b1, and <u2 for bfloat16 bit patterns)`);
+      throw new NpyError(`unsupported dtype '${descr}' (supported: <f2 <f4 <f8 <i4 <i8 <u8 |b1, <u2 for bfloat16 and |u1 for fp8 bit patterns)`);
   }
 }
 

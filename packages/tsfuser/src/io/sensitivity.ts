@@ -28,6 +28,7 @@ function ulp(dtype: DataType): number {
     case 'Int':
     case 'Int32':
     case 'Index':
+    case 'UInt64':
       return 0;
     default: {
       const unreachable: never = dtype;

@@ -23,6 +23,7 @@ export const TORCH_DTYPES: Readonly<Record<string, DataType>> = {
   float8_e4m3fn: 'Float8_e4m3fn',
   float8_e5m2: 'Float8_e5m2',
   float8_e8m0fnu: 'Float8_e8m0fnu',
+  uint64: 'UInt64',
 };
 
 /** PyTorch dtypes that exist but have no tsfuser DataType (clear "unsupported" errors). */
@@ -33,7 +34,6 @@ const UNSUPPORTED_TORCH_DTYPES: ReadonlySet<string> = new Set([
   'short',
   'uint16',
   'uint32',
-  'uint64',
   'complex32',
   'chalf',
   'complex64',

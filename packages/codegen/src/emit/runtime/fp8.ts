@@ -102,4 +102,11 @@ __device__ __forceinline__ __e5m2 __double2e5m2(const double d) {
 __device__ __forceinline__ __e8m0 __double2e8m0(const double d) {
   return __float2e8m0(__double2float_rn(d));
 }
+// Reduction accumulators of fp8 outputs are float (reduction-primitives.ts has the half forms).
+__device__ __forceinline__ void nvf_load_acc(float& a, const __e4m3& x) { a = __e4m32float(x); }
+__device__ __forceinline__ void nvf_load_acc(float& a, const __e5m2& x) { a = __e5m22float(x); }
+__device__ __forceinline__ void nvf_load_acc(float& a, const __e8m0& x) { a = __e8m02float(x); }
+__device__ __forceinline__ void nvf_store_acc(__e4m3& x, const float& a) { x = __float2e4m3(a); }
+__device__ __forceinline__ void nvf_store_acc(__e5m2& x, const float& a) { x = __float2e5m2(a); }
+__device__ __forceinline__ void nvf_store_acc(__e8m0& x, const float& a) { x = __float2e8m0(a); }
 `;
