@@ -69,4 +69,19 @@ describe('fp8 data types in FusionDefinition', () => {
     expect([...(q?.toHost().data as Uint8Array)]).toEqual(expected);
     expect(scaleInv?.toArray()[0]).toBe(Math.fround(1 / scale));
   });
+
+  it("the README's scaling recipe imports and runs (keepdim max, explicit casts)", async () => {
+    const text = [
+      'def nvfuser_fusion_id0(fd : FusionDefinition) -> None :',
+      '    x = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16)',
+      '    xf = fd.ops.cast(x, DataType.Float)',
+      '    scale = fd.ops.div(448.0, fd.ops.max(fd.ops.abs(xf), dims=[1], keepdim=True))',
+      '    fd.add_output(fd.ops.cast(fd.ops.mul(xf, scale), DataType.Float8_e4m3fn))',
+    ].join('\n');
+    const fd = importPythonDefinition(text, { cache: new FusionCache() });
+    const values = [1, -2, 0.5, 4, -0.25, 3, 8, -1];
+    const [q] = await fd.execute([Tensor.from(values, [2, 4], 'BFloat16')]);
+    const expected = values.map((v, i) => numberToFloat8E4M3FnBits(Math.fround(v * Math.fround(448 / (i < 4 ? 4 : 8)))));
+    expect([...(q?.toHost().data as Uint8Array)]).toEqual(expected);
+  });
 });

@@ -1,20 +1,22 @@
-// GPU check of the fp8 data types (not a vitest suite: it needs a GPU).
+// GPU check of the fp8 and UInt64 data types (not a vitest suite: it needs a GPU).
 //
-//   pnpm gpu:bundle tsfuser-fp8-suite && (on the GPU host) bash gpu-bundle/run.sh tsfuser-fp8-suite
+//   pnpm gpu:bundle tsfuser-dtypes-suite && (on the GPU host) bash gpu-bundle/run.sh tsfuser-dtypes-suite
 //
 // Every fp8 fixture of @tsfuser/test-support (casts Float → e4m3 / e5m2 / e8m0 and back with
 // ties, subnormals, overflow, ±0, ±inf and NaN; e4m3 × e5m2 inputs computed in float; an e4m3 row
 // sum; the e8m0 block scale; the per-row amax → e4m3 scaling recipe of bf16) at three sizes,
 // pointwise cases also under three forced schedules and with misaligned inputs, launched into
 // poisoned outputs and compared with the reference evaluator bit for bit (fp8 and bf16 bytes;
-// Float by value, any NaN matching NaN). The seed is printed. Then timings (kernel alone, L2
+// Float by value, any NaN matching NaN). Every UInt64 fixture (wrapping a·b + c, a − b, −a,
+// a − 1, b³, bitwise ops and shifts, comparisons, sign, casts, row sum / max / min) with all
+// 64 bits random, bit for bit. The seed is printed. Then timings (kernel alone, L2
 // flushed) of Float → e4m3 and of the per-row scaling recipe bf16 [16384, 4096] → e4m3 against
 // the copy bandwidth. Prints a table and `N passed, M failed`; exits 1 on any failure.
 
 import { cast, evaluate, Fusion, HostTensor, makeTensor, type DataType } from '@tsfuser/fusion-ir';
 import { DeviceContext, FusionExecutor, isAvailable, l2Flusher, runtimeInfoFor, schedulerDevice, Tensor, timeDevice } from '@tsfuser/runtime';
 import { PointwiseScheduler, SchedulerRegistry, type PointwiseOverrides } from '@tsfuser/scheduler';
-import { fp8Cases, fp8CastValues, type Fp8Case } from '@tsfuser/test-support';
+import { fp8Cases, fp8CastValues, fp8DirectReductionCases, uint64Cases, uint64Input, type Fp8Case } from '@tsfuser/test-support';
 import { toDeviceInput, type DeviceInput } from '../src/bench/device-inputs.js';
 import { copyBandwidth } from '../src/bench/timing.js';
 
@@ -40,7 +42,7 @@ interface Row {
   detail: string;
 }
 
-/** First difference of the stored bits (Float: by value, NaN equals NaN), or null. */
+/** First difference of the stored bits (Float/Double: by value, NaN equals NaN; UInt64 as bigints), or null. */
 function compare(got: HostTensor, want: HostTensor): string | null {
   const g = got.contiguous().data;
   const w = want.contiguous().data;
@@ -48,9 +50,9 @@ function compare(got: HostTensor, want: HostTensor): string | null {
   let bad = 0;
   let first = '';
   for (let i = 0; i < w.length; i += 1) {
-    const a = g[i] as number;
-    const b = w[i] as number;
-    const same = want.dtype === 'Float' ? Object.is(a, b) || (Number.isNaN(a) && Number.isNaN(b)) : a === b;
+    const a = g[i] as number | bigint;
+    const b = w[i] as number | bigint;
+    const same = Object.is(a, b) || (typeof a === 'number' && typeof b === 'number' && (want.dtype === 'Float' || want.dtype === 'Double') && Number.isNaN(a) && Number.isNaN(b));
     if (!same) {
       if (bad === 0) first = `element ${i}: ${a.toString(16)} vs ${b.toString(16)}`;
       bad += 1;
@@ -59,7 +61,7 @@ function compare(got: HostTensor, want: HostTensor): string | null {
   return bad === 0 ? null : `${bad} mismatches (${want.dtype}, bit-exact), first ${first}`;
 }
 
-function runCase(device: DeviceContext, c: Fp8Case, v: Variant, hosts: readonly HostTensor[], want: readonly HostTensor[]): string {
+function runCase(device: DeviceContext, c: { fusion: Fusion }, v: Variant, hosts: readonly HostTensor[], want: readonly HostTensor[]): string {
   const inputs: DeviceInput[] = hosts.map((h) => toDeviceInput(device, h, v.misalign));
   const outputs: Tensor[] = [];
   try {
@@ -130,8 +132,22 @@ function main(): void {
   console.log(`fp8 suite seed ${seed}`);
   const rows: Row[] = [];
   for (const [r, k] of SIZES) {
-    for (const c of fp8Cases()) {
+    for (const c of [...fp8Cases(), ...fp8DirectReductionCases()]) {
       const hosts = c.inputs(seed + r, r, k);
+      const want = evaluate(c.fusion, hosts) as HostTensor[];
+      for (const v of c.scheduler === 'pointwise' ? POINTWISE_VARIANTS : [DEFAULT]) {
+        const name = `${c.name} [${r}, ${k}] ${v.name}`;
+        try {
+          rows.push({ name, ok: true, detail: runCase(device, c, v, hosts, want) });
+        } catch (error) {
+          rows.push({ name, ok: false, detail: `${(error as Error).name}: ${(error as Error).message.split('\n')[0] ?? ''}` });
+        }
+      }
+    }
+  }
+  for (const [r, k] of SIZES) {
+    for (const c of uint64Cases()) {
+      const hosts = Array.from({ length: c.inputCount }, (_, i) => uint64Input(seed + r + i, r, k, true));
       const want = evaluate(c.fusion, hosts) as HostTensor[];
       for (const v of c.scheduler === 'pointwise' ? POINTWISE_VARIANTS : [DEFAULT]) {
         const name = `${c.name} [${r}, ${k}] ${v.name}`;
