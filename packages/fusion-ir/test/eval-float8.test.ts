@@ -8,6 +8,10 @@ import { describe, expect, it } from 'vitest';
 import {
   castTo,
   float8E4M3FnBitsToNumber,
+  Fusion,
+  makeTensor,
+  randLike,
+  resultType,
   float8E5M2BitsToNumber,
   float8E8M0FnuBitsToNumber,
   HostTensor,
@@ -118,5 +122,25 @@ describe('fp8 storage and casts in the reference evaluator', () => {
     for (const [dtype, x, want] of cases) expect(castTo(x, dtype)).toBe(want);
     expect(castTo(Infinity, 'Float8_e4m3fn')).toBe(448);
     expect(castTo(NaN, 'Float8_e4m3fn')).toBeNaN();
+  });
+});
+
+describe('fp8 promotion and refusals', () => {
+  it('promotes as PyTorch: fp8 with a scalar or a lower-tier tensor keeps its tier rules; with another tensor dtype an error', () => {
+    const t = (dtype: DataType) => ({ dtype, isTensor: true });
+    expect(resultType([t('Float8_e4m3fn'), { dtype: 'Double', isTensor: false }])).toBe('Float8_e4m3fn');
+    expect(resultType([t('Float8_e5m2'), { dtype: 'Int', isTensor: false }])).toBe('Float8_e5m2');
+    expect(resultType([t('Float8_e4m3fn'), { dtype: 'Double', isTensor: true, isZeroDim: true }])).toBe('Float8_e4m3fn');
+    expect(resultType([t('Float'), { dtype: 'Float8_e5m2', isTensor: true, isZeroDim: true }])).toBe('Float');
+    expect(resultType([t('Float8_e8m0fnu'), t('Float8_e8m0fnu')])).toBe('Float8_e8m0fnu');
+    expect(() => resultType([t('Float8_e4m3fn'), t('Float8_e5m2')])).toThrow(/Float8_e4m3fn with Float8_e5m2 is not supported/);
+    expect(() => resultType([t('Float8_e4m3fn'), t('Float')])).toThrow(/cast one operand explicitly/);
+    expect(() => resultType([t('Int'), { dtype: 'Float8_e5m2', isTensor: true, isZeroDim: true }])).toThrow(/Int with Float8_e5m2/);
+  });
+
+  it('refuses random numbers in fp8', () => {
+    const f = new Fusion();
+    const x = makeTensor(f, { shape: [-1], dtype: 'Float8_e4m3fn' });
+    expect(() => randLike(x)).toThrow(/not generated in Float8_e4m3fn/);
   });
 });
