@@ -55,16 +55,16 @@ export function convertTo(text: string, from: DataType, to: string): string {
   if (from === 'Half') return to === 'float' ? `__half2float(${text})` : `static_cast<${to}>(__half2float(${text}))`;
   if (from === 'BFloat16') return to === 'float' ? `__bfloat2float(${text})` : `static_cast<${to}>(__bfloat2float(${text}))`;
   if (isFloat8Type(from)) {
-    const decoded = `${fp8Prefix(from)}2float(${text})`;
+    const decoded = `__${fp8Name(from)}2float(${text})`;
     return to === 'float' ? decoded : `static_cast<${to}>(${decoded})`;
   }
   if (computeType(from) === to) return text;
   return `static_cast<${to}>(${text})`;
 }
 
-/** `__e4m3` / `__e5m2` / `__e8m0` without the type's struct: the runtime's conversion prefix (`__float2e4m3`, `__e4m32float`). */
-function fp8Prefix(d: 'Float8_e4m3fn' | 'Float8_e5m2' | 'Float8_e8m0fnu'): string {
-  return storageType(d);
+/** The fp8 name inside the runtime's conversions (`__float2e4m3`, `__e4m32float`): the storage type without `__`. */
+function fp8Name(d: 'Float8_e4m3fn' | 'Float8_e5m2' | 'Float8_e8m0fnu'): string {
+  return storageType(d).slice(2);
 }
 
 /** A value of C type `from` rounded into a variable of dtype `to`. */
@@ -73,7 +73,7 @@ export function storeAs(text: string, from: string, to: DataType): string {
   if (to === 'BFloat16') return from === 'float' ? `__float2bfloat(${text})` : `__double2bfloat(static_cast<double>(${text}))`;
   if (isFloat8Type(to)) {
     // double first rounds to float, as PyTorch's conversion (and the reference evaluator) does.
-    const name = fp8Prefix(to).slice(2);
+    const name = fp8Name(to);
     return from === 'float' ? `__float2${name}(${text})` : `__float2${name}(static_cast<float>(${text}))`;
   }
   if (storageType(to) === from) return text;

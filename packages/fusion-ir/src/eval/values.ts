@@ -115,12 +115,13 @@ export function castTo(v: ElementValue, dtype: DataType): ElementValue {
       return typeof v === 'bigint' ? bigintToFloat32(v) : Math.fround(toFloat(v));
     case 'Double':
       return toFloat(v);
+    // An integer reaches fp8 through float32 rounded once, as CUDA's static_cast<float> does.
     case 'Float8_e4m3fn':
-      return roundToFloat8E4M3Fn(toFloat(v));
+      return roundToFloat8E4M3Fn(typeof v === 'bigint' ? bigintToFloat32(v) : toFloat(v));
     case 'Float8_e5m2':
-      return roundToFloat8E5M2(toFloat(v));
+      return roundToFloat8E5M2(typeof v === 'bigint' ? bigintToFloat32(v) : toFloat(v));
     case 'Float8_e8m0fnu':
-      return roundToFloat8E8M0Fnu(toFloat(v));
+      return roundToFloat8E8M0Fnu(typeof v === 'bigint' ? bigintToFloat32(v) : toFloat(v));
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown dtype ${String(unreachable)}`);
