@@ -22,5 +22,7 @@ export default defineConfig(
     'test/transpose-random.test.ts',
     'test/transpose-nvcc.test.ts',
     'test/greedy-scatter-nvcc.test.ts',
+    'test/fp8-nvcc.test.ts',
+    'test/uint64-nvcc.test.ts',
   ]),
 );

@@ -3,7 +3,7 @@
 // is its data pointer (8 bytes), then `rank` sizes, then `rank` strides, each int32 or int64
 // per the index type, padded to 8. `packKernelArguments` fills such a buffer (little-endian).
 
-import { dataTypeSize, numberToBFloat16Bits, numberToHalfBits, type DataType } from '@tsfuser/fusion-ir';
+import { dataTypeSize, numberToBFloat16Bits, numberToFloat8E4M3FnBits, numberToFloat8E5M2Bits, numberToFloat8E8M0FnuBits, numberToHalfBits, type DataType } from '@tsfuser/fusion-ir';
 import type { IndexType } from '@tsfuser/scheduler';
 import { CodegenError } from './errors.js';
 import type { KernelParam } from './kernel-ir/nodes.js';
@@ -71,6 +71,19 @@ function writeScalar(view: DataView, offset: number, dtype: DataType, value: num
       return;
     case 'Double':
       view.setFloat64(offset, n, true);
+      return;
+    case 'UInt64':
+      if (typeof value === 'bigint' ? value < 0n || value >= 2n ** 64n : !Number.isSafeInteger(n) || n < 0) throw new CodegenError(`${where}: ${String(value)} does not fit uint64`);
+      view.setBigUint64(offset, typeof value === 'bigint' ? value : BigInt(n), true);
+      return;
+    case 'Float8_e4m3fn':
+      view.setUint8(offset, numberToFloat8E4M3FnBits(n));
+      return;
+    case 'Float8_e5m2':
+      view.setUint8(offset, numberToFloat8E5M2Bits(n));
+      return;
+    case 'Float8_e8m0fnu':
+      view.setUint8(offset, numberToFloat8E8M0FnuBits(n));
       return;
     default: {
       const unreachable: never = dtype;

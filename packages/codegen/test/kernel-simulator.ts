@@ -28,7 +28,7 @@ function round(v: number, d: DataType): number {
 }
 
 function parseScalar(text: string): number {
-  const t = text.replace(/LL/g, '').replace(/[()\s]/g, '');
+  const t = text.replace(/U?LL/g, '').replace(/[()\s]/g, '');
   if (t === 'true') return 1;
   if (t === 'false') return 0;
   if (t === '-2147483647-1') return -2147483648;

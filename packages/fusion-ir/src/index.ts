@@ -15,5 +15,6 @@ export * from './ops/index.js';
 export * from './transforms/index.js';
 export * from './printer/index.js';
 export * from './eval/float16.js';
+export * from './eval/float8.js';
 export * from './eval/host-tensor.js';
 export * from './eval/index.js';

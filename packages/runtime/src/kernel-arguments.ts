@@ -8,7 +8,7 @@
 // with nvfuser_index_t int64_t (indexType 'Int') or int (indexType 'Int32'); N = 0 leaves only
 // the pointer.
 
-import { dataTypeSize, numberToBFloat16Bits, numberToHalfBits, type DataType } from '@tsfuser/fusion-ir';
+import { dataTypeSize, numberToBFloat16Bits, numberToFloat8E4M3FnBits, numberToFloat8E5M2Bits, numberToFloat8E8M0FnuBits, numberToHalfBits, type DataType } from '@tsfuser/fusion-ir';
 
 export type IndexType = 'Int' | 'Int32';
 
@@ -166,6 +166,23 @@ function writeScalar(view: DataView, offset: number, dtype: DataType, value: num
       return;
     case 'Double':
       view.setFloat64(offset, asNumber, true);
+      return;
+    case 'UInt64':
+      if (typeof value === 'bigint') {
+        if (value < 0n || value >= 2n ** 64n) throw new RangeError(`${String(value)} is not a valid UInt64 value`);
+        view.setBigUint64(offset, value, true);
+      } else {
+        view.setBigUint64(offset, BigInt(checkInteger(value, 0, Number.MAX_SAFE_INTEGER, dtype)), true);
+      }
+      return;
+    case 'Float8_e4m3fn':
+      view.setUint8(offset, numberToFloat8E4M3FnBits(asNumber));
+      return;
+    case 'Float8_e5m2':
+      view.setUint8(offset, numberToFloat8E5M2Bits(asNumber));
+      return;
+    case 'Float8_e8m0fnu':
+      view.setUint8(offset, numberToFloat8E8M0FnuBits(asNumber));
       return;
     default: {
       const unreachable: never = dtype;

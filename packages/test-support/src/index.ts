@@ -22,3 +22,5 @@ export * from './stride-order-fixtures.js';
 export * from './scan-sort-fixtures.js';
 export * from './transpose-fixtures.js';
 export * from './scatter-fixtures.js';
+export * from './fp8-fixtures.js';
+export * from './uint64-fixtures.js';

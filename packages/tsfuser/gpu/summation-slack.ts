@@ -22,10 +22,17 @@ function unitRoundoff(dtype: DataType): number {
       return 2 ** -11;
     case 'BFloat16':
       return 2 ** -8;
+    case 'Float8_e4m3fn':
+      return 2 ** -4;
+    case 'Float8_e5m2':
+      return 2 ** -3;
+    case 'Float8_e8m0fnu':
+      return 0.5;
     case 'Bool':
     case 'Int':
     case 'Int32':
     case 'Index':
+    case 'UInt64':
       return 0;
     default: {
       const unreachable: never = dtype;

@@ -23,7 +23,7 @@ export function unaryExpression(op: UnaryOpType, x: string, kind: ComputeKind, c
       case 'frac':
         return `${ctype}(0)`;
       case 'sign':
-        return `nvf_sign_int(static_cast<long long>(${x}))`;
+        return ctype === 'unsigned long long' ? `nvf_sign_int(${x})` : `nvf_sign_int(static_cast<long long>(${x}))`;
       case 'bitwise_not':
         return kind === 'bool' ? `(!${x})` : `(~${x})`;
       case 'logical_not':

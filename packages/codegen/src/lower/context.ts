@@ -4,7 +4,7 @@
 // scalars (extents, scalar inputs, constants) are named in the kernel. Built once by
 // lower/index.ts; passes read it and never mutate the fusion.
 
-import { isRFactorProducer, type DataType, type Fusion, type Scalar, type Split, type TensorView } from '@tsfuser/fusion-ir';
+import { isReducedFloat, isRFactorProducer, type DataType, type Fusion, type Scalar, type Split, type TensorView } from '@tsfuser/fusion-ir';
 import { ExactLogicalMap, hasResizeExprs, ReshapeIndexGraph, type IndexType } from '@tsfuser/scheduler';
 import type { IndexExpr } from '../kernel-ir/index-expr.js';
 
@@ -44,9 +44,9 @@ export interface LoweringContext {
   blockDims?: { TIDx: number; TIDy: number };
 }
 
-/** rFactor partials of Half/BFloat16 reductions keep their partial sums in Float registers. */
+/** rFactor partials of Half/BFloat16/fp8 reductions keep their partial sums in Float registers. */
 function storageDtypeOf(tv: TensorView): DataType {
-  if (tv.memoryType === 'Local' && (tv.dtype === 'Half' || tv.dtype === 'BFloat16') && isRFactorProducer(tv)) return 'Float';
+  if (tv.memoryType === 'Local' && isReducedFloat(tv.dtype) && isRFactorProducer(tv)) return 'Float';
   return tv.dtype;
 }
 

@@ -14,7 +14,7 @@
 // at a shifted index, with its guarded loads) lower through resize.ts.
 // Invariant: no PendingExpr remains.
 
-import { cppTypeName, type Expr, type IotaOp, type Scalar, type TensorView, type Val } from '@tsfuser/fusion-ir';
+import { cppTypeName, isReducedFloat, type Expr, type IotaOp, type Scalar, type TensorView, type Val } from '@tsfuser/fusion-ir';
 import { LoweringError } from '../errors.js';
 import { iconst, type IndexExpr } from '../kernel-ir/index-expr.js';
 import type { Operand, Predicate, ScalarOperand, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
@@ -147,7 +147,7 @@ function lowerIota(expr: IotaOp, out: TensorAccess, indexer: PointIndexer): Stmt
  * not convert it as one (named Half scalars keep their dtype).
  */
 function literalAsFloat<T extends Operand>(o: T): T {
-  if (o.kind !== 'scalar' || (o.dtype !== 'Half' && o.dtype !== 'BFloat16') || !/^\(?-?([0-9]|NVF_)/.test(o.text)) return o;
+  if (o.kind !== 'scalar' || !isReducedFloat(o.dtype) || !/^\(?-?([0-9]|NVF_)/.test(o.text)) return o;
   return { ...o, dtype: 'Float' };
 }
 

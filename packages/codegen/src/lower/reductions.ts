@@ -19,7 +19,7 @@
 // predicate.
 // Invariant: no `if` encloses a BlockReduce or GridReduce (they synchronize the block).
 
-import type { DataType, ReductionOp, TensorView } from '@tsfuser/fusion-ir';
+import { isFloat8Type, type DataType, type ReductionOp, type TensorView } from '@tsfuser/fusion-ir';
 import { LoweringError } from '../errors.js';
 import { iconst, isym } from '../kernel-ir/index-expr.js';
 import type { Predicate, ScalarOperand, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
@@ -69,7 +69,7 @@ export function serialReductionPositions(groups: LoopGroups, tv: TensorView): nu
 
 /** The type partial values of a reduction to `d` are combined in. */
 export function accumulationDtype(d: DataType): DataType {
-  return d === 'Half' || d === 'BFloat16' ? 'Float' : d;
+  return d === 'Half' || d === 'BFloat16' || isFloat8Type(d) ? 'Float' : d;
 }
 
 /** The identity of the op as C text (the most negative int64 has no literal of its own). */

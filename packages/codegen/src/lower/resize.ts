@@ -13,7 +13,7 @@
 //     starts, derived extents with min / max), named r0, r1, ….
 // Invariant: every tensor read or written in a shifted space is indexed through its space.
 
-import type { CatOp, Expr, PadOp, Scalar, TensorView } from '@tsfuser/fusion-ir';
+import { isReducedFloat, type CatOp, type Expr, type PadOp, type Scalar, type TensorView } from '@tsfuser/fusion-ir';
 import { indexSpacesOf, isIdentitySpace, type DimSpace, type IndexSpace, type IndexSpaces, type OffsetTerm } from '@tsfuser/scheduler';
 import { LoweringError } from '../errors.js';
 import { iadd, iceilDiv, iconst, imul, printIndex, type IndexExpr } from '../kernel-ir/index-expr.js';
@@ -271,7 +271,7 @@ export class ResizeLowering {
 
 /** A Half / BFloat16 literal is C text of a number: typed Float so the emitter does not convert it as a __half. */
 function literalAsFloat(o: Operand): Operand {
-  if (o.kind !== 'scalar' || (o.dtype !== 'Half' && o.dtype !== 'BFloat16') || !/^\(?-?([0-9]|NVF_)/.test(o.text)) return o;
+  if (o.kind !== 'scalar' || !isReducedFloat(o.dtype) || !/^\(?-?([0-9]|NVF_)/.test(o.text)) return o;
   return { ...o, dtype: 'Float' };
 }
 

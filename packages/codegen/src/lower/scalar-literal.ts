@@ -13,6 +13,8 @@ export function scalarLiteral(value: ScalarValue, dtype: DataType): string {
     case 'Int':
     case 'Index':
       return `${String(value)}LL`;
+    case 'UInt64':
+      return `${String(BigInt.asUintN(64, typeof value === 'bigint' ? value : BigInt(Math.trunc(Number(value)))))}ULL`;
     default: {
       const x = Number(value);
       if (Number.isNaN(x)) return 'NVF_NAN';

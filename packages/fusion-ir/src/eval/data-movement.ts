@@ -188,7 +188,7 @@ function filled(out: TensorView, sizes: readonly number[], value: ElementValue):
   if (result.numel === 0) return result;
   writeStorage(out.dtype, result.data, 0, value);
   const data = result.data;
-  if (data instanceof BigInt64Array) data.fill(data[0] as bigint);
+  if (data instanceof BigInt64Array || data instanceof BigUint64Array) data.fill(data[0] as bigint);
   else data.fill(data[0] as number);
   return result;
 }

@@ -1,7 +1,8 @@
 // HostTensor: a strided tensor in host memory, the currency of the reference evaluator.
 //
 // Storage per dtype: Bool → Uint8Array, Int32 → Int32Array, Int/Index → BigInt64Array,
-// Half/BFloat16 → Uint16Array of bit patterns, Float → Float32Array, Double → Float64Array.
+// UInt64 → BigUint64Array,
+// Half/BFloat16 → Uint16Array of bit patterns, Float8_* → Uint8Array of bit patterns, Float → Float32Array, Double → Float64Array.
 // Element (i0, i1, …) lives at data[offset + Σ ik * strides[k]].
 
 import type { DataType } from '../ir/data-type.js';
@@ -12,9 +13,10 @@ import {
   numberToBFloat16Bits,
   numberToHalfBits,
 } from './float16.js';
+import { float8E4M3FnBitsToNumber, float8E5M2BitsToNumber, float8E8M0FnuBitsToNumber, numberToFloat8E4M3FnBits, numberToFloat8E5M2Bits, numberToFloat8E8M0FnuBits } from './float8.js';
 import { gatherRaw } from './strided.js';
 
-export type HostStorage = Uint8Array | Int32Array | BigInt64Array | Uint16Array | Float32Array | Float64Array;
+export type HostStorage = Uint8Array | Int32Array | BigInt64Array | BigUint64Array | Uint16Array | Float32Array | Float64Array;
 
 /** One element as JS sees it: numbers for floats and Int32, bigint for 64-bit ints, boolean for Bool. */
 export type ElementValue = number | bigint | boolean;
@@ -87,6 +89,7 @@ export class HostTensor {
         return (this.data[pos] as number) !== 0;
       case 'Int':
       case 'Index':
+      case 'UInt64':
         return this.data[pos] as bigint;
       default:
         return storageToNumber(this.dtype, this.data, pos);
@@ -154,12 +157,17 @@ export function allocateStorage(dtype: DataType, numel: number): HostStorage {
   }
   switch (dtype) {
     case 'Bool':
+    case 'Float8_e4m3fn':
+    case 'Float8_e5m2':
+    case 'Float8_e8m0fnu':
       return new Uint8Array(numel);
     case 'Int32':
       return new Int32Array(numel);
     case 'Int':
     case 'Index':
       return new BigInt64Array(numel);
+    case 'UInt64':
+      return new BigUint64Array(numel);
     case 'Half':
     case 'BFloat16':
       return new Uint16Array(numel);
@@ -181,8 +189,15 @@ function storageToNumber(dtype: DataType, data: HostStorage, pos: number): numbe
       return halfBitsToNumber(raw as number);
     case 'BFloat16':
       return bfloat16BitsToNumber(raw as number);
+    case 'Float8_e4m3fn':
+      return float8E4M3FnBitsToNumber(raw as number);
+    case 'Float8_e5m2':
+      return float8E5M2BitsToNumber(raw as number);
+    case 'Float8_e8m0fnu':
+      return float8E8M0FnuBitsToNumber(raw as number);
     case 'Int':
     case 'Index':
+    case 'UInt64':
       return Number(raw as bigint);
     default:
       return raw as number;
@@ -201,11 +216,24 @@ export function writeStorage(dtype: DataType, data: HostStorage, pos: number, va
     case 'Int32':
       (data as Int32Array)[pos] = Number(toBigInt(value));
       return;
+    case 'UInt64':
+      // Wraps modulo 2^64, as a C++ conversion to uint64_t does (−1 → 2^64 − 1).
+      (data as BigUint64Array)[pos] = BigInt.asUintN(64, toBigInt(value));
+      return;
     case 'Half':
       (data as Uint16Array)[pos] = numberToHalfBits(toNumber(value));
       return;
     case 'BFloat16':
       (data as Uint16Array)[pos] = numberToBFloat16Bits(toNumber(value));
+      return;
+    case 'Float8_e4m3fn':
+      (data as Uint8Array)[pos] = numberToFloat8E4M3FnBits(toNumber(value));
+      return;
+    case 'Float8_e5m2':
+      (data as Uint8Array)[pos] = numberToFloat8E5M2Bits(toNumber(value));
+      return;
+    case 'Float8_e8m0fnu':
+      (data as Uint8Array)[pos] = numberToFloat8E8M0FnuBits(toNumber(value));
       return;
     case 'Float':
     case 'Double':

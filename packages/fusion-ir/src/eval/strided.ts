@@ -6,6 +6,7 @@
 import type { DataType } from '../ir/data-type.js';
 import { allocateStorage, type ElementValue, type HostStorage, type HostTensor } from './host-tensor.js';
 import { bfloat16DecodeTable, halfDecodeTable } from './float16.js';
+import { float8DecodeTable } from './float8.js';
 
 export type Reader = (pos: number) => ElementValue;
 
@@ -33,9 +34,17 @@ export function readerForStorage(dtype: DataType, data: HostStorage): Reader {
       const d = data as Int32Array;
       return (p) => BigInt(d[p] as number);
     }
+    case 'Float8_e4m3fn':
+    case 'Float8_e5m2':
+    case 'Float8_e8m0fnu': {
+      const d = data as Uint8Array;
+      const table = float8DecodeTable(dtype);
+      return (p) => table[d[p] as number] as number;
+    }
     case 'Int':
-    case 'Index': {
-      const d = data as BigInt64Array;
+    case 'Index':
+    case 'UInt64': {
+      const d = data as BigInt64Array | BigUint64Array;
       return (p) => d[p] as bigint;
     }
     case 'Float':
@@ -130,8 +139,8 @@ export function gatherRaw(t: HostTensor, sizes: readonly number[], strides: read
   for (const s of sizes) numel *= s;
   const dst = allocateStorage(t.dtype, numel);
   const inner = sizes.length === 0 ? 0 : (strides[sizes.length - 1] as number);
-  if (dst instanceof BigInt64Array) {
-    const src = t.data as BigInt64Array;
+  if (dst instanceof BigInt64Array || dst instanceof BigUint64Array) {
+    const src = t.data as BigInt64Array | BigUint64Array;
     forEachRow(sizes, [{ strides, offset: t.offset }], (linear, offsets, n) => {
       let p = offsets[0] as number;
       for (let j = 0; j < n; j += 1, p += inner) dst[linear + j] = src[p] as bigint;
@@ -169,9 +178,21 @@ export function gatherFloat64(t: HostTensor, sizes: readonly number[], strides: 
       });
       return dst;
     }
+    case 'Float8_e4m3fn':
+    case 'Float8_e5m2':
+    case 'Float8_e8m0fnu': {
+      const table = float8DecodeTable(t.dtype);
+      const src = t.data as Uint8Array;
+      forEachRow(sizes, op, (linear, offsets, n) => {
+        let p = offsets[0] as number;
+        for (let j = 0; j < n; j += 1, p += inner) dst[linear + j] = table[src[p] as number] as number;
+      });
+      return dst;
+    }
     case 'Int':
-    case 'Index': {
-      const src = t.data as BigInt64Array;
+    case 'Index':
+    case 'UInt64': {
+      const src = t.data as BigInt64Array | BigUint64Array;
       forEachRow(sizes, op, (linear, offsets, n) => {
         let p = offsets[0] as number;
         for (let j = 0; j < n; j += 1, p += inner) dst[linear + j] = Number(src[p] as bigint);

@@ -5,6 +5,7 @@
 
 import { isFloatingType, type DataType } from '../ir/data-type.js';
 import { numberToBFloat16Bits, numberToHalfBits, roundToBFloat16, roundToHalf } from './float16.js';
+import { numberToFloat8E4M3FnBits, numberToFloat8E5M2Bits, numberToFloat8E8M0FnuBits, roundToFloat8E4M3Fn, roundToFloat8E5M2, roundToFloat8E8M0Fnu } from './float8.js';
 import type { ElementValue, HostStorage } from './host-tensor.js';
 
 export type ComputeKind = 'float' | 'int' | 'bool';
@@ -44,6 +45,35 @@ export function floatToIntSaturating(v: number, bits: 32 | 64): bigint {
   return BigInt(Math.trunc(v));
 }
 
+/**
+ * A float converted to uint64: truncation, saturating to [0, 2^64 − 1], NaN → 0 (CUDA's
+ * cvt.rzi.u64). In-range values convert as PyTorch does; PyTorch's CPU result for negative or
+ * too large floats is platform-defined (C++ undefined behaviour), tsfuser's is CUDA's.
+ */
+export function floatToUInt64Saturating(v: number): bigint {
+  if (v !== v || v <= 0) return 0n;
+  if (v >= 18446744073709551615) return 18446744073709551615n;
+  return BigInt(Math.trunc(v));
+}
+
+/** An exact integer rounded once to float32 (round to nearest even), as CUDA's cvt.rn.f32.s64/u64. */
+export function bigintToFloat32(v: bigint): number {
+  const negative = v < 0n;
+  let a = negative ? -v : v;
+  const bits = a.toString(2).length;
+  if (bits > 24) {
+    const shift = BigInt(bits - 24);
+    const rem = a & ((1n << shift) - 1n);
+    const half = 1n << (shift - 1n);
+    a >>= shift;
+    if (rem > half || (rem === half && (a & 1n) === 1n)) a += 1n;
+    a <<= shift;
+  }
+  // a now has at most 25 significant bits: exact in a double, then a float32 value.
+  const r = Math.fround(Number(a));
+  return negative ? -r : r;
+}
+
 export function toBool(v: ElementValue): boolean {
   if (typeof v === 'boolean') return v;
   if (typeof v === 'bigint') return v !== 0n;
@@ -75,14 +105,23 @@ export function castTo(v: ElementValue, dtype: DataType): ElementValue {
     case 'Int':
     case 'Index':
       return typeof v === 'number' ? floatToIntSaturating(v, 64) : BigInt.asIntN(64, toInt(v));
+    case 'UInt64':
+      return typeof v === 'number' ? floatToUInt64Saturating(v) : BigInt.asUintN(64, toInt(v));
     case 'Half':
       return roundToHalf(toFloat(v));
     case 'BFloat16':
       return roundToBFloat16(toFloat(v));
     case 'Float':
-      return Math.fround(toFloat(v));
+      return typeof v === 'bigint' ? bigintToFloat32(v) : Math.fround(toFloat(v));
     case 'Double':
       return toFloat(v);
+    // An integer reaches fp8 through float32 rounded once, as CUDA's static_cast<float> does.
+    case 'Float8_e4m3fn':
+      return roundToFloat8E4M3Fn(typeof v === 'bigint' ? bigintToFloat32(v) : toFloat(v));
+    case 'Float8_e5m2':
+      return roundToFloat8E5M2(typeof v === 'bigint' ? bigintToFloat32(v) : toFloat(v));
+    case 'Float8_e8m0fnu':
+      return roundToFloat8E8M0Fnu(typeof v === 'bigint' ? bigintToFloat32(v) : toFloat(v));
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown dtype ${String(unreachable)}`);
@@ -109,6 +148,14 @@ export function storeFloat64(dtype: DataType, values: Float64Array): HostStorage
       for (let i = 0; i < n; i += 1) out[i] = encode(values[i] as number);
       return out;
     }
+    case 'Float8_e4m3fn':
+    case 'Float8_e5m2':
+    case 'Float8_e8m0fnu': {
+      const out = new Uint8Array(n);
+      const encode = float8Encoder(dtype);
+      for (let i = 0; i < n; i += 1) out[i] = encode(values[i] as number);
+      return out;
+    }
     case 'Bool': {
       const out = new Uint8Array(n);
       for (let i = 0; i < n; i += 1) out[i] = (values[i] as number) !== 0 ? 1 : 0;
@@ -128,9 +175,20 @@ export function storeFloat64(dtype: DataType, values: Float64Array): HostStorage
       for (let i = 0; i < n; i += 1) out[i] = floatToIntSaturating(values[i] as number, 64);
       return out;
     }
+    case 'UInt64': {
+      const out = new BigUint64Array(n);
+      for (let i = 0; i < n; i += 1) out[i] = floatToUInt64Saturating(values[i] as number);
+      return out;
+    }
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown dtype ${String(unreachable)}`);
     }
   }
+}
+
+/** The bit encoder of an fp8 format (float8.ts). */
+export function float8Encoder(dtype: 'Float8_e4m3fn' | 'Float8_e5m2' | 'Float8_e8m0fnu'): (x: number) => number {
+  if (dtype === 'Float8_e4m3fn') return numberToFloat8E4M3FnBits;
+  return dtype === 'Float8_e5m2' ? numberToFloat8E5M2Bits : numberToFloat8E8M0FnuBits;
 }

@@ -13,6 +13,10 @@ export const DATA_TYPES = [
   'Float',
   'Double',
   'Index',
+  'Float8_e4m3fn',
+  'Float8_e5m2',
+  'Float8_e8m0fnu',
+  'UInt64',
 ] as const;
 export type DataType = (typeof DATA_TYPES)[number];
 
@@ -26,6 +30,10 @@ export const DataType = {
   Float: 'Float',
   Double: 'Double',
   Index: 'Index',
+  Float8_e4m3fn: 'Float8_e4m3fn',
+  Float8_e5m2: 'Float8_e5m2',
+  Float8_e8m0fnu: 'Float8_e8m0fnu',
+  UInt64: 'UInt64',
 } as const satisfies Record<DataType, DataType>;
 
 export function isDataType(name: string): name is DataType {
@@ -33,11 +41,16 @@ export function isDataType(name: string): name is DataType {
 }
 
 export function isFloatingType(dtype: DataType): boolean {
-  return dtype === 'Half' || dtype === 'BFloat16' || dtype === 'Float' || dtype === 'Double';
+  return dtype === 'Half' || dtype === 'BFloat16' || dtype === 'Float' || dtype === 'Double' || isFloat8Type(dtype);
+}
+
+/** The 8-bit float storage types (PyTorch's float8_e4m3fn, float8_e5m2, float8_e8m0fnu). */
+export function isFloat8Type(dtype: DataType): dtype is 'Float8_e4m3fn' | 'Float8_e5m2' | 'Float8_e8m0fnu' {
+  return dtype === 'Float8_e4m3fn' || dtype === 'Float8_e5m2' || dtype === 'Float8_e8m0fnu';
 }
 
 export function isIntegralType(dtype: DataType): boolean {
-  return dtype === 'Int32' || dtype === 'Int' || dtype === 'Index';
+  return dtype === 'Int32' || dtype === 'Int' || dtype === 'Index' || dtype === 'UInt64';
 }
 
 export function isBooleanType(dtype: DataType): boolean {
@@ -46,13 +59,16 @@ export function isBooleanType(dtype: DataType): boolean {
 
 /** Reduced-precision floats are computed in float inside kernels and rounded on store. */
 export function isReducedFloat(dtype: DataType): boolean {
-  return dtype === 'Half' || dtype === 'BFloat16';
+  return dtype === 'Half' || dtype === 'BFloat16' || isFloat8Type(dtype);
 }
 
 /** Size in bytes of one element (Index counted as 64-bit, its widest form). */
 export function dataTypeSize(dtype: DataType): number {
   switch (dtype) {
     case 'Bool':
+    case 'Float8_e4m3fn':
+    case 'Float8_e5m2':
+    case 'Float8_e8m0fnu':
       return 1;
     case 'Half':
     case 'BFloat16':
@@ -63,6 +79,7 @@ export function dataTypeSize(dtype: DataType): number {
     case 'Int':
     case 'Double':
     case 'Index':
+    case 'UInt64':
       return 8;
     default: {
       const unreachable: never = dtype;
@@ -90,6 +107,14 @@ export function cppTypeName(dtype: DataType): string {
       return 'double';
     case 'Index':
       return 'nvfuser_index_t';
+    case 'Float8_e4m3fn':
+      return '__e4m3';
+    case 'Float8_e5m2':
+      return '__e5m2';
+    case 'Float8_e8m0fnu':
+      return '__e8m0';
+    case 'UInt64':
+      return 'uint64_t';
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown data type ${String(unreachable)}`);
@@ -115,6 +140,14 @@ export function torchDtypeName(dtype: DataType): string {
       return 'torch.float32';
     case 'Double':
       return 'torch.float64';
+    case 'Float8_e4m3fn':
+      return 'torch.float8_e4m3fn';
+    case 'Float8_e5m2':
+      return 'torch.float8_e5m2';
+    case 'Float8_e8m0fnu':
+      return 'torch.float8_e8m0fnu';
+    case 'UInt64':
+      return 'torch.uint64';
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown data type ${String(unreachable)}`);

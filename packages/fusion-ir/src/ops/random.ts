@@ -6,7 +6,7 @@
 // number of RNG ops built before it in the fusion (nvFuser draws them from PyTorch's CUDA
 // generator; tsfuser has no global generator). What the numbers are: eval/random.ts.
 
-import { isFloatingType, type DataType } from '../ir/data-type.js';
+import { isFloat8Type, isFloatingType, type DataType } from '../ir/data-type.js';
 import { FusionIrError } from '../ir/errors.js';
 import { RNGOp } from '../ir/expr.js';
 import type { Fusion } from '../ir/fusion.js';
@@ -49,6 +49,7 @@ function seedAndOffset(fusion: Fusion, op: string, options: RngOptions): { seed:
 
 function checkRngDtype(op: string, dtype: DataType): void {
   if (!isFloatingType(dtype)) throw new FusionIrError(`${op}: random distributions only create floating point types, got ${dtype}`);
+  if (isFloat8Type(dtype)) throw new FusionIrError(`${op}: random numbers are not generated in ${dtype} (draw Float and cast)`);
 }
 
 function paramScalar(fusion: Fusion, op: string, v: ParamOperand): Scalar {

@@ -55,10 +55,12 @@ export function reductionInit(tv: TensorView, op: ReductionOpType, dtype: DataTy
       return fusion.constant(dtype === 'Bool' ? true : 1, dtype);
     case 'max':
       if (categoryOf(dtype) === 2) return fusion.constant(-Infinity, dtype);
+      if (dtype === 'UInt64') return fusion.constant(0n, dtype);
       if (dtype === 'Bool') return fusion.constant(false, dtype);
       return fusion.constant(dtype === 'Int32' ? -2147483648n : -9223372036854775808n, dtype);
     case 'min':
       if (categoryOf(dtype) === 2) return fusion.constant(Infinity, dtype);
+      if (dtype === 'UInt64') return fusion.constant(18446744073709551615n, dtype);
       if (dtype === 'Bool') return fusion.constant(true, dtype);
       return fusion.constant(dtype === 'Int32' ? 2147483647n : 9223372036854775807n, dtype);
     default: {
@@ -80,8 +82,9 @@ export function reductionOp(
   const all = Array.from({ length: tv.rank() }, (_, d) => d);
   const dims = normalizeAxes(name, tv, axes.length === 0 ? all : axes);
   let outDtype = dtype ?? tv.dtype;
-  // torch.sum/prod of integral or bool tensors accumulate in int64 unless a dtype is given.
-  if (dtype === undefined && (op === 'add' || op === 'mul') && categoryOf(tv.dtype) < 2) outDtype = 'Int';
+  // torch.sum/prod of integral or bool tensors accumulate in int64 unless a dtype is given
+  // (uint64 stays uint64, as in PyTorch).
+  if (dtype === undefined && (op === 'add' || op === 'mul') && categoryOf(tv.dtype) < 2 && tv.dtype !== 'UInt64') outDtype = 'Int';
   let input = tv;
   if (input.dtype !== outDtype) {
     // Computing in the requested dtype needs the input in that dtype first.

@@ -6,11 +6,18 @@
 //   Within a tier, dtypes promote pairwise (wider wins; Half with BFloat16 gives Float).
 //   A floating scalar counts as the default dtype (Float), an integral scalar as Int (int64), a
 //   bool scalar as Bool — so a scalar never widens a tensor of its own category.
+// UInt64 promotes with floating types (the float wins) but with no other integral or Bool dtype
+// (PyTorch: "Promotion for uint16, uint32, uint64 types is not supported"); an integral Python
+// scalar keeps it UInt64 (its value wraps modulo 2^64, −1 → 2^64 − 1).
+// Float8 types promote with nothing but themselves (PyTorch's promote_types raises "Promotion for
+// Float8 Types is not supported"): mixing an fp8 tensor with another dtype's tensor is an error
+// naming both, while a Python-number scalar keeps the fp8 dtype (same category, lower tier).
 // Fusion Scalars behave like Python scalars (nvFuser's convention). When every operand is a
 // scalar the result is a scalar and keeps the scalars' own promoted dtype (Double for floating
 // scalars, as Python arithmetic on floats is double precision, and as nvFuser does).
 
-import type { DataType } from '../ir/data-type.js';
+import { isFloat8Type, type DataType } from '../ir/data-type.js';
+import { FusionIrError } from '../ir/errors.js';
 
 export type Category = 0 | 1 | 2; // bool, integral, floating
 
@@ -21,11 +28,15 @@ export function categoryOf(dtype: DataType): Category {
     case 'Int32':
     case 'Int':
     case 'Index':
+    case 'UInt64':
       return 1;
     case 'Half':
     case 'BFloat16':
     case 'Float':
     case 'Double':
+    case 'Float8_e4m3fn':
+    case 'Float8_e5m2':
+    case 'Float8_e8m0fnu':
       return 2;
     default: {
       const unreachable: never = dtype;
@@ -44,8 +55,14 @@ export interface PromotionOperand {
 /** Promotes two dtypes of the same kind of operand (both tensors, or both scalars). */
 export function promoteTypes(a: DataType, b: DataType): DataType {
   if (a === b) return a;
+  if (isFloat8Type(a) || isFloat8Type(b)) {
+    throw new FusionIrError(`type promotion of ${a} with ${b} is not supported (as in PyTorch, Float8 types promote with nothing else): cast one operand explicitly`);
+  }
   const ca = categoryOf(a);
   const cb = categoryOf(b);
+  if ((a === 'UInt64' || b === 'UInt64') && ca !== 2 && cb !== 2) {
+    throw new FusionIrError(`type promotion of ${a} with ${b} is not supported (as in PyTorch, UInt64 promotes only with floating types): cast one operand explicitly`);
+  }
   if (ca !== cb) return normalizeInt(ca > cb ? a : b);
   if (ca === 2) {
     if ((a === 'Half' && b === 'BFloat16') || (a === 'BFloat16' && b === 'Half')) return 'Float';

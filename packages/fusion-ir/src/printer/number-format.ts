@@ -5,7 +5,7 @@
 
 import type { DataType } from '../ir/data-type.js';
 
-/** std::numeric_limits<T>::max_digits10 (nvFuser's table for half and bfloat16). */
+/** std::numeric_limits<T>::max_digits10 (nvFuser's table for half, bfloat16 and fp8). */
 export function maxDigits10(dtype: DataType): number {
   switch (dtype) {
     case 'Double':
@@ -16,10 +16,16 @@ export function maxDigits10(dtype: DataType): number {
       return 5;
     case 'BFloat16':
       return 4;
+    case 'Float8_e4m3fn':
+      return 3;
+    case 'Float8_e5m2':
+    case 'Float8_e8m0fnu':
+      return 2;
     case 'Bool':
     case 'Int32':
     case 'Int':
     case 'Index':
+    case 'UInt64':
       return 0;
     default: {
       const unreachable: never = dtype;

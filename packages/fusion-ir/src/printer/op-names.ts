@@ -3,7 +3,7 @@
 // functions by (from, to) dtype pair (`(double)`, `__float2half`), and reduction ops named after
 // their binary op (`add`, `fmax`). Where tsfuser has an op that nvFuser lacks, its own name is kept.
 
-import { cppTypeName, type DataType } from '../ir/data-type.js';
+import { cppTypeName, isFloat8Type, type DataType } from '../ir/data-type.js';
 import type { BinaryOpType, ReductionOpType, UnaryOpType } from '../ir/op-types.js';
 
 /** Prefix operators nvFuser prints instead of a call. */
@@ -136,12 +136,20 @@ function conversionSuffix(dtype: DataType): string {
       return 'int';
     case 'Index':
       return 'index';
+    case 'UInt64':
+      return 'uint64';
     case 'Bool':
       return 'bool';
     case 'Half':
       return 'half';
     case 'BFloat16':
       return 'bfloat';
+    case 'Float8_e4m3fn':
+      return 'e4m3';
+    case 'Float8_e5m2':
+      return 'e5m2';
+    case 'Float8_e8m0fnu':
+      return 'e8m0';
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown data type ${String(unreachable)}`);
@@ -151,6 +159,8 @@ function conversionSuffix(dtype: DataType): string {
 
 /** The cast function nvFuser prints for a (from, to) pair: `(double)`, `__float2half`, `__half2float`. */
 export function castFunctionName(from: DataType, to: DataType): string {
+  // fp8 casts as nvFuser names them: `__float2e4m3`, `__e5m22half`, `__e8m02float`.
+  if (isFloat8Type(from) || isFloat8Type(to)) return `__${conversionSuffix(from)}2${conversionSuffix(to)}`;
   if (to === 'Half' || to === 'BFloat16') {
     if (from === 'Int32' || from === 'Int' || from === 'Index') return `__int2${halfOrBf16Name(to)}`;
     return `__${conversionSuffix(from)}2${halfOrBf16Name(to)}`;

@@ -57,6 +57,14 @@ export function scalarTypeOfDataType(d: DataType): ScalarType {
       return 'Float';
     case 'Double':
       return 'Double';
+    case 'Float8_e4m3fn':
+      return 'Float8_e4m3fn';
+    case 'Float8_e5m2':
+      return 'Float8_e5m2';
+    case 'Float8_e8m0fnu':
+      throw new Error('Float8_e8m0fnu has no TorchScript ScalarType in tsfuser\'s jit-ir');
+    case 'UInt64':
+      return 'UInt64';
   }
 }
 

@@ -2,7 +2,7 @@
 // values + a dtype, with numpy broadcasting, reductions by explicit index groups, rounding to the
 // dtype after each aten op (as eager PyTorch stores every result), and torch.result_type. It is
 // independent of fusion-ir's ops and evaluator (only the 16-bit float rounding is shared).
-import { roundToBFloat16, roundToHalf, type DataType } from '@tsfuser/fusion-ir';
+import { castTo, roundToBFloat16, roundToHalf, type DataType } from '@tsfuser/fusion-ir';
 
 export interface RefTensor {
   readonly dtype: DataType;
@@ -26,8 +26,13 @@ export function roundTo(dtype: DataType, x: number): number {
       return x;
     case 'Bool':
       return x !== 0 ? 1 : 0;
+    case 'Float8_e4m3fn':
+    case 'Float8_e5m2':
+    case 'Float8_e8m0fnu':
+      return castTo(x, dtype) as number;
     case 'Int':
     case 'Int32':
+    case 'UInt64':
     case 'Index':
       return Number.isFinite(x) ? Math.trunc(x) : 0;
   }

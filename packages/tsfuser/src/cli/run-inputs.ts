@@ -66,7 +66,8 @@ function scalarText(text: string, dtype: DataType): number | boolean | bigint | 
       return null;
     case 'Int32':
     case 'Int':
-    case 'Index': {
+    case 'Index':
+    case 'UInt64': {
       if (!INT_TEXT.test(text)) return null;
       const v = BigInt(text);
       // Range is checked by checkScalarInput; exact small values stay numbers.
@@ -76,6 +77,9 @@ function scalarText(text: string, dtype: DataType): number | boolean | bigint | 
     case 'BFloat16':
     case 'Float':
     case 'Double':
+    case 'Float8_e4m3fn':
+    case 'Float8_e5m2':
+    case 'Float8_e8m0fnu':
       return floatFromText(text);
     default: {
       const unreachable: never = dtype;
@@ -86,7 +90,7 @@ function scalarText(text: string, dtype: DataType): number | boolean | bigint | 
 
 function scalarSyntax(dtype: DataType): string {
   if (dtype === 'Bool') return 'true, false, True, False, 1 or 0';
-  if (dtype === 'Int32' || dtype === 'Int' || dtype === 'Index') return 'a decimal integer';
+  if (dtype === 'Int32' || dtype === 'Int' || dtype === 'Index' || dtype === 'UInt64') return 'a decimal integer';
   return 'a decimal number, inf, -inf or nan';
 }
 

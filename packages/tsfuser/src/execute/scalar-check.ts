@@ -36,15 +36,15 @@ export function describeScalarValue(v: unknown): string {
   }
 }
 
-function integerProblem(v: number | bigint, dtype: 'Int32' | 'Int' | 'Index'): string | null {
-  const [low, high] = dtype === 'Int32' ? [BigInt(INT32_MIN), BigInt(INT32_MAX)] : [INT64_MIN, INT64_MAX];
-  const range = dtype === 'Int32' ? 'int32' : 'int64';
+function integerProblem(v: number | bigint, dtype: 'Int32' | 'Int' | 'Index' | 'UInt64'): string | null {
+  const [low, high] = dtype === 'Int32' ? [BigInt(INT32_MIN), BigInt(INT32_MAX)] : dtype === 'UInt64' ? [0n, 2n ** 64n - 1n] : [INT64_MIN, INT64_MAX];
+  const range = dtype === 'Int32' ? 'int32' : dtype === 'UInt64' ? 'uint64' : 'int64';
   if (typeof v === 'bigint') return v < low || v > high ? `is outside the ${range} range` : null;
   if (Number.isNaN(v)) return 'is not a number';
   if (!Number.isFinite(v)) return 'is infinite';
   if (!Number.isInteger(v)) return 'is not an integer';
   if (dtype === 'Int32') return v < INT32_MIN || v > INT32_MAX ? 'is outside the int32 range' : null;
-  if (BigInt(v) < low || BigInt(v) > high) return 'is outside the int64 range';
+  if (BigInt(v) < low || BigInt(v) > high) return `is outside the ${range} range`;
   if (!Number.isSafeInteger(v)) return 'is past 2^53, where a JS number is not exact (pass a bigint)';
   return null;
 }
@@ -58,12 +58,16 @@ function scalarProblem(dtype: DataType, v: unknown): string | null {
     case 'Int32':
     case 'Int':
     case 'Index':
+    case 'UInt64':
       if (typeof v === 'number' || typeof v === 'bigint') return integerProblem(v, dtype);
       return 'is not an integer';
     case 'Half':
     case 'BFloat16':
     case 'Float':
     case 'Double':
+    case 'Float8_e4m3fn':
+    case 'Float8_e5m2':
+    case 'Float8_e8m0fnu':
       return typeof v === 'number' || typeof v === 'bigint' ? null : 'is not a number';
     default: {
       const unreachable: never = dtype;

@@ -19,10 +19,18 @@ export function toleranceFor(dtype: DataType): Tolerance {
     case 'Double':
       // Differences of nearly equal values amplify 1-ulp math errors: an absolute floor.
       return { rtol: 1e-10, atol: 1e-12 };
+    // fp8: one unit in the last place (results are rounded once from float).
+    case 'Float8_e4m3fn':
+      return { rtol: 2 ** -3, atol: 2 ** -9 };
+    case 'Float8_e5m2':
+      return { rtol: 2 ** -2, atol: 2 ** -16 };
+    case 'Float8_e8m0fnu':
+      return { rtol: 1, atol: 0 };
     case 'Bool':
     case 'Int32':
     case 'Int':
     case 'Index':
+    case 'UInt64':
       return { rtol: 0, atol: 0 };
     default: {
       const unreachable: never = dtype;

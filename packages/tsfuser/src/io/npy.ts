@@ -1,8 +1,9 @@
 // NumPy .npy files (format versions 1, 2 and 3), little-endian, C or Fortran order. Reading
 // gives a HostTensor (Fortran order is copied into C order); writing always writes C order.
-// Dtype mapping: <f4 Float, <f8 Double, <f2 Half, <i4 Int32, <i8 Int, |b1 Bool; BFloat16 has no
+// Dtype mapping: <f4 Float, <f8 Double, <f2 Half, <i4 Int32, <i8 Int, <u8 UInt64, |b1 Bool; BFloat16 has no
 // NumPy dtype and is stored as <u2 bit patterns (read back as BFloat16 when the caller asks).
-// uint8 (|u1) is refused: fusion-ir has no UInt8, and reading it as Bool would keep raw values
+// fp8 dtypes have no NumPy dtype either: they are stored as |u1 bit patterns (read back as the
+// fp8 dtype the caller asks for). Other uint8 (|u1) is refused: fusion-ir has no UInt8, and reading it as Bool would keep raw values
 // such as 2 and 255 in a Bool tensor. The header's shape is checked against the allocation
 // limits and the file's length before any storage is allocated (a 100000×100000 header on a
 // small file is one NpyError, at once).
@@ -26,6 +27,10 @@ const DESCR_OF: Readonly<Record<DataType, string>> = {
   BFloat16: '<u2',
   Float: '<f4',
   Double: '<f8',
+  Float8_e4m3fn: '|u1',
+  Float8_e5m2: '|u1',
+  Float8_e8m0fnu: '|u1',
+  UInt64: '<u8',
 };
 
 function dtypeOf(descr: string, want: DataType | undefined): DataType {
@@ -36,11 +41,14 @@ function dtypeOf(descr: string, want: DataType | undefined): DataType {
       return 'Bool';
     case '|u1':
     case '<u1':
+      if (want === 'Float8_e4m3fn' || want === 'Float8_e5m2' || want === 'Float8_e8m0fnu') return want;
       throw new NpyError(`uint8 data ('${descr}') is not supported: fusion-ir has no UInt8 dtype (save it as bool, int32 or int64)`);
     case '<i4':
       return 'Int32';
     case '<i8':
       return want === 'Index' ? 'Index' : 'Int';
+    case '<u8':
+      return 'UInt64';
     case '<f2':
       return 'Half';
     case '<u2':
@@ -51,7 +59,7 @@ function dtypeOf(descr: string, want: DataType | undefined): DataType {
       return 'Double';
     default:
       if (d.startsWith('>')) throw new NpyError(`big-endian dtype '${descr}' is not supported`);
-      throw new NpyError(`unsupported dtype '${descr}' (supported: <f2 <f4 <f8 <i4 <i8 |b1, and <u2 for bfloat16 bit patterns)`);
+      throw new NpyError(`unsupported dtype '${descr}' (supported: <f2 <f4 <f8 <i4 <i8 <u8 |b1, <u2 for bfloat16 and |u1 for fp8 bit patterns)`);
   }
 }
 
@@ -89,7 +97,8 @@ function checkedElementCount(header: Header, dtype: DataType, limits: Allocation
 }
 
 /**
- * Parses a .npy file. `want` picks BFloat16 for <u2 data (the default) or Index for <i8.
+ * Parses a .npy file. `want` picks BFloat16 for <u2 data (the default) or Index for <i8, and an
+ * fp8 dtype for |u1 bit patterns.
  * Every malformed file is an NpyError.
  */
 export function readNpy(bytes: Uint8Array, want?: DataType, limits: AllocationLimits = DEFAULT_ALLOCATION_LIMITS): HostTensor {

@@ -18,10 +18,17 @@ function ulp(dtype: DataType): number {
       return 2 ** -10;
     case 'BFloat16':
       return 2 ** -7;
+    case 'Float8_e4m3fn':
+      return 2 ** -3;
+    case 'Float8_e5m2':
+      return 2 ** -2;
+    case 'Float8_e8m0fnu':
+      return 1;
     case 'Bool':
     case 'Int':
     case 'Int32':
     case 'Index':
+    case 'UInt64':
       return 0;
     default: {
       const unreachable: never = dtype;

@@ -133,10 +133,16 @@ export function checkScalarValue(value: number | boolean | null, isFloat: boolea
     case 'Index':
       if (Number.isSafeInteger(asNumber)) return { value: asNumber };
       return `value ${shown} does not fit DataType.${dt} (an integer; tsfuser holds at most ±(2^53 − 1) exactly)`;
+    case 'UInt64':
+      if (Number.isSafeInteger(asNumber) && asNumber >= 0) return { value: asNumber };
+      return `value ${shown} does not fit DataType.UInt64 (a non-negative integer; tsfuser holds at most 2^53 − 1 exactly in a definition)`;
     case 'Half':
     case 'BFloat16':
     case 'Float':
     case 'Double':
+    case 'Float8_e4m3fn':
+    case 'Float8_e5m2':
+    case 'Float8_e8m0fnu':
       return { value: asNumber };
     default: {
       const unreachable: never = dt;

@@ -20,10 +20,15 @@ export function scalarValidFor(dtype: DataType, v: unknown): boolean {
     case 'Int':
     case 'Index':
       return (typeof v === 'number' && Number.isSafeInteger(v)) || (typeof v === 'bigint' && v >= -(2n ** 63n) && v < 2n ** 63n);
+    case 'UInt64':
+      return (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) || (typeof v === 'bigint' && v >= 0n && v < 2n ** 64n);
     case 'Half':
     case 'BFloat16':
     case 'Float':
     case 'Double':
+    case 'Float8_e4m3fn':
+    case 'Float8_e5m2':
+    case 'Float8_e8m0fnu':
       return typeof v === 'number' || typeof v === 'bigint';
     default: {
       const unreachable: never = dtype;
