@@ -13,6 +13,8 @@ export const DATA_TYPES = [
   'Float',
   'Double',
   'Index',
+  'ComplexFloat',
+  'ComplexDouble',
 ] as const;
 export type DataType = (typeof DATA_TYPES)[number];
 
@@ -26,6 +28,8 @@ export const DataType = {
   Float: 'Float',
   Double: 'Double',
   Index: 'Index',
+  ComplexFloat: 'ComplexFloat',
+  ComplexDouble: 'ComplexDouble',
 } as const satisfies Record<DataType, DataType>;
 
 export function isDataType(name: string): name is DataType {
@@ -38,6 +42,24 @@ export function isFloatingType(dtype: DataType): boolean {
 
 export function isIntegralType(dtype: DataType): boolean {
   return dtype === 'Int32' || dtype === 'Int' || dtype === 'Index';
+}
+
+/** Complex types: (re, im) pairs of Float (ComplexFloat, torch.complex64) or Double (ComplexDouble, torch.complex128). */
+export function isComplexType(dtype: DataType): boolean {
+  return dtype === 'ComplexFloat' || dtype === 'ComplexDouble';
+}
+
+/** The real type of a complex type's components (Float for ComplexFloat, Double for ComplexDouble); other types map to themselves. */
+export function complexComponentType(dtype: DataType): DataType {
+  if (dtype === 'ComplexFloat') return 'Float';
+  if (dtype === 'ComplexDouble') return 'Double';
+  return dtype;
+}
+
+/** The complex type whose components are `dtype` (Double → ComplexDouble, every other type → ComplexFloat, as torch). */
+export function complexTypeOf(dtype: DataType): DataType {
+  if (isComplexType(dtype)) return dtype;
+  return dtype === 'Double' ? 'ComplexDouble' : 'ComplexFloat';
 }
 
 export function isBooleanType(dtype: DataType): boolean {
@@ -63,7 +85,10 @@ export function dataTypeSize(dtype: DataType): number {
     case 'Int':
     case 'Double':
     case 'Index':
+    case 'ComplexFloat':
       return 8;
+    case 'ComplexDouble':
+      return 16;
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown data type ${String(unreachable)}`);
@@ -90,6 +115,10 @@ export function cppTypeName(dtype: DataType): string {
       return 'double';
     case 'Index':
       return 'nvfuser_index_t';
+    case 'ComplexFloat':
+      return 'std::complex<float>';
+    case 'ComplexDouble':
+      return 'std::complex<double>';
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown data type ${String(unreachable)}`);
@@ -115,6 +144,10 @@ export function torchDtypeName(dtype: DataType): string {
       return 'torch.float32';
     case 'Double':
       return 'torch.float64';
+    case 'ComplexFloat':
+      return 'torch.complex64';
+    case 'ComplexDouble':
+      return 'torch.complex128';
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown data type ${String(unreachable)}`);

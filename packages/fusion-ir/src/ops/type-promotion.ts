@@ -12,7 +12,12 @@
 
 import type { DataType } from '../ir/data-type.js';
 
-export type Category = 0 | 1 | 2; // bool, integral, floating
+//   Complex is a fourth category above floating: complex with a real dtype gives the complex type
+//   of matching precision (Double → ComplexDouble, everything else → ComplexFloat), and a complex
+//   Python scalar counts as ComplexFloat (torch's default complex dtype). torch gives complex32 for
+//   a Half tensor with a complex scalar; nvFuser has no ComplexHalf, so that is ComplexFloat here.
+
+export type Category = 0 | 1 | 2 | 3; // bool, integral, floating, complex
 
 export function categoryOf(dtype: DataType): Category {
   switch (dtype) {
@@ -27,6 +32,9 @@ export function categoryOf(dtype: DataType): Category {
     case 'Float':
     case 'Double':
       return 2;
+    case 'ComplexFloat':
+    case 'ComplexDouble':
+      return 3;
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown dtype ${String(unreachable)}`);
@@ -46,6 +54,10 @@ export function promoteTypes(a: DataType, b: DataType): DataType {
   if (a === b) return a;
   const ca = categoryOf(a);
   const cb = categoryOf(b);
+  if (ca === 3 || cb === 3) {
+    const wide = a === 'ComplexDouble' || b === 'ComplexDouble' || a === 'Double' || b === 'Double';
+    return wide ? 'ComplexDouble' : 'ComplexFloat';
+  }
   if (ca !== cb) return normalizeInt(ca > cb ? a : b);
   if (ca === 2) {
     if ((a === 'Half' && b === 'BFloat16') || (a === 'BFloat16' && b === 'Half')) return 'Float';
@@ -97,6 +109,7 @@ export function resultType(operands: readonly PromotionOperand[]): DataType {
 
 /** The dtype a Python number stands for in promotion: the default dtype for floats. */
 function wrappedNumberType(d: DataType): DataType {
+  if (categoryOf(d) === 3) return 'ComplexFloat';
   if (categoryOf(d) === 2) return 'Float';
   if (categoryOf(d) === 1) return 'Int';
   return 'Bool';
@@ -113,10 +126,10 @@ function combineCategories(higher: DataType | null, lower: DataType | null): Dat
 /** True division: integral and bool results become the default float dtype. */
 export function trueDivideType(operands: readonly PromotionOperand[]): DataType {
   const t = resultType(operands);
-  return categoryOf(t) === 2 ? t : 'Float';
+  return categoryOf(t) >= 2 ? t : 'Float';
 }
 
 /** Float-only unary math (exp, sin, erf …): integral and bool inputs compute in Float. */
 export function floatOpType(dtype: DataType): DataType {
-  return categoryOf(dtype) === 2 ? dtype : 'Float';
+  return categoryOf(dtype) >= 2 ? dtype : 'Float';
 }

@@ -142,6 +142,10 @@ function conversionSuffix(dtype: DataType): string {
       return 'half';
     case 'BFloat16':
       return 'bfloat';
+    case 'ComplexFloat':
+      return 'cfloat';
+    case 'ComplexDouble':
+      return 'cdouble';
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown data type ${String(unreachable)}`);
