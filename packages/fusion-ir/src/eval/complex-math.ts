@@ -22,14 +22,64 @@ export function complexMul(a: Complex, b: Complex): Complex {
   return new Complex(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
 }
 
-export function complexDiv(a: Complex, b: Complex): Complex {
-  const scale = Math.max(Math.abs(b.re), Math.abs(b.im));
-  const ar = a.re / scale;
-  const ai = a.im / scale;
-  const br = b.re / scale;
-  const bi = b.im / scale;
-  const denom = br * br + bi * bi;
-  return new Complex((ar * br + ai * bi) / denom, (ai * br - ar * bi) / denom);
+/** x · 2^n without overflowing the power of two on the way. */
+function scalbn(x: number, n: number): number {
+  const h = Math.trunc(n / 2);
+  return x * 2 ** h * 2 ** (n - h);
+}
+
+/** ⌊log2 |x|⌋ for finite non-zero x, -inf for 0, +inf for ±inf and NaN for NaN (C's logb). */
+function logb(x: number): number {
+  const a = Math.abs(x);
+  if (a === 0) return -Infinity;
+  if (!Number.isFinite(a)) return a;
+  let e = Math.floor(Math.log2(a));
+  if (2 ** e > a) e -= 1;
+  else if (2 ** (e + 1) <= a) e += 1;
+  return e;
+}
+
+/** C's copysign(isinf(x) ? 1 : 0, x). */
+function unitOrZero(x: number): number {
+  const m = Math.abs(x) === Infinity ? 1 : 0;
+  return x < 0 || Object.is(x, -0) ? -m : m;
+}
+
+/**
+ * a / b as C99 Annex G's division (libgcc's __divdc3 algorithm): scaled by a power of two, then
+ * infinite and zero cases recovered from NaN results, with PyTorch's sign for a zero divisor.
+ */
+export function complexDiv(x: Complex, y: Complex): Complex {
+  let { re: a, im: b } = x;
+  let { re: c, im: d } = y;
+  const logbw = logb(Math.max(Math.abs(c), Math.abs(d)));
+  let ilogbw = 0;
+  if (Number.isFinite(logbw)) {
+    ilogbw = logbw;
+    c = scalbn(c, -ilogbw);
+    d = scalbn(d, -ilogbw);
+  }
+  const denom = c * c + d * d;
+  let re = scalbn((a * c + b * d) / denom, -ilogbw);
+  let im = scalbn((b * c - a * d) / denom, -ilogbw);
+  if (re !== re && im !== im) {
+    if (denom === 0 && (a === a || b === b)) {
+      // libgcc takes the sign of c here; PyTorch's kernels give +inf·a for a divisor ±0 ± 0i.
+      re = Infinity * a;
+      im = Infinity * b;
+    } else if ((Math.abs(a) === Infinity || Math.abs(b) === Infinity) && Number.isFinite(c) && Number.isFinite(d)) {
+      a = unitOrZero(a);
+      b = unitOrZero(b);
+      re = Infinity * (a * c + b * d);
+      im = Infinity * (b * c - a * d);
+    } else if (logbw === Infinity && Number.isFinite(a) && Number.isFinite(b)) {
+      c = unitOrZero(c);
+      d = unitOrZero(d);
+      re = 0 * (a * c + b * d);
+      im = 0 * (b * c - a * d);
+    }
+  }
+  return new Complex(re, im);
 }
 
 function cexp(z: Complex): Complex {
@@ -59,12 +109,14 @@ function csqrt(z: Complex): Complex {
 }
 
 function csin(z: Complex): Complex {
-  if (z.im === 0) return new Complex(Math.sin(z.re), z.im * Math.cos(z.re));
+  if (z.im === 0) return new Complex(Math.sin(z.re), Number.isFinite(z.re) ? z.im * Math.cos(z.re) : z.im);
+  if (z.re === 0) return new Complex(z.re, Math.sinh(z.im));
   return new Complex(Math.sin(z.re) * Math.cosh(z.im), Math.cos(z.re) * Math.sinh(z.im));
 }
 
 function ccos(z: Complex): Complex {
-  if (z.im === 0) return new Complex(Math.cos(z.re), -z.im * Math.sin(z.re));
+  if (z.im === 0) return new Complex(Math.cos(z.re), Number.isFinite(z.re) ? -z.im * Math.sin(z.re) : z.im);
+  if (z.re === 0) return new Complex(Math.cosh(z.im), -z.re * Math.sign(z.im));
   return new Complex(Math.cos(z.re) * Math.cosh(z.im), -Math.sin(z.re) * Math.sinh(z.im));
 }
 
@@ -72,6 +124,7 @@ function ccos(z: Complex): Complex {
 function ctanh(z: Complex): Complex {
   const { re: x, im: y } = z;
   if (y === 0) return new Complex(Math.tanh(x), y);
+  if (x === 0) return new Complex(x, Math.tan(y));
   if (Math.abs(x) > 22) {
     const s = Math.sin(y);
     const c = Math.cos(y);
