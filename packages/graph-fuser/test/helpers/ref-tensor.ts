@@ -30,6 +30,9 @@ export function roundTo(dtype: DataType, x: number): number {
     case 'Int32':
     case 'Index':
       return Number.isFinite(x) ? Math.trunc(x) : 0;
+    case 'ComplexFloat':
+    case 'ComplexDouble':
+      throw new Error(`roundTo: ${dtype} values are (re, im) pairs, not numbers`);
   }
 }
 

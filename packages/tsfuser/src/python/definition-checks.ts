@@ -137,6 +137,8 @@ export function checkScalarValue(value: number | boolean | null, isFloat: boolea
     case 'BFloat16':
     case 'Float':
     case 'Double':
+    case 'ComplexFloat':
+    case 'ComplexDouble':
       return { value: asNumber };
     default: {
       const unreachable: never = dt;

@@ -20,6 +20,10 @@ export const TORCH_DTYPES: Readonly<Record<string, DataType>> = {
   float: 'Float',
   float64: 'Double',
   double: 'Double',
+  complex64: 'ComplexFloat',
+  cfloat: 'ComplexFloat',
+  complex128: 'ComplexDouble',
+  cdouble: 'ComplexDouble',
 };
 
 /** PyTorch dtypes that exist but have no tsfuser DataType (clear "unsupported" errors). */
@@ -33,10 +37,6 @@ const UNSUPPORTED_TORCH_DTYPES: ReadonlySet<string> = new Set([
   'uint64',
   'complex32',
   'chalf',
-  'complex64',
-  'cfloat',
-  'complex128',
-  'cdouble',
   'float8_e4m3fn',
   'float8_e5m2',
   'float8_e4m3fnuz',
