@@ -18,3 +18,4 @@ export * from './reshape-fixtures.js';
 export * from './reshape-random.js';
 export * from './stride-order-fixtures.js';
 export * from './scan-sort-fixtures.js';
+export * from './complex-fixtures.js';
