@@ -17,5 +17,6 @@ export default defineConfig(
     'test/indexing-random.test.ts',
     'test/reshape-nvcc.test.ts',
     'test/greedy-nvcc.test.ts',
+    'test/complex-host.test.ts',
   ]),
 );
