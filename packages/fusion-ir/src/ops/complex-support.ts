@@ -4,7 +4,7 @@
 // tsfuser supports the subset below, at definition time: any other op with a complex operand is
 // one FusionIrError naming the op and the dtype, never a wrong value later.
 
-import { isComplexType } from '../ir/data-type.js';
+import { isComplexType, isFloatingType } from '../ir/data-type.js';
 import { FusionIrError } from '../ir/errors.js';
 import { describe, type TensorOrScalar } from './operand.js';
 
@@ -25,7 +25,8 @@ function firstComplex(operands: readonly TensorOrScalar[]): TensorOrScalar | und
 export function checkComplexPointwise(op: string, operands: readonly TensorOrScalar[]): void {
   const c = firstComplex(operands);
   if (op === 'complex') {
-    if (c !== undefined) throw new FusionIrError(`complex: real and imag must be real (floating) values, got ${describe(c)} (${c.dtype})`);
+    const bad = operands.find((o) => !isFloatingType(o.dtype));
+    if (bad !== undefined) throw new FusionIrError(`complex: real and imag must be floating point (Half, BFloat16, Float, Double), got ${describe(bad)} (${bad.dtype})`);
     return;
   }
   if ((op === 'real' || op === 'imag') && c === undefined) {
