@@ -43,7 +43,8 @@ describe('complex data types', () => {
     const d = tensor(f, 'Double');
     const z = complex(r, r);
     expect(z.dtype).toBe('ComplexFloat');
-    expect(complex(r, d).dtype).toBe('ComplexDouble');
+    expect(complex(d, d).dtype).toBe('ComplexDouble');
+    expect(() => complex(r, d)).toThrow(/complex: real and imag must have the same dtype/);
     expect(real(z).dtype).toBe('Float');
     expect(imag(z).dtype).toBe('Float');
     expect(abs(z).dtype).toBe('Float');
@@ -61,7 +62,7 @@ describe('complex data types', () => {
     expect(() => maximum(z, r)).toThrow(/maximum: not supported for complex dtype ComplexFloat/);
     expect(() => max(z, [0])).toThrow(/max: not supported for complex dtype ComplexFloat/);
     expect(() => cumsum(z, 0)).toThrow(/not supported for complex dtype ComplexFloat/);
-    expect(() => complex(z, r)).toThrow(/complex: real and imag must be floating point/);
+    expect(() => complex(z, r)).toThrow(/complex: real and imag must be Float or Double/);
     expect(() => real(r)).toThrow(/real: needs a complex input/);
     expect(() => sum(z, [1])).not.toThrow();
   });
@@ -70,7 +71,13 @@ describe('complex data types', () => {
     const f = new Fusion();
     const z = tensor(f, 'ComplexDouble', 1);
     f.addOutput(add(z, f.constant(new Complex(1.5, -2), 'ComplexDouble')));
+    const r = tensor(f, 'Double', 1);
+    f.addOutput(complex(real(z), imag(z)));
+    f.addOutput(add(r, r));
     const text = printFusion(f);
+    expect(text).toMatch(/= std::complex\(/);
+    expect(text).toMatch(/= std::real\(T0/);
+    expect(text).toMatch(/= std::imag\(T0/);
     expect(text).toContain('], std::complex<double>');
     expect(text).toMatch(/std::complex<double>\(1\.5, -2\)/);
   });

@@ -69,12 +69,12 @@ export function inlineBinaryOpText(op: BinaryOpType): string | null {
 const UNARY_NO_FLOAT_SUFFIX: ReadonlySet<UnaryOpType> = new Set<UnaryOpType>([
   'abs', 'cast', 'frac', 'gelu', 'gelu_tanh', 'silu', 'neg', 'bitwise_not', 'logical_not', 'relu',
   'reciprocal', 'sigmoid', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'isreal', 'sign',
-  'signbit',
+  'signbit', 'real', 'imag',
 ]);
 
 /** Function name of a non-cast unary op: `rsqrtf` for a float result, `nearbyint` for round. */
 export function unaryFunctionName(op: UnaryOpType, outDtype: DataType): string {
-  const base = op === 'round' ? 'nearbyint' : op;
+  const base = op === 'round' ? 'nearbyint' : op === 'real' || op === 'imag' ? `std::${op}` : op;
   return outDtype === 'Float' && !UNARY_NO_FLOAT_SUFFIX.has(op) ? `${base}f` : base;
 }
 
@@ -93,6 +93,9 @@ export function binaryFunctionName(op: BinaryOpType, outDtype: DataType): string
       break;
     case 'bitwise_right_shift':
       base = 'rshift';
+      break;
+    case 'complex':
+      base = 'std::complex';
       break;
     default:
       base = op;
