@@ -10,7 +10,7 @@
 // Invariant: each failure is one DefinitionImportError at the line/column of the expression
 // (or keyword) that caused it.
 
-import { Complex, FusionIrError, isDataType } from '@tsfuser/fusion-ir';
+import { Complex, DATA_TYPES, FusionIrError, isDataType } from '@tsfuser/fusion-ir';
 import { FusionDefinition } from '../definition/fusion-definition.js';
 import { ScalarHandle, TensorHandle, VectorHandle } from '../definition/handles.js';
 import type { OpSpec, ParamSpec } from '../definition/op-spec.js';
@@ -215,7 +215,7 @@ export class DefinitionInterpreter {
     if (obj === DATATYPE) {
       if (e.attr === 'Null') return null;
       if (isDataType(e.attr)) return new PyDtype(e.attr);
-      return fail(`DataType.${e.attr} is not supported (tsfuser has Bool, Int32, Int, Half, BFloat16, Float, Double, Index)`, e.pos);
+      return fail(`DataType.${e.attr} is not supported (tsfuser has ${DATA_TYPES.join(', ')})`, e.pos);
     }
     if (obj === TORCH) {
       const found = torchDtype(e.attr);
