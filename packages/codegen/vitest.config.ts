@@ -24,5 +24,6 @@ export default defineConfig(
     'test/greedy-scatter-nvcc.test.ts',
     'test/fp8-nvcc.test.ts',
     'test/uint64-nvcc.test.ts',
+    'test/complex-host.test.ts',
   ]),
 );

@@ -3,7 +3,7 @@
 // is its data pointer (8 bytes), then `rank` sizes, then `rank` strides, each int32 or int64
 // per the index type, padded to 8. `packKernelArguments` fills such a buffer (little-endian).
 
-import { dataTypeSize, numberToBFloat16Bits, numberToFloat8E4M3FnBits, numberToFloat8E5M2Bits, numberToFloat8E8M0FnuBits, numberToHalfBits, type DataType } from '@tsfuser/fusion-ir';
+import { Complex, dataTypeSize, isComplexType, numberToBFloat16Bits, numberToFloat8E4M3FnBits, numberToFloat8E5M2Bits, numberToFloat8E8M0FnuBits, numberToHalfBits, type DataType } from '@tsfuser/fusion-ir';
 import type { IndexType } from '@tsfuser/scheduler';
 import { CodegenError } from './errors.js';
 import type { KernelParam } from './kernel-ir/nodes.js';
@@ -27,7 +27,7 @@ export interface TensorArgumentValue {
   strides: readonly number[];
 }
 
-export type ArgumentValue = number | bigint | boolean | TensorArgumentValue;
+export type ArgumentValue = number | bigint | boolean | Complex | TensorArgumentValue;
 
 function alignUp(x: number, a: number): number {
   return Math.ceil(x / a) * a;
@@ -46,7 +46,12 @@ export function argumentLayout(params: readonly KernelParam[], indexType: IndexT
   return { indexType, slots, size: end };
 }
 
-function writeScalar(view: DataView, offset: number, dtype: DataType, value: number | bigint | boolean, where: string): void {
+function writeScalar(view: DataView, offset: number, dtype: DataType, value: number | bigint | boolean | Complex, where: string): void {
+  if (value instanceof Complex) {
+    if (!isComplexType(dtype)) throw new CodegenError(`${where}: complex value ${String(value)} for a ${dtype} parameter`);
+    writeComplex(view, offset, dtype, value);
+    return;
+  }
   const n = typeof value === 'bigint' ? Number(value) : Number(value);
   switch (dtype) {
     case 'Bool':
@@ -85,6 +90,10 @@ function writeScalar(view: DataView, offset: number, dtype: DataType, value: num
     case 'Float8_e8m0fnu':
       view.setUint8(offset, numberToFloat8E8M0FnuBits(n));
       return;
+    case 'ComplexFloat':
+    case 'ComplexDouble':
+      writeComplex(view, offset, dtype, new Complex(n, 0));
+      return;
     default: {
       const unreachable: never = dtype;
       throw new CodegenError(`unknown dtype ${String(unreachable)}`);
@@ -106,11 +115,11 @@ export function packKernelArguments(layout: ArgumentLayout, values: readonly Arg
     const p = slot.param;
     const where = `argument ${i} (${p.name})`;
     if (p.kind === 'scalar') {
-      if (typeof v === 'object') throw new CodegenError(`${where}: expected a ${p.dtype} scalar, got a tensor`);
+      if (typeof v === 'object' && !(v instanceof Complex)) throw new CodegenError(`${where}: expected a ${p.dtype} scalar, got a tensor`);
       writeScalar(view, slot.offset, p.dtype, v, where);
       return;
     }
-    if (typeof v !== 'object') throw new CodegenError(`${where}: expected a tensor, got ${typeof v}`);
+    if (typeof v !== 'object' || v instanceof Complex) throw new CodegenError(`${where}: expected a tensor, got ${typeof v === 'object' ? 'a complex scalar' : typeof v}`);
     if (v.sizes.length !== p.rank || v.strides.length !== p.rank) {
       throw new CodegenError(`${where}: rank-${p.rank} parameter given sizes [${v.sizes.join(', ')}] and strides [${v.strides.join(', ')}]`);
     }
@@ -119,4 +128,15 @@ export function packKernelArguments(layout: ArgumentLayout, values: readonly Arg
     v.strides.forEach((s, d) => writeScalar(view, slot.offset + 8 + (p.rank + d) * width, indexDtype, s, where));
   });
   return bytes;
+}
+
+/** A complex scalar as the kernel's struct: (re, im) of float (8 bytes) or double (16 bytes). */
+function writeComplex(view: DataView, offset: number, dtype: DataType, z: Complex): void {
+  if (dtype === 'ComplexFloat') {
+    view.setFloat32(offset, z.re, true);
+    view.setFloat32(offset + 4, z.im, true);
+  } else {
+    view.setFloat64(offset, z.re, true);
+    view.setFloat64(offset + 8, z.im, true);
+  }
 }

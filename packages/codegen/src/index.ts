@@ -7,7 +7,7 @@ export { lowerFusion, type LowerOptions } from './lower/index.js';
 export { CORE_PASS_NAMES, LOWERING_PASS_NAMES, OPTIMIZATION_PASSES, enabledPasses, type LoweringPass, type PassInput } from './lower/passes.js';
 export { verifyKernelIr, type VerifyOptions } from './kernel-ir/verify.js';
 export { cudaSource, emitKernel, withCLinkage } from './emit/cuda.js';
-export { FP8_RUNTIME, PHILOX_CORE, PHILOX_RUNTIME, runtimeLibrary } from './emit/runtime/index.js';
+export { COMPLEX_CORE, FP8_RUNTIME, PHILOX_CORE, PHILOX_RUNTIME, runtimeLibrary } from './emit/runtime/index.js';
 export { emitGreedyKernel, type GreedyKernelText } from './emit/greedy/index.js';
 export { GREEDY_RUNTIME } from './emit/greedy/runtime.js';
 export { printKernelIr } from './kernel-ir/printer.js';

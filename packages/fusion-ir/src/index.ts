@@ -1,5 +1,6 @@
 // Public API of @tsfuser/fusion-ir.
 export * from './ir/data-type.js';
+export * from './ir/complex-value.js';
 export * from './ir/types.js';
 export * from './ir/errors.js';
 export * from './ir/op-types.js';

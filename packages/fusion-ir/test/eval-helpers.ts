@@ -1,5 +1,5 @@
 // Shared helpers for evaluator tests: random inputs with special values, fresh each run.
-import { Fusion, HostTensor, evaluate, makeTensor, type DataType, type TensorView } from '../src/index.js';
+import { Fusion, HostTensor, evaluate, makeTensor, type DataType, type EvalValue, type TensorView } from '../src/index.js';
 
 const SPECIALS = [NaN, Infinity, -Infinity, -0, 0, 1, -1, 0.5, -2.5];
 
@@ -36,8 +36,8 @@ export function close(actual: number, expected: number, dtype: DataType): boolea
 /** Builds a fusion with `build` (which adds inputs and outputs) and evaluates it. */
 export function runFusion(
   build: (fusion: Fusion) => void,
-  inputs: readonly (HostTensor | number | bigint | boolean)[],
-): (HostTensor | number | bigint | boolean)[] {
+  inputs: readonly EvalValue[],
+): EvalValue[] {
   const fusion = new Fusion();
   build(fusion);
   return evaluate(fusion, inputs);

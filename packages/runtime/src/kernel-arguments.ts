@@ -8,7 +8,7 @@
 // with nvfuser_index_t int64_t (indexType 'Int') or int (indexType 'Int32'); N = 0 leaves only
 // the pointer.
 
-import { dataTypeSize, numberToBFloat16Bits, numberToFloat8E4M3FnBits, numberToFloat8E5M2Bits, numberToFloat8E8M0FnuBits, numberToHalfBits, type DataType } from '@tsfuser/fusion-ir';
+import { Complex, dataTypeSize, isComplexType, numberToBFloat16Bits, numberToFloat8E4M3FnBits, numberToFloat8E5M2Bits, numberToFloat8E8M0FnuBits, numberToHalfBits, type DataType } from '@tsfuser/fusion-ir';
 
 export type IndexType = 'Int' | 'Int32';
 
@@ -38,7 +38,7 @@ export interface TensorArgument {
   strides: readonly number[];
 }
 
-export type ArgumentValue = number | bigint | boolean | TensorArgument;
+export type ArgumentValue = number | bigint | boolean | Complex | TensorArgument;
 
 const POINTER_SIZE = 8;
 
@@ -107,7 +107,9 @@ function writeArgument(view: DataView, offset: number, parameter: KernelParamete
       view.setBigUint64(offset, toPointer(expectScalar(value, index), index), true);
       return;
     case 'tensor': {
-      if (typeof value !== 'object') throw new TypeError(`argument ${index}: expected a tensor, got ${typeof value}`);
+      if (typeof value !== 'object' || value instanceof Complex) {
+        throw new TypeError(`argument ${index}: expected a tensor, got ${typeof value === 'object' ? 'a complex scalar' : typeof value}`);
+      }
       const { rank } = parameter;
       if (value.sizes.length !== rank || value.strides.length !== rank) {
         throw new RangeError(
@@ -130,18 +132,31 @@ function writeArgument(view: DataView, offset: number, parameter: KernelParamete
   }
 }
 
-function expectScalar(value: ArgumentValue, index: number): number | bigint | boolean {
+function expectScalar(value: ArgumentValue, index: number): number | bigint | boolean | Complex {
+  if (value instanceof Complex) return value;
   if (typeof value === 'object') throw new TypeError(`argument ${index}: expected a scalar, got a tensor`);
   return value;
 }
 
-function toPointer(value: number | bigint | boolean, index: number): bigint {
+function toPointer(value: number | bigint | boolean | Complex, index: number): bigint {
   if (typeof value === 'bigint' && value >= 0n) return value;
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
   throw new TypeError(`argument ${index}: a pointer must be a non-negative bigint, got ${String(value)}`);
 }
 
-function writeScalar(view: DataView, offset: number, dtype: DataType, value: number | bigint | boolean): void {
+function writeScalar(view: DataView, offset: number, dtype: DataType, value: number | bigint | boolean | Complex): void {
+  if (isComplexType(dtype)) {
+    const z = value instanceof Complex ? value : new Complex(Number(value), 0);
+    if (dtype === 'ComplexFloat') {
+      view.setFloat32(offset, z.re, true);
+      view.setFloat32(offset + 4, z.im, true);
+    } else {
+      view.setFloat64(offset, z.re, true);
+      view.setFloat64(offset + 8, z.im, true);
+    }
+    return;
+  }
+  if (value instanceof Complex) throw new RangeError(`complex value ${String(value)} for a ${dtype} parameter`);
   const asNumber = typeof value === 'boolean' ? Number(value) : Number(value);
   switch (dtype) {
     case 'Bool':
@@ -184,6 +199,9 @@ function writeScalar(view: DataView, offset: number, dtype: DataType, value: num
     case 'Float8_e8m0fnu':
       view.setUint8(offset, numberToFloat8E8M0FnuBits(asNumber));
       return;
+    case 'ComplexFloat':
+    case 'ComplexDouble':
+      return; // written above
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown data type ${String(unreachable)}`);

@@ -10,6 +10,8 @@ import {
   allocateStorage,
   contiguousStrides,
   dataTypeSize,
+  isComplexType,
+  storageElementCount,
   type DataType,
   type ElementValue,
   type HostStorage,
@@ -95,10 +97,28 @@ export class Tensor {
     if (data.constructor !== expected) {
       throw new TypeError(`Tensor.from: ${dtype} needs a ${expected.name}, got a ${data.constructor.name}`);
     }
-    if (data.length !== numel) {
-      throw new RangeError(`Tensor.from: ${data.length} elements for shape [${shape.join(', ')}] (${numel})`);
+    if (storageElementCount(dtype, data) !== numel) {
+      const per = isComplexType(dtype) ? ' (complex: 2 numbers, re and im, per element)' : '';
+      throw new RangeError(`Tensor.from: ${data.length} elements for shape [${shape.join(', ')}] (${numel})${per}`);
     }
     return Tensor.fromHost(new HostTensor(dtype, [...shape], strides, data));
+  }
+
+  /**
+   * A contiguous ComplexFloat / ComplexDouble host tensor from interleaved (re, im) pairs in
+   * row-major order: a Float32Array (ComplexFloat) or Float64Array (ComplexDouble) of 2·numel
+   * numbers is used without copying, other arrays are copied (and rounded for ComplexFloat).
+   */
+  static fromComplexInterleaved(data: Float32Array | Float64Array | ArrayLike<number>, shape: readonly number[], dtype: DataType): Tensor {
+    if (!isComplexType(dtype)) throw new TypeError(`Tensor.fromComplexInterleaved: ${dtype} is not ComplexFloat or ComplexDouble`);
+    const typed = dtype === 'ComplexFloat' ? data instanceof Float32Array : data instanceof Float64Array;
+    if (typed) return Tensor.from(data as Float32Array | Float64Array, shape, dtype);
+    return Tensor.fromHost(HostTensor.fromComplexInterleaved(dtype, shape, data));
+  }
+
+  /** A complex tensor's elements in row-major order as interleaved (re, im) float64 pairs. */
+  toComplexInterleaved(): Float64Array {
+    return this.toHost().toComplexInterleaved();
   }
 
   static fromHost(host: HostTensor): Tensor {
@@ -173,13 +193,17 @@ export class Tensor {
     return new HostTensor(this.dtype, this.sizes, this.strides, data);
   }
 
-  /** Elements in row-major order: bigint for Int/Index, numbers otherwise (Bool as 0/1). */
+  /**
+   * Elements in row-major order: bigint for Int/Index, numbers otherwise (Bool as 0/1). Complex
+   * tensors have no such array: read them with toComplexInterleaved().
+   */
   toArray(): (number | bigint)[] {
     const host = this.toHost();
+    if (isComplexType(this.dtype)) throw new TypeError(`toArray: the tensor is ${this.dtype}; use toComplexInterleaved() for (re, im) pairs`);
     const out = new Array<number | bigint>(host.numel);
     for (let i = 0; i < out.length; i += 1) {
       const value = host.get(i);
-      out[i] = typeof value === 'boolean' ? Number(value) : value;
+      out[i] = typeof value === 'boolean' ? Number(value) : typeof value === 'object' ? value.re : value;
     }
     return out;
   }
@@ -197,7 +221,7 @@ export class Tensor {
     const out = Tensor.emptyDevice(device, this.dtype, host.sizes, host.strides);
     const elementBytes = dataTypeSize(this.dtype);
     device.copyHostToDevice(out.dataPtr, host.data, {
-      hostByteOffset: host.offset * host.data.BYTES_PER_ELEMENT,
+      hostByteOffset: host.offset * elementBytes,
       byteCount: storageSpan(host.sizes, host.strides) * elementBytes,
     });
     return out;

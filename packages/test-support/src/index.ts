@@ -24,3 +24,4 @@ export * from './transpose-fixtures.js';
 export * from './scatter-fixtures.js';
 export * from './fp8-fixtures.js';
 export * from './uint64-fixtures.js';
+export * from './complex-fixtures.js';

@@ -1,7 +1,7 @@
 // Values for the shape-op and tensor-factory tests and GPU suite: seeded random inputs of a
 // dtype, the runtime info of a fusion over host inputs, and an element-wise comparison with a
 // tolerance by dtype (failure messages carry the label, which carries the seed).
-import { HostTensor, type DataType, type EvalValue, type Fusion } from '@tsfuser/fusion-ir';
+import { Complex, HostTensor, type DataType, type EvalValue, type Fusion } from '@tsfuser/fusion-ir';
 import { makeRuntimeInfo, type RuntimeInfo } from '@tsfuser/scheduler';
 import { seededRandom, testSeed } from './random.js';
 
@@ -44,7 +44,8 @@ export function runtimeInfoOf(fusion: Fusion, inputs: readonly EvalValue[]): Run
   // Integral scalar inputs carry their values (a dynamic reshape's sizes), as the executor's do.
   return makeRuntimeInfo(
     fusion,
-    inputs.map((v) => (v instanceof HostTensor ? { sizes: v.sizes, strides: v.strides } : { value: v })),
+    // Complex scalars never size anything: they carry no value for the scheduler.
+    inputs.map((v) => (v instanceof HostTensor ? { sizes: v.sizes, strides: v.strides } : v instanceof Complex ? null : { value: v })),
   );
 }
 

@@ -15,8 +15,10 @@ import { HostTensor, type DataType } from '@tsfuser/fusion-ir';
 function unitRoundoff(dtype: DataType): number {
   switch (dtype) {
     case 'Double':
+    case 'ComplexDouble':
       return 2 ** -53;
     case 'Float':
+    case 'ComplexFloat':
       return 2 ** -24;
     case 'Half':
       return 2 ** -11;

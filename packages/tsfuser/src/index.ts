@@ -2,7 +2,7 @@
 // FusionCache, execution backends, the nvFuser python_definition importer, .npy I/O and the CLI.
 export const packageName = 'tsfuser';
 
-export { DataType } from '@tsfuser/fusion-ir';
+export { Complex, DataType } from '@tsfuser/fusion-ir';
 export { Tensor } from '@tsfuser/runtime';
 export {
   DefinitionError,

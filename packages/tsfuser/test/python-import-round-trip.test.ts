@@ -5,7 +5,7 @@
 // op table does not carry, in both spellings nvFuser prints (False/True and 0/1).
 
 import { describe, expect, it } from 'vitest';
-import type { DataType } from '@tsfuser/fusion-ir';
+import { isComplexType, type DataType } from '@tsfuser/fusion-ir';
 import { DefinitionImportError, FusionCache, FusionDefinition, Tensor, allOps, importPythonDefinition, type OpSpec, type ParamKind, type TensorHandle } from '../src/index.js';
 import type { ExecuteInput } from '../src/execute/backend.js';
 import { generateInputs, materializeInput } from '../src/io/input-generation.js';
@@ -19,7 +19,9 @@ const SEED = 1919;
 /** Output values with NaN made comparable. */
 async function outputsOf(fd: FusionDefinition, inputs: readonly ExecuteInput[]): Promise<(number | string)[][]> {
   const outs = await fd.execute(inputs, { backend: 'reference' });
-  return outs.map((t) => t.toArray().map((v) => (typeof v === 'number' && Number.isNaN(v) ? 'nan' : Number(v))));
+  // Complex outputs (fd.ops.complex) compare as their interleaved (re, im) parts.
+  const values = (t: (typeof outs)[number]): (number | bigint)[] => (isComplexType(t.dtype) ? Array.from(t.toComplexInterleaved()) : t.toArray());
+  return outs.map((t) => values(t).map((v) => (typeof v === 'number' && Number.isNaN(v) ? 'nan' : Number(v))));
 }
 
 async function expectRoundTrip(fd: FusionDefinition, inputs: readonly ExecuteInput[]): Promise<void> {

@@ -44,6 +44,7 @@ function computeExpression(op: ComputeOp, operands: readonly Operand[], computeD
     return convertTo(operandText(o), o.dtype, ctype);
   });
   const [a = '', b = '', c = ''] = args;
+  if (kind === 'complex') return complexComputeExpression(op, args, ctype);
   switch (op.family) {
     case 'unary': {
       const text = unaryExpression(op.op, a, kind, ctype);
@@ -65,6 +66,31 @@ function computeExpression(op: ComputeOp, operands: readonly Operand[], computeD
     }
     case 'ternary':
       return { text: ternaryExpression(op.op, a, b, c, kind), ctype };
+    default: {
+      const unreachable: never = op;
+      throw new CodegenError(`unknown op family ${String(unreachable)}`);
+    }
+  }
+}
+
+/**
+ * A compute on complex operands (all converted to the complex ctype): predicates give bool,
+ * abs / real / imag the component type, complex(re, im) pairs the real parts of its operands.
+ */
+function complexComputeExpression(op: ComputeOp, args: readonly string[], ctype: string): { text: string; ctype: string } {
+  const [a = '', b = '', c = ''] = args;
+  const real = ctype === 'nvf_cfloat' ? 'float' : 'double';
+  switch (op.family) {
+    case 'unary': {
+      const boolResult = ['isfinite', 'isinf', 'isnan', 'isreal'].includes(op.op);
+      const realResult = ['abs', 'real', 'imag'].includes(op.op);
+      return { text: unaryExpression(op.op, a, 'complex', ctype), ctype: boolResult ? 'bool' : realResult ? real : ctype };
+    }
+    case 'binary':
+      if (op.op === 'complex') return { text: `${ctype}_make((${a}).re, (${b}).re)`, ctype };
+      return { text: binaryExpression(op.op, a, b, 'complex'), ctype: op.op === 'eq' || op.op === 'ne' ? 'bool' : ctype };
+    case 'ternary':
+      return { text: ternaryExpression(op.op, a, b, c, 'complex'), ctype };
     default: {
       const unreachable: never = op;
       throw new CodegenError(`unknown op family ${String(unreachable)}`);
@@ -244,15 +270,21 @@ export function emitKernel(kernel: Kernel): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** Complex values appear in a kernel's text only through the runtime's complex types. */
+function usesComplex(kernelText: string): boolean {
+  return /nvf_c(float|double)/.test(kernelText);
+}
+
 function usesBulkCopies(kernel: Kernel): boolean {
   return kernel.body.some((s) => s.kind === 'BulkLoadIssue');
 }
 
 /** Full translation unit: runtime helpers + kernel (what NVRTC or nvcc compiles). */
 export function cudaSource(kernel: Kernel): string {
-  const runtime = runtimeLibrary(kernel.indexType, { bulkCopies: usesBulkCopies(kernel), rng: usesRng(kernel.body) });
+  const text = emitKernel(kernel);
+  const runtime = runtimeLibrary(kernel.indexType, { bulkCopies: usesBulkCopies(kernel), rng: usesRng(kernel.body), complex: usesComplex(text) });
   // C linkage so the driver finds the kernel by its plain name (no NVRTC name expressions).
-  return `${runtime}\n// ---- kernel ----\n${withCLinkage(emitKernel(kernel))}`;
+  return `${runtime}\n// ---- kernel ----\n${withCLinkage(text)}`;
 }
 
 /** Gives the kernel function C linkage (after any `__device__` globals declared before it). */

@@ -6,6 +6,7 @@ import type { BinaryOpType, TernaryOpType, UnaryOpType } from '@tsfuser/fusion-i
 import type { ComputeKind } from './types.js';
 
 export function unaryExpression(op: UnaryOpType, x: string, kind: ComputeKind, ctype: string): string {
+  if (kind === 'complex') return complexUnaryExpression(op, x);
   if (kind !== 'float') {
     switch (op) {
       case 'abs':
@@ -62,6 +63,7 @@ const INFIX: Partial<Record<BinaryOpType, string>> = {
 };
 
 export function binaryExpression(op: BinaryOpType, a: string, b: string, kind: ComputeKind): string {
+  if (kind === 'complex') return complexBinaryExpression(op, a, b);
   if (op === 'logical_and') return `(static_cast<bool>(${a}) && static_cast<bool>(${b}))`;
   if (op === 'logical_or') return `(static_cast<bool>(${a}) || static_cast<bool>(${b}))`;
   if (op === 'logical_xor') return `(static_cast<bool>(${a}) != static_cast<bool>(${b}))`;
@@ -136,5 +138,51 @@ export function ternaryExpression(op: TernaryOpType, a: string, b: string, c: st
       const unreachable: never = op;
       throw new Error(`unknown ternary op ${String(unreachable)}`);
     }
+  }
+}
+
+/** Complex operands (the runtime's nvf_cfloat / nvf_cdouble): the ops of fusion-ir's complex support. */
+function complexUnaryExpression(op: UnaryOpType, x: string): string {
+  switch (op) {
+    case 'cast':
+      return x;
+    case 'abs':
+    case 'real':
+    case 'imag':
+    case 'neg':
+    case 'reciprocal':
+    case 'exp':
+    case 'log':
+    case 'sqrt':
+    case 'sin':
+    case 'cos':
+    case 'tanh':
+    case 'isfinite':
+    case 'isinf':
+    case 'isnan':
+    case 'isreal':
+      return `nvf_${op}(${x})`;
+    default:
+      throw new Error(`unary op ${op} has no complex form`);
+  }
+}
+
+function complexBinaryExpression(op: BinaryOpType, a: string, b: string): string {
+  switch (op) {
+    case 'add':
+      return `(${a} + ${b})`;
+    case 'sub':
+      return `(${a} - ${b})`;
+    case 'mul':
+      return `(${a} * ${b})`;
+    case 'div':
+    case 'truediv':
+      return `(${a} / ${b})`;
+    case 'eq':
+      return `(${a} == ${b})`;
+    case 'ne':
+      return `(${a} != ${b})`;
+    default:
+      throw new Error(`binary op ${op} has no complex form`);
   }
 }

@@ -28,6 +28,10 @@ export function storageType(d: DataType): string {
       return '__e8m0';
     case 'UInt64':
       return 'unsigned long long';
+    case 'ComplexFloat':
+      return 'nvf_cfloat';
+    case 'ComplexDouble':
+      return 'nvf_cdouble';
     default: {
       const unreachable: never = d;
       throw new Error(`unknown dtype ${String(unreachable)}`);
@@ -35,7 +39,7 @@ export function storageType(d: DataType): string {
   }
 }
 
-export type ComputeKind = 'float' | 'int' | 'bool';
+export type ComputeKind = 'float' | 'int' | 'bool' | 'complex';
 
 /** The C type an op of compute dtype `d` works in (half, bfloat16 and fp8 compute in float). */
 export function computeType(d: DataType): string {
@@ -46,12 +50,22 @@ export function computeType(d: DataType): string {
 
 export function computeKind(d: DataType): ComputeKind {
   if (d === 'Half' || d === 'BFloat16' || d === 'Float' || d === 'Double' || isFloat8Type(d)) return 'float';
+  if (d === 'ComplexFloat' || d === 'ComplexDouble') return 'complex';
   if (d === 'Bool') return 'bool';
   return 'int';
 }
 
 /** `text` (of dtype `from`) as a value of C type `to`. */
 export function convertTo(text: string, from: DataType, to: string): string {
+  if (from === 'ComplexFloat' || from === 'ComplexDouble') {
+    if (to === storageType(from)) return text;
+    if (isComplexCType(to)) return `nvf_to_${to.slice(4)}(${text})`;
+    return `static_cast<${to}>((${text}).re)`; // complex → real keeps the real part, as a cast does
+  }
+  if (isComplexCType(to)) {
+    const real = to === 'nvf_cfloat' ? 'float' : 'double';
+    return `nvf_to_${to.slice(4)}(${convertTo(text, from, real)})`;
+  }
   if (from === 'Half') return to === 'float' ? `__half2float(${text})` : `static_cast<${to}>(__half2float(${text}))`;
   if (from === 'BFloat16') return to === 'float' ? `__bfloat2float(${text})` : `static_cast<${to}>(__bfloat2float(${text}))`;
   if (isFloat8Type(from)) {
@@ -69,6 +83,15 @@ function fp8Name(d: 'Float8_e4m3fn' | 'Float8_e5m2' | 'Float8_e8m0fnu'): string 
 
 /** A value of C type `from` rounded into a variable of dtype `to`. */
 export function storeAs(text: string, from: string, to: DataType): string {
+  if (isComplexCType(from)) {
+    if (storageType(to) === from) return text;
+    if (to === 'ComplexFloat' || to === 'ComplexDouble') return `nvf_to_${storageType(to).slice(4)}(${text})`;
+    return storeAs(`(${text}).re`, from === 'nvf_cfloat' ? 'float' : 'double', to);
+  }
+  if (to === 'ComplexFloat' || to === 'ComplexDouble') {
+    const value = from === 'float' || from === 'double' ? text : `static_cast<double>(${text})`;
+    return `nvf_to_${storageType(to).slice(4)}(${value})`;
+  }
   if (to === 'Half') return from === 'float' ? `__float2half(${text})` : `__double2half(static_cast<double>(${text}))`;
   if (to === 'BFloat16') return from === 'float' ? `__float2bfloat(${text})` : `__double2bfloat(static_cast<double>(${text}))`;
   if (isFloat8Type(to)) {
@@ -78,4 +101,9 @@ export function storeAs(text: string, from: string, to: DataType): string {
   }
   if (storageType(to) === from) return text;
   return `static_cast<${storageType(to)}>(${text})`;
+}
+
+/** True for the C types of complex values (the runtime's nvf_cfloat / nvf_cdouble). */
+export function isComplexCType(ctype: string): boolean {
+  return ctype === 'nvf_cfloat' || ctype === 'nvf_cdouble';
 }

@@ -3,7 +3,7 @@
 // in the promoted operand dtype, everything else in the output dtype (Half and BFloat16 are
 // then computed in float by the emitter and rounded on store).
 
-import { isPredicateBinaryOp, isPredicateUnaryOp, resultType, type DataType, type Expr } from '@tsfuser/fusion-ir';
+import { isComplexType, isPredicateBinaryOp, isPredicateUnaryOp, resultType, type DataType, type Expr } from '@tsfuser/fusion-ir';
 import { LoweringError } from '../errors.js';
 import type { ComputeOp } from '../kernel-ir/nodes.js';
 
@@ -27,7 +27,8 @@ export function computeDtypeOf(e: Expr): DataType {
     case 'UnaryOp': {
       const input = e.inputs[0];
       if (input === undefined || input.kind === 'iterDomain') throw new LoweringError('unary op without a value input');
-      return isPredicateUnaryOp(e.op) || e.op === 'cast' ? input.dtype : out.dtype;
+      // Complex inputs compute as complex whatever the output (abs, real, imag give reals).
+      return isPredicateUnaryOp(e.op) || e.op === 'cast' || isComplexType(input.dtype) ? input.dtype : out.dtype;
     }
     case 'BinaryOp': {
       if (!isPredicateBinaryOp(e.op)) return out.dtype;

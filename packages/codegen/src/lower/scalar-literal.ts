@@ -1,9 +1,14 @@
 // C++ literals for constant scalars: integers with their width, floats with enough digits to
 // round-trip (17 significant digits), non-finite values through the runtime's macros.
 
-import type { DataType, ScalarValue } from '@tsfuser/fusion-ir';
+import { Complex, type DataType, type ScalarValue } from '@tsfuser/fusion-ir';
 
 export function scalarLiteral(value: ScalarValue, dtype: DataType): string {
+  if (dtype === 'ComplexFloat' || dtype === 'ComplexDouble') {
+    const z = value instanceof Complex ? value : new Complex(Number(value), 0);
+    return `${dtype === 'ComplexFloat' ? 'nvf_cfloat' : 'nvf_cdouble'}_make(${scalarLiteral(z.re, 'Double')}, ${scalarLiteral(z.im, 'Double')})`;
+  }
+  if (value instanceof Complex) return scalarLiteral(value.re, dtype); // complex → real keeps the real part
   if (typeof value === 'boolean') return dtype === 'Bool' ? (value ? 'true' : 'false') : value ? '1' : '0';
   switch (dtype) {
     case 'Bool':

@@ -2,6 +2,7 @@
 // slice are views over the producer's storage (new sizes/strides/offset, no copy); reshape reads
 // the producer in row-major order; pad, cat, full and iota build new tensors.
 
+import { isComplexType } from '../ir/data-type.js';
 import { EvaluationError } from '../ir/errors.js';
 import type {
   BroadcastOp,
@@ -187,6 +188,10 @@ function filled(out: TensorView, sizes: readonly number[], value: ElementValue):
   const result = HostTensor.empty(out.dtype, sizes);
   if (result.numel === 0) return result;
   writeStorage(out.dtype, result.data, 0, value);
+  if (isComplexType(out.dtype)) {
+    for (let i = 1; i < result.numel; i += 1) writeStorage(out.dtype, result.data, i, value);
+    return result;
+  }
   const data = result.data;
   if (data instanceof BigInt64Array || data instanceof BigUint64Array) data.fill(data[0] as bigint);
   else data.fill(data[0] as number);
@@ -210,6 +215,18 @@ function copyRegion(
   const dstInner = sizes.length === 0 ? 0 : (dst.strides[sizes.length - 1] as number);
   const from = src.data as Float64Array; // element copies are the same for every typed array kind
   const to = dst.data as Float64Array;
+  if (isComplexType(src.dtype)) {
+    // Interleaved (re, im) pairs: element p occupies slots 2p and 2p + 1.
+    forEachRow(sizes, [{ strides, offset: srcOffset }, { strides: dst.strides, offset: dstOffset }], (_l, offsets, n) => {
+      let p = offsets[0] as number;
+      let q = offsets[1] as number;
+      for (let j = 0; j < n; j += 1, p += inner, q += dstInner) {
+        to[2 * q] = from[2 * p] as number;
+        to[2 * q + 1] = from[2 * p + 1] as number;
+      }
+    });
+    return;
+  }
   forEachRow(sizes, [{ strides, offset: srcOffset }, { strides: dst.strides, offset: dstOffset }], (_l, offsets, n) => {
     let p = offsets[0] as number;
     let q = offsets[1] as number;

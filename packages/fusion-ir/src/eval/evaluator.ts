@@ -5,7 +5,7 @@
 // Each op computes in float64 (floats) or exact int64 (ints) and rounds its result to its output
 // dtype, as the generated kernel does when it stores a value of that type.
 
-import type { DataType } from '../ir/data-type.js';
+import { isComplexType, type DataType } from '../ir/data-type.js';
 import { EvaluationError } from '../ir/errors.js';
 import type { Expr } from '../ir/expr.js';
 import { describeVal, type Fusion } from '../ir/fusion.js';
@@ -30,7 +30,8 @@ import { evalIndexing } from './indexing.js';
 import { evalArgsort, evalScan, evalTopK } from './scan-sort.js';
 import { withDimOrder } from './layout.js';
 import { broadcastStrides, forEachElement, gatherFloat64, readerFor, type Reader, type StridedOperand } from './strided.js';
-import { castTo, computeKindOf, storeFloat64, toFloat, type ComputeKind } from './values.js';
+import { castTo, computeKindOf, convert, storeFloat64, toComplex, toFloat, type ComputeKind } from './values.js';
+import { Complex } from '../ir/complex-value.js';
 import { contiguousStrides, writeStorage } from './host-tensor.js';
 
 export type EvalValue = HostTensor | ElementValue;
@@ -220,12 +221,14 @@ function isIndexLike(d: DataType): boolean {
 
 /** Evaluates one expression, binding its outputs. */
 export function evalExpr(ctx: EvalContext, expr: Expr): void {
+  if (NO_COMPLEX_EXPRS.has(expr.kind)) checkNoComplexValues(expr);
   switch (expr.kind) {
     case 'UnaryOp': {
       const input = expr.in() as TensorView | Scalar;
       const out = expr.out() as TensorView | Scalar;
       // Casts compute in the input's kind so that float → int conversions saturate (see values.ts).
-      const computeType = isPredicateUnaryOp(expr.op) || expr.op === 'cast' ? input.dtype : out.dtype;
+      // Complex operands compute as complex whatever the output (abs, real, imag give reals).
+      const computeType = isPredicateUnaryOp(expr.op) || expr.op === 'cast' || isComplexType(input.dtype) ? input.dtype : out.dtype;
       const kind = computeKindOf(computeType);
       const op = expr.op;
       const where = `${op} producing ${describeVal(out)}`;
@@ -330,6 +333,19 @@ export function evalExpr(ctx: EvalContext, expr: Expr): void {
   }
 }
 
+/** Exprs the evaluator does not compute on complex values (their definitions refuse complex too). */
+const NO_COMPLEX_EXPRS: ReadonlySet<Expr['kind']> = new Set<Expr['kind']>([
+  'WelfordOp', 'RNGOp', 'IndexSelectOp', 'GatherOp', 'ScatterOp', 'IndexPutAccumulateOp', 'EmbeddingFwdOp',
+  'ScanOp', 'ArgsortOp', 'TopKOp',
+]);
+
+function checkNoComplexValues(expr: Expr): void {
+  const v = [...expr.inputs, ...expr.outputs].find((x) => x.kind !== 'iterDomain' && isComplexType(x.dtype));
+  if (v !== undefined && v.kind !== 'iterDomain') {
+    throw new EvaluationError(`${expr.kind}: not supported for complex dtype ${v.dtype} (${describeVal(v)})`);
+  }
+}
+
 function operandInfo(v: TensorView | Scalar): { dtype: DataType; isTensor: boolean } {
   return { dtype: v.dtype, isTensor: v.kind === 'tensorView' };
 }
@@ -427,6 +443,8 @@ function checkBroadcastable(where: string, operand: number, t: HostTensor, sizes
 }
 
 function convertOperand(v: ElementValue, kind: ComputeKind): ElementValue {
+  if (kind === 'complex') return toComplex(v);
+  if (v instanceof Complex) return convert(v, kind);
   if (kind === 'float') return typeof v === 'number' ? v : typeof v === 'boolean' ? (v ? 1 : 0) : Number(v);
   if (kind === 'int') return typeof v === 'bigint' ? v : typeof v === 'boolean' ? (v ? 1n : 0n) : Number.isFinite(v) ? BigInt(Math.trunc(v)) : 0n;
   return typeof v === 'boolean' ? v : typeof v === 'bigint' ? v !== 0n : v !== 0;

@@ -2,10 +2,13 @@
 //
 // Storage per dtype: Bool → Uint8Array, Int32 → Int32Array, Int/Index → BigInt64Array,
 // UInt64 → BigUint64Array,
-// Half/BFloat16 → Uint16Array of bit patterns, Float8_* → Uint8Array of bit patterns, Float → Float32Array, Double → Float64Array.
-// Element (i0, i1, …) lives at data[offset + Σ ik * strides[k]].
+// Half/BFloat16 → Uint16Array of bit patterns, Float8_* → Uint8Array of bit patterns, Float → Float32Array, Double → Float64Array,
+// ComplexFloat → Float32Array and ComplexDouble → Float64Array of interleaved (re, im) pairs.
+// Element (i0, i1, …) lives at storage position p = offset + Σ ik * strides[k]: data[p] for real
+// types, data[2p] (re) and data[2p + 1] (im) for complex ones (offset and strides count elements).
 
-import type { DataType } from '../ir/data-type.js';
+import { Complex } from '../ir/complex-value.js';
+import { isComplexType, type DataType } from '../ir/data-type.js';
 import { EvaluationError } from '../ir/errors.js';
 import {
   bfloat16BitsToNumber,
@@ -19,7 +22,7 @@ import { gatherRaw } from './strided.js';
 export type HostStorage = Uint8Array | Int32Array | BigInt64Array | BigUint64Array | Uint16Array | Float32Array | Float64Array;
 
 /** One element as JS sees it: numbers for floats and Int32, bigint for 64-bit ints, boolean for Bool. */
-export type ElementValue = number | bigint | boolean;
+export type ElementValue = number | bigint | boolean | Complex;
 
 export class HostTensor {
   constructor(
@@ -81,10 +84,42 @@ export class HostTensor {
     return storageToNumber(this.dtype, this.data, this.storageIndex(linear));
   }
 
-  /** Element at row-major linear index in its natural JS form. */
+  /**
+   * A contiguous complex tensor from interleaved (re, im) pairs in row-major order (2 numbers per
+   * element; ComplexFloat parts are rounded to float32).
+   */
+  static fromComplexInterleaved(dtype: DataType, sizes: readonly number[], interleaved: ArrayLike<number>): HostTensor {
+    if (!isComplexType(dtype)) throw new EvaluationError(`HostTensor.fromComplexInterleaved: ${dtype} is not a complex type`);
+    const t = HostTensor.empty(dtype, sizes);
+    if (interleaved.length !== 2 * t.numel) {
+      throw new RangeError(`HostTensor.fromComplexInterleaved: ${interleaved.length} numbers for shape [${sizes.join(', ')}] (2 per element)`);
+    }
+    for (let i = 0; i < interleaved.length; i += 1) (t.data as Float32Array | Float64Array)[i] = interleaved[i] as number;
+    return t;
+  }
+
+  /** All elements of a complex tensor in row-major order as interleaved (re, im) float64 pairs. */
+  toComplexInterleaved(): Float64Array {
+    if (!isComplexType(this.dtype)) throw new EvaluationError(`toComplexInterleaved: the tensor is ${this.dtype}, not complex`);
+    const out = new Float64Array(2 * this.numel);
+    const data = this.data as Float32Array | Float64Array;
+    for (let i = 0; i < this.numel; i += 1) {
+      const p = 2 * this.storageIndex(i);
+      out[2 * i] = data[p] as number;
+      out[2 * i + 1] = data[p + 1] as number;
+    }
+    return out;
+  }
+
+  /** Element at row-major linear index in its natural JS form (a Complex for complex dtypes). */
   get(linear: number): ElementValue {
     const pos = this.storageIndex(linear);
     switch (this.dtype) {
+      case 'ComplexFloat':
+      case 'ComplexDouble': {
+        const d = this.data as Float32Array | Float64Array;
+        return new Complex(d[2 * pos] as number, d[2 * pos + 1] as number);
+      }
       case 'Bool':
         return (this.data[pos] as number) !== 0;
       case 'Int':
@@ -128,7 +163,7 @@ export class HostTensor {
 
   /** True when the storage is exactly the row-major elements (no offset, no holes, no extra). */
   isDense(): boolean {
-    return this.offset === 0 && this.data.length === this.numel && this.isContiguous();
+    return this.offset === 0 && storageElementCount(this.dtype, this.data) === this.numel && this.isContiguous();
   }
 }
 
@@ -175,6 +210,10 @@ export function allocateStorage(dtype: DataType, numel: number): HostStorage {
       return new Float32Array(numel);
     case 'Double':
       return new Float64Array(numel);
+    case 'ComplexFloat':
+      return new Float32Array(2 * numel);
+    case 'ComplexDouble':
+      return new Float64Array(2 * numel);
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown data type ${String(unreachable)}`);
@@ -182,9 +221,17 @@ export function allocateStorage(dtype: DataType, numel: number): HostStorage {
   }
 }
 
+/** How many elements `data` holds (complex elements take two slots). */
+export function storageElementCount(dtype: DataType, data: HostStorage): number {
+  return isComplexType(dtype) ? data.length / 2 : data.length;
+}
+
 function storageToNumber(dtype: DataType, data: HostStorage, pos: number): number {
   const raw = data[pos];
   switch (dtype) {
+    case 'ComplexFloat':
+    case 'ComplexDouble':
+      throw new EvaluationError(`a ${dtype} element is no real number: read complex tensors with get() or toComplexInterleaved()`);
     case 'Half':
       return halfBitsToNumber(raw as number);
     case 'BFloat16':
@@ -239,6 +286,13 @@ export function writeStorage(dtype: DataType, data: HostStorage, pos: number, va
     case 'Double':
       (data as Float32Array | Float64Array)[pos] = toNumber(value);
       return;
+    case 'ComplexFloat':
+    case 'ComplexDouble': {
+      const d = data as Float32Array | Float64Array;
+      d[2 * pos] = value instanceof Complex ? value.re : toNumber(value);
+      d[2 * pos + 1] = value instanceof Complex ? value.im : 0;
+      return;
+    }
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown data type ${String(unreachable)}`);
@@ -246,14 +300,17 @@ export function writeStorage(dtype: DataType, data: HostStorage, pos: number, va
   }
 }
 
+/** Complex → real keeps the real part (as a cast does: nvFuser and PyTorch discard the imaginary part). */
 function toNumber(value: ElementValue): number {
   if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value instanceof Complex) return value.re;
   return Number(value);
 }
 
 function toBoolean(value: ElementValue): boolean {
   if (typeof value === 'boolean') return value;
   if (typeof value === 'bigint') return value !== 0n;
+  if (value instanceof Complex) return value.re !== 0 || value.im !== 0;
   return value !== 0;
 }
 
@@ -261,6 +318,7 @@ function toBoolean(value: ElementValue): boolean {
 function toBigInt(value: ElementValue): bigint {
   if (typeof value === 'bigint') return value;
   if (typeof value === 'boolean') return value ? 1n : 0n;
+  if (value instanceof Complex) return Number.isFinite(value.re) ? BigInt(Math.trunc(value.re)) : 0n;
   if (!Number.isFinite(value)) return 0n;
   return BigInt(Math.trunc(value));
 }

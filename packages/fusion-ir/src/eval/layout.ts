@@ -4,7 +4,8 @@
 // Invariant: values are copied bit for bit (same dtype); only positions in storage change.
 
 import { FusionIrError } from '../ir/errors.js';
-import { HostTensor, allocateStorage } from './host-tensor.js';
+import { isComplexType } from '../ir/data-type.js';
+import { HostTensor, allocateStorage, writeStorage } from './host-tensor.js';
 
 /** Dense strides with `order` (logical dims, outermost first) as the memory order. */
 export function stridesInOrder(sizes: readonly number[], order: readonly number[]): number[] {
@@ -31,6 +32,10 @@ export function copyInto(dst: HostTensor, src: HostTensor): void {
   if (dst.dtype !== src.dtype) throw new FusionIrError(`copyInto: dtype ${src.dtype} into ${dst.dtype}`);
   if (dst.sizes.length !== src.sizes.length || dst.sizes.some((s, d) => s !== src.sizes[d])) {
     throw new FusionIrError(`copyInto: sizes [${src.sizes.join(', ')}] into [${dst.sizes.join(', ')}]`);
+  }
+  if (isComplexType(src.dtype)) {
+    for (let i = 0; i < src.numel; i += 1) writeStorage(dst.dtype, dst.data, dst.storageIndex(i), src.get(i));
+    return;
   }
   // Same dtype, hence the same storage class: elements move as they are.
   const to = dst.data as unknown as Record<number, unknown>;

@@ -8,6 +8,7 @@ import type { BinaryOpType, TernaryOpType, UnaryOpType } from '../ir/op-types.js
 import type { ElementValue } from './host-tensor.js';
 import { digamma, erf, erfc, erfcx, erfinv, lgamma } from './special-functions.js';
 import { erfcinv } from './erfcinv.js';
+import { applyComplexBinary, applyComplexUnary } from './complex-math.js';
 import { toBool, toFloat, toInt, type ComputeKind } from './values.js';
 
 function sigmoid(x: number): number {
@@ -23,6 +24,7 @@ function roundHalfEven(x: number): number {
 }
 
 export function applyUnary(op: UnaryOpType, v: ElementValue, kind: ComputeKind): ElementValue {
+  if (kind === 'complex') return applyComplexUnary(op, v, op);
   if (kind === 'int' || kind === 'bool') {
     const i = toInt(v);
     switch (op) {
@@ -124,6 +126,8 @@ const FLOAT_UNARY: Readonly<Record<Exclude<UnaryOpType, 'bitwise_not'>, (x: numb
   gelu: (x) => 0.5 * x * (1 + erf(x / Math.SQRT2)),
   gelu_tanh: (x) => 0.5 * x * (1 + Math.tanh(SQRT_2_OVER_PI * (x + 0.044715 * x * x * x))),
   cast: (x) => x,
+  real: (x) => x,
+  imag: (x) => (x !== x ? x : 0),
 };
 
 /** The float64 kernel of a unary op (predicates give 1/0). */
@@ -147,6 +151,7 @@ function nanMin(a: number, b: number): number {
  * type the op computes in (32 for Int32, else 64), which logical shifts and pow need.
  */
 export function applyBinary(op: BinaryOpType, a: ElementValue, b: ElementValue, kind: ComputeKind, where: string, bits: 32 | 64 = 64): ElementValue {
+  if (kind === 'complex') return applyComplexBinary(op, a, b, where);
   switch (op) {
     case 'eq':
     case 'ne':

@@ -15,7 +15,10 @@ import type { TensorView } from '../ir/tensor-view.js';
 import type { EvalContext } from './evaluator.js';
 import { HostTensor, contiguousStrides, writeStorage } from './host-tensor.js';
 import { forEachElement, forEachRow, gatherFloat64, readerFor } from './strided.js';
-import { castTo, computeKindOf, storeFloat64, toFloat, toInt } from './values.js';
+import { castTo, computeKindOf, storeFloat64, toComplex, toFloat, toInt } from './values.js';
+import { Complex } from '../ir/complex-value.js';
+import type { DataType } from '../ir/data-type.js';
+import type { ElementValue } from './host-tensor.js';
 
 /**
  * True for the partial tensor of an rFactor: a reduction output with a root domain (plain
@@ -96,6 +99,10 @@ export function evalReduction(ctx: EvalContext, expr: ReductionOp): void {
     ctx.bind(out, new HostTensor(out.dtype, outSizes, contiguousStrides(outSizes), storeFloat64(out.dtype, acc)));
     return;
   }
+  if (kind === 'complex') {
+    ctx.bind(out, reduceComplex(expr.op, input, strides, outSizes, init, out.dtype, where));
+    return;
+  }
   const result = HostTensor.empty(out.dtype, outSizes);
   const acc = new Array<bigint>(numOut).fill(toInt(init));
   const read = readerFor(input);
@@ -108,6 +115,32 @@ export function evalReduction(ctx: EvalContext, expr: ReductionOp): void {
   });
   for (let i = 0; i < numOut; i += 1) writeStorage(out.dtype, result.data, i, castTo(acc[i] as bigint, out.dtype));
   ctx.bind(out, result);
+}
+
+/** Complex sums (the one reduction PyTorch defines on complex): (re, im) accumulated in float64. */
+function reduceComplex(
+  op: ReductionOp['op'],
+  input: HostTensor,
+  strides: readonly number[],
+  outSizes: readonly number[],
+  init: ElementValue,
+  dtype: DataType,
+  where: string,
+): HostTensor {
+  if (op !== 'add') throw new EvaluationError(`${where}: ${op} is not defined on complex values`);
+  const result = HostTensor.empty(dtype, outSizes);
+  const start = toComplex(init);
+  const re = new Float64Array(result.numel).fill(start.re);
+  const im = new Float64Array(result.numel).fill(start.im);
+  const read = readerFor(input);
+  forEachElement(input.sizes, [{ strides: input.strides, offset: input.offset }, { strides, offset: 0 }], (_l, offsets) => {
+    const z = toComplex(read(offsets[0] as number));
+    const o = offsets[1] as number;
+    re[o] = (re[o] as number) + z.re;
+    im[o] = (im[o] as number) + z.im;
+  });
+  for (let i = 0; i < result.numel; i += 1) writeStorage(dtype, result.data, i, castTo(new Complex(re[i] as number, im[i] as number), dtype));
+  return result;
 }
 
 /** acc[out(i)] ⊕= x[i] over the dense row-major input x. */

@@ -3,7 +3,9 @@
 // (possibly broadcast, stride-0) view into a dense row-major typed array, either bit for bit
 // (`gatherRaw`) or decoded to float64 (`gatherFloat64`) for the evaluator's float kernels.
 
-import type { DataType } from '../ir/data-type.js';
+import { Complex } from '../ir/complex-value.js';
+import { isComplexType, type DataType } from '../ir/data-type.js';
+import { EvaluationError } from '../ir/errors.js';
 import { allocateStorage, type ElementValue, type HostStorage, type HostTensor } from './host-tensor.js';
 import { bfloat16DecodeTable, halfDecodeTable } from './float16.js';
 import { float8DecodeTable } from './float8.js';
@@ -51,6 +53,11 @@ export function readerForStorage(dtype: DataType, data: HostStorage): Reader {
     case 'Double': {
       const d = data as Float32Array | Float64Array;
       return (p) => d[p] as number;
+    }
+    case 'ComplexFloat':
+    case 'ComplexDouble': {
+      const d = data as Float32Array | Float64Array;
+      return (p) => new Complex(d[2 * p] as number, d[2 * p + 1] as number);
     }
     default: {
       const unreachable: never = dtype;
@@ -139,6 +146,19 @@ export function gatherRaw(t: HostTensor, sizes: readonly number[], strides: read
   for (const s of sizes) numel *= s;
   const dst = allocateStorage(t.dtype, numel);
   const inner = sizes.length === 0 ? 0 : (strides[sizes.length - 1] as number);
+  if (isComplexType(t.dtype)) {
+    // Interleaved (re, im): element p occupies slots 2p and 2p + 1.
+    const d = dst as Float32Array | Float64Array;
+    const src = t.data as Float32Array | Float64Array;
+    forEachRow(sizes, [{ strides, offset: t.offset }], (linear, offsets, n) => {
+      let p = offsets[0] as number;
+      for (let j = 0; j < n; j += 1, p += inner) {
+        d[2 * (linear + j)] = src[2 * p] as number;
+        d[2 * (linear + j) + 1] = src[2 * p + 1] as number;
+      }
+    });
+    return dst;
+  }
   if (dst instanceof BigInt64Array || dst instanceof BigUint64Array) {
     const src = t.data as BigInt64Array | BigUint64Array;
     forEachRow(sizes, [{ strides, offset: t.offset }], (linear, offsets, n) => {
@@ -210,6 +230,9 @@ export function gatherFloat64(t: HostTensor, sizes: readonly number[], strides: 
       });
       return dst;
     }
+    case 'ComplexFloat':
+    case 'ComplexDouble':
+      throw new EvaluationError(`internal: a ${t.dtype} tensor read as float64 (complex values take the evaluator's complex path)`);
     default: {
       const unreachable: never = t.dtype;
       throw new Error(`unknown dtype ${String(unreachable)}`);

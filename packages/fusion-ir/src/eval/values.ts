@@ -3,21 +3,25 @@
 // to 32 bits, Bool as boolean. Each op converts its operands to its compute kind first, exactly
 // as the generated CUDA does after type promotion.
 
-import { isFloatingType, type DataType } from '../ir/data-type.js';
+import { Complex } from '../ir/complex-value.js';
+import { isComplexType, isFloatingType, type DataType } from '../ir/data-type.js';
 import { numberToBFloat16Bits, numberToHalfBits, roundToBFloat16, roundToHalf } from './float16.js';
 import { numberToFloat8E4M3FnBits, numberToFloat8E5M2Bits, numberToFloat8E8M0FnuBits, roundToFloat8E4M3Fn, roundToFloat8E5M2, roundToFloat8E8M0Fnu } from './float8.js';
 import type { ElementValue, HostStorage } from './host-tensor.js';
 
-export type ComputeKind = 'float' | 'int' | 'bool';
+export type ComputeKind = 'float' | 'int' | 'bool' | 'complex';
 
 export function computeKindOf(dtype: DataType): ComputeKind {
   if (isFloatingType(dtype)) return 'float';
+  if (isComplexType(dtype)) return 'complex';
   if (dtype === 'Bool') return 'bool';
   return 'int';
 }
 
+/** Complex → real keeps the real part (nvFuser's and PyTorch's cast discard the imaginary part). */
 export function toFloat(v: ElementValue): number {
   if (typeof v === 'boolean') return v ? 1 : 0;
+  if (v instanceof Complex) return v.re;
   return Number(v);
 }
 
@@ -29,6 +33,7 @@ export function toFloat(v: ElementValue): number {
 export function toInt(v: ElementValue): bigint {
   if (typeof v === 'bigint') return v;
   if (typeof v === 'boolean') return v ? 1n : 0n;
+  if (v instanceof Complex) return toInt(v.re);
   if (v !== v) return 0n;
   if (v >= 9223372036854775807) return 9223372036854775807n;
   if (v <= -9223372036854775808) return -9223372036854775808n;
@@ -77,6 +82,7 @@ export function bigintToFloat32(v: bigint): number {
 export function toBool(v: ElementValue): boolean {
   if (typeof v === 'boolean') return v;
   if (typeof v === 'bigint') return v !== 0n;
+  if (v instanceof Complex) return v.re !== 0 || v.im !== 0;
   return v !== 0; // NaN != 0 is true, as in C++
 }
 
@@ -88,6 +94,8 @@ export function convert(v: ElementValue, kind: ComputeKind): ElementValue {
       return toInt(v);
     case 'bool':
       return toBool(v);
+    case 'complex':
+      return toComplex(v);
     default: {
       const unreachable: never = kind;
       throw new Error(`unknown compute kind ${String(unreachable)}`);
@@ -122,6 +130,12 @@ export function castTo(v: ElementValue, dtype: DataType): ElementValue {
       return roundToFloat8E5M2(typeof v === 'bigint' ? bigintToFloat32(v) : toFloat(v));
     case 'Float8_e8m0fnu':
       return roundToFloat8E8M0Fnu(typeof v === 'bigint' ? bigintToFloat32(v) : toFloat(v));
+    case 'ComplexFloat': {
+      const z = toComplex(v);
+      return new Complex(Math.fround(z.re), Math.fround(z.im));
+    }
+    case 'ComplexDouble':
+      return toComplex(v);
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown dtype ${String(unreachable)}`);
@@ -180,6 +194,13 @@ export function storeFloat64(dtype: DataType, values: Float64Array): HostStorage
       for (let i = 0; i < n; i += 1) out[i] = floatToUInt64Saturating(values[i] as number);
       return out;
     }
+    case 'ComplexFloat':
+    case 'ComplexDouble': {
+      // Real results stored as complex: imaginary parts 0.
+      const out = dtype === 'ComplexFloat' ? new Float32Array(2 * n) : new Float64Array(2 * n);
+      for (let i = 0; i < n; i += 1) out[2 * i] = values[i] as number;
+      return out;
+    }
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown dtype ${String(unreachable)}`);
@@ -191,4 +212,10 @@ export function storeFloat64(dtype: DataType, values: Float64Array): HostStorage
 export function float8Encoder(dtype: 'Float8_e4m3fn' | 'Float8_e5m2' | 'Float8_e8m0fnu'): (x: number) => number {
   if (dtype === 'Float8_e4m3fn') return numberToFloat8E4M3FnBits;
   return dtype === 'Float8_e5m2' ? numberToFloat8E5M2Bits : numberToFloat8E8M0FnuBits;
+}
+
+/** Any element as a complex number (reals get imaginary part 0, bools 0/1). */
+export function toComplex(v: ElementValue): Complex {
+  if (v instanceof Complex) return v;
+  return new Complex(toFloat(v), 0);
 }

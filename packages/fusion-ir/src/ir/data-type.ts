@@ -17,6 +17,8 @@ export const DATA_TYPES = [
   'Float8_e5m2',
   'Float8_e8m0fnu',
   'UInt64',
+  'ComplexFloat',
+  'ComplexDouble',
 ] as const;
 export type DataType = (typeof DATA_TYPES)[number];
 
@@ -34,6 +36,8 @@ export const DataType = {
   Float8_e5m2: 'Float8_e5m2',
   Float8_e8m0fnu: 'Float8_e8m0fnu',
   UInt64: 'UInt64',
+  ComplexFloat: 'ComplexFloat',
+  ComplexDouble: 'ComplexDouble',
 } as const satisfies Record<DataType, DataType>;
 
 export function isDataType(name: string): name is DataType {
@@ -51,6 +55,24 @@ export function isFloat8Type(dtype: DataType): dtype is 'Float8_e4m3fn' | 'Float
 
 export function isIntegralType(dtype: DataType): boolean {
   return dtype === 'Int32' || dtype === 'Int' || dtype === 'Index' || dtype === 'UInt64';
+}
+
+/** Complex types: (re, im) pairs of Float (ComplexFloat, torch.complex64) or Double (ComplexDouble, torch.complex128). */
+export function isComplexType(dtype: DataType): boolean {
+  return dtype === 'ComplexFloat' || dtype === 'ComplexDouble';
+}
+
+/** The real type of a complex type's components (Float for ComplexFloat, Double for ComplexDouble); other types map to themselves. */
+export function complexComponentType(dtype: DataType): DataType {
+  if (dtype === 'ComplexFloat') return 'Float';
+  if (dtype === 'ComplexDouble') return 'Double';
+  return dtype;
+}
+
+/** The complex type whose components are `dtype` (Double → ComplexDouble, every other type → ComplexFloat, as torch). */
+export function complexTypeOf(dtype: DataType): DataType {
+  if (isComplexType(dtype)) return dtype;
+  return dtype === 'Double' ? 'ComplexDouble' : 'ComplexFloat';
 }
 
 export function isBooleanType(dtype: DataType): boolean {
@@ -80,7 +102,10 @@ export function dataTypeSize(dtype: DataType): number {
     case 'Double':
     case 'Index':
     case 'UInt64':
+    case 'ComplexFloat':
       return 8;
+    case 'ComplexDouble':
+      return 16;
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown data type ${String(unreachable)}`);
@@ -115,6 +140,10 @@ export function cppTypeName(dtype: DataType): string {
       return '__e8m0';
     case 'UInt64':
       return 'uint64_t';
+    case 'ComplexFloat':
+      return 'std::complex<float>';
+    case 'ComplexDouble':
+      return 'std::complex<double>';
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown data type ${String(unreachable)}`);
@@ -148,6 +177,10 @@ export function torchDtypeName(dtype: DataType): string {
       return 'torch.float8_e8m0fnu';
     case 'UInt64':
       return 'torch.uint64';
+    case 'ComplexFloat':
+      return 'torch.complex64';
+    case 'ComplexDouble':
+      return 'torch.complex128';
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown data type ${String(unreachable)}`);

@@ -6,11 +6,12 @@
 // that read the Val; names are unique per category (tensors, IterDomains, scalars, exprs).
 
 import { cloneFusion, type FusionClone } from './clone.js';
-import type { DataType } from './data-type.js';
+import { isComplexType, type DataType } from './data-type.js';
 import { FusionIrError } from './errors.js';
 import { isIterDomainExpr, type Expr } from './expr.js';
 import { IterDomain } from './iter-domain.js';
 import { Scalar, type ScalarValue } from './scalar.js';
+import { Complex } from './complex-value.js';
 import { TensorDomain } from './tensor-domain.js';
 import { TensorView } from './tensor-view.js';
 import type { IterType } from './types.js';
@@ -37,9 +38,10 @@ export class Fusion {
     return this.track(new Scalar(this, this.counters.scalar++, dtype, null));
   }
 
-  /** A constant scalar. */
+  /** A constant scalar (a real value of a complex dtype becomes the Complex (value, 0)). */
   constant(value: ScalarValue, dtype: DataType): Scalar {
-    return this.track(new Scalar(this, this.counters.scalar++, dtype, value));
+    const v = isComplexType(dtype) && !(value instanceof Complex) ? new Complex(Number(value), 0) : value;
+    return this.track(new Scalar(this, this.counters.scalar++, dtype, v));
   }
 
   /** A constant of the Index type, the type of extents and factors. */

@@ -7,6 +7,7 @@ export const UNARY_OP_TYPES = [
   'log1p', 'log2', 'neg', 'reciprocal', 'relu', 'round', 'rsqrt', 'sigmoid', 'signbit', 'sin',
   'sinh', 'sqrt', 'tan', 'tanh', 'trunc', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf',
   'isreal', 'logical_not', 'bitwise_not', 'silu', 'gelu', 'gelu_tanh', 'sign', 'cast',
+  'real', 'imag',
 ] as const;
 export type UnaryOpType = (typeof UNARY_OP_TYPES)[number];
 
@@ -15,6 +16,7 @@ export const BINARY_OP_TYPES = [
   'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logical_and', 'logical_or', 'logical_xor', 'bitwise_and',
   'bitwise_or', 'bitwise_xor', 'bitwise_left_shift', 'bitwise_right_shift', 'logical_right_shift',
   'ceilDiv', 'mod', 'nextafter', 'gcd', 'hypot', 'copysign', 'floordiv',
+  'complex',
 ] as const;
 export type BinaryOpType = (typeof BINARY_OP_TYPES)[number];
 

@@ -2,11 +2,12 @@
 // named hardware values (`blockDim.x`). A scalar with a definition is an expression of others,
 // e.g. the extent `ceilDiv(i0, 4)` of a split.
 
-import { isFloatingType, type DataType } from './data-type.js';
+import type { Complex } from './complex-value.js';
+import { isComplexType, isFloatingType, type DataType } from './data-type.js';
 import type { Fusion } from './fusion.js';
 import { ValBase } from './val.js';
 
-export type ScalarValue = number | bigint | boolean;
+export type ScalarValue = number | bigint | boolean | Complex;
 
 export class Scalar extends ValBase {
   readonly kind = 'scalar' as const;
@@ -31,6 +32,7 @@ export class Scalar extends ValBase {
   constNumber(): number | null {
     if (this.value === null) return null;
     if (typeof this.value === 'boolean') return this.value ? 1 : 0;
+    if (typeof this.value === 'object') return null; // a complex constant is no real number
     return Number(this.value);
   }
 
@@ -43,6 +45,7 @@ export class Scalar extends ValBase {
 
 function scalarPrefix(dtype: DataType): string {
   if (dtype === 'Bool') return 'b';
+  if (isComplexType(dtype)) return 'c';
   if (dtype === 'Float' || dtype === 'Half' || dtype === 'BFloat16') return 'f';
   if (isFloatingType(dtype)) return 'd';
   return 'i';

@@ -15,7 +15,7 @@
 //   bitwise_*_shift a << b, a >> b (arithmetic); logical_right_shift: >> on the unsigned bits.
 //   atan2, hypot, nextafter, copysign compute in the floating dtype (Float for int operands).
 
-import type { DataType } from '../ir/data-type.js';
+import { complexTypeOf, type DataType } from '../ir/data-type.js';
 import { FusionIrError } from '../ir/errors.js';
 import { BinaryOp } from '../ir/expr.js';
 import { isPredicateBinaryOp, type BinaryOpType } from '../ir/op-types.js';
@@ -36,6 +36,7 @@ export function binaryResultType(op: BinaryOpType, a: TensorOrScalar, b: TensorO
   const operands = [promotionOperand(a), promotionOperand(b)];
   if (isPredicateBinaryOp(op)) return 'Bool';
   if (op === 'truediv') return trueDivideType(operands);
+  if (op === 'complex') return complexTypeOf(resultType(operands));
   const t = resultType(operands);
   if (FLOAT_MATH.has(op)) return categoryOf(t) === 2 ? t : 'Float';
   return t;

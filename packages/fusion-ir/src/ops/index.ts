@@ -20,3 +20,4 @@ export * from './triu.js';
 export * from './stride-order.js';
 export * from './indexing.js';
 export * from './scan-sort.js';
+export * from './complex.js';

@@ -4,6 +4,7 @@
 // builds one Expr with the output domain nvFuser gives it. Out-of-range index values are a
 // run-time matter: the reference evaluator reports them (eval/indexing.ts), kernels trap.
 
+import { checkNoComplex } from './complex-support.js';
 import { isIntegralType } from '../ir/data-type.js';
 import { FusionIrError } from '../ir/errors.js';
 import type { Fusion } from '../ir/fusion.js';
@@ -53,6 +54,7 @@ export function select(lookup: TensorView, dim: number, index: Scalar | number):
 
 /** torch.index_select(lookup, dim, index): index is 1-D (a 0-D index selects and keeps the dim, as nvFuser). */
 export function indexSelect(lookup: TensorView, dim: number, index: TensorView): TensorView {
+  checkNoComplex('index_select', [lookup]);
   checkNotZeroDim('index_select', lookup, 'lookup tensor');
   checkIndexTensor('index_select', index, lookup);
   const fusion = lookup.fusion;
@@ -91,6 +93,7 @@ function gatherLike(op: string, lookup: TensorView, index: TensorView, dim: numb
 
 /** torch.gather(lookup, dim, index): output of the index's shape; index extents off `dim` may be smaller. */
 export function gather(lookup: TensorView, dim: number, index: TensorView): TensorView {
+  checkNoComplex('gather', [lookup]);
   return gatherLike('gather', lookup, index, dim, false);
 }
 
@@ -101,6 +104,7 @@ export function takeAlongAxis(lookup: TensorView, index: TensorView, dim: number
 
 /** torch.scatter(self, dim, index, src): src a tensor of self's rank or a scalar (cast to self's dtype). */
 export function scatter(self: TensorView, dim: number, index: TensorView, src: TensorView | Scalar | number): TensorView {
+  checkNoComplex('scatter', typeof src === 'number' ? [self] : [self, src]);
   checkNotZeroDim('scatter', self, 'input');
   checkIndexTensor('scatter', index, self);
   const fusion = self.fusion;
@@ -125,6 +129,7 @@ export function scatter(self: TensorView, dim: number, index: TensorView, src: T
 
 /** index_put(acc, [index], value, accumulate=True): index 1-D over acc's dim 0, value [index.size(0), acc.size(1), …]. */
 export function indexPutAccumulate(acc: TensorView, index: TensorView, value: TensorView): TensorView {
+  checkNoComplex('index_put_accumulate', [acc, value]);
   checkNotZeroDim('index_put_accumulate', acc, 'acc');
   checkIndexTensor('index_put_accumulate', index, acc);
   const fusion = acc.fusion;
@@ -165,6 +170,7 @@ function optionScalar(fusion: Fusion, name: string, v: Scalar | number | boolean
  * (which renormalizes the weight in place in PyTorch) is refused.
  */
 export function embeddingFwd(input: TensorView, weight: TensorView, options: EmbeddingOptions = {}): TensorView {
+  checkNoComplex('embedding_fwd', [weight]);
   checkIndexTensor('embedding_fwd', input, weight);
   const fusion = input.fusion;
   if (input.rank() === 0) throw new FusionIrError(`embedding_fwd: input ${describe(input)} must be at least 1-D`);

@@ -8,6 +8,7 @@ import type { Fusion } from '../ir/fusion.js';
 import type { IterDomain } from '../ir/iter-domain.js';
 import type { TensorView } from '../ir/tensor-view.js';
 import { broadcast } from './broadcast.js';
+import { checkComplexPointwise } from './complex-support.js';
 import { describe, type TensorOrScalar } from './operand.js';
 
 /**
@@ -24,6 +25,7 @@ export function broadcastZeroDimOperands<T extends readonly TensorOrScalar[]>(op
 }
 
 export function pointwiseOutput(op: string, fusion: Fusion, operands: readonly TensorOrScalar[], dtype: DataType): TensorView | null {
+  checkComplexPointwise(op, operands);
   const tensors = operands.filter((o): o is TensorView => o.kind === 'tensorView');
   if (tensors.length === 0) return null;
   const first = tensors[0] as TensorView;

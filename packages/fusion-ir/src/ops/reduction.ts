@@ -2,6 +2,7 @@
 // output's logical domain keeps the reduced dims as Reduction IDs (printed `rS`); keepdim adds a
 // broadcast of the result so the user-visible rank is unchanged, as nvFuser does.
 
+import { checkComplexReduction } from './complex-support.js';
 import type { DataType } from '../ir/data-type.js';
 import { FusionIrError } from '../ir/errors.js';
 import { ReductionOp } from '../ir/expr.js';
@@ -78,6 +79,7 @@ export function reductionOp(
   dtype?: DataType,
 ): TensorView {
   const name = op === 'add' ? 'sum' : op === 'mul' ? 'prod' : op;
+  checkComplexReduction(op, tv);
   // An empty axis list reduces every dim, as torch.sum(t, dim=[]) does.
   const all = Array.from({ length: tv.rank() }, (_, d) => d);
   const dims = normalizeAxes(name, tv, axes.length === 0 ? all : axes);

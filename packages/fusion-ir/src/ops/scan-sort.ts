@@ -5,6 +5,7 @@
 // a scan over a broadcast dim is a copy, argsort of a 0-dim tensor is zeros({}, Int) and topk of
 // a 0-dim tensor is (set(arg), zeros({}, Int)) with k = 1. What the values are: eval/scan-sort.ts.
 
+import { checkNoComplex } from './complex-support.js';
 import { FusionIrError } from '../ir/errors.js';
 import { ArgsortOp, ScanOp, TopKOp } from '../ir/expr.js';
 import type { IterDomain } from '../ir/iter-domain.js';
@@ -37,6 +38,7 @@ function checkTensor(op: string, tv: TensorView): void {
  * cummax bind. `init` (a scalar or JS number, converted to the input dtype) starts each row.
  */
 export function scan(tv: TensorView, dim: number, opType: ScanOpType, init: Scalar | number | null = null): TensorView {
+  checkNoComplex(`scan (${opType})`, [tv]);
   const op = SCAN_NAMES[opType];
   checkTensor(op, tv);
   const rank = tv.rank();
@@ -78,6 +80,7 @@ export function cummin(tv: TensorView, dim: number, init: Scalar | number | null
 
 /** argsort(tv, dim, descending = false, stable = false): Int indices that sort `tv` along dim. */
 export function argsort(tv: TensorView, dim: number, descending = false, stable = false): TensorView {
+  checkNoComplex('argsort', [tv]);
   checkTensor('argsort', tv);
   const fusion = tv.fusion;
   if (tv.rank() === 0) return full(fusion, [], 0n, 'Int');
@@ -97,6 +100,7 @@ export interface TopKResult {
  * dim and their Int indices. `k`: an integral scalar or a JS integer.
  */
 export function topk(tv: TensorView, k: Scalar | number, dim = -1, largest = true, sorted = false): TopKResult {
+  checkNoComplex('topk', [tv]);
   checkTensor('topk', tv);
   const fusion = tv.fusion;
   let kScalar: Scalar;

@@ -3,6 +3,7 @@
 // PyTorch accumulates them; integral inputs are rejected by mean/var (torch: "could not infer
 // output dtype"), welford computes them in Float.
 
+import { checkNoComplex } from './complex-support.js';
 import { isReducedFloat, type DataType } from '../ir/data-type.js';
 import { FusionIrError } from '../ir/errors.js';
 import { WelfordOp } from '../ir/expr.js';
@@ -30,6 +31,7 @@ export interface WelfordResult {
  * Double inputs keep their dtype; others are cast to Float first.
  */
 export function welford(tv: TensorView, axes: readonly number[]): WelfordResult {
+  checkNoComplex('welford', [tv]);
   const fusion = tv.fusion;
   const dims = reduceDims('welford', tv, axes);
   const dtype: DataType = tv.dtype === 'Double' ? 'Double' : 'Float';

@@ -19,7 +19,12 @@
 import { isFloat8Type, type DataType } from '../ir/data-type.js';
 import { FusionIrError } from '../ir/errors.js';
 
-export type Category = 0 | 1 | 2; // bool, integral, floating
+//   Complex is a fourth category above floating: complex with a real dtype gives the complex type
+//   of matching precision (Double → ComplexDouble, everything else → ComplexFloat), and a complex
+//   Python scalar counts as ComplexFloat (torch's default complex dtype). torch gives complex32 for
+//   a Half tensor with a complex scalar; nvFuser has no ComplexHalf, so that is ComplexFloat here.
+
+export type Category = 0 | 1 | 2 | 3; // bool, integral, floating, complex
 
 export function categoryOf(dtype: DataType): Category {
   switch (dtype) {
@@ -38,6 +43,9 @@ export function categoryOf(dtype: DataType): Category {
     case 'Float8_e5m2':
     case 'Float8_e8m0fnu':
       return 2;
+    case 'ComplexFloat':
+    case 'ComplexDouble':
+      return 3;
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown dtype ${String(unreachable)}`);
@@ -60,6 +68,10 @@ export function promoteTypes(a: DataType, b: DataType): DataType {
   }
   const ca = categoryOf(a);
   const cb = categoryOf(b);
+  if (ca === 3 || cb === 3) {
+    const wide = a === 'ComplexDouble' || b === 'ComplexDouble' || a === 'Double' || b === 'Double';
+    return wide ? 'ComplexDouble' : 'ComplexFloat';
+  }
   if ((a === 'UInt64' || b === 'UInt64') && ca !== 2 && cb !== 2) {
     throw new FusionIrError(`type promotion of ${a} with ${b} is not supported (as in PyTorch, UInt64 promotes only with floating types): cast one operand explicitly`);
   }
@@ -114,6 +126,7 @@ export function resultType(operands: readonly PromotionOperand[]): DataType {
 
 /** The dtype a Python number stands for in promotion: the default dtype for floats. */
 function wrappedNumberType(d: DataType): DataType {
+  if (categoryOf(d) === 3) return 'ComplexFloat';
   if (categoryOf(d) === 2) return 'Float';
   if (categoryOf(d) === 1) return 'Int';
   return 'Bool';
@@ -130,10 +143,10 @@ function combineCategories(higher: DataType | null, lower: DataType | null): Dat
 /** True division: integral and bool results become the default float dtype. */
 export function trueDivideType(operands: readonly PromotionOperand[]): DataType {
   const t = resultType(operands);
-  return categoryOf(t) === 2 ? t : 'Float';
+  return categoryOf(t) >= 2 ? t : 'Float';
 }
 
 /** Float-only unary math (exp, sin, erf …): integral and bool inputs compute in Float. */
 export function floatOpType(dtype: DataType): DataType {
-  return categoryOf(dtype) === 2 ? dtype : 'Float';
+  return categoryOf(dtype) >= 2 ? dtype : 'Float';
 }

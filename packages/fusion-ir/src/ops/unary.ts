@@ -1,7 +1,7 @@
 // Unary pointwise ops. Float math on integral/bool inputs computes in Float (as torch does);
 // predicates give Bool; rounding, sign and abs keep the input dtype.
 
-import type { DataType } from '../ir/data-type.js';
+import { complexComponentType, isComplexType, type DataType } from '../ir/data-type.js';
 import { FusionIrError } from '../ir/errors.js';
 import { UnaryOp } from '../ir/expr.js';
 import { isPredicateUnaryOp, type UnaryOpType } from '../ir/op-types.js';
@@ -17,6 +17,10 @@ const KEEPS_DTYPE: ReadonlySet<UnaryOpType> = new Set<UnaryOpType>([
 
 export function unaryResultType(op: UnaryOpType, dtype: DataType): DataType {
   if (isPredicateUnaryOp(op)) return 'Bool';
+  // |z|, real(z) and imag(z) of a complex z are real numbers of the components' precision.
+  if (op === 'abs' || op === 'real' || op === 'imag') {
+    if (isComplexType(dtype)) return complexComponentType(dtype);
+  }
   if (op === 'bitwise_not') return dtype;
   if (KEEPS_DTYPE.has(op)) return dtype === 'Bool' && op !== 'abs' ? 'Bool' : dtype;
   return floatOpType(dtype);

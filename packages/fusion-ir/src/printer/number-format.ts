@@ -9,8 +9,10 @@ import type { DataType } from '../ir/data-type.js';
 export function maxDigits10(dtype: DataType): number {
   switch (dtype) {
     case 'Double':
+    case 'ComplexDouble':
       return 17;
     case 'Float':
+    case 'ComplexFloat':
       return 9;
     case 'Half':
       return 5;

@@ -69,12 +69,12 @@ export function inlineBinaryOpText(op: BinaryOpType): string | null {
 const UNARY_NO_FLOAT_SUFFIX: ReadonlySet<UnaryOpType> = new Set<UnaryOpType>([
   'abs', 'cast', 'frac', 'gelu', 'gelu_tanh', 'silu', 'neg', 'bitwise_not', 'logical_not', 'relu',
   'reciprocal', 'sigmoid', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'isreal', 'sign',
-  'signbit',
+  'signbit', 'real', 'imag',
 ]);
 
 /** Function name of a non-cast unary op: `rsqrtf` for a float result, `nearbyint` for round. */
 export function unaryFunctionName(op: UnaryOpType, outDtype: DataType): string {
-  const base = op === 'round' ? 'nearbyint' : op;
+  const base = op === 'round' ? 'nearbyint' : op === 'real' || op === 'imag' ? `std::${op}` : op;
   return outDtype === 'Float' && !UNARY_NO_FLOAT_SUFFIX.has(op) ? `${base}f` : base;
 }
 
@@ -93,6 +93,9 @@ export function binaryFunctionName(op: BinaryOpType, outDtype: DataType): string
       break;
     case 'bitwise_right_shift':
       base = 'rshift';
+      break;
+    case 'complex':
+      base = 'std::complex';
       break;
     default:
       base = op;
@@ -150,6 +153,10 @@ function conversionSuffix(dtype: DataType): string {
       return 'e5m2';
     case 'Float8_e8m0fnu':
       return 'e8m0';
+    case 'ComplexFloat':
+      return 'cfloat';
+    case 'ComplexDouble':
+      return 'cdouble';
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown data type ${String(unreachable)}`);

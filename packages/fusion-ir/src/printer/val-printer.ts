@@ -10,7 +10,8 @@
 import { cppTypeName, isFloatingType, type DataType } from '../ir/data-type.js';
 import type { Expr } from '../ir/expr.js';
 import type { IterDomain } from '../ir/iter-domain.js';
-import type { Scalar } from '../ir/scalar.js';
+import { Complex } from '../ir/complex-value.js';
+import type { Scalar, ScalarValue } from '../ir/scalar.js';
 import type { TensorDomain } from '../ir/tensor-domain.js';
 import type { TensorView } from '../ir/tensor-view.js';
 import { iterTypePrefix, memoryTypeSuffix, parallelTypeShortName } from '../ir/types.js';
@@ -36,7 +37,11 @@ export function valDtype(v: Val): DataType {
 }
 
 /** A constant's value text: `3` for integers, `double(0.5)` for floating types, `true` for Bool. */
-export function constantToString(dtype: DataType, value: number | bigint | boolean): string {
+export function constantToString(dtype: DataType, value: ScalarValue): string {
+  if (value instanceof Complex) {
+    const p = maxDigits10(dtype);
+    return `${cppTypeName(dtype)}(${formatCppFloat(value.re, p)}, ${formatCppFloat(value.im, p)})`;
+  }
   if (dtype === 'Bool') return (typeof value === 'boolean' ? value : Number(value) !== 0) ? 'true' : 'false';
   if (isFloatingType(dtype)) {
     const v = typeof value === 'boolean' ? Number(value) : Number(value);

@@ -3,7 +3,7 @@
 // A tensor's device and requires_grad (which a HostTensor does not carry) are attached with
 // `withTensorMeta`; by default a tensor is on cuda:0 and does not require grad.
 
-import { HostTensor, type DataType, type ElementValue } from '@tsfuser/fusion-ir';
+import { Complex, HostTensor, type DataType, type ElementValue } from '@tsfuser/fusion-ir';
 import { IntType, FloatType, BoolType, type ConstantValue, type Device, type JitType, type ScalarType } from '@tsfuser/jit-ir';
 
 export type RunValue = HostTensor | ElementValue | string | null | { readonly device: Device } | OpaqueValue | readonly RunValue[];
@@ -65,6 +65,10 @@ export function scalarTypeOfDataType(d: DataType): ScalarType {
       throw new Error('Float8_e8m0fnu has no TorchScript ScalarType in tsfuser\'s jit-ir');
     case 'UInt64':
       return 'UInt64';
+    case 'ComplexFloat':
+      return 'ComplexFloat';
+    case 'ComplexDouble':
+      return 'ComplexDouble';
   }
 }
 
@@ -107,7 +111,7 @@ export function constantOfRunValue(v: RunValue, type?: JitType): ConstantValue |
     if (v.every((x) => typeof x === 'number')) return { kind: 'floatList', value: v as number[] };
     return null;
   }
-  if ('opaque' in v) return null;
+  if ('opaque' in v || v instanceof Complex) return null;
   return { kind: 'device', value: v.device };
 }
 
@@ -123,6 +127,7 @@ export function describeRunValue(v: RunValue): string {
   if (isTensor(v)) return `${scalarTypeOfDataType(v.dtype)}(${v.sizes.join(', ')})`;
   if (isList(v)) return `[${v.map(describeRunValue).join(', ')}]`;
   if (v === null) return 'None';
+  if (v instanceof Complex) return String(v);
   if (typeof v === 'object') return 'opaque' in v ? `<${v.opaque}>` : `${v.device.type}:${v.device.index ?? ''}`;
   return String(v);
 }

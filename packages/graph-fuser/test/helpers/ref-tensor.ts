@@ -35,6 +35,9 @@ export function roundTo(dtype: DataType, x: number): number {
     case 'UInt64':
     case 'Index':
       return Number.isFinite(x) ? Math.trunc(x) : 0;
+    case 'ComplexFloat':
+    case 'ComplexDouble':
+      throw new Error(`roundTo: ${dtype} values are (re, im) pairs, not numbers`);
   }
 }
 

@@ -2,14 +2,15 @@
 // every fusion input, plus the device's properties. Built once per distinct input layout; the
 // executor cache memoizes everything derived from it.
 
-import type { DataType, Fusion } from '@tsfuser/fusion-ir';
+import type { Complex, DataType, Fusion } from '@tsfuser/fusion-ir';
 import type { DeviceProperties as SchedulerDevice, InputInfo, RuntimeInfo } from '@tsfuser/scheduler';
 import type { DeviceProperties } from '../device.js';
 import type { PlannedArgument } from './launch-planner.js';
-import type { Tensor } from '../tensor.js';
+import { Tensor } from '../tensor.js';
 
 /** A fusion argument at execute time: a device tensor or a JS scalar. */
-export type ExecutorArgument = Tensor | number | bigint | boolean;
+/** A fusion input: a tensor, or a scalar (a Complex for ComplexFloat / ComplexDouble scalars). */
+export type ExecutorArgument = Tensor | number | bigint | boolean | Complex;
 
 /** The scheduler's view of a device (the subset the heuristics use). */
 export function schedulerDevice(p: DeviceProperties): SchedulerDevice {
@@ -36,7 +37,7 @@ export function pointerAlignment(pointer: bigint): number {
 export function runtimeInfoFor(fusion: Fusion, args: readonly ExecutorArgument[], device: SchedulerDevice): RuntimeInfo {
   const inputs = fusion.inputs.map((v, i): InputInfo => {
     const arg = args[i];
-    if (v.kind === 'tensorView' && typeof arg === 'object') {
+    if (v.kind === 'tensorView' && arg instanceof Tensor) {
       return { kind: 'tensor', dtype: arg.dtype, sizes: arg.sizes, strides: arg.strides, alignment: pointerAlignment(arg.dataPtr) };
     }
     return scalarInputInfo(v.kind === 'scalar' ? v.dtype : 'Double', arg);
@@ -57,7 +58,7 @@ export function scalarInputInfo(dtype: DataType, arg: ExecutorArgument | undefin
 
 /** The launch planner's view of device arguments: layouts and pointer alignments, scalar values. */
 export function plannedArguments(args: readonly ExecutorArgument[]): PlannedArgument[] {
-  return args.map((a): PlannedArgument => (typeof a === 'object' ? { kind: 'tensor', sizes: a.sizes, strides: a.strides, alignment: pointerAlignment(a.dataPtr) } : plannedScalar(a)));
+  return args.map((a): PlannedArgument => (a instanceof Tensor ? { kind: 'tensor', sizes: a.sizes, strides: a.strides, alignment: pointerAlignment(a.dataPtr) } : plannedScalar(a)));
 }
 
 /** A scalar argument as the planner sees it: a number's value (integral inputs may be sizes). */

@@ -81,6 +81,9 @@ function scalarText(text: string, dtype: DataType): number | boolean | bigint | 
     case 'Float8_e5m2':
     case 'Float8_e8m0fnu':
       return floatFromText(text);
+    case 'ComplexFloat':
+    case 'ComplexDouble':
+      return null; // complex scalars are given through the API (Complex values), not as text
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown dtype ${String(unreachable)}`);
@@ -91,6 +94,7 @@ function scalarText(text: string, dtype: DataType): number | boolean | bigint | 
 function scalarSyntax(dtype: DataType): string {
   if (dtype === 'Bool') return 'true, false, True, False, 1 or 0';
   if (dtype === 'Int32' || dtype === 'Int' || dtype === 'Index' || dtype === 'UInt64') return 'a decimal integer';
+  if (dtype === 'ComplexFloat' || dtype === 'ComplexDouble') return 'nothing: complex scalar inputs are not read from the command line (pass a Complex through the API)';
   return 'a decimal number, inf, -inf or nan';
 }
 

@@ -3,7 +3,7 @@
 // (through the context), lists are checked element by element. Every rejection names the op,
 // the parameter and the value.
 
-import { isDataType } from '@tsfuser/fusion-ir';
+import { Complex, isDataType } from '@tsfuser/fusion-ir';
 import { DefinitionError } from '../errors.js';
 import { ScalarHandle, TensorHandle, VectorHandle, type Handle } from './handles.js';
 import type { OpSpec, ParamSpec } from './op-spec.js';
@@ -13,7 +13,7 @@ export interface ConversionContext {
   /** The reference to a handle of this definition (throws for foreign handles). */
   refOf(handle: Handle, where: string): StateRef;
   /** Records `defineScalar(value, inferred dtype)` and returns its reference. */
-  autoScalar(value: number | boolean | bigint): StateRef;
+  autoScalar(value: number | boolean | bigint | Complex): StateRef;
 }
 
 function show(v: unknown): string {
@@ -37,7 +37,7 @@ export function toRecordValue(ctx: ConversionContext, spec: OpSpec, param: Param
   };
   const scalarLike = (v: unknown): StateRef => {
     if (v instanceof ScalarHandle) return ctx.refOf(v, where);
-    if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return ctx.autoScalar(v);
+    if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint' || v instanceof Complex) return ctx.autoScalar(v);
     return bad('a scalar or a number');
   };
   const sizes = (v: unknown): RecordValue => {

@@ -15,7 +15,7 @@
 // Invariant: state i of `states` is defined by exactly one record whose `outputs` contain i,
 // and replaying the records (fromRecords) rebuilds the same states in the same order.
 
-import { Fusion, castTo, jsConstantType, makeTensor, printFusion, isDataType, type DataType, type Scalar, type TensorView } from '@tsfuser/fusion-ir';
+import { Complex, Fusion, castTo, isComplexType, jsConstantType, makeTensor, printFusion, isDataType, type DataType, type Scalar, type TensorView } from '@tsfuser/fusion-ir';
 import type { Tensor } from '@tsfuser/runtime';
 import { FusionCache, type FusionCacheEntry } from '../cache/fusion-cache.js';
 import { DefinitionError } from '../errors.js';
@@ -151,13 +151,18 @@ export class FusionDefinition implements HandleOwner, ConversionContext {
   }
 
   /** A scalar: `null` value = a fusion input of `dtype`; otherwise a constant. */
-  defineScalar(value: number | boolean | bigint | null = null, dtype?: DataType): ScalarHandle {
-    if (value !== null && typeof value !== 'number' && typeof value !== 'boolean' && typeof value !== 'bigint') {
-      throw new DefinitionError(`defineScalar: value must be a number, boolean or null, got ${String(value)}`);
+  defineScalar(value: number | boolean | bigint | Complex | null = null, dtype?: DataType): ScalarHandle {
+    if (value !== null && typeof value !== 'number' && typeof value !== 'boolean' && typeof value !== 'bigint' && !(value instanceof Complex)) {
+      throw new DefinitionError(`defineScalar: value must be a number, boolean, Complex or null, got ${String(value)}`);
     }
-    const resolved = dtype ?? (value === null ? 'Double' : jsConstantType(value));
+    // A Complex value is a ComplexDouble unless a dtype says otherwise (python complex numbers are double precision).
+    const resolved = dtype ?? (value === null ? 'Double' : value instanceof Complex ? 'ComplexDouble' : jsConstantType(value));
     if (!isDataType(resolved)) throw new DefinitionError(`defineScalar: unknown dtype ${JSON.stringify(resolved)}`);
-    const v = value === null ? null : typeof value === 'boolean' ? value : Number(value);
+    if (value instanceof Complex && !isComplexType(resolved)) {
+      throw new DefinitionError(`defineScalar: the complex value ${String(value)} needs a complex dtype (ComplexFloat or ComplexDouble), got ${resolved}`);
+    }
+    // Records hold plain data: a complex constant is the pair [re, im].
+    const v = value === null ? null : value instanceof Complex ? [value.re, value.im] : typeof value === 'boolean' ? value : Number(value);
     const out = this.replay({ op: 'defineScalar', args: [v, resolved], outputs: [this.states.length] });
     return out[0] as ScalarHandle;
   }
@@ -295,7 +300,7 @@ export class FusionDefinition implements HandleOwner, ConversionContext {
     return { ref: handle.index };
   }
 
-  autoScalar(value: number | boolean | bigint): StateRef {
+  autoScalar(value: number | boolean | bigint | Complex): StateRef {
     return { ref: this.defineScalar(value).index };
   }
 
@@ -350,7 +355,8 @@ export class FusionDefinition implements HandleOwner, ConversionContext {
       case 'defineTensor':
         return [this.applyDefineTensor(a)];
       case 'defineScalar': {
-        const [value, dtype] = a as [number | boolean | null, DataType];
+        const [recorded, dtype] = a as [number | boolean | readonly number[] | null, DataType];
+        const value = Array.isArray(recorded) ? new Complex(recorded[0] as number, recorded[1] as number) : (recorded as number | boolean | null);
         if (value === null) {
           const s = fusion.newSymbolicScalar(dtype);
           fusion.addInput(s);

@@ -35,6 +35,7 @@ export const UNARY_NAMES = [
   'neg', 'reciprocal', 'relu', 'round', 'rsqrt', 'sigmoid', 'signbit', 'sign', 'sin', 'sinh', 'sqrt', 'tan',
   'tanh', 'trunc', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'isreal', 'logicalNot', 'bitwiseNot',
   'silu',
+  'real', 'imag',
 ] as const;
 
 export const BINARY_NAMES = [
@@ -42,6 +43,7 @@ export const BINARY_NAMES = [
   'lt', 'le', 'gt', 'ge', 'logicalAnd', 'logicalOr', 'logicalXor', 'bitwiseAnd', 'bitwiseOr', 'bitwiseXor',
   'bitwiseLeftShift', 'bitwiseRightShift', 'logicalRightShift', 'ceilDiv', 'mod', 'nextafter', 'gcd', 'hypot',
   'copysign', 'floordiv',
+  'complex',
 ] as const;
 
 export type UnaryName = (typeof UNARY_NAMES)[number];

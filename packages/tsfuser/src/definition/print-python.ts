@@ -10,7 +10,7 @@ import { opByName } from './ops-table.js';
 import type { OpSpec, ParamKind } from './op-spec.js';
 import { isStateRef, type FusionRecord, type RecordValue } from './records.js';
 import { StateNames } from './state-names.js';
-import { pythonBool, pythonNumber, pythonScalar } from './value-format.js';
+import { pythonBool, pythonComplex, pythonNumber, pythonScalar } from './value-format.js';
 
 const POSITIONAL_KINDS: ReadonlySet<ParamKind> = new Set<ParamKind>(['tensor', 'operand', 'tensors']);
 
@@ -50,7 +50,7 @@ function statement(names: StateNames, r: FusionRecord): string {
     case 'defineScalar': {
       const dtype = typeof a[1] === 'string' && isDataType(a[1]) ? a[1] : ('Double' as DataType);
       const v = a[0];
-      const literal = typeof v === 'number' || typeof v === 'boolean' ? pythonScalar(v, dtype) : 'None';
+      const literal = Array.isArray(v) ? pythonComplex(v[0] as number, v[1] as number) : typeof v === 'number' || typeof v === 'boolean' ? pythonScalar(v, dtype) : 'None';
       return `${lhs}fd.define_scalar(${literal}, dtype=DataType.${dtype})`;
     }
     case 'defineVector':

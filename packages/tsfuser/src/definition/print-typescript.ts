@@ -60,8 +60,12 @@ function statement(names: StateNames, r: FusionRecord): string {
       if (Array.isArray(strideOrder) && strideOrder.length > 0) opts += `, strideOrder: ${value(names, strideOrder)}`;
       return `${lhs()}fd.defineTensor({ ${opts} });`;
     }
-    case 'defineScalar':
-      return `${lhs()}fd.defineScalar(${value(names, a[0] ?? null)}, ${value(names, a[1] ?? null, 'dtype')});`;
+    case 'defineScalar': {
+      const v = a[0] ?? null;
+      // A complex constant is recorded as [re, im].
+      const literal = Array.isArray(v) ? `new Complex(${tsNumber(v[0] as number)}, ${tsNumber(v[1] as number)})` : value(names, v);
+      return `${lhs()}fd.defineScalar(${literal}, ${value(names, a[1] ?? null, 'dtype')});`;
+    }
     case 'defineVector':
       return `${lhs()}fd.defineVector(${value(names, a[0] ?? [])}, ${value(names, a[1] ?? null, 'dtype')});`;
     case 'addOutput': {
@@ -84,5 +88,6 @@ export function printTypeScriptDefinition(records: readonly FusionRecord[], opti
   const body = records.map((r) => `  ${statement(names, r)}`).join('\n');
   const fn = `function ${name}(fd: FusionDefinition): void {\n${body}\n}\n`;
   if (options.module !== true) return fn;
-  return `import { DataType, FusionDefinition } from 'tsfuser';\n\nexport ${fn}\nexport default ${name};\n`;
+  const complex = records.some((r) => r.op === 'defineScalar' && Array.isArray(r.args[0]));
+  return `import { ${complex ? 'Complex, ' : ''}DataType, FusionDefinition } from 'tsfuser';\n\nexport ${fn}\nexport default ${name};\n`;
 }

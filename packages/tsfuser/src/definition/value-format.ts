@@ -32,3 +32,13 @@ export function pythonScalar(v: number | boolean | null, dtype: DataType): strin
 export function pythonBool(v: boolean): string {
   return v ? 'True' : 'False';
 }
+
+/**
+ * A python complex literal as nvFuser's printer writes one: `re+imj` (`1.5+-2.0j` for a negative
+ * imaginary part, as nvFuser prints "+" then the signed part), parts in shortest round-trip
+ * form; `complex(re, im)` when a part is not finite (no literal spells inf or nan).
+ */
+export function pythonComplex(re: number, im: number): string {
+  if (!Number.isFinite(re) || !Number.isFinite(im)) return `complex(${pythonNumber(re, true)}, ${pythonNumber(im, true)})`;
+  return `${pythonNumber(re, true)}+${pythonNumber(im, true)}j`;
+}

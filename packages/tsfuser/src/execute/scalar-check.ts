@@ -8,7 +8,7 @@
 //   floating types   any number (NaN and ±Inf included) or bigint.
 // A refusal is one InputMismatchError naming the input index, its name and the value.
 
-import type { DataType } from '@tsfuser/fusion-ir';
+import { Complex, type DataType } from '@tsfuser/fusion-ir';
 import type { InputDescriptor } from '../definition/fusion-definition.js';
 import { InputMismatchError } from '../errors.js';
 
@@ -69,6 +69,9 @@ function scalarProblem(dtype: DataType, v: unknown): string | null {
     case 'Float8_e5m2':
     case 'Float8_e8m0fnu':
       return typeof v === 'number' || typeof v === 'bigint' ? null : 'is not a number';
+    case 'ComplexFloat':
+    case 'ComplexDouble':
+      return v instanceof Complex || typeof v === 'number' || typeof v === 'bigint' ? null : 'is not a number or a Complex';
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown dtype ${String(unreachable)}`);

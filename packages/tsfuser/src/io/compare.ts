@@ -1,7 +1,7 @@
 // Compares two output tensors with dtype-aware tolerances (|a - b| <= atol + rtol·|b|, NaN equal
 // to NaN, infinities equal when of the same sign; ints and bools exact). Used by `--check`.
 
-import type { DataType, HostTensor } from '@tsfuser/fusion-ir';
+import { isComplexType, type DataType, type HostTensor } from '@tsfuser/fusion-ir';
 
 export interface Tolerance {
   rtol: number;
@@ -15,8 +15,10 @@ export function toleranceFor(dtype: DataType): Tolerance {
     case 'BFloat16':
       return { rtol: 2e-2, atol: 1e-2 };
     case 'Float':
+    case 'ComplexFloat':
       return { rtol: 1e-5, atol: 1e-6 };
     case 'Double':
+    case 'ComplexDouble':
       // Differences of nearly equal values amplify 1-ulp math errors: an absolute floor.
       return { rtol: 1e-10, atol: 1e-12 };
     // fp8: one unit in the last place (results are rounded once from float).
@@ -79,9 +81,15 @@ export function compareTensors(actual: HostTensor, expected: HostTensor, toleran
   let first: Mismatch | undefined;
   let count = 0;
   let maxAbsDiff = 0;
-  for (let i = 0; i < expected.numel; i += 1) {
-    const a = actual.getNumber(i);
-    const b = expected.getNumber(i);
+  // Complex tensors compare component by component (re and im each within tolerance).
+  const complex = isComplexType(expected.dtype);
+  const as = complex ? actual.toComplexInterleaved() : null;
+  const bs = complex ? expected.toComplexInterleaved() : null;
+  const per = complex ? 2 : 1;
+  for (let k = 0; k < expected.numel * per; k += 1) {
+    const i = complex ? Math.floor(k / 2) : k;
+    const a = as === null ? actual.getNumber(i) : (as[k] as number);
+    const b = bs === null ? expected.getNumber(i) : (bs[k] as number);
     if (Number.isNaN(a) && Number.isNaN(b)) continue;
     if (a === b) continue;
     const diff = Math.abs(a - b);

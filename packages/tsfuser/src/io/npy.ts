@@ -31,6 +31,8 @@ const DESCR_OF: Readonly<Record<DataType, string>> = {
   Float8_e5m2: '|u1',
   Float8_e8m0fnu: '|u1',
   UInt64: '<u8',
+  ComplexFloat: '<c8',
+  ComplexDouble: '<c16',
 };
 
 function dtypeOf(descr: string, want: DataType | undefined): DataType {
@@ -57,9 +59,13 @@ function dtypeOf(descr: string, want: DataType | undefined): DataType {
       return 'Float';
     case '<f8':
       return 'Double';
+    case '<c8':
+      return 'ComplexFloat';
+    case '<c16':
+      return 'ComplexDouble';
     default:
       if (d.startsWith('>')) throw new NpyError(`big-endian dtype '${descr}' is not supported`);
-      throw new NpyError(`unsupported dtype '${descr}' (supported: <f2 <f4 <f8 <i4 <i8 <u8 |b1, <u2 for bfloat16 and |u1 for fp8 bit patterns)`);
+      throw new NpyError(`unsupported dtype '${descr}' (supported: <f2 <f4 <f8 <c8 <c16 <i4 <i8 <u8 |b1, <u2 for bfloat16 and |u1 for fp8 bit patterns)`);
   }
 }
 
@@ -145,7 +151,7 @@ export function writeNpy(t: HostTensor): Uint8Array {
   const unpadded = 10 + header.length + 1;
   header += ' '.repeat((64 - (unpadded % 64)) % 64) + '\n';
   const data = dense.data;
-  const dataBytes = new Uint8Array(data.buffer, data.byteOffset, dense.numel * data.BYTES_PER_ELEMENT);
+  const dataBytes = new Uint8Array(data.buffer, data.byteOffset, dense.numel * dataTypeSize(dense.dtype));
   const out = new Uint8Array(10 + header.length + dataBytes.length);
   out.set(MAGIC, 0);
   out[6] = 1;

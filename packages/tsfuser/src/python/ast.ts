@@ -11,7 +11,7 @@ export interface Keyword {
 
 export type Expr =
   | { readonly kind: 'name'; readonly id: string; readonly pos: Position }
-  | { readonly kind: 'number'; readonly value: number; readonly isFloat: boolean; readonly text: string; readonly pos: Position }
+  | { readonly kind: 'number'; readonly value: number; readonly isFloat: boolean; readonly text: string; readonly pos: Position; readonly imaginary?: boolean }
   | { readonly kind: 'string'; readonly value: string; readonly pos: Position }
   | { readonly kind: 'list'; readonly elements: readonly Expr[]; readonly pos: Position }
   | { readonly kind: 'tuple'; readonly elements: readonly Expr[]; readonly pos: Position }

@@ -10,6 +10,7 @@
 import { DATA_TYPES, type DataType } from '@tsfuser/fusion-ir';
 import { ScalarHandle, TensorHandle, VectorHandle } from '../definition/handles.js';
 import { PyDtype } from './py-dtype.js';
+import { PyComplex } from './py-complex.js';
 import { PyFloat } from './py-float.js';
 import { showText } from './tokenizer.js';
 
@@ -23,6 +24,7 @@ const INT32_MAX = 2 ** 31 - 1;
 export function describeValue(v: unknown): string {
   if (v === null || v === undefined) return 'None';
   if (v instanceof PyFloat) return pythonFloatText(v.value);
+  if (v instanceof PyComplex) return `complex(${pythonFloatText(v.re)}, ${pythonFloatText(v.im)})`;
   if (v instanceof PyDtype) return `DataType.${v.dtype}`;
   if (typeof v === 'boolean') return v ? 'True' : 'False';
   if (typeof v === 'number') return Number.isInteger(v) && Math.abs(v) < 1e30 ? BigInt(v).toString() : String(v);
@@ -143,6 +145,8 @@ export function checkScalarValue(value: number | boolean | null, isFloat: boolea
     case 'Float8_e4m3fn':
     case 'Float8_e5m2':
     case 'Float8_e8m0fnu':
+    case 'ComplexFloat':
+    case 'ComplexDouble':
       return { value: asNumber };
     default: {
       const unreachable: never = dt;

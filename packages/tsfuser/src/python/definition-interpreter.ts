@@ -10,7 +10,7 @@
 // Invariant: each failure is one DefinitionImportError at the line/column of the expression
 // (or keyword) that caused it.
 
-import { DATA_TYPES, FusionIrError, isDataType } from '@tsfuser/fusion-ir';
+import { Complex, DATA_TYPES, FusionIrError, isDataType } from '@tsfuser/fusion-ir';
 import { FusionDefinition } from '../definition/fusion-definition.js';
 import { ScalarHandle, TensorHandle, VectorHandle } from '../definition/handles.js';
 import type { OpSpec, ParamSpec } from '../definition/op-spec.js';
@@ -22,6 +22,7 @@ import { checkDefineTensorArgs, checkScalarValue, describeValue } from './defini
 import { FRONTEND_KEYWORDS, checkFrontendKeyword, pythonFlag } from './frontend-keywords.js';
 import { PyDtype, dtypeArgument } from './py-dtype.js';
 import { PyFloat, pyFloatOf } from './py-float.js';
+import { PyComplex, complexArithmetic } from './py-complex.js';
 import type { Position } from './tokens.js';
 import { torchDtype } from './torch-dtypes.js';
 
@@ -30,9 +31,10 @@ const FD_OPS = { marker: 'fd.ops' } as const;
 const DATATYPE = { marker: 'DataType' } as const;
 const TORCH = { marker: 'torch' } as const;
 const FLOAT = { marker: 'float' } as const;
-type Marker = typeof FD | typeof FD_OPS | typeof DATATYPE | typeof TORCH | typeof FLOAT;
+const COMPLEX = { marker: 'complex' } as const;
+type Marker = typeof FD | typeof FD_OPS | typeof DATATYPE | typeof TORCH | typeof FLOAT | typeof COMPLEX;
 
-export type PyValue = TensorHandle | ScalarHandle | VectorHandle | number | PyFloat | PyDtype | boolean | string | null | Marker | readonly PyValue[];
+export type PyValue = TensorHandle | ScalarHandle | VectorHandle | number | PyFloat | PyComplex | PyDtype | boolean | string | null | Marker | readonly PyValue[];
 
 export function fail(message: string, pos: Position): never {
   throw new DefinitionImportError(message, pos.line, pos.column);
@@ -51,6 +53,7 @@ function at<T>(pos: Position, f: () => T): T {
 /** Plain JS form of a value: floats unwrapped, lists recursively. */
 function plain(v: PyValue): unknown {
   if (v instanceof PyFloat) return v.value;
+  if (v instanceof PyComplex) return new Complex(v.re, v.im);
   if (v instanceof PyDtype) return v.dtype;
   if (Array.isArray(v)) return (v as readonly PyValue[]).map(plain);
   return v;
@@ -71,6 +74,7 @@ export class DefinitionInterpreter {
     this.env.set('DataType', DATATYPE);
     this.env.set('torch', TORCH);
     this.env.set('float', FLOAT);
+    this.env.set('complex', COMPLEX);
     this.env.set('True', true);
     this.env.set('False', false);
     this.env.set('None', null);
@@ -130,6 +134,7 @@ export class DefinitionInterpreter {
         return v;
       }
       case 'number':
+        if (e.imaginary === true) return new PyComplex(0, e.value);
         if (e.isFloat) return new PyFloat(e.value);
         if (!Number.isFinite(e.value)) return fail(`integer ${e.text.length > 30 ? `${e.text.slice(0, 30)}…` : e.text} is too large for tsfuser (ints beyond ±(2^53 − 1) are held as doubles, at most ~1.8e308)`, e.pos);
         return e.value;
@@ -141,6 +146,7 @@ export class DefinitionInterpreter {
       case 'unary': {
         const v = this.eval(e.operand);
         if (v instanceof PyFloat) return new PyFloat(e.op === '-' ? -v.value : v.value);
+        if (v instanceof PyComplex) return e.op === '-' ? new PyComplex(-v.re, -v.im) : v;
         // Python ints have no negative zero: -0 is 0 (a JS -0 would print as the float -0.0).
         if (typeof v === 'number') return e.op === '-' && v !== 0 ? -v : v;
         return fail(`unary ${e.op} needs a number`, e.pos);
@@ -171,6 +177,10 @@ export class DefinitionInterpreter {
     const l = this.eval(e.left);
     const r = this.eval(e.right);
     const isNum = (v: PyValue): boolean => typeof v === 'number' || v instanceof PyFloat;
+    if ((l instanceof PyComplex || r instanceof PyComplex) && (isNum(l) || l instanceof PyComplex) && (isNum(r) || r instanceof PyComplex)) {
+      const z = complexArithmetic(e.op, asPyComplex(l), asPyComplex(r));
+      return z ?? fail(`'${e.op}' is not supported on complex numbers`, e.pos);
+    }
     if (!isNum(l) || !isNum(r)) return fail(`'${e.op}' is only supported between numbers here (use fd.ops for tensors)`, e.pos);
     const a = plain(l) as number;
     const b = plain(r) as number;
@@ -218,6 +228,7 @@ export class DefinitionInterpreter {
 
   private call(e: Expr & { kind: 'call' }): PyValue {
     if (e.func.kind === 'name' && this.env.get(e.func.id) === FLOAT) return this.floatCall(e);
+    if (e.func.kind === 'name' && this.env.get(e.func.id) === COMPLEX) return this.complexCall(e);
     if (e.func.kind !== 'attribute') return fail('unsupported call: only fd.*, fd.ops.*, tensor methods and float() can be called in a definition', e.pos);
     const target = this.eval(e.func.object);
     const method = e.func.attr;
@@ -233,6 +244,20 @@ export class DefinitionInterpreter {
     }
     if (isMarker(target)) return fail(`unsupported call '${target.marker}.${method}'`, e.pos);
     return fail(`'${method}' cannot be called on this value`, e.pos);
+  }
+
+  /** Python's `complex(re, im)` of two real numbers (im defaults to 0). */
+  private complexCall(e: Expr & { kind: 'call' }): PyValue {
+    if (e.keywords.length > 0 || e.args.length > 2) return fail('complex() takes at most two positional arguments (real, imag)', e.pos);
+    const parts = e.args.map((a) => {
+      const v = this.eval(a);
+      if (v instanceof PyComplex) return v;
+      const f = typeof v === 'string' ? null : pyFloatOf(v);
+      return f === null ? fail('complex() needs numbers', a.pos) : new PyComplex(f, 0);
+    });
+    const [re = new PyComplex(0, 0), im = new PyComplex(0, 0)] = parts;
+    // complex(a, b) = a + b·1j, as python computes it.
+    return new PyComplex(re.re - im.im, re.im + im.re);
   }
 
   /** Python's `float(x)`: a number, a bool, or a string such as "inf", "-inf", "nan", "1.5". */
@@ -325,6 +350,7 @@ export class DefinitionInterpreter {
       case 'scalar':
       case 'optScalar':
         if (v instanceof PyFloat) return at(pos, () => this.fd.defineScalar(v.value, 'Double'));
+        if (v instanceof PyComplex) return at(pos, () => this.fd.defineScalar(new Complex(v.re, v.im), 'ComplexDouble'));
         // A python int here becomes an Int constant: it must be exact.
         if (typeof v === 'number' && !Number.isSafeInteger(v)) {
           fail(`${what}(): ${param.python} = ${literal ?? describeValue(v)} does not fit DataType.Int (an integer; tsfuser holds at most ±(2^53 − 1) exactly)`, pos);
@@ -371,9 +397,14 @@ export class DefinitionInterpreter {
       case 'define_constant': {
         const [value, dtype] = this.bind(`fd.${name}`, [{ python: 'value' }, { python: 'dtype' }], args, kwargs, e);
         const v = value ?? null;
-        if (v !== null && typeof v !== 'number' && typeof v !== 'boolean' && !(v instanceof PyFloat)) fail(`fd.${name}: value must be a number, a bool or None`, e.pos);
+        if (v !== null && typeof v !== 'number' && typeof v !== 'boolean' && !(v instanceof PyFloat) && !(v instanceof PyComplex)) fail(`fd.${name}: value must be a number, a bool or None`, e.pos);
         const given = dtypeArgument(dtype);
         if (given === null) return fail(`fd.${name}: dtype must be a DataType (DataType.X or torch.x), got ${describeValue(dtype)}`, kwargs.get('dtype')?.pos ?? e.args[1]?.pos ?? e.pos);
+        if (v instanceof PyComplex) {
+          const cdt = given ?? 'ComplexDouble';
+          if (cdt !== 'ComplexFloat' && cdt !== 'ComplexDouble') return fail(`fd.${name}: a complex value needs DataType.ComplexFloat or DataType.ComplexDouble, got DataType.${cdt}`, e.pos);
+          return at(e.pos, () => fd.defineScalar(new Complex(v.re, v.im), cdt));
+        }
         const dt = given ?? (v instanceof PyFloat ? 'Double' : undefined);
         const literal = e.args[0] === undefined ? undefined : numberLiteralText(e.args[0]);
         const checked = checkScalarValue(plain(v) as number | boolean | null, v instanceof PyFloat, dt, literal);
@@ -522,3 +553,8 @@ function numberLiteralText(e: Expr): string | undefined {
 export { PyFloat };
 
 export type { OpSpec };
+
+function asPyComplex(v: PyValue): PyComplex {
+  if (v instanceof PyComplex) return v;
+  return new PyComplex(v instanceof PyFloat ? v.value : (v as number), 0);
+}

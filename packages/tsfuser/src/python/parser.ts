@@ -383,6 +383,7 @@ class Parser {
       case 'number': {
         this.next();
         const clean = t.text.replace(/_/g, '');
+        if (/[jJ]$/.test(clean)) return { kind: 'number', value: Number(clean.slice(0, -1)), isFloat: true, text: t.text, pos: t, imaginary: true };
         const isFloat = !/^0[xX]/.test(clean) && /[.eE]/.test(clean);
         const value = /^0[xX]/.test(clean) ? parseInt(clean, 16) : Number(clean);
         return { kind: 'number', value, isFloat, text: t.text, pos: t };

@@ -127,7 +127,9 @@ export function tokenize(source: string): Token[] {
       pos += m[0].length;
     } else if (/[0-9]/.test(c) || (c === '.' && /[0-9]/.test(text[pos + 1] ?? ''))) {
       NUMBER.lastIndex = pos;
-      const lit = NUMBER.exec(text)?.[0] ?? '';
+      const num = NUMBER.exec(text)?.[0] ?? '';
+      // An imaginary literal (`2j`, `1.5J`) keeps its suffix; the parser makes it a complex number.
+      const lit = num !== '' && /^[jJ]$/.test(text[pos + num.length] ?? '') && !/^0[xX]/.test(num) ? `${num}${text[pos + num.length] as string}` : num;
       if (lit === '' || /[A-Za-z_]/.test(text[pos + lit.length] ?? '')) {
         const shown = text.slice(pos, pos + 40).split(/[\s,)\]]/)[0] ?? c;
         fail(`invalid number literal '${showText(shown)}'`, pos);

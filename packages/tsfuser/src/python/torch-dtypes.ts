@@ -24,6 +24,10 @@ export const TORCH_DTYPES: Readonly<Record<string, DataType>> = {
   float8_e5m2: 'Float8_e5m2',
   float8_e8m0fnu: 'Float8_e8m0fnu',
   uint64: 'UInt64',
+  complex64: 'ComplexFloat',
+  cfloat: 'ComplexFloat',
+  complex128: 'ComplexDouble',
+  cdouble: 'ComplexDouble',
 };
 
 /** PyTorch dtypes that exist but have no tsfuser DataType (clear "unsupported" errors). */
@@ -36,10 +40,6 @@ const UNSUPPORTED_TORCH_DTYPES: ReadonlySet<string> = new Set([
   'uint32',
   'complex32',
   'chalf',
-  'complex64',
-  'cfloat',
-  'complex128',
-  'cdouble',
   'float8_e4m3fnuz',
   'float8_e5m2fnuz',
   'float4_e2m1fn_x2',

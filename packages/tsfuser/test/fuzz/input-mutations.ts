@@ -2,7 +2,7 @@
 // dtypes must accept them, --inputs scalar texts and the value each must parse to, and byte-level
 // mutations of .npy files (header text, version, lengths, truncation, flipped bytes).
 
-import type { DataType } from '@tsfuser/fusion-ir';
+import { Complex, type DataType } from '@tsfuser/fusion-ir';
 import type { Random } from '../../src/io/random.js';
 
 export const SCALAR_VALUES: readonly unknown[] = [
@@ -30,6 +30,9 @@ export function scalarValidFor(dtype: DataType, v: unknown): boolean {
     case 'Float8_e5m2':
     case 'Float8_e8m0fnu':
       return typeof v === 'number' || typeof v === 'bigint';
+    case 'ComplexFloat':
+    case 'ComplexDouble':
+      return typeof v === 'number' || typeof v === 'bigint' || v instanceof Complex;
     default: {
       const unreachable: never = dtype;
       throw new Error(`unknown dtype ${String(unreachable)}`);
