@@ -15,7 +15,7 @@ import { scatterScalarSource, type GreedyParams } from '@tsfuser/scheduler';
 function atomicAdd(dtype: DataType, a: ElementValue, b: ElementValue): ElementValue {
   switch (dtype) {
     case 'Int':
-      return BigInt.asIntN(64, BigInt(a) + BigInt(b));
+      return BigInt.asIntN(64, BigInt(a as number | bigint | boolean) + BigInt(b as number | bigint | boolean));
     case 'Int32':
       return (Number(a) + Number(b)) | 0;
     case 'Float':

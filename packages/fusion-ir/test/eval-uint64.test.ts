@@ -69,7 +69,7 @@ function run(build: (f: Fusion, a: TensorView, b: TensorView) => TensorView[], a
 
 const A = new HostTensor('UInt64', [fx.a.length], [1], BigUint64Array.from(big(fx.a)));
 const B = new HostTensor('UInt64', [fx.b.length], [1], BigUint64Array.from(big(fx.b)));
-const values = (t: HostTensor): (number | bigint | boolean)[] => Array.from({ length: t.numel }, (_, i) => t.get(i));
+const values = (t: HostTensor): (number | bigint | boolean)[] => Array.from({ length: t.numel }, (_, i) => t.get(i) as number | bigint | boolean);
 
 describe(`UInt64 against PyTorch ${fx.torch}`, () => {
   it('mul wraps, bitwise and/or/xor, eq, sum wraps', () => {

@@ -74,7 +74,8 @@ function scatterTensors(fusion: Fusion, p: GreedyParams, parameters: string): Sc
   if (src.kind === 'scalar') {
     const s = scatterScalarSource(fusion, src, out.dtype);
     if (s === null) throw new LoweringError('greedy kernel: the scalar src is neither a constant nor a segment input');
-    scalar = s.kind === 'constant' ? scatterScalarLiteral(s.value, out.dtype) : s.scalar.symbolicName();
+    if (s.kind === 'constant' && typeof s.value === 'object') throw new LoweringError('greedy kernel: a complex scalar src is not supported by scatter kernels');
+    scalar = s.kind === 'constant' ? scatterScalarLiteral(s.value as number | bigint | boolean, out.dtype) : s.scalar.symbolicName();
   }
   return { out: `T${out.name}`, index: `T${index.name}`, src: src.kind === 'tensorView' ? `T${src.name}` : null, scalar, parameters };
 }
