@@ -1,11 +1,11 @@
 // Kernel argument layout: where each parameter sits in the byte buffer the driver receives
 // (CUDA ABI: each parameter at the next offset aligned to its own alignment). A Tensor struct
 // is its data pointer (8 bytes), then `rank` sizes, then `rank` strides, each int32 or int64
-// per the index type, padded to 8. `packKernelArguments` fills such a buffer (little-endian).
+// per the index type, padded to 8. Codegen states the layout; the runtime packs values into it
+// (runtime kernel-arguments.ts, the one packer).
 
-import { dataTypeSize, numberToBFloat16Bits, numberToHalfBits, type DataType } from '@tsfuser/fusion-ir';
+import { dataTypeSize } from '@tsfuser/fusion-ir';
 import type { IndexType } from '@tsfuser/scheduler';
-import { CodegenError } from './errors.js';
 import type { KernelParam } from './kernel-ir/nodes.js';
 
 export interface ArgumentSlot {
@@ -20,14 +20,6 @@ export interface ArgumentLayout {
   slots: ArgumentSlot[];
   size: number;
 }
-
-export interface TensorArgumentValue {
-  dataPtr: bigint;
-  sizes: readonly number[];
-  strides: readonly number[];
-}
-
-export type ArgumentValue = number | bigint | boolean | TensorArgumentValue;
 
 function alignUp(x: number, a: number): number {
   return Math.ceil(x / a) * a;
@@ -44,66 +36,4 @@ export function argumentLayout(params: readonly KernelParam[], indexType: IndexT
     return { param, offset, size, align };
   });
   return { indexType, slots, size: end };
-}
-
-function writeScalar(view: DataView, offset: number, dtype: DataType, value: number | bigint | boolean, where: string): void {
-  const n = typeof value === 'bigint' ? Number(value) : Number(value);
-  switch (dtype) {
-    case 'Bool':
-      view.setUint8(offset, n !== 0 ? 1 : 0);
-      return;
-    case 'Int32':
-      if (!Number.isInteger(n) || n < -(2 ** 31) || n > 2 ** 31 - 1) throw new CodegenError(`${where}: ${String(value)} does not fit int32`);
-      view.setInt32(offset, n, true);
-      return;
-    case 'Int':
-    case 'Index':
-      view.setBigInt64(offset, typeof value === 'bigint' ? value : BigInt(Math.trunc(n)), true);
-      return;
-    case 'Half':
-      view.setUint16(offset, numberToHalfBits(n), true);
-      return;
-    case 'BFloat16':
-      view.setUint16(offset, numberToBFloat16Bits(n), true);
-      return;
-    case 'Float':
-      view.setFloat32(offset, n, true);
-      return;
-    case 'Double':
-      view.setFloat64(offset, n, true);
-      return;
-    default: {
-      const unreachable: never = dtype;
-      throw new CodegenError(`unknown dtype ${String(unreachable)}`);
-    }
-  }
-}
-
-/** Packs one value per parameter into the layout's byte buffer. */
-export function packKernelArguments(layout: ArgumentLayout, values: readonly ArgumentValue[]): Uint8Array {
-  if (values.length !== layout.slots.length) {
-    throw new CodegenError(`packKernelArguments: ${values.length} values for ${layout.slots.length} parameters`);
-  }
-  const bytes = new Uint8Array(layout.size);
-  const view = new DataView(bytes.buffer);
-  const indexDtype: DataType = layout.indexType === 'Int32' ? 'Int32' : 'Int';
-  const width = layout.indexType === 'Int32' ? 4 : 8;
-  layout.slots.forEach((slot, i) => {
-    const v = values[i] as ArgumentValue;
-    const p = slot.param;
-    const where = `argument ${i} (${p.name})`;
-    if (p.kind === 'scalar') {
-      if (typeof v === 'object') throw new CodegenError(`${where}: expected a ${p.dtype} scalar, got a tensor`);
-      writeScalar(view, slot.offset, p.dtype, v, where);
-      return;
-    }
-    if (typeof v !== 'object') throw new CodegenError(`${where}: expected a tensor, got ${typeof v}`);
-    if (v.sizes.length !== p.rank || v.strides.length !== p.rank) {
-      throw new CodegenError(`${where}: rank-${p.rank} parameter given sizes [${v.sizes.join(', ')}] and strides [${v.strides.join(', ')}]`);
-    }
-    view.setBigUint64(slot.offset, v.dataPtr, true);
-    v.sizes.forEach((s, d) => writeScalar(view, slot.offset + 8 + d * width, indexDtype, s, where));
-    v.strides.forEach((s, d) => writeScalar(view, slot.offset + 8 + (p.rank + d) * width, indexDtype, s, where));
-  });
-  return bytes;
 }

@@ -11,7 +11,7 @@ export {
   type DeviceCompileOptions,
   type CachedCompile,
 } from './device.js';
-export { compileWithNvrtc, nvrtcOptions, type CompileOptions, type CompiledKernel } from './compile.js';
+export { compileWithNvrtc, nvrtcOptions, type NvrtcOptions, type NvrtcOutput } from './compile.js';
 export {
   KernelModule,
   KernelFunction,
@@ -23,15 +23,14 @@ export {
   type Dim3,
 } from './kernel.js';
 export {
-  argumentLayout,
+  parameterLayout,
   packArguments,
   parameterSizeAndAlign,
   type KernelParameter,
-  type ArgumentLayout,
-  type ArgumentSlot,
-  type ArgumentValue,
+  type ParameterLayout,
+  type ParameterSlot,
+  type KernelArgument,
   type TensorArgument,
-  type IndexType,
 } from './kernel-arguments.js';
 export { Tensor, storageSpan } from './tensor.js';
 export {
@@ -43,6 +42,7 @@ export {
 } from './cubin-cache.js';
 export { ExecutorInputError } from './errors.js';
 export { FusionExecutor, KERNEL_NVRTC_OPTIONS, type CompileReport, type ExecutorCompileOptions } from './executor/fusion-executor.js';
+export { kernelParameterLayout, packKernelArguments } from './executor/pack-kernel-arguments.js';
 export {
   FusionExecutorCache,
   type ExecutorCacheOptions,
@@ -62,5 +62,5 @@ export {
   type PlanStep,
   type PlanView,
 } from './executor/launch-planner.js';
-export { wholeFusion, type PlanGroup, type SegmentPlan, type Segmenter } from './executor/segment-plan.js';
+export { wholeFusion } from './executor/segment-plan.js';
 export { l2Flusher, median, timeDevice, type FlushMode, type L2Flusher } from './timing.js';

@@ -3,7 +3,7 @@
 // executor cache memoizes everything derived from it.
 
 import type { DataType, Fusion } from '@tsfuser/fusion-ir';
-import type { DeviceProperties as SchedulerDevice, InputInfo, RuntimeInfo } from '@tsfuser/scheduler';
+import type { SchedulerDevice, InputInfo, RuntimeInfo } from '@tsfuser/scheduler';
 import type { DeviceProperties } from '../device.js';
 import type { PlannedArgument } from './launch-planner.js';
 import type { Tensor } from '../tensor.js';

@@ -4,8 +4,7 @@
 // compiles. The merging itself lives in ../segmenter (segmentFusion), which takes any
 // SchedulerPicker: a SchedulerRegistry or an AcceptorSet from here.
 
-import type { Fusion, Val } from '@tsfuser/fusion-ir';
-import type { SchedulerType } from '../heuristic-params.js';
+import type { Fusion } from '@tsfuser/fusion-ir';
 // A function-only import from the package entry (defaultSchedulerRegistry is read when
 // segmentPlanFor runs, never while modules load), so the cycle is harmless.
 import { defaultSchedulerRegistry } from '../index.js';
@@ -13,6 +12,7 @@ import type { RuntimeInfo } from '../runtime-info.js';
 import { fusionIrSegmentsToString, segmentedFusionToString } from '../segmenter/dumps.js';
 import { segmentFusion } from '../segmenter/segment-fusion.js';
 import type { SchedulerPicker } from './acceptors.js';
+import type { SegmentPlan } from './segment-plan.js';
 
 export {
   AcceptorSet, canScheduleExprEval, canScheduleNoOp, canSchedulePointwiseConnected, nvFuserAcceptors, registryAcceptors, summarizeRejections,
@@ -26,13 +26,7 @@ export {
 export { reductionInfos, reductionPatternGroups, reductionType, type ReductionInfo, type ReductionType } from './reduction-pattern.js';
 export { tensorComponents } from './fusion-graph.js';
 
-/** One group of a plan, as the runtime's executor takes it (its PlanGroup). */
-export interface SegmentPlanGroup {
-  fusion: Fusion;
-  inputs: readonly Val[];
-  outputs: readonly Val[];
-  schedulerType: SchedulerType | null;
-}
+export type { SegmentPlan, SegmentPlanGroup, Segmenter } from './segment-plan.js';
 
 /**
  * The runtime's Segmenter: segments `fusion` for `runtimeInfo` with `schedulers` (default: the
@@ -43,7 +37,7 @@ export function segmentPlanFor(
   fusion: Fusion,
   runtimeInfo: RuntimeInfo,
   schedulers: SchedulerPicker = defaultSchedulerRegistry(),
-): { groups: SegmentPlanGroup[]; dumps: { segmentedFusion: string; fusionIrSegments: string } } {
+): SegmentPlan & { dumps: { segmentedFusion: string; fusionIrSegments: string } } {
   const sf = segmentFusion(fusion, runtimeInfo, schedulers);
   return {
     groups: sf.groups.map((g) => ({ fusion: g.fusion, inputs: g.inputs, outputs: g.outputs, schedulerType: g.schedulerType })),

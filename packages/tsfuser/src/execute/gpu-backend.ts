@@ -14,8 +14,8 @@ import {
   Tensor,
   isAvailable,
   type ExecutorArgument,
-  type Segmenter,
 } from '@tsfuser/runtime';
+import type { Segmenter } from '@tsfuser/scheduler';
 import { BackendUnavailableError } from '../errors.js';
 import type { Availability, Backend, BackendRunOptions, ExecuteInput } from './backend.js';
 
