@@ -63,4 +63,4 @@ export {
   type PlanView,
 } from './executor/launch-planner.js';
 export { wholeFusion } from './executor/segment-plan.js';
-export { l2Flusher, median, timeDevice, type FlushMode, type L2Flusher } from './timing.js';
+export { l2Flusher, median, timeDevice, L2_READ_KERNEL_NAME, L2_READ_KERNEL_SOURCE, type FlushMode, type L2Flusher } from './timing.js';
