@@ -22,7 +22,7 @@ import {
   isAvailable,
   packArguments,
   type KernelFunction,
-} from '@tsfuser/runtime';
+} from '@tsfuser/device';
 import { BROKEN_SOURCE, POINTWISE_SOURCE } from './kernels.js';
 
 interface Row {

@@ -19,11 +19,8 @@
 
 import { printFusion, printMath, type DataType, type Fusion, type Val } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, segmentationPlanner, type KernelParams, type RuntimeInfo, type SchedulerRegistry, type SchedulerType } from '@tsfuser/scheduler';
-import type { KernelArgument } from '../kernel-arguments.js';
-import type { CubinCache } from '../cubin-cache.js';
-import type { DeviceContext } from '../device.js';
+import { type KernelArgument, type CubinCache, type DeviceContext, Tensor } from '@tsfuser/device';
 import { ExecutorInputError } from '../errors.js';
-import { Tensor } from '../tensor.js';
 import { FusionExecutor, type CompileReport } from './fusion-executor.js';
 import { sideStreamSteps } from './side-stream-steps.js';
 import { validateInputLayout } from './input-validation.js';

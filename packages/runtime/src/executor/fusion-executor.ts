@@ -5,13 +5,10 @@
 // reuse for other sizes is valid exactly when those sizes produce the same source.
 
 import { generateKernel, type CompiledKernel, type CompileOptions } from '@tsfuser/codegen';
-import { packArguments, type KernelArgument, type ParameterLayout } from '../kernel-arguments.js';
+import { packArguments, type KernelArgument, type ParameterLayout, type CubinCache, type DeviceContext, type KernelFunction, type KernelModule } from '@tsfuser/device';
 import { kernelParameterLayout } from './pack-kernel-arguments.js';
 import type { Fusion } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, InnerOuterPersistentScheduler, SchedulerRegistry, SchedulingError, type KernelParams, type RuntimeInfo, type Scheduler } from '@tsfuser/scheduler';
-import type { CubinCache } from '../cubin-cache.js';
-import type { DeviceContext } from '../device.js';
-import type { KernelFunction, KernelModule } from '../kernel.js';
 
 /** NVRTC flags every generated kernel is compiled with. */
 export const KERNEL_NVRTC_OPTIONS: readonly string[] = ['--std=c++17', '-default-device'];

@@ -4,7 +4,7 @@
 // stated (same offsets and size) — checked, so the two can never drift apart silently.
 
 import type { ArgumentLayout } from '@tsfuser/codegen';
-import { packArguments, parameterLayout, type KernelArgument, type KernelParameter, type ParameterLayout } from '../kernel-arguments.js';
+import { packArguments, parameterLayout, type KernelArgument, type KernelParameter, type ParameterLayout } from '@tsfuser/device';
 
 /** The device-layer parameters of a generated kernel's layout. */
 export function kernelParameterLayout(layout: ArgumentLayout): ParameterLayout {

@@ -4,9 +4,8 @@
 
 import type { DataType, Fusion } from '@tsfuser/fusion-ir';
 import type { SchedulerDevice, InputInfo, RuntimeInfo } from '@tsfuser/scheduler';
-import type { DeviceProperties } from '../device.js';
+import type { DeviceProperties, Tensor } from '@tsfuser/device';
 import type { PlannedArgument } from './launch-planner.js';
-import type { Tensor } from '../tensor.js';
 
 /** A fusion argument at execute time: a device tensor or a JS scalar. */
 export type ExecutorArgument = Tensor | number | bigint | boolean;

@@ -8,7 +8,7 @@
 
 import { compileFusion, type CompiledKernel } from '@tsfuser/codegen';
 import type { Fusion } from '@tsfuser/fusion-ir';
-import { Tensor } from '@tsfuser/runtime';
+import { Tensor } from '@tsfuser/device';
 import { makeRuntimeInfo } from '@tsfuser/scheduler';
 import { BackendUnavailableError, DefinitionError, ValidationError } from '../errors.js';
 import { executeFusion, resolveBackend, type ExecuteInput, type ExecuteOptions } from '../execute/execute.js';

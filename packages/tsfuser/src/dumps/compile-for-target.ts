@@ -11,11 +11,11 @@
 
 import { generateKernel, type CompiledKernel } from '@tsfuser/codegen';
 import { contiguousStrides, type Fusion } from '@tsfuser/fusion-ir';
+import { Tensor } from '@tsfuser/device';
 import {
   bindArguments,
   planLaunch,
   pointerAlignment,
-  Tensor,
   type LaunchPlanLayout,
   type PlannedArgument,
 } from '@tsfuser/runtime';

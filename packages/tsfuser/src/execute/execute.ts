@@ -3,7 +3,7 @@
 // reference evaluator, saying so once per process on stderr.
 
 import type { Fusion } from '@tsfuser/fusion-ir';
-import type { Tensor } from '@tsfuser/runtime';
+import type { Tensor } from '@tsfuser/device';
 import type { InputDescriptor } from '../definition/fusion-definition.js';
 import { BackendUnavailableError } from '../errors.js';
 import { LoweringError } from '@tsfuser/codegen';
