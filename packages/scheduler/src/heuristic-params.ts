@@ -4,7 +4,7 @@
 
 import type { IndexType } from './index-type.js';
 import { reductionParamsToString, type ReductionParams } from './reduction/params.js';
-import { innerPersistentParamsToString, type InnerPersistentParams } from './normalization/params.js';
+import { innerPersistentParamsToString, type InnerPersistentParams } from './inner-persistent/params.js';
 import { outerPersistentParamsToString, type OuterPersistentParams } from './outer-persistent/params.js';
 import { innerOuterPersistentParamsToString, type InnerOuterPersistentParams } from './inner-outer-persistent/params.js';
 import { greedyParamsToString, type GreedyParams } from './greedy/params.js';

@@ -21,9 +21,9 @@
 import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import { chooseIndexType } from '../index-type.js';
-import { chooseBatches, forcedBatches, rowShape } from '../normalization/heuristics.js';
-import { rowVectorChoice, type VectorChoice } from '../normalization/row-vectorization.js';
-import { welfordTranslatedFusion } from '../normalization/translate-welford.js';
+import { chooseBatches, forcedBatches, rowShape } from '../inner-persistent/heuristics.js';
+import { rowVectorChoice, type VectorChoice } from '../inner-persistent/row-vectorization.js';
+import { welfordTranslatedFusion } from '../inner-persistent/translate-welford.js';
 import { ExactLogicalMap } from '../pointwise/domain-map.js';
 import { collectIo } from '../pointwise/heuristics.js';
 import { bindExtents, type RuntimeInfo } from '../runtime-info.js';

@@ -18,7 +18,7 @@
 
 import type { LaunchDims } from '../heuristic-params.js';
 import type { IndexType } from '../index-type.js';
-import type { PersistentRowReductionParams } from '../normalization/params.js';
+import type { PersistentRowReductionParams } from '../inner-persistent/params.js';
 import { launchParamsLine, reductionDumpClosing, reductionDumpOpening, rowReductionLine, vectorizedTensorsLine } from '../reduction/params-dump.js';
 
 /** The row fields (PersistentRowReductionParams) are the inner persistent scheduler's. */

@@ -38,7 +38,7 @@ import {
 } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import type { ScheduledFusion } from '../scheduler.js';
-import { keepPersistentBuffers, projectCastBuffers } from '../normalization/persistence.js';
+import { keepPersistentBuffers, projectCastBuffers } from '../inner-persistent/persistence.js';
 import {
   divisibleSplitsOf,
   partialReductionInput,
@@ -46,8 +46,8 @@ import {
   splitRowIntoBatches,
   translateAndCacheRowInputs,
   vectorizeRowAccesses,
-} from '../normalization/persistent-steps.js';
-import { ROW_REDUCTION_SHAPE } from '../normalization/schedule.js';
+} from '../inner-persistent/persistent-steps.js';
+import { ROW_REDUCTION_SHAPE } from '../inner-persistent/schedule.js';
 import { reductionTensors } from '../schedule-steps.js';
 import type { InnerOuterPersistentParams } from './params.js';
 import { projectToInputs } from './projection.js';
