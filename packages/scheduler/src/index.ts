@@ -27,7 +27,7 @@ export { bulkRowLoadsByDefault, RESERVED_SHARED_MEM_PER_BLOCK, sharedMemForBlock
 export { canScheduleInnerPersistent } from './inner-persistent/can-schedule.js';
 export { computeInnerPersistentHeuristics, chooseBatches, type InnerPersistentOverrides } from './inner-persistent/heuristics.js';
 export { scheduleInnerPersistent, PERSISTENT_POSITION } from './inner-persistent/schedule.js';
-export { reductionPhases, loopPhases } from './inner-persistent/persistence.js';
+export { reductionPhases, loopPhases } from './persistent/persistence.js';
 export { InnerPersistentScheduler } from './inner-persistent/index.js';
 export { type OuterPersistentParams, outerPersistentParamsToString } from './outer-persistent/params.js';
 export { canScheduleOuterPersistent } from './outer-persistent/can-schedule.js';

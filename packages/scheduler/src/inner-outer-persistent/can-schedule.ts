@@ -19,7 +19,7 @@ import type { CanScheduleResult } from '../scheduler.js';
 import { canScheduleNormalization } from '../segmentation/normalization.js';
 import { ExactLogicalMap } from '../pointwise/domain-map.js';
 import { rowShape } from '../inner-persistent/heuristics.js';
-import { persistentIoRefusal, persistentWelfordRefusal, refuse, tvName } from '../inner-persistent/persistent-refusals.js';
+import { persistentIoRefusal, persistentWelfordRefusal, refuse, tvName } from '../persistent/persistent-refusals.js';
 import { MAX_THREADS_PER_BLOCK, computeInnerOuterPersistentHeuristics, innerOuterReductions, type InnerOuterPersistentOverrides } from './heuristics.js';
 import { scheduleInnerOuterPersistent } from './schedule.js';
 

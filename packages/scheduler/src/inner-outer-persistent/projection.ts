@@ -15,7 +15,7 @@
 // consumers in a phase other than t's own are rewired.
 
 import { binaryOp, broadcast, expand, replaceExprVals, set, unaryOp, type Expr, type Fusion, type TensorView, type Val } from '@tsfuser/fusion-ir';
-import { loopPhases, reductionPhases } from '../inner-persistent/persistence.js';
+import { loopPhases, reductionPhases } from '../persistent/persistence.js';
 
 /** Longest chain (expressions) worth recomputing per phase. */
 const MAX_CHAIN = 24;

@@ -38,7 +38,7 @@ import {
 } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import type { ScheduledFusion } from '../scheduler.js';
-import { keepPersistentBuffers, projectCastBuffers } from '../inner-persistent/persistence.js';
+import { keepPersistentBuffers, projectCastBuffers } from '../persistent/persistence.js';
 import {
   divisibleSplitsOf,
   partialReductionInput,
@@ -46,7 +46,7 @@ import {
   splitRowIntoBatches,
   translateAndCacheRowInputs,
   vectorizeRowAccesses,
-} from '../inner-persistent/persistent-steps.js';
+} from '../persistent/persistent-steps.js';
 import { ROW_REDUCTION_SHAPE } from '../inner-persistent/schedule.js';
 import { reductionTensors } from '../schedule-steps.js';
 import type { InnerOuterPersistentParams } from './params.js';

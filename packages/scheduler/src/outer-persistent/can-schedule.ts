@@ -13,7 +13,7 @@ import type { Fusion } from '@tsfuser/fusion-ir';
 import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { canScheduleNormalization } from '../segmentation/normalization.js';
-import { persistentIoRefusal, persistentWelfordRefusal, refuse, tvName } from '../inner-persistent/persistent-refusals.js';
+import { persistentIoRefusal, persistentWelfordRefusal, refuse, tvName } from '../persistent/persistent-refusals.js';
 import { columnShape, computeOuterPersistentHeuristics, firstOuterReduction } from './heuristics.js';
 import { scheduleOuterPersistent } from './schedule.js';
 

@@ -33,9 +33,9 @@ import {
 } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import type { ScheduledFusion } from '../scheduler.js';
-import { loopPhases, projectCastBuffers, reductionPhases } from '../inner-persistent/persistence.js';
-import { divisibleSplitsOf, partialReductionInput, scheduleReductionsLike, type ReductionLoopShape } from '../inner-persistent/persistent-steps.js';
-import { translateWelford } from '../inner-persistent/translate-welford.js';
+import { loopPhases, projectCastBuffers, reductionPhases } from '../persistent/persistence.js';
+import { divisibleSplitsOf, partialReductionInput, scheduleReductionsLike, type ReductionLoopShape } from '../persistent/persistent-steps.js';
+import { translateWelford } from '../persistent/translate-welford.js';
 import { cacheInputsAndOutputs, reductionTensors } from '../schedule-steps.js';
 import type { OuterPersistentParams } from './params.js';
 

@@ -22,7 +22,7 @@ export { canScheduleNormalization, canScheduleReductionPattern, connectedGraphRe
 export {
   persistentBufferBudget, persistentBufferBytes, persistentBuffers, REGISTER_FILE_BYTES, RESERVED_SHARED_MEMORY_PER_BLOCK,
   SHARED_MEMORY_PER_BLOCK_OPTIN, type PersistentBuffer, type PersistentBufferSize,
-} from './persistent-buffer.js';
+} from '../persistent/persistent-buffer.js';
 export { reductionInfos, reductionPatternGroups, reductionType, type ReductionInfo, type ReductionType } from './reduction-pattern.js';
 export { tensorComponents } from './fusion-graph.js';
 

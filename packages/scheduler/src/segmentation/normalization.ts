@@ -20,7 +20,7 @@ import { ExactLogicalMap } from '../pointwise/domain-map.js';
 import { bindExtents, evaluateExtent, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { describeComponents, downstreamTvs, tensorComponents, tensorOutputs, tvName } from './fusion-graph.js';
-import { describeBuffers, persistentBufferBudget, persistentBufferBytes, persistentBuffers } from './persistent-buffer.js';
+import { describeBuffers, persistentBufferBudget, persistentBufferBytes, persistentBuffers } from '../persistent/persistent-buffer.js';
 import { describeReduction, patternMismatch, reductionInfos, reductionType, type ReductionInfo, type ReductionType } from './reduction-pattern.js';
 import { firstUnsupportedOp } from './supported-ops.js';
 

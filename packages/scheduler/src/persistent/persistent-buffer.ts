@@ -16,8 +16,8 @@
 import { dataTypeSize, type Fusion, type IterDomain, type TensorView, type Val } from '@tsfuser/fusion-ir';
 import { ExactLogicalMap } from '../pointwise/domain-map.js';
 import { bindExtents, evaluateExtent, type SchedulerDevice, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
-import { downstreamTvs, tensorInputs, tensorOutputs, tvName, upstreamTvs } from './fusion-graph.js';
-import { reductionInfos, type ReductionInfo } from './reduction-pattern.js';
+import { downstreamTvs, tensorInputs, tensorOutputs, tvName, upstreamTvs } from '../segmentation/fusion-graph.js';
+import { reductionInfos, type ReductionInfo } from '../segmentation/reduction-pattern.js';
 
 /** 64K 32-bit registers per SM on every architecture tsfuser targets. */
 export const REGISTER_FILE_BYTES = 64 * 1024 * 4;
