@@ -5,7 +5,7 @@ export * from './runtime-info.js';
 export * from './heuristic-params.js';
 export * from './index-type.js';
 export * from './scheduler.js';
-export { ExactLogicalMap, findReferenceOutput, iterationRank } from './pointwise/domain-map.js';
+export { ExactLogicalMap, findReferenceOutput, iterationRank } from './analysis/domain-map.js';
 export { ReshapeIndexGraph, referencePositionsOf, type IndexDerivation } from './pointwise/reshape-index-graph.js';
 export { analyzeVectorization, type IoTensor, type VectorizationResult } from './pointwise/vectorize.js';
 export { canSchedulePointwise } from './pointwise/can-schedule.js';

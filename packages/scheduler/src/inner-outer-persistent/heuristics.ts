@@ -24,7 +24,7 @@ import { chooseIndexType } from '../index-type.js';
 import { chooseBatches, forcedBatches, rowShape } from '../inner-persistent/heuristics.js';
 import { rowVectorChoice, type VectorChoice } from '../persistent/row-vectorization.js';
 import { welfordTranslatedFusion } from '../persistent/translate-welford.js';
-import { ExactLogicalMap } from '../pointwise/domain-map.js';
+import { ExactLogicalMap } from '../analysis/domain-map.js';
 import { collectIo } from '../pointwise/heuristics.js';
 import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
 import { persistentBufferBytes, persistentBuffers } from '../persistent/persistent-buffer.js';

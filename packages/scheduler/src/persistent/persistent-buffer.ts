@@ -14,7 +14,7 @@
 // workspace. Pure reads.
 
 import { dataTypeSize, type Fusion, type IterDomain, type TensorView, type Val } from '@tsfuser/fusion-ir';
-import { ExactLogicalMap } from '../pointwise/domain-map.js';
+import { ExactLogicalMap } from '../analysis/domain-map.js';
 import { bindExtents, evaluateExtent, type SchedulerDevice, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
 import { downstreamTvs, tensorInputs, tensorOutputs, tvName, upstreamTvs } from '../segmentation/fusion-graph.js';
 import { reductionInfos, type ReductionInfo } from '../segmentation/reduction-pattern.js';

@@ -20,7 +20,7 @@ import type { PointwiseParams } from '../heuristic-params.js';
 import { chooseIndexType } from '../index-type.js';
 import { bindExtents, tensorSizes, type RuntimeInfo } from '../runtime-info.js';
 import { permutedAllocationOrder, stridesInOrder } from '../stride-order.js';
-import { ExactLogicalMap, findReferenceOutput } from './domain-map.js';
+import { ExactLogicalMap, findReferenceOutput } from '../analysis/domain-map.js';
 import { lookupOnlyTensors, lookupRefMap } from './indexed-loads.js';
 import { analyzeVectorization, lastPow2, type IoTensor } from './vectorize.js';
 import { hasResizeExprs } from './resize/index-space.js';

@@ -4,7 +4,7 @@
 // so a vector never straddles a row), pointer alignment and the strides of the outer dims.
 
 import { dataTypeSize, type DataType, type TensorView } from '@tsfuser/fusion-ir';
-import type { ExactLogicalMap } from './domain-map.js';
+import type { ExactLogicalMap } from '../analysis/domain-map.js';
 
 /** One input or output as the heuristics see it at run time. */
 export interface IoTensor {

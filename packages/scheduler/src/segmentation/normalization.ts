@@ -16,7 +16,7 @@
 // Common to every kernel scheduler: the tensor graph is one connected piece. Pure reads.
 
 import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
-import { ExactLogicalMap } from '../pointwise/domain-map.js';
+import { ExactLogicalMap } from '../analysis/domain-map.js';
 import { bindExtents, evaluateExtent, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { describeComponents, downstreamTvs, tensorComponents, tensorOutputs, tvName } from './fusion-graph.js';
