@@ -41,7 +41,7 @@ export { scheduleInnerOuterPersistent, isInnerReduction, INNER_OUTER_PERSISTENT_
 export { InnerOuterPersistentScheduler } from './inner-outer-persistent/index.js';
 export { bulkRowPipelineByDefault, type BulkRowPipelineFacts } from './inner-outer-persistent/bulk-row-pipeline.js';
 export * from './greedy/index.js';
-export * from './segmenter/index.js';
+export * from './segmentation/segmentation-planner.js';
 export * from './segmentation/index.js';
 
 import { PointwiseScheduler } from './pointwise/index.js';

@@ -9,8 +9,8 @@ import type { Fusion } from '@tsfuser/fusion-ir';
 // segmentPlanFor runs, never while modules load), so the cycle is harmless.
 import { defaultSchedulerRegistry } from '../index.js';
 import type { RuntimeInfo } from '../runtime-info.js';
-import { fusionIrSegmentsToString, segmentedFusionToString } from '../segmenter/dumps.js';
-import { segmentFusion } from '../segmenter/segment-fusion.js';
+import { fusionIrSegmentsToString, segmentedFusionToString } from './dumps.js';
+import { segmentFusion } from './segment-fusion.js';
 import type { SchedulerPicker } from './acceptors.js';
 import type { SegmentPlan } from './segment-plan.js';
 
