@@ -4,7 +4,7 @@
 //   * vec: the widest vector (≤ 16 bytes of the widest row tensor) dividing R, the outer
 //     strides and the pointer alignment of the row inputs (grad_out, x, weight);
 //   * batches B and threads per row as the inner persistent scheduler chooses them
-//     (normalization/heuristics.ts chooseBatches), under a register budget of 256 bytes per
+//     (inner-persistent/heuristics.ts chooseBatches), under a register budget of 256 bytes per
 //     thread that counts the persistent buffers (projected to the inputs) and the outer
 //     reductions' Float accumulators (B·vec per outer reduction): a row that does not fit is
 //     refused with the sizes;
@@ -25,7 +25,7 @@ import { chooseBatches, forcedBatches, rowShape } from '../inner-persistent/heur
 import { rowVectorChoice, type VectorChoice } from '../persistent/row-vectorization.js';
 import { welfordTranslatedFusion } from '../persistent/translate-welford.js';
 import { ExactLogicalMap } from '../analysis/domain-map.js';
-import { collectIo } from '../pointwise/heuristics.js';
+import { collectIo } from '../analysis/io-tensors.js';
 import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
 import { persistentBufferBytes, persistentBuffers } from '../persistent/persistent-buffer.js';
 import { bulkRowPipelineAllowed, bulkRowPipelineByDefault } from './bulk-row-pipeline.js';

@@ -24,7 +24,7 @@ import { dataTypeSize, type Fusion, type TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import { chooseIndexType } from '../index-type.js';
 import { ExactLogicalMap } from '../analysis/domain-map.js';
-import { collectIo } from '../pointwise/heuristics.js';
+import { collectIo } from '../analysis/io-tensors.js';
 import { bindExtents, evaluateExtent, type RuntimeInfo } from '../runtime-info.js';
 import { persistentBufferBytes, persistentBuffers } from '../persistent/persistent-buffer.js';
 import { bulkRowLoadsByDefault, bulkRowLoadsWith, NO_BULK_ROW_LOADS } from './bulk-row-loads.js';

@@ -1,7 +1,7 @@
 // Segmentation's acceptance layer: the can-schedule predicates of every nvFuser scheduler type
 // (with concrete refusal reasons), persistent-buffer analysis, and `segmentPlanFor`, the
 // runtime's Segmenter contract (groups in execution order + dumps) over the schedulers tsfuser
-// compiles. The merging itself lives in ../segmenter (segmentFusion), which takes any
+// compiles. The merging itself is segment-fusion.ts (segmentFusion), which takes any
 // SchedulerPicker: a SchedulerRegistry or an AcceptorSet from here.
 
 import type { Fusion } from '@tsfuser/fusion-ir';
@@ -12,7 +12,7 @@ import type { RuntimeInfo } from '../runtime-info.js';
 import { fusionIrSegmentsToString, segmentedFusionToString } from './dumps.js';
 import { segmentFusion } from './segment-fusion.js';
 import type { SchedulerPicker } from './acceptors.js';
-import type { SegmentPlan } from './segment-plan.js';
+import type { SegmentationPlan } from './segmentation-planner.js';
 
 export {
   AcceptorSet, canScheduleExprEval, canScheduleNoOp, canSchedulePointwiseConnected, nvFuserAcceptors, registryAcceptors, summarizeRejections,
@@ -37,7 +37,7 @@ export function segmentPlanFor(
   fusion: Fusion,
   runtimeInfo: RuntimeInfo,
   schedulers: SchedulerPicker = defaultSchedulerRegistry(),
-): SegmentPlan & { dumps: { segmentedFusion: string; fusionIrSegments: string } } {
+): SegmentationPlan {
   const sf = segmentFusion(fusion, runtimeInfo, schedulers);
   return {
     groups: sf.groups.map((g) => ({ fusion: g.fusion, inputs: g.inputs, outputs: g.outputs, schedulerType: g.schedulerType })),
