@@ -17,5 +17,8 @@ export default defineConfig(
     'test/indexing-random.test.ts',
     'test/reshape-nvcc.test.ts',
     'test/greedy-nvcc.test.ts',
+    'test/default-registry-outer.test.ts',
+    'test/shape-ops-fixtures.test.ts',
+    'test/resize-random.test.ts',
   ]),
 );
