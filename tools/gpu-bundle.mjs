@@ -27,7 +27,7 @@ import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = join(root, 'gpu-bundle');
-const addonSource = join(root, 'packages', 'runtime', 'build', 'Release', 'tsfuser_runtime.node');
+const addonSource = join(root, 'packages', 'device', 'build', 'Release', 'tsfuser_runtime.node');
 const MAX_BUNDLE_BYTES = 60 * 1024 * 1024;
 
 /** Repository-level entries: { name, entry (from the repo root), description? }. */
@@ -63,9 +63,9 @@ function collectEntries(packages) {
 }
 
 function buildAddon() {
-  const script = join(root, 'packages', 'runtime', 'scripts', 'build-native.mjs');
+  const script = join(root, 'packages', 'device', 'scripts', 'build-native.mjs');
   const result = spawnSync(process.execPath, [script], { stdio: ['ignore', 'inherit', 'inherit'] });
-  if (result.status !== 0 || !existsSync(addonSource)) throw new Error('gpu-bundle: building the runtime addon failed');
+  if (result.status !== 0 || !existsSync(addonSource)) throw new Error('gpu-bundle: building the device addon failed');
 }
 
 /** xz -9 of this node, reused while node itself is unchanged (compressing takes a while). */

@@ -6,8 +6,9 @@
 // The order is DESIGN.md's pipeline read as imports rather than data flow: the TorchScript front
 // end (jit-ir → graph-fuser) turns each CudaFusionGroup into a Fusion, so graph-fuser builds on
 // fusion-ir as well as jit-ir and sits below both; the core (fusion-ir → scheduler → codegen →
-// runtime) never sees TorchScript; tsfuser sits on everything. Public packages list exactly the
-// stages they build on (`uses`). Private packages (`private: true`: shared test helpers, GPU
+// device → runtime) never sees TorchScript; device (CUDA driver, NVRTC, memory, Tensor) knows
+// nothing of fusions, and runtime orchestrates codegen and device; tsfuser sits on everything.
+// Public packages list exactly the stages they build on (`uses`). Private packages (`private: true`: shared test helpers, GPU
 // programs) may use every package above them, and public packages below a private one may use
 // it only from tests and other non-production files, as a devDependency.
 
@@ -21,10 +22,11 @@ export const PACKAGE_ORDER = [
   { name: '@tsfuser/scheduler', uses: ['@tsfuser/fusion-ir'] },
   { name: '@tsfuser/test-support', private: true },
   { name: '@tsfuser/codegen', uses: ['@tsfuser/fusion-ir', '@tsfuser/scheduler'] },
-  { name: '@tsfuser/runtime', uses: ['@tsfuser/fusion-ir', '@tsfuser/scheduler', '@tsfuser/codegen'] },
+  { name: '@tsfuser/device', uses: ['@tsfuser/fusion-ir'] },
+  { name: '@tsfuser/runtime', uses: ['@tsfuser/fusion-ir', '@tsfuser/scheduler', '@tsfuser/codegen', '@tsfuser/device'] },
   {
     name: 'tsfuser',
-    uses: ['@tsfuser/jit-ir', '@tsfuser/graph-fuser', '@tsfuser/fusion-ir', '@tsfuser/scheduler', '@tsfuser/codegen', '@tsfuser/runtime'],
+    uses: ['@tsfuser/jit-ir', '@tsfuser/graph-fuser', '@tsfuser/fusion-ir', '@tsfuser/scheduler', '@tsfuser/codegen', '@tsfuser/device', '@tsfuser/runtime'],
   },
   { name: '@tsfuser/gpu-suites', private: true },
 ];

@@ -1,5 +1,7 @@
 // Codegen's tests in two tiers (vitest.shared.mjs): the slow tier holds the files that simulate
 // many kernels or run nvcc on many of them (each over 10 s on the 2-core development machine).
+// `test:fast` runs with --no-isolate: its files keep no global state between them, and importing
+// the sources once instead of per file took codegen's fast tier from 36 to 25 CPU-seconds.
 import { defineConfig } from 'vitest/config';
 import { tieredConfig } from '../../vitest.shared.mjs';
 
@@ -25,5 +27,8 @@ export default defineConfig(
     'test/fp8-nvcc.test.ts',
     'test/uint64-nvcc.test.ts',
     'test/complex-host.test.ts',
+    'test/default-registry-outer.test.ts',
+    'test/shape-ops-fixtures.test.ts',
+    'test/resize-random.test.ts',
   ]),
 );

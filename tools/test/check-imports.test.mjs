@@ -107,6 +107,28 @@ describe('package order', () => {
   it("the repository's own order is a valid table", () => {
     expect(validatePackageOrder(PACKAGE_ORDER)).toEqual([]);
   });
+
+  it("the repository's device layer sits below the orchestration and uses no fusion stage above fusion-ir", () => {
+    expect([...(allowedImports(PACKAGE_ORDER, '@tsfuser/device') ?? [])].filter(([, role]) => role === 'production')).toEqual([['@tsfuser/fusion-ir', 'production']]);
+    expect(allowedImports(PACKAGE_ORDER, '@tsfuser/runtime')?.get('@tsfuser/device')).toBe('production');
+    expect(allowedImports(PACKAGE_ORDER, '@tsfuser/codegen')?.has('@tsfuser/device')).toBe(false);
+    expect(allowedImports(PACKAGE_ORDER, '@tsfuser/device')?.has('@tsfuser/runtime')).toBe(false);
+  });
+
+  it('fails a device-layer import of the orchestration (@tsfuser/device → @tsfuser/runtime), even when declared', () => {
+    const root = tree({
+      'packages/fusion-ir/package.json': { name: '@tsfuser/fusion-ir' },
+      'packages/fusion-ir/src/index.ts': 'export const ir = 1;\n',
+      'packages/device/package.json': { name: '@tsfuser/device', dependencies: { '@tsfuser/fusion-ir': 'workspace:*', '@tsfuser/runtime': 'workspace:*' } },
+      'packages/device/src/index.ts': "import { ir } from '@tsfuser/fusion-ir';\nimport { FusionExecutorCache } from '@tsfuser/runtime';\n",
+      'packages/runtime/package.json': { name: '@tsfuser/runtime', dependencies: { '@tsfuser/device': 'workspace:*' } },
+      'packages/runtime/src/index.ts': "import { Tensor } from '@tsfuser/device';\n",
+    });
+    const violations = formatViolations(checkWorkspace(root, PACKAGE_ORDER));
+    expect(violations.length).toBeGreaterThan(0);
+    expect(violations.every((v) => v.includes('packages/device/') && v.includes('@tsfuser/runtime'))).toBe(true);
+    expect(violations.some((v) => /packages\/device\/src\/index\.ts:2\b/.test(v))).toBe(true);
+  });
 });
 
 describe('checkWorkspace', () => {

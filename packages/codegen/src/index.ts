@@ -2,7 +2,7 @@
 export const packageName = '@tsfuser/codegen';
 export { CodegenError, LoweringError } from './errors.js';
 export { compileFusion, generateKernel, launchParamsText, type CompiledKernel, type CompileOptions, type GenerateOptions, type LaunchParams, type LaunchRequirements } from './compile.js';
-export { argumentLayout, packKernelArguments, type ArgumentLayout, type ArgumentSlot, type ArgumentValue, type TensorArgumentValue } from './arguments.js';
+export { argumentLayout, type ArgumentLayout, type ArgumentSlot } from './arguments.js';
 export { lowerFusion, type LowerOptions } from './lower/index.js';
 export { CORE_PASS_NAMES, LOWERING_PASS_NAMES, OPTIMIZATION_PASSES, enabledPasses, type LoweringPass, type PassInput } from './lower/passes.js';
 export { verifyKernelIr, type VerifyOptions } from './kernel-ir/verify.js';

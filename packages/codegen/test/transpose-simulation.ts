@@ -3,7 +3,7 @@
 // IR verifier after every pass, run it in the kernel simulator on NaN-poisoned outputs and compare
 // every element with the reference evaluator. Failure messages carry the label and the seed.
 import { evaluate, HostTensor, type DataType, type EvalValue, type Fusion, type TensorView } from '@tsfuser/fusion-ir';
-import { defaultSchedulerRegistry, H100_PROPERTIES, type DeviceProperties, type KernelParams } from '@tsfuser/scheduler';
+import { defaultSchedulerRegistry, H100_PROPERTIES, type SchedulerDevice as DeviceProperties, type KernelParams } from '@tsfuser/scheduler';
 import { compileFusion, lowerFusion, verifyKernelIr } from '../src/index.js';
 import { simulateKernel } from './kernel-simulator.js';
 import { compareOutput, poisonedOutput, randomTensor, runtimeInfoOf, seeded } from './shape-ops-simulation.js';

@@ -30,7 +30,7 @@
 
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DeviceContext, isAvailable, l2Flusher } from '@tsfuser/runtime';
+import { DeviceContext, isAvailable, l2Flusher } from '@tsfuser/device';
 import type { InnerOuterPersistentOverrides } from '@tsfuser/scheduler';
 import { buildLayerNormBackward, layerNormBackwardFixtures, layerNormBackwardInputs } from '@tsfuser/test-support';
 import { printCategoryTable } from './suite-report.js';

@@ -5,7 +5,8 @@
 // (L2 flushed by a read, CUDA events, median of 20) under a registry variant.
 
 import { evaluate, HostTensor } from '@tsfuser/fusion-ir';
-import { DeviceContext, FusionExecutorCache, Tensor, type L2Flusher } from '@tsfuser/runtime';
+import { DeviceContext, Tensor, type L2Flusher } from '@tsfuser/device';
+import { FusionExecutorCache } from '@tsfuser/runtime';
 import { timeFusion } from './suite-report.js';
 import {
   InnerOuterPersistentScheduler, InnerPersistentScheduler, OuterPersistentScheduler, PointwiseScheduler, ReductionScheduler, SchedulerRegistry,

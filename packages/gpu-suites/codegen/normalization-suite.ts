@@ -20,7 +20,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/fusion-ir';
-import { DeviceContext, FusionExecutorCache, isAvailable, l2Flusher, Tensor } from '@tsfuser/runtime';
+import { DeviceContext, isAvailable, l2Flusher, Tensor } from '@tsfuser/device';
+import { FusionExecutorCache } from '@tsfuser/runtime';
 import { printCategoryTable, timeFusion } from './suite-report.js';
 import { defaultSchedulerRegistry, segmentPlanFor } from '@tsfuser/scheduler';
 import {

@@ -21,7 +21,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/fusion-ir';
-import { DeviceContext, FusionExecutorCache, isAvailable, l2Flusher, Tensor, type L2Flusher } from '@tsfuser/runtime';
+import { DeviceContext, isAvailable, l2Flusher, Tensor, type L2Flusher } from '@tsfuser/device';
+import { FusionExecutorCache } from '@tsfuser/runtime';
 import { printCategoryTable, timeFusion, type FusionTiming } from './suite-report.js';
 import { segmentPlanFor } from '@tsfuser/scheduler';
 import {

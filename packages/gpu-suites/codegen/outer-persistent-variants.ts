@@ -8,7 +8,8 @@
 //   bash gpu-bundle/run.sh codegen-outer-persistent-variants
 
 import { evaluate, HostTensor, type TensorView } from '@tsfuser/fusion-ir';
-import { DeviceContext, FusionExecutorCache, isAvailable, l2Flusher, Tensor, timeDevice } from '@tsfuser/runtime';
+import { DeviceContext, isAvailable, l2Flusher, Tensor, timeDevice } from '@tsfuser/device';
+import { FusionExecutorCache } from '@tsfuser/runtime';
 import { InnerPersistentScheduler, OuterPersistentScheduler, PointwiseScheduler, ReductionScheduler, SchedulerRegistry, type Scheduler } from '@tsfuser/scheduler';
 import { batchNormCase, buildOuter, minusMean, randomBatchNormInputs, type BatchNormCase, type OuterCase } from '@tsfuser/test-support';
 

@@ -18,7 +18,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/fusion-ir';
-import { DeviceContext, FusionExecutorCache, isAvailable, Tensor } from '@tsfuser/runtime';
+import { DeviceContext, isAvailable, Tensor } from '@tsfuser/device';
+import { FusionExecutorCache } from '@tsfuser/runtime';
 import {
   buildReduction, isWelfordKind, randomReductionSpec, reductionFixtures, reductionRegistry, seededRandom, type ReductionCase, type ReductionSpec,
 } from '@tsfuser/test-support';

@@ -4,7 +4,8 @@
 // suite prints before its `N passed, M failed` line.
 
 import { dataTypeSize, type Fusion, type HostTensor } from '@tsfuser/fusion-ir';
-import { FusionExecutorCache, Tensor, timeDevice, type DeviceContext, type L2Flusher } from '@tsfuser/runtime';
+import { Tensor, timeDevice, type DeviceContext, type L2Flusher } from '@tsfuser/device';
+import { FusionExecutorCache } from '@tsfuser/runtime';
 import type { SchedulerRegistry } from '@tsfuser/scheduler';
 
 export interface FusionTiming {

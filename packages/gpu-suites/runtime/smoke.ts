@@ -18,11 +18,11 @@ import {
   CudaError,
   DeviceContext,
   Tensor,
-  argumentLayout,
+  parameterLayout,
   isAvailable,
   packArguments,
   type KernelFunction,
-} from '@tsfuser/runtime';
+} from '@tsfuser/device';
 import { BROKEN_SOURCE, POINTWISE_SOURCE } from './kernels.js';
 
 interface Row {
@@ -64,7 +64,7 @@ function randomFloats(n: number): Float32Array {
   return out;
 }
 
-const affineLayout = argumentLayout([
+const affineLayout = parameterLayout([
   { kind: 'tensor', rank: 2 },
   { kind: 'tensor', rank: 2 },
   { kind: 'scalar', dtype: 'Float' },
@@ -293,7 +293,7 @@ function main(): number {
       const out = Tensor.emptyDevice(device, 'Float', [n]);
       try {
         const bytes = Math.min(100 * 1024, p.maxSharedMemoryPerBlockOptin);
-        const args = packArguments(argumentLayout([{ kind: 'pointer' }, { kind: 'scalar', dtype: 'Int32' }]), [out.dataPtr, n]);
+        const args = packArguments(parameterLayout([{ kind: 'pointer' }, { kind: 'scalar', dtype: 'Int32' }]), [out.dataPtr, n]);
         const refused = expectThrow(CudaError, () => k.launch({ grid: n / 256, block: 256, sharedBytes: bytes }, args));
         k.setMaxDynamicSharedMemory(bytes);
         out.poison();

@@ -1,48 +1,10 @@
-// Public API of @tsfuser/runtime: the native executor over the CUDA driver API and NVRTC.
+// Public API of @tsfuser/runtime: the orchestration above codegen and the device layer — the
+// executor cache, launch plans, FusionExecutor.
 export const packageName = '@tsfuser/runtime';
 
-export { CudaError, CompileError, RuntimeUnavailableError } from './errors.js';
-export { isAvailable, type Availability } from './availability.js';
-export { loadAddon, addonSearchPaths, ADDON_ABI_VERSION, ADDON_FILE, type AddonLoad, type NativeAddon } from './native/addon.js';
-export {
-  DeviceContext,
-  type DeviceProperties,
-  type CopyRange,
-  type DeviceCompileOptions,
-  type CachedCompile,
-} from './device.js';
-export { compileWithNvrtc, nvrtcOptions, type CompileOptions, type CompiledKernel } from './compile.js';
-export {
-  KernelModule,
-  KernelFunction,
-  CudaEvent,
-  FunctionAttribute,
-  toDim3,
-  type FunctionAttributeName,
-  type LaunchConfig,
-  type Dim3,
-} from './kernel.js';
-export {
-  argumentLayout,
-  packArguments,
-  parameterSizeAndAlign,
-  type KernelParameter,
-  type ArgumentLayout,
-  type ArgumentSlot,
-  type ArgumentValue,
-  type TensorArgument,
-  type IndexType,
-} from './kernel-arguments.js';
-export { Tensor, storageSpan } from './tensor.js';
-export {
-  CubinCache,
-  type CubinRequest,
-  type CubinEntry,
-  type CubinCacheStats,
-  type CubinCacheOptions,
-} from './cubin-cache.js';
 export { ExecutorInputError } from './errors.js';
 export { FusionExecutor, KERNEL_NVRTC_OPTIONS, type CompileReport, type ExecutorCompileOptions } from './executor/fusion-executor.js';
+export { kernelParameterLayout, packKernelArguments } from './executor/pack-kernel-arguments.js';
 export {
   FusionExecutorCache,
   type ExecutorCacheOptions,
@@ -65,5 +27,4 @@ export {
 } from './executor/launch-planner.js';
 export { finishProfile, type FusionProfile, type KernelProfile, type PendingKernelTiming } from './executor/kernel-profile.js';
 export { occupancyLine, occupancyPercent, type OccupancyFigures } from './executor/occupancy-line.js';
-export { wholeFusion, type PlanGroup, type SegmentPlan, type Segmenter } from './executor/segment-plan.js';
-export { l2Flusher, median, timeDevice, type FlushMode, type L2Flusher } from './timing.js';
+export { wholeFusion } from './executor/segment-plan.js';

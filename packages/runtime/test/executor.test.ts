@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { Fusion, add, broadcast, expand, makeTensor, mul, type TensorView } from '@tsfuser/fusion-ir';
 import { bindExtents, makeRuntimeInfo } from '@tsfuser/scheduler';
 import { compileFusion } from '@tsfuser/codegen';
-import { ExecutorInputError, Tensor, outputLayout, pointerAlignment } from '../src/index.js';
+import { Tensor } from '@tsfuser/device';
+import { ExecutorInputError, outputLayout, pointerAlignment } from '../src/index.js';
 import { validateInputLayout } from '../src/executor/input-validation.js';
 
 function bcastFusion(contiguous = true): { fusion: Fusion; t0: TensorView; t1: TensorView; out: TensorView } {

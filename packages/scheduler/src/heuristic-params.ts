@@ -3,21 +3,15 @@
 // equal parameters mean the same kernel (the kernel cache is keyed by them).
 
 import type { IndexType } from './index-type.js';
+import type { LaunchDims } from './launch-dims.js';
 import { reductionParamsToString, type ReductionParams } from './reduction/params.js';
-import { innerPersistentParamsToString, type InnerPersistentParams } from './normalization/params.js';
+import { innerPersistentParamsToString, type InnerPersistentParams } from './inner-persistent/params.js';
 import { outerPersistentParamsToString, type OuterPersistentParams } from './outer-persistent/params.js';
 import { innerOuterPersistentParamsToString, type InnerOuterPersistentParams } from './inner-outer-persistent/params.js';
 import { greedyParamsToString, type GreedyParams } from './greedy/params.js';
 import { transposeParamsToString, type TransposeParams } from './transpose/params.js';
 
-export interface LaunchDims {
-  gdimx: number;
-  gdimy: number;
-  gdimz: number;
-  bdimx: number;
-  bdimy: number;
-  bdimz: number;
-}
+export type { LaunchDims } from './launch-dims.js';
 
 export interface PointwiseParams {
   schedulerType: 'pointwise';

@@ -5,10 +5,10 @@
 // Also the evaluation of symbolic extents (`i3`, `ceilDiv(i3, 4)`) from those sizes, which the
 // heuristics and the launch-parameter computation share.
 
-import type { DataType, Fusion, Scalar, TensorView } from '@tsfuser/fusion-ir';
+import { contiguousStrides, type DataType, type Fusion, type Scalar, type TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from './errors.js';
 
-export interface DeviceProperties {
+export interface SchedulerDevice {
   name: string;
   smCount: number;
   maxThreadsPerBlock: number;
@@ -22,7 +22,7 @@ export interface DeviceProperties {
 }
 
 /** NVIDIA H100 SXM (80 GB), the default target. */
-export const H100_PROPERTIES: DeviceProperties = {
+export const H100_PROPERTIES: SchedulerDevice = {
   name: 'NVIDIA H100 80GB HBM3',
   smCount: 132,
   maxThreadsPerBlock: 1024,
@@ -59,16 +59,7 @@ export type InputInfo = TensorInputInfo | ScalarInputInfo;
 export interface RuntimeInfo {
   /** One entry per fusion input, in fusion input order. */
   inputs: readonly InputInfo[];
-  device: DeviceProperties;
-}
-
-/** Row-major strides of a contiguous tensor. */
-export function contiguousStrides(sizes: readonly number[]): number[] {
-  const strides = new Array<number>(sizes.length).fill(1);
-  for (let d = sizes.length - 2; d >= 0; d -= 1) {
-    strides[d] = (strides[d + 1] as number) * Math.max(1, sizes[d + 1] as number);
-  }
-  return strides;
+  device: SchedulerDevice;
 }
 
 /**
@@ -79,7 +70,7 @@ export function contiguousStrides(sizes: readonly number[]): number[] {
 export function makeRuntimeInfo(
   fusion: Fusion,
   inputs: readonly ({ sizes: readonly number[]; strides?: readonly number[]; alignment?: number } | { value: number | bigint | boolean } | null)[],
-  device: DeviceProperties = H100_PROPERTIES,
+  device: SchedulerDevice = H100_PROPERTIES,
 ): RuntimeInfo {
   if (inputs.length !== fusion.inputs.length) {
     throw new SchedulingError(`makeRuntimeInfo: ${inputs.length} input descriptions for ${fusion.inputs.length} fusion inputs`);

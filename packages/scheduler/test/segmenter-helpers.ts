@@ -2,4 +2,4 @@
 export {
   SchedulerRegistry, defaultSchedulerRegistry, fusionIrSegmentsToString, makeRuntimeInfo, segmentFusion, segmentedFusionToString,
 } from '../src/index.js';
-export { isTensorExpr as isTensorExprForTests } from '../src/segmenter/group-fusion.js';
+export { isTensorExpr as isTensorExprForTests } from '../src/segmentation/group-fusion.js';

@@ -16,7 +16,8 @@
 // Prints one line per case, `N passed, M failed` last; exits 1 on failure.
 
 import { evaluate, HostTensor, isComplexType, type DataType, type EvalValue } from '@tsfuser/fusion-ir';
-import { DeviceContext, FusionExecutorCache, isAvailable, Tensor, type ExecutorArgument } from '@tsfuser/runtime';
+import { FusionExecutorCache, type ExecutorArgument } from '@tsfuser/runtime';
+import { DeviceContext, isAvailable, Tensor } from '@tsfuser/device';
 import { complexCases, type ComplexCase } from '@tsfuser/test-support';
 
 function flag(name: string, fallback: number): number {

@@ -13,7 +13,8 @@
 // plans with one and with two side-stream segments. Last line: `N passed, M failed`.
 
 import { abs, add, evaluate, exp, Fusion, HostTensor, makeTensor, max, mul, sum, type TensorView } from '@tsfuser/fusion-ir';
-import { DeviceContext, FusionExecutorCache, isAvailable, type Tensor } from '@tsfuser/runtime';
+import { DeviceContext, isAvailable, type Tensor } from '@tsfuser/device';
+import { FusionExecutorCache } from '@tsfuser/runtime';
 import { randomHost, toDeviceInput, Random, type DeviceInput } from '../src/bench/device-inputs.js';
 import { compareTensors, toleranceFor } from '../src/io/compare.js';
 import { absoluteHost, summationSlack } from './summation-slack.js';

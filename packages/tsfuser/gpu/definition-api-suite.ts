@@ -11,7 +11,7 @@
 // with outputs poisoned before the kernels run. Last line: `N passed, M failed`.
 
 import { HostTensor } from '@tsfuser/fusion-ir';
-import { Tensor, type DeviceContext } from '@tsfuser/runtime';
+import { Tensor, type DeviceContext } from '@tsfuser/device';
 import { FusionDefinition } from '../src/definition/fusion-definition.js';
 import { FusionCache } from '../src/cache/fusion-cache.js';
 import { createGpuBackend } from '../src/execute/gpu-backend.js';

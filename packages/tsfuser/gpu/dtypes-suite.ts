@@ -14,7 +14,8 @@
 // the copy bandwidth. Prints a table and `N passed, M failed`; exits 1 on any failure.
 
 import { cast, evaluate, Fusion, HostTensor, makeTensor, type DataType } from '@tsfuser/fusion-ir';
-import { DeviceContext, FusionExecutor, isAvailable, l2Flusher, runtimeInfoFor, schedulerDevice, Tensor, timeDevice } from '@tsfuser/runtime';
+import { FusionExecutor, runtimeInfoFor, schedulerDevice } from '@tsfuser/runtime';
+import { DeviceContext, isAvailable, l2Flusher, Tensor, timeDevice } from '@tsfuser/device';
 import { PointwiseScheduler, SchedulerRegistry, type PointwiseOverrides } from '@tsfuser/scheduler';
 import { fp8Cases, fp8CastValues, fp8DirectReductionCases, uint64Cases, uint64Input, type Fp8Case } from '@tsfuser/test-support';
 import { toDeviceInput, type DeviceInput } from '../src/bench/device-inputs.js';

@@ -18,7 +18,8 @@
 
 import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { schedulerDevice, type Tensor } from '@tsfuser/runtime';
+import { type Tensor } from '@tsfuser/device';
+import { schedulerDevice } from '@tsfuser/runtime';
 import { loadDefinition } from '../src/cli/load-definition.js';
 import { planInputs } from '../src/cli/run-inputs.js';
 import { compileForTarget } from '../src/dumps/compile-for-target.js';

@@ -21,7 +21,8 @@
 // Prints a table and `N passed, M failed`; exits 1 on any failure.
 
 import { evaluate, HostTensor, indexSelect, makeTensor, sum, Fusion, type EvalValue } from '@tsfuser/fusion-ir';
-import { DeviceContext, FusionExecutor, FusionExecutorCache, isAvailable, l2Flusher, runtimeInfoFor, schedulerDevice, Tensor, timeDevice, type ExecutorArgument } from '@tsfuser/runtime';
+import { DeviceContext, isAvailable, l2Flusher, Tensor, timeDevice } from '@tsfuser/device';
+import { FusionExecutor, FusionExecutorCache, runtimeInfoFor, schedulerDevice, type ExecutorArgument } from '@tsfuser/runtime';
 import { PointwiseScheduler, SchedulerRegistry, type PointwiseOverrides } from '@tsfuser/scheduler';
 import { compareOutput, indexingCases, indexingInputs, randomIndexingCase, seededRandom, type IndexingCase } from '@tsfuser/test-support';
 import { toDeviceInput, type DeviceInput } from '../src/bench/device-inputs.js';

@@ -13,7 +13,8 @@
 // element a kernel never writes shows too. Last line: `N passed, M failed`.
 
 import { add, cast, evaluate, Fusion, HostTensor, makeTensor, sum } from '@tsfuser/fusion-ir';
-import { DeviceContext, FusionExecutorCache, isAvailable, Tensor } from '@tsfuser/runtime';
+import { DeviceContext, isAvailable, Tensor } from '@tsfuser/device';
+import { FusionExecutorCache } from '@tsfuser/runtime';
 import { Random } from '../src/bench/device-inputs.js';
 
 const flag = (name: string, fallback: number): number => {

@@ -10,7 +10,8 @@
 // (a workload may also be a sweep point name, e.g. layer_norm_f32_8192x16384: bench --suite sweep)
 // (the heuristic's own schedule always runs first: the others are checked against it)
 
-import { DeviceContext, FusionExecutorCache, isAvailable } from '@tsfuser/runtime';
+import { DeviceContext, isAvailable } from '@tsfuser/device';
+import { FusionExecutorCache } from '@tsfuser/runtime';
 import { InnerPersistentScheduler, SchedulerRegistry, type InnerPersistentOverrides } from '@tsfuser/scheduler';
 import { randomHost, toDeviceInput, Random } from '../src/bench/device-inputs.js';
 import { l2Flusher, timeDevice } from '../src/bench/timing.js';

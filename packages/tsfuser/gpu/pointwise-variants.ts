@@ -4,7 +4,8 @@
 //
 //   bash gpu-bundle/run.sh tsfuser-pointwise-variants
 
-import { DeviceContext, FusionExecutor, Tensor, isAvailable, runtimeInfoFor, schedulerDevice } from '@tsfuser/runtime';
+import { DeviceContext, Tensor, isAvailable } from '@tsfuser/device';
+import { FusionExecutor, runtimeInfoFor, schedulerDevice } from '@tsfuser/runtime';
 import { PointwiseScheduler, SchedulerRegistry, type PointwiseOverrides } from '@tsfuser/scheduler';
 import { compileFusion } from '@tsfuser/codegen';
 

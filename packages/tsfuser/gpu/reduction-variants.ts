@@ -7,7 +7,8 @@
 //
 //   bash gpu-bundle/run.sh tsfuser-reduction-variants [workload,…]
 
-import { DeviceContext, FusionExecutorCache, Tensor, isAvailable } from '@tsfuser/runtime';
+import { DeviceContext, Tensor, isAvailable } from '@tsfuser/device';
+import { FusionExecutorCache } from '@tsfuser/runtime';
 import { Fusion, makeTensor, sum } from '@tsfuser/fusion-ir';
 import { InnerPersistentScheduler, PointwiseScheduler, ReductionScheduler, SchedulerRegistry, type ReductionOverrides } from '@tsfuser/scheduler';
 import { randomHost, toDeviceInput, Random } from '../src/bench/device-inputs.js';

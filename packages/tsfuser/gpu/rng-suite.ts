@@ -14,7 +14,8 @@
 // against the copy bandwidth. Prints a table and `N passed, M failed`; exits 1 on any failure.
 
 import { evaluate, HostTensor, type DataType, type Fusion } from '@tsfuser/fusion-ir';
-import { DeviceContext, FusionExecutor, isAvailable, l2Flusher, runtimeInfoFor, schedulerDevice, Tensor, timeDevice } from '@tsfuser/runtime';
+import { DeviceContext, isAvailable, l2Flusher, Tensor, timeDevice } from '@tsfuser/device';
+import { FusionExecutor, runtimeInfoFor, schedulerDevice } from '@tsfuser/runtime';
 import { PointwiseScheduler, SchedulerRegistry, type PointwiseOverrides } from '@tsfuser/scheduler';
 import { dropoutResidualLayerNorm, rngCases, type RngCase } from '@tsfuser/test-support';
 import { randomHost, toDeviceInput, Random, type DeviceInput } from '../src/bench/device-inputs.js';

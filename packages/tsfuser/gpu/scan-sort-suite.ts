@@ -13,7 +13,8 @@
 // `N passed, M failed`; exits 1 on any failure.
 
 import { evaluate, HostTensor, type Fusion } from '@tsfuser/fusion-ir';
-import { DeviceContext, FusionExecutor, FusionExecutorCache, isAvailable, l2Flusher, runtimeInfoFor, schedulerDevice, Tensor, timeDevice } from '@tsfuser/runtime';
+import { DeviceContext, isAvailable, l2Flusher, Tensor, timeDevice } from '@tsfuser/device';
+import { FusionExecutor, FusionExecutorCache, runtimeInfoFor, schedulerDevice } from '@tsfuser/runtime';
 import { cumsumWithPointwise, randomScanSortCase, scanSortCases, scanSortInput, scanSortMismatch, seededRandom, type ScanSortCase } from '@tsfuser/test-support';
 import { toDeviceInput } from '../src/bench/device-inputs.js';
 import { copyBandwidth } from '../src/bench/timing.js';

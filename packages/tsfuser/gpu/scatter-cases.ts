@@ -8,7 +8,8 @@
 // fail the launch (trap).
 
 import { evaluate, HostTensor } from '@tsfuser/fusion-ir';
-import { FusionExecutorCache, l2Flusher, Tensor, timeDevice, type DeviceContext, type ExecutorArgument } from '@tsfuser/runtime';
+import { FusionExecutorCache, type ExecutorArgument } from '@tsfuser/runtime';
+import { l2Flusher, Tensor, timeDevice, type DeviceContext } from '@tsfuser/device';
 import { randomScatterCase, scatterCases, scatterInputs, scatterMismatch, seededRandom, type ScatterCase } from '@tsfuser/test-support';
 
 export interface SuiteRow {

@@ -27,7 +27,8 @@
 // case and per fixture, `N passed, M failed` last; exits 1 on failure.
 
 import { add, broadcast, cast, cat, evaluate, expand, Fusion, full, HostTensor, iota, makeTensor, mul, pad, size, type EvalValue } from '@tsfuser/fusion-ir';
-import { DeviceContext, FusionExecutorCache, isAvailable, Tensor, type ExecutorArgument } from '@tsfuser/runtime';
+import { DeviceContext, isAvailable, Tensor } from '@tsfuser/device';
+import { FusionExecutorCache, type ExecutorArgument } from '@tsfuser/runtime';
 import { permutedAllocationOrder, segmentPlanFor } from '@tsfuser/scheduler';
 import {
   compareOutput, randomResizeCase, randomShapeOpsCase, randomTensor, randomTransposeCase, ropeFusion, ropeInputs, runtimeInfoOf, seeded, shapeOpsFixtures, transposeFixtures, type ShapeOpsFixture,

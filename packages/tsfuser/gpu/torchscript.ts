@@ -10,7 +10,7 @@ import { basename } from 'node:path';
 import { HostTensor } from '@tsfuser/fusion-ir';
 import { fuseGraph, guardFusionGroups, runGraph, type RunValue } from '@tsfuser/graph-fuser';
 import { parseIR } from '@tsfuser/jit-ir';
-import { isAvailable } from '@tsfuser/runtime';
+import { isAvailable } from '@tsfuser/device';
 import type { DataType } from '@tsfuser/fusion-ir';
 import type { Graph, Node as JitNode } from '@tsfuser/jit-ir';
 import { Random } from '../src/io/random.js';

@@ -19,7 +19,7 @@ import { join, resolve } from 'node:path';
 import { HostTensor } from '@tsfuser/fusion-ir';
 import { parseIR, type Node as JitNode } from '@tsfuser/jit-ir';
 import { createPhiloxGenerator, fuseGraph, guardFusionGroups, runGraph } from '@tsfuser/graph-fuser';
-import { isAvailable } from '@tsfuser/runtime';
+import { isAvailable } from '@tsfuser/device';
 import { createGpuBackend } from '../src/execute/gpu-backend.js';
 import { compareTensors } from '../src/io/compare.js';
 import { readNpy } from '../src/io/npy.js';

@@ -3,7 +3,7 @@
 export const packageName = 'tsfuser';
 
 export { Complex, DataType } from '@tsfuser/fusion-ir';
-export { Tensor } from '@tsfuser/runtime';
+export { Tensor } from '@tsfuser/device';
 export {
   DefinitionError,
   InputMismatchError,

@@ -5,7 +5,7 @@
 // numbers (same seed and offset) below 0.9, kept values scaled by 1 / 0.9, the rest in float64
 // here, compared within bf16 rounding.
 import { describe, expect, it } from 'vitest';
-import { Tensor } from '@tsfuser/runtime';
+import { Tensor } from '@tsfuser/device';
 import { defaultSchedulerRegistry, makeRuntimeInfo, segmentFusion } from '@tsfuser/scheduler';
 import { DROPOUT_OFFSET, DROPOUT_SEED, dropoutResidualLayerNorm } from '../src/bench/workloads.js';
 import { randomHost, Random } from '../src/bench/device-inputs.js';

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { HostTensor } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, makeRuntimeInfo, segmentFusion } from '@tsfuser/scheduler';
 import { compileFusion } from '@tsfuser/codegen';
-import { Tensor } from '@tsfuser/runtime';
+import { Tensor } from '@tsfuser/device';
 import { reshapeLayerNormDefinition, reshapeWorkloads } from '../src/bench/reshape-workloads.js';
 
 interface TorchValues {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { HostTensor } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, makeRuntimeInfo, segmentFusion } from '@tsfuser/scheduler';
 import { compileFusion } from '@tsfuser/codegen';
-import { Tensor } from '@tsfuser/runtime';
+import { Tensor } from '@tsfuser/device';
 import { resizeWorkloads, ropeDefinition } from '../src/bench/resize-workloads.js';
 import { randomHost, Random } from '../src/bench/device-inputs.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HostTensor } from '@tsfuser/fusion-ir';
-import { Tensor } from '@tsfuser/runtime';
+import { Tensor } from '@tsfuser/device';
 import { sweepDefinition, sweepInputs } from '../src/bench/sweep-definitions.js';
 import {
   chunkOf,

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { HostTensor } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, makeRuntimeInfo, segmentFusion } from '@tsfuser/scheduler';
 import { compileFusion } from '@tsfuser/codegen';
-import { Tensor } from '@tsfuser/runtime';
+import { Tensor } from '@tsfuser/device';
 import { permuteDefinition, transposeWorkloads } from '../src/bench/transpose-workloads.js';
 import { randomHost, Random } from '../src/bench/device-inputs.js';
 

@@ -7,7 +7,7 @@ import { HostTensor, dataTypeSize, evaluate, type EvalValue, type TensorView } f
 import { bindExtents, defaultSchedulerRegistry, evaluateExtent, makeRuntimeInfo, segmentFusion } from '@tsfuser/scheduler';
 import { compileFusion } from '@tsfuser/codegen';
 import { SchedulingError } from '@tsfuser/scheduler';
-import { Tensor, isAvailable } from '@tsfuser/runtime';
+import { Tensor, isAvailable } from '@tsfuser/device';
 import { benchWorkloads, layerNormBackwardWorkloads, normalizationWorkloads, tinyWorkload } from '../src/bench/workloads.js';
 import { formatBenchReport, type BenchReport } from '../src/bench/run-bench.js';
 import { median } from '../src/bench/timing.js';

@@ -4,7 +4,7 @@
 // `re+imj` form) importing back to the same records, printed TypeScript, execution on the
 // reference backend with interleaved (re, im) host data, and one clear error for an op PyTorch
 // refuses on complex.
-import { Tensor } from '@tsfuser/runtime';
+import { Tensor } from '@tsfuser/device';
 import { describe, expect, it } from 'vitest';
 import { Complex, DataType, FusionCache, FusionDefinition, hashRecords, importPythonDefinition, printTypeScriptDefinition } from '../src/index.js';
 

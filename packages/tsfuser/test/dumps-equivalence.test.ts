@@ -5,7 +5,8 @@
 // plan must launch the same kernels with the same grids, blocks and shared memory. A one-kernel
 // fusion's dumps are also codegen's compileFusion output for the same inputs.
 import { compileFusion } from '@tsfuser/codegen';
-import { FusionExecutorCache, Tensor } from '@tsfuser/runtime';
+import { Tensor } from '@tsfuser/device';
+import { FusionExecutorCache } from '@tsfuser/runtime';
 import { H100_PROPERTIES, makeRuntimeInfo } from '@tsfuser/scheduler';
 import { describe, expect, it } from 'vitest';
 import { loadDefinition } from '../src/cli/load-definition.js';

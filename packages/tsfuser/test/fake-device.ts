@@ -2,7 +2,7 @@
 // aligned addresses, "compiles" by keeping the source, and records launches instead of running
 // them — enough for FusionExecutorCache (the GPU path's segmentation, heuristics, lowering, CUDA
 // and launch planning) to run on a machine without a GPU. Output values are not computed.
-import type { DeviceContext } from '@tsfuser/runtime';
+import type { DeviceContext } from '@tsfuser/device';
 
 export interface RecordedLaunch {
   kernel: string;

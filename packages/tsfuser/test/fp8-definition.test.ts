@@ -3,7 +3,7 @@
 // with no other tensor dtype), and the usual fp8 scaling recipe (amax of bf16, scale, cast to
 // e4m3) on the reference backend, checked byte for byte against an independent computation.
 import { numberToFloat8E4M3FnBits, roundToBFloat16 } from '@tsfuser/fusion-ir';
-import { Tensor } from '@tsfuser/runtime';
+import { Tensor } from '@tsfuser/device';
 import { describe, expect, it } from 'vitest';
 import { DataType, FusionCache, FusionDefinition, hashRecords, importPythonDefinition } from '../src/index.js';
 import { seededRandom } from '@tsfuser/test-support';

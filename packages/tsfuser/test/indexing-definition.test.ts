@@ -3,7 +3,7 @@
 // PyTorch's results, out-of-range indices as one clear error, how fusions with indexed loads
 // segment (a pointwise consumer fuses; a reduction consumer and a computed lookup get a segment
 // boundary; scatter is a greedy segment of its own on the GPU path), and the embedding_lookup.py fixture.
-import { Tensor } from '@tsfuser/runtime';
+import { Tensor } from '@tsfuser/device';
 import { describe, expect, it } from 'vitest';
 import { DataType, FusionCache, FusionDefinition, hashRecords, importPythonDefinition, importPythonScript } from '../src/index.js';
 import { explainSegments } from '../src/cli/explain.js';

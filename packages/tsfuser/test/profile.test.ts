@@ -3,7 +3,8 @@
 // The executor cache runs on the fake H100 (test/fake-device.ts), whose events read a clock that
 // advances FAKE_LAUNCH_MS per launch, so every kernel must time exactly FAKE_LAUNCH_MS; the
 // FusionDefinition side is checked through a backend that reports a profile.
-import { FusionExecutorCache, Tensor, type FusionProfile } from '@tsfuser/runtime';
+import { FusionExecutorCache, type FusionProfile } from '@tsfuser/runtime';
+import { Tensor } from '@tsfuser/device';
 import { dataTypeSize } from '@tsfuser/fusion-ir';
 import { describe, expect, it } from 'vitest';
 import { loadDefinition } from '../src/cli/load-definition.js';
@@ -64,7 +65,7 @@ describe('kernel profiles of the executor cache', () => {
     const cache = new FusionExecutorCache(definition.fusionIr(), device, { concurrentSegments: false });
     cache.runFusion(inputs, { profile: true });
     const profile = cache.lastProfile() as FusionProfile;
-    const tensorBytes = inputs.reduce<number>((s, t) => s + (t instanceof Tensor ? t.numel * dataTypeSize(t.dtype) : 0), 0);
+    const tensorBytes = inputs.reduce<number>((s, t) => s + (t instanceof Tensor ? (t as Tensor).numel * dataTypeSize((t as Tensor).dtype) : 0), 0);
     expect(profile.segments).toBe(1);
     expect(profile.inputBytes).toBe(tensorBytes);
     // softmax's output has its input's shape and dtype.

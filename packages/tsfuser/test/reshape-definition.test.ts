@@ -3,7 +3,7 @@
 // inputs (define_vector(size)) or sizes of inputs (ops.size, -1 inferred) plans and segments with
 // the values given (it used to fail: `cannot evaluate extent … from the input sizes`); the
 // reference backend computes the same as PyTorch's reshape (row-major order kept).
-import { Tensor } from '@tsfuser/runtime';
+import { Tensor } from '@tsfuser/device';
 import { describe, expect, it } from 'vitest';
 import { DataType, FusionCache, FusionDefinition } from '../src/index.js';
 import { explainSegments } from '../src/cli/explain.js';

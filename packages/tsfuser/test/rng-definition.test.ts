@@ -1,7 +1,7 @@
 // Random-number ops through FusionDefinition: nvFuser's python keywords (rng_seed, rng_offset,
 // dtype, minval/maxval, mean/std, diagonal), execution on the reference backend, dropout with a
 // residual add as one pointwise segment, and the dropout_residual.py definition fixture.
-import { Tensor } from '@tsfuser/runtime';
+import { Tensor } from '@tsfuser/device';
 import { describe, expect, it } from 'vitest';
 import { DataType, FusionCache, FusionDefinition, hashRecords, importPythonDefinition, importPythonScript } from '../src/index.js';
 import { explainSegments } from '../src/cli/explain.js';

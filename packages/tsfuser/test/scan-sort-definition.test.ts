@@ -1,7 +1,7 @@
 // Scans and sorts through FusionDefinition: nvFuser's python keywords (dim, init, descending,
 // stable, k, largest, sorted), printed python that imports back to the same records, an nvFuser
 // style definition text, and execution on the reference backend.
-import { Tensor } from '@tsfuser/runtime';
+import { Tensor } from '@tsfuser/device';
 import { describe, expect, it } from 'vitest';
 import { DataType, FusionCache, FusionDefinition, hashRecords, importPythonDefinition } from '../src/index.js';
 

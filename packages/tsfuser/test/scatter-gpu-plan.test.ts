@@ -2,7 +2,7 @@
 // segment of their own between pointwise segments) and the launch plan the executor cache runs
 // (compileForTarget walks the same planLaunch): the pointwise copy of self into the scatter's
 // output buffer comes right before the scatter kernel and writes the buffer the kernel writes.
-import { Tensor } from '@tsfuser/runtime';
+import { Tensor } from '@tsfuser/device';
 import { describe, expect, it } from 'vitest';
 import { DataType, FusionCache, FusionDefinition } from '../src/index.js';
 import { explainSegments } from '../src/cli/explain.js';

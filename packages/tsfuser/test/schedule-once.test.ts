@@ -4,7 +4,8 @@
 // generateKernel takes a scheduled fusion and never computes heuristics. Runs the real
 // FusionExecutorCache on the fake H100 (test/fake-device.ts: no kernels run).
 import { compileFusion, generateKernel } from '@tsfuser/codegen';
-import { FusionExecutor, FusionExecutorCache, Tensor } from '@tsfuser/runtime';
+import { Tensor } from '@tsfuser/device';
+import { FusionExecutor, FusionExecutorCache } from '@tsfuser/runtime';
 import { defaultSchedulerRegistry, H100_PROPERTIES, makeRuntimeInfo, SchedulerRegistry } from '@tsfuser/scheduler';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadDefinition } from '../src/cli/load-definition.js';

@@ -1,7 +1,7 @@
 // UInt64 through FusionDefinition: nvFuser's name (DataType.UInt64, torch.uint64), printed python
 // that imports back to the same records, PyTorch's promotion rules (an error with another
 // integer tensor dtype), and wrapping arithmetic on the reference backend with BigUint64Array data.
-import { Tensor } from '@tsfuser/runtime';
+import { Tensor } from '@tsfuser/device';
 import { describe, expect, it } from 'vitest';
 import { DataType, FusionCache, FusionDefinition, hashRecords, importPythonDefinition } from '../src/index.js';
 

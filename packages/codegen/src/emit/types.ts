@@ -1,4 +1,7 @@
 // C++ spellings of dtypes in generated kernels (no CUDA headers: `long long`, own half types).
+// The one table for kernel source text. fusion-ir's `cppTypeName` is a different thing: the
+// name nvFuser's IR printer shows (`int64_t`); NVRTC compiles without <cstdint>, so kernel
+// source spells Int as `long long` (same 64-bit type on every CUDA target).
 import { isFloat8Type, type DataType } from '@tsfuser/fusion-ir';
 
 /** Storage type of a dtype in memory and locals. */

@@ -4,9 +4,15 @@
 //   allStmts   every statement of a tree, depth first, containers before their contents
 //   someStmt   whether any statement of a tree satisfies a predicate
 //   mapLeaves  the tree with each non-container statement replaced by zero or more statements
-// Invariant: containers keep their fields and order; only leaves are replaced.
+//   mapStmts   the tree with every statement replaced bottom-up (containers after their contents)
+//   mapStmtLists  the tree with every statement list (top, loop bodies, branches) rewritten, innermost first
+//   forEachStmt   every statement with the ForLoops enclosing it, over snapshots of each list
+// Invariant: a walk reaches every statement of the tree exactly once; mapLeaves keeps containers'
+// fields and order, only leaves are replaced.
 
 import type { Stmt } from './nodes.js';
+
+type ForLoop = Extract<Stmt, { kind: 'ForLoop' }>;
 
 type Leaf = Exclude<Stmt, { kind: 'ForLoop' | 'IfThenElse' }>;
 
@@ -36,4 +42,45 @@ export function mapLeaves(stmts: readonly Stmt[], f: (s: Leaf) => Stmt | Stmt[])
     const r = f(s);
     return Array.isArray(r) ? r : [r];
   });
+}
+
+/**
+ * The tree with every statement replaced by `f(statement)`, bottom-up: a container is passed to
+ * `f` with its contents already mapped (so `f` may rewrite a container's own fields).
+ */
+export function mapStmts(stmts: readonly Stmt[], f: (s: Stmt) => Stmt | Stmt[]): Stmt[] {
+  return stmts.flatMap((s): Stmt[] => {
+    const inner: Stmt =
+      s.kind === 'ForLoop' ? { ...s, body: mapStmts(s.body, f) } : s.kind === 'IfThenElse' ? { ...s, then: mapStmts(s.then, f), else: mapStmts(s.else, f) } : s;
+    const r = f(inner);
+    return Array.isArray(r) ? r : [r];
+  });
+}
+
+/**
+ * The tree with every statement list — the top one, each ForLoop body, each IfThenElse branch —
+ * replaced by `f(list)`, innermost lists first (a list is passed with its nested lists rewritten).
+ */
+export function mapStmtLists(stmts: readonly Stmt[], f: (list: readonly Stmt[]) => Stmt[]): Stmt[] {
+  return f(
+    stmts.map((s): Stmt =>
+      s.kind === 'ForLoop' ? { ...s, body: mapStmtLists(s.body, f) } : s.kind === 'IfThenElse' ? { ...s, then: mapStmtLists(s.then, f), else: mapStmtLists(s.else, f) } : s,
+    ),
+  );
+}
+
+/**
+ * Calls `visit(s, loops)` on every statement, depth first (a container before its contents), with
+ * the ForLoops enclosing it, outermost first. Each list is walked as it was when the walk reached
+ * it, so `visit` may insert statements into the lists of enclosing loops (they are not visited).
+ */
+export function forEachStmt(stmts: readonly Stmt[], visit: (s: Stmt, loops: readonly ForLoop[]) => void, loops: readonly ForLoop[] = []): void {
+  for (const s of [...stmts]) {
+    visit(s, loops);
+    if (s.kind === 'ForLoop') forEachStmt(s.body, visit, [...loops, s]);
+    else if (s.kind === 'IfThenElse') {
+      forEachStmt(s.then, visit, loops);
+      forEachStmt(s.else, visit, loops);
+    }
+  }
 }

@@ -12,6 +12,7 @@ import type { TensorView } from '@tsfuser/fusion-ir';
 import { LoweringError } from '../errors.js';
 import { iadd, iconst, imul, type IndexExpr } from '../kernel-ir/index-expr.js';
 import type { Stmt } from '../kernel-ir/nodes.js';
+import { forEachStmt } from '../kernel-ir/walk.js';
 import type { LoweringContext } from './context.js';
 import type { LoopGroups } from './loop-groups.js';
 
@@ -54,16 +55,12 @@ export function insertAllocations(ctx: LoweringContext, groups: LoopGroups, body
     const allocs = target.filter((x) => x.kind === 'Allocate').length;
     target.splice(allocs, 0, { kind: 'Allocate', buffer: ctx.tensorName(out), dtype: ctx.storageDtype(out), size, align });
   };
-  const visit = (stmts: Stmt[], loops: Stmt[][]): void => {
-    for (const s of [...stmts]) {
-      if (s.kind === 'ForLoop') visit(s.body, [...loops, s.body]);
-      if (s.kind !== 'PendingExpr' || s.phase !== undefined) continue;
-      // Every output: Welford's avg, varSum and n each get a buffer.
-      for (const out of s.expr.outputs) {
-        if (out.kind === 'tensorView' && out.memoryType === 'Local') allocate(out, loops);
-      }
+  forEachStmt(body, (s, loops) => {
+    if (s.kind !== 'PendingExpr' || s.phase !== undefined) return;
+    // Every output: Welford's avg, varSum and n each get a buffer.
+    for (const out of s.expr.outputs) {
+      if (out.kind === 'tensorView' && out.memoryType === 'Local') allocate(out, loops.map((l) => l.body));
     }
-  };
-  visit(body, []);
+  });
   return body;
 }

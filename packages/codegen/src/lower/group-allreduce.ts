@@ -16,6 +16,7 @@
 import { accessesOf } from '../kernel-ir/effects.js';
 import { printIndex } from '../kernel-ir/index-expr.js';
 import type { Predicate, Stmt } from '../kernel-ir/nodes.js';
+import { mapStmtLists } from '../kernel-ir/walk.js';
 
 type BlockReduce = Extract<Stmt, { kind: 'BlockReduce' }>;
 
@@ -53,8 +54,9 @@ function hoistableInits(first: BlockReduce, between: readonly Stmt[], b: BlockRe
   return inits;
 }
 
+/** One statement list with its compatible allreduce pairs grouped (nested lists are done first). */
 function groupList(stmts: readonly Stmt[]): Stmt[] {
-  let out = stmts.map((s) => (s.kind === 'ForLoop' ? { ...s, body: groupList(s.body) } : s));
+  let out = [...stmts];
   for (let i = 0; i < out.length; i += 1) {
     const first = out[i] as Stmt;
     if (!isUngroupedAllreduce(first)) continue;
@@ -75,5 +77,5 @@ function groupList(stmts: readonly Stmt[]): Stmt[] {
 
 /** Groups pairs of compatible block allreduces throughout the kernel body. */
 export function groupAllreduces(body: readonly Stmt[]): Stmt[] {
-  return groupList(body);
+  return mapStmtLists(body, groupList);
 }

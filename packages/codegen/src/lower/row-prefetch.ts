@@ -23,6 +23,7 @@
 import { LoweringError } from '../errors.js';
 import { iadd, iconst, isym, substituteSymbols, symbolsOf, type IndexExpr } from '../kernel-ir/index-expr.js';
 import { accessesOf, containsReduction } from '../kernel-ir/effects.js';
+import { allStmts, mapStmts, someStmt } from '../kernel-ir/walk.js';
 import type { Predicate, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
 
 type LoadStore = Extract<Stmt, { kind: 'LoadStore' }>;
@@ -37,37 +38,23 @@ function mentions(e: IndexExpr, name: string): boolean {
   return symbolsOf(e).has(name);
 }
 
-/** The LoadStores of a row load, or null when `s` is anything else. */
+function isRowLoad(s: Stmt): s is LoadStore {
+  return s.kind === 'LoadStore' && s.in.memory === 'Global' && s.out.memory === 'Local' && s.width > 1;
+}
+
+/**
+ * The LoadStores of a row load, or null when `s` is anything else: a tree of non-empty loops and
+ * else-less non-empty ifs whose every leaf is a vectorized global → local load.
+ */
 export function rowLoadLeaves(s: Stmt): LoadStore[] | null {
-  switch (s.kind) {
-    case 'LoadStore':
-      return s.in.memory === 'Global' && s.out.memory === 'Local' && s.width > 1 ? [s] : null;
-    case 'ForLoop': {
-      const leaves = s.body.map(rowLoadLeaves);
-      return leaves.every((l): l is LoadStore[] => l !== null) && leaves.length > 0 ? leaves.flat() : null;
-    }
-    case 'IfThenElse': {
-      if (s.else.length > 0) return null;
-      const leaves = s.then.map(rowLoadLeaves);
-      return leaves.every((l): l is LoadStore[] => l !== null) && leaves.length > 0 ? leaves.flat() : null;
-    }
-    default:
-      return null;
-  }
+  const all = allStmts([s]);
+  const shaped = all.every((x) => (x.kind === 'ForLoop' ? x.body.length > 0 : x.kind === 'IfThenElse' ? x.else.length === 0 && x.then.length > 0 : isRowLoad(x)));
+  return shaped ? all.filter(isRowLoad) : null;
 }
 
 /** Whether a load of `s` reads a row-dependent address (the weight's loads do not). */
 function readsRow(s: Stmt, row: string): boolean {
-  switch (s.kind) {
-    case 'LoadStore':
-      return mentions(s.in.index, row);
-    case 'ForLoop':
-      return s.body.some((b) => readsRow(b, row));
-    case 'IfThenElse':
-      return s.then.some((b) => readsRow(b, row));
-    default:
-      return false;
-  }
+  return someStmt([s], (x) => x.kind === 'LoadStore' && mentions(x.in.index, row));
 }
 
 /** How many accesses of `stmts` write each buffer. */
@@ -77,20 +64,23 @@ export function writes(stmts: readonly Stmt[]): Map<string, number> {
   return count;
 }
 
-/** `s` with the row index replaced by `by` and each load's output buffer renamed. */
+/** `s` (a row load) with the row index replaced by `by` and each load's output buffer renamed. */
 export function retarget(s: Stmt, row: string, by: IndexExpr, rename: ReadonlyMap<string, string>): Stmt {
   const pred = (p: Predicate): Predicate => ({ index: substitute(p.index, row, by), extent: substitute(p.extent, row, by) });
   const access = (a: TensorAccess, out: boolean): TensorAccess => ({ ...a, tensor: out ? (rename.get(a.tensor) ?? a.tensor) : a.tensor, index: substitute(a.index, row, by) });
-  switch (s.kind) {
-    case 'LoadStore':
-      return { ...s, in: access(s.in, false), out: access(s.out, true) };
-    case 'ForLoop':
-      return { ...s, extent: substitute(s.extent, row, by), body: s.body.map((b) => retarget(b, row, by, rename)) };
-    case 'IfThenElse':
-      return { ...s, predicates: s.predicates.map(pred), then: s.then.map((b) => retarget(b, row, by, rename)) };
-    default:
-      throw new LoweringError(`row prefetch: unexpected ${s.kind} in a row load`);
-  }
+  const [out] = mapStmts([s], (x): Stmt => {
+    switch (x.kind) {
+      case 'LoadStore':
+        return { ...x, in: access(x.in, false), out: access(x.out, true) };
+      case 'ForLoop':
+        return { ...x, extent: substitute(x.extent, row, by) };
+      case 'IfThenElse':
+        return { ...x, predicates: x.predicates.map(pred) };
+      default:
+        throw new LoweringError(`row prefetch: unexpected ${x.kind} in a row load`);
+    }
+  });
+  return out as Stmt; // one statement in, one out
 }
 
 /** `buffer[k] ← source[k]` for k < size, unrolled. */

@@ -113,7 +113,7 @@ export function dataTypeSize(dtype: DataType): number {
   }
 }
 
-/** The C++ type nvFuser prints for a dtype (`float`, `__half`, `int64_t` …). */
+/** The C++ type nvFuser's IR printer shows for a dtype (`float`, `__half`, `int64_t` …); kernel source text uses codegen's storageType. */
 export function cppTypeName(dtype: DataType): string {
   switch (dtype) {
     case 'Bool':

@@ -100,8 +100,8 @@ export function tensorType(parts: Partial<Omit<TensorType, 'kind'>> = {}): Tenso
   return { ...DynamicTensorType, ...parts };
 }
 
-/** Contiguous strides of `sizes` (row-major), as PyTorch computes them. */
-export function contiguousStrides(sizes: readonly number[]): number[] {
+/** Contiguous strides of `sizes` (row-major), as PyTorch computes them (module-private: jit-ir sits below fusion-ir, whose contiguousStrides is the public one). */
+function contiguousStrides(sizes: readonly number[]): number[] {
   const strides = new Array<number>(sizes.length).fill(1);
   for (let i = sizes.length - 2; i >= 0; i--) {
     strides[i] = (strides[i + 1] ?? 1) * Math.max(sizes[i + 1] ?? 1, 1);

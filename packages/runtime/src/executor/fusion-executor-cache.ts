@@ -19,11 +19,8 @@
 
 import { dataTypeSize, printFusion, printMath, type DataType, type Fusion, type Val } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, materializeStrideOrders, segmentationPlanner, type KernelParams, type RuntimeInfo, type SchedulerRegistry, type SchedulerType } from '@tsfuser/scheduler';
-import type { ArgumentValue } from '@tsfuser/codegen';
-import type { CubinCache } from '../cubin-cache.js';
-import type { DeviceContext } from '../device.js';
+import { type KernelArgument, type CubinCache, type DeviceContext, Tensor } from '@tsfuser/device';
 import { ExecutorInputError } from '../errors.js';
-import { Tensor } from '../tensor.js';
 import { FusionExecutor, type CompileReport } from './fusion-executor.js';
 import { occupancyLine } from './occupancy-line.js';
 import { finishProfile, type FusionProfile, type PendingKernelTiming } from './kernel-profile.js';
@@ -32,7 +29,7 @@ import { validateInputLayout } from './input-validation.js';
 import { bindArguments, planLaunch, type PlanRef, type PlanView } from './launch-planner.js';
 import type { TensorLayout } from './output-allocation.js';
 import { isIntegralScalar, plannedArguments, pointerAlignment, runtimeInfoFor, schedulerDevice, type ExecutorArgument } from './runtime-info.js';
-import type { SegmentPlan, Segmenter } from './segment-plan.js';
+import type { SegmentPlan, Segmenter } from '@tsfuser/scheduler';
 
 /** Dump names the executor prints (nvFuser's names). */
 export type ExecutorDump =
@@ -362,7 +359,7 @@ export class FusionExecutorCache {
     if (this.options.poisonOutputs === true) for (const b of buffers) b.poison();
     const tensorOf = (r: Extract<Ref, { kind: 'arg' | 'buffer' }>): Tensor => (r.kind === 'buffer' ? (buffers[r.index] as Tensor) : (args[r.index] as Tensor));
     const viewOf = (v: View): Tensor => tensorOf(v.base).asStrided(v.layout.sizes, v.layout.strides, v.offset);
-    const value = (r: Ref): ArgumentValue => {
+    const value = (r: Ref): KernelArgument => {
       if (r.kind === 'buffer') return (buffers[r.index] as Tensor).asKernelArgument();
       if (r.kind === 'view') return viewOf(plan.views[r.index] as View).asKernelArgument();
       const a = args[r.index] as ExecutorArgument;

@@ -4,12 +4,11 @@
 // argument buffer. Invariant: the loaded function is the one `kernel.source` compiled to, so a
 // reuse for other sizes is valid exactly when those sizes produce the same source.
 
-import { generateKernel, packKernelArguments, type ArgumentValue, type CompiledKernel, type CompileOptions } from '@tsfuser/codegen';
+import { generateKernel, type CompiledKernel, type CompileOptions } from '@tsfuser/codegen';
+import { packArguments, type KernelArgument, type ParameterLayout, type CubinCache, type DeviceContext, type KernelFunction, type KernelModule } from '@tsfuser/device';
+import { kernelParameterLayout } from './pack-kernel-arguments.js';
 import type { Fusion } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, InnerOuterPersistentScheduler, SchedulerRegistry, SchedulingError, type KernelParams, type RuntimeInfo, type Scheduler } from '@tsfuser/scheduler';
-import type { CubinCache } from '../cubin-cache.js';
-import type { DeviceContext } from '../device.js';
-import type { KernelFunction, KernelModule } from '../kernel.js';
 
 /** NVRTC flags every generated kernel is compiled with. */
 export const KERNEL_NVRTC_OPTIONS: readonly string[] = ['--std=c++17', '-default-device'];
@@ -37,12 +36,17 @@ export interface CompileReport {
 }
 
 export class FusionExecutor {
+  /** The kernel's parameters as the device packer lays them out (computed once, not per launch). */
+  private readonly parameters: ParameterLayout;
+
   private constructor(
     readonly kernel: CompiledKernel,
     private readonly module: KernelModule,
     readonly fn: KernelFunction,
     readonly report: CompileReport,
-  ) {}
+  ) {
+    this.parameters = kernelParameterLayout(kernel.args);
+  }
 
   /**
    * Schedules `fusion` for `runtimeInfo`, emits CUDA, compiles (or finds the cubin) and loads it.
@@ -120,9 +124,9 @@ export class FusionExecutor {
    * with a zero dimension means there is nothing to compute: no launch. `stream`: another
    * stream than the device's (FusionExecutorCache's side stream).
    */
-  launch(values: readonly ArgumentValue[], grid: readonly [number, number, number] = this.kernel.launch.grid, stream?: bigint): void {
+  launch(values: readonly KernelArgument[], grid: readonly [number, number, number] = this.kernel.launch.grid, stream?: bigint): void {
     if (grid[0] === 0 || grid[1] === 0 || grid[2] === 0) return;
-    const buffer = packKernelArguments(this.kernel.args, values);
+    const buffer = packArguments(this.parameters, values);
     this.fn.launch({ grid: [grid[0], grid[1], grid[2]], block: this.kernel.launch.block, sharedBytes: this.kernel.launch.sharedMemBytes, ...(stream === undefined ? {} : { stream }) }, buffer);
   }
 

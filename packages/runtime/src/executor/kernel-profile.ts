@@ -6,7 +6,7 @@
 // Invariant: a profile lists the kernels of one call in launch order; metadata-only segments
 // (expr_eval, no_op) launch nothing and are not listed.
 
-import type { CudaEvent } from '../kernel.js';
+import type { CudaEvent } from '@tsfuser/device';
 
 /** One launched kernel (nvFuser's KernelProfile, camelCase). */
 export interface KernelProfile {

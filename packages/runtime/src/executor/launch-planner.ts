@@ -15,7 +15,7 @@ import { dataTypeSize, type DataType, type Fusion, type Val } from '@tsfuser/fus
 import {
   bindExtents,
   viewLayouts,
-  type DeviceProperties as SchedulerDevice,
+  type SchedulerDevice,
   type ExtentBindings,
   type RuntimeInfo,
   type SchedulerRegistry,
@@ -24,7 +24,7 @@ import {
 import { ExecutorInputError } from '../errors.js';
 import { outputLayout, type TensorLayout } from './output-allocation.js';
 import { scatterCopyStep } from './scatter-copy.js';
-import type { PlanGroup, SegmentPlan } from './segment-plan.js';
+import type { SegmentPlan, SegmentPlanGroup } from '@tsfuser/scheduler';
 import { isIntegralScalar } from './runtime-info.js';
 
 /** What a plan knows of one fusion argument: a tensor's layout and pointer alignment, or a scalar. */
@@ -168,7 +168,7 @@ function largestPowerOfTwoDividing(bytes: number): number {
 }
 
 /** The outputs of a metadata-only group as views of what it reads (no kernel, no step). */
-function planViews<K>(group: PlanGroup, info: RuntimeInfo, refs: readonly PlanRef[], refOf: Map<Val, PlanRef>, plan: LaunchPlanLayout<K>, groupId: number): void {
+function planViews<K>(group: SegmentPlanGroup, info: RuntimeInfo, refs: readonly PlanRef[], refOf: Map<Val, PlanRef>, plan: LaunchPlanLayout<K>, groupId: number): void {
   let layouts: ReturnType<typeof viewLayouts>;
   try {
     layouts = viewLayouts(group.fusion, info.inputs.map((i) => (i.kind === 'tensor' ? i : null)), bindExtents(group.fusion, info));

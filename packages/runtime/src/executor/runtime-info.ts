@@ -3,10 +3,9 @@
 // executor cache memoizes everything derived from it.
 
 import type { Complex, DataType, Fusion } from '@tsfuser/fusion-ir';
-import type { DeviceProperties as SchedulerDevice, InputInfo, RuntimeInfo } from '@tsfuser/scheduler';
-import type { DeviceProperties } from '../device.js';
+import type { SchedulerDevice, InputInfo, RuntimeInfo } from '@tsfuser/scheduler';
+import { Tensor, type DeviceProperties } from '@tsfuser/device';
 import type { PlannedArgument } from './launch-planner.js';
-import { Tensor } from '../tensor.js';
 
 /** A fusion argument at execute time: a device tensor or a JS scalar. */
 /** A fusion input: a tensor, or a scalar (a Complex for ComplexFloat / ComplexDouble scalars). */

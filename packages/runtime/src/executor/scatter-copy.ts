@@ -11,7 +11,7 @@
 import { Fusion, makeTensor, set, type TensorView, type Val } from '@tsfuser/fusion-ir';
 import { scatterInitialization, type RuntimeInfo } from '@tsfuser/scheduler';
 import type { GroupKernelPlanner, PlanRef, PlanStep } from './launch-planner.js';
-import type { PlanGroup } from './segment-plan.js';
+import type { SegmentPlanGroup as PlanGroup } from '@tsfuser/scheduler';
 
 /** `out = set(self)` with self of `like`'s dtype and rank (symbolic sizes). */
 export function scatterCopyFusion(like: TensorView): Fusion {

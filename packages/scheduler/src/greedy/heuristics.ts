@@ -5,10 +5,9 @@
 // least a warp per row). argsort and large-k topk sort a row per block in shared memory; topk
 // with k ≤ 16 takes a warp per row, 8 rows per block.
 
-import { dataTypeSize } from '@tsfuser/fusion-ir';
+import { contiguousStrides, dataTypeSize } from '@tsfuser/fusion-ir';
 import type { LaunchDims } from '../heuristic-params.js';
 import { chooseIndexType } from '../index-type.js';
-import { contiguousStrides } from '../runtime-info.js';
 import { MAX_WARP_TOPK, greedyOpName, type GreedyFacts } from './analysis.js';
 import type { GreedyKernel, GreedyParams } from './params.js';
 

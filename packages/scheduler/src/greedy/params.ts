@@ -17,7 +17,7 @@
 // Equal parameters mean the same kernel (the kernel cache is keyed by them).
 
 import type { DataType, ScanOpType } from '@tsfuser/fusion-ir';
-import type { LaunchDims } from '../heuristic-params.js';
+import type { LaunchDims } from '../launch-dims.js';
 import type { IndexType } from '../index-type.js';
 
 export interface GreedyScanKernel {

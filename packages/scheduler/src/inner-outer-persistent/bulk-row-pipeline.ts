@@ -20,10 +20,10 @@
 // Invariant: a pure function of the heuristic's decisions and the device; no fusion is changed.
 
 import { dataTypeSize, type TensorView } from '@tsfuser/fusion-ir';
-import type { DeviceProperties } from '../runtime-info.js';
+import type { SchedulerDevice } from '../runtime-info.js';
 
 export interface BulkRowPipelineFacts {
-  device: DeviceProperties;
+  device: SchedulerDevice;
   /** Inputs of the row's full rank (grad_out, x): the ones the copies take. */
   fullRowInputs: readonly TensorView[];
   /** Whether every full-row input is read with vectors (of `vec` elements). */

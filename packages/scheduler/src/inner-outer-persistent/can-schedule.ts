@@ -17,9 +17,9 @@ import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
 import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { canScheduleNormalization } from '../segmentation/normalization.js';
-import { ExactLogicalMap } from '../pointwise/domain-map.js';
-import { rowShape } from '../normalization/heuristics.js';
-import { persistentIoRefusal, persistentWelfordRefusal, refuse, tvName } from '../normalization/persistent-refusals.js';
+import { ExactLogicalMap } from '../analysis/domain-map.js';
+import { rowShape } from '../inner-persistent/heuristics.js';
+import { persistentIoRefusal, persistentWelfordRefusal, refuse, tvName } from '../persistent/persistent-refusals.js';
 import { MAX_THREADS_PER_BLOCK, computeInnerOuterPersistentHeuristics, innerOuterReductions, type InnerOuterPersistentOverrides } from './heuristics.js';
 import { scheduleInnerOuterPersistent } from './schedule.js';
 

@@ -4,7 +4,7 @@
 //   * vec: the widest vector (≤ 16 bytes of the widest row tensor) dividing R, the outer
 //     strides and the pointer alignment of the row inputs (grad_out, x, weight);
 //   * batches B and threads per row as the inner persistent scheduler chooses them
-//     (normalization/heuristics.ts chooseBatches), under a register budget of 256 bytes per
+//     (inner-persistent/heuristics.ts chooseBatches), under a register budget of 256 bytes per
 //     thread that counts the persistent buffers (projected to the inputs) and the outer
 //     reductions' Float accumulators (B·vec per outer reduction): a row that does not fit is
 //     refused with the sizes;
@@ -21,13 +21,13 @@
 import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import { chooseIndexType } from '../index-type.js';
-import { chooseBatches, forcedBatches, rowShape } from '../normalization/heuristics.js';
-import { rowVectorChoice, type VectorChoice } from '../normalization/row-vectorization.js';
-import { welfordTranslatedFusion } from '../normalization/translate-welford.js';
-import { ExactLogicalMap } from '../pointwise/domain-map.js';
-import { collectIo } from '../pointwise/heuristics.js';
+import { chooseBatches, forcedBatches, rowShape } from '../inner-persistent/heuristics.js';
+import { rowVectorChoice, type VectorChoice } from '../persistent/row-vectorization.js';
+import { welfordTranslatedFusion } from '../persistent/translate-welford.js';
+import { ExactLogicalMap } from '../analysis/domain-map.js';
+import { collectIo } from '../analysis/io-tensors.js';
 import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
-import { persistentBufferBytes, persistentBuffers } from '../segmentation/persistent-buffer.js';
+import { persistentBufferBytes, persistentBuffers } from '../persistent/persistent-buffer.js';
 import { bulkRowPipelineAllowed, bulkRowPipelineByDefault } from './bulk-row-pipeline.js';
 import type { InnerOuterPersistentParams } from './params.js';
 import { recomputeChain } from './projection.js';

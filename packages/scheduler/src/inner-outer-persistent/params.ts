@@ -16,9 +16,9 @@
 // grid barrier, every block sums a slice of the columns (all blocks must be resident at once:
 // gdimx ≤ SMs × blocksPerSm).
 
-import type { LaunchDims } from '../heuristic-params.js';
+import type { LaunchDims } from '../launch-dims.js';
 import type { IndexType } from '../index-type.js';
-import type { PersistentRowReductionParams } from '../normalization/params.js';
+import type { PersistentRowReductionParams } from '../inner-persistent/params.js';
 import { launchParamsLine, reductionDumpClosing, reductionDumpOpening, rowReductionLine, vectorizedTensorsLine } from '../reduction/params-dump.js';
 
 /** The row fields (PersistentRowReductionParams) are the inner persistent scheduler's. */

@@ -1,5 +1,5 @@
 // Projection of persistent buffers to the inputs (nvFuser's projectPersistentBuffers, beyond the
-// widening casts normalization/persistence.ts projects). In layer_norm backward the tensors
+// widening casts persistent/persistence.ts projects). In layer_norm backward the tensors
 // read both before and after the inner block reductions are xhat = (x − mean)·rstd,
 // g = grad_out·weight and broadcast(rstd), all Float and all computed from fusion inputs by
 // pointwise ops alone. Kept as computed they cost 12 register bytes per row element; recomputed
@@ -15,7 +15,7 @@
 // consumers in a phase other than t's own are rewired.
 
 import { binaryOp, broadcast, expand, replaceExprVals, set, unaryOp, type Expr, type Fusion, type TensorView, type Val } from '@tsfuser/fusion-ir';
-import { loopPhases, reductionPhases } from '../normalization/persistence.js';
+import { loopPhases, reductionPhases } from '../persistent/persistence.js';
 
 /** Longest chain (expressions) worth recomputing per phase. */
 const MAX_CHAIN = 24;

@@ -1,10 +1,10 @@
 // Applies InnerOuterPersistentParams to a fusion (in place), after nvFuser's inner-outer
 // persistent scheduler (layer_norm backward as one kernel):
 //   0. drop dead expressions; translate Welford ops to two-pass sums; read row parameters (weight) through their
-//      broadcast (normalization/row-params.ts); cache every used input and every output; a
+//      broadcast (inner-persistent/row-params.ts); cache every used input and every output; a
 //      persistent buffer computed from the inputs by pointwise ops (xhat, g, broadcast(rstd))
 //      is recomputed per phase (projection.ts) and a widening cast of an input cache duplicated
-//      per phase (normalization/persistence.ts), so the narrow inputs are the buffers;
+//      per phase (persistent/persistence.ts), so the narrow inputs are the buffers;
 //   1. transform the first inner reduction R0 (reduced over the innermost dim): merge its kept
 //      dims into the rows I and its reduced dims into the row Rd, then split
 //        [gdimx, ceilDiv(I, gdimx), ceilDiv(Rd/vec, B), B, vec]   (BIDx, S, rTIDx, rS, rS)
@@ -38,7 +38,7 @@ import {
 } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import type { ScheduledFusion } from '../scheduler.js';
-import { keepPersistentBuffers, projectCastBuffers } from '../normalization/persistence.js';
+import { keepPersistentBuffers, projectCastBuffers } from '../persistent/persistence.js';
 import {
   divisibleSplitsOf,
   partialReductionInput,
@@ -46,8 +46,8 @@ import {
   splitRowIntoBatches,
   translateAndCacheRowInputs,
   vectorizeRowAccesses,
-} from '../normalization/persistent-steps.js';
-import { ROW_REDUCTION_SHAPE } from '../normalization/schedule.js';
+} from '../persistent/persistent-steps.js';
+import { ROW_REDUCTION_SHAPE } from '../inner-persistent/schedule.js';
 import { reductionTensors } from '../schedule-steps.js';
 import type { InnerOuterPersistentParams } from './params.js';
 import { projectToInputs } from './projection.js';

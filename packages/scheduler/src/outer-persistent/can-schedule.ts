@@ -2,7 +2,7 @@
 // (segmentation's canScheduleNormalization('outer_persistent', …): outer reductions of one
 // pattern, at least one persistent buffer, the buffers fit the on-chip budget); then what
 // tsfuser's codegen does not do yet, each refused with its reason:
-//   * Welford that cannot be translated to two sums (normalization/translate-welford.ts);
+//   * Welford that cannot be translated to two sums (persistent/translate-welford.ts);
 //   * a reduction that keeps no dim, empty columns or no columns;
 //   * expanded broadcasts in inputs or outputs, scalar outputs, outputs aliasing inputs;
 //   * columns that do not fit one block's registers (≤ 1024 threads × 256 bytes: no
@@ -13,7 +13,7 @@ import type { Fusion } from '@tsfuser/fusion-ir';
 import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { canScheduleNormalization } from '../segmentation/normalization.js';
-import { persistentIoRefusal, persistentWelfordRefusal, refuse, tvName } from '../normalization/persistent-refusals.js';
+import { persistentIoRefusal, persistentWelfordRefusal, refuse, tvName } from '../persistent/persistent-refusals.js';
 import { columnShape, computeOuterPersistentHeuristics, firstOuterReduction } from './heuristics.js';
 import { scheduleOuterPersistent } from './schedule.js';
 

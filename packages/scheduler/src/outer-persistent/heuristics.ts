@@ -15,10 +15,10 @@
 import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import { chooseIndexType } from '../index-type.js';
-import { collectIo } from '../pointwise/heuristics.js';
+import { collectIo } from '../analysis/io-tensors.js';
 import { bindExtents, evaluateExtent, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
-import { persistentBufferBytes, persistentBuffers } from '../segmentation/persistent-buffer.js';
-import { welfordTranslatedFusion } from '../normalization/translate-welford.js';
+import { persistentBufferBytes, persistentBuffers } from '../persistent/persistent-buffer.js';
+import { welfordTranslatedFusion } from '../persistent/translate-welford.js';
 import type { OuterPersistentParams } from './params.js';
 
 export const MAX_THREADS_PER_BLOCK = 1024;

@@ -11,7 +11,7 @@
 // so each thread keeps `batches` elements of its column of every persistent buffer in registers
 // and the column is reduced across threadIdx.y with a block allreduce.
 
-import type { LaunchDims } from '../heuristic-params.js';
+import type { LaunchDims } from '../launch-dims.js';
 import type { IndexType } from '../index-type.js';
 import { launchParamsLine, reductionDumpClosing, reductionDumpOpening } from '../reduction/params-dump.js';
 

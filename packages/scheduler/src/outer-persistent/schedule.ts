@@ -1,9 +1,9 @@
 // Applies OuterPersistentParams to a fusion (in place), the way nvFuser's outer persistent
 // scheduler does (without its vectorization and cross-grid variants):
-//   0. translate Welford ops to two-pass sums (normalization/translate-welford.ts);
+//   0. translate Welford ops to two-pass sums (persistent/translate-welford.ts);
 //   1. cache every used input (cacheAfter) and every output (cacheBefore, or cacheFork when
 //      the output is also used); a widening cast of an input cache that would be a persistent
-//      buffer is duplicated per phase (normalization/persistence.ts), so the narrow input
+//      buffer is duplicated per phase (persistent/persistence.ts), so the narrow input
 //      cache is the buffer;
 //   2. transform the first reduction R0: merge its kept dims into I and its reduced dims into
 //      the column Rd, then split
@@ -33,9 +33,9 @@ import {
 } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import type { ScheduledFusion } from '../scheduler.js';
-import { loopPhases, projectCastBuffers, reductionPhases } from '../normalization/persistence.js';
-import { divisibleSplitsOf, partialReductionInput, scheduleReductionsLike, type ReductionLoopShape } from '../normalization/persistent-steps.js';
-import { translateWelford } from '../normalization/translate-welford.js';
+import { loopPhases, projectCastBuffers, reductionPhases } from '../persistent/persistence.js';
+import { divisibleSplitsOf, partialReductionInput, scheduleReductionsLike, type ReductionLoopShape } from '../persistent/persistent-steps.js';
+import { translateWelford } from '../persistent/translate-welford.js';
 import { cacheInputsAndOutputs, reductionTensors } from '../schedule-steps.js';
 import type { OuterPersistentParams } from './params.js';
 

@@ -12,7 +12,7 @@ import type { Expr, Fusion } from '@tsfuser/fusion-ir';
 import type { RuntimeInfo } from '../runtime-info.js';
 import { bindExtents } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
-import { ExactLogicalMap, findReferenceOutput, iterationRank } from './domain-map.js';
+import { ExactLogicalMap, findReferenceOutput, iterationRank } from '../analysis/domain-map.js';
 import { indexedLoadRefusal, lookupOnlyTensors } from './indexed-loads.js';
 import { scatterRefusal } from '../segmentation/supported-ops.js';
 import { reshapeMappingRefusal, viewRefusal } from './reshape-checks.js';

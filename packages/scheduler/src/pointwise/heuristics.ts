@@ -19,10 +19,10 @@ import { SchedulingError } from '../errors.js';
 import type { PointwiseParams } from '../heuristic-params.js';
 import { chooseIndexType } from '../index-type.js';
 import { bindExtents, tensorSizes, type RuntimeInfo } from '../runtime-info.js';
-import { permutedAllocationOrder, stridesInOrder } from '../stride-order.js';
-import { ExactLogicalMap, findReferenceOutput } from './domain-map.js';
+import { ExactLogicalMap, findReferenceOutput } from '../analysis/domain-map.js';
+import { collectIo, type IoTensor } from '../analysis/io-tensors.js';
 import { lookupOnlyTensors, lookupRefMap } from './indexed-loads.js';
-import { analyzeVectorization, lastPow2, type IoTensor } from './vectorize.js';
+import { analyzeVectorization, lastPow2 } from './vectorize.js';
 import { hasResizeExprs } from './resize/index-space.js';
 import { resizeVectorLimit } from './resize/vectorize.js';
 
@@ -43,22 +43,6 @@ function nextPow2(x: number): number {
   let p = 1;
   while (p < x) p *= 2;
   return p;
-}
-
-export function collectIo(fusion: Fusion, runtimeInfo: RuntimeInfo, bindings: ReturnType<typeof bindExtents>): IoTensor[] {
-  const io: IoTensor[] = [];
-  fusion.inputs.forEach((v, i) => {
-    const info = runtimeInfo.inputs[i];
-    if (v.kind !== 'tensorView' || info === undefined || info.kind !== 'tensor') return;
-    io.push({ tv: v, role: 'input', position: i, dtype: v.dtype, sizes: info.sizes, strides: info.strides, alignment: info.alignment });
-  });
-  fusion.outputs.forEach((v, i) => {
-    if (v.kind !== 'tensorView') return;
-    const sizes = tensorSizes(v, bindings);
-    // The runtime allocates an output densely in its allocation order (stride order).
-    io.push({ tv: v, role: 'output', position: i, dtype: v.dtype, sizes, strides: stridesInOrder(sizes, permutedAllocationOrder(v)), alignment: 16 });
-  });
-  return io;
 }
 
 /** `io` with each vectorizable lookup's dim map filled in (the same array when there is none). */

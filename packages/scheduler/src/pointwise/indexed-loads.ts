@@ -14,7 +14,7 @@
 
 import type { Expr, Fusion, TensorView } from '@tsfuser/fusion-ir';
 import { evaluateExtent, type ExtentBindings } from '../runtime-info.js';
-import type { ExactLogicalMap } from './domain-map.js';
+import type { ExactLogicalMap } from '../analysis/domain-map.js';
 
 export interface IndexedLoad {
   expr: Expr;

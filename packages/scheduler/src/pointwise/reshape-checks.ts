@@ -8,7 +8,7 @@
 // must lie on the reference's side of every reshape.
 
 import { idExprsFromTo, type Fusion, type TensorView, type ViewOp } from '@tsfuser/fusion-ir';
-import type { ExactLogicalMap } from './domain-map.js';
+import type { ExactLogicalMap } from '../analysis/domain-map.js';
 import { ReshapeIndexGraph, referencePositionsOf } from './reshape-index-graph.js';
 
 /** Why a ViewOp cannot be indexed through, or null. */

@@ -33,7 +33,7 @@ import {
 import { SchedulingError } from '../errors.js';
 import type { PointwiseParams } from '../heuristic-params.js';
 import type { ScheduledFusion } from '../scheduler.js';
-import { findReferenceOutput } from './domain-map.js';
+import { findReferenceOutput } from '../analysis/domain-map.js';
 import { indexedLoadOf, lookupOnlyTensors } from './indexed-loads.js';
 import { MAX_GRID_Y } from './heuristics.js';
 import { cacheInputBySpace, feedsResize, inlineResizeProducer, prepareResize } from './resize/prepare.js';

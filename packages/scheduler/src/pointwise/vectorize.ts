@@ -3,25 +3,9 @@
 // of them allow — by dtype size, the innermost contiguous extent (which the factor must divide,
 // so a vector never straddles a row), pointer alignment and the strides of the outer dims.
 
-import { dataTypeSize, type DataType, type TensorView } from '@tsfuser/fusion-ir';
-import type { ExactLogicalMap } from './domain-map.js';
-
-/** One input or output as the heuristics see it at run time. */
-export interface IoTensor {
-  tv: TensorView;
-  /** 'input' i or 'output' i: position among the fusion's inputs / outputs. */
-  role: 'input' | 'output';
-  position: number;
-  dtype: DataType;
-  sizes: readonly number[];
-  strides: readonly number[];
-  alignment: number;
-  /**
-   * Reference dim of each dim when the tensor is not in the exact map (the lookup of an indexed
-   * load: its dims map through the output dims they stand for; the indexed dim is -1).
-   */
-  refMap?: readonly number[];
-}
+import { dataTypeSize, type TensorView } from '@tsfuser/fusion-ir';
+import type { ExactLogicalMap } from '../analysis/domain-map.js';
+import type { IoTensor } from '../analysis/io-tensors.js';
 
 export interface VectorizationResult {
   factor: number;

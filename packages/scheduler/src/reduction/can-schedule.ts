@@ -12,7 +12,7 @@
 // input, as the pointwise scheduler does; reshape-before-reduction.ts).
 
 import type { Expr, Fusion, IterDomain, TensorView } from '@tsfuser/fusion-ir';
-import { ExactLogicalMap } from '../pointwise/domain-map.js';
+import { ExactLogicalMap } from '../analysis/domain-map.js';
 import { ReshapeIndexGraph } from '../pointwise/reshape-index-graph.js';
 import { reshapeBeforeReduction } from './reshape-before-reduction.js';
 import { bindExtents, type RuntimeInfo } from '../runtime-info.js';

@@ -16,8 +16,8 @@
 import { dataTypeSize, type Fusion } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import { chooseIndexType } from '../index-type.js';
-import { ExactLogicalMap } from '../pointwise/domain-map.js';
-import { collectIo } from '../pointwise/heuristics.js';
+import { ExactLogicalMap } from '../analysis/domain-map.js';
+import { collectIo } from '../analysis/io-tensors.js';
 import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
 import { patternSizes, reductionExprs, reductionPattern, type ReductionPattern } from './analysis.js';
 import type { ReductionParams } from './params.js';

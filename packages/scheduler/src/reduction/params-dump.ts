@@ -5,7 +5,7 @@
 // parameters, and tsfuser's closing lines (vectorized tensors, index type, divisibility).
 // Each dump calls these in its own order; the text is exactly what each wrote before.
 
-import type { LaunchDims } from '../heuristic-params.js';
+import type { LaunchDims } from '../launch-dims.js';
 import type { IndexType } from '../index-type.js';
 
 /** The params fields of a persistent kernel its dump opens with. */

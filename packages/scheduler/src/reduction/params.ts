@@ -2,7 +2,7 @@
 // runtime sizes, with nvFuser's field names (camelCase), and their `scheduler_params` dump in
 // the layout of nvFuser's ReductionParams::toString. Equal parameters mean the same kernel.
 
-import type { LaunchDims } from '../heuristic-params.js';
+import type { LaunchDims } from '../launch-dims.js';
 import type { IndexType } from '../index-type.js';
 import { launchParamsLine, reductionDumpClosing, reductionDumpOpening } from './params-dump.js';
 

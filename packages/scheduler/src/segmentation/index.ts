@@ -1,18 +1,18 @@
 // Segmentation's acceptance layer: the can-schedule predicates of every nvFuser scheduler type
 // (with concrete refusal reasons), persistent-buffer analysis, and `segmentPlanFor`, the
 // runtime's Segmenter contract (groups in execution order + dumps) over the schedulers tsfuser
-// compiles. The merging itself lives in ../segmenter (segmentFusion), which takes any
+// compiles. The merging itself is segment-fusion.ts (segmentFusion), which takes any
 // SchedulerPicker: a SchedulerRegistry or an AcceptorSet from here.
 
-import type { Fusion, Val } from '@tsfuser/fusion-ir';
-import type { SchedulerType } from '../heuristic-params.js';
+import type { Fusion } from '@tsfuser/fusion-ir';
 // A function-only import from the package entry (defaultSchedulerRegistry is read when
 // segmentPlanFor runs, never while modules load), so the cycle is harmless.
 import { defaultSchedulerRegistry } from '../index.js';
 import type { RuntimeInfo } from '../runtime-info.js';
-import { fusionIrSegmentsToString, segmentedFusionToString } from '../segmenter/dumps.js';
-import { segmentFusion } from '../segmenter/segment-fusion.js';
+import { fusionIrSegmentsToString, segmentedFusionToString } from './dumps.js';
+import { segmentFusion } from './segment-fusion.js';
 import type { SchedulerPicker } from './acceptors.js';
+import type { SegmentationPlan } from './segmentation-planner.js';
 
 export {
   AcceptorSet, canScheduleExprEval, canScheduleNoOp, canSchedulePointwiseConnected, nvFuserAcceptors, registryAcceptors, summarizeRejections,
@@ -22,17 +22,11 @@ export { canScheduleNormalization, canScheduleReductionPattern, connectedGraphRe
 export {
   persistentBufferBudget, persistentBufferBytes, persistentBuffers, REGISTER_FILE_BYTES, RESERVED_SHARED_MEMORY_PER_BLOCK,
   SHARED_MEMORY_PER_BLOCK_OPTIN, type PersistentBuffer, type PersistentBufferSize,
-} from './persistent-buffer.js';
+} from '../persistent/persistent-buffer.js';
 export { reductionInfos, reductionPatternGroups, reductionType, type ReductionInfo, type ReductionType } from './reduction-pattern.js';
 export { tensorComponents } from './fusion-graph.js';
 
-/** One group of a plan, as the runtime's executor takes it (its PlanGroup). */
-export interface SegmentPlanGroup {
-  fusion: Fusion;
-  inputs: readonly Val[];
-  outputs: readonly Val[];
-  schedulerType: SchedulerType | null;
-}
+export type { SegmentPlan, SegmentPlanGroup, Segmenter } from './segment-plan.js';
 
 /**
  * The runtime's Segmenter: segments `fusion` for `runtimeInfo` with `schedulers` (default: the
@@ -43,7 +37,7 @@ export function segmentPlanFor(
   fusion: Fusion,
   runtimeInfo: RuntimeInfo,
   schedulers: SchedulerPicker = defaultSchedulerRegistry(),
-): { groups: SegmentPlanGroup[]; dumps: { segmentedFusion: string; fusionIrSegments: string } } {
+): SegmentationPlan {
   const sf = segmentFusion(fusion, runtimeInfo, schedulers);
   return {
     groups: sf.groups.map((g) => ({ fusion: g.fusion, inputs: g.inputs, outputs: g.outputs, schedulerType: g.schedulerType })),

@@ -16,14 +16,14 @@
 // Common to every kernel scheduler: the tensor graph is one connected piece. Pure reads.
 
 import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
-import { ExactLogicalMap } from '../pointwise/domain-map.js';
+import { ExactLogicalMap } from '../analysis/domain-map.js';
 import { bindExtents, evaluateExtent, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { describeComponents, downstreamTvs, tensorComponents, tensorOutputs, tvName } from './fusion-graph.js';
-import { describeBuffers, persistentBufferBudget, persistentBufferBytes, persistentBuffers } from './persistent-buffer.js';
+import { describeBuffers, persistentBufferBudget, persistentBufferBytes, persistentBuffers } from '../persistent/persistent-buffer.js';
 import { describeReduction, patternMismatch, reductionInfos, reductionType, type ReductionInfo, type ReductionType } from './reduction-pattern.js';
 import { firstUnsupportedOp } from './supported-ops.js';
-import { persistentReshapeRefusal } from '../normalization/persistent-reshapes.js';
+import { persistentReshapeRefusal } from '../inner-persistent/persistent-reshapes.js';
 
 export type NormalizationKind = 'inner_persistent' | 'outer_persistent' | 'inner_outer_persistent';
 

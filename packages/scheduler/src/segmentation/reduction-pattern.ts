@@ -7,7 +7,7 @@
 // decides which persistent scheduler a normalization belongs to. Pure reads.
 
 import type { Expr, Fusion, IterDomain, TensorView } from '@tsfuser/fusion-ir';
-import { ExactLogicalMap } from '../pointwise/domain-map.js';
+import { ExactLogicalMap } from '../analysis/domain-map.js';
 import { tensorExprs, tvName } from './fusion-graph.js';
 
 export interface ReductionInfo {

@@ -11,7 +11,7 @@
 import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
 import { bindExtents, tensorSizes, type RuntimeInfo } from '../runtime-info.js';
 import { permutedAllocationOrder } from '../stride-order.js';
-import { ExactLogicalMap, findReferenceOutput } from '../pointwise/domain-map.js';
+import { ExactLogicalMap, findReferenceOutput } from '../analysis/domain-map.js';
 
 export interface TransposeGroups {
   reference: TensorView;

@@ -15,8 +15,8 @@ import { dataTypeSize, type Fusion } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import { chooseIndexType } from '../index-type.js';
 import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
-import { collectIo } from '../pointwise/heuristics.js';
-import { lastPow2, type IoTensor } from '../pointwise/vectorize.js';
+import { collectIo, type IoTensor } from '../analysis/io-tensors.js';
+import { lastPow2 } from '../pointwise/vectorize.js';
 import { analyzeTransposeGroups } from './groups.js';
 import type { TransposeParams } from './params.js';
 

@@ -20,7 +20,7 @@
 import { consumersOf, inlineAt, maxInlinePosition, propagateTransforms, type Fusion, type ParallelType, type Split, type TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import type { ScheduledFusion } from '../scheduler.js';
-import { findReferenceOutput } from '../pointwise/domain-map.js';
+import { findReferenceOutput } from '../analysis/domain-map.js';
 import type { TransposeParams } from './params.js';
 
 function tensorRank(tv: TensorView): number {

@@ -3,7 +3,7 @@
 // one element off an aligned address so vectorized paths see a misaligned pointer.
 
 import { HostTensor, allocateStorage, dataTypeSize, isFloatingType, type DataType, type ElementValue } from '@tsfuser/fusion-ir';
-import { Tensor, storageSpan, type DeviceContext } from '@tsfuser/runtime';
+import { Tensor, storageSpan, type DeviceContext } from '@tsfuser/device';
 import { Random } from '../io/random.js';
 
 export interface DeviceInput {

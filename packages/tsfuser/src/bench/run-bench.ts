@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { HostTensor } from '@tsfuser/fusion-ir';
-import { Tensor, type DeviceContext } from '@tsfuser/runtime';
+import { Tensor, type DeviceContext } from '@tsfuser/device';
 import { FusionDefinition } from '../definition/fusion-definition.js';
 import { createGpuBackend, type GpuBackend } from '../execute/gpu-backend.js';
 import { BackendUnavailableError } from '../errors.js';

@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { HostTensor } from '@tsfuser/fusion-ir';
-import { Tensor, type DeviceContext } from '@tsfuser/runtime';
+import { Tensor, type DeviceContext } from '@tsfuser/device';
 import { createGpuBackend } from '../execute/gpu-backend.js';
 import { BackendUnavailableError } from '../errors.js';
 import { Random } from './device-inputs.js';

@@ -3,9 +3,9 @@
 // overhead, the wall time of back-to-back cached calls on tiny inputs (the GPU finishes each long
 // before the host issues the next).
 
-import { median, timeDevice, type DeviceContext, type L2Flusher } from '@tsfuser/runtime';
+import { median, timeDevice, type DeviceContext, type L2Flusher } from '@tsfuser/device';
 
-export { l2Flusher, median, timeDevice, type FlushMode, type L2Flusher } from '@tsfuser/runtime';
+export { l2Flusher, median, timeDevice, type FlushMode, type L2Flusher } from '@tsfuser/device';
 
 /**
  * Device-to-device copy bandwidth (GB/s, read + write) of `bytes` (default 1 GiB: the roofline

@@ -4,7 +4,7 @@
 // unless a GPU is present).
 
 import type { Fusion } from '@tsfuser/fusion-ir';
-import { Tensor } from '@tsfuser/runtime';
+import { Tensor } from '@tsfuser/device';
 import {
   SchedulingError, defaultSchedulerRegistry, fusionIrSegmentsToString, makeRuntimeInfo, nvFuserAcceptors, segmentFusion, type RuntimeInfo,
 } from '@tsfuser/scheduler';

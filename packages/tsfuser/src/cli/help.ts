@@ -34,7 +34,7 @@ Options of run:
   --arch <sm_XX>                   target of compile-side dumps without a GPU (default sm_90;
                                    nvcc's -arch for ptx, cubin, ptxas_verbose)
   --device-properties <file.json>  device properties the schedulers read for that target
-                                   (default: an H100's; fields of the scheduler's DeviceProperties)
+                                   (default: an H100's; fields of the scheduler's SchedulerDevice)
   --python                         with python_definition, also print nvFuser's python form
   --seed <N>                       seed of the input generator (default 0)
   --shape <d0,d1,…>                sizes of symbolic dims, right-aligned per input (replaces the

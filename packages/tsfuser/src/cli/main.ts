@@ -4,7 +4,8 @@
 
 import { CodegenError, LoweringError } from '@tsfuser/codegen';
 import { FusionIrError } from '@tsfuser/fusion-ir';
-import { CompileError, CudaError, ExecutorInputError, RuntimeUnavailableError } from '@tsfuser/runtime';
+import { CompileError, CudaError, RuntimeUnavailableError } from '@tsfuser/device';
+import { ExecutorInputError } from '@tsfuser/runtime';
 import { SchedulingError } from '@tsfuser/scheduler';
 import {
   AllocationLimitError,

@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EvaluationError } from '@tsfuser/fusion-ir';
-import type { Tensor } from '@tsfuser/runtime';
+import type { Tensor } from '@tsfuser/device';
 import type { FusionDefinition } from '../definition/fusion-definition.js';
 import { InputMismatchError } from '../errors.js';
 import type { BackendName, ExecuteInput } from '../execute/backend.js';

@@ -14,7 +14,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DataType } from '@tsfuser/fusion-ir';
-import { Tensor } from '@tsfuser/runtime';
+import { Tensor } from '@tsfuser/device';
 import type { InputDescriptor } from '../definition/fusion-definition.js';
 import { AllocationLimitError, InputMismatchError } from '../errors.js';
 import type { ExecuteInput } from '../execute/backend.js';

@@ -8,7 +8,8 @@
 
 import { compileFusion, type CompiledKernel } from '@tsfuser/codegen';
 import type { Fusion } from '@tsfuser/fusion-ir';
-import { Tensor, type FusionProfile, type KernelProfile } from '@tsfuser/runtime';
+import { Tensor } from '@tsfuser/device';
+import type { FusionProfile, KernelProfile } from '@tsfuser/runtime';
 import { makeRuntimeInfo } from '@tsfuser/scheduler';
 import { DefinitionError, ValidationError } from '../errors.js';
 import { executeFusion, resolveBackend, type ExecuteInput, type ExecuteOptions } from '../execute/execute.js';

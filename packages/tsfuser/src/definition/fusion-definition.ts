@@ -16,7 +16,7 @@
 // and replaying the records (fromRecords) rebuilds the same states in the same order.
 
 import { Complex, Fusion, castTo, isComplexType, jsConstantType, makeTensor, printFusion, isDataType, type DataType, type Scalar, type TensorView } from '@tsfuser/fusion-ir';
-import type { Tensor } from '@tsfuser/runtime';
+import type { Tensor } from '@tsfuser/device';
 import { FusionCache, type FusionCacheEntry } from '../cache/fusion-cache.js';
 import { DefinitionError } from '../errors.js';
 import type { ExecuteInput } from '../execute/execute.js';

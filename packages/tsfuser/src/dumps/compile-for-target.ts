@@ -11,23 +11,23 @@
 
 import { generateKernel, type CompiledKernel } from '@tsfuser/codegen';
 import { contiguousStrides, type Fusion } from '@tsfuser/fusion-ir';
+import { Tensor } from '@tsfuser/device';
 import {
   bindArguments,
   planLaunch,
   pointerAlignment,
-  Tensor,
   type LaunchPlanLayout,
   type PlannedArgument,
-  type SegmentPlan,
 } from '@tsfuser/runtime';
 import {
   defaultSchedulerRegistry,
   materializeStrideOrders,
   segmentFusion,
   segmentationPlanner,
-  type DeviceProperties,
+  type SchedulerDevice,
   type RuntimeInfo,
   type SchedulerRegistry,
+  type SegmentPlan,
   type SegmentedFusion,
 } from '@tsfuser/scheduler';
 import type { ExecuteInput } from '../execute/backend.js';
@@ -56,7 +56,7 @@ export function plannedInput(v: ExecuteInput): PlannedArgument {
   return { kind: 'tensor', sizes: v.sizes, strides, alignment: 256 };
 }
 
-function runtimeInfo(fusion: Fusion, args: readonly PlannedArgument[], device: DeviceProperties): RuntimeInfo {
+function runtimeInfo(fusion: Fusion, args: readonly PlannedArgument[], device: SchedulerDevice): RuntimeInfo {
   return {
     device,
     inputs: fusion.inputs.map((v, i) => {

@@ -8,7 +8,8 @@
 
 import { LoweringError } from '@tsfuser/codegen';
 import type { Fusion } from '@tsfuser/fusion-ir';
-import { ExecutorInputError, schedulerDevice, type DeviceContext, type ExecutorDump } from '@tsfuser/runtime';
+import { type DeviceContext } from '@tsfuser/device';
+import { ExecutorInputError, schedulerDevice, type ExecutorDump } from '@tsfuser/runtime';
 import { SchedulingError } from '@tsfuser/scheduler';
 import type { Backend, ExecuteInput } from '../execute/backend.js';
 import { compileForTarget } from './compile-for-target.js';

@@ -10,7 +10,7 @@
 // Invariant: a kernel whose block cannot be resident at all reports blocks_per_sm=0, as the
 // driver does.
 
-import type { DeviceProperties } from '@tsfuser/scheduler';
+import type { SchedulerDevice } from '@tsfuser/scheduler';
 
 /** What ptxas reports for one entry function. */
 export interface PtxasResources {
@@ -51,7 +51,7 @@ export interface OccupancyInput {
 }
 
 /** Resident blocks per SM for `device`, or a reason it cannot be computed. */
-export function blocksPerSm(input: OccupancyInput, device: DeviceProperties): { blocks: number } | { unknown: string } {
+export function blocksPerSm(input: OccupancyInput, device: SchedulerDevice): { blocks: number } | { unknown: string } {
   const blockLimit = maxBlocksPerSm(device.computeCapability);
   if (blockLimit === undefined) return { unknown: `no occupancy limits known for compute capability ${device.computeCapability.join('.')}` };
   if (device.sharedMemPerSm === undefined) return { unknown: `the shared memory of one SM of ${device.name} is not known` };

@@ -3,13 +3,13 @@
 // target is the device itself.
 // Invariant: `arch` is a real architecture `sm_<major><minor>[a]` (nvcc -ptx/-cubin accept it).
 
-import { H100_PROPERTIES, type DeviceProperties } from '@tsfuser/scheduler';
+import { H100_PROPERTIES, type SchedulerDevice } from '@tsfuser/scheduler';
 import { DumpOptionError } from './dump-options.js';
 
 export interface CompileTarget {
   /** nvcc's -arch, e.g. `sm_90`. */
   arch: string;
-  device: DeviceProperties;
+  device: SchedulerDevice;
 }
 
 export const DEFAULT_TARGET: CompileTarget = { arch: 'sm_90', device: H100_PROPERTIES };
@@ -21,7 +21,7 @@ export function parseArch(text: string, source: string): string {
 }
 
 /** The architecture a device's compute capability names (sm_90 for 9.0). */
-export function archOf(device: DeviceProperties): string {
+export function archOf(device: SchedulerDevice): string {
   return `sm_${device.computeCapability[0]}${device.computeCapability[1]}`;
 }
 
@@ -30,10 +30,10 @@ const OPTIONAL_NUMBER_FIELDS = ['sharedMemPerSm', 'sharedMemPerBlockOptin'] as c
 
 /**
  * Device properties from JSON text (`--device-properties file.json`): the scheduler's
- * DeviceProperties fields; missing fields keep the H100's. One DumpOptionError naming `source`
+ * SchedulerDevice fields; missing fields keep the H100's. One DumpOptionError naming `source`
  * and the field for anything else.
  */
-export function parseDeviceProperties(text: string, source: string): DeviceProperties {
+export function parseDeviceProperties(text: string, source: string): SchedulerDevice {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -44,7 +44,7 @@ export function parseDeviceProperties(text: string, source: string): DevicePrope
   const o = value as Record<string, unknown>;
   const known = new Set<string>(['name', 'computeCapability', ...NUMBER_FIELDS, ...OPTIONAL_NUMBER_FIELDS]);
   for (const key of Object.keys(o)) if (!known.has(key)) throw new DumpOptionError(`${source}: unknown field '${key}' (fields: ${[...known].join(', ')})`);
-  const device: DeviceProperties = { ...H100_PROPERTIES };
+  const device: SchedulerDevice = { ...H100_PROPERTIES };
   if (o['name'] !== undefined) {
     if (typeof o['name'] !== 'string') throw new DumpOptionError(`${source}: name must be a string`);
     device.name = o['name'];

@@ -3,7 +3,8 @@
 // evaluator; the GPU backend (gpu-backend.ts) is where the scheduler/codegen/runtime path plugs in.
 
 import type { Fusion } from '@tsfuser/fusion-ir';
-import type { FusionProfile, Tensor } from '@tsfuser/runtime';
+import type { Tensor } from '@tsfuser/device';
+import type { FusionProfile } from '@tsfuser/runtime';
 import type { AllocationLimits } from '../io/allocation-limits.js';
 
 /** A fusion input value: a tensor (host or device) or a JS scalar. */

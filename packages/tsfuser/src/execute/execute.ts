@@ -3,7 +3,8 @@
 // reference evaluator, saying so once per process on stderr.
 
 import type { Fusion } from '@tsfuser/fusion-ir';
-import type { FusionProfile, Tensor } from '@tsfuser/runtime';
+import type { Tensor } from '@tsfuser/device';
+import type { FusionProfile } from '@tsfuser/runtime';
 import type { InputDescriptor } from '../definition/fusion-definition.js';
 import { BackendUnavailableError } from '../errors.js';
 import { LoweringError } from '@tsfuser/codegen';

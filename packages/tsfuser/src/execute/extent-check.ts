@@ -6,7 +6,7 @@
 // not a broadcast (nvFuser's rule: only dims declared 1 broadcast), so 1 against 5 is refused.
 
 import { consumersOf, IdSets, logicalDomainPairs, type Fusion, type IterDomain } from '@tsfuser/fusion-ir';
-import { Tensor } from '@tsfuser/runtime';
+import { Tensor } from '@tsfuser/device';
 import { InputMismatchError } from '../errors.js';
 
 interface Seen {

@@ -10,12 +10,11 @@ import type { Fusion } from '@tsfuser/fusion-ir';
 import {
   CubinCache,
   DeviceContext,
-  FusionExecutorCache,
   Tensor,
   isAvailable,
-  type ExecutorArgument,
-  type Segmenter,
-} from '@tsfuser/runtime';
+} from '@tsfuser/device';
+import { FusionExecutorCache, type ExecutorArgument } from '@tsfuser/runtime';
+import type { Segmenter } from '@tsfuser/scheduler';
 import { BackendUnavailableError } from '../errors.js';
 import type { Availability, Backend, BackendRunOptions, ExecuteInput } from './backend.js';
 

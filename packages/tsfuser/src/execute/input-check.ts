@@ -7,7 +7,7 @@
 // sizes and strides (TensorLayout), so the CLI runs them on planned inputs before it allocates any.
 
 import type { DataType } from '@tsfuser/fusion-ir';
-import { Tensor } from '@tsfuser/runtime';
+import { Tensor } from '@tsfuser/device';
 import type { InputDescriptor } from '../definition/fusion-definition.js';
 import { allocationOrder, expandedDims } from '../definition/tensor-spec.js';
 import { InputListError, InputMismatchError } from '../errors.js';

@@ -7,7 +7,7 @@
 // with its old values by the whole fusion; other inputs are never written.
 
 import { copyInto } from '@tsfuser/fusion-ir';
-import { Tensor } from '@tsfuser/runtime';
+import { Tensor } from '@tsfuser/device';
 import { InputMismatchError } from '../errors.js';
 import type { ExecuteInput } from './backend.js';
 

@@ -5,7 +5,7 @@
 // (reference-limits.ts).
 
 import { HostTensor, evaluate, type EvalValue, type Fusion } from '@tsfuser/fusion-ir';
-import { Tensor } from '@tsfuser/runtime';
+import { Tensor } from '@tsfuser/device';
 import { DEFAULT_ALLOCATION_LIMITS, type AllocationLimits } from '../io/allocation-limits.js';
 import type { Backend, ExecuteInput } from './backend.js';
 import { checkReferenceTensorSizes, checkReferenceWorkingSet } from './reference-limits.js';

@@ -7,7 +7,7 @@
 // Extents that depend on tensor values are left to the evaluator.
 
 import { EvalContext, FusionIrError, castTo, type Fusion } from '@tsfuser/fusion-ir';
-import { Tensor } from '@tsfuser/runtime';
+import { Tensor } from '@tsfuser/device';
 import { AllocationLimitError } from '../errors.js';
 import { AllocationBudget, checkTensorElements, REFERENCE_BYTES_PER_ELEMENT, type AllocationLimits } from '../io/allocation-limits.js';
 import type { ExecuteInput } from './backend.js';

@@ -11,7 +11,7 @@
 // them is allocated: a shape past the limits is one AllocationLimitError naming the input.
 
 import { HostTensor, allocateStorage, isFloatingType, type DataType, type ElementValue } from '@tsfuser/fusion-ir';
-import { Tensor } from '@tsfuser/runtime';
+import { Tensor } from '@tsfuser/device';
 import type { InputDescriptor } from '../definition/fusion-definition.js';
 import { expandedDims, type NormalizedTensorSpec } from '../definition/tensor-spec.js';
 import { InputMismatchError } from '../errors.js';

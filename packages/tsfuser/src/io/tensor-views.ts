@@ -6,7 +6,7 @@
 // Invariant: every layout returned has non-negative safe-integer sizes and strides, and every
 // element it addresses lies inside [0, storageElements).
 
-import type { DataType } from '@tsfuser/fusion-ir';
+import { contiguousStrides, type DataType } from '@tsfuser/fusion-ir';
 import type { TensorViewOp } from './input-spec.js';
 
 export interface StridedLayout {
@@ -27,16 +27,6 @@ function product(sizes: readonly number[]): number {
   return Number(sizes.reduce((a, s) => a * BigInt(s), 1n));
 }
 
-export function contiguousStridesOf(sizes: readonly number[]): number[] {
-  const strides = new Array<number>(sizes.length);
-  let acc = 1;
-  for (let d = sizes.length - 1; d >= 0; d -= 1) {
-    strides[d] = acc;
-    acc *= Math.max(sizes[d] as number, 1);
-  }
-  return strides;
-}
-
 function checkSizes(sizes: readonly number[], what: string): void {
   sizes.forEach((s, d) => {
     if (!Number.isSafeInteger(s) || s < 0) throw new ViewError(`${what}: size ${s} of dim ${d} is not a non-negative integer below 2^53`);
@@ -46,7 +36,7 @@ function checkSizes(sizes: readonly number[], what: string): void {
 /** A factory's tensor: `shape`, contiguous, over storage of exactly its elements. */
 export function baseLayout(dtype: DataType, shape: readonly number[]): StridedLayout {
   checkSizes(shape, 'shape');
-  return { dtype, sizes: [...shape], strides: contiguousStridesOf(shape), offset: 0, storageElements: product(shape) };
+  return { dtype, sizes: [...shape], strides: contiguousStrides(shape), offset: 0, storageElements: product(shape) };
 }
 
 /** Elements from the first to one past the last element addressed (0 for an empty tensor). */
@@ -73,12 +63,12 @@ export function isNonOverlappingAndDense(l: StridedLayout): boolean {
 }
 
 function copyLayout(l: StridedLayout, dtype: DataType, keepStrides: boolean): StridedLayout {
-  const strides = keepStrides && isNonOverlappingAndDense(l) ? [...l.strides] : contiguousStridesOf(l.sizes);
+  const strides = keepStrides && isNonOverlappingAndDense(l) ? [...l.strides] : contiguousStrides(l.sizes);
   return { dtype, sizes: [...l.sizes], strides, offset: 0, storageElements: product(l.sizes) };
 }
 
 function isContiguous(l: StridedLayout): boolean {
-  const expected = contiguousStridesOf(l.sizes);
+  const expected = contiguousStrides(l.sizes);
   return l.sizes.every((s, d) => s <= 1 || l.strides[d] === expected[d]);
 }
 

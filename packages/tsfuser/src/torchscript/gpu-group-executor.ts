@@ -8,7 +8,8 @@ import { HostTensor } from '@tsfuser/fusion-ir';
 import { LoweringError } from '@tsfuser/codegen';
 import { lowerJitGraph, type FusionGroupCall, type FusionGroupExecutor, type JitLowering, type RunValue } from '@tsfuser/graph-fuser';
 import type { Graph } from '@tsfuser/jit-ir';
-import { Tensor, type ExecutorArgument, type FusionExecutorCache } from '@tsfuser/runtime';
+import { Tensor } from '@tsfuser/device';
+import { type ExecutorArgument, type FusionExecutorCache } from '@tsfuser/runtime';
 import { SchedulingError } from '@tsfuser/scheduler';
 import type { GpuBackend } from '../execute/gpu-backend.js';
 

@@ -14,7 +14,7 @@
 
 import type { Expr, Fusion, TensorView } from '@tsfuser/fusion-ir';
 import { permutedAllocationOrder } from '../../stride-order.js';
-import { ExactLogicalMap } from '../domain-map.js';
+import { ExactLogicalMap } from '../../analysis/domain-map.js';
 import { indexedLoadOf } from '../indexed-loads.js';
 import { computeIndexSpaces, identitySpace, isIdentitySpace, isResizeExpr } from './index-space.js';
 

@@ -13,7 +13,7 @@
 // Invariant: afterwards computeIndexSpaces finds no conflict.
 
 import { CatOp, LoadStoreOp, replaceExprVals, TensorDomain, type Expr, type Fusion, type IterDomain, type TensorView, type Val } from '@tsfuser/fusion-ir';
-import { ExactLogicalMap } from '../domain-map.js';
+import { ExactLogicalMap } from '../../analysis/domain-map.js';
 import { computeIndexSpaces, hasResizeExprs, identitySpace, isResizeExpr, spaceKey, type IndexSpaces } from './index-space.js';
 
 function copyTensor(tv: TensorView): TensorView {

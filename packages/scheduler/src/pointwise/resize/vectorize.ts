@@ -5,7 +5,7 @@
 // step along the innermost dim is not vectorized.
 
 import type { Fusion, IterDomain, TensorView } from '@tsfuser/fusion-ir';
-import type { ExactLogicalMap } from '../domain-map.js';
+import type { ExactLogicalMap } from '../../analysis/domain-map.js';
 import { evaluateExtent, type ExtentBindings } from '../../runtime-info.js';
 import { isResizeExpr } from './index-space.js';
 

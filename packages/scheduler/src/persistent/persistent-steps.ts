@@ -9,8 +9,8 @@
 import { parallelizeAllLike, propagateTransforms, type Fusion, type Split, type TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import { cacheInputsAndOutputs, mergeKeptThenReduced } from '../schedule-steps.js';
-import type { PersistentRowReductionParams } from './params.js';
-import { broadcastRowParamsFirst } from './row-params.js';
+import type { PersistentRowReductionParams } from '../inner-persistent/params.js';
+import { broadcastRowParamsFirst } from '../inner-persistent/row-params.js';
 import { translateWelford } from './translate-welford.js';
 
 /**

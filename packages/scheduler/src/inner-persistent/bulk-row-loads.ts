@@ -31,7 +31,7 @@
 // Invariant: pure functions of the heuristic's decisions and the device; no fusion is changed.
 
 import { dataTypeSize, type TensorView } from '@tsfuser/fusion-ir';
-import type { DeviceProperties } from '../runtime-info.js';
+import type { SchedulerDevice } from '../runtime-info.js';
 
 /** Bytes of row the bulk copies should keep in flight on each SM. */
 export const TARGET_BULK_ROW_BYTES_PER_SM = 48 * 1024;
@@ -55,7 +55,7 @@ export const NO_BULK_ROW_LOADS: BulkRowLoadChoice = { bulkLoadRows: false, maxBl
  * `device` (each block also costs the reserved 1 KB), rounded up to 128 bytes; null when the
  * device's shared memory is not known or the amount would exceed a block's opt-in limit.
  */
-export function sharedMemForBlockCap(device: DeviceProperties, blocks: number): number | null {
+export function sharedMemForBlockCap(device: SchedulerDevice, blocks: number): number | null {
   const perSm = device.sharedMemPerSm;
   const optin = device.sharedMemPerBlockOptin;
   if (perSm === undefined || optin === undefined || blocks < 1) return null;
@@ -65,7 +65,7 @@ export function sharedMemForBlockCap(device: DeviceProperties, blocks: number): 
 }
 
 export interface BulkRowLoadFacts {
-  device: DeviceProperties;
+  device: SchedulerDevice;
   fullRowInputs: readonly TensorView[];
   rowParams: readonly TensorView[];
   vectorizedFullRows: boolean;
@@ -93,7 +93,7 @@ export function bulkRowLoadsByDefault(f: BulkRowLoadFacts, rowCapacity: number):
 }
 
 /** The choice under explicit overrides (absent ones: the default `byDefault`). */
-export function bulkRowLoadsWith(device: DeviceProperties, byDefault: BulkRowLoadChoice, bulk: boolean | undefined, cap: number | undefined): BulkRowLoadChoice {
+export function bulkRowLoadsWith(device: SchedulerDevice, byDefault: BulkRowLoadChoice, bulk: boolean | undefined, cap: number | undefined): BulkRowLoadChoice {
   const on = bulk ?? byDefault.bulkLoadRows;
   if (on && device.computeCapability[0] < 9) return NO_BULK_ROW_LOADS;
   if (cap === undefined && on === byDefault.bulkLoadRows) return byDefault;

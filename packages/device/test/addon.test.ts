@@ -29,7 +29,7 @@ describe('native addon', () => {
   it('refuses an addon built for another ABI, saying how to rebuild it', () => {
     expect(staleAddonReason('/x/tsfuser_runtime.node', ADDON_ABI_VERSION)).toBeNull();
     expect(staleAddonReason('/x/tsfuser_runtime.node', 1)).toBe(
-      `/x/tsfuser_runtime.node is a stale build (ABI 1, this runtime needs ${ADDON_ABI_VERSION}): rebuild it with \`pnpm --filter @tsfuser/runtime build\``,
+      `/x/tsfuser_runtime.node is a stale build (ABI 1, this device layer needs ${ADDON_ABI_VERSION}): rebuild it with \`pnpm --filter @tsfuser/device build\``,
     );
     expect(staleAddonReason('/x/a.node', undefined)).toMatch(/ABI undefined/);
   });

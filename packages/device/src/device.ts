@@ -3,7 +3,7 @@
 // caller creates a DeviceContext (lazily, when it first needs the GPU) and passes it along.
 
 import { requireAddon, isAvailable } from './availability.js';
-import { compileWithNvrtc, type CompileOptions, type CompiledKernel } from './compile.js';
+import { compileWithNvrtc, type NvrtcOptions, type NvrtcOutput } from './compile.js';
 import type { CubinCache } from './cubin-cache.js';
 import { RuntimeUnavailableError } from './errors.js';
 import { BlockPool } from './block-pool.js';
@@ -48,14 +48,14 @@ export interface CopyRange {
   byteCount?: number;
 }
 
-export interface DeviceCompileOptions extends Omit<CompileOptions, 'arch'> {
+export interface DeviceCompileOptions extends Omit<NvrtcOptions, 'arch'> {
   /** Overrides the device's own architecture. */
   arch?: string;
   /** Look the cubin up in (and store it into) this cache. */
   cache?: CubinCache;
 }
 
-export interface CachedCompile extends CompiledKernel {
+export interface CachedCompile extends NvrtcOutput {
   /** Where the cubin came from: compiled now, or the cache's memory or disk layer. */
   source: 'compiled' | 'memory' | 'disk';
 }
@@ -222,11 +222,11 @@ export class DeviceContext {
 
   /** Compiles CUDA C++ for this device (or `options.arch`); throws CompileError with NVRTC's log. */
   compile(source: string, options: DeviceCompileOptions = {}): CachedCompile {
-    const compileOptions: CompileOptions = { ...options, arch: options.arch ?? this.arch };
+    const compileOptions: NvrtcOptions = { ...options, arch: options.arch ?? this.arch };
     const { cache } = options;
     if (cache === undefined) return { ...compileWithNvrtc(this.addon, source, compileOptions), source: 'compiled' };
     const version = this.addon.nvrtcVersion();
-    let compiled: CompiledKernel | undefined;
+    let compiled: NvrtcOutput | undefined;
     const start = performance.now();
     const entry = cache.getOrCompile(
       { source, options: compileOptions.options ?? [], arch: compileOptions.arch, compilerVersion: `nvrtc-${version.major}.${version.minor}` },

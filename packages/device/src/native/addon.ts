@@ -123,7 +123,7 @@ export const ADDON_ABI_VERSION = 2;
 /** Why an addon built for another ABI cannot be used (null when `abiVersion` matches). */
 export function staleAddonReason(path: string, abiVersion: unknown): string | null {
   if (abiVersion === ADDON_ABI_VERSION) return null;
-  return `${path} is a stale build (ABI ${String(abiVersion)}, this runtime needs ${ADDON_ABI_VERSION}): rebuild it with \`pnpm --filter @tsfuser/runtime build\``;
+  return `${path} is a stale build (ABI ${String(abiVersion)}, this device layer needs ${ADDON_ABI_VERSION}): rebuild it with \`pnpm --filter @tsfuser/device build\``;
 }
 
 export function loadAddon(): AddonLoad {
@@ -134,7 +134,7 @@ export function loadAddon(): AddonLoad {
   if (found === undefined) {
     cached = {
       ok: false,
-      reason: `${ADDON_FILE} not found (build it with \`pnpm --filter @tsfuser/runtime build\`); looked in: ${searched.join(', ')}`,
+      reason: `${ADDON_FILE} not found (build it with \`pnpm --filter @tsfuser/device build\`); looked in: ${searched.join(', ')}`,
       searched,
     };
     return cached;

@@ -10,23 +10,21 @@
 
 import { Complex, dataTypeSize, isComplexType, numberToBFloat16Bits, numberToFloat8E4M3FnBits, numberToFloat8E5M2Bits, numberToFloat8E8M0FnuBits, numberToHalfBits, type DataType } from '@tsfuser/fusion-ir';
 
-export type IndexType = 'Int' | 'Int32';
-
 export type KernelParameter =
   | { kind: 'scalar'; dtype: DataType }
   | { kind: 'pointer' }
-  | { kind: 'tensor'; rank: number; indexType?: IndexType };
+  | { kind: 'tensor'; rank: number; indexType?: Extract<DataType, 'Int' | 'Int32'> };
 
 /** Where one parameter sits in the argument buffer. */
-export interface ArgumentSlot {
+export interface ParameterSlot {
   offset: number;
   size: number;
   align: number;
 }
 
-export interface ArgumentLayout {
+export interface ParameterLayout {
   parameters: readonly KernelParameter[];
-  slots: readonly ArgumentSlot[];
+  slots: readonly ParameterSlot[];
   /** Bytes up to the end of the last parameter (what the kernel's parameter space spans). */
   size: number;
 }
@@ -38,11 +36,11 @@ export interface TensorArgument {
   strides: readonly number[];
 }
 
-export type ArgumentValue = number | bigint | boolean | Complex | TensorArgument;
+export type KernelArgument = number | bigint | boolean | Complex | TensorArgument;
 
 const POINTER_SIZE = 8;
 
-function indexSize(indexType: IndexType | undefined): number {
+function indexSize(indexType: Extract<DataType, 'Int' | 'Int32'> | undefined): number {
   return indexType === 'Int32' ? 4 : 8;
 }
 
@@ -72,8 +70,8 @@ export function parameterSizeAndAlign(parameter: KernelParameter): { size: numbe
   }
 }
 
-export function argumentLayout(parameters: readonly KernelParameter[]): ArgumentLayout {
-  const slots: ArgumentSlot[] = [];
+export function parameterLayout(parameters: readonly KernelParameter[]): ParameterLayout {
+  const slots: ParameterSlot[] = [];
   let end = 0;
   for (const parameter of parameters) {
     const { size, align } = parameterSizeAndAlign(parameter);
@@ -85,20 +83,20 @@ export function argumentLayout(parameters: readonly KernelParameter[]): Argument
 }
 
 /** Packs `values` (one per parameter) into a fresh buffer of `layout.size` bytes. */
-export function packArguments(layout: ArgumentLayout, values: readonly ArgumentValue[]): Uint8Array {
+export function packArguments(layout: ParameterLayout, values: readonly KernelArgument[]): Uint8Array {
   if (values.length !== layout.parameters.length) {
     throw new RangeError(`packArguments: ${values.length} values for ${layout.parameters.length} parameters`);
   }
   const bytes = new Uint8Array(layout.size);
   const view = new DataView(bytes.buffer);
   layout.parameters.forEach((parameter, index) => {
-    const slot = layout.slots[index] as ArgumentSlot; // one slot per parameter by construction
-    writeArgument(view, slot.offset, parameter, values[index] as ArgumentValue, index);
+    const slot = layout.slots[index] as ParameterSlot; // one slot per parameter by construction
+    writeArgument(view, slot.offset, parameter, values[index] as KernelArgument, index);
   });
   return bytes;
 }
 
-function writeArgument(view: DataView, offset: number, parameter: KernelParameter, value: ArgumentValue, index: number): void {
+function writeArgument(view: DataView, offset: number, parameter: KernelParameter, value: KernelArgument, index: number): void {
   switch (parameter.kind) {
     case 'scalar':
       writeScalar(view, offset, parameter.dtype, expectScalar(value, index));
@@ -132,7 +130,7 @@ function writeArgument(view: DataView, offset: number, parameter: KernelParamete
   }
 }
 
-function expectScalar(value: ArgumentValue, index: number): number | bigint | boolean | Complex {
+function expectScalar(value: KernelArgument, index: number): number | bigint | boolean | Complex {
   if (value instanceof Complex) return value;
   if (typeof value === 'object') throw new TypeError(`argument ${index}: expected a scalar, got a tensor`);
   return value;

@@ -39,7 +39,7 @@ import { SchedulingError } from '../errors.js';
 import type { ScheduledFusion } from '../scheduler.js';
 import { reductionTensors } from '../schedule-steps.js';
 import type { InnerPersistentParams } from './params.js';
-import { keepPersistentBuffers, projectCastBuffers } from './persistence.js';
+import { keepPersistentBuffers, projectCastBuffers } from '../persistent/persistence.js';
 import {
   divisibleSplitsOf,
   partialReductionInput,
@@ -48,7 +48,7 @@ import {
   translateAndCacheRowInputs,
   vectorizeRowAccesses,
   type ReductionLoopShape,
-} from './persistent-steps.js';
+} from '../persistent/persistent-steps.js';
 
 /** Loop position of the first serial (persistent batch) loop; buffers are allocated there. */
 export const PERSISTENT_POSITION = 3;

@@ -16,7 +16,7 @@ import type { CanScheduleResult } from '../scheduler.js';
 import { canScheduleNormalization } from '../segmentation/normalization.js';
 import { computeInnerPersistentHeuristics, firstReduction, rowShape } from './heuristics.js';
 import { scheduleInnerPersistent } from './schedule.js';
-import { persistentIoRefusal, persistentWelfordRefusal, refuse, tvName } from './persistent-refusals.js';
+import { persistentIoRefusal, persistentWelfordRefusal, refuse, tvName } from '../persistent/persistent-refusals.js';
 
 export function canScheduleInnerPersistent(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
   const nv = canScheduleNormalization('inner_persistent', fusion, runtimeInfo);

@@ -23,15 +23,15 @@
 import { dataTypeSize, type Fusion, type TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import { chooseIndexType } from '../index-type.js';
-import { ExactLogicalMap } from '../pointwise/domain-map.js';
+import { ExactLogicalMap } from '../analysis/domain-map.js';
+import { collectIo } from '../analysis/io-tensors.js';
 import { ReshapeIndexGraph } from '../pointwise/reshape-index-graph.js';
-import { collectIo } from '../pointwise/heuristics.js';
 import { bindExtents, evaluateExtent, type RuntimeInfo } from '../runtime-info.js';
-import { persistentBufferBytes, persistentBuffers } from '../segmentation/persistent-buffer.js';
+import { persistentBufferBytes, persistentBuffers } from '../persistent/persistent-buffer.js';
 import { bulkRowLoadsByDefault, bulkRowLoadsWith, NO_BULK_ROW_LOADS } from './bulk-row-loads.js';
 import type { InnerPersistentParams } from './params.js';
-import { rowVectorChoice, type VectorChoice } from './row-vectorization.js';
-import { welfordTranslatedFusion } from './translate-welford.js';
+import { rowVectorChoice, type VectorChoice } from '../persistent/row-vectorization.js';
+import { welfordTranslatedFusion } from '../persistent/translate-welford.js';
 
 export const MAX_THREADS_PER_ROW = 1024;
 /** Register bytes per thread the persistent buffers may take (64 32-bit registers). */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { argumentLayout, packArguments, parameterSizeAndAlign } from '../src/index.js';
+import { parameterLayout, packArguments, parameterSizeAndAlign } from '../src/index.js';
 
 describe('argument layout', () => {
   it('aligns each parameter to its own size, as the CUDA ABI does', () => {
-    const layout = argumentLayout([
+    const layout = parameterLayout([
       { kind: 'scalar', dtype: 'Bool' },
       { kind: 'scalar', dtype: 'Float' },
       { kind: 'scalar', dtype: 'Half' },
@@ -26,7 +26,7 @@ describe('argument layout', () => {
     expect(parameterSizeAndAlign({ kind: 'tensor', rank: 2 })).toEqual({ size: 40, align: 8 });
     expect(parameterSizeAndAlign({ kind: 'tensor', rank: 0 })).toEqual({ size: 8, align: 8 });
     expect(parameterSizeAndAlign({ kind: 'tensor', rank: 3, indexType: 'Int32' })).toEqual({ size: 32, align: 8 });
-    const layout = argumentLayout([
+    const layout = parameterLayout([
       { kind: 'scalar', dtype: 'Int32' },
       { kind: 'tensor', rank: 1 },
       { kind: 'tensor', rank: 3, indexType: 'Int32' },
@@ -36,14 +36,14 @@ describe('argument layout', () => {
   });
 
   it('rejects a negative or fractional tensor rank', () => {
-    expect(() => argumentLayout([{ kind: 'tensor', rank: -1 }])).toThrow(RangeError);
-    expect(() => argumentLayout([{ kind: 'tensor', rank: 1.5 }])).toThrow(RangeError);
+    expect(() => parameterLayout([{ kind: 'tensor', rank: -1 }])).toThrow(RangeError);
+    expect(() => parameterLayout([{ kind: 'tensor', rank: 1.5 }])).toThrow(RangeError);
   });
 });
 
 describe('packArguments', () => {
   it('writes tensors, pointers and scalars little-endian at their offsets', () => {
-    const layout = argumentLayout([
+    const layout = parameterLayout([
       { kind: 'tensor', rank: 2 },
       { kind: 'scalar', dtype: 'Float' },
       { kind: 'scalar', dtype: 'Half' },
@@ -71,17 +71,17 @@ describe('packArguments', () => {
   });
 
   it('packs 32-bit index tensors with int32 sizes and strides', () => {
-    const layout = argumentLayout([{ kind: 'tensor', rank: 1, indexType: 'Int32' }]);
+    const layout = parameterLayout([{ kind: 'tensor', rank: 1, indexType: 'Int32' }]);
     const view = new DataView(packArguments(layout, [{ dataPtr: 16n, sizes: [7], strides: [2] }]).buffer);
     expect([view.getInt32(8, true), view.getInt32(12, true)]).toEqual([7, 2]);
   });
 
   it('reports mismatched argument lists, ranks and kinds', () => {
-    const layout = argumentLayout([{ kind: 'tensor', rank: 2 }, { kind: 'scalar', dtype: 'Int32' }]);
+    const layout = parameterLayout([{ kind: 'tensor', rank: 2 }, { kind: 'scalar', dtype: 'Int32' }]);
     expect(() => packArguments(layout, [1])).toThrow(/1 values for 2 parameters/);
     expect(() => packArguments(layout, [{ dataPtr: 0n, sizes: [1], strides: [1] }, 1])).toThrow(/rank 1/);
     expect(() => packArguments(layout, [3, 1])).toThrow(/expected a tensor/);
     expect(() => packArguments(layout, [{ dataPtr: 0n, sizes: [1, 1], strides: [1, 1] }, 2 ** 31])).toThrow(RangeError);
-    expect(() => packArguments(argumentLayout([{ kind: 'pointer' }]), [-1n])).toThrow(/pointer/);
+    expect(() => packArguments(parameterLayout([{ kind: 'pointer' }]), [-1n])).toThrow(/pointer/);
   });
 });

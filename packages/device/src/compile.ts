@@ -3,7 +3,7 @@
 import { CompileError } from './errors.js';
 import type { NativeAddon } from './native/addon.js';
 
-export interface CompileOptions {
+export interface NvrtcOptions {
   /** Target, e.g. "sm_90"; DeviceContext.compile fills in the device's own. */
   arch: string;
   /** Extra NVRTC options, passed through (e.g. "-default-device", "--std=c++17", "-lineinfo"). */
@@ -16,7 +16,7 @@ export interface CompileOptions {
   wantPtx?: boolean;
 }
 
-export interface CompiledKernel {
+export interface NvrtcOutput {
   cubin: Uint8Array;
   /** NVRTC's log (warnings); empty when it had nothing to say. */
   log: string;
@@ -27,11 +27,11 @@ export interface CompiledKernel {
   compileMs: number;
 }
 
-export function nvrtcOptions(options: CompileOptions): string[] {
+export function nvrtcOptions(options: NvrtcOptions): string[] {
   return [`--gpu-architecture=${options.arch}`, ...(options.options ?? [])];
 }
 
-export function compileWithNvrtc(addon: NativeAddon, source: string, options: CompileOptions): CompiledKernel {
+export function compileWithNvrtc(addon: NativeAddon, source: string, options: NvrtcOptions): NvrtcOutput {
   const name = options.name ?? 'kernel.cu';
   const allOptions = nvrtcOptions(options);
   const headers = Object.entries(options.headers ?? {});
@@ -61,7 +61,7 @@ export function compileWithNvrtc(addon: NativeAddon, source: string, options: Co
       allOptions,
     );
   }
-  const compiled: CompiledKernel = { cubin: result.cubin, log: result.log, arch: options.arch, options: allOptions, compileMs };
+  const compiled: NvrtcOutput = { cubin: result.cubin, log: result.log, arch: options.arch, options: allOptions, compileMs };
   if (result.ptx !== null) compiled.ptx = result.ptx;
   return compiled;
 }

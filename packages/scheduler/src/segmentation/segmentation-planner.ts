@@ -1,21 +1,20 @@
-// Segmentation: public entry points. `segmentationPlan` is what the runtime's executor cache
-// calls per input signature (its Segmenter contract: groups in execution order + dumps).
+// segmentationPlanner: a Segmenter (segment-plan.ts) over a given registry — what the runtime's
+// executor cache calls per input signature (groups in execution order + dumps) — and the
+// exports of the merging itself (segment-fusion.ts, group-fusion.ts, dumps.ts).
 
-import type { Fusion, Val } from '@tsfuser/fusion-ir';
-import type { SchedulerType } from '../heuristic-params.js';
+import type { Fusion } from '@tsfuser/fusion-ir';
 import type { RuntimeInfo } from '../runtime-info.js';
 import type { SchedulerRegistry } from '../scheduler.js';
 import { fusionIrSegmentsToString, segmentedFusionToString } from './dumps.js';
 import { segmentFusion } from './segment-fusion.js';
+import type { SegmentPlan } from './segment-plan.js';
 
 export { segmentFusion, type SegmentedFusion, type SegmentGroup, type SegmentEdge } from './segment-fusion.js';
 export { segmentedFusionToString, fusionIrSegmentsToString } from './dumps.js';
 export { buildGroupFusion, groupBoundary, type GroupFusion } from './group-fusion.js';
 
-export interface SegmentationPlan {
-  groups: { fusion: Fusion; inputs: readonly Val[]; outputs: readonly Val[]; schedulerType: SchedulerType | null }[];
-  dumps: { segmentedFusion: string; fusionIrSegments: string };
-}
+/** A segmentation plan with both dumps made. */
+export type SegmentationPlan = SegmentPlan & { dumps: { segmentedFusion: string; fusionIrSegments: string } };
 
 /** A segmenter over `registry` in the shape the runtime's FusionExecutorCache takes. */
 export function segmentationPlanner(registry: SchedulerRegistry): (fusion: Fusion, info: RuntimeInfo) => SegmentationPlan {

@@ -14,15 +14,15 @@
 // workspace. Pure reads.
 
 import { dataTypeSize, type Fusion, type IterDomain, type TensorView, type Val } from '@tsfuser/fusion-ir';
-import { ExactLogicalMap } from '../pointwise/domain-map.js';
-import { bindExtents, evaluateExtent, type DeviceProperties, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
-import { downstreamTvs, tensorInputs, tensorOutputs, tvName, upstreamTvs } from './fusion-graph.js';
-import { reductionInfos, type ReductionInfo } from './reduction-pattern.js';
+import { ExactLogicalMap } from '../analysis/domain-map.js';
+import { bindExtents, evaluateExtent, type SchedulerDevice, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
+import { downstreamTvs, tensorInputs, tensorOutputs, tvName, upstreamTvs } from '../segmentation/fusion-graph.js';
+import { reductionInfos, type ReductionInfo } from '../segmentation/reduction-pattern.js';
 
 /** 64K 32-bit registers per SM on every architecture tsfuser targets. */
 export const REGISTER_FILE_BYTES = 64 * 1024 * 4;
 /**
- * Opt-in shared memory per block and the part the driver reserves (H100/H200; DeviceProperties
+ * Opt-in shared memory per block and the part the driver reserves (H100/H200; SchedulerDevice
  * does not carry these yet).
  */
 export const SHARED_MEMORY_PER_BLOCK_OPTIN = 227 * 1024;
@@ -130,7 +130,7 @@ export function persistentBufferBytes(fusion: Fusion, runtimeInfo: RuntimeInfo):
 }
 
 /** nvFuser's available persistent buffer size for one row: registers or shared memory. */
-export function persistentBufferBudget(device: DeviceProperties, maxDtypeBytes: number): number {
+export function persistentBufferBudget(device: SchedulerDevice, maxDtypeBytes: number): number {
   const registers = REGISTER_FILE_BYTES / 2;
   const shared = SHARED_MEMORY_PER_BLOCK_OPTIN - RESERVED_SHARED_MEMORY_PER_BLOCK - device.maxThreadsPerBlock * maxDtypeBytes;
   return Math.max(registers, shared);

@@ -14,7 +14,7 @@
 // reference's logical indices.
 
 import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
-import { ExactLogicalMap } from '../pointwise/domain-map.js';
+import { ExactLogicalMap } from '../analysis/domain-map.js';
 import { viewRefusal } from '../pointwise/reshape-checks.js';
 import { ReshapeIndexGraph } from '../pointwise/reshape-index-graph.js';
 

@@ -18,16 +18,14 @@ import { dataTypeSize, type Expr, type Fusion, type TensorView, type Val } from 
 import { SchedulingError } from '../errors.js';
 import type { SchedulerType } from '../heuristic-params.js';
 import { bindExtents, evaluateExtent, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
-import { nvFuserAcceptors, summarizeRejections, type SchedulerPicker } from '../segmentation/acceptors.js';
+import { nvFuserAcceptors, summarizeRejections, type SchedulerPicker } from './acceptors.js';
+import type { SegmentPlanGroup } from './segment-plan.js';
 import { buildGroupFusion, groupRuntimeInfo, isTensorExpr, type GroupFusion } from './group-fusion.js';
 
-export interface SegmentGroup {
+/** A segment as the segmenter builds it: a plan group (its fusion's inputs/outputs correspond to `inputs`/`outputs`) with its id and expressions. */
+export interface SegmentGroup extends SegmentPlanGroup {
   id: number;
   schedulerType: SchedulerType;
-  /** The segment as a standalone fusion; its inputs/outputs correspond to `inputs`/`outputs`. */
-  fusion: Fusion;
-  inputs: readonly Val[];
-  outputs: readonly Val[];
   /** The original fusion's tensor expressions in this segment, in topological order. */
   exprs: readonly Expr[];
 }

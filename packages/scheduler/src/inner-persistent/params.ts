@@ -10,7 +10,7 @@
 // so each thread keeps `batches · vec` elements of every persistent buffer in registers; the
 // rows (merged kept dims) as [ceilDiv(rows, bdimy) (blockIdx.x), bdimy (threadIdx.y)].
 
-import type { LaunchDims } from '../heuristic-params.js';
+import type { LaunchDims } from '../launch-dims.js';
 import type { IndexType } from '../index-type.js';
 import { launchParamsLine, reductionDumpClosing, reductionDumpOpening, rowReductionLine, vectorizedTensorsLine } from '../reduction/params-dump.js';
 

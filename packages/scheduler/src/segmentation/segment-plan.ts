@@ -1,0 +1,30 @@
+// The segmentation plan: what segmentation hands the runtime's executor — groups in execution
+// order, each with the scheduler segmentation chose for it. Invariant: every group input is an
+// original fusion input or an output of an earlier group.
+
+import type { Fusion, Val } from '@tsfuser/fusion-ir';
+import type { SchedulerType } from '../heuristic-params.js';
+import type { RuntimeInfo } from '../runtime-info.js';
+
+/**
+ * One group of a segmentation plan: a standalone Fusion plus the ORIGINAL fusion's vals feeding
+ * and leaving it (same order as the group fusion's inputs and outputs), and the scheduler the
+ * segmentation chose for it (null: none chosen yet, the executor picks). The one plan-group
+ * shape: the segmenter's SegmentGroup extends it, the runtime's executor takes it.
+ */
+export interface SegmentPlanGroup {
+  fusion: Fusion;
+  inputs: readonly Val[];
+  outputs: readonly Val[];
+  schedulerType: SchedulerType | null;
+}
+
+/** A segmented fusion as the runtime's executor takes it: groups in execution order. */
+export interface SegmentPlan {
+  groups: readonly SegmentPlanGroup[];
+  /** The `segmented_fusion` / `fusion_ir_segments` dumps, when the segmenter made them. */
+  dumps?: { segmentedFusion?: string; fusionIrSegments?: string };
+}
+
+/** Splits a fusion for one input signature (sizes come from `runtimeInfo`). */
+export type Segmenter = (fusion: Fusion, runtimeInfo: RuntimeInfo) => SegmentPlan;
