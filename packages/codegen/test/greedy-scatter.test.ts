@@ -4,6 +4,7 @@
 // cases (seed printed; TSFUSER_SEED replays) with each segment of the plan run in order (greedy
 // scatter segments through the model, the others through the reference), out-of-range indices
 // (the kernel traps), the emitted CUDA's shape and the refusals.
+import { scatterScalarLiteral } from '../src/emit/greedy/scatter-kernel.js';
 import { evaluate, Fusion, HostTensor, indexPutAccumulate, makeTensor, scatter, type EvalValue, type Val } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, GreedyScheduler, makeRuntimeInfo, segmentFusion, type GreedyParams } from '@tsfuser/scheduler';
 import { randomScatterCase, scatterCases, scatterInputs, scatterMismatch, seededRandom, testSeed, type ScatterCase } from '@tsfuser/test-support';
@@ -147,5 +148,15 @@ describe('greedy scatter kernel CUDA', () => {
     const a = compile('index_put_accumulate_BFloat16');
     expect(a).toMatch(/nvfAtomicAdd\(&T\d+\[nvf_out\], T\d+\[/);
     expect(a).toContain('Tensor<__bfloat, 2>');
+  });
+});
+
+describe('scatter scalar literals', () => {
+  it('a float constant into an integer output converts toward zero, as C++ and PyTorch casts do', () => {
+    expect(scatterScalarLiteral(1.25, 'Int')).toBe('(long long)1LL');
+    expect(scatterScalarLiteral(-1.75, 'Int')).toBe('(long long)-1LL');
+    expect(scatterScalarLiteral(7n, 'Int')).toBe('(long long)7LL');
+    expect(scatterScalarLiteral(1.25, 'Int32')).toBe('(int)1');
+    expect(scatterScalarLiteral(-2.5, 'Int32')).toBe('(int)-2');
   });
 });

@@ -53,8 +53,10 @@ export function runtimeInfoOf(fusion: Fusion, inputs: readonly EvalValue[]): Run
  * Throws, naming `label`, unless every element of `got` is within `want`'s dtype tolerance (plus
  * `slack[k]` where given: a sum's rounding bound on elements whose sum cancels).
  */
-export function compareOutput(want: HostTensor, got: HostTensor, label: string, slack?: ArrayLike<number>): void {
-  const tol = dtypeTolerance(want.dtype);
+export function compareOutput(want: HostTensor, got: HostTensor, label: string, slack?: ArrayLike<number>, toleranceDtype: DataType = want.dtype): void {
+  // `toleranceDtype`: a Float output computed through a Half or BFloat16 intermediate carries that
+  // intermediate's rounding (one of its ulps where a value sits on a rounding boundary).
+  const tol = Math.max(dtypeTolerance(want.dtype), dtypeTolerance(toleranceDtype));
   if (want.sizes.join(',') !== got.sizes.join(',')) throw new Error(`${label}: sizes [${got.sizes.join(', ')}], want [${want.sizes.join(', ')}]`);
   const g = got.toNumbers();
   const w = want.toNumbers();

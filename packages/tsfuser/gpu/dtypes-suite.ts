@@ -43,7 +43,19 @@ interface Row {
   detail: string;
 }
 
-/** First difference of the stored bits (Float/Double: by value, NaN equals NaN; UInt64 as bigints), or null. */
+/**
+ * Whether a stored element is a NaN of `dtype` (Float/Double by value; Half and BFloat16 by their
+ * bit patterns). Any NaN equals any NaN: PyTorch's float → bfloat16 writes NaN as 0x7fc0, CUDA's
+ * cvt.rn.bf16.f32 (the kernels', as nvFuser's) as 0x7fff — the same value, another payload.
+ */
+function isNanBits(dtype: string, v: number): boolean {
+  if (dtype === 'Float' || dtype === 'Double') return Number.isNaN(v);
+  if (dtype === 'BFloat16') return (v & 0x7f80) === 0x7f80 && (v & 0x7f) !== 0;
+  if (dtype === 'Half') return (v & 0x7c00) === 0x7c00 && (v & 0x3ff) !== 0;
+  return false;
+}
+
+/** First difference of the stored bits (NaN equals NaN in Float, Double, Half and BFloat16; UInt64 as bigints), or null. */
 function compare(got: HostTensor, want: HostTensor): string | null {
   const g = got.contiguous().data;
   const w = want.contiguous().data;
@@ -53,7 +65,7 @@ function compare(got: HostTensor, want: HostTensor): string | null {
   for (let i = 0; i < w.length; i += 1) {
     const a = g[i] as number | bigint;
     const b = w[i] as number | bigint;
-    const same = Object.is(a, b) || (typeof a === 'number' && typeof b === 'number' && (want.dtype === 'Float' || want.dtype === 'Double') && Number.isNaN(a) && Number.isNaN(b));
+    const same = Object.is(a, b) || (typeof a === 'number' && typeof b === 'number' && isNanBits(want.dtype, a) && isNanBits(want.dtype, b));
     if (!same) {
       if (bad === 0) first = `element ${i}: ${a.toString(16)} vs ${b.toString(16)}`;
       bad += 1;

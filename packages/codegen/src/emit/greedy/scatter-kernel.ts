@@ -69,9 +69,10 @@ export function scatterScalarLiteral(value: number | bigint | boolean, dtype: Gr
     case 'Bool':
       return value === true || (typeof value !== 'boolean' && Number(value) !== 0) ? 'true' : 'false';
     case 'Int':
-      return `(long long)${BigInt(typeof value === 'boolean' ? Number(value) : value).toString()}LL`;
+      // A float constant converts as C++ (and PyTorch's cast) do: toward zero.
+      return `(long long)${(typeof value === 'bigint' ? value : BigInt(Math.trunc(Number(value)))).toString()}LL`;
     case 'Int32':
-      return `(int)${String(Number(value))}`;
+      return `(int)${String(Math.trunc(Number(value)))}`;
     case 'Half':
       return `__double2half(${doubleLiteral(Number(value))})`;
     case 'BFloat16':
