@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { COMPLEX_CORE } from '../src/index.js';
+import { Fusion, makeTensor, sum } from '@tsfuser/fusion-ir';
+import { makeRuntimeInfo } from '@tsfuser/scheduler';
+import { COMPLEX_CORE, compileFusion } from '../src/index.js';
 import { complexKernels } from './complex-kernels.js';
 import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
 
@@ -134,5 +136,19 @@ describe.skipIf(!hasNvcc)('complex kernels compile with nvcc', () => {
     expect(kernels.length).toBeGreaterThanOrEqual(8);
     for (const k of kernels) expect(k.dumps.cuda).toMatch(/nvf_c(float|double)/);
     await compileKernelsWithNvcc(kernels, { cubin: true, label: 'complex' });
+  }, 300_000);
+
+  it('sums across the grid (grid reduction partials read through nvf_load_l2: a volatile struct has no copy constructor)', async () => {
+    // The H100 suite's complex_sum_dim0_ComplexFloat_16384x1024 once failed NVRTC here.
+    const kernels = (['ComplexFloat', 'ComplexDouble'] as const).map((dtype, i) => {
+      const f = new Fusion();
+      const x = makeTensor(f, { shape: [-1, -1], dtype });
+      f.addInput(x);
+      f.addOutput(sum(x, [0]));
+      const k = compileFusion(f, makeRuntimeInfo(f, [{ sizes: [16384, 1024], strides: [1024, 1] }]), { fusionId: 900 + i });
+      expect(k.dumps.cuda, dtype).toContain('gridReduce');
+      return k;
+    });
+    await compileKernelsWithNvcc(kernels, { cubin: true, label: 'complex-grid' });
   }, 300_000);
 });

@@ -16,8 +16,8 @@
 //     partial of the chunk's columns into four independent accumulators (four loads in flight),
 //     then the groups' results are folded pairwise in shared memory (`smem`: blockDim.x·blockDim.y
 //     elements of T; log2(groups) steps) and group 0 writes the output (nvf_store_acc converts
-//     Float to Half/BFloat16). Partials are read with ld.global.cg (__ldcg: L2, never a stale L1
-//     line; other blocks wrote them in this launch, before the barrier's fence).
+//     Float to Half/BFloat16). Partials are read with nvf_load_l2 (grid-reduce.ts: ld.global.cg, L2, never a
+//     stale L1 line; other blocks wrote them in this launch, before the barrier's fence).
 // Every thread of every block must call both (they synchronize). Launches of one kernel must
 // not overlap in time (they share the static work buffers and counter): the executor launches
 // on one stream.
@@ -58,16 +58,16 @@ __device__ void gridOuterReduce(TOut* out, T* work, nvfuser_index_t columns, Fun
       T acc3 = init;
       nvfuser_index_t b = group;
       for (; b + 3 * step < blocks; b += 4 * step) {
-        const T p0 = __ldcg(work + b * columns + col);
-        const T p1 = __ldcg(work + (b + step) * columns + col);
-        const T p2 = __ldcg(work + (b + 2 * step) * columns + col);
-        const T p3 = __ldcg(work + (b + 3 * step) * columns + col);
+        const T p0 = nvf_load_l2(work + b * columns + col);
+        const T p1 = nvf_load_l2(work + (b + step) * columns + col);
+        const T p2 = nvf_load_l2(work + (b + 2 * step) * columns + col);
+        const T p3 = nvf_load_l2(work + (b + 3 * step) * columns + col);
         op(acc, p0);
         op(acc1, p1);
         op(acc2, p2);
         op(acc3, p3);
       }
-      for (; b < blocks; b += step) op(acc, __ldcg(work + b * columns + col));
+      for (; b < blocks; b += step) op(acc, nvf_load_l2(work + b * columns + col));
       op(acc1, acc3);
       op(acc, acc2);
       op(acc, acc1);

@@ -2,13 +2,38 @@
 // thread dims). Each block stores its partial per segment (the thread dims not reduced) in
 // `work[(blockIdx.x · segments + segment) · gridDim.y + blockIdx.y]`, fences, and counts
 // itself in `semaphores[blockIdx.x]`; the block that arrives last reads every partial of its
-// row (volatile loads after a fence, as CUDA's threadFenceReduction sample), reduces them with
+// row (L2 loads after a fence, as CUDA's threadFenceReduction sample reads them volatile), reduces them with
 // one more block reduction, folds the result into `out` (write_pred) and resets the semaphore
 // to 0, so the static buffers (zero at module load) serve the next launch. Returns whether this
 // block is the last one: only there does `out` hold the result.
 // Every thread of every block must call it; launches of one kernel must not overlap in time
 // (they share the buffers) — the executor launches on one stream.
+// nvf_load_l2 reads a partial another block wrote in this launch: ld.global.cg (__ldcg: L2, never
+// a stale L1 line) in 8-, 4- or 1-byte words, so it serves every accumulation type, the complex
+// structs included (a volatile struct has no copy constructor).
 export const GRID_REDUCE_RUNTIME = `// ---- grid reduction (blockIdx.y) ----
+template <typename T>
+__device__ __forceinline__ T nvf_load_l2(const T* p) {
+  T r;
+  if constexpr (sizeof(T) % 8 == 0 && alignof(T) >= 8) {
+    unsigned long long* d = reinterpret_cast<unsigned long long*>(&r);
+    const unsigned long long* s = reinterpret_cast<const unsigned long long*>(p);
+    #pragma unroll
+    for (int k = 0; k < static_cast<int>(sizeof(T) / 8); ++k) d[k] = __ldcg(s + k);
+  } else if constexpr (sizeof(T) % 4 == 0) {
+    unsigned int* d = reinterpret_cast<unsigned int*>(&r);
+    const unsigned int* s = reinterpret_cast<const unsigned int*>(p);
+    #pragma unroll
+    for (int k = 0; k < static_cast<int>(sizeof(T) / 4); ++k) d[k] = __ldcg(s + k);
+  } else {
+    unsigned char* d = reinterpret_cast<unsigned char*>(&r);
+    const unsigned char* s = reinterpret_cast<const unsigned char*>(p);
+    #pragma unroll
+    for (int k = 0; k < static_cast<int>(sizeof(T)); ++k) d[k] = __ldcg(s + k);
+  }
+  return r;
+}
+
 template <bool X_REDUCE, bool Y_REDUCE, typename TOut, typename T, typename Func>
 __device__ bool gridReduce(TOut& out, const T& inp, Func op, T* smem, T* work, unsigned int* semaphores,
                            bool read_pred, bool write_pred, T init) {
@@ -30,7 +55,7 @@ __device__ bool gridReduce(TOut& out, const T& inp, Func op, T* smem, T* work, u
   __threadfence();
   T acc = init;
   for (unsigned i = red_idx; i < gdy; i += red_size) {
-    T p = *static_cast<volatile T*>(row + i);
+    T p = nvf_load_l2(row + i);
     op(acc, p);
   }
   blockReduce<X_REDUCE, Y_REDUCE>(out, acc, op, smem, true, write_pred, init);
