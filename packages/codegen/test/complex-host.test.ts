@@ -147,6 +147,10 @@ describe.skipIf(!hasNvcc)('complex kernels compile with nvcc', () => {
       f.addOutput(sum(x, [0]));
       const k = compileFusion(f, makeRuntimeInfo(f, [{ sizes: [16384, 1024], strides: [1024, 1] }]), { fusionId: 900 + i });
       expect(k.dumps.cuda, dtype).toContain('gridReduce');
+      // The work buffer counts 8-byte words: a ComplexDouble partial takes two (it once took one: NaN sums on the H100).
+      const slots = k.params.schedulerType === 'reduction' ? k.params.gridReductionWorkSlots : 0;
+      const work = k.deviceGlobals.find((g) => g.ctype === 'double');
+      expect(work?.size, dtype).toBe(slots * (dtype === 'ComplexDouble' ? 2 : 1));
       return k;
     });
     await compileKernelsWithNvcc(kernels, { cubin: true, label: 'complex-grid' });

@@ -92,7 +92,9 @@ function gridReductionGlobals(stmts: readonly Stmt[], p: KernelParams): Kernel['
   if (p.schedulerType !== 'reduction' || grids.length > 1) throw new LoweringError('a grid reduction needs the reduction scheduler and only one per kernel');
   const slots = Math.max(1, p.gridReductionWorkSlots);
   const semaphores = { name: first.semaphores, ctype: 'unsigned int' as const, size: Math.max(1, p.gridReductionSemaphores) };
-  if (first.kind === 'GridReduce') return [{ name: first.work, ctype: 'double', size: slots }, semaphores];
+  // The work buffer holds `slots` partials of the accumulation type in 8-byte words (a ComplexDouble
+  // partial takes two; it overran a one-word-per-slot buffer: NaN sums on the H100).
+  if (first.kind === 'GridReduce') return [{ name: first.work, ctype: 'double', size: slots * Math.max(1, Math.ceil(dataTypeSize(first.accDtype) / 8)) }, semaphores];
   return [
     { name: first.work.avg, ctype: 'double', size: slots },
     { name: first.work.varSum, ctype: 'double', size: slots },
