@@ -132,12 +132,21 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
   return mapLeaves(body, (st) => (st.kind === 'PendingExpr' ? lowerOne(st) : st));
 }
 
-/** An iota element: start + i·step, i the point's index in the iota's one dim (0 where it is a broadcast). */
+/**
+ * An iota element: start + i·step, i the point's index in the iota's one dim (0 where that dim
+ * has extent 1). A dim that maps to no dim of the kernel's reference — the iota feeds the
+ * reference through a reshape, which the exact map does not cross — is refused: taking index 0
+ * there wrote `start` into every element (random shape-op seed 20682: iota, reshape, row sum).
+ */
 function lowerIota(expr: IotaOp, out: TensorAccess, indexer: PointIndexer): Stmt {
   const tv = expr.outputs[0] as TensorView;
   const ctx = indexer.ctx;
   const r = ctx.exactMap.mapToReference(tv, ctx.reference)[0] ?? -1;
   const logical = indexer.history.logical[r];
+  const extent = tv.domain.logicalNoReductions()[0]?.extent.constNumber();
+  if (logical === undefined && extent !== 1) {
+    throw new LoweringError(`iota producing T${tv.name} reaches the kernel's reference T${ctx.reference.name} through a reshape; its index cannot be computed in this kernel yet`);
+  }
   const index = logical === undefined ? iconst(0) : indexer.index(logical);
   return { kind: 'Iota', out, index, start: literalAsFloat(scalarOperand(ctx, expr.start)), step: literalAsFloat(scalarOperand(ctx, expr.step)) };
 }
