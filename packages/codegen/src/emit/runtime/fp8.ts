@@ -36,30 +36,24 @@ __device__ __forceinline__ unsigned nvf_fp8_round(const unsigned a, const unsign
   if (rem > half || (rem == half && (keep & 1u) != 0u)) keep += 1u;
   return keep - ((127u - bias) << mbits);
 }
-__device__ __forceinline__ __e4m3 __float2e4m3(const float f) {
+// e4m3fn and e5m2 differ only in their mantissa bits, bias, the magnitude from which they
+// saturate and their largest finite code: one encoder, two wrappers. NaN is written 0x7f.
+__device__ __forceinline__ unsigned char nvf_float2fp8(const float f, const unsigned mbits, const unsigned bias, const unsigned saturate_from, const unsigned max_code) {
   const unsigned u = __float_as_uint(f);
   const unsigned sign = (u >> 24) & 0x80u;
   const unsigned a = u & 0x7fffffffu;
+  if (a > 0x7f800000u) return 0x7fu;
+  const unsigned code = a >= saturate_from ? max_code : nvf_fp8_round(a, mbits, bias);
+  return static_cast<unsigned char>(sign | (code > max_code ? max_code : code));
+}
+__device__ __forceinline__ __e4m3 __float2e4m3(const float f) {
   __e4m3 r;
-  if (a > 0x7f800000u) {
-    r.x = 0x7fu;
-    return r;
-  }
-  const unsigned code = a >= 0x43e00000u ? 0x7eu : nvf_fp8_round(a, 3u, 7u);
-  r.x = static_cast<unsigned char>(sign | (code > 0x7eu ? 0x7eu : code));
+  r.x = nvf_float2fp8(f, 3u, 7u, 0x43e00000u, 0x7eu);
   return r;
 }
 __device__ __forceinline__ __e5m2 __float2e5m2(const float f) {
-  const unsigned u = __float_as_uint(f);
-  const unsigned sign = (u >> 24) & 0x80u;
-  const unsigned a = u & 0x7fffffffu;
   __e5m2 r;
-  if (a > 0x7f800000u) {
-    r.x = 0x7fu;
-    return r;
-  }
-  const unsigned code = a >= 0x47800000u ? 0x7cu : nvf_fp8_round(a, 2u, 15u);
-  r.x = static_cast<unsigned char>(sign | (code > 0x7cu ? 0x7cu : code));
+  r.x = nvf_float2fp8(f, 2u, 15u, 0x47800000u, 0x7cu);
   return r;
 }
 __device__ __forceinline__ __e8m0 __float2e8m0(const float f) {
