@@ -40,6 +40,23 @@ export function dtypeTolerance(dtype: DataType): number {
   }
 }
 
+/**
+ * Per-element slack for an output computed through a reduction: the dtype tolerance times the
+ * output's largest magnitude (a norm-wise bound). A kernel sums in another order than the
+ * evaluator, and where a row's terms cancel the element keeps the rounding of the large terms, not
+ * of its own small value (seen: layer-norm backward, f32, |error| 4.4e-5 on an element of 4.2 whose
+ * row holds values in the hundreds). An indexing error moves an element by a whole term, far more.
+ */
+export function normwiseSlack(want: HostTensor, toleranceDtype: DataType = want.dtype): Float64Array {
+  const tol = Math.max(dtypeTolerance(want.dtype), dtypeTolerance(toleranceDtype));
+  let largest = 0;
+  for (const v of want.toNumbers()) {
+    const a = Math.abs(v as number);
+    if (Number.isFinite(a) && a > largest) largest = a;
+  }
+  return new Float64Array(want.numel).fill(tol * largest);
+}
+
 export function runtimeInfoOf(fusion: Fusion, inputs: readonly EvalValue[]): RuntimeInfo {
   // Integral scalar inputs carry their values (a dynamic reshape's sizes), as the executor's do.
   return makeRuntimeInfo(
