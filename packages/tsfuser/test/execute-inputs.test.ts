@@ -144,6 +144,16 @@ describe('input dims the fusion maps together', () => {
     expect(out?.sizes).toEqual([3, 2]);
   });
 
+  it('are checked on every execute of one definition (the dim groups are computed once, the sizes each call)', async () => {
+    const fd = pair();
+    const [ok] = await fd.execute([t(3, 2), t(3, 2)], { backend: 'reference' });
+    expect(ok?.sizes).toEqual([3, 2]);
+    const e = await fd.execute([t(3, 2), t(3, 5)], { backend: 'reference' }).catch((x: unknown) => x);
+    expect((e as Error).message).toBe('input 1: T1 dim 1 has size 5, but input 0 (T0) dim 1, the same dim of the fusion, has size 2');
+    const [again] = await fd.execute([t(7, 1), t(7, 1)], { backend: 'reference' });
+    expect(again?.sizes).toEqual([7, 1]);
+  });
+
   it('a symbolic dim given size 1 is not a broadcast (fuzz case seed 1040203764)', async () => {
     // Before: "EvaluationError: add producing T2: operand 1 has sizes [5, 2], which do not broadcast".
     const e = await pair()

@@ -12,6 +12,7 @@ import { Tensor } from '@tsfuser/device';
 import type { FusionProfile, KernelProfile } from '@tsfuser/runtime';
 import { makeRuntimeInfo } from '@tsfuser/scheduler';
 import { DefinitionError, ValidationError } from '../errors.js';
+import { inputExtentGroups, type InputExtentGroups } from '../execute/extent-check.js';
 import { executeFusion, resolveBackend, type ExecuteInput, type ExecuteOptions } from '../execute/execute.js';
 import { applyOutputAliases, type OutputAlias } from '../execute/output-alias.js';
 import { evaluateOnHost } from '../execute/reference-backend.js';
@@ -63,6 +64,8 @@ export class ExecutionState {
   private compiled: { key: string; kernel: CompiledKernel } | null = null;
   private profile: ExecuteProfile | null = null;
   private debug: string | null = null;
+  /** The fusion's input dim groups (extent-check.ts): fixed once the definition is finalized. */
+  private extentGroups: InputExtentGroups | null = null;
 
   async execute(
     fusion: Fusion,
@@ -81,13 +84,15 @@ export class ExecutionState {
     // capturing, so a capturing execute does not swallow a later one's dumps.
     const sink = capture ? (t: string): void => void captured.push(t) : (options.dumpSink ?? ((t: string): void => void process.stdout.write(t)));
     // nvFuser reads NVFUSER_DUMP for every execution; TSFUSER_DUMP is tsfuser's older name.
-    const dump = new Set([...(options.dump ?? []), ...(options.dumpsFromEnvironment === false ? [] : dumpsFromEnv(process.env))]);
+    const dump = options.dumpsFromEnvironment === false ? new Set<string>() : dumpsFromEnv(process.env);
+    for (const name of options.dump ?? []) dump.add(name);
     const runOptions: ExecuteOptions = { ...options, dump, dumpSink: sink, ...(capture ? { notes: (t: string): void => void captured.push(`${t}\n`) } : {}) };
     if (dump.has('python_definition') && printDefinition !== undefined) sink(printDefinition());
     const start = performance.now();
     let kernels: FusionProfile | null = null;
     if (options.profile === true) runOptions.onProfile = (p: FusionProfile): void => void (kernels = p);
-    const outputs = await executeFusion(fusion, descriptors, inputs, runOptions);
+    if (this.extentGroups?.fusion !== fusion) this.extentGroups = inputExtentGroups(fusion);
+    const outputs = await executeFusion(fusion, descriptors, inputs, runOptions, this.extentGroups);
     const wallMs = performance.now() - start;
     if (dump.size > 0) {
       const backend = resolveBackend(runOptions.backend, () => undefined);

@@ -120,5 +120,9 @@ export function parseDumpList(text: string | undefined, source: string): Set<str
 
 /** The dumps named by NVFUSER_DUMP and TSFUSER_DUMP in `env`. */
 export function dumpsFromEnv(env: Readonly<Record<string, string | undefined>>): Set<string> {
-  return new Set([...parseDumpList(env['NVFUSER_DUMP'], 'NVFUSER_DUMP'), ...parseDumpList(env['TSFUSER_DUMP'], 'TSFUSER_DUMP')]);
+  // Read on every execute (as nvFuser reads NVFUSER_DUMP): the common case, neither set, allocates nothing more.
+  const nvfuser = env['NVFUSER_DUMP'];
+  const tsfuser = env['TSFUSER_DUMP'];
+  if (nvfuser === undefined && tsfuser === undefined) return new Set();
+  return new Set([...parseDumpList(nvfuser, 'NVFUSER_DUMP'), ...parseDumpList(tsfuser, 'TSFUSER_DUMP')]);
 }

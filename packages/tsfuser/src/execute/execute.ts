@@ -12,7 +12,7 @@ import { SchedulingError } from '@tsfuser/scheduler';
 import type { AllocationLimits } from '../io/allocation-limits.js';
 import type { Backend, BackendName, BackendRunOptions } from './backend.js';
 import { gpuBackend } from './gpu-backend.js';
-import { checkInputExtents } from './extent-check.js';
+import { checkInputExtents, inputExtentGroups, type InputExtentGroups } from './extent-check.js';
 import { checkInputs } from './input-check.js';
 import { noteOnce, stderrSink, type NoteSink } from './notes.js';
 import { referenceBackend } from './reference-backend.js';
@@ -66,10 +66,12 @@ export async function executeFusion(
   descriptors: readonly InputDescriptor[],
   inputs: unknown,
   options: ExecuteOptions = {},
+  extentGroups?: InputExtentGroups,
 ): Promise<Tensor[]> {
   // `unknown`: JS callers pass anything (null, a tensor instead of a list); checkInputs narrows.
   checkInputs(descriptors, inputs);
-  checkInputExtents(fusion, inputs);
+  // `extentGroups`: the caller's copy for this fusion (a definition computes it once).
+  checkInputExtents(extentGroups?.fusion === fusion ? extentGroups : inputExtentGroups(fusion), inputs);
   const backend = resolveBackend(options.backend, options.notes);
   const runOptions: BackendRunOptions = {
     device: options.device ?? 0,

@@ -33,13 +33,18 @@ class GpuState {
   private readonly caches = new WeakMap<Fusion, Map<number, FusionExecutorCache>>();
   private cubins: CubinCache | undefined;
   private nextFusionId = 0;
+  private available = false;
 
   constructor(private readonly options: GpuBackendOptions) {}
 
   availability(): Availability {
+    // 'auto' asks on every execute: once the driver, NVRTC and a device were found they stay, so
+    // the probe (a call into the addon) is not repeated on a cached execute's host path.
+    if (this.available) return { available: true };
     const a = isAvailable();
     if (!a.available) return { available: false, reason: a.reason ?? 'the CUDA runtime is unavailable' };
     if ((a.deviceCount ?? 0) === 0) return { available: false, reason: 'no CUDA device found' };
+    this.available = true;
     return { available: true };
   }
 
