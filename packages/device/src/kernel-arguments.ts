@@ -116,10 +116,9 @@ function writeArgument(view: DataView, offset: number, parameter: KernelParamete
       }
       view.setBigUint64(offset, toPointer(value.dataPtr, index), true);
       const width = indexSize(parameter.indexType);
-      const indexDtype: DataType = width === 4 ? 'Int32' : 'Int';
       for (let d = 0; d < rank; d += 1) {
-        writeScalar(view, offset + POINTER_SIZE + d * width, indexDtype, value.sizes[d] as number);
-        writeScalar(view, offset + POINTER_SIZE + (rank + d) * width, indexDtype, value.strides[d] as number);
+        writeIndex(view, offset + POINTER_SIZE + d * width, width, value.sizes[d] as number, index);
+        writeIndex(view, offset + POINTER_SIZE + (rank + d) * width, width, value.strides[d] as number, index);
       }
       return;
     }
@@ -128,6 +127,23 @@ function writeArgument(view: DataView, offset: number, parameter: KernelParamete
       throw new Error(`unknown kernel parameter ${JSON.stringify(unreachable)}`);
     }
   }
+}
+
+/**
+ * One size or stride of a tensor argument, as the kernel's index type (4 or 8 bytes). The 8-byte
+ * case writes the two 32-bit halves of the safe integer: this runs for every dim of every tensor
+ * on each launch, and a BigInt conversion per value was a tenth of a cached call's host time.
+ */
+function writeIndex(view: DataView, offset: number, width: number, value: number, index: number): void {
+  if (!Number.isSafeInteger(value)) throw new RangeError(`argument ${index}: tensor size or stride ${String(value)} is not an integer`);
+  if (width === 4) {
+    if (value < -(2 ** 31) || value > 2 ** 31 - 1) throw new RangeError(`argument ${index}: ${value} does not fit the kernel's 32-bit index type`);
+    view.setInt32(offset, value, true);
+    return;
+  }
+  const high = Math.floor(value / 2 ** 32);
+  view.setUint32(offset, value - high * 2 ** 32, true);
+  view.setInt32(offset + 4, high, true);
 }
 
 function expectScalar(value: KernelArgument, index: number): number | bigint | boolean | Complex {

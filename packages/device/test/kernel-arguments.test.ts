@@ -76,6 +76,22 @@ describe('packArguments', () => {
     expect([view.getInt32(8, true), view.getInt32(12, true)]).toEqual([7, 2]);
   });
 
+  it('writes 64-bit sizes and strides as the int64 of the value across the 32-bit boundary and up to 2^53', () => {
+    const values = [0, 1, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 5, 3 * 2 ** 40 + 7, Number.MAX_SAFE_INTEGER, -1, -(2 ** 32) - 3];
+    const layout = parameterLayout([{ kind: 'tensor', rank: values.length }]);
+    const view = new DataView(packArguments(layout, [{ dataPtr: 8n, sizes: values, strides: [...values].reverse() }]).buffer);
+    const sizes = values.map((_, d) => view.getBigInt64(8 + 8 * d, true));
+    const strides = values.map((_, d) => view.getBigInt64(8 + 8 * (values.length + d), true));
+    expect(sizes).toEqual(values.map((v) => BigInt(v)));
+    expect(strides).toEqual([...values].reverse().map((v) => BigInt(v)));
+  });
+
+  it('refuses a fractional size and a 32-bit index type overflow, naming the argument', () => {
+    expect(() => packArguments(parameterLayout([{ kind: 'tensor', rank: 1 }]), [{ dataPtr: 8n, sizes: [1.5], strides: [1] }])).toThrow(/argument 0: tensor size or stride 1.5 is not an integer/);
+    const narrow = parameterLayout([{ kind: 'tensor', rank: 1, indexType: 'Int32' }]);
+    expect(() => packArguments(narrow, [{ dataPtr: 8n, sizes: [2 ** 31], strides: [1] }])).toThrow(/argument 0: 2147483648 does not fit the kernel's 32-bit index type/);
+  });
+
   it('reports mismatched argument lists, ranks and kinds', () => {
     const layout = parameterLayout([{ kind: 'tensor', rank: 2 }, { kind: 'scalar', dtype: 'Int32' }]);
     expect(() => packArguments(layout, [1])).toThrow(/1 values for 2 parameters/);
