@@ -204,6 +204,12 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
       if (at < 0 || at >= l.length) throw new Error(`simulator: local ${a.tensor}[${at}] out of bounds (${l.length})`);
       return { data: l, at };
     };
+    const checkVectorAccess = (a: TensorAccess, tid: number, width: number): void => {
+      if (a.memory !== 'Global') return;
+      const { data, at } = buffer(a, tid);
+      if (at % width !== 0) throw new Error(`simulator: vector access of ${width} at ${a.tensor}[${at}] is not aligned to its width (block ${block}, thread ${tid})`);
+      if (at + width > data.length) throw new Error(`simulator: vector access of ${width} at ${a.tensor}[${at}] runs past its end (${data.length}) (block ${block}, thread ${tid})`);
+    };
     const read = (o: Operand, tid: number): number => {
       if (o.kind === 'scalar') return names.get(o.text) ?? parseScalar(o.text);
       const b = buffer(o, tid);
@@ -265,6 +271,10 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
           case 'LoadStore':
             mask.forEach((m, t) => {
               if (!m) return;
+              // A vector access of global memory is one aligned load or store of `width`
+              // consecutive elements on the GPU: check that here too (the lanes below are
+              // simulated one by one, which would hide a misaligned or overrunning vector).
+              if (s.width > 1) for (const a of [s.in, s.out]) checkVectorAccess(a, t, s.width);
               for (let j = 0; j < s.width; j += 1) {
                 const src = buffer(s.in, t);
                 const dst = buffer(s.out, t);
