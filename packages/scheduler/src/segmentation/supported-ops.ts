@@ -1,6 +1,6 @@
 // Which expression kinds the reduction and normalization schedulers take (pointwise math,
-// broadcast/squeeze/expand, plain copies, tensor factories (full, iota: a value computed per
-// point), reductions and Welford), and the refusal reason for the others, naming the tensor
+// broadcast/squeeze/expand, plain copies, permutes that keep the innermost dim innermost, tensor
+// factories (full, iota: a value computed per point), reductions and Welford), and the refusal reason for the others, naming the tensor
 // produced (slice / pad / cat and indexed loads: only the pointwise scheduler takes them, so a
 // resize next to a reduction is a segment boundary; scatter and index_put_accumulate: the
 // greedy scheduler).
@@ -28,8 +28,7 @@ export function unsupportedOp(e: Expr, scheduler: string): string | null {
     case 'Merge':
       return null;
     case 'LoadStoreOp':
-      if (process.env['SCRATCH_PERM'] === '1') return null;
-      return e.permutation === null ? null : `permute${name} is left to the transpose scheduler`;
+      return permuteRefusal(e.permutation, name);
     case 'ViewOp':
       return `reshape${name} is not supported by the ${scheduler} scheduler yet`;
     case 'SliceOp':
@@ -53,6 +52,21 @@ export function unsupportedOp(e: Expr, scheduler: string): string | null {
       return `unknown expression ${String(unreachable)}`;
     }
   }
+}
+
+/**
+ * A permute inside a reduction or normalization kernel: taken when it keeps the innermost dim
+ * innermost (it only reorders outer dims, e.g. attention heads [B, H, S, D] → [B, S, H, D] before
+ * a norm over D): the kernel reads and writes rows along the same contiguous dim and indexes the
+ * outer dims through the permutation. A permute that moves the innermost dim stays a boundary:
+ * the transpose scheduler moves that data through shared memory, coalesced on both sides, where
+ * one reduction kernel would read or write it with a stride.
+ */
+export function permuteRefusal(permutation: readonly number[] | null, name: string): string | null {
+  if (permutation === null) return null;
+  const last = permutation.length - 1;
+  if (last < 0 || permutation[last] === last) return null;
+  return `permute${name} moves the innermost dim (permutation [${permutation.join(', ')}]) and is left to the transpose scheduler`;
 }
 
 /** scatter and index_put_accumulate: only the greedy scheduler takes them (a segment of their own). */
