@@ -95,7 +95,16 @@ export function segmentsWithInputs(fusion: Fusion, inputs: readonly EvalValue[])
       if (value === undefined) throw new Error(`segment ${g.id} reads ${v.name} before it is computed`);
       return value;
     });
-    const outs = g.schedulerType === 'expr_eval' ? viewsOf(g.fusion, groupInputs) : evaluate(g.fusion, groupInputs);
+    // A kernel writes its outputs densely; the evaluator may return a view (a permute's output
+    // with permuted strides), which a later segment would then read through strides its kernel
+    // never sees at run time.
+    // (A stride-ordered output keeps the evaluator's permuted strides: the executor allocates it so.)
+    const dense = (o: EvalValue, k: number): EvalValue => {
+      const tv = g.fusion.outputs[k];
+      const ordered = tv?.kind === 'tensorView' && permutedAllocationOrder(tv) !== null;
+      return o instanceof HostTensor && !ordered ? o.contiguous() : o;
+    };
+    const outs = g.schedulerType === 'expr_eval' ? viewsOf(g.fusion, groupInputs) : evaluate(g.fusion, groupInputs).map(dense);
     g.outputs.forEach((v, k) => values.set(v, outs[k] as EvalValue));
     return { type: g.schedulerType, fusion: g.fusion, inputs: groupInputs };
   });
