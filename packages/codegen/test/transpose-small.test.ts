@@ -2,7 +2,8 @@
 // 2,048 elements and small sizes take the transpose scheduler): fast differential tests of the
 // shared-tile kernel in the kernel simulator against the reference evaluator — the fixed cases
 // of every kind (2-D, permute + pointwise, 3-D / 4-D, permuted input, stride-ordered output,
-// f32 / bf16 / f16, tiles not dividing the sizes) and 8 random ones (seed printed). The full-size
+// f32 / bf16 / f16, tiles not dividing the sizes) and random ones until 4 took the transpose
+// scheduler (seed printed). The full-size
 // fixtures and 60 random cases are in transpose.test.ts / transpose-random.test.ts (slow tier).
 import { describe, expect, it } from 'vitest';
 import { randomTransposeCase } from '@tsfuser/test-support';
@@ -20,14 +21,16 @@ describe('transpose kernels on a small device (simulated)', () => {
     const r = simulateOnDevice(fusion, [[67, 45]], 'Float', seed, SMALL_DEVICE);
     expect(r.params.schedulerType).toBe('transpose');
   });
-  it('8 random transposes', () => {
+  it('random cases until 4 took the transpose scheduler', () => {
+    // Whether a random case takes the transpose scheduler depends on its sizes: draw cases (each
+    // simulated) until 4 did, so the count cannot fall short by the luck of 8 draws (seen: 2 of 8).
     let transposes = 0;
-    for (let i = 0; i < 8; i += 1) {
+    for (let i = 0; i < 48 && transposes < 4; i += 1) {
       const c = randomTransposeCase(seeded(seed + i), i, 3000);
       const label = `${c.name} seed ${seed + i} (TSFUSER_SEED=${seed}, iteration ${i})`;
       const r = simulateOnDevice(c.fusion, c.inputs(seeded(seed + 1000 + i)), null, seed, SMALL_DEVICE, label);
       if (r.params.schedulerType === 'transpose') transposes += 1;
     }
-    expect(transposes).toBeGreaterThan(3);
+    expect(transposes).toBe(4);
   });
 });
