@@ -72,11 +72,17 @@ describe.skipIf(!hasNvcc)('PTX of the 2-D slice / pad / cat schedule', () => {
     expect(oneD.divRem).toBeGreaterThan(0);
   }, 120_000);
 
-  it('cat of three along dims 0 and 1, and an aligned slice: 16-byte accesses, no division', () => {
+  it('cat of three along dims 0 and 1, an aligned slice: 16-byte accesses; no division in these nor in a split grid y', () => {
     for (const dim of [0, 1]) {
       expect(ptxOf(catOf(dim), [[8192, 4096], [8192, 4096], [8192, 4096]])).toEqual({ breakPoint: 1, ldV4: 3, stV4: 1, scalarGlobal: 0, divRem: 0 });
     }
     const sliced = single((g, x) => g.addOutput(slice(x, [1, 64], [8192, 4096])));
     expect(ptxOf(sliced, [[8192, 4096]])).toMatchObject({ breakPoint: 1, scalarGlobal: 0, divRem: 0 });
+    // More rows than gridDim.y holds (the outer side loops), an odd pad (no vectors): still no division.
+    const tall = new Fusion();
+    const t = makeTensor(tall, { shape: [-1, -1] });
+    tall.addInput(t);
+    tall.addOutput(pad(t, [1, 0]));
+    expect(ptxOf(tall, [[300000, 64]])).toMatchObject({ breakPoint: 1, ldV4: 0, divRem: 0 });
   }, 120_000);
 });

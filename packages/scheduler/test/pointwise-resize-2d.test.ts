@@ -63,6 +63,11 @@ describe('pointwise scheduler: 2-D schedule for slice / pad / cat', () => {
     expect(p.lparams.gdimy * p.lparams.bdimy).toBeGreaterThanOrEqual(17 * 512);
   });
 
+  it('more rows than gridDim.y holds: the outer side loops (split grid y), unvectorized for an odd pad', () => {
+    const p = heur(single([300000, 64], (x) => pad(x, [1, 0]), 'Float'), [[300000, 64]]);
+    expect([p.breakPoint, p.vectorizationFactor, p.splitGridYDim, p.lparams.bdimx, p.lparams.bdimy, p.lparams.gdimy]).toEqual([1, 1, true, 32, 4, 65535]);
+  });
+
   it('keeps the 1-D schedule for rows of ≤ a warp of vectors, rank 1, a small fusion, and an explicit break point 0', () => {
     expect(heur(single([65536, 256], (x) => pad(x, [8, 8])), [[65536, 256]]).breakPoint).toBe(1); // 272 / 8 = 34 vectors > 32
     expect(heur(single([65536, 248], (x) => pad(x, [0, 8])), [[65536, 248]]).breakPoint).toBe(0); // 256 / 8 = 32 vectors
