@@ -15,6 +15,7 @@ export default defineConfig(
     'test/reduction.test.ts',
     'test/welford.test.ts',
     'test/resize-nvcc.test.ts',
+    'test/resize-2d-ptx.test.ts',
     'test/lowering-passes-corpus.test.ts',
     'test/indexing-random.test.ts',
     'test/reshape-nvcc.test.ts',

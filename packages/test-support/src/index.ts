@@ -13,6 +13,7 @@ export * from './shape-ops-fixtures.js';
 export * from './shape-ops-random.js';
 export * from './resize-fixtures.js';
 export * from './resize-random.js';
+export * from './resize-2d-random.js';
 export * from './indexing-fixtures.js';
 export * from './reshape-fixtures.js';
 export * from './reshape-random.js';

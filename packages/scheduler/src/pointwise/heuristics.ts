@@ -6,7 +6,9 @@
 //     multiple of the width: resize/vectorize.ts);
 //   * 2-D schedule when broadcasts make a flat index wasteful: the smallest break point k
 //     whose inner side [k, rank) every input/output holds either fully or not at all, while
-//     some tensor is broadcast somewhere (e.g. [64,1,8192] + [64,512,8192] → k = 2);
+//     some tensor is broadcast somewhere (e.g. [64,1,8192] + [64,512,8192] → k = 2); with
+//     slice / pad / cat and no such k, rows of the innermost dim (k = rank − 1) when they hold
+//     more vectors than a warp, the unroll limited to tile a row (resize/two-d.ts);
 //   * block: 128 threads (TIDy takes the rest when the inner side is narrow);
 //   * unroll: enough bytes in flight (≈64 B of loads per thread, i.e. 128 KB per SM at full
 //     occupancy on H100), limited so that at least ~2 waves of blocks remain (measured on H100:
@@ -25,6 +27,7 @@ import { lookupOnlyTensors, lookupRefMap } from './indexed-loads.js';
 import { analyzeVectorization, lastPow2 } from './vectorize.js';
 import { hasResizeExprs } from './resize/index-space.js';
 import { resizeVectorLimit } from './resize/vectorize.js';
+import { resizeBreakPoint, resizeRowUnroll } from './resize/two-d.js';
 
 export const THREADS_PER_BLOCK = 128;
 export const MAX_GRID_Y = 65535;
@@ -150,7 +153,10 @@ export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
     return joined.factor >= plain.factor ? joined : plain;
   };
   let vec = analyze(firstVecDim);
-  const breakPoint = overrides.breakPoint ?? (nElems * 2 > fullWave ? chooseBreakPoint(io, map, ref, refSizes, vec.factor, device.warpSize) : 0);
+  let breakPoint = overrides.breakPoint ?? (nElems * 2 > fullWave ? chooseBreakPoint(io, map, ref, refSizes, vec.factor, device.warpSize) : 0);
+  // Slice / pad / cat with no broadcast break: rows on blockIdx.y, no per-vector div/mod (resize/two-d.ts).
+  const resize2d = resize && overrides.breakPoint === undefined && breakPoint === 0 && nElems * 2 > fullWave;
+  if (resize2d) breakPoint = resizeBreakPoint(ref, refSizes, vec.factor, device.warpSize);
   if (breakPoint > 0) vec = analyze(Math.max(breakPoint, firstVecDim));
   const v = vec.factor;
   const left = refSizes.slice(0, breakPoint).reduce((a, b) => a * b, 1);
@@ -186,6 +192,7 @@ export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
   const elementLimited = lastPow2(Math.max(1, Math.floor(waves / MIN_WAVES_AFTER_UNROLL)));
   let unroll = Math.max(1, Math.min(empirical, elementLimited, nextPow2(ceilDiv(afterVect, bdimx))));
   unroll = overrides.unroll ?? lastPow2(unroll);
+  if (resize2d && breakPoint > 0 && overrides.unroll === undefined) unroll = resizeRowUnroll(afterVect, bdimx, unroll);
 
   const divisible: boolean[] = [];
   let rem = right;

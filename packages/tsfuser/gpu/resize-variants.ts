@@ -1,0 +1,119 @@
+// Tuning experiment (GPU): the resize bench workloads (cat3_dim0_bf16, cat3_dim1_bf16, pad_bf16,
+// rope_bf16) under several pointwise schedules — the heuristic, the flat 1-D schedule the 2-D
+// resize rule replaced (scheduler pointwise/resize/two-d.ts), and 2-D with blockDim.x 32 / 64 / 128
+// × unroll 1 / 2 / 4 — each kernel launched alone on preallocated outputs, timed as `tsfuser
+// bench` times (CUDA events, L2 flushed), beside the device-to-device copy floor; every variant's
+// output is compared in full, bit for bit, with the heuristic kernel's, and the heuristic kernel's
+// output of the pad and the cats with the values written out on the host (bf16 bits moved as
+// F.pad / torch.cat move them). Prints one table.
+//
+//   bash gpu-bundle/run.sh tsfuser-resize-variants [workload,…]
+
+import { DeviceContext, Tensor, isAvailable } from '@tsfuser/device';
+import { FusionExecutor, runtimeInfoFor, schedulerDevice } from '@tsfuser/runtime';
+import { bindExtents, PointwiseScheduler, SchedulerRegistry, tensorSizes, type PointwiseOverrides } from '@tsfuser/scheduler';
+import type { HostTensor, TensorView } from '@tsfuser/fusion-ir';
+import { randomHost, toDeviceInput, Random } from '../src/bench/device-inputs.js';
+import { copyBandwidth, l2Flusher, timeDevice } from '../src/bench/timing.js';
+import { resizeWorkloads } from '../src/bench/resize-workloads.js';
+
+const ITERS = 30;
+
+/** The bf16 bits F.pad(x, (8, 8, 1, 1)) / torch.cat of three 2-D inputs write, or null (RoPE: computed). */
+function expectedBits(name: string, inputs: readonly HostTensor[]): Uint16Array | null {
+  const bits = inputs.map((t) => t.data as Uint16Array);
+  const [rows, cols] = inputs[0]?.sizes ?? [0, 0];
+  if (rows === undefined || cols === undefined) return null;
+  if (name === 'pad_bf16') {
+    const oc = cols + 16;
+    const out = new Uint16Array((rows + 2) * oc);
+    for (let r = 0; r < rows; r += 1) out.set((bits[0] as Uint16Array).subarray(r * cols, (r + 1) * cols), (r + 1) * oc + 8);
+    return out;
+  }
+  if (name === 'cat3_dim0_bf16') {
+    const out = new Uint16Array(3 * rows * cols);
+    bits.forEach((b, k) => out.set(b, k * rows * cols));
+    return out;
+  }
+  if (name === 'cat3_dim1_bf16') {
+    const out = new Uint16Array(rows * 3 * cols);
+    for (let r = 0; r < rows; r += 1) bits.forEach((b, k) => out.set(b.subarray(r * cols, (r + 1) * cols), r * 3 * cols + k * cols));
+    return out;
+  }
+  return null;
+}
+
+function variants(rank: number): { name: string; overrides: PointwiseOverrides }[] {
+  const out: { name: string; overrides: PointwiseOverrides }[] = [
+    { name: 'heuristic', overrides: {} },
+    { name: '1D (heuristic block / unroll)', overrides: { breakPoint: 0 } },
+  ];
+  for (const unroll of [1, 2, 4]) out.push({ name: `1D bdimx=128 unroll=${unroll}`, overrides: { breakPoint: 0, bdimx: 128, unroll } });
+  for (const bdimx of [32, 64, 128]) for (const unroll of [1, 2, 4]) out.push({ name: `2D bdimx=${bdimx} unroll=${unroll}`, overrides: { breakPoint: rank - 1, bdimx, unroll } });
+  return out;
+}
+
+function main(): void {
+  if (!isAvailable().available) {
+    console.log('no GPU');
+    process.exitCode = 1;
+    return;
+  }
+  const wanted = process.argv[2]?.split(',');
+  const device = DeviceContext.create(0);
+  const flusher = l2Flusher(device);
+  const floor = copyBandwidth(device, flusher, ITERS);
+  const rng = new Random(7);
+  const rows: string[] = [];
+  let different = 0;
+  for (const w of resizeWorkloads().filter((x) => wanted === undefined || wanted.includes(x.name))) {
+    const fusion = w.build().fusionIr();
+    const inputs = w.inputs.map((i) => {
+      const strides = i.sizes.map((_, d) => i.sizes.slice(d + 1).reduce((a, b) => a * b, 1));
+      return toDeviceInput(device, randomHost(i.dtype, i.sizes, strides, rng), false);
+    });
+    const args = inputs.map((i) => i.tensor);
+    const info = runtimeInfoFor(fusion, args, schedulerDevice(device.properties));
+    const ref = fusion.outputs[0] as TensorView;
+    const out = Tensor.emptyDevice(device, ref.dtype, tensorSizes(ref, bindExtents(fusion, info)));
+    const values = [...args.map((a) => a.asKernelArgument()), out.asKernelArgument()];
+    let reference: Uint8Array | undefined;
+    for (const v of variants(ref.domain.logicalNoReductions().length)) {
+      try {
+        const exec = FusionExecutor.compile(device, fusion, info, { registry: new SchedulerRegistry([new PointwiseScheduler(v.overrides)]) });
+        out.poison();
+        exec.launch(values);
+        const data = out.toHost().data;
+        const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+        if (reference === undefined) {
+          reference = bytes.slice();
+          const want = expectedBits(w.name, inputs.map((i) => i.host));
+          if (want !== null) {
+            const ok = Buffer.compare(bytes, new Uint8Array(want.buffer, want.byteOffset, want.byteLength)) === 0;
+            if (!ok) different += 1;
+            rows.push(`| ${w.name} | heuristic output vs values written out on the host | | | | | ${ok ? 'same' : 'DIFFERENT'} |`);
+          }
+        }
+        const same = Buffer.compare(bytes, reference) === 0;
+        if (!same) different += 1;
+        const ms = timeDevice(device, flusher, () => exec.launch(values), ITERS);
+        const gbs = w.bytes / (ms * 1e-3) / 1e9;
+        const l = exec.kernel.launch;
+        rows.push(`| ${w.name} | ${v.name} | ${l.grid.join('x')} / ${l.block.join('x')} | ${(ms * 1000).toFixed(1)} µs | ${gbs.toFixed(0)} GB/s | ${((100 * gbs) / floor).toFixed(1)}% | ${same ? 'same' : 'DIFFERENT'} |`);
+      } catch (error) {
+        rows.push(`| ${w.name} | ${v.name} | error: ${(error as Error).message.split('\n')[0] ?? ''} | | | | |`);
+      }
+    }
+    out.dispose();
+    for (const i of inputs) i.owner.dispose();
+    device.releasePool();
+  }
+  flusher.dispose();
+  console.log(`copy floor (device-to-device, 1 GiB): ${floor.toFixed(0)} GB/s; ${ITERS} runs per variant, median`);
+  console.log('| workload | variant | grid / block | median | GB/s | of floor | output |\n|---|---|---|---:|---:|---:|---|');
+  console.log(rows.join('\n'));
+  if (different > 0) process.exitCode = 1;
+  device.dispose();
+}
+
+main();
