@@ -174,6 +174,7 @@ export function computeInnerOuterPersistentHeuristics(original: Fusion, runtimeI
     targetBlockThreads: TARGET_BLOCK_THREADS,
     maxThreadsPerBlock: MAX_THREADS_PER_BLOCK,
     prefetchNextRow,
+    bulkLoadRowsAsked: overrides.bulkLoadRows === true,
     ...(overrides.bdimy === undefined ? {} : { forced: overrides.bdimy }),
   });
   const threads = bdimx * bdimy;

@@ -5,6 +5,7 @@
 // threads, the block count per SM is capped (8 resident blocks), and each block's outer
 // partials cover one row at a time. Several rows per block fill the SM with threads and reduce
 // the outer partials of bdimy rows in the block before the grid step. The rules:
+//   * the register prefetch and bulk row copies a caller asked for take one row per block;
 //   * a row whose threads fill half the target block or more (bdimx > MULTI_ROW_MAX_ROW_THREADS)
 //     keeps one row per block — the existing path for large hidden sizes;
 //   * otherwise bdimy is the largest power of two with bdimx · bdimy ≤ the target block size
@@ -32,6 +33,8 @@ export interface RowsPerBlockFacts {
   forced?: number;
   /** The register prefetch of the next row assumes one row per block. */
   prefetchNextRow: boolean;
+  /** A caller asked for the bulk row copies (one row per block): the default is then 1. */
+  bulkLoadRowsAsked: boolean;
 }
 
 export function chooseRowsPerBlock(f: RowsPerBlockFacts): number {
@@ -42,7 +45,7 @@ export function chooseRowsPerBlock(f: RowsPerBlockFacts): number {
     if (f.forced > 1 && f.prefetchNextRow) throw new SchedulingError('inner-outer persistent heuristics: prefetchNextRow needs one row per block (bdimy 1)');
     return f.forced;
   }
-  if (f.prefetchNextRow || f.bdimx > MULTI_ROW_MAX_ROW_THREADS) return 1;
+  if (f.prefetchNextRow || f.bulkLoadRowsAsked || f.bdimx > MULTI_ROW_MAX_ROW_THREADS) return 1;
   let bdimy = 1;
   while (f.bdimx * bdimy * 2 <= Math.min(f.targetBlockThreads, f.maxThreadsPerBlock)) bdimy *= 2;
   while (bdimy > 1 && f.rows < f.smCount * bdimy) bdimy /= 2;
