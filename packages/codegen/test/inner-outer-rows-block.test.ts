@@ -43,13 +43,15 @@ describe('inner-outer persistent codegen: several rows per block (bdimy > 1)', (
 
   it('rows that bdimy does not divide: the chunk split is predicated, and the kernel simulates like the fusion', () => {
     // 301 rows over 101 blocks of 3 rows each (the last block has 1 row: the rows' split by
-    // gdimx is predicated); 1100 rows over 132 blocks (one per SM) of ⌈1100/132⌉ = 9 rows taken
-    // 4 at a time (9 % 4 ≠ 0: the last step of the row loop has idle threadIdx.y rows).
-    const c = layerNormCase(buildLayerNormBackward('BFloat16', 301, 96));
-    expect(simulateNormwise(c, { bdimy: 3 })).toEqual([12, 3, 1]);
-    const d = layerNormCase(buildLayerNormBackward('BFloat16', 1100, 96));
+    // gdimx is predicated); 540 rows over 132 blocks (one per SM) of ⌈540/132⌉ = 5 rows taken
+    // 4 at a time (5 % 4 ≠ 0: the second step of the row loop has 3 idle threadIdx.y rows, which
+    // must not take the next block's rows). Larger: inner-outer-rows-block-random.test.ts.
+    const c = layerNormCase(buildLayerNormBackward('BFloat16', 301, 16));
+    expect(simulateNormwise(c, { bdimy: 3 })).toEqual([2, 3, 1]);
+    const d = layerNormCase(buildLayerNormBackward('BFloat16', 540, 8));
     const { compiled } = lowerCase(d, { bdimy: 4, blocksPerSm: 1 });
     expect(compiled.dumps.schedulerParams).toContain('Divisible splits: [true, true, false, false]');
+    expect(compiled.launch.grid[0]).toBe(132);
     simulateNormwise(d, { bdimy: 4, blocksPerSm: 1 });
   });
 
