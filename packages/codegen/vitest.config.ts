@@ -10,6 +10,7 @@ export default defineConfig(
     'test/inner-outer-persistent-simulation.test.ts',
     'test/outer-persistent.test.ts',
     'test/inner-outer-random.test.ts',
+    'test/inner-outer-rows-block-random.test.ts',
     'test/nvcc.test.ts',
     'test/normalization.test.ts',
     'test/reduction.test.ts',

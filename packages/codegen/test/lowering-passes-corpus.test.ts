@@ -48,7 +48,7 @@ function lowerVerified(name: string, fusion: Fusion, info: RuntimeInfo, registry
 }
 
 const INNER: InnerPersistentOverrides[] = [{}, { evictLastRowParams: true }, { hoistRowParamLoads: true }, { singleBarrierAllreduce: true }, { bulkLoadRows: true }];
-const INNER_OUTER: InnerOuterPersistentOverrides[] = [{}, { prefetchNextRow: true }, { bulkLoadRows: true }, { groupInnerReductions: false }];
+const INNER_OUTER: InnerOuterPersistentOverrides[] = [{}, { prefetchNextRow: true }, { bulkLoadRows: true }, { groupInnerReductions: false }, { bdimy: 3 }];
 
 describe('lowering passes on the fixture corpus', () => {
   it('the kernel IR verifier passes after every pass of every fixture family, every optimisation reached', () => {

@@ -14,7 +14,8 @@
 // grid barrier's static counter and the work buffers are reused across launches), and again
 // with the row's allreduces ungrouped (groupInnerReductions false; grouped is the default),
 // with the next row prefetched (prefetchNextRow) and with rows through shared memory by bulk
-// copy (bulkLoadRows). Then, at
+// copy (bulkLoadRows), with 3 rows per block on a one-block-per-SM grid (bdimy 3) and with one
+// row per block (bdimy 1; small rows take several by default). Then, at
 // 16384×4096 (Float, Half, BFloat16; `--dtype D` for one), checks the one-kernel schedule
 // element by element against the segmented fallback (the default registry without the
 // inner-outer persistent scheduler: reduction + pointwise kernels, each evaluator-checked
@@ -71,6 +72,11 @@ function main(): number {
     ['ungrouped', { groupInnerReductions: false }],
     ['prefetch', { prefetchNextRow: true }],
     ['bulk', { bulkLoadRows: true }],
+    // Several rows per block forced odd (3) over a grid of one block per SM, so a block's rows
+    // often do not divide by bdimy (the predicated chunk split); and one row per block, the path
+    // small rows took before bdimy (rows whose threads do not fit 3 per block are segmented).
+    ['rows_3', { bdimy: 3, blocksPerSm: 1 }],
+    ['one_row', { bdimy: 1 }],
   ];
   for (const [label, overrides] of timingOnly ? [] : variantsChecked) {
     const registry = registryFor(overrides);

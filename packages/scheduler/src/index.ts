@@ -42,6 +42,7 @@ export { computeInnerOuterPersistentHeuristics, innerOuterReductions, type Inner
 export { scheduleInnerOuterPersistent, isInnerReduction, INNER_OUTER_PERSISTENT_POSITION } from './inner-outer-persistent/schedule.js';
 export { InnerOuterPersistentScheduler } from './inner-outer-persistent/index.js';
 export { bulkRowPipelineByDefault, type BulkRowPipelineFacts } from './inner-outer-persistent/bulk-row-pipeline.js';
+export { chooseRowsPerBlock, MULTI_ROW_MAX_ROW_THREADS, type RowsPerBlockFacts } from './inner-outer-persistent/rows-per-block.js';
 export * from './greedy/index.js';
 export * from './transpose/index.js';
 export * from './segmentation/segmentation-planner.js';

@@ -8,7 +8,11 @@
 //   * update: a serial accumulation in the row loop's shared loops, predicated by the point's
 //     predicates (rows past the end and padded columns are skipped);
 //   * final: GridOuterStore of each accumulator to the work buffer at
-//     [blockIdx.x, column], in fresh loops after the row loop;
+//     [blockIdx.x, column], in fresh loops after the row loop; with several rows per block
+//     ([rBIDx, rS, rTIDy, TIDx, B, vec]: each threadIdx.y accumulated its own rows) the
+//     accumulators are first combined across threadIdx.y by a BlockReduce into a fresh
+//     register (every thread calls it: the fresh loops are uniform and no `if` encloses it),
+//     and only threadIdx.y 0 stores;
 //   * one GridOuterReduce at the end of the kernel: grid barrier, then every block combines a
 //     slice of the columns into the output (through the casts/copies between the reduction and
 //     its fusion output, which get no statements of their own).
@@ -19,9 +23,9 @@
 import type { Expr, ReductionOp, TensorView } from '@tsfuser/fusion-ir';
 import { LoweringError } from '../errors.js';
 import { iconst, imul, type IndexExpr } from '../kernel-ir/index-expr.js';
-import type { Stmt } from '../kernel-ir/nodes.js';
+import type { Stmt, TensorAccess } from '../kernel-ir/nodes.js';
 import type { LoweringContext } from './context.js';
-import { accumulationDtype, initOperand, type ReductionLoweringEnv } from './reductions.js';
+import { accumulationDtype, blockReducedDims, initOperand, threadPredicates, type ReductionLoweringEnv } from './reductions.js';
 
 export interface GridOuterReductionInfo {
   expr: ReductionOp;
@@ -93,20 +97,40 @@ export function lowerGridOuterUpdate(expr: ReductionOp, env: ReductionLoweringEn
 }
 
 /** The per-block partial of one column, stored to the work buffer (in the fresh final loops). */
-export function lowerGridOuterStore(info: GridOuterReductionInfo, env: ReductionLoweringEnv): Stmt {
+export function lowerGridOuterStore(info: GridOuterReductionInfo, env: ReductionLoweringEnv): Stmt | Stmt[] {
   const out = info.reduction;
   const column = env.access(info.output).index;
+  const acc = env.access(out);
+  // Only the kept positions index this point: guard padded columns and threads.
+  const preds = env.predicates((ps) => ps.every((p) => !out.axis(p).isReduction()));
+  const acrossY = blockReducedDims(env.groups, out).includes('TIDy');
+  const partial: TensorAccess = acrossY ? { kind: 'tensor', tensor: `${env.ctx.tensorName(out)}_block`, dtype: acc.dtype, memory: 'Local', index: iconst(0) } : acc;
   const store: Stmt = {
     kind: 'GridOuterStore',
     work: gridOuterWorkName(env.ctx, out),
     column,
     columns: outputElements(env.ctx, info.output),
-    in: env.access(out),
+    in: partial,
     accDtype: accumulationDtype(out.dtype),
   };
-  // Only the kept positions index this point: guard padded columns and threads.
-  const preds = env.predicates((ps) => ps.every((p) => !out.axis(p).isReduction()));
-  return preds.length === 0 ? store : { kind: 'IfThenElse', predicates: preds, then: [store], else: [] };
+  if (!acrossY) return preds.length === 0 ? store : { kind: 'IfThenElse', predicates: preds, then: [store], else: [] };
+  const init = initOperand(info.expr);
+  return [
+    { kind: 'Allocate', buffer: partial.tensor, dtype: acc.dtype, size: 1, align: 1 },
+    { kind: 'ReductionInit', out: partial, value: init },
+    {
+      kind: 'BlockReduce',
+      out: partial,
+      in: acc,
+      op: info.expr.op,
+      init,
+      accDtype: accumulationDtype(out.dtype),
+      reduceDims: ['TIDy'],
+      readPredicates: preds,
+      writePredicates: preds,
+    },
+    { kind: 'IfThenElse', predicates: [...preds, ...threadPredicates(['threadIdx.y'])], then: [store], else: [] },
+  ];
 }
 
 /** The grid step at the end of the kernel (barrier + column reduction of every work buffer). */

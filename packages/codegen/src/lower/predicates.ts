@@ -2,7 +2,11 @@
 // its input's extent creates out-of-range iterations. For every such split that does not
 // descend from another one, the access is guarded by `index(split input) < extent(split
 // input)`: an in-range ID has in-range descendants, so the root-most checks imply all others
-// and, through the merges above, every logical index. Divisibility is proven from constant
+// and, through the merges above, every logical index — except below a split's inner output:
+// an out-of-range index there does not leave the parent's range, it aliases the next outer
+// iteration (the inner-outer persistent grid's chunk of rows ⌈I/gdimx⌉ split by bdimy: row
+// g·chunk + 4s + y with 4s + y ≥ chunk is the next block's), so a non-divisible split of an
+// inner output is always predicated itself. Divisibility is proven from constant
 // extents or given by the scheduler (facts it derived from the runtime sizes).
 // A statement of a prefix-aligned tensor (reduction schedules) only takes the predicates whose
 // index depends on its own positions: the reduction's serial positions are out of its scope.
@@ -28,7 +32,8 @@ export function predicatedSplits(history: ReferenceHistory): Split[] {
     const fromTainted = inputs.some((i) => tainted.has(i));
     if (fromTainted) for (const o of e.outputs) tainted.add(o as IterDomain);
     if (e.kind !== 'Split' || isDivisible(history.ctx, e)) continue;
-    if (!fromTainted) result.push(e);
+    const ofInnerOutput = history.exprs.some((p) => p.kind === 'Split' && p.inner() === e.in());
+    if (!fromTainted || ofInnerOutput) result.push(e);
     for (const o of e.outputs) tainted.add(o as IterDomain);
   }
   return result;

@@ -16,7 +16,10 @@
 //     blocksPerSm) makes ptxas keep registers within that. Each block takes ⌈I / gdimx⌉
 //     contiguous rows;
 //   * the outer reductions' work buffer: gdimx × R Float partials each;
-//   * divisibility of the three splits, proven from the sizes, so lowering drops predicates.
+//   * rows per block bdimy (rows-per-block.ts): several rows at once (threadIdx.y) when one row
+//     fills at most half the target block; the grid then counts blocks of bdimx · bdimy threads
+//     and gdimx ≤ ⌈I / bdimy⌉;
+//   * divisibility of the splits, proven from the sizes, so lowering drops predicates.
 
 import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
@@ -32,6 +35,7 @@ import { bulkRowPipelineAllowed, bulkRowPipelineByDefault } from './bulk-row-pip
 import type { InnerOuterPersistentParams } from './params.js';
 import { recomputeChain } from './projection.js';
 import { isInnerReduction } from './schedule.js';
+import { chooseRowsPerBlock } from './rows-per-block.js';
 
 export const MAX_THREADS_PER_BLOCK = 1024;
 /** Register bytes per thread for persistent buffers and outer accumulators (64 registers). */
@@ -124,6 +128,8 @@ export interface InnerOuterPersistentOverrides {
    * Default true (measured on the H100: 0.5–1.2% faster at 16384×4096 in every dtype).
    */
   groupInnerReductions?: boolean;
+  /** Rows per block (threadIdx.y; nvFuser's multiple reductions per block). Default: rows-per-block.ts. */
+  bdimy?: number;
 }
 
 export function computeInnerOuterPersistentHeuristics(original: Fusion, runtimeInfo: RuntimeInfo, overrides: InnerOuterPersistentOverrides = {}): InnerOuterPersistentParams {
@@ -161,10 +167,21 @@ export function computeInnerOuterPersistentHeuristics(original: Fusion, runtimeI
   const prefetchNextRow = overrides.prefetchNextRow ?? false;
   // Prefetching holds a second copy of the row's persistent buffers (the next row's inputs).
   const registers = estimatedRegisters(batches * v * (perElement + (prefetchNextRow ? bufferBytesPerElement : 0)));
+  const bdimy = chooseRowsPerBlock({
+    bdimx,
+    rows: I,
+    smCount: device.smCount,
+    targetBlockThreads: TARGET_BLOCK_THREADS,
+    maxThreadsPerBlock: MAX_THREADS_PER_BLOCK,
+    prefetchNextRow,
+    bulkLoadRowsAsked: overrides.bulkLoadRows === true,
+    ...(overrides.bdimy === undefined ? {} : { forced: overrides.bdimy }),
+  });
+  const threads = bdimx * bdimy;
   const blocksPerSm =
     overrides.blocksPerSm ??
-    Math.max(1, Math.min(MAX_BLOCKS_PER_SM, Math.floor(device.maxThreadsPerSm / bdimx), Math.floor(REGISTERS_PER_SM / (bdimx * registers))));
-  const gdimx = Math.min(I, device.smCount * blocksPerSm);
+    Math.max(1, Math.min(MAX_BLOCKS_PER_SM, Math.floor(device.maxThreadsPerSm / threads), Math.floor(REGISTERS_PER_SM / (threads * registers))));
+  const gdimx = Math.min(ceilDiv(I, bdimy), device.smCount * blocksPerSm);
   const rank = r.domain.logical.length;
   const fullRowInputs = rowTensors(fusion, r, fusion.inputs.filter((x): x is TensorView => x.kind === 'tensorView' && x.domain.logicalNoReductions().length === rank));
   const bulkFacts = {
@@ -175,8 +192,10 @@ export function computeInnerOuterPersistentHeuristics(original: Fusion, runtimeI
     divisibleRow: R % v === 0,
     prefetchNextRow,
   };
-  // One circular buffer at a time: the register prefetch or the shared-memory one.
-  const bulkLoadRows = overrides.bulkLoadRows === undefined ? bulkRowPipelineByDefault(bulkFacts) : overrides.bulkLoadRows && bulkRowPipelineAllowed(bulkFacts);
+  // One circular buffer at a time: the register prefetch or the shared-memory one; the bulk
+  // copies take one row per block.
+  const bulkLoadRows =
+    bdimy === 1 && (overrides.bulkLoadRows === undefined ? bulkRowPipelineByDefault(bulkFacts) : overrides.bulkLoadRows && bulkRowPipelineAllowed(bulkFacts));
   const rowsPerBlock = ceilDiv(I, gdimx);
   return {
     schedulerType: 'inner_outer_persistent',
@@ -196,15 +215,16 @@ export function computeInnerOuterPersistentHeuristics(original: Fusion, runtimeI
     bulkLoadRows,
     groupInnerReductions: overrides.groupInnerReductions ?? true,
     gridDimIterDom: 'BIDx',
-    blockDimIterDom: 'Serial',
+    blockDimIterDom: bdimy > 1 ? 'TIDy' : 'Serial',
+    multipleReductionsPerBlock: bdimy > 1,
     rowsPerBlock,
     blocksPerSm,
     crossGridOuterReduction: true,
     outerReductionWorkSlots: gdimx * R,
     outerReductions: outer.length,
     indexType: chooseIndexType(collectIo(fusion, runtimeInfo, bindings)),
-    lparams: { gdimx, gdimy: 1, gdimz: 1, bdimx, bdimy: 1, bdimz: 1 },
-    divisibleSplits: [R % v === 0, vectors % batches === 0, I % gdimx === 0],
+    lparams: { gdimx, gdimy: 1, gdimz: 1, bdimx, bdimy, bdimz: 1 },
+    divisibleSplits: [R % v === 0, vectors % batches === 0, I % gdimx === 0, ...(bdimy > 1 ? [rowsPerBlock % bdimy === 0] : [])],
     vectorizedInputs: vec.inputs,
     vectorizedOutputs: vec.outputs,
   };

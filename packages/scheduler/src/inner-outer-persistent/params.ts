@@ -15,6 +15,13 @@
 // registers, then the blocks' partials meet in a global work buffer [gdimx, row] and, after a
 // grid barrier, every block sums a slice of the columns (all blocks must be resident at once:
 // gdimx ≤ SMs × blocksPerSm).
+//
+// Multiple rows per block (nvFuser's multiple_reds_per_blk; small rows, where one row fills too
+// few threads): the block's chunk of rows is split once more by bdimy,
+//   [gdimx (BIDx), ceilDiv(ceilDiv(rows, gdimx), bdimy) (serial), bdimy (threadIdx.y), row...],
+// the inner reductions run across threadIdx.x only (one per threadIdx.y), and each thread's
+// outer partials are first reduced across threadIdx.y in shared memory (a block reduction
+// after the row loop), so the work buffer keeps gdimx rows of partials.
 
 import type { LaunchDims } from '../launch-dims.js';
 import type { IndexType } from '../index-type.js';
@@ -33,8 +40,11 @@ export interface InnerOuterPersistentParams extends PersistentRowReductionParams
   persistentBufferSize: number;
   /** Rows: blockIdx.x over a persistent grid, each block looping over its chunk of rows. */
   gridDimIterDom: 'BIDx';
-  blockDimIterDom: 'Serial';
-  /** Rows each block takes: ceilDiv(rows, gdimx) (the serial row loop's extent). */
+  /** TIDy: several rows per block (lparams.bdimy of them at once); Serial: one. */
+  blockDimIterDom: 'Serial' | 'TIDy';
+  /** nvFuser's multiple_reds_per_blk: bdimy > 1 rows reduced at once by each block. */
+  multipleReductionsPerBlock: boolean;
+  /** Rows each block takes: ceilDiv(rows, gdimx) (the serial row loop covers them bdimy at a time). */
   rowsPerBlock: number;
   /** Blocks per SM the persistent grid assumes resident (the grid barrier needs all of them). */
   blocksPerSm: number;
@@ -66,7 +76,8 @@ export interface InnerOuterPersistentParams extends PersistentRowReductionParams
   lparams: LaunchDims;
   /**
    * Divisibility of each split the schedule applies to the reference, in order: row by vec,
-   * row/vec by batches (outer split), rows by gdimx (outer split). true: no predicate needed.
+   * row/vec by batches (outer split), rows by gdimx (outer split), and with bdimy > 1 the
+   * block's chunk of rows by bdimy (inner split). true: no predicate needed.
    */
   divisibleSplits: readonly boolean[];
 }
@@ -78,9 +89,11 @@ export function innerOuterPersistentParamsToString(p: InnerOuterPersistentParams
     const at = lines.indexOf('Circular buffer: not used');
     if (at >= 0) lines[at] = 'Circular buffer: 2 stages over the row loop (registers; the next row loads during this row)';
   }
-  lines.push(`Iteration Domain: blockIdx.x / serial - ${p.rowsPerBlock} rows per block / `);
+  const rows = p.blockDimIterDom === 'TIDy' ? 'threadIdx.y / multiple reductions per block / ' : '';
+  lines.push(`Iteration Domain: blockIdx.x / ${rows}serial - ${p.rowsPerBlock} rows per block / `);
   lines.push(rowReductionLine(p));
-  lines.push(`Outer Reduction Domain: serial over rows / cross grid - blockIdx.x (${p.outerReductions} reductions, work buffer ${p.outerReductionWorkSlots} slots each) / `);
+  const acrossY = p.blockDimIterDom === 'TIDy' ? 'cross block - threadIdx.y / ' : '';
+  lines.push(`Outer Reduction Domain: serial over rows / ${acrossY}cross grid - blockIdx.x (${p.outerReductions} reductions, work buffer ${p.outerReductionWorkSlots} slots each) / `);
   lines.push(launchParamsLine(p.lparams));
   lines.push(`Persistent buffer size: ${p.persistentBufferSize} bytes per row`);
   lines.push(`Blocks per SM: ${p.blocksPerSm}`);

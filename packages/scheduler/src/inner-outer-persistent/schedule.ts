@@ -22,6 +22,12 @@
 //      once per row, read before and after the block allreductions); the outer reductions'
 //      results stay at position 0 (they are complete only after the row loop and the grid
 //      step).
+// With several rows per block (params.lparams.bdimy > 1) step 1 splits the block's chunk of
+// rows once more, [gdimx, ceilDiv(ceilDiv(I, gdimx), bdimy), bdimy, ceilDiv(Rd/vec, B), B, vec]
+// (BIDx, S, TIDy, rTIDx, rS, rS; an inner split: each threadIdx.y takes every bdimy-th row of
+// the chunk), and every position named below from 2 on moves one further: rFactor [4, 5],
+// persistent buffers at 4, the outer reductions read [rBIDx, rS, rTIDy, TIDx, B, vec] (lowering
+// reduces their partials across threadIdx.y in the block before the grid step).
 // Invariant the lowering relies on: the reference (R0's partial's input) has the 5-position
 // structure above; every outer reduction has reduction IDs exactly at positions 0 (BIDx) and
 // 1 (serial row loop) and iteration IDs at 2..4, and is consumed only by a chain of casts /
@@ -48,12 +54,24 @@ import {
   vectorizeRowAccesses,
 } from '../persistent/persistent-steps.js';
 import { ROW_REDUCTION_SHAPE } from '../inner-persistent/schedule.js';
+import type { ReductionLoopShape } from '../persistent/persistent-steps.js';
 import { reductionTensors } from '../schedule-steps.js';
 import type { InnerOuterPersistentParams } from './params.js';
 import { projectToInputs } from './projection.js';
 
-/** Loop position of the persistent batch loop; persistent buffers are allocated there. */
+/** Loop position of the persistent batch loop (one row per block); persistent buffers are allocated there. */
 export const INNER_OUTER_PERSISTENT_POSITION = 3;
+
+/** Loop positions of the reference: 5, or 6 with a threadIdx.y position (several rows per block). */
+export function innerOuterPositions(params: InnerOuterPersistentParams): number {
+  return params.lparams.bdimy > 1 ? 6 : 5;
+}
+
+/** The loop structure every inner reduction takes: its serial row positions are rFactored. */
+function reductionShape(params: InnerOuterPersistentParams): ReductionLoopShape {
+  const dims = innerOuterPositions(params);
+  return dims === 5 ? ROW_REDUCTION_SHAPE : { dims, reductionAxes: [4, 5], rFactorAxes: [4, 5] };
+}
 
 /** Whether a reduction output reduces its innermost logical dim (an inner reduction). */
 export function isInnerReduction(r: TensorView): boolean {
@@ -66,28 +84,33 @@ function scheduleReductionLoop(r: TensorView, params: InnerOuterPersistentParams
   splitRowIntoBatches(r, params); //          [I, B, X, v]
   r.split(0, params.lparams.gdimx, false); // [G, ceilDiv(I, G), B, X, v]
   r.reorder({ 2: 3, 3: 2 }); //               [G, S, X, B, v]
-  const types: ParallelType[] = ['BIDx', 'Serial', 'TIDx', 'Serial', 'Serial'];
+  const { bdimy } = params.lparams;
+  if (bdimy > 1) r.split(1, bdimy, true); //   [G, S', Y, X, B, v]
+  const types: ParallelType[] = ['BIDx', 'Serial', ...(bdimy > 1 ? (['TIDy'] as const) : []), 'TIDx', 'Serial', 'Serial'];
   types.forEach((t, p) => r.axis(p).parallelize(t));
 }
 
 /**
  * Index in params.divisibleSplits of each split of the reference: the row by vec is 0, the
- * outer split by B is 1, the rows' outer split by gdimx is 2.
+ * outer split by B is 1, the rows' outer split by gdimx is 2, the chunk's inner split by bdimy
+ * (several rows per block) is 3.
  */
 function referenceSplitOrder(ref: TensorView): Map<Split, number> {
   const splits = loopExprs(ref).filter((e): e is Split => e.kind === 'Split');
   const keys = new Map<Split, number>();
   for (const s of splits) {
-    if (s.innerSplit) keys.set(s, 0);
+    const ofChunk = splits.some((o) => !o.innerSplit && o.inner() === s.in());
+    if (s.innerSplit) keys.set(s, ofChunk ? 3 : 0);
     else if (splits.some((o) => o.innerSplit && o.outer() === s.in())) keys.set(s, 1);
     else keys.set(s, 2);
   }
   return keys;
 }
 
-/** The outer reductions must read [rBIDx, rS, TIDx, B, vec] (see the header). */
-function checkOuterReduction(r: TensorView, r0: TensorView): void {
-  const ok = r.nDims() === 5 && r.axis(0).isReduction() && r.axis(1).isReduction() && [2, 3, 4].every((p) => !r.axis(p).isReduction());
+/** The outer reductions must read [rBIDx, rS, (rTIDy,) TIDx, B, vec] (see the header). */
+function checkOuterReduction(r: TensorView, r0: TensorView, dims: number): void {
+  const reduced = dims - 3;
+  const ok = r.nDims() === dims && Array.from({ length: dims }, (_, p) => r.axis(p).isReduction() === p < reduced).every(Boolean);
   if (!ok) throw new SchedulingError(`inner-outer persistent schedule: outer reduction T${r.name} did not take T${r0.name}'s loop structure`);
 }
 
@@ -112,13 +135,14 @@ export function scheduleInnerOuterPersistent(fusion: Fusion, params: InnerOuterP
   const outer = reductions.filter((r) => !isInnerReduction(r));
   const r0 = inner[0];
   if (r0 === undefined || outer.length === 0) throw new SchedulingError('inner-outer persistent schedule: needs inner and outer reductions');
-  const p0 = scheduleReductionsLike(r0, inner.slice(1), ROW_REDUCTION_SHAPE, (r) => scheduleReductionLoop(r, params), 'inner-outer persistent');
-  for (const r of outer) checkOuterReduction(r, r0);
+  const dims = innerOuterPositions(params);
+  const p0 = scheduleReductionsLike(r0, inner.slice(1), reductionShape(params), (r) => scheduleReductionLoop(r, params), 'inner-outer persistent');
+  for (const r of outer) checkOuterReduction(r, r0, dims);
 
-  const ref = partialReductionInput(p0, 5, 'inner-outer persistent');
-  vectorizeRowAccesses(fusion, inputCaches, params);
+  const ref = partialReductionInput(p0, dims, 'inner-outer persistent');
+  vectorizeRowAccesses(fusion, inputCaches, params, dims);
   inlineMost(fusion);
-  keepPersistentBuffers(fusion, INNER_OUTER_PERSISTENT_POSITION);
+  keepPersistentBuffers(fusion, INNER_OUTER_PERSISTENT_POSITION + dims - 5);
   for (const r of outer) if (r.computeAtPosition > 0) inlineAt(r, 0);
 
   const divisibleSplits = divisibleSplitsOf(referenceSplitOrder(ref), params.divisibleSplits);

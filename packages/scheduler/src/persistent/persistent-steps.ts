@@ -84,15 +84,16 @@ export function partialReductionInput(p0: TensorView, dims: number, scheduler: s
 /** The params fields that say which row accesses are vectorized. */
 export type RowVectorization = Pick<PersistentRowReductionParams, 'vectorizeInnerReduction' | 'vectorizedInputs' | 'vectorizedOutputs'>;
 
-/** Vectorizes position 4 (vec) of the chosen input caches and full-row outputs of a 5-position row schedule. */
-export function vectorizeRowAccesses(fusion: Fusion, inputCaches: ReadonlyMap<TensorView, number>, params: RowVectorization): void {
+/** Vectorizes the last position (vec) of the chosen input caches and full-row outputs of a `dims`-position row schedule (5 by default). */
+export function vectorizeRowAccesses(fusion: Fusion, inputCaches: ReadonlyMap<TensorView, number>, params: RowVectorization, dims = 5): void {
   if (!params.vectorizeInnerReduction) return;
+  const last = dims - 1;
   for (const [cache, i] of inputCaches) {
-    if (params.vectorizedInputs.includes(i) && cache.nDims() === 5) cache.axis(4).parallelize('Vectorize');
+    if (params.vectorizedInputs.includes(i) && cache.nDims() === dims) cache.axis(last).parallelize('Vectorize');
   }
   params.vectorizedOutputs.forEach((i) => {
     const o = fusion.outputs[i];
-    if (o !== undefined && o.kind === 'tensorView' && o.nDims() === 5 && !o.axis(4).isBroadcast()) o.axis(4).parallelize('Vectorize');
+    if (o !== undefined && o.kind === 'tensorView' && o.nDims() === dims && !o.axis(last).isBroadcast()) o.axis(last).parallelize('Vectorize');
   });
 }
 
