@@ -144,7 +144,13 @@ function reshapedRowOutputs(fusion: Fusion, r: TensorView, bindings: ReturnType<
   if (fusion.exprs().some((e) => e.kind === 'LoadStoreOp' && e.permutation !== null)) return out;
   const outputTvs = fusion.outputs.filter((v): v is TensorView => v.kind === 'tensorView' && v.domain.allocation === null && !v.isFusionInput());
   for (const tv of reshapedRowInputs(fusion, r, outputTvs)) {
-    const sizes = tv.domain.logicalNoReductions().map((id) => evaluateExtent(id.extent, bindings));
+    let sizes: number[];
+    try {
+      sizes = tv.domain.logicalNoReductions().map((id) => evaluateExtent(id.extent, bindings));
+    } catch (err) {
+      if (err instanceof SchedulingError) continue; // an extent not known here: stored as before
+      throw err;
+    }
     if (sizes.reduce((a, b) => a * b, 1) === numel) out.set(tv, sizes[sizes.length - 1] ?? 1);
   }
   return out;
