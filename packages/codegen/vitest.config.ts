@@ -21,6 +21,7 @@ export default defineConfig(
     'test/indexing-random.test.ts',
     'test/reshape-nvcc.test.ts',
     'test/persistent-reshape-nvcc.test.ts',
+    'test/persistent-reshape-ptx.test.ts',
     'test/greedy-nvcc.test.ts',
     'test/transpose.test.ts',
     'test/transpose-random.test.ts',

@@ -1,12 +1,14 @@
 // nvcc compile check (nvcc-batch.ts, -cubin sm_90) of every kernel segment of the persistent
 // reshape fixtures (test-support persistent-reshape-fixtures.ts) and of 20 random persistent
-// fusions with reshapes (persistent-reshape-random.ts): reshapes before, between and after the
+// fusions with reshapes (persistent-reshape-random.ts), and of the vector reshape fixtures
+// (persistent-reshape-vector-fixtures.ts: outputs stored through a reshape with the row's vector):
+// reshapes before, between and after the
 // row reductions of inner / outer / inner-outer persistent kernels; the attention prologue
 // reshape + layer_norm + reshape at bench-like sizes.
 import { describe, expect, it } from 'vitest';
 import { compileFusion, type CompiledKernel } from '../src/index.js';
 import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
-import { persistentReshapeFixtures, randomPersistentReshapeCase, reshapeLayerNormPrologue } from '@tsfuser/test-support';
+import { persistentReshapeFixtures, randomPersistentReshapeCase, reshapeLayerNormPrologue, vectorReshapeFixtures } from '@tsfuser/test-support';
 import { baseSeed, runtimeInfoOf, seeded, segmentsWithInputs } from './shape-ops-simulation.js';
 import type { EvalValue, Fusion } from '@tsfuser/fusion-ir';
 import { makeRuntimeInfo } from '@tsfuser/scheduler';
@@ -22,7 +24,7 @@ describe.skipIf(!hasNvcc)('persistent reshape kernels compile with nvcc', () => 
         kernels.push(compileFusion(s.fusion, runtimeInfoOf(s.fusion, s.inputs), { fusionId: 31000 + kernels.length }));
       }
     };
-    for (const [k, fx] of persistentReshapeFixtures().entries()) add(fx.fusion, fx.inputs(seeded(seed + k)));
+    for (const [k, fx] of [...persistentReshapeFixtures(), ...vectorReshapeFixtures()].entries()) add(fx.fusion, fx.inputs(seeded(seed + k)));
     for (let k = 0; k < 20; k += 1) {
       const c = randomPersistentReshapeCase(seed + 1000 + k);
       add(c.fusion, c.inputs);

@@ -19,6 +19,7 @@ export * from './reshape-fixtures.js';
 export * from './reshape-random.js';
 export * from './persistent-reshape-fixtures.js';
 export * from './persistent-reshape-random.js';
+export * from './persistent-reshape-vector-fixtures.js';
 export * from './stride-order-fixtures.js';
 export * from './scan-sort-fixtures.js';
 export * from './transpose-fixtures.js';

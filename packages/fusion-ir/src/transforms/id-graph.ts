@@ -5,11 +5,17 @@
 // non-broadcast input, extents being equal), so a tensor lacking a broadcast dim still maps to
 // the merged loop of a tensor that has it.
 //
+// A reshape's split/merge (root → logical) can be undone by a loop transform (view-replay.ts
+// rebuilds a view output's root IDs from its logical ones): a merge of the outer and inner
+// outputs of a reshape's split joins the split's input, and an inner split of a reshape merge's
+// output by the merge's inner extent joins its outputs to the merge's inputs.
+//
 // Used to decide which loop IDs of different tensors iterate together: inlining validation
 // and parallelizeAllLike. Resized pairs (Slice/Pad/Cat with changed extents) are never joined.
 
 import type { Merge, Split } from '../ir/expr.js';
 import type { IterDomain } from '../ir/iter-domain.js';
+import type { Scalar } from '../ir/scalar.js';
 import type { TensorView } from '../ir/tensor-view.js';
 import { consumersOf, logicalDomainPairs } from './logical-domain-map.js';
 import { idExprsFromTo } from './replay.js';
@@ -65,6 +71,7 @@ export function buildIdGraph(tvs: readonly TensorView[]): IdSets {
     }
   }
   const exprs: (Split | Merge)[] = tvs.flatMap(tensorIdExprs);
+  const reshapeExprs = tvs.flatMap((tv) => (tv.domain.root === null ? [] : idExprsFromTo(tv.domain.root, tv.domain.logical)));
   let changed = true;
   while (changed) {
     changed = false;
@@ -93,8 +100,31 @@ export function buildIdGraph(tvs: readonly TensorView[]): IdSets {
       forward(a, b);
       forward(b, a);
     }
+    if (joinReshapeInverses(sets, exprs, reshapeExprs)) changed = true;
   }
   return sets;
+}
+
+/** Whether two extents are the same value (one Val, or equal constants). */
+function sameExtent(a: IterDomain, b: Scalar): boolean {
+  const x = a.extent.constNumber();
+  return a.extent === b || (x !== null && x === b.constNumber());
+}
+
+/** Joins loop transforms that undo a reshape's split or merge (see the header); true when something joined. */
+function joinReshapeInverses(sets: IdSets, exprs: readonly (Split | Merge)[], reshapeExprs: readonly (Split | Merge)[]): boolean {
+  let changed = false;
+  for (const e of exprs) {
+    for (const r of reshapeExprs) {
+      if (e.kind === 'Merge' && r.kind === 'Split' && sets.same(e.outer(), r.outer()) && sets.same(e.inner(), r.inner())) {
+        if (sets.union(e.out(), r.in())) changed = true;
+      } else if (e.kind === 'Split' && r.kind === 'Merge' && e.innerSplit && sets.same(e.in(), r.out()) && sameExtent(r.inner(), e.factor)) {
+        if (sets.union(e.outer(), r.outer())) changed = true;
+        if (sets.union(e.inner(), r.inner())) changed = true;
+      }
+    }
+  }
+  return changed;
 }
 
 function exprKey(sets: IdSets, e: Split | Merge): string {

@@ -28,6 +28,7 @@ export {
   TransformPropagator,
   type PropagateOptions,
 } from './propagator.js';
+export { replayForwardThroughView } from './view-replay.js';
 export { computeAt, inlineAllAt, inlineAt, inlineMost, inlineSelectedAt, maxInlinePosition } from './inline.js';
 export { cacheAfter, cacheBefore, cacheFork } from './cache.js';
 export { rFactor } from './rfactor.js';

@@ -134,11 +134,35 @@ function rowInputs(fusion: Fusion, r: TensorView): RowInputs {
   return { rows: rowTensors(fusion, r, inputTvs), params: rowParams(fusion, r, inputTvs), reshaped: reshapedRowInputs(fusion, r, inputTvs) };
 }
 
+/**
+ * Outputs written through reshapes of the row (the row reshaped back to [B, S, H]): contiguous,
+ * holding all `numel` elements in the row-major order of the row tensor (no permute in the
+ * fusion), each with its innermost extent; loops-past-views.ts gives them the reference's loops.
+ */
+function reshapedRowOutputs(fusion: Fusion, r: TensorView, bindings: ReturnType<typeof bindExtents>, numel: number): Map<TensorView, number> {
+  const out = new Map<TensorView, number>();
+  if (fusion.exprs().some((e) => e.kind === 'LoadStoreOp' && e.permutation !== null)) return out;
+  const outputTvs = fusion.outputs.filter((v): v is TensorView => v.kind === 'tensorView' && v.domain.allocation === null && !v.isFusionInput());
+  for (const tv of reshapedRowInputs(fusion, r, outputTvs)) {
+    let sizes: number[];
+    try {
+      sizes = tv.domain.logicalNoReductions().map((id) => evaluateExtent(id.extent, bindings));
+    } catch (err) {
+      if (err instanceof SchedulingError) continue; // an extent not known here: stored as before
+      throw err;
+    }
+    if (sizes.reduce((a, b) => a * b, 1) === numel) out.set(tv, sizes[sizes.length - 1] ?? 1);
+  }
+  return out;
+}
+
 function vectorization(fusion: Fusion, runtimeInfo: RuntimeInfo, r: TensorView, inputs: RowInputs, rowLength: number, rows: number, maxVectorBytes: number): VectorChoice {
   const rowInputs = new Set([...inputs.rows, ...inputs.params, ...inputs.reshaped]);
   const outputTvs = fusion.outputs.filter((v): v is TensorView => v.kind === 'tensorView');
   const reshaped = { tvs: inputs.reshaped, numel: rowLength * rows };
-  return rowVectorChoice(fusion, runtimeInfo, rowInputs, rowTensors(fusion, r, outputTvs), rowLength, maxVectorBytes, reshaped);
+  const reshapedOutputs = reshapedRowOutputs(fusion, r, bindExtents(fusion, runtimeInfo), rowLength * rows);
+  const rowOutputs = new Set([...rowTensors(fusion, r, outputTvs), ...reshapedOutputs.keys()]);
+  return rowVectorChoice(fusion, runtimeInfo, rowInputs, rowOutputs, rowLength, maxVectorBytes, reshaped, [...reshapedOutputs.values()]);
 }
 
 /** Register bytes each row element costs across the persistent buffers (as computed, not projected). */

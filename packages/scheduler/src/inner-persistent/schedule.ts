@@ -14,8 +14,9 @@
 //      elements, R0 reduces across threadIdx.x (a block allreduce: every consumer of R0 reads
 //      it in every thread, through the broadcast back over the row);
 //   4. propagate P0's transforms to every tensor and copy its parallel types; rFactor every
-//      other reduction the same way; vectorize the row accesses of the input caches and
-//      outputs;
+//      other reduction the same way; give tensors after a reshape of the row the reference's
+//      loops through the reshape (loops-past-views.ts); vectorize the row accesses of the input
+//      caches and outputs (reshaped-back outputs included);
 //   5. inline as deep as legal, except the persistent buffers (persistence.ts): a tensor read
 //      both before a block reduction and after it (x in x − max(x)) stays at position 3, so its
 //      [B, vec] registers are filled once and read by both loops — the row is read from global
@@ -39,6 +40,7 @@ import { SchedulingError } from '../errors.js';
 import type { ScheduledFusion } from '../scheduler.js';
 import { reductionTensors } from '../schedule-steps.js';
 import type { InnerPersistentParams } from './params.js';
+import { replayLoopsPastViews } from '../persistent/loops-past-views.js';
 import { keepPersistentBuffers, projectCastBuffers } from '../persistent/persistence.js';
 import {
   divisibleSplitsOf,
@@ -89,6 +91,7 @@ export function scheduleInnerPersistent(fusion: Fusion, params: InnerPersistentP
   const p0 = scheduleReductionsLike(r0, reductions.slice(1), ROW_REDUCTION_SHAPE, (r) => scheduleReductionLoop(r, params), 'inner persistent');
 
   const ref = partialReductionInput(p0, 5, 'inner persistent');
+  replayLoopsPastViews(fusion, ref);
   vectorizeRowAccesses(fusion, inputCaches, params);
   inlineMost(fusion);
   keepPersistentBuffers(fusion, PERSISTENT_POSITION);

@@ -4,7 +4,8 @@
 // stride of each row input (size-1 dims aside) and its pointer alignment; a row input of another
 // rank, read through reshapes (`reshaped`), must also hold all `numel` elements of the row tensor
 // (a reshape keeps the row-major order, so its linear index is the row tensor's) and have an
-// innermost extent the vector divides, so no vector crosses its innermost dim. Invariant: a chosen
+// innermost extent the vector divides, so no vector crosses its innermost dim; so must the
+// innermost extent of each output written through reshapes (`reshapedOutputInner`). Invariant: a chosen
 // factor > 1 makes every vectorized access of the listed inputs and outputs aligned and in
 // bounds.
 
@@ -36,6 +37,7 @@ export function rowVectorChoice(
   rowLength: number,
   maxVectorBytes: number,
   reshaped: { tvs: ReadonlySet<TensorView>; numel: number } | null = null,
+  reshapedOutputInner: readonly number[] = [],
 ): VectorChoice {
   const cands: { position: number; size: number; sizes: readonly number[]; strides: readonly number[]; alignment: number; inner: number | null }[] = [];
   fusion.inputs.forEach((v, i) => {
@@ -53,6 +55,7 @@ export function rowVectorChoice(
   let factor = Math.max(1, Math.floor(maxVectorBytes / widest));
   const ok = (v: number): boolean =>
     rowLength % v === 0 &&
+    reshapedOutputInner.every((n) => n % v === 0) &&
     cands.every((c) => (c.inner === null || c.inner % v === 0) && c.alignment % (v * c.size) === 0 && c.strides.every((s, d) => d === c.strides.length - 1 || (c.sizes[d] ?? 1) <= 1 || s % v === 0));
   while (factor > 1 && !ok(factor)) factor /= 2;
   return factor > 1 ? { factor, inputs: cands.map((c) => c.position), outputs } : scalar();
