@@ -30,5 +30,6 @@ export default defineConfig(
     'test/default-registry-outer.test.ts',
     'test/shape-ops-fixtures.test.ts',
     'test/resize-random.test.ts',
+    'test/unrolled-loads-first-nvcc.test.ts',
   ]),
 );
