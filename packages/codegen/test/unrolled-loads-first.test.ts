@@ -2,12 +2,12 @@
 // pointwise loop with indexed loads, every element's loads come before the first store and a
 // loop-invariant id is read once. Checked on the kernel IR (shape, the verifier after every pass)
 // and by simulating embedding lookups (random ids with repeats, padding_idx, bf16 / f32, odd
-// hidden sizes) and the indexing fixtures under unrolled schedules against the reference
-// evaluator; the loads copy elements, so every value must be equal.
+// hidden sizes), the indexing fixtures and random indexed-load fusions under unrolled schedules
+// against the reference evaluator; the loads copy elements, so every value must be equal.
 import { add, cast, embeddingFwd, Fusion, HostTensor, makeTensor, mul, type DataType, type EvalValue, type TensorView } from '@tsfuser/fusion-ir';
 import { makeRuntimeInfo, PointwiseScheduler, SchedulerRegistry, type PointwiseOverrides } from '@tsfuser/scheduler';
 import { describe, expect, it } from 'vitest';
-import { indexingCases, indexingInputs, seededRandom, testSeed } from '@tsfuser/test-support';
+import { indexingCases, indexingInputs, randomIndexingCase, seededRandom, testSeed } from '@tsfuser/test-support';
 import { compileFusion, lowerFusion, verifyKernelIr, type Stmt } from '../src/index.js';
 import { lowerWith, simulateAndCheck } from './shape-ops-simulation.js';
 
@@ -71,6 +71,22 @@ describe(`unrolled-loads-first: embedding lookups match the reference (seed ${se
       }
     });
   }
+});
+
+describe(`unrolled-loads-first: random indexed-load fusions under unrolled schedules (seed ${seed})`, () => {
+  it('24 fusions (index_select, gather, take_along_axis, select, embedding; maybe a consumer) simulate to the reference', () => {
+    const next = seededRandom(seed + 1);
+    let split = 0;
+    for (let k = 0; k < 24; k += 1) {
+      const c = randomIndexingCase(next, k);
+      const inputs = indexingInputs(c, next) as EvalValue[];
+      const rank = (c.fusion.outputs[0] as TensorView).nDims();
+      const o: PointwiseOverrides = { breakPoint: Math.floor(next() * rank), bdimx: 32, unroll: next() < 0.5 ? 2 : 4 };
+      const sim = simulateAndCheck(c.fusion, inputs, `${c.name} ${JSON.stringify(o)} (TSFUSER_SEED=${seed})`, new SchedulerRegistry([new PointwiseScheduler(o)]));
+      if (loops(sim.kernel.body).some((l) => l.unroll && !stores(l.body))) split += 1;
+    }
+    expect(split).toBeGreaterThan(4);
+  });
 });
 
 describe('unrolled-loads-first: the kernel IR', () => {
