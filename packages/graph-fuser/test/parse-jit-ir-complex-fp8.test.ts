@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { evaluate, HostTensor, isComplexType, isFloat8Type, type DataType } from '@tsfuser/fusion-ir';
 import { parseIR, SCALAR_TYPE_CODES, type Graph } from '@tsfuser/jit-ir';
-import { JitLoweringError, parseJitIR } from '../src/index.js';
+import { fuseGraph, guardFusionGroups, JitLoweringError, parseJitIR, runGraph } from '../src/index.js';
 
 type FixtureNumber = number | boolean | 'inf' | '-inf' | 'nan';
 interface FixtureTensor {
@@ -85,6 +85,17 @@ describe(`parseJitIR: complex and float8 graphs from PyTorch ${fixture.torch}`, 
       const outs = evaluate(fusion, c.inputs.map(hostTensor));
       expect(outs.length).toBe(c.outputs.length);
       c.outputs.forEach((want, i) => expectClose(outs[i] as HostTensor, want, `${c.name} (${c.kind}) output ${i}`));
+    });
+  }
+
+  for (const c of fixture.cases.filter((x) => x.kind === 'traced')) {
+    it(`${c.name} (traced) through the fuser: fuseGraph (single nodes too), guards, runGraph on the reference backend`, () => {
+      const graph = untupled(c.graph);
+      fuseGraph(graph, { singletonFusion: true });
+      guardFusionGroups(graph);
+      const run = runGraph(graph, c.inputs.map(hostTensor));
+      expect(run.groups.length, `${c.name}: fusion groups`).toBeGreaterThan(0);
+      c.outputs.forEach((want, i) => expectClose(run.outputs[i] as HostTensor, want, `${c.name} (fused) output ${i}`));
     });
   }
 
