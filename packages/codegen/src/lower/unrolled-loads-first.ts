@@ -119,7 +119,6 @@ interface Fresh {
 function splitLoop(loop: ForLoop, fresh: Fresh): Stmt[] | null {
   if (!loop.unroll || loop.extent.kind !== 'const' || loop.extent.value < 2) return null;
   const allocations = new Map<string, Allocate>();
-  const units: Stmt[][] = [];
   for (const s of loop.body) {
     if (s.kind === 'Allocate') {
       if (s.memory === 'Shared') return null;
@@ -128,7 +127,6 @@ function splitLoop(loop: ForLoop, fresh: Fresh): Stmt[] | null {
     }
     const leaves = unitLeaves(s);
     if (leaves === null || !leaves.every(allowedLeaf)) return null;
-    units.push(leaves);
   }
   const all = accessesOf(loop.body);
   const globalWrites = tensorsOf(all.writes, 'Global');
@@ -145,6 +143,12 @@ function splitLoop(loop: ForLoop, fresh: Fresh): Stmt[] | null {
     moved.add(k);
     for (const w of writes) movedWrites.add(w.tensor);
   });
+  // Each element's slot must keep the buffer's alignment (vector accesses into it).
+  const misaligned = (b: string): boolean => {
+    const a = allocations.get(b) as Allocate;
+    return a.size % a.align !== 0;
+  };
+  if ([...movedWrites].some(misaligned)) return null;
   const stays = loop.body.filter((s, k) => s.kind !== 'Allocate' && !moved.has(k));
   // A buffer a moved load writes must be written by moved loads only.
   const stayWrites = tensorsOf(accessesOf(stays).writes, 'Local');
