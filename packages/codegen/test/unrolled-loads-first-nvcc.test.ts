@@ -1,8 +1,9 @@
 // nvcc -ptx -arch=sm_90 on embedding lookups after the `unrolled-loads-first` pass: in the PTX
 // of the kernel, every global load comes before the first global store (all the lookups of a
 // thread in flight at once), and the id of the row is loaded once. The benchmark's shape (8192
-// ids into a [128256, 4096] bf16 table: vector loads of 8, unrolled 4×) and an unvectorized f32
-// lookup with an odd hidden size under an unrolled schedule. Slow tier (runs nvcc).
+// ids into a [128256, 4096] bf16 table: vector loads of 8, unrolled 4×), rows of 4095 (scalar
+// loads, predicated) under the heuristic schedule, and an unvectorized f32 lookup with an odd
+// hidden size under an unrolled schedule. Slow tier (runs nvcc).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,6 +45,14 @@ describe.skipIf(!hasNvcc)('unrolled-loads-first in PTX (nvcc -ptx -arch=sm_90)',
     expect(loads.length).toBe(4);
     expect(ops.slice(firstStore).filter((l) => l.startsWith('ld.global')), ops.join('\n')).toEqual([]);
     expect(ops.filter((l) => l.startsWith('st.global.v4')).length).toBe(4);
+  });
+
+  it('bf16 rows of 4095 (not vectorizable) under the heuristic schedule: the id once, the 4 lookups before the 4 stores', () => {
+    const ops = memoryOps(embeddingPtx('BFloat16', 8192, 128256, 4095));
+    const firstStore = ops.findIndex((l) => l.startsWith('st.global'));
+    expect(ops.filter((l) => l.startsWith('ld.global.u64')).length).toBe(1);
+    expect(ops.filter((l) => l.startsWith('ld.global.u16')).length).toBe(4);
+    expect(ops.slice(firstStore).filter((l) => l.startsWith('ld.global')), ops.join('\n')).toEqual([]);
   });
 
   it('an f32 lookup of odd rows (hidden 37) unrolled 4x, not vectorized: every load before the first store', () => {
