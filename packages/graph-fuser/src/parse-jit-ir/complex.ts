@@ -7,13 +7,13 @@
 //   aten::conj, aten::_conj (what a trace records for conj), aten::conj_physical
 //                                  → complex(real, −imag); a real tensor is itself
 //   aten::resolve_conj             → the tensor (a conjugate here is always materialized)
-//   aten::view_as_real             → [..., 2]: real and imag stacked on a new last dim (cat)
+//   aten::view_as_real             → [..., 2]: real and imag on a new last dim (where over iota(2))
 //   aten::view_as_complex          → complex(x[..., 0], x[..., 1]) (select)
 // The views become copies: a fusion's values have no aliasing. An op fusion-ir refuses on complex
 // (a scan, prod, a comparison) is an error naming the node and its source position.
 
 import {
-  atan2, broadcast, cast, cat, complex, imag, isComplexType, isFloatingType, isnan, lt, neg, real, select, set, where,
+  atan2, broadcast, cast, complex, eq, imag, iota, isComplexType, isFloatingType, isnan, lt, neg, real, select, set, where,
   type TensorView,
 } from '@tsfuser/fusion-ir';
 import type { NodeArgs } from './args.js';
@@ -38,12 +38,18 @@ function lowerConj(x: TensorView): TensorView {
   return isComplexType(x.dtype) ? complex(real(x), neg(imag(x))) : set(x);
 }
 
-/** view_as_real: [..., 2] with the real parts at [..., 0] and the imaginary parts at [..., 1]. */
+/**
+ * view_as_real: [..., 2] with the real parts at [..., 0] and the imaginary parts at [..., 1]:
+ * where(lane == 0, real, imag) over a new last dim whose lane index is iota(2), the parts
+ * broadcast along it (a cat of broadcast dims is not schedulable; this is one pointwise op).
+ */
 function lowerViewAsReal(args: NodeArgs): TensorView {
   const z = args.tensor('self');
   if (!isComplexType(z.dtype)) return args.fail(`view_as_real is only supported for complex tensors, got ${z.dtype}`);
-  const last = (t: TensorView): TensorView => broadcast(t, [...new Array<boolean>(t.rank()).fill(false), true]);
-  return cat([last(real(z)), last(imag(z))], z.rank());
+  const rank = z.rank();
+  const part = (t: TensorView): TensorView => broadcast(t, [...new Array<boolean>(rank).fill(false), true]);
+  const lane = broadcast(iota(z.fusion, 2), [...new Array<boolean>(rank).fill(true), false]);
+  return where(eq(lane, 0), part(real(z)), part(imag(z))) as TensorView;
 }
 
 /** view_as_complex: the last dim (size 2) as (real, imag) pairs. */
