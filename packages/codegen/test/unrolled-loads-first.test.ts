@@ -9,7 +9,8 @@ import { makeRuntimeInfo, PointwiseScheduler, SchedulerRegistry, type PointwiseO
 import { describe, expect, it } from 'vitest';
 import { indexingCases, indexingInputs, randomIndexingCase, seededRandom, testSeed } from '@tsfuser/test-support';
 import { compileFusion, lowerFusion, verifyKernelIr, type Stmt } from '../src/index.js';
-import { lowerWith, simulateAndCheck } from './shape-ops-simulation.js';
+import { simulateKernel } from './kernel-simulator.js';
+import { lowerWith, runtimeInfoOf, simulateAndCheck } from './shape-ops-simulation.js';
 
 const seed = testSeed();
 
@@ -108,6 +109,17 @@ describe('unrolled-loads-first: the kernel IR', () => {
     expect(cuda).toMatch(/Array<long long, 1, 1> nvf_id0;\n\s*nvf_id0\[0\] = T0\[blockIdx\.y\];/);
     expect(cuda).toMatch(/long long nvf_index = static_cast<long long>\(nvf_id0\[0\]\);/);
     expect(cuda.match(/T0\[/g)?.length).toBe(1);
+  });
+
+  it('an id out of range still traps when the id is read once before the loops', () => {
+    const c = embeddingCase(seededRandom(seed), 'Float', 9, 11, 37);
+    const ids = c.inputs[0] as HostTensor;
+    const bad = HostTensor.fromValues('Int', [...ids.sizes], ids.toNumbers().map((v, i) => BigInt(i === 4 ? 11 : v)));
+    const inputs = [bad, c.inputs[1] as HostTensor];
+    const sim = lowerWith(c.fusion, runtimeInfoOf(c.fusion, inputs), new SchedulerRegistry([new PointwiseScheduler({ breakPoint: 1, bdimx: 32, unroll: 4 })]));
+    expect(sim.compiled.dumps.cuda).toMatch(/nvf_id0\[0\] = T0\[/);
+    const out = HostTensor.fromValues('Float', [9, 37], new Array<number>(9 * 37).fill(0));
+    expect(() => simulateKernel(sim.kernel, sim.compiled.launch, [...inputs, out]), `TSFUSER_SEED=${seed}`).toThrow(/device trap: \w+ index 11 is out of bounds for size 11/);
   });
 
   it('a predicated index load moves with its predicate, the index into a per-element register', () => {
