@@ -17,6 +17,7 @@ export default defineConfig(
     'test/resize-nvcc.test.ts',
     'test/lowering-passes-corpus.test.ts',
     'test/indexing-random.test.ts',
+    'test/unrolled-loads-first-nvcc.test.ts',
     'test/reshape-nvcc.test.ts',
     'test/persistent-reshape-nvcc.test.ts',
     'test/greedy-nvcc.test.ts',
@@ -30,6 +31,5 @@ export default defineConfig(
     'test/default-registry-outer.test.ts',
     'test/shape-ops-fixtures.test.ts',
     'test/resize-random.test.ts',
-    'test/unrolled-loads-first-nvcc.test.ts',
   ]),
 );
