@@ -7,9 +7,9 @@ import { tieredConfig } from '../../vitest.shared.mjs';
 
 const config = tieredConfig(import.meta.dirname, [
   'test/dumps-nvcc.test.ts',
+  'test/torchscript-complex-fp8-nvcc.test.ts',
   'test/execute-inputs-fuzz.test.ts',
   'test/python-import-fuzz.test.ts',
-  'test/torchscript-complex-fp8-nvcc.test.ts',
 ]);
 
 export default defineConfig({ ...config, test: { ...config.test, setupFiles: ['test/round-trip-setup.ts'] } });
