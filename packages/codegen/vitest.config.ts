@@ -19,6 +19,7 @@ export default defineConfig(
     'test/resize-2d-ptx.test.ts',
     'test/lowering-passes-corpus.test.ts',
     'test/indexing-random.test.ts',
+    'test/unrolled-loads-first-nvcc.test.ts',
     'test/reshape-nvcc.test.ts',
     'test/persistent-reshape-nvcc.test.ts',
     'test/persistent-reshape-ptx.test.ts',

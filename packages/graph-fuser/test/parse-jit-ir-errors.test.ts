@@ -71,8 +71,8 @@ describe('JitLoweringError names the op, the node and the reason', () => {
   it('for bad constant values', () => {
     const g = graphOf([X], '%a : str = prim::Constant[value="erf"]()\n%o : Tensor = aten::gelu(%x, %a)', ['o']);
     expect(loweringError(g).message).toContain('aten::gelu: approximate "erf" is not "none" or "tanh"');
-    const d = graphOf([X], '%c : int = prim::Constant[value=9]()\n%f : bool = prim::Constant[value=0]()\n%n : NoneType = prim::Constant()\n%o : Tensor = aten::to(%x, %c, %f, %f, %n)', ['o']);
-    expect(loweringError(d).message).toContain('aten::to: dtype ComplexFloat (code 9) is not supported in fusions');
+    const d = graphOf([X], '%c : int = prim::Constant[value=8]()\n%f : bool = prim::Constant[value=0]()\n%n : NoneType = prim::Constant()\n%o : Tensor = aten::to(%x, %c, %f, %f, %n)', ['o']);
+    expect(loweringError(d).message).toContain('aten::to: dtype ComplexHalf (code 8) is not supported in fusions');
   });
 
   it('for overloads that do not match', () => {
@@ -97,8 +97,8 @@ describe('JitLoweringError names the op, the node and the reason', () => {
     expect(loweringError(graphOf(['%x : Tensor'], '%o : Tensor = aten::relu(%x)', ['o'])).message).toBe(
       'graph: input %x: a tensor input needs a dtype and rank (a complete or profiled tensor type)',
     );
-    expect(loweringError(graphOf([`%x : ${T('ComplexFloat', 2)}`], '%o : Tensor = aten::relu(%x)', ['o'])).message).toContain(
-      'input %x: dtype ComplexFloat is not supported in fusions',
+    expect(loweringError(graphOf([`%x : ${T('ComplexHalf', 2)}`], '%o : Tensor = aten::relu(%x)', ['o'])).message).toContain(
+      'input %x: dtype ComplexHalf is not supported in fusions',
     );
     expect(loweringError(graphOf([X, '%l : int[]'], '%f : bool = prim::Constant[value=0]()\n%n : NoneType = prim::Constant()\n%o : Tensor = aten::sum(%x, %l, %f, %n)', ['o'])).message).toContain(
       'input %l: inputs of type List can only be used through prim::profile_ivalue',

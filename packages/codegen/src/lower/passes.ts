@@ -19,6 +19,7 @@ import { groupAllreduces } from './group-allreduce.js';
 import { hoistRowParamLoads } from './hoist-row-params.js';
 import { prefetchNextRow } from './row-prefetch.js';
 import { stageTransposeTiles } from './transpose-smem-tile.js';
+import { unrolledLoadsFirst } from './unrolled-loads-first.js';
 
 /** What a pass may read besides the statements. */
 export interface PassInput {
@@ -94,6 +95,12 @@ export const OPTIMIZATION_PASSES: readonly LoweringPass[] = [
     summary: "transpose: second-group inputs staged in a swizzled shared-memory tile (loads coalesced along their stride-1 dim), read back in the output's order",
     enabled: (p) => p.schedulerType === 'transpose' && p.group2Inputs.length > 0,
     run: (body, { ctx, params }) => (params.schedulerType === 'transpose' ? stageTransposeTiles(body, ctx, params) : [...body]),
+  },
+  {
+    name: 'unrolled-loads-first',
+    summary: "pointwise: an unrolled loop with indexed loads split in two, every element's loads (a loop-invariant id read once) before the stores",
+    enabled: (p) => p.schedulerType === 'pointwise',
+    run: (body) => unrolledLoadsFirst(body),
   },
 ];
 

@@ -21,7 +21,10 @@ import { jitOpSupport } from '../parse-jit-ir/index.js';
 export const CUDA_FUSION_GROUP = 'prim::CudaFusionGroup';
 
 /** Element types a fusion can hold (c10 names). */
-const FUSIBLE_SCALAR_TYPES: ReadonlySet<string> = new Set(['Bool', 'Int', 'Long', 'Half', 'BFloat16', 'Float', 'Double']);
+const FUSIBLE_SCALAR_TYPES: ReadonlySet<string> = new Set([
+  'Bool', 'Int', 'Long', 'Half', 'BFloat16', 'Float', 'Double',
+  'ComplexFloat', 'ComplexDouble', 'Float8_e4m3fn', 'Float8_e5m2', 'Float8_e8m0fnu',
+]);
 
 /** Ops whose output drops (or keeps as size 1) the reduced dims: they end a group. */
 const REDUCTION_OPS: ReadonlySet<string> = new Set([

@@ -1,5 +1,6 @@
 // TorchScript scalar types (c10::ScalarType, by name in tensor types and by integer code in
-// `aten::to(x, 6)`) mapped to Fusion IR data types. Types a fusion cannot hold map to null.
+// `aten::to(x, 6)`) mapped to Fusion IR data types. Types a fusion cannot hold map to null
+// (ComplexHalf, the fnuz float8 variants, the quantized and small integer types).
 
 import { SCALAR_TYPE_CODES, type ScalarType } from '@tsfuser/jit-ir';
 import type { DataType } from '@tsfuser/fusion-ir';
@@ -20,6 +21,16 @@ export function dataTypeOfScalarType(st: ScalarType): DataType | null {
       return 'Float';
     case 'Double':
       return 'Double';
+    case 'ComplexFloat':
+      return 'ComplexFloat';
+    case 'ComplexDouble':
+      return 'ComplexDouble';
+    case 'Float8_e4m3fn':
+      return 'Float8_e4m3fn';
+    case 'Float8_e5m2':
+      return 'Float8_e5m2';
+    case 'Float8_e8m0fnu':
+      return 'Float8_e8m0fnu';
     default:
       return null;
   }

@@ -18,6 +18,7 @@ import { SUM_TO_SIZE_OPS } from './sum-to-size.js';
 import { FACTORY_OPS } from './factories.js';
 import { RANDOM_OPS } from './random.js';
 import { INDEXING_OPS } from './indexing.js';
+import { COMPLEX_OPS } from './complex.js';
 import { describeJitVal, staticValue } from './values.js';
 
 export const ATEN_OPS: Readonly<Record<string, JitOpEntry>> = {
@@ -32,6 +33,7 @@ export const ATEN_OPS: Readonly<Record<string, JitOpEntry>> = {
   ...RANDOM_OPS,
   ...INDEXING_OPS,
   ...SCAN_OPS,
+  ...COMPLEX_OPS,
 };
 
 export { PRIM_OPS };

@@ -3,7 +3,7 @@
 // first; without it integral and Bool inputs are summed as Long (torch.cumsum of Int gives Long),
 // floating inputs keep their dtype.
 
-import { cast, cumsum, isFloatingType, type DataType } from '@tsfuser/fusion-ir';
+import { cast, cumsum, isComplexType, isFloatingType, type DataType } from '@tsfuser/fusion-ir';
 import type { NodeArgs, StaticArgs } from './args.js';
 import { dataTypeOfCode } from './dtypes.js';
 import type { OpTableSection } from './op-entry.js';
@@ -19,7 +19,8 @@ const checkDtype = (a: StaticArgs): string | null => {
 
 function lowerCumsum(args: NodeArgs): JitVal[] {
   const x = args.tensor('self');
-  let dtype: DataType = isFloatingType(x.dtype) ? x.dtype : 'Int';
+  // A complex input keeps its dtype too (fusion-ir then refuses the scan, naming the dtype).
+  let dtype: DataType = isFloatingType(x.dtype) || isComplexType(x.dtype) ? x.dtype : 'Int';
   if (args.has('dtype') && !args.isNone('dtype')) {
     const d = dataTypeOfCode(args.int('dtype'));
     dtype = d.dtype ?? args.fail(d.error);

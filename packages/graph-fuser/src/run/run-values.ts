@@ -62,7 +62,7 @@ export function scalarTypeOfDataType(d: DataType): ScalarType {
     case 'Float8_e5m2':
       return 'Float8_e5m2';
     case 'Float8_e8m0fnu':
-      throw new Error('Float8_e8m0fnu has no TorchScript ScalarType in tsfuser\'s jit-ir');
+      return 'Float8_e8m0fnu';
     case 'UInt64':
       return 'UInt64';
     case 'ComplexFloat':

@@ -27,6 +27,7 @@ export const SCALAR_TYPES = [
   'UInt16',
   'UInt32',
   'UInt64',
+  'Float8_e8m0fnu',
 ] as const;
 
 export type ScalarType = (typeof SCALAR_TYPES)[number];
@@ -64,4 +65,6 @@ export const SCALAR_TYPE_CODES: Readonly<Record<ScalarType, number>> = {
   UInt16: 27,
   UInt32: 28,
   UInt64: 29,
+  // 30–43 are UInt1…UInt7 and Int1…Int7 (no tensor type prints them); c10/core/ScalarType.h.
+  Float8_e8m0fnu: 44,
 };
