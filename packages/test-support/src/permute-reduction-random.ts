@@ -2,11 +2,12 @@
 // every scheduler"): an input of rank 3 or 4, pointwise work, a permute of the outer dims (the
 // innermost dim stays innermost), pointwise work with a second input given in the permuted
 // shape, then a reduction over the innermost dim or an outer dim, a softmax, a layer_norm or an
-// rms_norm over the innermost dim, and sometimes a permute of the result's outer dims. Shared by
+// rms_norm over the innermost dim, or a centering over every outer dim (batch_norm-like), and
+// sometimes a permute of the result's outer dims. Shared by
 // codegen's simulation test (each case one reduction or persistent kernel, simulated against the
 // reference evaluator) and its nvcc check.
 import {
-  abs, add, cast, exp, Fusion, layerNorm, makeTensor, max, mul, permute, rmsNorm, softmax, sub, sum, type DataType, type EvalValue, type TensorView,
+  abs, add, broadcast, cast, exp, Fusion, layerNorm, makeTensor, max, mul, permute, rmsNorm, softmax, sub, sum, truediv, type DataType, type EvalValue, type TensorView,
 } from '@tsfuser/fusion-ir';
 import { randomTensor, seeded } from './shape-ops-values.js';
 import type { RandomShapeCase } from './shape-ops-random.js';
@@ -53,7 +54,7 @@ export function randomPermuteReductionCase(seed: number): RandomShapeCase {
     cur = add(cur, input(permuted));
     steps.push('add-input');
   }
-  const kind = int(0, 4);
+  const kind = int(0, 5);
   let out: TensorView;
   let outRank = rank;
   if (kind === 0) {
@@ -71,9 +72,16 @@ export function randomPermuteReductionCase(seed: number): RandomShapeCase {
   } else if (kind === 3) {
     out = layerNorm(cur, 1).output;
     steps.push('layer_norm');
-  } else {
+  } else if (kind === 4) {
     out = rmsNorm(cur, 1, null, 1e-6).output;
     steps.push('rms_norm');
+  } else {
+    // Centered over every outer dim (batch_norm-like: the outer persistent scheduler's pattern).
+    const outer = Array.from({ length: rank - 1 }, (_, d) => d);
+    const count = permuted.slice(0, rank - 1).reduce((a, b) => a * b, 1);
+    const mean = truediv(sum(cur, outer), count);
+    out = sub(cur, broadcast(mean, permuted.map((_, d) => d < rank - 1)));
+    steps.push('minus mean over outer dims');
   }
   if (outRank >= 3 && r() < 0.4) {
     const q = outerPermutation(outRank, r);
