@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { evaluate, HostTensor, isComplexType, isFloat8Type, type DataType } from '@tsfuser/fusion-ir';
-import { parseIR, SCALAR_TYPE_CODES, type Graph } from '@tsfuser/jit-ir';
+import { lowerTupleOutputs, parseIR, SCALAR_TYPE_CODES, type Graph } from '@tsfuser/jit-ir';
 import { fuseGraph, guardFusionGroups, JitLoweringError, parseJitIR, runGraph } from '../src/index.js';
 
 type FixtureNumber = number | boolean | 'inf' | '-inf' | 'nan';
@@ -49,12 +49,7 @@ function hostTensor(t: FixtureTensor): HostTensor {
 /** The graph with a tuple output replaced by its elements (tuples are not fusion values). */
 function untupled(text: string): Graph {
   const g = parseIR(text);
-  const tuple = g.nodes().find((n) => n.kind === 'prim::TupleConstruct');
-  if (tuple !== undefined && g.outputs.length === 1 && g.outputs[0] === tuple.output()) {
-    g.eraseOutput(0);
-    for (const v of tuple.inputs) g.registerOutput(v);
-    tuple.destroy();
-  }
+  lowerTupleOutputs(g);
   return g;
 }
 

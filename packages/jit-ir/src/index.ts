@@ -42,6 +42,7 @@ export { getSchema, nodeMatchesSchema, findMatchingSchema } from './schema/match
 export { eliminateDeadCode } from './passes/dead-code-elimination.js';
 export { eliminateCommonSubexpression } from './passes/common-subexpression-elimination.js';
 export { constantPooling } from './passes/constant-pooling.js';
+export { lowerTupleOutputs } from './passes/lower-tuple-outputs.js';
 export {
   AliasDb,
   moveBeforeTopologicallyValid,

@@ -15,7 +15,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { HostTensor, isComplexType, isFloat8Type, type DataType } from '@tsfuser/fusion-ir';
-import { parseIR, type Graph, type Node as JitNode } from '@tsfuser/jit-ir';
+import { lowerTupleOutputs, parseIR, type Graph, type Node as JitNode } from '@tsfuser/jit-ir';
 import { fuseGraph, guardFusionGroups, runGraph } from '@tsfuser/graph-fuser';
 import { isAvailable } from '@tsfuser/device';
 import { createGpuBackend } from '../src/execute/gpu-backend.js';
@@ -42,14 +42,10 @@ function hostTensor(t: FixtureTensor): HostTensor {
   return isComplexType(t.dtype) ? HostTensor.fromComplexInterleaved(t.dtype, t.shape, values) : HostTensor.fromValues(t.dtype, t.shape, values);
 }
 
+/** The graph with a tuple output replaced by its elements (tuples are not fusion values). */
 function untupled(text: string): Graph {
   const g = parseIR(text);
-  const tuple = g.nodes().find((n) => n.kind === 'prim::TupleConstruct');
-  if (tuple !== undefined && g.outputs.length === 1 && g.outputs[0] === tuple.output()) {
-    g.eraseOutput(0);
-    for (const v of tuple.inputs) g.registerOutput(v);
-    tuple.destroy();
-  }
+  lowerTupleOutputs(g);
   return g;
 }
 

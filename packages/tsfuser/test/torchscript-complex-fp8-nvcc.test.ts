@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { compileFusion, runtimeLibrary, withCLinkage } from '@tsfuser/codegen';
 import { parseJitIR } from '@tsfuser/graph-fuser';
-import { parseIR, type Graph } from '@tsfuser/jit-ir';
+import { lowerTupleOutputs, parseIR, type Graph } from '@tsfuser/jit-ir';
 import { defaultSchedulerRegistry, makeRuntimeInfo, segmentFusion } from '@tsfuser/scheduler';
 import { findNvcc } from '../src/dumps/nvcc.js';
 
@@ -24,14 +24,10 @@ interface FixtureCase {
 const fixture = JSON.parse(readFileSync(fileURLToPath(new URL('../../../test-fixtures/torchscript/complex-fp8.json', import.meta.url)), 'utf8')) as { cases: FixtureCase[] };
 const nvcc = findNvcc();
 
+/** The graph with a tuple output replaced by its elements (tuples are not fusion values). */
 function untupled(text: string): Graph {
   const g = parseIR(text);
-  const tuple = g.nodes().find((n) => n.kind === 'prim::TupleConstruct');
-  if (tuple !== undefined && g.outputs.length === 1 && g.outputs[0] === tuple.output()) {
-    g.eraseOutput(0);
-    for (const v of tuple.inputs) g.registerOutput(v);
-    tuple.destroy();
-  }
+  lowerTupleOutputs(g);
   return g;
 }
 
