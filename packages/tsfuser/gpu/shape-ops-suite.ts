@@ -1,6 +1,6 @@
 // GPU suite for shape ops and tensor factories (needs a GPU; not a vitest suite).
 //
-//   pnpm gpu:bundle tsfuser-shape-ops-suite && (GPU host) bash gpu-bundle/run.sh tsfuser-shape-ops-suite [--seed S] [--random N] [--random-reshape R] [--resize-random M] [--transpose-random T] [--random-persistent-reshape P]
+//   pnpm gpu:bundle tsfuser-shape-ops-suite && (GPU host) bash gpu-bundle/run.sh tsfuser-shape-ops-suite [--seed S] [--random N] [--random-reshape R] [--resize-random M] [--transpose-random T] [--random-persistent-reshape P] [--permute-reduction-random Q]
 //
 // Every fixture of packages/codegen/test/shape-ops-fixtures.ts (full / zeros / ones / iota in
 // pointwise, reduction and persistent kernels; expanded outputs; stride-0 inputs; metadata-only
@@ -23,7 +23,9 @@
 // (--transpose-random, default 100) random transposes at H100 sizes; the persistent reshape fixtures (persistent-reshape-cases.ts: reshapes
 // in inner / outer / inner-outer persistent kernels), the attention prologue reshape +
 // layer_norm + reshape at realistic sizes and P (--random-persistent-reshape, default 200)
-// random persistent fusions with reshapes. Prints one line per failing
+// random persistent fusions with reshapes; Q (--permute-reduction-random, default 100) random
+// fusions with a permute inside a reduction or persistent kernel (test-support's
+// permute-reduction-random.ts). Prints one line per failing
 // case and per fixture, `N passed, M failed` last; exits 1 on failure.
 
 import { add, broadcast, cast, cat, evaluate, expand, Fusion, full, HostTensor, iota, makeTensor, mul, pad, size, type EvalValue } from '@tsfuser/fusion-ir';
@@ -31,7 +33,7 @@ import { DeviceContext, isAvailable, Tensor } from '@tsfuser/device';
 import { FusionExecutorCache, type ExecutorArgument } from '@tsfuser/runtime';
 import { permutedAllocationOrder, segmentPlanFor } from '@tsfuser/scheduler';
 import {
-  compareOutput, randomResizeCase, randomShapeOpsCase, randomTensor, randomTransposeCase, ropeFusion, ropeInputs, runtimeInfoOf, seeded, shapeOpsFixtures, transposeFixtures, type ShapeOpsFixture,
+  compareOutput, randomPermuteReductionCase, randomResizeCase, randomShapeOpsCase, randomTensor, randomTransposeCase, ropeFusion, ropeInputs, runtimeInfoOf, seeded, shapeOpsFixtures, transposeFixtures, type ShapeOpsFixture,
 } from '@tsfuser/test-support';
 import { largeReshapeCases, randomReshapeFixtures, reshapeFixtures } from './reshape-cases.js';
 import { largePersistentReshapeCases, persistentReshapeFixtures, randomPersistentReshapeFixtures } from './persistent-reshape-cases.js';
@@ -174,13 +176,18 @@ function main(): void {
       const c = randomTransposeCase(seeded(seed + 300000 + k), k);
       return { ...c, name: `random ${seed + 300000 + k} (${c.name})` };
     });
+    const permuteReduction = flag('permute-reduction-random', 100);
+    const permuteReductionCases: ShapeOpsFixture[] = Array.from({ length: permuteReduction }, (_, k) => {
+      const c = randomPermuteReductionCase(seed + 400000 + k);
+      return { name: `random ${seed + 400000 + k} (${c.description})`, fusion: c.fusion, inputs: () => c.inputs, segments: '*' };
+    });
     const reshapeCases = [...reshapeFixtures(), ...largeReshapeCases(), ...randomReshapeFixtures(seed, flag('random-reshape', 200))];
     const persistentReshapeCases = [
       ...persistentReshapeFixtures(),
       ...largePersistentReshapeCases(),
       ...randomPersistentReshapeFixtures(seed, flag('random-persistent-reshape', 200)),
     ];
-    for (const [k, fx] of [...shapeOpsFixtures(), ...largeCases(), ...randomCases, ...reshapeCases, ...resizeCases, ...transposeFixtures(), ...transposeCases, ...persistentReshapeCases].entries()) {
+    for (const [k, fx] of [...shapeOpsFixtures(), ...largeCases(), ...randomCases, ...reshapeCases, ...resizeCases, ...transposeFixtures(), ...transposeCases, ...persistentReshapeCases, ...permuteReductionCases].entries()) {
       try {
         results.push({ name: fx.name, ok: true, detail: runCase(device, fx, seed + k) });
       } catch (error) {
