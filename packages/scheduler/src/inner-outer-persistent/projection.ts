@@ -14,7 +14,7 @@
 // Invariant: values are unchanged (the copies compute the same ops on the same inputs); only
 // consumers in a phase other than t's own are rewired.
 
-import { binaryOp, broadcast, expand, replaceExprVals, set, unaryOp, type Expr, type Fusion, type TensorView, type Val } from '@tsfuser/fusion-ir';
+import { binaryOp, broadcast, expand, permute, replaceExprVals, set, unaryOp, type Expr, type Fusion, type TensorView, type Val } from '@tsfuser/fusion-ir';
 import { loopPhases, reductionPhases } from '../persistent/persistence.js';
 
 /** Longest chain (expressions) worth recomputing per phase. */
@@ -65,7 +65,8 @@ function copyExpr(e: Expr, map: ReadonlyMap<Val, Val>): TensorView | null {
     case 'ExpandOp':
       return expand(inp(0) as TensorView, e.expandedExtents());
     case 'LoadStoreOp':
-      return set(inp(0) as TensorView);
+      // A permute is a LoadStoreOp too: its copy must permute the same way.
+      return e.permutation === null ? set(inp(0) as TensorView) : permute(inp(0) as TensorView, e.permutation);
     default:
       return null;
   }

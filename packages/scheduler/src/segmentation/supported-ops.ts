@@ -1,5 +1,5 @@
 // Which expression kinds the reduction and normalization schedulers take (pointwise math,
-// broadcast/squeeze/expand, plain copies, permutes that keep the innermost dim innermost (reduction, inner and outer persistent), tensor
+// broadcast/squeeze/expand, plain copies, permutes that keep the innermost dim innermost, tensor
 // factories (full, iota: a value computed per point), reductions and Welford), and the refusal reason for the others, naming the tensor
 // produced (slice / pad / cat and indexed loads: only the pointwise scheduler takes them, so a
 // resize next to a reduction is a segment boundary; scatter and index_put_accumulate: the
@@ -28,7 +28,7 @@ export function unsupportedOp(e: Expr, scheduler: string): string | null {
     case 'Merge':
       return null;
     case 'LoadStoreOp':
-      return permuteRefusal(e.permutation, name, scheduler);
+      return permuteRefusal(e.permutation, name);
     case 'ViewOp':
       return `reshape${name} is not supported by the ${scheduler} scheduler yet`;
     case 'SliceOp':
@@ -54,24 +54,17 @@ export function unsupportedOp(e: Expr, scheduler: string): string | null {
   }
 }
 
-/** The schedulers that take a permute keeping the innermost dim innermost. */
-const PERMUTE_SCHEDULERS: ReadonlySet<string> = new Set(['reduction', 'inner_persistent', 'outer_persistent']);
-
 /**
- * A permute inside a reduction, inner persistent (softmax, layer_norm, rms_norm) or outer persistent
- * (batch_norm-like) kernel: taken when it keeps the innermost dim
- * innermost (it only reorders outer dims, e.g. attention heads [B, H, S, D] → [B, S, H, D] before
- * a norm over D): the kernel reads and writes rows along the same contiguous dim and indexes the
- * outer dims through the permutation. A permute that moves the innermost dim stays a boundary:
- * the transpose scheduler moves that data through shared memory, coalesced on both sides, where
- * one reduction kernel would read or write it with a stride.
+ * A permute inside a reduction or persistent kernel (softmax, layer_norm, rms_norm, batch_norm-like,
+ * layer_norm backward): taken when it keeps the innermost dim innermost (it only reorders outer
+ * dims, e.g. attention heads [B, H, S, D] → [B, S, H, D] before a norm over D): the kernel reads
+ * and writes rows along the same contiguous dim and indexes the outer dims through the
+ * permutation. A permute that moves the innermost dim stays a boundary: the transpose scheduler
+ * moves that data through shared memory, coalesced on both sides, where one reduction kernel
+ * would read or write it with a stride.
  */
-export function permuteRefusal(permutation: readonly number[] | null, name: string, scheduler: string): string | null {
+export function permuteRefusal(permutation: readonly number[] | null, name: string): string | null {
   if (permutation === null) return null;
-  // The inner-outer persistent kernel's outer-reduction partials do not index through a
-  // permutation yet (a layer_norm backward on permuted inputs failed to lower): there a permute
-  // stays a boundary.
-  if (!PERMUTE_SCHEDULERS.has(scheduler)) return `permute${name} is not supported by the ${scheduler} scheduler yet`;
   const last = permutation.length - 1;
   if (last < 0 || permutation[last] === last) return null;
   return `permute${name} moves the innermost dim (permutation [${permutation.join(', ')}]) and is left to the transpose scheduler`;
