@@ -3,11 +3,12 @@
 // BFloat16, odd sizes, sometimes an inner dim of 64 so vectors are possible), sometimes
 // pointwise work, then one resize step — a slice with an offset and a step (negative and
 // out-of-range bounds included), a pad with negative widths and a value, or a cat of 2–3
-// inputs along the reduced or a kept dim — sometimes pointwise work after it (exp), then sum,
+// inputs along the reduced or a kept dim — sometimes an input of the resized shape added (read
+// unshifted, so the kernel may vectorize it) and pointwise work after it (exp), then sum,
 // max or mean over the innermost dim, an outer dim or every dim. Shared by codegen's simulation
 // test (each case one reduction kernel, simulated against the reference evaluator) and its
 // nvcc check.
-import { abs, cast, cat, exp, Fusion, makeTensor, max, mean, mul, neg, pad, slice, sum, type DataType, type EvalValue, type TensorView } from '@tsfuser/fusion-ir';
+import { abs, add, cast, cat, exp, Fusion, makeTensor, max, mean, mul, neg, pad, slice, sum, type DataType, type EvalValue, type TensorView } from '@tsfuser/fusion-ir';
 import { randomTensor, seeded } from './shape-ops-values.js';
 import type { RandomShapeCase } from './shape-ops-random.js';
 
@@ -85,6 +86,11 @@ export function randomResizeReductionCase(seed: number): RandomShapeCase {
     steps.push(`cat(d${d} of ${pieces})`);
   }
   shape = shape.map((s, e) => (e === d ? n : s));
+  if (r() < 0.3) {
+    // An input of the resized shape: read unshifted (vectorizable), beside the shifted one.
+    cur = add(cur, newInput(shape));
+    steps.push('add-input');
+  }
   if (r() < 0.3) {
     cur = exp(mul(cur, 0.25));
     steps.push('exp');
