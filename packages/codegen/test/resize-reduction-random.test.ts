@@ -4,7 +4,7 @@
 // A resize after the reduction stays a segment boundary with a reason naming it. Seeded
 // (TSFUSER_SEED, printed on failure).
 import { describe, expect, it } from 'vitest';
-import { cast, Fusion, makeTensor, pad, sum } from '@tsfuser/fusion-ir';
+import { cast, cat, exp, Fusion, makeTensor, max, pad, slice, sum, type TensorView } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry } from '@tsfuser/scheduler';
 import { randomResizeReductionCase, randomTensor, runtimeInfoOf, seeded } from '@tsfuser/test-support';
 import { baseSeed, segmentsWithInputs, simulateAndCheck } from './shape-ops-simulation.js';
@@ -24,6 +24,42 @@ describe('slice / pad / cat before a reduction, in the reduction kernel', () => 
       }
     }
   }, 120_000);
+
+  it("the issue's examples: sum(pad(x)), sum(slice(x)), max(cat([a, b], 1)), sum(exp(pad(x))) are one reduction kernel each", () => {
+    const cases: { name: string; build: (f: Fusion, a: TensorView, b: TensorView) => TensorView }[] = [
+      { name: 'sum(pad(x))', build: (_f, a) => sum(pad(a, [3, -2], 1.5), [1]) },
+      { name: 'sum(slice(x))', build: (_f, a) => sum(slice(a, [1, 5], [6, 60], [2, 3]), [0]) },
+      { name: 'max(cat([a, b], 1))', build: (_f, a, b) => max(cat([a, b], 1), [1]) },
+      { name: 'sum(exp(pad(x)))', build: (_f, a) => sum(exp(pad(a, [0, 0, 2, 1])), [0, 1]) },
+    ];
+    for (const dtype of ['Float', 'Half'] as const) {
+      for (const c of cases) {
+        const f = new Fusion();
+        const [a, b] = [0, 1].map(() => makeTensor(f, { shape: [-1, -1], dtype })) as [TensorView, TensorView];
+        f.addInput(a);
+        f.addInput(b);
+        f.addOutput(c.build(f, cast(a, 'Float'), cast(b, 'Float')));
+        const r = seeded(7);
+        const inputs = [randomTensor(dtype, [9, 64], r), randomTensor(dtype, [9, 33], r)];
+        const label = `${c.name} ${dtype}`;
+        expect(segmentsWithInputs(f, inputs).map((s) => s.type), label).toEqual(['reduction']);
+        simulateAndCheck(f, inputs, label);
+      }
+    }
+  });
+
+  it('a cat along the reduced outer dim in a grid reduction (blockIdx.y splits the rows of the cat)', () => {
+    const f = new Fusion();
+    const [a, b] = [0, 1].map(() => makeTensor(f, { shape: [-1, -1], dtype: 'Float' })) as [TensorView, TensorView];
+    f.addInput(a);
+    f.addInput(b);
+    f.addOutput(sum(cat([a, b], 0), [0]));
+    const r = seeded(3);
+    const inputs = [randomTensor('Float', [5000, 3], r), randomTensor('Float', [3001, 3], r)];
+    expect(segmentsWithInputs(f, inputs).map((s) => s.type)).toEqual(['reduction']);
+    const sim = simulateAndCheck(f, inputs, 'grid cat');
+    expect(sim.compiled.params.schedulerType === 'reduction' && sim.compiled.params.crossGridInnerReduction).toBe(true);
+  });
 
   it('a pad after the reduction is a boundary, and the reduction scheduler says why', () => {
     const f = new Fusion();
