@@ -1,8 +1,8 @@
 // Slice / pad / cat on the input side of a reduction (test-support resize-reduction-random.ts):
 // each random case is ONE reduction kernel (the resize fused into it, no pointwise segment
 // writing an intermediate), simulated like the reference evaluator (norm-wise for the sums).
-// Also: the issue's four examples (Float and Half), welford over a slice of a pad, a grid
-// reduction over a cat. A resize after the reduction stays a segment boundary with a reason
+// Also: the issue's four examples (Float and Half), welford over a slice of a pad, unrolled
+// loads over a cat of a pad, a grid reduction over a cat. A resize after the reduction stays a segment boundary with a reason
 // naming it. Seeded (TSFUSER_SEED, printed on failure); 600 cases over 15 seeds passed when
 // this was written.
 import { describe, expect, it } from 'vitest';
@@ -62,6 +62,19 @@ describe('slice / pad / cat before a reduction, in the reduction kernel', () => 
       expect(segmentsWithInputs(f, inputs).map((s) => s.type)).toEqual(['reduction']);
       simulateAndCheck(f, inputs, `welford over [${dims.join(', ')}]`);
     }
+  });
+
+  it('unrolled (not vectorized) loads of an inner reduction over a cat of a pad', () => {
+    const f = new Fusion();
+    const [a, b] = [0, 1].map(() => makeTensor(f, { shape: [-1, -1], dtype: 'Half' })) as [TensorView, TensorView];
+    f.addInput(a);
+    f.addInput(b);
+    f.addOutput(sum(exp(cat([pad(cast(a, 'Float'), [3, -2], 0.25), cast(b, 'Float')], 1)), [1]));
+    const r = seeded(4);
+    const inputs = [randomTensor('Half', [133, 701], r), randomTensor('Half', [133, 100], r)];
+    expect(segmentsWithInputs(f, inputs).map((s) => s.type)).toEqual(['reduction']);
+    const p = simulateAndCheck(f, inputs, 'unrolled cat of a pad').compiled.params;
+    expect(p.schedulerType === 'reduction' ? [p.vectorizeInnerReduction, p.unrollFactorInnerReduction] : null).toEqual([false, 2]);
   });
 
   it('a cat along the reduced outer dim in a grid reduction (blockIdx.y splits the rows of the cat)', () => {
