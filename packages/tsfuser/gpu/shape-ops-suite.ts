@@ -1,6 +1,6 @@
 // GPU suite for shape ops and tensor factories (needs a GPU; not a vitest suite).
 //
-//   pnpm gpu:bundle tsfuser-shape-ops-suite && (GPU host) bash gpu-bundle/run.sh tsfuser-shape-ops-suite [--seed S] [--random N] [--random-reshape R] [--resize-random M] [--resize-reduction-random K] [--transpose-random T] [--random-persistent-reshape P]
+//   pnpm gpu:bundle tsfuser-shape-ops-suite && (GPU host) bash gpu-bundle/run.sh tsfuser-shape-ops-suite [--seed S] [--random N] [--random-reshape R] [--resize-random M] [--transpose-random T] [--random-persistent-reshape P]
 //
 // Every fixture of packages/codegen/test/shape-ops-fixtures.ts (full / zeros / ones / iota in
 // pointwise, reduction and persistent kernels; expanded outputs; stride-0 inputs; metadata-only
@@ -16,8 +16,8 @@
 // (reshapes inside pointwise kernels), larger reshapes that vectorize (reshape-cases.ts) and R
 // (default 200) random reshape fusions, each one pointwise kernel; then M (--resize-random,
 // default 200) random fusions mixing slice / pad / cat with pointwise work (test-support's
-// resize-random.ts); K (--resize-reduction-random, default 100) random slice / pad / cat fusions
-// before a sum / max / mean, each one reduction kernel (resize-reduction-random.ts); large resize cases (RoPE, cat, pad at vectorized sizes) beside the
+// resize-random.ts; K (--resize-reduction-random, default 100) more before a sum / max / mean,
+// each one reduction kernel: resize-reduction-random.ts); large resize cases (RoPE, cat, pad at vectorized sizes) beside the
 // fixtures' small ones; the transpose fixtures (test-support's transpose-fixtures.ts: 2-D f32 /
 // bf16 transposes, permute + pointwise, 3-D / 4-D permutes, a permuted input, a stride-ordered
 // output, odd sizes — each checked to take the scheduler it names, transpose or pointwise) and T
@@ -32,8 +32,9 @@ import { DeviceContext, isAvailable, Tensor } from '@tsfuser/device';
 import { FusionExecutorCache, type ExecutorArgument } from '@tsfuser/runtime';
 import { permutedAllocationOrder, segmentPlanFor } from '@tsfuser/scheduler';
 import {
-  compareOutput, randomResizeCase, randomResizeReductionCase, randomShapeOpsCase, randomTensor, randomTransposeCase, ropeFusion, ropeInputs, runtimeInfoOf, seeded, shapeOpsFixtures, transposeFixtures, type ShapeOpsFixture,
+  compareOutput, randomResizeCase, randomShapeOpsCase, randomTensor, randomTransposeCase, ropeFusion, ropeInputs, runtimeInfoOf, seeded, shapeOpsFixtures, transposeFixtures, type ShapeOpsFixture,
 } from '@tsfuser/test-support';
+import { randomResizeReductionCase } from '@tsfuser/test-support';
 import { largeReshapeCases, randomReshapeFixtures, reshapeFixtures } from './reshape-cases.js';
 import { largePersistentReshapeCases, persistentReshapeFixtures, randomPersistentReshapeFixtures } from './persistent-reshape-cases.js';
 import { absoluteHost, summationSlack } from './summation-slack.js';
@@ -170,12 +171,11 @@ function main(): void {
       const c = randomResizeCase(seed + 200000 + k);
       return { name: `random ${seed + 200000 + k} (${c.description})`, fusion: c.fusion, inputs: () => c.inputs, segments: '*' };
     });
-    // Slice / pad / cat before a reduction: one reduction kernel each (test-support's resize-reduction-random.ts).
-    const resizeReductionRandom = flag('resize-reduction-random', 100);
-    const resizeReductionCases: ShapeOpsFixture[] = Array.from({ length: resizeReductionRandom }, (_, k) => {
-      const c = randomResizeReductionCase(seed + 400000 + k);
-      return { name: `random ${seed + 400000 + k} (${c.description})`, fusion: c.fusion, inputs: () => c.inputs, segments: 'reduction' };
-    });
+    // Slice / pad / cat before a reduction: one reduction kernel each (run after the resize cases).
+    for (let k = 0; k < flag('resize-reduction-random', 100); k += 1) {
+      const c = randomResizeReductionCase(seed + 500000 + k);
+      resizeCases.push({ name: `random ${seed + 500000 + k} (${c.description})`, fusion: c.fusion, inputs: () => c.inputs, segments: 'reduction' });
+    }
     const transposeRandom = flag('transpose-random', 100);
     const transposeCases: ShapeOpsFixture[] = Array.from({ length: transposeRandom }, (_, k) => {
       const c = randomTransposeCase(seeded(seed + 300000 + k), k);
@@ -187,7 +187,7 @@ function main(): void {
       ...largePersistentReshapeCases(),
       ...randomPersistentReshapeFixtures(seed, flag('random-persistent-reshape', 200)),
     ];
-    for (const [k, fx] of [...shapeOpsFixtures(), ...largeCases(), ...randomCases, ...reshapeCases, ...resizeCases, ...resizeReductionCases, ...transposeFixtures(), ...transposeCases, ...persistentReshapeCases].entries()) {
+    for (const [k, fx] of [...shapeOpsFixtures(), ...largeCases(), ...randomCases, ...reshapeCases, ...resizeCases, ...transposeFixtures(), ...transposeCases, ...persistentReshapeCases].entries()) {
       try {
         results.push({ name: fx.name, ok: true, detail: runCase(device, fx, seed + k) });
       } catch (error) {
