@@ -2,11 +2,12 @@
 // each random case is ONE reduction kernel (the resize fused into it, no pointwise segment
 // writing an intermediate), simulated like the reference evaluator (norm-wise for the sums).
 // Also: the issue's four examples (Float and Half), welford over a slice of a pad, unrolled
-// loads over a cat of a pad, a grid reduction over a cat. A resize after the reduction stays a segment boundary with a reason
+// loads over a cat of a pad, permutes of the outer dims with a resize, a grid reduction over a
+// cat. A resize after the reduction stays a segment boundary with a reason
 // naming it. Seeded (TSFUSER_SEED, printed on failure); 600 cases over 15 seeds passed when
 // this was written.
 import { describe, expect, it } from 'vitest';
-import { cast, cat, exp, Fusion, makeTensor, max, pad, slice, sum, welford, type TensorView } from '@tsfuser/fusion-ir';
+import { cast, cat, exp, Fusion, makeTensor, max, pad, permute, slice, sum, welford, type TensorView } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry } from '@tsfuser/scheduler';
 import { randomResizeReductionCase, randomTensor, runtimeInfoOf, seeded } from '@tsfuser/test-support';
 import { baseSeed, segmentsWithInputs, simulateAndCheck } from './shape-ops-simulation.js';
@@ -75,6 +76,24 @@ describe('slice / pad / cat before a reduction, in the reduction kernel', () => 
     expect(segmentsWithInputs(f, inputs).map((s) => s.type)).toEqual(['reduction']);
     const p = simulateAndCheck(f, inputs, 'unrolled cat of a pad').compiled.params;
     expect(p.schedulerType === 'reduction' ? [p.vectorizeInnerReduction, p.unrollFactorInnerReduction] : null).toEqual([false, 2]);
+  });
+
+  it('a permute of the outer dims before or after the resize, in the same reduction kernel', () => {
+    const builds: ((x: TensorView) => TensorView)[] = [
+      (x) => sum(pad(permute(x, [1, 0, 2]), [1, 2, 0, 0, 3, 1], 0.5), [2]),
+      (x) => sum(pad(permute(x, [1, 0, 2]), [0, 0, 2, 1], 0.5), [0]),
+      (x) => sum(permute(slice(x, [1, 0, 0], [4, 5, 9], [1, 2, 1]), [1, 0, 2]), [1, 2]),
+      (x) => sum(exp(permute(pad(x, [0, 0, 1, 1]), [1, 0, 2])), [2]),
+    ];
+    builds.forEach((build, i) => {
+      const f = new Fusion();
+      const x = makeTensor(f, { shape: [-1, -1, -1], dtype: 'Float' });
+      f.addInput(x);
+      f.addOutput(build(cast(x, 'Float')));
+      const inputs = [randomTensor('Float', [5, 6, 9], seeded(1))];
+      expect(segmentsWithInputs(f, inputs).map((s) => s.type), `case ${i}`).toEqual(['reduction']);
+      simulateAndCheck(f, inputs, `permute and resize, case ${i}`);
+    });
   });
 
   it('a cat along the reduced outer dim in a grid reduction (blockIdx.y splits the rows of the cat)', () => {
