@@ -23,6 +23,7 @@ export default defineConfig(
     'test/reshape-nvcc.test.ts',
     'test/persistent-reshape-nvcc.test.ts',
     'test/persistent-reshape-ptx.test.ts',
+    'test/resize-reduction-nvcc.test.ts',
     'test/greedy-nvcc.test.ts',
     'test/transpose.test.ts',
     'test/transpose-random.test.ts',

@@ -136,13 +136,20 @@ describe('pointwise scheduler: slice, pad and cat', () => {
     expect(r3).toEqual({ ok: false, reason: expect.stringContaining('needs constant pad widths') });
   });
 
-  it('a pad before a reduction is a segment boundary; the explanation names the pad', () => {
+  it('a pad before a reduction joins the reduction kernel (one segment)', () => {
     const f = single([8, 30], (x) => [sum(pad(x, [1, 1]), [1])]);
     const sf = segmentFusion(f, makeRuntimeInfo(f, [{ sizes: [8, 30] }]), defaultSchedulerRegistry());
-    expect(sf.groups.map((g) => g.schedulerType)).toEqual(['pointwise', 'reduction']);
+    expect(sf.groups.map((g) => g.schedulerType)).toEqual(['reduction']);
+    expect(checkGolden(fusionIrSegmentsToString(sf), `${dir}pad_then_sum.fusion_ir_segments.txt`, update).diff).toBe('');
+  });
+
+  it('a pad after a reduction is a segment boundary; the explanation names the pad', () => {
+    const f = single([8, 30], (x) => [pad(sum(x, [1]), [1, 1])]);
+    const sf = segmentFusion(f, makeRuntimeInfo(f, [{ sizes: [8, 30] }]), defaultSchedulerRegistry());
+    expect(sf.groups.map((g) => g.schedulerType)).toEqual(['reduction', 'pointwise']);
     const text = fusionIrSegmentsToString(sf);
-    expect(text).toContain('pad producing T1 is not supported by the reduction scheduler (slice, pad and cat run in pointwise segments)');
-    expect(checkGolden(text, `${dir}pad_then_sum.fusion_ir_segments.txt`, update).diff).toBe('');
+    expect(text).toContain('pad producing T2 after the reduction of T0 is not supported by the reduction scheduler (a slice, pad or cat after a reduction is a segment boundary)');
+    expect(checkGolden(text, `${dir}sum_then_pad.fusion_ir_segments.txt`, update).diff).toBe('');
   });
 
   it('refuses a resize in one kernel with a reshape, an indexed load or a stride-ordered output (one reason naming both); segmentation splits them', () => {

@@ -16,7 +16,8 @@
 // (reshapes inside pointwise kernels), larger reshapes that vectorize (reshape-cases.ts) and R
 // (default 200) random reshape fusions, each one pointwise kernel; then M (--resize-random,
 // default 200) random fusions mixing slice / pad / cat with pointwise work (test-support's
-// resize-random.ts); large resize cases (RoPE, cat, pad at vectorized sizes) beside the
+// resize-random.ts; K (--resize-reduction-random, default 100) more before a sum / max / mean,
+// each one reduction kernel: resize-reduction-random.ts); large resize cases (RoPE, cat, pad at vectorized sizes) beside the
 // fixtures' small ones; the transpose fixtures (test-support's transpose-fixtures.ts: 2-D f32 /
 // bf16 transposes, permute + pointwise, 3-D / 4-D permutes, a permuted input, a stride-ordered
 // output, odd sizes — each checked to take the scheduler it names, transpose or pointwise) and T
@@ -35,6 +36,7 @@ import { permutedAllocationOrder, segmentPlanFor } from '@tsfuser/scheduler';
 import {
   compareOutput, randomPermuteReductionCase, randomResizeCase, randomShapeOpsCase, randomTensor, randomTransposeCase, ropeFusion, ropeInputs, runtimeInfoOf, seeded, shapeOpsFixtures, transposeFixtures, type ShapeOpsFixture,
 } from '@tsfuser/test-support';
+import { randomResizeReductionCase } from '@tsfuser/test-support';
 import { largeReshapeCases, randomReshapeFixtures, reshapeFixtures } from './reshape-cases.js';
 import { largePersistentReshapeCases, persistentReshapeFixtures, randomPersistentReshapeFixtures } from './persistent-reshape-cases.js';
 import { absoluteHost, summationSlack } from './summation-slack.js';
@@ -171,6 +173,11 @@ function main(): void {
       const c = randomResizeCase(seed + 200000 + k);
       return { name: `random ${seed + 200000 + k} (${c.description})`, fusion: c.fusion, inputs: () => c.inputs, segments: '*' };
     });
+    // Slice / pad / cat before a reduction: one reduction kernel each (run after the resize cases).
+    for (let k = 0; k < flag('resize-reduction-random', 100); k += 1) {
+      const c = randomResizeReductionCase(seed + 500000 + k);
+      resizeCases.push({ name: `random ${seed + 500000 + k} (${c.description})`, fusion: c.fusion, inputs: () => c.inputs, segments: 'reduction' });
+    }
     const transposeRandom = flag('transpose-random', 100);
     const transposeCases: ShapeOpsFixture[] = Array.from({ length: transposeRandom }, (_, k) => {
       const c = randomTransposeCase(seeded(seed + 300000 + k), k);

@@ -122,12 +122,15 @@ export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Ker
   const scalars = lowerScalarExprs(ctx);
   const observe = (pass: string, body: readonly Stmt[]): void => opts.observe?.(pass, [...scalars, ...body], params);
   observe('kernel-signature', []);
+  // Created before the loop nest: a reduction over a sliced dim loops to the slice's length,
+  // an extent of no kernel argument, computed at kernel start (resize.ts).
+  const resize = hasResizeExprs(ctx.fusion) ? new ResizeLowering(ctx) : null;
+  if (resize !== null) ctx.extent = (s) => resize.extentOf(s);
   const groups = new LoopGroups(ctx);
   const nest = buildLoopNest(ctx, groups);
   observe('loop-nest', nest);
   const allocated = insertAllocations(ctx, groups, nest);
   observe('allocation', allocated);
-  const resize = hasResizeExprs(ctx.fusion) ? new ResizeLowering(ctx) : null;
   const lowered = lowerExprs(ctx, groups, allocated, resize);
   observe('expr-lowering', lowered);
   const gridOuter = gridOuterReductions(ctx);

@@ -1,5 +1,5 @@
 // Pass 5c — resize lowering (used by expression lowering) for slice, pad and cat in pointwise
-// kernels. In: the index spaces of the scheduled fusion (scheduler's pointwise/resize): each
+// and reduction kernels. In: the index spaces of the scheduled fusion (scheduler's pointwise/resize): each
 // tensor's logical dims as a reference dim through slice / pad / cat steps. Out:
 //   * the shifted index of a global access: p = Σ⁺ − Σ⁻ with both sums ≥ 0, built step by
 //     step (p' = p·scale + add − sub), so bounds are compared without negative numbers
@@ -10,7 +10,8 @@
 //   * SliceOp: a copy (the producer was computed at the shifted point); PadOp: the copy where
 //     the pad's step is valid, else the pad value; CatOp: the first input whose step is valid;
 //   * the kernel-start ScalarComputes for offsets that are not plain extents (normalized slice
-//     starts, derived extents with min / max), named r0, r1, ….
+//     starts, derived extents with min / max), named r0, r1, …, and for loop extents no kernel
+//     argument carries (extentOf: a reduction kernel looping over a slice's length).
 // Invariant: every tensor read or written in a shifted space is indexed through its space.
 
 import { isReducedFloat, type CatOp, type Expr, type PadOp, type Scalar, type TensorView } from '@tsfuser/fusion-ir';
@@ -34,8 +35,11 @@ export class ResizeLowering {
   readonly stmts: Stmt[] = [];
   private readonly names = new Map<string, IndexExpr>();
   readonly spaces: IndexSpaces;
+  /** The context's extent lookup before this lowering extends it (extentOf). */
+  private readonly baseExtent: (s: Scalar) => IndexExpr;
 
   constructor(readonly ctx: LoweringContext) {
+    this.baseExtent = ctx.extent;
     this.spaces = indexSpacesOf(ctx.fusion, ctx.reference);
     if (this.spaces.conflicts.length > 0) {
       throw new LoweringError(`resize: T${this.spaces.conflicts.map((t) => t.name).join(', T')} are wanted in two index spaces (the scheduler did not recompute them)`);
@@ -82,6 +86,14 @@ export class ResizeLowering {
     return { index: iadd(plus, imul(minus, iconst(-1))), stepPredicates };
   }
 
+  /**
+   * An extent as an index: the kernel's own (arguments and their arithmetic), else computed at
+   * kernel start — a resized extent no argument carries (a reduction over a slice's length).
+   */
+  extentOf(s: Scalar): IndexExpr {
+    return this.scalar(s);
+  }
+
   private term(t: OffsetTerm): IndexExpr {
     switch (t.kind) {
       case 'const':
@@ -103,7 +115,7 @@ export class ResizeLowering {
    */
   private scalar(s: Scalar): IndexExpr {
     try {
-      return this.ctx.extent(s);
+      return this.baseExtent(s);
     } catch (err) {
       if (!(err instanceof LoweringError)) throw err;
     }

@@ -9,12 +9,16 @@
 // that meets the reduced dims again (x - sum(x): the persistent normalization schedulers' job),
 // expanded broadcasts into the reduction, and the ops no kernel scheduler handles yet. Reshapes
 // are taken before the reduction only (indexed through their split/merge from the reduction
-// input, as the pointwise scheduler does; reshape-before-reduction.ts).
+// input, as the pointwise scheduler does; reshape-before-reduction.ts), and so are slice / pad /
+// cat (the reduction runs over the resized domain, the inputs read through the resize as in
+// the pointwise scheduler; resize-before-reduction.ts).
 
 import type { Expr, Fusion, IterDomain, TensorView } from '@tsfuser/fusion-ir';
 import { ExactLogicalMap } from '../analysis/domain-map.js';
 import { ReshapeIndexGraph } from '../pointwise/reshape-index-graph.js';
 import { reshapeBeforeReduction } from './reshape-before-reduction.js';
+import { resizeBeforeReduction } from './resize-before-reduction.js';
+import { hasResizeExprs, isResizeExpr } from '../pointwise/resize/index-space.js';
 import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { unsupportedOp } from '../segmentation/supported-ops.js';
@@ -42,8 +46,9 @@ export interface ReductionSchedulerOptions {
 
 export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo, opts: ReductionSchedulerOptions = {}): CanScheduleResult {
   for (const e of fusion.exprs()) {
-    // Reshapes before the reduction are checked below (reshape-before-reduction.ts).
-    if (e.kind === 'ViewOp') continue;
+    // Reshapes and slice / pad / cat before the reduction are checked below
+    // (reshape-before-reduction.ts, resize-before-reduction.ts).
+    if (e.kind === 'ViewOp' || isResizeExpr(e)) continue;
     const r = exprRefusal(e);
     if (r !== null) return { ok: false, reason: r };
   }
@@ -81,6 +86,8 @@ export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo, o
   const after = downstreamExprs(fusion, pattern.outputs);
   const reshapes = reshapeBeforeReduction(fusion, input, new Set(after));
   if (reshapes !== null) return { ok: false, reason: reshapes.reason };
+  const resizes = resizeBeforeReduction(fusion, input, new Set(after));
+  if (resizes !== null) return { ok: false, reason: resizes.reason };
   const afterTvs = new Set<TensorView>(pattern.outputs);
   for (const e of after) for (const o of e.outputs) if (o.kind === 'tensorView') afterTvs.add(o);
   if (opts.preReductionOutputs !== true) {
@@ -119,13 +126,15 @@ export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo, o
   }
   // Before the reduction, every tensor's iteration dims must be dims of the reduction input.
   const beforeTvs = fusion.allTvs().filter((tv) => !afterTvs.has(tv));
+  // Across a slice / pad / cat, the dims on both sides are the same loop (read shifted).
+  const beforeMap = hasResizeExprs(fusion) ? new ExactLogicalMap(fusion, fusion.allTvs(), { throughResize: true }) : map;
   const inputDims = input.domain.logicalNoReductions();
   const live = new Set(fusion.exprs());
   const graph = new ReshapeIndexGraph(fusion, input);
   const reachesInput = (id: IterDomain): boolean => graph.hasReshape && graph.derive(id) !== null;
   for (const tv of beforeTvs) {
     if (tv.isFusionInput() && !tv.uses.some((u) => live.has(u))) continue;
-    const bad = tv.domain.logicalNoReductions().find((id) => !id.isBroadcast() && id.extent.constNumber() !== 1 && !inputDims.some((k) => map.same(k, id)) && !reachesInput(id));
+    const bad = tv.domain.logicalNoReductions().find((id) => !id.isBroadcast() && id.extent.constNumber() !== 1 && !inputDims.some((k) => beforeMap.same(k, id)) && !reachesInput(id));
     if (bad !== undefined) {
       return { ok: false, reason: `${tvName(tv)} has a dim (extent ${bad.extent.symbolicName()}) that does not map to the reduction input ${tvName(input)}` };
     }

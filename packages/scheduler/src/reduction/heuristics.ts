@@ -2,7 +2,9 @@
 //   * inner reduction (the innermost dim is reduced): TIDx over the reduction dim with a block
 //     reduction; each thread first reduces `vector` contiguous elements per serial step
 //     (one vectorized load when every stride and pointer allows; otherwise up to 4 unrolled
-//     loads, each coalesced across TIDx); iteration dim over BIDx,
+//     loads, each coalesced across TIDx; with slice / pad / cat along that dim, every shift and
+//     boundary a multiple of the vector, as in the pointwise scheduler: resize/vectorize.ts);
+//     iteration dim over BIDx,
 //     and over TIDy too when the reduction is narrow (several rows per block);
 //   * outer reduction (the innermost dim is kept): TIDx over the iteration dim (coalesced, 32
 //     to 128 columns: narrower when that spreads the columns over more SMs);
@@ -21,6 +23,8 @@ import { collectIo } from '../analysis/io-tensors.js';
 import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
 import { patternSizes, reductionExprs, reductionPattern, type ReductionPattern } from './analysis.js';
 import type { ReductionParams } from './params.js';
+import { hasResizeExprs } from '../pointwise/resize/index-space.js';
+import { resizeVectorLimit } from '../pointwise/resize/vectorize.js';
 
 const MAX_GRID_X = 2 ** 31 - 1;
 /** Threads per block the heuristics aim for when the problem is big enough. */
@@ -76,6 +80,11 @@ function innerVectorization(fusion: Fusion, runtimeInfo: RuntimeInfo, p: Reducti
     inner % v === 0 &&
     cands.every((c) => c.alignment % (v * c.dtypeSize) === 0 && c.strides.every((s, d) => d === rank - 1 || (c.sizes[d] ?? 1) <= 1 || s % v === 0));
   while (factor > 1 && !ok(factor)) factor /= 2;
+  // Slice / pad / cat along the innermost dim: every shift and boundary a multiple of the vector.
+  if (factor > 1 && hasResizeExprs(fusion)) {
+    const resizeMap = new ExactLogicalMap(fusion, fusion.allTvs(), { throughResize: true });
+    factor = resizeVectorLimit(fusion, resizeMap, p.input, bindExtents(fusion, runtimeInfo), factor);
+  }
   // Keep at least a warp's worth of vectors per row.
   while (factor > 1 && reductionSize / factor < 32) factor /= 2;
   return factor > 1 ? { factor, inputs: cands.map((c) => c.position) } : { factor: 1, inputs: [] };

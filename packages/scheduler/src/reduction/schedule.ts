@@ -12,7 +12,9 @@
 //      threads (a block reduction) or over a trivial dim (just rounds to R's dtype);
 //   4. propagate P's transforms to every tensor, copy its parallel types, vectorize the input
 //      caches of inner reductions, inline as deep as legal (unrolled input caches stop before
-//      the unrolled position: all loads of a step are issued first).
+//      the unrolled position: all loads of a step are issued first); with slice / pad / cat
+//      before the reduction, inputs are cached once per index space they are read in and a
+//      resize's producers are inlined at its loops (resize-before-reduction.ts).
 // Invariant the lowering relies on: the reduction input (the lowering reference) has P's loop
 // structure; every other tensor's loop domain is a prefix of it (tensors after the reduction
 // have only the iteration positions; R also has the parallel reduction position).
@@ -32,10 +34,11 @@ import {
 } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import type { ScheduledFusion } from '../scheduler.js';
-import { cacheInputsAndOutputs } from '../schedule-steps.js';
 import { reductionPattern, type ReductionPattern } from './analysis.js';
 import { requirePattern } from './heuristics.js';
 import type { ReductionParams } from './params.js';
+import { cacheReductionInputsAndOutputs } from './resize-before-reduction.js';
+import { feedsResize, inlineResizeProducer } from '../pointwise/resize/prepare.js';
 
 /** Which chain a split of the reference belongs to and how many splits precede it there. */
 type SplitKey = `${'iter' | 'red'}${number}`;
@@ -88,7 +91,7 @@ function referenceSplitKeys(ref: TensorView, reducedDims: readonly number[]): Ma
 }
 
 export function scheduleReduction(fusion: Fusion, params: ReductionParams): ScheduledFusion {
-  const inputCaches = cacheInputsAndOutputs(fusion);
+  const inputCaches = cacheReductionInputsAndOutputs(fusion, requirePattern(fusion).input);
   const before = requirePattern(fusion);
   const pattern = reductionPattern(before.expr);
   if (pattern === null) throw new SchedulingError('reduction schedule: lost the reduction');
@@ -169,6 +172,16 @@ export function scheduleReduction(fusion: Fusion, params: ReductionParams): Sche
     for (const cache of inputCaches.keys()) {
       if (cache.nDims() === partial.nDims() && cache.computeAtPosition > last) inlineAt(cache, last);
     }
+  }
+
+  // Slice / pad / cat before the reduction: a resize's producers are computed at the
+  // consumer's point (read at the shifted index), inside all of its loops but a vectorized one.
+  for (const tv of fusion.allTvs()) {
+    if (tv.isFusionInput() || !feedsResize(tv) || tv.nDims() !== partial.nDims()) continue;
+    let pos = tv.domain.loop.findIndex((id) => id.parallelType === 'Vectorize');
+    if (pos < 0) pos = tv.nDims();
+    if (!params.vectorizeInnerReduction && v > 1 && inputCaches.has(tv)) pos = Math.min(pos, last);
+    if (pos > 0) inlineResizeProducer(tv, pos);
   }
 
   const keys = referenceSplitKeys(ref, pattern.reducedDims);

@@ -2,8 +2,9 @@
 // broadcast/squeeze/expand, plain copies, permutes that keep the innermost dim innermost, tensor
 // factories (full, iota: a value computed per point), reductions and Welford), and the refusal reason for the others, naming the tensor
 // produced (slice / pad / cat and indexed loads: only the pointwise scheduler takes them, so a
-// resize next to a reduction is a segment boundary; scatter and index_put_accumulate: the
-// greedy scheduler).
+// resize next to a normalization is a segment boundary — the reduction scheduler takes slice /
+// pad / cat before its reduction itself, reduction/resize-before-reduction.ts; scatter and
+// index_put_accumulate: the greedy scheduler).
 // Exhaustive over the Expr union, so a new kind must be
 // classified here.
 

@@ -16,7 +16,8 @@ import type { Expr, Fusion, TensorView } from '@tsfuser/fusion-ir';
 import { permutedAllocationOrder } from '../../stride-order.js';
 import { ExactLogicalMap } from '../../analysis/domain-map.js';
 import { indexedLoadOf } from '../indexed-loads.js';
-import { computeIndexSpaces, identitySpace, isIdentitySpace, isResizeExpr } from './index-space.js';
+import { isIdentitySpace, isResizeExpr } from './index-space.js';
+import { indexSpacesOf } from './prepare.js';
 
 function describeOp(kind: string): string {
   return kind === 'SliceOp' ? 'slice' : kind === 'PadOp' ? 'pad' : 'cat';
@@ -76,7 +77,7 @@ export function resizeRefusal(fusion: Fusion, ref: TensorView): string | null {
   }
   let spaces;
   try {
-    spaces = computeIndexSpaces(fusion, (o) => identitySpace(plain.mapToReference(o, ref)));
+    spaces = indexSpacesOf(fusion, ref);
   } catch (err) {
     return (err as Error).message;
   }

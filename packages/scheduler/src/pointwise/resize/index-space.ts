@@ -129,8 +129,14 @@ export function resizeStep(expr: Expr, input: TensorView, d: number): ResizeStep
   }
 }
 
+/**
+ * The space of a dim read by a reduction over it (no entry in the output's space), from the
+ * dim's ID; without it such a dim is read at index 0 (only pointwise fusions omit it).
+ */
+export type ReducedDimSpace = (id: IterDomain) => DimSpace | null;
+
 /** The space in which `expr` reads its tensor input `input`, given its output's space. */
-export function pullback(expr: Expr, input: TensorView, outSpace: IndexSpace): IndexSpace {
+export function pullback(expr: Expr, input: TensorView, outSpace: IndexSpace, reducedSpace: ReducedDimSpace | null = null): IndexSpace {
   const out = expr.outputs[0] as TensorView;
   const pl = input.domain.logicalNoReductions();
   const ol = out.domain.logicalNoReductions();
@@ -139,6 +145,11 @@ export function pullback(expr: Expr, input: TensorView, outSpace: IndexSpace): I
   for (const pr of logicalDomainPairs(input, out)) {
     const dp = pl.indexOf(pr.producer);
     const dc = ol.indexOf(pr.consumer);
+    if (dp >= 0 && dc < 0 && reducedSpace !== null && pr.consumer.isReduction() && !pr.producer.isBroadcast()) {
+      // A reduced dim: read where the reduction's loops are, in the reference's own space.
+      result[dp] = reducedSpace(pr.producer);
+      continue;
+    }
     if (dp < 0 || dc < 0 || pr.producer.isBroadcast()) continue;
     const base = outSpace[dc] ?? null;
     if (base === null) continue;
@@ -167,7 +178,7 @@ export function identitySpace(map: readonly number[]): IndexSpace {
  * `privatize`, a computed tensor wanted in a second space is recomputed for that use (the
  * fusion is changed: call it on the scheduler's own copy only).
  */
-export function computeIndexSpaces(fusion: Fusion, outputSpace: (tv: TensorView) => IndexSpace, opts: { privatize?: boolean } = {}): IndexSpaces {
+export function computeIndexSpaces(fusion: Fusion, outputSpace: (tv: TensorView) => IndexSpace, opts: { privatize?: boolean; reducedSpace?: ReducedDimSpace } = {}): IndexSpaces {
   const spaces = new Map<TensorView, IndexSpace>();
   const access = new Map<Expr, Map<TensorView, IndexSpace>>();
   const conflicts: TensorView[] = [];
@@ -183,7 +194,7 @@ export function computeIndexSpaces(fusion: Fusion, outputSpace: (tv: TensorView)
     let current = expr;
     for (const input of [...new Set(expr.inputs)]) {
       if (input.kind !== 'tensorView') continue;
-      const sp = pullback(current, input, outSpace);
+      const sp = pullback(current, input, outSpace, opts.reducedSpace ?? null);
       if (input.isFusionInput()) {
         mine.set(input, sp);
         continue;

@@ -14,7 +14,7 @@
 
 import { CatOp, LoadStoreOp, replaceExprVals, TensorDomain, type Expr, type Fusion, type IterDomain, type TensorView, type Val } from '@tsfuser/fusion-ir';
 import { ExactLogicalMap } from '../../analysis/domain-map.js';
-import { computeIndexSpaces, hasResizeExprs, identitySpace, isResizeExpr, spaceKey, type IndexSpaces } from './index-space.js';
+import { computeIndexSpaces, hasResizeExprs, identitySpace, isResizeExpr, spaceKey, type DimSpace, type IndexSpaces } from './index-space.js';
 
 function copyTensor(tv: TensorView): TensorView {
   const logical = tv.domain.logicalNoReductions().map((id: IterDomain) =>
@@ -44,10 +44,19 @@ function separateRepeatedCatInputs(fusion: Fusion): void {
   }
 }
 
-/** Index spaces of `fusion` with every output in `ref`'s space (exact logical map). */
+/**
+ * Index spaces of `fusion` with every output in `ref`'s space (exact logical map); a dim a
+ * reduction reduces is read in the space of the reference dim it maps to (the reduction
+ * scheduler's reference is the reduction input).
+ */
 export function indexSpacesOf(fusion: Fusion, ref: TensorView, opts: { privatize?: boolean } = {}): IndexSpaces {
   const plain = new ExactLogicalMap(fusion);
-  return computeIndexSpaces(fusion, (o) => identitySpace(plain.mapToReference(o, ref)), opts);
+  const refDims = ref.domain.logicalNoReductions();
+  const reducedSpace = (id: IterDomain): DimSpace | null => {
+    const d = refDims.findIndex((r) => plain.same(r, id));
+    return d < 0 ? null : { refDim: d, steps: [] };
+  };
+  return computeIndexSpaces(fusion, (o) => identitySpace(plain.mapToReference(o, ref)), { ...opts, reducedSpace });
 }
 
 /**
