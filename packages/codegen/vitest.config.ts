@@ -8,6 +8,7 @@ import { tieredConfig } from '../../vitest.shared.mjs';
 export default defineConfig(
   tieredConfig(import.meta.dirname, [
     'test/inner-outer-persistent-simulation.test.ts',
+    'test/inner-outer-persistent-simulation-variants.test.ts',
     'test/outer-persistent.test.ts',
     'test/inner-outer-random.test.ts',
     'test/inner-outer-rows-block-random.test.ts',
