@@ -7,9 +7,9 @@
 // codegen's simulation test (each case one reduction or persistent kernel, simulated against the
 // reference evaluator) and its nvcc check.
 import {
-  abs, add, broadcast, cast, exp, Fusion, layerNorm, makeTensor, max, mul, permute, rmsNorm, softmax, sub, sum, truediv, type DataType, type EvalValue, type TensorView,
+  abs, add, broadcast, cast, exp, Fusion, layerNorm, max, mul, permute, rmsNorm, softmax, sub, sum, truediv, type DataType, type EvalValue, type TensorView,
 } from '@tsfuser/fusion-ir';
-import { randomTensor, seeded } from './shape-ops-values.js';
+import { addRandomInput, randomDraws } from './random-case.js';
 import type { RandomShapeCase } from './shape-ops-random.js';
 
 /** A random permutation of dims 0 … rank-2 with the last dim kept last (not the identity when rank > 2). */
@@ -26,20 +26,13 @@ function outerPermutation(rank: number, r: () => number): number[] {
 }
 
 export function randomPermuteReductionCase(seed: number): RandomShapeCase {
-  const r = seeded(seed);
-  const int = (lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));
-  const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
+  const { r, int, pick } = randomDraws(seed);
   const dtype: DataType = pick(['Float', 'Float', 'Half', 'BFloat16'] as const);
   const rank = pick([3, 3, 4]);
   const shape = Array.from({ length: rank }, (_, d) => (d === rank - 1 ? pick([8, 33, 64, 128]) : int(1, rank === 4 ? 5 : 9)));
   const f = new Fusion();
   const inputs: EvalValue[] = [];
-  const input = (sizes: readonly number[]): TensorView => {
-    const t = makeTensor(f, { shape: sizes.map(() => -1), dtype });
-    f.addInput(t);
-    inputs.push(randomTensor(dtype, sizes, r));
-    return cast(t, 'Float');
-  };
+  const input = (sizes: readonly number[]): TensorView => cast(addRandomInput(f, inputs, dtype, sizes, r), 'Float');
   const steps: string[] = [];
   let cur = input(shape);
   if (r() < 0.5) {

@@ -9,10 +9,10 @@
 // reshaped back to a random factorization (or not) and at random cast. Dtypes Float, Half and
 // BFloat16. Every case should be one persistent kernel (`segments`).
 import {
-  abs, add, batchNorm, broadcast, cast, Fusion, layerNorm, logSoftmax, makeTensor, max, mul, reshape, rmsNorm, size, softmax, truediv,
+  abs, add, batchNorm, broadcast, cast, Fusion, layerNorm, logSoftmax, max, mul, reshape, rmsNorm, size, softmax, truediv,
   type DataType, type EvalValue, type SizeOperand, type TensorView,
 } from '@tsfuser/fusion-ir';
-import { randomTensor, seeded } from './shape-ops-values.js';
+import { addRandomInput, randomDraws } from './random-case.js';
 import type { RandomReshapeCase } from './reshape-random.js';
 
 type Layout = 'abH' | 'Ncd' | 'abcd' | 'a1bcd' | 'flat' | 'NH';
@@ -39,9 +39,7 @@ function layoutSizes(layout: Layout, a: number, b: number, c: number, d: number)
 }
 
 export function randomPersistentReshapeCase(seed: number): RandomReshapeCase {
-  const r = seeded(seed);
-  const int = (lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));
-  const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
+  const { r, int, pick } = randomDraws(seed);
   const dtype: DataType = pick(['Float', 'Float', 'Half', 'BFloat16'] as const);
   const outer = seed % 5 === 4;
   const a = int(1, 4);
@@ -52,12 +50,7 @@ export function randomPersistentReshapeCase(seed: number): RandomReshapeCase {
   const H = c * d;
   const f = new Fusion();
   const inputs: EvalValue[] = [];
-  const newInput = (sizes: number[]): TensorView => {
-    const t = makeTensor(f, { shape: sizes.map(() => -1), dtype });
-    f.addInput(t);
-    inputs.push(randomTensor(dtype, sizes, r));
-    return t;
-  };
+  const newInput = (sizes: number[]): TensorView => addRandomInput(f, inputs, dtype, sizes, r);
   const layouts: readonly Layout[] = ['abH', 'Ncd', 'abcd', 'a1bcd', 'flat', 'NH'];
   const inLayout = pick(layouts);
   const x = newInput(layoutSizes(inLayout, a, b, c, d));

@@ -10,9 +10,9 @@
 // some dims instead. Every case should be one pointwise kernel, or one reduction kernel
 // (`segments` says so; '*' where a permute precedes the sum and forces a boundary).
 import {
-  abs, add, broadcast, cast, expand, Fusion, makeTensor, mul, neg, permute, reshape, size, sub, sum, type DataType, type EvalValue, type SizeOperand, type TensorView,
+  abs, add, broadcast, cast, expand, Fusion, mul, neg, permute, reshape, size, sub, sum, type DataType, type EvalValue, type SizeOperand, type TensorView,
 } from '@tsfuser/fusion-ir';
-import { randomTensor, seeded } from './shape-ops-values.js';
+import { addRandomInput, randomDraws } from './random-case.js';
 
 export interface RandomReshapeCase {
   fusion: Fusion;
@@ -34,18 +34,11 @@ function divisors(n: number): number[] {
 }
 
 export function randomReshapeCase(seed: number): RandomReshapeCase {
-  const r = seeded(seed);
-  const int = (lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));
-  const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
+  const { r, int, pick } = randomDraws(seed);
   const dtype: DataType = pick(['Float', 'Float', 'Half'] as const);
   const f = new Fusion();
   const inputs: EvalValue[] = [];
-  const newInput = (sizes: number[], dt: DataType = dtype): TensorView => {
-    const t = makeTensor(f, { shape: sizes.map((s) => (s === 1 ? 1 : -1)), dtype: dt });
-    f.addInput(t);
-    inputs.push(randomTensor(dt, sizes, r));
-    return t;
-  };
+  const newInput = (sizes: number[], dt: DataType = dtype): TensorView => addRandomInput(f, inputs, dt, sizes, r, true);
   const rank = int(1, 3);
   const sizes0 = Array.from({ length: rank }, () => pick([1, 2, 3, 4, 5, 6, 8, 12, 16, 7, 10]));
   const x = newInput(sizes0);

@@ -6,14 +6,12 @@
 // a slice with offsets (start, stop, step 1; step 2 on an outer dim) — with optional pointwise
 // work before it and an added input after it. Used by codegen's resize-2d-random.test.ts
 // (kernel simulator under forced 2-D parameters against the reference evaluator).
-import { add, cast, cat, exp, Fusion, makeTensor, mul, pad, slice, type DataType, type EvalValue, type TensorView } from '@tsfuser/fusion-ir';
-import { randomTensor, seeded } from './shape-ops-values.js';
+import { add, cast, cat, exp, Fusion, mul, pad, slice, type DataType, type EvalValue, type TensorView } from '@tsfuser/fusion-ir';
+import { addRandomInput, randomDraws } from './random-case.js';
 import type { RandomShapeCase } from './shape-ops-random.js';
 
 export function randomResize2dCase(seed: number): RandomShapeCase {
-  const r = seeded(seed);
-  const int = (lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));
-  const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
+  const { r, int, pick } = randomDraws(seed);
   const dtype: DataType = pick(['Float', 'Float', 'BFloat16', 'Half'] as const);
   const rank = pick([2, 2, 3]);
   const aligned = r() < 0.6;
@@ -22,9 +20,7 @@ export function randomResize2dCase(seed: number): RandomShapeCase {
   const f = new Fusion();
   const inputs: EvalValue[] = [];
   const newInput = (s: readonly number[]): TensorView => {
-    const t = makeTensor(f, { shape: s.map(() => -1), dtype });
-    f.addInput(t);
-    inputs.push(randomTensor(dtype, s, r));
+    const t = addRandomInput(f, inputs, dtype, s, r);
     return dtype === 'Float' ? t : cast(t, 'Float');
   };
   let cur = newInput(shape);

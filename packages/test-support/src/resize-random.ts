@@ -8,9 +8,9 @@
 // and sometimes a second output of the same shape (or an intermediate of another shape, which
 // makes two segments).
 import {
-  abs, add, cast, cat, exp, Fusion, makeTensor, mul, neg, pad, slice, sub, type DataType, type EvalValue, type TensorView,
+  abs, add, cast, cat, exp, Fusion, mul, neg, pad, slice, sub, type DataType, type EvalValue, type TensorView,
 } from '@tsfuser/fusion-ir';
-import { randomTensor, seeded } from './shape-ops-values.js';
+import { addRandomInput, randomDraws } from './random-case.js';
 import type { RandomShapeCase } from './shape-ops-random.js';
 
 function sliceSize(size: number, start: number, stop: number, step: number): number {
@@ -21,9 +21,7 @@ function sliceSize(size: number, start: number, stop: number, step: number): num
 }
 
 export function randomResizeCase(seed: number): RandomShapeCase {
-  const r = seeded(seed);
-  const int = (lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));
-  const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
+  const { r, int, pick } = randomDraws(seed);
   const dtype: DataType = pick(['Float', 'Float', 'Half', 'BFloat16'] as const);
   const rank = pick([2, 2, 3]);
   const wide = r() < 0.3;
@@ -31,12 +29,7 @@ export function randomResizeCase(seed: number): RandomShapeCase {
   const f = new Fusion();
   const inputs: EvalValue[] = [];
   const steps: string[] = [];
-  const newInput = (s: readonly number[]): TensorView => {
-    const t = makeTensor(f, { shape: s.map(() => -1), dtype });
-    f.addInput(t);
-    inputs.push(randomTensor(dtype, s, r));
-    return cast(t, 'Float');
-  };
+  const newInput = (s: readonly number[]): TensorView => cast(addRandomInput(f, inputs, dtype, s, r), 'Float');
   let cur = newInput(shape);
   const extra: TensorView[] = [];
   const resizes = int(1, 4);

@@ -8,8 +8,8 @@
 // max or mean over the innermost dim, an outer dim or every dim. Shared by codegen's simulation
 // test (each case one reduction kernel, simulated against the reference evaluator) and its
 // nvcc check.
-import { abs, add, cast, cat, exp, Fusion, makeTensor, max, mean, mul, neg, pad, slice, sum, type DataType, type EvalValue, type TensorView } from '@tsfuser/fusion-ir';
-import { randomTensor, seeded } from './shape-ops-values.js';
+import { abs, add, cast, cat, exp, Fusion, max, mean, mul, neg, pad, slice, sum, type DataType, type EvalValue, type TensorView } from '@tsfuser/fusion-ir';
+import { addRandomInput, randomDraws } from './random-case.js';
 import type { RandomShapeCase } from './shape-ops-random.js';
 
 function sliceLength(size: number, start: number, stop: number, step: number): number {
@@ -19,9 +19,7 @@ function sliceLength(size: number, start: number, stop: number, step: number): n
 }
 
 export function randomResizeReductionCase(seed: number): RandomShapeCase {
-  const r = seeded(seed);
-  const int = (lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));
-  const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
+  const { r, int, pick } = randomDraws(seed);
   const dtype: DataType = pick(['Float', 'Float', 'Half', 'BFloat16'] as const);
   const rank = pick([2, 2, 3]);
   const wide = r() < 0.3;
@@ -29,12 +27,7 @@ export function randomResizeReductionCase(seed: number): RandomShapeCase {
   const f = new Fusion();
   const inputs: EvalValue[] = [];
   const steps: string[] = [];
-  const newInput = (s: readonly number[]): TensorView => {
-    const t = makeTensor(f, { shape: s.map(() => -1), dtype });
-    f.addInput(t);
-    inputs.push(randomTensor(dtype, s, r));
-    return cast(t, 'Float');
-  };
+  const newInput = (s: readonly number[]): TensorView => cast(addRandomInput(f, inputs, dtype, s, r), 'Float');
   let cur = newInput(shape);
   if (r() < 0.4) {
     cur = abs(mul(cur, 0.5));

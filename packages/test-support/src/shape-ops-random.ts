@@ -9,7 +9,8 @@ import {
   add, broadcast, cast, expand, Fusion, full, iota, makeTensor, mul, permute, reshape, size, slice, sub, sum,
   type DataType, type EvalValue, type TensorView,
 } from '@tsfuser/fusion-ir';
-import { randomTensor, seeded } from './shape-ops-values.js';
+import { randomTensor } from './shape-ops-values.js';
+import { randomDraws } from './random-case.js';
 
 export interface RandomShapeCase {
   fusion: Fusion;
@@ -19,8 +20,7 @@ export interface RandomShapeCase {
 }
 
 export function randomShapeOpsCase(seed: number): RandomShapeCase {
-  const r = seeded(seed);
-  const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
+  const { r, pick } = randomDraws(seed);
   const dtype: DataType = pick(['Float', 'Float', 'Half'] as const);
   const n = r() < 0.05 ? 0 : 1 + Math.floor(r() * 40);
   const m = r() < 0.05 ? 0 : 1 + Math.floor(r() * 70);
