@@ -91,4 +91,4 @@ export {
 export { indexSpacesOf } from './pointwise/resize/prepare.js';
 export { resizeRefusal } from './pointwise/resize/can-schedule.js';
 export { normalizedSliceStart, resizeVectorLimit } from './pointwise/resize/vectorize.js';
-export { resizeBreakPoint, resizeRowUnroll } from './pointwise/resize/two-d.js';
+export { resizeBreakPoint } from './pointwise/resize/two-d.js';

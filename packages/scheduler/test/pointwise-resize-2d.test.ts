@@ -4,7 +4,7 @@
 // schedule kept for narrow rows, rank 1 and small fusions. The schedule evaluates like the fusion.
 import { describe, expect, it } from 'vitest';
 import { cat, evaluate, Fusion, HostTensor, makeTensor, mul, pad, slice, type DataType, type TensorView } from '@tsfuser/fusion-ir';
-import { computePointwiseHeuristics, makeRuntimeInfo, resizeRowUnroll, schedulePointwise, type PointwiseParams } from '../src/index.js';
+import { computePointwiseHeuristics, makeRuntimeInfo, schedulePointwise, type PointwiseParams } from '../src/index.js';
 
 function single(shape: number[], build: (x: TensorView) => TensorView, dtype: DataType = 'BFloat16'): Fusion {
   const f = new Fusion();
@@ -27,16 +27,16 @@ function heur(f: Fusion, sizes: number[][]): PointwiseParams {
 }
 
 describe('pointwise scheduler: 2-D schedule for slice / pad / cat', () => {
-  it('pad_bf16 (F.pad(x, (8, 8, 1, 1)) of [8192, 4096] bf16): rows on blockIdx.y, vectors of 8, 32 × 4 threads, unroll 2', () => {
+  it('pad_bf16 (F.pad(x, (8, 8, 1, 1)) of [8192, 4096] bf16): rows on blockIdx.y, vectors of 8, 32 × 4 threads, no unroll', () => {
     const p = heur(single([8192, 4096], (x) => pad(x, [8, 8, 1, 1])), [[8192, 4096]]);
     expect(p.breakPoint).toBe(1);
     expect(p.vectorizationFactor).toBe(8);
     expect(p.vectorizedInputs).toEqual([0]);
     expect(p.vectorizedOutputs).toEqual([0]);
-    expect(p.unrollFactorInner).toBe(2);
-    // 4112 / 8 = 514 vectors a row: 32 threads, 17 slots, 9 blocks of 2; 8194 rows / 4.
-    expect(p.lparams).toMatchObject({ bdimx: 32, bdimy: 4, gdimx: 9, gdimy: 2049 });
-    expect(p.divisibleSplits).toEqual([true, false, false, false]);
+    expect(p.unrollFactorInner).toBe(1);
+    // 4112 / 8 = 514 vectors a row: 17 blocks of 32 threads; 8194 rows / 4.
+    expect(p.lparams).toMatchObject({ bdimx: 32, bdimy: 4, gdimx: 17, gdimy: 2049 });
+    expect(p.divisibleSplits).toEqual([true, false, false]);
   });
 
   it('cat of three [8192, 4096] bf16 along dim 0 and dim 1: 2-D, vectors of 8, 128 threads, every split divisible', () => {
@@ -77,12 +77,12 @@ describe('pointwise scheduler: 2-D schedule for slice / pad / cat', () => {
     expect(computePointwiseHeuristics(f, makeRuntimeInfo(f, [{ sizes: [8192, 4096] }]), { breakPoint: 0 }).breakPoint).toBe(0);
   });
 
-  it('the row-tiling unroll limit', () => {
-    expect(resizeRowUnroll(514, 32, 4)).toBe(2); // 17 slots a row: 18 kept, 20 refused
-    expect(resizeRowUnroll(514, 128, 4)).toBe(1); // 5 slots: 6 (+20%) and 8 refused
-    expect(resizeRowUnroll(1536, 128, 4)).toBe(4); // 12 slots, divisible
-    expect(resizeRowUnroll(33 * 128, 128, 2)).toBe(2); // 33 slots: 34 is 3% more
-    expect(resizeRowUnroll(100, 32, 1)).toBe(1);
+  it('resize fusions are not unrolled (1-D and 2-D), unless asked', () => {
+    const f = single([8192, 4096], (x) => pad(x, [8, 8, 1, 1]));
+    const info = makeRuntimeInfo(f, [{ sizes: [8192, 4096] }]);
+    expect(computePointwiseHeuristics(f, info).unrollFactorInner).toBe(1);
+    expect(computePointwiseHeuristics(f, info, { breakPoint: 0 }).unrollFactorInner).toBe(1);
+    expect(computePointwiseHeuristics(f, info, { breakPoint: 0, unroll: 4 }).unrollFactorInner).toBe(4);
   });
 
   it('the 2-D schedule evaluates like the fusion (pad with a value, crop, cat and slice)', () => {

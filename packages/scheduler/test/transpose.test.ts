@@ -107,6 +107,13 @@ describe('transpose heuristics', () => {
     expect(p).toMatchObject({ tileSize1: 64, tileSize2: 64, vectorizeFactor1: 8, vectorizeFactor2: 8 });
     expect(p.lparams).toMatchObject({ bdimx: 128, gdimx: (16384 / 64) * (4096 / 64) });
   });
+  it('a blockDim.x override (tuning experiments) changes the threads, not the tile; one that does not divide the tile is refused', () => {
+    const f = permuteFusion('Float', 2, [1, 0]);
+    const p = computeTransposeHeuristics(f, info(f, [[16384, 4096]]), { tileSize: 64, bdimx: 256 });
+    expect(p).toMatchObject({ tileSize1: 64, tileSize2: 64, vectorizeFactor1: 4 });
+    expect(p.lparams).toMatchObject({ bdimx: 256, gdimx: (16384 / 64) * (4096 / 64) });
+    expect(() => computeTransposeHeuristics(f, info(f, [[16384, 4096]]), { bdimx: 96 })).toThrow('blockDim.x 96 does not divide the 256 vectors of a 32×32 tile');
+  });
   it('odd sizes: narrower vectors where the sizes allow no wider, tiles not divisible', () => {
     const f = permuteFusion('Float', 2, [1, 0], true);
     const p = computeTransposeHeuristics(f, info(f, [[334, 517]]));

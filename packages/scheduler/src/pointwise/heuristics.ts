@@ -8,9 +8,9 @@
 //     whose inner side [k, rank) every input/output holds either fully or not at all, while
 //     some tensor is broadcast somewhere (e.g. [64,1,8192] + [64,512,8192] → k = 2); with
 //     slice / pad / cat and no such k, rows of the innermost dim (k = rank − 1) when they hold
-//     more vectors than a warp, the unroll limited to tile a row (resize/two-d.ts);
+//     more vectors than a warp (resize/two-d.ts);
 //   * block: 128 threads (TIDy takes the rest when the inner side is narrow);
-//   * unroll: enough bytes in flight (≈64 B of loads per thread, i.e. 128 KB per SM at full
+//   * unroll: 1 with slice / pad / cat (measured below); otherwise enough bytes in flight (≈64 B of loads per thread, i.e. 128 KB per SM at full
 //     occupancy on H100), limited so that at least ~2 waves of blocks remain (measured on H100:
 //     bn+add+relu 8x256x56x56 f32 went 32.1 → 31.1 µs with unroll 2; 1 GB pointwise unchanged);
 //   * grid: gridDim.x ≤ 2^31-1, gridDim.y ≤ 65535 (the outer side loops beyond that);
@@ -27,7 +27,7 @@ import { lookupOnlyTensors, lookupRefMap } from './indexed-loads.js';
 import { analyzeVectorization, lastPow2 } from './vectorize.js';
 import { hasResizeExprs } from './resize/index-space.js';
 import { resizeVectorLimit } from './resize/vectorize.js';
-import { resizeBreakPoint, resizeRowUnroll } from './resize/two-d.js';
+import { resizeBreakPoint } from './resize/two-d.js';
 
 export const THREADS_PER_BLOCK = 128;
 export const MAX_GRID_Y = 65535;
@@ -192,7 +192,11 @@ export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
   const elementLimited = lastPow2(Math.max(1, Math.floor(waves / MIN_WAVES_AFTER_UNROLL)));
   let unroll = Math.max(1, Math.min(empirical, elementLimited, nextPow2(ceilDiv(afterVect, bdimx))));
   unroll = overrides.unroll ?? lastPow2(unroll);
-  if (resize2d && breakPoint > 0 && overrides.unroll === undefined) unroll = resizeRowUnroll(afterVect, bdimx, unroll);
+  // Slice / pad / cat: no unroll. Every variant of tsfuser-resize-variants (H100, 2026-11-24:
+  // both cats, pad, RoPE; 1-D and 2-D, blockDim.x 32–128) was fastest at unroll 1 — RoPE 180.6 µs
+  // against 185.5 at the bytes-in-flight rule's 4, the cats and pad ~1% — as each resized input is
+  // read through its own predicated (or shifted) load, whose unrolled copies only add registers.
+  if (resize && overrides.unroll === undefined) unroll = 1;
 
   const divisible: boolean[] = [];
   let rem = right;

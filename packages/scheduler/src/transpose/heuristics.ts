@@ -34,6 +34,8 @@ export interface TransposeOverrides {
   tileSize?: number;
   vectorizeFactor1?: number;
   vectorizeFactor2?: number;
+  /** Threads per block; must divide the vectors of a tile. */
+  bdimx?: number;
 }
 
 /**
@@ -83,7 +85,8 @@ export function computeTransposeHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
     v2 = vectorWidth(group2, innerDim2, size2, tile, w2);
   }
   const vectors = (tile * tile) / Math.max(v1.width, v2.width);
-  const bdimx = Math.min(TRANSPOSE_THREADS_PER_BLOCK, vectors);
+  const bdimx = overrides.bdimx ?? Math.min(TRANSPOSE_THREADS_PER_BLOCK, vectors);
+  if (vectors % bdimx !== 0) throw new SchedulingError(`transpose heuristics: blockDim.x ${bdimx} does not divide the ${vectors} vectors of a ${tile}×${tile} tile`);
   let tiles = Math.ceil(size1 / tile) * Math.ceil(size2 / tile);
   refSizes.forEach((s, d) => {
     if (d !== innerDim1 && d !== innerDim2) tiles *= s;

@@ -9,14 +9,9 @@
 // Chosen when the broadcast rule picked no break point and the fusion has resize ops, the
 // reference has an outer side (> 1 row) and its innermost dim is an iteration dim with more
 // vectors than a warp (narrower rows keep the 1-D schedule: a warp would straddle rows).
-// The unroll factor is then limited so that a row's blocks round its thread slots up by at most
-// 1/16 beyond what blockDim.x alone does (pad_bf16, rows of 514 vectors, 32 threads: 17 slots of
-// 32 per row without unroll; unroll 2 takes 18 (kept), unroll 4 would take 20 (refused)).
+// Unroll is 1 for every resize fusion (pointwise/heuristics.ts says why).
 
 import type { TensorView } from '@tsfuser/fusion-ir';
-
-/** Idle vector slots tolerated per row (beyond blockDim.x's own rounding), as a fraction. */
-const MAX_EXTRA_IDLE = 1 / 16;
 
 /** The break point for a resize fusion's 2-D schedule (rank − 1), or 0 for the 1-D one. */
 export function resizeBreakPoint(ref: TensorView, refSizes: readonly number[], vector: number, warp: number): number {
@@ -28,15 +23,4 @@ export function resizeBreakPoint(ref: TensorView, refSizes: readonly number[], v
   const inner = refSizes[r - 1] as number;
   if (left <= 1 || Math.ceil(inner / vector) <= warp) return 0;
   return r - 1;
-}
-
-/**
- * The largest power-of-two unroll ≤ `unroll` whose blocks cover a row of `vectors` vectors with
- * at most MAX_EXTRA_IDLE more idle slots than `bdimx` threads without unrolling.
- */
-export function resizeRowUnroll(vectors: number, bdimx: number, unroll: number): number {
-  const perRow = Math.ceil(vectors / bdimx);
-  let u = unroll;
-  while (u > 1 && Math.ceil(perRow / u) * u > perRow * (1 + MAX_EXTRA_IDLE)) u /= 2;
-  return u;
 }
