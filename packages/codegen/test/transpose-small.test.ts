@@ -2,7 +2,7 @@
 // 2,048 elements and small sizes take the transpose scheduler): fast differential tests of the
 // shared-tile kernel in the kernel simulator against the reference evaluator — the fixed cases
 // of every kind (2-D, permute + pointwise, 3-D / 4-D, permuted input, stride-ordered output,
-// f32 / bf16 / f16, tiles not dividing the sizes) and random ones until 4 took the transpose
+// f32 / bf16 / f16, tiles not dividing the sizes, the large 64×64 tiles) and random ones until 4 took the transpose
 // scheduler (seed printed). The full-size
 // fixtures and 60 random cases are in transpose.test.ts / transpose-random.test.ts (slow tier).
 import { describe, expect, it } from 'vitest';
@@ -20,6 +20,17 @@ describe('transpose kernels on a small device (simulated)', () => {
     fusion.addOutput(strideOrder(mul(permute(add(x, 1), [1, 0]), 2), [1, 0]));
     const r = simulateOnDevice(fusion, [[67, 45]], 'Float', seed, SMALL_DEVICE);
     expect(r.params.schedulerType).toBe('transpose');
+  });
+  it('large 64×64 tiles of 256 threads (two waves of them on 2 SMs), f32 and bf16, tiles not dividing the sizes', () => {
+    for (const dtype of ['Float', 'BFloat16'] as const) {
+      const fusion = new Fusion();
+      const x = makeTensor(fusion, { shape: [-1, -1], dtype });
+      fusion.addInput(x);
+      fusion.addOutput(strideOrder(permute(x, [1, 0]), [1, 0]));
+      // 6 × 7 = 42 tiles of 64 ≥ 2 waves (2 SMs × 8 blocks of 256 threads, twice).
+      const r = simulateOnDevice(fusion, [[380, 420]], dtype, seed, SMALL_DEVICE, `${dtype} 380×420 seed ${seed}`);
+      expect(r.params).toMatchObject({ schedulerType: 'transpose', tileSize1: 64, tileSize2: 64, lparams: { bdimx: 256 } });
+    }
   });
   it('random cases until 4 took the transpose scheduler', () => {
     // Whether a random case takes the transpose scheduler depends on its sizes: draw cases (each

@@ -95,24 +95,32 @@ describe('transpose scheduler choice', () => {
 });
 
 describe('transpose heuristics', () => {
-  it('f32 16384×4096: 32×32 tiles, 16-byte vectors on both sides, 128 threads, one tile per block', () => {
+  it('f32 16384×4096: large 64×64 tiles of 256 threads, 16-byte vectors on both sides, one tile per block', () => {
     const f = permuteFusion('Float', 2, [1, 0]);
     const p = computeTransposeHeuristics(f, info(f, [[16384, 4096]]));
-    expect(p).toMatchObject({ innerDim1: 1, innerDim2: 0, tileSize1: 32, tileSize2: 32, vectorizeFactor1: 4, vectorizeFactor2: 4, group2Inputs: [0], vectorizedOutputs: [0], divisibleSplits: [true, true] });
-    expect(p.lparams).toMatchObject({ bdimx: 128, gdimx: (16384 / 32) * (4096 / 32) });
+    expect(p).toMatchObject({ innerDim1: 1, innerDim2: 0, tileSize1: 64, tileSize2: 64, vectorizeFactor1: 4, vectorizeFactor2: 4, group2Inputs: [0], vectorizedOutputs: [0], divisibleSplits: [true, true] });
+    expect(p.lparams).toMatchObject({ bdimx: 256, gdimx: (16384 / 64) * (4096 / 64) });
   });
-  it('bf16 16384×4096: 64×64 tiles, vectors of 8', () => {
+  it('bf16 16384×4096: 64×64 tiles of 256 threads, vectors of 8', () => {
     const f = permuteFusion('BFloat16', 2, [1, 0]);
     const p = computeTransposeHeuristics(f, info(f, [[16384, 4096]]));
     expect(p).toMatchObject({ tileSize1: 64, tileSize2: 64, vectorizeFactor1: 8, vectorizeFactor2: 8 });
-    expect(p.lparams).toMatchObject({ bdimx: 128, gdimx: (16384 / 64) * (4096 / 64) });
+    expect(p.lparams).toMatchObject({ bdimx: 256, gdimx: (16384 / 64) * (4096 / 64) });
+  });
+  it('keeps 32×32 tiles of 128 threads where 64×64 tiles would fill less than two waves, or for 8-byte dtypes', () => {
+    const f = permuteFusion('Float', 2, [1, 0]);
+    const p = computeTransposeHeuristics(f, info(f, [[2048, 2048]])); // 1024 tiles of 64 < 2 × 132 × 8
+    expect(p).toMatchObject({ tileSize1: 32, tileSize2: 32 });
+    expect(p.lparams).toMatchObject({ bdimx: 128, gdimx: (2048 / 32) * (2048 / 32) });
+    const d = permuteFusion('Double', 2, [1, 0]);
+    expect(computeTransposeHeuristics(d, info(d, [[16384, 4096]]))).toMatchObject({ tileSize1: 32, tileSize2: 32 });
   });
   it('a blockDim.x override (tuning experiments) changes the threads, not the tile; one that does not divide the tile is refused', () => {
     const f = permuteFusion('Float', 2, [1, 0]);
     const p = computeTransposeHeuristics(f, info(f, [[16384, 4096]]), { tileSize: 64, bdimx: 256 });
     expect(p).toMatchObject({ tileSize1: 64, tileSize2: 64, vectorizeFactor1: 4 });
     expect(p.lparams).toMatchObject({ bdimx: 256, gdimx: (16384 / 64) * (4096 / 64) });
-    expect(() => computeTransposeHeuristics(f, info(f, [[16384, 4096]]), { bdimx: 96 })).toThrow('blockDim.x 96 does not divide the 256 vectors of a 32×32 tile');
+    expect(() => computeTransposeHeuristics(f, info(f, [[16384, 4096]]), { bdimx: 96 })).toThrow('blockDim.x 96 does not divide the 1024 vectors of a 64×64 tile');
   });
   it('odd sizes: narrower vectors where the sizes allow no wider, tiles not divisible', () => {
     const f = permuteFusion('Float', 2, [1, 0], true);
@@ -127,15 +135,15 @@ describe('transpose heuristics', () => {
         '',
         '===== Transpose Parameters ========',
         'Tag: Transpose heuristics Transpose Characteristics:',
-        ' BlckX: 128',
-        ' input tile size: 32',
-        ' output tile size: 32',
-        ' elements per tile: 1024',
-        ' elements per thread: 8',
+        ' BlckX: 256',
+        ' input tile size: 64',
+        ' output tile size: 64',
+        ' elements per tile: 4096',
+        ' elements per thread: 16',
         'Vectorize group 1, Factor: 4',
-        'Unroll group 1, Factor: 2',
+        'Unroll group 1, Factor: 4',
         'Vectorize group 2, Factor: 4',
-        'Unroll group 2, Factor: 2',
+        'Unroll group 2, Factor: 4',
         'Inner dims in the reference: group 1 1, group 2 0',
         'Staged through shared memory: inputs [0]',
         'Index type: int',
