@@ -8,26 +8,7 @@ import { DeviceContext, Tensor, isAvailable } from '@tsfuser/device';
 import { FusionExecutor, runtimeInfoFor, schedulerDevice } from '@tsfuser/runtime';
 import { PointwiseScheduler, SchedulerRegistry, type PointwiseOverrides } from '@tsfuser/scheduler';
 import { compileFusion } from '@tsfuser/codegen';
-
-const PLAIN = '*reinterpret_cast<V*>(to) = *reinterpret_cast<const V*>(from);';
-const LOAD16 = (op: string): string => `if constexpr (sizeof(T) * N == 16) { NvfU32x4& v = *reinterpret_cast<NvfU32x4*>(to); asm volatile("${op}.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(from)); } else { ${PLAIN} }`;
-const STORE16 = (op: string): string => `if constexpr (sizeof(T) * N == 16) { const NvfU32x4& v = *reinterpret_cast<const NvfU32x4*>(from); asm volatile("${op}.v4.u32 [%0], {%1,%2,%3,%4};" :: "l"(to), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory"); } else { ${PLAIN} }`;
-/** Rewrites the vector load (first occurrence) and store (second) helpers of the runtime library. */
-function patch(source: string, load: string | null, store: string | null): string {
-  const first = source.indexOf(PLAIN);
-  const second = source.indexOf(PLAIN, first + PLAIN.length);
-  if (first < 0 || second < 0) throw new Error('runtime library vector helpers not found');
-  let out = source.slice(0, first) + (load === null ? PLAIN : LOAD16(load)) + source.slice(first + PLAIN.length, second);
-  out += (store === null ? PLAIN : STORE16(store)) + source.slice(second + PLAIN.length);
-  return out;
-}
-const CACHE_VARIANTS: { name: string; load: string | null; store: string | null }[] = [
-  { name: 'plain ld/st', load: null, store: null },
-  { name: 'st.global.cs', load: null, store: 'st.global.cs' },
-  { name: 'ld.global.cs', load: 'ld.global.cs', store: null },
-  { name: 'ld.cs + st.cs', load: 'ld.global.cs', store: 'st.global.cs' },
-  { name: 'ld.nc.L1::no_allocate + st.cs', load: 'ld.global.nc.L1::no_allocate', store: 'st.global.cs' },
-];
+import { CACHE_VARIANTS, patchCacheHints as patch } from './cache-hint-variants.js';
 import { randomHost, toDeviceInput, Random } from '../src/bench/device-inputs.js';
 import { l2Flusher, timeDevice } from '../src/bench/timing.js';
 import { benchWorkloads } from '../src/bench/workloads.js';

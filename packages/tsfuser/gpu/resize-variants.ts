@@ -5,14 +5,17 @@
 // bench` times (CUDA events, L2 flushed), beside the device-to-device copy floor; every variant's
 // output is compared in full, bit for bit, with the heuristic kernel's, and the heuristic kernel's
 // output of the pad and the cats with the values written out on the host (bf16 bits moved as
-// F.pad / torch.cat move them). Prints one table.
+// F.pad / torch.cat move them). Then the heuristic kernel under the cache hints of
+// cache-hint-variants.ts (Inductor marks its cat / pad loads evict_last). Prints one table.
 //
-//   bash gpu-bundle/run.sh tsfuser-resize-variants [workload,…]
+//   bash gpu-bundle/run.sh tsfuser-resize-variants [workload,…|all] [cache]   (cache: hints only)
 
 import { DeviceContext, Tensor, isAvailable } from '@tsfuser/device';
 import { FusionExecutor, runtimeInfoFor, schedulerDevice } from '@tsfuser/runtime';
 import { bindExtents, PointwiseScheduler, SchedulerRegistry, tensorSizes, type PointwiseOverrides } from '@tsfuser/scheduler';
 import type { HostTensor, TensorView } from '@tsfuser/fusion-ir';
+import { compileFusion } from '@tsfuser/codegen';
+import { CACHE_VARIANTS, patchCacheHints } from './cache-hint-variants.js';
 import { randomHost, toDeviceInput, Random } from '../src/bench/device-inputs.js';
 import { copyBandwidth, l2Flusher, timeDevice } from '../src/bench/timing.js';
 import { resizeWorkloads } from '../src/bench/resize-workloads.js';
@@ -59,7 +62,8 @@ function main(): void {
     process.exitCode = 1;
     return;
   }
-  const wanted = process.argv[2]?.split(',');
+  const wanted = process.argv[2] === undefined || process.argv[2] === 'all' ? undefined : process.argv[2].split(',');
+  const cacheOnly = process.argv[3] === 'cache';
   const device = DeviceContext.create(0);
   const flusher = l2Flusher(device);
   const floor = copyBandwidth(device, flusher, ITERS);
@@ -78,7 +82,7 @@ function main(): void {
     const out = Tensor.emptyDevice(device, ref.dtype, tensorSizes(ref, bindExtents(fusion, info)));
     const values = [...args.map((a) => a.asKernelArgument()), out.asKernelArgument()];
     let reference: Uint8Array | undefined;
-    for (const v of variants(ref.domain.logicalNoReductions().length)) {
+    for (const v of variants(ref.domain.logicalNoReductions().length).slice(0, cacheOnly ? 1 : undefined)) {
       try {
         const exec = FusionExecutor.compile(device, fusion, info, { registry: new SchedulerRegistry([new PointwiseScheduler(v.overrides)]) });
         out.poison();
@@ -102,6 +106,22 @@ function main(): void {
         rows.push(`| ${w.name} | ${v.name} | ${l.grid.join('x')} / ${l.block.join('x')} | ${(ms * 1000).toFixed(1)} µs | ${gbs.toFixed(0)} GB/s | ${((100 * gbs) / floor).toFixed(1)}% | ${same ? 'same' : 'DIFFERENT'} |`);
       } catch (error) {
         rows.push(`| ${w.name} | ${v.name} | error: ${(error as Error).message.split('\n')[0] ?? ''} | | | | |`);
+      }
+    }
+    const kernel = compileFusion(fusion, info);
+    for (const cv of CACHE_VARIANTS) {
+      try {
+        const exec = FusionExecutor.fromKernel(device, { ...kernel, source: patchCacheHints(kernel.source, cv.load, cv.store) });
+        out.poison();
+        exec.launch(values);
+        const data = out.toHost().data;
+        const same = reference !== undefined && Buffer.compare(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), reference) === 0;
+        if (!same) different += 1;
+        const ms = timeDevice(device, flusher, () => exec.launch(values), ITERS);
+        const gbs = w.bytes / (ms * 1e-3) / 1e9;
+        rows.push(`| ${w.name} | heuristic, ${cv.name} | | ${(ms * 1000).toFixed(1)} µs | ${gbs.toFixed(0)} GB/s | ${((100 * gbs) / floor).toFixed(1)}% | ${same ? 'same' : 'DIFFERENT'} |`);
+      } catch (error) {
+        rows.push(`| ${w.name} | heuristic, ${cv.name} | error: ${(error as Error).message.split('\n').slice(0, 2).join(' ')} | | | | |`);
       }
     }
     out.dispose();
