@@ -1,6 +1,7 @@
-// Kernel export for tools/bench/kernel_ab.py: compiles the normalization bench workloads
+// Kernel export for tools/bench/kernel_ab.py: compiles bench workloads — the normalization ones
 // (16384×4096 softmax, layer_norm, rms_norm) with the inner persistent heuristic and with any
-// overrides given, and writes each kernel's full CUDA source, launch dimensions and parameter
+// overrides given, any other workload of tensor inputs (cat, pad, RoPE, transposes, …) as the
+// default scheduler registry schedules it — and writes each kernel's full CUDA source, launch dimensions and parameter
 // layout (which fusion input or output each Tensor parameter is) plus manifest.json, so the
 // Python harness can launch the very kernels tsfuser would, beside torch.compile, in one
 // process. Needs no GPU (the H100's properties are the scheduler's default device).
@@ -11,8 +12,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileFusion } from '@tsfuser/codegen';
-import { InnerPersistentScheduler, makeRuntimeInfo, SchedulerRegistry, type InnerPersistentOverrides } from '@tsfuser/scheduler';
-import { normalizationWorkloads } from '../src/bench/workloads.js';
+import { defaultSchedulerRegistry, InnerPersistentScheduler, makeRuntimeInfo, SchedulerRegistry, type InnerPersistentOverrides } from '@tsfuser/scheduler';
+import { benchWorkloads, normalizationWorkloads } from '../src/bench/workloads.js';
 
 export interface ExportedParam {
   kind: 'tensor' | 'scalar';
@@ -38,18 +39,24 @@ export interface ExportedKernel {
   inputs: { sizes: number[]; dtype: string }[];
 }
 
-/** The kernels of the named workloads (all normalization workloads when none) under each variant. */
+/**
+ * The kernels of the named workloads (all normalization workloads when none): a normalization
+ * workload under each variant, any other under the default registry only (one 'heuristic' kernel).
+ */
 export function exportKernels(workloads: readonly string[] | undefined, variants: Record<string, InnerPersistentOverrides>): { kernel: ExportedKernel; source: string }[] {
-  const all = normalizationWorkloads();
+  const normalization = new Set(normalizationWorkloads().map((w) => w.name));
+  const all = workloads === undefined ? normalizationWorkloads() : benchWorkloads();
   const unknown = (workloads ?? []).filter((n) => !all.some((w) => w.name === n));
   if (unknown.length > 0) throw new Error(`export-kernels: unknown workload(s) ${unknown.join(', ')}; known: ${all.map((w) => w.name).join(', ')}`);
   const out: { kernel: ExportedKernel; source: string }[] = [];
   for (const w of all.filter((x) => workloads === undefined || workloads.includes(x.name))) {
     const fusion = w.build().fusionIr();
     const info = makeRuntimeInfo(fusion, w.inputs.map((i) => ({ sizes: i.sizes })));
-    for (const [variant, overrides] of Object.entries({ heuristic: {}, ...variants })) {
+    const persistent = normalization.has(w.name);
+    for (const [variant, overrides] of Object.entries(persistent ? { heuristic: {}, ...variants } : { heuristic: {} })) {
       if (!/^[A-Za-z0-9_.-]+$/.test(variant)) throw new Error(`export-kernels: variant name "${variant}" must be letters, digits, _ . -`);
-      const k = compileFusion(fusion, info, { registry: new SchedulerRegistry([new InnerPersistentScheduler(overrides)]) });
+      const registry = persistent ? new SchedulerRegistry([new InnerPersistentScheduler(overrides)]) : defaultSchedulerRegistry();
+      const k = compileFusion(fusion, info, { registry });
       const params = k.args.slots.map((s): ExportedParam => ({
         kind: s.param.kind,
         rank: s.param.kind === 'tensor' ? s.param.rank : 0,

@@ -28,6 +28,15 @@ describe('export-kernels', () => {
     expect(exportKernels(['layer_norm_bf16'], {})[0]?.source).not.toMatch(/T\d+_h\[/);
   });
 
+  it('exports other workloads as the default registry schedules them, the heuristic only (variants are for normalizations)', () => {
+    const e = exportKernels(['pad_bf16', 'transpose_f32'], { big: { persistentBatch: 4 } });
+    expect(e.map((x) => `${x.kernel.workload}/${x.kernel.variant}`)).toEqual(['pad_bf16/heuristic', 'transpose_f32/heuristic']);
+    const pad = e[0]?.kernel;
+    expect(pad?.params.map((p) => `${p.role}${p.position}`)).toEqual(['input0', 'output0']);
+    expect(pad?.inputs).toEqual([{ sizes: [8192, 4096], dtype: 'BFloat16' }]);
+    expect(e[1]?.source).toContain('__shared__');
+  });
+
   it('names unknown workloads and bad variant names', () => {
     expect(() => exportKernels(['layer_norm_f64'], {})).toThrow(/unknown workload\(s\) layer_norm_f64; known: .*softmax_f32/);
     expect(() => exportKernels(['softmax_f32'], { 'a b': {} })).toThrow(/variant name "a b"/);
