@@ -7,12 +7,13 @@
 // process. Needs no GPU (the H100's properties are the scheduler's default device).
 //
 //   bash gpu-bundle/run.sh tsfuser-export-kernels <dir> [workload,…] ['{"name": {overrides}, …}']
+//   (inner persistent overrides, or {"pointwise": {…}} for the pointwise-scheduled workloads)
 //   python3 tools/bench/kernel_ab.py <dir> [--mode blocked|interleaved] [--rounds N]
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileFusion } from '@tsfuser/codegen';
-import { defaultSchedulerRegistry, InnerPersistentScheduler, makeRuntimeInfo, SchedulerRegistry, type InnerPersistentOverrides } from '@tsfuser/scheduler';
+import { defaultSchedulerRegistry, InnerPersistentScheduler, makeRuntimeInfo, PointwiseScheduler, SchedulerRegistry, type InnerPersistentOverrides, type PointwiseOverrides } from '@tsfuser/scheduler';
 import { benchWorkloads, normalizationWorkloads } from '../src/bench/workloads.js';
 
 export interface ExportedParam {
@@ -40,10 +41,17 @@ export interface ExportedKernel {
 }
 
 /**
- * The kernels of the named workloads (all normalization workloads when none): a normalization
- * workload under each variant, any other under the default registry only (one 'heuristic' kernel).
+ * A variant: inner persistent overrides (normalization workloads), or `{ pointwise: overrides }`
+ * (pointwise-scheduled workloads: cat, pad, RoPE, permutes).
  */
-export function exportKernels(workloads: readonly string[] | undefined, variants: Record<string, InnerPersistentOverrides>): { kernel: ExportedKernel; source: string }[] {
+export type ExportVariant = InnerPersistentOverrides | { pointwise: PointwiseOverrides };
+
+/**
+ * The kernels of the named workloads (all normalization workloads when none): a normalization
+ * workload under the heuristic and each inner persistent variant, any other under the default
+ * registry and, where it is pointwise, each `{ pointwise }` variant.
+ */
+export function exportKernels(workloads: readonly string[] | undefined, variants: Record<string, ExportVariant>): { kernel: ExportedKernel; source: string }[] {
   const normalization = new Set(normalizationWorkloads().map((w) => w.name));
   const all = workloads === undefined ? normalizationWorkloads() : benchWorkloads();
   const unknown = (workloads ?? []).filter((n) => !all.some((w) => w.name === n));
@@ -53,9 +61,17 @@ export function exportKernels(workloads: readonly string[] | undefined, variants
     const fusion = w.build().fusionIr();
     const info = makeRuntimeInfo(fusion, w.inputs.map((i) => ({ sizes: i.sizes })));
     const persistent = normalization.has(w.name);
-    for (const [variant, overrides] of Object.entries(persistent ? { heuristic: {}, ...variants } : { heuristic: {} })) {
+    const pointwise = !persistent && defaultSchedulerRegistry().pick(fusion, info).scheduler.type === 'pointwise';
+    const chosen: [string, SchedulerRegistry][] = [['heuristic', persistent ? new SchedulerRegistry([new InnerPersistentScheduler({})]) : defaultSchedulerRegistry()]];
+    for (const [name, v] of Object.entries(variants)) {
+      if ('pointwise' in v) {
+        if (pointwise) chosen.push([name, new SchedulerRegistry([new PointwiseScheduler(v.pointwise)])]);
+      } else if (persistent) {
+        chosen.push([name, new SchedulerRegistry([new InnerPersistentScheduler(v)])]);
+      }
+    }
+    for (const [variant, registry] of chosen) {
       if (!/^[A-Za-z0-9_.-]+$/.test(variant)) throw new Error(`export-kernels: variant name "${variant}" must be letters, digits, _ . -`);
-      const registry = persistent ? new SchedulerRegistry([new InnerPersistentScheduler(overrides)]) : defaultSchedulerRegistry();
       const k = compileFusion(fusion, info, { registry });
       const params = k.args.slots.map((s): ExportedParam => ({
         kind: s.param.kind,
@@ -95,7 +111,7 @@ function main(): void {
     return;
   }
   const workloads = process.argv[3]?.split(',').filter((s) => s.length > 0);
-  const variants = JSON.parse(process.argv[4] ?? '{}') as Record<string, InnerPersistentOverrides>;
+  const variants = JSON.parse(process.argv[4] ?? '{}') as Record<string, ExportVariant>;
   const exported = exportKernels(workloads, variants);
   mkdirSync(dir, { recursive: true });
   for (const e of exported) writeFileSync(join(dir, e.kernel.file), e.source);

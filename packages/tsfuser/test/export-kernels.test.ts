@@ -37,6 +37,12 @@ describe('export-kernels', () => {
     expect(e[1]?.source).toContain('__shared__');
   });
 
+  it('pointwise variants apply to pointwise-scheduled workloads only', () => {
+    const e = exportKernels(['pad_bf16', 'transpose_f32', 'softmax_f32'], { b128: { pointwise: { bdimx: 128, unroll: 1 } }, big: { persistentBatch: 4 } });
+    expect(e.map((x) => `${x.kernel.workload}/${x.kernel.variant}`)).toEqual(['softmax_f32/heuristic', 'softmax_f32/big', 'pad_bf16/heuristic', 'pad_bf16/b128', 'transpose_f32/heuristic']);
+    expect(e.find((x) => x.kernel.variant === 'b128')?.kernel.block).toEqual([128, 1, 1]);
+  });
+
   it('names unknown workloads and bad variant names', () => {
     expect(() => exportKernels(['layer_norm_f64'], {})).toThrow(/unknown workload\(s\) layer_norm_f64; known: .*softmax_f32/);
     expect(() => exportKernels(['softmax_f32'], { 'a b': {} })).toThrow(/variant name "a b"/);
