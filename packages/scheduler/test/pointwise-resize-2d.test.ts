@@ -77,6 +77,13 @@ describe('pointwise scheduler: 2-D schedule for slice / pad / cat', () => {
     expect(computePointwiseHeuristics(f, makeRuntimeInfo(f, [{ sizes: [8192, 4096] }]), { breakPoint: 0 }).breakPoint).toBe(0);
   });
 
+  it('a maxVectorize override narrows the vectors (tuning experiments), never widens them', () => {
+    const f = single([8192, 4096], (x) => pad(x, [8, 8, 1, 1]));
+    const info = makeRuntimeInfo(f, [{ sizes: [8192, 4096] }]);
+    expect(computePointwiseHeuristics(f, info, { maxVectorize: 2 }).vectorizationFactor).toBe(2);
+    expect(computePointwiseHeuristics(f, info, { maxVectorize: 16 }).vectorizationFactor).toBe(8);
+  });
+
   it('resize fusions are not unrolled (1-D and 2-D), unless asked', () => {
     const f = single([8192, 4096], (x) => pad(x, [8, 8, 1, 1]));
     const info = makeRuntimeInfo(f, [{ sizes: [8192, 4096] }]);

@@ -4,7 +4,13 @@
 // codegen change. Used by tsfuser-pointwise-variants and tsfuser-resize-variants.
 
 const PLAIN = '*reinterpret_cast<V*>(to) = *reinterpret_cast<const V*>(from);';
-const LOAD16 = (op: string): string => `if constexpr (sizeof(T) * N == 16) { NvfU32x4& v = *reinterpret_cast<NvfU32x4*>(to); asm volatile("${op}.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(from)); } else { ${PLAIN} }`;
+// An op with `.L2::cache_hint` takes a cache policy operand: an L2 evict_last policy made with
+// createpolicy, as Triton emits for Inductor's evict_last loads.
+const LOAD16 = (op: string): string => {
+  const policy = op.includes('L2::cache_hint');
+  const asm = policy ? `{ .reg .b64 pol; createpolicy.fractional.L2::evict_last.b64 pol, 1.0; ${op}.v4.u32 {%0,%1,%2,%3}, [%4], pol; }` : `${op}.v4.u32 {%0,%1,%2,%3}, [%4];`;
+  return `if constexpr (sizeof(T) * N == 16) { NvfU32x4& v = *reinterpret_cast<NvfU32x4*>(to); asm volatile("${asm}" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(from)); } else { ${PLAIN} }`;
+};
 const STORE16 = (op: string): string => `if constexpr (sizeof(T) * N == 16) { const NvfU32x4& v = *reinterpret_cast<const NvfU32x4*>(from); asm volatile("${op}.v4.u32 [%0], {%1,%2,%3,%4};" :: "l"(to), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory"); } else { ${PLAIN} }`;
 /** Rewrites the vector load (first occurrence) and store (second) helpers of the runtime library. */
 export function patchCacheHints(source: string, load: string | null, store: string | null): string {
@@ -24,4 +30,6 @@ export const CACHE_VARIANTS: { name: string; load: string | null; store: string 
   // What Inductor marks its masked (cat / pad) loads with (eviction_policy='evict_last').
   { name: 'ld.global.L1::evict_last', load: 'ld.global.L1::evict_last', store: null },
   { name: 'ld.global.nc', load: 'ld.global.nc', store: null },
+  // Triton's form of it: L1 evict_last plus an L2 evict_last cache policy.
+  { name: 'ld.global.L1::evict_last.L2::cache_hint (L2 evict_last policy)', load: 'ld.global.L1::evict_last.L2::cache_hint', store: null },
 ];

@@ -103,6 +103,8 @@ export interface PointwiseOverrides {
   breakPoint?: number;
   bdimx?: number;
   unroll?: number;
+  /** Largest vector width (elements; a power of two): narrows the analysed one, never widens it. */
+  maxVectorize?: number;
 }
 
 export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, overrides: PointwiseOverrides = {}): PointwiseParams {
@@ -140,7 +142,8 @@ export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
   const fullWave = device.smCount * THREADS_PER_BLOCK;
   const waveLimit = nElems < fullWave ? Math.max(1, ceilDiv(nElems, fullWave)) : 16;
   // Resize ops: vectors only along the innermost dim, with every shift a multiple of the width.
-  const limit = resize ? resizeVectorLimit(fusion, map, ref, bindings, lastPow2(waveLimit)) : waveLimit;
+  const analysed = resize ? resizeVectorLimit(fusion, map, ref, bindings, lastPow2(waveLimit)) : waveLimit;
+  const limit = overrides.maxVectorize === undefined ? analysed : Math.min(analysed, overrides.maxVectorize);
   const firstVecDim = resize ? Math.max(0, refSizes.length - 1) : 0;
 
   // Lookups of indexed loads join the analysis through their own dim map (vector loads of whole
