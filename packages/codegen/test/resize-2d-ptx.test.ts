@@ -38,7 +38,8 @@ function ptxOf(f: Fusion, sizes: number[][], overrides: PointwiseOverrides = {})
   const count = (re: RegExp): number => body.filter((l) => re.test(l)).length;
   return {
     breakPoint: params.breakPoint,
-    ldV4: count(/^ld\.global(\.[a-z0-9_:]+)*\.v4\.(u|b)32\b/),
+    // (the evict-last loads are inline PTX inside `{ … }`, after a createpolicy)
+    ldV4: count(/(^|[;{]\s*)ld\.global(\.[A-Za-z0-9_:]+)*\.v4\.(u|b)32\b/),
     stV4: count(/^st\.global(\.[a-z0-9_:]+)*\.v4\.(u|b)32\b/),
     scalarGlobal: count(/^(ld|st)\.global(\.[a-z0-9_:]+)*\.(u|b|s)16\b/),
     divRem: count(/^(div|rem)\.(u|s)(32|64)\b/),

@@ -38,6 +38,11 @@ export interface PointwiseParams {
   vectorizedInputs: readonly number[];
   /** Fusion output positions whose stores are vectorized. */
   vectorizedOutputs: readonly number[];
+  /**
+   * Global vector loads carry L1::evict_last and an L2 evict_last cache policy (what Triton emits
+   * for Inductor's evict_last loads): set for slice / pad / cat fusions (pointwise/heuristics.ts).
+   */
+  evictLastLoads: boolean;
 }
 
 /** A metadata-only fusion (expr_eval): no kernel, every output a view of an input. */
@@ -103,6 +108,7 @@ export function pointwiseParamsToString(p: PointwiseParams): string {
   lines.push(`unroll_factor_outer: ${p.unrollFactorOuter}`);
   lines.push(`unroll_factor_inner: ${p.unrollFactorInner}`);
   if (p.flipGridBinding) lines.push('Flip BIDx/BIDy bindings');
+  if (p.evictLastLoads) lines.push('Loads with L1::evict_last and an L2 evict_last cache policy');
   lines.push(`Index type: ${p.indexType === 'Int32' ? 'int' : 'int64_t'}`);
   lines.push(`Divisible splits: [${p.divisibleSplits.map((d) => (d ? 'true' : 'false')).join(', ')}]`);
   lines.push('====================================');

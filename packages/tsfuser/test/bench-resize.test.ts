@@ -11,13 +11,14 @@ import { resizeWorkloads, ropeDefinition } from '../src/bench/resize-workloads.j
 import { randomHost, Random } from '../src/bench/device-inputs.js';
 
 describe('resize bench workloads', () => {
-  it('are one pointwise kernel with 8-wide bf16 accesses at their bench sizes', () => {
+  it('are one pointwise kernel with 8-wide bf16 accesses at their bench sizes, loads evict-last in L1 and L2', () => {
     for (const w of resizeWorkloads()) {
       const fusion = w.build().fusionIr();
       const info = makeRuntimeInfo(fusion, w.inputs.map((i) => ({ sizes: i.sizes })));
       expect(segmentFusion(fusion, info, defaultSchedulerRegistry()).groups.map((g) => g.schedulerType), w.name).toEqual(['pointwise']);
       const k = compileFusion(fusion, info);
-      expect(k.source, w.name).toContain('loadGlobalToLocal<__bfloat, 8>');
+      expect(k.source, w.name).toContain('loadGlobalToLocalEvictLastL2<__bfloat, 8>');
+      expect(k.source, w.name).toContain('loadLocalToGlobal<__bfloat, 8>');
     }
   });
 

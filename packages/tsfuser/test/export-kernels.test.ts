@@ -29,7 +29,7 @@ describe('export-kernels', () => {
   });
 
   it('exports other workloads as the default registry schedules them, the heuristic only (variants are for normalizations)', () => {
-    const e = exportKernels(['pad_bf16', 'transpose_f32'], { big: { persistentBatch: 4 } });
+    const e = exportKernels(['pad_bf16', 'transpose_f32'], { big: { batches: 4 } });
     expect(e.map((x) => `${x.kernel.workload}/${x.kernel.variant}`)).toEqual(['pad_bf16/heuristic', 'transpose_f32/heuristic']);
     const pad = e[0]?.kernel;
     expect(pad?.params.map((p) => `${p.role}${p.position}`)).toEqual(['input0', 'output0']);
@@ -38,7 +38,7 @@ describe('export-kernels', () => {
   });
 
   it('pointwise variants apply to pointwise-scheduled workloads only', () => {
-    const e = exportKernels(['pad_bf16', 'transpose_f32', 'softmax_f32'], { b128: { pointwise: { bdimx: 128, unroll: 1 } }, big: { persistentBatch: 4 } });
+    const e = exportKernels(['pad_bf16', 'transpose_f32', 'softmax_f32'], { b128: { pointwise: { bdimx: 128, unroll: 1 } }, big: { batches: 4 } });
     expect(e.map((x) => `${x.kernel.workload}/${x.kernel.variant}`)).toEqual(['softmax_f32/heuristic', 'softmax_f32/big', 'pad_bf16/heuristic', 'pad_bf16/b128', 'transpose_f32/heuristic']);
     expect(e.find((x) => x.kernel.variant === 'b128')?.kernel.block).toEqual([128, 1, 1]);
   });

@@ -97,8 +97,11 @@ export type Stmt =
   | { kind: 'Allocate'; buffer: string; dtype: DataType; size: number; align: number; memory?: 'Shared' }
   /** `__syncthreads()`: every thread of the block reaches it before any goes on (shared tiles written before, read after). */
   | { kind: 'BlockSync' }
-  /** `cacheHint` 'evictLast': a global vector load marked L1::evict_last (row parameters). */
-  | { kind: 'LoadStore'; out: TensorAccess; in: TensorAccess; width: number; cacheHint?: 'evictLast' }
+  /**
+   * `cacheHint` 'evictLast': a global vector load marked L1::evict_last (row parameters);
+   * 'evictLastL2': L1::evict_last plus an L2 evict_last cache policy (slice / pad / cat loads).
+   */
+  | { kind: 'LoadStore'; out: TensorAccess; in: TensorAccess; width: number; cacheHint?: 'evictLast' | 'evictLastL2' }
   | { kind: 'Compute'; out: TensorAccess; op: ComputeOp; operands: Operand[]; computeDtype: DataType }
   /**
    * One random number (nvFuser's kir::RNGOp): `out` = element `linearIndex` (row-major over the

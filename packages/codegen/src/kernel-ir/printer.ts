@@ -46,7 +46,7 @@ function printStmts(stmts: readonly Stmt[], indent: string, lines: string[]): vo
         lines.push(`${indent}BLOCK_SYNC`);
         break;
       case 'LoadStore':
-        lines.push(`${indent}${access(s.out)} = ${s.width > 1 ? `vector<${s.width}> ` : ''}${s.cacheHint === 'evictLast' ? 'evict_last ' : ''}${access(s.in)}`);
+        lines.push(`${indent}${access(s.out)} = ${s.width > 1 ? `vector<${s.width}> ` : ''}${s.cacheHint === 'evictLast' ? 'evict_last ' : s.cacheHint === 'evictLastL2' ? 'evict_last_l2 ' : ''}${access(s.in)}`);
         break;
       case 'Compute':
         lines.push(`${indent}${access(s.out)} = ${s.op.op}(${s.operands.map(operand).join(', ')}) in ${s.computeDtype}`);

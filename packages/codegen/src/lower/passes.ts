@@ -15,6 +15,7 @@ import { singleBarrierAllreduces } from './allreduce-barriers.js';
 import { bulkLoadRows, rowInputTensors } from './bulk-row-loads.js';
 import { pipelineBulkRowLoads } from './bulk-row-pipeline.js';
 import { evictLastRowParams } from './evict-last.js';
+import { evictLastLoads } from './evict-last-loads.js';
 import { groupAllreduces } from './group-allreduce.js';
 import { hoistRowParamLoads } from './hoist-row-params.js';
 import { prefetchNextRow } from './row-prefetch.js';
@@ -65,6 +66,12 @@ export const OPTIMIZATION_PASSES: readonly LoweringPass[] = [
     summary: 'inner persistent, evictLastRowParams: row-invariant loads evict-last in L1',
     enabled: (p) => p.schedulerType === 'inner_persistent' && p.evictLastRowParams,
     run: (body) => evictLastRowParams(body),
+  },
+  {
+    name: 'evict-last-loads',
+    summary: 'pointwise, evictLastLoads (slice / pad / cat): global vector loads evict-last in L1 and L2',
+    enabled: (p) => p.schedulerType === 'pointwise' && p.evictLastLoads,
+    run: (body) => evictLastLoads(body),
   },
   {
     name: 'hoist-row-params',

@@ -36,6 +36,20 @@ __device__ __forceinline__ void loadGlobalToLocalEvictLast(T* to, const T* from)
     loadGlobalToLocal<T, N>(to, from);
   }
 }
+// L1::evict_last plus an L2 evict_last cache policy (createpolicy, sm_80+), as Triton emits for
+// Inductor's evict_last loads: slice / pad / cat kernels ran 1-1.6 us faster with it on an H100.
+template <typename T, int N>
+__device__ __forceinline__ void loadGlobalToLocalEvictLastL2(T* to, const T* from) {
+  if constexpr (sizeof(T) * N == 16) {
+    NvfU32x4& v = *reinterpret_cast<NvfU32x4*>(to);
+    asm("{ .reg .b64 pol; createpolicy.fractional.L2::evict_last.b64 pol, 1.0; ld.global.L1::evict_last.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], pol; }" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(from));
+  } else if constexpr (sizeof(T) * N == 8) {
+    NvfU32x2& v = *reinterpret_cast<NvfU32x2*>(to);
+    asm("{ .reg .b64 pol; createpolicy.fractional.L2::evict_last.b64 pol, 1.0; ld.global.L1::evict_last.L2::cache_hint.v2.u32 {%0,%1}, [%2], pol; }" : "=r"(v.x), "=r"(v.y) : "l"(from));
+  } else {
+    loadGlobalToLocal<T, N>(to, from);
+  }
+}
 template <typename T, int N>
 __device__ __forceinline__ void loadLocalToGlobal(T* to, const T* from) {
   typedef typename NvfVec<sizeof(T) * N>::type V;
