@@ -11,19 +11,8 @@
 import { describe, expect, it } from 'vitest';
 import { add, cast, exp, Fusion, loopExprs, makeTensor, max, mean, mul, reshape, size, sum, varMean, type DataType, type EvalValue, type TensorView } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, type RuntimeInfo } from '@tsfuser/scheduler';
-import { randomReductionReshapeCase } from '@tsfuser/test-support';
+import { hasReshapeAfterReduction, randomReductionReshapeCase } from '@tsfuser/test-support';
 import { baseSeed, randomTensor, runtimeInfoOf, seeded, segmentsWithInputs, simulateAndCheck } from './shape-ops-simulation.js';
-
-/** Whether a reshape (ViewOp) reads, directly or not, a reduction's result. */
-export function hasReshapeAfterReduction(fusion: Fusion): boolean {
-  const reached = new Set<unknown>();
-  for (const e of fusion.exprs()) {
-    const past = e.inputs.some((v) => reached.has(v));
-    if (e.kind === 'ViewOp' && past) return true;
-    if (past || e.kind === 'ReductionOp' || e.kind === 'WelfordOp') for (const o of e.outputs) reached.add(o);
-  }
-  return false;
-}
 
 describe('a reshape after a reduction, in the reduction kernel', () => {
   it('random cases: 30 with a reshape after the reduction, one reduction kernel each, simulated like the evaluator', () => {

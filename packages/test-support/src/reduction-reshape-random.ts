@@ -18,6 +18,17 @@ import {
 import { addRandomInput, randomDraws } from './random-case.js';
 import type { RandomShapeCase } from './shape-ops-random.js';
 
+/** Whether a reshape (ViewOp) reads, directly or not, a reduction's result. */
+export function hasReshapeAfterReduction(fusion: Fusion): boolean {
+  const reached = new Set<unknown>();
+  for (const e of fusion.exprs()) {
+    const past = e.inputs.some((v) => reached.has(v));
+    if (e.kind === 'ViewOp' && past) return true;
+    if (past || e.kind === 'ReductionOp' || e.kind === 'WelfordOp') for (const o of e.outputs) reached.add(o);
+  }
+  return false;
+}
+
 type Layout = 'inner' | 'outer' | 'around';
 
 /** Two factors of n (the first ≥ 2 where n allows), or null when n is prime or < 4. */
@@ -104,8 +115,10 @@ export function randomReductionReshapeCase(seed: number): RandomShapeCase {
   let out = reshape(res, newShape);
   steps.push(`${kind} -> [${newShape.map((s) => (typeof s === 'number' ? s : 'size()')).join(', ')}]`);
   const outSizes = newShape.map((s) => (typeof s === 'number' ? s : keptTotal));
-  if (r() < 0.5) {
-    const y = addRandomInput(f, inputs, dtype, outSizes, r, true);
+  // (Not with size-1 dims: an input with broadcast dims joined after a reduction makes invalid
+  // CUDA with or without a reshape — a scope bug of the reduction kernels, reported apart.)
+  if (r() < 0.5 && !outSizes.includes(1)) {
+    const y = addRandomInput(f, inputs, dtype, outSizes, r);
     out = add(out, dtype === 'Float' ? y : cast(y, 'Float'));
     steps.push('+ y');
   }
