@@ -13,7 +13,7 @@
 // (--reduction-reshape-random N).
 import {
   add, cast, exp, Fusion, max, mean, mul, reshape, size, sum, varMean,
-  type DataType, type EvalValue, type SizeOperand, type TensorView,
+  type DataType, type EvalValue, type Scalar, type SizeOperand, type TensorView,
 } from '@tsfuser/fusion-ir';
 import { addRandomInput, randomDraws } from './random-case.js';
 import type { RandomShapeCase } from './shape-ops-random.js';
@@ -44,7 +44,7 @@ export function randomReductionReshapeCase(seed: number): RandomShapeCase {
   const { r, int, pick } = randomDraws(seed);
   const dtype: DataType = pick(['Float', 'Float', 'Half', 'BFloat16'] as const);
   const layout: Layout = pick(['inner', 'inner', 'outer', 'outer', 'around'] as const);
-  const keptSizes = pick([[6], [4, 6], [12, 2], [3, 4], [8, 9], [2, 3, 4], [5, 7], [16, 3], [10]] as const).map((s) => s);
+  const keptSizes = pick([[6], [4, 6], [12, 2], [3, 4], [8, 9], [2, 3, 4], [5, 7], [16, 3], [10]] as const).map((s): number => s);
   // A kept dim of size 1 the reshape may remove.
   const one = r() < 0.25;
   if (one) keptSizes.splice(int(0, keptSizes.length), 0, 1);
@@ -96,7 +96,7 @@ export function randomReductionReshapeCase(seed: number): RandomShapeCase {
   if (kind === 'merge') {
     const dynamic = r() < 0.3 && red !== 'keepdim';
     const keptInputDims = shape.map((_, d) => d).filter((d) => !reducedDims.includes(d));
-    newShape = dynamic ? [keptInputDims.map((d) => size(x0, d)).reduce((a, b) => mul(a, b) as SizeOperand)] : [keptTotal];
+    newShape = dynamic ? [keptInputDims.map((d): Scalar => size(x0, d)).reduce((a, b) => mul(a, b))] : [keptTotal];
     if (dynamic) steps.push('sizes from size()');
   } else if (kind === 'split') {
     const d = pick(splittable);
