@@ -7,9 +7,10 @@
 // iteration loops (not its own logical loops). Seeded (TSFUSER_SEED, printed on failure).
 // Fixtures: the issue's example (Float / Half / BFloat16), inner and outer reductions with
 // merging, splitting, regrouping and size-1 reshapes, several outputs, welford, dynamic
-// reshapes; a reshape merging kept dims around the reduced one stays a boundary, named.
+// reshapes; a reshape merging kept dims around the reduced one, and one of the result expanded
+// over the reduced dim again, stay boundaries, named.
 import { describe, expect, it } from 'vitest';
-import { add, cast, exp, Fusion, loopExprs, makeTensor, max, mean, mul, reshape, size, sum, varMean, type DataType, type EvalValue, type TensorView } from '@tsfuser/fusion-ir';
+import { add, broadcast, cast, exp, expand, Fusion, loopExprs, makeTensor, max, mean, mul, reshape, size, sum, varMean, type DataType, type EvalValue, type TensorView } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, type RuntimeInfo } from '@tsfuser/scheduler';
 import { hasReshapeAfterReduction, randomReductionReshapeCase } from '@tsfuser/test-support';
 import { baseSeed, randomTensor, runtimeInfoOf, seeded, segmentsWithInputs, simulateAndCheck } from './shape-ops-simulation.js';
@@ -110,6 +111,15 @@ describe('a reshape after a reduction: fixtures', () => {
     f.addInput(s0);
     f.addOutput(cast(mul(reshape(sum(cast(x, 'Float'), [1]), [s0, -1]), 3), 'Half'));
     one('sizes from an Int input', { fusion: f, inputs: [randomTensor('Half', [12, 130], seeded(2)), 4n] });
+  });
+
+  it('a reshape of the result expanded over the reduced dim again is a boundary naming it', () => {
+    const c = build('Float', [5, 29], (_f, x) => [mul(reshape(expand(broadcast(sum(x, [1]), [false, true]), [size(x, 0), size(x, 1)]), [-1]), 2)]);
+    const verdict = defaultSchedulerRegistry().get('reduction').canSchedule(c.fusion, runtimeInfoOf(c.fusion, c.inputs));
+    expect(verdict.ok ? '' : verdict.reason).toMatch(/^reshape producing T\d+ after the reduction T\d+ reads the expanded broadcast dim 1 of T\d+/);
+    const segments = segmentsWithInputs(c.fusion, c.inputs);
+    expect(segments.map((s) => s.type)).toEqual(['reduction', 'pointwise']);
+    for (const s of segments) simulateAndCheck(s.fusion, s.inputs, `expanded reshape, ${s.type} segment`);
   });
 
   it('a reshape merging the kept dims around the reduced one is a boundary naming it; both segments simulate', () => {

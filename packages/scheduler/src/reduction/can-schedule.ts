@@ -22,7 +22,7 @@ import { reshapeBeforeReduction } from './reshape-before-reduction.js';
 import { derivedThroughReshape, interferingReshapeAfterReduction } from './reshape-after-reduction.js';
 import { resizeBeforeReduction } from './resize-before-reduction.js';
 import { hasResizeExprs, isResizeExpr } from '../pointwise/resize/index-space.js';
-import { bindExtents, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
+import { bindExtents, evaluateExtent, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { unsupportedOp } from '../segmentation/supported-ops.js';
 import { downstreamExprs, reductionExprs, reductionPattern } from './analysis.js';
@@ -113,6 +113,15 @@ export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo, o
   const reduced = reduction.domain.logical.filter((id) => id.isReduction());
   // Past a reshape of the result, a dim is kept when it derives from kept dims only.
   const graph = new ReshapeIndexGraph(fusion, input);
+  // Every dim a reshape after the reduction reads must come from the kept dims.
+  for (const e of after) {
+    if (e.kind !== 'ViewOp') continue;
+    const out = e.outputs[0] as TensorView;
+    const bad = (out.domain.root ?? []).find((id) => evaluateExtent(id.extent, bindings) !== 1 && !kept.some((k) => map.same(k, id)) && derivedThroughReshape(graph, pattern, id) !== 'kept');
+    if (bad !== undefined) {
+      return { ok: false, reason: `reshape producing ${tvName(out)} after the reduction ${tvName(reduction)} reads a dim (extent ${bad.extent.symbolicName()}) that is not one of its kept dims` };
+    }
+  }
   for (const e of after) {
     for (const v of e.inputs) {
       if (v.kind !== 'tensorView' || afterTvs.has(v)) continue;

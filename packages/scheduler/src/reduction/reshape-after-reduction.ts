@@ -7,7 +7,8 @@
 // IDs they come from (and every ID exactly mapped to them). The reshape interferes when one set
 // holds IDs of two groups: it would merge kept dims the reduced dim separates ([I0, R1, I2]
 // reshaped to [I0·I2]), or a kept dim with a reduced one. Such a reshape stays a segment
-// boundary, named in the reason. Reshapes before the reduction are checked apart
+// boundary, named in the reason, and so does a reshape of an expanded broadcast (its output has a
+// real dim the reduction's loops do not cover). Reshapes before the reduction are checked apart
 // (reshape-before-reduction.ts) and do not take part here.
 // Also: the tensors after the reduction must be indexable from the reduction input's kept dims
 // (directly, or through the reshapes: pointwise/reshape-index-graph.ts).
@@ -95,6 +96,14 @@ function reshapeGroups(root: readonly IterDomain[], logical: readonly IterDomain
 export function interferingReshapeAfterReduction(fusion: Fusion, p: ReductionPattern, after: ReadonlySet<Expr>, bindings: ExtentBindings): string | null {
   const views = fusion.exprs().filter((e) => e.kind === 'ViewOp' && after.has(e));
   if (views.length === 0) return null;
+  for (const e of views) {
+    // An expanded broadcast reshaped becomes a real dim the reduction kernel does not iterate.
+    const input = e.inputs[0] as TensorView;
+    const d = input.domain.logicalNoReductions().findIndex((id) => id.isBroadcast() && id.expandedExtent !== null && evaluateExtent(id.expandedExtent, bindings) !== 1);
+    if (d >= 0) {
+      return `reshape producing T${(e.outputs[0] as TensorView).name} after the reduction T${p.reduction.name} reads the expanded broadcast dim ${d} of T${input.name}: its output would span a dim the reduction kernel does not iterate (a segment boundary)`;
+    }
+  }
   const groups = reductionMergeGroups(p.reduction, (id) => evaluateExtent(id.extent, bindings) === 1);
   if (groups.length < 2) return null;
   const sets = new IdSets();
