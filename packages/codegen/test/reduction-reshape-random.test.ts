@@ -7,12 +7,13 @@
 // iteration loops (not its own logical loops). Seeded (TSFUSER_SEED, printed on failure).
 // Fixtures: the example (Float / Half / BFloat16), inner and outer reductions with
 // merging, splitting, regrouping and size-1 reshapes, several outputs, welford, dynamic
-// reshapes; a reshape merging kept dims around the reduced one, and one of the result expanded
+// reshapes, full and grid reductions; a reshape merging kept dims around the reduced one, and one of the result expanded
 // over the reduced dim again, stay boundaries, named.
 import { describe, expect, it } from 'vitest';
 import { add, broadcast, cast, exp, expand, Fusion, loopExprs, makeTensor, max, mean, mul, reshape, size, sum, varMean, type DataType, type EvalValue, type TensorView } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, type RuntimeInfo } from '@tsfuser/scheduler';
 import { hasReshapeAfterReduction, randomReductionReshapeCase } from '@tsfuser/test-support';
+import { compileFusion } from '../src/index.js';
 import { baseSeed, randomTensor, runtimeInfoOf, seeded, segmentsWithInputs, simulateAndCheck } from './shape-ops-simulation.js';
 
 describe('a reshape after a reduction, in the reduction kernel', () => {
@@ -111,6 +112,21 @@ describe('a reshape after a reduction: fixtures', () => {
     f.addInput(s0);
     f.addOutput(cast(mul(reshape(sum(cast(x, 'Float'), [1]), [s0, -1]), 3), 'Half'));
     one('sizes from an Int input', { fusion: f, inputs: [randomTensor('Half', [12, 130], seeded(2)), 4n] });
+  });
+
+  it('a full reduction reshaped to size-1 dims; a grid reduction (blockIdx.y over the row) reshaped', () => {
+    for (const [label, body] of [
+      ['sum over every dim → [1, 1]', (x: TensorView) => exp(reshape(sum(x, [0, 1]), [1, 1]))],
+      ['keepdim sum over every dim → [1]', (x: TensorView) => mul(reshape(sum(x, [0, 1], true), [1]), 2)],
+    ] as const) {
+      const c = build('Float', [7, 300], (_f, x) => [body(x)]);
+      expect(segmentsWithInputs(c.fusion, c.inputs).map((s) => s.type), label).toEqual(['reduction']);
+      simulateAndCheck(c.fusion, c.inputs, label);
+    }
+    const c = build('Float', [4, 200000], (_f, x) => [mul(reshape(sum(x, [1]), [2, 2]), 2)]);
+    one('grid reduction → [2, 2]', c);
+    const p = compileFusion(c.fusion, runtimeInfoOf(c.fusion, c.inputs)).params;
+    expect(p.schedulerType === 'reduction' && p.crossGridInnerReduction).toBe(true);
   });
 
   it('a reshape of the result expanded over the reduced dim again is a boundary naming it', () => {
