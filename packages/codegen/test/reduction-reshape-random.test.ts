@@ -86,6 +86,7 @@ describe('a reshape after a reduction: fixtures', () => {
       ['inner sum over two dims, kept [3, 1, 7] → [21, 1]', [3, 1, 7, 4, 9], (_f, x) => [reshape(sum(x, [3, 4]), [21, 1])]],
       ['keepdim sum [9, 1] → [3, 3]', [9, 40], (_f, x) => [reshape(sum(x, [1], true), [3, 3])]],
       ['[K0, R, K1] split inside K1', [3, 50, 8], (_f, x) => [reshape(sum(x, [1]), [3, 2, 4])]],
+      ['[K0, R1, K2, R3]: K0 and K2 one group, merged', [2, 5, 3, 7], (_f, x) => [reshape(sum(x, [1, 3]), [6])]],
       ['two outputs: the sums and their reshape', [7, 3, 65], (_f, x) => {
         const s = sum(x, [2]);
         return [s, add(reshape(s, [21]), 1)];
