@@ -37,5 +37,6 @@ export default defineConfig(
     'test/shape-ops-fixtures.test.ts',
     'test/resize-random.test.ts',
     'test/permute-reduction-nvcc.test.ts',
+    'test/reduction-reshape-nvcc.test.ts',
   ]),
 );

@@ -37,13 +37,26 @@ describe('reshape golden dumps', () => {
     golden('reshape_then_sum.scheduler_params.txt', k.dumps.schedulerParams + k.dumps.launchParams);
   });
 
-  it('a reshape after a row sum: segmented after the reduction', () => {
+  it('a reshape after a row sum: one reduction kernel (the view takes the reduction loops)', () => {
     const f = new Fusion();
     const x = makeTensor(f, { shape: [-1, -1, -1] });
     f.addInput(x);
     f.addOutput(add(reshape(sum(x, [2]), [-1]), 1));
-    const sf = segmentFusion(f, makeRuntimeInfo(f, [{ sizes: [64, 32, 512] }]), defaultSchedulerRegistry());
+    const info = makeRuntimeInfo(f, [{ sizes: [64, 32, 512] }]);
+    const sf = segmentFusion(f, info, defaultSchedulerRegistry());
+    expect(sf.groups.map((g) => g.schedulerType)).toEqual(['reduction']);
     golden('sum_then_reshape.segmented_fusion.txt', segmentedFusionToString(sf));
     golden('sum_then_reshape.fusion_ir_segments.txt', fusionIrSegmentsToString(sf));
+    golden('sum_then_reshape.cuda_kernel.txt', compileFusion(f, info).dumps.cuda);
+  });
+
+  it('a reshape merging the kept dims around the reduced one: a boundary naming the reshape', () => {
+    const f = new Fusion();
+    const x = makeTensor(f, { shape: [-1, -1, -1] });
+    f.addInput(x);
+    f.addOutput(add(reshape(sum(x, [1]), [-1]), 1));
+    const sf = segmentFusion(f, makeRuntimeInfo(f, [{ sizes: [64, 512, 32] }]), defaultSchedulerRegistry());
+    expect(sf.groups.map((g) => g.schedulerType)).toEqual(['reduction', 'pointwise']);
+    golden('sum_middle_then_reshape.fusion_ir_segments.txt', fusionIrSegmentsToString(sf));
   });
 });

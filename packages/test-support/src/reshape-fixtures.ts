@@ -4,8 +4,9 @@
 // squeeze + reshape; a reshape that cancels a previous one; outputs on both sides of a reshape;
 // the GPT-NeoX attention prologue [B, S, 3·H·D] → [B, S, H, 3, D]; a reshape of an expanded
 // tensor; a Half output that vectorizes (its input, read through the reshape, does not);
-// reshapes feeding a reduction (one reduction kernel), and the boundaries that remain: a
-// reshape after a reduction, a reduction input with size-1 dims made by a reshape; dynamic
+// reshapes feeding a reduction and a reshape after one (one reduction kernel), and the
+// boundaries that remain: a reshape after a reduction that merges kept dims the reduced dim
+// separates, a reduction input with size-1 dims made by a reshape; dynamic
 // reshapes (sizes from Int scalar inputs, from input sizes). Each names the segments the
 // default registry gives it.
 import {
@@ -102,7 +103,9 @@ export function reshapeFixtures(): ShapeOpsFixture[] {
     dynamicReshapeFromSizes(),
     fixture('reshape_then_sum', [{ dtype: F, sizes: [16, 48] }], (_f, xs) => [sum(reshape(mul(first(xs), 2), [16, 6, 8]), [2])], 'reduction'),
     fixture('heads_reshape_then_outer_sum', [{ dtype: F, sizes: [40, 24] }], (_f, xs) => [sum(reshape(first(xs), [10, 4, 24]), [0, 1])], 'reduction'),
-    fixture('sum_then_reshape_segmented', [{ dtype: F, sizes: [12, 8, 5] }], (_f, xs) => [add(reshape(sum(first(xs), [2]), [96]), 1)], 'reduction+pointwise'),
+    fixture('sum_then_reshape', [{ dtype: F, sizes: [12, 8, 5] }], (_f, xs) => [add(reshape(sum(first(xs), [2]), [96]), 1)], 'reduction'),
+    // The kept dims 0 and 2 merged across the reduced dim 1: nvFuser's reductionInterferingView.
+    fixture('sum_middle_then_merging_reshape_segmented', [{ dtype: F, sizes: [4, 7, 6] }], (_f, xs) => [add(reshape(sum(first(xs), [1]), [24]), 1)], 'reduction+pointwise'),
     fixture('reshape_to_size1_then_sum_segmented', [{ dtype: F, sizes: [6, 20] }], (_f, xs) => [sum(reshape(first(xs), [6, 1, 20]), [2])], 'expr_eval+reduction'),
   ];
 }

@@ -1,6 +1,6 @@
 // GPU suite for shape ops and tensor factories (needs a GPU; not a vitest suite).
 //
-//   pnpm gpu:bundle tsfuser-shape-ops-suite && (GPU host) bash gpu-bundle/run.sh tsfuser-shape-ops-suite [--seed S] [--random N] [--random-reshape R] [--resize-random M] [--transpose-random T] [--random-persistent-reshape P] [--permute-reduction-random Q]
+//   pnpm gpu:bundle tsfuser-shape-ops-suite && (GPU host) bash gpu-bundle/run.sh tsfuser-shape-ops-suite [--seed S] [--random N] [--random-reshape R] [--resize-random M] [--transpose-random T] [--random-persistent-reshape P] [--permute-reduction-random Q] [--reduction-reshape-random V]
 //
 // Every fixture of packages/codegen/test/shape-ops-fixtures.ts (full / zeros / ones / iota in
 // pointwise, reduction and persistent kernels; expanded outputs; stride-0 inputs; metadata-only
@@ -26,7 +26,9 @@
 // layer_norm + reshape at realistic sizes and P (--random-persistent-reshape, default 200)
 // random persistent fusions with reshapes; Q (--permute-reduction-random, default 100) random
 // fusions with a permute inside a reduction or persistent kernel (test-support's
-// permute-reduction-random.ts). Prints one line per failing
+// permute-reduction-random.ts); V (--reduction-reshape-random, default 100) random fusions with
+// a reshape after a reduction, each one reduction kernel (test-support's
+// reduction-reshape-random.ts). Prints one line per failing
 // case and per fixture, `N passed, M failed` last; exits 1 on failure.
 
 import { add, broadcast, cast, cat, evaluate, expand, Fusion, full, HostTensor, iota, makeTensor, mul, pad, size, type EvalValue } from '@tsfuser/fusion-ir';
@@ -37,6 +39,7 @@ import {
   compareOutput, randomPermuteReductionCase, randomResizeCase, randomShapeOpsCase, randomTensor, randomTransposeCase, ropeFusion, ropeInputs, runtimeInfoOf, seeded, shapeOpsFixtures, transposeFixtures, type ShapeOpsFixture,
 } from '@tsfuser/test-support';
 import { randomResizeReductionCase } from '@tsfuser/test-support';
+import { hasReshapeAfterReduction, randomReductionReshapeCase } from '@tsfuser/test-support';
 import { largeReshapeCases, randomReshapeFixtures, reshapeFixtures } from './reshape-cases.js';
 import { largePersistentReshapeCases, persistentReshapeFixtures, randomPersistentReshapeFixtures } from './persistent-reshape-cases.js';
 import { absoluteHost, summationSlack } from './summation-slack.js';
@@ -199,6 +202,14 @@ function main(): void {
       ...largePersistentReshapeCases(),
       ...randomPersistentReshapeFixtures(seed, flag('random-persistent-reshape', 200)),
     ];
+    // A reshape after a reduction: one reduction kernel each (drawn until that many have one).
+    const reductionReshape = flag('reduction-reshape-random', 100);
+    for (let k = 0, taken = 0; taken < reductionReshape && k < 20 * reductionReshape; k += 1) {
+      const c = randomReductionReshapeCase(seed + 600000 + k);
+      if (!hasReshapeAfterReduction(c.fusion)) continue;
+      taken += 1;
+      reshapeCases.push({ name: `random ${seed + 600000 + k} (${c.description})`, fusion: c.fusion, inputs: () => c.inputs, segments: 'reduction' });
+    }
     for (const [k, fx] of [...shapeOpsFixtures(), ...largeCases(), ...randomCases, ...reshapeCases, ...resizeCases, ...transposeFixtures(), ...transposeCases, ...persistentReshapeCases, ...permuteReductionCases].entries()) {
       try {
         results.push({ name: fx.name, ok: true, detail: runCase(device, fx, seed + k) });

@@ -8,7 +8,8 @@
 // A reshape's split/merge (root → logical) can be undone by a loop transform (view-replay.ts
 // rebuilds a view output's root IDs from its logical ones): a merge of the outer and inner
 // outputs of a reshape's split joins the split's input, and an inner split of a reshape merge's
-// output by the merge's inner extent joins its outputs to the merge's inputs.
+// output by the merge's inner extent joins its outputs to the merge's inputs. A one-dim to
+// one-dim reshape (no split/merge) joins its root and logical IDs.
 //
 // Used to decide which loop IDs of different tensors iterate together: inlining validation
 // and parallelizeAllLike. Resized pairs (Slice/Pad/Cat with changed extents) are never joined.
@@ -19,6 +20,7 @@ import type { Scalar } from '../ir/scalar.js';
 import type { TensorView } from '../ir/tensor-view.js';
 import { consumersOf, logicalDomainPairs } from './logical-domain-map.js';
 import { idExprsFromTo } from './replay.js';
+import { oneToOne } from './view-replay.js';
 
 /** Union-find over IterDomains. */
 export class IdSets {
@@ -69,6 +71,11 @@ export function buildIdGraph(tvs: readonly TensorView[]): IdSets {
       if (!inSet.has(c)) continue;
       for (const pr of logicalDomainPairs(p, c)) if (!pr.resized) sets.union(pr.producer, pr.consumer);
     }
+  }
+  // A one-dim to one-dim reshape has no split/merge: its root and logical IDs are one loop.
+  for (const tv of tvs) {
+    const only = tv.definition?.kind === 'ViewOp' ? oneToOne(tv, []) : null;
+    if (only !== null && idExprsFromTo([only.root], [only.logical]).length === 0) sets.union(only.root, only.logical);
   }
   const exprs: (Split | Merge)[] = tvs.flatMap(tensorIdExprs);
   const reshapeExprs = tvs.flatMap((tv) => (tv.domain.root === null ? [] : idExprsFromTo(tv.domain.root, tv.domain.logical)));

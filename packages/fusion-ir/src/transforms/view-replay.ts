@@ -7,6 +7,8 @@
 // reference's loops, as nvFuser replays a reshape's transforms so producer and consumer loop
 // nests line up. The ID graph (id-graph.ts) joins each rebuilt ID with the root ID it undoes,
 // so the view's loop IDs map to the producer's.
+// A one-dim to one-dim reshape (no split/merge) takes the loops with its logical ID standing for
+// its root ID.
 // Invariant: on success the view's loop domain has the producer's loop structure and is reached
 // from its logical domain by Split/Merge only; on failure (a TransformError) nothing was changed.
 
@@ -17,6 +19,18 @@ import type { TensorView } from '../ir/tensor-view.js';
 import { mergeIds, splitId } from './id-ops.js';
 import { logicalDomainPairs } from './logical-domain-map.js';
 import { idExprsFromTo, loopExprs } from './replay.js';
+
+/**
+ * A reshape of one dim to one dim (the extents equal at run time) has no split/merge: its
+ * logical ID stands for its root ID directly.
+ */
+export function oneToOne(view: TensorView, undo: readonly (Split | Merge)[]): { root: IterDomain; logical: IterDomain } | null {
+  const root = view.domain.root;
+  const [r] = root ?? [];
+  const [l] = view.domain.logical;
+  if (undo.length > 0 || root === null || root.length !== 1 || view.domain.logical.length !== 1 || r === undefined || l === undefined || r === l) return null;
+  return { root: r, logical: l };
+}
 
 /** Why `view` (a ViewOp output of `producer`) cannot take the producer's loops, or null. */
 function refusal(producer: TensorView, view: TensorView, undo: readonly (Split | Merge)[], replay: readonly (Split | Merge)[]): string | null {
@@ -38,6 +52,11 @@ function refusal(producer: TensorView, view: TensorView, undo: readonly (Split |
     }
   }
   const root = view.domain.root;
+  const only = oneToOne(view, undo);
+  if (only !== null) {
+    live.delete(only.logical);
+    live.add(only.root);
+  }
   if (live.size !== root.length || !root.every((id) => live.has(id))) return `T${view.name}'s logical domain does not undo to its root domain`;
   const mapped = new Set<IterDomain>(logicalDomainPairs(producer, view).filter((p) => root.includes(p.consumer)).map((p) => p.producer));
   for (const e of replay) {
@@ -57,6 +76,8 @@ export function replayForwardThroughView(producer: TensorView, view: TensorView)
   if (why !== null) throw new TransformError(`replaying T${producer.name}'s loops through the reshape to T${view.name}: ${why}`);
   // Undo the reshape: standing-in IDs for the root.
   const cur = new Map<IterDomain, IterDomain>(view.domain.logical.map((id) => [id, id]));
+  const only = oneToOne(view, undo);
+  if (only !== null) cur.set(only.root, only.logical);
   for (const e of [...undo].reverse()) {
     if (e.kind === 'Split') {
       cur.set(e.in(), mergeIds(cur.get(e.outer()) as IterDomain, cur.get(e.inner()) as IterDomain));

@@ -8,8 +8,10 @@
 // (only rFactor makes those, while scheduling), a broadcast of the result
 // that meets the reduced dims again (x - sum(x): the persistent normalization schedulers' job),
 // expanded broadcasts into the reduction, and the ops no kernel scheduler handles yet. Reshapes
-// are taken before the reduction only (indexed through their split/merge from the reduction
-// input, as the pointwise scheduler does; reshape-before-reduction.ts), and so are slice / pad /
+// are taken before the reduction (indexed through their split/merge from the reduction
+// input, as the pointwise scheduler does; reshape-before-reduction.ts) and after it when they
+// do not interfere with the schedule's merges of kept and reduced dims (nvFuser's
+// reductionInterferingView; reshape-after-reduction.ts). Slice / pad / cat are taken before it only
 // cat (the reduction runs over the resized domain, the inputs read through the resize as in
 // the pointwise scheduler; resize-before-reduction.ts).
 
@@ -17,9 +19,10 @@ import type { Expr, Fusion, IterDomain, TensorView } from '@tsfuser/fusion-ir';
 import { ExactLogicalMap } from '../analysis/domain-map.js';
 import { ReshapeIndexGraph } from '../pointwise/reshape-index-graph.js';
 import { reshapeBeforeReduction } from './reshape-before-reduction.js';
+import { derivedThroughReshape, interferingReshapeAfterReduction } from './reshape-after-reduction.js';
 import { resizeBeforeReduction } from './resize-before-reduction.js';
 import { hasResizeExprs, isResizeExpr } from '../pointwise/resize/index-space.js';
-import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
+import { bindExtents, evaluateExtent, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { unsupportedOp } from '../segmentation/supported-ops.js';
 import { downstreamExprs, reductionExprs, reductionPattern } from './analysis.js';
@@ -76,8 +79,9 @@ export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo, o
   if (input.domain.logical.some((id) => id.isReduction())) {
     return { ok: false, reason: `reduction input ${tvName(input)} is itself a reduction output` };
   }
+  let bindings: ExtentBindings;
   try {
-    bindExtents(fusion, runtimeInfo);
+    bindings = bindExtents(fusion, runtimeInfo);
   } catch (err) {
     return { ok: false, reason: (err as Error).message };
   }
@@ -86,6 +90,8 @@ export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo, o
   const after = downstreamExprs(fusion, pattern.outputs);
   const reshapes = reshapeBeforeReduction(fusion, input, new Set(after));
   if (reshapes !== null) return { ok: false, reason: reshapes.reason };
+  const interfering = interferingReshapeAfterReduction(fusion, pattern, new Set(after), bindings);
+  if (interfering !== null) return { ok: false, reason: interfering };
   const resizes = resizeBeforeReduction(fusion, input, new Set(after));
   if (resizes !== null) return { ok: false, reason: resizes.reason };
   const afterTvs = new Set<TensorView>(pattern.outputs);
@@ -105,10 +111,23 @@ export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo, o
   const map = new ExactLogicalMap(fusion);
   const kept = reduction.domain.logical.filter((id) => !id.isReduction() && !id.isBroadcast());
   const reduced = reduction.domain.logical.filter((id) => id.isReduction());
+  // Past a reshape of the result, a dim is kept when it derives from kept dims only.
+  const graph = new ReshapeIndexGraph(fusion, input);
+  // Every dim a reshape after the reduction reads must come from the kept dims.
+  for (const e of after) {
+    if (e.kind !== 'ViewOp') continue;
+    const out = e.outputs[0] as TensorView;
+    const bad = (out.domain.root ?? []).find((id) => evaluateExtent(id.extent, bindings) !== 1 && !kept.some((k) => map.same(k, id)) && derivedThroughReshape(graph, pattern, id) !== 'kept');
+    if (bad !== undefined) {
+      return { ok: false, reason: `reshape producing ${tvName(out)} after the reduction ${tvName(reduction)} reads a dim (extent ${bad.extent.symbolicName()}) that is not one of its kept dims` };
+    }
+  }
   for (const e of after) {
     for (const v of e.inputs) {
       if (v.kind !== 'tensorView' || afterTvs.has(v)) continue;
-      const bad = v.domain.logicalNoReductions().find((id) => !id.isBroadcast() && !kept.some((k) => map.same(k, id)));
+      const bad = v.domain
+        .logicalNoReductions()
+        .find((id) => !id.isBroadcast() && !kept.some((k) => map.same(k, id)) && derivedThroughReshape(graph, pattern, id) !== 'kept');
       if (bad !== undefined) {
         return {
           ok: false,
@@ -118,7 +137,9 @@ export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo, o
     }
     for (const o of e.outputs) {
       if (o.kind !== 'tensorView') continue;
-      const bad = o.domain.logicalNoReductions().find((id) => !id.isBroadcast() && reduced.some((r) => map.same(r, id)));
+      const bad = o.domain
+        .logicalNoReductions()
+        .find((id) => !id.isBroadcast() && (reduced.some((r) => map.same(r, id)) || derivedThroughReshape(graph, pattern, id) === 'reduced'));
       if (bad !== undefined) {
         return { ok: false, reason: `${tvName(o)} after the reduction ${tvName(reduction)} spans a reduced dim again: needs a persistent (normalization) schedule` };
       }
@@ -130,7 +151,6 @@ export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo, o
   const beforeMap = hasResizeExprs(fusion) ? new ExactLogicalMap(fusion, fusion.allTvs(), { throughResize: true }) : map;
   const inputDims = input.domain.logicalNoReductions();
   const live = new Set(fusion.exprs());
-  const graph = new ReshapeIndexGraph(fusion, input);
   const reachesInput = (id: IterDomain): boolean => graph.hasReshape && graph.derive(id) !== null;
   for (const tv of beforeTvs) {
     if (tv.isFusionInput() && !tv.uses.some((u) => live.has(u))) continue;

@@ -14,7 +14,9 @@
 //      caches of inner reductions, inline as deep as legal (unrolled input caches stop before
 //      the unrolled position: all loads of a step are issued first); with slice / pad / cat
 //      before the reduction, inputs are cached once per index space they are read in and a
-//      resize's producers are inlined at its loops (resize-before-reduction.ts).
+//      resize's producers are inlined at its loops (resize-before-reduction.ts); tensors past a
+//      reshape of the result take its iteration loops through the reshape
+//      (views-after-reduction.ts).
 // Invariant the lowering relies on: the reduction input (the lowering reference) has P's loop
 // structure; every other tensor's loop domain is a prefix of it (tensors after the reduction
 // have only the iteration positions; R also has the parallel reduction position).
@@ -39,6 +41,7 @@ import { requirePattern } from './heuristics.js';
 import type { ReductionParams } from './params.js';
 import { cacheReductionInputsAndOutputs } from './resize-before-reduction.js';
 import { feedsResize, inlineResizeProducer } from '../pointwise/resize/prepare.js';
+import { scheduleViewsAfterReduction } from './views-after-reduction.js';
 
 /** Which chain a split of the reference belongs to and how many splits precede it there. */
 type SplitKey = `${'iter' | 'red'}${number}`;
@@ -153,6 +156,7 @@ export function scheduleReduction(fusion: Fusion, params: ReductionParams): Sche
   const partial = r.rFactor(rFactorAxes);
   propagateTransforms(partial);
   parallelizeAllLike(partial);
+  scheduleViewsAfterReduction(fusion, r, pattern.outputs);
 
   const ref = partial.definition?.inputs[0];
   if (ref === undefined || ref.kind !== 'tensorView') throw new SchedulingError('reduction schedule: the partial reduction has no tensor input');
