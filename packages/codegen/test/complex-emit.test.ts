@@ -19,12 +19,12 @@ function compiled(name: string, scale: 'small' | 'large') {
 describe('complex kernels', () => {
   it('vectorize ComplexFloat by 2 elements and ComplexDouble by 1', () => {
     const f = compiled('complex_pointwise_ComplexFloat', 'large');
-    expect(f.dumps.cuda).toContain('loadGlobalToLocal<nvf_cfloat, 2>');
+    expect(f.dumps.cuda).toContain('loadGlobalToLocalEvictLastL2<nvf_cfloat, 2>');
     expect(f.dumps.cuda).toContain('loadLocalToGlobal<nvf_cfloat, 2>');
     expect(f.dumps.cuda).toMatch(/Tensor<nvf_cfloat, 2, 2> T0/);
     expect(f.dumps.cuda).toMatch(/, nvf_cdouble c\d+,/); // the complex scalar input, by value
     const d = compiled('complex_pointwise_ComplexDouble', 'large');
-    expect(d.dumps.cuda).not.toMatch(/loadGlobalToLocal<nvf_cdouble, [2-9]>/);
+    expect(d.dumps.cuda).not.toMatch(/loadGlobalToLocal(EvictLastL2)?<nvf_cdouble, [2-9]>/);
   });
 
   it('emit the ops through the runtime helpers and operators', () => {

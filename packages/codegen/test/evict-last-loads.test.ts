@@ -1,7 +1,7 @@
-// The `evict-last-loads` lowering pass: a slice / pad / cat fusion's pointwise kernel loads every
+// The `evict-last-loads` lowering pass: a pointwise kernel that loads inputs vectorized loads every
 // global vector with L1::evict_last and an L2 evict_last cache policy (loadGlobalToLocalEvictLastL2);
 // only the hints change (the kernel IR with the hints removed equals the IR without the pass);
-// plain pointwise kernels keep plain loads; the kernel still computes what the reference does
+// kernels without vectorized loads keep plain loads; the kernel still computes what the reference does
 // (simulated, random inputs, seed printed); nvcc accepts the inline PTX (when installed).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -21,7 +21,7 @@ describe('evict-last-loads', () => {
   const rope = ropeFusion('BFloat16', 128);
   const ropeInfo = makeRuntimeInfo(rope, [{ sizes: [2, 64, 8, 128] }, { sizes: [1, 64, 1, 128] }, { sizes: [1, 64, 1, 128] }]);
 
-  it('RoPE (slice + cat) loads every vector evict-last in L1 and L2; a plain pointwise kernel does not', () => {
+  it('RoPE (slice + cat) and any kernel with vectorized input loads load every vector evict-last in L1 and L2; unvectorized ones do not', () => {
     const p = computePointwiseHeuristics(rope, ropeInfo) as PointwiseParams;
     expect(p.evictLastLoads).toBe(true);
     const k = compileFusion(rope, ropeInfo);
@@ -29,17 +29,19 @@ describe('evict-last-loads', () => {
     expect(loads.length).toBeGreaterThan(0);
     expect(loads.every((l) => l.includes('loadGlobalToLocalEvictLastL2<'))).toBe(true);
 
+    // A kernel with no vectorized input load keeps plain loads (odd sizes: no vectors).
     const plain = new Fusion();
     const x = makeTensor(plain, { shape: [-1, -1], dtype: 'Float' });
     const y = makeTensor(plain, { shape: [-1, -1], dtype: 'Float' });
     plain.addInput(x);
     plain.addInput(y);
     plain.addOutput(mul(add(x, y), 2));
-    const info = makeRuntimeInfo(plain, [{ sizes: [1024, 4096] }, { sizes: [1024, 4096] }]);
-    expect((computePointwiseHeuristics(plain, info) as PointwiseParams).evictLastLoads).toBe(false);
-    const plainCuda = compileFusion(plain, info).dumps.cuda;
-    expect(plainCuda).toMatch(/loadGlobalToLocal</);
-    expect(plainCuda).not.toMatch(/EvictLastL2/);
+    const info = makeRuntimeInfo(plain, [{ sizes: [1023, 4095] }, { sizes: [1023, 4095] }]);
+    const p2 = computePointwiseHeuristics(plain, info) as PointwiseParams;
+    expect([p2.vectorizationFactor, p2.evictLastLoads]).toEqual([1, false]);
+    expect(compileFusion(plain, info).dumps.cuda).not.toMatch(/EvictLastL2/);
+    const even = makeRuntimeInfo(plain, [{ sizes: [1024, 4096] }, { sizes: [1024, 4096] }]);
+    expect((computePointwiseHeuristics(plain, even) as PointwiseParams).evictLastLoads).toBe(true);
   });
 
   it('changes only hints: without them the IR equals the kernel compiled with the pass off', () => {

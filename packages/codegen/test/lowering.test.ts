@@ -22,7 +22,7 @@ describe('lowering', () => {
     const even = compileFusion(f, makeRuntimeInfo(f, [{ sizes: [1024, 1024] }, { sizes: [1024, 1024] }]));
     expect(even.vectorizeFactor).toBe(4);
     expect(even.dumps.cuda).not.toContain('if (');
-    expect(even.dumps.cuda).toContain('loadGlobalToLocal<float, 4>');
+    expect(even.dumps.cuda).toContain('loadGlobalToLocalEvictLastL2<float, 4>');
     expect(even.dumps.cuda).toContain('loadLocalToGlobal<float, 4>');
     const odd = compileFusion(f, makeRuntimeInfo(f, [{ sizes: [1023, 7] }, { sizes: [1023, 7] }]));
     expect(odd.vectorizeFactor).toBe(1);
@@ -51,7 +51,7 @@ describe('lowering', () => {
     const k = compileFusion(f, makeRuntimeInfo(f, [{ sizes: [1 << 26] }]));
     expect(k.params.schedulerType === 'pointwise' ? k.params.unrollFactorInner : 0).toBeGreaterThan(1);
     const ir = k.dumps.kernelIr;
-    const firstLoad = ir.indexOf('vector<4> T0_g');
+    const firstLoad = ir.indexOf('vector<4> evict_last_l2 T0_g');
     const firstCompute = ir.indexOf('mul(');
     expect(firstLoad).toBeGreaterThan(0);
     expect(firstLoad).toBeLessThan(firstCompute);

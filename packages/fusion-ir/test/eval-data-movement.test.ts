@@ -43,6 +43,22 @@ describe('data movement ops against index arithmetic', () => {
     z.toNumbers().forEach((v, i) => expect(Object.is(v, xs[(i % 3) * 4 + Math.floor(i / 3)])).toBe(true));
   });
 
+  it('a reshape whose symbolic sizes do not hold the input is an error, not a rounded shape', () => {
+    // y (15 elements) to [size(x, 0), size(x, 1)] = [22, 15]: the split-derived outer extent
+    // would be ceilDiv(15, 15) = 1; PyTorch says shape '[22, 15]' is invalid for input of size 15.
+    const x = randomTensor('Float', [22, 15]);
+    const y = randomTensor('Float', [15]);
+    const build = (f: ops.Fusion): void => {
+      const tx = inputLike(f, x);
+      const ty = inputLike(f, y);
+      f.addOutput(ops.reshape(ty, [ops.size(tx, 0), ops.size(tx, 1)]));
+    };
+    expect(() => runFusion(build, [x, y])).toThrow(EvaluationError);
+    expect(() => runFusion(build, [x, y])).toThrow('reshape producing T2: shape [22, 15] is invalid for input of size 15 (sizes [15])');
+    const [ok] = runFusion(build, [randomTensor('Float', [1, 15]), y]) as [HostTensor];
+    expect(ok.sizes).toEqual([1, 15]);
+  });
+
   it('slice with negative start, clamped stop and steps', () => {
     const x = randomTensor('Float', [5, 7]);
     const [y] = runFusion((f) => f.addOutput(ops.slice(inputLike(f, x), [-4, 1], [100, 7], [2, 3])), [x]) as [HostTensor];

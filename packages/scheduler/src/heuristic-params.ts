@@ -40,7 +40,7 @@ export interface PointwiseParams {
   vectorizedOutputs: readonly number[];
   /**
    * Global vector loads carry L1::evict_last and an L2 evict_last cache policy (what Triton emits
-   * for Inductor's evict_last loads): set for slice / pad / cat fusions (pointwise/heuristics.ts).
+   * for Inductor's evict_last loads): set when some input is loaded vectorized (pointwise/heuristics.ts).
    */
   evictLastLoads: boolean;
 }

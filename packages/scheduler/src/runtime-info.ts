@@ -146,7 +146,32 @@ export function bindExtents(fusion: Fusion, info: RuntimeInfo): ExtentBindings {
       }
     });
   });
+  checkReshapeSizes(fusion, bindings);
   return bindings;
+}
+
+/**
+ * A reshape's symbolic sizes are known only with the inputs: their product must be the input's
+ * element count (PyTorch: "shape '[…]' is invalid for input of size N"). The output's extents are
+ * derived from the input's by splits, so a wrong request would otherwise be rounded silently.
+ * Sizes not computable from these inputs (a segment's) are left to the fusion they come from.
+ */
+function checkReshapeSizes(fusion: Fusion, bindings: ExtentBindings): void {
+  for (const e of fusion.allExprs()) {
+    if (e.kind !== 'ViewOp') continue;
+    let asked: number[];
+    let inNumel: number;
+    try {
+      asked = e.newSizes.map((s) => evaluateExtent(s, bindings));
+      inNumel = e.originalSizes.reduce((acc, s) => acc * evaluateExtent(s, bindings), 1);
+    } catch {
+      continue;
+    }
+    const out = e.outputs[0];
+    if (asked.reduce((a, b) => a * b, 1) !== inNumel) {
+      throw new SchedulingError(`reshape producing T${out?.name ?? '?'}: shape [${asked.join(', ')}] is invalid for input of size ${inNumel}`);
+    }
+  }
 }
 
 /**

@@ -68,7 +68,8 @@ export function randomShapeOpsCase(seed: number): RandomShapeCase {
       steps.push('permute');
     } else if (op === 4 && n > 0 && m > 0 && a !== row) {
       // Inside a pointwise kernel (an expanded tensor's reshape too: it is no view).
-      t = reshape(mul(reshape(a, [-1]), 2), [size(x, 0), size(x, 1)]);
+      // Back to a's own sizes (a may be a [1, m] tensor made from the row: x's sizes would not fit).
+      t = reshape(mul(reshape(a, [-1]), 2), [size(a, 0), size(a, 1)]);
       steps.push(expanded.has(a) ? 'reshape of expanded' : 'reshape');
     } else if (op === 4) {
       // -1 cannot be inferred from 0 elements; the row has only m.

@@ -16,7 +16,7 @@ describe('transpose bench workloads', () => {
     const want: Record<string, { scheduler: string; text: string[] }> = {
       transpose_f32: { scheduler: 'transpose', text: ['__syncthreads();', 'loadSharedToLocal<float, 4>', 'loadGlobalToLocal<float, 4>', 'loadLocalToGlobal<float, 4>'] },
       transpose_bf16: { scheduler: 'transpose', text: ['__syncthreads();', 'loadSharedToLocal<__bfloat, 8>', 'loadGlobalToLocal<__bfloat, 8>', 'loadLocalToGlobal<__bfloat, 8>'] },
-      permute_bshd_bf16: { scheduler: 'pointwise', text: ['loadGlobalToLocal<__bfloat, 8>'] },
+      permute_bshd_bf16: { scheduler: 'pointwise', text: ['loadGlobalToLocalEvictLastL2<__bfloat, 8>', 'loadLocalToGlobal<__bfloat, 8>'] },
     };
     for (const w of transposeWorkloads()) {
       const fusion = w.build().fusionIr();

@@ -67,7 +67,7 @@ describe('bench workloads', () => {
       const fusion = w.build().fusionIr();
       const k = compileFusion(fusion, makeRuntimeInfo(fusion, w.inputs.map((i) => ({ sizes: i.sizes }))));
       expect(k.dumps.schedulerParams).toContain('Pointwise');
-      expect(k.source).toContain('loadGlobalToLocal<float, 4>');
+      expect(k.source).toContain('loadGlobalToLocalEvictLastL2<float, 4>');
     }
   });
 });

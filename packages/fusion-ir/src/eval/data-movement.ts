@@ -107,6 +107,14 @@ export function evalDataMovement(ctx: EvalContext, expr: DataMovementExpr): void
     }
     case 'ViewOp': {
       const t = ctx.tensor(expr.in() as TensorView);
+      // The sizes asked for (a symbolic one is known only now): the output's extents are derived
+      // from the input's by the reshape's splits and would round a wrong request silently.
+      const asked = expr.newSizes.map((s) => ctx.extent(s));
+      const askedNumel = asked.reduce((a, b) => a * b, 1);
+      const inNumel = expr.originalSizes.map((s) => ctx.extent(s)).reduce((a, b) => a * b, 1);
+      if (askedNumel !== inNumel) {
+        throw new EvaluationError(`reshape producing T${out.name}: shape [${asked.join(', ')}] is invalid for input of size ${inNumel} (sizes [${t.sizes.join(', ')}])`);
+      }
       const sizes = ctx.sizesOf(out);
       const numel = sizes.reduce((a, b) => a * b, 1);
       if (numel !== t.numel) {

@@ -105,7 +105,7 @@ export interface PointwiseOverrides {
   unroll?: number;
   /** Largest vector width (elements; a power of two): narrows the analysed one, never widens it. */
   maxVectorize?: number;
-  /** Loads with L1 + L2 evict_last hints (default: for slice / pad / cat fusions). */
+  /** Loads with L1 + L2 evict_last hints (default: when some input is loaded vectorized). */
   evictLastLoads?: boolean;
 }
 
@@ -240,11 +240,12 @@ export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
     divisibleSplits: divisible,
     vectorizedInputs: vec.vectorized.filter((t) => t.role === 'input').map((t) => t.position),
     vectorizedOutputs: vec.vectorized.filter((t) => t.role === 'output').map((t) => t.position),
-    // Slice / pad / cat: every load evict_last in L1 and L2. tsfuser-resize-variants (H100,
-    // 2026-11-24) timed the same kernels 1.0–1.6 µs faster with it (cat3_dim1 131.6 → 130.0 µs,
-    // pad 43.6 → 42.6, RoPE 180.6 → 179.6, cat3_dim0 130.6 → 129.5), level with torch.compile,
-    // whose Triton kernels load this way; L1-only evict_last or .nc / .cs hints changed nothing
-    // or were slower. Other pointwise kernels were not measured with it and keep plain loads.
-    evictLastLoads: overrides.evictLastLoads ?? (resize && vec.vectorized.some((t) => t.role === 'input')),
+    // Vector loads evict_last in L1 and L2, as torch.compile's Triton kernels load. Measured on
+    // the H100 (2026-11-24), the same kernel with and without: tsfuser-resize-variants cat3_dim1
+    // 131.6 → 130.0 µs, pad 43.6 → 42.6, RoPE 180.6 → 179.6, cat3_dim0 130.6 → 129.5;
+    // tsfuser-pointwise-variants readme_pointwise 713.4 → 707.3, bn_add_relu 24.1–24.5 either
+    // way; kernel_ab.py permute_bshd_bf16 179.7 → 177.8. L1-only evict_last, .nc and .cs hints
+    // gained nothing or were slower.
+    evictLastLoads: overrides.evictLastLoads ?? vec.vectorized.some((t) => t.role === 'input'),
   };
 }
