@@ -24,6 +24,7 @@ import { describeBuffers, persistentBufferBudget, persistentBufferBytes, persist
 import { describeReduction, patternMismatch, reductionInfos, reductionType, type ReductionInfo, type ReductionType } from './reduction-pattern.js';
 import { firstUnsupportedOp } from './supported-ops.js';
 import { persistentReshapeRefusal } from '../inner-persistent/persistent-reshapes.js';
+import { persistentResizeRefusal } from '../persistent/resize-before-row.js';
 
 export type NormalizationKind = 'inner_persistent' | 'outer_persistent' | 'inner_outer_persistent';
 
@@ -115,12 +116,14 @@ function rowShape(r: ReductionInfo, bindings: ExtentBindings): { reductionNumel:
 
 /** Whether the `kind` persistent scheduler accepts the fusion (nvFuser's rules, see the header). */
 export function canScheduleNormalization(kind: NormalizationKind, fusion: Fusion, ri: RuntimeInfo): CanScheduleResult {
-  const op = firstUnsupportedOp(fusion, kind, { reshapes: true });
+  const op = firstUnsupportedOp(fusion, kind, { reshapes: true, resizes: kind === 'inner_persistent' });
   if (op !== null) return refuse(op);
   const reductions = reductionInfos(fusion);
   if (reductions.length === 0) return refuse('the fusion has no reduction to normalize over');
   const firstInput = reductions[0]?.expr.inputs[0];
   if (firstInput?.kind === 'tensorView') {
+    const resizes = persistentResizeRefusal(fusion, firstInput, kind);
+    if (resizes !== null) return refuse(resizes);
     const reshapes = persistentReshapeRefusal(fusion, firstInput, kind);
     if (reshapes !== null) return refuse(reshapes);
   }

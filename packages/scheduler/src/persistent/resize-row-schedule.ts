@@ -1,0 +1,52 @@
+// The schedule steps of slice / pad / cat on the input side of an inner persistent row
+// (resize-before-row.ts): inputs are cached once per index space they are read in (the
+// pointwise scheduler's prepareResize / cacheInputBySpace, with the row — the first
+// reduction's input — as the reference), and after inlining, a resize's producers are computed
+// at the consumer's point: inlined into all of its loops but a vectorized one (their index is
+// shifted, the resized IDs iterate together although their extents differ).
+// Invariant: after `cacheRowInputsBySpace`, computeIndexSpaces over the fusion finds no
+// conflict; `inlineResizeProducers` changes compute positions only.
+
+import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
+import { SchedulingError } from '../errors.js';
+import { cacheInputBySpace, feedsResize, inlineResizeProducer, prepareResize } from '../pointwise/resize/prepare.js';
+
+/** The input of the fusion's first reduction (the row; the resize plan's reference). */
+function firstReductionInput(fusion: Fusion): TensorView {
+  for (const e of fusion.exprs()) {
+    if (e.kind !== 'ReductionOp') continue;
+    const i = e.inputs[0];
+    if (i !== undefined && i.kind === 'tensorView') return i;
+  }
+  throw new SchedulingError('persistent schedule: the fusion has no reduction');
+}
+
+/**
+ * Caches every used tensor input not in `skip` (input positions) once per index space it is
+ * read in, and every tensor output, as schedule-steps.ts's cacheInputsAndOutputs does. Returns
+ * each input cache with its input's position.
+ */
+export function cacheRowInputsBySpace(fusion: Fusion, skip: ReadonlySet<number>): Map<TensorView, number> {
+  const plan = prepareResize(fusion, firstReductionInput(fusion));
+  const inputCaches = new Map<TensorView, number>();
+  fusion.inputs.forEach((v, i) => {
+    if (v.kind !== 'tensorView' || v.uses.length === 0 || skip.has(i)) return;
+    for (const c of cacheInputBySpace(v, plan)) inputCaches.set(c, i);
+  });
+  for (const o of [...fusion.outputs]) {
+    if (o.kind !== 'tensorView') continue;
+    if (o.uses.length > 0) o.cacheFork();
+    else o.cacheBefore();
+  }
+  return inputCaches;
+}
+
+/** Inlines each resize producer of a `dims`-position row schedule at its consumer's loops (up to a vectorized one). */
+export function inlineResizeProducers(fusion: Fusion, dims: number): void {
+  for (const tv of fusion.allTvs()) {
+    if (tv.isFusionInput() || !feedsResize(tv) || tv.nDims() !== dims) continue;
+    let pos = tv.domain.loop.findIndex((id) => id.parallelType === 'Vectorize');
+    if (pos < 0) pos = dims;
+    if (pos > tv.computeAtPosition) inlineResizeProducer(tv, pos);
+  }
+}
