@@ -26,6 +26,7 @@ export * from './scan-sort-fixtures.js';
 export * from './transpose-fixtures.js';
 export * from './permute-reduction-random.js';
 export * from './resize-reduction-random.js';
+export * from './persistent-resize-random.js';
 export * from './scatter-fixtures.js';
 export * from './fp8-fixtures.js';
 export * from './uint64-fixtures.js';

@@ -69,9 +69,11 @@ export function rowShape(r: TensorView, bindings: ReturnType<typeof bindExtents>
   return { rowLength, rows };
 }
 
-/** Fusion tensors (inputs or outputs) whose innermost non-broadcast dim is the row's innermost dim, full rank. */
+/** Fusion tensors (inputs or outputs) whose innermost non-broadcast dim is the row's innermost dim (through resizes), full rank. */
 function rowTensors(fusion: Fusion, r: TensorView, tvs: readonly TensorView[]): Set<TensorView> {
-  const map = new ExactLogicalMap(fusion);
+  // Across a slice / pad / cat of the row, an input is read shifted along the same loops
+  // (vectorized within resize-row-vectorization.ts's limit).
+  const map = hasResizeExprs(fusion) ? new ExactLogicalMap(fusion, fusion.allTvs(), { throughResize: true }) : new ExactLogicalMap(fusion);
   const logical = r.domain.logical;
   const innermost = logical[logical.length - 1];
   const rank = logical.length;

@@ -1,0 +1,140 @@
+// Seeded random inner persistent (normalization) fusions with slice / pad / cat on the input
+// side of the row (issue 20: resize ops fused into the persistent kernel), for codegen's
+// simulation test (persistent-resize-random.test.ts), its nvcc check and the GPU shape-ops
+// suite (--persistent-resize-random N). An input of rank 2 or 3 (Float / Half / BFloat16; odd
+// row lengths, a wide row of 64–512 or a long one of 1536–3072 (several persistent batches)
+// with shifts that are multiples of 8 so the kernel may vectorize), sometimes pointwise work, then one or two resize steps — a slice of the row with
+// an offset and a step (negative and out-of-range bounds included), a pad with negative widths
+// and a value, a cat of 2–3 inputs along the row, or a slice / pad / cat of the rows (a kept
+// dim) — sometimes an input of the resized shape added (read unshifted), then softmax,
+// log_softmax, layer_norm (with weight and bias of the resized length at random), rms_norm,
+// x − mean(x) or x / max|x| over the row, at random cast back. Every case is one
+// inner_persistent kernel (`segments`).
+import {
+  abs, add, broadcast, cast, cat, Fusion, layerNorm, logSoftmax, max, mul, neg, pad, rmsNorm, slice, softmax, sub, sum, truediv,
+  type DataType, type EvalValue, type TensorView,
+} from '@tsfuser/fusion-ir';
+import { addRandomInput, randomDraws, type RandomDraws } from './random-case.js';
+import type { RandomReshapeCase } from './reshape-random.js';
+
+function sliceLength(size: number, start: number, stop: number, step: number): number {
+  const norm = (i: number): number => Math.min(Math.max(i < 0 ? i + size : i, 0), size);
+  const a = norm(start);
+  return Math.ceil((Math.max(norm(stop), a) - a) / step);
+}
+
+interface Resized {
+  tv: TensorView;
+  shape: number[];
+  step: string;
+}
+
+/**
+ * One slice / pad / cat of `cur` (shape `shape`) along dim `d`, leaving at least `minN`
+ * elements (`shape[d]` ≥ minN); `quantum` divides every shift along the row (wide rows).
+ */
+function resizeStep(draws: RandomDraws, cur: TensorView, shape: readonly number[], d: number, quantum: number, minN: number, newInput: (s: readonly number[]) => TensorView): Resized {
+  const { r, int, pick } = draws;
+  const rank = shape.length;
+  const size = shape[d] as number;
+  const kind = pick(['slice', 'pad', 'cat'] as const);
+  let n = 0;
+  if (kind === 'slice') {
+    for (let tries = 0; tries < 8; tries += 1) {
+      const step = quantum > 1 ? 1 : pick([1, 1, 2, 3]);
+      const start = quantum > 1 ? quantum * int(0, Math.floor(size / quantum) - 1) : pick([0, int(0, size - 1), -int(1, size + 2), size + 3]);
+      const stop = quantum > 1 ? pick([size, -quantum * int(0, 2), 1000]) : pick([size, int(1, size + 4), -int(0, size - 1), 1000]);
+      n = sliceLength(size, start, stop, step);
+      if (n < minN) continue;
+      const tv = slice(cur, shape.map((_, e) => (e === d ? start : 0)), shape.map((s, e) => (e === d ? stop : s)), shape.map((_, e) => (e === d ? step : 1)));
+      return { tv, shape: shape.map((s, e) => (e === d ? n : s)), step: `slice(d${d} ${start}:${stop}:${step})` };
+    }
+    const tv = slice(cur, shape.map(() => 0), shape, shape.map(() => 1));
+    return { tv, shape: [...shape], step: `slice(d${d} whole)` };
+  }
+  if (kind === 'pad') {
+    let left = quantum * int(-1, 2);
+    let right = quantum * int(-1, 2);
+    if (size + left + right < minN || -left >= size || -right >= size || -(left + right) >= size) [left, right] = [quantum * int(0, 2), quantum * int(1, 2)];
+    const widths = new Array<number>(2 * (rank - d)).fill(0);
+    widths[2 * (rank - 1 - d)] = left;
+    widths[2 * (rank - 1 - d) + 1] = right;
+    const value = pick([0, 1.5, -2]);
+    n = size + left + right;
+    return { tv: pad(cur, widths, value), shape: shape.map((s, e) => (e === d ? n : s)), step: `pad(d${d} ${left},${right} value ${value})` };
+  }
+  const pieces = int(2, 3);
+  const parts: TensorView[] = [cur];
+  n = size;
+  for (let p = 1; p < pieces; p += 1) {
+    const w = quantum > 1 ? quantum * pick([1, 2, 8]) : pick([1, 2, 5, 6]);
+    const part = newInput(shape.map((s, e) => (e === d ? w : s)));
+    parts.push(r() < 0.2 ? neg(part) : part);
+    n += w;
+  }
+  if (r() < 0.5) parts.reverse();
+  return { tv: cat(parts, d), shape: shape.map((s, e) => (e === d ? n : s)), step: `cat(d${d} of ${pieces})` };
+}
+
+export function randomPersistentResizeCase(seed: number): RandomReshapeCase {
+  const draws = randomDraws(seed);
+  const { r, int, pick } = draws;
+  const dtype: DataType = pick(['Float', 'Float', 'Half', 'BFloat16'] as const);
+  const rank = pick([2, 2, 3]);
+  const size = pick(['odd', 'odd', 'odd', 'wide', 'wide', 'long'] as const);
+  const wide = size !== 'odd';
+  const row = size === 'long' ? pick([1536, 2048, 3072]) : wide ? pick([64, 128, 256, 512]) : pick([3, 5, 7, 9, 13, 17, 23, 31]) + int(0, 40);
+  let shape = Array.from({ length: rank }, (_, d) => (d === rank - 1 ? row : size === 'long' ? 2 : int(2, wide ? 3 : 5)));
+  const f = new Fusion();
+  const inputs: EvalValue[] = [];
+  const steps: string[] = [`${dtype}`];
+  const newInput = (s: readonly number[]): TensorView => cast(addRandomInput(f, inputs, dtype, s, r), 'Float');
+  let cur = newInput(shape);
+  steps.push(`[${shape.join(', ')}]`);
+  if (r() < 0.4) {
+    cur = abs(mul(cur, 0.5));
+    steps.push('abs');
+  }
+  const resizes = r() < 0.25 ? 2 : 1;
+  for (let k = 0; k < resizes; k += 1) {
+    // Mostly the row; sometimes a kept dim (the rows), never leaving fewer than 2 rows.
+    const d = r() < 0.7 ? rank - 1 : int(0, rank - 2);
+    // A kept dim keeps ≥ 2 entries (≥ 2 rows: a single row is a plain reduction).
+    const step = resizeStep(draws, cur, shape, d, wide && d === rank - 1 ? 8 : 1, d === rank - 1 ? 1 : 2, newInput);
+    cur = step.tv;
+    shape = step.shape;
+    steps.push(step.step);
+  }
+  if (r() < 0.3) {
+    cur = add(cur, newInput(shape));
+    steps.push('add-input');
+  }
+  const H = shape[rank - 1] as number;
+  const last = rank - 1;
+  const keep = shape.map((_, d) => d === last);
+  let out: TensorView;
+  const op = int(0, 5);
+  if (op === 0) {
+    const affine = r() < 0.5;
+    out = layerNorm(cur, 1, affine ? newInput([H]) : null, affine ? newInput([H]) : null, 1e-5).output;
+    steps.push(`layer_norm${affine ? ' affine' : ''}`);
+  } else if (op === 1) {
+    out = rmsNorm(cur, 1, newInput([H]), 1e-6).output;
+    steps.push('rms_norm');
+  } else if (op === 2) {
+    out = softmax(cur, last);
+    steps.push('softmax');
+  } else if (op === 3) {
+    out = logSoftmax(cur, last);
+    steps.push('log_softmax');
+  } else if (op === 4) {
+    out = sub(cur, broadcast(sum(cur, [last]), keep));
+    steps.push('x - sum(x)');
+  } else {
+    out = truediv(cur, broadcast(max(abs(cur), [last]), keep));
+    steps.push('x/max|x|');
+  }
+  if (dtype !== 'Float' && r() < 0.6) out = cast(out, dtype);
+  f.addOutput(out);
+  return { fusion: f, inputs, description: `${steps.join(', ')} → [${shape.join(', ')}]`, segments: 'inner_persistent' };
+}
