@@ -8,8 +8,10 @@
 // and a value, a cat of 2–3 inputs along the row, or a slice / pad / cat of the rows (a kept
 // dim) — sometimes an input of the resized shape added (read unshifted), then softmax,
 // log_softmax, layer_norm (with weight and bias of the resized length at random), rms_norm,
-// x − mean(x) or x / max|x| over the row, at random cast back. Every case is one
-// inner_persistent kernel (`segments`).
+// x − mean(x) or x / max|x| over the row, sometimes followed by a resize of the normalized row
+// that comes back into the row (RoPE's rotate-half: slice + neg + cat, times cos / sin inputs;
+// a roll: cat of two slices; a window: pad of a slice, subtracted), at random cast back. Every
+// case is one inner_persistent kernel (`segments`).
 import {
   abs, add, broadcast, cast, cat, Fusion, layerNorm, logSoftmax, max, mul, neg, pad, rmsNorm, slice, softmax, sub, sum, truediv,
   type DataType, type EvalValue, type TensorView,
@@ -133,6 +135,31 @@ export function randomPersistentResizeCase(seed: number): RandomReshapeCase {
   } else {
     out = truediv(cur, broadcast(max(abs(cur), [last]), keep));
     steps.push('x/max|x|');
+  }
+  if (r() < 0.4) {
+    // A resize of the normalized row that comes back into the row (read at shifted indices,
+    // recomputed there from a re-read of the inputs; the row's per-row statistics broadcast).
+    const y = out.dtype === 'Float' ? out : cast(out, 'Float');
+    const sliceFrom = (t: TensorView, a: number, b: number): TensorView => slice(t, shape.map((_, e) => (e === last ? a : 0)), shape.map((s, e) => (e === last ? b : s)), shape.map(() => 1));
+    const post = H >= 2 && H % 2 === 0 ? pick(['rope', 'roll', 'window'] as const) : pick(['roll', 'window'] as const);
+    const q = wide ? 8 : 1;
+    if (post === 'rope') {
+      const rot = cat([neg(sliceFrom(y, H / 2, H)), sliceFrom(y, 0, H / 2)], last);
+      out = add(mul(y, newInput(shape)), mul(rot, newInput(shape)));
+      steps.push('rotate-half (RoPE)');
+    } else if (post === 'roll' && H > q) {
+      const k = q * int(1, Math.floor((H - 1) / q));
+      out = add(y, mul(cat([sliceFrom(y, k, H), sliceFrom(y, 0, k)], last), 0.5));
+      steps.push(`roll ${k}`);
+    } else {
+      const a = q * int(0, Math.floor((H - 1) / q));
+      const b = Math.min(H, a + q * int(1, 4));
+      const widths = new Array<number>(2).fill(0);
+      widths[0] = a;
+      widths[1] = H - b;
+      out = sub(y, pad(sliceFrom(y, a, b), widths, 0.25));
+      steps.push(`window ${a}:${b}`);
+    }
   }
   if (dtype !== 'Float' && r() < 0.6) out = cast(out, dtype);
   f.addOutput(out);

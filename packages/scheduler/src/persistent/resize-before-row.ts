@@ -20,8 +20,10 @@
 // Invariant: accepted fusions have every resize expression upstream of the reference.
 
 import type { Expr, Fusion, TensorView } from '@tsfuser/fusion-ir';
+import { ExactLogicalMap } from '../analysis/domain-map.js';
 import { resizeRefusal } from '../pointwise/resize/can-schedule.js';
-import { isResizeExpr } from '../pointwise/resize/index-space.js';
+import { isResizeExpr, resizeStep } from '../pointwise/resize/index-space.js';
+import { bindExtents, evaluateExtent, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
 import { unsupportedOp } from '../segmentation/supported-ops.js';
 
 function describeOp(e: Expr): string {
@@ -41,20 +43,80 @@ function upstreamExprs(tv: TensorView): Set<Expr> {
   return out;
 }
 
+/** A fusion output computed from `e`'s output whose dims do not all map to the row `ref`, or null. */
+function outputOutsideRow(fusion: Fusion, e: Expr, ref: TensorView): TensorView | null {
+  const map = new ExactLogicalMap(fusion);
+  const after = new Set<TensorView>();
+  const stack = e.outputs.filter((o): o is TensorView => o.kind === 'tensorView');
+  while (stack.length > 0) {
+    const t = stack.pop() as TensorView;
+    if (after.has(t)) continue;
+    after.add(t);
+    for (const u of t.uses) for (const o of u.outputs) if (o.kind === 'tensorView') stack.push(o);
+  }
+  for (const o of fusion.outputs) {
+    if (o.kind !== 'tensorView' || !after.has(o)) continue;
+    const m = map.mapToReference(o, ref);
+    if (o.domain.logicalNoReductions().some((id, d) => !id.isBroadcast() && m[d] === -1)) return o;
+  }
+  return null;
+}
+
+/**
+ * Whether `e` resizes its dim `d`: some input is read there at a shifted index (an index-space
+ * step: a slice start or step, a pad, the cat axis) or has another extent at these sizes.
+ */
+function resizesDim(e: Expr, d: number, bindings: ExtentBindings): boolean {
+  const out = (e.outputs[0] as TensorView).domain.logicalNoReductions()[d];
+  if (out === undefined) return true;
+  const n = evaluateExtent(out.extent, bindings);
+  return e.inputs.some((i) => {
+    if (i.kind !== 'tensorView') return false;
+    const id = i.domain.logicalNoReductions()[d];
+    return id === undefined || resizeStep(e, i, d) !== null || evaluateExtent(id.extent, bindings) !== n;
+  });
+}
+
+/**
+ * A dim that a resize after the row's reduction resizes and that the reduction keeps (a row
+ * index: the reduction's result would be wanted at shifted rows), or null. A resize of a
+ * tensor of another rank than the row is refused as a whole (dim 0).
+ */
+function resizedKeptDim(e: Expr, ref: TensorView, bindings: ExtentBindings): number | null {
+  const rank = ref.domain.logicalNoReductions().length;
+  const r = ref.uses.map((u) => u.outputs[0]).find((o): o is TensorView => o !== undefined && o.kind === 'tensorView' && o.domain.logical.some((id) => id.isReduction()));
+  const out = e.outputs[0] as TensorView;
+  if (r === undefined || out.domain.logicalNoReductions().length !== rank) return 0;
+  for (let d = 0; d < rank; d += 1) if (r.domain.logical[d]?.isReduction() !== true && resizesDim(e, d, bindings)) return d;
+  return null;
+}
+
 /**
  * Why the slice / pad / cat ops of a `scheduler` fusion whose first reduction reads `ref`
  * cannot be scheduled, or null (none, or all on the input side of an inner persistent row).
  */
-export function persistentResizeRefusal(fusion: Fusion, ref: TensorView, scheduler: string): string | null {
+export function persistentResizeRefusal(fusion: Fusion, ref: TensorView, scheduler: string, ri: RuntimeInfo): string | null {
   const exprs = fusion.exprs();
   const resizes = exprs.filter(isResizeExpr);
   const first = resizes[0];
   if (first === undefined) return null;
   if (scheduler !== 'inner_persistent') return unsupportedOp(first, scheduler);
   const before = upstreamExprs(ref);
+  let bindings: ExtentBindings;
+  try {
+    bindings = bindExtents(fusion, ri);
+  } catch (err) {
+    return (err as Error).message;
+  }
   for (const e of resizes) {
-    if (!before.has(e)) {
-      return `${describeOp(e)} producing T${(e.outputs[0] as TensorView).name} is not on the input side of the row T${ref.name} (the inner_persistent scheduler takes slice, pad and cat before the row's reduction only; one after it is a segment boundary)`;
+    if (before.has(e)) continue;
+    const written = outputOutsideRow(fusion, e, ref);
+    if (written !== null) {
+      return `${describeOp(e)} producing T${(e.outputs[0] as TensorView).name} after the row's reduction reaches output T${written.name} outside the row's index space (a resized row written as an output is not supported by the inner_persistent scheduler yet: a segment boundary)`;
+    }
+    const d = resizedKeptDim(e, ref, bindings);
+    if (d !== null) {
+      return `${describeOp(e)} producing T${(e.outputs[0] as TensorView).name} after the row's reduction resizes dim ${d}, which the reduction of T${ref.name} keeps (the inner_persistent scheduler takes slice, pad and cat after the reduction along the row only; a segment boundary)`;
     }
   }
   const view = exprs.find((e) => e.kind === 'ViewOp');

@@ -3,13 +3,15 @@
 // pointwise scheduler's prepareResize / cacheInputBySpace, with the row — the first
 // reduction's input — as the reference), and after inlining, a resize's producers are computed
 // at the consumer's point: inlined into all of its loops but a vectorized one (their index is
-// shifted, the resized IDs iterate together although their extents differ).
+// shifted, the resized IDs iterate together although their extents differ); a resize producer
+// that would be a persistent buffer (read in loops of two phases) is refused.
 // Invariant: after `cacheRowInputsBySpace`, computeIndexSpaces over the fusion finds no
 // conflict; `inlineResizeProducers` changes compute positions only.
 
 import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import { cacheInputBySpace, feedsResize, inlineResizeProducer, prepareResize } from '../pointwise/resize/prepare.js';
+import { loopPhases, reductionPhases } from './persistence.js';
 
 /** The input of the fusion's first reduction (the row; the resize plan's reference). */
 function firstReductionInput(fusion: Fusion): TensorView {
@@ -41,8 +43,18 @@ export function cacheRowInputsBySpace(fusion: Fusion, skip: ReadonlySet<number>)
   return inputCaches;
 }
 
-/** Inlines each resize producer of a `dims`-position row schedule at its consumer's loops (up to a vectorized one). */
+/**
+ * Inlines each resize producer of a `dims`-position row schedule at its consumer's loops (up to
+ * a vectorized one). A resize producer read in loops of two phases would have to be a
+ * persistent buffer read at a shifted index — another thread's registers — so it is refused.
+ */
 export function inlineResizeProducers(fusion: Fusion, dims: number): void {
+  const { persistent } = loopPhases(fusion, reductionPhases(fusion));
+  for (const tv of persistent) {
+    if (!tv.isFusionInput() && feedsResize(tv)) {
+      throw new SchedulingError(`persistent schedule: T${tv.name} feeds a slice, pad or cat and is read in two phases of the row (it would be a persistent buffer read at a shifted index)`);
+    }
+  }
   for (const tv of fusion.allTvs()) {
     if (tv.isFusionInput() || !feedsResize(tv) || tv.nDims() !== dims) continue;
     let pos = tv.domain.loop.findIndex((id) => id.parallelType === 'Vectorize');

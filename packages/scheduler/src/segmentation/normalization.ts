@@ -122,7 +122,7 @@ export function canScheduleNormalization(kind: NormalizationKind, fusion: Fusion
   if (reductions.length === 0) return refuse('the fusion has no reduction to normalize over');
   const firstInput = reductions[0]?.expr.inputs[0];
   if (firstInput?.kind === 'tensorView') {
-    const resizes = persistentResizeRefusal(fusion, firstInput, kind);
+    const resizes = persistentResizeRefusal(fusion, firstInput, kind, ri);
     if (resizes !== null) return refuse(resizes);
     const reshapes = persistentReshapeRefusal(fusion, firstInput, kind);
     if (reshapes !== null) return refuse(reshapes);

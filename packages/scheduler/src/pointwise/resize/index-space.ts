@@ -182,6 +182,7 @@ export function computeIndexSpaces(fusion: Fusion, outputSpace: (tv: TensorView)
   const spaces = new Map<TensorView, IndexSpace>();
   const access = new Map<Expr, Map<TensorView, IndexSpace>>();
   const conflicts: TensorView[] = [];
+  const copies = new Map<TensorView, Map<string, TensorView>>();
   for (const o of fusion.outputs) if (o.kind === 'tensorView') spaces.set(o, outputSpace(o));
 
   const visit = (expr: Expr): void => {
@@ -210,13 +211,17 @@ export function computeIndexSpaces(fusion: Fusion, outputSpace: (tv: TensorView)
         mine.set(input, sp);
         continue;
       }
-      const copy = recompute(input);
+      // One copy per space: a second use in the same space reads the first copy.
+      const key = spaceKey(sp);
+      const reused = copies.get(input)?.get(key);
+      const copy = reused ?? recompute(input);
+      if (reused === undefined) copies.set(input, (copies.get(input) ?? new Map<string, TensorView>()).set(key, copy));
       access.delete(current);
       current = replaceExprVals(current, new Map<Val, Val>([[input, copy]]));
       access.set(current, mine);
       spaces.set(copy, sp);
       mine.set(copy, sp);
-      visit(copy.definition as Expr);
+      if (reused === undefined) visit(copy.definition as Expr);
     }
   };
   for (const e of [...fusion.exprs()].reverse()) visit(e);
