@@ -1,6 +1,6 @@
 // GPU suite for shape ops and tensor factories (needs a GPU; not a vitest suite).
 //
-//   pnpm gpu:bundle tsfuser-shape-ops-suite && (GPU host) bash gpu-bundle/run.sh tsfuser-shape-ops-suite [--seed S] [--random N] [--random-reshape R] [--resize-random M] [--transpose-random T] [--random-persistent-reshape P] [--permute-reduction-random Q]
+//   pnpm gpu:bundle tsfuser-shape-ops-suite && (GPU host) bash gpu-bundle/run.sh tsfuser-shape-ops-suite [--seed S] [--random N] [--random-reshape R] [--resize-random M] [--transpose-random T] [--random-persistent-reshape P] [--permute-reduction-random Q] [--persistent-resize-random V]
 //
 // Every fixture of packages/codegen/test/shape-ops-fixtures.ts (full / zeros / ones / iota in
 // pointwise, reduction and persistent kernels; expanded outputs; stride-0 inputs; metadata-only
@@ -26,7 +26,11 @@
 // layer_norm + reshape at realistic sizes and P (--random-persistent-reshape, default 200)
 // random persistent fusions with reshapes; Q (--permute-reduction-random, default 100) random
 // fusions with a permute inside a reduction or persistent kernel (test-support's
-// permute-reduction-random.ts). Prints one line per failing
+// permute-reduction-random.ts); the persistent resize fixtures (test-support's
+// persistent-resize-fixtures.ts: softmax over a pad, layer_norm over a cat, rms_norm + RoPE, …,
+// and the same at realistic sizes) and V (--persistent-resize-random, default 100) random inner
+// persistent fusions with slice / pad / cat in the row, each one inner_persistent kernel
+// (persistent-resize-random.ts). Prints one line per failing
 // case and per fixture, `N passed, M failed` last; exits 1 on failure.
 
 import { add, broadcast, cast, cat, evaluate, expand, Fusion, full, HostTensor, iota, makeTensor, mul, pad, size, type EvalValue } from '@tsfuser/fusion-ir';
@@ -37,6 +41,7 @@ import {
   compareOutput, randomPermuteReductionCase, randomResizeCase, randomShapeOpsCase, randomTensor, randomTransposeCase, ropeFusion, ropeInputs, runtimeInfoOf, seeded, shapeOpsFixtures, transposeFixtures, type ShapeOpsFixture,
 } from '@tsfuser/test-support';
 import { randomResizeReductionCase } from '@tsfuser/test-support';
+import { persistentResizeFixtures, randomPersistentResizeCase, rmsNormRope, softmaxOverPad } from '@tsfuser/test-support';
 import { largeReshapeCases, randomReshapeFixtures, reshapeFixtures } from './reshape-cases.js';
 import { largePersistentReshapeCases, persistentReshapeFixtures, randomPersistentReshapeFixtures } from './persistent-reshape-cases.js';
 import { absoluteHost, summationSlack } from './summation-slack.js';
@@ -50,6 +55,11 @@ interface Result {
 function flag(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+/** Slice / pad / cat in inner persistent kernels at realistic sizes (Llama q/k norm + RoPE: D = 128). */
+function largePersistentResizeCases(): ShapeOpsFixture[] {
+  return [softmaxOverPad('BFloat16', 4096, 1016), softmaxOverPad('Float', 2048, 4088), rmsNormRope('BFloat16', 8192, 128), rmsNormRope('Float', 4096, 128)];
 }
 
 /** Larger sizes than the CPU simulator can take: vectorized loads and stores around the factories. */
@@ -182,6 +192,12 @@ function main(): void {
     for (let k = 0; k < flag('resize-reduction-random', 100); k += 1) {
       const c = randomResizeReductionCase(seed + 500000 + k);
       resizeCases.push({ name: `random ${seed + 500000 + k} (${c.description})`, fusion: c.fusion, inputs: () => c.inputs, segments: 'reduction' });
+    }
+    // Slice / pad / cat inside inner persistent kernels: the fixtures, then random ones, one kernel each.
+    resizeCases.push(...persistentResizeFixtures(), ...largePersistentResizeCases());
+    for (let k = 0; k < flag('persistent-resize-random', 100); k += 1) {
+      const c = randomPersistentResizeCase(seed + 700000 + k);
+      resizeCases.push({ name: `random ${seed + 700000 + k} (${c.description})`, fusion: c.fusion, inputs: () => c.inputs, segments: c.segments });
     }
     const transposeRandom = flag('transpose-random', 100);
     const transposeCases: ShapeOpsFixture[] = Array.from({ length: transposeRandom }, (_, k) => {
