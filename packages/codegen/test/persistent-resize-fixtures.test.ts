@@ -2,9 +2,10 @@
 // the default registry as the executor does (each names its segments: one inner_persistent
 // kernel, or the boundary it documents), each kernel segment simulated against the reference
 // evaluator on random inputs (seed printed); the vector width of the BFloat16 softmax over a
-// pad. persistent-resize-nvcc.test.ts compiles them with nvcc.
+// pad and of a BFloat16 slice of the normalized row stored at its shifted index.
+// persistent-resize-nvcc.test.ts compiles them with nvcc.
 import { describe, expect, it } from 'vitest';
-import { persistentResizeFixtures, softmaxOverPad } from '@tsfuser/test-support';
+import { persistentResizeFixtures, sliceOfNormalizedRow, softmaxOverPad } from '@tsfuser/test-support';
 import { baseSeed, checkViews, seeded, segmentsWithInputs, simulateAndCheck } from './shape-ops-simulation.js';
 
 const seed = baseSeed();
@@ -30,5 +31,13 @@ describe('persistent resize fixtures', () => {
     const p = sim.compiled.params;
     expect(p.schedulerType === 'inner_persistent' ? [p.unrollFactorInnerReduction, p.vectorizedInputs, p.vectorizedOutputs] : null).toEqual([8, [0], [0]]);
     expect(sim.compiled.source).toContain('loadGlobalToLocal<__bfloat, 8>');
+  });
+
+  it('a BFloat16 slice [8, 40) of the normalized row is stored in vectors of 8 at the shifted index, inside the slice only', () => {
+    const fx = sliceOfNormalizedRow('BFloat16', 6, 64, 8, 40);
+    const sim = simulateAndCheck(fx.fusion, fx.inputs(seeded(seed)), fx.name);
+    const p = sim.compiled.params;
+    expect(p.schedulerType === 'inner_persistent' ? [p.unrollFactorInnerReduction, p.vectorizedOutputs] : null).toEqual([8, [0]]);
+    expect(sim.compiled.source).toMatch(/loadLocalToGlobal<__bfloat, 8>\(&T\d+\[blockIdx\.x \* T\d+\.alloc_stride\[0\] \+ \(threadIdx\.x \* 8 \+ r\d+ \* \(-1\)\)\]/);
   });
 });

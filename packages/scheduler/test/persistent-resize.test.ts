@@ -1,7 +1,8 @@
 // Slice / pad / cat in the inner persistent scheduler (persistent/resize-before-row.ts): what it
 // takes (resizes on the input side of the row; resizes of the normalized row that come back
-// into the row, RoPE after rms_norm) and the refusal reasons of the rest, shown in
-// segmentation explanations (fusion_ir_segments goldens): a resized row written as an output,
+// into the row, RoPE after rms_norm; a slice of the normalized row written as an output) and the
+// refusal reasons of the rest, shown in segmentation explanations (fusion_ir_segments goldens):
+// a pad or a stepped slice of the normalized row written as an output,
 // a resize of the kept dims after the reduction, a resize with a reshape, and the outer
 // persistent scheduler (no resize). Codegen's persistent-resize tests simulate the kernels.
 import { fileURLToPath } from 'node:url';
@@ -58,15 +59,25 @@ describe('inner persistent scheduler: slice / pad / cat', () => {
     expect(checkGolden(fusionIrSegmentsToString(sf), `${dir}softmax_over_pad.fusion_ir_segments.txt`, update).diff).toBe('');
   });
 
-  it('a slice of the normalized row written as an output is a boundary; the explanation names the slice (golden)', () => {
-    const f = fusionOf([[6, 32]], (xs) => [slice(centered(at(xs, 0)), [0, 0], [6, 16], [1, 1])]);
+  it('a slice of the normalized row written as an output is one inner_persistent segment (golden); a stepped one is a boundary', () => {
+    const f = fusionOf([[6, 32]], (xs) => [slice(centered(at(xs, 0)), [0, 8], [6, 24], [1, 1])]);
+    expect(s.canSchedule(f, info(f, [[6, 32]]))).toEqual({ ok: true });
+    const sf = segmentFusion(f, info(f, [[6, 32]]), defaultSchedulerRegistry());
+    expect(sf.groups.map((g) => g.schedulerType)).toEqual(['inner_persistent']);
+    expect(checkGolden(fusionIrSegmentsToString(sf), `${dir}slice_of_normalized_row.fusion_ir_segments.txt`, update).diff).toBe('');
+    const stepped = fusionOf([[6, 32]], (xs) => [slice(centered(at(xs, 0)), [0, 1], [6, 32], [1, 2])]);
+    expect(s.canSchedule(stepped, info(stepped, [[6, 32]]))).toEqual({ ok: false, reason: expect.stringContaining('slice producing T4 after the row\'s reduction reaches output T4 outside the row\'s index space') });
+  });
+
+  it('a pad of the normalized row written as an output is a boundary; the explanation names the pad (golden)', () => {
+    const f = fusionOf([[6, 32]], (xs) => [pad(centered(at(xs, 0)), [2, 2], 0)]);
     const verdict = s.canSchedule(f, info(f, [[6, 32]]));
-    expect(verdict).toEqual({ ok: false, reason: 'slice producing T4 after the row\'s reduction reaches output T4 outside the row\'s index space (a resized row written as an output is not supported by the inner_persistent scheduler yet: a segment boundary)' });
+    expect(verdict).toEqual({ ok: false, reason: 'pad producing T4 after the row\'s reduction reaches output T4 outside the row\'s index space (a resized row written as an output is not supported by the inner_persistent scheduler yet: a segment boundary)' });
     const sf = segmentFusion(f, info(f, [[6, 32]]), defaultSchedulerRegistry());
     expect(sf.groups.length).toBeGreaterThan(1);
     const text = fusionIrSegmentsToString(sf);
-    expect(text).toContain('inner_persistent: slice producing T4 after the row\'s reduction reaches output T4');
-    expect(checkGolden(text, `${dir}slice_of_normalized_row.fusion_ir_segments.txt`, update).diff).toBe('');
+    expect(text).toContain('inner_persistent: pad producing T4 after the row\'s reduction reaches output T4');
+    expect(checkGolden(text, `${dir}pad_of_normalized_row.fusion_ir_segments.txt`, update).diff).toBe('');
   });
 
   it('refuses a resize of the kept dims after the reduction, a resize with a reshape, and resizes in the outer persistent scheduler', () => {

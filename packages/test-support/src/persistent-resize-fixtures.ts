@@ -4,9 +4,10 @@
 // inputs and layer_norm(weight, bias) over a cat (BFloat16), softmax over a stepped slice of
 // rows and row (Half), log_softmax over a pad of the rows, rms_norm followed by RoPE's
 // rotate-half (slice + neg + cat of the normalized row, times cos / sin: Llama's q/k norm; Float
-// and BFloat16) — each one inner_persistent kernel; and the boundaries that remain: a slice of
-// the normalized row written as an output, a pad of the rows after the reduction. Each names
-// the segments the default registry gives it.
+// and BFloat16), a slice of the normalized row written as an output (the issue's (c): stored at
+// the shifted index; Float, BFloat16 vectorized, an odd window) — each one inner_persistent
+// kernel; and the boundaries that remain: a pad of the normalized row written as an output, a
+// pad of the rows after the reduction. Each names the segments the default registry gives it.
 import {
   add, broadcast, cast, cat, div, exp, Fusion, layerNorm, logSoftmax, makeTensor, max, mul, neg, pad, rmsNorm, slice, softmax, sub, sum,
   type DataType, type TensorView,
@@ -84,11 +85,20 @@ function logSoftmaxOverRowPad(): ShapeOpsFixture {
   return fixture('log_softmax_over_row_pad_Float', [{ dtype: 'Float', sizes: [5, 24] }], (xs) => [logSoftmax(pad(at(xs, 0), [0, 0, 2, 1], 0.5), 1)], 'inner_persistent');
 }
 
-/** (c) a slice of the normalized row written as an output: a segment boundary (reason in the explanation). */
-function sliceOfNormalizedRow(): ShapeOpsFixture {
-  return fixture('slice_of_normalized_row_Float', [{ dtype: 'Float', sizes: [6, 32] }], (xs) => {
+/** (c) T5 = x − sum(x); a slice of T5 (columns start:stop) written as an output: stored at the shifted index. */
+export function sliceOfNormalizedRow(dtype: DataType, rows: number, row: number, start: number, stop: number): ShapeOpsFixture {
+  return fixture(`slice_of_normalized_row_${dtype}_${rows}x${row}_${start}_${stop}`, [{ dtype, sizes: [rows, row] }], (xs) => {
+    const x = toFloat(at(xs, 0));
+    const t5 = sub(x, broadcast(sum(x, [1]), [false, true]));
+    return [back(slice(t5, [0, start], [rows, stop], [1, 1]), dtype)];
+  }, 'inner_persistent');
+}
+
+/** A pad of the normalized row written as an output: its pad region is no point of the row's loops (a boundary). */
+function padOfNormalizedRow(): ShapeOpsFixture {
+  return fixture('pad_of_normalized_row_Float', [{ dtype: 'Float', sizes: [6, 32] }], (xs) => {
     const t5 = sub(at(xs, 0), broadcast(sum(at(xs, 0), [1]), [false, true]));
-    return [slice(t5, [0, 0], [6, 16], [1, 1])];
+    return [pad(t5, [2, 2], 0)];
   }, 'reduction+pointwise');
 }
 
@@ -110,7 +120,10 @@ export function persistentResizeFixtures(): ShapeOpsFixture[] {
     rmsNormRope('BFloat16', 12, 64),
     softmaxOverSteppedSlice(),
     logSoftmaxOverRowPad(),
-    sliceOfNormalizedRow(),
+    sliceOfNormalizedRow('Float', 6, 32, 0, 16),
+    sliceOfNormalizedRow('BFloat16', 6, 64, 8, 40),
+    sliceOfNormalizedRow('Float', 5, 37, 3, 29),
+    padOfNormalizedRow(),
     rowPadAfterReduction(),
   ];
 }

@@ -11,7 +11,8 @@
 // x − mean(x) or x / max|x| over the row, sometimes followed by a resize of the normalized row
 // that comes back into the row (RoPE's rotate-half: slice + neg + cat, times cos / sin inputs;
 // a roll: cat of two slices; a window: pad of a slice, subtracted), at random cast back. Every
-// case is one inner_persistent kernel (`segments`).
+// case is one inner_persistent kernel (`segments`); sometimes a window (step-1 slice) of the
+// normalized row is an output, beside the row or instead of it.
 import {
   abs, add, broadcast, cast, cat, Fusion, layerNorm, logSoftmax, max, mul, neg, pad, rmsNorm, slice, softmax, sub, sum, truediv,
   type DataType, type EvalValue, type TensorView,
@@ -162,6 +163,18 @@ export function randomPersistentResizeCase(seed: number): RandomReshapeCase {
     }
   }
   if (dtype !== 'Float' && r() < 0.6) out = cast(out, dtype);
+  if (r() < 0.3) {
+    // A window of the normalized row written as an output (stored at the shifted index), beside
+    // the whole row or instead of it.
+    const q = wide ? 8 : 1;
+    const a = q * int(0, Math.floor((H - 1) / q));
+    const b = Math.min(H, a + q * int(1, 6));
+    const window = slice(out, shape.map((_, e) => (e === last ? a : 0)), shape.map((s, e) => (e === last ? b : s)), shape.map(() => 1));
+    if (r() < 0.5) f.addOutput(out);
+    f.addOutput(window);
+    steps.push(`output window ${a}:${b}`);
+    return { fusion: f, inputs, description: `${steps.join(', ')} → [${shape.join(', ')}]`, segments: 'inner_persistent' };
+  }
   f.addOutput(out);
   return { fusion: f, inputs, description: `${steps.join(', ')} → [${shape.join(', ')}]`, segments: 'inner_persistent' };
 }

@@ -126,7 +126,9 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
     const loadGuards = resize === null ? [] : s.expr.inputs.flatMap((v) => (v.kind === 'tensorView' && v.memoryType === 'Global' ? resize.loadPredicates(s.expr, v, indexer) : []));
     const inner: Stmt =
       loadGuards.length === 0 ? computed : { kind: 'IfThenElse', predicates: loadGuards, then: [computed], else: out.memoryType === 'Local' ? zeroFill(access(out), width) : [] };
-    const predicates = [...predicatesFor((ps) => ps.every((p) => p < count && groups.owns(out, p))), ...threadPredicates(threadPreds.get(out) ?? [])];
+    // An output written past a slice of the reference's space: stored only inside the slice.
+    const storeGuards = resize === null || out.memoryType !== 'Global' ? [] : resize.loadPredicates(s.expr, out, indexer);
+    const predicates = [...predicatesFor((ps) => ps.every((p) => p < count && groups.owns(out, p))), ...threadPredicates(threadPreds.get(out) ?? []), ...storeGuards];
     return predicates.length === 0 ? inner : { kind: 'IfThenElse', predicates, then: [inner], else: [] };
   };
   return mapLeaves(body, (st) => (st.kind === 'PendingExpr' ? lowerOne(st) : st));

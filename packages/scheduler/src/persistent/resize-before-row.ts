@@ -23,6 +23,7 @@ import type { Expr, Fusion, TensorView } from '@tsfuser/fusion-ir';
 import { ExactLogicalMap } from '../analysis/domain-map.js';
 import { resizeRefusal } from '../pointwise/resize/can-schedule.js';
 import { isResizeExpr, resizeStep } from '../pointwise/resize/index-space.js';
+import { outputSliceSpace } from '../pointwise/resize/output-slice-space.js';
 import { bindExtents, evaluateExtent, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
 import { unsupportedOp } from '../segmentation/supported-ops.js';
 
@@ -55,7 +56,7 @@ function outputOutsideRow(fusion: Fusion, e: Expr, ref: TensorView): TensorView 
     for (const u of t.uses) for (const o of u.outputs) if (o.kind === 'tensorView') stack.push(o);
   }
   for (const o of fusion.outputs) {
-    if (o.kind !== 'tensorView' || !after.has(o)) continue;
+    if (o.kind !== 'tensorView' || !after.has(o) || outputSliceSpace(o, ref, map) !== null) continue;
     const m = map.mapToReference(o, ref);
     if (o.domain.logicalNoReductions().some((id, d) => !id.isBroadcast() && m[d] === -1)) return o;
   }
@@ -123,5 +124,5 @@ export function persistentResizeRefusal(fusion: Fusion, ref: TensorView, schedul
   if (view !== undefined) {
     return `a ${describeOp(first)} (producing T${(first.outputs[0] as TensorView).name}) and a reshape (producing T${(view.outputs[0] as TensorView).name}) in one inner_persistent kernel are not supported yet`;
   }
-  return resizeRefusal(fusion, ref);
+  return resizeRefusal(fusion, ref, { slicedOutputs: true });
 }

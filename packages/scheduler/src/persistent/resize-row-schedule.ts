@@ -2,9 +2,10 @@
 // (resize-before-row.ts): inputs are cached once per index space they are read in (the
 // pointwise scheduler's prepareResize / cacheInputBySpace, with the row — the first
 // reduction's input — as the reference), and after inlining, a resize's producers are computed
-// at the consumer's point: inlined into all of its loops but a vectorized one (their index is
-// shifted, the resized IDs iterate together although their extents differ); a resize producer
-// that would be a persistent buffer (read in loops of two phases) is refused.
+// at the consumer's point: inlined into all of its loops but a vectorized one, its own or a
+// consumer's (their index is shifted, the resized IDs iterate together although their extents
+// differ); a resize producer that would be a persistent buffer (read in loops of two phases) is
+// refused.
 // Invariant: after `cacheRowInputsBySpace`, computeIndexSpaces over the fusion finds no
 // conflict; `inlineResizeProducers` changes compute positions only.
 
@@ -55,10 +56,16 @@ export function inlineResizeProducers(fusion: Fusion, dims: number): void {
       throw new SchedulingError(`persistent schedule: T${tv.name} feeds a slice, pad or cat and is read in two phases of the row (it would be a persistent buffer read at a shifted index)`);
     }
   }
+  const vectorPosition = (t: TensorView): number => {
+    const p = t.domain.loop.findIndex((id) => id.parallelType === 'Vectorize');
+    return p < 0 ? dims : p;
+  };
   for (const tv of fusion.allTvs()) {
     if (tv.isFusionInput() || !feedsResize(tv) || tv.nDims() !== dims) continue;
-    let pos = tv.domain.loop.findIndex((id) => id.parallelType === 'Vectorize');
-    if (pos < 0) pos = dims;
+    // Not inside a vectorized loop of its own or of a consumer (an output's vectorized store
+    // reads the whole vector of it).
+    const consumers = tv.uses.flatMap((u) => u.outputs.filter((o): o is TensorView => o.kind === 'tensorView'));
+    const pos = Math.min(vectorPosition(tv), ...consumers.map(vectorPosition));
     if (pos > tv.computeAtPosition) inlineResizeProducer(tv, pos);
   }
 }
