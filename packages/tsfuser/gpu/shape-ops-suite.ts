@@ -27,8 +27,8 @@
 // random persistent fusions with reshapes; Q (--permute-reduction-random, default 100) random
 // fusions with a permute inside a reduction or persistent kernel (test-support's
 // permute-reduction-random.ts); the persistent resize fixtures (test-support's
-// persistent-resize-fixtures.ts: softmax over a pad, layer_norm over a cat, rms_norm + RoPE, …,
-// and the same at realistic sizes) and V (--persistent-resize-random, default 100) random inner
+// persistent-resize-fixtures.ts: softmax over a pad, layer_norm over a cat, rms_norm + RoPE, a
+// slice of the normalized row as an output, …, and five at realistic sizes) and V (--persistent-resize-random, default 100) random inner
 // persistent fusions with slice / pad / cat in the row, each one inner_persistent kernel
 // (persistent-resize-random.ts). Prints one line per failing
 // case and per fixture, `N passed, M failed` last; exits 1 on failure.
@@ -41,7 +41,7 @@ import {
   compareOutput, randomPermuteReductionCase, randomResizeCase, randomShapeOpsCase, randomTensor, randomTransposeCase, ropeFusion, ropeInputs, runtimeInfoOf, seeded, shapeOpsFixtures, transposeFixtures, type ShapeOpsFixture,
 } from '@tsfuser/test-support';
 import { randomResizeReductionCase } from '@tsfuser/test-support';
-import { persistentResizeFixtures, randomPersistentResizeCase, rmsNormRope, softmaxOverPad } from '@tsfuser/test-support';
+import { persistentResizeFixtures, randomPersistentResizeCase, rmsNormRope, sliceOfNormalizedRow, softmaxOverPad } from '@tsfuser/test-support';
 import { largeReshapeCases, randomReshapeFixtures, reshapeFixtures } from './reshape-cases.js';
 import { largePersistentReshapeCases, persistentReshapeFixtures, randomPersistentReshapeFixtures } from './persistent-reshape-cases.js';
 import { absoluteHost, summationSlack } from './summation-slack.js';
@@ -57,9 +57,15 @@ function flag(name: string, fallback: number): number {
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
 }
 
-/** Slice / pad / cat in inner persistent kernels at realistic sizes (Llama q/k norm + RoPE: D = 128). */
+/** Slice / pad / cat in inner persistent kernels at realistic sizes (Llama q/k norm + RoPE: D = 128; a slice of the normalized row as an output). */
 function largePersistentResizeCases(): ShapeOpsFixture[] {
-  return [softmaxOverPad('BFloat16', 4096, 1016), softmaxOverPad('Float', 2048, 4088), rmsNormRope('BFloat16', 8192, 128), rmsNormRope('Float', 4096, 128)];
+  return [
+    softmaxOverPad('BFloat16', 4096, 1016),
+    softmaxOverPad('Float', 2048, 4088),
+    rmsNormRope('BFloat16', 8192, 128),
+    rmsNormRope('Float', 4096, 128),
+    sliceOfNormalizedRow('BFloat16', 8192, 1024, 256, 768),
+  ];
 }
 
 /** Larger sizes than the CPU simulator can take: vectorized loads and stores around the factories. */
