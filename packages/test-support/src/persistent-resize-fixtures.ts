@@ -6,10 +6,12 @@
 // rotate-half (slice + neg + cat of the normalized row, times cos / sin: Llama's q/k norm; Float
 // and BFloat16), a slice of the normalized row written as an output (the issue's (c): stored at
 // the shifted index; Float, BFloat16 vectorized, an odd window) — each one inner_persistent
-// kernel; and the boundaries that remain: a pad of the normalized row written as an output, a
-// pad of the rows after the reduction. Each names the segments the default registry gives it.
+// kernel; batch_norm-like normalizations over the rows of a cat of rows and of a pad of the
+// columns (Float, BFloat16) — one outer_persistent kernel each; and the boundaries that remain:
+// a pad of the normalized row written as an output, a pad of the rows after the reduction. Each
+// names the segments the default registry gives it.
 import {
-  add, broadcast, cast, cat, div, exp, Fusion, layerNorm, logSoftmax, makeTensor, max, mul, neg, pad, rmsNorm, slice, softmax, sub, sum,
+  add, broadcast, cast, cat, div, exp, Fusion, layerNorm, logSoftmax, makeTensor, max, mul, neg, pad, rmsNorm, rsqrt, slice, softmax, sub, sum,
   type DataType, type TensorView,
 } from '@tsfuser/fusion-ir';
 import type { ShapeOpsFixture } from './shape-ops-fixtures.js';
@@ -110,6 +112,17 @@ function rowPadAfterReduction(): ShapeOpsFixture {
   }, '*');
 }
 
+/** Outer persistent (batch_norm-like, over the rows): (x − mean(x, 0))·rsqrt(var + eps) of cat([a, b], 0), and of pad(x) over the columns. */
+function batchNormLikeOverResize(kind: 'cat' | 'pad', dtype: DataType): ShapeOpsFixture {
+  const specs = kind === 'cat' ? [{ dtype, sizes: [40, 24] }, { dtype, sizes: [24, 24] }] : [{ dtype, sizes: [64, 13] }];
+  return fixture(`batch_norm_like_over_${kind}_${dtype}`, specs, (xs) => {
+    const x = kind === 'cat' ? cat([toFloat(at(xs, 0)), toFloat(at(xs, 1))], 0) : pad(toFloat(at(xs, 0)), [1, 2], 0.5);
+    const mean = (t: TensorView): TensorView => div(broadcast(sum(t, [0]), [true, false]), 64);
+    const c = sub(x, mean(x));
+    return [back(mul(c, rsqrt(add(mean(mul(c, c)), 1e-5))), dtype)];
+  }, 'outer_persistent');
+}
+
 export function persistentResizeFixtures(): ShapeOpsFixture[] {
   return [
     softmaxOverPad('Float', 6, 32),
@@ -125,5 +138,7 @@ export function persistentResizeFixtures(): ShapeOpsFixture[] {
     sliceOfNormalizedRow('Float', 5, 37, 3, 29),
     padOfNormalizedRow(),
     rowPadAfterReduction(),
+    batchNormLikeOverResize('cat', 'Float'),
+    batchNormLikeOverResize('pad', 'BFloat16'),
   ];
 }

@@ -12,9 +12,10 @@
 // that comes back into the row (RoPE's rotate-half: slice + neg + cat, times cos / sin inputs;
 // a roll: cat of two slices; a window: pad of a slice, subtracted), at random cast back. Every
 // case is one inner_persistent kernel (`segments`); sometimes a window (step-1 slice) of the
-// normalized row is an output, beside the row or instead of it.
+// normalized row is an output, beside the row or instead of it. randomOuterPersistentResizeCase:
+// the same for outer persistent (batch_norm-like) fusions.
 import {
-  abs, add, broadcast, cast, cat, Fusion, layerNorm, logSoftmax, max, mul, neg, pad, rmsNorm, slice, softmax, sub, sum, truediv,
+  abs, add, broadcast, cast, cat, Fusion, layerNorm, logSoftmax, max, mul, neg, pad, rmsNorm, rsqrt, slice, softmax, sub, sum, truediv,
   type DataType, type EvalValue, type TensorView,
 } from '@tsfuser/fusion-ir';
 import { addRandomInput, randomDraws, type RandomDraws } from './random-case.js';
@@ -177,4 +178,67 @@ export function randomPersistentResizeCase(seed: number): RandomReshapeCase {
   }
   f.addOutput(out);
   return { fusion: f, inputs, description: `${steps.join(', ')} → [${shape.join(', ')}]`, segments: 'inner_persistent' };
+}
+
+/**
+ * Outer persistent (batch_norm-like, reduced over the rows) fusions with slice / pad / cat:
+ * an input [R, C] (R 4–40 rows reduced, C 3–20 columns), sometimes pointwise work, one resize
+ * step of the rows or the columns on the input side (a cat of 2–3 inputs, a pad, a slice),
+ * sometimes an input of the resized shape added, then x − mean(x, 0), x / max|x| over dim 0 or
+ * (x − mean)·rsqrt(var + eps) over dim 0, sometimes a window of the rows of the result as an
+ * output (stored at the shifted index), at random cast back. Every case is one
+ * outer_persistent kernel (`segments`).
+ */
+export function randomOuterPersistentResizeCase(seed: number): RandomReshapeCase {
+  const draws = randomDraws(seed);
+  const { r, int, pick } = draws;
+  const dtype: DataType = pick(['Float', 'Float', 'Half', 'BFloat16'] as const);
+  let shape = [int(4, 40), int(3, 20)];
+  const f = new Fusion();
+  const inputs: EvalValue[] = [];
+  const steps: string[] = [`${dtype} [${shape.join(', ')}]`];
+  const newInput = (s: readonly number[]): TensorView => cast(addRandomInput(f, inputs, dtype, s, r), 'Float');
+  let cur = newInput(shape);
+  if (r() < 0.4) {
+    cur = abs(mul(cur, 0.5));
+    steps.push('abs');
+  }
+  const d = int(0, 1);
+  // ≥ 2 columns kept, ≥ 2 rows reduced.
+  const step = resizeStep(draws, cur, shape, d, 1, 2, newInput);
+  cur = step.tv;
+  shape = step.shape;
+  steps.push(step.step);
+  if (r() < 0.3) {
+    cur = add(cur, newInput(shape));
+    steps.push('add-input');
+  }
+  const keep = [true, false];
+  const op = int(0, 2);
+  const mean0 = (t: TensorView): TensorView => truediv(broadcast(sum(t, [0]), keep), shape[0] as number);
+  let out: TensorView;
+  if (op === 0) {
+    out = sub(cur, mean0(cur));
+    steps.push('x - mean(x, 0)');
+  } else if (op === 1) {
+    out = truediv(cur, broadcast(max(abs(cur), [0]), keep));
+    steps.push('x/max|x| over 0');
+  } else {
+    const c = sub(cur, mean0(cur));
+    out = mul(c, rsqrt(add(mean0(mul(c, c)), 1e-5)));
+    steps.push('(x - mean)·rsqrt(var) over 0');
+  }
+  if (dtype !== 'Float' && r() < 0.6) out = cast(out, dtype);
+  const rows = shape[0] as number;
+  if (r() < 0.3) {
+    const a = int(0, rows - 1);
+    const b = Math.min(rows, a + int(1, 6));
+    const window = slice(out, [a, 0], [b, shape[1] as number], [1, 1]);
+    if (r() < 0.5) f.addOutput(out);
+    f.addOutput(window);
+    steps.push(`output rows ${a}:${b}`);
+  } else {
+    f.addOutput(out);
+  }
+  return { fusion: f, inputs, description: `${steps.join(', ')} → [${shape.join(', ')}]`, segments: 'outer_persistent' };
 }

@@ -28,9 +28,10 @@
 // fusions with a permute inside a reduction or persistent kernel (test-support's
 // permute-reduction-random.ts); the persistent resize fixtures (test-support's
 // persistent-resize-fixtures.ts: softmax over a pad, layer_norm over a cat, rms_norm + RoPE, a
-// slice of the normalized row as an output, …, and five at realistic sizes) and V (--persistent-resize-random, default 100) random inner
-// persistent fusions with slice / pad / cat in the row, each one inner_persistent kernel
-// (persistent-resize-random.ts). Prints one line per failing
+// slice of the normalized row as an output, batch_norm-like over a cat, …, and five at
+// realistic sizes) and V (--persistent-resize-random, default 100) random inner persistent
+// fusions with slice / pad / cat in the row and V / 2 outer persistent ones, each one persistent
+// kernel (persistent-resize-random.ts). Prints one line per failing
 // case and per fixture, `N passed, M failed` last; exits 1 on failure.
 
 import { add, broadcast, cast, cat, evaluate, expand, Fusion, full, HostTensor, iota, makeTensor, mul, pad, size, type EvalValue } from '@tsfuser/fusion-ir';
@@ -41,7 +42,7 @@ import {
   compareOutput, randomPermuteReductionCase, randomResizeCase, randomShapeOpsCase, randomTensor, randomTransposeCase, ropeFusion, ropeInputs, runtimeInfoOf, seeded, shapeOpsFixtures, transposeFixtures, type ShapeOpsFixture,
 } from '@tsfuser/test-support';
 import { randomResizeReductionCase } from '@tsfuser/test-support';
-import { persistentResizeFixtures, randomPersistentResizeCase, rmsNormRope, sliceOfNormalizedRow, softmaxOverPad } from '@tsfuser/test-support';
+import { persistentResizeFixtures, randomOuterPersistentResizeCase, randomPersistentResizeCase, rmsNormRope, sliceOfNormalizedRow, softmaxOverPad } from '@tsfuser/test-support';
 import { largeReshapeCases, randomReshapeFixtures, reshapeFixtures } from './reshape-cases.js';
 import { largePersistentReshapeCases, persistentReshapeFixtures, randomPersistentReshapeFixtures } from './persistent-reshape-cases.js';
 import { absoluteHost, summationSlack } from './summation-slack.js';
@@ -204,6 +205,9 @@ function main(): void {
     for (let k = 0; k < flag('persistent-resize-random', 100); k += 1) {
       const c = randomPersistentResizeCase(seed + 700000 + k);
       resizeCases.push({ name: `random ${seed + 700000 + k} (${c.description})`, fusion: c.fusion, inputs: () => c.inputs, segments: c.segments });
+      if (k % 2 === 1) continue;
+      const o = randomOuterPersistentResizeCase(seed + 750000 + k);
+      resizeCases.push({ name: `random ${seed + 750000 + k} (${o.description})`, fusion: o.fusion, inputs: () => o.inputs, segments: o.segments });
     }
     const transposeRandom = flag('transpose-random', 100);
     const transposeCases: ShapeOpsFixture[] = Array.from({ length: transposeRandom }, (_, k) => {

@@ -101,7 +101,7 @@ export function persistentResizeRefusal(fusion: Fusion, ref: TensorView, schedul
   const resizes = exprs.filter(isResizeExpr);
   const first = resizes[0];
   if (first === undefined) return null;
-  if (scheduler !== 'inner_persistent') return unsupportedOp(first, scheduler);
+  if (scheduler !== 'inner_persistent' && scheduler !== 'outer_persistent') return unsupportedOp(first, scheduler);
   const before = upstreamExprs(ref);
   let bindings: ExtentBindings;
   try {
@@ -113,16 +113,16 @@ export function persistentResizeRefusal(fusion: Fusion, ref: TensorView, schedul
     if (before.has(e)) continue;
     const written = outputOutsideRow(fusion, e, ref);
     if (written !== null) {
-      return `${describeOp(e)} producing T${(e.outputs[0] as TensorView).name} after the row's reduction reaches output T${written.name} outside the row's index space (a resized row written as an output is not supported by the inner_persistent scheduler yet: a segment boundary)`;
+      return `${describeOp(e)} producing T${(e.outputs[0] as TensorView).name} after the row's reduction reaches output T${written.name} outside the row's index space (a resized row written as an output is not supported by the ${scheduler} scheduler yet: a segment boundary)`;
     }
     const d = resizedKeptDim(e, ref, bindings);
     if (d !== null) {
-      return `${describeOp(e)} producing T${(e.outputs[0] as TensorView).name} after the row's reduction resizes dim ${d}, which the reduction of T${ref.name} keeps (the inner_persistent scheduler takes slice, pad and cat after the reduction along the row only; a segment boundary)`;
+      return `${describeOp(e)} producing T${(e.outputs[0] as TensorView).name} after the row's reduction resizes dim ${d}, which the reduction of T${ref.name} keeps (the ${scheduler} scheduler takes slice, pad and cat after the reduction along the reduced dims only; a segment boundary)`;
     }
   }
   const view = exprs.find((e) => e.kind === 'ViewOp');
   if (view !== undefined) {
-    return `a ${describeOp(first)} (producing T${(first.outputs[0] as TensorView).name}) and a reshape (producing T${(view.outputs[0] as TensorView).name}) in one inner_persistent kernel are not supported yet`;
+    return `a ${describeOp(first)} (producing T${(first.outputs[0] as TensorView).name}) and a reshape (producing T${(view.outputs[0] as TensorView).name}) in one ${scheduler} kernel are not supported yet`;
   }
   return resizeRefusal(fusion, ref, { slicedOutputs: true });
 }

@@ -46,11 +46,11 @@ export function cacheRowInputsBySpace(fusion: Fusion, skip: ReadonlySet<number>)
 
 /**
  * Inlines each resize producer of a `dims`-position row schedule at its consumer's loops (up to
- * a vectorized one). A resize producer read in loops of two phases would have to be a
+ * a vectorized one); `isBlock` says which reductions are block reductions (persistence.ts). A resize producer read in loops of two phases would have to be a
  * persistent buffer read at a shifted index — another thread's registers — so it is refused.
  */
-export function inlineResizeProducers(fusion: Fusion, dims: number): void {
-  const { persistent } = loopPhases(fusion, reductionPhases(fusion));
+export function inlineResizeProducers(fusion: Fusion, dims: number, isBlock?: (out: TensorView) => boolean): void {
+  const { persistent } = loopPhases(fusion, reductionPhases(fusion, isBlock));
   for (const tv of persistent) {
     if (!tv.isFusionInput() && feedsResize(tv)) {
       throw new SchedulingError(`persistent schedule: T${tv.name} feeds a slice, pad or cat and is read in two phases of the row (it would be a persistent buffer read at a shifted index)`);

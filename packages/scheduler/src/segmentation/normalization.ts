@@ -116,7 +116,7 @@ function rowShape(r: ReductionInfo, bindings: ExtentBindings): { reductionNumel:
 
 /** Whether the `kind` persistent scheduler accepts the fusion (nvFuser's rules, see the header). */
 export function canScheduleNormalization(kind: NormalizationKind, fusion: Fusion, ri: RuntimeInfo): CanScheduleResult {
-  const op = firstUnsupportedOp(fusion, kind, { reshapes: true, resizes: kind === 'inner_persistent' });
+  const op = firstUnsupportedOp(fusion, kind, { reshapes: true, resizes: kind !== 'inner_outer_persistent' });
   if (op !== null) return refuse(op);
   const reductions = reductionInfos(fusion);
   if (reductions.length === 0) return refuse('the fusion has no reduction to normalize over');
