@@ -1,14 +1,15 @@
-// nvcc compile check (-ptx, sm_90) of inner persistent kernels with slice / pad / cat in the row
+// nvcc compile check (-ptx, sm_90) of inner and outer persistent kernels with slice / pad / cat
 // (test-support persistent-resize-fixtures.ts and persistent-resize-random.ts; the simulation
-// tests check their values): every kernel segment of the fixtures and of 20 random cases.
+// tests check their values): every kernel segment of the fixtures, of 20 random inner and of 10
+// random outer persistent cases.
 import { describe, expect, it } from 'vitest';
 import { compileFusion, type CompiledKernel } from '../src/index.js';
 import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
-import { persistentResizeFixtures, randomPersistentResizeCase } from '@tsfuser/test-support';
+import { persistentResizeFixtures, randomOuterPersistentResizeCase, randomPersistentResizeCase } from '@tsfuser/test-support';
 import { baseSeed, runtimeInfoOf, seeded, segmentsWithInputs } from './shape-ops-simulation.js';
 
-describe.skipIf(!hasNvcc)('slice / pad / cat inside inner persistent kernels: nvcc', () => {
-  it('the fixtures and 20 random cases compile', async () => {
+describe.skipIf(!hasNvcc)('slice / pad / cat inside persistent kernels: nvcc', () => {
+  it('the fixtures, 20 random inner and 10 random outer persistent cases compile', async () => {
     const seed = baseSeed();
     const kernels: CompiledKernel[] = [];
     const add = (fusion: Parameters<typeof segmentsWithInputs>[0], inputs: Parameters<typeof segmentsWithInputs>[1]): void => {
@@ -26,6 +27,11 @@ describe.skipIf(!hasNvcc)('slice / pad / cat inside inner persistent kernels: nv
       persistent += kernels.length - before;
     }
     expect(persistent).toBe(20);
+    for (let it = 0; it < 10; it += 1) {
+      const c = randomOuterPersistentResizeCase(seed + it);
+      add(c.fusion, c.inputs);
+    }
+    expect(kernels.length).toBeGreaterThanOrEqual(persistent + 10);
     await compileKernelsWithNvcc(kernels, { chunks: 2, label: 'persistent-resize', context: `TSFUSER_SEED=${seed}` });
   }, 180_000);
 });

@@ -1,23 +1,30 @@
-// Slice / pad / cat in an inner persistent (normalization) fusion (issue 20): taken on the
-// input side of the row — every resize between the fusion inputs and the first reduction's
-// input (softmax over a padded row, layer_norm over a cat). That input (the lowering's
-// reference) is on the resize's consumer side, so the row's loops run over the resized domain
-// and every tensor before a resize is computed at the consumer's point, read at the shifted
-// index (pointwise/resize/index-space.ts: slice offsets and steps, predicated pad values, the
-// cat source chosen per point) — the pointwise scheduler's resize support with the row as its
-// reference, as the reduction scheduler does (reduction/resize-before-reduction.ts). A
-// persistent buffer that is a resize output (or after one) stays the computed row in
-// registers: the projection to inputs only duplicates casts of input caches, never a resize.
+// Slice / pad / cat in an inner or outer persistent (normalization) fusion (issue 20). Taken:
+//   * on the input side of the row — every resize between the fusion inputs and the first
+//     reduction's input (softmax over a padded row, layer_norm over a cat). That input (the
+//     lowering's reference) is on the resize's consumer side, so the row's loops run over the
+//     resized domain and every tensor before a resize is computed at the consumer's point,
+//     read at the shifted index (pointwise/resize/index-space.ts: slice offsets and steps,
+//     predicated pad values, the cat source chosen per point) — the pointwise scheduler's
+//     resize support with the row as its reference, as the reduction scheduler does
+//     (reduction/resize-before-reduction.ts). A persistent buffer that is a resize output (or
+//     after one) stays the computed row in registers: the projection to inputs only
+//     duplicates casts of input caches, never a resize;
+//   * after the row's reduction, along the reduced dims only, when the result comes back into
+//     the row (RoPE's rotate-half after rms_norm): the tensors read shifted are recomputed
+//     there (index-space.ts's privatize), the per-row statistics broadcast;
+//   * a step-1 slice of the normalized row written as an output (pointwise/resize/
+//     output-slice-space.ts: stored at the shifted index, inside the slice only).
 // Refused, each with a reason naming the op:
-//   * the outer and inner-outer persistent schedulers take no resize (the reason unchanged:
-//     slice, pad and cat run in pointwise segments);
-//   * a resize not upstream of the first reduction's input — of the normalized row or on a
-//     branch past a reduction (its output would be written in another index space than the
-//     row's loops: a segment boundary);
+//   * the inner-outer persistent scheduler takes no resize (the reason unchanged: slice, pad
+//     and cat run in pointwise segments);
+//   * a resize after the reduction that resizes a kept dim (the statistics would be wanted at
+//     shifted rows), or whose result reaches an output outside the row's index space other
+//     than through a step-1 slice (a pad's new elements are no point of the row's loops);
 //   * a resize in one kernel with a reshape, and what the pointwise rules refuse
 //     (pointwise/resize/can-schedule.ts: resized broadcasts, run-time pad widths, iota /
-//     random numbers read shifted, outputs outside the row's index space).
-// Invariant: accepted fusions have every resize expression upstream of the reference.
+//     random numbers read shifted).
+// Invariant: in accepted fusions every output is in the row's index space or a step-1 slice of
+// it, and no resize after the reduction shifts a kept dim.
 
 import type { Expr, Fusion, TensorView } from '@tsfuser/fusion-ir';
 import { ExactLogicalMap } from '../analysis/domain-map.js';
