@@ -7,7 +7,8 @@
 // and BFloat16), a slice of the normalized row written as an output (the (c): stored at
 // the shifted index; Float, BFloat16 vectorized, an odd window) — each one inner_persistent
 // kernel; batch_norm-like normalizations over the rows of a cat of rows and of a pad of the
-// columns (Float, BFloat16) — one outer_persistent kernel each; and the boundaries that remain:
+// columns (Float, BFloat16) — one outer_persistent kernel each; layer_norm backward over a cat
+// (BFloat16) — one inner_outer_persistent kernel; and the boundaries that remain:
 // a pad of the normalized row written as an output, a pad of the rows after the reduction. Each
 // names the segments the default registry gives it.
 import {
@@ -123,6 +124,24 @@ function batchNormLikeOverResize(kind: 'cat' | 'pad', dtype: DataType): ShapeOps
   }, 'outer_persistent');
 }
 
+/** Inner-outer persistent: layer_norm backward whose x is cat([x1, x2], 1) (the row 40 = 32 + 8), BFloat16 rows. */
+function layerNormBackwardOverCat(): ShapeOpsFixture {
+  const B: DataType = 'BFloat16';
+  const F: DataType = 'Float';
+  const specs = [{ dtype: B, sizes: [24, 40] }, { dtype: B, sizes: [24, 32] }, { dtype: B, sizes: [24, 8] }, { dtype: F, sizes: [24] }, { dtype: F, sizes: [24] }, { dtype: B, sizes: [40] }];
+  return fixture('layer_norm_backward_over_cat_BFloat16', specs, (xs) => {
+    const go = toFloat(at(xs, 0));
+    const x = cat([toFloat(at(xs, 1)), toFloat(at(xs, 2))], 1);
+    const rstd = broadcast(at(xs, 4), [false, true]);
+    const xhat = mul(sub(x, broadcast(at(xs, 3), [false, true])), rstd);
+    const g = mul(go, broadcast(toFloat(at(xs, 5)), [true, false]));
+    const a = broadcast(sum(mul(g, xhat), [1]), [false, true]);
+    const b = broadcast(sum(g, [1]), [false, true]);
+    const gi = mul(sub(sub(g, div(b, 40)), div(mul(xhat, a), 40)), rstd);
+    return [cast(gi, B), sum(mul(go, xhat), [0]), sum(go, [0])];
+  }, 'inner_outer_persistent');
+}
+
 export function persistentResizeFixtures(): ShapeOpsFixture[] {
   return [
     softmaxOverPad('Float', 6, 32),
@@ -140,5 +159,6 @@ export function persistentResizeFixtures(): ShapeOpsFixture[] {
     rowPadAfterReduction(),
     batchNormLikeOverResize('cat', 'Float'),
     batchNormLikeOverResize('pad', 'BFloat16'),
+    layerNormBackwardOverCat(),
   ];
 }

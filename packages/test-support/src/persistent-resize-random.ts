@@ -182,7 +182,8 @@ export function randomPersistentResizeCase(seed: number): RandomReshapeCase {
 
 /**
  * Outer persistent (batch_norm-like, reduced over the rows) fusions with slice / pad / cat:
- * an input [R, C] (R 4–40 rows reduced, C 3–20 columns), sometimes pointwise work, one resize
+ * an input [R, C] (R 4–40 rows reduced, C 3–20 columns, or tall: R 300–700, C 3–6), sometimes
+ * pointwise work, one resize
  * step of the rows or the columns on the input side (a cat of 2–3 inputs, a pad, a slice),
  * sometimes an input of the resized shape added, then x − mean(x, 0), x / max|x| over dim 0 or
  * (x − mean)·rsqrt(var + eps) over dim 0, sometimes a window of the rows of the result as an
@@ -193,7 +194,8 @@ export function randomOuterPersistentResizeCase(seed: number): RandomReshapeCase
   const draws = randomDraws(seed);
   const { r, int, pick } = draws;
   const dtype: DataType = pick(['Float', 'Float', 'Half', 'BFloat16'] as const);
-  let shape = [int(4, 40), int(3, 20)];
+  // Sometimes tall (several persistent batches per thread).
+  let shape = r() < 0.3 ? [int(300, 700), int(3, 6)] : [int(4, 40), int(3, 20)];
   const f = new Fusion();
   const inputs: EvalValue[] = [];
   const steps: string[] = [`${dtype} [${shape.join(', ')}]`];
@@ -241,4 +243,51 @@ export function randomOuterPersistentResizeCase(seed: number): RandomReshapeCase
     f.addOutput(out);
   }
   return { fusion: f, inputs, description: `${steps.join(', ')} → [${shape.join(', ')}]`, segments: 'outer_persistent' };
+}
+
+/**
+ * Inner-outer persistent (layer_norm backward-like) fusions with slice / pad / cat on the input
+ * side: x [N, H0] resized along the row to [N, H] (a pad, a slice, a cat with a second input),
+ * grad_out [N, H] (sometimes itself a slice of a wider input), mean / rstd [N] and a weight [H];
+ *   xhat = (x − mean)·rstd, g = grad_out·weight,
+ *   grad_input = rstd·(g − sum(g, 1)/H − xhat·sum(g·xhat, 1)/H), sum(grad_out·xhat, 0), sum(grad_out, 0).
+ * Float / Half / BFloat16 rows. Every case is one inner_outer_persistent kernel (`segments`).
+ */
+export function randomInnerOuterPersistentResizeCase(seed: number): RandomReshapeCase {
+  const draws = randomDraws(seed);
+  const { r, int, pick } = draws;
+  const dtype: DataType = pick(['Float', 'Float', 'Half', 'BFloat16'] as const);
+  const N = int(4, 40);
+  const wide = r() < 0.4;
+  const H0 = wide ? pick([64, 128, 256]) : int(3, 40);
+  const f = new Fusion();
+  const inputs: EvalValue[] = [];
+  const newInput = (s: readonly number[], dt: DataType = dtype): TensorView => cast(addRandomInput(f, inputs, dt, s, r), 'Float');
+  const x0 = newInput([N, H0]);
+  const step = resizeStep(draws, x0, [N, H0], 1, wide ? 8 : 1, 2, (s) => newInput(s));
+  const x = step.tv;
+  const H = step.shape[1] as number;
+  const steps = [`${dtype} [${N}, ${H0}]`, step.step];
+  let go: TensorView;
+  if (r() < 0.3) {
+    const k = wide ? 8 : int(1, 3);
+    go = slice(newInput([N, H + k]), [0, k], [N, H + k], [1, 1]);
+    steps.push(`grad_out = slice(d1 ${k}:)`);
+  } else {
+    go = newInput([N, H]);
+  }
+  const mean = newInput([N], 'Float');
+  const rstdIn = newInput([N], 'Float');
+  const w = newInput([H]);
+  const keepRows = [false, true];
+  const rstd = broadcast(rstdIn, keepRows);
+  const xhat = mul(sub(x, broadcast(mean, keepRows)), rstd);
+  const g = mul(go, broadcast(w, [true, false]));
+  const a = broadcast(sum(mul(g, xhat), [1]), keepRows);
+  const b = broadcast(sum(g, [1]), keepRows);
+  const gi = mul(sub(sub(g, truediv(b, H)), truediv(mul(xhat, a), H)), rstd);
+  f.addOutput(dtype === 'Float' ? gi : cast(gi, dtype));
+  f.addOutput(sum(mul(go, xhat), [0]));
+  f.addOutput(sum(go, [0]));
+  return { fusion: f, inputs, description: `${steps.join(', ')} → [${N}, ${H}], layer_norm backward`, segments: 'inner_outer_persistent' };
 }

@@ -30,8 +30,8 @@
 // persistent-resize-fixtures.ts: softmax over a pad, layer_norm over a cat, rms_norm + RoPE, a
 // slice of the normalized row as an output, batch_norm-like over a cat, …, and five at
 // realistic sizes) and V (--persistent-resize-random, default 100) random inner persistent
-// fusions with slice / pad / cat in the row and V / 2 outer persistent ones, each one persistent
-// kernel (persistent-resize-random.ts). Prints one line per failing
+// fusions with slice / pad / cat in the row, V / 2 outer and V / 4 inner-outer persistent ones,
+// each one persistent kernel (persistent-resize-random.ts). Prints one line per failing
 // case and per fixture, `N passed, M failed` last; exits 1 on failure.
 
 import { add, broadcast, cast, cat, evaluate, expand, Fusion, full, HostTensor, iota, makeTensor, mul, pad, size, type EvalValue } from '@tsfuser/fusion-ir';
@@ -42,7 +42,9 @@ import {
   compareOutput, randomPermuteReductionCase, randomResizeCase, randomShapeOpsCase, randomTensor, randomTransposeCase, ropeFusion, ropeInputs, runtimeInfoOf, seeded, shapeOpsFixtures, transposeFixtures, type ShapeOpsFixture,
 } from '@tsfuser/test-support';
 import { randomResizeReductionCase } from '@tsfuser/test-support';
-import { persistentResizeFixtures, randomOuterPersistentResizeCase, randomPersistentResizeCase, rmsNormRope, sliceOfNormalizedRow, softmaxOverPad } from '@tsfuser/test-support';
+import {
+  persistentResizeFixtures, randomInnerOuterPersistentResizeCase, randomOuterPersistentResizeCase, randomPersistentResizeCase, rmsNormRope, sliceOfNormalizedRow, softmaxOverPad,
+} from '@tsfuser/test-support';
 import { largeReshapeCases, randomReshapeFixtures, reshapeFixtures } from './reshape-cases.js';
 import { largePersistentReshapeCases, persistentReshapeFixtures, randomPersistentReshapeFixtures } from './persistent-reshape-cases.js';
 import { absoluteHost, summationSlack } from './summation-slack.js';
@@ -208,6 +210,9 @@ function main(): void {
       if (k % 2 === 1) continue;
       const o = randomOuterPersistentResizeCase(seed + 750000 + k);
       resizeCases.push({ name: `random ${seed + 750000 + k} (${o.description})`, fusion: o.fusion, inputs: () => o.inputs, segments: o.segments });
+      if (k % 4 === 2) continue;
+      const io = randomInnerOuterPersistentResizeCase(seed + 780000 + k);
+      resizeCases.push({ name: `random ${seed + 780000 + k} (${io.description})`, fusion: io.fusion, inputs: () => io.inputs, segments: io.segments });
     }
     const transposeRandom = flag('transpose-random', 100);
     const transposeCases: ShapeOpsFixture[] = Array.from({ length: transposeRandom }, (_, k) => {

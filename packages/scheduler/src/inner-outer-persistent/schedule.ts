@@ -58,6 +58,7 @@ import type { ReductionLoopShape } from '../persistent/persistent-steps.js';
 import { reductionTensors } from '../schedule-steps.js';
 import type { InnerOuterPersistentParams } from './params.js';
 import { projectToInputs } from './projection.js';
+import { inlineResizeProducers } from '../persistent/resize-row-schedule.js';
 
 /** Loop position of the persistent batch loop (one row per block); persistent buffers are allocated there. */
 export const INNER_OUTER_PERSISTENT_POSITION = 3;
@@ -142,6 +143,7 @@ export function scheduleInnerOuterPersistent(fusion: Fusion, params: InnerOuterP
   const ref = partialReductionInput(p0, dims, 'inner-outer persistent');
   vectorizeRowAccesses(fusion, inputCaches, params, dims);
   inlineMost(fusion);
+  inlineResizeProducers(fusion, dims);
   keepPersistentBuffers(fusion, INNER_OUTER_PERSISTENT_POSITION + dims - 5);
   for (const r of outer) if (r.computeAtPosition > 0) inlineAt(r, 0);
 

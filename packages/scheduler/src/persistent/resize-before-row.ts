@@ -1,4 +1,6 @@
-// Slice / pad / cat in an inner or outer persistent (normalization) fusion (issue 20). Taken:
+// Slice / pad / cat in a persistent (normalization) fusion — inner, outer or inner-outer
+// (issue 20); the row is the first inner reduction's input (the first reduction's when there
+// is no inner one). Taken:
 //   * on the input side of the row — every resize between the fusion inputs and the first
 //     reduction's input (softmax over a padded row, layer_norm over a cat). That input (the
 //     lowering's reference) is on the resize's consumer side, so the row's loops run over the
@@ -13,10 +15,9 @@
 //     the row (RoPE's rotate-half after rms_norm): the tensors read shifted are recomputed
 //     there (index-space.ts's privatize), the per-row statistics broadcast;
 //   * a step-1 slice of the normalized row written as an output (pointwise/resize/
-//     output-slice-space.ts: stored at the shifted index, inside the slice only).
+//     output-slice-space.ts: stored at the shifted index, inside the slice only) — inner and
+//     outer persistent only (the inner-outer schedule writes its outputs on other paths).
 // Refused, each with a reason naming the op:
-//   * the inner-outer persistent scheduler takes no resize (the reason unchanged: slice, pad
-//     and cat run in pointwise segments);
 //   * a resize after the reduction that resizes a kept dim (the statistics would be wanted at
 //     shifted rows), or whose result reaches an output outside the row's index space other
 //     than through a step-1 slice (a pad's new elements are no point of the row's loops);
@@ -32,7 +33,6 @@ import { resizeRefusal } from '../pointwise/resize/can-schedule.js';
 import { isResizeExpr, resizeStep } from '../pointwise/resize/index-space.js';
 import { outputSliceSpace } from '../pointwise/resize/output-slice-space.js';
 import { bindExtents, evaluateExtent, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
-import { unsupportedOp } from '../segmentation/supported-ops.js';
 
 function describeOp(e: Expr): string {
   return e.kind === 'SliceOp' ? 'slice' : e.kind === 'PadOp' ? 'pad' : 'cat';
@@ -51,8 +51,11 @@ function upstreamExprs(tv: TensorView): Set<Expr> {
   return out;
 }
 
-/** A fusion output computed from `e`'s output whose dims do not all map to the row `ref`, or null. */
-function outputOutsideRow(fusion: Fusion, e: Expr, ref: TensorView): TensorView | null {
+/**
+ * A fusion output computed from `e`'s output whose dims do not all map to the row `ref` (with
+ * `slicedOutputs`, a step-1 slice of the row is accepted: output-slice-space.ts), or null.
+ */
+function outputOutsideRow(fusion: Fusion, e: Expr, ref: TensorView, slicedOutputs: boolean): TensorView | null {
   const map = new ExactLogicalMap(fusion);
   const after = new Set<TensorView>();
   const stack = e.outputs.filter((o): o is TensorView => o.kind === 'tensorView');
@@ -63,7 +66,7 @@ function outputOutsideRow(fusion: Fusion, e: Expr, ref: TensorView): TensorView 
     for (const u of t.uses) for (const o of u.outputs) if (o.kind === 'tensorView') stack.push(o);
   }
   for (const o of fusion.outputs) {
-    if (o.kind !== 'tensorView' || !after.has(o) || outputSliceSpace(o, ref, map) !== null) continue;
+    if (o.kind !== 'tensorView' || !after.has(o) || (slicedOutputs && outputSliceSpace(o, ref, map) !== null)) continue;
     const m = map.mapToReference(o, ref);
     if (o.domain.logicalNoReductions().some((id, d) => !id.isBroadcast() && m[d] === -1)) return o;
   }
@@ -108,7 +111,6 @@ export function persistentResizeRefusal(fusion: Fusion, ref: TensorView, schedul
   const resizes = exprs.filter(isResizeExpr);
   const first = resizes[0];
   if (first === undefined) return null;
-  if (scheduler !== 'inner_persistent' && scheduler !== 'outer_persistent') return unsupportedOp(first, scheduler);
   const before = upstreamExprs(ref);
   let bindings: ExtentBindings;
   try {
@@ -118,7 +120,7 @@ export function persistentResizeRefusal(fusion: Fusion, ref: TensorView, schedul
   }
   for (const e of resizes) {
     if (before.has(e)) continue;
-    const written = outputOutsideRow(fusion, e, ref);
+    const written = outputOutsideRow(fusion, e, ref, scheduler !== 'inner_outer_persistent');
     if (written !== null) {
       return `${describeOp(e)} producing T${(e.outputs[0] as TensorView).name} after the row's reduction reaches output T${written.name} outside the row's index space (a resized row written as an output is not supported by the ${scheduler} scheduler yet: a segment boundary)`;
     }
@@ -131,5 +133,5 @@ export function persistentResizeRefusal(fusion: Fusion, ref: TensorView, schedul
   if (view !== undefined) {
     return `a ${describeOp(first)} (producing T${(first.outputs[0] as TensorView).name}) and a reshape (producing T${(view.outputs[0] as TensorView).name}) in one ${scheduler} kernel are not supported yet`;
   }
-  return resizeRefusal(fusion, ref, { slicedOutputs: true });
+  return resizeRefusal(fusion, ref, { slicedOutputs: scheduler !== 'inner_outer_persistent' });
 }

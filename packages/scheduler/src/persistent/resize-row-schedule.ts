@@ -14,14 +14,19 @@ import { SchedulingError } from '../errors.js';
 import { cacheInputBySpace, feedsResize, inlineResizeProducer, prepareResize } from '../pointwise/resize/prepare.js';
 import { loopPhases, reductionPhases } from './persistence.js';
 
-/** The input of the fusion's first reduction (the row; the resize plan's reference). */
+/**
+ * The row: the input of the fusion's first inner reduction (its innermost dim reduced), else of
+ * its first reduction — the kernel's reference, the resize plan's.
+ */
 function firstReductionInput(fusion: Fusion): TensorView {
-  for (const e of fusion.exprs()) {
-    if (e.kind !== 'ReductionOp') continue;
+  const inputs = fusion.exprs().flatMap((e) => {
     const i = e.inputs[0];
-    if (i !== undefined && i.kind === 'tensorView') return i;
-  }
-  throw new SchedulingError('persistent schedule: the fusion has no reduction');
+    const o = e.outputs[0];
+    return e.kind === 'ReductionOp' && i !== undefined && i.kind === 'tensorView' && o !== undefined && o.kind === 'tensorView' ? [{ i, inner: o.domain.logical.at(-1)?.isReduction() === true }] : [];
+  });
+  const row = inputs.find((x) => x.inner) ?? inputs[0];
+  if (row === undefined) throw new SchedulingError('persistent schedule: the fusion has no reduction');
+  return row.i;
 }
 
 /**
