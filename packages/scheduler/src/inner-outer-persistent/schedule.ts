@@ -21,7 +21,9 @@
 //   5. inline as deep as legal, except the persistent buffers, kept at position 3 (filled
 //      once per row, read before and after the block allreductions); the outer reductions'
 //      results stay at position 0 (they are complete only after the row loop and the grid
-//      step).
+//      step). With slice / pad / cat on the input side of the row (persistent/
+//      resize-before-row.ts), inputs are cached once per index space (step 1) and a resize's
+//      producers are computed at the consumer's point (persistent/resize-row-schedule.ts).
 // With several rows per block (params.lparams.bdimy > 1) step 1 splits the block's chunk of
 // rows once more, [gdimx, ceilDiv(ceilDiv(I, gdimx), bdimy), bdimy, ceilDiv(Rd/vec, B), B, vec]
 // (BIDx, S, TIDy, rTIDx, rS, rS; an inner split: each threadIdx.y takes every bdimy-th row of
