@@ -40,4 +40,11 @@ describe('persistent resize fixtures', () => {
     expect(p.schedulerType === 'inner_persistent' ? [p.unrollFactorInnerReduction, p.vectorizedOutputs] : null).toEqual([8, [0]]);
     expect(sim.compiled.source).toMatch(/loadLocalToGlobal<__bfloat, 8>\(&T\d+\[blockIdx\.x \* T\d+\.alloc_stride\[0\] \+ \(threadIdx\.x \* 8 \+ r\d+ \* \(-1\)\)\]/);
   });
+
+  it('layer_norm backward over a cat projects its buffers to the inputs where it can and still computes the same', () => {
+    const fx = persistentResizeFixtures().find((x) => x.name === 'layer_norm_backward_over_cat_BFloat16');
+    if (fx === undefined) throw new Error('fixture missing');
+    const sim = simulateAndCheck(fx.fusion, fx.inputs(seeded(seed + 99)), fx.name);
+    expect(sim.compiled.params.schedulerType === 'inner_outer_persistent' && sim.compiled.params.projectPersistentBuffers).toBe(true);
+  });
 });

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { add, broadcast, cast, cat, checkGolden, div, exp, Fusion, makeTensor, max, mul, neg, pad, reshape, rmsNorm, slice, sub, sum, type TensorView } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, fusionIrSegmentsToString, InnerOuterPersistentScheduler, InnerPersistentScheduler, makeRuntimeInfo, OuterPersistentScheduler, segmentFusion } from '../src/index.js';
+import { recomputeChain } from '../src/inner-outer-persistent/projection.js';
 
 const dir = fileURLToPath(new URL('../../../test-fixtures/golden/scheduler/', import.meta.url));
 const update = process.env.UPDATE_GOLDEN === '1';
@@ -108,5 +109,15 @@ describe('inner persistent scheduler: slice / pad / cat', () => {
       ok: false,
       reason: expect.stringContaining('not supported by the inner_outer_persistent scheduler yet'),
     });
+  });
+
+  it('the inner-outer projection to inputs recomputes pointwise chains only: a buffer computed through a cat is kept as computed', () => {
+    const f = fusionOf([[8, 24], [8, 16]], (xs) => {
+      const x = cat([at(xs, 0), at(xs, 1)], 1);
+      return [mul(x, 2), mul(at(xs, 0), 2)];
+    });
+    const [throughCat, pointwise] = f.outputs as TensorView[];
+    expect(recomputeChain(throughCat as TensorView, new Set())).toBeNull();
+    expect(recomputeChain(pointwise as TensorView, new Set())?.length).toBe(1);
   });
 });
