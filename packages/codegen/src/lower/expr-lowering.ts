@@ -11,7 +11,8 @@
 // statements on a thread dim launched wider than its extent get its guard (padded-threads.ts);
 // grid outer reductions (reduced over blockIdx.x) lower through grid-outer-reduction.ts.
 // Fusion scalar math becomes ScalarComputes at kernel start. Slice / pad / cat (and every access
-// at a shifted index, with its guarded loads) lower through resize.ts.
+// at a shifted index, with its guarded loads) lower through resize.ts; a global output written
+// at a shifted index (a slice of a persistent row) is stored only where its steps are valid.
 // Invariant: no PendingExpr remains.
 
 import { cppTypeName, isReducedFloat, type Expr, type IotaOp, type Scalar, type TensorView, type Val } from '@tsfuser/fusion-ir';
