@@ -5,7 +5,8 @@
 // a pad or a stepped slice of the normalized row written as an output, a resize of the kept
 // dims after the reduction, a resize with a reshape; the outer and inner-outer persistent
 // schedulers take them too (the inner-outer one no sliced output). Codegen's persistent-resize
-// tests simulate the kernels.
+// tests simulate the kernels. Also: the row vector across a pad, a slice start, a stepped slice
+// and a sliced output.
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { add, broadcast, cast, cat, checkGolden, div, exp, Fusion, makeTensor, max, mul, neg, pad, reshape, rmsNorm, slice, sub, sum, type TensorView } from '@tsfuser/fusion-ir';
@@ -119,5 +120,29 @@ describe('inner persistent scheduler: slice / pad / cat', () => {
     const [throughCat, pointwise] = f.outputs as TensorView[];
     expect(recomputeChain(throughCat as TensorView, new Set())).toBeNull();
     expect(recomputeChain(pointwise as TensorView, new Set())?.length).toBe(1);
+  });
+
+  it('narrows the row vector across a pad, a slice start or a sliced output length, and drops it under a stepped slice', () => {
+    const bf16 = (shapes: number[][], build: (xs: TensorView[]) => TensorView[]): Fusion => {
+      const f = new Fusion();
+      const xs = shapes.map((sz) => makeTensor(f, { shape: sz.map(() => -1), dtype: 'BFloat16' }));
+      for (const x of xs) f.addInput(x);
+      for (const o of build(xs.map((x) => cast(x, 'Float')))) f.addOutput(cast(o, 'BFloat16'));
+      return f;
+    };
+    const vec = (f: Fusion, shapes: number[][]): number => {
+      const p = s.computeHeuristics(f, info(f, shapes));
+      return p.vectorizeInnerReduction ? p.unrollFactorInnerReduction : 1;
+    };
+    const shapes = [[6, 64]];
+    expect(vec(bf16(shapes, (xs) => [softmaxOverPad(at(xs, 0))]), shapes)).toBe(8);
+    const padTwo = bf16(shapes, (xs) => [centered(pad(at(xs, 0), [2, 2]))]);
+    expect(vec(padTwo, shapes)).toBe(2);
+    const sliced = bf16(shapes, (xs) => [centered(slice(at(xs, 0), [0, 4], [6, 64], [1, 1]))]);
+    expect(vec(sliced, shapes)).toBe(4);
+    const stepped = bf16([[6, 128]], (xs) => [centered(slice(at(xs, 0), [0, 0], [6, 128], [1, 2]))]);
+    expect(vec(stepped, [[6, 128]])).toBe(1);
+    const window = bf16(shapes, (xs) => [slice(centered(at(xs, 0)), [0, 8], [6, 20], [1, 1])]);
+    expect(vec(window, shapes)).toBe(4);
   });
 });
