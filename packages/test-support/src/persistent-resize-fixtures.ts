@@ -5,7 +5,8 @@
 // rows and row (Half), log_softmax over a pad of the rows, rms_norm followed by RoPE's
 // rotate-half (slice + neg + cat of the normalized row, times cos / sin: Llama's q/k norm; Float
 // and BFloat16), a slice of the normalized row written as an output (the (c): stored at
-// the shifted index; Float, BFloat16 vectorized, an odd window) — each one inner_persistent
+// the shifted index; Float, BFloat16 vectorized, an odd window, a window of rows and columns
+// beside the whole row) — each one inner_persistent
 // kernel; batch_norm-like normalizations over the rows of a cat of rows and of a pad of the
 // columns (Float, BFloat16) — one outer_persistent kernel each; layer_norm backward over a cat
 // (BFloat16) — one inner_outer_persistent kernel; and the boundaries that remain:
@@ -97,6 +98,15 @@ export function sliceOfNormalizedRow(dtype: DataType, rows: number, row: number,
   }, 'inner_persistent');
 }
 
+/** A window of rows and columns of the normalized row written as an output (a kept dim sliced: nothing read shifted). */
+function windowOfNormalizedRows(): ShapeOpsFixture {
+  return fixture('window_of_normalized_rows_BFloat16_7x32', [{ dtype: 'BFloat16', sizes: [7, 32] }], (xs) => {
+    const x = toFloat(at(xs, 0));
+    const t5 = sub(x, broadcast(sum(x, [1]), [false, true]));
+    return [cast(slice(t5, [2, 8], [5, 24], [1, 1]), 'BFloat16'), t5];
+  }, 'inner_persistent');
+}
+
 /** A pad of the normalized row written as an output: its pad region is no point of the row's loops (a boundary). */
 function padOfNormalizedRow(): ShapeOpsFixture {
   return fixture('pad_of_normalized_row_Float', [{ dtype: 'Float', sizes: [6, 32] }], (xs) => {
@@ -155,6 +165,7 @@ export function persistentResizeFixtures(): ShapeOpsFixture[] {
     sliceOfNormalizedRow('Float', 6, 32, 0, 16),
     sliceOfNormalizedRow('BFloat16', 6, 64, 8, 40),
     sliceOfNormalizedRow('Float', 5, 37, 3, 29),
+    windowOfNormalizedRows(),
     padOfNormalizedRow(),
     rowPadAfterReduction(),
     batchNormLikeOverResize('cat', 'Float'),

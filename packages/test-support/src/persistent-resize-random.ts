@@ -170,10 +170,12 @@ export function randomPersistentResizeCase(seed: number): RandomReshapeCase {
     const q = wide ? 8 : 1;
     const a = q * int(0, Math.floor((H - 1) / q));
     const b = Math.min(H, a + q * int(1, 6));
-    const window = slice(out, shape.map((_, e) => (e === last ? a : 0)), shape.map((s, e) => (e === last ? b : s)), shape.map(() => 1));
+    // Sometimes the rows are windowed too (a kept dim: nothing is read shifted for an output).
+    const rowStart = r() < 0.3 && (shape[0] as number) > 1 ? 1 : 0;
+    const window = slice(out, shape.map((_, e) => (e === last ? a : e === 0 ? rowStart : 0)), shape.map((s, e) => (e === last ? b : s)), shape.map(() => 1));
     if (r() < 0.5) f.addOutput(out);
     f.addOutput(window);
-    steps.push(`output window ${a}:${b}`);
+    steps.push(`output window ${a}:${b}${rowStart > 0 ? ', rows 1:' : ''}`);
     return { fusion: f, inputs, description: `${steps.join(', ')} → [${shape.join(', ')}]`, segments: 'inner_persistent' };
   }
   f.addOutput(out);
@@ -235,10 +237,12 @@ export function randomOuterPersistentResizeCase(seed: number): RandomReshapeCase
   if (r() < 0.3) {
     const a = int(0, rows - 1);
     const b = Math.min(rows, a + int(1, 6));
-    const window = slice(out, [a, 0], [b, shape[1] as number], [1, 1]);
+    const cols = shape[1] as number;
+    const c0 = r() < 0.3 ? int(0, cols - 1) : 0;
+    const window = slice(out, [a, c0], [b, cols], [1, 1]);
     if (r() < 0.5) f.addOutput(out);
     f.addOutput(window);
-    steps.push(`output rows ${a}:${b}`);
+    steps.push(`output rows ${a}:${b}, columns ${c0}:`);
   } else {
     f.addOutput(out);
   }

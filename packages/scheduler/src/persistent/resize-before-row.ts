@@ -15,8 +15,9 @@
 //     the row (RoPE's rotate-half after rms_norm): the tensors read shifted are recomputed
 //     there (index-space.ts's privatize), the per-row statistics broadcast;
 //   * a step-1 slice of the normalized row written as an output (pointwise/resize/
-//     output-slice-space.ts: stored at the shifted index, inside the slice only) — inner and
-//     outer persistent only (the inner-outer schedule writes its outputs on other paths).
+//     output-slice-space.ts: stored at the shifted index, inside the slice only; kept dims may
+//     be sliced there, nothing is read shifted) — inner and outer persistent only (the
+//     inner-outer schedule writes its outputs on other paths).
 // Refused, each with a reason naming the op:
 //   * a resize after the reduction that resizes a kept dim (the statistics would be wanted at
 //     shifted rows), or whose result reaches an output outside the row's index space other
@@ -74,6 +75,32 @@ function outputOutsideRow(fusion: Fusion, e: Expr, ref: TensorView, slicedOutput
 }
 
 /**
+ * Whether every tensor computed from slice `e`'s output lies on the way to outputs in step-1
+ * slice spaces of the row (output-slice-space.ts's chains: slices, unary ops, copies), so no
+ * tensor is read at a shifted index because of `e`.
+ */
+function onlyToSlicedOutputs(fusion: Fusion, e: Expr, ref: TensorView): boolean {
+  if (e.kind !== 'SliceOp') return false;
+  const map = new ExactLogicalMap(fusion);
+  const live = new Set(fusion.exprs());
+  const stack = e.outputs.filter((o): o is TensorView => o.kind === 'tensorView');
+  const seen = new Set<TensorView>();
+  while (stack.length > 0) {
+    const t = stack.pop() as TensorView;
+    if (seen.has(t)) continue;
+    seen.add(t);
+    if (fusion.outputs.includes(t) && outputSliceSpace(t, ref, map) === null) return false;
+    for (const u of t.uses) {
+      if (!live.has(u)) continue;
+      const chainOp = u.kind === 'SliceOp' || u.kind === 'UnaryOp' || (u.kind === 'LoadStoreOp' && u.permutation === null);
+      if (!chainOp || u.inputs.filter((v) => v.kind === 'tensorView').length !== 1) return false;
+      for (const o of u.outputs) if (o.kind === 'tensorView') stack.push(o);
+    }
+  }
+  return true;
+}
+
+/**
  * Whether `e` resizes its dim `d`: some input is read there at a shifted index (an index-space
  * step: a slice start or step, a pad, the cat axis) or has another extent at these sizes.
  */
@@ -118,12 +145,16 @@ export function persistentResizeRefusal(fusion: Fusion, ref: TensorView, schedul
   } catch (err) {
     return (err as Error).message;
   }
+  const sliced = scheduler !== 'inner_outer_persistent';
   for (const e of resizes) {
     if (before.has(e)) continue;
-    const written = outputOutsideRow(fusion, e, ref, scheduler !== 'inner_outer_persistent');
+    const written = outputOutsideRow(fusion, e, ref, sliced);
     if (written !== null) {
       return `${describeOp(e)} producing T${(e.outputs[0] as TensorView).name} after the row's reduction reaches output T${written.name} outside the row's index space (a resized row written as an output is not supported by the ${scheduler} scheduler yet: a segment boundary)`;
     }
+    // A slice only on the way to outputs written at the shifted index reads nothing shifted:
+    // kept dims may be sliced there too (rows of the normalized row as an output).
+    if (sliced && onlyToSlicedOutputs(fusion, e, ref)) continue;
     const d = resizedKeptDim(e, ref, bindings);
     if (d !== null) {
       return `${describeOp(e)} producing T${(e.outputs[0] as TensorView).name} after the row's reduction resizes dim ${d}, which the reduction of T${ref.name} keeps (the ${scheduler} scheduler takes slice, pad and cat after the reduction along the reduced dims only; a segment boundary)`;
