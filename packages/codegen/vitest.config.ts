@@ -24,6 +24,8 @@ export default defineConfig(
     'test/reshape-nvcc.test.ts',
     'test/persistent-reshape-nvcc.test.ts',
     'test/persistent-reshape-ptx.test.ts',
+    'test/persistent-resize-nvcc.test.ts',
+    'test/persistent-resize-random-sweep.test.ts',
     'test/resize-reduction-nvcc.test.ts',
     'test/greedy-nvcc.test.ts',
     'test/transpose.test.ts',

@@ -27,6 +27,8 @@ export * from './transpose-fixtures.js';
 export * from './permute-reduction-random.js';
 export * from './resize-reduction-random.js';
 export * from './reduction-reshape-random.js';
+export * from './persistent-resize-random.js';
+export * from './persistent-resize-fixtures.js';
 export * from './scatter-fixtures.js';
 export * from './fp8-fixtures.js';
 export * from './uint64-fixtures.js';

@@ -4,7 +4,7 @@
 // test-fixtures/torch-values/resize.json, whose values the evaluator is checked against), pads
 // (negative = crop, a value), cat of N tensors along every dim, RoPE (slice + neg + cat + mul +
 // add: one kernel), chains (pad of a slice, cat of a tensor with itself), and resize ops feeding
-// a reduction or a normalization (a segment boundary: pointwise, then the reduction).
+// a reduction or a normalization (fused into the reduction / inner persistent kernel).
 import {
   add, binaryOp, cast, cat, exp, Fusion, makeTensor, mul, neg, pad, slice, softmax, size, sum, type DataType, type EvalValue, type TensorView,
 } from '@tsfuser/fusion-ir';
@@ -136,8 +136,9 @@ export function resizeFixtures(): ShapeOpsFixture[] {
     out.push({ name: 'pad_then_sum', fusion: f, inputs: (r) => [randomTensor('Float', [8, 30], r)], segments: 'reduction' });
   }
   {
+    // A resize feeding a normalization: fused into the inner persistent kernel (the row is the cat).
     const f = single('Float', 2, (_f, x) => [softmax(cat([x, exp(x)], 1), 1)]);
-    out.push({ name: 'cat_then_softmax', fusion: f, inputs: (r) => [randomTensor('Float', [8, 64], r)], segments: 'pointwise+inner_persistent' });
+    out.push({ name: 'cat_then_softmax', fusion: f, inputs: (r) => [randomTensor('Float', [8, 64], r)], segments: 'inner_persistent' });
   }
   return out;
 }

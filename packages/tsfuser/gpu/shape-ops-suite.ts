@@ -1,6 +1,6 @@
 // GPU suite for shape ops and tensor factories (needs a GPU; not a vitest suite).
 //
-//   pnpm gpu:bundle tsfuser-shape-ops-suite && (GPU host) bash gpu-bundle/run.sh tsfuser-shape-ops-suite [--seed S] [--random N] [--random-reshape R] [--resize-random M] [--transpose-random T] [--random-persistent-reshape P] [--permute-reduction-random Q] [--reduction-reshape-random V]
+//   pnpm gpu:bundle tsfuser-shape-ops-suite && (GPU host) bash gpu-bundle/run.sh tsfuser-shape-ops-suite [--seed S] [--random N] [--random-reshape R] [--resize-random M] [--transpose-random T] [--random-persistent-reshape P] [--permute-reduction-random Q] [--reduction-reshape-random V] [--persistent-resize-random W]
 //
 // Every fixture of packages/codegen/test/shape-ops-fixtures.ts (full / zeros / ones / iota in
 // pointwise, reduction and persistent kernels; expanded outputs; stride-0 inputs; metadata-only
@@ -28,7 +28,12 @@
 // fusions with a permute inside a reduction or persistent kernel (test-support's
 // permute-reduction-random.ts); V (--reduction-reshape-random, default 100) random fusions with
 // a reshape after a reduction, each one reduction kernel (test-support's
-// reduction-reshape-random.ts). Prints one line per failing
+// reduction-reshape-random.ts); the persistent resize fixtures (test-support's
+// persistent-resize-fixtures.ts: softmax over a pad, layer_norm over a cat, rms_norm + RoPE, a
+// slice of the normalized row as an output, batch_norm-like over a cat, …, and five at
+// realistic sizes) and W (--persistent-resize-random, default 100) random inner persistent
+// fusions with slice / pad / cat in the row, W / 2 outer and W / 4 inner-outer persistent ones,
+// each one persistent kernel (persistent-resize-random.ts). Prints one line per failing
 // case and per fixture, `N passed, M failed` last; exits 1 on failure.
 
 import { add, broadcast, cast, cat, evaluate, expand, Fusion, full, HostTensor, iota, makeTensor, mul, pad, size, type EvalValue } from '@tsfuser/fusion-ir';
@@ -40,6 +45,9 @@ import {
 } from '@tsfuser/test-support';
 import { randomResizeReductionCase } from '@tsfuser/test-support';
 import { hasReshapeAfterReduction, randomReductionReshapeCase } from '@tsfuser/test-support';
+import {
+  persistentResizeFixtures, randomInnerOuterPersistentResizeCase, randomOuterPersistentResizeCase, randomPersistentResizeCase, rmsNormRope, sliceOfNormalizedRow, softmaxOverPad,
+} from '@tsfuser/test-support';
 import { largeReshapeCases, randomReshapeFixtures, reshapeFixtures } from './reshape-cases.js';
 import { largePersistentReshapeCases, persistentReshapeFixtures, randomPersistentReshapeFixtures } from './persistent-reshape-cases.js';
 import { absoluteHost, summationSlack } from './summation-slack.js';
@@ -53,6 +61,17 @@ interface Result {
 function flag(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+/** Slice / pad / cat in inner persistent kernels at realistic sizes (Llama q/k norm + RoPE: D = 128; a slice of the normalized row as an output). */
+function largePersistentResizeCases(): ShapeOpsFixture[] {
+  return [
+    softmaxOverPad('BFloat16', 4096, 1016),
+    softmaxOverPad('Float', 2048, 4088),
+    rmsNormRope('BFloat16', 8192, 128),
+    rmsNormRope('Float', 4096, 128),
+    sliceOfNormalizedRow('BFloat16', 8192, 1024, 256, 768),
+  ];
 }
 
 /** Larger sizes than the CPU simulator can take: vectorized loads and stores around the factories. */
@@ -185,6 +204,18 @@ function main(): void {
     for (let k = 0; k < flag('resize-reduction-random', 100); k += 1) {
       const c = randomResizeReductionCase(seed + 500000 + k);
       resizeCases.push({ name: `random ${seed + 500000 + k} (${c.description})`, fusion: c.fusion, inputs: () => c.inputs, segments: 'reduction' });
+    }
+    // Slice / pad / cat inside inner persistent kernels: the fixtures, then random ones, one kernel each.
+    resizeCases.push(...persistentResizeFixtures(), ...largePersistentResizeCases());
+    for (let k = 0; k < flag('persistent-resize-random', 100); k += 1) {
+      const c = randomPersistentResizeCase(seed + 700000 + k);
+      resizeCases.push({ name: `random ${seed + 700000 + k} (${c.description})`, fusion: c.fusion, inputs: () => c.inputs, segments: c.segments });
+      if (k % 2 === 1) continue;
+      const o = randomOuterPersistentResizeCase(seed + 750000 + k);
+      resizeCases.push({ name: `random ${seed + 750000 + k} (${o.description})`, fusion: o.fusion, inputs: () => o.inputs, segments: o.segments });
+      if (k % 4 === 2) continue;
+      const io = randomInnerOuterPersistentResizeCase(seed + 780000 + k);
+      resizeCases.push({ name: `random ${seed + 780000 + k} (${io.description})`, fusion: io.fusion, inputs: () => io.inputs, segments: io.segments });
     }
     const transposeRandom = flag('transpose-random', 100);
     const transposeCases: ShapeOpsFixture[] = Array.from({ length: transposeRandom }, (_, k) => {

@@ -11,7 +11,8 @@
 // statements on a thread dim launched wider than its extent get its guard (padded-threads.ts);
 // grid outer reductions (reduced over blockIdx.x) lower through grid-outer-reduction.ts.
 // Fusion scalar math becomes ScalarComputes at kernel start. Slice / pad / cat (and every access
-// at a shifted index, with its guarded loads) lower through resize.ts.
+// at a shifted index, with its guarded loads) lower through resize.ts; a global output written
+// at a shifted index (a slice of a persistent row) is stored only where its steps are valid.
 // Invariant: no PendingExpr remains.
 
 import { cppTypeName, isReducedFloat, type Expr, type IotaOp, type Scalar, type TensorView, type Val } from '@tsfuser/fusion-ir';
@@ -126,7 +127,9 @@ export function lowerExprs(ctx: LoweringContext, groups: LoopGroups, body: Stmt[
     const loadGuards = resize === null ? [] : s.expr.inputs.flatMap((v) => (v.kind === 'tensorView' && v.memoryType === 'Global' ? resize.loadPredicates(s.expr, v, indexer) : []));
     const inner: Stmt =
       loadGuards.length === 0 ? computed : { kind: 'IfThenElse', predicates: loadGuards, then: [computed], else: out.memoryType === 'Local' ? zeroFill(access(out), width) : [] };
-    const predicates = [...predicatesFor((ps) => ps.every((p) => p < count && groups.owns(out, p))), ...threadPredicates(threadPreds.get(out) ?? [])];
+    // An output written past a slice of the reference's space: stored only inside the slice.
+    const storeGuards = resize === null || out.memoryType !== 'Global' ? [] : resize.loadPredicates(s.expr, out, indexer);
+    const predicates = [...predicatesFor((ps) => ps.every((p) => p < count && groups.owns(out, p))), ...threadPredicates(threadPreds.get(out) ?? []), ...storeGuards];
     return predicates.length === 0 ? inner : { kind: 'IfThenElse', predicates, then: [inner], else: [] };
   };
   return mapLeaves(body, (st) => (st.kind === 'PendingExpr' ? lowerOne(st) : st));

@@ -1,12 +1,14 @@
-// Pass 5c — resize lowering (used by expression lowering) for slice, pad and cat in pointwise
-// and reduction kernels. In: the index spaces of the scheduled fusion (scheduler's pointwise/resize): each
+// Pass 5c — resize lowering (used by expression lowering) for slice, pad and cat in pointwise,
+// reduction and persistent kernels. In: the index spaces of the scheduled fusion (scheduler's pointwise/resize): each
 // tensor's logical dims as a reference dim through slice / pad / cat steps. Out:
 //   * the shifted index of a global access: p = Σ⁺ − Σ⁻ with both sums ≥ 0, built step by
 //     step (p' = p·scale + add − sub), so bounds are compared without negative numbers
 //     (`Σ⁻ < Σ⁺ + 1` is p ≥ 0, `Σ⁺ < extent + Σ⁻` is p < extent) and the unsigned hardware
 //     indices never meet a negative value in a comparison;
 //   * a load of a global tensor in a shifted space guarded by the validity of every pad / cat
-//     step on its way (out of range: the buffer gets 0, its value is never selected);
+//     step on its way (out of range: the buffer gets 0, its value is never selected); the same
+//     validity guards a store to an output in a shifted space (a slice of a persistent row:
+//     expression lowering adds loadPredicates of the output to the store's predicates);
 //   * SliceOp: a copy (the producer was computed at the shifted point); PadOp: the copy where
 //     the pad's step is valid, else the pad value; CatOp: the first input whose step is valid;
 //   * the kernel-start ScalarComputes for offsets that are not plain extents (normalized slice

@@ -26,6 +26,8 @@ import { SchedulingError } from '../errors.js';
 import { chooseIndexType } from '../index-type.js';
 import { chooseBatches, forcedBatches, rowShape } from '../inner-persistent/heuristics.js';
 import { rowVectorChoice, type VectorChoice } from '../persistent/row-vectorization.js';
+import { resizeRowVectorChoice } from '../persistent/resize-row-vectorization.js';
+import { hasResizeExprs } from '../pointwise/resize/index-space.js';
 import { welfordTranslatedFusion } from '../persistent/translate-welford.js';
 import { ExactLogicalMap } from '../analysis/domain-map.js';
 import { collectIo } from '../analysis/io-tensors.js';
@@ -96,7 +98,7 @@ function vectorization(fusion: Fusion, runtimeInfo: RuntimeInfo, r: TensorView, 
   // Full-rank row outputs (grad_input); the outer reductions' outputs are written by the grid step.
   const rank = r.domain.logical.length;
   const outputTvs = fusion.outputs.filter((v): v is TensorView => v.kind === 'tensorView' && v.domain.logicalNoReductions().length === rank);
-  return rowVectorChoice(fusion, runtimeInfo, rowInputs, new Set(rowTensors(fusion, r, outputTvs)), rowLength, 16);
+  return resizeRowVectorChoice(fusion, runtimeInfo, r, rowVectorChoice(fusion, runtimeInfo, rowInputs, new Set(rowTensors(fusion, r, outputTvs)), rowLength, 16));
 }
 
 /**
@@ -164,6 +166,11 @@ export function computeInnerOuterPersistentHeuristics(original: Fusion, runtimeI
     );
   }
   const { batches, bdimx } = choice;
+  // Slice / pad / cat in the row: no next-row prefetch or bulk row copies (not built for shifted reads).
+  const resized = hasResizeExprs(fusion);
+  if (resized && (overrides.prefetchNextRow === true || overrides.bulkLoadRows === true)) {
+    throw new SchedulingError('inner-outer persistent heuristics: next-row prefetch and bulk row loads are not supported with slice, pad or cat in the row');
+  }
   const prefetchNextRow = overrides.prefetchNextRow ?? false;
   // Prefetching holds a second copy of the row's persistent buffers (the next row's inputs).
   const registers = estimatedRegisters(batches * v * (perElement + (prefetchNextRow ? bufferBytesPerElement : 0)));
@@ -195,7 +202,7 @@ export function computeInnerOuterPersistentHeuristics(original: Fusion, runtimeI
   // One circular buffer at a time: the register prefetch or the shared-memory one; the bulk
   // copies take one row per block.
   const bulkLoadRows =
-    bdimy === 1 && (overrides.bulkLoadRows === undefined ? bulkRowPipelineByDefault(bulkFacts) : overrides.bulkLoadRows && bulkRowPipelineAllowed(bulkFacts));
+    bdimy === 1 && !resized && (overrides.bulkLoadRows === undefined ? bulkRowPipelineByDefault(bulkFacts) : overrides.bulkLoadRows && bulkRowPipelineAllowed(bulkFacts));
   const rowsPerBlock = ceilDiv(I, gdimx);
   return {
     schedulerType: 'inner_outer_persistent',

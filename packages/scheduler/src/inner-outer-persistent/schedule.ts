@@ -21,7 +21,9 @@
 //   5. inline as deep as legal, except the persistent buffers, kept at position 3 (filled
 //      once per row, read before and after the block allreductions); the outer reductions'
 //      results stay at position 0 (they are complete only after the row loop and the grid
-//      step).
+//      step). With slice / pad / cat on the input side of the row (persistent/
+//      resize-before-row.ts), inputs are cached once per index space (step 1) and a resize's
+//      producers are computed at the consumer's point (persistent/resize-row-schedule.ts).
 // With several rows per block (params.lparams.bdimy > 1) step 1 splits the block's chunk of
 // rows once more, [gdimx, ceilDiv(ceilDiv(I, gdimx), bdimy), bdimy, ceilDiv(Rd/vec, B), B, vec]
 // (BIDx, S, TIDy, rTIDx, rS, rS; an inner split: each threadIdx.y takes every bdimy-th row of
@@ -58,6 +60,7 @@ import type { ReductionLoopShape } from '../persistent/persistent-steps.js';
 import { reductionTensors } from '../schedule-steps.js';
 import type { InnerOuterPersistentParams } from './params.js';
 import { projectToInputs } from './projection.js';
+import { inlineResizeProducers } from '../persistent/resize-row-schedule.js';
 
 /** Loop position of the persistent batch loop (one row per block); persistent buffers are allocated there. */
 export const INNER_OUTER_PERSISTENT_POSITION = 3;
@@ -142,6 +145,7 @@ export function scheduleInnerOuterPersistent(fusion: Fusion, params: InnerOuterP
   const ref = partialReductionInput(p0, dims, 'inner-outer persistent');
   vectorizeRowAccesses(fusion, inputCaches, params, dims);
   inlineMost(fusion);
+  inlineResizeProducers(fusion, dims);
   keepPersistentBuffers(fusion, INNER_OUTER_PERSISTENT_POSITION + dims - 5);
   for (const r of outer) if (r.computeAtPosition > 0) inlineAt(r, 0);
 

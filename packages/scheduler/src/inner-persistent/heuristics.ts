@@ -32,6 +32,8 @@ import { bulkRowLoadsByDefault, bulkRowLoadsWith, NO_BULK_ROW_LOADS } from './bu
 import type { InnerPersistentParams } from './params.js';
 import { rowVectorChoice, type VectorChoice } from '../persistent/row-vectorization.js';
 import { welfordTranslatedFusion } from '../persistent/translate-welford.js';
+import { hasResizeExprs } from '../pointwise/resize/index-space.js';
+import { resizeRowVectorChoice } from '../persistent/resize-row-vectorization.js';
 
 export const MAX_THREADS_PER_ROW = 1024;
 /** Register bytes per thread the persistent buffers may take (64 32-bit registers). */
@@ -67,9 +69,11 @@ export function rowShape(r: TensorView, bindings: ReturnType<typeof bindExtents>
   return { rowLength, rows };
 }
 
-/** Fusion tensors (inputs or outputs) whose innermost non-broadcast dim is the row's innermost dim, full rank. */
+/** Fusion tensors (inputs or outputs) whose innermost non-broadcast dim is the row's innermost dim (through resizes), full rank. */
 function rowTensors(fusion: Fusion, r: TensorView, tvs: readonly TensorView[]): Set<TensorView> {
-  const map = new ExactLogicalMap(fusion);
+  // Across a slice / pad / cat of the row, an input is read shifted along the same loops
+  // (vectorized within resize-row-vectorization.ts's limit).
+  const map = hasResizeExprs(fusion) ? new ExactLogicalMap(fusion, fusion.allTvs(), { throughResize: true }) : new ExactLogicalMap(fusion);
   const logical = r.domain.logical;
   const innermost = logical[logical.length - 1];
   const rank = logical.length;
@@ -162,7 +166,8 @@ function vectorization(fusion: Fusion, runtimeInfo: RuntimeInfo, r: TensorView, 
   const reshaped = { tvs: inputs.reshaped, numel: rowLength * rows };
   const reshapedOutputs = reshapedRowOutputs(fusion, r, bindExtents(fusion, runtimeInfo), rowLength * rows);
   const rowOutputs = new Set([...rowTensors(fusion, r, outputTvs), ...reshapedOutputs.keys()]);
-  return rowVectorChoice(fusion, runtimeInfo, rowInputs, rowOutputs, rowLength, maxVectorBytes, reshaped, [...reshapedOutputs.values()]);
+  const choice = rowVectorChoice(fusion, runtimeInfo, rowInputs, rowOutputs, rowLength, maxVectorBytes, reshaped, [...reshapedOutputs.values()]);
+  return resizeRowVectorChoice(fusion, runtimeInfo, r, choice);
 }
 
 /** Register bytes each row element costs across the persistent buffers (as computed, not projected). */
@@ -319,7 +324,9 @@ export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: 
     vec: v,
   };
   // Measured with the parameters hoisted and one row per block (bulk-row-loads.ts).
-  const bulkDefault = hoist && bdimy === 1 ? bulkRowLoadsByDefault(bulkFacts, batches * bdimx * v) : NO_BULK_ROW_LOADS;
+  const resized = hasResizeExprs(fusion);
+  if (resized && overrides.bulkLoadRows === true) throw new SchedulingError('inner persistent heuristics: bulk row loads are not supported with slice, pad or cat in the row');
+  const bulkDefault = hoist && bdimy === 1 && !resized ? bulkRowLoadsByDefault(bulkFacts, batches * bdimx * v) : NO_BULK_ROW_LOADS;
   const bulk = bulkRowLoadsWith(device, bulkDefault, overrides.bulkLoadRows, overrides.maxBlocksPerSm);
   return {
     schedulerType: 'inner_persistent',

@@ -42,6 +42,7 @@ import { reductionTensors } from '../schedule-steps.js';
 import type { InnerPersistentParams } from './params.js';
 import { replayLoopsPastViews } from '../persistent/loops-past-views.js';
 import { keepPersistentBuffers, projectCastBuffers } from '../persistent/persistence.js';
+import { inlineResizeProducers } from '../persistent/resize-row-schedule.js';
 import {
   divisibleSplitsOf,
   partialReductionInput,
@@ -94,6 +95,7 @@ export function scheduleInnerPersistent(fusion: Fusion, params: InnerPersistentP
   replayLoopsPastViews(fusion, ref);
   vectorizeRowAccesses(fusion, inputCaches, params);
   inlineMost(fusion);
+  inlineResizeProducers(fusion, 5);
   keepPersistentBuffers(fusion, PERSISTENT_POSITION);
 
   const divisibleSplits = divisibleSplitsOf(referenceSplitOrder(ref), params.divisibleSplits);

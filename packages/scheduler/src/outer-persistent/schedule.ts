@@ -4,7 +4,9 @@
 //   1. cache every used input (cacheAfter) and every output (cacheBefore, or cacheFork when
 //      the output is also used); a widening cast of an input cache that would be a persistent
 //      buffer is duplicated per phase (persistent/persistence.ts), so the narrow input
-//      cache is the buffer;
+//      cache is the buffer; with slice / pad / cat in the fusion (persistent/resize-before-row.ts),
+//      inputs are cached once per index space they are read in and, after inlining, a
+//      resize's producers are computed at the consumer's point (resize-row-schedule.ts);
 //   2. transform the first reduction R0: merge its kept dims into I and its reduced dims into
 //      the column Rd, then split
 //        [ceilDiv(I, bdimx), bdimx, ceilDiv(Rd, B), B]   (BIDx, TIDx, rTIDy, rS)
@@ -36,6 +38,8 @@ import type { ScheduledFusion } from '../scheduler.js';
 import { loopPhases, projectCastBuffers, reductionPhases } from '../persistent/persistence.js';
 import { divisibleSplitsOf, partialReductionInput, scheduleReductionsLike, type ReductionLoopShape } from '../persistent/persistent-steps.js';
 import { translateWelford } from '../persistent/translate-welford.js';
+import { hasResizeExprs } from '../pointwise/resize/index-space.js';
+import { cacheRowInputsBySpace, inlineResizeProducers } from '../persistent/resize-row-schedule.js';
 import { cacheInputsAndOutputs, reductionTensors } from '../schedule-steps.js';
 import type { OuterPersistentParams } from './params.js';
 
@@ -78,7 +82,7 @@ function referenceSplitOrder(ref: TensorView): Map<Split, number> {
 
 export function scheduleOuterPersistent(fusion: Fusion, params: OuterPersistentParams): ScheduledFusion {
   translateWelford(fusion);
-  const inputCaches = cacheInputsAndOutputs(fusion);
+  const inputCaches = hasResizeExprs(fusion) ? cacheRowInputsBySpace(fusion, new Set()) : cacheInputsAndOutputs(fusion);
   projectCastBuffers(fusion, new Set(inputCaches.keys()));
   const reductions = reductionTensors(fusion);
   const r0 = reductions[0];
@@ -87,6 +91,7 @@ export function scheduleOuterPersistent(fusion: Fusion, params: OuterPersistentP
 
   const ref = partialReductionInput(p0, 4, 'outer persistent');
   inlineMost(fusion);
+  inlineResizeProducers(fusion, 4, blockReducedOverY);
   keepPersistentBuffers(fusion);
 
   const divisibleSplits = divisibleSplitsOf(referenceSplitOrder(ref), params.divisibleSplits);

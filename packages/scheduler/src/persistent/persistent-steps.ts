@@ -12,6 +12,8 @@ import { cacheInputsAndOutputs, mergeKeptThenReduced } from '../schedule-steps.j
 import type { PersistentRowReductionParams } from '../inner-persistent/params.js';
 import { broadcastRowParamsFirst } from '../inner-persistent/row-params.js';
 import { translateWelford } from './translate-welford.js';
+import { hasResizeExprs } from '../pointwise/resize/index-space.js';
+import { cacheRowInputsBySpace } from './resize-row-schedule.js';
 
 /**
  * Translates Welford ops, reads row parameters through their broadcast and caches every other
@@ -21,7 +23,7 @@ import { translateWelford } from './translate-welford.js';
 export function translateAndCacheRowInputs(fusion: Fusion): Map<TensorView, number> {
   translateWelford(fusion);
   const rowParams = broadcastRowParamsFirst(fusion);
-  const inputCaches = cacheInputsAndOutputs(fusion, new Set(rowParams.values()));
+  const inputCaches = hasResizeExprs(fusion) ? cacheRowInputsBySpace(fusion, new Set(rowParams.values())) : cacheInputsAndOutputs(fusion, new Set(rowParams.values()));
   for (const [b, i] of rowParams) inputCaches.set(b, i);
   return inputCaches;
 }

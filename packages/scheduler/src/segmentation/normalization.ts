@@ -24,6 +24,7 @@ import { describeBuffers, persistentBufferBudget, persistentBufferBytes, persist
 import { describeReduction, patternMismatch, reductionInfos, reductionType, type ReductionInfo, type ReductionType } from './reduction-pattern.js';
 import { firstUnsupportedOp } from './supported-ops.js';
 import { persistentReshapeRefusal } from '../inner-persistent/persistent-reshapes.js';
+import { persistentResizeRefusal } from '../persistent/resize-before-row.js';
 
 export type NormalizationKind = 'inner_persistent' | 'outer_persistent' | 'inner_outer_persistent';
 
@@ -115,11 +116,17 @@ function rowShape(r: ReductionInfo, bindings: ExtentBindings): { reductionNumel:
 
 /** Whether the `kind` persistent scheduler accepts the fusion (nvFuser's rules, see the header). */
 export function canScheduleNormalization(kind: NormalizationKind, fusion: Fusion, ri: RuntimeInfo): CanScheduleResult {
-  const op = firstUnsupportedOp(fusion, kind, { reshapes: true });
+  const op = firstUnsupportedOp(fusion, kind, { reshapes: true, resizes: true });
   if (op !== null) return refuse(op);
   const reductions = reductionInfos(fusion);
   if (reductions.length === 0) return refuse('the fusion has no reduction to normalize over');
   const firstInput = reductions[0]?.expr.inputs[0];
+  // The row of slice / pad / cat: the first inner reduction's input (the kernel's reference).
+  const rowInput = (reductions.find((r) => r.inner) ?? reductions[0])?.expr.inputs[0];
+  if (rowInput?.kind === 'tensorView') {
+    const resizes = persistentResizeRefusal(fusion, rowInput, kind, ri);
+    if (resizes !== null) return refuse(resizes);
+  }
   if (firstInput?.kind === 'tensorView') {
     const reshapes = persistentReshapeRefusal(fusion, firstInput, kind);
     if (reshapes !== null) return refuse(reshapes);

@@ -79,11 +79,13 @@ export function scatterRefusal(kind: 'ScatterOp' | 'IndexPutAccumulateOp', name:
 
 /**
  * The first unsupported expression's reason, or null. With `reshapes`, ViewOps are skipped (the
- * persistent schedulers check them themselves: normalization/persistent-reshapes.ts).
+ * persistent schedulers check them themselves: normalization/persistent-reshapes.ts); with
+ * `resizes`, slice / pad / cat are skipped (persistent/resize-before-row.ts checks them).
  */
-export function firstUnsupportedOp(fusion: Fusion, scheduler: string, opts: { reshapes?: boolean } = {}): string | null {
+export function firstUnsupportedOp(fusion: Fusion, scheduler: string, opts: { reshapes?: boolean; resizes?: boolean } = {}): string | null {
   for (const e of fusion.exprs()) {
     if (opts.reshapes === true && e.kind === 'ViewOp') continue;
+    if (opts.resizes === true && (e.kind === 'SliceOp' || e.kind === 'PadOp' || e.kind === 'CatOp')) continue;
     const r = unsupportedOp(e, scheduler);
     if (r !== null) return r;
   }

@@ -18,6 +18,7 @@ import { ExactLogicalMap } from '../../analysis/domain-map.js';
 import { indexedLoadOf } from '../indexed-loads.js';
 import { isIdentitySpace, isResizeExpr } from './index-space.js';
 import { indexSpacesOf } from './prepare.js';
+import { outputSliceSpace } from './output-slice-space.js';
 
 function describeOp(kind: string): string {
   return kind === 'SliceOp' ? 'slice' : kind === 'PadOp' ? 'pad' : 'cat';
@@ -42,8 +43,12 @@ function combinationRefusal(fusion: Fusion, exprs: readonly Expr[]): string | nu
   return null;
 }
 
-/** Null when the resize ops of `fusion` fit the pointwise scheduler with reference `ref`. */
-export function resizeRefusal(fusion: Fusion, ref: TensorView): string | null {
+/**
+ * Null when the resize ops of `fusion` fit the pointwise scheduler with reference `ref`. With
+ * `slicedOutputs` (inner persistent kernels), an output past step-1 slices of the reference's
+ * space is accepted (written at the shifted index: output-slice-space.ts).
+ */
+export function resizeRefusal(fusion: Fusion, ref: TensorView, opts: { slicedOutputs?: boolean } = {}): string | null {
   const exprs = fusion.exprs();
   if (!exprs.some(isResizeExpr)) return null;
   const combined = combinationRefusal(fusion, exprs);
@@ -71,6 +76,7 @@ export function resizeRefusal(fusion: Fusion, ref: TensorView): string | null {
   const plain = new ExactLogicalMap(fusion);
   for (const o of fusion.outputs) {
     if (o.kind !== 'tensorView' || o === ref) continue;
+    if (opts.slicedOutputs === true && outputSliceSpace(o, ref, plain) !== null) continue;
     const m = plain.mapToReference(o, ref);
     const bad = o.domain.logicalNoReductions().findIndex((id, d) => !id.isBroadcast() && m[d] === -1 && id.extent.constNumber() !== 1);
     if (bad >= 0) return `output T${o.name} dim ${bad} is not in the reference T${ref.name}'s index space (a slice, pad or cat lies between them)`;

@@ -46,6 +46,11 @@ export interface ResizeStep {
   add: readonly OffsetTerm[];
   sub: readonly OffsetTerm[];
   validExtent: Scalar | null;
+  /**
+   * A forward step (an output written past a slice of the reference's space: index − start,
+   * valid in [0, length)): the slice it undoes. Pulling back through that slice drops the step.
+   */
+  undoes?: Expr;
 }
 
 /** A logical dim's index: reference logical dim `refDim` through `steps` (reference side first). */
@@ -81,7 +86,7 @@ function termKey(t: OffsetTerm): string {
 }
 
 function stepKey(s: ResizeStep): string {
-  return `${s.scale?.symbolicName() ?? '1'}*+${s.add.map(termKey).join('+')}-${s.sub.map(termKey).join('-')}<${s.validExtent?.symbolicName() ?? ''}`;
+  return `${s.undoes === undefined ? '' : 'fwd'}${s.scale?.symbolicName() ?? '1'}*+${s.add.map(termKey).join('+')}-${s.sub.map(termKey).join('-')}<${s.validExtent?.symbolicName() ?? ''}`;
 }
 
 /** A stable text of a space (equal spaces, equal keys). */
@@ -153,6 +158,10 @@ export function pullback(expr: Expr, input: TensorView, outSpace: IndexSpace, re
     if (dp < 0 || dc < 0 || pr.producer.isBroadcast()) continue;
     const base = outSpace[dc] ?? null;
     if (base === null) continue;
+    if (base.steps[base.steps.length - 1]?.undoes === expr) {
+      result[dp] = { refDim: base.refDim, steps: base.steps.slice(0, -1) };
+      continue;
+    }
     const step = resize ? resizeStep(expr, input, dp) : null;
     result[dp] = step === null ? base : { refDim: base.refDim, steps: [...base.steps, step] };
   }
@@ -182,6 +191,7 @@ export function computeIndexSpaces(fusion: Fusion, outputSpace: (tv: TensorView)
   const spaces = new Map<TensorView, IndexSpace>();
   const access = new Map<Expr, Map<TensorView, IndexSpace>>();
   const conflicts: TensorView[] = [];
+  const copies = new Map<TensorView, Map<string, TensorView>>();
   for (const o of fusion.outputs) if (o.kind === 'tensorView') spaces.set(o, outputSpace(o));
 
   const visit = (expr: Expr): void => {
@@ -210,13 +220,17 @@ export function computeIndexSpaces(fusion: Fusion, outputSpace: (tv: TensorView)
         mine.set(input, sp);
         continue;
       }
-      const copy = recompute(input);
+      // One copy per space: a second use in the same space reads the first copy.
+      const key = spaceKey(sp);
+      const reused = copies.get(input)?.get(key);
+      const copy = reused ?? recompute(input);
+      if (reused === undefined) copies.set(input, (copies.get(input) ?? new Map<string, TensorView>()).set(key, copy));
       access.delete(current);
       current = replaceExprVals(current, new Map<Val, Val>([[input, copy]]));
       access.set(current, mine);
       spaces.set(copy, sp);
       mine.set(copy, sp);
-      visit(copy.definition as Expr);
+      if (reused === undefined) visit(copy.definition as Expr);
     }
   };
   for (const e of [...fusion.exprs()].reverse()) visit(e);

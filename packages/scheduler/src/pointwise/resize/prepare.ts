@@ -14,7 +14,8 @@
 
 import { CatOp, LoadStoreOp, replaceExprVals, TensorDomain, type Expr, type Fusion, type IterDomain, type TensorView, type Val } from '@tsfuser/fusion-ir';
 import { ExactLogicalMap } from '../../analysis/domain-map.js';
-import { computeIndexSpaces, hasResizeExprs, identitySpace, isResizeExpr, spaceKey, type DimSpace, type IndexSpaces } from './index-space.js';
+import { computeIndexSpaces, hasResizeExprs, identitySpace, isResizeExpr, spaceKey, type DimSpace, type IndexSpace, type IndexSpaces } from './index-space.js';
+import { outputSliceSpace } from './output-slice-space.js';
 
 function copyTensor(tv: TensorView): TensorView {
   const logical = tv.domain.logicalNoReductions().map((id: IterDomain) =>
@@ -56,7 +57,14 @@ export function indexSpacesOf(fusion: Fusion, ref: TensorView, opts: { privatize
     const d = refDims.findIndex((r) => plain.same(r, id));
     return d < 0 ? null : { refDim: d, steps: [] };
   };
-  return computeIndexSpaces(fusion, (o) => identitySpace(plain.mapToReference(o, ref)), { ...opts, reducedSpace });
+  // An output past a slice of the reference's space is written at the shifted index (inner
+  // persistent kernels; the other schedulers refuse such outputs): output-slice-space.ts.
+  const outputSpace = (o: TensorView): IndexSpace => {
+    const m = plain.mapToReference(o, ref);
+    const mapped = o.domain.logicalNoReductions().every((id, d) => id.isBroadcast() || m[d] !== -1);
+    return (mapped ? null : outputSliceSpace(o, ref, plain)) ?? identitySpace(m);
+  };
+  return computeIndexSpaces(fusion, outputSpace, { ...opts, reducedSpace });
 }
 
 /**
