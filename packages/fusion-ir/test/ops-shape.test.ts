@@ -63,6 +63,17 @@ describe('expand and squeeze', () => {
 });
 
 describe('reshape', () => {
+  it('squeezing size-1 dims only makes no ViewOp: 1 · e, e · 1 and e / 1 fold to e', () => {
+    const f = new Fusion();
+    const t = makeTensor(f, { shape: [1, -1, 1], dtype: 'Float' });
+    f.addInput(t);
+    const out = reshape(t, [-1]);
+    expect(out.definition?.kind).toBe('SqueezeOp');
+    expect(out.domain.logical[0]?.extent).toBe(t.domain.logical[1]?.extent);
+    const u = makeTensor(f, { shape: [-1], dtype: 'Float' });
+    f.addInput(u);
+    expect(reshape(u, [1, 1, -1]).definition?.kind).toBe('BroadcastOp');
+  });
   it('builds a ViewOp whose logical IDs derive from the root by Merge/Split', () => {
     const f = new Fusion();
     const t = input(f, [2, 3, 4]);

@@ -87,8 +87,8 @@ describe('executor cache keys', () => {
     const { fusion } = bcastFusion();
     const aligned = compileFusion(fusion, makeRuntimeInfo(fusion, [{ sizes: [64, 1, 8192] }, { sizes: [64, 512, 8192] }]));
     const misaligned = compileFusion(fusion, makeRuntimeInfo(fusion, [{ sizes: [64, 1, 8192], alignment: 4 }, { sizes: [64, 512, 8192] }]));
-    expect(aligned.source).toContain('loadGlobalToLocal<float, 4>');
-    expect(misaligned.source).not.toContain('loadGlobalToLocal<float, 4>');
+    expect(aligned.source).toContain('loadGlobalToLocalEvictLastL2<float, 4>');
+    expect(misaligned.source).not.toContain('loadGlobalToLocalEvictLastL2<float, 4>');
   });
 });
 
