@@ -16,16 +16,29 @@ import type { TensorView } from '../ir/tensor-view.js';
 import type { ParallelType } from '../ir/types.js';
 import { buildIdGraph } from './id-graph.js';
 import { consumersOf, logicalDomainPairs, producersOf, siblingsOf } from './logical-domain-map.js';
-import { replayLoopDomain } from './replay.js';
+import { idExprsFromTo, replayLoopDomain } from './replay.js';
+import { oneToOne } from './view-replay.js';
 
 export interface PropagateOptions {
   /** Only these tensors are changed and walked through (the reference is always included). */
   tvs?: readonly TensorView[];
 }
 
+/**
+ * A one-dim to one-dim reshape (the extents equal at run time, e.g. [i0] → [12]) has no
+ * split/merge between its root and logical ID: over its edge the logical ID stands for the root
+ * ID (as in the ID graph and view-replay.ts), so loops propagate through it like a copy.
+ */
+function oneToOneView(consumer: TensorView): { root: IterDomain; logical: IterDomain } | null {
+  if (consumer.definition?.kind !== 'ViewOp') return null;
+  const only = oneToOne(consumer, []);
+  return only !== null && idExprsFromTo([only.root], [only.logical]).length === 0 ? only : null;
+}
+
 /** The IDs the source's replayed exprs start from over an edge: its root when it is the consumer. */
 export function replayStart(source: TensorView, target: TensorView): IterDomain[] {
   const sourceIsProducer = target.definition !== null && target.definition.inputs.includes(source);
+  if (!sourceIsProducer && oneToOneView(source) !== null) return source.domain.logical;
   return sourceIsProducer ? source.domain.logical : source.domain.maybeRoot();
 }
 
@@ -41,9 +54,11 @@ export function logicalMapBetween(source: TensorView, target: TensorView): Map<I
   const pairs = sourceIsProducer ? logicalDomainPairs(source, target) : logicalDomainPairs(target, source);
   const srcStart = new Set(replayStart(source, target));
   const tgtLogical = new Set(target.domain.logical);
+  const only = oneToOneView(sourceIsProducer ? target : source);
   for (const pr of pairs) {
-    const s = sourceIsProducer ? pr.producer : pr.consumer;
-    const t = sourceIsProducer ? pr.consumer : pr.producer;
+    const consumerId = only !== null && pr.consumer === only.root ? only.logical : pr.consumer;
+    const s = sourceIsProducer ? pr.producer : consumerId;
+    const t = sourceIsProducer ? consumerId : pr.producer;
     if (srcStart.has(s) && tgtLogical.has(t)) m.set(s, t);
   }
   return m;
