@@ -48,6 +48,15 @@ export class LoopGroups {
         const viewed = e.inputs.some((v) => v.kind === 'tensorView' && (this.afterReductionView.has(v) || (e.kind === 'ViewOp' && this.afterReduction.has(v))));
         if (viewed) for (const o of e.outputs) if (o.kind === 'tensorView') this.afterReductionView.add(o);
       }
+      // Tensors that only feed tensors after the reduction (an input's cache joined with the
+      // result): they sit in the result's loops, so their broadcast IDs do not iterate either.
+      const exprs = ctx.fusion.exprs();
+      for (let i = exprs.length - 1; i >= 0; i -= 1) {
+        for (const o of (exprs[i] as (typeof exprs)[number]).outputs) {
+          if (o.kind !== 'tensorView' || this.afterReduction.has(o) || o.uses.length === 0) continue;
+          if (o.uses.every((u) => u.outputs.every((c) => c.kind !== 'tensorView' || this.afterReduction.has(c)))) this.afterReduction.add(o);
+        }
+      }
     }
     for (const tv of ctx.fusion.allTvs()) {
       if (tv.isFusionInput()) continue;
