@@ -40,5 +40,6 @@ export default defineConfig(
     'test/resize-random.test.ts',
     'test/permute-reduction-nvcc.test.ts',
     'test/reduction-reshape-nvcc.test.ts',
+    'test/reduction-broadcast-join-nvcc.test.ts',
   ]),
 );

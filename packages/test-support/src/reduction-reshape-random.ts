@@ -7,7 +7,7 @@
 // size 1 in the input), merged then split again ([4, 6] → [2, 12]) — with sizes as numbers or,
 // for a merge, from `size(x, d)`; a [K0, R, K1] layout only splits within K0 or K1 or adds a
 // size-1 dim (merging K0 with K1 interferes). After it at random: a second input of the new
-// shape added, exp, a scalar product, a cast back to the input dtype; several outputs at random
+// shape added (its size-1 dims broadcast dims), exp, a scalar product, a cast back to the input dtype; several outputs at random
 // (the reduction result itself, a second reshape of it). Every case should be one reduction
 // kernel. Shared by codegen's simulation test, its nvcc check and the GPU shape-ops suite
 // (--reduction-reshape-random N).
@@ -115,10 +115,10 @@ export function randomReductionReshapeCase(seed: number): RandomShapeCase {
   let out = reshape(res, newShape);
   steps.push(`${kind} -> [${newShape.map((s) => (typeof s === 'number' ? s : 'size()')).join(', ')}]`);
   const outSizes = newShape.map((s) => (typeof s === 'number' ? s : keptTotal));
-  // (Not with size-1 dims: an input with broadcast dims joined after a reduction makes invalid
-  // CUDA with or without a reshape — a scope bug of the reduction kernels, reported apart.)
-  if (r() < 0.5 && !outSizes.includes(1)) {
-    const y = addRandomInput(f, inputs, dtype, outSizes, r);
+  // Its size-1 dims are broadcast dims (the input's cache then feeds only tensors after the
+  // reduction and is loaded in the result's loops: codegen loop-groups.ts).
+  if (r() < 0.5) {
+    const y = addRandomInput(f, inputs, dtype, outSizes, r, true);
     out = add(out, dtype === 'Float' ? y : cast(y, 'Float'));
     steps.push('+ y');
   }

@@ -4,10 +4,11 @@
 // serial loop, unrolled loop). Tensors whose loop domain is not aligned with the reference's
 // (lower-rank chains before a broadcast; tensors at or after a reshape of a reduction result,
 // whose loops the propagator did not replay, unless they map anyway) are treated as fully
-// inlined: recomputed per point.
+// inlined: recomputed per point. A broadcast loop ID of a tensor after a reduction (or, in
+// reduction schedules, of one feeding only reductions and tensors after them) makes no loop.
 // Invariant: one set = one loop instance; all members sit at the same position.
 
-import { buildIdGraph, isParallelIndex, parallelIndexName, type IdSets, type ParallelType, type TensorView } from '@tsfuser/fusion-ir';
+import { buildIdGraph, isParallelIndex, parallelIndexName, type Expr, type IdSets, type ParallelType, type TensorView } from '@tsfuser/fusion-ir';
 import type { LoweringContext } from './context.js';
 
 export type PositionKind =
@@ -18,7 +19,10 @@ export type PositionKind =
 export class LoopGroups {
   private readonly parent = new Map<string, string>();
   private readonly prefix = new Map<TensorView, boolean>();
-  /** Tensors computed from a reduction's result (reduction schedules). */
+  /**
+   * Tensors computed from a reduction's result, and (reduction schedules) the tensors feeding
+   * only reductions and those: their broadcast loop IDs do not iterate.
+   */
   private readonly afterReduction = new Set<TensorView>();
   /**
    * Tensors at or after a reshape of a reduction's result (persistent schedules): the
@@ -48,6 +52,7 @@ export class LoopGroups {
         const viewed = e.inputs.some((v) => v.kind === 'tensorView' && (this.afterReductionView.has(v) || (e.kind === 'ViewOp' && this.afterReduction.has(v))));
         if (viewed) for (const o of e.outputs) if (o.kind === 'tensorView') this.afterReductionView.add(o);
       }
+      for (const tv of feedingOnlyReductionSide(ctx, this.afterReduction)) this.afterReduction.add(tv);
     }
     for (const tv of ctx.fusion.allTvs()) {
       if (tv.isFusionInput()) continue;
@@ -94,7 +99,9 @@ export class LoopGroups {
   /**
    * Whether `tv` iterates at reference position `p`. After a reduction, a broadcast loop ID
    * does not (its index is 0): a keepdim result is written once, not once per reduced element.
-   * (Before the reduction a broadcast ID may be expanded and is iterated like the reference.)
+   * (Before the reduction a broadcast ID may be expanded and is iterated like the reference —
+   * except, in reduction schedules, in tensors that feed only reductions and tensors after
+   * them: feedingOnlyReductionSide.)
    */
   owns(tv: TensorView, p: number): boolean {
     if (p >= this.loopCount(tv)) return false;
@@ -130,6 +137,45 @@ export class LoopGroups {
     if (ra < rb) this.parent.set(rb, ra);
     else this.parent.set(ra, rb);
   }
+}
+
+/**
+ * Reduction schedules only (no tensor computed from a reduction's result, other than
+ * reductions, iterates a position a reduction reduces over): the tensors that feed only reductions and
+ * tensors after them — an input's cache joined with the result (`sum(x, [2])` broadcast to
+ * [1, B, S, 1] plus a [1, B, S, 1] input), a broadcast input read both before and after the
+ * reduction. Their broadcast loop IDs need no loop of their own: the value is the same at every
+ * index, so it is computed once in the loops its other positions share (nvFuser generates no
+ * loop for a broadcast ID whose loop group has no concrete ID). Iterated, the load sat in a
+ * loop the consumers after the reduction are outside of.
+ */
+function feedingOnlyReductionSide(ctx: LoweringContext, after: ReadonlySet<TensorView>): TensorView[] {
+  const exprs = ctx.fusion.exprs();
+  const isReduction = (e: Expr): boolean => e.kind === 'ReductionOp' || e.kind === 'WelfordOp';
+  const reduced = new Set<number>();
+  for (const e of exprs) {
+    if (!isReduction(e)) continue;
+    for (const o of e.outputs) if (o.kind === 'tensorView') o.domain.loop.forEach((id, p) => (id.isReduction() ? reduced.add(p) : undefined));
+  }
+  // Persistent schedules iterate the reduced positions after the reduction too: not theirs.
+  for (const e of exprs) {
+    if (isReduction(e)) continue;
+    for (const o of e.outputs) {
+      if (o.kind === 'tensorView' && after.has(o) && [...reduced].some((p) => p < o.nDims() && !o.axis(p).isBroadcast())) return [];
+    }
+  }
+  const side = new Set<TensorView>(after);
+  const found: TensorView[] = [];
+  for (let i = exprs.length - 1; i >= 0; i -= 1) {
+    for (const o of (exprs[i] as Expr).outputs) {
+      if (o.kind !== 'tensorView' || side.has(o) || o.uses.length === 0) continue;
+      if (o.uses.every((u) => u.outputs.every((c) => c.kind !== 'tensorView' || side.has(c)))) {
+        side.add(o);
+        found.push(o);
+      }
+    }
+  }
+  return found;
 }
 
 function key(tv: TensorView, p: number): string {
