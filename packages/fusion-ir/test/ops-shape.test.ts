@@ -73,6 +73,9 @@ describe('reshape', () => {
     const u = makeTensor(f, { shape: [-1], dtype: 'Float' });
     f.addInput(u);
     expect(reshape(u, [1, 1, -1]).definition?.kind).toBe('BroadcastOp');
+    // e ± 0 is not folded: a pad by 0 still has a resized extent of its own.
+    const padded = pad(u, [0, 0]);
+    expect(padded.domain.logical[0]?.extent).not.toBe(u.domain.logical[0]?.extent);
   });
   it('builds a ViewOp whose logical IDs derive from the root by Merge/Split', () => {
     const f = new Fusion();

@@ -33,11 +33,14 @@ export function extentOp(op: 'add' | 'sub' | 'mul' | 'div' | 'ceilDiv' | 'maximu
     const folded = foldIndex(op, x, y);
     if (folded !== null) return a.fusion.index(folded);
   }
-  // Identities (1 · e, e · 1, e / 1, ceilDiv(e, 1), e ± 0) return e itself: a reshape that only
+  // Identities (1 · e, e · 1, e / 1, ceilDiv(e, 1)) return e itself: a reshape that only
   // squeezes size-1 dims then has the same extent on both sides and needs no ViewOp (one that
-  // did made a 1-D → 1-D view the reduction scheduler could not propagate through).
-  if ((op === 'mul' && x === 1) || (op === 'add' && x === 0)) return b;
-  if (((op === 'mul' || op === 'div' || op === 'ceilDiv') && y === 1) || ((op === 'add' || op === 'sub') && y === 0)) return a;
+  // did made a 1-D → 1-D view the reduction scheduler could not propagate through). e ± 0 is
+  // kept as an expression: a pad or slice by 0 must still give a resized extent of its own (the
+  // resize index spaces tell resized IDs apart by their extents; folded, a zero pad next to a
+  // real one read out of bounds).
+  if (op === 'mul' && x === 1) return b;
+  if ((op === 'mul' || op === 'div' || op === 'ceilDiv') && y === 1) return a;
   return binaryOp(op as BinaryOpType, a, b);
 }
 
