@@ -10,6 +10,8 @@ import { randomTransposeCase } from '@tsfuser/test-support';
 import { simulateOnDevice, SMALL_DEVICE } from './transpose-simulation.js';
 import { baseSeed, seeded } from './shape-ops-simulation.js';
 import { add, Fusion, makeTensor, mul, permute, strideOrder } from '@tsfuser/fusion-ir';
+import { makeRuntimeInfo } from '@tsfuser/scheduler';
+import { compileFusion } from '../src/index.js';
 
 describe('transpose kernels on a small device (simulated)', () => {
   const seed = baseSeed();
@@ -31,6 +33,14 @@ describe('transpose kernels on a small device (simulated)', () => {
       const r = simulateOnDevice(fusion, [[380, 420]], dtype, seed, SMALL_DEVICE, `${dtype} 380×420 seed ${seed}`);
       expect(r.params).toMatchObject({ schedulerType: 'transpose', tileSize1: 64, tileSize2: 64, lparams: { bdimx: 256 } });
     }
+  });
+  it('large tiles keep two vectors a thread: a Bool 8192×4096 transpose (256 vectors of 16 a tile) lowers', () => {
+    const fusion = new Fusion();
+    const x = makeTensor(fusion, { shape: [-1, -1], dtype: 'Bool' });
+    fusion.addInput(x);
+    fusion.addOutput(strideOrder(permute(x, [1, 0]), [1, 0]));
+    const k = compileFusion(fusion, makeRuntimeInfo(fusion, [{ sizes: [8192, 4096] }]));
+    expect(k.params).toMatchObject({ schedulerType: 'transpose', tileSize1: 64, vectorizeFactor1: 16, lparams: { bdimx: 128 } });
   });
   it('random cases until 4 took the transpose scheduler', () => {
     // Whether a random case takes the transpose scheduler depends on its sizes: draw cases (each

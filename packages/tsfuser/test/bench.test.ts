@@ -204,7 +204,7 @@ describe('GPU suite random cases', () => {
         compileFusion(c.fusion, makeRuntimeInfo(c.fusion, c.layouts.map((l) => ({ sizes: l.sizes, strides: l.strides, alignment: l.misalign ? 4 : 16 }))));
         compiled += 1;
       } catch (error) {
-        expect(error, `${c.name}: ${(error as Error).message}`).toBeInstanceOf(SchedulingError);
+        expect(error, `${c.name} (seed ${seed}): ${(error as Error).message}`).toBeInstanceOf(SchedulingError);
         // Refused with the pointwise reason, or taken by no_op (every output empty: no kernel).
         expect((error as Error).message).toMatch(/pointwise: |needs no kernel \(no_op/);
       }

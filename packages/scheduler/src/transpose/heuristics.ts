@@ -1,7 +1,8 @@
 // Transpose heuristics (after nvFuser's getTransposeHeuristics, with tsfuser's own choices):
 //   * tiles: tileSize1 × tileSize2 = 32 × 32 for 4- and 8-byte dtypes, 64 × 64 for 1- and
 //     2-byte ones (a tile row is at least 128 bytes, one full set of memory transactions);
-//     large transposes of ≤ 4-byte dtypes take 64 × 64 tiles of 256 threads when those tiles
+//     large transposes of ≤ 4-byte dtypes take 64 × 64 tiles of 256 threads (at least two vectors
+//     a thread: 128 for a Bool tile of 16-wide vectors) when those tiles
 //     still fill two waves of blocks and the staged tiles fit in shared memory: measured with
 //     tsfuser-transpose-variants (H100, 2026-11-24) on [16384, 4096], f32 181.3 µs against
 //     186.8 for 32 × 32 × 128 threads (torch.compile 185), bf16 92.8 against 94.0;
@@ -99,7 +100,9 @@ export function computeTransposeHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
     v2 = vectorWidth(group2, innerDim2, size2, tile, w2);
   }
   const vectors = (tile * tile) / Math.max(v1.width, v2.width);
-  const bdimx = overrides.bdimx ?? Math.min(large ? LARGE_TILE_THREADS : TRANSPOSE_THREADS_PER_BLOCK, vectors);
+  // Large tiles keep at least two vectors a thread (a Bool tile of 64 × 64 has 256 vectors of 16):
+  // the shared-tile lowering expects the tile's unrolled load nest.
+  const bdimx = overrides.bdimx ?? (large ? Math.min(LARGE_TILE_THREADS, Math.max(1, vectors / 2)) : Math.min(TRANSPOSE_THREADS_PER_BLOCK, vectors));
   if (vectors % bdimx !== 0) throw new SchedulingError(`transpose heuristics: blockDim.x ${bdimx} does not divide the ${vectors} vectors of a ${tile}×${tile} tile`);
   let tiles = Math.ceil(size1 / tile) * Math.ceil(size2 / tile);
   refSizes.forEach((s, d) => {
