@@ -11,7 +11,8 @@
 
 import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
-import { cacheInputBySpace, feedsResize, inlineResizeProducer, prepareResize } from '../pointwise/resize/prepare.js';
+import { feedsResize, inlineResizeProducer } from '../pointwise/resize/prepare.js';
+import { cacheReductionInputsAndOutputs } from '../reduction/resize-before-reduction.js';
 import { loopPhases, reductionPhases } from './persistence.js';
 
 /**
@@ -35,18 +36,7 @@ function firstReductionInput(fusion: Fusion): TensorView {
  * each input cache with its input's position.
  */
 export function cacheRowInputsBySpace(fusion: Fusion, skip: ReadonlySet<number>): Map<TensorView, number> {
-  const plan = prepareResize(fusion, firstReductionInput(fusion));
-  const inputCaches = new Map<TensorView, number>();
-  fusion.inputs.forEach((v, i) => {
-    if (v.kind !== 'tensorView' || v.uses.length === 0 || skip.has(i)) return;
-    for (const c of cacheInputBySpace(v, plan)) inputCaches.set(c, i);
-  });
-  for (const o of [...fusion.outputs]) {
-    if (o.kind !== 'tensorView') continue;
-    if (o.uses.length > 0) o.cacheFork();
-    else o.cacheBefore();
-  }
-  return inputCaches;
+  return cacheReductionInputsAndOutputs(fusion, firstReductionInput(fusion), skip);
 }
 
 /**

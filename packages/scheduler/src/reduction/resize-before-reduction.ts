@@ -47,13 +47,14 @@ export function resizeBeforeReduction(fusion: Fusion, input: TensorView, after: 
 /**
  * Caches every used tensor input (one cache per index space it is read in, when the fusion has
  * resize ops) and every tensor output, as schedule-steps.ts's cacheInputsAndOutputs does.
- * `input`: the reduction input, the resize plan's reference.
+ * `input`: the reduction input, the resize plan's reference; inputs at positions in `skip` get no cache
+ * (the persistent schedulers share this step: persistent/resize-row-schedule.ts).
  */
-export function cacheReductionInputsAndOutputs(fusion: Fusion, input: TensorView): Map<TensorView, number> {
+export function cacheReductionInputsAndOutputs(fusion: Fusion, input: TensorView, skip: ReadonlySet<number> = new Set()): Map<TensorView, number> {
   const plan = prepareResize(fusion, input);
   const inputCaches = new Map<TensorView, number>();
   fusion.inputs.forEach((v, i) => {
-    if (v.kind !== 'tensorView' || v.uses.length === 0) return;
+    if (v.kind !== 'tensorView' || v.uses.length === 0 || skip.has(i)) return;
     for (const c of cacheInputBySpace(v, plan)) inputCaches.set(c, i);
   });
   for (const o of [...fusion.outputs]) {
