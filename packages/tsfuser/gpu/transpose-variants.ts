@@ -15,6 +15,7 @@ import { bindExtents, PointwiseScheduler, SchedulerRegistry, tensorSizes, Transp
 import { dataTypeSize, type HostTensor, type TensorView } from '@tsfuser/fusion-ir';
 import { randomHost, toDeviceInput, Random } from '../src/bench/device-inputs.js';
 import { copyBandwidth, l2Flusher, timeDevice } from '../src/bench/timing.js';
+import { printVariantTable, variantErrorRow, variantRow } from './variant-table.js';
 import { transposeWorkloads } from '../src/bench/transpose-workloads.js';
 
 const ITERS = 30;
@@ -97,11 +98,9 @@ function main(): void {
         const same = Buffer.compare(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), want) === 0;
         if (!same) different += 1;
         const ms = timeDevice(device, flusher, () => exec.launch(values), ITERS);
-        const gbs = w.bytes / (ms * 1e-3) / 1e9;
-        const l = exec.kernel.launch;
-        rows.push(`| ${w.name} | ${v.name} | ${l.grid.join('x')} / ${l.block.join('x')} | ${(ms * 1000).toFixed(1)} µs | ${gbs.toFixed(0)} GB/s | ${((100 * gbs) / floor).toFixed(1)}% | ${same ? 'same' : 'DIFFERENT'} |`);
+        rows.push(variantRow(w.name, v.name, exec.kernel.launch, ms, w.bytes, floor, same));
       } catch (error) {
-        rows.push(`| ${w.name} | ${v.name} | error: ${(error as Error).message.split('\n')[0] ?? ''} | | | | |`);
+        rows.push(variantErrorRow(w.name, v.name, error));
       }
     }
     out.dispose();
@@ -109,9 +108,7 @@ function main(): void {
     device.releasePool();
   }
   flusher.dispose();
-  console.log(`copy floor (device-to-device, 1 GiB): ${floor.toFixed(0)} GB/s; ${ITERS} runs per variant, median`);
-  console.log('| workload | variant | grid / block | median | GB/s | of floor | output |\n|---|---|---|---:|---:|---:|---|');
-  console.log(rows.join('\n'));
+  printVariantTable(floor, ITERS, rows);
   if (different > 0) process.exitCode = 1;
   device.dispose();
 }
