@@ -14,7 +14,14 @@ implementation, the median of its paired per-round difference to torch.compile.
 Each exported kernel's output is first checked against PyTorch eager on a poisoned (NaN)
 output buffer.
 
-    python3 kernel_ab.py <export-dir> [--rounds 400] [--workloads a,b]
+    python3 kernel_ab.py <export-dir> [--rounds 400] [--workloads a,b] [--flush read|reset-read]
+                         [--input-sets N]
+
+--flush reset-read first returns every persisting (evict_last) L2 line to normal priority
+(cuCtxResetPersistingL2Cache), then reads the flush buffer: a plain read flush cannot evict lines
+that a kernel loaded with an L2 evict_last policy, so with the same inputs every run, the next run
+finds some of them still in L2. --input-sets N rotates through N copies of the inputs, so no run
+reads what the run before it read (as a model's next call reads new data).
 """
 
 import argparse
@@ -95,9 +102,11 @@ class Kernel:
             check_cu(cuda.cuFuncSetAttribute(self.func, 8, entry["smem"]), "cuFuncSetAttribute")
         self.buffers = []
         self.pointers = None
+        self.bound = []
 
     def bind(self, inputs, outputs):
-        """Packs the Tensor structs ({T* data; idx sizes[r]; idx strides[r]}) for these tensors."""
+        """Packs the Tensor structs ({T* data; idx sizes[r]; idx strides[r]}) for these tensors
+        (each call adds a binding: launch(i) runs on the i-th)."""
         width = 4 if self.entry["indexType"] == "Int32" else 8
         fmt = ctypes.c_int32 if width == 4 else ctypes.c_int64
         self.buffers = []
@@ -114,16 +123,19 @@ class Kernel:
                 fmt.from_buffer(buf, 8 + (p["rank"] + d) * width).value = t.stride(d)
             self.buffers.append(buf)
         self.pointers = (ctypes.c_void_p * len(self.buffers))(*[ctypes.addressof(b) for b in self.buffers])
+        self.bound.append((self.buffers, self.pointers))
 
-    def launch(self):
+    def launch(self, binding=0):
         g, b = self.entry["grid"], self.entry["block"]
         stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
         check_cu(cuda.cuLaunchKernel(self.func, g[0], g[1], g[2], b[0], b[1], b[2], self.entry["smem"], stream,
-                                     self.pointers, None), "cuLaunchKernel")
+                                     self.bound[binding][1], None), "cuLaunchKernel")
 
 
 def torch_workload(name, device="cuda"):
-    """The same functions as pytorch_bench.py (inputs made from the exported sizes)."""
+    """The same functions as pytorch_bench.py (inputs made from the exported sizes; a workload
+    exported as `name@sizes` at other sizes uses `name`'s function)."""
+    name = name.split("@")[0]
     f = torch.nn.functional
     if name.startswith("layer_norm_") and not name.startswith("layer_norm_bwd"):
         return lambda x, w, b: f.layer_norm(x, (x.shape[-1],), w, b, 1e-5)
@@ -162,6 +174,10 @@ def main():
     ap.add_argument("--mode", choices=["interleaved", "blocked"], default="interleaved",
                     help="blocked: all rounds of one implementation back to back (as tsfuser bench and "
                          "pytorch_bench.py time), implementations in turn")
+    ap.add_argument("--flush", choices=["read", "reset-read"], default="read",
+                    help="reset-read: persisting (evict_last) L2 lines back to normal before the read flush")
+    ap.add_argument("--input-sets", type=int, default=1,
+                    help="rotate through this many copies of the inputs (no run re-reads the last run's inputs)")
     ap.add_argument("--reverse", action="store_true",
                     help="blocked mode: time the implementations in reverse order (to expose drift)")
     a = ap.parse_args()
@@ -182,22 +198,24 @@ def main():
     for name in names:
         entries = [e for e in manifest if e["workload"] == name]
         spec = entries[0]["inputs"]
-        inputs = [torch.randn(*s["sizes"], device="cuda", dtype=DTYPES[s["dtype"]]) for s in spec]
+        sets = [[torch.randn(*s["sizes"], device="cuda", dtype=DTYPES[s["dtype"]]) for s in spec]
+                for _ in range(a.input_sets)]
+        inputs = sets[0]
         fn = torch_workload(name)
         reference = fn(*inputs)
-        impls = {"eager": lambda: fn(*inputs)}
+        impls = {"eager": lambda i: fn(*sets[i])}
         compiled = torch.compile(fn)
-        impls["torch.compile"] = lambda: compiled(*inputs)
-        src = inputs[0]
-        dst = torch.empty_like(src)
-        impls["copy_ (same bytes)"] = lambda: dst.copy_(src)
+        impls["torch.compile"] = lambda i: compiled(*sets[i])
+        dst = torch.empty_like(inputs[0])
+        impls["copy_ (same bytes)"] = lambda i: dst.copy_(sets[i][0])
         notes = {}
         for e in entries:
             label = f"tsfuser {e['variant']}"
             out = torch.full_like(reference, float("nan"))
             try:
                 k = Kernel(e, a.directory, arch)
-                k.bind(inputs, [out])
+                for inp in sets:
+                    k.bind(inp, [out])
                 k.launch()
             except RuntimeError as err:
                 print(f"{name} {label}: NOT RUN ({err})", file=sys.stderr)
@@ -210,17 +228,21 @@ def main():
                 continue
             impls[label] = k.launch
         for f_ in impls.values():
-            for _ in range(3):
-                f_()
+            for i in range(3):
+                f_(i % a.input_sets)
         torch.cuda.synchronize()
         times = {k: [] for k in impls}
+        calls = {k: 0 for k in impls}
 
         def timed(label):
+            if a.flush == "reset-read":
+                check_cu(cuda.cuCtxResetPersistingL2Cache(), "cuCtxResetPersistingL2Cache")
             flush.sum()
             s = torch.cuda.Event(enable_timing=True)
             t = torch.cuda.Event(enable_timing=True)
             s.record()
-            impls[label]()
+            impls[label](calls[label] % a.input_sets)
+            calls[label] += 1
             t.record()
             t.synchronize()
             times[label].append(s.elapsed_time(t) * 1000)
@@ -247,11 +269,11 @@ def main():
                                for _ in range(200))
             table.append((name, label, statistics.median(ts), statistics.median(diffs), boots[5], boots[194],
                           notes.get(label, "")))
-        del inputs, reference, dst
+        del inputs, sets, reference, dst
         torch.cuda.empty_cache()
     what = ("median of per-round (impl - torch.compile)" if a.mode == "interleaved"
             else "median(impl) - median(torch.compile)")
-    print(f"\n{a.rounds} rounds, {a.mode}, read flush; diff = {what}, 95% bootstrap CI")
+    print(f"\n{a.rounds} rounds, {a.mode}, {a.flush} flush, {a.input_sets} input set(s); diff = {what}, 95% bootstrap CI")
     print("| workload | impl | median µs | diff µs | CI | notes |")
     print("|---|---|---:|---:|---|---|")
     for name, label, med, d, lo, hi, note in table:

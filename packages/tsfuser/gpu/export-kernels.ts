@@ -7,6 +7,7 @@
 // process. Needs no GPU (the H100's properties are the scheduler's default device).
 //
 //   bash gpu-bundle/run.sh tsfuser-export-kernels <dir> [workload,…] ['{"name": {overrides}, …}']
+//   (a workload may be named `name@d0xd1x…`: the same workload at other sizes, see `atSizes`)
 //   (inner persistent overrides, or {"pointwise": {…}} for the pointwise-scheduled workloads)
 //   python3 tools/bench/kernel_ab.py <dir> [--mode blocked|interleaved] [--rounds N]
 
@@ -14,7 +15,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileFusion } from '@tsfuser/codegen';
 import { defaultSchedulerRegistry, InnerPersistentScheduler, makeRuntimeInfo, PointwiseScheduler, SchedulerRegistry, type InnerPersistentOverrides, type PointwiseOverrides } from '@tsfuser/scheduler';
-import { benchWorkloads, normalizationWorkloads } from '../src/bench/workloads.js';
+import { benchWorkloads, normalizationWorkloads, type Workload } from '../src/bench/workloads.js';
 
 export interface ExportedParam {
   kind: 'tensor' | 'scalar';
@@ -53,14 +54,19 @@ export type ExportVariant = InnerPersistentOverrides | { pointwise: PointwiseOve
  */
 export function exportKernels(workloads: readonly string[] | undefined, variants: Record<string, ExportVariant>): { kernel: ExportedKernel; source: string }[] {
   const normalization = new Set(normalizationWorkloads().map((w) => w.name));
-  const all = workloads === undefined ? normalizationWorkloads() : benchWorkloads();
-  const unknown = (workloads ?? []).filter((n) => !all.some((w) => w.name === n));
-  if (unknown.length > 0) throw new Error(`export-kernels: unknown workload(s) ${unknown.join(', ')}; known: ${all.map((w) => w.name).join(', ')}`);
+  const pool = workloads === undefined ? normalizationWorkloads() : benchWorkloads();
+  const baseName = (spec: string): string => spec.split('@')[0] ?? spec;
+  const unknown = (workloads ?? []).filter((n) => !pool.some((w) => w.name === baseName(n)));
+  if (unknown.length > 0) throw new Error(`export-kernels: unknown workload(s) ${unknown.join(', ')}; known: ${pool.map((w) => w.name).join(', ')}`);
+  // In the registry's order (as before `@sizes` existed), each spec at its sizes.
+  const chosenWorkloads = workloads === undefined
+    ? pool
+    : pool.flatMap((w) => workloads.filter((spec) => baseName(spec) === w.name).map((spec) => (spec.includes('@') ? atSizes(w, spec, spec.slice(spec.indexOf('@') + 1)) : w)));
   const out: { kernel: ExportedKernel; source: string }[] = [];
-  for (const w of all.filter((x) => workloads === undefined || workloads.includes(x.name))) {
+  for (const w of chosenWorkloads) {
     const fusion = w.build().fusionIr();
     const info = makeRuntimeInfo(fusion, w.inputs.map((i) => ({ sizes: i.sizes })));
-    const persistent = normalization.has(w.name);
+    const persistent = normalization.has(baseName(w.name));
     const pointwise = !persistent && defaultSchedulerRegistry().pick(fusion, info).scheduler.type === 'pointwise';
     const chosen: [string, SchedulerRegistry][] = [['heuristic', persistent ? new SchedulerRegistry([new InnerPersistentScheduler({})]) : defaultSchedulerRegistry()]];
     for (const [name, v] of Object.entries(variants)) {
@@ -101,6 +107,24 @@ export function exportKernels(workloads: readonly string[] | undefined, variants
     }
   }
   return out;
+}
+
+/**
+ * `w` at other sizes (`spec` = `name@d0xd1x…`, kernel_ab.py times it with `name`'s PyTorch
+ * function): input 0 takes the given sizes; every other input of the same rank keeps its size-1
+ * dims and takes the new size elsewhere (RoPE's cos [1, S, 1, D] follows x [B, S, H, D]).
+ */
+function atSizes(w: Workload, spec: string, text: string): Workload {
+  const sizes = text.split('x').map(Number);
+  const first = w.inputs[0];
+  if (first === undefined || sizes.length !== first.sizes.length || sizes.some((n) => !Number.isInteger(n) || n < 1)) {
+    throw new Error(`export-kernels: ${spec}: give ${first?.sizes.length ?? 0} positive sizes joined by x`);
+  }
+  return {
+    ...w,
+    name: spec,
+    inputs: w.inputs.map((i, k) => ({ ...i, sizes: k === 0 ? sizes : i.sizes.length === sizes.length ? i.sizes.map((n, d) => (n === 1 ? 1 : sizes[d] ?? n)) : i.sizes })),
+  };
 }
 
 function main(): void {

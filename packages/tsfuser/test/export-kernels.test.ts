@@ -43,6 +43,15 @@ describe('export-kernels', () => {
     expect(e.find((x) => x.kernel.variant === 'b128')?.kernel.block).toEqual([128, 1, 1]);
   });
 
+  it('exports a workload at other sizes (`name@d0xd1x…`): input 0 takes them, size-1 dims of the others stay', () => {
+    const e = exportKernels(['rope_bf16@16x2048x32x128', 'rope_bf16'], {});
+    expect(e.map((x) => x.kernel.workload)).toEqual(['rope_bf16@16x2048x32x128', 'rope_bf16']);
+    expect(e[0]?.kernel.inputs.map((i) => i.sizes)).toEqual([[16, 2048, 32, 128], [1, 2048, 1, 128], [1, 2048, 1, 128]]);
+    expect(e[1]?.kernel.inputs.map((i) => i.sizes)).toEqual([[8, 4096, 32, 128], [1, 4096, 1, 128], [1, 4096, 1, 128]]);
+    expect(e[0]?.kernel.file).toBe('rope_bf16@16x2048x32x128__heuristic.cu');
+    expect(() => exportKernels(['rope_bf16@16x2048'], {})).toThrow(/rope_bf16@16x2048: give 4 positive sizes joined by x/);
+  });
+
   it('names unknown workloads and bad variant names', () => {
     expect(() => exportKernels(['layer_norm_f64'], {})).toThrow(/unknown workload\(s\) layer_norm_f64; known: .*softmax_f32/);
     expect(() => exportKernels(['softmax_f32'], { 'a b': {} })).toThrow(/variant name "a b"/);
