@@ -39,10 +39,11 @@ export interface PointwiseParams {
   /** Fusion output positions whose stores are vectorized. */
   vectorizedOutputs: readonly number[];
   /**
-   * Global vector loads carry L1::evict_last and an L2 evict_last cache policy (what Triton emits
-   * for Inductor's evict_last loads): set when some input is loaded vectorized (pointwise/heuristics.ts).
+   * Fusion input positions whose global vector loads carry L1::evict_last and an L2 evict_last
+   * cache policy (what Triton emits for Inductor's evict_last loads); chosen in
+   * pointwise/heuristics.ts: the inputs served from cache when some are, else every vectorized one.
    */
-  evictLastLoads: boolean;
+  evictLastInputs: readonly number[];
 }
 
 /** A metadata-only fusion (expr_eval): no kernel, every output a view of an input. */
@@ -108,7 +109,7 @@ export function pointwiseParamsToString(p: PointwiseParams): string {
   lines.push(`unroll_factor_outer: ${p.unrollFactorOuter}`);
   lines.push(`unroll_factor_inner: ${p.unrollFactorInner}`);
   if (p.flipGridBinding) lines.push('Flip BIDx/BIDy bindings');
-  if (p.evictLastLoads) lines.push('Loads with L1::evict_last and an L2 evict_last cache policy');
+  if (p.evictLastInputs.length > 0) lines.push(`Loads with L1::evict_last and an L2 evict_last cache policy: inputs [${p.evictLastInputs.join(', ')}]`);
   lines.push(`Index type: ${p.indexType === 'Int32' ? 'int' : 'int64_t'}`);
   lines.push(`Divisible splits: [${p.divisibleSplits.map((d) => (d ? 'true' : 'false')).join(', ')}]`);
   lines.push('====================================');

@@ -27,25 +27,25 @@ function heur(f: Fusion, sizes: number[][]): PointwiseParams {
 }
 
 describe('pointwise scheduler: 2-D schedule for slice / pad / cat', () => {
-  it('pad_bf16 (F.pad(x, (8, 8, 1, 1)) of [8192, 4096] bf16): rows on blockIdx.y, vectors of 8, 32 × 4 threads, no unroll', () => {
+  it('pad_bf16 (F.pad(x, (8, 8, 1, 1)) of [8192, 4096] bf16): rows on blockIdx.y, vectors of 8, 256 × 1 threads, no unroll', () => {
     const p = heur(single([8192, 4096], (x) => pad(x, [8, 8, 1, 1])), [[8192, 4096]]);
     expect(p.breakPoint).toBe(1);
     expect(p.vectorizationFactor).toBe(8);
     expect(p.vectorizedInputs).toEqual([0]);
     expect(p.vectorizedOutputs).toEqual([0]);
     expect(p.unrollFactorInner).toBe(1);
-    // 4112 / 8 = 514 vectors a row: 17 blocks of 32 threads; 8194 rows / 4.
-    expect(p.lparams).toMatchObject({ bdimx: 32, bdimy: 4, gdimx: 17, gdimy: 2049 });
-    expect(p.divisibleSplits).toEqual([true, false, false]);
+    // 4112 / 8 = 514 vectors a row: 3 blocks of 256 threads (the last one partly idle); a row a block.
+    expect(p.lparams).toMatchObject({ bdimx: 256, bdimy: 1, gdimx: 3, gdimy: 8194 });
+    expect(p.divisibleSplits).toEqual([true, false]);
   });
 
-  it('cat of three [8192, 4096] bf16 along dim 0 and dim 1: 2-D, vectors of 8, 128 threads, every split divisible', () => {
+  it('cat of three [8192, 4096] bf16 along dim 0 and dim 1: 2-D, vectors of 8, 256 threads, every split divisible', () => {
     const c0 = heur(catOf(3, 0), [[8192, 4096], [8192, 4096], [8192, 4096]]);
-    expect([c0.breakPoint, c0.vectorizationFactor, c0.lparams.bdimx, c0.lparams.bdimy, c0.lparams.gdimx]).toEqual([1, 8, 128, 1, 4]);
+    expect([c0.breakPoint, c0.vectorizationFactor, c0.lparams.bdimx, c0.lparams.bdimy, c0.lparams.gdimx]).toEqual([1, 8, 256, 1, 2]);
     expect(c0.lparams.gdimy).toBe(24576);
     expect(c0.divisibleSplits).toEqual([true, true]);
     const c1 = heur(catOf(3, 1), [[8192, 4096], [8192, 4096], [8192, 4096]]);
-    expect([c1.breakPoint, c1.vectorizationFactor, c1.lparams.bdimx, c1.lparams.gdimx, c1.lparams.gdimy]).toEqual([1, 8, 128, 12, 8192]);
+    expect([c1.breakPoint, c1.vectorizationFactor, c1.lparams.bdimx, c1.lparams.gdimx, c1.lparams.gdimy]).toEqual([1, 8, 256, 6, 8192]);
   });
 
   it('a slice with an aligned offset goes 2-D and vectorized; an unaligned one 2-D with vectors the offset allows', () => {
@@ -65,7 +65,7 @@ describe('pointwise scheduler: 2-D schedule for slice / pad / cat', () => {
 
   it('more rows than gridDim.y holds: the outer side loops (split grid y), unvectorized for an odd pad', () => {
     const p = heur(single([300000, 64], (x) => pad(x, [1, 0]), 'Float'), [[300000, 64]]);
-    expect([p.breakPoint, p.vectorizationFactor, p.splitGridYDim, p.lparams.bdimx, p.lparams.bdimy, p.lparams.gdimy]).toEqual([1, 1, true, 32, 4, 65535]);
+    expect([p.breakPoint, p.vectorizationFactor, p.splitGridYDim, p.lparams.bdimx, p.lparams.bdimy, p.lparams.gdimy]).toEqual([1, 1, true, 128, 2, 65535]);
   });
 
   it('keeps the 1-D schedule for rows of ≤ a warp of vectors, rank 1, a small fusion, and an explicit break point 0', () => {

@@ -15,8 +15,9 @@ import { benchWorkloads } from '../src/bench/workloads.js';
 
 const VARIANTS: { name: string; overrides: PointwiseOverrides }[] = [
   { name: 'heuristic', overrides: {} },
-  { name: 'heuristic, loads evict-last in L1 + L2', overrides: { evictLastLoads: true } },
-  { name: 'heuristic, plain loads', overrides: { evictLastLoads: false } },
+  { name: 'heuristic, every vector load evict-last in L1 + L2', overrides: { evictLastLoads: 'all' } },
+  { name: 'heuristic, cached inputs evict-last', overrides: { evictLastLoads: 'cached' } },
+  { name: 'heuristic, plain loads', overrides: { evictLastLoads: 'none' } },
 ];
 for (const bdimx of [32, 64, 128]) for (const unroll of [1, 2, 4]) VARIANTS.push({ name: `2D bdimx=${bdimx} unroll=${unroll}`, overrides: { bdimx, unroll } });
 for (const bdimx of [128, 256, 512]) for (const unroll of [1, 2]) VARIANTS.push({ name: `1D bdimx=${bdimx} unroll=${unroll}`, overrides: { breakPoint: 0, bdimx, unroll } });

@@ -11,7 +11,7 @@ import { resizeWorkloads, ropeDefinition } from '../src/bench/resize-workloads.j
 import { randomHost, Random } from '../src/bench/device-inputs.js';
 
 describe('resize bench workloads', () => {
-  it('are one pointwise kernel with 8-wide bf16 accesses at their bench sizes, loads evict-last in L1 and L2', () => {
+  it('are one pointwise kernel with 8-wide bf16 accesses at their bench sizes, loads evict-last in L1 and L2 (RoPE: cos / sin only)', () => {
     for (const w of resizeWorkloads()) {
       const fusion = w.build().fusionIr();
       const info = makeRuntimeInfo(fusion, w.inputs.map((i) => ({ sizes: i.sizes })));
@@ -19,6 +19,10 @@ describe('resize bench workloads', () => {
       const k = compileFusion(fusion, info);
       expect(k.source, w.name).toContain('loadGlobalToLocalEvictLastL2<__bfloat, 8>');
       expect(k.source, w.name).toContain('loadLocalToGlobal<__bfloat, 8>');
+      // A plain vector load of a fusion input: RoPE streams x (T0) plain; the cats and pad hint every input.
+      const plainInputLoad = /loadGlobalToLocal<__bfloat, 8>\(&T\d+\[0\], &T(\d+)\[/g;
+      const plainInputs = [...k.source.matchAll(plainInputLoad)].map((m) => Number(m[1]));
+      expect([...new Set(plainInputs)], w.name).toEqual(w.name === 'rope_bf16' ? [0] : []);
     }
   });
 

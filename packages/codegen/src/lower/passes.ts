@@ -45,6 +45,15 @@ function rowCapacity(p: KernelParams): number {
     : 0;
 }
 
+/** Kernel names of the fusion inputs a pointwise kernel loads evict-last. */
+function evictLastTensorNames(ctx: LoweringContext, p: KernelParams): Set<string> {
+  const positions = p.schedulerType === 'pointwise' ? p.evictLastInputs : [];
+  return new Set(positions.flatMap((i) => {
+    const v = ctx.fusion.inputs[i];
+    return v !== undefined && v.kind === 'tensorView' ? [ctx.tensorName(v)] : [];
+  }));
+}
+
 /** The core passes, in order (named for dumps and the verifier; they always run). */
 export const CORE_PASS_NAMES = ['kernel-signature', 'loop-nest', 'allocation', 'expr-lowering', 'grid-outer-step'] as const;
 
@@ -69,9 +78,9 @@ export const OPTIMIZATION_PASSES: readonly LoweringPass[] = [
   },
   {
     name: 'evict-last-loads',
-    summary: 'pointwise, evictLastLoads (slice / pad / cat): global vector loads evict-last in L1 and L2',
-    enabled: (p) => p.schedulerType === 'pointwise' && p.evictLastLoads,
-    run: (body) => evictLastLoads(body),
+    summary: "pointwise, evictLastInputs: those inputs' global vector loads evict-last in L1 and L2",
+    enabled: (p) => p.schedulerType === 'pointwise' && p.evictLastInputs.length > 0,
+    run: (body, { ctx, params }) => evictLastLoads(body, evictLastTensorNames(ctx, params)),
   },
   {
     name: 'hoist-row-params',

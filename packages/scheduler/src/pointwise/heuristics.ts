@@ -30,6 +30,8 @@ import { resizeVectorLimit } from './resize/vectorize.js';
 import { resizeBreakPoint } from './resize/two-d.js';
 
 export const THREADS_PER_BLOCK = 128;
+/** Threads per block of a pointwise kernel with slice / pad / cat (see computePointwiseHeuristics). */
+export const RESIZE_THREADS_PER_BLOCK = 256;
 export const MAX_GRID_Y = 65535;
 const MAX_GRID_X = 2 ** 31 - 1;
 /** Bytes of loads each thread keeps in flight (128 KB per SM at 2048 threads per SM). */
@@ -105,8 +107,13 @@ export interface PointwiseOverrides {
   unroll?: number;
   /** Largest vector width (elements; a power of two): narrows the analysed one, never widens it. */
   maxVectorize?: number;
-  /** Loads with L1 + L2 evict_last hints (default: when some input is loaded vectorized). */
-  evictLastLoads?: boolean;
+  /**
+   * Which vectorized inputs load with L1 + L2 evict_last hints: 'all', 'cached' (only those the
+   * grid reads again, served from cache) or 'none'. Default: those re-read only after more than
+   * half the L2 has streamed past when there are some (RoPE's cos / sin), else 'all' (see
+   * `evictLastInputs`).
+   */
+  evictLastLoads?: 'all' | 'cached' | 'none';
 }
 
 export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, overrides: PointwiseOverrides = {}): PointwiseParams {
@@ -138,7 +145,7 @@ export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
     divisibleSplits: [],
     vectorizedInputs: [],
     vectorizedOutputs: [],
-    evictLastLoads: false,
+    evictLastInputs: [],
   };
   const hasIteration = ref.domain.logicalNoReductions().some((id) => !id.isBroadcast());
   if (!hasIteration) return base; // one thread computes the single element
@@ -171,8 +178,16 @@ export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
 
   let bdimx: number;
   let bdimy = 1;
+  // Slice / pad / cat: 256 threads a block, the 2-D schedule's blockDim.x up to all of them even
+  // where it does not divide the row (kernel_ab.py, H100, 2026-11-25, against 128: RoPE 1-D
+  // 0.3–0.5 µs faster in five runs, pad as 256 × 1 instead of 32 × 4 0.2–0.5, cat3_dim0 0.2–0.4,
+  // cat3_dim1 0–0.25; 512 was slower for RoPE and pad).
+  const threadsPerBlock = resize ? RESIZE_THREADS_PER_BLOCK : THREADS_PER_BLOCK;
   if (breakPoint === 0) {
-    bdimx = Math.min(THREADS_PER_BLOCK, Math.max(device.warpSize, nextPow2(afterVect)));
+    bdimx = Math.min(threadsPerBlock, Math.max(device.warpSize, nextPow2(afterVect)));
+  } else if (resize2d) {
+    bdimx = Math.min(threadsPerBlock, nextPow2(afterVect));
+    if (bdimx < threadsPerBlock) bdimy = Math.min(threadsPerBlock / bdimx, nextPow2(left));
   } else {
     bdimx = Math.min(afterVect, device.warpSize);
     while (bdimx * 2 <= THREADS_PER_BLOCK && bdimx * 2 <= afterVect && afterVect % (bdimx * 2) === 0) bdimx *= 2;
@@ -189,7 +204,7 @@ export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
   // Streaming inputs only: a tensor much smaller than the reference (per-channel parameters,
   // broadcast rows) is served from cache and keeps no DRAM bytes in flight.
   const loadBytes = io
-    .filter((t) => t.role === 'input' && t.sizes.reduce((a, b) => a * b, 1) * 8 >= nElems)
+    .filter((t) => t.role === 'input' && isStreaming(t, nElems))
     .reduce((acc, t) => acc + (vec.vectorized.includes(t) ? v : 1) * dataTypeSize(t.dtype), 0);
   const empirical = Math.min(MAX_UNROLL, lastPow2(Math.max(1, Math.floor(BYTES_IN_FLIGHT_PER_THREAD / Math.max(1, loadBytes)))));
   const blocksNoUnroll = ceilDiv(afterVect, bdimx) * (breakPoint > 0 ? ceilDiv(left, bdimy) : 1);
@@ -240,12 +255,49 @@ export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
     divisibleSplits: divisible,
     vectorizedInputs: vec.vectorized.filter((t) => t.role === 'input').map((t) => t.position),
     vectorizedOutputs: vec.vectorized.filter((t) => t.role === 'output').map((t) => t.position),
-    // Vector loads evict_last in L1 and L2, as torch.compile's Triton kernels load. Measured on
-    // the H100 (2026-11-24), the same kernel with and without: tsfuser-resize-variants cat3_dim1
-    // 131.6 → 130.0 µs, pad 43.6 → 42.6, RoPE 180.6 → 179.6, cat3_dim0 130.6 → 129.5;
-    // tsfuser-pointwise-variants readme_pointwise 713.4 → 707.3, bn_add_relu 24.1–24.5 either
-    // way; kernel_ab.py permute_bshd_bf16 179.7 → 177.8. L1-only evict_last, .nc and .cs hints
-    // gained nothing or were slower.
-    evictLastLoads: overrides.evictLastLoads ?? vec.vectorized.some((t) => t.role === 'input'),
+    evictLastInputs: evictLastInputs(vec.vectorized.filter((t) => t.role === 'input'), io, { map, ref, refSizes, nElems, l2Bytes: device.l2CacheBytes }, overrides.evictLastLoads),
   };
+}
+
+/** An input read about once per element (not a small tensor the whole grid reads again from cache). */
+function isStreaming(t: IoTensor, nElems: number): boolean {
+  return t.sizes.reduce((a, b) => a * b, 1) * 8 >= nElems;
+}
+
+/**
+ * Bytes the kernel streams between two reads of one element of `t` (an input the grid reads
+ * again) along its outermost broadcast dim d: one step of d is every reference element inside it,
+ * and each moves `bytesPerElement` bytes of the streaming tensors. 0 when `t` broadcasts nowhere.
+ */
+function reuseDistanceBytes(t: IoTensor, map: ExactLogicalMap, ref: TensorView, refSizes: readonly number[], bytesPerElement: number): number {
+  const covered = map.mapToReference(t.tv, ref);
+  const d = refSizes.findIndex((n, k) => n > 1 && !covered.includes(k));
+  return d < 0 ? 0 : refSizes.slice(d + 1).reduce((a, b) => a * b, 1) * bytesPerElement;
+}
+
+/**
+ * The vectorized inputs whose loads carry L1 + L2 evict_last hints, as torch.compile's Triton
+ * kernels load. By default every one (H100, 2026-11-24, the same kernel with and without:
+ * cat3_dim1 131.6 → 130.0 µs, pad 43.6 → 42.6, cat3_dim0 130.6 → 129.5, readme_pointwise
+ * 713.4 → 707.3, permute_bshd 179.7 → 177.8; bn_add_relu either way) — unless an input the grid
+ * reads again is re-read only after more than half the L2 has streamed past (RoPE's cos / sin,
+ * re-read once per batch, 64 MiB later). Then only such inputs are hinted: an evict_last stream
+ * competes with them for L2's evict_last share. kernel_ab.py, 2026-11-25, RoPE x [B, S, 32, 128]
+ * with x plain and cos / sin evict_last against every load hinted: 3.2–3.8 µs faster at reuse
+ * distances of 32, 64 and 128 MiB, the same at 16 MiB, within noise at 8 MiB; readme_pointwise,
+ * whose broadcast row is re-read 64 KiB later, 6 µs slower with its stream plain.
+ * torch.compile's Triton RoPE kernel hints cos / sin and x's two shifted loads, not x's first.
+ */
+function evictLastInputs(
+  vectorized: readonly IoTensor[],
+  io: readonly IoTensor[],
+  reuse: { map: ExactLogicalMap; ref: TensorView; refSizes: readonly number[]; nElems: number; l2Bytes: number },
+  mode: 'all' | 'cached' | 'none' | undefined,
+): number[] {
+  const { map, ref, refSizes, nElems, l2Bytes } = reuse;
+  const bytesPerElement = io.filter((t) => isStreaming(t, nElems)).reduce((acc, t) => acc + dataTypeSize(t.dtype), 0);
+  const cached = vectorized.filter((t) => !isStreaming(t, nElems));
+  const farReuse = cached.filter((t) => reuseDistanceBytes(t, map, ref, refSizes, bytesPerElement) > l2Bytes / 2);
+  const chosen = mode === 'none' ? [] : mode === 'all' ? vectorized : mode === 'cached' ? cached : farReuse.length > 0 ? farReuse : vectorized;
+  return chosen.map((t) => t.position);
 }
