@@ -39,13 +39,13 @@ describe('pointwise scheduler: 2-D schedule for slice / pad / cat', () => {
     expect(p.divisibleSplits).toEqual([true, false]);
   });
 
-  it('cat of three [8192, 4096] bf16 along dim 0 and dim 1: 2-D, vectors of 8, 256 threads, every split divisible', () => {
+  it('cat of three [8192, 4096] bf16 along dim 0 and dim 1: 2-D, vectors of 8, 512 threads (they tile each row), every split divisible', () => {
     const c0 = heur(catOf(3, 0), [[8192, 4096], [8192, 4096], [8192, 4096]]);
-    expect([c0.breakPoint, c0.vectorizationFactor, c0.lparams.bdimx, c0.lparams.bdimy, c0.lparams.gdimx]).toEqual([1, 8, 256, 1, 2]);
+    expect([c0.breakPoint, c0.vectorizationFactor, c0.lparams.bdimx, c0.lparams.bdimy, c0.lparams.gdimx]).toEqual([1, 8, 512, 1, 1]);
     expect(c0.lparams.gdimy).toBe(24576);
     expect(c0.divisibleSplits).toEqual([true, true]);
     const c1 = heur(catOf(3, 1), [[8192, 4096], [8192, 4096], [8192, 4096]]);
-    expect([c1.breakPoint, c1.vectorizationFactor, c1.lparams.bdimx, c1.lparams.gdimx, c1.lparams.gdimy]).toEqual([1, 8, 256, 6, 8192]);
+    expect([c1.breakPoint, c1.vectorizationFactor, c1.lparams.bdimx, c1.lparams.gdimx, c1.lparams.gdimy]).toEqual([1, 8, 512, 3, 8192]);
   });
 
   it('a slice with an aligned offset goes 2-D and vectorized; an unaligned one 2-D with vectors the offset allows', () => {

@@ -32,6 +32,8 @@ import { resizeBreakPoint } from './resize/two-d.js';
 export const THREADS_PER_BLOCK = 128;
 /** Threads per block of a pointwise kernel with slice / pad / cat (see computePointwiseHeuristics). */
 export const RESIZE_THREADS_PER_BLOCK = 256;
+/** blockDim.x of a slice / pad / cat 2-D schedule whose row of vectors it divides. */
+const RESIZE_ROW_TILE_BDIMX = 512;
 export const MAX_GRID_Y = 65535;
 const MAX_GRID_X = 2 ** 31 - 1;
 /** Bytes of loads each thread keeps in flight (128 KB per SM at 2048 threads per SM). */
@@ -179,14 +181,16 @@ export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
   let bdimx: number;
   let bdimy = 1;
   // Slice / pad / cat: 256 threads a block, the 2-D schedule's blockDim.x up to all of them even
-  // where it does not divide the row (kernel_ab.py, H100, 2026-11-25, against 128: RoPE 1-D
-  // 0.3–0.5 µs faster in five runs, pad as 256 × 1 instead of 32 × 4 0.2–0.5, cat3_dim0 0.2–0.4,
-  // cat3_dim1 0–0.25; 512 was slower for RoPE and pad).
+  // where it does not divide the row, and 512 where 512 threads tile the row exactly
+  // (kernel_ab.py, H100, 2026-11-25, against 128: RoPE 1-D 0.3–0.5 µs faster in five runs, pad
+  // as 256 × 1 instead of 32 × 4 0.2–0.5, cat3_dim0 0.2–0.4, cat3_dim1 0–0.25 and at 512 (three
+  // blocks a row) 0.2–0.4; 512 was 2–4 µs slower for RoPE and for pad, whose row of 514 vectors
+  // it would leave half idle).
   const threadsPerBlock = resize ? RESIZE_THREADS_PER_BLOCK : THREADS_PER_BLOCK;
   if (breakPoint === 0) {
     bdimx = Math.min(threadsPerBlock, Math.max(device.warpSize, nextPow2(afterVect)));
   } else if (resize2d) {
-    bdimx = Math.min(threadsPerBlock, nextPow2(afterVect));
+    bdimx = afterVect % RESIZE_ROW_TILE_BDIMX === 0 ? RESIZE_ROW_TILE_BDIMX : Math.min(threadsPerBlock, nextPow2(afterVect));
     if (bdimx < threadsPerBlock) bdimy = Math.min(threadsPerBlock / bdimx, nextPow2(left));
   } else {
     bdimx = Math.min(afterVect, device.warpSize);
