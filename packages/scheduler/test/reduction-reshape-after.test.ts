@@ -3,8 +3,8 @@
 // takes and the ones it refuses, with the reasons shown in segmentation explanations. Codegen's
 // reduction-reshape tests simulate the kernels.
 import { describe, expect, it } from 'vitest';
-import { Fusion, makeTensor, reshape, sum, type TensorView } from '@tsfuser/fusion-ir';
-import { makeRuntimeInfo, ReductionScheduler } from '@tsfuser/scheduler';
+import { add, broadcast, Fusion, iota, makeTensor, reshape, size, sum, type TensorView } from '@tsfuser/fusion-ir';
+import { defaultSchedulerRegistry, makeRuntimeInfo, ReductionScheduler, segmentFusion } from '@tsfuser/scheduler';
 import { reductionMergeGroups } from '../src/reduction/reshape-after-reduction.js';
 
 function verdict(shape: number[], dims: number[], newShape: number[]): string {
@@ -47,5 +47,37 @@ describe('reshape after the reduction', () => {
 
   it('leaves dims of extent 1 out of the groups: [1, R, K] merged to [K] is no interference', () => {
     expect(verdict([1, 32, 8], [1], [8])).toBe('ok');
+  });
+});
+
+describe('iota and a reshape in a reduction fusion', () => {
+  // iota [i1] broadcast and added to x [i0, i1], reshaped to [i0·i1 / 4, 4] and row-summed: the
+  // iota is computed from the reduction input's indices, which do not cross the reshape, so the
+  // reduction scheduler refuses (lowering could not index it) and the segmenter makes the iota,
+  // the add and the reshape a pointwise kernel before the reduction (random shape-op seed 20682).
+  function iotaReshapeSum(): Fusion {
+    const f = new Fusion();
+    const x = makeTensor(f, { shape: [-1, -1], dtype: 'Float' });
+    f.addInput(x);
+    const t = add(x, broadcast(iota(f, size(x, 1), 0, 0.5, 'Float'), [true, false]));
+    f.addOutput(sum(reshape(t, [-1, 4]), [1]));
+    return f;
+  }
+
+  it('the reduction scheduler refuses it, naming the iota; segmentation puts a pointwise kernel first', () => {
+    const f = iotaReshapeSum();
+    const info = makeRuntimeInfo(f, [{ sizes: [6, 8] }]);
+    const v = new ReductionScheduler().canSchedule(f, info);
+    expect(v.ok).toBe(false);
+    expect(v.ok ? '' : v.reason).toMatch(/^IotaOp producing T\d+ is on the other side of a reshape from the reduction input T\d+ \(reduction scheduler\)$/);
+    expect(segmentFusion(f, info, defaultSchedulerRegistry()).groups.map((g) => g.schedulerType)).toEqual(['pointwise', 'reduction']);
+  });
+
+  it('an iota on the reduction input side of no reshape stays in the reduction kernel', () => {
+    const f = new Fusion();
+    const x = makeTensor(f, { shape: [-1, -1], dtype: 'Float' });
+    f.addInput(x);
+    f.addOutput(sum(add(x, broadcast(iota(f, size(x, 1), 0, 0.5, 'Float'), [true, false])), [1]));
+    expect(new ReductionScheduler().canSchedule(f, makeRuntimeInfo(f, [{ sizes: [6, 8] }])).ok).toBe(true);
   });
 });

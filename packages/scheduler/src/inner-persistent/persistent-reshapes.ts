@@ -15,7 +15,7 @@
 
 import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
 import { ExactLogicalMap } from '../analysis/domain-map.js';
-import { viewRefusal } from '../pointwise/reshape-checks.js';
+import { isFactoryAcrossReshape, viewRefusal } from '../pointwise/reshape-checks.js';
 import { ReshapeIndexGraph } from '../pointwise/reshape-index-graph.js';
 
 /** Why the reshapes of a persistent fusion whose first reduction reads `ref` cannot be scheduled, or null. */
@@ -37,12 +37,8 @@ export function persistentReshapeRefusal(fusion: Fusion, ref: TensorView, schedu
     if (bad >= 0) {
       return `T${tv.name} dim ${bad} (extent ${(logical[bad] as (typeof logical)[number]).extent.symbolicName()}) maps neither to the reduction input T${ref.name} nor through a reshape to it (${scheduler} scheduler)`;
     }
-    const def = tv.definition;
-    if (def !== null && (def.kind === 'IotaOp' || def.kind === 'RNGOp')) {
-      const direct = map.mapToReference(tv, ref);
-      if (logical.some((id, d) => !id.isBroadcast() && direct[d] === -1)) {
-        return `${def.kind} producing T${tv.name} is on the other side of a reshape from the reduction input T${ref.name} (${scheduler} scheduler)`;
-      }
+    if (isFactoryAcrossReshape(tv, ref, map)) {
+      return `${tv.definition?.kind} producing T${tv.name} is on the other side of a reshape from the reduction input T${ref.name} (${scheduler} scheduler)`;
     }
   }
   return null;

@@ -28,6 +28,18 @@ export function viewRefusal(e: ViewOp): string | null {
  * For a fusion with reshapes: the refusal reason, or null when every tensor can be indexed from
  * `ref`. Undefined for a fusion without reshapes (the caller's positional checks apply).
  */
+/**
+ * Whether `tv` is made by an iota or a random-number op and has an iteration dim the exact map
+ * does not tie to `ref`: such a value is computed from the kernel reference's indices, which do
+ * not reach it across a reshape (its elements would all get one index).
+ */
+export function isFactoryAcrossReshape(tv: TensorView, ref: TensorView, map: ExactLogicalMap): boolean {
+  const def = tv.definition;
+  if (def === null || (def.kind !== 'IotaOp' && def.kind !== 'RNGOp')) return false;
+  const direct = map.mapToReference(tv, ref);
+  return tv.domain.logicalNoReductions().some((id, d) => !id.isBroadcast() && direct[d] === -1);
+}
+
 export function reshapeMappingRefusal(fusion: Fusion, ref: TensorView, map: ExactLogicalMap): string | null | undefined {
   const graph = new ReshapeIndexGraph(fusion, ref);
   if (!graph.hasReshape) return undefined;
@@ -35,7 +47,6 @@ export function reshapeMappingRefusal(fusion: Fusion, ref: TensorView, map: Exac
   const refIter = ref.domain.logicalNoReductions().flatMap((id, d) => (id.isBroadcast() ? [] : [d]));
   for (const tv of fusion.allTvs()) {
     if (tv.isFusionInput() && !tv.uses.some((u) => live.has(u))) continue;
-    const direct = map.mapToReference(tv, ref);
     const derived = graph.deriveLogical(tv);
     const logical = tv.domain.logicalNoReductions();
     for (let d = 0; d < logical.length; d += 1) {
@@ -45,11 +56,7 @@ export function reshapeMappingRefusal(fusion: Fusion, ref: TensorView, map: Exac
       if (tv.uses.some((u) => u.kind === 'SqueezeOp' && u.isSqueezeDim[d] === true)) continue;
       return `T${tv.name} dim ${d} (extent ${id.extent.symbolicName()}) maps neither to the reference T${ref.name} nor through a reshape to it`;
     }
-    const def = tv.definition;
-    if (def !== null && (def.kind === 'IotaOp' || def.kind === 'RNGOp')) {
-      const indirect = logical.some((id, d) => !id.isBroadcast() && direct[d] === -1);
-      if (indirect) return `${def.kind} producing T${tv.name} is on the other side of a reshape from the reference T${ref.name}`;
-    }
+    if (isFactoryAcrossReshape(tv, ref, map)) return `${tv.definition?.kind} producing T${tv.name} is on the other side of a reshape from the reference T${ref.name}`;
     if (tv.isFusionOutput()) {
       const covered = new Set<number>();
       for (const x of derived) if (x !== null) for (const p of referencePositionsOf(x)) covered.add(p);
