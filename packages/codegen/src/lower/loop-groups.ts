@@ -53,6 +53,7 @@ export class LoopGroups {
         if (viewed) for (const o of e.outputs) if (o.kind === 'tensorView') this.afterReductionView.add(o);
       }
       for (const tv of feedingOnlyReductionSide(ctx, this.afterReduction)) this.afterReduction.add(tv);
+      for (const tv of constantsFeedingAfterReduction(ctx, this.afterReduction)) this.afterReduction.add(tv);
     }
     for (const tv of ctx.fusion.allTvs()) {
       if (tv.isFusionInput()) continue;
@@ -173,6 +174,27 @@ function feedingOnlyReductionSide(ctx: LoweringContext, after: ReadonlySet<Tenso
         side.add(o);
         found.push(o);
       }
+    }
+  }
+  return found;
+}
+
+/**
+ * Tensors whose every loop ID is a broadcast (a 0-dim full broadcast to the reference's rank)
+ * and which feed only tensors after a reduction: like their consumers, they make no loop at
+ * their broadcast IDs (their value is one number). Iterated, such a constant sat inside the
+ * loops of the tensors after the reduction while its consumer, which iterates none of its
+ * broadcast IDs, sat outside them: a cycle in the loop nest (random shape-op seed 5868:
+ * `rowsum(x) · full([], c) − x` in one inner persistent kernel).
+ */
+function constantsFeedingAfterReduction(ctx: LoweringContext, after: ReadonlySet<TensorView>): TensorView[] {
+  const found: TensorView[] = [];
+  const exprs = ctx.fusion.exprs();
+  for (let i = exprs.length - 1; i >= 0; i -= 1) {
+    for (const o of (exprs[i] as Expr).outputs) {
+      if (o.kind !== 'tensorView' || after.has(o) || o.uses.length === 0 || o.nDims() === 0) continue;
+      if (!o.domain.loop.every((id) => id.isBroadcast())) continue;
+      if (o.uses.every((u) => u.outputs.every((c) => c.kind !== 'tensorView' || after.has(c) || found.includes(c)))) found.push(o);
     }
   }
   return found;
