@@ -50,7 +50,7 @@ import {
 } from '@tsfuser/test-support';
 import { largeReshapeCases, randomReshapeFixtures, reshapeFixtures } from './reshape-cases.js';
 import { largePersistentReshapeCases, persistentReshapeFixtures, randomPersistentReshapeFixtures } from './persistent-reshape-cases.js';
-import { absoluteHost, summationSlack } from './summation-slack.js';
+import { absoluteHost, reductionSlack } from './summation-slack.js';
 
 interface Result {
   name: string;
@@ -136,7 +136,8 @@ function runCase(device: DeviceContext, fx: ShapeOpsFixture, seed: number): stri
     try {
       // Sums in another order than the float64 reference: elements whose sum cancels get the
       // rounding bound √n·u·Σ|x| (summation-slack.ts; Σ|x| from the fusion on |inputs|, n at most
-      // the largest input) — far below what a lost or doubled term would change.
+      // the largest input), and every element at least the norm-wise bound the simulator tests
+      // use (reductionSlack) — far below what a lost or doubled term would change.
       const reduces = fx.fusion.exprs().some((e) => e.kind === 'ReductionOp' || e.kind === 'WelfordOp');
       const terms = Math.max(1, ...inputs.map((v) => (v instanceof HostTensor ? v.numel : 1)));
       const absolute = reduces ? (evaluate(fx.fusion, inputs.map((v) => (v instanceof HostTensor ? absoluteHost(v) : v))) as HostTensor[]) : [];
@@ -145,7 +146,7 @@ function runCase(device: DeviceContext, fx: ShapeOpsFixture, seed: number): stri
       const loosest = dtypes.includes('BFloat16') ? 'BFloat16' : dtypes.includes('Half') ? 'Half' : 'Float';
       want.forEach((w, i) => {
         const a = absolute[i];
-        compareOutput(w, (outs[i] as Tensor).toHost(), `output ${i}`, a === undefined || w.dtype !== 'Float' ? undefined : summationSlack(a, terms), w.dtype === 'Float' ? loosest : w.dtype);
+        compareOutput(w, (outs[i] as Tensor).toHost(), `output ${i}`, a === undefined || w.dtype !== 'Float' ? undefined : reductionSlack(w, a, terms, loosest), w.dtype === 'Float' ? loosest : w.dtype);
       });
       fx.fusion.outputs.forEach((o, i) => {
         // An expanded dim must come back with stride 0 (a view, not a copy); where it expands to
