@@ -38,7 +38,8 @@ export interface ExportedKernel {
   indexType: string;
   params: ExportedParam[];
   argBytes: number;
-  inputs: { sizes: number[]; dtype: string }[];
+  /** `positive`: kernel_ab.py fills it with values in [0.5, 1.5) (variances), as pytorch_bench.py does. */
+  inputs: { sizes: number[]; dtype: string; positive?: boolean }[];
 }
 
 /**
@@ -101,7 +102,7 @@ export function exportKernels(workloads: readonly string[] | undefined, variants
           indexType: k.indexType,
           params,
           argBytes: k.args.size,
-          inputs: w.inputs.map((i) => ({ sizes: [...i.sizes], dtype: i.dtype })),
+          inputs: w.inputs.map((i) => ({ sizes: [...i.sizes], dtype: i.dtype, ...(i.positive === true ? { positive: true } : {}) })),
         },
       });
     }

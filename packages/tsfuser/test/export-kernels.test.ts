@@ -52,6 +52,11 @@ describe('export-kernels', () => {
     expect(() => exportKernels(['rope_bf16@16x2048'], {})).toThrow(/rope_bf16@16x2048: give 4 positive sizes joined by x/);
   });
 
+  it('marks positive inputs (variances) so kernel_ab.py fills them as pytorch_bench.py does', () => {
+    const bn = exportKernels(['bn_add_relu'], {})[0]?.kernel;
+    expect(bn?.inputs.flatMap((i, k) => (i.positive === true ? [k] : []))).toEqual([5, 9]);
+  });
+
   it('names unknown workloads and bad variant names', () => {
     expect(() => exportKernels(['layer_norm_f64'], {})).toThrow(/unknown workload\(s\) layer_norm_f64; known: .*softmax_f32/);
     expect(() => exportKernels(['softmax_f32'], { 'a b': {} })).toThrow(/variant name "a b"/);
