@@ -18,10 +18,11 @@ output buffer.
                          [--input-sets N]
 
 --flush reset-read first returns every persisting (evict_last) L2 line to normal priority
-(cuCtxResetPersistingL2Cache), then reads the flush buffer: a plain read flush cannot evict lines
-that a kernel loaded with an L2 evict_last policy, so with the same inputs every run, the next run
-finds some of them still in L2. --input-sets N rotates through N copies of the inputs, so no run
-reads what the run before it read (as a model's next call reads new data).
+(cuCtxResetPersistingL2Cache), then reads the flush buffer, in case a plain read flush leaves
+lines a kernel loaded with an L2 evict_last policy for the next run on the same inputs.
+--input-sets N rotates through N copies of the inputs, so no run reads what the run before it
+read (as a model's next call reads new data). On the H100 (2026-11-25) neither changed any
+difference to torch.compile (tsfuser README, "Shape-op benchmarks").
 """
 
 import argparse
@@ -100,8 +101,6 @@ class Kernel:
         # The 48 KiB default limit applies to static + dynamic shared memory together.
         if entry["smem"] + static.value > 48 * 1024:
             check_cu(cuda.cuFuncSetAttribute(self.func, 8, entry["smem"]), "cuFuncSetAttribute")
-        self.buffers = []
-        self.pointers = None
         self.bound = []
 
     def bind(self, inputs, outputs):
@@ -109,7 +108,7 @@ class Kernel:
         (each call adds a binding: launch(i) runs on the i-th)."""
         width = 4 if self.entry["indexType"] == "Int32" else 8
         fmt = ctypes.c_int32 if width == 4 else ctypes.c_int64
-        self.buffers = []
+        buffers = []
         for p in self.entry["params"]:
             t = (inputs if p["role"] == "input" else outputs)[p["position"]]
             if p["kind"] != "tensor":
@@ -121,9 +120,9 @@ class Kernel:
             for d in range(p["rank"]):
                 fmt.from_buffer(buf, 8 + d * width).value = t.size(d)
                 fmt.from_buffer(buf, 8 + (p["rank"] + d) * width).value = t.stride(d)
-            self.buffers.append(buf)
-        self.pointers = (ctypes.c_void_p * len(self.buffers))(*[ctypes.addressof(b) for b in self.buffers])
-        self.bound.append((self.buffers, self.pointers))
+            buffers.append(buf)
+        # The buffers stay referenced beside the pointer array that points into them.
+        self.bound.append((buffers, (ctypes.c_void_p * len(buffers))(*[ctypes.addressof(b) for b in buffers])))
 
     def launch(self, binding=0):
         g, b = self.entry["grid"], self.entry["block"]

@@ -41,7 +41,8 @@ export interface PointwiseParams {
   /**
    * Fusion input positions whose global vector loads carry L1::evict_last and an L2 evict_last
    * cache policy (what Triton emits for Inductor's evict_last loads); chosen in
-   * pointwise/heuristics.ts: the inputs served from cache when some are, else every vectorized one.
+   * pointwise/heuristics.ts: every vectorized input, unless some input the grid reads again is
+   * re-read only after more than half the L2 has streamed past (then only those).
    */
   evictLastInputs: readonly number[];
 }

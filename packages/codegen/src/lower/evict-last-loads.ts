@@ -2,8 +2,9 @@
 // vector load of one of those fusion inputs gets cacheHint 'evictLastL2', emitted as
 // ld.global.L1::evict_last.L2::cache_hint with an L2 evict_last policy made by createpolicy (what
 // Triton emits for Inductor's evict_last loads). Which inputs: pointwise/heuristics.ts
-// (`evictLastInputs`: the inputs served from cache when there are some, else all), which with
-// the scheduler README says what each choice was measured to gain.
+// (`evictLastInputs`: every vectorized input, unless some input the grid reads again is re-read
+// only after more than half the L2 has streamed past — then only those), which with the
+// scheduler README says what each choice was measured to gain.
 // Invariant: only hints change; every statement, index and predicate stays as it was, so the
 // kernel computes exactly what it did without the pass.
 

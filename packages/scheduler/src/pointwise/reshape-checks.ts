@@ -25,10 +25,6 @@ export function viewRefusal(e: ViewOp): string | null {
 }
 
 /**
- * For a fusion with reshapes: the refusal reason, or null when every tensor can be indexed from
- * `ref`. Undefined for a fusion without reshapes (the caller's positional checks apply).
- */
-/**
  * Whether `tv` is made by an iota or a random-number op and has an iteration dim the exact map
  * does not tie to `ref`: such a value is computed from the kernel reference's indices, which do
  * not reach it across a reshape (its elements would all get one index).
@@ -40,6 +36,10 @@ export function isFactoryAcrossReshape(tv: TensorView, ref: TensorView, map: Exa
   return tv.domain.logicalNoReductions().some((id, d) => !id.isBroadcast() && direct[d] === -1);
 }
 
+/**
+ * For a fusion with reshapes: the refusal reason, or null when every tensor can be indexed from
+ * `ref`. Undefined for a fusion without reshapes (the caller's positional checks apply).
+ */
 export function reshapeMappingRefusal(fusion: Fusion, ref: TensorView, map: ExactLogicalMap): string | null | undefined {
   const graph = new ReshapeIndexGraph(fusion, ref);
   if (!graph.hasReshape) return undefined;

@@ -14,8 +14,8 @@ import { isFactoryAcrossReshape, viewRefusal } from '../pointwise/reshape-checks
 
 /** Why the reshapes of a reduction fusion cannot be scheduled, or null (those after it: see reshape-after-reduction.ts). */
 export function reshapeBeforeReduction(fusion: Fusion, input: TensorView, after: ReadonlySet<Expr>): { reason: string } | null {
-  for (const e of fusion.exprs()) {
-    if (e.kind !== 'ViewOp') continue;
+  const views = fusion.exprs().filter((e) => e.kind === 'ViewOp');
+  for (const e of views) {
     // After the reduction, the rest is checked by reshape-after-reduction.ts.
     if (!after.has(e) && input.domain.logicalNoReductions().some((id) => id.isBroadcast())) {
       // Propagated through the reshape, the tensors before it get their broadcast loop IDs last,
@@ -25,7 +25,7 @@ export function reshapeBeforeReduction(fusion: Fusion, input: TensorView, after:
     const r = viewRefusal(e);
     if (r !== null) return { reason: r };
   }
-  if (!fusion.exprs().some((e) => e.kind === 'ViewOp')) return null;
+  if (views.length === 0) return null;
   const map = new ExactLogicalMap(fusion);
   const factory = fusion.allTvs().find((tv) => isFactoryAcrossReshape(tv, input, map));
   if (factory !== undefined) {
