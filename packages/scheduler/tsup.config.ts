@@ -1,10 +1,4 @@
 import { defineConfig } from 'tsup';
+import { packageTsupConfig } from '../../tsup.shared.mjs';
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm'],
-  dts: true,
-  clean: true,
-  target: 'node20',
-  sourcemap: true,
-});
+export default defineConfig(packageTsupConfig());

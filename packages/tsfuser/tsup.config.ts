@@ -1,10 +1,5 @@
 import { defineConfig } from 'tsup';
+import { packageTsupConfig } from '../../tsup.shared.mjs';
 
-export default defineConfig({
-  entry: ['src/index.ts', 'src/cli.ts'],
-  format: ['esm'],
-  dts: { entry: 'src/index.ts' },
-  clean: true,
-  target: 'node20',
-  sourcemap: true,
-});
+// The CLI is a second entry; only the library's API gets declarations.
+export default defineConfig(packageTsupConfig({ entry: ['src/index.ts', 'src/cli.ts'], dtsEntry: 'src/index.ts' }));
