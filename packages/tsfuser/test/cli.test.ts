@@ -15,7 +15,7 @@ describe('tsfuser run', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/out0: shape \[[\d, ]*\] (Float|Half|BFloat16|Double)/);
-    expect(r.stdout).toContain('check: passed');
+    expect(r.stdout).toContain('check: nothing independent to compare against');
   });
 
   it('computes the README example: (1 + 1) * 3 summed over 8 = 48', async () => {

@@ -32,6 +32,7 @@ import {
   type RunGraphResult,
   type RunValue,
 } from '@tsfuser/graph-fuser';
+import { referenceFallbackNote } from '../execute/execute.js';
 import { createGpuBackend } from '../execute/gpu-backend.js';
 import { gpuGroupExecutor } from '../torchscript/gpu-group-executor.js';
 import { compareTensors } from '../io/compare.js';
@@ -189,7 +190,7 @@ function executorFor(backend: string, io: CliIo): { executor: FusionGroupExecuto
     case 'auto': {
       const a = createGpuBackend().availability();
       if (a.available) return { executor: gpuExecutor(io, true), name: 'gpu' };
-      io.stderr(`tsfuser fuse: running fusion groups on the reference evaluator (CPU): ${a.reason}\n`);
+      io.stderr(`${referenceFallbackNote(a, 'tsfuser fuse')}\n`);
       return { executor: referenceGroupExecutor, name: 'reference' };
     }
     default:

@@ -10,7 +10,11 @@ import type { AllocationLimits } from '../io/allocation-limits.js';
 /** A fusion input value: a tensor (host or device) or a JS scalar. */
 export type ExecuteInput = Tensor | number | boolean | bigint;
 
-export type Availability = { available: true } | { available: false; reason: string };
+/**
+ * Whether a backend can run here. `summary` is the short form a user reads first ("no CUDA
+ * driver"); `reason` the detail (the loader's message).
+ */
+export type Availability = { available: true } | { available: false; summary: string; reason: string };
 
 export interface BackendRunOptions {
   /** CUDA device ordinal (GPU backends). */

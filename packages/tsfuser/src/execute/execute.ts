@@ -35,6 +35,15 @@ export interface ExecuteOptions {
   onProfile?: (profile: FusionProfile) => void;
 }
 
+/**
+ * The one line 'auto' prints when it falls back: what is missing first, then what runs instead
+ * (the CPU fallback is intended, not an error), then the loader's detail where it adds something.
+ */
+export function referenceFallbackNote(a: { summary: string; reason: string }, program = 'tsfuser'): string {
+  const detail = a.summary === 'no CUDA driver' || a.summary === 'no CUDA device' ? '' : ` (${a.reason})`;
+  return `${program}: ${a.summary}: running on the CPU reference evaluator${detail}`;
+}
+
 /** The backend `name` resolves to; 'auto' may fall back to the reference evaluator. */
 export function resolveBackend(choice: BackendName | Backend = 'auto', notes: NoteSink = stderrSink): Backend {
   if (typeof choice !== 'string') return choice;
@@ -51,7 +60,7 @@ export function resolveBackend(choice: BackendName | Backend = 'auto', notes: No
       const gpu = gpuBackend();
       const a = gpu.availability();
       if (a.available) return gpu;
-      noteOnce('reference-fallback', `tsfuser: running on the reference evaluator (CPU): ${a.reason}`, notes);
+      noteOnce('reference-fallback', referenceFallbackNote(a), notes);
       return referenceBackend;
     }
     default: {

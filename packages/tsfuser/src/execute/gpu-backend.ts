@@ -12,6 +12,7 @@ import {
   DeviceContext,
   Tensor,
   isAvailable,
+  type Availability as DeviceAvailability,
 } from '@tsfuser/device';
 import { FusionExecutorCache, type ExecutorArgument } from '@tsfuser/runtime';
 import type { Segmenter } from '@tsfuser/scheduler';
@@ -25,6 +26,14 @@ export interface GpuBackendOptions {
   segmenter?: Segmenter;
   /** Fill every output with 0xFF bytes before the kernels run (tests: unwritten elements show). */
   poisonOutputs?: boolean;
+}
+
+/** The first missing piece of the GPU path, as a user names it (the device layer probes in this order). */
+function missingPiece(a: DeviceAvailability): string {
+  if (a.addonPath === undefined) return 'the device addon is not built';
+  if (a.driverVersion === undefined) return 'no CUDA driver';
+  if ((a.deviceCount ?? 0) === 0) return 'no CUDA device';
+  return 'no NVRTC';
 }
 
 /** Per-process state of one GPU backend instance. */
@@ -42,8 +51,8 @@ class GpuState {
     // the probe (a call into the addon) is not repeated on a cached execute's host path.
     if (this.available) return { available: true };
     const a = isAvailable();
-    if (!a.available) return { available: false, reason: a.reason ?? 'the CUDA runtime is unavailable' };
-    if ((a.deviceCount ?? 0) === 0) return { available: false, reason: 'no CUDA device found' };
+    if (!a.available) return { available: false, summary: missingPiece(a), reason: a.reason ?? 'the CUDA runtime is unavailable' };
+    if ((a.deviceCount ?? 0) === 0) return { available: false, summary: 'no CUDA device', reason: 'the CUDA driver found no device' };
     this.available = true;
     return { available: true };
   }
