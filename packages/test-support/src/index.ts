@@ -1,6 +1,7 @@
 // @tsfuser/test-support: helpers shared by the packages' tests and the GPU suites (private,
 // never published; production code may not import it — tools/check-imports.mjs enforces that).
 export * from './random.js';
+export * from './test-tier.js';
 export * from './random-case.js';
 export * from './fixtures.js';
 export * from './batch-norm-fixtures.js';
