@@ -1,5 +1,5 @@
-// Module entry of tsfuser_runtime.node. Loading the addon never touches CUDA: libcuda and
-// NVRTC are opened on first use (probe or any call), so the addon loads on any machine.
+// Module entry of tsfuser_runtime.node. Loading the addon never touches CUDA: libcuda, NVRTC
+// and cuBLASLt are opened on first use (probe or any call), so the addon loads on any machine.
 #include "addon_state.h"
 
 namespace tsfuser {
@@ -15,10 +15,11 @@ void SetErrorClass(const Napi::CallbackInfo& info) {
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   env.SetInstanceData<AddonState>(new AddonState());
   exports.Set("setErrorClass", Napi::Function::New(env, SetErrorClass, "setErrorClass"));
-  // Bumped whenever the exported functions change (2: streamWaitEvent); addon.ts checks it.
-  exports.Set("abiVersion", Napi::Number::New(env, 2));
+  // Bumped whenever the exported functions change (2: streamWaitEvent, 3: cuBLASLt); addon.ts checks it.
+  exports.Set("abiVersion", Napi::Number::New(env, 3));
   registerDeviceBindings(env, exports);
   registerKernelBindings(env, exports);
+  registerGemmBindings(env, exports);
   return exports;
 }
 

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "cublaslt_api.h"
 #include "driver_api.h"
 #include "nvrtc_api.h"
 
@@ -19,6 +20,7 @@ namespace tsfuser {
 struct AddonState {
   DriverApi cuda;
   NvrtcApi nvrtc;
+  CublasLtApi cublasLt;
   Napi::FunctionReference cudaErrorClass;
   /** (offset, size) of each parameter per function, from cuFuncGetParamInfo; cleared on module unload. */
   std::unordered_map<CUfunction, std::vector<std::pair<std::size_t, std::size_t>>> parameterLayouts;
@@ -70,5 +72,6 @@ Napi::BigInt handleToBigInt(Napi::Env env, Handle handle) {
 
 void registerDeviceBindings(Napi::Env env, Napi::Object exports);
 void registerKernelBindings(Napi::Env env, Napi::Object exports);
+void registerGemmBindings(Napi::Env env, Napi::Object exports);
 
 }  // namespace tsfuser

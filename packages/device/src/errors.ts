@@ -37,3 +37,18 @@ export class RuntimeUnavailableError extends Error {
     super(`tsfuser runtime unavailable: ${reason}`);
   }
 }
+
+/**
+ * A GEMM descriptor cuBLASLt cannot run as given (bad shape, leading dimension, dtype mix,
+ * epilogue), found before any native call; `field` names the part of the descriptor at fault
+ * (e.g. "b.ld", "epilogue.bias.dtype").
+ */
+export class GemmError extends Error {
+  override readonly name = 'GemmError';
+  constructor(
+    readonly field: string,
+    detail: string,
+  ) {
+    super(`GEMM ${field}: ${detail}`);
+  }
+}

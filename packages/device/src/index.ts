@@ -1,9 +1,10 @@
-// Public API of @tsfuser/device: the device layer — CUDA driver and NVRTC through the native
-// addon, device memory (block pool), Tensor, availability, the cubin cache, timing primitives.
+// Public API of @tsfuser/device: the device layer — CUDA driver, NVRTC and cuBLASLt through the
+// native addon, device memory (block pool), Tensor, availability, the cubin cache, timing
+// primitives, cuBLASLt GEMMs (GemmLibrary).
 // It knows nothing of fusions, schedulers or codegen.
 export const packageName = '@tsfuser/device';
 
-export { CudaError, CompileError, RuntimeUnavailableError } from './errors.js';
+export { CudaError, CompileError, RuntimeUnavailableError, GemmError } from './errors.js';
 export { isAvailable, type Availability } from './availability.js';
 export { loadAddon, addonSearchPaths, ADDON_ABI_VERSION, ADDON_FILE, type AddonLoad, type NativeAddon } from './native/addon.js';
 export {
@@ -43,3 +44,31 @@ export {
   type CubinCacheOptions,
 } from './cubin-cache.js';
 export { l2Flusher, median, timeDevice, L2_READ_KERNEL_NAME, L2_READ_KERNEL_SOURCE, type FlushMode, type L2Flusher } from './timing.js';
+export {
+  GemmLibrary,
+  cublasLt,
+  gemmAvailability,
+  describeGemm,
+  type GemmAvailability,
+  type GemmNative,
+  type GemmDevice,
+  type GemmLibraryOptions,
+  type GemmCall,
+  type GemmCallOptions,
+  type CublasLtHeuristicResult,
+} from './gemm/gemm-library.js';
+export {
+  GEMM_DTYPES,
+  GEMM_EPILOGUE_KINDS,
+  type GemmDescriptor,
+  type GemmMatrix,
+  type GemmVector,
+  type GemmAux,
+  type GemmEpilogue,
+  type GemmEpilogueKind,
+  type GemmDtype,
+  type GemmScales,
+} from './gemm/gemm-descriptor.js';
+export { validateGemm, type GemmShape } from './gemm/validate-gemm.js';
+export { lowerGemm, gemmHeuristicKey, cublasLtEpilogue, cudaDataType, type CublasLtPlan, type CublasLtLayout, type LoweredGemm } from './gemm/cublaslt-plan.js';
+export { CUBLASLT_VALUES, type CublasLtValueName } from './gemm/cublaslt-constants.js';

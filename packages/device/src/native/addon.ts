@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CudaError } from '../errors.js';
+import type { GemmNative } from '../gemm/gemm-library.js';
 
 export const ADDON_FILE = 'tsfuser_runtime.node';
 
@@ -36,8 +37,8 @@ export interface NativeCompileResult {
 export type Handle = bigint;
 type Bytes = ArrayBufferView | ArrayBuffer;
 
-/** The functions tsfuser_runtime.node exports (see native/bind_*.cc). */
-export interface NativeAddon {
+/** The functions tsfuser_runtime.node exports (see native/bind_*.cc; cuBLASLt's in GemmNative). */
+export interface NativeAddon extends GemmNative {
   abiVersion: number;
   setErrorClass(ctor: typeof CudaError): void;
   probe(): NativeProbe;
@@ -118,7 +119,7 @@ export function addonSearchPaths(moduleDir: string, env: NodeJS.ProcessEnv = pro
 
 /** Loads the addon once; later calls return the same outcome. Never throws. */
 /** The native functions this runtime calls (tsfuser_runtime.node's `abiVersion`). */
-export const ADDON_ABI_VERSION = 2;
+export const ADDON_ABI_VERSION = 3;
 
 /** Why an addon built for another ABI cannot be used (null when `abiVersion` matches). */
 export function staleAddonReason(path: string, abiVersion: unknown): string | null {

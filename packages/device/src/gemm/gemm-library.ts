@@ -1,0 +1,177 @@
+// GemmLibrary: cuBLASLt GEMMs on one DeviceContext — the executor of the runtime's library-call
+// (GEMM) segments. `matmul(desc)` validates and lowers the descriptor (cublaslt-plan.ts), takes
+// the algorithm from cublasLtMatmulAlgoGetHeuristic once per heuristic key (shapes, strides,
+// dtypes, epilogue, alignment) and enqueues cublasLtMatmul on the device's stream with a
+// workspace from the device's caching allocator. Invariant: nothing reaches the addon before
+// the descriptor validated; a configuration cuBLASLt has no algorithm for is a GemmError naming
+// it; a failing cuBLASLt call is a CudaError naming the call and its status.
+
+import { loadAddon, type Handle } from '../native/addon.js';
+import { GemmError, RuntimeUnavailableError } from '../errors.js';
+import type { GemmDescriptor } from './gemm-descriptor.js';
+import { gemmHeuristicKey, lowerGemm, type CublasLtPlan } from './cublaslt-plan.js';
+
+export interface GemmAvailability {
+  available: boolean;
+  /** Why not: the addon or libcublasLt missing (every candidate tried and why it failed). */
+  reason?: string;
+  /** The libcublasLt file loaded. */
+  path?: string;
+  /** cublasLtGetVersion(), e.g. 130100. */
+  version?: number;
+}
+
+export interface CublasLtHeuristicResult {
+  algo: Uint8Array;
+  workspaceSize: number;
+  wavesCount: number;
+}
+
+/** The addon's cuBLASLt functions (native/bind_gemm.cc). */
+export interface GemmNative {
+  cublasLtProbe(): { loaded: boolean; reason: string; path: string; version: number };
+  cublasLtCreate(): Handle;
+  cublasLtDestroy(handle: Handle): void;
+  cublasLtHeuristic(handle: Handle, plan: CublasLtPlan, maxWorkspaceBytes: number, requestedCount: number): CublasLtHeuristicResult[];
+  cublasLtMatmul(handle: Handle, plan: CublasLtPlan, algo: Uint8Array, workspace: bigint, workspaceBytes: number, stream: Handle): void;
+}
+
+/** What GemmLibrary needs of a device: its stream and its caching allocator. */
+export interface GemmDevice {
+  readonly stream: bigint;
+  malloc(bytes: number | bigint): bigint;
+  free(pointer: bigint): void;
+}
+
+export interface GemmLibraryOptions {
+  /** Workspace for cuBLASLt; default 32 MiB (PyTorch's CUBLASLT_WORKSPACE_SIZE on Hopper). */
+  workspaceBytes?: number;
+}
+
+export interface GemmCall {
+  /** The algorithm came from this library's heuristic cache. */
+  cachedAlgorithm: boolean;
+  /** Workspace bytes the algorithm uses. */
+  workspaceBytes: number;
+  m: number;
+  n: number;
+  k: number;
+  batch: number;
+}
+
+export interface GemmCallOptions {
+  /** Stream to enqueue on; default the device's stream. */
+  stream?: bigint;
+}
+
+const DEFAULT_WORKSPACE_BYTES = 32 * 1024 * 1024;
+
+/** Whether cuBLASLt can be used (addon present, libcublasLt found); never throws. */
+export function gemmAvailability(): GemmAvailability {
+  const load = loadAddon();
+  if (!load.ok) return { available: false, reason: load.reason };
+  return availabilityOf(load.addon);
+}
+
+function availabilityOf(native: GemmNative): GemmAvailability {
+  const probe = native.cublasLtProbe();
+  if (!probe.loaded) return { available: false, reason: probe.reason };
+  return { available: true, path: probe.path, version: probe.version };
+}
+
+interface CachedAlgorithm {
+  algo: Uint8Array;
+  workspaceSize: number;
+}
+
+export class GemmLibrary {
+  private readonly algorithms = new Map<string, CachedAlgorithm>();
+  private workspace: bigint | undefined;
+  private disposed = false;
+
+  private constructor(
+    private readonly native: GemmNative,
+    private readonly device: GemmDevice,
+    private readonly handle: Handle,
+    /** The workspace limit handed to the heuristic. */
+    readonly workspaceBytes: number,
+  ) {}
+
+  /** A library on `device`; RuntimeUnavailableError (with the reason) when cuBLASLt is missing. */
+  static create(device: GemmDevice, options: GemmLibraryOptions = {}): GemmLibrary {
+    const load = loadAddon();
+    if (!load.ok) throw new RuntimeUnavailableError(load.reason);
+    return GemmLibrary.withNative(load.addon, device, options);
+  }
+
+  /** As create, over a given native layer (the addon, or a test double of it). */
+  static withNative(native: GemmNative, device: GemmDevice, options: GemmLibraryOptions = {}): GemmLibrary {
+    const availability = availabilityOf(native);
+    if (!availability.available) throw new RuntimeUnavailableError(availability.reason ?? 'cuBLASLt unavailable');
+    const workspaceBytes = options.workspaceBytes ?? DEFAULT_WORKSPACE_BYTES;
+    if (!Number.isSafeInteger(workspaceBytes) || workspaceBytes < 0) {
+      throw new RangeError(`GemmLibrary: workspaceBytes must be a non-negative integer, got ${workspaceBytes}`);
+    }
+    return new GemmLibrary(native, device, native.cublasLtCreate(), workspaceBytes);
+  }
+
+  /** Distinct heuristic keys seen (one cublasLtMatmulAlgoGetHeuristic call each). */
+  get cachedAlgorithmCount(): number {
+    return this.algorithms.size;
+  }
+
+  /** Enqueues D = epilogue(alpha·op(A)·op(B) + beta·C) (see GemmDescriptor) on the stream. */
+  matmul(desc: GemmDescriptor, options: GemmCallOptions = {}): GemmCall {
+    if (this.disposed) throw new Error('GemmLibrary: used after dispose()');
+    const { shape, plan } = lowerGemm(desc);
+    const key = gemmHeuristicKey(plan, this.workspaceBytes);
+    let algorithm = this.algorithms.get(key);
+    const cachedAlgorithm = algorithm !== undefined;
+    if (algorithm === undefined) {
+      const results = this.native.cublasLtHeuristic(this.handle, plan, this.workspaceBytes, 1);
+      const best = results[0];
+      if (best === undefined) {
+        throw new GemmError(
+          'epilogue',
+          `cuBLASLt has no algorithm for this GEMM on this device (cublasLtMatmulAlgoGetHeuristic returned none): ` +
+            `${describeGemm(desc, shape)}`,
+        );
+      }
+      algorithm = { algo: best.algo, workspaceSize: best.workspaceSize };
+      this.algorithms.set(key, algorithm);
+    }
+    const workspace = algorithm.workspaceSize > 0 ? this.workspacePointer() : 0n;
+    this.native.cublasLtMatmul(this.handle, plan, algorithm.algo, workspace, algorithm.workspaceSize, options.stream ?? this.device.stream);
+    return { cachedAlgorithm, workspaceBytes: algorithm.workspaceSize, ...shape };
+  }
+
+  /** Releases the workspace (to the device's pool) and the cuBLASLt handle. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    if (this.workspace !== undefined) this.device.free(this.workspace);
+    this.workspace = undefined;
+    this.native.cublasLtDestroy(this.handle);
+  }
+
+  // One workspace for every call: calls on one stream run in order, so they never overlap. A
+  // caller using several streams gives each its own GemmLibrary.
+  private workspacePointer(): bigint {
+    if (this.workspace === undefined) this.workspace = this.device.malloc(this.workspaceBytes);
+    return this.workspace;
+  }
+}
+
+/** "bf16 [8192×4096]·[4096×4096]ᵀ → bf16, GELU_BIAS, batch 1": the configuration, for messages. */
+export function describeGemm(desc: GemmDescriptor, shape: { m: number; n: number; k: number; batch: number }): string {
+  const t = (transposed: boolean | undefined): string => (transposed === true ? 'ᵀ' : '');
+  return (
+    `${desc.a.dtype} [${desc.a.rows}×${desc.a.cols}]${t(desc.a.transposed)} · ${desc.b.dtype} [${desc.b.rows}×${desc.b.cols}]${t(desc.b.transposed)}` +
+    ` → ${desc.d.dtype} ${shape.m}×${shape.n} (k ${shape.k}), epilogue ${desc.epilogue?.kind ?? 'DEFAULT'}, batch ${shape.batch}`
+  );
+}
+
+/** cuBLASLt on `device` (GemmLibrary.create). */
+export function cublasLt(device: GemmDevice, options: GemmLibraryOptions = {}): GemmLibrary {
+  return GemmLibrary.create(device, options);
+}
