@@ -97,12 +97,13 @@ export function launchParamsText(l: LaunchParams): string {
 
 export function compileFusion(fusion: Fusion, runtimeInfo: RuntimeInfo, opts: CompileOptions = {}): CompiledKernel {
   const registry = opts.registry ?? defaultSchedulerRegistry();
-  const { scheduler } = registry.pick(fusion, runtimeInfo);
-  const params = scheduler.computeHeuristics(fusion, runtimeInfo);
+  const { scheduler, analysis } = registry.pick(fusion, runtimeInfo);
+  // The heuristics and schedule acceptance made (persistent schedulers) are reused, not redone.
+  const params = scheduler.computeHeuristics(fusion, runtimeInfo, analysis);
   if (params.schedulerType === 'expr_eval' || params.schedulerType === 'no_op') {
     throw new SchedulingError(`the fusion needs no kernel (${params.schedulerType}: ${params.schedulerType === 'expr_eval' ? 'its outputs are views of its inputs' : 'every output is empty'})`);
   }
-  return generateKernel(scheduler.schedule(fusion.clone().fusion, params), opts);
+  return generateKernel(analysis.scheduled(scheduler), opts);
 }
 
 /** The kernel of a scheduled fusion (its parameters are the ones it was scheduled with). */

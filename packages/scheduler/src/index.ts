@@ -5,6 +5,7 @@ export * from './runtime-info.js';
 export * from './heuristic-params.js';
 export * from './index-type.js';
 export * from './scheduler.js';
+export { HeuristicDataCache, sameRuntimeInfo, type HeuristicDataCacheCounts } from './heuristic-data-cache.js';
 export { ExactLogicalMap, findReferenceOutput, iterationRank } from './analysis/domain-map.js';
 export { ReshapeIndexGraph, referencePositionsOf, type IndexDerivation } from './pointwise/reshape-index-graph.js';
 export { analyzeVectorization, type VectorizationResult } from './pointwise/vectorize.js';

@@ -1,9 +1,14 @@
 // The scheduler interface and the registry that picks one. A scheduler is pure: canSchedule
 // and computeHeuristics only read; schedule mutates the fusion it is given (a clone the caller
 // owns) and reports what lowering needs to know (the reference tensor, proven divisibility).
+// canSchedule and computeHeuristics share one HeuristicDataCache per (fusion, runtime info):
+// the analyses both need, and the heuristics themselves, are computed once; a scheduler whose
+// schedule can still refuse after its checks asks the cache for the schedule (made once, with
+// its overrides: the kernel is then built from exactly what was accepted).
 
 import type { Fusion, Split, TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from './errors.js';
+import { HeuristicDataCache } from './heuristic-data-cache.js';
 import type { HeuristicParams, KernelParams, SchedulerType } from './heuristic-params.js';
 import type { RuntimeInfo } from './runtime-info.js';
 
@@ -20,8 +25,10 @@ export interface ScheduledFusion {
 
 export interface Scheduler {
   readonly type: SchedulerType;
-  canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult;
-  computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): HeuristicParams;
+  /** `cache`: the analyses of this (fusion, runtimeInfo) shared with computeHeuristics (a new one when absent). */
+  canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): CanScheduleResult;
+  /** Computed once per cache (a cache that does not describe this fusion and info is not used). */
+  computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): HeuristicParams;
   /** Schedules `fusion` in place (pass a clone you own). */
   schedule(fusion: Fusion, params: HeuristicParams): ScheduledFusion;
 }
@@ -30,6 +37,8 @@ export interface SchedulerChoice {
   scheduler: Scheduler;
   /** Why each scheduler tried before it refused. */
   rejected: readonly { type: SchedulerType; reason: string }[];
+  /** The analyses acceptance computed (heuristics and schedule included, where acceptance needed them). */
+  analysis: HeuristicDataCache;
 }
 
 /** Tries schedulers in priority order; the first that accepts a fusion takes it. */
@@ -37,19 +46,24 @@ export class SchedulerRegistry {
   constructor(readonly schedulers: readonly Scheduler[]) {}
 
   /** The first accepting scheduler, or null with every refusal reason. */
-  tryPick(fusion: Fusion, runtimeInfo: RuntimeInfo): SchedulerChoice | { scheduler: null; rejected: { type: SchedulerType; reason: string }[] } {
+  tryPick(
+    fusion: Fusion,
+    runtimeInfo: RuntimeInfo,
+    cache?: HeuristicDataCache,
+  ): SchedulerChoice | { scheduler: null; rejected: { type: SchedulerType; reason: string }[]; analysis: HeuristicDataCache } {
+    const analysis = HeuristicDataCache.for(fusion, runtimeInfo, cache);
     const rejected: { type: SchedulerType; reason: string }[] = [];
     for (const s of this.schedulers) {
-      const r = s.canSchedule(fusion, runtimeInfo);
-      if (r.ok) return { scheduler: s, rejected };
+      const r = s.canSchedule(fusion, runtimeInfo, analysis);
+      if (r.ok) return { scheduler: s, rejected, analysis };
       rejected.push({ type: s.type, reason: r.reason });
     }
-    return { scheduler: null, rejected };
+    return { scheduler: null, rejected, analysis };
   }
 
   /** The first accepting scheduler; throws SchedulingError listing every refusal. */
-  pick(fusion: Fusion, runtimeInfo: RuntimeInfo): SchedulerChoice {
-    const r = this.tryPick(fusion, runtimeInfo);
+  pick(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): SchedulerChoice {
+    const r = this.tryPick(fusion, runtimeInfo, cache);
     if (r.scheduler === null) {
       throw new SchedulingError(`no scheduler accepts the fusion: ${r.rejected.map((x) => `${x.type}: ${x.reason}`).join('; ')}`);
     }

@@ -18,7 +18,7 @@
 // built for.
 
 import { dataTypeSize, printFusion, printMath, type DataType, type Fusion, type Val } from '@tsfuser/fusion-ir';
-import { defaultSchedulerRegistry, materializeStrideOrders, segmentationPlanner, type KernelParams, type RuntimeInfo, type SchedulerRegistry, type SchedulerType } from '@tsfuser/scheduler';
+import { defaultSchedulerRegistry, HeuristicDataCache, materializeStrideOrders, segmentationPlanner, type KernelParams, type RuntimeInfo, type SchedulerRegistry, type SchedulerType } from '@tsfuser/scheduler';
 import { type KernelArgument, type CubinCache, type DeviceContext, Tensor } from '@tsfuser/device';
 import { ExecutorInputError } from '../errors.js';
 import { FusionExecutor, type CompileReport } from './fusion-executor.js';
@@ -244,8 +244,8 @@ export class FusionExecutorCache {
       this.stats.plans += 1;
     }
     const kernelRuntime = runtime;
-    const planned = planLaunch(fusion, plannedArguments(args), deviceInfo, runtime.segments, bindings, this.registry, (groupFusion, groupInfo, groupId, schedulerType) => {
-      const executor = this.executorFor(kernelRuntime, groupFusion, groupInfo, groupId, schedulerType);
+    const planned = planLaunch(fusion, plannedArguments(args), deviceInfo, runtime.segments, bindings, this.registry, (groupFusion, groupInfo, groupId, schedulerType, analysis) => {
+      const executor = this.executorFor(kernelRuntime, groupFusion, groupInfo, groupId, schedulerType, analysis);
       const params = executor.params;
       // A grid-synchronizing kernel launches exactly the grid it was compiled for (its rows per
       // block are constants, and FusionExecutor.compile may have shrunk it to what is resident).
@@ -285,19 +285,29 @@ export class FusionExecutorCache {
   /**
    * The executor of one kernel segment for one input signature: the scheduler the segmentation
    * plan chose (`schedulerType`), its heuristics computed here once, and the kernel made from
-   * them (FusionExecutor.compile schedules with exactly these; codegen picks nothing).
+   * them (FusionExecutor.compile schedules with exactly these; codegen picks nothing). The
+   * segmenter's analyses of the group are reused when `info` is the one it saw: what its
+   * acceptance computed (heuristics, schedule) is not computed again.
    */
-  private executorFor(runtime: KernelRuntime, fusion: Fusion, info: RuntimeInfo, groupId: number, schedulerType: SchedulerType): { executor: FusionExecutor; params: KernelParams } {
+  private executorFor(
+    runtime: KernelRuntime,
+    fusion: Fusion,
+    info: RuntimeInfo,
+    groupId: number,
+    schedulerType: SchedulerType,
+    accepted?: HeuristicDataCache,
+  ): { executor: FusionExecutor; params: KernelParams } {
     const scheduler = this.registry.schedulers.find((s) => s.type === schedulerType);
     if (scheduler === undefined) throw new Error(`segment ${groupId} was planned for the ${schedulerType} scheduler, which the registry does not have`);
-    const params = scheduler.computeHeuristics(fusion, info);
+    const analysis = HeuristicDataCache.for(fusion, info, accepted);
+    const params = scheduler.computeHeuristics(fusion, info, analysis);
     if (params.schedulerType === 'expr_eval' || params.schedulerType === 'no_op') throw new Error(`segment ${groupId} needs no kernel (${params.schedulerType}) but was planned as one`);
     const key = `${groupId}:${kernelKey(params)}`;
     let executor = runtime.kernels.get(key);
     if (executor === undefined) {
       executor = FusionExecutor.compile(this.device, fusion, info, {
         registry: this.registry,
-        choice: { scheduler, params },
+        choice: { scheduler, params, analysis },
         fusionId: this.options.fusionId ?? 0,
         runtimeId: this.stats.plans - 1,
         groupId,

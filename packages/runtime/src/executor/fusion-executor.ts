@@ -8,7 +8,17 @@ import { generateKernel, type CompiledKernel, type CompileOptions } from '@tsfus
 import { packArguments, type KernelArgument, type ParameterLayout, type CubinCache, type DeviceContext, type KernelFunction, type KernelModule } from '@tsfuser/device';
 import { kernelParameterLayout } from './pack-kernel-arguments.js';
 import type { Fusion } from '@tsfuser/fusion-ir';
-import { defaultSchedulerRegistry, InnerOuterPersistentScheduler, SchedulerRegistry, SchedulingError, type KernelParams, type RuntimeInfo, type Scheduler } from '@tsfuser/scheduler';
+import {
+  defaultSchedulerRegistry,
+  HeuristicDataCache,
+  InnerOuterPersistentScheduler,
+  SchedulerRegistry,
+  SchedulingError,
+  type KernelParams,
+  type RuntimeInfo,
+  type Scheduler,
+  type ScheduledFusion,
+} from '@tsfuser/scheduler';
 
 /** NVRTC flags every generated kernel is compiled with. */
 export const KERNEL_NVRTC_OPTIONS: readonly string[] = ['--std=c++17', '-default-device'];
@@ -19,9 +29,17 @@ export interface ExecutorCompileOptions extends CompileOptions {
   /**
    * The scheduling decision already made for this fusion (the executor cache's, from the
    * segmentation plan): used as it is, so heuristics are computed once. Without it the registry
-   * picks and computes them here.
+   * picks and computes them here. `analysis`: the cache the params came from (for this fusion
+   * and runtime info): its schedule is the kernel's, made once.
    */
-  choice?: { scheduler: Scheduler; params: KernelParams };
+  choice?: KernelChoice;
+}
+
+/** A kernel scheduler with its heuristics for one fusion and runtime info. */
+export interface KernelChoice {
+  scheduler: Scheduler;
+  params: KernelParams;
+  analysis?: HeuristicDataCache;
 }
 
 export interface CompileReport {
@@ -60,7 +78,7 @@ export class FusionExecutor {
     let choice = options.choice ?? FusionExecutor.choose(fusion, runtimeInfo, options.registry ?? defaultSchedulerRegistry());
     for (let attempt = 0; ; attempt += 1) {
       const t0 = performance.now();
-      const kernel = generateKernel(choice.scheduler.schedule(fusion.clone().fusion, choice.params), options);
+      const kernel = generateKernel(FusionExecutor.scheduled(fusion, runtimeInfo, choice), options);
       const executor = FusionExecutor.fromKernel(device, kernel, options.cubinCache, performance.now() - t0);
       const resident = executor.residentBlocksPerSm();
       if (resident === null) return executor;
@@ -81,9 +99,16 @@ export class FusionExecutor {
   }
 
   /** The registry's scheduler for `fusion` and its heuristics (when no choice was handed in). */
-  private static choose(fusion: Fusion, runtimeInfo: RuntimeInfo, registry: SchedulerRegistry): { scheduler: Scheduler; params: KernelParams } {
-    const { scheduler } = registry.pick(fusion, runtimeInfo);
-    return { scheduler, params: FusionExecutor.kernelParams(scheduler.computeHeuristics(fusion, runtimeInfo)) };
+  private static choose(fusion: Fusion, runtimeInfo: RuntimeInfo, registry: SchedulerRegistry): KernelChoice {
+    const { scheduler, analysis } = registry.pick(fusion, runtimeInfo);
+    return { scheduler, params: FusionExecutor.kernelParams(scheduler.computeHeuristics(fusion, runtimeInfo, analysis)), analysis };
+  }
+
+  /** The choice's scheduled fusion: its analysis cache's (scheduled once), or scheduled here on a clone. */
+  private static scheduled(fusion: Fusion, runtimeInfo: RuntimeInfo, choice: KernelChoice): ScheduledFusion {
+    const { analysis } = choice;
+    if (analysis !== undefined && analysis.describes(fusion, runtimeInfo)) return analysis.scheduled(choice.scheduler);
+    return choice.scheduler.schedule(fusion.clone().fusion, choice.params);
   }
 
   private static kernelParams(p: ReturnType<Scheduler['computeHeuristics']>): KernelParams {

@@ -17,6 +17,7 @@ import {
   viewLayouts,
   type SchedulerDevice,
   type ExtentBindings,
+  type HeuristicDataCache,
   type RuntimeInfo,
   type SchedulerRegistry,
   type SchedulerType,
@@ -70,9 +71,16 @@ export interface LaunchPlanLayout<K> {
 /**
  * Makes (or finds) the kernel of one group and says the grid it launches with; `schedulerType`
  * is the scheduler the segmentation plan chose for the group (the kernel is made with it: the
- * choice is not made again).
+ * choice is not made again), `analysis` what its acceptance computed (HeuristicDataCache.for
+ * reuses it when `info` equals the info the segmenter saw: heuristics and schedule made once).
  */
-export type GroupKernelPlanner<K> = (fusion: Fusion, info: RuntimeInfo, groupId: number, schedulerType: SchedulerType) => { kernel: K; grid: [number, number, number] };
+export type GroupKernelPlanner<K> = (
+  fusion: Fusion,
+  info: RuntimeInfo,
+  groupId: number,
+  schedulerType: SchedulerType,
+  analysis?: HeuristicDataCache,
+) => { kernel: K; grid: [number, number, number] };
 
 /** Binds the fusion's extents to the arguments' sizes; a mismatch is an ExecutorInputError. */
 export function bindArguments(fusion: Fusion, info: RuntimeInfo): ExtentBindings {
@@ -149,7 +157,7 @@ export function planLaunch<K>(
     if (kind === 'no_op') return;
     const copy = kind === 'greedy' ? scatterCopyStep(group, groupInfo, refs, refOf, groupId, kernelFor) : null;
     if (copy !== null) plan.steps.push(copy);
-    const { kernel, grid } = kernelFor(group.fusion, groupInfo, groupId, kind);
+    const { kernel, grid } = kernelFor(group.fusion, groupInfo, groupId, kind, group.analysis);
     plan.steps.push({ kernel, groupId, grid, refs: [...refs, ...group.outputs.map((v) => refOf.get(v) as PlanRef)], inputCount: refs.length });
   });
   for (const v of fusion.outputs) {

@@ -8,6 +8,7 @@ import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import type { HeuristicParams } from '../heuristic-params.js';
 import type { RuntimeInfo } from '../runtime-info.js';
+import { HeuristicDataCache } from '../heuristic-data-cache.js';
 import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
 import { analyzeGreedy } from './analysis.js';
 import { computeGreedyHeuristics } from './heuristics.js';
@@ -27,7 +28,11 @@ export class GreedyScheduler implements Scheduler {
     return typeof r === 'string' ? { ok: false, reason: r } : { ok: true };
   }
 
-  computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): GreedyParams {
+  computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): GreedyParams {
+    return HeuristicDataCache.for(fusion, runtimeInfo, cache).heuristics(this, () => this.greedyHeuristics(fusion, runtimeInfo));
+  }
+
+  private greedyHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): GreedyParams {
     const scatter = scatterOpOf(fusion);
     if (scatter !== null) {
       const s = analyzeScatter(fusion, runtimeInfo, scatter);

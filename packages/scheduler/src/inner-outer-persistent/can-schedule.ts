@@ -11,17 +11,20 @@
 //   * no expanded broadcasts in inputs or outputs, no scalar outputs or aliases, rows not
 //     empty;
 //   * the row fits the register budget (persistent buffers + outer accumulators; heuristics.ts)
-//     — otherwise the fusion is left to segmentation — and the schedule succeeds (on a clone).
+//     — otherwise the fusion is left to segmentation.
+// These are checks only: no heuristics, no schedule. What the heuristics (a block wider than
+// 1024 threads) or the schedule still refuse, the scheduler's canSchedule (index.ts) learns
+// from the HeuristicDataCache, which makes them once, with the scheduler's overrides.
 
 import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
-import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
+import { HeuristicDataCache } from '../heuristic-data-cache.js';
+import type { RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { canScheduleNormalization } from '../segmentation/normalization.js';
 import { ExactLogicalMap } from '../analysis/domain-map.js';
 import { rowShape } from '../inner-persistent/heuristics.js';
 import { persistentIoRefusal, persistentWelfordRefusal, refuse, tvName } from '../persistent/persistent-refusals.js';
-import { MAX_THREADS_PER_BLOCK, computeInnerOuterPersistentHeuristics, innerOuterReductions, type InnerOuterPersistentOverrides } from './heuristics.js';
-import { scheduleInnerOuterPersistent } from './schedule.js';
+import { innerOuterReductions } from './heuristics.js';
 
 /** Why an outer reduction's result is used for more than being written out, or null. */
 export function outerResultUseRefusal(fusion: Fusion, r: TensorView): string | null {
@@ -70,8 +73,8 @@ function disjointOutputRefusal(fusion: Fusion, r: TensorView): string | null {
   return null;
 }
 
-export function canScheduleInnerOuterPersistent(fusion: Fusion, runtimeInfo: RuntimeInfo, overrides: InnerOuterPersistentOverrides = {}): CanScheduleResult {
-  const nv = canScheduleNormalization('inner_outer_persistent', fusion, runtimeInfo);
+export function canScheduleInnerOuterPersistent(fusion: Fusion, runtimeInfo: RuntimeInfo, cache: HeuristicDataCache = new HeuristicDataCache(fusion, runtimeInfo)): CanScheduleResult {
+  const nv = canScheduleNormalization('inner_outer_persistent', fusion, runtimeInfo, cache);
   if (!nv.ok) return nv;
   const welford = persistentWelfordRefusal(fusion);
   if (welford !== null) return refuse(welford);
@@ -89,15 +92,8 @@ export function canScheduleInnerOuterPersistent(fusion: Fusion, runtimeInfo: Run
   }
   const disjoint = disjointOutputRefusal(fusion, r);
   if (disjoint !== null) return refuse(disjoint);
-  const { rowLength, rows } = rowShape(r, bindExtents(fusion, runtimeInfo));
+  const { rowLength, rows } = rowShape(r, cache.bindings());
   if (rowLength === 0) return refuse(`rows of reduction ${tvName(r)} are empty (size-0 reduced dim)`);
   if (rows === 0) return refuse(`reduction ${tvName(r)} has no rows (size-0 kept dim)`);
-  try {
-    const params = computeInnerOuterPersistentHeuristics(fusion, runtimeInfo, overrides);
-    if (params.lparams.bdimx > MAX_THREADS_PER_BLOCK) return refuse(`${params.lparams.bdimx} threads per block, more than ${MAX_THREADS_PER_BLOCK}`);
-    scheduleInnerOuterPersistent(fusion.clone().fusion, params);
-  } catch (err) {
-    return refuse((err as Error).message);
-  }
   return { ok: true };
 }

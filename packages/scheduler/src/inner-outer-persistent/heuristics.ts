@@ -28,11 +28,11 @@ import { chooseBatches, forcedBatches, rowShape } from '../inner-persistent/heur
 import { rowVectorChoice, type VectorChoice } from '../persistent/row-vectorization.js';
 import { resizeRowVectorChoice } from '../persistent/resize-row-vectorization.js';
 import { hasResizeExprs } from '../pointwise/resize/index-space.js';
-import { welfordTranslatedFusion } from '../persistent/translate-welford.js';
 import { ExactLogicalMap } from '../analysis/domain-map.js';
 import { collectIo } from '../analysis/io-tensors.js';
-import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
-import { persistentBufferBytes, persistentBuffers } from '../persistent/persistent-buffer.js';
+import { HeuristicDataCache } from '../heuristic-data-cache.js';
+import type { RuntimeInfo } from '../runtime-info.js';
+import { persistentBuffers } from '../persistent/persistent-buffer.js';
 import { bulkRowPipelineAllowed, bulkRowPipelineByDefault } from './bulk-row-pipeline.js';
 import type { InnerOuterPersistentParams } from './params.js';
 import { recomputeChain } from './projection.js';
@@ -134,9 +134,16 @@ export interface InnerOuterPersistentOverrides {
   bdimy?: number;
 }
 
-export function computeInnerOuterPersistentHeuristics(original: Fusion, runtimeInfo: RuntimeInfo, overrides: InnerOuterPersistentOverrides = {}): InnerOuterPersistentParams {
-  const fusion = welfordTranslatedFusion(original);
-  const bindings = bindExtents(fusion, runtimeInfo);
+export function computeInnerOuterPersistentHeuristics(
+  original: Fusion,
+  runtimeInfo: RuntimeInfo,
+  overrides: InnerOuterPersistentOverrides = {},
+  cache?: HeuristicDataCache,
+): InnerOuterPersistentParams {
+  // (the analyses come from the cache canSchedule filled: computed once per fusion and sizes)
+  const analysis = HeuristicDataCache.for(original, runtimeInfo, cache).welfordTranslated();
+  const fusion = analysis.fusion;
+  const bindings = analysis.bindings();
   const { inner, outer } = innerOuterReductions(fusion);
   const r = inner[0];
   if (r === undefined || outer.length === 0) throw new SchedulingError('inner-outer persistent heuristics: needs an inner and an outer reduction');
@@ -147,7 +154,7 @@ export function computeInnerOuterPersistentHeuristics(original: Fusion, runtimeI
   const v = vec.factor;
   const vectors = ceilDiv(R, v);
   const project = projectsToInputs(fusion);
-  const size = persistentBufferBytes(fusion, runtimeInfo);
+  const size = analysis.persistentBufferSize();
   // Whole bytes per element: a broadcast buffer (rstd over the row) adds a few bytes per row.
   const bufferBytesPerElement = Math.max(1, Math.floor((project ? size.bytes : size.bufferBytes) / R));
   const perElement = bufferBytesPerElement + 4 * outer.length;

@@ -9,9 +9,10 @@ import type { Fusion } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import type { HeuristicParams } from '../heuristic-params.js';
 import type { RuntimeInfo } from '../runtime-info.js';
+import { HeuristicDataCache } from '../heuristic-data-cache.js';
 import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
 import { canScheduleInnerOuterPersistent } from './can-schedule.js';
-import { computeInnerOuterPersistentHeuristics, type InnerOuterPersistentOverrides } from './heuristics.js';
+import { MAX_THREADS_PER_BLOCK, computeInnerOuterPersistentHeuristics, type InnerOuterPersistentOverrides } from './heuristics.js';
 import type { InnerOuterPersistentParams } from './params.js';
 import { scheduleInnerOuterPersistent } from './schedule.js';
 import { stridedOutputRefusal } from '../stride-order.js';
@@ -21,13 +22,31 @@ export class InnerOuterPersistentScheduler implements Scheduler {
 
   constructor(private readonly overrides: InnerOuterPersistentOverrides = {}) {}
 
-  canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
+  /**
+   * The checks (canScheduleInnerOuterPersistent), then the heuristics and the schedule this
+   * scheduler's overrides give (HeuristicDataCache: made once here, and the kernel is built from
+   * them): a block wider than the device allows, or a schedule that refuses, is a refusal.
+   */
+  canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): CanScheduleResult {
     const strided = stridedOutputRefusal(fusion, 'inner-outer persistent');
-    return strided.ok ? canScheduleInnerOuterPersistent(fusion, runtimeInfo, this.overrides) : strided;
+    if (!strided.ok) return strided;
+    const analysis = HeuristicDataCache.for(fusion, runtimeInfo, cache);
+    const checks = canScheduleInnerOuterPersistent(fusion, runtimeInfo, analysis);
+    if (!checks.ok) return checks;
+    let threads: number;
+    try {
+      threads = this.computeHeuristics(fusion, runtimeInfo, analysis).lparams.bdimx;
+    } catch (err) {
+      return { ok: false, reason: (err as Error).message };
+    }
+    if (threads > MAX_THREADS_PER_BLOCK) return { ok: false, reason: `${threads} threads per block, more than ${MAX_THREADS_PER_BLOCK}` };
+    const refusal = analysis.scheduleRefusal(this);
+    return refusal === null ? { ok: true } : { ok: false, reason: refusal };
   }
 
-  computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): InnerOuterPersistentParams {
-    return computeInnerOuterPersistentHeuristics(fusion, runtimeInfo, this.overrides);
+  computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): InnerOuterPersistentParams {
+    const analysis = HeuristicDataCache.for(fusion, runtimeInfo, cache);
+    return analysis.heuristics(this, () => computeInnerOuterPersistentHeuristics(fusion, runtimeInfo, this.overrides, analysis));
   }
 
   schedule(fusion: Fusion, params: HeuristicParams): ScheduledFusion {

@@ -8,18 +8,21 @@
 //   * a reduction that keeps no dim (one row), empty rows or no rows;
 //   * expanded broadcasts in inputs or outputs, scalar outputs, outputs aliasing inputs;
 //   * rows that do not fit registers (≤ 1024 threads × 256 bytes: no shared-memory
-//     persistence yet), and anything the schedule itself refuses (checked on a clone).
+//     persistence yet).
+// These are checks only: no heuristics, no schedule. What the heuristics or the schedule still
+// refuse, the scheduler's canSchedule (index.ts) learns from the HeuristicDataCache, which makes
+// them once, with the scheduler's overrides — the kernel is then built from that schedule.
 
 import type { Fusion } from '@tsfuser/fusion-ir';
-import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
+import { HeuristicDataCache } from '../heuristic-data-cache.js';
+import type { RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { canScheduleNormalization } from '../segmentation/normalization.js';
-import { computeInnerPersistentHeuristics, firstReduction, rowShape } from './heuristics.js';
-import { scheduleInnerPersistent } from './schedule.js';
+import { firstReduction, rowShape } from './heuristics.js';
 import { persistentIoRefusal, persistentWelfordRefusal, refuse, tvName } from '../persistent/persistent-refusals.js';
 
-export function canScheduleInnerPersistent(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
-  const nv = canScheduleNormalization('inner_persistent', fusion, runtimeInfo);
+export function canScheduleInnerPersistent(fusion: Fusion, runtimeInfo: RuntimeInfo, cache: HeuristicDataCache = new HeuristicDataCache(fusion, runtimeInfo)): CanScheduleResult {
+  const nv = canScheduleNormalization('inner_persistent', fusion, runtimeInfo, cache);
   if (!nv.ok) return nv;
   const welford = persistentWelfordRefusal(fusion);
   if (welford !== null) return refuse(welford);
@@ -29,14 +32,8 @@ export function canScheduleInnerPersistent(fusion: Fusion, runtimeInfo: RuntimeI
   if (r.domain.logical.every((id) => id.isReduction() || id.isBroadcast())) {
     return refuse(`reduction ${tvName(r)} keeps no dim (a single row is left to the reduction scheduler)`);
   }
-  const { rowLength, rows } = rowShape(r, bindExtents(fusion, runtimeInfo));
+  const { rowLength, rows } = rowShape(r, cache.bindings());
   if (rowLength === 0) return refuse(`rows of reduction ${tvName(r)} are empty (size-0 reduced dim)`);
   if (rows === 0) return refuse(`reduction ${tvName(r)} has no rows (size-0 kept dim)`);
-  try {
-    const params = computeInnerPersistentHeuristics(fusion, runtimeInfo);
-    scheduleInnerPersistent(fusion.clone().fusion, params);
-  } catch (err) {
-    return refuse((err as Error).message);
-  }
   return { ok: true };
 }

@@ -26,12 +26,12 @@ import { chooseIndexType } from '../index-type.js';
 import { ExactLogicalMap } from '../analysis/domain-map.js';
 import { collectIo } from '../analysis/io-tensors.js';
 import { ReshapeIndexGraph } from '../pointwise/reshape-index-graph.js';
+import { HeuristicDataCache } from '../heuristic-data-cache.js';
 import { bindExtents, evaluateExtent, type RuntimeInfo } from '../runtime-info.js';
 import { persistentBufferBytes, persistentBuffers } from '../persistent/persistent-buffer.js';
 import { bulkRowLoadsByDefault, bulkRowLoadsWith, NO_BULK_ROW_LOADS } from './bulk-row-loads.js';
 import type { InnerPersistentParams } from './params.js';
 import { rowVectorChoice, type VectorChoice } from '../persistent/row-vectorization.js';
-import { welfordTranslatedFusion } from '../persistent/translate-welford.js';
 import { hasResizeExprs } from '../pointwise/resize/index-space.js';
 import { resizeRowVectorChoice } from '../persistent/resize-row-vectorization.js';
 
@@ -275,10 +275,17 @@ export interface InnerPersistentOverrides {
   maxBlocksPerSm?: number;
 }
 
-export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: RuntimeInfo, overrides: InnerPersistentOverrides = {}): InnerPersistentParams {
+export function computeInnerPersistentHeuristics(
+  original: Fusion,
+  runtimeInfo: RuntimeInfo,
+  overrides: InnerPersistentOverrides = {},
+  cache?: HeuristicDataCache,
+): InnerPersistentParams {
   // Decide for the fusion the schedule will see: Welford translated to two sums.
-  const fusion = welfordTranslatedFusion(original);
-  const bindings = bindExtents(fusion, runtimeInfo);
+  // (the analyses come from the cache canSchedule filled: computed once per fusion and sizes)
+  const analysis = HeuristicDataCache.for(original, runtimeInfo, cache).welfordTranslated();
+  const fusion = analysis.fusion;
+  const bindings = analysis.bindings();
   const r = firstReduction(fusion);
   const { rowLength: R, rows: I } = rowShape(r, bindings);
   if (R === 0 || I === 0) throw new SchedulingError(`inner persistent heuristics: ${I} rows of ${R} elements (empty)`);
@@ -314,7 +321,7 @@ export function computeInnerPersistentHeuristics(original: Fusion, runtimeInfo: 
   if (bdimx * bdimy > MAX_THREADS_PER_ROW) throw new SchedulingError(`inner persistent heuristics: ${bdimx}×${bdimy} threads per block, more than ${MAX_THREADS_PER_ROW}`);
   const gdimx = ceilDiv(I, bdimy);
   if (gdimx > MAX_GRID_X) throw new SchedulingError(`inner persistent heuristics: ${I} rows need ${gdimx} blocks, more than gridDim.x allows`);
-  const size = persistentBufferBytes(fusion, runtimeInfo);
+  const size = analysis.persistentBufferSize();
   const hoist = overrides.hoistRowParamLoads ?? hoistRowParamsByDefault(inputs, batches, v);
   const bulkFacts = {
     device,

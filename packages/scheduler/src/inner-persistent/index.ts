@@ -6,6 +6,7 @@ import type { Fusion } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import type { HeuristicParams } from '../heuristic-params.js';
 import type { RuntimeInfo } from '../runtime-info.js';
+import { HeuristicDataCache } from '../heuristic-data-cache.js';
 import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
 import { canScheduleInnerPersistent } from './can-schedule.js';
 import { computeInnerPersistentHeuristics, type InnerPersistentOverrides } from './heuristics.js';
@@ -18,13 +19,24 @@ export class InnerPersistentScheduler implements Scheduler {
 
   constructor(private readonly overrides: InnerPersistentOverrides = {}) {}
 
-  canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
+  /**
+   * The checks (canScheduleInnerPersistent), then the heuristics and the schedule this scheduler's overrides give
+   * (HeuristicDataCache: made once here, and the kernel is built from them): the schedule can
+   * still refuse what the checks cannot see.
+   */
+  canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): CanScheduleResult {
     const strided = stridedOutputRefusal(fusion, 'inner persistent');
-    return strided.ok ? canScheduleInnerPersistent(fusion, runtimeInfo) : strided;
+    if (!strided.ok) return strided;
+    const analysis = HeuristicDataCache.for(fusion, runtimeInfo, cache);
+    const checks = canScheduleInnerPersistent(fusion, runtimeInfo, analysis);
+    if (!checks.ok) return checks;
+    const refusal = analysis.scheduleRefusal(this);
+    return refusal === null ? { ok: true } : { ok: false, reason: refusal };
   }
 
-  computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): InnerPersistentParams {
-    return computeInnerPersistentHeuristics(fusion, runtimeInfo, this.overrides);
+  computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): InnerPersistentParams {
+    const analysis = HeuristicDataCache.for(fusion, runtimeInfo, cache);
+    return analysis.heuristics(this, () => computeInnerPersistentHeuristics(fusion, runtimeInfo, this.overrides, analysis));
   }
 
   schedule(fusion: Fusion, params: HeuristicParams): ScheduledFusion {

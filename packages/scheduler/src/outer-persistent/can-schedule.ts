@@ -6,19 +6,21 @@
 //   * a reduction that keeps no dim, empty columns or no columns;
 //   * expanded broadcasts in inputs or outputs, scalar outputs, outputs aliasing inputs;
 //   * columns that do not fit one block's registers (≤ 1024 threads × 256 bytes: no
-//     shared-memory or cross-grid persistence yet), and anything the schedule itself refuses
-//     (checked on a clone).
+//     shared-memory or cross-grid persistence yet).
+// These are checks only: no heuristics, no schedule. What the heuristics or the schedule still
+// refuse, the scheduler's canSchedule (index.ts) learns from the HeuristicDataCache, which makes
+// them once, with the scheduler's overrides — the kernel is then built from that schedule.
 
 import type { Fusion } from '@tsfuser/fusion-ir';
-import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
+import { HeuristicDataCache } from '../heuristic-data-cache.js';
+import type { RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { canScheduleNormalization } from '../segmentation/normalization.js';
 import { persistentIoRefusal, persistentWelfordRefusal, refuse, tvName } from '../persistent/persistent-refusals.js';
-import { columnShape, computeOuterPersistentHeuristics, firstOuterReduction } from './heuristics.js';
-import { scheduleOuterPersistent } from './schedule.js';
+import { columnShape, firstOuterReduction } from './heuristics.js';
 
-export function canScheduleOuterPersistent(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
-  const nv = canScheduleNormalization('outer_persistent', fusion, runtimeInfo);
+export function canScheduleOuterPersistent(fusion: Fusion, runtimeInfo: RuntimeInfo, cache: HeuristicDataCache = new HeuristicDataCache(fusion, runtimeInfo)): CanScheduleResult {
+  const nv = canScheduleNormalization('outer_persistent', fusion, runtimeInfo, cache);
   if (!nv.ok) return nv;
   const welford = persistentWelfordRefusal(fusion);
   if (welford !== null) return refuse(welford);
@@ -28,14 +30,8 @@ export function canScheduleOuterPersistent(fusion: Fusion, runtimeInfo: RuntimeI
   if (r.domain.logical.every((id) => id.isReduction() || id.isBroadcast())) {
     return refuse(`reduction ${tvName(r)} keeps no dim (nothing to spread over threadIdx.x)`);
   }
-  const { reductionNumel, iterationNumel } = columnShape(r, bindExtents(fusion, runtimeInfo));
+  const { reductionNumel, iterationNumel } = columnShape(r, cache.bindings());
   if (reductionNumel === 0) return refuse(`columns of reduction ${tvName(r)} are empty (size-0 reduced dim)`);
   if (iterationNumel === 0) return refuse(`reduction ${tvName(r)} has no columns (size-0 kept dim)`);
-  try {
-    const params = computeOuterPersistentHeuristics(fusion, runtimeInfo);
-    scheduleOuterPersistent(fusion.clone().fusion, params);
-  } catch (err) {
-    return refuse((err as Error).message);
-  }
   return { ok: true };
 }

@@ -16,9 +16,9 @@ import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import { chooseIndexType } from '../index-type.js';
 import { collectIo } from '../analysis/io-tensors.js';
-import { bindExtents, evaluateExtent, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
+import { HeuristicDataCache } from '../heuristic-data-cache.js';
+import { evaluateExtent, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
 import { persistentBufferBytes, persistentBuffers } from '../persistent/persistent-buffer.js';
-import { welfordTranslatedFusion } from '../persistent/translate-welford.js';
 import type { OuterPersistentParams } from './params.js';
 
 export const MAX_THREADS_PER_BLOCK = 1024;
@@ -122,10 +122,17 @@ export interface OuterPersistentOverrides {
   batches?: number;
 }
 
-export function computeOuterPersistentHeuristics(original: Fusion, runtimeInfo: RuntimeInfo, overrides: OuterPersistentOverrides = {}): OuterPersistentParams {
+export function computeOuterPersistentHeuristics(
+  original: Fusion,
+  runtimeInfo: RuntimeInfo,
+  overrides: OuterPersistentOverrides = {},
+  cache?: HeuristicDataCache,
+): OuterPersistentParams {
   // Decide for the fusion the schedule will see: Welford translated to two sums.
-  const fusion = welfordTranslatedFusion(original);
-  const bindings = bindExtents(fusion, runtimeInfo);
+  // (the analyses come from the cache canSchedule filled: computed once per fusion and sizes)
+  const analysis = HeuristicDataCache.for(original, runtimeInfo, cache).welfordTranslated();
+  const fusion = analysis.fusion;
+  const bindings = analysis.bindings();
   const r = firstOuterReduction(fusion);
   const { reductionNumel: Rd, iterationNumel: I } = columnShape(r, bindings);
   if (Rd === 0 || I === 0) throw new SchedulingError(`outer persistent heuristics: ${I} columns of ${Rd} elements (empty)`);
@@ -145,7 +152,7 @@ export function computeOuterPersistentHeuristics(original: Fusion, runtimeInfo: 
   const { bdimx, bdimy, batches } = choice;
   const gdimx = ceilDiv(I, bdimx);
   if (gdimx > MAX_GRID_X) throw new SchedulingError(`outer persistent heuristics: ${I} columns need ${gdimx} blocks, more than gridDim.x allows`);
-  const size = persistentBufferBytes(fusion, runtimeInfo);
+  const size = analysis.persistentBufferSize();
   return {
     schedulerType: 'outer_persistent',
     tag: 'Outer Persistent Heuristic.',

@@ -7,6 +7,7 @@ import type { Fusion } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import type { HeuristicParams } from '../heuristic-params.js';
 import type { RuntimeInfo } from '../runtime-info.js';
+import { HeuristicDataCache } from '../heuristic-data-cache.js';
 import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
 import { canScheduleOuterPersistent } from './can-schedule.js';
 import { computeOuterPersistentHeuristics, type OuterPersistentOverrides } from './heuristics.js';
@@ -19,13 +20,24 @@ export class OuterPersistentScheduler implements Scheduler {
 
   constructor(private readonly overrides: OuterPersistentOverrides = {}) {}
 
-  canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
+  /**
+   * The checks (canScheduleOuterPersistent), then the heuristics and the schedule this scheduler's overrides give
+   * (HeuristicDataCache: made once here, and the kernel is built from them): the schedule can
+   * still refuse what the checks cannot see.
+   */
+  canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): CanScheduleResult {
     const strided = stridedOutputRefusal(fusion, 'outer persistent');
-    return strided.ok ? canScheduleOuterPersistent(fusion, runtimeInfo) : strided;
+    if (!strided.ok) return strided;
+    const analysis = HeuristicDataCache.for(fusion, runtimeInfo, cache);
+    const checks = canScheduleOuterPersistent(fusion, runtimeInfo, analysis);
+    if (!checks.ok) return checks;
+    const refusal = analysis.scheduleRefusal(this);
+    return refusal === null ? { ok: true } : { ok: false, reason: refusal };
   }
 
-  computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): OuterPersistentParams {
-    return computeOuterPersistentHeuristics(fusion, runtimeInfo, this.overrides);
+  computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): OuterPersistentParams {
+    const analysis = HeuristicDataCache.for(fusion, runtimeInfo, cache);
+    return analysis.heuristics(this, () => computeOuterPersistentHeuristics(fusion, runtimeInfo, this.overrides, analysis));
   }
 
   schedule(fusion: Fusion, params: HeuristicParams): ScheduledFusion {

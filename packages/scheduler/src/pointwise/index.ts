@@ -5,6 +5,7 @@ import type { Fusion } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import type { HeuristicParams, PointwiseParams } from '../heuristic-params.js';
 import type { RuntimeInfo } from '../runtime-info.js';
+import { HeuristicDataCache } from '../heuristic-data-cache.js';
 import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
 import { canSchedulePointwise } from './can-schedule.js';
 import { computePointwiseHeuristics, type PointwiseOverrides } from './heuristics.js';
@@ -20,8 +21,8 @@ export class PointwiseScheduler implements Scheduler {
     return canSchedulePointwise(fusion, runtimeInfo);
   }
 
-  computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): PointwiseParams {
-    return computePointwiseHeuristics(fusion, runtimeInfo, this.overrides);
+  computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): PointwiseParams {
+    return HeuristicDataCache.for(fusion, runtimeInfo, cache).heuristics(this, () => computePointwiseHeuristics(fusion, runtimeInfo, this.overrides));
   }
 
   schedule(fusion: Fusion, params: HeuristicParams): ScheduledFusion {

@@ -6,6 +6,7 @@ import { SchedulingError } from '../errors.js';
 import type { HeuristicParams } from '../heuristic-params.js';
 import type { ReductionParams } from './params.js';
 import type { RuntimeInfo } from '../runtime-info.js';
+import { HeuristicDataCache } from '../heuristic-data-cache.js';
 import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
 import { canScheduleReduction, type ReductionSchedulerOptions } from './can-schedule.js';
 import { computeReductionHeuristics, type ReductionOverrides } from './heuristics.js';
@@ -25,8 +26,8 @@ export class ReductionScheduler implements Scheduler {
     return strided.ok ? canScheduleReduction(fusion, runtimeInfo, this.options) : strided;
   }
 
-  computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): ReductionParams {
-    return computeReductionHeuristics(fusion, runtimeInfo, this.overrides);
+  computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): ReductionParams {
+    return HeuristicDataCache.for(fusion, runtimeInfo, cache).heuristics(this, () => computeReductionHeuristics(fusion, runtimeInfo, this.overrides));
   }
 
   schedule(fusion: Fusion, params: HeuristicParams): ScheduledFusion {

@@ -18,13 +18,14 @@ import { canScheduleExprEvalViews } from '../expr-eval/can-schedule.js';
 import { canSchedulePointwise } from '../pointwise/can-schedule.js';
 import { bindExtents, evaluateExtent, type RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult, SchedulerRegistry } from '../scheduler.js';
+import { HeuristicDataCache } from '../heuristic-data-cache.js';
 import { tensorExprs, tvName } from './fusion-graph.js';
 import { GreedyScheduler, NO_SCAN_OR_SORT } from '../greedy/index.js';
 import { canScheduleNormalization, canScheduleReductionPattern, connectedGraphRefusal } from './normalization.js';
 
 export interface Acceptor {
   readonly type: SchedulerType;
-  accepts(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult;
+  accepts(fusion: Fusion, runtimeInfo: RuntimeInfo, cache: HeuristicDataCache): CanScheduleResult;
 }
 
 export interface Rejection {
@@ -32,29 +33,38 @@ export interface Rejection {
   reason: string;
 }
 
-/** What the segmenter asks of a scheduler set (SchedulerRegistry has the same shape). */
+/**
+ * What the segmenter asks of a scheduler set (SchedulerRegistry has the same shape): the
+ * accepting scheduler and the analyses acceptance computed (`cache` when it describes this
+ * fusion and info), which the segment plan carries on to the heuristics.
+ */
 export interface SchedulerPicker {
-  tryPick(fusion: Fusion, runtimeInfo: RuntimeInfo): { scheduler: { readonly type: SchedulerType } | null; rejected: readonly Rejection[] };
+  tryPick(
+    fusion: Fusion,
+    runtimeInfo: RuntimeInfo,
+    cache?: HeuristicDataCache,
+  ): { scheduler: { readonly type: SchedulerType } | null; rejected: readonly Rejection[]; analysis: HeuristicDataCache };
 }
 
 /** Tries acceptors in order; the first that accepts takes the fusion. */
 export class AcceptorSet implements SchedulerPicker {
   constructor(readonly acceptors: readonly Acceptor[]) {}
 
-  tryPick(fusion: Fusion, runtimeInfo: RuntimeInfo): { scheduler: Acceptor | null; rejected: Rejection[] } {
+  tryPick(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): { scheduler: Acceptor | null; rejected: Rejection[]; analysis: HeuristicDataCache } {
+    const analysis = HeuristicDataCache.for(fusion, runtimeInfo, cache);
     const rejected: Rejection[] = [];
     for (const a of this.acceptors) {
       let r: CanScheduleResult;
       try {
-        r = a.accepts(fusion, runtimeInfo);
+        r = a.accepts(fusion, runtimeInfo, analysis);
       } catch (err) {
         // A predicate that cannot even evaluate the sizes refuses with what went wrong.
         r = { ok: false, reason: (err as Error).message };
       }
-      if (r.ok) return { scheduler: a, rejected };
+      if (r.ok) return { scheduler: a, rejected, analysis };
       rejected.push({ type: a.type, reason: r.reason });
     }
-    return { scheduler: null, rejected };
+    return { scheduler: null, rejected, analysis };
   }
 }
 
@@ -90,7 +100,7 @@ export function canSchedulePointwiseConnected(fusion: Fusion, ri: RuntimeInfo): 
 /** tsfuser's greedy scheduler takes one scan or sort per segment (nvFuser's also fuses pointwise work around it). */
 const greedyScheduler = new GreedyScheduler();
 
-const acceptor = (type: SchedulerType, accepts: (f: Fusion, ri: RuntimeInfo) => CanScheduleResult): Acceptor => ({ type, accepts });
+const acceptor = (type: SchedulerType, accepts: (f: Fusion, ri: RuntimeInfo, cache: HeuristicDataCache) => CanScheduleResult): Acceptor => ({ type, accepts });
 
 /** nvFuser's schedulers in nvFuser's priority order (see the header). */
 export function nvFuserAcceptors(): AcceptorSet {
@@ -99,16 +109,16 @@ export function nvFuserAcceptors(): AcceptorSet {
     acceptor('no_op', canScheduleNoOp),
     acceptor('reduction', canScheduleReductionPattern),
     acceptor('pointwise', canSchedulePointwiseConnected),
-    acceptor('inner_persistent', (f, ri) => canScheduleNormalization('inner_persistent', f, ri)),
-    acceptor('outer_persistent', (f, ri) => canScheduleNormalization('outer_persistent', f, ri)),
-    acceptor('inner_outer_persistent', (f, ri) => canScheduleNormalization('inner_outer_persistent', f, ri)),
+    acceptor('inner_persistent', (f, ri, cache) => canScheduleNormalization('inner_persistent', f, ri, cache)),
+    acceptor('outer_persistent', (f, ri, cache) => canScheduleNormalization('outer_persistent', f, ri, cache)),
+    acceptor('inner_outer_persistent', (f, ri, cache) => canScheduleNormalization('inner_outer_persistent', f, ri, cache)),
     acceptor('greedy', (f, ri) => greedyScheduler.canSchedule(f, ri)),
   ]);
 }
 
 /** The schedulers of `registry`, as acceptors (what tsfuser compiles today). */
 export function registryAcceptors(registry: SchedulerRegistry): AcceptorSet {
-  return new AcceptorSet(registry.schedulers.map((s) => acceptor(s.type, (f, ri) => s.canSchedule(f, ri))));
+  return new AcceptorSet(registry.schedulers.map((s) => acceptor(s.type, (f, ri, cache) => s.canSchedule(f, ri, cache))));
 }
 
 /**

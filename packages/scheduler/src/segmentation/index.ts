@@ -40,7 +40,7 @@ export function segmentPlanFor(
 ): SegmentationPlan {
   const sf = segmentFusion(fusion, runtimeInfo, schedulers);
   return {
-    groups: sf.groups.map((g) => ({ fusion: g.fusion, inputs: g.inputs, outputs: g.outputs, schedulerType: g.schedulerType })),
+    groups: sf.groups.map((g) => ({ fusion: g.fusion, inputs: g.inputs, outputs: g.outputs, schedulerType: g.schedulerType, ...(g.analysis === undefined ? {} : { analysis: g.analysis }) })),
     dumps: { segmentedFusion: segmentedFusionToString(sf), fusionIrSegments: fusionIrSegmentsToString(sf) },
   };
 }

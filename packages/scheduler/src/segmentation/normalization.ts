@@ -17,10 +17,11 @@
 
 import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
 import { ExactLogicalMap } from '../analysis/domain-map.js';
-import { bindExtents, evaluateExtent, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
+import { HeuristicDataCache } from '../heuristic-data-cache.js';
+import { evaluateExtent, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { describeComponents, downstreamTvs, tensorComponents, tensorOutputs, tvName } from './fusion-graph.js';
-import { describeBuffers, persistentBufferBudget, persistentBufferBytes, persistentBuffers } from '../persistent/persistent-buffer.js';
+import { describeBuffers, persistentBufferBudget, persistentBuffers } from '../persistent/persistent-buffer.js';
 import { describeReduction, patternMismatch, reductionInfos, reductionType, type ReductionInfo, type ReductionType } from './reduction-pattern.js';
 import { firstUnsupportedOp } from './supported-ops.js';
 import { persistentReshapeRefusal } from '../inner-persistent/persistent-reshapes.js';
@@ -37,9 +38,9 @@ export function connectedGraphRefusal(fusion: Fusion): string | null {
   return `the fusion is ${pieces.length} unconnected tensor graphs (${describeComponents(fusion, pieces)}); one kernel takes one connected graph`;
 }
 
-function bindOrReason(fusion: Fusion, ri: RuntimeInfo): ExtentBindings | string {
+function bindOrReason(cache: HeuristicDataCache): ExtentBindings | string {
   try {
-    return bindExtents(fusion, ri);
+    return cache.bindings();
   } catch (err) {
     return (err as Error).message;
   }
@@ -69,7 +70,7 @@ function postReductionBroadcast(fusion: Fusion, reductions: readonly ReductionIn
 }
 
 /** The reduction scheduler's rules (nvFuser's), see the header. */
-export function canScheduleReductionPattern(fusion: Fusion, ri: RuntimeInfo): CanScheduleResult {
+export function canScheduleReductionPattern(fusion: Fusion, ri: RuntimeInfo, cache: HeuristicDataCache = new HeuristicDataCache(fusion, ri)): CanScheduleResult {
   const op = firstUnsupportedOp(fusion, 'reduction');
   if (op !== null) return refuse(op);
   const reductions = reductionInfos(fusion);
@@ -86,7 +87,7 @@ export function canScheduleReductionPattern(fusion: Fusion, ri: RuntimeInfo): Ca
   if (post !== null) {
     return refuse(`${tvName(post.broadcast)} broadcasts the result of ${describeReduction(post.reduction)} back over the reduced dims: needs a normalization scheduler`);
   }
-  const bound = bindOrReason(fusion, ri);
+  const bound = bindOrReason(cache);
   if (typeof bound === 'string') return refuse(bound);
   return { ok: true };
 }
@@ -115,7 +116,7 @@ function rowShape(r: ReductionInfo, bindings: ExtentBindings): { reductionNumel:
 }
 
 /** Whether the `kind` persistent scheduler accepts the fusion (nvFuser's rules, see the header). */
-export function canScheduleNormalization(kind: NormalizationKind, fusion: Fusion, ri: RuntimeInfo): CanScheduleResult {
+export function canScheduleNormalization(kind: NormalizationKind, fusion: Fusion, ri: RuntimeInfo, cache: HeuristicDataCache = new HeuristicDataCache(fusion, ri)): CanScheduleResult {
   const op = firstUnsupportedOp(fusion, kind, { reshapes: true, resizes: true });
   if (op !== null) return refuse(op);
   const reductions = reductionInfos(fusion);
@@ -145,9 +146,9 @@ export function canScheduleNormalization(kind: NormalizationKind, fusion: Fusion
   if (buffers.length === 0) {
     return refuse(`no persistent buffer (nothing read by ${reductions.map((r) => tvName(r.tv)).join(', ')} is needed after it): a plain reduction`);
   }
-  const bound = bindOrReason(fusion, ri);
+  const bound = bindOrReason(cache);
   if (typeof bound === 'string') return refuse(bound);
-  const size = persistentBufferBytes(fusion, ri);
+  const size = cache.persistentBufferSize();
   const budget = persistentBufferBudget(ri.device, size.maxDtypeBytes);
   if (size.bytes > budget) {
     return refuse(

@@ -20,6 +20,7 @@ import type { SchedulerType } from '../heuristic-params.js';
 import { bindExtents, evaluateExtent, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
 import { nvFuserAcceptors, summarizeRejections, type SchedulerPicker } from './acceptors.js';
 import type { SegmentPlanGroup } from './segment-plan.js';
+import type { HeuristicDataCache } from '../heuristic-data-cache.js';
 import { buildGroupFusion, groupRuntimeInfo, isTensorExpr, type GroupFusion } from './group-fusion.js';
 
 /** A segment as the segmenter builds it: a plan group (its fusion's inputs/outputs correspond to `inputs`/`outputs`) with its id and expressions. */
@@ -50,7 +51,7 @@ interface Candidate {
   exprs: Set<Expr>;
 }
 
-type Verdict = { ok: true; type: SchedulerType; group: GroupFusion } | { ok: false; reason: string };
+type Verdict = { ok: true; type: SchedulerType; group: GroupFusion; analysis: HeuristicDataCache } | { ok: false; reason: string };
 
 class Segmenter {
   private readonly bindings: ExtentBindings;
@@ -77,7 +78,7 @@ class Segmenter {
     const ri = groupRuntimeInfo(this.fusion, this.info, this.bindings, group);
     const r = this.registry.tryPick(group.fusion, ri);
     const v: Verdict =
-      r.scheduler !== null ? { ok: true, type: r.scheduler.type, group } : { ok: false, reason: summarizeRejections(r.rejected) };
+      r.scheduler !== null ? { ok: true, type: r.scheduler.type, group, analysis: r.analysis } : { ok: false, reason: summarizeRejections(r.rejected) };
     this.memo.set(key, v);
     return v;
   }
@@ -230,7 +231,7 @@ class Segmenter {
         throw new SchedulingError(`no scheduler accepts ${what}, alone or merged with a neighbour: ${v.reason}`);
       }
       const exprs = [...c.exprs].sort((a, b) => (this.order.get(a) as number) - (this.order.get(b) as number));
-      return { id, schedulerType: v.type, fusion: v.group.fusion, inputs: v.group.inputs, outputs: v.group.outputs, exprs };
+      return { id, schedulerType: v.type, fusion: v.group.fusion, inputs: v.group.inputs, outputs: v.group.outputs, exprs, analysis: v.analysis };
     });
     // A segment reading an expr_eval segment's output reads a view, which need not be dense.
     const views = new Set(groups.filter((g) => g.schedulerType === 'expr_eval').flatMap((g) => g.outputs));
@@ -238,7 +239,9 @@ class Segmenter {
       const strided = new Set(g.inputs.filter((v) => views.has(v)));
       if (g.schedulerType === 'expr_eval' || strided.size === 0) return;
       const rebuilt = buildGroupFusion(this.fusion, new Set(g.exprs), strided);
-      groups[i] = { ...g, fusion: rebuilt.fusion, inputs: rebuilt.inputs, outputs: rebuilt.outputs };
+      // Another fusion: the analyses of the accepted one do not hold for it.
+      const { analysis: _accepted, ...rest } = g;
+      groups[i] = { ...rest, fusion: rebuilt.fusion, inputs: rebuilt.inputs, outputs: rebuilt.outputs };
     });
     const ordered = orderIdx.map((old) => unordered[old] as Candidate);
     const edges: SegmentEdge[] = this.edges(ordered).map((e) => {

@@ -5,6 +5,7 @@
 import type { Fusion, Val } from '@tsfuser/fusion-ir';
 import type { SchedulerType } from '../heuristic-params.js';
 import type { RuntimeInfo } from '../runtime-info.js';
+import type { HeuristicDataCache } from '../heuristic-data-cache.js';
 
 /**
  * One group of a segmentation plan: a standalone Fusion plus the ORIGINAL fusion's vals feeding
@@ -17,6 +18,12 @@ export interface SegmentPlanGroup {
   inputs: readonly Val[];
   outputs: readonly Val[];
   schedulerType: SchedulerType | null;
+  /**
+   * The analyses the scheduler's acceptance computed for `fusion` and the runtime info the
+   * segmenter saw (heuristics and schedule included where acceptance made them): whoever
+   * compiles the group with an equal runtime info reuses them instead of computing them again.
+   */
+  analysis?: HeuristicDataCache;
 }
 
 /** A segmented fusion as the runtime's executor takes it: groups in execution order. */

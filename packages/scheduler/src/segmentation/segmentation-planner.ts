@@ -21,7 +21,7 @@ export function segmentationPlanner(registry: SchedulerRegistry): (fusion: Fusio
   return (fusion, info) => {
     const sf = segmentFusion(fusion, info, registry);
     return {
-      groups: sf.groups.map((g) => ({ fusion: g.fusion, inputs: g.inputs, outputs: g.outputs, schedulerType: g.schedulerType })),
+      groups: sf.groups.map((g) => ({ fusion: g.fusion, inputs: g.inputs, outputs: g.outputs, schedulerType: g.schedulerType, ...(g.analysis === undefined ? {} : { analysis: g.analysis }) })),
       dumps: { segmentedFusion: segmentedFusionToString(sf), fusionIrSegments: fusionIrSegmentsToString(sf) },
     };
   };

@@ -6,6 +6,7 @@ import type { Fusion } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import type { HeuristicParams } from '../heuristic-params.js';
 import type { RuntimeInfo } from '../runtime-info.js';
+import { HeuristicDataCache } from '../heuristic-data-cache.js';
 import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
 import { canScheduleTranspose } from './can-schedule.js';
 import { computeTransposeHeuristics, type TransposeOverrides } from './heuristics.js';
@@ -22,8 +23,8 @@ export class TransposeScheduler implements Scheduler {
     return canScheduleTranspose(fusion, runtimeInfo);
   }
 
-  computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo): TransposeParams {
-    return computeTransposeHeuristics(fusion, runtimeInfo, this.overrides);
+  computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): TransposeParams {
+    return HeuristicDataCache.for(fusion, runtimeInfo, cache).heuristics(this, () => computeTransposeHeuristics(fusion, runtimeInfo, this.overrides));
   }
 
   schedule(fusion: Fusion, params: HeuristicParams): ScheduledFusion {

@@ -21,6 +21,7 @@ import {
 } from '@tsfuser/runtime';
 import {
   defaultSchedulerRegistry,
+  HeuristicDataCache,
   materializeStrideOrders,
   segmentFusion,
   segmentationPlanner,
@@ -90,13 +91,14 @@ export function compileForTarget(
   const bindings = bindArguments(fusion, info);
   const segments = segmentationPlanner(registry)(fusion, info);
   const segmented = segmentFusion(fusion, info, registry);
-  const plan = planLaunch(fusion, args, target.device, segments, bindings, registry, (groupFusion, groupInfo, groupId, schedulerType) => {
+  const plan = planLaunch(fusion, args, target.device, segments, bindings, registry, (groupFusion, groupInfo, groupId, schedulerType, accepted) => {
     // As the executor cache makes it: the plan's scheduler, its heuristics once, generateKernel.
     const scheduler = registry.schedulers.find((s) => s.type === schedulerType);
     if (scheduler === undefined) throw new Error(`segment ${groupId} was planned for the ${schedulerType} scheduler, which the registry does not have`);
-    const params = scheduler.computeHeuristics(groupFusion, groupInfo);
+    const analysis = HeuristicDataCache.for(groupFusion, groupInfo, accepted);
+    const params = scheduler.computeHeuristics(groupFusion, groupInfo, analysis);
     if (params.schedulerType === 'expr_eval' || params.schedulerType === 'no_op') throw new Error(`segment ${groupId} needs no kernel (${params.schedulerType}) but was planned as one`);
-    const kernel = generateKernel(scheduler.schedule(groupFusion.clone().fusion, params), {
+    const kernel = generateKernel(analysis.scheduled(scheduler), {
       fusionId: 0,
       runtimeId: 0,
       groupId,

@@ -1,0 +1,105 @@
+// HeuristicDataCache: one cache per (fusion, runtime info) shared by canSchedule and
+// computeHeuristics — the heuristics are computed once (and a failure is not recomputed), a
+// persistent scheduler's acceptance makes the schedule the kernel is built from, the
+// scheduler's overrides apply at acceptance, and the can-schedule files compute neither
+// heuristics nor a schedule.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { add, Fusion, makeTensor, softmax } from '@tsfuser/fusion-ir';
+import {
+  defaultSchedulerRegistry, HeuristicDataCache, InnerPersistentScheduler, makeRuntimeInfo, PointwiseScheduler, sameRuntimeInfo, segmentFusion,
+} from '../src/index.js';
+
+function softmaxFusion(): Fusion {
+  const f = new Fusion();
+  const x = makeTensor(f, { shape: [-1, -1] });
+  f.addInput(x);
+  f.addOutput(softmax(x, 1));
+  return f;
+}
+
+function addFusion(): Fusion {
+  const f = new Fusion();
+  const a = makeTensor(f, { shape: [-1, -1] });
+  const b = makeTensor(f, { shape: [-1, -1] });
+  f.addInput(a);
+  f.addInput(b);
+  f.addOutput(add(a, b));
+  return f;
+}
+
+describe('HeuristicDataCache', () => {
+  it('a persistent scheduler accepts with one heuristics computation and one schedule, which computeHeuristics and the kernel reuse', () => {
+    const fusion = softmaxFusion();
+    const info = makeRuntimeInfo(fusion, [{ sizes: [1024, 4096] }]);
+    const choice = defaultSchedulerRegistry().pick(fusion, info);
+    expect(choice.scheduler.type).toBe('inner_persistent');
+    const { analysis } = choice;
+    expect(analysis.counts).toEqual({ heuristics: 1, schedules: 1 });
+    const params = choice.scheduler.computeHeuristics(fusion, info, analysis);
+    const scheduled = analysis.scheduled(choice.scheduler);
+    expect(choice.scheduler.computeHeuristics(fusion, info, analysis) === params).toBe(true);
+    expect(analysis.scheduled(choice.scheduler) === scheduled).toBe(true);
+    expect(scheduled.params === params).toBe(true);
+    expect(analysis.counts).toEqual({ heuristics: 1, schedules: 1 });
+    // The same params as a fresh computation (the cache changes when, not what).
+    expect(new InnerPersistentScheduler().computeHeuristics(fusion, info)).toEqual(params);
+  });
+
+  it('a pointwise acceptance computes no heuristics; computeHeuristics then computes them once', () => {
+    const fusion = addFusion();
+    const info = makeRuntimeInfo(fusion, [{ sizes: [64, 128] }, { sizes: [64, 128] }]);
+    const { scheduler, analysis } = defaultSchedulerRegistry().pick(fusion, info);
+    expect(scheduler).toBeInstanceOf(PointwiseScheduler);
+    expect(analysis.counts).toEqual({ heuristics: 0, schedules: 0 });
+    const p = scheduler.computeHeuristics(fusion, info, analysis);
+    expect(scheduler.computeHeuristics(fusion, info, analysis) === p).toBe(true);
+    expect(analysis.counts.heuristics).toBe(1);
+  });
+
+  it('overrides apply at acceptance: a forced batch count that leaves too many threads per row is a refusal, not a compile error', () => {
+    const fusion = softmaxFusion();
+    const info = makeRuntimeInfo(fusion, [{ sizes: [1024, 8192] }]);
+    expect(new InnerPersistentScheduler().canSchedule(fusion, info)).toEqual({ ok: true });
+    const forced = new InnerPersistentScheduler({ batches: 1 });
+    const cache = new HeuristicDataCache(fusion, info);
+    const r = forced.canSchedule(fusion, info, cache);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.reason).toMatch(/1 batches leave 2048 threads per row/);
+    // The failure is memoized: asking again computes nothing and throws the same reason.
+    expect(() => forced.computeHeuristics(fusion, info, cache)).toThrow(/2048 threads per row/);
+    expect(cache.counts.heuristics).toBe(1);
+  });
+
+  it('a cache answers only for its fusion and an equal runtime info', () => {
+    const fusion = softmaxFusion();
+    const info = makeRuntimeInfo(fusion, [{ sizes: [64, 1000] }]);
+    const cache = new HeuristicDataCache(fusion, info);
+    // Identity compared directly: the matcher would print (and walk) a whole Fusion graph.
+    const reused = (f: Fusion, ri: typeof info): boolean => HeuristicDataCache.for(f, ri, cache) === cache;
+    expect(reused(fusion, makeRuntimeInfo(fusion, [{ sizes: [64, 1000] }]))).toBe(true);
+    expect(reused(fusion, makeRuntimeInfo(fusion, [{ sizes: [64, 1001] }]))).toBe(false);
+    expect(reused(fusion, makeRuntimeInfo(fusion, [{ sizes: [64, 1000], alignment: 4 }]))).toBe(false);
+    expect(reused(softmaxFusion(), info)).toBe(false);
+    expect(sameRuntimeInfo(info, { ...info, device: { ...info.device, smCount: 1 } })).toBe(false);
+  });
+
+  it('segmentation hands each group the analyses its acceptance made', () => {
+    const fusion = softmaxFusion();
+    const info = makeRuntimeInfo(fusion, [{ sizes: [256, 2048] }]);
+    const [group] = segmentFusion(fusion, info, defaultSchedulerRegistry()).groups;
+    expect(group?.schedulerType).toBe('inner_persistent');
+    expect(group?.analysis?.describes(group.fusion, info)).toBe(true);
+    expect(group?.analysis?.counts).toEqual({ heuristics: 1, schedules: 1 });
+  });
+
+  it('the can-schedule files compute no heuristics and schedule nothing', () => {
+    for (const dir of ['inner-persistent', 'outer-persistent', 'inner-outer-persistent', 'pointwise', 'reduction', 'transpose', 'expr-eval']) {
+      const source = readFileSync(fileURLToPath(new URL(`../src/${dir}/can-schedule.ts`, import.meta.url)), 'utf8');
+      expect(source, dir).not.toMatch(/\bcompute\w*Heuristics\s*\(/);
+      expect(source, dir).not.toMatch(/\bschedule(Pointwise|Reduction|Transpose|InnerPersistent|OuterPersistent|InnerOuterPersistent)\s*\(/);
+      expect(source, dir).not.toMatch(/\.scheduled\(|scheduleRefusal\(/);
+    }
+  });
+});
