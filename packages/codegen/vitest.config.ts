@@ -41,5 +41,6 @@ export default defineConfig(
     'test/permute-reduction-nvcc.test.ts',
     'test/reduction-reshape-nvcc.test.ts',
     'test/reduction-broadcast-join-nvcc.test.ts',
+    'test/attention-nvcc.test.ts',
   ]),
 );

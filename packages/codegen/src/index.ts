@@ -13,3 +13,4 @@ export { GREEDY_RUNTIME } from './emit/greedy/runtime.js';
 export { printKernelIr } from './kernel-ir/printer.js';
 export type { BulkRowCopy, Kernel, KernelParam, Stmt, TensorAccess, Operand, Predicate, ComputeOp } from './kernel-ir/nodes.js';
 export * from './kernel-ir/index-expr.js';
+export * from './attention/index.js';

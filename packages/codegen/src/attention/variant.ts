@@ -1,0 +1,139 @@
+// Attention kernel variants and their tiling: what a generated flash-attention kernel is
+// specialised for (input dtype, head dim, causal, bias / mask, dropout) and the tile shape it
+// uses. The source text of a kernel depends only on an `AttentionVariant` and its
+// `AttentionTiling`; the sizes of one call (batch, heads, sequence lengths) and the strides
+// are kernel arguments, so one compiled kernel serves every problem of its variant.
+//
+// Invariant: every tiling returned here satisfies the kernels' static requirements (blockM is
+// 16 per warp, blockN and the padded head dim are multiples of 16, shared memory fits the
+// sm_90 opt-in limit), checked by `checkTiling`.
+
+import { CodegenError } from '../errors.js';
+
+/** Input dtypes of the MMA path (f32 accumulate). */
+export type AttentionDtype = 'BFloat16' | 'Half';
+
+/** `additive`: a float bias added to the scaled scores; `bool`: a mask, true = attend. */
+export type AttentionBiasKind = 'none' | 'additive' | 'bool';
+
+/** The dtype of an additive bias tensor (ignored for `bool` masks, which are 1 byte each). */
+export type AttentionBiasDtype = 'BFloat16' | 'Half' | 'Float';
+
+export interface AttentionVariant {
+  dtype: AttentionDtype;
+  /** E: 8 … 256. */
+  headDim: number;
+  /** PyTorch's is_causal: top-left aligned, query l attends keys s ≤ l (also when L ≠ S). */
+  causal: boolean;
+  bias: AttentionBiasKind;
+  /** Required when `bias` is 'additive'. */
+  biasDtype?: AttentionBiasDtype;
+  dropout: boolean;
+}
+
+/** Tile shape of one kernel: per CTA blockM query rows (16 per warp) × blockN key rows. */
+export interface AttentionTiling {
+  warps: number;
+  blockM: number;
+  blockN: number;
+  /** The head dim rounded up to 16 (the MMA's k), zero-filled in shared memory. */
+  headDimPadded: number;
+  /** Shared-memory row stride in elements: the padded head dim + 8 (16 bytes), so the 8 rows of
+   * one ldmatrix fall in distinct banks. */
+  rowStride: number;
+  /** `__launch_bounds__` minimum blocks per SM. */
+  minBlocksPerSm: number;
+}
+
+/** The sm_90 opt-in shared-memory limit per block (227 KiB). */
+export const MAX_SHARED_BYTES = 232448;
+
+export const MIN_HEAD_DIM = 8;
+export const MAX_HEAD_DIM = 256;
+
+export function padHeadDim(headDim: number): number {
+  return Math.ceil(headDim / 16) * 16;
+}
+
+export function checkVariant(variant: AttentionVariant): void {
+  const e = variant.headDim;
+  if (!Number.isInteger(e) || e < MIN_HEAD_DIM || e > MAX_HEAD_DIM) {
+    throw new CodegenError(`attention: head dim ${e} is outside the supported range ${MIN_HEAD_DIM}…${MAX_HEAD_DIM}`);
+  }
+  if (variant.dtype !== 'BFloat16' && variant.dtype !== 'Half') {
+    throw new CodegenError(`attention: dtype ${String(variant.dtype)} is not supported (BFloat16 or Half)`);
+  }
+  if (variant.bias === 'additive' && variant.biasDtype === undefined) {
+    throw new CodegenError('attention: an additive bias needs biasDtype (BFloat16, Half or Float)');
+  }
+}
+
+function tiling(headDim: number, warps: number, blockN: number, minBlocksPerSm: number, blockM = 16 * warps): AttentionTiling {
+  const headDimPadded = padHeadDim(headDim);
+  return { warps, blockM, blockN, headDimPadded, rowStride: headDimPadded + 8, minBlocksPerSm };
+}
+
+/**
+ * Forward tiling: 8 warps × 16 query rows and 64-key tiles up to E 128 (FA2's 128 × 64 for the
+ * tuned head dims 64 and 128); 4 warps and 32-key tiles above, where the O accumulator alone
+ * takes E / 2 registers a thread.
+ */
+export function forwardTiling(variant: AttentionVariant): AttentionTiling {
+  checkVariant(variant);
+  const padded = padHeadDim(variant.headDim);
+  const t = padded <= 64 ? tiling(variant.headDim, 8, 128, 1) : padded <= 128 ? tiling(variant.headDim, 8, 64, 1) : tiling(variant.headDim, 4, 32, 1);
+  checkTiling(t, forwardSharedBytes(t), 'forward');
+  return t;
+}
+
+/**
+ * Backward tiling: blockN key rows (16 per warp, dK and dV accumulated in registers) × blockM
+ * query rows per step of the Q loop.
+ */
+export function backwardTiling(variant: AttentionVariant): AttentionTiling {
+  checkVariant(variant);
+  const padded = padHeadDim(variant.headDim);
+  // Backward: blockN is the K/V tile (16 rows per warp), blockM the Q tile.
+  const t = padded <= 64 ? tiling(variant.headDim, 8, 128, 1, 64) : padded <= 128 ? tiling(variant.headDim, 8, 128, 1, 32) : tiling(variant.headDim, 4, 64, 1, 32);
+  checkTiling(t, backwardSharedBytes(t), 'backward');
+  return t;
+}
+
+/** Q tile + two stages of K and V tiles, 2-byte elements. */
+export function forwardSharedBytes(t: AttentionTiling): number {
+  return 2 * t.rowStride * (t.blockM + 4 * t.blockN);
+}
+
+/** K, V tiles (resident) + two stages of Q and dO tiles + the dSᵀ tile + two stages of logsumexp and D. */
+export function backwardSharedBytes(t: AttentionTiling): number {
+  return 2 * t.rowStride * (2 * t.blockN + 4 * t.blockM) + 2 * t.blockN * (t.blockM + 8) + 4 * 4 * t.blockM;
+}
+
+export function checkTiling(t: AttentionTiling, sharedBytes: number, pass: string): void {
+  const problems: string[] = [];
+  if (t.warps < 1 || t.warps > 16) problems.push(`warps ${t.warps} not in 1…16`);
+  if (t.blockM % 16 !== 0 || t.blockN % 16 !== 0) problems.push(`tile ${t.blockM}×${t.blockN} not a multiple of 16`);
+  if (t.headDimPadded % 16 !== 0) problems.push(`padded head dim ${t.headDimPadded} not a multiple of 16`);
+  if (sharedBytes > MAX_SHARED_BYTES) problems.push(`${sharedBytes} B of shared memory > ${MAX_SHARED_BYTES}`);
+  if (problems.length > 0) throw new CodegenError(`attention ${pass} tiling invalid: ${problems.join('; ')}`);
+}
+
+/** A stable identifier of a variant, part of every kernel name. */
+export function variantTag(variant: AttentionVariant): string {
+  const dtype = variant.dtype === 'BFloat16' ? 'bf16' : 'f16';
+  const bias = variant.bias === 'none' ? '' : variant.bias === 'bool' ? '_mask' : `_bias${variant.biasDtype === 'Float' ? 'f32' : variant.biasDtype === 'Half' ? 'f16' : 'bf16'}`;
+  return `${dtype}_e${variant.headDim}${variant.causal ? '_causal' : ''}${bias}${variant.dropout ? '_dropout' : ''}`;
+}
+
+/**
+ * A tiling other than the tuned one (tuning experiments, tests): `pass` says whose shared-memory
+ * layout it must fit; the backward needs blockN = 16 · warps (each warp owns 16 key rows).
+ */
+export function customTiling(pass: 'forward' | 'backward', headDim: number, warps: number, blockM: number, blockN: number): AttentionTiling {
+  const t = tiling(headDim, warps, blockN, 1, blockM);
+  if (pass === 'forward' && blockM !== 16 * warps) throw new CodegenError(`attention forward tiling: blockM ${blockM} must be 16 × warps (${16 * warps})`);
+  if (pass === 'backward' && blockN !== 16 * warps) throw new CodegenError(`attention backward tiling: blockN ${blockN} must be 16 × warps (${16 * warps})`);
+  if (pass === 'backward' && (warps % (blockM / 16) !== 0 || blockM < 16)) throw new CodegenError(`attention backward tiling: ${warps} warps do not split into the ${blockM / 16} dQ row groups of blockM ${blockM}`);
+  checkTiling(t, pass === 'forward' ? forwardSharedBytes(t) : backwardSharedBytes(t), pass);
+  return t;
+}

@@ -1,0 +1,95 @@
+// Every generated attention kernel variant compiled by nvcc -cubin for sm_90 (which runs ptxas
+// on the inline PTX: cp.async, ldmatrix, mma.sync), with ptxas -v's register and spill counts
+// per kernel: the tuned head dims (64, 128) must not spill in any variant; the general path
+// (other E) must compile and, up to E 128, not spill either. The counts are printed as a table.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import {
+  generateAttentionBackward,
+  generateAttentionBackwardConvert,
+  generateAttentionBackwardPreprocess,
+  generateAttentionForward,
+  type AttentionDtype,
+  type AttentionVariant,
+} from '../src/index.js';
+import { hasNvcc, NVCC } from './nvcc-batch.js';
+
+const run = promisify(execFile);
+
+interface PtxasCount {
+  kernel: string;
+  registers: number;
+  spillBytes: number;
+  stackBytes: number;
+}
+
+/** Per entry function: registers, spill stores + loads and stack frame from `ptxas -v`. */
+export function parsePtxasVerbose(log: string): PtxasCount[] {
+  const out: PtxasCount[] = [];
+  const blocks = log.split(/ptxas info\s+: Compiling entry function '/).slice(1);
+  for (const block of blocks) {
+    const kernel = block.slice(0, block.indexOf("'"));
+    const spills = /(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads/.exec(block);
+    const registers = /Used (\d+) registers/.exec(block);
+    if (spills === null || registers === null) throw new Error(`ptxas -v: no counts for ${kernel}`);
+    out.push({ kernel, registers: Number(registers[1]), spillBytes: Number(spills[2]) + Number(spills[3]), stackBytes: Number(spills[1]) });
+  }
+  return out;
+}
+
+function variants(): AttentionVariant[] {
+  const list: AttentionVariant[] = [];
+  for (const dtype of ['BFloat16', 'Half'] as AttentionDtype[]) {
+    for (const headDim of [64, 128]) {
+      for (const causal of [false, true]) {
+        list.push({ dtype, headDim, causal, bias: 'none', dropout: false });
+      }
+      list.push({ dtype, headDim, causal: true, bias: 'additive', biasDtype: dtype, dropout: true });
+      list.push({ dtype, headDim, causal: false, bias: 'bool', dropout: false });
+    }
+  }
+  for (const headDim of [8, 20, 80, 100, 256]) {
+    list.push({ dtype: 'BFloat16', headDim, causal: headDim % 40 === 0, bias: 'none', dropout: false });
+  }
+  list.push({ dtype: 'BFloat16', headDim: 256, causal: true, bias: 'bool', dropout: true });
+  list.push({ dtype: 'Half', headDim: 80, causal: false, bias: 'additive', biasDtype: 'Float', dropout: false });
+  return list;
+}
+
+async function compile(variant: AttentionVariant, dir: string): Promise<PtxasCount[]> {
+  const kernels = [generateAttentionForward(variant), generateAttentionBackward(variant), generateAttentionBackwardPreprocess(variant), generateAttentionBackwardConvert(variant)];
+  const file = join(dir, `${kernels[0]?.name ?? 'attention'}.cu`);
+  writeFileSync(file, kernels.map((k) => k.source).join('\n'));
+  try {
+    const { stderr } = await run(NVCC, ['-cubin', '-arch=sm_90', '-std=c++17', '-Xptxas', '-v', file, '-o', `${file}.cubin`], { maxBuffer: 1 << 24 });
+    return parsePtxasVerbose(stderr);
+  } catch (error) {
+    throw new Error(`nvcc failed on ${file}:\n${((error as { stderr?: string }).stderr ?? String(error)).slice(0, 4000)}`);
+  }
+}
+
+describe.skipIf(!hasNvcc)('attention kernels through nvcc -cubin (sm_90)', () => {
+  it('every variant compiles; no spills at E 64 / 128 (the tuned dims) nor anywhere up to E 128', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tsfuser-attention-nvcc-'));
+    const all = variants();
+    const counts: { variant: AttentionVariant; count: PtxasCount }[] = [];
+    // Two compilers at a time (the development machine has 2 cores).
+    for (let i = 0; i < all.length; i += 2) {
+      const pair = all.slice(i, i + 2);
+      const results = await Promise.all(pair.map((v) => compile(v, dir)));
+      results.forEach((r, j) => {
+        for (const count of r) counts.push({ variant: pair[j] as AttentionVariant, count });
+      });
+    }
+    console.log(counts.map(({ count: c }) => `${c.kernel.padEnd(64)} ${String(c.registers).padStart(3)} regs  ${String(c.spillBytes).padStart(5)} B spilled  ${c.stackBytes} B stack`).join('\n'));
+    expect(counts.length).toBe(4 * all.length);
+    for (const { variant, count } of counts) {
+      expect(count.registers, count.kernel).toBeLessThanOrEqual(255);
+      if (variant.headDim <= 128) expect(count.spillBytes, `${count.kernel} spills`).toBe(0);
+    }
+  }, 600_000);
+});
