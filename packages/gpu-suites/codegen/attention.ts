@@ -1,0 +1,114 @@
+// GPU entry `codegen-attention`: the flash-attention kernels that @tsfuser/codegen generates
+// (forward, backward), compiled with NVRTC and run on the device.
+//
+//   pnpm gpu:bundle codegen-attention
+//   (GPU host) bash gpu-bundle/run.sh codegen-attention [--seed S] [--random N] [--no-bench] [--no-tuning]
+//
+// 1. Correctness: the fixed and N (24) seeded random cases of attention-cases.ts, outputs
+//    poisoned first, against the float64 reference (‖out − ref‖ / ‖ref‖ ≤ 1e-2 for O, dQ, dK,
+//    dV; ≤ 1e-3 for logsumexp; −inf logsumexp where a row attends nothing), every tuning tiling
+//    also checked on one case before it is timed.
+// 2. Tuning: other forward / backward tilings at L = S = 4096 (causal and not).
+// 3. Bench: the issue's points with the tuned tilings; the table is printed last.
+// Writes attention.json to $OUT when set (read by tools/bench/attention_bench.py --tsfuser).
+// Exit code 1 when any check failed.
+
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DeviceContext, isAvailable } from '@tsfuser/device';
+import { customTiling, type AttentionTiling } from '@tsfuser/codegen';
+import { runCase, caseLabel, type AttentionCase, type CaseResult } from './attention-case.js';
+import { attentionCases } from './attention-cases.js';
+import { benchAttention, BENCH_SEQUENCES, type BenchRow } from './attention-bench.js';
+import { KernelCache } from './attention-device.js';
+
+function argValue(name: string, fallback: number): number {
+  const i = process.argv.indexOf(name);
+  const raw = i >= 0 ? process.argv[i + 1] : undefined;
+  return raw === undefined ? fallback : Number(raw);
+}
+
+const FORWARD_TILINGS: readonly [number, number, number][] = [
+  [8, 128, 64],
+  [8, 128, 128],
+  [4, 64, 64],
+  [4, 64, 128],
+  [8, 128, 32],
+];
+const BACKWARD_TILINGS: readonly [number, number, number][] = [
+  [8, 32, 128],
+  [8, 64, 128],
+  [4, 32, 64],
+  [4, 64, 64],
+];
+
+function tilingText(t: AttentionTiling, pass: 'forward' | 'backward'): string {
+  return pass === 'forward' ? `${t.warps}w ${t.blockM}x${t.blockN}` : `${t.warps}w kv${t.blockN} q${t.blockM}`;
+}
+
+function main(): number {
+  const availability = isAvailable();
+  if (!availability.available) {
+    console.log(`ATTENTION: runtime unavailable: ${availability.reason ?? '?'}`);
+    return 1;
+  }
+  const seed = argValue('--seed', Date.now() % 1_000_000);
+  const randomCount = argValue('--random', 24);
+  const device = DeviceContext.create(0);
+  const p = device.properties;
+  console.log(`device: ${p.name} ${p.arch}, ${p.smCount} SMs; seed ${seed}`);
+  const kernels = new KernelCache(device);
+  const results: CaseResult[] = [];
+  const started = performance.now();
+  for (const c of attentionCases(seed, randomCount)) {
+    const t0 = performance.now();
+    const r = runCase(device, kernels, c, seed);
+    results.push(r);
+    console.log(`${r.ok ? 'ok  ' : 'FAIL'} #${c.id} ${caseLabel(c)}: ${r.detail} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  }
+
+  // Tuning tilings: each checked on one case, then timed at 4096.
+  const tuning: { pass: string; tiling: string; ok: boolean; rows: BenchRow[] }[] = [];
+  const runTuning = !process.argv.includes('--no-tuning') && !process.argv.includes('--no-bench');
+  if (runTuning) {
+    const probe: AttentionCase = { id: 9000, dtype: 'BFloat16', batch: 1, heads: 2, kvHeads: 1, queryLength: 1000, keyLength: 1000, headDim: 128, causal: true, bias: 'none', biasBroadcast: [false, false], dropoutP: 0, sequenceMajor: false, padRows: false, backward: true };
+    for (const [pass, list] of [['forward', FORWARD_TILINGS], ['backward', BACKWARD_TILINGS]] as const) {
+      for (const [warps, blockM, blockN] of list) {
+        let tiling: AttentionTiling;
+        try {
+          tiling = customTiling(pass, 128, warps, blockM, blockN);
+        } catch (error) {
+          console.log(`tiling ${pass} ${warps}w ${blockM}x${blockN} refused: ${(error as Error).message}`);
+          continue;
+        }
+        const checked = runCase(device, kernels, { ...probe, backward: pass === 'backward', ...(pass === 'forward' ? { forwardTiling: tiling } : { backwardTiling: tiling }) }, seed);
+        results.push(checked);
+        console.log(`${checked.ok ? 'ok  ' : 'FAIL'} tiling ${pass} ${tilingText(tiling, pass)}: ${checked.detail}`);
+        const rows = checked.ok ? benchAttention(device, kernels, [false, true].map((causal) => ({ seq: 4096, causal, ...(pass === 'forward' ? { forwardTiling: tiling } : { backwardTiling: tiling }) }))) : [];
+        tuning.push({ pass, tiling: tilingText(tiling, pass), ok: checked.ok, rows });
+      }
+    }
+  }
+  const bench = process.argv.includes('--no-bench') ? [] : benchAttention(device, kernels, BENCH_SEQUENCES.flatMap((seq) => [false, true].map((causal) => ({ seq, causal }))));
+  const failed = results.filter((r) => !r.ok);
+  const out = process.env.OUT;
+  if (out !== undefined && out !== '') {
+    writeFileSync(join(out, 'attention.json'), JSON.stringify({ device: p.name, seed, compileMs: kernels.compileMs, cases: results.map((r) => ({ label: caseLabel(r.c), ok: r.ok, errors: r.errors, detail: r.detail })), tuning, bench }, null, 1));
+  }
+
+  console.log(`\ncorrectness: ${results.length - failed.length} passed, ${failed.length} failed (seed ${seed}, ${((performance.now() - started) / 1000).toFixed(0)} s, NVRTC ${(kernels.compileMs / 1000).toFixed(1)} s)`);
+  for (const f of failed) console.log(`  FAIL ${caseLabel(f.c)}: ${f.detail}`);
+  if (tuning.length > 0) {
+    console.log('\ntuning at L = S = 4096 (bf16, N 4, H 16, E 128): TFLOP/s non-causal / causal');
+    for (const t of tuning) console.log(`  ${t.pass.padEnd(8)} ${t.tiling.padEnd(16)} ${t.ok ? t.rows.map((r) => (t.pass === 'forward' ? r.forwardTflops : r.backwardTflops).toFixed(0)).join(' / ') : 'failed its check'}`);
+  }
+  if (bench.length > 0) {
+    console.log('\ntsfuser attention, bf16, N 4, H 16, E 128 (TFLOP/s: fwd 4NHLSE, bwd 2.5x, causal half)');
+    console.log('  seq   causal   fwd ms  fwd TF/s   bwd ms  bwd TF/s');
+    for (const r of bench) console.log(`  ${String(r.seq).padEnd(5)} ${String(r.causal).padEnd(6)} ${r.forwardMs.toFixed(3).padStart(8)} ${r.forwardTflops.toFixed(0).padStart(9)} ${r.backwardMs.toFixed(3).padStart(8)} ${r.backwardTflops.toFixed(0).padStart(9)}`);
+  }
+  device.dispose();
+  return failed.length === 0 ? 0 : 1;
+}
+
+process.exitCode = main();
