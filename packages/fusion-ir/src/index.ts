@@ -11,6 +11,8 @@ export * from './ir/tensor-domain.js';
 export * from './ir/tensor-view.js';
 export * from './ir/expr.js';
 export * from './ir/indexing-exprs.js';
+export * from './ir/matmul-exprs.js';
+export * from './ir/attention-exprs.js';
 export * from './ir/fusion.js';
 export * from './ops/index.js';
 export * from './transforms/index.js';

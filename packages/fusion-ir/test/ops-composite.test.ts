@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   Fusion, addcdiv, addcmul, arange, batchNorm, cast, dropout, erfcinv, full, fullLike, geluBackward, iota, layerNorm,
-  linear, logSoftmax, makeTensor, ones, reluBackward, rmsNorm, siluBackward, softmax, softplus, tanhBackward, zeros,
+  logSoftmax, makeTensor, ones, reluBackward, rmsNorm, siluBackward, softmax, softplus, tanhBackward, zeros,
   type DataType, type TensorView,
 } from '../src/index.js';
 
@@ -88,16 +88,6 @@ describe('pointwise composites', () => {
     dropout(x, 0.5, true);
     expect(f.allExprs().filter((e) => e.kind === 'RNGOp')).toHaveLength(1);
     expect(() => dropout(x, 2, false)).toThrow(/probability 2/);
-  });
-  it('linear is broadcast-multiply-sum', () => {
-    const f = new Fusion();
-    const x = input(f, [2, 3, 4]);
-    const w = input(f, [5, 4]);
-    const b = input(f, [5]);
-    const y = linear(x, w, b);
-    expect(sizes(y)).toEqual([2, 3, 5]);
-    expect(kinds(f, y)).toContain('ReductionOp');
-    expect(() => linear(x, input(f, [5, 3]))).toThrow(/T\d+\[5, 3\] \(Float\) should have sizes \[5, 4\]/);
   });
 });
 

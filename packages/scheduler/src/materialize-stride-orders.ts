@@ -45,6 +45,12 @@ export function pointwiseWritable(e: Expr): boolean {
     case 'ScanOp':
     case 'ArgsortOp':
     case 'TopKOp':
+    case 'MatmulOp':
+    case 'LinearOp':
+    case 'ScaledMmaOp':
+    case 'GroupedMmaOp':
+    case 'SdpaFwdOp':
+    case 'SdpaBwdOp':
       return false;
     default: {
       const unreachable: never = e;

@@ -28,6 +28,8 @@ import { evalReduction, evalWelford } from './reduction.js';
 import { evalRng } from './random.js';
 import { evalIndexing } from './indexing.js';
 import { evalArgsort, evalScan, evalTopK } from './scan-sort.js';
+import { evalMatmulExpr } from './matmul.js';
+import { evalSdpaBwd, evalSdpaFwd } from './attention.js';
 import { withDimOrder } from './layout.js';
 import { broadcastStrides, forEachElement, gatherFloat64, readerFor, type Reader, type StridedOperand } from './strided.js';
 import { castTo, computeKindOf, convert, storeFloat64, toComplex, toFloat, type ComputeKind } from './values.js';
@@ -323,6 +325,18 @@ export function evalExpr(ctx: EvalContext, expr: Expr): void {
     case 'TopKOp':
       evalTopK(ctx, expr);
       return;
+    case 'MatmulOp':
+    case 'LinearOp':
+    case 'ScaledMmaOp':
+    case 'GroupedMmaOp':
+      evalMatmulExpr(ctx, expr);
+      return;
+    case 'SdpaFwdOp':
+      evalSdpaFwd(ctx, expr);
+      return;
+    case 'SdpaBwdOp':
+      evalSdpaBwd(ctx, expr);
+      return;
     case 'Split':
     case 'Merge':
       return; // loop-domain transforms compute nothing
@@ -336,7 +350,7 @@ export function evalExpr(ctx: EvalContext, expr: Expr): void {
 /** Exprs the evaluator does not compute on complex values (their definitions refuse complex too). */
 const NO_COMPLEX_EXPRS: ReadonlySet<Expr['kind']> = new Set<Expr['kind']>([
   'WelfordOp', 'RNGOp', 'IndexSelectOp', 'GatherOp', 'ScatterOp', 'IndexPutAccumulateOp', 'EmbeddingFwdOp',
-  'ScanOp', 'ArgsortOp', 'TopKOp',
+  'ScanOp', 'ArgsortOp', 'TopKOp', 'MatmulOp', 'LinearOp', 'ScaledMmaOp', 'GroupedMmaOp', 'SdpaFwdOp', 'SdpaBwdOp',
 ]);
 
 function checkNoComplexValues(expr: Expr): void {

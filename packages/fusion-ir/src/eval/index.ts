@@ -8,3 +8,5 @@ export { evalRng, philoxMultiple, rngSpecOf, rngValueAt, rngValues, type RngDtyp
 export { mulhi32, normalDouble, normalFloat, philox, philox4x32, rawUniformDouble, rawUniformFloat, uniformDouble, uniformFloat } from './philox.js';
 export { erfcinv as erfcinvValue } from './erfcinv.js';
 export { copyInto, stridesInOrder, withDimOrder } from './layout.js';
+export { dropoutFactors } from './attention.js';
+export { matmulFloat64, type DenseValues } from './matmul.js';

@@ -34,6 +34,8 @@ import {
 import { Fusion } from './fusion.js';
 import { EmbeddingFwdOp, GatherOp, IndexPutAccumulateOp, IndexSelectOp, ScatterOp, SelectOp } from './indexing-exprs.js';
 import { IterDomain } from './iter-domain.js';
+import { GroupedMmaOp, LinearOp, MatmulOp, ScaledMmaOp } from './matmul-exprs.js';
+import { SdpaBwdOp, SdpaFwdOp } from './attention-exprs.js';
 import { Scalar } from './scalar.js';
 import { TensorDomain } from './tensor-domain.js';
 import { TensorView } from './tensor-view.js';
@@ -45,6 +47,10 @@ export interface ValMapper {
   tv(v: TensorView): TensorView;
   scalar(v: Scalar): Scalar;
   id(v: IterDomain): IterDomain;
+}
+
+function optTv(m: ValMapper, tv: TensorView | null): TensorView | null {
+  return tv === null ? null : m.tv(tv);
 }
 
 /** Builds (and thereby registers in `fusion`) an expression of the same kind as `e` with mapped vals. */
@@ -152,6 +158,55 @@ export function rebuildExpr(e: Expr, fusion: Fusion, m: ValMapper): Expr {
         e.largest,
         e.sorted,
       );
+    case 'MatmulOp':
+      return new MatmulOp(fusion, m.tv(e.out()), m.tv(e.inA()), m.tv(e.inB()));
+    case 'LinearOp':
+      return new LinearOp(fusion, m.tv(e.out()), m.tv(e.inA()), m.tv(e.inB()), optTv(m, e.bias()));
+    case 'ScaledMmaOp':
+      return new ScaledMmaOp(fusion, m.tv(e.out()), m.tv(e.matrix1()), m.tv(e.matrix2()), m.tv(e.scale1()), m.tv(e.scale2()), optTv(m, e.bias()));
+    case 'GroupedMmaOp':
+      return new GroupedMmaOp(fusion, m.tv(e.out()), m.tv(e.matrix1()), m.tv(e.matrix2()), optTv(m, e.offsets()));
+    case 'SdpaFwdOp': {
+      const i = e.sdpaInputs();
+      const o = e.sdpaOutputs();
+      return new SdpaFwdOp(
+        fusion,
+        { output: m.tv(o.output), logsumexp: m.tv(o.logsumexp), philoxSeed: m.tv(o.philoxSeed), philoxOffset: m.tv(o.philoxOffset) },
+        {
+          query: m.tv(i.query),
+          key: m.tv(i.key),
+          value: m.tv(i.value),
+          bias: optTv(m, i.bias),
+          mask: optTv(m, i.mask),
+          dropoutP: m.scalar(i.dropoutP),
+          isCausal: m.scalar(i.isCausal),
+          scale: i.scale === null ? null : m.scalar(i.scale),
+        },
+        e.rngSeed,
+        e.rngOffset,
+      );
+    }
+    case 'SdpaBwdOp': {
+      const i = e.sdpaInputs();
+      const o = e.sdpaOutputs();
+      return new SdpaBwdOp(
+        fusion,
+        { gradQuery: m.tv(o.gradQuery), gradKey: m.tv(o.gradKey), gradValue: m.tv(o.gradValue) },
+        {
+          gradOutput: m.tv(i.gradOutput),
+          query: m.tv(i.query),
+          key: m.tv(i.key),
+          value: m.tv(i.value),
+          output: m.tv(i.output),
+          logsumexp: m.tv(i.logsumexp),
+          dropoutP: m.scalar(i.dropoutP),
+          isCausal: m.scalar(i.isCausal),
+          philoxSeed: m.tv(i.philoxSeed),
+          philoxOffset: m.tv(i.philoxOffset),
+          scale: i.scale === null ? null : m.scalar(i.scale),
+        },
+      );
+    }
     case 'Split':
       return new Split(fusion, m.id(e.outer()), m.id(e.inner()), m.id(e.in()), m.scalar(e.factor), e.innerSplit);
     case 'Merge':

@@ -14,6 +14,8 @@ import type { Scalar } from './scalar.js';
 import type { TensorView } from './tensor-view.js';
 import type { Val } from './val.js';
 import type { EmbeddingFwdOp, GatherOp, IndexPutAccumulateOp, IndexSelectOp, ScatterOp, SelectOp } from './indexing-exprs.js';
+import type { GroupedMmaOp, LinearOp, MatmulOp, ScaledMmaOp } from './matmul-exprs.js';
+import type { SdpaBwdOp, SdpaFwdOp } from './attention-exprs.js';
 
 export type Expr =
   | UnaryOp
@@ -41,6 +43,12 @@ export type Expr =
   | ScanOp
   | ArgsortOp
   | TopKOp
+  | MatmulOp
+  | LinearOp
+  | ScaledMmaOp
+  | GroupedMmaOp
+  | SdpaFwdOp
+  | SdpaBwdOp
   | Split
   | Merge;
 

@@ -1,18 +1,15 @@
 // Composite pointwise ops built from unary/binary/ternary ops (no new Expr kinds): compound
 // arithmetic (addcmul, addcdiv, addAlpha, subAlpha, square), activations (leakyRelu, softplus,
 // hardtanh), activation backward formulas (as PyTorch's derivatives.yaml), dropout (rand_like
-// in training), and linear as broadcast-multiply-sum.
+// in training). linear is a LinearOp now (ops/matmul.ts).
 
 import { isFloatingType, isReducedFloat } from '../ir/data-type.js';
 import { FusionIrError } from '../ir/errors.js';
 import type { TensorView } from '../ir/tensor-view.js';
-import { checkShape, set } from './alias.js';
+import { set } from './alias.js';
 import { add, gt, le, lt, mul, sub, truediv } from './binary.js';
 import { randLike, type RngOptions } from './random.js';
-import { broadcast } from './broadcast.js';
-import { describe, toVal, type Operand, type TensorOrScalar } from './operand.js';
-import { sum } from './reduction.js';
-import { shape } from './shape.js';
+import { toVal, type Operand, type TensorOrScalar } from './operand.js';
 import { clamp, where } from './ternary.js';
 import { cast, erf, exp, log1p, sigmoid, tanh } from './unary.js';
 
@@ -143,29 +140,4 @@ export function dropout(x: TensorView, p: number, training: boolean, rng: RngOpt
 /** rand_like needs a floating input: ints and bools draw Float numbers. */
 function upcastForRandom(x: TensorView): TensorView {
   return isFloatingType(x.dtype) ? x : cast(x, 'Float');
-}
-
-/**
- * linear(x, weight, bias?) = x @ weightᵀ + bias for x [..., K], weight [N, K], bias [N], written
- * as broadcast-multiply-sum: sum(x[..., 1, K] * weight[1…, N, K], -1). No matmul op: fine for
- * small sizes and for the reference evaluator; Half/BFloat16 accumulate in Float.
- */
-export function linear(x: TensorView, weight: TensorView, bias: TensorView | null = null): TensorView {
-  const rank = x.rank();
-  if (rank < 1 || weight.rank() !== 2) {
-    throw new FusionIrError(`linear: expected x of rank >= 1 and weight of rank 2, got ${describe(x)} and ${describe(weight)}`);
-  }
-  const k = shape(x)[rank - 1];
-  const wShape = shape(weight);
-  const n = wShape[0];
-  if (k === undefined || n === undefined) throw new FusionIrError(`linear: ${describe(x)} has no inner dim`);
-  checkShape('linear (weight must be [N, K] with K the inner size of x)', weight, [n, k]);
-  const xb = broadcast(upcast(x), [...new Array<boolean>(rank - 1).fill(false), true, false]);
-  const wb = broadcast(upcast(weight), [...new Array<boolean>(rank - 1).fill(true), false, false]);
-  let y = sum(mul(xb, wb), [-1]);
-  if (bias !== null) {
-    checkShape('linear (bias must be [N])', bias, [n]);
-    y = add(y, broadcast(upcast(bias), [...new Array<boolean>(rank - 1).fill(true), false]));
-  }
-  return downcast(y, x);
 }

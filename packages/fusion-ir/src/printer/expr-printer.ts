@@ -17,6 +17,7 @@ import type { Expr, PadOp } from '../ir/expr.js';
 import type { TensorView } from '../ir/tensor-view.js';
 import type { Val } from '../ir/val.js';
 import { indexingExprToString } from './indexing-printer.js';
+import { matmulExprToString } from './matmul-printer.js';
 import { reductionOpName } from './op-names.js';
 import {
   binaryText,
@@ -167,6 +168,13 @@ export function exprToString(expr: Expr, level = 0): string {
         `${ind}( ${valToString(expr.outValues())}, ${valToString(expr.outIndices())} ) = topk( ${valToString(expr.in())}, ` +
         `${scalarToString(expr.k())}, dim = ${expr.dim}, largest = ${expr.largest ? 'True' : 'False'}, sorted = ${expr.sorted ? 'True' : 'False'} )\n`
       );
+    case 'MatmulOp':
+    case 'LinearOp':
+    case 'ScaledMmaOp':
+    case 'GroupedMmaOp':
+    case 'SdpaFwdOp':
+    case 'SdpaBwdOp':
+      return matmulExprToString(expr, level);
     case 'Split':
       return (
         `${ind}${expr.innerSplit ? 'Split' : 'Outer split'}: ${iterDomainToString(expr.in())} by factor ` +

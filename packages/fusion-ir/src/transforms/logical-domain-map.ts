@@ -131,6 +131,15 @@ function expressionKind(expr: Expr): EdgeKind {
     case 'Split':
     case 'Merge':
       return 'none';
+    // GEMMs and attention run whole in a library call or an attention kernel: their dims are
+    // not iterated together with their producers' by a generated loop nest.
+    case 'MatmulOp':
+    case 'LinearOp':
+    case 'ScaledMmaOp':
+    case 'GroupedMmaOp':
+    case 'SdpaFwdOp':
+    case 'SdpaBwdOp':
+      return 'none';
     default: {
       const unreachable: never = expr;
       throw new Error(`unknown expr ${String(unreachable)}`);

@@ -48,6 +48,12 @@ export function metadataOpRefusal(e: Expr): string | null {
     case 'ScanOp':
     case 'ArgsortOp':
     case 'TopKOp':
+    case 'MatmulOp':
+    case 'LinearOp':
+    case 'ScaledMmaOp':
+    case 'GroupedMmaOp':
+    case 'SdpaFwdOp':
+    case 'SdpaBwdOp':
       return `${e.kind}${name} computes new values (not a view of an input)`;
     case 'Split':
     case 'Merge':

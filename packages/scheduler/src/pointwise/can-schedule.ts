@@ -14,7 +14,7 @@ import { bindExtents } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { ExactLogicalMap, findReferenceOutput, iterationRank } from '../analysis/domain-map.js';
 import { indexedLoadRefusal, lookupOnlyTensors } from './indexed-loads.js';
-import { scatterRefusal } from '../segmentation/supported-ops.js';
+import { libraryOpRefusal, scatterRefusal } from '../segmentation/supported-ops.js';
 import { reshapeMappingRefusal, viewRefusal } from './reshape-checks.js';
 import { resizeRefusal } from './resize/can-schedule.js';
 import { hasResizeExprs } from './resize/index-space.js';
@@ -59,6 +59,13 @@ function exprRefusal(e: Expr): string | null {
     case 'ScatterOp':
     case 'IndexPutAccumulateOp':
       return scatterRefusal(e.kind, name);
+    case 'MatmulOp':
+    case 'LinearOp':
+    case 'ScaledMmaOp':
+    case 'GroupedMmaOp':
+    case 'SdpaFwdOp':
+    case 'SdpaBwdOp':
+      return libraryOpRefusal(e.kind, name);
     default: {
       const unreachable: never = e;
       return `unknown expression ${String(unreachable)}`;

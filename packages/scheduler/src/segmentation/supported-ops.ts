@@ -48,11 +48,41 @@ export function unsupportedOp(e: Expr, scheduler: string): string | null {
     case 'ArgsortOp':
     case 'TopKOp':
       return `${e.kind}${name} (a scan or sort along a dim) is left to the greedy scheduler`;
+    case 'MatmulOp':
+    case 'LinearOp':
+    case 'ScaledMmaOp':
+    case 'GroupedMmaOp':
+    case 'SdpaFwdOp':
+    case 'SdpaBwdOp':
+      return libraryOpRefusal(e.kind, name);
     default: {
       const unreachable: never = e;
       return `unknown expression ${String(unreachable)}`;
     }
   }
+}
+
+/** nvFuser's python name of each GEMM / attention expr kind (for refusal messages). */
+const LIBRARY_OP_NAMES = {
+  MatmulOp: 'matmul',
+  LinearOp: 'linear',
+  ScaledMmaOp: 'scaled_mm',
+  GroupedMmaOp: 'grouped_mm',
+  SdpaFwdOp: 'sdpfa_fwd',
+  SdpaBwdOp: 'sdpfa_bwd',
+} as const;
+
+export type LibraryOpKind = keyof typeof LIBRARY_OP_NAMES;
+
+/**
+ * GEMMs and attention: no generated-kernel scheduler computes them (a loop nest of FMAs would
+ * run on CUDA cores, far from tensor-core speed); they need a GEMM (cuBLASLt) or attention
+ * segment of their own, which the compile plan does not have yet. Until then every scheduler
+ * refuses them with this reason, and the CPU reference backend computes them.
+ */
+export function libraryOpRefusal(kind: LibraryOpKind, name: string): string {
+  const what = kind === 'SdpaFwdOp' || kind === 'SdpaBwdOp' ? 'an attention segment (flash-attention kernel)' : 'a GEMM segment (cuBLASLt)';
+  return `${LIBRARY_OP_NAMES[kind]}${name} is not a generated-kernel op: it needs ${what}, which the GPU backend does not have yet (the CPU reference backend computes it)`;
 }
 
 /**

@@ -5,11 +5,12 @@
 import type { OpSpec, TypedOpSpec } from './op-spec.js';
 import { binaryOps, otherPointwiseOps, unaryOps } from './ops-pointwise.js';
 import { indexingOps } from './ops-indexing.js';
+import { matmulOps } from './ops-matmul.js';
 import { randomOps } from './ops-random.js';
 import { scanSortOps } from './ops-scan-sort.js';
 import { structuralOps } from './ops-structural.js';
 
-export const OPS = { ...unaryOps, ...binaryOps, ...otherPointwiseOps, ...structuralOps, ...randomOps, ...indexingOps, ...scanSortOps };
+export const OPS = { ...unaryOps, ...binaryOps, ...otherPointwiseOps, ...structuralOps, ...randomOps, ...indexingOps, ...scanSortOps, ...matmulOps };
 
 export type OpName = keyof typeof OPS;
 
