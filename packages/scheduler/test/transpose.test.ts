@@ -4,7 +4,7 @@
 // TransposeParams it computes for the bench sizes (f32 / bf16 16384×4096), and its
 // scheduler_params dump.
 import { describe, expect, it } from 'vitest';
-import { add, Fusion, makeTensor, mul, permute, strideOrder, sum, type DataType, type TensorView } from '@tsfuser/fusion-ir';
+import { add, Fusion, lt, makeTensor, mul, permute, strideOrder, sum, where, type DataType, type TensorView } from '@tsfuser/fusion-ir';
 import { computeTransposeHeuristics, defaultSchedulerRegistry, heuristicParamsToString, makeRuntimeInfo, TransposeScheduler, type RuntimeInfo } from '../src/index.js';
 
 function contiguous(tv: TensorView): TensorView {
@@ -152,5 +152,28 @@ describe('transpose heuristics', () => {
         '',
       ].join('\n'),
     );
+  });
+});
+
+describe('transpose schedule: input caches', () => {
+  // Caching one input rewrites the exprs it feeds; an input read by the same expr (where(c, y, x))
+  // must still get its cache, or the second group's shared-memory staging finds no cache load
+  // (GPU-suite random case seed 6012 #37: "T1 is not read by one cache load nest").
+  it('every input of the reference rank is read through its own cache, also when two inputs feed one expr', () => {
+    const f = new Fusion();
+    const x = makeTensor(f, { shape: [-1, -1], dtype: 'Half' });
+    const y = makeTensor(f, { shape: [-1, -1], dtype: 'Half', strideOrder: [0, 1] });
+    f.addInput(x);
+    f.addInput(y);
+    f.addOutput(where(lt(x, 0), y, x) as TensorView);
+    const ri = info(f, [[1024, 1024], [1024, 1024]], [[1024, 1], [1, 1024]]);
+    const scheduler = new TransposeScheduler();
+    expect(scheduler.canSchedule(f, ri).ok).toBe(true);
+    const params = scheduler.computeHeuristics(f, ri);
+    const scheduled = scheduler.schedule(f.clone().fusion, params).fusion;
+    for (const input of scheduled.inputs) {
+      expect(input.uses.length).toBe(1);
+      expect(input.uses.map((u) => u.kind)).toEqual(['LoadStoreOp']);
+    }
   });
 });

@@ -45,10 +45,11 @@ export function scheduleTranspose(fusion: Fusion, params: TransposeParams): Sche
   // 1. caches
   const inputCaches = new Map<TensorView, number>();
   const live = new Set(fusion.exprs());
-  fusion.inputs.forEach((v, i) => {
-    if (v.kind !== 'tensorView' || !v.uses.some((u) => live.has(u)) || tensorRank(v) !== rank) return;
-    inputCaches.set(v.cacheAfter(), i);
-  });
+  // Which inputs to cache is decided before any cacheAfter: caching one input rewrites the exprs
+  // it feeds (a new expr replaces the old), so another input of the same expr would no longer
+  // have a use in `live` and would be read uncached (seed 6012 case 37: where(T3, T1, T0)).
+  const toCache = fusion.inputs.flatMap((v, i) => (v.kind === 'tensorView' && v.uses.some((u) => live.has(u)) && tensorRank(v) === rank ? [[v, i] as const] : []));
+  for (const [v, i] of toCache) inputCaches.set(v.cacheAfter(), i);
   for (const o of [...fusion.outputs]) {
     if (o.kind !== 'tensorView') continue;
     if (o.uses.length > 0) o.cacheFork();
