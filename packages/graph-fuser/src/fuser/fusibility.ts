@@ -12,11 +12,15 @@
 //     reduction is never merged into a consumer, as the legacy fuser did; a sibling (another
 //     reader of the same tensor, horizontal fusion) may be a reduction, since no group member
 //     reads its result (var and mean of one input form one group);
-//   - producer and consumer live on the same device.
+//   - producer and consumer live on the same device;
+//   - matrix products and attention (aten::linear, matmul, mm, bmm, addmm, baddbmm,
+//     scaled_dot_product_attention) stay outside groups: parseJitIR lowers them, but the GPU
+//     backend has no GEMM / attention segment yet, so a group holding one could not run there.
 // Invariant: these predicates only read the graph.
 
 import { isMutating, type Node, type TensorType, type Value } from '@tsfuser/jit-ir';
 import { jitOpSupport } from '../parse-jit-ir/index.js';
+import { MATRIX_PRODUCT_OPS } from '../parse-jit-ir/matmul.js';
 
 export const CUDA_FUSION_GROUP = 'prim::CudaFusionGroup';
 
@@ -110,6 +114,7 @@ export function nodeFusibility(n: Node): Verdict {
   }
   // Sizes, dtypes and other scalars are host values: computing them in a kernel gains nothing.
   if (!n.outputs.some(isTensorValue)) return no('the node produces no tensor');
+  if (MATRIX_PRODUCT_OPS.has(n.kind)) return no(`${n.kind} is a matrix product or attention: it needs a GEMM / attention segment, which the GPU backend does not have yet`);
   const support = jitOpSupport(n);
   if (!support.supported) return no(support.reason);
   // Unused outputs (native_batch_norm's save_mean when not training) need no type.

@@ -19,6 +19,7 @@ import { FACTORY_OPS } from './factories.js';
 import { RANDOM_OPS } from './random.js';
 import { INDEXING_OPS } from './indexing.js';
 import { COMPLEX_OPS } from './complex.js';
+import { MATMUL_OPS } from './matmul.js';
 import { describeJitVal, staticValue } from './values.js';
 
 export const ATEN_OPS: Readonly<Record<string, JitOpEntry>> = {
@@ -34,16 +35,13 @@ export const ATEN_OPS: Readonly<Record<string, JitOpEntry>> = {
   ...INDEXING_OPS,
   ...SCAN_OPS,
   ...COMPLEX_OPS,
+  ...MATMUL_OPS,
 };
 
 export { PRIM_OPS };
 
 /** Why common ops that look fusible are not (a clearer message than "not supported"). */
 const KNOWN_UNSUPPORTED: Readonly<Record<string, string>> = {
-  'aten::linear': 'a matrix product is not lowered to Fusion IR; decomposeLinear(graph) moves its bias add into a fusible aten::add',
-  'aten::mm': 'matrix products are not lowered to Fusion IR',
-  'aten::matmul': 'matrix products are not lowered to Fusion IR',
-  'aten::addmm': 'matrix products are not lowered to Fusion IR',
   'prim::If': 'control flow (blocks) cannot be lowered into one fusion',
   'prim::Loop': 'control flow (blocks) cannot be lowered into one fusion',
   'prim::TupleConstruct': 'tuples are not fusion values',

@@ -1,8 +1,9 @@
 // Nodes runGraph computes itself instead of through parseJitIR: constants, lists and tuples,
 // profiling pass-throughs, shape expressions (`aten::size`, `prim::BroadcastSizes`,
 // `prim::ReductionSizes`), scalar arithmetic and comparisons (guards of profiled values,
-// `aten::all`), `prim::Print`, and the matrix products the fuser never fuses (`aten::mm`,
-// `aten::matmul`, `aten::linear`), computed in float64 and rounded to the output dtype.
+// `aten::all`) and `prim::Print`. Matrix products and attention, which the fuser leaves outside
+// groups, run through the reference lowering (node-reference.ts) like every other aten op, so
+// their shapes are checked with PyTorch's messages.
 // Returns null for a node it does not handle (then the reference lowering runs it).
 
 import { HostTensor } from '@tsfuser/fusion-ir';
@@ -67,43 +68,6 @@ function equal(a: RunValue, b: RunValue): boolean {
   return num(a) === num(b);
 }
 
-/** C[m, n] = A[m, k] · B[k, n] (B given by element accessor), float64 accumulate. */
-function matmul2d(a: HostTensor, rows: number, k: number, bAt: (kk: number, j: number) => number, n: number, bias: HostTensor | null): HostTensor {
-  const out = new Float64Array(rows * n);
-  const av = a.toNumbers();
-  const biasV = bias?.toNumbers() ?? null;
-  for (let i = 0; i < rows; i++) {
-    for (let j = 0; j < n; j++) {
-      let acc = biasV === null ? 0 : (biasV[j % biasV.length] as number);
-      for (let kk = 0; kk < k; kk++) acc += (av[i * k + kk] as number) * bAt(kk, j);
-      out[i * n + j] = acc;
-    }
-  }
-  return HostTensor.fromValues(a.dtype, [rows, n], out);
-}
-
-function mm(n: Node, args: readonly RunValue[]): RunValue[] {
-  const a = tensor(args[0], n.kind);
-  const b = tensor(args[1], n.kind);
-  if (a.rank !== 2 || b.rank !== 2) throw new Error(`runGraph: ${n.kind} supports 2-D operands here, got ranks ${a.rank} and ${b.rank}`);
-  const bv = b.toNumbers();
-  const cols = b.sizes[1] as number;
-  return [matmul2d(a, a.sizes[0] as number, a.sizes[1] as number, (kk, j) => bv[kk * cols + j] as number, cols, null)];
-}
-
-function linear(n: Node, args: readonly RunValue[]): RunValue[] {
-  const x = tensor(args[0], n.kind);
-  const w = tensor(args[1], n.kind);
-  const bias = args[2] === undefined || args[2] === null ? null : tensor(args[2], n.kind);
-  const k = x.sizes[x.rank - 1] as number;
-  const outFeatures = w.sizes[0] as number;
-  const rows = x.numel / k;
-  const wv = w.toNumbers();
-  const flat = matmul2d(x, rows, k, (kk, j) => wv[j * k + kk] as number, outFeatures, bias);
-  const shape = [...x.sizes.slice(0, -1), outFeatures];
-  return [new HostTensor(flat.dtype, shape, HostTensor.empty(flat.dtype, shape).strides, flat.data)];
-}
-
 const SCALAR_COMPARE: Record<string, (a: number, b: number) => boolean> = {
   'aten::lt': (a, b) => a < b,
   'aten::le': (a, b) => a <= b,
@@ -162,9 +126,6 @@ const HOST_OPS: Readonly<Record<string, HostOp>> = {
     ctx.print(args.map((a) => (typeof a === 'string' ? a : describeRunValue(a))).join(' '));
     return [];
   },
-  'aten::mm': mm,
-  'aten::matmul': mm,
-  'aten::linear': linear,
 };
 
 /** The host result of `n`, or null when the reference lowering must compute it. */
