@@ -4,12 +4,15 @@
 // records, nvFuser's own printed definitions (tests/python/direct/test_matmul.py) imported and run
 // on the reference backend against PyTorch's values (test-fixtures/torch-values/matmul.json), and
 // the GPU path's refusal with the reason instead of a crash.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Tensor } from '@tsfuser/device';
 import { describe, expect, it } from 'vitest';
 import { DataType, FusionCache, FusionDefinition, hashRecords, importPythonDefinition } from '../src/index.js';
 import { explainSegments } from '../src/cli/explain.js';
+import { runCli } from './helpers.js';
 
 const cache = (): { cache: FusionCache } => ({ cache: new FusionCache() });
 
@@ -151,5 +154,39 @@ describe('GEMM and attention ops in FusionDefinition', () => {
       text = e instanceof Error ? e.message : String(e);
     }
     expect(text).toMatch(/linear producing T\d+ is not a generated-kernel op: it needs a GEMM segment \(cuBLASLt\)/);
+  });
+
+  it('`tsfuser run def.py` runs linear → gelu → sdpfa_fwd on the reference; the GPU path names the missing GEMM segment', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tsfuser-attn-'));
+    const file = join(dir, 'block.py');
+    writeFileSync(
+      file,
+      [
+        'def nvfuser_fusion_id0(fd : FusionDefinition) -> None :',
+        '    T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], dtype=DataType.BFloat16, is_cpu=False)',
+        '    T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)',
+        '    T2 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.BFloat16, is_cpu=False)',
+        '    T3 = fd.ops.linear(T0, T1, bias=T2)',
+        '    T4 = fd.ops.gelu(T3, approximate="tanh")',
+        '    T5 = fd.ops.reshape(T4, new_shape=[2, 8, 2, 16])',
+        '    T6 = fd.ops.permute(T5, dims=[0, 2, 1, 3])',
+        '    S7 = fd.define_scalar(True, dtype=DataType.Bool)',
+        '    T8, T9, T10, T11 = fd.ops.sdpfa_fwd(T6, T6, T6, is_causal=S7)',
+        '    fd.add_output(T8)',
+        '    fd.add_output(T9)',
+        '',
+        'inputs = [',
+        "    torch.randn(2, 8, 16, dtype=torch.bfloat16, device='cuda:0'),",
+        "    torch.randn(32, 16, dtype=torch.bfloat16, device='cuda:0'),",
+        "    torch.randn(32, dtype=torch.bfloat16, device='cuda:0'),",
+        ']',
+        'fd.execute(inputs)',
+      ].join('\n'),
+    );
+    const r = await runCli(['run', file, '--check', '--backend', 'reference', '--dump', 'fusion_ir_presched']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('out0: shape [2, 2, 8, 16] BFloat16');
+    expect(r.stdout).toContain('out1: shape [2, 2, 8] Float');
+    expect(r.stdout).toMatch(/no scheduler accepts LinearOp producing T3.*needs a GEMM segment \(cuBLASLt\)/);
   });
 });
