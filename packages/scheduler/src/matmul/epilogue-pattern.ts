@@ -1,0 +1,184 @@
+// Recognizes a GEMM segment: exactly one matmul / linear reading segment inputs (no prologue:
+// a generated kernel before the GEMM computes any), followed by the chain that cuBLASLt's
+// epilogues compute — casts between the input dtype and Float, one bias add along N (a
+// contiguous [N] vector, broadcast over the rows inside the segment or before it), one
+// activation (relu, or gelu with approximate='tanh': cuBLASLt's GELU is the tanh form), and the
+// cast to the output dtype. The outputs may be the chain's end (D) and the activation's input
+// (the pre-activation, written by the _AUX forms).
+// Invariant: `ok` means every tensor expression of the fusion is the GEMM, a step of that chain
+// or the bias's broadcast / cast; every refusal names the tensor and why cuBLASLt cannot compute
+// it in the GEMM's epilogue (it then runs in a generated kernel around the GEMM segment).
+
+import type { Expr, Fusion, LinearOp, MatmulOp, TensorView, Val } from '@tsfuser/fusion-ir';
+import { tensorExprs, tvName } from '../segmentation/fusion-graph.js';
+import type { MatmulDtype } from './params.js';
+
+/** The refusal of a segment without a matmul or linear (left out of the segmenter's summaries). */
+export const NO_MATMUL = 'no matmul or linear in the segment';
+
+export interface GemmPattern {
+  gemm: MatmulOp | LinearOp;
+  /** Segment input positions of A and B (linear: input and weight). */
+  aInput: number;
+  bInput: number;
+  /** The bias vector's segment input (linear's own bias, or a fused bias add). */
+  bias: { input: number; tv: TensorView } | null;
+  activation: 'relu' | 'gelu_tanh' | null;
+  /** The activation's input, when it is also a segment output (the _AUX forms write it). */
+  auxOutput: TensorView | null;
+  /** D: the chain's last tensor. */
+  result: TensorView;
+  inputDtype: MatmulDtype;
+  fused: string[];
+}
+
+export type PatternResult = { ok: true; pattern: GemmPattern } | { ok: false; reason: string };
+
+const GEMM_KINDS: ReadonlySet<string> = new Set(['MatmulOp', 'LinearOp', 'ScaledMmaOp', 'GroupedMmaOp']);
+
+function isMatmulDtype(dtype: string): dtype is MatmulDtype {
+  return dtype === 'Float' || dtype === 'BFloat16' || dtype === 'Half';
+}
+
+/** A cast that only changes precision between the GEMM's input dtype and Float. */
+function isPlainCast(e: Expr, inputDtype: MatmulDtype): boolean {
+  if (e.kind !== 'UnaryOp' || e.op !== 'cast') return false;
+  const out = e.outputs[0];
+  return out !== undefined && out.kind === 'tensorView' && (out.dtype === 'Float' || out.dtype === inputDtype);
+}
+
+/**
+ * The bias behind an add operand: a segment input of logical shape [N] (or broadcast dims then
+ * N), reached through broadcasts and plain casts inside the segment. Those exprs join `steps`.
+ */
+function biasSource(fusion: Fusion, v: Val, hasN: boolean, inputDtype: MatmulDtype, steps: Set<Expr>): { input: number; tv: TensorView } | string {
+  let cur = v;
+  const seen: Expr[] = [];
+  for (;;) {
+    if (cur.kind !== 'tensorView') return `the add's other operand ${tvName(cur)} is not a tensor`;
+    const input = fusion.inputs.indexOf(cur);
+    if (input >= 0) {
+      const ids = cur.domain.logicalNoReductions();
+      const last = ids[ids.length - 1];
+      if (last === undefined || last.isBroadcast() || ids.slice(0, -1).some((id) => !id.isBroadcast())) {
+        return `${tvName(cur)} is added as [${ids.map((id) => (id.isBroadcast() ? '1' : 'N')).join(', ')}], not a bias along N (cuBLASLt's bias is one entry per output column)`;
+      }
+      if (!hasN) return `the GEMM result has no N dim (its B is a vector) to add a bias along`;
+      for (const e of seen) steps.add(e);
+      return { input, tv: cur };
+    }
+    const def = cur.definition;
+    if (def === null) return `${tvName(cur)} has no definition`;
+    if (def.kind === 'BroadcastOp') {
+      const flags = def.isBroadcastDim;
+      if (flags[flags.length - 1] === true) return `${tvName(cur)} broadcasts the last dim: not a bias along N`;
+    } else if (!isPlainCast(def, inputDtype)) {
+      return `the added ${tvName(cur)} is computed in the segment (${def.kind}): a bias must be a segment input`;
+    }
+    seen.push(def);
+    cur = def.inputs[0] as Val;
+  }
+}
+
+/** The GEMM segment in `fusion`, or why it is none (see the header). */
+export function matchGemmSegment(fusion: Fusion): PatternResult {
+  const exprs = tensorExprs(fusion);
+  const gemms = exprs.filter((e) => GEMM_KINDS.has(e.kind));
+  if (gemms.length === 0) return { ok: false, reason: NO_MATMUL };
+  if (gemms.length > 1) {
+    return { ok: false, reason: `a GEMM segment holds one matmul or linear, this one ${gemms.map((g) => `${tvName(g.outputs[0] as Val)}`).join(' and ')}` };
+  }
+  const gemm = gemms[0] as Expr;
+  if (gemm.kind === 'ScaledMmaOp' || gemm.kind === 'GroupedMmaOp') {
+    return { ok: false, reason: `${gemm.kind === 'ScaledMmaOp' ? 'scaled_mm' : 'grouped_mm'} producing ${tvName(gemm.outputs[0] as Val)} has no GEMM segment yet (the CPU reference backend computes it)` };
+  }
+  if (gemm.kind !== 'MatmulOp' && gemm.kind !== 'LinearOp') return { ok: false, reason: NO_MATMUL };
+  const out = gemm.out();
+  const inputDtype = gemm.inA().dtype;
+  if (!isMatmulDtype(inputDtype)) return { ok: false, reason: `${tvName(out)}: ${inputDtype} GEMMs do not run on cuBLASLt here (Float, BFloat16 and Half do)` };
+  for (const [what, tv] of [['A', gemm.inA()], ['B', gemm.inB()]] as const) {
+    if (!fusion.inputs.includes(tv)) {
+      return { ok: false, reason: `${what} ${tvName(tv)} of ${tvName(out)} is computed in the segment: cuBLASLt fuses no prologue (a generated kernel before the GEMM computes it)` };
+    }
+  }
+  const steps = new Set<Expr>([gemm]);
+  const fused: string[] = [];
+  let bias: GemmPattern['bias'] = null;
+  if (gemm.kind === 'LinearOp') {
+    const b = gemm.bias();
+    if (b !== null) {
+      if (!fusion.inputs.includes(b)) return { ok: false, reason: `the bias ${tvName(b)} of ${tvName(out)} is computed in the segment` };
+      if (b.rank() !== 1) return { ok: false, reason: `linear's bias ${tvName(b)} has ${b.rank()} dims: cuBLASLt's bias is one vector of N entries` };
+      bias = { input: fusion.inputs.indexOf(b), tv: b };
+      fused.push(`bias ${tvName(b)}`);
+    }
+  }
+  const live = new Set(exprs);
+  const usesOf = (tv: TensorView): Expr[] => tv.uses.filter((u) => live.has(u));
+  let activation: GemmPattern['activation'] = null;
+  let preActivation: TensorView | null = null;
+  const chain: TensorView[] = [out];
+  let cur: TensorView = out;
+  for (;;) {
+    const uses = usesOf(cur);
+    if (uses.length === 0) break;
+    if (uses.length > 1) return { ok: false, reason: `${tvName(cur)} is read by ${uses.length} expressions: cuBLASLt's epilogue is one chain` };
+    const e = uses[0] as Expr;
+    const next = e.outputs[0];
+    if (next === undefined || next.kind !== 'tensorView') return { ok: false, reason: `${e.kind} after ${tvName(cur)} makes no tensor` };
+    if (isPlainCast(e, inputDtype)) {
+      fused.push(`cast ${tvName(next)} to ${next.dtype}`);
+    } else if (e.kind === 'BinaryOp' && e.op === 'add') {
+      if (activation !== null) return { ok: false, reason: `the add producing ${tvName(next)} follows the activation: cuBLASLt adds the bias before it` };
+      if (bias !== null) return { ok: false, reason: `the add producing ${tvName(next)} would be a second bias (cuBLASLt adds one)` };
+      const other = e.inputs[0] === cur ? e.inputs[1] : e.inputs[0];
+      if (other === undefined || other === cur) return { ok: false, reason: `the add producing ${tvName(next)} adds ${tvName(cur)} to itself` };
+      const source = biasSource(fusion, other, gemm.inB().rank() > 1, inputDtype, steps);
+      if (typeof source === 'string') return { ok: false, reason: `add producing ${tvName(next)}: ${source}` };
+      bias = source;
+      fused.push(`bias add ${tvName(next)}`);
+    } else if (e.kind === 'UnaryOp' && (e.op === 'relu' || e.op === 'gelu_tanh')) {
+      if (activation !== null) return { ok: false, reason: `${e.op} producing ${tvName(next)} is a second activation (cuBLASLt applies one)` };
+      activation = e.op;
+      preActivation = cur;
+      fused.push(`${e.op} ${tvName(next)}`);
+    } else if (e.kind === 'UnaryOp' && e.op === 'gelu') {
+      return { ok: false, reason: `gelu producing ${tvName(next)} is the erf form: cuBLASLt's GELU epilogue is approximate='tanh'` };
+    } else {
+      const what = e.kind === 'UnaryOp' || e.kind === 'BinaryOp' ? `${e.op}` : e.kind;
+      return { ok: false, reason: `${what} producing ${tvName(next)} has no cuBLASLt epilogue (bias add, relu, gelu(tanh) and casts do)` };
+    }
+    steps.add(e);
+    chain.push(next);
+    cur = next;
+  }
+  const stray = exprs.find((e) => !steps.has(e));
+  if (stray !== undefined) {
+    return { ok: false, reason: `${stray.kind} producing ${stray.outputs.map(tvName).join(', ')} is not part of ${tvName(out)}'s epilogue chain` };
+  }
+  const result = cur;
+  if (!isMatmulDtype(result.dtype)) return { ok: false, reason: `the GEMM's output ${tvName(result)} is ${result.dtype}` };
+  if (result.dtype !== inputDtype && result.dtype !== 'Float') {
+    return { ok: false, reason: `${tvName(result)} is ${result.dtype}: cuBLASLt writes a ${inputDtype} GEMM as ${inputDtype} or Float` };
+  }
+  if (!fusion.outputs.includes(result)) return { ok: false, reason: `${tvName(result)}, the end of the GEMM's epilogue, is not a segment output` };
+  let auxOutput: TensorView | null = null;
+  for (const o of fusion.outputs) {
+    if (o === result) continue;
+    if (o.kind !== 'tensorView' || !chain.includes(o)) return { ok: false, reason: `output ${tvName(o)} is not computed by the GEMM's epilogue` };
+    if (o !== preActivation || activation !== 'gelu_tanh') {
+      const why = activation === 'relu' && o === preActivation ? "cuBLASLt's RELU_AUX writes a bit mask, not the pre-activation" : 'cuBLASLt writes only D and the pre-activation of a GELU';
+      return { ok: false, reason: `${tvName(o)} is a segment output inside the GEMM's epilogue: ${why}` };
+    }
+    auxOutput = o;
+  }
+  if (bias !== null && bias.tv.dtype !== result.dtype) {
+    return { ok: false, reason: `the bias ${tvName(bias.tv)} is ${bias.tv.dtype} but the GEMM writes ${result.dtype}: cuBLASLt's bias has D's dtype` };
+  }
+  if (auxOutput !== null && auxOutput.dtype !== result.dtype) {
+    return { ok: false, reason: `the pre-activation ${tvName(auxOutput)} is ${auxOutput.dtype} but D is ${result.dtype}: cuBLASLt's GELU aux has D's dtype` };
+  }
+  const aInput = fusion.inputs.indexOf(gemm.inA());
+  const bInput = fusion.inputs.indexOf(gemm.inB());
+  return { ok: true, pattern: { gemm, aInput, bInput, bias, activation, auxOutput, result, inputDtype, fused } };
+}

@@ -1,0 +1,102 @@
+// The GEMM segment's acceptance and parameters, computed together and once: the pattern
+// (epilogue-pattern.ts) on the segment's fusion, then the call on the runtime layouts of its
+// inputs (operand-layout.ts): m, n, k, batch, leading dims, transpositions, batch strides, the
+// output's and the epilogue's vectors. canScheduleMatmul is this computation's verdict, so the
+// segment is accepted on exactly the parameters it runs with.
+// Invariant: an accepted segment's parameters pass the device's GEMM validation for the
+// layouts the runtime info states (dims ≥ 1, ld ≥ cols, bias dtype = D's, GELU aux ld a
+// multiple of 8); anything else is a refusal naming the tensor and the rule.
+
+import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
+import type { RuntimeInfo, TensorInputInfo } from '../runtime-info.js';
+import type { CanScheduleResult } from '../scheduler.js';
+import { tvName } from '../segmentation/fusion-graph.js';
+import { matchGemmSegment, type GemmPattern } from './epilogue-pattern.js';
+import { planGemmLayout, type OperandRole } from './operand-layout.js';
+import type { MatmulEpilogue, MatmulEpilogueKind, MatmulParams } from './params.js';
+
+export type MatmulHeuristicsResult = { ok: true; params: MatmulParams } | { ok: false; reason: string };
+
+function tensorInfo(info: RuntimeInfo, input: number, tv: TensorView): TensorInputInfo | string {
+  const i = info.inputs[input];
+  if (i === undefined || i.kind !== 'tensor') return `runtime info has no tensor layout for ${tvName(tv)} (input ${input})`;
+  return i;
+}
+
+function epilogueKind(bias: boolean, activation: GemmPattern['activation'], aux: boolean): MatmulEpilogueKind {
+  switch (activation) {
+    case null:
+      return bias ? 'BIAS' : 'DEFAULT';
+    case 'relu':
+      return bias ? 'RELU_BIAS' : 'RELU';
+    case 'gelu_tanh':
+      if (aux) return bias ? 'GELU_AUX_BIAS' : 'GELU_AUX';
+      return bias ? 'GELU_BIAS' : 'GELU';
+    default: {
+      const unreachable: never = activation;
+      throw new Error(`unknown activation ${String(unreachable)}`);
+    }
+  }
+}
+
+/** The GEMM segment's parameters for `fusion` under `info`, or why it is not one. */
+export function computeMatmulHeuristics(fusion: Fusion, info: RuntimeInfo): MatmulHeuristicsResult {
+  const matched = matchGemmSegment(fusion);
+  if (!matched.ok) return matched;
+  const p = matched.pattern;
+  const aTv = p.gemm.inA();
+  const bTv = p.gemm.inB();
+  const aInfo = tensorInfo(info, p.aInput, aTv);
+  const bInfo = tensorInfo(info, p.bInput, bTv);
+  if (typeof aInfo === 'string') return { ok: false, reason: aInfo };
+  if (typeof bInfo === 'string') return { ok: false, reason: bInfo };
+  const linear = p.gemm.kind === 'LinearOp';
+  const aRole: OperandRole = linear ? 'linearInput' : 'matmulA';
+  const bRole: OperandRole = linear ? 'linearWeight' : 'matmulB';
+  const layout = planGemmLayout(aRole, { input: p.aInput, sizes: aInfo.sizes, strides: aInfo.strides }, bRole, { input: p.bInput, sizes: bInfo.sizes, strides: bInfo.strides });
+  const out = tvName(p.gemm.out());
+  if (layout.k === 0) return { ok: false, reason: `${out} has K = 0 (a sum over nothing): cuBLASLt needs k ≥ 1` };
+  if (layout.m === 0 || layout.n === 0 || layout.batch === 0) return { ok: false, reason: `${out} is empty (m ${layout.m}, n ${layout.n}, batch ${layout.batch}): nothing to call cuBLASLt for` };
+  // The pattern checked that D is a GEMM dtype.
+  const dtype = p.result.dtype as MatmulParams['d']['dtype'];
+  let bias: MatmulEpilogue['bias'] = null;
+  if (p.bias !== null) {
+    const bi = tensorInfo(info, p.bias.input, p.bias.tv);
+    if (typeof bi === 'string') return { ok: false, reason: bi };
+    const n = bi.sizes[bi.sizes.length - 1] ?? 1;
+    const stride = bi.strides[bi.strides.length - 1] ?? 1;
+    if (n !== 1 && stride !== 1) return { ok: false, reason: `the bias ${tvName(p.bias.tv)} has stride ${stride} along N: cuBLASLt reads a contiguous bias vector` };
+    if (n !== layout.n) return { ok: false, reason: `the bias ${tvName(p.bias.tv)} has ${n} entries but N is ${layout.n}: cuBLASLt adds a full vector` };
+    // The pattern checked that the bias has D's dtype (cuBLASLt's rule).
+    bias = { input: p.bias.input, dtype };
+  }
+  let aux: MatmulEpilogue['aux'] = null;
+  if (p.auxOutput !== null) {
+    if (layout.n % 8 !== 0) return { ok: false, reason: `the pre-activation ${tvName(p.auxOutput)} has N = ${layout.n}: cuBLASLt's GELU aux needs a leading dimension that is a multiple of 8` };
+    aux = { output: fusion.outputs.indexOf(p.auxOutput), dtype, ld: layout.n, batchStride: layout.batch > 1 ? layout.m * layout.n : 0 };
+  }
+  const epilogue: MatmulEpilogue = { kind: epilogueKind(bias !== null, p.activation, aux !== null), bias, aux };
+  const params: MatmulParams = {
+    schedulerType: 'matmul',
+    tag: '',
+    op: linear ? 'linear' : 'matmul',
+    m: layout.m,
+    n: layout.n,
+    k: layout.k,
+    batch: layout.batch,
+    foldedBatch: layout.foldedBatch,
+    inputDtype: p.inputDtype,
+    a: layout.a,
+    b: layout.b,
+    d: { output: fusion.outputs.indexOf(p.result), dtype, ld: layout.d.ld, batchStride: layout.d.batchStride },
+    epilogue,
+    fused: p.fused,
+  };
+  return { ok: true, params };
+}
+
+/** Whether `fusion` is one GEMM segment under `info` (the verdict of computeMatmulHeuristics). */
+export function canScheduleMatmul(fusion: Fusion, info: RuntimeInfo): CanScheduleResult {
+  const r = computeMatmulHeuristics(fusion, info);
+  return r.ok ? { ok: true } : { ok: false, reason: r.reason };
+}

@@ -1,0 +1,15 @@
+// The GEMM segment (a cuBLASLt library call, not a generated kernel): its pattern, layouts,
+// parameters and their printing. Exported through the package entry.
+
+export { NO_MATMUL, matchGemmSegment, type GemmPattern, type PatternResult } from './epilogue-pattern.js';
+export { planGemmLayout, type GemmLayout, type OperandInfo, type OperandRole } from './operand-layout.js';
+export { computeMatmulHeuristics, canScheduleMatmul, type MatmulHeuristicsResult } from './heuristics.js';
+export {
+  matmulParamsToString,
+  type MatmulParams,
+  type MatmulEpilogue,
+  type MatmulEpilogueKind,
+  type MatmulDtype,
+  type MatmulOperandLayout,
+  type MatmulOutputLayout,
+} from './params.js';
