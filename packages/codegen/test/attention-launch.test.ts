@@ -45,11 +45,12 @@ describe('attention tiling and launch math', () => {
       expect(f.headDimPadded % 16).toBe(0);
       expect(f.headDimPadded).toBeGreaterThanOrEqual(e);
       expect(f.headDimPadded - e).toBeLessThan(16);
-      expect(f.blockM).toBe(16 * f.warps);
+      expect(f.blockM).toBe(16 * f.warps * f.rowTiles);
       expect(f.rowStride).toBe(f.headDimPadded + 8);
       expect(forwardSharedBytes(f)).toBe(2 * f.rowStride * f.blockM + 2 * 2 * 2 * f.rowStride * f.blockN);
       expect(forwardSharedBytes(f)).toBeLessThanOrEqual(MAX_SHARED_BYTES);
       const b = backwardTiling({ ...base, headDim: e });
+      expect(b.rowTiles).toBe(1);
       expect(b.blockN).toBe(16 * b.warps);
       expect(b.warps % (b.blockM / 16)).toBe(0);
       const bytes = 2 * b.rowStride * 2 * b.blockN + 2 * 2 * 2 * b.rowStride * b.blockM + 2 * b.blockN * (b.blockM + 8) + 2 * 2 * 4 * b.blockM;
@@ -95,7 +96,8 @@ describe('attention tiling and launch math', () => {
 
   it('custom tilings: refused when they break a kernel assumption or the shared-memory limit', () => {
     expect(customTiling('forward', 128, 4, 64, 128).blockN).toBe(128);
-    expect(() => customTiling('forward', 128, 4, 128, 64)).toThrow(/blockM 128 must be 16 × warps \(64\)/);
+    expect(customTiling('forward', 128, 4, 128, 64).rowTiles).toBe(2);
+    expect(() => customTiling('forward', 128, 4, 96, 64)).toThrow(/blockM 96 must be 16 or 32 rows a warp \(64 or 128\)/);
     expect(() => customTiling('backward', 128, 8, 64, 64)).toThrow(/blockN 64 must be 16 × warps \(128\)/);
     expect(() => customTiling('backward', 128, 2, 64, 32)).toThrow(/do not split into the 4 dQ row groups/);
     expect(() => customTiling('forward', 256, 8, 128, 256)).toThrow(/B of shared memory > 232448/);

@@ -101,7 +101,7 @@ export function benchAttention(
       rows.push({
         seq,
         causal,
-        tiling: `fwd ${t.warps}w ${t.blockM}x${t.blockN} / bwd ${b.warps}w ${b.blockN}x${b.blockM}`,
+        tiling: `fwd ${t.warps}w ${t.blockM}x${t.blockN}${t.qInRegisters ? ' qreg' : ''} / bwd ${b.warps}w kv${b.blockN} q${b.blockM}`,
         forwardMs,
         forwardTflops: flops / (forwardMs * 1e9),
         backwardMs,

@@ -103,7 +103,7 @@ export class KernelCache {
   constructor(private readonly device: DeviceContext) {}
 
   get(kernel: AttentionKernel): KernelFunction {
-    const key = `${kernel.name}:${kernel.tiling.warps}x${kernel.tiling.blockM}x${kernel.tiling.blockN}`;
+    const key = `${kernel.name}:${kernel.tiling.warps}x${kernel.tiling.blockM}x${kernel.tiling.blockN}${kernel.tiling.qInRegisters ? 'q' : ''}`;
     const known = this.functions.get(key);
     if (known !== undefined) return known;
     const compiled = this.device.compile(kernel.source, { options: ['--std=c++17'], name: `${kernel.name}.cu` });

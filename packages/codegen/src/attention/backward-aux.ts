@@ -81,7 +81,7 @@ ${bodyText}
     parameters,
     block: [32 * WARPS, 1, 1],
     sharedBytes: 0,
-    tiling: { warps: WARPS, blockM: WARPS, blockN: 0, headDimPadded, rowStride: headDimPadded, minBlocksPerSm: 1 },
+    tiling: { warps: WARPS, rowTiles: 1, blockM: WARPS, blockN: 0, headDimPadded, rowStride: headDimPadded, minBlocksPerSm: 1, qInRegisters: false },
     grid: (p) => [ceilDiv(p.batch * p.heads * p.queryLength, WARPS), 1, 1],
   };
 }

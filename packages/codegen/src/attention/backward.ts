@@ -118,13 +118,13 @@ function body(variant: AttentionVariant): string {
     const int mq = (mStart + it % mCount) * kBlockM;
     load_tile<kBlockM>(sQ + stage * kBlockM * kRowStride, q + n * qStrideN + hq * qStrideH + mq * qStrideL, qStrideL, queryLength - mq);
     load_tile<kBlockM>(sdO + stage * kBlockM * kRowStride, gradOutput + n * gradOutputStrideN + hq * gradOutputStrideH + mq * gradOutputStrideL, gradOutputStrideL, queryLength - mq);
+    // logsumexp and D rows through cp.async too (4 bytes each, zero past L: those columns are
+    // masked anyway); converted to the log2 domain where they are used.
+    const long long rowAt = (static_cast<long long>(n) * heads + hq) * queryLength + mq;
     for (int r = threadIdx.x; r < kBlockM; r += kThreads) {
-      const long long at = (static_cast<long long>(n) * heads + hq) * queryLength + mq + r;
       const bool valid = mq + r < queryLength;
-      const float lseValue = valid ? lse[at] : -tsf_inf();
-      // A row that attended nothing (logsumexp -inf) or lies past L: P = exp2(x - inf) = 0.
-      sLse[stage * kBlockM + r] = lseValue == -tsf_inf() ? tsf_inf() : lseValue * TSF_LOG2E;
-      sD[stage * kBlockM + r] = valid ? delta[at] : 0.0f;
+      tsf_cp_async4(tsf_smem(sLse + stage * kBlockM + r), valid ? lse + rowAt + r : lse, valid ? 4 : 0);
+      tsf_cp_async4(tsf_smem(sD + stage * kBlockM + r), valid ? delta + rowAt + r : delta, valid ? 4 : 0);
     }
   };
   if (steps > 0) loadStep(0, 0);
@@ -186,7 +186,9 @@ function body(variant: AttentionVariant): string {
         const int lcol = m0 + lc;
         const bool inside = srow < keyLength && lcol < queryLength && (!kCausal || srow <= lcol);
         const float x = inside ? score_log2(p[i][e], scaleLog2, bias, biasHead + lcol * biasStrideL + srow * biasStrideS) : -tsf_inf();
-        p[i][e] = exp2f(x - sLses[lc]);
+        // A row that attended nothing (logsumexp -inf): P = exp2(x - inf) = 0.
+        const float lseRaw = sLses[lc];
+        p[i][e] = tsf_exp2(x - (lseRaw == -tsf_inf() ? tsf_inf() : lseRaw * TSF_LOG2E));
       }
     }
 ${drop ? `    float pd[kLTiles][4];\n${DROPOUT_APPLY}` : ''}
@@ -262,8 +264,12 @@ ${drop ? `    float pd[kLTiles][4];\n${DROPOUT_APPLY}` : ''}
           const int row = m0 + rowGroup * 16 + g + r * 8;
           if (row < queryLength) {
             float* at = accHead + static_cast<long long>(row) * kHeadDim + col;
-            if (col < kHeadDim) atomicAdd(at, dq[i][2 * r]);
-            if (col + 1 < kHeadDim) atomicAdd(at + 1, dq[i][2 * r + 1]);
+            if (kHeadDim % 2 == 0 && col + 1 < kHeadDim) {
+              tsf_red_add2(at, dq[i][2 * r], dq[i][2 * r + 1]);  // 8-byte aligned: E and col even
+            } else {
+              if (col < kHeadDim) atomicAdd(at, dq[i][2 * r]);
+              if (col + 1 < kHeadDim) atomicAdd(at + 1, dq[i][2 * r + 1]);
+            }
           }
         }
       }

@@ -52,16 +52,18 @@ export function forwardKernelName(variant: AttentionVariant): string {
 
 const DROPOUT_APPLY = `    {  // dropout: P of the dropped elements is 0 (their sum is already counted)
 #pragma unroll
-      for (int i = 0; i < kSTiles; ++i) {
+      for (int rt = 0; rt < kRowTiles; ++rt) {
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int row = row0 + (e >> 1) * 8;
-          const int col = n0 + i * 8 + 2 * tq + (e & 1);
-          if (row < queryLength && col < keyLength && !dropout_keep((dropRow + row) * keyLength + col, seed, offset, keepProb)) s[i][e] = 0.0f;
+        for (int i = 0; i < kSTiles; ++i) {
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const int row = row0 + rt * 16 + (e >> 1) * 8;
+            const int col = n0 + i * 8 + 2 * tq + (e & 1);
+            if (row < queryLength && col < keyLength && !dropout_keep((dropRow + row) * keyLength + col, seed, offset, keepProb)) s[rt][i][e] = 0.0f;
+          }
         }
       }
     }
-
 `;
 
 function body(variant: AttentionVariant): string {
@@ -77,6 +79,8 @@ function body(variant: AttentionVariant): string {
   const int m0 = mBlock * kBlockM;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int g = lane >> 2, tq = lane & 3;
+  // This warp's query rows: kRowTiles tiles of 16 from warpRow.
+  const int warpRow = warp * 16 * kRowTiles;
   const unsigned short* qTile = q + n * qStrideN + h * qStrideH + m0 * qStrideL;
   const unsigned short* kHead = k + n * kStrideN + hk * kStrideH;
   const unsigned short* vHead = v + n * vStrideN + hk * vStrideH;
@@ -92,14 +96,36 @@ function body(variant: AttentionVariant): string {
 
   constexpr int kOTiles = kHeadDimPad / 8;
   constexpr int kSTiles = kBlockN / 8;
-  float acc[kOTiles][4];
+  float acc[kRowTiles][kOTiles][4];
+  float rowMax[kRowTiles][2], rowSum[kRowTiles][2];
 #pragma unroll
-  for (int i = 0; i < kOTiles; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.0f;
-  float rowMax[2] = {-tsf_inf(), -tsf_inf()};
-  float rowSum[2] = {0.0f, 0.0f};
-  const int row0 = m0 + warp * 16 + g;
+  for (int rt = 0; rt < kRowTiles; ++rt) {
+#pragma unroll
+    for (int i = 0; i < kOTiles; ++i) acc[rt][i][0] = acc[rt][i][1] = acc[rt][i][2] = acc[rt][i][3] = 0.0f;
+    rowMax[rt][0] = rowMax[rt][1] = -tsf_inf();
+    rowSum[rt][0] = rowSum[rt][1] = 0.0f;
+  }
+  const int row0 = m0 + warpRow + g;
   const long long biasRow = n * biasStrideN + h * biasStrideH;
   const long long dropRow = (static_cast<long long>(n) * heads + h) * queryLength;
+  (void)biasRow;
+  (void)dropRow;
+
+  // Q fragments held in registers for the whole K/V loop (tiling.qInRegisters) instead of
+  // re-read from shared memory for every K tile.
+  unsigned qFrag[kQInRegisters ? kHeadDimPad / 16 : 1][kRowTiles][4];
+  if constexpr (kQInRegisters) {
+    tsf_cp_async_wait<0>();
+    __syncthreads();
+#pragma unroll
+    for (int kk = 0; kk < kHeadDimPad / 16; ++kk) {
+#pragma unroll
+      for (int rt = 0; rt < kRowTiles; ++rt) {
+        tsf_ldmatrix_x4(tsf_smem(sQ + (warpRow + rt * 16 + (lane & 15)) * kRowStride + kk * 16 + (lane >> 4) * 8), qFrag[kk][rt][0], qFrag[kk][rt][1], qFrag[kk][rt][2], qFrag[kk][rt][3]);
+      }
+    }
+  }
+  (void)qFrag;
 
   for (int j = 0; j < nBlocks; ++j) {
     const int stage = j & 1;
@@ -116,84 +142,115 @@ function body(variant: AttentionVariant): string {
     const unsigned short* sKs = sK + stage * kBlockN * kRowStride;
     const unsigned short* sVs = sV + stage * kBlockN * kRowStride;
 
-    float s[kSTiles][4];
+    // S = Q Kᵀ: each K fragment feeds the warp's kRowTiles row tiles.
+    float s[kRowTiles][kSTiles][4];
 #pragma unroll
-    for (int i = 0; i < kSTiles; ++i) s[i][0] = s[i][1] = s[i][2] = s[i][3] = 0.0f;
+    for (int rt = 0; rt < kRowTiles; ++rt) {
+#pragma unroll
+      for (int i = 0; i < kSTiles; ++i) s[rt][i][0] = s[rt][i][1] = s[rt][i][2] = s[rt][i][3] = 0.0f;
+    }
 #pragma unroll
     for (int kk = 0; kk < kHeadDimPad / 16; ++kk) {
-      unsigned a0, a1, a2, a3;
-      tsf_ldmatrix_x4(tsf_smem(sQ + (warp * 16 + (lane & 15)) * kRowStride + kk * 16 + (lane >> 4) * 8), a0, a1, a2, a3);
+      unsigned a[kRowTiles][4];
+#pragma unroll
+      for (int rt = 0; rt < kRowTiles; ++rt) {
+        if constexpr (kQInRegisters) {
+          a[rt][0] = qFrag[kk][rt][0];
+          a[rt][1] = qFrag[kk][rt][1];
+          a[rt][2] = qFrag[kk][rt][2];
+          a[rt][3] = qFrag[kk][rt][3];
+        } else {
+          tsf_ldmatrix_x4(tsf_smem(sQ + (warpRow + rt * 16 + (lane & 15)) * kRowStride + kk * 16 + (lane >> 4) * 8), a[rt][0], a[rt][1], a[rt][2], a[rt][3]);
+        }
+      }
 #pragma unroll
       for (int np = 0; np < kBlockN / 16; ++np) {
         unsigned b0, b1, b2, b3;
         tsf_ldmatrix_x4(tsf_smem(sKs + (np * 16 + (lane & 7) + ((lane >> 4) << 3)) * kRowStride + kk * 16 + ((lane >> 3) & 1) * 8), b0, b1, b2, b3);
-        tsf_mma_${m}(s[2 * np], a0, a1, a2, a3, b0, b1);
-        tsf_mma_${m}(s[2 * np + 1], a0, a1, a2, a3, b2, b3);
+#pragma unroll
+        for (int rt = 0; rt < kRowTiles; ++rt) {
+          tsf_mma_${m}(s[rt][2 * np], a[rt][0], a[rt][1], a[rt][2], a[rt][3], b0, b1);
+          tsf_mma_${m}(s[rt][2 * np + 1], a[rt][0], a[rt][1], a[rt][2], a[rt][3], b2, b3);
+        }
       }
     }
 
     // Scores in the log2 domain; masked ones -inf. Only tiles that cross the key end or the
     // diagonal test each element.
-    const bool edge = n0 + kBlockN > keyLength || (kCausal && n0 + kBlockN - 1 > m0 + warp * 16);
+    const bool edge = n0 + kBlockN > keyLength || (kCausal && n0 + kBlockN - 1 > m0 + warpRow);
 #pragma unroll
-    for (int i = 0; i < kSTiles; ++i) {
+    for (int rt = 0; rt < kRowTiles; ++rt) {
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int row = row0 + (e >> 1) * 8;
-        const int col = n0 + i * 8 + 2 * tq + (e & 1);
-        float x;
-        if constexpr (kBias || kMask) {
-          const bool inside = row < queryLength && col < keyLength;
-          x = inside ? score_log2(s[i][e], scaleLog2, bias, biasRow + row * biasStrideL + col * biasStrideS) : -tsf_inf();
-        } else {
-          x = s[i][e] * scaleLog2;
+      for (int i = 0; i < kSTiles; ++i) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int row = row0 + rt * 16 + (e >> 1) * 8;
+          const int col = n0 + i * 8 + 2 * tq + (e & 1);
+          float x;
+          if constexpr (kBias || kMask) {
+            const bool inside = row < queryLength && col < keyLength;
+            x = inside ? score_log2(s[rt][i][e], scaleLog2, bias, biasRow + row * biasStrideL + col * biasStrideS) : -tsf_inf();
+          } else {
+            x = s[rt][i][e] * scaleLog2;
+          }
+          if (edge && (col >= keyLength || (kCausal && col > row))) x = -tsf_inf();
+          s[rt][i][e] = x;
         }
-        if (edge && (col >= keyLength || (kCausal && col > row))) x = -tsf_inf();
-        s[i][e] = x;
       }
     }
 
     // Online softmax: new running max, rescale O and the sum, P = exp2(x - max).
 #pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      float mx = rowMax[r];
+    for (int rt = 0; rt < kRowTiles; ++rt) {
 #pragma unroll
-      for (int i = 0; i < kSTiles; ++i) mx = fmaxf(mx, fmaxf(s[i][2 * r], s[i][2 * r + 1]));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-      // A row with no key so far keeps max -inf; exp2 against 0 then gives 0 for its -inf scores.
-      const float base = mx == -tsf_inf() ? 0.0f : mx;
-      const float alpha = exp2f(rowMax[r] - base);
-      rowMax[r] = mx;
-      float sum = 0.0f;
+      for (int r = 0; r < 2; ++r) {
+        float mx = rowMax[rt][r];
 #pragma unroll
-      for (int i = 0; i < kSTiles; ++i) {
-        const float p0 = exp2f(s[i][2 * r] - base), p1 = exp2f(s[i][2 * r + 1] - base);
-        s[i][2 * r] = p0;
-        s[i][2 * r + 1] = p1;
-        sum += p0 + p1;
-      }
-      rowSum[r] = rowSum[r] * alpha + sum;
+        for (int i = 0; i < kSTiles; ++i) mx = fmaxf(mx, fmaxf(s[rt][i][2 * r], s[rt][i][2 * r + 1]));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        // A row with no key so far keeps max -inf; exp2 against 0 then gives 0 for its -inf scores.
+        const float base = mx == -tsf_inf() ? 0.0f : mx;
+        const float alpha = tsf_exp2(rowMax[rt][r] - base);
+        rowMax[rt][r] = mx;
+        float sum = 0.0f;
 #pragma unroll
-      for (int i = 0; i < kOTiles; ++i) {
-        acc[i][2 * r] *= alpha;
-        acc[i][2 * r + 1] *= alpha;
+        for (int i = 0; i < kSTiles; ++i) {
+          const float p0 = tsf_exp2(s[rt][i][2 * r] - base), p1 = tsf_exp2(s[rt][i][2 * r + 1] - base);
+          s[rt][i][2 * r] = p0;
+          s[rt][i][2 * r + 1] = p1;
+          sum += p0 + p1;
+        }
+        rowSum[rt][r] = rowSum[rt][r] * alpha + sum;
+#pragma unroll
+        for (int i = 0; i < kOTiles; ++i) {
+          acc[rt][i][2 * r] *= alpha;
+          acc[rt][i][2 * r + 1] *= alpha;
+        }
       }
     }
 
-${variant.dropout ? DROPOUT_APPLY : ''}    // O += P V: P from the S registers (C layout = A layout of the next MMA), V through ldmatrix.trans.
+${variant.dropout ? DROPOUT_APPLY : ''}    // O += P V: P from the S registers (C layout = A layout of the next MMA), V through
+    // ldmatrix.trans, each V fragment feeding the warp's kRowTiles row tiles.
 #pragma unroll
     for (int kk = 0; kk < kBlockN / 16; ++kk) {
-      const unsigned a0 = tsf_pack_${m}(s[2 * kk][0], s[2 * kk][1]);
-      const unsigned a1 = tsf_pack_${m}(s[2 * kk][2], s[2 * kk][3]);
-      const unsigned a2 = tsf_pack_${m}(s[2 * kk + 1][0], s[2 * kk + 1][1]);
-      const unsigned a3 = tsf_pack_${m}(s[2 * kk + 1][2], s[2 * kk + 1][3]);
+      unsigned a[kRowTiles][4];
+#pragma unroll
+      for (int rt = 0; rt < kRowTiles; ++rt) {
+        a[rt][0] = tsf_pack_${m}(s[rt][2 * kk][0], s[rt][2 * kk][1]);
+        a[rt][1] = tsf_pack_${m}(s[rt][2 * kk][2], s[rt][2 * kk][3]);
+        a[rt][2] = tsf_pack_${m}(s[rt][2 * kk + 1][0], s[rt][2 * kk + 1][1]);
+        a[rt][3] = tsf_pack_${m}(s[rt][2 * kk + 1][2], s[rt][2 * kk + 1][3]);
+      }
 #pragma unroll
       for (int ep = 0; ep < kHeadDimPad / 16; ++ep) {
         unsigned b0, b1, b2, b3;
         tsf_ldmatrix_x4_trans(tsf_smem(sVs + (kk * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * kRowStride + ep * 16 + (lane >> 4) * 8), b0, b1, b2, b3);
-        tsf_mma_${m}(acc[2 * ep], a0, a1, a2, a3, b0, b1);
-        tsf_mma_${m}(acc[2 * ep + 1], a0, a1, a2, a3, b2, b3);
+#pragma unroll
+        for (int rt = 0; rt < kRowTiles; ++rt) {
+          tsf_mma_${m}(acc[rt][2 * ep], a[rt][0], a[rt][1], a[rt][2], a[rt][3], b0, b1);
+          tsf_mma_${m}(acc[rt][2 * ep + 1], a[rt][0], a[rt][1], a[rt][2], a[rt][3], b2, b3);
+        }
       }
     }
     __syncthreads();
@@ -202,24 +259,27 @@ ${variant.dropout ? DROPOUT_APPLY : ''}    // O += P V: P from the S registers (
 
   // Epilogue: the quad's partial sums, O / sum (0 for a row with no key), logsumexp.
 #pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    float sum = rowSum[r];
-    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-    const int row = row0 + r * 8;
-    const float inv = sum > 0.0f ? (kDropout ? keepScale : 1.0f) / sum : 0.0f;
-    if (row < queryLength) {
-      unsigned short* oRow = o + n * oStrideN + h * oStrideH + row * oStrideL;
+  for (int rt = 0; rt < kRowTiles; ++rt) {
 #pragma unroll
-      for (int i = 0; i < kOTiles; ++i) {
-        const int col = i * 8 + 2 * tq;
-        if (col + 1 < kHeadDim) {
-          *reinterpret_cast<unsigned*>(oRow + col) = tsf_pack_${m}(acc[i][2 * r] * inv, acc[i][2 * r + 1] * inv);
-        } else if (col < kHeadDim) {
-          oRow[col] = tsf_float_to_${m}(acc[i][2 * r] * inv);
+    for (int r = 0; r < 2; ++r) {
+      float sum = rowSum[rt][r];
+      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+      const int row = row0 + rt * 16 + r * 8;
+      const float inv = sum > 0.0f ? (kDropout ? keepScale : 1.0f) / sum : 0.0f;
+      if (row < queryLength) {
+        unsigned short* oRow = o + n * oStrideN + h * oStrideH + row * oStrideL;
+#pragma unroll
+        for (int i = 0; i < kOTiles; ++i) {
+          const int col = i * 8 + 2 * tq;
+          if (col + 1 < kHeadDim) {
+            *reinterpret_cast<unsigned*>(oRow + col) = tsf_pack_${m}(acc[rt][i][2 * r] * inv, acc[rt][i][2 * r + 1] * inv);
+          } else if (col < kHeadDim) {
+            oRow[col] = tsf_float_to_${m}(acc[rt][i][2 * r] * inv);
+          }
         }
+        if (tq == 0) lse[(static_cast<long long>(n) * heads + h) * queryLength + row] = sum > 0.0f ? (rowMax[rt][r] + log2f(sum)) * TSF_LN2 : -tsf_inf();
       }
-      if (tq == 0) lse[(static_cast<long long>(n) * heads + h) * queryLength + row] = sum > 0.0f ? (rowMax[r] + log2f(sum)) * TSF_LN2 : -tsf_inf();
     }
   }`;
 }

@@ -19,10 +19,24 @@ const COMMON = `#ifndef TSF_ATTENTION_PRIMITIVES
 #define TSF_LOG2E 1.4426950408889634f
 #define TSF_LN2 0.6931471805599453f
 TSF_D float tsf_inf() { return __int_as_float(0x7f800000); }
+// 2^x with the MUFU instruction (-inf -> +0), what exp2f becomes under --use_fast_math.
+TSF_D float tsf_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
 TSF_D unsigned tsf_smem(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
 // 16 bytes global -> shared; bytes beyond srcBytes (0..16) are zero-filled and not read.
 TSF_D void tsf_cp_async16(unsigned dst, const void* src, int srcBytes) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\\n" ::"r"(dst), "l"(src), "r"(srcBytes));
+}
+// 4 bytes global -> shared (srcBytes 0 or 4; 0 writes a zero).
+TSF_D void tsf_cp_async4(unsigned dst, const void* src, int srcBytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\\n" ::"r"(dst), "l"(src), "r"(srcBytes));
+}
+// Two adjacent f32 atomic adds in one instruction (sm_90; p 8-byte aligned).
+TSF_D void tsf_red_add2(float* p, float a, float b) {
+  asm volatile("red.global.add.v2.f32 [%0], {%1, %2};" ::"l"(p), "f"(a), "f"(b) : "memory");
 }
 TSF_D void tsf_cp_async_commit() { asm volatile("cp.async.commit_group;\\n" ::); }
 template <int N>

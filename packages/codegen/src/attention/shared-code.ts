@@ -14,6 +14,8 @@ import type { AttentionTiling, AttentionVariant } from './variant.js';
 /** `constexpr` constants every kernel body uses. */
 export function tileConstants(variant: AttentionVariant, t: AttentionTiling): string {
   return `constexpr int kWarps = ${t.warps};
+constexpr int kRowTiles = ${t.rowTiles};
+constexpr bool kQInRegisters = ${t.qInRegisters ? 'true' : 'false'};
 constexpr int kThreads = ${32 * t.warps};
 constexpr int kBlockM = ${t.blockM};
 constexpr int kBlockN = ${t.blockN};

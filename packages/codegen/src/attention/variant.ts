@@ -31,9 +31,11 @@ export interface AttentionVariant {
   dropout: boolean;
 }
 
-/** Tile shape of one kernel: per CTA blockM query rows (16 per warp) × blockN key rows. */
+/** Tile shape of one kernel: per CTA blockM query rows (16 · rowTiles per warp) × blockN key rows. */
 export interface AttentionTiling {
   warps: number;
+  /** Forward: 16-row tiles of Q per warp (each K / V fragment feeds all of them); backward: 1. */
+  rowTiles: number;
   blockM: number;
   blockN: number;
   /** The head dim rounded up to 16 (the MMA's k), zero-filled in shared memory. */
@@ -43,6 +45,8 @@ export interface AttentionTiling {
   rowStride: number;
   /** `__launch_bounds__` minimum blocks per SM. */
   minBlocksPerSm: number;
+  /** Forward: Q's MMA fragments stay in registers through the K/V loop (else re-read from shared memory). */
+  qInRegisters: boolean;
 }
 
 /** The sm_90 opt-in shared-memory limit per block (227 KiB). */
@@ -68,9 +72,9 @@ export function checkVariant(variant: AttentionVariant): void {
   }
 }
 
-function tiling(headDim: number, warps: number, blockN: number, minBlocksPerSm: number, blockM = 16 * warps): AttentionTiling {
+function tiling(headDim: number, warps: number, blockN: number, minBlocksPerSm: number, blockM = 16 * warps, rowTiles = 1): AttentionTiling {
   const headDimPadded = padHeadDim(headDim);
-  return { warps, blockM, blockN, headDimPadded, rowStride: headDimPadded + 8, minBlocksPerSm };
+  return { warps, rowTiles, blockM, blockN, headDimPadded, rowStride: headDimPadded + 8, minBlocksPerSm, qInRegisters: false };
 }
 
 /**
@@ -112,6 +116,7 @@ export function backwardSharedBytes(t: AttentionTiling): number {
 export function checkTiling(t: AttentionTiling, sharedBytes: number, pass: string): void {
   const problems: string[] = [];
   if (t.warps < 1 || t.warps > 16) problems.push(`warps ${t.warps} not in 1…16`);
+  if (t.blockM !== 16 * t.warps * t.rowTiles && t.rowTiles !== 1) problems.push(`blockM ${t.blockM} is not 16 × ${t.warps} warps × ${t.rowTiles} row tiles`);
   if (t.blockM % 16 !== 0 || t.blockN % 16 !== 0) problems.push(`tile ${t.blockM}×${t.blockN} not a multiple of 16`);
   if (t.headDimPadded % 16 !== 0) problems.push(`padded head dim ${t.headDimPadded} not a multiple of 16`);
   if (sharedBytes > MAX_SHARED_BYTES) problems.push(`${sharedBytes} B of shared memory > ${MAX_SHARED_BYTES}`);
@@ -129,9 +134,10 @@ export function variantTag(variant: AttentionVariant): string {
  * A tiling other than the tuned one (tuning experiments, tests): `pass` says whose shared-memory
  * layout it must fit; the backward needs blockN = 16 · warps (each warp owns 16 key rows).
  */
-export function customTiling(pass: 'forward' | 'backward', headDim: number, warps: number, blockM: number, blockN: number): AttentionTiling {
-  const t = tiling(headDim, warps, blockN, 1, blockM);
-  if (pass === 'forward' && blockM !== 16 * warps) throw new CodegenError(`attention forward tiling: blockM ${blockM} must be 16 × warps (${16 * warps})`);
+export function customTiling(pass: 'forward' | 'backward', headDim: number, warps: number, blockM: number, blockN: number, qInRegisters = false): AttentionTiling {
+  const rowTiles = pass === 'forward' ? blockM / (16 * warps) : 1;
+  const t = { ...tiling(headDim, warps, blockN, 1, blockM, rowTiles), qInRegisters: pass === 'forward' && qInRegisters };
+  if (pass === 'forward' && rowTiles !== 1 && rowTiles !== 2) throw new CodegenError(`attention forward tiling: blockM ${blockM} must be 16 or 32 rows a warp (${16 * warps} or ${32 * warps})`);
   if (pass === 'backward' && blockN !== 16 * warps) throw new CodegenError(`attention backward tiling: blockN ${blockN} must be 16 × warps (${16 * warps})`);
   if (pass === 'backward' && (warps % (blockM / 16) !== 0 || blockM < 16)) throw new CodegenError(`attention backward tiling: ${warps} warps do not split into the ${blockM / 16} dQ row groups of blockM ${blockM}`);
   checkTiling(t, pass === 'forward' ? forwardSharedBytes(t) : backwardSharedBytes(t), pass);
