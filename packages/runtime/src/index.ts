@@ -3,7 +3,7 @@
 export const packageName = '@tsfuser/runtime';
 
 export { ExecutorInputError } from './errors.js';
-export { FusionExecutor, KERNEL_NVRTC_OPTIONS, type CompileReport, type ExecutorCompileOptions, type KernelChoice } from './executor/fusion-executor.js';
+export { FusionExecutor, KERNEL_NVRTC_OPTIONS, type CompileReport, type ExecutorCompileOptions } from './executor/fusion-executor.js';
 export { kernelParameterLayout, packKernelArguments } from './executor/pack-kernel-arguments.js';
 export {
   FusionExecutorCache,
@@ -28,3 +28,11 @@ export {
 export { finishProfile, type FusionProfile, type KernelProfile, type PendingKernelTiming } from './executor/kernel-profile.js';
 export { occupancyLine, occupancyPercent, type OccupancyFigures } from './executor/occupancy-line.js';
 export { wholeFusion } from './executor/segment-plan.js';
+export {
+  buildCompilePlan, planKernels, replaceKernelSegment,
+  type CompilePlan, type CompilePlanOptions, type EmptySegment, type PlanSegment, type ViewSegment,
+} from './plan/compile-plan.js';
+export {
+  kernelKey, planKernelSegment,
+  type GeneratedKernelSegment, type GreedyKernelSegment, type KernelMemo, type KernelSegment, type KernelSegmentOptions,
+} from './plan/kernel-segment.js';

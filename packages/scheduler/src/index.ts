@@ -46,8 +46,10 @@ export { bulkRowPipelineByDefault, type BulkRowPipelineFacts } from './inner-out
 export { chooseRowsPerBlock, MULTI_ROW_MAX_ROW_THREADS, type RowsPerBlockFacts } from './inner-outer-persistent/rows-per-block.js';
 export * from './greedy/index.js';
 export * from './transpose/index.js';
+export * from './matmul/index.js';
 export * from './segmentation/segmentation-planner.js';
 export * from './segmentation/index.js';
+export { segmentKindOf, type LoopKernelParams, type SegmentKind } from './segmentation/segment-kind.js';
 
 import { PointwiseScheduler } from './pointwise/index.js';
 import { ExprEvalScheduler } from './expr-eval/index.js';

@@ -1,11 +1,11 @@
-// Schedule once (issue 18): the executor cache makes each kernel with the scheduler the
-// segmentation plan chose and the heuristics it computed once — FusionExecutor.compile gets that
-// choice and picks nothing itself (no SchedulerRegistry.pick while it compiles), and codegen's
+// Schedule once (issues 18 and 32): the executor cache runs a compile plan whose kernel segments
+// are made with the scheduler the segmentation chose and the heuristics computed once — nothing
+// picks a scheduler again (no SchedulerRegistry.pick while the plan is built), and codegen's
 // generateKernel takes a scheduled fusion and never computes heuristics. Runs the real
 // FusionExecutorCache on the fake H100 (test/fake-device.ts: no kernels run).
 import { compileFusion, generateKernel } from '@tsfuser/codegen';
 import { Tensor } from '@tsfuser/device';
-import { FusionExecutor, FusionExecutorCache } from '@tsfuser/runtime';
+import { FusionExecutorCache, type CompilePlan } from '@tsfuser/runtime';
 import { defaultSchedulerRegistry, H100_PROPERTIES, makeRuntimeInfo, SchedulerRegistry } from '@tsfuser/scheduler';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadDefinition } from '../src/cli/load-definition.js';
@@ -28,24 +28,21 @@ describe('schedule once', () => {
   for (const file of ['softmax.py', 'issue785_gelu_bias_grad.py', 'layer_norm_backward.py', 'batch_norm_channels_last.py']) {
     it(`${file}: each kernel is made with the plan's scheduler and heuristics; nothing is picked while compiling`, async () => {
       const { definition, inputs } = await load(file);
-      const original = FusionExecutor.compile.bind(FusionExecutor);
       const pick = vi.spyOn(SchedulerRegistry.prototype, 'pick');
-      const chosen: string[] = [];
-      let picksWhileCompiling = 0;
-      vi.spyOn(FusionExecutor, 'compile').mockImplementation((device, fusion, info, options = {}) => {
-        expect(options.choice, `${file}: FusionExecutor.compile without the plan's choice`).toBeDefined();
-        chosen.push(options.choice?.scheduler.type ?? 'none');
-        const before = pick.mock.calls.length;
-        const executor = original(device, fusion, info, options);
-        picksWhileCompiling += pick.mock.calls.length - before;
-        return executor;
-      });
       const { device } = fakeDevice();
-      new FusionExecutorCache(definition.fusionIr(), device, { concurrentSegments: false }).runFusion(inputs);
-      const planned = compileForTarget(definition.fusionIr(), inputs, DEFAULT_TARGET).plan.groups.map((g) => g.schedulerType).filter((t) => t !== 'expr_eval' && t !== 'no_op');
-      expect(chosen).toEqual(planned);
+      const cache = new FusionExecutorCache(definition.fusionIr(), device, { concurrentSegments: false });
+      cache.runFusion(inputs);
+      // The segmentation chose every scheduler (tryPick); no kernel segment picks one again.
+      expect(pick.mock.calls.length).toBe(0);
+      const ran = cache.lastPlan();
+      if (ran === null) throw new Error(`${file}: no plan after runFusion`);
+      const kinds = (plan: CompilePlan): string[] => plan.segments.flatMap((s) => (s.kind === 'kernel' || s.kind === 'greedy' ? [s.scheduler.type] : []));
+      const chosen = kinds(ran);
+      expect(chosen).toEqual(ran.segmentation.groups.map((g) => g.schedulerType).filter((t) => t !== 'expr_eval' && t !== 'no_op'));
+      expect(chosen).toEqual(kinds(compileForTarget(definition.fusionIr(), inputs, DEFAULT_TARGET).compiled));
       expect(chosen.length).toBeGreaterThan(0);
-      expect(picksWhileCompiling).toBe(0);
+      // Each kernel segment's kernel was generated from its scheduled fusion, scheduled with its params.
+      for (const s of ran.segments) if (s.kind === 'kernel' || s.kind === 'greedy') expect(s.scheduled.params === s.params && s.kernel.params === s.params, file).toBe(true);
     });
   }
 

@@ -17,8 +17,11 @@
 // Invariant: a launch plan is used only for arguments whose layout key equals the one it was
 // built for.
 
+import type { CompiledKernel, GenerateOptions } from '@tsfuser/codegen';
 import { dataTypeSize, printFusion, printMath, type DataType, type Fusion, type Val } from '@tsfuser/fusion-ir';
-import { defaultSchedulerRegistry, HeuristicDataCache, materializeStrideOrders, segmentationPlanner, type KernelParams, type RuntimeInfo, type SchedulerRegistry, type SchedulerType } from '@tsfuser/scheduler';
+import { defaultSchedulerRegistry, materializeStrideOrders, segmentationPlanner, type RuntimeInfo, type SchedulerRegistry } from '@tsfuser/scheduler';
+import { buildCompilePlan, replaceKernelSegment, type CompilePlan } from '../plan/compile-plan.js';
+import type { KernelMemo, KernelSegment } from '../plan/kernel-segment.js';
 import { type KernelArgument, type CubinCache, type DeviceContext, Tensor } from '@tsfuser/device';
 import { ExecutorInputError } from '../errors.js';
 import { FusionExecutor, type CompileReport } from './fusion-executor.js';
@@ -26,7 +29,7 @@ import { occupancyLine } from './occupancy-line.js';
 import { finishProfile, type FusionProfile, type PendingKernelTiming } from './kernel-profile.js';
 import { sideStreamSteps } from './side-stream-steps.js';
 import { validateInputLayout } from './input-validation.js';
-import { bindArguments, planLaunch, type PlanRef, type PlanView } from './launch-planner.js';
+import { bindArguments, type PlanRef, type PlanView } from './launch-planner.js';
 import type { TensorLayout } from './output-allocation.js';
 import { isIntegralScalar, plannedArguments, pointerAlignment, runtimeInfoFor, schedulerDevice, type ExecutorArgument } from './runtime-info.js';
 import type { SegmentPlan, Segmenter } from '@tsfuser/scheduler';
@@ -93,6 +96,8 @@ interface Step {
 }
 
 interface LaunchPlan {
+  /** What was planned and generated for these layouts, as it runs (rescheduled segments included). */
+  compiled: CompilePlan;
   steps: Step[];
   buffers: { dtype: DataType; layout: TensorLayout }[];
   views: View[];
@@ -101,13 +106,13 @@ interface LaunchPlan {
   isOutput: boolean[];
 }
 
+/** One input signature: its segmentation, the kernels generated for it, and those loaded. */
 interface KernelRuntime {
+  runtimeId: number;
   segments: SegmentPlan;
-  kernels: Map<string, FusionExecutor>;
-}
-
-function kernelKey(params: KernelParams): string {
-  return JSON.stringify(params, (k, v: unknown) => (k === 'gdimx' || k === 'gdimy' || k === 'gdimz' ? undefined : v));
+  memo: KernelMemo;
+  /** By the planned kernel: the executor loaded for it and the segment it runs (a rescheduled one, after the occupancy check). */
+  loaded: Map<CompiledKernel, { executor: FusionExecutor; segment: KernelSegment }>;
 }
 
 function stableOrderKey(strides: readonly number[]): string {
@@ -127,6 +132,7 @@ export class FusionExecutorCache {
   private dump: ReadonlySet<string>;
   private sink: (text: string) => void;
   private profile: FusionProfile | null = null;
+  private lastCompiled: CompilePlan | null = null;
 
   /** The fusion as the GPU path runs it: stride orders only pointwise kernels write get a copy (materializeStrideOrders). */
   readonly fusion: Fusion;
@@ -141,6 +147,15 @@ export class FusionExecutorCache {
     this.segmenter = options.segmenter ?? segmentationPlanner(this.registry);
     this.dump = options.dump ?? new Set();
     this.sink = options.dumpSink ?? ((t) => process.stdout.write(t));
+  }
+
+  /**
+   * The compile plan the last runFusion ran (segments, schedulers, parameters, scheduled
+   * fusions, kernels, launches): what the dumps, --explain and fd.lastCudaCode read. Null
+   * before the first call.
+   */
+  lastPlan(): CompilePlan | null {
+    return this.lastCompiled;
   }
 
   /** The kernel times of the last runFusion called with { profile: true }; null otherwise. */
@@ -176,6 +191,7 @@ export class FusionExecutorCache {
         plan = this.buildLaunchPlan(device);
         this.launchPlans.set(key, plan);
       }
+      this.lastCompiled = plan.compiled;
       const pending: PendingKernelTiming[] | null = options.profile === true ? [] : null;
       const outputs = this.execute(plan, device, new Set(temporaries), pending);
       if (pending !== null) this.profile = finishProfile(this.options.fusionId ?? 0, pending);
@@ -231,35 +247,34 @@ export class FusionExecutorCache {
     const { fusion } = this;
     const deviceInfo = schedulerDevice(this.device.properties);
     const info = runtimeInfoFor(fusion, args, deviceInfo);
-    const bindings = bindArguments(fusion, info);
     const sigKey = this.signatureKey(info);
     let runtime = this.runtimes.get(sigKey);
     if (runtime === undefined) {
+      bindArguments(fusion, info);
       if (this.dump.has('fusion_ir_presched')) this.sink(`Fusion IR before scheduling:\n${printFusion(fusion)}`);
       const segments = this.segmenter(fusion, info);
       if (this.dump.has('segmented_fusion') && segments.dumps?.segmentedFusion !== undefined) this.sink(segments.dumps.segmentedFusion);
       if (this.dump.has('fusion_ir_segments') && segments.dumps?.fusionIrSegments !== undefined) this.sink(segments.dumps.fusionIrSegments);
-      runtime = { segments, kernels: new Map() };
+      runtime = { runtimeId: this.stats.plans, segments, memo: new Map(), loaded: new Map() };
       this.runtimes.set(sigKey, runtime);
       this.stats.plans += 1;
     }
+    const generate = { fusionId: this.options.fusionId ?? 0, runtimeId: runtime.runtimeId };
+    let compiled = buildCompilePlan(fusion, plannedArguments(args), deviceInfo, info, runtime.segments, { registry: this.registry, memo: runtime.memo, generate });
     const kernelRuntime = runtime;
-    const planned = planLaunch(fusion, plannedArguments(args), deviceInfo, runtime.segments, bindings, this.registry, (groupFusion, groupInfo, groupId, schedulerType, analysis) => {
-      const executor = this.executorFor(kernelRuntime, groupFusion, groupInfo, groupId, schedulerType, analysis);
-      const params = executor.params;
-      // A grid-synchronizing kernel launches exactly the grid it was compiled for (its rows per
-      // block are constants, and FusionExecutor.compile may have shrunk it to what is resident).
-      const grid: [number, number, number] =
-        executor.executor.residentBlocksPerSm() !== null ? [...executor.executor.kernel.launch.grid] : [params.lparams.gdimx, params.lparams.gdimy, params.lparams.gdimz];
-      if (this.dump.has('launch_param')) this.sink(executor.executor.kernel.dumps.launchParams);
-      return { kernel: executor.executor, grid };
+    const executors = compiled.steps.map((step) => {
+      const { executor, segment } = this.executorFor(kernelRuntime, step.kernel, generate);
+      if (segment !== step.kernel) compiled = replaceKernelSegment(compiled, step.kernel, segment);
+      if (this.dump.has('launch_param')) this.sink(segment.kernel.dumps.launchParams);
+      return executor;
     });
     const plan: LaunchPlan = {
-      steps: planned.steps.map((s) => ({ executor: s.kernel, grid: s.grid, refs: s.refs, side: false, inputCount: s.inputCount })),
-      buffers: planned.buffers,
-      views: planned.views,
-      outputs: planned.outputs,
-      isOutput: planned.isOutput,
+      compiled,
+      steps: compiled.steps.map((s, i) => ({ executor: executors[i] as FusionExecutor, grid: s.kernel.grid, refs: s.refs, side: false, inputCount: s.inputCount })),
+      buffers: compiled.buffers,
+      views: compiled.views,
+      outputs: compiled.outputs,
+      isOutput: compiled.isOutput,
     };
     if (this.options.concurrentSegments !== false) {
       // A view reads its base: a step reading a view of a buffer reads that buffer.
@@ -283,47 +298,25 @@ export class FusionExecutorCache {
   }
 
   /**
-   * The executor of one kernel segment for one input signature: the scheduler the segmentation
-   * plan chose (`schedulerType`), its heuristics computed here once, and the kernel made from
-   * them (FusionExecutor.compile schedules with exactly these; codegen picks nothing). The
-   * segmenter's analyses of the group are reused when `info` is the one it saw: what its
-   * acceptance computed (heuristics, schedule) is not computed again.
+   * The loaded executor of one planned kernel segment: loaded once per kernel (FusionExecutor.load
+   * compiles it and checks its occupancy; the segment it returns is the one that runs), with the
+   * compile-stage dumps of each kernel loaded.
    */
-  private executorFor(
-    runtime: KernelRuntime,
-    fusion: Fusion,
-    info: RuntimeInfo,
-    groupId: number,
-    schedulerType: SchedulerType,
-    accepted?: HeuristicDataCache,
-  ): { executor: FusionExecutor; params: KernelParams } {
-    const scheduler = this.registry.schedulers.find((s) => s.type === schedulerType);
-    if (scheduler === undefined) throw new Error(`segment ${groupId} was planned for the ${schedulerType} scheduler, which the registry does not have`);
-    const analysis = HeuristicDataCache.for(fusion, info, accepted);
-    const params = scheduler.computeHeuristics(fusion, info, analysis);
-    if (params.schedulerType === 'expr_eval' || params.schedulerType === 'no_op') throw new Error(`segment ${groupId} needs no kernel (${params.schedulerType}) but was planned as one`);
-    const key = `${groupId}:${kernelKey(params)}`;
-    let executor = runtime.kernels.get(key);
-    if (executor === undefined) {
-      executor = FusionExecutor.compile(this.device, fusion, info, {
-        registry: this.registry,
-        choice: { scheduler, params, analysis },
-        fusionId: this.options.fusionId ?? 0,
-        runtimeId: this.stats.plans - 1,
-        groupId,
-        ...(this.options.cubinCache === undefined ? {} : { cubinCache: this.options.cubinCache }),
-      });
-      runtime.kernels.set(key, executor);
-      this.stats.kernels += 1;
-      this.stats.compiles.push(executor.report);
-      const d = executor.kernel.dumps;
-      if (this.dump.has('scheduler_params')) this.sink(d.schedulerParams);
-      if (this.dump.has('fusion_ir')) this.sink(printFusion(executor.kernel.scheduledFusion, { transforms: true }));
-      if (this.dump.has('fusion_ir_math')) this.sink(printMath(executor.kernel.scheduledFusion));
-      if (this.dump.has('kernel_ir')) this.sink(d.kernelIr);
-      if (this.dump.has('cuda_kernel')) this.sink(d.cuda);
-    }
-    return { executor, params };
+  private executorFor(runtime: KernelRuntime, planned: KernelSegment, generate: GenerateOptions): { executor: FusionExecutor; segment: KernelSegment } {
+    const known = runtime.loaded.get(planned.kernel);
+    // Another size of a kernel rescheduled for occupancy: the rescheduled kernel, with this grid.
+    if (known !== undefined) return known.segment.kernel === planned.kernel ? { executor: known.executor, segment: planned } : known;
+    const loaded = FusionExecutor.load(this.device, planned, { generate, ...(this.options.cubinCache === undefined ? {} : { cubinCache: this.options.cubinCache }) });
+    runtime.loaded.set(planned.kernel, loaded);
+    this.stats.kernels += 1;
+    this.stats.compiles.push(loaded.executor.report);
+    const d = loaded.segment.kernel.dumps;
+    if (this.dump.has('scheduler_params')) this.sink(d.schedulerParams);
+    if (this.dump.has('fusion_ir')) this.sink(printFusion(loaded.segment.kernel.scheduledFusion, { transforms: true }));
+    if (this.dump.has('fusion_ir_math')) this.sink(printMath(loaded.segment.kernel.scheduledFusion));
+    if (this.dump.has('kernel_ir')) this.sink(d.kernelIr);
+    if (this.dump.has('cuda_kernel')) this.sink(d.cuda);
+    return loaded;
   }
 
   /** nvFuser's occupancy line for a launch: resident blocks per SM as the driver computes them. */

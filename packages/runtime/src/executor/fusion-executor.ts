@@ -4,21 +4,12 @@
 // argument buffer. Invariant: the loaded function is the one `kernel.source` compiled to, so a
 // reuse for other sizes is valid exactly when those sizes produce the same source.
 
-import { generateKernel, type CompiledKernel, type CompileOptions } from '@tsfuser/codegen';
+import type { CompiledKernel, CompileOptions } from '@tsfuser/codegen';
 import { packArguments, type KernelArgument, type ParameterLayout, type CubinCache, type DeviceContext, type KernelFunction, type KernelModule } from '@tsfuser/device';
 import { kernelParameterLayout } from './pack-kernel-arguments.js';
 import type { Fusion } from '@tsfuser/fusion-ir';
-import {
-  defaultSchedulerRegistry,
-  HeuristicDataCache,
-  InnerOuterPersistentScheduler,
-  SchedulerRegistry,
-  SchedulingError,
-  type KernelParams,
-  type RuntimeInfo,
-  type Scheduler,
-  type ScheduledFusion,
-} from '@tsfuser/scheduler';
+import { defaultSchedulerRegistry, InnerOuterPersistentScheduler, SchedulerRegistry, SchedulingError, type RuntimeInfo } from '@tsfuser/scheduler';
+import { planKernelSegment, type KernelSegment } from '../plan/kernel-segment.js';
 
 /** NVRTC flags every generated kernel is compiled with. */
 export const KERNEL_NVRTC_OPTIONS: readonly string[] = ['--std=c++17', '-default-device'];
@@ -26,20 +17,6 @@ export const KERNEL_NVRTC_OPTIONS: readonly string[] = ['--std=c++17', '-default
 export interface ExecutorCompileOptions extends CompileOptions {
   cubinCache?: CubinCache;
   registry?: SchedulerRegistry;
-  /**
-   * The scheduling decision already made for this fusion (the executor cache's, from the
-   * segmentation plan): used as it is, so heuristics are computed once. Without it the registry
-   * picks and computes them here. `analysis`: the cache the params came from (for this fusion
-   * and runtime info): its schedule is the kernel's, made once.
-   */
-  choice?: KernelChoice;
-}
-
-/** A kernel scheduler with its heuristics for one fusion and runtime info. */
-export interface KernelChoice {
-  scheduler: Scheduler;
-  params: KernelParams;
-  analysis?: HeuristicDataCache;
 }
 
 export interface CompileReport {
@@ -67,53 +44,43 @@ export class FusionExecutor {
   }
 
   /**
-   * Schedules `fusion` for `runtimeInfo`, emits CUDA, compiles (or finds the cubin) and loads it.
-   * A kernel with a grid-wide barrier (inner-outer persistent) would hang unless all its blocks
-   * are resident at once, and the scheduler only estimates how many fit an SM; so its real
-   * occupancy is asked of the driver, and when the grid is larger the fusion is scheduled again
-   * with that many blocks per SM (the heuristic's `blocksPerSm` override); if even that does not
-   * fit, compilation fails with a SchedulingError instead of launching a kernel that never ends.
+   * The registry's scheduler for `fusion` (one kernel, no segmentation), its kernel segment
+   * (heuristics, schedule, CUDA: plan/kernel-segment.ts) compiled and loaded (FusionExecutor.load).
    */
   static compile(device: DeviceContext, fusion: Fusion, runtimeInfo: RuntimeInfo, options: ExecutorCompileOptions = {}): FusionExecutor {
-    let choice = options.choice ?? FusionExecutor.choose(fusion, runtimeInfo, options.registry ?? defaultSchedulerRegistry());
+    const { scheduler, analysis } = (options.registry ?? defaultSchedulerRegistry()).pick(fusion, runtimeInfo);
+    const segment = planKernelSegment(fusion, runtimeInfo, options.groupId ?? 0, scheduler, { analysis, generate: options });
+    return FusionExecutor.load(device, segment, { generate: options, ...(options.cubinCache === undefined ? {} : { cubinCache: options.cubinCache }) }).executor;
+  }
+
+  /**
+   * Compiles (or finds the cubin of) a planned kernel segment and loads it. A kernel with a
+   * grid-wide barrier (inner-outer persistent) would hang unless all its blocks are resident at
+   * once, and the scheduler only estimates how many fit an SM; so its real occupancy is asked of
+   * the driver, and when the grid is larger the segment is planned again with that many blocks
+   * per SM (the heuristic's `blocksPerSm` override): `segment` is then the one that was loaded.
+   * If even that does not fit, a SchedulingError instead of a kernel that never ends.
+   */
+  static load(device: DeviceContext, planned: KernelSegment, options: { cubinCache?: CubinCache; generate?: CompileOptions } = {}): { executor: FusionExecutor; segment: KernelSegment } {
+    let segment = planned;
     for (let attempt = 0; ; attempt += 1) {
-      const t0 = performance.now();
-      const kernel = generateKernel(FusionExecutor.scheduled(fusion, runtimeInfo, choice), options);
-      const executor = FusionExecutor.fromKernel(device, kernel, options.cubinCache, performance.now() - t0);
+      const executor = FusionExecutor.fromKernel(device, segment.kernel, options.cubinCache, segment.codegenMs);
       const resident = executor.residentBlocksPerSm();
-      if (resident === null) return executor;
-      const [gx, gy, gz] = kernel.launch.grid;
+      if (resident === null) return { executor, segment };
+      const [gx, gy, gz] = segment.grid;
       const capacity = resident * device.properties.smCount;
-      if (gx * gy * gz <= capacity) return executor;
+      if (gx * gy * gz <= capacity) return { executor, segment };
       executor.unload();
-      if (attempt > 0 || resident === 0 || choice.scheduler.type !== 'inner_outer_persistent') {
+      if (attempt > 0 || resident === 0 || segment.scheduler.type !== 'inner_outer_persistent') {
         throw new SchedulingError(
-          `${kernel.kernelName}: a grid-synchronizing kernel needs its ${gx * gy * gz} blocks resident at once, but the device holds ${capacity} ` +
-            `(${resident} of ${kernel.launch.block.join('×')} threads per SM)`,
+          `${segment.kernel.kernelName}: a grid-synchronizing kernel needs its ${gx * gy * gz} blocks resident at once, but the device holds ${capacity} ` +
+            `(${resident} of ${segment.kernel.launch.block.join('×')} threads per SM)`,
         );
       }
-      // The scheduler's occupancy estimate was too high: schedule again for what the driver says.
+      // The scheduler's occupancy estimate was too high: plan again for what the driver says.
       const scheduler = new InnerOuterPersistentScheduler({ blocksPerSm: resident });
-      choice = { scheduler, params: FusionExecutor.kernelParams(scheduler.computeHeuristics(fusion, runtimeInfo)) };
+      segment = planKernelSegment(segment.fusion, segment.info, segment.groupId, scheduler, options.generate === undefined ? {} : { generate: options.generate });
     }
-  }
-
-  /** The registry's scheduler for `fusion` and its heuristics (when no choice was handed in). */
-  private static choose(fusion: Fusion, runtimeInfo: RuntimeInfo, registry: SchedulerRegistry): KernelChoice {
-    const { scheduler, analysis } = registry.pick(fusion, runtimeInfo);
-    return { scheduler, params: FusionExecutor.kernelParams(scheduler.computeHeuristics(fusion, runtimeInfo, analysis)), analysis };
-  }
-
-  /** The choice's scheduled fusion: its analysis cache's (scheduled once), or scheduled here on a clone. */
-  private static scheduled(fusion: Fusion, runtimeInfo: RuntimeInfo, choice: KernelChoice): ScheduledFusion {
-    const { analysis } = choice;
-    if (analysis !== undefined && analysis.describes(fusion, runtimeInfo)) return analysis.scheduled(choice.scheduler);
-    return choice.scheduler.schedule(fusion.clone().fusion, choice.params);
-  }
-
-  private static kernelParams(p: ReturnType<Scheduler['computeHeuristics']>): KernelParams {
-    if (p.schedulerType === 'expr_eval' || p.schedulerType === 'no_op') throw new SchedulingError(`the fusion needs no kernel (${p.schedulerType})`);
-    return p;
   }
 
   /**

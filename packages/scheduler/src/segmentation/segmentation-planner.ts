@@ -6,7 +6,7 @@ import type { Fusion } from '@tsfuser/fusion-ir';
 import type { RuntimeInfo } from '../runtime-info.js';
 import type { SchedulerRegistry } from '../scheduler.js';
 import { fusionIrSegmentsToString, segmentedFusionToString } from './dumps.js';
-import { segmentFusion } from './segment-fusion.js';
+import { segmentFusion, type SegmentedFusion } from './segment-fusion.js';
 import type { SegmentPlan } from './segment-plan.js';
 
 export { segmentFusion, type SegmentedFusion, type SegmentGroup, type SegmentEdge } from './segment-fusion.js';
@@ -16,13 +16,15 @@ export { buildGroupFusion, groupBoundary, type GroupFusion } from './group-fusio
 /** A segmentation plan with both dumps made. */
 export type SegmentationPlan = SegmentPlan & { dumps: { segmentedFusion: string; fusionIrSegments: string } };
 
+/** The plan of a segmented fusion: its groups in execution order (with their analyses) and both dumps. */
+export function segmentationPlanOf(sf: SegmentedFusion): SegmentationPlan {
+  return {
+    groups: sf.groups.map((g) => ({ fusion: g.fusion, inputs: g.inputs, outputs: g.outputs, schedulerType: g.schedulerType, ...(g.analysis === undefined ? {} : { analysis: g.analysis }) })),
+    dumps: { segmentedFusion: segmentedFusionToString(sf), fusionIrSegments: fusionIrSegmentsToString(sf) },
+  };
+}
+
 /** A segmenter over `registry` in the shape the runtime's FusionExecutorCache takes. */
 export function segmentationPlanner(registry: SchedulerRegistry): (fusion: Fusion, info: RuntimeInfo) => SegmentationPlan {
-  return (fusion, info) => {
-    const sf = segmentFusion(fusion, info, registry);
-    return {
-      groups: sf.groups.map((g) => ({ fusion: g.fusion, inputs: g.inputs, outputs: g.outputs, schedulerType: g.schedulerType, ...(g.analysis === undefined ? {} : { analysis: g.analysis }) })),
-      dumps: { segmentedFusion: segmentedFusionToString(sf), fusionIrSegments: fusionIrSegmentsToString(sf) },
-    };
-  };
+  return (fusion, info) => segmentationPlanOf(segmentFusion(fusion, info, registry));
 }

@@ -1,30 +1,28 @@
-// Compiles a fusion for a target GPU without one: the segmentation, the per-segment runtime info,
-// the schedulers' heuristics, the lowering and the CUDA text, walked through the runtime's launch
-// planner (the one the GPU executor cache plans with) and, per kernel segment, the plan's
-// scheduler with its heuristics and codegen's generateKernel (what the executor cache hands its
-// FusionExecutor), so the result is what the GPU path compiles for a device with
-// these properties. Kernels are named as the GPU backend names the first plan of the first fusion
+// Compiles a fusion for a target GPU without one: the segmentation, then the runtime's compile
+// plan builder (buildCompilePlan, the one the GPU executor cache runs: per segment the plan's
+// scheduler, its heuristics once, the schedule, codegen's kernel and the launch), so the result
+// is what the GPU path compiles for a device with these properties. Kernels are named as the GPU backend names the first plan of the first fusion
 // it runs (f0, r0).
 // Invariant: no device, no NVRTC, no driver call; the only inputs are the fusion, the argument
 // layouts (device copies of host tensors are dense or keep their strides, 256-byte aligned) and
 // the target's properties.
 
-import { generateKernel, type CompiledKernel } from '@tsfuser/codegen';
+import type { CompiledKernel } from '@tsfuser/codegen';
 import { contiguousStrides, type Fusion } from '@tsfuser/fusion-ir';
 import { Tensor } from '@tsfuser/device';
 import {
   bindArguments,
-  planLaunch,
+  buildCompilePlan,
   pointerAlignment,
+  type CompilePlan,
   type LaunchPlanLayout,
   type PlannedArgument,
 } from '@tsfuser/runtime';
 import {
   defaultSchedulerRegistry,
-  HeuristicDataCache,
   materializeStrideOrders,
   segmentFusion,
-  segmentationPlanner,
+  segmentationPlanOf,
   type SchedulerDevice,
   type RuntimeInfo,
   type SchedulerRegistry,
@@ -41,6 +39,9 @@ export interface TargetCompilation {
   segments: SegmentPlan;
   /** The segmenter's full record (edges and their reasons), for segmenter_logging. */
   segmented: SegmentedFusion;
+  /** The compile plan (segments by kind with scheduler, params, scheduled fusion, kernel, launch). */
+  compiled: CompilePlan;
+  /** `compiled`'s launch layout with each step's kernel. */
   plan: LaunchPlanLayout<CompiledKernel>;
   registry: SchedulerRegistry;
   /** The arguments as the plan saw them. */
@@ -88,23 +89,20 @@ export function compileForTarget(
   fusion = materializeStrideOrders(fusion);
   const args = inputs.map(plannedInput);
   const info = runtimeInfo(fusion, args, target.device);
-  const bindings = bindArguments(fusion, info);
-  const segments = segmentationPlanner(registry)(fusion, info);
+  bindArguments(fusion, info);
+  // Segmented once: the plan's groups and the segmenter's full record are the same segmentation.
   const segmented = segmentFusion(fusion, info, registry);
-  const plan = planLaunch(fusion, args, target.device, segments, bindings, registry, (groupFusion, groupInfo, groupId, schedulerType, accepted) => {
-    // As the executor cache makes it: the plan's scheduler, its heuristics once, generateKernel.
-    const scheduler = registry.schedulers.find((s) => s.type === schedulerType);
-    if (scheduler === undefined) throw new Error(`segment ${groupId} was planned for the ${schedulerType} scheduler, which the registry does not have`);
-    const analysis = HeuristicDataCache.for(groupFusion, groupInfo, accepted);
-    const params = scheduler.computeHeuristics(groupFusion, groupInfo, analysis);
-    if (params.schedulerType === 'expr_eval' || params.schedulerType === 'no_op') throw new Error(`segment ${groupId} needs no kernel (${params.schedulerType}) but was planned as one`);
-    const kernel = generateKernel(analysis.scheduled(scheduler), {
-      fusionId: 0,
-      runtimeId: 0,
-      groupId,
-      ...(options.kernelIrAfterEveryPass === true ? { kernelIrAfterEveryPass: true } : {}),
-    });
-    return { kernel, grid: [...kernel.launch.grid] };
+  const segments = segmentationPlanOf(segmented);
+  // The executor cache's builder: per segment the plan's scheduler, its heuristics once, generateKernel.
+  const compiled = buildCompilePlan(fusion, args, target.device, info, segments, {
+    registry,
+    generate: { fusionId: 0, runtimeId: 0, ...(options.kernelIrAfterEveryPass === true ? { kernelIrAfterEveryPass: true } : {}) },
   });
-  return { target, info, segments, segmented, plan, registry, args };
+  return { target, info, segments, segmented, compiled, plan: kernelLayout(compiled), registry, args };
+}
+
+/** The plan's launch layout with each step's generated kernel (what the dump renderers read). */
+export function kernelLayout(compiled: CompilePlan): LaunchPlanLayout<CompiledKernel> {
+  const { groups, buffers, views, outputs, isOutput } = compiled;
+  return { groups, buffers, views, outputs, isOutput, steps: compiled.steps.map((s) => ({ ...s, kernel: s.kernel.kernel })) };
 }

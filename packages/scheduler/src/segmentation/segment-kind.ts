@@ -1,0 +1,40 @@
+// Segment kinds: what a segment of a compile plan IS, decided by the scheduler that took it —
+// a view of its inputs (expr_eval: no kernel), outputs that are all empty (no_op: allocated,
+// nothing launched), a generated kernel of a scheduled fusion (pointwise, transpose, reduction,
+// the persistent schedulers), or a greedy kernel emitted from its parameters (scan, sort,
+// scatter). A new kind (a GEMM library call, an attention kernel) is a new member here first:
+// the `never` checks then name every place that must handle it (scheduler README, "Adding a
+// segment kind").
+// Invariant: every scheduler type has exactly one kind, and the parameters of a kernel kind are
+// those of its schedulers only.
+
+import type { GreedyParams } from '../greedy/params.js';
+import type { KernelParams, SchedulerType } from '../heuristic-params.js';
+
+export type SegmentKind = 'view' | 'empty' | 'kernel' | 'greedy';
+
+/** The parameters of a scheduler whose kernel codegen lowers through a loop nest. */
+export type LoopKernelParams = Exclude<KernelParams, GreedyParams>;
+
+/** The kind of the segments `type` schedules. */
+export function segmentKindOf(type: SchedulerType): SegmentKind {
+  switch (type) {
+    case 'expr_eval':
+      return 'view';
+    case 'no_op':
+      return 'empty';
+    case 'pointwise':
+    case 'transpose':
+    case 'reduction':
+    case 'inner_persistent':
+    case 'outer_persistent':
+    case 'inner_outer_persistent':
+      return 'kernel';
+    case 'greedy':
+      return 'greedy';
+    default: {
+      const unreachable: never = type;
+      throw new Error(`unknown scheduler type ${String(unreachable)}`);
+    }
+  }
+}
