@@ -51,17 +51,18 @@ describe('tsfuser fuse --inputs / --save-outputs', () => {
     expect(single.stdout).toContain('check: passed');
   });
 
-  it('wrong --inputs: count, unreadable file, bad entry → one error, exit 2', async () => {
+  it('wrong --inputs: count, unreadable file, bad entry → one error, exit 1 (bad inputs, as run and the help say)', async () => {
     const g = join(TRACED, 'bias_gelu.traced.ir');
     const count = await runCli(['fuse', g, '--inputs', join(TRACED, 'bias_gelu', 'in0.npy')]);
-    expect(count.code).toBe(2);
+    expect(count.code).toBe(1);
     expect(count.stderr).toBe('tsfuser: --inputs: the graph has 2 inputs but 1 entry was given\n');
     const missing = await runCli(['fuse', g, '--inputs', '/nonexistent/a.npy,2']);
+    expect(missing.code).toBe(1);
     expect(missing.stderr).toBe('tsfuser: --inputs: cannot read /nonexistent/a.npy (input 0)\n');
     const dir = mkdtempSync(join(tmpdir(), 'tsfuser-fuse-'));
     writeFileSync(join(dir, 'bad.npy'), 'not numpy');
     const bad = await runCli(['fuse', g, '--inputs', `${join(dir, 'bad.npy')},abc`]);
-    expect(bad.code).toBe(2);
+    expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^tsfuser: --inputs: .*bad\.npy \(input 0\): not a \.npy file \(bad magic\)\n$/);
   });
 

@@ -26,6 +26,27 @@ export function paint(io: CliIo, code: 'green' | 'red' | 'yellow' | 'dim', text:
   return `\u001b[${codes[code]}m${text}\u001b[0m`;
 }
 
+/** The part of a stream the broken-pipe handler needs (process.stdout, or a test's emitter). */
+export interface ErrorEmitter {
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/**
+ * Makes a closed reader (`tsfuser ir print big.ir | head`) end the CLI quietly: EPIPE on
+ * `stream` calls `exit(0)` (the reader has what it asked for); any other write error is one line
+ * on `report` and `exit(1)`. Without a listener Node turns the error into an uncaught stack trace.
+ */
+export function exitQuietlyOnBrokenPipe(stream: ErrorEmitter, exit: (code: number) => void, report: (text: string) => void): void {
+  stream.on('error', (error) => {
+    if ('code' in error && error.code === 'EPIPE') {
+      exit(0);
+      return;
+    }
+    report(`tsfuser: cannot write the output: ${error.message}\n`);
+    exit(1);
+  });
+}
+
 /** A usage error (bad flag, missing file): exit status 2. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';

@@ -15,8 +15,8 @@
 // A node outside the fusion groups that has no reference semantics (training dropout, an op
 // parseJitIR does not lower) fails the run with one error naming the node; exit 1.
 
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { HostTensor, printFusion, type DataType } from '@tsfuser/fusion-ir';
 import { ParseError, formatParseError, parseIR, printGraph, type Block, type ConstantValue, type Graph, type Node, type Value } from '@tsfuser/jit-ir';
 import {
@@ -36,13 +36,13 @@ import { referenceFallbackNote } from '../execute/execute.js';
 import { createGpuBackend } from '../execute/gpu-backend.js';
 import { gpuGroupExecutor } from '../torchscript/gpu-group-executor.js';
 import { compareTensors } from '../io/compare.js';
-import { writeNpy } from '../io/npy.js';
 import { loadGraphInputs } from '../torchscript/graph-inputs.js';
 import { AllocationBudget, limitsFromEnv, REFERENCE_BYTES_PER_ELEMENT } from '../io/allocation-limits.js';
 import type { ParsedArgs } from './args.js';
 import { UsageError, type CliIo } from './console.js';
 import { requestedDumps } from './dump-options.js';
 import { outputLine } from './format-output.js';
+import { prepareOutputDirectory, writeOutputFiles } from './save-outputs.js';
 
 export const FUSE_VALUE_FLAGS = ['dump', 'backend', 'inputs', 'save-outputs'];
 export const FUSE_BOOLEAN_FLAGS = ['run', 'check', 'single-node'];
@@ -206,19 +206,15 @@ function cloneValues(values: readonly RunValue[]): RunValue[] {
  * Writes each tensor output to `dir`/out<i>.npy (other outputs are listed as skipped); a tuple
  * output (prim::TupleConstruct) gives one file per element, numbered on, as PyTorch flattens it.
  */
-function saveOutputs(outputs: readonly RunValue[], saveDir: string, io: CliIo): void {
-  const dir = resolve(io.cwd, saveDir);
-  mkdirSync(dir, { recursive: true });
-  let saved = 0;
+function saveOutputs(outputs: readonly RunValue[], saveText: string, io: CliIo): void {
+  const dir = prepareOutputDirectory(saveText, io.cwd);
+  const tensors = new Map<number, HostTensor>();
   outputs.flatMap((o) => (Array.isArray(o) ? o : [o])).forEach((out, i) => {
-    if (out instanceof HostTensor) {
-      writeFileSync(join(dir, `out${i}.npy`), writeNpy(out));
-      saved += 1;
-    } else {
-      io.stdout(`out${i} is not a tensor (${JSON.stringify(out)}): not saved\n`);
-    }
+    if (out instanceof HostTensor) tensors.set(i, out);
+    else io.stdout(`out${i} is not a tensor (${JSON.stringify(out)}): not saved\n`);
   });
-  io.stdout(`saved ${saved} output${saved === 1 ? '' : 's'} to ${saveDir}/out<i>.npy\n`);
+  writeOutputFiles(dir, tensors);
+  io.stdout(`saved ${tensors.size} output${tensors.size === 1 ? '' : 's'} to ${saveText}/out<i>.npy\n`);
 }
 
 /**

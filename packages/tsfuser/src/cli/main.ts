@@ -23,6 +23,8 @@ import { helpText } from './help.js';
 import { irCommand } from './ir-command.js';
 import { FUSE_BOOLEAN_FLAGS, FUSE_VALUE_FLAGS, fuseCommand } from './fuse-command.js';
 import { RUN_BOOLEAN_FLAGS, RUN_VALUE_FLAGS, runCommand } from './run-command.js';
+import { SaveOutputsError } from './save-outputs.js';
+import { DefinitionSourceError } from './load-definition.js';
 
 export async function main(argv: readonly string[], ioOverrides: Partial<CliIo> = {}): Promise<number> {
   const io: CliIo = { ...processIo(), ...ioOverrides };
@@ -57,7 +59,8 @@ export async function main(argv: readonly string[], ioOverrides: Partial<CliIo> 
     }
     if (
       e instanceof InputMismatchError || e instanceof InputListError || e instanceof AllocationLimitError ||
-      e instanceof DefinitionError || e instanceof FusionIrError || e instanceof BackendUnavailableError
+      e instanceof DefinitionError || e instanceof FusionIrError || e instanceof BackendUnavailableError ||
+      e instanceof SaveOutputsError || e instanceof DefinitionSourceError
     ) {
       io.stderr(`tsfuser: ${e.message}\n`);
       return 1;

@@ -2,8 +2,8 @@
 // the chosen backend, print one summary line per output, optionally compare against the
 // reference evaluator (--check) and save outputs as .npy.
 
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { EvaluationError } from '@tsfuser/fusion-ir';
 import type { Tensor } from '@tsfuser/device';
 import type { FusionDefinition } from '../definition/fusion-definition.js';
@@ -14,7 +14,6 @@ import { evaluateOnHost } from '../execute/reference-backend.js';
 import { limitsFromEnv } from '../io/allocation-limits.js';
 import { compareTensors } from '../io/compare.js';
 import { explainSegments } from './explain.js';
-import { writeNpy } from '../io/npy.js';
 import type { ParsedArgs } from './args.js';
 import { paint, UsageError, type CliIo } from './console.js';
 import { requestedDumps } from './dump-options.js';
@@ -23,6 +22,7 @@ import { DEFAULT_TARGET, parseArch, parseDeviceProperties, type CompileTarget } 
 import { outputLine } from './format-output.js';
 import { loadDefinition } from './load-definition.js';
 import { planInputs, uniformInputs } from './run-inputs.js';
+import { prepareOutputDirectory, writeOutputFiles } from './save-outputs.js';
 
 export const RUN_VALUE_FLAGS = ['backend', 'dump', 'seed', 'shape', 'inputs', 'save-outputs', 'device', 'arch', 'device-properties'];
 export const RUN_BOOLEAN_FLAGS = ['check', 'python', 'explain'];
@@ -35,11 +35,12 @@ function backendChoice(text: string | undefined): BackendName {
   return b;
 }
 
-function intFlag(args: ParsedArgs, name: string, fallback: number): number {
+/** A decimal integer flag in [0, limit): Number() would also take '0x10', '1e3' and ' 7'. */
+function intFlag(args: ParsedArgs, name: string, fallback: number, limit: number): number {
   const text = args.values.get(name);
   if (text === undefined) return fallback;
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a non-negative integer, got '${text}'`);
+  if (!/^[0-9]+$/.test(text) || !(n < limit)) throw new UsageError(`--${name} must be a decimal integer in [0, ${limit}), got '${text}'`);
   return n;
 }
 
@@ -84,11 +85,15 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   }
   // python_definition is printed here (with --python's form); execute prints the rest.
   const executeDumps = new Set([...dumps].filter((d) => d !== 'python_definition'));
-  const seed = intFlag(args, 'seed', 0);
-  const device = intFlag(args, 'device', 0);
+  const seed = intFlag(args, 'seed', 0, 2 ** 32);
+  const device = intFlag(args, 'device', 0, 1024);
   const choice = backendChoice(args.values.get('backend'));
   const notes = (m: string): void => io.stderr(`${m}\n`);
   const limits = limitsFromEnv(io.env);
+
+  // The output directory is checked (and made) before anything runs: a bad path fails at once.
+  const saveText = args.values.get('save-outputs');
+  const saveDir = saveText === undefined ? undefined : prepareOutputDirectory(saveText, io.cwd);
 
   const { definition, inputs: fileInputs } = await loadDefinition(file, io.cwd);
   const backend = resolveBackend(choice, notes);
@@ -146,11 +151,8 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     io.stdout(status === 0 ? `check: ${paint(io, 'green', 'passed')} (${backend.name} vs reference)\n` : `check: ${paint(io, 'red', 'FAILED')}\n`);
   }
 
-  const saveDir = args.values.get('save-outputs');
   if (saveDir !== undefined) {
-    const dir = resolve(io.cwd, saveDir);
-    mkdirSync(dir, { recursive: true });
-    hosts.forEach((h, i) => writeFileSync(join(dir, `out${i}.npy`), writeNpy(h)));
+    writeOutputFiles(saveDir, new Map(hosts.map((h, i) => [i, h])));
     io.stdout(`saved ${hosts.length} outputs to ${saveDir}/out<i>.npy\n`);
   }
   return status;

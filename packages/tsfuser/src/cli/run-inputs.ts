@@ -11,7 +11,7 @@
 //   integral  decimal integers in the dtype's range (int64 read exactly, as a bigint past 2^53).
 //   Bool      true, false, True, False, 1, 0.
 
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DataType } from '@tsfuser/fusion-ir';
 import { Tensor } from '@tsfuser/device';
@@ -23,7 +23,8 @@ import { checkScalarInput } from '../execute/scalar-check.js';
 import { AllocationBudget, DEFAULT_ALLOCATION_LIMITS, formatBytes, type AllocationLimits } from '../io/allocation-limits.js';
 import { buildInputs, generateInputs, planTensorSpec, reserveTensorPlan } from '../io/input-generation.js';
 import type { InputSpec } from '../io/input-spec.js';
-import { NpyError, readNpy } from '../io/npy.js';
+import { NpyError } from '../io/npy.js';
+import { NpyFileError, readNpyFile } from '../io/npy-file.js';
 import { Random } from '../io/random.js';
 import { UsageError } from './console.js';
 
@@ -98,6 +99,10 @@ function scalarSyntax(dtype: DataType): string {
   return 'a decimal number, inf, -inf or nan';
 }
 
+function errorCode(e: unknown): string {
+  return e instanceof Error && 'code' in e ? String(e.code) : 'EIO';
+}
+
 /** One `--inputs` scalar entry for scalar input `index` (InputMismatchError when it does not parse or fit). */
 export function parseScalarInput(text: string, d: InputDescriptor & { kind: 'scalar' }, index: number): number | boolean | bigint {
   const v = scalarText(text, d.dtype);
@@ -111,21 +116,20 @@ export function parseScalarInput(text: string, d: InputDescriptor & { kind: 'sca
 
 function loadNpyInput(item: string, d: InputDescriptor & { kind: 'tensor' }, index: number, cwd: string, budget: AllocationBudget): Tensor {
   const path = resolve(cwd, item);
-  let bytes: Uint8Array;
   try {
     const size = statSync(path).size;
     if (size > budget.limits.maxTotalBytes) {
       throw new AllocationLimitError(index, `${item} is ${formatBytes(size)}, more than the limit of ${formatBytes(budget.limits.maxTotalBytes)} for all inputs`);
     }
-    bytes = new Uint8Array(readFileSync(path));
   } catch (e) {
     if (e instanceof AllocationLimitError) throw e;
-    throw new InputMismatchError(index, `cannot read ${item}${e instanceof Error && 'code' in e ? ` (${String(e.code)})` : ''}`);
+    throw new InputMismatchError(index, `cannot read ${item} (${errorCode(e)})`);
   }
   let host;
   try {
-    host = readNpy(bytes, d.spec.dtype, budget.limits);
+    host = readNpyFile(path, d.spec.dtype, budget.limits);
   } catch (e) {
+    if (e instanceof NpyFileError) throw new InputMismatchError(index, `cannot read ${item} (${e.code})`);
     if (e instanceof NpyError) throw new InputMismatchError(index, `${item}: ${e.message}`);
     throw e;
   }

@@ -8,15 +8,12 @@
 // limits and the file's length before any storage is allocated (a 100000×100000 header on a
 // small file is one NpyError, at once).
 
-import { HostTensor, allocateStorage, contiguousStrides, dataTypeSize, type DataType } from '@tsfuser/fusion-ir';
+import { HostTensor, allocateStorage, contiguousStrides, dataTypeSize, type DataType, type HostStorage } from '@tsfuser/fusion-ir';
+import { NpyError, npyHeaderBytes, parseNpyHeader, parseNpyPreamble, type NpyHeader } from './npy-header.js';
 import { AllocationLimitError } from '../errors.js';
 import { DEFAULT_ALLOCATION_LIMITS, checkTensorElements, exactElementCount, type AllocationLimits } from './allocation-limits.js';
 
-export class NpyError extends Error {
-  override readonly name = 'NpyError';
-}
-
-const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // \x93NUMPY
+export { NpyError } from './npy-header.js';
 
 const DESCR_OF: Readonly<Record<DataType, string>> = {
   Bool: '|b1',
@@ -69,31 +66,8 @@ function dtypeOf(descr: string, want: DataType | undefined): DataType {
   }
 }
 
-interface Header {
-  descr: string;
-  fortranOrder: boolean;
-  shape: number[];
-}
-
-function parseHeader(text: string): Header {
-  const descr = /'descr'\s*:\s*'([^']*)'/.exec(text)?.[1];
-  const fortran = /'fortran_order'\s*:\s*(True|False)/.exec(text)?.[1];
-  const shape = /'shape'\s*:\s*\(([^)]*)\)/.exec(text)?.[1];
-  if (descr === undefined || fortran === undefined || shape === undefined) throw new NpyError(`malformed header ${JSON.stringify(text.trim())}`);
-  const dims = shape
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0)
-    .map((s) => {
-      const n = Number(s.replace(/L$/, ''));
-      if (!/^\d+L?$/.test(s) || !Number.isSafeInteger(n)) throw new NpyError(`bad shape entry '${s}' (expected a non-negative integer below 2^53)`);
-      return n;
-    });
-  return { descr, fortranOrder: fortran === 'True', shape: dims };
-}
-
 /** The header's element count, refused (NpyError) past the per-tensor limit. */
-function checkedElementCount(header: Header, dtype: DataType, limits: AllocationLimits): number {
+function checkedElementCount(header: NpyHeader, dtype: DataType, limits: AllocationLimits): number {
   try {
     return checkTensorElements(exactElementCount(header.shape, 'the array', null), dtype, `the array of shape (${header.shape.join(', ')})`, null, limits);
   } catch (e) {
@@ -102,36 +76,22 @@ function checkedElementCount(header: Header, dtype: DataType, limits: Allocation
   }
 }
 
-/**
- * Parses a .npy file. `want` picks BFloat16 for <u2 data (the default) or Index for <i8, and an
- * fp8 dtype for |u1 bit patterns.
- * Every malformed file is an NpyError.
- */
-export function readNpy(bytes: Uint8Array, want?: DataType, limits: AllocationLimits = DEFAULT_ALLOCATION_LIMITS): HostTensor {
-  if (bytes.length < 10 || MAGIC.some((m, i) => bytes[i] !== m)) throw new NpyError('not a .npy file (bad magic)');
-  const major = bytes[6] as number;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let headerLen: number;
-  let headerStart: number;
-  if (major === 1) {
-    headerLen = view.getUint16(8, true);
-    headerStart = 10;
-  } else if (major === 2 || major === 3) {
-    if (bytes.length < 12) throw new NpyError('truncated header');
-    headerLen = view.getUint32(8, true);
-    headerStart = 12;
-  } else {
-    throw new NpyError(`unsupported .npy version ${major}`);
-  }
-  if (headerStart + headerLen > bytes.length) throw new NpyError(`truncated header: it claims ${headerLen} bytes, the file has ${bytes.length - headerStart}`);
-  const header = parseHeader(new TextDecoder(major === 3 ? 'utf-8' : 'latin1').decode(bytes.subarray(headerStart, headerStart + headerLen)));
+/** What a parsed header describes: the tensor's dtype, element count and data size in bytes. */
+export interface NpyLayout {
+  dtype: DataType;
+  numel: number;
+  byteCount: number;
+}
+
+/** The dtype, element count and data size of `header`, checked against the allocation limits. */
+export function npyLayout(header: NpyHeader, want: DataType | undefined, limits: AllocationLimits): NpyLayout {
   const dtype = dtypeOf(header.descr, want);
   const numel = checkedElementCount(header, dtype, limits);
-  const dataStart = headerStart + headerLen;
-  const byteCount = numel * dataTypeSize(dtype);
-  if (bytes.length - dataStart < byteCount) throw new NpyError(`truncated data: shape (${header.shape.join(', ')}) needs ${byteCount} bytes, the file has ${bytes.length - dataStart}`);
-  const data = allocateStorage(dtype, numel);
-  new Uint8Array(data.buffer, data.byteOffset, byteCount).set(bytes.subarray(dataStart, dataStart + byteCount));
+  return { dtype, numel, byteCount: numel * dataTypeSize(dtype) };
+}
+
+/** The tensor of `header` over `data` (the file's bytes copied in); Fortran order becomes C order. */
+export function npyTensor(header: NpyHeader, dtype: DataType, data: HostStorage): HostTensor {
   if (!header.fortranOrder) return new HostTensor(dtype, header.shape, contiguousStrides(header.shape), data);
   // Fortran order: the first dim varies fastest.
   const strides = new Array<number>(header.shape.length);
@@ -143,21 +103,39 @@ export function readNpy(bytes: Uint8Array, want?: DataType, limits: AllocationLi
   return new HostTensor(dtype, header.shape, strides, data).contiguous();
 }
 
-/** A .npy (version 1.0, C order) holding `t`. */
+/** The NumPy descr that stores `dtype`. */
+export function npyDescr(dtype: DataType): string {
+  return DESCR_OF[dtype];
+}
+
+/** The bytes of a storage (a view, no copy). */
+export function storageBytes(data: HostStorage, byteCount: number): Uint8Array {
+  return new Uint8Array(data.buffer, data.byteOffset, byteCount);
+}
+
+/**
+ * Parses a .npy file held in memory (files on disk: readNpyFile, which streams). `want` picks
+ * BFloat16 for <u2 data (the default) or Index for <i8, and an fp8 dtype for |u1 bit patterns.
+ * Every malformed file is an NpyError.
+ */
+export function readNpy(bytes: Uint8Array, want?: DataType, limits: AllocationLimits = DEFAULT_ALLOCATION_LIMITS): HostTensor {
+  const preamble = parseNpyPreamble(bytes, bytes.length);
+  const headerEnd = preamble.headerStart + preamble.headerLength;
+  const header = parseNpyHeader(new TextDecoder(preamble.major === 3 ? 'utf-8' : 'latin1').decode(bytes.subarray(preamble.headerStart, headerEnd)));
+  const { dtype, numel, byteCount } = npyLayout(header, want, limits);
+  if (bytes.length - headerEnd < byteCount) throw new NpyError(`truncated data: shape (${header.shape.join(', ')}) needs ${byteCount} bytes, the file has ${bytes.length - headerEnd}`);
+  const data = allocateStorage(dtype, numel);
+  storageBytes(data, byteCount).set(bytes.subarray(headerEnd, headerEnd + byteCount));
+  return npyTensor(header, dtype, data);
+}
+
+/** A .npy (version 1.0, C order) holding `t`, in memory (files on disk: writeNpyFile, which streams). */
 export function writeNpy(t: HostTensor): Uint8Array {
   const dense = t.isDense() ? t : t.contiguous();
-  const shape = dense.sizes.length === 1 ? `(${dense.sizes[0]},)` : `(${dense.sizes.join(', ')})`;
-  let header = `{'descr': '${DESCR_OF[dense.dtype]}', 'fortran_order': False, 'shape': ${shape}, }`;
-  const unpadded = 10 + header.length + 1;
-  header += ' '.repeat((64 - (unpadded % 64)) % 64) + '\n';
-  const data = dense.data;
-  const dataBytes = new Uint8Array(data.buffer, data.byteOffset, dense.numel * dataTypeSize(dense.dtype));
-  const out = new Uint8Array(10 + header.length + dataBytes.length);
-  out.set(MAGIC, 0);
-  out[6] = 1;
-  out[7] = 0;
-  new DataView(out.buffer).setUint16(8, header.length, true);
-  for (let i = 0; i < header.length; i += 1) out[10 + i] = header.charCodeAt(i);
-  out.set(dataBytes, 10 + header.length);
+  const header = npyHeaderBytes(DESCR_OF[dense.dtype], dense.sizes);
+  const dataBytes = storageBytes(dense.data, dense.numel * dataTypeSize(dense.dtype));
+  const out = new Uint8Array(header.length + dataBytes.length);
+  out.set(header, 0);
+  out.set(dataBytes, header.length);
   return out;
 }

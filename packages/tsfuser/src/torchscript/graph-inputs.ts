@@ -2,15 +2,16 @@
 // and the fixtures' in<i>.npy. Each entry becomes the RunValue of the graph input at its
 // position: a .npy becomes a HostTensor (read as the input's declared dtype where the file
 // alone is ambiguous: '<u2' bit patterns are bfloat16), a number or bool a scalar.
-// Invariant: one value per graph input, or one UsageError naming the entry and its index.
+// Invariant: one value per graph input, or one InputListError (exit 1: bad inputs, as `run`)
+// naming the entry and its index. Files are read streamed (readNpyFile: no 2 GiB limit).
 
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DataType } from '@tsfuser/fusion-ir';
 import type { Graph, JitType } from '@tsfuser/jit-ir';
 import type { RunValue } from '@tsfuser/graph-fuser';
 import { NpyError, readNpy } from '../io/npy.js';
-import { UsageError } from '../cli/console.js';
+import { NpyFileError, readNpyFile } from '../io/npy-file.js';
+import { InputListError } from '../errors.js';
 
 const DTYPES: Readonly<Record<string, DataType>> = { Float: 'Float', Half: 'Half', BFloat16: 'BFloat16', Double: 'Double', Bool: 'Bool', Long: 'Int', Int: 'Int32' };
 
@@ -36,7 +37,7 @@ export function readNpyInput(bytes: Uint8Array, graph: Graph, index: number, wha
   try {
     return readNpy(bytes, tensorDataType(graph, index));
   } catch (e) {
-    if (e instanceof NpyError) throw new UsageError(`--inputs: ${what} (input ${index}): ${e.message}`);
+    if (e instanceof NpyError) throw new InputListError(`--inputs: ${what} (input ${index}): ${e.message}`);
     throw e;
   }
 }
@@ -45,22 +46,22 @@ export function readNpyInput(bytes: Uint8Array, graph: Graph, index: number, wha
 export function loadGraphInputs(list: string, graph: Graph, cwd: string): RunValue[] {
   const entries = list.split(',').map((s) => s.trim());
   if (entries.length !== graph.inputs.length) {
-    throw new UsageError(`--inputs: the graph has ${graph.inputs.length} input${graph.inputs.length === 1 ? '' : 's'} but ${entries.length} entr${entries.length === 1 ? 'y was' : 'ies were'} given`);
+    throw new InputListError(`--inputs: the graph has ${graph.inputs.length} input${graph.inputs.length === 1 ? '' : 's'} but ${entries.length} entr${entries.length === 1 ? 'y was' : 'ies were'} given`);
   }
   return entries.map((item, i): RunValue => {
     if (item.endsWith('.npy')) {
-      let bytes: Uint8Array;
       try {
-        bytes = new Uint8Array(readFileSync(resolve(cwd, item)));
-      } catch {
-        throw new UsageError(`--inputs: cannot read ${item} (input ${i})`);
+        return readNpyFile(resolve(cwd, item), tensorDataType(graph, i));
+      } catch (e) {
+        if (e instanceof NpyFileError) throw new InputListError(`--inputs: cannot read ${item} (input ${i})`);
+        if (e instanceof NpyError) throw new InputListError(`--inputs: ${item} (input ${i}): ${e.message}`);
+        throw e;
       }
-      return readNpyInput(bytes, graph, i, item);
     }
     if (item === 'true' || item === 'True') return true;
     if (item === 'false' || item === 'False') return false;
     const n = Number(item);
-    if (item === '' || Number.isNaN(n)) throw new UsageError(`--inputs: '${item}' (input ${i}) is neither a .npy file nor a number`);
+    if (item === '' || Number.isNaN(n)) throw new InputListError(`--inputs: '${item}' (input ${i}) is neither a .npy file nor a number`);
     return n;
   });
 }
