@@ -189,4 +189,55 @@ describe('GEMM and attention ops in FusionDefinition', () => {
     expect(r.stdout).toContain('out1: shape [2, 2, 8] Float');
     expect(r.stdout).toMatch(/no scheduler accepts LinearOp producing T3.*needs a GEMM segment \(cuBLASLt\)/);
   });
+
+  it("imports nvFuser's own sdpfa definitions (tests/python/direct/test_sdpa.py: starred targets, contiguity=True, symbolic scalars)", async () => {
+    // test_softmax_logsumexp: all-ones q, k, v [1, 1, 4, 8]: every score is 8/√8, so lse = √8 + log 4
+    const lseText = [
+      'def fusion_func(fd: FusionDefinition) -> None:',
+      '    q = fd.define_tensor(',
+      '        shape=[-1, -1, -1, -1],',
+      '        dtype=DataType.BFloat16,',
+      '    )',
+      '    k = fd.define_tensor(shape=[-1, -1, -1, -1], dtype=DataType.BFloat16)',
+      '    v = fd.define_tensor(shape=[-1, -1, -1, -1], dtype=DataType.BFloat16)',
+      '    (',
+      '        _,',
+      '        lse,',
+      '        *_,',
+      '    ) = fd.ops.sdpfa_fwd(q, k, v, dropout_p=None, is_causal=None, scale=None)',
+      '    fd.add_output(lse)',
+    ].join('\n');
+    const ones = (): Tensor => Tensor.from(new Uint16Array(32).fill(0x3f80), [1, 1, 4, 8], 'BFloat16');
+    const [lse] = await importPythonDefinition(lseText, cache()).execute([ones(), ones(), ones()], { backend: 'reference' });
+    (lse?.toArray() ?? []).map(Number).forEach((x) => expect(x).toBeCloseTo(Math.fround(Math.sqrt(8) + Math.log(4)), 6));
+    // test_sdpa_bias_mask's definition (contiguity=True, `attn, *_ =`) and test_sdpa_bwd's
+    // (positional sdpfa_bwd with define_scalar(value=None) inputs) import and print back.
+    const biasMask = [
+      'def fusion_func(fd: FusionDefinition) -> None:',
+      '    q = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=True, dtype=DataType.BFloat16)',
+      '    bias = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=True, dtype=DataType.BFloat16)',
+      '    mask = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=True, dtype=DataType.Bool)',
+      '    attn, *_ = fd.ops.sdpfa_fwd(q, q, q, bias=bias, mask=mask)',
+      '    fd.add_output(attn)',
+    ].join('\n');
+    expect(importPythonDefinition(biasMask, cache()).printPython()).toMatch(/T\d+, T\d+, T\d+, T\d+ = fd\.ops\.sdpfa_fwd\(T0, T0, T0, bias=T1, mask=T2, dropout_p=None, is_causal=None, scale=None\)/);
+    const bwd = [
+      'def fusion_func(fd: FusionDefinition) -> None:',
+      '    q = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=True, dtype=DataType.BFloat16, is_cpu=False)',
+      '    logsumexp = fd.define_tensor(shape=[-1, -1, -1], contiguity=True, dtype=DataType.Float, is_cpu=False)',
+      '    philox_seed = fd.define_tensor(shape=[2], contiguity=True, dtype=DataType.UInt64, is_cpu=False)',
+      '    philox_offset = fd.define_tensor(shape=[], contiguity=True, dtype=DataType.UInt64, is_cpu=False)',
+      '    dropout_p = fd.define_scalar(value=None, dtype=DataType.Double)',
+      '    is_causal = fd.define_scalar(value=None, dtype=DataType.Bool)',
+      '    scale = None',
+      '    grad_query, grad_key, grad_value = fd.ops.sdpfa_bwd(',
+      '        q, q, q, q, q, logsumexp, dropout_p, is_causal, philox_seed, philox_offset, scale,',
+      '    )',
+      '    fd.add_output(grad_query)',
+      '    fd.add_output(grad_key)',
+      '    fd.add_output(grad_value)',
+    ].join('\n');
+    expect(importPythonDefinition(bwd, cache()).printPython()).toMatch(/fd\.ops\.sdpfa_bwd\(T0, T0, T0, T0, T0, T1, dropout_p=S\d+, is_causal=S\d+, philox_seed=T2, philox_offset=T3, scale=None\)/);
+    expect(() => importPythonDefinition(lseText.replace('(\n        _,', '(\n        *_,'), cache())).toThrow('multiple starred expressions in assignment');
+  });
 });

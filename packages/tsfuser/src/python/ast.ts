@@ -19,7 +19,9 @@ export type Expr =
   | { readonly kind: 'call'; readonly func: Expr; readonly args: readonly Expr[]; readonly keywords: readonly Keyword[]; readonly pos: Position }
   | { readonly kind: 'subscript'; readonly object: Expr; readonly index: Expr; readonly pos: Position }
   | { readonly kind: 'unary'; readonly op: '-' | '+'; readonly operand: Expr; readonly pos: Position }
-  | { readonly kind: 'binary'; readonly op: string; readonly left: Expr; readonly right: Expr; readonly pos: Position };
+  | { readonly kind: 'binary'; readonly op: string; readonly left: Expr; readonly right: Expr; readonly pos: Position }
+  /** `*name` in a tuple (an assignment target such as `attn, *_ = fd.ops.sdpfa_fwd(…)`). */
+  | { readonly kind: 'starred'; readonly value: Expr; readonly pos: Position };
 
 export interface WithItem {
   readonly context: Expr;

@@ -117,6 +117,17 @@ export class DefinitionInterpreter {
     if (target.kind === 'tuple' || target.kind === 'list') {
       if (!Array.isArray(value)) fail(`cannot unpack a non-sequence into ${target.elements.length} names`, target.pos);
       const values = value as readonly PyValue[];
+      const star = target.elements.findIndex((t) => t.kind === 'starred');
+      if (star >= 0) {
+        // `a, *rest = …` / `_, lse, *_ = …`: the starred name takes the list of the values between.
+        if (target.elements.slice(star + 1).some((t) => t.kind === 'starred')) fail('multiple starred expressions in assignment', target.pos);
+        const after = target.elements.length - star - 1;
+        if (values.length < target.elements.length - 1) fail(`expected at least ${target.elements.length - 1} values to unpack, got ${values.length}`, target.pos);
+        target.elements.slice(0, star).forEach((t, i) => this.assign(t, values[i] as PyValue));
+        this.assign((target.elements[star] as Expr & { kind: 'starred' }).value, values.slice(star, values.length - after));
+        target.elements.slice(star + 1).forEach((t, i) => this.assign(t, values[values.length - after + i] as PyValue));
+        return;
+      }
       if (values.length !== target.elements.length) {
         fail(`expected ${target.elements.length} values to unpack, got ${values.length}`, target.pos);
       }
@@ -166,6 +177,8 @@ export class DefinitionInterpreter {
       }
       case 'call':
         return this.call(e);
+      case 'starred':
+        return fail('a starred expression (*name) is only allowed in an assignment target', e.pos);
       default: {
         const unreachable: never = e;
         throw new Error(`unknown expression ${String(unreachable)}`);
@@ -509,7 +522,11 @@ export class DefinitionInterpreter {
       kwargs,
       e,
     );
-    const [shape0, contiguity0, dtype0, isCpu0, strideOrder0, symbolicSizes0, contiguous0, sizes0, strides0] = raw;
+    const [shape0, contiguityArg, dtype0, isCpu0, strideOrder0, symbolicSizes0, contiguous0, sizes0, strides0] = raw;
+    // nvFuser's define_tensor also takes one bool for every dim (`contiguity=True`, as its
+    // tests write it): size-1 (broadcast) dims get None, the others that bool.
+    const contiguity0 =
+      typeof contiguityArg === 'boolean' && Array.isArray(shape0) ? (shape0 as readonly unknown[]).map((d) => (d === 1 ? null : contiguityArg)) : contiguityArg;
     const problem = checkDefineTensorArgs({
       shape: shape0,
       contiguity: contiguity0,
@@ -523,7 +540,7 @@ export class DefinitionInterpreter {
     });
     if (problem !== null) return fail(`fd.define_tensor: ${problem.message}`, where(names, problem.argument));
     // None stands for "not given" in every optional form.
-    const [shape, contiguity, dtype, isCpu, strideOrder, symbolicSizes, contiguous, sizes, strides] = raw.map((v) => (v === undefined || v === null ? undefined : plain(v)));
+    const [shape, contiguity, dtype, isCpu, strideOrder, symbolicSizes, contiguous, sizes, strides] = [shape0, contiguity0, ...raw.slice(2)].map((v) => (v === undefined || v === null ? undefined : plain(v)));
     const dt = (dtype ?? undefined) as 'Float' | undefined;
     const cpu = isCpu === true;
     let options: TensorOptions;

@@ -154,6 +154,12 @@ class Parser {
     return { kind: 'expr', expr: first, pos: t };
   }
 
+  private starredOrExpr(): Expr {
+    if (!this.isOp('*')) return this.expr();
+    const t = this.next();
+    return { kind: 'starred', value: this.expr(), pos: t };
+  }
+
   private importStmt(): Stmt {
     const t = this.next();
     while (this.peek().kind !== 'newline' && this.peek().kind !== 'eof') this.next();
@@ -235,15 +241,15 @@ class Parser {
     return { kind: 'for', target, iter, body: this.suite(), pos: t };
   }
 
-  /** `a` or `a, b, …` (a tuple). */
+  /** `a` or `a, b, …` (a tuple; an element may be starred, `*rest`). */
   private exprList(): Expr {
-    const first = this.expr();
+    const first = this.starredOrExpr();
     if (!this.isOp(',')) return first;
     const elements = [first];
     while (this.isOp(',')) {
       this.next();
       if (this.atExprEnd()) break;
-      elements.push(this.expr());
+      elements.push(this.starredOrExpr());
     }
     return this.node({ kind: 'tuple', elements, pos: first.pos }, elements);
   }
