@@ -36,3 +36,7 @@ export {
   kernelKey, planKernelSegment,
   type GeneratedKernelSegment, type GreedyKernelSegment, type KernelMemo, type KernelSegment, type KernelSegmentOptions,
 } from './plan/kernel-segment.js';
+export {
+  gemmDescriptorOf, planLibraryCallSegment, runLibraryCall,
+  type GemmBuffer, type GemmRunner, type LibraryCallContext, type LibraryCallSegment,
+} from './plan/library-call-segment.js';
