@@ -321,3 +321,13 @@ describe('gemmHeuristicKey', () => {
     expect(keys.size).toBe(variants.length + 2);
   });
 });
+
+describe('lowerGemm: fp8 outputs', () => {
+  it('describes an absent C of an fp8 D in the bias type (cuBLASLt takes no fp8 C)', () => {
+    const e4m3 = (p: bigint, r: number, c: number, t = false): GemmMatrix => ({ pointer: p, dtype: 'Float8_e4m3fn', rows: r, cols: c, ld: c, transposed: t });
+    const base: GemmDescriptor = { a: e4m3(0x1000n, 16, 32), b: e4m3(0x2000n, 16, 32, true), d: e4m3(0x3000n, 16, 16) };
+    expect(lowerGemm(base).plan.c.dataType).toBe(V.CUDA_R_16BF);
+    expect(lowerGemm({ ...base, epilogue: { kind: 'BIAS', bias: { pointer: 0x4000n, dtype: 'Half' } } }).plan.c.dataType).toBe(V.CUDA_R_16F);
+    expect(lowerGemm(base).plan.d.dataType).toBe(V.CUDA_R_8F_E4M3);
+  });
+});

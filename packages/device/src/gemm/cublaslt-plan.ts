@@ -179,7 +179,11 @@ export function lowerGemm(desc: GemmDescriptor): LoweredGemm {
     epilogue: cublasLtEpilogue(epilogue.kind),
     a: columnMajor(desc.b, shape.batch),
     b: columnMajor(desc.a, shape.batch),
-    c: columnMajor(c, shape.batch),
+    // cuBLASLt never takes an fp8 C: without a C (beta is 0 then, validateGemm says so), an
+    // fp8 D's C layout is described as the bias type or BFloat16, as PyTorch's scaled_gemm does.
+    c: desc.c === undefined && isFloat8(desc.d.dtype)
+      ? { ...columnMajor(c, shape.batch), dataType: cudaDataType(bias?.dtype ?? 'BFloat16') }
+      : columnMajor(c, shape.batch),
     d: columnMajor(desc.d, shape.batch),
     aPointer: desc.b.pointer,
     bPointer: desc.a.pointer,

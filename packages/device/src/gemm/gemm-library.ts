@@ -132,7 +132,7 @@ export class GemmLibrary {
       const best = results[0];
       if (best === undefined) {
         throw new GemmError(
-          'epilogue',
+          'descriptor',
           `cuBLASLt has no algorithm for this GEMM on this device (cublasLtMatmulAlgoGetHeuristic returned none): ` +
             `${describeGemm(desc, shape)}`,
         );
