@@ -76,3 +76,18 @@ describe('--seed', () => {
     expect(r.code).toBe(0);
   });
 });
+
+describe('fuse --run --check on host ops PyTorch refuses', () => {
+  it.each([
+    ['aten::size(x, 9)', '%d : int = prim::Constant[value=9]()\n  %r : int = aten::size(%x, %d)', 'aten::size: Dimension out of range (expected to be in range of [-2, 1], but got 9)'],
+    ['floordiv by 0', '%a : int = prim::Constant[value=2]()\n  %b : int = prim::Constant[value=0]()\n  %r : int = aten::floordiv(%a, %b)', 'aten::floordiv: ZeroDivisionError: division by 0'],
+  ])('%s: one error, exit 1 (it answered 0 or null and --check passed)', async (_name, body, message) => {
+    const file = join(dir, `host-op-${_name.replace(/[^a-z0-9]/gi, '_')}.ir`);
+    writeFileSync(file, `graph(%x : Float(2, 3)):\n  ${body}\n  %y : Float(2, 3) = aten::relu(%x)\n  return (%y, %r)\n`);
+    const r = await runCli(['fuse', file, '--run', '--check', '--backend', 'reference']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).not.toContain('check: passed');
+    expect(r.stderr).toContain(message);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});

@@ -5,7 +5,9 @@
 //   - scripted: aten::len(aten::size(%t)) with %t of known rank → constant rank
 // so `layer_norm(x, [x.shape[-1]])` reads `prim::ListConstruct(aten::size(%x, -1))` in both.
 // Nodes left unused are removed by the dead-code pass that follows.
-// Invariant: the graph computes the same values; only these exact patterns are touched.
+// Invariant: the graph computes the same values; only these exact patterns are touched. An index
+// outside a known rank is left alone (the list's "list index out of range" stays the error), and
+// aten::Int(NumToTensor(%n)) is folded only for an int %n (a float's Int truncates, and checks).
 
 import { constantValue, type Block, type Graph, type Node } from '@tsfuser/jit-ir';
 
@@ -21,7 +23,7 @@ function isWholeSize(n: Node): boolean {
 }
 
 function rewriteNode(graph: Graph, n: Node): boolean {
-  if (n.kind === 'aten::Int' && n.inputs.length === 1 && n.input(0).node.kind === 'prim::NumToTensor') {
+  if (n.kind === 'aten::Int' && n.inputs.length === 1 && n.input(0).node.kind === 'prim::NumToTensor' && n.input(0).node.input(0).type.kind === 'Int') {
     n.output().replaceAllUsesWith(n.input(0).node.input(0));
     return true;
   }
@@ -29,6 +31,8 @@ function rewriteNode(graph: Graph, n: Node): boolean {
     const dim = constantInt(n.input(1).node);
     if (dim === null) return false;
     const tensor = n.input(0).node.input(0);
+    const rank = tensor.type.kind === 'Tensor' && tensor.type.sizes !== null ? tensor.type.sizes.length : null;
+    if (rank !== null && (dim < -rank || dim >= rank)) return false;
     graph.withInsertPoint(n, () => {
       const size = graph.create('aten::size', [tensor, n.input(1)]);
       graph.insertNode(size);

@@ -4,11 +4,14 @@
 // `aten::all`) and `prim::Print`. Matrix products and attention, which the fuser leaves outside
 // groups, run through the reference lowering (node-reference.ts) like every other aten op, so
 // their shapes are checked with PyTorch's messages.
+// Operands are checked as PyTorch checks them (torch-checks.ts): aten::size(x, 9) of a 2-D x,
+// an index past a list's end, an int floordiv by 0 or aten::Int of nan raise PyTorch's error.
 // Returns null for a node it does not handle (then the reference lowering runs it).
 
 import { HostTensor } from '@tsfuser/fusion-ir';
 import { SCALAR_TYPE_CODES, constantValue, type Node } from '@tsfuser/jit-ir';
 import { describeRunValue, isList, isTensor, runValueOfConstant, scalarTypeOfDataType, type RunValue } from './run-values.js';
+import { floatToInt, floordivInt, listIndex, tensorItemToInt, wrapDim } from './torch-checks.js';
 
 export interface HostContext {
   print(text: string): void;
@@ -79,8 +82,19 @@ const SCALAR_ARITH: Record<string, (a: number, b: number) => number> = {
   'aten::add': (a, b) => a + b,
   'aten::sub': (a, b) => a - b,
   'aten::mul': (a, b) => a * b,
-  'aten::floordiv': (a, b) => Math.floor(a / b),
 };
+
+/** Whether TorchScript types the node's input `i` as an int (Int, or an int constant). */
+function intTyped(n: Node, i: number): boolean {
+  const t = n.inputs[i]?.type;
+  return t?.kind === 'Int' || t?.kind === 'Bool';
+}
+
+/** aten::floordiv of scalars: the int overload refuses 0 (as Python), the float one is floor(a / b). */
+function floordiv(n: Node, a: number, b: number): number {
+  if (intTyped(n, 0) && intTyped(n, 1)) return floordivInt(n.kind, a, b);
+  return Math.floor(a / b);
+}
 
 const HOST_OPS: Readonly<Record<string, HostOp>> = {
   'prim::Constant': (n) => [runValueOfConstant(constantValue(n) ?? { kind: 'none' })],
@@ -95,8 +109,7 @@ const HOST_OPS: Readonly<Record<string, HostOp>> = {
   'aten::size': (n, args) => {
     const t = tensor(args[0], n.kind);
     if (args.length === 1) return [[...t.sizes]];
-    const d = num(args[1]);
-    return [t.sizes[d < 0 ? d + t.rank : d] ?? 0];
+    return [t.sizes[wrapDim(n.kind, num(args[1]), t.rank)] as number];
   },
   'prim::dtype': (n, args) => [SCALAR_TYPE_CODES[scalarTypeOfDataType(tensor(args[0], n.kind).dtype)]],
   'aten::all': (n, args) => [list(args[0], n.kind).every((x) => x === true || num(x) !== 0)],
@@ -104,7 +117,7 @@ const HOST_OPS: Readonly<Record<string, HostOp>> = {
   'aten::ne': (_n, args) => [!equal(args[0] ?? null, args[1] ?? null)],
   'aten::__not__': (_n, args) => [!args[0]],
   'aten::__xor__': (_n, args) => [Boolean(args[0]) !== Boolean(args[1])],
-  'aten::Int': (_n, args) => [Math.trunc(num(args[0]))],
+  'aten::Int': (n, args) => [isTensor(args[0] ?? null) ? tensorItemToInt(n.kind, num(args[0])) : floatToInt(n.kind, num(args[0]))],
   'prim::NumToTensor': (n, args) => {
     const v = args[0];
     if (typeof v === 'boolean') return [HostTensor.fromValues('Bool', [], [v])];
@@ -115,10 +128,7 @@ const HOST_OPS: Readonly<Record<string, HostOp>> = {
   },
   'aten::__getitem__': (n, args) => {
     const items = list(args[0], n.kind);
-    const i = num(args[1]);
-    const item = items[i < 0 ? i + items.length : i];
-    if (item === undefined) throw new Error(`runGraph: ${n.kind}: index ${i} is out of range for a list of ${items.length}`);
-    return [item];
+    return [items[listIndex(n.kind, num(args[1]), items.length)] as RunValue];
   },
   'aten::len': (n, args) => [list(args[0], n.kind).length],
   'aten::Float': (_n, args) => [num(args[0])],
@@ -133,6 +143,7 @@ export function evalHostOp(n: Node, args: readonly RunValue[], ctx: HostContext)
   const anyTensor = args.some(isTensor);
   const compare = SCALAR_COMPARE[n.kind];
   if (compare !== undefined && !anyTensor) return [compare(num(args[0]), num(args[1]))];
+  if (n.kind === 'aten::floordiv' && !anyTensor) return [floordiv(n, num(args[0]), num(args[1]))];
   const arith = SCALAR_ARITH[n.kind];
   if (arith !== undefined && !anyTensor) return [arith(num(args[0]), num(args[1]))];
   // On tensors these are pointwise ops (the reference lowering), not host comparisons.

@@ -191,7 +191,13 @@ class GraphRun {
     const block = n.blocks[taken ? 0 : 1];
     if (block === undefined) throw new Error('runGraph: prim::If without two blocks');
     if (!taken) this.countFallback(n);
-    return this.runBlock(block, []);
+    const results = this.runBlock(block, []);
+    // A block that yields fewer values than the node has outputs would leave them undefined
+    // (read as null downstream): TorchScript's type checker never builds such an If.
+    if (results.length !== n.outputs.length) {
+      throw new Error(`runGraph: prim::If: its ${taken ? 'true' : 'false'} block yields ${results.length} value${results.length === 1 ? '' : 's'}, the node has ${n.outputs.length} output${n.outputs.length === 1 ? '' : 's'}`);
+    }
+    return results;
   }
 
   private countFallback(versioningIf: Node): void {
