@@ -4,21 +4,23 @@
 // as scheduled by default, with next-row prefetch, with bulk row copies — and nvcc of every
 // fixture (-ptx) and of the bulk-copy kernels (-cubin). Ungrouped allreduces and random shapes:
 // inner-outer-persistent-simulation-variants.test.ts (a file of its own so the two run in
-// parallel). Structure and goldens: inner-outer-persistent.test.ts (fast tier).
+// parallel). Structure and goldens: inner-outer-persistent.test.ts (fast tier). In the fast test
+// tier (testTier) each group simulates an evenly spread few of the fixtures (both ends of the list,
+// and the predicated bulk-copy shape), and nvcc compiles a sample (nvcc-batch.ts).
 import { describe, expect, it } from 'vitest';
 import { compileFusion } from '../src/index.js';
 import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
-import { buildLayerNormBackward, innerOuterPersistentRegistry, layerNormBackwardFixtures } from '@tsfuser/test-support';
+import { buildLayerNormBackward, innerOuterPersistentRegistry, layerNormBackwardFixtures, tierCases } from '@tsfuser/test-support';
 import { simulateAndCompare } from './inner-outer-lowering.js';
 
 describe('inner-outer persistent codegen: simulation', () => {
-  it.each(layerNormBackwardFixtures().map((c) => [c.name, c] as const))('%s', (_name, c) => {
+  it.each(tierCases(layerNormBackwardFixtures(), 3).map((c) => [c.name, c] as const))('%s', (_name, c) => {
     simulateAndCompare(c);
   });
 });
 
 describe('inner-outer persistent codegen: next-row prefetch (prefetchNextRow)', () => {
-  it.each(layerNormBackwardFixtures().map((c) => [c.name, c] as const))('%s simulates like the fusion', (_name, c) => {
+  it.each(tierCases(layerNormBackwardFixtures(), 2).map((c) => [c.name, c] as const))('%s simulates like the fusion', (_name, c) => {
     simulateAndCompare(c, { prefetchNextRow: true });
   });
 });
@@ -27,7 +29,7 @@ describe('inner-outer persistent codegen: rows through shared memory by bulk cop
   // 1100 × 96 bf16: 1056 blocks of 2 rows, so the last row of block 549 and every row of the
   // blocks past it are out of the tensor (the predicated first copy and reissue); Float 300 × 96
   // and 8 × 4096 divide; the rest have rows the 16-byte copy cannot take and keep global loads.
-  const cases = [...layerNormBackwardFixtures(), buildLayerNormBackward('BFloat16', 1100, 96), buildLayerNormBackward('Float', 700, 128)];
+  const cases = [...tierCases(layerNormBackwardFixtures(), 1), ...tierCases([buildLayerNormBackward('BFloat16', 1100, 96), buildLayerNormBackward('Float', 700, 128)], 1)];
 
   it.each(cases.map((c) => [c.name, c] as const))('%s simulates like the fusion', (_name, c) => {
     simulateAndCompare(c, { bulkLoadRows: true });

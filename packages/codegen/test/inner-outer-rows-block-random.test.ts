@@ -7,7 +7,7 @@
 // (rms_norm_bwd / layer_norm_bwd bf16 at rows 1024..16384 × hidden 768..2048) and of the odd
 // forced ones (ptxas assembles the block reductions across threadIdx.y).
 import { describe, expect, it } from 'vitest';
-import { buildLayerNormBackward, innerOuterPersistentRegistry, seededRandom, testSeed } from '@tsfuser/test-support';
+import { buildLayerNormBackward, innerOuterPersistentRegistry, seededRandom, testSeed, tierCount } from '@tsfuser/test-support';
 import type { InnerOuterPersistentOverrides } from '@tsfuser/scheduler';
 import { compileFusion } from '../src/index.js';
 import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
@@ -19,9 +19,11 @@ describe('inner-outer persistent codegen, several rows per block: random shapes'
     const rand = seededRandom(seed);
     const dtypes = ['Float', 'Half', 'BFloat16'] as const;
     // The simulator's time grows with N·H: a budget of elements keeps the run within the timeout.
-    let budget = 1_000_000;
+    // The fast test tier (testTier): the first 4 draws within 300k elements (case 0, at most
+    // 900 × 300 with bdimy 2, always fits).
+    let budget = tierCount(1_000_000, 300_000);
     let multiRow = 0;
-    for (let i = 0; i < 12; i += 1) {
+    for (let i = 0; i < tierCount(12, 4); i += 1) {
       const dtype = dtypes[Math.floor(rand() * 3)] ?? 'Float';
       const rows = 1 + Math.floor(rand() * 900);
       // Case 0 always runs with 2 rows per block (a row of ≤ 300 elements fits 2 per block in every dtype).

@@ -14,7 +14,7 @@ import { singleBarrierAllreduces } from '../src/lower/allreduce-barriers.js';
 import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
 import { simulateKernel } from './kernel-simulator.js';
 import {
-  buildNormalization, emptyRowFixtures, innerPersistentRegistry, normalizationFixtures, randomNormalizationSpec, seededRandom, testSeed,
+  buildNormalization, emptyRowFixtures, innerPersistentRegistry, normalizationFixtures, randomNormalizationSpec, seededRandom, testSeed, tierCases, tierCount,
   type NormalizationCase, type NormalizationKind,
 } from '@tsfuser/test-support';
 
@@ -153,7 +153,8 @@ describe('inner persistent codegen: structure', () => {
 
 describe('inner persistent codegen: simulated against the reference evaluator', () => {
   it('every fixture (Float/Half/BFloat16; rows 1, 7, 1000, 4096, 5000; 3-D)', () => {
-    for (const c of normalizationFixtures(3)) simulateAndCompare(c);
+    // The fast test tier (testTier): an evenly spread 8 of them.
+    for (const c of tierCases(normalizationFixtures(3), 8)) simulateAndCompare(c);
   });
 
   it('short rows on threadIdx.y, odd rows with padded batches', () => {
@@ -165,7 +166,7 @@ describe('inner persistent codegen: simulated against the reference evaluator', 
   it('20 random normalization fusions', () => {
     const seed = testSeed();
     const rand = seededRandom(seed);
-    for (let i = 0; i < 20; i += 1) {
+    for (let i = 0; i < tierCount(20, 5); i += 1) {
       const spec = randomNormalizationSpec(rand, 3000, 40);
       const c = buildNormalization(`random_${i}_seed_${seed}`, spec);
       if (innerPersistentRegistry().tryPick(c.fusion, c.info).scheduler === null) continue;
@@ -302,7 +303,8 @@ describe('inner persistent codegen: nvcc', () => {
     const cases = normalizationFixtures(64);
     const seed = testSeed();
     const rand = seededRandom(seed);
-    for (let i = 0; i < 100; i += 1) cases.push(buildNormalization(`random_${i}`, randomNormalizationSpec(rand)));
+    const randomCount = tierCount(100, 10);
+    for (let i = 0; i < randomCount; i += 1) cases.push(buildNormalization(`random_${i}`, randomNormalizationSpec(rand)));
     const kernels = cases
       .filter((c) => innerPersistentRegistry().tryPick(c.fusion, c.info).scheduler !== null)
       .map((c, i) => compileFusion(c.fusion, c.info, { fusionId: 30000 + i, registry: innerPersistentRegistry() }));
@@ -311,7 +313,7 @@ describe('inner persistent codegen: nvcc', () => {
     const k64 = compileFusion(big.fusion, big.info, { fusionId: 39999, registry: innerPersistentRegistry() });
     expect(k64.indexType).toBe('Int');
     kernels.push(k64);
-    expect(kernels.length).toBeGreaterThanOrEqual(100);
+    expect(kernels.length).toBeGreaterThanOrEqual(randomCount);
     await compileKernelsWithNvcc(kernels, { label: 'norm', context: `random seed ${seed}` });
   }, 600_000);
 });

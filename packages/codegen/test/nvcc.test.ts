@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { add, Fusion, makeTensor, mul, sub, maximum, where, gt, type TensorView } from '@tsfuser/fusion-ir';
 import { makeRuntimeInfo } from '@tsfuser/scheduler';
 import { compileFusion, emitKernel, type CompiledKernel } from '../src/index.js';
-import { allFixtures } from '@tsfuser/test-support';
+import { allFixtures, tierCount } from '@tsfuser/test-support';
 import { NVCC, compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
 
 if (!hasNvcc) console.log(`nvcc tests skipped: ${NVCC} not found (set NVCC to its path)`);
@@ -55,7 +55,7 @@ describe.skipIf(!hasNvcc)('generated CUDA compiles with nvcc', () => {
           kernels.push(k);
         },
       ),
-      { numRuns: 60, reporter: (r) => { if (r.failed) throw new Error(`counterexample ${JSON.stringify(r.counterexample)}: ${String(r.errorInstance instanceof Error ? r.errorInstance.stack : r.errorInstance)}`); } },
+      { numRuns: tierCount(60, 10), reporter: (r) => { if (r.failed) throw new Error(`counterexample ${JSON.stringify(r.counterexample)}: ${String(r.errorInstance instanceof Error ? r.errorInstance.stack : r.errorInstance)}`); } },
     );
     await compileBatch(kernels, 2).catch((e: Error) => { console.log(e.message); throw e; });
   });

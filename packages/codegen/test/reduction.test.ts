@@ -9,7 +9,7 @@ import { makeRuntimeInfo } from '@tsfuser/scheduler';
 import { compileFusion } from '../src/index.js';
 import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
 import { simulateKernel } from './kernel-simulator.js';
-import { buildReduction, randomReductionSpec, reductionFixtures, reductionRegistry, seededRandom, testSeed, type ReductionCase } from '@tsfuser/test-support';
+import { buildReduction, randomReductionSpec, reductionFixtures, reductionRegistry, seededRandom, testSeed, tierCases, tierCount, type ReductionCase } from '@tsfuser/test-support';
 import { byName, lowerCase, randomValues, simulateAndCompare, walk } from './reduction-simulation.js';
 
 const dir = fileURLToPath(new URL('../../../test-fixtures/golden/codegen/reduction/', import.meta.url));
@@ -68,14 +68,15 @@ describe('reduction codegen', () => {
   it('simulated kernels match the reference evaluator (fixtures of moderate size)', () => {
     const small = reductionFixtures().filter((c) => c.sizes.every((s) => s.reduce((a, b) => a * b, 1) <= 200_000));
     expect(small.length).toBeGreaterThan(20);
-    for (const c of small) simulateAndCompare(c);
+    // The fast test tier (testTier): an evenly spread 10 of them.
+    for (const c of tierCases(small, 10)) simulateAndCompare(c);
   });
 
   it('simulated random reduction fusions match the reference evaluator', () => {
     const seed = testSeed();
     const rand = seededRandom(seed);
     let n = 0;
-    while (n < 60) {
+    while (n < tierCount(60, 8)) {
       const spec = randomReductionSpec(rand);
       if (spec.shape.reduce((a, b) => a * b, 1) > 60_000) continue;
       const c = buildReduction(`random_${seed}_${n}`, spec);
@@ -168,7 +169,8 @@ describe('reduction codegen', () => {
     const cases = reductionFixtures();
     const seed = testSeed();
     const rand = seededRandom(seed);
-    for (let i = 0; i < 80; i += 1) cases.push(buildReduction(`random_${i}`, randomReductionSpec(rand)));
+    const randomCount = tierCount(80, 8);
+    for (let i = 0; i < randomCount; i += 1) cases.push(buildReduction(`random_${i}`, randomReductionSpec(rand)));
     const kernels = cases.map((c, i) => compileFusion(c.fusion, c.info, { fusionId: 20000 + i, registry: reductionRegistry() }));
     // 64-bit indexing (never run: 2.8e9 elements)
     for (const [axes, sizes] of [[[1], [70000, 40000]], [[0], [40000, 70000]]] as const) {
@@ -177,7 +179,7 @@ describe('reduction codegen', () => {
       expect(k.indexType).toBe('Int');
       kernels.push(k);
     }
-    expect(kernels.length).toBeGreaterThanOrEqual(100);
+    expect(kernels.length).toBeGreaterThanOrEqual(tierCount(100, randomCount + 2));
     await compileKernelsWithNvcc(kernels, { label: 'red', context: `random seed ${seed}` });
   });
 });

@@ -2,14 +2,15 @@
 // schedulers it names), each kernel segment simulated against the reference evaluator on
 // random inputs (seed printed). shape-ops-nvcc.test.ts compiles the same kernels with nvcc.
 import { describe, expect, it } from 'vitest';
-import { shapeOpsFixtures } from '@tsfuser/test-support';
+import { shapeOpsFixtures, tierCases } from '@tsfuser/test-support';
 import { baseSeed, checkViews, seeded, segmentsWithInputs, simulateAndCheck } from './shape-ops-simulation.js';
 
 const seed = baseSeed();
 
 describe('shape-ops fixtures', () => {
   it('segments as named; every kernel segment simulates like the evaluator', () => {
-    for (const [k, fx] of shapeOpsFixtures().entries()) {
+    // The fast test tier (testTier): an evenly spread 8 of the fixtures (each with its own seed).
+    for (const [k, fx] of tierCases([...shapeOpsFixtures().entries()], 8)) {
       const inputs = fx.inputs(seeded(seed + k));
       const label = `${fx.name} (TSFUSER_SEED=${seed})`;
       try {

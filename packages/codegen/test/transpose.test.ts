@@ -6,14 +6,15 @@
 // and compared element by element, and the transpose-smem-tile pass's shape of the kernel (one
 // shared tile per staged input, one BlockSync, vectorized tile reads). Slow tier.
 import { describe, expect, it } from 'vitest';
-import { transposeFixtures } from '@tsfuser/test-support';
+import { tierCases, transposeFixtures } from '@tsfuser/test-support';
 import { verifyKernelIr, type Stmt } from '../src/index.js';
 import { allStmts } from '../src/kernel-ir/walk.js';
 import { baseSeed, seeded, simulateAndCheck } from './shape-ops-simulation.js';
 
 describe('transpose scheduler kernels (simulated)', () => {
   const seed = baseSeed();
-  for (const f of transposeFixtures()) {
+  // The fast test tier (testTier): an evenly spread 6 of the fixtures.
+  for (const f of tierCases(transposeFixtures(), 6)) {
     it(`${f.name} (${f.scheduler})`, () => {
       const label = `${f.name} seed ${seed} (TSFUSER_SEED=${seed} replays it)`;
       const inputs = f.inputs(seeded(seed));

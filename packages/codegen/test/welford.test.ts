@@ -13,7 +13,7 @@ import { compileFusion } from '../src/index.js';
 import { simulateKernel } from './kernel-simulator.js';
 import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
 import {
-  batchNormCase, buildReduction, isWelfordKind, randomReductionSpec, reductionFixtures, reductionRegistry, seededRandom, testSeed, type ReductionCase, type ReductionSpec,
+  batchNormCase, buildReduction, isWelfordKind, randomReductionSpec, reductionFixtures, reductionRegistry, seededRandom, testSeed, tierCases, tierCount, type ReductionCase, type ReductionSpec,
 } from '@tsfuser/test-support';
 import { byName, lowerCase, simulateAndCompare, walk } from './reduction-simulation.js';
 
@@ -73,14 +73,15 @@ describe('Welford codegen (reduction scheduler)', () => {
   it('simulated Welford fixtures match the reference evaluator (moderate sizes)', () => {
     const small = welfordFixtures().filter((c) => numel(c) <= 300_000);
     expect(small.length).toBeGreaterThan(20);
-    for (const c of small) simulateAndCompare(c);
+    // The fast test tier (testTier): an evenly spread 8 of them.
+    for (const c of tierCases(small, 8)) simulateAndCompare(c);
   });
 
   it('simulated random var_mean / welford fusions match the reference evaluator', () => {
     const seed = testSeed();
     const rand = seededRandom(seed);
     let n = 0;
-    while (n < 40) {
+    while (n < tierCount(40, 6)) {
       const base = randomReductionSpec(rand);
       const spec: ReductionSpec = { ...base, op: rand() < 0.5 ? 'var_mean' : 'welford' };
       if (spec.shape.reduce((a, b) => a * b, 1) > 60_000) continue;
@@ -132,7 +133,7 @@ describe('Welford codegen (reduction scheduler)', () => {
     const cases = welfordFixtures();
     const seed = testSeed();
     const rand = seededRandom(seed);
-    for (let i = 0; i < 40; i += 1) cases.push(buildReduction(`random_welford_${i}`, { ...randomReductionSpec(rand), op: i % 2 === 0 ? 'var_mean' : 'welford' }));
+    for (let i = 0; i < tierCount(40, 6); i += 1) cases.push(buildReduction(`random_welford_${i}`, { ...randomReductionSpec(rand), op: i % 2 === 0 ? 'var_mean' : 'welford' }));
     const kernels = cases.map((c, i) => compileFusion(c.fusion, c.info, { fusionId: 30000 + i, registry: reductionRegistry() }));
     // 64-bit indexing (never run: 2.8e9 elements): nvfuser_index_t counts are long long
     for (const [axes, sizes, op] of [[[1], [70000, 40000], 'var_mean'], [[0], [40000, 70000], 'welford']] as const) {

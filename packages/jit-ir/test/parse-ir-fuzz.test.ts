@@ -18,7 +18,10 @@ function envInt(name: string, fallback: number): number {
 }
 
 const SEED = envInt('FUZZ_SEED', 20261124);
-const CASES = envInt('FUZZ_CASES', 2000);
+// The default test tier (TSFUSER_TEST_TIER=fast, set by vitest.shared.mjs) runs the first 200 cases
+// of the same seed, the slow tier all 2,000. (test-support's testTier() says the same; jit-ir does
+// not depend on test-support, which sits above it in the package graph.)
+const CASES = envInt('FUZZ_CASES', process.env['TSFUSER_TEST_TIER'] === 'fast' ? 200 : 2000);
 const ONLY = process.env['FUZZ_CASE'] === undefined ? null : envInt('FUZZ_CASE', 0);
 
 interface Campaign {

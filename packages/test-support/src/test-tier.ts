@@ -2,8 +2,8 @@
 // full size — a simulator campaign, nvcc over every kernel, thousands of fuzz cases — also runs in
 // the slow tier, and asks `testTier()` how much to do: in the fast tier a small, deterministic part
 // of its cases (every kind of test still runs), in the slow tier all of them. The tier comes from
-// TSFUSER_TEST_TIER, which vitest.shared.mjs sets per vitest project; a file run on its own
-// (`vitest run test/x.test.ts` outside a project) runs whole.
+// TSFUSER_TEST_TIER, which vitest.shared.mjs sets per vitest project; code run without it (a
+// script, a GPU suite) runs whole.
 //
 // Invariant: the fast tier's cases are a subset of the slow tier's, chosen without randomness, so a
 // fast-tier failure always reproduces in the slow tier.

@@ -6,10 +6,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tierCount } from '@tsfuser/test-support';
 import { runExecuteInputsFuzz } from './fuzz/execute-inputs-fuzzer.js';
 
 const SEED = Number(process.env['TSFUSER_FUZZ_SEED'] ?? 20261124);
-const CASES = Number(process.env['TSFUSER_FUZZ_CASES'] ?? 2000);
+// The fast test tier (testTier) runs the first 150 cases of the seed unless TSFUSER_FUZZ_CASES says.
+const CASES = Number(process.env['TSFUSER_FUZZ_CASES'] ?? tierCount(2000, 150));
 
 describe('execute-inputs fuzzer', () => {
   it(`runs ${CASES} cases from seed ${SEED} without a crash, a silent wrong answer or an allocation past the limits`, async () => {

@@ -9,12 +9,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tierCount } from '@tsfuser/test-support';
 import { DefinitionImportError, FusionCache, importPythonDefinition, importPythonScript } from '../src/index.js';
 import { Random } from '../src/io/random.js';
 import { FIXTURES } from './helpers.js';
 import { mutate, type Mutant } from './python-import-mutator.js';
 
-const CASES = Number(process.env['TSFUSER_FUZZ_CASES'] ?? 2000);
+// The fast test tier (testTier) runs the first 200 cases of the seed unless TSFUSER_FUZZ_CASES says.
+const CASES = Number(process.env['TSFUSER_FUZZ_CASES'] ?? tierCount(2000, 200));
 const SEED = Number(process.env['TSFUSER_FUZZ_SEED'] ?? 20261124);
 const SLOW_MS = 5000;
 
