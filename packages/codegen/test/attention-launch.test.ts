@@ -59,11 +59,13 @@ describe('attention tiling and launch math', () => {
     }
   });
 
-  it('the tuned E 64 / 128 tilings are FA2-sized (128-row Q tiles, 128-row K/V tiles in the backward)', () => {
-    for (const e of [64, 128]) {
-      expect(forwardTiling({ ...base, headDim: e }).blockM).toBe(128);
-      expect(backwardTiling({ ...base, headDim: e }).blockN).toBe(128);
+  it('the tuned E 64 / 128 tilings: 128 query rows × 128 keys at E 64; at E 128 two 16-row tiles a warp (256 rows) × 32 keys, or with a mask / dropout 128 × 64 with Q in registers; 128-row K/V tiles in the backward', () => {
+    expect(forwardTiling({ ...base, headDim: 64 })).toMatchObject({ warps: 8, rowTiles: 1, blockM: 128, blockN: 128 });
+    expect(forwardTiling({ ...base, headDim: 128 })).toMatchObject({ warps: 8, rowTiles: 2, blockM: 256, blockN: 32, qInRegisters: false });
+    for (const masked of [{ causal: true }, { bias: 'bool' as const }, { dropout: true }]) {
+      expect(forwardTiling({ ...base, headDim: 128, ...masked })).toMatchObject({ warps: 8, rowTiles: 1, blockM: 128, blockN: 64, qInRegisters: true });
     }
+    for (const e of [64, 128]) expect(backwardTiling({ ...base, headDim: e })).toMatchObject({ warps: 8, blockN: 128 });
   });
 
   it('grids cover every query row, key row and (n, h, l) row, with no whole block past the end (random sizes, seed printed)', () => {

@@ -19,8 +19,7 @@ import {
   type AttentionTiling,
   type AttentionVariant,
 } from '@tsfuser/codegen';
-import { seededRandom } from '@tsfuser/test-support';
-import { attentionReference, type Dense4 } from './attention-reference.js';
+import { attentionReference, seededRandom, type AttentionDense4 } from '@tsfuser/test-support';
 import { DeviceTensor16, floatBuffer, readFloats, stridesFor, type KernelCache, type Sizes4 } from './attention-device.js';
 
 export interface AttentionCase {
@@ -179,7 +178,7 @@ export function runCase(device: DeviceContext, kernels: KernelCache, c: Attentio
         ...(c.bias === 'bool' ? { maskAt: (bn: number, bh: number, bl: number, bs: number) => maskValues[biasIndex(bn, bh, bl, bs)] === 1 } : {}),
         ...(dropout === undefined ? {} : { dropout }),
       },
-      c.backward ? ({ sizes: qSizes, data: gradOut } satisfies Dense4) : undefined,
+      c.backward ? ({ sizes: qSizes, data: gradOut } satisfies AttentionDense4) : undefined,
     );
     errors.out = relativeError(out.values(), reference.forward.out);
     errors.lse = relativeError(readFloats(device, lse, n * h * l), reference.forward.lse);

@@ -7,9 +7,10 @@
 // also pass the device layer's own validation. And: no cuBLASLt gives one error naming why.
 import { add, broadcast, evaluate, Fusion, gelu, HostTensor, linear, makeTensor, matmul, relu, type TensorView } from '@tsfuser/fusion-ir';
 import { makeRuntimeInfo } from '@tsfuser/scheduler';
-import { RuntimeUnavailableError, validateGemm, type GemmCall, type GemmDescriptor, type GemmMatrix } from '@tsfuser/device';
+import { RuntimeUnavailableError, type GemmCall, type GemmDescriptor } from '@tsfuser/device';
 import { describe, expect, it } from 'vitest';
-import { planLibraryCallSegment, runLibraryCall, type GemmBuffer, type GemmRunner, type LibraryCallContext } from '../src/plan/library-call-segment.js';
+import { planLibraryCallSegment, runLibraryCall, type GemmBuffer, type LibraryCallContext } from '../src/plan/library-call-segment.js';
+import { HostGemm, HostMemory } from './host-gemm.js';
 
 const SEED = Number(process.env.SEED ?? Date.now() % 1_000_000);
 
@@ -22,61 +23,6 @@ function seeded(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-/** Fake device memory: each buffer at its own base pointer; pointers count elements. */
-class HostMemory {
-  private readonly buffers: { base: bigint; data: Float64Array }[] = [];
-  alloc(numel: number): bigint {
-    const base = BigInt(this.buffers.length + 1) << 32n;
-    this.buffers.push({ base, data: new Float64Array(Math.max(numel, 1)) });
-    return base;
-  }
-  at(pointer: bigint): { data: Float64Array; offset: number } {
-    const b = this.buffers.find((x) => pointer >= x.base && pointer < x.base + (1n << 32n));
-    if (b === undefined) throw new Error(`pointer ${pointer.toString(16)} is in no buffer`);
-    return { data: b.data, offset: Number(pointer - b.base) };
-  }
-  read(pointer: bigint, index: number): number {
-    const { data, offset } = this.at(pointer);
-    if (offset + index < 0 || offset + index >= data.length) throw new Error(`read outside the buffer at ${pointer.toString(16)} + ${index}`);
-    return data[offset + index] as number;
-  }
-  write(pointer: bigint, index: number, value: number): void {
-    const { data, offset } = this.at(pointer);
-    if (offset + index >= data.length) throw new Error(`write outside the buffer at ${pointer.toString(16)} + ${index}`);
-    data[offset + index] = value;
-  }
-}
-
-const geluTanh = (x: number): number => 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x * x * x)));
-
-/** cuBLASLt's semantics of a GemmDescriptor, on host memory (the oracle of the call, not of the fusion). */
-class HostGemm implements GemmRunner {
-  readonly calls: GemmDescriptor[] = [];
-  constructor(private readonly memory: HostMemory) {}
-  matmul(desc: GemmDescriptor): GemmCall {
-    const shape = validateGemm(desc);
-    this.calls.push(desc);
-    const { m, n, k, batch } = shape;
-    const stored = (x: GemmMatrix, b: number, r: number, c: number): number => this.memory.read(x.pointer, b * (x.batchStride ?? 0) + r * x.ld + c);
-    const op = (x: GemmMatrix, b: number, r: number, c: number): number => (x.transposed === true ? stored(x, b, c, r) : stored(x, b, r, c));
-    const e = desc.epilogue ?? { kind: 'DEFAULT' };
-    for (let b = 0; b < batch; b += 1) {
-      for (let i = 0; i < m; i += 1) {
-        for (let j = 0; j < n; j += 1) {
-          let acc = 0;
-          for (let kk = 0; kk < k; kk += 1) acc += op(desc.a, b, i, kk) * op(desc.b, b, kk, j);
-          if ('bias' in e) acc += this.memory.read(e.bias.pointer, j);
-          if ('aux' in e) this.memory.write(e.aux.pointer, b * (e.aux.batchStride ?? 0) + i * e.aux.ld + j, acc);
-          if (e.kind === 'RELU' || e.kind === 'RELU_BIAS') acc = Math.max(acc, 0);
-          if (e.kind === 'GELU' || e.kind === 'GELU_BIAS' || e.kind === 'GELU_AUX' || e.kind === 'GELU_AUX_BIAS') acc = geluTanh(acc);
-          this.memory.write(desc.d.pointer, b * (desc.d.batchStride ?? 0) + i * desc.d.ld + j, acc);
-        }
-      }
-    }
-    return { cachedAlgorithm: false, workspaceBytes: 0, m, n, k, batch };
-  }
 }
 
 interface Operand {

@@ -10,6 +10,7 @@ import { outerPersistentParamsToString, type OuterPersistentParams } from './out
 import { innerOuterPersistentParamsToString, type InnerOuterPersistentParams } from './inner-outer-persistent/params.js';
 import { greedyParamsToString, type GreedyParams } from './greedy/params.js';
 import { transposeParamsToString, type TransposeParams } from './transpose/params.js';
+import { matmulParamsToString, type MatmulParams } from './matmul/params.js';
 
 export type { LaunchDims } from './launch-dims.js';
 
@@ -68,10 +69,11 @@ export type HeuristicParams =
   | InnerPersistentParams
   | OuterPersistentParams
   | InnerOuterPersistentParams
-  | GreedyParams;
+  | GreedyParams
+  | MatmulParams;
 
-/** The parameters of a scheduler that makes a kernel (every one but expr_eval and no_op). */
-export type KernelParams = Exclude<HeuristicParams, ExprEvalParams | NoOpParams>;
+/** The parameters of a scheduler that makes a kernel (every one but expr_eval, no_op and matmul: a cuBLASLt call). */
+export type KernelParams = Exclude<HeuristicParams, ExprEvalParams | NoOpParams | MatmulParams>;
 
 /**
  * Every scheduler nvFuser has, by its `SchedulerType` name (lower snake case as in nvFuser's
@@ -87,7 +89,8 @@ export type SchedulerType =
   | 'inner_persistent'
   | 'outer_persistent'
   | 'inner_outer_persistent'
-  | 'greedy';
+  | 'greedy'
+  | 'matmul';
 
 export function exprEvalParamsToString(p: ExprEvalParams): string {
   return `\n===== Expr Eval Parameters ========\nTag: ${p.tag}\nNo kernel: every output is a view (sizes, strides, offset) of an input buffer\n====================================\n`;
@@ -137,6 +140,8 @@ export function heuristicParamsToString(p: HeuristicParams): string {
       return innerOuterPersistentParamsToString(p);
     case 'greedy':
       return greedyParamsToString(p);
+    case 'matmul':
+      return matmulParamsToString(p);
     default: {
       const unreachable: never = p;
       throw new Error(`unknown scheduler parameters ${String(unreachable)}`);

@@ -60,6 +60,7 @@ import { OuterPersistentScheduler } from './outer-persistent/index.js';
 import { InnerOuterPersistentScheduler } from './inner-outer-persistent/index.js';
 import { GreedyScheduler } from './greedy/index.js';
 import { TransposeScheduler } from './transpose/index.js';
+import { MatmulScheduler } from './matmul/scheduler.js';
 import { SchedulerRegistry } from './scheduler.js';
 
 /**
@@ -77,6 +78,8 @@ export function defaultSchedulerRegistry(): SchedulerRegistry {
   // empty sizes they accept, no_op takes the rest (a softmax over zero rows).
   return new SchedulerRegistry([
     new ExprEvalScheduler(),
+    // One matmul / linear with its cuBLASLt-fusable epilogue (nvFuser: after expr_eval and no_op).
+    new MatmulScheduler(),
     new TransposeScheduler(),
     new PointwiseScheduler(),
     new ReductionScheduler(),

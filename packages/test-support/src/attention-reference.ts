@@ -1,5 +1,6 @@
 // A float64 reference of scaled dot-product attention, forward and backward, for the GPU
-// attention entry (fusion-ir's own sdpfa reference is being written beside it): causal
+// attention entry (gpu-suites codegen-attention; checked against PyTorch's values in codegen's
+// test/attention-reference.test.ts): causal
 // (top-left aligned), grouped-query heads, additive bias or boolean mask broadcast by stride,
 // and dropout with tsfuser's Philox stream (element (n, h, l, s) of P has linear index
 // i = ((n·H + h)·L + l)·S + s; u = uniformFloat(philox(seed, i / 4, offset)[i % 4]); kept iff
@@ -11,15 +12,15 @@
 import { philox4x32, uniformFloat } from '@tsfuser/fusion-ir';
 
 /** A dense [d0, d1, d2, d3] float64 tensor, row-major. */
-export interface Dense4 {
+export interface AttentionDense4 {
   sizes: readonly [number, number, number, number];
   data: Float64Array;
 }
 
-export interface ReferenceProblem {
-  q: Dense4; // [N, H, L, E]
-  k: Dense4; // [N, Hkv, S, E]
-  v: Dense4;
+export interface AttentionReferenceProblem {
+  q: AttentionDense4; // [N, H, L, E]
+  k: AttentionDense4; // [N, Hkv, S, E]
+  v: AttentionDense4;
   /** [N, H, L, S] logical (broadcast already expanded through `biasAt`). */
   biasAt?: (n: number, h: number, l: number, s: number) => number;
   /** true = attend. */
@@ -29,12 +30,12 @@ export interface ReferenceProblem {
   dropout?: { p: number; seed: bigint; offset: bigint };
 }
 
-export interface ReferenceForward {
+export interface AttentionReferenceForward {
   out: Float64Array; // [N, H, L, E]
   lse: Float64Array; // [N, H, L]
 }
 
-export interface ReferenceBackward {
+export interface AttentionReferenceBackward {
   dq: Float64Array;
   dk: Float64Array;
   dv: Float64Array;
@@ -46,7 +47,7 @@ function words64(value: bigint): [number, number] {
 }
 
 /** Keep mask of dropout over [L, S] of one (n, h): 1 kept, 0 dropped. */
-export function dropoutKeep(p: number, seed: bigint, offset: bigint, n: number, h: number, heads: number, l: number, s: number): Uint8Array {
+export function attentionDropoutKeep(p: number, seed: bigint, offset: bigint, n: number, h: number, heads: number, l: number, s: number): Uint8Array {
   const keepProb = Math.fround(1 - p);
   const key = words64(seed);
   const [o0, o1] = words64(offset);
@@ -74,7 +75,7 @@ interface HeadProbabilities {
   lse: Float64Array;
 }
 
-function headProbabilities(pr: ReferenceProblem, n: number, h: number): HeadProbabilities {
+function headProbabilities(pr: AttentionReferenceProblem, n: number, h: number): HeadProbabilities {
   const [, heads, l, e] = pr.q.sizes;
   const [, kvHeads, s] = pr.k.sizes;
   const hk = Math.floor(h / (heads / kvHeads));
@@ -109,7 +110,7 @@ function headProbabilities(pr: ReferenceProblem, n: number, h: number): HeadProb
   }
   let z: Float64Array | undefined;
   if (pr.dropout !== undefined && pr.dropout.p > 0) {
-    const keep = dropoutKeep(pr.dropout.p, pr.dropout.seed, pr.dropout.offset, n, h, heads, l, s);
+    const keep = attentionDropoutKeep(pr.dropout.p, pr.dropout.seed, pr.dropout.offset, n, h, heads, l, s);
     const keepScale = Math.fround(1 / (1 - pr.dropout.p));
     z = new Float64Array(l * s);
     for (let j = 0; j < l * s; j += 1) z[j] = keep[j] === 1 ? keepScale : 0;
@@ -118,7 +119,7 @@ function headProbabilities(pr: ReferenceProblem, n: number, h: number): HeadProb
 }
 
 /** Forward, and (when `gradOut` is given) backward of the problem. */
-export function attentionReference(pr: ReferenceProblem, gradOut?: Dense4): { forward: ReferenceForward; backward?: ReferenceBackward } {
+export function attentionReference(pr: AttentionReferenceProblem, gradOut?: AttentionDense4): { forward: AttentionReferenceForward; backward?: AttentionReferenceBackward } {
   const [batch, heads, l, e] = pr.q.sizes;
   const [, kvHeads, s] = pr.k.sizes;
   const out = new Float64Array(batch * heads * l * e);

@@ -34,3 +34,4 @@ export * from './scatter-fixtures.js';
 export * from './fp8-fixtures.js';
 export * from './uint64-fixtures.js';
 export * from './complex-fixtures.js';
+export * from './attention-reference.js';

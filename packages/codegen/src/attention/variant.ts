@@ -78,14 +78,25 @@ function tiling(headDim: number, warps: number, blockN: number, minBlocksPerSm: 
 }
 
 /**
- * Forward tiling: 8 warps × 16 query rows and 64-key tiles up to E 128 (FA2's 128 × 64 for the
- * tuned head dims 64 and 128); 4 warps and 32-key tiles above, where the O accumulator alone
- * takes E / 2 registers a thread.
+ * Forward tiling, from the seven tilings timed on the H200 (2026-12-01, bf16, E 128, L = S =
+ * 4096, TFLOP/s non-causal / causal): up to E 64, 8 warps × 16 query rows × 128-key tiles; up to
+ * E 128 without causal mask, bias or dropout, 8 warps × two 16-row tiles (256 query rows) × 32
+ * keys (281 against 238 for 128 × 64); with any of them, 8 warps × 16 rows × 64 keys with Q's
+ * fragments in registers (207 causal, the tie of the two-tile one, which spills there); above
+ * E 128, 4 warps × 16 rows × 32 keys, where the O accumulator alone takes E / 2 registers a thread.
  */
 export function forwardTiling(variant: AttentionVariant): AttentionTiling {
   checkVariant(variant);
   const padded = padHeadDim(variant.headDim);
-  const t = padded <= 64 ? tiling(variant.headDim, 8, 128, 1) : padded <= 128 ? tiling(variant.headDim, 8, 64, 1) : tiling(variant.headDim, 4, 32, 1);
+  const plain = !variant.causal && variant.bias === 'none' && !variant.dropout;
+  const t =
+    padded <= 64
+      ? tiling(variant.headDim, 8, 128, 1)
+      : padded <= 128
+        ? plain
+          ? tiling(variant.headDim, 8, 32, 1, 256, 2)
+          : { ...tiling(variant.headDim, 8, 64, 1), qInRegisters: true }
+        : tiling(variant.headDim, 4, 32, 1);
   checkTiling(t, forwardSharedBytes(t), 'forward');
   return t;
 }

@@ -13,16 +13,19 @@
 // (sizes, strides, element offset; scheduler's viewLayouts) of the buffers it reads, and a
 // fusion output that is such a view aliases the caller's device tensor (a copy when the base is
 // a temporary or an intermediate the call frees). A no_op group (every output empty) only
-// allocates its outputs.
+// allocates its outputs. A GEMM (matmul) group is a library call: its cuBLASLt GEMM is
+// enqueued on the device's stream between the kernels (library-call-segment.ts); a plan with one
+// runs every step on that stream (the GemmLibrary's one workspace serves one stream).
 // Invariant: a launch plan is used only for arguments whose layout key equals the one it was
 // built for.
 
 import type { CompiledKernel, GenerateOptions } from '@tsfuser/codegen';
 import { dataTypeSize, printFusion, printMath, type DataType, type Fusion, type Val } from '@tsfuser/fusion-ir';
-import { defaultSchedulerRegistry, materializeStrideOrders, segmentationPlanner, type RuntimeInfo, type SchedulerRegistry } from '@tsfuser/scheduler';
-import { buildCompilePlan, replaceKernelSegment, type CompilePlan } from '../plan/compile-plan.js';
+import { defaultSchedulerRegistry, heuristicParamsToString, materializeStrideOrders, segmentationPlanner, type RuntimeInfo, type SchedulerRegistry } from '@tsfuser/scheduler';
+import { buildCompilePlan, replaceKernelSegment, type CompilePlan, type PlanSequenceEntry } from '../plan/compile-plan.js';
 import type { KernelMemo, KernelSegment } from '../plan/kernel-segment.js';
-import { type KernelArgument, type CubinCache, type DeviceContext, Tensor } from '@tsfuser/device';
+import { runLibraryCall, type GemmBuffer, type LibraryCallContext, type LibraryCallSegment } from '../plan/library-call-segment.js';
+import { type KernelArgument, type CubinCache, type DeviceContext, GemmLibrary, RuntimeUnavailableError, Tensor } from '@tsfuser/device';
 import { ExecutorInputError } from '../errors.js';
 import { FusionExecutor, type CompileReport } from './fusion-executor.js';
 import { occupancyLine } from './occupancy-line.js';
@@ -95,10 +98,20 @@ interface Step {
   inputCount: number;
 }
 
+/** A GEMM segment's call: its segment and the refs of its inputs, then its outputs. */
+interface GemmStep {
+  segment: LibraryCallSegment;
+  refs: Ref[];
+  inputCount: number;
+}
+
 interface LaunchPlan {
   /** What was planned and generated for these layouts, as it runs (rescheduled segments included). */
   compiled: CompilePlan;
   steps: Step[];
+  gemmSteps: GemmStep[];
+  /** Kernel steps and GEMM calls in execution order (the compile plan's sequence). */
+  sequence: PlanSequenceEntry[];
   buffers: { dtype: DataType; layout: TensorLayout }[];
   views: View[];
   outputs: Ref[];
@@ -133,6 +146,8 @@ export class FusionExecutorCache {
   private sink: (text: string) => void;
   private profile: FusionProfile | null = null;
   private lastCompiled: CompilePlan | null = null;
+  /** cuBLASLt on this device, made at the first GEMM segment (or why it is unavailable). */
+  private gemm: LibraryCallContext['gemm'] | undefined;
 
   /** The fusion as the GPU path runs it: stride orders only pointwise kernels write get a copy (materializeStrideOrders). */
   readonly fusion: Fusion;
@@ -268,15 +283,20 @@ export class FusionExecutorCache {
       if (this.dump.has('launch_param')) this.sink(segment.kernel.dumps.launchParams);
       return executor;
     });
+    if (this.dump.has('scheduler_params')) for (const call of compiled.libraryCalls) this.sink(heuristicParamsToString(call.kernel.params));
     const plan: LaunchPlan = {
       compiled,
       steps: compiled.steps.map((s, i) => ({ executor: executors[i] as FusionExecutor, grid: s.kernel.grid, refs: s.refs, side: false, inputCount: s.inputCount })),
+      gemmSteps: compiled.libraryCalls.map((c) => ({ segment: c.kernel, refs: c.refs, inputCount: c.inputCount })),
+      sequence: compiled.sequence,
       buffers: compiled.buffers,
       views: compiled.views,
       outputs: compiled.outputs,
       isOutput: compiled.isOutput,
     };
-    if (this.options.concurrentSegments !== false) {
+    // GEMM calls run on the main stream between the kernels: the side stream's concurrency
+    // analysis does not see them, so a plan with one runs everything on the main stream.
+    if (this.options.concurrentSegments !== false && plan.gemmSteps.length === 0) {
       // A view reads its base: a step reading a view of a buffer reads that buffer.
       const baseOf = (r: Ref): Ref => (r.kind === 'view' ? (plan.views[r.index] as View).base : r);
       const bufferIndices = (refs: readonly Ref[]): number[] => refs.map(baseOf).flatMap((r) => (r.kind === 'buffer' ? [r.index] : []));
@@ -357,6 +377,31 @@ export class FusionExecutorCache {
     };
   }
 
+  /** The device's GemmLibrary, made once; or why cuBLASLt is unavailable. */
+  private gemmLibrary(): LibraryCallContext['gemm'] {
+    if (this.gemm === undefined) {
+      try {
+        this.gemm = GemmLibrary.create(this.device);
+      } catch (error) {
+        if (!(error instanceof RuntimeUnavailableError)) throw error;
+        this.gemm = { unavailable: error.reason };
+      }
+    }
+    return this.gemm;
+  }
+
+  /** Enqueues one GEMM segment on the device's stream, reading and writing the plan's tensors. */
+  private runGemm(step: GemmStep, tensorOf: (r: Extract<Ref, { kind: 'arg' | 'buffer' }>) => Tensor, viewOf: (v: View) => Tensor, views: readonly View[]): void {
+    const buffer = (r: Ref): GemmBuffer => {
+      const t: unknown = r.kind === 'view' ? viewOf(views[r.index] as View) : tensorOf(r);
+      // A scalar input of the group (an extent) has no buffer; the call reads only its tensors.
+      return t instanceof Tensor ? { dataPtr: t.dataPtr, sizes: t.sizes, strides: t.strides } : { dataPtr: 0n, sizes: [], strides: [] };
+    };
+    const inputs = step.refs.slice(0, step.inputCount).map(buffer);
+    const outputs = step.refs.slice(step.inputCount).map(buffer);
+    runLibraryCall(step.segment, inputs, outputs, { gemm: this.gemmLibrary(), stream: this.device.stream });
+  }
+
   private execute(plan: LaunchPlan, args: readonly ExecutorArgument[], temporaries: ReadonlySet<Tensor>, pending: PendingKernelTiming[] | null): Tensor[] {
     const buffers = plan.buffers.map((b) => Tensor.emptyDevice(this.device, b.dtype, b.layout.sizes, b.layout.strides));
     if (this.options.poisonOutputs === true) for (const b of buffers) b.poison();
@@ -381,7 +426,13 @@ export class FusionExecutorCache {
     const sideStream = plan.steps.some((s) => s.side) ? this.device.forkSide() : undefined;
     let joined = false;
     try {
-      plan.steps.forEach((step, index) => {
+      plan.sequence.forEach((entry) => {
+        if (entry.kind === 'libraryCall') {
+          this.runGemm(plan.gemmSteps[entry.index] as GemmStep, tensorOf, viewOf, plan.views);
+          return;
+        }
+        const index = entry.index;
+        const step = plan.steps[index] as Step;
         const stream = step.side ? sideStream : undefined;
         if (this.dump.has('occupancy')) this.sink(this.occupancyText(step));
         const timing = pending === null ? null : this.startTiming(step, index, stream, args, buffers);

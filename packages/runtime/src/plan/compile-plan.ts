@@ -4,15 +4,19 @@
 // parameters (computed once), scheduled fusion, generated code and launch, and the launch
 // layout (steps, buffers, views, outputs). The executor cache runs it (loading each kernel on
 // the device); the dumps, `--explain` and fd.lastCudaCode read the plan that ran.
+// A GEMM (matmul) segment is a library call (library-call-segment.ts): no kernel; it is a step
+// of `libraryCalls`, and `sequence` orders kernel steps and library calls as the groups run.
 // Invariant: `segments[i]` is segment i of `segmentation`; every step's kernel is one of the
 // plan's kernel segments, or a greedy scatter's initializing copy (a generated kernel step of
-// the same group, right before it: launch-planner.ts).
+// the same group, right before it: launch-planner.ts); `sequence` names every step and every
+// library call exactly once, in group order.
 
 import type { Fusion } from '@tsfuser/fusion-ir';
 import type { GenerateOptions } from '@tsfuser/codegen';
 import { segmentKindOf, type RuntimeInfo, type SchedulerDevice, type SchedulerRegistry, type SchedulerType, type SegmentPlan } from '@tsfuser/scheduler';
 import { bindArguments, planLaunch, type LaunchPlanLayout, type PlannedArgument, type PlanStep } from '../executor/launch-planner.js';
 import { planKernelSegment, type GeneratedKernelSegment, type GreedyKernelSegment, type KernelMemo, type KernelSegment } from './kernel-segment.js';
+import { planLibraryCallSegment, type LibraryCallSegment } from './library-call-segment.js';
 
 interface SegmentBase {
   groupId: number;
@@ -31,7 +35,10 @@ export interface EmptySegment extends SegmentBase {
 }
 
 /** One segment of a compile plan, by kind (segmentKindOf). */
-export type PlanSegment = ViewSegment | EmptySegment | GeneratedKernelSegment | GreedyKernelSegment;
+export type PlanSegment = ViewSegment | EmptySegment | GeneratedKernelSegment | GreedyKernelSegment | LibraryCallSegment;
+
+/** What runs next: the kernel step or library call at `index` of its list. */
+export type PlanSequenceEntry = { kind: 'kernel'; index: number } | { kind: 'libraryCall'; index: number };
 
 export interface CompilePlan extends LaunchPlanLayout<KernelSegment> {
   /** The fusion as the plan runs it. */
@@ -41,6 +48,10 @@ export interface CompilePlan extends LaunchPlanLayout<KernelSegment> {
   segmentation: SegmentPlan;
   /** One per segmentation group, in execution order. */
   segments: PlanSegment[];
+  /** The GEMM segments' calls, with the refs of their inputs and outputs (as kernel steps have). */
+  libraryCalls: PlanStep<LibraryCallSegment>[];
+  /** Kernel steps and library calls in execution order. */
+  sequence: PlanSequenceEntry[];
 }
 
 export interface CompilePlanOptions {
@@ -63,7 +74,8 @@ function schedulerOf(registry: SchedulerRegistry, type: string, groupId: number)
  */
 export function buildCompilePlan(fusion: Fusion, args: readonly PlannedArgument[], device: SchedulerDevice, info: RuntimeInfo, segmentation: SegmentPlan, options: CompilePlanOptions): CompilePlan {
   const bindings = bindArguments(fusion, info);
-  const layout = planLaunch(fusion, args, device, segmentation, bindings, options.registry, (groupFusion, groupInfo, groupId, schedulerType, analysis) => {
+  const layout = planLaunch<KernelSegment | LibraryCallSegment>(fusion, args, device, segmentation, bindings, options.registry, (groupFusion, groupInfo, groupId, schedulerType, analysis) => {
+    if (segmentKindOf(schedulerType) === 'libraryCall') return { kernel: planLibraryCallSegment(groupFusion, groupInfo, groupId), grid: [0, 0, 0] };
     const segment = planKernelSegment(groupFusion, groupInfo, groupId, schedulerOf(options.registry, schedulerType, groupId), {
       analysis,
       ...(options.memo === undefined ? {} : { memo: options.memo }),
@@ -71,11 +83,24 @@ export function buildCompilePlan(fusion: Fusion, args: readonly PlannedArgument[
     });
     return { kernel: segment, grid: segment.grid };
   });
+  const steps: PlanStep<KernelSegment>[] = [];
+  const libraryCalls: PlanStep<LibraryCallSegment>[] = [];
+  const sequence: PlanSequenceEntry[] = [];
+  for (const step of layout.steps) {
+    const k = step.kernel;
+    if (k.kind === 'libraryCall') {
+      sequence.push({ kind: 'libraryCall', index: libraryCalls.length });
+      libraryCalls.push({ ...step, kernel: k });
+    } else {
+      sequence.push({ kind: 'kernel', index: steps.length });
+      steps.push({ ...step, kernel: k });
+    }
+  }
   const segments = layout.groups.map((g): PlanSegment => segmentOf(g.groupId, g.schedulerType, g.info, layout.steps));
-  return { ...layout, fusion, info, segmentation, segments };
+  return { ...layout, steps, fusion, info, segmentation, segments, libraryCalls, sequence };
 }
 
-function segmentOf(groupId: number, type: SchedulerType, info: RuntimeInfo, steps: readonly PlanStep<KernelSegment>[]): PlanSegment {
+function segmentOf(groupId: number, type: SchedulerType, info: RuntimeInfo, steps: readonly PlanStep<KernelSegment | LibraryCallSegment>[]): PlanSegment {
   const own = steps.filter((s) => s.groupId === groupId).map((s) => s.kernel);
   const kind = segmentKindOf(type);
   switch (kind) {
@@ -92,6 +117,11 @@ function segmentOf(groupId: number, type: SchedulerType, info: RuntimeInfo, step
       // The last step of the group; a scatter's initializing copy is the one before it.
       const k = own[own.length - 1];
       if (k === undefined || k.kind !== 'greedy' || own.length > 2) throw new Error(`segment ${groupId} (greedy) did not plan its greedy kernel`);
+      return k;
+    }
+    case 'libraryCall': {
+      const k = own[0];
+      if (k === undefined || k.kind !== 'libraryCall' || own.length !== 1) throw new Error(`segment ${groupId} (${type}) did not plan exactly one library call`);
       return k;
     }
     default: {

@@ -73,7 +73,7 @@ export interface KernelSegmentOptions {
 export function planKernelSegment(fusion: Fusion, info: RuntimeInfo, groupId: number, scheduler: Scheduler, options: KernelSegmentOptions = {}): KernelSegment {
   const analysis = HeuristicDataCache.for(fusion, info, options.analysis);
   const params = scheduler.computeHeuristics(fusion, info, analysis);
-  if (params.schedulerType === 'expr_eval' || params.schedulerType === 'no_op') {
+  if (params.schedulerType === 'expr_eval' || params.schedulerType === 'no_op' || params.schedulerType === 'matmul') {
     throw new SchedulingError(`segment ${groupId} needs no kernel (${params.schedulerType}) but was planned as one`);
   }
   const key = kernelKey(groupId, params);

@@ -13,3 +13,4 @@ export {
   type MatmulOperandLayout,
   type MatmulOutputLayout,
 } from './params.js';
+export { MatmulScheduler } from './scheduler.js';

@@ -2,7 +2,7 @@
 // half of a scheduler, which is all segmentation needs. Two sets:
 //
 //   nvFuserAcceptors()          nvFuser's schedulers and rules in nvFuser's priority order
-//                               (expr_eval, no_op, reduction, pointwise, inner / outer /
+//                               (expr_eval, no_op, matmul, reduction, pointwise, inner / outer /
 //                               inner_outer persistent, greedy): what nvFuser would make of a fusion,
 //                               normalization included, even where tsfuser cannot compile the
 //                               segment yet.
@@ -22,6 +22,8 @@ import { HeuristicDataCache } from '../heuristic-data-cache.js';
 import { tensorExprs, tvName } from './fusion-graph.js';
 import { GreedyScheduler, NO_SCAN_OR_SORT } from '../greedy/index.js';
 import { canScheduleNormalization, canScheduleReductionPattern, connectedGraphRefusal } from './normalization.js';
+import { MatmulScheduler } from '../matmul/scheduler.js';
+import { NO_MATMUL } from '../matmul/epilogue-pattern.js';
 
 export interface Acceptor {
   readonly type: SchedulerType;
@@ -100,6 +102,9 @@ export function canSchedulePointwiseConnected(fusion: Fusion, ri: RuntimeInfo): 
 /** tsfuser's greedy scheduler takes one scan or sort per segment (nvFuser's also fuses pointwise work around it). */
 const greedyScheduler = new GreedyScheduler();
 
+/** nvFuser hands matmul segments to ATen; tsfuser's matmul scheduler to cuBLASLt (one GEMM + its fusable epilogue). */
+const matmulScheduler = new MatmulScheduler();
+
 const acceptor = (type: SchedulerType, accepts: (f: Fusion, ri: RuntimeInfo, cache: HeuristicDataCache) => CanScheduleResult): Acceptor => ({ type, accepts });
 
 /** nvFuser's schedulers in nvFuser's priority order (see the header). */
@@ -107,6 +112,7 @@ export function nvFuserAcceptors(): AcceptorSet {
   return new AcceptorSet([
     acceptor('expr_eval', canScheduleExprEval),
     acceptor('no_op', canScheduleNoOp),
+    acceptor('matmul', (f, ri, cache) => matmulScheduler.canSchedule(f, ri, cache)),
     acceptor('reduction', canScheduleReductionPattern),
     acceptor('pointwise', canSchedulePointwiseConnected),
     acceptor('inner_persistent', (f, ri, cache) => canScheduleNormalization('inner_persistent', f, ri, cache)),
@@ -125,10 +131,12 @@ export function registryAcceptors(registry: SchedulerRegistry): AcceptorSet {
  * One line for a list of refusals: schedulers refusing for the same reason share it
  * ("reduction, inner_persistent: …"), and expr_eval / no_op are left out when a kernel
  * scheduler also refused (they never take compute, so their refusal explains nothing), as is
- * greedy's refusal of a fusion without a scan or sort.
+ * greedy's refusal of a fusion without a scan or sort, and matmul's of a fusion without a GEMM.
  */
 export function summarizeRejections(rejected: readonly Rejection[]): string {
-  const informative = rejected.filter((r) => r.type !== 'expr_eval' && r.type !== 'no_op' && !(r.type === 'greedy' && r.reason === NO_SCAN_OR_SORT));
+  const informative = rejected.filter(
+    (r) => r.type !== 'expr_eval' && r.type !== 'no_op' && !(r.type === 'greedy' && r.reason === NO_SCAN_OR_SORT) && !(r.type === 'matmul' && r.reason === NO_MATMUL),
+  );
   const shown = informative.length > 0 ? informative : rejected;
   const byReason = new Map<string, SchedulerType[]>();
   for (const r of shown) {

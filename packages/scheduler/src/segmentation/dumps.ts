@@ -5,14 +5,15 @@
 //                        expression under a banner naming its segment and scheduler, and for
 //                        every edge between segments the concrete reason the two sides are not
 //                        one kernel; independent segments get the same explanation. expr_eval
-//                        (view) and no_op segments are not counted as kernels; a scatter
+//                        (view) and no_op segments are not counted as kernels, nor matmul
+//                        segments (a cuBLASLt call each, counted apart); a scatter
 //                        segment counts two (the launch plan's copy, then the scatter).
 
 import { exprToString, printInputsOutputs, valToString, type Val } from '@tsfuser/fusion-ir';
 import { scatterInitialization } from '../greedy/scatter.js';
 import type { SegmentedFusion } from './segment-fusion.js';
 
-const launchesNothing = (type: string): boolean => type === 'expr_eval' || type === 'no_op';
+const launchesNothing = (type: string): boolean => type === 'expr_eval' || type === 'no_op' || type === 'matmul';
 
 const tName = (v: Val): string => (v.kind === 'tensorView' ? `T${v.name}` : valToString(v));
 
@@ -45,8 +46,10 @@ export function fusionIrSegmentsToString(sf: SegmentedFusion): string {
   // A scatter segment launches two: the copy of its input into the output, then the scatter.
   const scatterCopy = (g: SegmentedFusion['groups'][number]): boolean => g.schedulerType === 'greedy' && scatterInitialization(g.fusion) !== null;
   const kernels = sf.groups.filter((g) => !launchesNothing(g.schedulerType)).length + sf.groups.filter(scatterCopy).length;
+  const gemms = sf.groups.filter((g) => g.schedulerType === 'matmul').length;
+  const calls = gemms === 0 ? '' : `, ${gemms} cuBLASLt call${gemms === 1 ? '' : 's'}`;
   const lines: string[] = [
-    `Fusion IR with segments: ${n} segment${n === 1 ? '' : 's'} (${kernels} kernel${kernels === 1 ? '' : 's'}), ${sf.edges.length} edge${sf.edges.length === 1 ? '' : 's'}`,
+    `Fusion IR with segments: ${n} segment${n === 1 ? '' : 's'} (${kernels} kernel${kernels === 1 ? '' : 's'}${calls}), ${sf.edges.length} edge${sf.edges.length === 1 ? '' : 's'}`,
     '',
     printInputsOutputs(sf.original.inputs, sf.original.outputs).trimEnd(),
     '',
@@ -55,7 +58,14 @@ export function fusionIrSegmentsToString(sf: SegmentedFusion): string {
   for (const g of sf.groups) {
     const ins = g.inputs.filter((v) => v.kind === 'tensorView').map(tName).join(', ');
     const outs = g.outputs.map(tName).join(', ');
-    const note = g.schedulerType === 'expr_eval' ? ' (views of its inputs, no kernel)' : scatterCopy(g) ? ' (a copy kernel of its input into the output, then the scatter kernel)' : '';
+    const note =
+      g.schedulerType === 'expr_eval'
+        ? ' (views of its inputs, no kernel)'
+        : g.schedulerType === 'matmul'
+          ? ' (one cuBLASLt GEMM with its fused epilogue, no kernel)'
+          : scatterCopy(g)
+            ? ' (a copy kernel of its input into the output, then the scatter kernel)'
+            : '';
     lines.push(`// ======== segment ${g.id} [${g.schedulerType}] — reads ${ins === '' ? 'nothing' : ins}; writes ${outs}${note} ========`);
     for (const e of g.exprs) lines.push(exprToString(e).trimEnd());
   }

@@ -2,7 +2,7 @@
 // a view of its inputs (expr_eval: no kernel), outputs that are all empty (no_op: allocated,
 // nothing launched), a generated kernel of a scheduled fusion (pointwise, transpose, reduction,
 // the persistent schedulers), or a greedy kernel emitted from its parameters (scan, sort,
-// scatter). A new kind (a GEMM library call, an attention kernel) is a new member here first:
+// scatter), or a library call (matmul: one GEMM through cuBLASLt). A new kind (an attention kernel) is a new member here first:
 // the `never` checks then name every place that must handle it (scheduler README, "Adding a
 // segment kind").
 // Invariant: every scheduler type has exactly one kind, and the parameters of a kernel kind are
@@ -11,7 +11,7 @@
 import type { GreedyParams } from '../greedy/params.js';
 import type { KernelParams, SchedulerType } from '../heuristic-params.js';
 
-export type SegmentKind = 'view' | 'empty' | 'kernel' | 'greedy';
+export type SegmentKind = 'view' | 'empty' | 'kernel' | 'greedy' | 'libraryCall';
 
 /** The parameters of a scheduler whose kernel codegen lowers through a loop nest. */
 export type LoopKernelParams = Exclude<KernelParams, GreedyParams>;
@@ -32,6 +32,9 @@ export function segmentKindOf(type: SchedulerType): SegmentKind {
       return 'kernel';
     case 'greedy':
       return 'greedy';
+    case 'matmul':
+      // One GEMM and its fused epilogue, handed to cuBLASLt (the runtime's library-call segment).
+      return 'libraryCall';
     default: {
       const unreachable: never = type;
       throw new Error(`unknown scheduler type ${String(unreachable)}`);

@@ -76,11 +76,15 @@ export type LibraryOpKind = keyof typeof LIBRARY_OP_NAMES;
 
 /**
  * GEMMs and attention: no generated-kernel scheduler computes them (a loop nest of FMAs would
- * run on CUDA cores, far from tensor-core speed); they need a GEMM (cuBLASLt) or attention
- * segment of their own, which the compile plan does not have yet. Until then every scheduler
- * refuses them with this reason, and the CPU reference backend computes them.
+ * run on CUDA cores, far from tensor-core speed). matmul and linear are the matmul scheduler's:
+ * a GEMM segment of their own (cuBLASLt) with the epilogue cuBLASLt fuses; scaled_mm,
+ * grouped_mm and attention have no segment on the GPU yet (the CPU reference backend computes
+ * them).
  */
 export function libraryOpRefusal(kind: LibraryOpKind, name: string): string {
+  if (kind === 'MatmulOp' || kind === 'LinearOp') {
+    return `${LIBRARY_OP_NAMES[kind]}${name} is not a generated-kernel op: it needs a GEMM segment (cuBLASLt) of its own, which the matmul scheduler makes`;
+  }
   const what = kind === 'SdpaFwdOp' || kind === 'SdpaBwdOp' ? 'an attention segment (flash-attention kernel)' : 'a GEMM segment (cuBLASLt)';
   return `${LIBRARY_OP_NAMES[kind]}${name} is not a generated-kernel op: it needs ${what}, which the GPU backend does not have yet (the CPU reference backend computes it)`;
 }
