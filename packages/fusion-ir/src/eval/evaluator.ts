@@ -66,6 +66,11 @@ export class EvalContext {
     return this.values.has(v);
   }
 
+  /** Drops an intermediate tensor no later expr reads (see releasePlan), so the GC can take it. */
+  release(tv: TensorView): void {
+    if (!this.passThrough.has(tv)) this.values.delete(tv);
+  }
+
   tensor(tv: TensorView): HostTensor {
     const v = this.values.get(tv);
     if (!(v instanceof HostTensor)) throw new EvaluationError(`T${tv.name} has not been computed`);
@@ -115,10 +120,12 @@ export function evaluate(fusion: Fusion, inputs: readonly EvalValue[]): EvalValu
   const ctx = new EvalContext(fusion);
   bindInputs(ctx, inputs);
   const inputStorage = new Set(inputs.filter((v): v is HostTensor => v instanceof HostTensor).map((t) => t.data));
-  for (const expr of fusion.exprs()) {
-    if (expr.outputs.every((o) => ctx.has(o))) continue;
-    evalExpr(ctx, expr);
-  }
+  const exprs = fusion.exprs();
+  const release = releasePlan(fusion, exprs);
+  exprs.forEach((expr, i) => {
+    if (!expr.outputs.every((o) => ctx.has(o))) evalExpr(ctx, expr);
+    for (const tv of release.get(i) ?? []) ctx.release(tv);
+  });
   return fusion.outputs.map((out) => {
     if (out.kind === 'tensorView') {
       if (ctx.passThroughFlags(out) !== null) {
@@ -135,6 +142,39 @@ export function evaluate(fusion: Fusion, inputs: readonly EvalValue[]): EvalValu
     if (out.kind === 'scalar') return ctx.scalar(out);
     throw new EvaluationError(`output ${describeVal(out)} is not a tensor or scalar`);
   });
+}
+
+/**
+ * For each expr index, the intermediate tensors it is the last reader of. A long chain (a
+ * 20,000-op TorchScript group) otherwise keeps every intermediate alive until the end: hundreds
+ * of MB and most of the run spent in the GC. Fusion inputs and outputs are never released, nor a
+ * tensor read by an expr outside `exprs` (a scalar's definition, evaluated lazily).
+ */
+function releasePlan(fusion: Fusion, exprs: readonly Expr[]): Map<number, TensorView[]> {
+  const index = new Map<Expr, number>(exprs.map((e, i) => [e, i]));
+  const keep = new Set<Val>([...fusion.inputs, ...fusion.outputs]);
+  const plan = new Map<number, TensorView[]>();
+  const seen = new Set<Val>();
+  for (const expr of exprs) {
+    for (const v of expr.inputs) {
+      if (v.kind !== 'tensorView' || keep.has(v) || seen.has(v)) continue;
+      seen.add(v);
+      let last = -1;
+      for (const use of v.uses) {
+        const i = index.get(use);
+        if (i === undefined) {
+          last = -1;
+          break;
+        }
+        last = Math.max(last, i);
+      }
+      if (last < 0) continue;
+      const list = plan.get(last) ?? [];
+      list.push(v as TensorView);
+      plan.set(last, list);
+    }
+  }
+  return plan;
 }
 
 /** Logical dims in allocation order when `tv` has an allocation domain that permutes them, else null. */
