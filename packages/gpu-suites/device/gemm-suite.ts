@@ -268,7 +268,8 @@ const counts = new Map<string, { passed: number; failed: number; noAlgorithm: nu
 const failures: string[] = [];
 const noAlgorithm: string[] = [];
 const started = performance.now();
-for (const c of cases) {
+for (const [index, c] of cases.entries()) {
+  if (index > 0 && index % 400 === 0) console.log(`  … ${index}/${cases.length} cases, ${((performance.now() - started) / 1000).toFixed(0)} s`);
   let outcome: Outcome;
   try {
     outcome = runCase(c);
