@@ -73,7 +73,7 @@ function tensorInput(f: Fusion, dtype: DataType, shape: readonly number[], symbo
 }
 
 /** sdpfa_fwd, then sdpfa_bwd from its outputs and PyTorch's grad_output. */
-function build(c: Case, dropoutP = 0): Built {
+function build(c: Case, dropoutP = 0, rng: { rngSeed: number; rngOffset: number } | undefined = undefined): Built {
   const f = new Fusion();
   const qShape = [...c.batch, c.h, c.l, c.e];
   const kShape = [...c.batch, c.hkv, c.s, c.e];
@@ -92,7 +92,7 @@ function build(c: Case, dropoutP = 0): Built {
     mask = tensorInput(f, 'Bool', c.mask.shape);
     inputs.push(HostTensor.fromValues('Bool', c.mask.shape, c.mask.values.map((x) => x === true)));
   }
-  const fwd = sdpfaFwd(q, k, v, { bias, mask, dropoutP, isCausal: c.causal, scale: c.scale });
+  const fwd = sdpfaFwd(q, k, v, { bias, mask, dropoutP, isCausal: c.causal, scale: c.scale, ...(rng ? { rng } : {}) });
   const go = tensorInput(f, c.dtype, [...c.batch, c.h, c.l, c.ev]);
   inputs.push(HostTensor.fromValues(c.dtype, [...c.batch, c.h, c.l, c.ev], c.gradOutput.map(num)));
   f.addOutput(fwd.output);
@@ -158,14 +158,16 @@ describe('sdpfa_fwd / sdpfa_bwd against PyTorch', () => {
 
 describe('dropout: the Philox stream of rand() over [N, H, L, S]', () => {
   const c = fixture.cases.find((x) => x.name === 'f32_scale_ev') as Case;
-  for (const p of [0.3, 0.75]) {
-    it(`p = ${p}: kept iff uniformFloat < float32(1 − p), scaled by float32(1/(1 − p)); the backward uses the same mask`, () => {
-      const { fusion, inputs } = build(c, p);
+  for (const [p, rng] of [[0.3, undefined], [0.75, undefined], [0.5, { rngSeed: 20261201, rngOffset: 3 }]] as const) {
+    it(`p = ${p}${rng ? `, rng_seed ${rng.rngSeed}, rng_offset ${rng.rngOffset}` : ''}: kept iff uniformFloat < float32(1 − p), scaled by float32(1/(1 − p)); the backward uses the same mask`, () => {
+      const { fusion, inputs } = build(c, p, rng);
       const outs = evaluate(fusion, inputs) as HostTensor[];
-      // The same numbers from an independent RNG op: seed 0, offset 0 (the first random expr of its fusion).
+      // The same numbers from an independent RNG op: the given seed and offset, else seed 0,
+      // offset 0 (the first random expr of its fusion).
       const g = new Fusion();
       const shape = [...c.batch, c.h, c.l, c.s];
-      g.addOutput(rand(g, shape, 'Float', { rngSeed: 0, rngOffset: 0 }));
+      g.addOutput(rand(g, shape, 'Float', rng ?? { rngSeed: 0, rngOffset: 0 }));
+      expect((outs[2] as HostTensor).toNumbers()).toEqual(rng ? [rng.rngSeed, rng.rngOffset] : [0, 0]);
       const u = (evaluate(g, [])[0] as HostTensor).toNumbers();
       const z = u.map((x) => (x < Math.fround(1 - p) ? Math.fround(1 / (1 - p)) : 0));
       expect(z.some((x) => x === 0) && z.some((x) => x !== 0)).toBe(true);
@@ -267,6 +269,17 @@ describe('sdpfa ops: shapes, defaults, errors, printing, clone', () => {
         '',
       ].join('\n'),
     );
+  });
+  it('a random op after sdpfa_fwd draws from the next offset', () => {
+    const f = new Fusion();
+    const [q, k, v] = qkv(f, 'Float');
+    const r = sdpfaFwd(q, k, v, { dropoutP: 0.1 });
+    const u = rand(f, [4], 'Float');
+    const def = u.definition;
+    expect(def?.kind === 'RNGOp' ? def.offset.constNumber() : null).toBe(1);
+    const d = r.output.definition;
+    expect(d?.kind === 'SdpaFwdOp' ? [d.rngSeed().constNumber(), d.rngOffset().constNumber()] : null).toEqual([0, 0]);
+    expect(() => sdpfaFwd(q, k, v, { rng: { rngSeed: 1 } })).toThrow('rng_seed and rng_offset must be provided together');
   });
   it('a cloned fusion evaluates to the same values', () => {
     const c = fixture.cases.find((x) => x.name === 'bf16_gqa') as Case;

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { HostTensor, evaluate } from '@tsfuser/fusion-ir';
+import { Fusion, HostTensor, evaluate, makeTensor, sdpfaFwd } from '@tsfuser/fusion-ir';
 import { parseIR } from '@tsfuser/jit-ir';
 import { fuseGraph, guardFusionGroups, lowerJitGraph, referenceGroupExecutor, runGraph } from '@tsfuser/graph-fuser';
 import { compareTensors } from '../src/io/compare.js';
@@ -93,5 +93,32 @@ describe('traced modules with matrix products and attention', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)');
     expect(r.stderr.split('\n').filter((l) => l.trim() !== '')).toHaveLength(1);
+  });
+
+  it('scaled_dot_product_attention with dropout draws from the graph runner’s seed and offset inputs', () => {
+    const { text, inputs } = load('gqa_attention.traced.ir');
+    const withDropout = text.replace('%4 : float = prim::Constant[value=0.]()', '%4 : float = prim::Constant[value=0.25]()');
+    expect(withDropout).not.toBe(text);
+    const lowering = lowerJitGraph(parseIR(withDropout));
+    // q, k, v, mask, then the two Int inputs the runner fills from its Philox generator
+    expect(lowering.fusion.inputs.map((v) => v.dtype)).toEqual(['Float', 'Float', 'Float', 'Bool', 'Int', 'Int']);
+    const [out] = evaluate(lowering.fusion, [...inputs, 11n, 4n]) as HostTensor[];
+    // the same op built directly with that seed and offset
+    const f = new Fusion();
+    const t = (shape: number[], dtype: 'Float' | 'Bool') => {
+      const x = makeTensor(f, { shape, dtype });
+      f.addInput(x);
+      return x;
+    };
+    const q = t([1, 4, 5, 8], 'Float');
+    const k = t([1, 2, 7, 8], 'Float');
+    const v = t([1, 2, 7, 8], 'Float');
+    const mask = t([1, 1, 5, 7], 'Bool');
+    f.addOutput(sdpfaFwd(q, k, v, { mask, dropoutP: 0.25, scale: 0.5, rng: { rngSeed: 11, rngOffset: 4 } }).output);
+    const maskValues = inputs[3] as HostTensor;
+    const [want] = evaluate(f, [...inputs.slice(0, 3), HostTensor.fromValues('Bool', [1, 1, 5, 7], maskValues.toNumbers().map((x) => x !== 0))]) as HostTensor[];
+    expect((out as HostTensor).toNumbers()).toEqual((want as HostTensor).toNumbers());
+    const [undropped] = evaluate(lowerJitGraph(parseIR(text)).fusion, inputs) as HostTensor[];
+    expect((out as HostTensor).toNumbers()).not.toEqual((undropped as HostTensor).toNumbers());
   });
 });

@@ -11,7 +11,7 @@
 // dims, element (n, h, l, s) of P has linear index i = ((n·H + h)·L + l)·S + s over
 // [N, H, L, S]; u = uniformFloat(philox(seed, floor(i / 4), offset)[i % 4]) (eval/philox.ts);
 // it is kept iff u < float32(1 − p), and kept values are multiplied by float32(1 / (1 − p)).
-// (seed, offset) are the op's rngSeed / rngOffset, written to philox_seed = [seed, offset];
+// (seed, offset) are the op's rngSeed() / rngOffset() scalars, written to philox_seed = [seed, offset];
 // the backward reads them back from that tensor. logsumexp is of the scores before dropout.
 //
 // Backward, from the saved logsumexp: P = exp(S − lse), Z the dropout factor above (0 or
@@ -28,7 +28,7 @@ import type { EvalContext } from './evaluator.js';
 import { HostTensor } from './host-tensor.js';
 import { denseOf, type DenseValues } from './matmul.js';
 import { philox, uniformFloat } from './philox.js';
-import { toFloat } from './values.js';
+import { toFloat, toInt } from './values.js';
 
 const prod = (xs: readonly number[]): number => xs.reduce((a, b) => a * b, 1);
 
@@ -169,7 +169,9 @@ export function evalSdpaFwd(ctx: EvalContext, expr: SdpaFwdOp): void {
   checkDropout(where, dropout);
   const causal = ctx.scalar(i.isCausal) === true;
   const sc = scores(where, p, q, k, { scale, causal, bias: i.bias === null ? null : denseOf(ctx, i.bias), mask: i.mask === null ? null : denseOf(ctx, i.mask) });
-  const z = dropoutFactors(expr.rngSeed, expr.rngOffset, dropout, sc.values.length);
+  const seed = BigInt.asUintN(64, toInt(ctx.scalar(expr.rngSeed())));
+  const offset = BigInt.asUintN(64, toInt(ctx.scalar(expr.rngOffset())));
+  const z = dropoutFactors(seed, offset, dropout, sc.values.length);
   const group = p.hkv === 0 ? 1 : p.h / p.hkv;
   const out = new Float64Array(p.n * p.h * p.l * p.ev);
   const lse = new Float64Array(p.n * p.h * p.l);
@@ -202,7 +204,7 @@ export function evalSdpaFwd(ctx: EvalContext, expr: SdpaFwdOp): void {
   }
   ctx.bind(o.output, HostTensor.fromValues(o.output.dtype, [...p.batch, p.h, p.l, p.ev], out));
   ctx.bind(o.logsumexp, HostTensor.fromValues('Float', [...p.batch, p.h, p.l], lse));
-  ctx.bind(o.philoxSeed, HostTensor.fromValues('UInt64', [2], [expr.rngSeed, expr.rngOffset]));
+  ctx.bind(o.philoxSeed, HostTensor.fromValues('UInt64', [2], [seed, offset]));
   ctx.bind(o.philoxOffset, HostTensor.fromValues('UInt64', [], [0n]));
 }
 

@@ -33,17 +33,18 @@ export interface SdpaFwdInputs {
 }
 
 /**
- * The forward. `rngSeed` / `rngOffset` are the Philox seed and offset its dropout draws from
- * (tsfuser has no global generator: seed 0 and the fusion's RNG ordinal, as unseeded RNG ops);
- * they are written to philox_seed = [seed, offset] (UInt64 [2], PyTorch ≥ 2.7's rng_state)
- * and philox_offset (UInt64, 0-dim, unused) for the backward.
+ * The forward. `rngSeed()` / `rngOffset()` are the Int scalars its dropout draws from (the last
+ * two inputs: constants — seed 0 and the fusion's random-op ordinal, as unseeded RNG ops — or
+ * runtime scalars such as a TorchScript graph's generator inputs); they are written to
+ * philox_seed = [seed, offset] (UInt64 [2], PyTorch ≥ 2.7's rng_state) and philox_offset
+ * (UInt64, 0-dim, unused) for the backward.
  */
 export class SdpaFwdOp extends ExprBase {
   readonly kind = 'SdpaFwdOp' as const;
   readonly hasScale: boolean;
   readonly hasBias: boolean;
   readonly hasMask: boolean;
-  constructor(fusion: Fusion, outs: SdpaFwdOutputs, ins: SdpaFwdInputs, readonly rngSeed: bigint, readonly rngOffset: bigint) {
+  constructor(fusion: Fusion, outs: SdpaFwdOutputs, ins: SdpaFwdInputs, rngSeed: Scalar, rngOffset: Scalar) {
     super(
       fusion,
       [
@@ -55,6 +56,8 @@ export class SdpaFwdOp extends ExprBase {
         ...(ins.scale === null ? [] : [ins.scale]),
         ...(ins.bias === null ? [] : [ins.bias]),
         ...(ins.mask === null ? [] : [ins.mask]),
+        rngSeed,
+        rngOffset,
       ],
       [outs.output, outs.logsumexp, outs.philoxSeed, outs.philoxOffset],
     );
@@ -85,6 +88,12 @@ export class SdpaFwdOp extends ExprBase {
   }
   mask(): TensorView | null {
     return this.hasMask ? (this.inputs[5 + Number(this.hasScale) + Number(this.hasBias)] as TensorView) : null;
+  }
+  rngSeed(): Scalar {
+    return this.inputs[this.inputs.length - 2] as Scalar;
+  }
+  rngOffset(): Scalar {
+    return this.inputs[this.inputs.length - 1] as Scalar;
   }
   sdpaInputs(): SdpaFwdInputs {
     return { query: this.query(), key: this.key(), value: this.value(), bias: this.bias(), mask: this.mask(), dropoutP: this.dropoutP(), isCausal: this.isCausal(), scale: this.scale() };

@@ -182,8 +182,8 @@ export function rebuildExpr(e: Expr, fusion: Fusion, m: ValMapper): Expr {
           isCausal: m.scalar(i.isCausal),
           scale: i.scale === null ? null : m.scalar(i.scale),
         },
-        e.rngSeed,
-        e.rngOffset,
+        m.scalar(e.rngSeed()),
+        m.scalar(e.rngOffset()),
       );
     }
     case 'SdpaBwdOp': {

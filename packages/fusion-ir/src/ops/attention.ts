@@ -19,9 +19,12 @@ import type { IterDomain } from '../ir/iter-domain.js';
 import type { Scalar } from '../ir/scalar.js';
 import type { TensorView } from '../ir/tensor-view.js';
 import { describe, requireTensor } from './operand.js';
+import { seedScalar, type RngOptions } from './random.js';
 import { cast } from './unary.js';
 
 export interface SdpfaFwdOptions {
+  /** tsfuser's addition: the dropout's Philox seed and offset (both or neither; default seed 0, offset the random-op ordinal). */
+  rng?: RngOptions;
   bias?: TensorView | null;
   mask?: TensorView | null;
   dropoutP?: Scalar | number | null;
@@ -116,6 +119,16 @@ function checkQkv(op: string, query: TensorView, key: TensorView, value: TensorV
   }
 }
 
+/** The dropout's seed and offset: given (both), or as unseeded RNG ops: seed 0, offset = how many random exprs the fusion built before. */
+function rngScalars(fusion: Fusion, rng: RngOptions): { seed: Scalar; offset: Scalar } {
+  const seed = rng.rngSeed ?? null;
+  const offset = rng.rngOffset ?? null;
+  if ((seed === null) !== (offset === null)) throw new FusionIrError('sdpfa_fwd: rng_seed and rng_offset must be provided together');
+  if (seed !== null && offset !== null) return { seed: seedScalar(fusion, 'sdpfa_fwd', 'rng_seed', seed), offset: seedScalar(fusion, 'sdpfa_fwd', 'rng_offset', offset) };
+  const ordinal = fusion.allExprs().filter((e) => e.kind === 'RNGOp' || e.kind === 'SdpaFwdOp').length;
+  return { seed: fusion.constant(0n, 'Int'), offset: fusion.constant(BigInt(ordinal), 'Int') };
+}
+
 function newIds(fusion: Fusion, from: readonly IterDomain[]): IterDomain[] {
   return from.map((id) => fusion.newIterDomain(id.extent, id.isBroadcast() ? 'Broadcast' : 'Iteration'));
 }
@@ -156,9 +169,8 @@ export function sdpfaFwd(query: TensorView, key: TensorView, value: TensorView, 
   const logsumexp = fusion.newTensorFromDomain(newIds(fusion, q.slice(0, r - 1)), 'Float');
   const philoxSeed = fusion.newTensorFromDomain([fusion.newIterDomain(fusion.index(2), 'Iteration')], 'UInt64');
   const philoxOffset = fusion.newTensorFromDomain([], 'UInt64');
-  // As unseeded RNG ops: seed 0, offset = how many random exprs the fusion built before this one.
-  const ordinal = fusion.allExprs().filter((e) => e.kind === 'RNGOp' || e.kind === 'SdpaFwdOp').length;
-  new SdpaFwdOp(fusion, { output, logsumexp, philoxSeed, philoxOffset }, { query, key, value, bias, mask, dropoutP, isCausal, scale }, 0n, BigInt(ordinal));
+  const { seed, offset } = rngScalars(fusion, options.rng ?? {});
+  new SdpaFwdOp(fusion, { output, logsumexp, philoxSeed, philoxOffset }, { query, key, value, bias, mask, dropoutP, isCausal, scale }, seed, offset);
   return { output, logsumexp, philoxSeed, philoxOffset };
 }
 

@@ -26,7 +26,8 @@ export interface RngOptions {
 
 type ParamOperand = Scalar | number;
 
-function seedScalar(fusion: Fusion, op: string, name: string, v: Scalar | number | bigint): Scalar {
+/** An rng_seed / rng_offset operand as an Int scalar of `fusion` (a JS integer becomes a constant). */
+export function seedScalar(fusion: Fusion, op: string, name: string, v: Scalar | number | bigint): Scalar {
   if (typeof v === 'object') {
     if (v.fusion !== fusion) throw new FusionIrError(`${op}: ${name} ${v.symbolicName()} belongs to another fusion`);
     if (categoryOf(v.dtype) !== 1) throw new FusionIrError(`${op}: ${name} must be an integral scalar, got ${v.dtype}`);
@@ -43,7 +44,8 @@ function seedAndOffset(fusion: Fusion, op: string, options: RngOptions): { seed:
   if (seed !== null && offset !== null) {
     return { seed: seedScalar(fusion, op, 'rng_seed', seed), offset: seedScalar(fusion, op, 'rng_offset', offset), seeded: true };
   }
-  const ordinal = fusion.allExprs().filter((e) => e.kind === 'RNGOp').length;
+  // sdpfa_fwd's dropout draws from the same stream: it counts as a random op too.
+  const ordinal = fusion.allExprs().filter((e) => e.kind === 'RNGOp' || e.kind === 'SdpaFwdOp').length;
   return { seed: fusion.constant(0n, 'Int'), offset: fusion.constant(BigInt(ordinal), 'Int'), seeded: false };
 }
 

@@ -3,7 +3,9 @@
 // keep PyTorch's rank checks), aten::addmm / baddbmm → beta·self + alpha·product (beta 0 drops
 // self, as PyTorch ignores it), aten::scaled_dot_product_attention → sdpfa_fwd's output (a
 // Bool attn_mask becomes its mask, a floating one its bias, both given the query's rank; scale
-// and is_causal as given; enable_gqa false refuses differing head counts as PyTorch does).
+// and is_causal as given; enable_gqa false refuses differing head counts as PyTorch does; a
+// dropout draws from the graph runner's Philox seed and offset, like aten::dropout — tsfuser's
+// stream, not PyTorch's numbers).
 // Shapes, dtypes and messages are the ops' own (PyTorch's words), so a traced graph with
 // mismatched sizes fails with the message PyTorch gives.
 //
@@ -13,7 +15,7 @@
 
 import { add, broadcast, linear, matmul, mul, sdpfaFwd, type Operand, type TensorView } from '@tsfuser/fusion-ir';
 import type { NodeArgs } from './args.js';
-import type { OpTableSection } from './op-entry.js';
+import type { LoweringContext, OpTableSection } from './op-entry.js';
 import { broadcastOperands, isOne, out } from './operands.js';
 import type { JitVal } from './values.js';
 
@@ -65,7 +67,7 @@ function toRank(t: TensorView, rank: number): TensorView {
   return broadcast(t, Array.from({ length: rank }, (_, d) => d < rank - t.rank()));
 }
 
-function lowerSdpa(args: NodeArgs): JitVal[] {
+function lowerSdpa(args: NodeArgs, ctx: LoweringContext): JitVal[] {
   const q = args.tensor('query');
   const k = args.tensor('key');
   const v = args.tensor('value');
@@ -79,7 +81,10 @@ function lowerSdpa(args: NodeArgs): JitVal[] {
   const mask = attn !== null && attn.dtype === 'Bool' ? toRank(attn, q.rank()) : null;
   const bias = attn !== null && attn.dtype !== 'Bool' ? toRank(attn, q.rank()) : null;
   const scale = args.isNone('scale') ? null : args.floatLike('scale');
-  const r = sdpfaFwd(q, k, v, { bias, mask, dropoutP: args.floatLike('dropout_p'), isCausal: args.bool('is_causal'), scale });
+  const dropoutP = args.floatLike('dropout_p');
+  // Dropout draws from the graph runner's generator (seed and offset fusion inputs), as aten::dropout does.
+  const rng = dropoutP !== 0 ? ctx.rng() : {};
+  const r = sdpfaFwd(q, k, v, { bias, mask, dropoutP, isCausal: args.bool('is_causal'), scale, rng });
   return out(r.output);
 }
 
