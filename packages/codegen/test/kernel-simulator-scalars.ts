@@ -7,6 +7,9 @@ import { castTo, type DataType } from '@tsfuser/fusion-ir';
 export function round(v: number, d: DataType): number {
   if (d === 'Bool') return v !== 0 && !Number.isNaN(v) ? 1 : 0;
   if (d === 'Int' || d === 'Index') return Math.trunc(v); // exact while |v| < 2^53
+  // The two most common stores, without castTo's dispatch (what castTo computes for a number).
+  if (d === 'Float') return Math.fround(v);
+  if (d === 'Double') return v;
   const r = castTo(v, d);
   return typeof r === 'number' ? r : Number(r);
 }
@@ -23,6 +26,20 @@ export function parseScalar(text: string): number {
   const v = Number(t);
   if (Number.isNaN(v)) throw new Error(`simulator: cannot parse scalar ${text}`);
   return v;
+}
+
+/** parseScalar memoised for one simulation (a kernel's literals are parsed once each). */
+export class Literals {
+  private readonly parsed = new Map<string, number>();
+
+  get(text: string): number {
+    let v = this.parsed.get(text);
+    if (v === undefined) {
+      v = parseScalar(text);
+      this.parsed.set(text, v);
+    }
+    return v;
+  }
 }
 
 function nanMax(a: number, b: number): number {

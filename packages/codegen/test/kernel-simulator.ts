@@ -12,7 +12,8 @@
 // computes; the helper itself is checked by test/rng-host.test.ts). IndexedLoad statements throw
 // where the kernel would trap (an index outside the lookup dim).
 import { HostTensor, rngValueAt, type RngDtype } from '@tsfuser/fusion-ir';
-import { BINARY, EMPTY_STATE, parseScalar, REDUCE, round, UNARY, welfordCombine, type WelfordState } from './kernel-simulator-scalars.js';
+import { BINARY, EMPTY_STATE, Literals, REDUCE, round, UNARY, welfordCombine, type WelfordState } from './kernel-simulator-scalars.js';
+import { IndexCompiler, LoopSlots, type IndexFn } from './kernel-simulator-index.js';
 import type { BulkRowCopy, IndexExpr, Kernel, LaunchParams, Operand, Predicate, Stmt, TensorAccess } from '../src/index.js';
 
 interface GlobalTensor {
@@ -50,24 +51,39 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
   });
   const [bdx, bdy] = launch.block;
   const threads = bdx * bdy;
-  const lookup = (name: string, tid: number, loops: Map<string, number>, block: number): number => {
-    if (name === 'threadIdx.x') return tid % bdx;
-    if (name === 'threadIdx.y') return Math.floor(tid / bdx);
-    if (name === 'blockIdx.x') return block % launch.grid[0];
-    if (name === 'blockIdx.y') return Math.floor(block / launch.grid[0]);
-    const f = blockFlags.get(name);
-    if (f !== undefined) return f;
-    const l = loops.get(name);
-    if (l !== undefined) return l;
-    const n = names.get(name);
-    if (n !== undefined) return n;
+  /** The block being simulated, and the loop indices live in it (read by compiled index closures). */
+  let block = 0;
+  const loops = new LoopSlots();
+  const blockFlags = new Map<string, number>();
+  /**
+   * The closure reading `name`: thread and block indices, then (in this order, when it runs) a
+   * block flag, a loop index, a kernel name (parameter, index local, scalar local), and last a
+   * tensor's logical size or stride (fixed for the launch, so resolved once here).
+   */
+  const symbol = (name: string): IndexFn => {
+    if (name === 'threadIdx.x') return (tid) => tid % bdx;
+    if (name === 'threadIdx.y') return (tid) => Math.floor(tid / bdx);
+    if (name === 'blockIdx.x') return () => block % launch.grid[0];
+    if (name === 'blockIdx.y') return () => Math.floor(block / launch.grid[0]);
     const m = /^(T\d+)\.(logical_size|alloc_stride)\[(\d+)\]$/.exec(name);
     const g = m === null ? undefined : globals.get(m[1] as string);
-    if (m !== null && g !== undefined) return (m[2] === 'logical_size' ? g.sizes : g.strides)[Number(m[3])] as number;
-    throw new Error(`simulator: unknown name ${name}`);
+    const fixed = m !== null && g !== undefined ? ((m[2] === 'logical_size' ? g.sizes : g.strides)[Number(m[3])] as number) : undefined;
+    const loop = loops.slot(name);
+    return () => {
+      const f = blockFlags.get(name);
+      if (f !== undefined) return f;
+      if (loop.live) return loop.value;
+      const n = names.get(name);
+      if (n !== undefined) return n;
+      if (fixed !== undefined) return fixed;
+      throw new Error(`simulator: unknown name ${name}`);
+    };
   };
-  const blockFlags = new Map<string, number>();
-  for (const l of kernel.indexLocals) names.set(l.name, lookup(l.value, 0, new Map(), 0));
+  const indexFns = new IndexCompiler(symbol);
+  const ix = (e: IndexExpr, tid: number): number => indexFns.compile(e)(tid);
+  const literals = new Literals();
+  const literal = (text: string): number => literals.get(text);
+  for (const l of kernel.indexLocals) names.set(l.name, symbol(l.value)(0));
   /** Grid reduction partials: row (blockIdx.x, segment) → one partial per blockIdx.y. */
   const gridPartials = new Map<string, (number | undefined)[]>();
   const gridStates = new Map<string, (WelfordState | undefined)[]>();
@@ -76,8 +92,9 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
   const outerWork = new Map<string, Float64Array>(kernel.deviceGlobals.map((g) => [g.name, new Float64Array(g.size).fill(NaN)]));
   let outerArrived = 0;
 
-  for (let block = 0; block < launch.grid[0] * launch.grid[1]; block += 1) {
+  for (block = 0; block < launch.grid[0] * launch.grid[1]; block += 1) {
     blockFlags.clear();
+    loops.endBlock();
     const locals = Array.from({ length: threads }, () => new Map<string, number[]>());
     /** Bulk-copied row buffers of this block, and those whose copy every thread has waited for. */
     const shared = new Map<string, number[]>();
@@ -97,23 +114,6 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
     };
     /** Copies completed on each buffer's mbarrier (its completed phases). */
     const phases = new Map<string, number>();
-    const loops = new Map<string, number>();
-    const ix = (e: IndexExpr, tid: number): number => {
-      switch (e.kind) {
-        case 'const':
-          return e.value;
-        case 'sym':
-          return lookup(e.name, tid, loops, block);
-        case 'add':
-          return ix(e.a, tid) + ix(e.b, tid);
-        case 'mul':
-          return ix(e.a, tid) * ix(e.b, tid);
-        case 'div':
-          return Math.trunc(ix(e.a, tid) / ix(e.b, tid));
-        case 'mod':
-          return ix(e.a, tid) % ix(e.b, tid);
-      }
-    };
     const buffer = (a: TensorAccess, tid: number): { data: ArrayLike<number> & { [i: number]: number }; at: number } => {
       if (a.memory === 'Global') {
         const g = globals.get(a.tensor);
@@ -142,7 +142,7 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
       if (at + width > data.length) throw new Error(`simulator: vector access of ${width} at ${a.tensor}[${at}] runs past its end (${data.length}) (block ${block}, thread ${tid})`);
     };
     const read = (o: Operand, tid: number): number => {
-      if (o.kind === 'scalar') return names.get(o.text) ?? parseScalar(o.text);
+      if (o.kind === 'scalar') return names.get(o.text) ?? literal(o.text);
       const b = buffer(o, tid);
       const v = b.data[b.at] as number;
       if (o.memory === 'Local' && v === undefined) throw new Error(`simulator: uninitialised ${o.tensor}`);
@@ -153,7 +153,7 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
       b.data[b.at] = round(v, a.dtype);
     };
     /** Block-uniform predicates (a row's validity), evaluated for thread 0. */
-    const blockHolds = (ps: readonly Predicate[] | undefined): boolean => (ps ?? []).every((p) => ix(p.index, 0) < ix(p.extent, 0));
+    const blockHolds = (ps: readonly Predicate[] | undefined): boolean => ps === undefined || indexFns.holds(ps)(0);
     /** One bulk copy: the buffer holds exactly the copied elements (the rest NaN, so a read there is caught), in flight until a wait. */
     const bulkCopy = (c: BulkRowCopy): void => {
       const b = new Array<number>(c.capacity).fill(NaN);
@@ -173,15 +173,18 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
         switch (s.kind) {
           case 'ForLoop': {
             const n = ix(s.extent, 0);
+            const slot = loops.slot(s.index);
             for (let i = 0; i < n; i += 1) {
-              loops.set(s.index, i);
+              slot.value = i;
+              slot.live = true;
               exec(s.body, mask);
             }
-            loops.delete(s.index);
+            slot.live = false;
             break;
           }
           case 'IfThenElse': {
-            const ok = mask.map((m, t) => m && s.predicates.every((p) => ix(p.index, t) < ix(p.extent, t)));
+            const holds = indexFns.holds(s.predicates);
+            const ok = mask.map((m, t) => m && holds(t));
             exec(s.then, ok);
             if (s.else.length > 0) exec(s.else, mask.map((m, t) => m && !(ok[t] as boolean)));
             break;
@@ -205,26 +208,34 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
               // A vector access of global memory is one aligned load or store of `width`
               // consecutive elements on the GPU: check that here too (the lanes below are
               // simulated one by one, which would hide a misaligned or overrunning vector).
-              if (s.width > 1) for (const a of [s.in, s.out]) checkVectorAccess(a, t, s.width);
+              if (s.width > 1) {
+                checkVectorAccess(s.in, t, s.width);
+                checkVectorAccess(s.out, t, s.width);
+              }
+              // Both accesses' base index and bounds check once per thread (they do not depend on the lane).
+              const src = buffer(s.in, t);
+              const dst = buffer(s.out, t);
               for (let j = 0; j < s.width; j += 1) {
-                const src = buffer(s.in, t);
-                const dst = buffer(s.out, t);
                 checkTileRace(s.in, src.at + j, t, false);
                 checkTileRace(s.out, dst.at + j, t, true);
                 dst.data[dst.at + j] = round(src.data[src.at + j] as number, s.out.dtype);
               }
             });
             break;
-          case 'Compute':
+          case 'Compute': {
+            const where = (c: number, a: number, b: number): number => (c !== 0 ? a : b);
+            const f = s.op.family === 'binary' ? BINARY[s.op.op] : s.op.family === 'unary' ? UNARY[s.op.op] : s.op.op === 'where' ? where : undefined;
             mask.forEach((m, t) => {
               if (!m) return;
-              const vals = s.operands.map((o) => read(o, t));
-              const where = (c: number, a: number, b: number): number => (c !== 0 ? a : b);
-            const f = s.op.family === 'binary' ? BINARY[s.op.op] : s.op.family === 'unary' ? UNARY[s.op.op] : s.op.op === 'where' ? where : undefined;
               if (f === undefined) throw new Error(`simulator: op ${s.op.op} is not simulated`);
-              write(s.out, t, (f as (...x: number[]) => number)(...vals));
+              const o = s.operands;
+              const g = f as (...x: number[]) => number;
+              // Unary, binary and where calls without an operand array per thread.
+              const v = o.length === 1 ? g(read(o[0] as Operand, t)) : o.length === 2 ? g(read(o[0] as Operand, t), read(o[1] as Operand, t)) : o.length === 3 ? g(read(o[0] as Operand, t), read(o[1] as Operand, t), read(o[2] as Operand, t)) : g(...o.map((x) => read(x, t)));
+              write(s.out, t, v);
             });
             break;
+          }
           case 'Rng':
             // The reference evaluator's value for the statement's linear index (seeds below 2^53).
             mask.forEach((m, t) => {
@@ -269,7 +280,7 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
             break;
           case 'ReductionInit':
             mask.forEach((m, t) => {
-              if (m) write(s.out, t, parseScalar(s.value.text));
+              if (m) write(s.out, t, literal(s.value.text));
             });
             break;
           case 'BlockReduce': {
@@ -280,14 +291,14 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
             // A grouped allreduce is two reductions over the same threads and predicates; every
             // input is read before any output is written, as blockAllreduce2 does.
             const parts = [{ out: s.out, in: s.in, op: s.op, init: s.init }, ...(s.grouped === undefined ? [] : [s.grouped])].map((r) => {
-              const init = parseScalar(r.init.text);
+              const init = literal(r.init.text);
               const op = REDUCE[r.op] as (a: number, b: number) => number;
               const segs = new Map<number, number>();
               for (let t = 0; t < threads; t += 1) {
                 const tx = t % bdx;
                 const ty = Math.floor(t / bdx);
                 const seg = (x ? 0 : tx) + (y ? 0 : ty * bdx);
-                const v = s.readPredicates.every((p) => ix(p.index, t) < ix(p.extent, t)) ? read(r.in, t) : init;
+                const v = indexFns.holds(s.readPredicates)(t) ? read(r.in, t) : init;
                 segs.set(seg, op(segs.get(seg) ?? init, v));
               }
               return { out: r.out, op, segs };
@@ -298,7 +309,7 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
                 const ty = Math.floor(t / bdx);
                 // An allreduce hands the result to every thread of the segment.
                 if (s.allreduce !== true && ((x && tx !== 0) || (y && ty !== 0))) continue;
-                if (!s.writePredicates.every((p) => ix(p.index, t) < ix(p.extent, t))) continue;
+                if (!indexFns.holds(s.writePredicates)(t)) continue;
                 const seg = (x ? 0 : tx) + (y ? 0 : ty * bdx);
                 write(out, t, op(read(out, t), segs.get(seg) as number));
               }
@@ -309,7 +320,7 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
             if (mask.some((m) => !m)) throw new Error('simulator: GridReduce reached by part of the block (a deadlock on the GPU)');
             const x = s.reduceDims.includes('TIDx');
             const y = s.reduceDims.includes('TIDy');
-            const init = parseScalar(s.init.text);
+            const init = literal(s.init.text);
             const op = REDUCE[s.op] as (a: number, b: number) => number;
             const bx = block % launch.grid[0];
             const by = Math.floor(block / launch.grid[0]);
@@ -317,7 +328,7 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
             const segs = new Map<number, number>();
             for (let t = 0; t < threads; t += 1) {
               const seg = (x ? 0 : t % bdx) + (y ? 0 : Math.floor(t / bdx) * bdx);
-              const v = s.readPredicates.every((p) => ix(p.index, t) < ix(p.extent, t)) ? read(s.in, t) : init;
+              const v = indexFns.holds(s.readPredicates)(t) ? read(s.in, t) : init;
               segs.set(seg, op(segs.get(seg) ?? init, v));
             }
             for (const [seg, v] of segs) {
@@ -335,7 +346,7 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
               const tx = t % bdx;
               const ty = Math.floor(t / bdx);
               if ((x && tx !== 0) || (y && ty !== 0)) continue;
-              if (!s.writePredicates.every((p) => ix(p.index, t) < ix(p.extent, t))) continue;
+              if (!indexFns.holds(s.writePredicates)(t)) continue;
               const seg = (x ? 0 : tx) + (y ? 0 : ty * bdx);
               const row = gridPartials.get(`${bx}/${seg}`) ?? [];
               if (row.includes(undefined)) throw new Error(`simulator: grid reduction row ${bx} is missing a partial`);
@@ -361,7 +372,7 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
             const segOf = (t: number): number => (x ? 0 : t % bdx) + (y ? 0 : Math.floor(t / bdx) * bdx);
             const segs = new Map<number, WelfordState>();
             for (let t = 0; t < threads; t += 1) {
-              const ok = s.readPredicates.every((p) => ix(p.index, t) < ix(p.extent, t));
+              const ok = indexFns.holds(s.readPredicates)(t);
               const v: WelfordState = ok ? [read(s.in.avg, t), read(s.in.varSum, t), read(s.in.n, t)] : EMPTY_STATE;
               segs.set(segOf(t), welfordCombine(segs.get(segOf(t)) ?? EMPTY_STATE, v));
             }
@@ -392,7 +403,7 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
               const tx = t % bdx;
               const ty = Math.floor(t / bdx);
               if ((x && tx !== 0) || (y && ty !== 0)) continue;
-              if (!s.writePredicates.every((p) => ix(p.index, t) < ix(p.extent, t))) continue;
+              if (!indexFns.holds(s.writePredicates)(t)) continue;
               const a: WelfordState = [read(s.out.avg, t), read(s.out.varSum, t), read(s.out.n, t)];
               const r = welfordCombine(a, result.get(segOf(t)) as WelfordState);
               write(s.out.avg, t, r[0]);
@@ -423,7 +434,7 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
               const columns = ix(r.columns, 0);
               const op = REDUCE[r.op] as (a: number, b: number) => number;
               for (let c = 0; c < columns; c += 1) {
-                let acc = parseScalar(r.init.text);
+                let acc = literal(r.init.text);
                 for (let b = 0; b < launch.grid[0]; b += 1) {
                   const v = work[b * columns + c] as number;
                   // The buffer starts as NaN here: a partial never stored shows up.
@@ -436,7 +447,7 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
             break;
           }
           case 'ScalarCompute': {
-            const vals = s.operands.map((o) => names.get(o.text) ?? parseScalar(o.text));
+            const vals = s.operands.map((o) => names.get(o.text) ?? literal(o.text));
             const where = (c: number, a: number, b: number): number => (c !== 0 ? a : b);
             const f = s.op.family === 'binary' ? BINARY[s.op.op] : s.op.family === 'unary' ? UNARY[s.op.op] : s.op.op === 'where' ? where : undefined;
             if (f === undefined) throw new Error(`simulator: scalar op ${s.op.op} is not simulated`);
