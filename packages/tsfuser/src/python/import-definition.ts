@@ -2,16 +2,17 @@
 // into an issue): finds the definition — a `def nvfuser_fusion_idN(fd : FusionDefinition)`
 // called from `with FusionDefinition() as fd:`, or the `with` block's own statements — runs it
 // into a FusionDefinition, and evaluates the script's `inputs = [...]` list (or the list passed
-// to `fd.execute(...)`) into InputSpecs. The text may start with a UTF-8 BOM and use LF, CRLF or
+// to `fd.execute(...)`, as bound at that call: straight-line.ts) into InputSpecs. The text may start with a UTF-8 BOM and use LF, CRLF or
 // CR line endings; a definition without `fd.add_output` is an error at its `def`/`with` line.
 
 import { FusionDefinition, type FusionDefinitionOptions } from '../definition/fusion-definition.js';
 import { DefinitionImportError } from '../errors.js';
 import type { InputSpec } from '../io/input-spec.js';
-import type { Expr, Stmt } from './ast.js';
+import type { Stmt } from './ast.js';
 import { DefinitionInterpreter } from './definition-interpreter.js';
 import { parsePython } from './parser.js';
 import type { Position } from './tokens.js';
+import { straightLine } from './straight-line.js';
 import { evalInputList } from './torch-inputs.js';
 
 export interface ImportedScript {
@@ -58,26 +59,6 @@ function findBody(stmts: readonly Stmt[]): Body {
   );
 }
 
-/** The expression passed to the first `fd.execute(...)` anywhere in the statements. */
-function findExecuteArgument(stmts: readonly Stmt[]): Expr | null {
-  const inExpr = (e: Expr): Expr | null => {
-    if (e.kind === 'call') {
-      if (e.func.kind === 'attribute' && e.func.attr === 'execute' && e.args[0] !== undefined) return e.args[0];
-      return inExpr(e.func) ?? e.args.map(inExpr).find((x) => x !== null) ?? null;
-    }
-    if (e.kind === 'subscript' || e.kind === 'attribute') return inExpr(e.object);
-    return null;
-  };
-  for (const s of stmts) {
-    let found: Expr | null = null;
-    if (s.kind === 'expr') found = inExpr(s.expr);
-    else if (s.kind === 'assign') found = inExpr(s.value);
-    else if (s.kind === 'for' || s.kind === 'with') found = findExecuteArgument(s.body);
-    if (found !== null) return found;
-  }
-  return null;
-}
-
 export function importPythonScript(text: string, options: FusionDefinitionOptions = {}): ImportedScript {
   const stmts = parsePython(text);
   const body = findBody(stmts);
@@ -89,15 +70,9 @@ export function importPythonScript(text: string, options: FusionDefinitionOption
   }
   definition.finalize();
 
-  const topLevel = new Map<string, Expr>();
-  for (const s of stmts) if (s.kind === 'assign' && s.target.kind === 'name') topLevel.set(s.target.id, s.value);
-  const lookup = (name: string): Expr | undefined => topLevel.get(name);
-  let inputsExpr: Expr | null = topLevel.get('inputs') ?? null;
-  if (inputsExpr === null) {
-    const arg = findExecuteArgument(stmts);
-    inputsExpr = arg !== null && arg.kind === 'name' ? (lookup(arg.id) ?? null) : arg;
-  }
-  const inputs = inputsExpr === null ? null : evalInputList(inputsExpr, lookup);
+  // The inputs line runs as straight-line Python: each name read as bound at that point.
+  const program = straightLine(stmts);
+  const inputs = program.inputs === null ? null : evalInputList(program.inputs, program.lookup);
   return { definition, inputs, functionName: body.functionName };
 }
 

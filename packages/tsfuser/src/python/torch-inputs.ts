@@ -19,6 +19,7 @@
 import type { DataType } from '@tsfuser/fusion-ir';
 import type { InputSpec, TensorFactory, TensorInputSpec, TensorViewOp } from '../io/input-spec.js';
 import { applyViewOp, baseLayout, spanOf, ViewError, type StridedLayout } from '../io/tensor-views.js';
+import { sourceName } from './straight-line.js';
 import type { Expr, Keyword } from './ast.js';
 import type { Position } from './tokens.js';
 import { fail } from './definition-interpreter.js';
@@ -418,7 +419,7 @@ function index(base: TensorValue, e: Expr & { kind: 'subscript' }, lookup: Looku
 
 function evalTensor(e: Expr, lookup: Lookup): TensorValue {
   const r = resolve(e, lookup);
-  if (r.kind === 'name') return fail(`name '${r.id}' is not defined`, r.pos);
+  if (r.kind === 'name') return fail(`name '${sourceName(r.id)}' is not defined`, r.pos);
   if (r.kind === 'subscript') return index(evalTensor(r.object, lookup), r, lookup);
   if (r.kind === 'call') {
     const fname = dotted(r.func);

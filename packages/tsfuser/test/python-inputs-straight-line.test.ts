@@ -1,0 +1,73 @@
+// The inputs line of a repro script as straight-line Python (python/straight-line.ts): scripts
+// that rebind names, run by CPython with PyTorch (test-fixtures/torch-inputs/straight-line.json,
+// made by tools/torch-inputs/generate_straight_line.py), give the sizes, strides and dtypes
+// fd.execute received there. Rebinding used to overflow the stack, and a later binding changed
+// an earlier use. Names defined only later, or in terms of each other, are one error.
+
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { DefinitionImportError, Tensor } from '../src/index.js';
+import { materializeInput } from '../src/io/input-generation.js';
+import { Random } from '../src/io/random.js';
+import { importPythonScript } from '../src/python/import-definition.js';
+
+interface Case {
+  name: string;
+  script: string;
+  inputs: { sizes: number[]; strides: number[]; dtype: string }[];
+}
+
+const FIXTURE = fileURLToPath(new URL('../../../test-fixtures/torch-inputs/straight-line.json', import.meta.url));
+const fixture = JSON.parse(readFileSync(FIXTURE, 'utf8')) as { torch: string; cases: Case[] };
+
+const DEFINITION = [
+  'def nvfuser_fusion_id0(fd : FusionDefinition) -> None :',
+  '    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)',
+  '    fd.add_output(T0)',
+  '',
+  'with FusionDefinition() as fd:',
+  '    nvfuser_fusion_id0(fd)',
+  '',
+].join('\n');
+
+function layouts(script: string): { sizes: number[]; strides: number[] }[] {
+  const inputs = importPythonScript(`${DEFINITION}${script}\n`).inputs ?? [];
+  const rng = new Random(1);
+  return inputs.map((spec) => {
+    const t = materializeInput(spec, rng) as Tensor;
+    return { sizes: [...t.sizes], strides: [...t.strides] };
+  });
+}
+
+function importError(script: string): string {
+  try {
+    importPythonScript(`${DEFINITION}${script}\n`);
+  } catch (e) {
+    if (e instanceof DefinitionImportError) return e.message;
+    throw e;
+  }
+  throw new Error('expected a DefinitionImportError');
+}
+
+describe(`straight-line inputs, against CPython + PyTorch ${fixture.torch}`, () => {
+  it.each(fixture.cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
+    expect(layouts(c.script)).toEqual(c.inputs.map(({ sizes, strides }) => ({ sizes, strides })));
+  });
+});
+
+describe('names Python could not read at that point', () => {
+  const line = DEFINITION.split('\n').length;
+  it('a name used before any binding (x = x.t() first) is one error at its position', () => {
+    expect(importError('x = x.t()\ninputs = [x]')).toBe(`${line}:5: name 'x' is not defined`);
+  });
+
+  it('mutually defined names are an undefined name, not a stack overflow', () => {
+    expect(importError('a = b\nb = a\ninputs = [a]')).toBe(`${line}:5: name 'b' is not defined`);
+  });
+
+  it('a thousand rebindings of one name resolve in order', () => {
+    const script = ['x = torch.randn(3, 4)', ...Array.from({ length: 1000 }, () => 'x = x.t()'), 'inputs = [x]'].join('\n');
+    expect(layouts(script)).toEqual([{ sizes: [3, 4], strides: [4, 1] }]);
+  });
+});
