@@ -118,11 +118,14 @@ export const BUILTIN_SCHEMAS: readonly string[] = [
   'aten::_size_if_not_equal(int[] self_size, int[] other_size) -> int[]?',
   'aten::size(Tensor self) -> int[]',
   'aten::size.int(Tensor self, int dim) -> int',
-  // matrix products (not fusible; present so fixtures type-check)
+  // matrix products and attention (lowered by parseJitIR; the fuser keeps them outside groups)
   'aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor',
   'aten::mm(Tensor self, Tensor mat2) -> Tensor',
   'aten::matmul(Tensor self, Tensor other) -> Tensor',
   'aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
+  'aten::bmm(Tensor self, Tensor mat2) -> Tensor',
+  'aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
+  'aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor',
   // mutation
   'aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)',
   // prim helpers the fuser queries
