@@ -31,7 +31,8 @@ function lowerVerified(name: string, fusion: Fusion, info: RuntimeInfo, registry
   const scheduler = registry.tryPick(fusion, info)?.scheduler ?? null;
   if (scheduler === null) return null;
   const params = scheduler.computeHeuristics(fusion, info);
-  if (params.schedulerType === 'expr_eval' || params.schedulerType === 'no_op') return null;
+  // views, empty outputs and GEMMs (a cuBLASLt call) lower nothing
+  if (params.schedulerType === 'expr_eval' || params.schedulerType === 'no_op' || params.schedulerType === 'matmul') return null;
   const scheduled = scheduler.schedule(fusion.clone().fusion, params);
   const lp = params.lparams;
   const observed: Observed = { passes: [], problems: [] };
