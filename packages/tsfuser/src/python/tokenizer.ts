@@ -19,7 +19,24 @@ const CLOSING: Readonly<Record<string, string>> = { '(': ')', '[': ']', '{': '}'
 
 // Sticky: matched at a given position of the whole text, whatever the token's length.
 const NAME = /[A-Za-z_][A-Za-z0-9_]*/y;
-const NUMBER = /0[xX][0-9a-fA-F_]+|(\d[\d_]*)?(\.\d[\d_]*|\.)?([eE][+-]?\d+)?/y;
+const NUMBER = /0[xX][0-9a-fA-F_]+|(\d[\d_]*)?(\.\d[\d_]*|\.)?([eE][+-]?\d[\d_]*)?/y;
+
+/**
+ * What CPython's tokenizer refuses in a number the regex above accepts: an underscore that is not
+ * between two digits (`1__0`, `1_`, `1_.5`), and leading zeros in a nonzero decimal integer
+ * (`007`; `00`, `007.5` and `007e1` are fine). Null when CPython accepts it.
+ */
+export function cpythonLiteralProblem(lit: string): string | null {
+  if (/^0[xX]/.test(lit)) {
+    return /^0[xX]_?[0-9a-fA-F]+(?:_[0-9a-fA-F]+)*$/.test(lit) ? null : 'invalid hexadecimal literal';
+  }
+  const body = lit.replace(/[jJ]$/, '');
+  // Every run of digits may hold single underscores between digits, nowhere else.
+  if (/__|_$|_[.eE]|[.eE+-]_|^_/.test(body)) return 'invalid decimal literal';
+  const isInteger = /^[\d_]+$/.test(body) && !/[jJ]$/.test(lit);
+  if (isInteger && /^0[\d_]*[1-9]/.test(body)) return 'leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers';
+  return null;
+}
 
 /** Deepest bracket nesting accepted (CPython: "too many nested parentheses" past 200). */
 export const MAX_BRACKET_DEPTH = 200;
@@ -134,6 +151,8 @@ export function tokenize(source: string): Token[] {
         const shown = text.slice(pos, pos + 40).split(/[\s,)\]]/)[0] ?? c;
         fail(`invalid number literal '${showText(shown)}'`, pos);
       }
+      const problem = cpythonLiteralProblem(lit);
+      if (problem !== null) fail(`${problem}: '${showText(lit)}'`, pos);
       push('number', lit, pos);
       pos += lit.length;
     } else if (c === '"' || c === "'") {
