@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import {
   cloneFusion,
   evaluate,
+  EvaluationError,
   Fusion,
   FusionIrError,
   HostTensor,
@@ -228,6 +229,16 @@ describe('sdpfa ops: shapes, defaults, errors, printing, clone', () => {
     expect(() => sdpfaFwd(q2, k2, tensorInput(f, 'BFloat16', [2, 4, 9, 16], false))).toThrow(FusionIrError);
     const q3 = tensorInput(f, 'Half', [4, 7, 8], false);
     expect(() => sdpfaFwd(q3, q3, q3)).toThrow('must be at least 4-D');
+  });
+  it('symbolic sizes that do not fit are one EvaluationError naming them', () => {
+    const f = new Fusion();
+    const q = tensorInput(f, 'Float', [2, 4, 7, 8]);
+    const k = tensorInput(f, 'Float', [2, 4, 9, 8]);
+    f.addOutput(sdpfaFwd(q, k, k).output);
+    const z = (s: number[]): HostTensor => HostTensor.fromValues('Float', s, new Array<number>(s.reduce((x, y) => x * y, 1)).fill(0));
+    expect(() => evaluate(f, [z([2, 4, 7, 8]), z([2, 4, 9, 6])])).toThrow(EvaluationError);
+    expect(() => evaluate(f, [z([2, 4, 7, 8]), z([2, 4, 9, 6])])).toThrow('the head dim E of query (8) and key (6) must match');
+    expect(() => evaluate(f, [z([2, 6, 7, 8]), z([2, 4, 9, 8])])).toThrow('the number of query heads (6) must be a multiple of the number of key/value heads (4)');
   });
   it("prints as nvFuser's SdpaFwdOp / SdpaBwdOp (composite_nodes.cpp toString, spacing included)", () => {
     const f = new Fusion();

@@ -121,4 +121,11 @@ describe('traced modules with matrix products and attention', () => {
     const [undropped] = evaluate(lowerJitGraph(parseIR(text)).fusion, inputs) as HostTensor[];
     expect((out as HostTensor).toNumbers()).not.toEqual((undropped as HostTensor).toNumbers());
   });
+
+  it('scaled_dot_product_attention with differing head counts needs enable_gqa=True, as PyTorch', () => {
+    const { text } = load('gqa_attention.traced.ir');
+    const noGqa = text.replace('%7 : bool = prim::Constant[value=1]()', '%7 : bool = prim::Constant[value=0]()');
+    expect(noGqa).not.toBe(text);
+    expect(() => lowerJitGraph(parseIR(noGqa))).toThrow('the query has 4 heads and the key 2: grouped-query attention needs enable_gqa=True');
+  });
 });

@@ -73,8 +73,17 @@ function lowerSdpa(args: NodeArgs, ctx: LoweringContext): JitVal[] {
   const v = args.tensor('value');
   const attn = args.optionalTensor('attn_mask');
   const gqa = args.has('enable_gqa') ? args.bool('enable_gqa') : false;
-  const h = q.domain.logicalNoReductions()[q.rank() - 3]?.logicalExtent().constNumber() ?? null;
-  const hkv = k.domain.logicalNoReductions()[k.rank() - 3]?.logicalExtent().constNumber() ?? null;
+  // The heads from the fusion's constant extents, else from the graph's (profiled / traced) types.
+  const heads = (name: string, t: TensorView): number | null => {
+    const c = t.domain.logicalNoReductions()[t.rank() - 3]?.logicalExtent().constNumber() ?? null;
+    if (c !== null) return c;
+    const type = args.graphValue(name).type;
+    const sizes = type.kind === 'Tensor' ? type.sizes : null;
+    const d = sizes === null ? null : (sizes[sizes.length - 3] ?? null);
+    return d === null ? null : Number(d);
+  };
+  const h = heads('query', q);
+  const hkv = heads('key', k);
   if (!gqa && h !== null && hkv !== null && h !== hkv) {
     args.fail(`the query has ${h} heads and the key ${hkv}: grouped-query attention needs enable_gqa=True`);
   }
