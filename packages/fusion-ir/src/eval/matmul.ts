@@ -69,11 +69,14 @@ export function matmulFloat64(a: DenseValues, b: DenseValues): DenseValues {
     aBase *= m * k;
     bBase *= k * n;
     const oBase = bi * m * n;
+    // i-k-j order (rows of b stream contiguously); each element still sums its K products in
+    // ascending k from 0, so the result is the same as a dot product per element.
     for (let i = 0; i < m; i += 1) {
-      for (let j = 0; j < n; j += 1) {
-        let acc = 0;
-        for (let kk = 0; kk < k; kk += 1) acc += (a.values[aBase + i * k + kk] as number) * (b.values[bBase + kk * n + j] as number);
-        out[oBase + i * n + j] = acc;
+      const oRow = oBase + i * n;
+      for (let kk = 0; kk < k; kk += 1) {
+        const aik = a.values[aBase + i * k + kk] as number;
+        const bRow = bBase + kk * n;
+        for (let j = 0; j < n; j += 1) out[oRow + j] = (out[oRow + j] as number) + aik * (b.values[bRow + j] as number);
       }
     }
     for (let d = rank - 1; d >= 0; d -= 1) {
