@@ -49,10 +49,11 @@ const TEST_FILES = 'test/**/*.test.ts';
 /**
  * The shared settings with the package's tests split into two vitest projects (tiers): `slow`
  * holds the files listed in `slowFiles` (simulator-heavy, nvcc, large random runs; paths relative
- * to the package, e.g. 'test/nvcc.test.ts'), `fast` every other test file. `vitest run` runs both;
- * `vitest run --project fast` is the developer's default tier (`pnpm test:fast`), `--project slow`
- * the rest (CI runs both). Every file is in exactly one tier, and a listed file that does not exist
- * is an error here, so a rename cannot silently move a slow file into the fast tier.
+ * to the package, e.g. 'test/nvcc.test.ts') at full size, `fast` every test file, the slow ones at
+ * the small size they choose with test-support's `testTier()` / `tierCases()` / `tierCount()`.
+ * `vitest run --project fast` is the default tier (`pnpm test`), `--project slow` the full
+ * campaigns (CI runs both). A listed file that does not exist is an error here, so a rename cannot
+ * silently drop a file from the slow tier.
  * @param {string} packageDir the package's directory (`import.meta.dirname` of its vitest.config.ts)
  * @param {string[]} slowFiles
  */
@@ -69,9 +70,11 @@ export function tieredConfig(packageDir, slowFiles = []) {
     test: {
       ...inherited,
       projects: [
-        { extends: true, test: { name: 'fast', include: [TEST_FILES], exclude: [...configDefaults.exclude, ...slowFiles] } },
+        // Every file runs in the fast tier; the slow files size themselves down there through
+        // test-support's testTier() (TSFUSER_TEST_TIER), so each kind of test runs by default.
+        { extends: true, test: { name: 'fast', include: [TEST_FILES], exclude: [...configDefaults.exclude], env: { TSFUSER_TEST_TIER: 'fast' } } },
         // A project with no files would match the default pattern; this one then matches none.
-        { extends: true, test: { name: 'slow', include: slowFiles.length > 0 ? slowFiles : ['test/**/no-slow-tests'] } },
+        { extends: true, test: { name: 'slow', include: slowFiles.length > 0 ? slowFiles : ['test/**/no-slow-tests'], env: { TSFUSER_TEST_TIER: 'slow' } } },
       ],
     },
   };
