@@ -140,7 +140,13 @@ function newTensor(spec: TensorInputSpec, what: string, pos: Position): TensorVa
   spec.shape.forEach((s, d) => {
     if (s < 0) fail(`${what}: size ${s} of dim ${d} is negative (PyTorch: "Trying to create tensor with negative dimension")`, pos);
   });
-  return { spec, layout: baseLayout(spec.dtype, spec.shape) };
+  try {
+    return { spec, layout: baseLayout(spec.dtype, spec.shape) };
+  } catch (e) {
+    // A size past 2^53 (torch.arange(0., 1e10, 1e-10) has 1e20 elements): PyTorch refuses it too.
+    if (e instanceof ViewError) return fail(`${what}: ${e.message}`, pos);
+    throw e;
+  }
 }
 
 /** Applies `op` (checked as PyTorch checks it) and records it in the spec. */
@@ -184,7 +190,41 @@ function full(e: Expr & { kind: 'call' }, lookup: Lookup): TensorValue {
     fill = n.value;
     inferred = n.isFloat ? 'Float' : 'Int';
   }
-  return newTensor({ kind: 'tensor', factory: 'full', shape, dtype: factoryDtype(e.keywords, lookup, inferred), fill }, 'torch.full', e.pos);
+  const dtype = factoryDtype(e.keywords, lookup, inferred);
+  if (typeof fill === 'number') checkFill(fill, dtype, fillExpr.pos);
+  return newTensor({ kind: 'tensor', factory: 'full', shape, dtype, fill }, 'torch.full', e.pos);
+}
+
+/** The largest finite value of each floating dtype, and c10's name of it in overflow messages. */
+const FLOAT_LIMITS: Partial<Record<DataType, { max: number; name: string }>> = {
+  Float: { max: 3.4028234663852886e38, name: 'float' },
+  Half: { max: 65504, name: 'c10::Half' },
+  BFloat16: { max: 3.3895313892515355e38, name: 'c10::BFloat16' },
+  Float8_e4m3fn: { max: 448, name: 'c10::Float8_e4m3fn' },
+  Float8_e5m2: { max: 57344, name: 'c10::Float8_e5m2' },
+};
+
+/** The range of each integral dtype ([low, high)), and c10's name of it. */
+const INT_LIMITS: Partial<Record<DataType, { low: number; high: number; name: string }>> = {
+  Int32: { low: -(2 ** 31), high: 2 ** 31, name: 'int' },
+  Int: { low: -(2 ** 63), high: 2 ** 63, name: 'int64_t' },
+  UInt64: { low: 0, high: 2 ** 64, name: 'uint64_t' },
+};
+
+/**
+ * c10's checked conversion of torch.full's fill value to the tensor's dtype: a finite value past
+ * a floating dtype's range, and nan, ±inf or an out-of-range value for an integral dtype, raise
+ * "value cannot be converted to type … without overflow" (bool takes anything).
+ */
+function checkFill(fill: number, dtype: DataType, pos: Position): void {
+  const f = FLOAT_LIMITS[dtype];
+  if (f !== undefined && Number.isFinite(fill) && Math.abs(fill) > f.max) {
+    fail(`torch.full: value cannot be converted to type ${f.name} without overflow (fill_value ${fill})`, pos);
+  }
+  const i = INT_LIMITS[dtype];
+  if (i !== undefined && (!Number.isFinite(fill) || Math.trunc(fill) < i.low || Math.trunc(fill) >= i.high)) {
+    fail(`torch.full: value cannot be converted to type ${i.name} without overflow (fill_value ${fill})`, pos);
+  }
 }
 
 function randint(e: Expr & { kind: 'call' }, lookup: Lookup): TensorValue {
