@@ -3,7 +3,8 @@
 //   pnpm gpu:bundle tsfuser-definition-api && (on the GPU host) bash gpu-bundle/run.sh tsfuser-definition-api
 //
 // In-place outputs (add_output(t, alias_input=x)) on device inputs — contiguous, strided with
-// gaps, host x given to the GPU backend, broadcast and expanded operands, running stats — and
+// gaps, host x given to the GPU backend, broadcast and expanded operands, running stats, an
+// updated input also returned (expected to fail until the runtime returns the written input) — and
 // stride-ordered outputs (pointwise kernels, a pointwise segment after a reduction, the refusal of
 // a stride-ordered reduction result), expanded (None) inputs, lastCudaCode after a GPU execute and
 // fd.profile()'s per-kernel times. Every
@@ -91,6 +92,26 @@ async function main(): Promise<void> {
     await addInPlace().execute([x, y], run);
     expectEqual('x', storageOf(x), [2, 3, 4, 5]);
     return 'host storage updated';
+  });
+
+  // nvFuser: an input updated in place and also returned (fd.add_output(T4, T0); fd.add_output(T0))
+  // returns the input's storage, written: the updated values (issue 37). Expected to fail until the
+  // runtime returns the aliased input itself for an output that is that input (today applyOutputAliases
+  // copies an output sharing an aliased input's storage before the write, so T0 comes back old).
+  await check('alias: an input updated in place and also returned gives the updated values', async () => {
+    const fd = FusionDefinition.build((f) => {
+      const x = f.defineTensor(1);
+      const y = f.defineTensor(1);
+      f.addOutput(f.ops.add(x, y), x);
+      f.addOutput(x);
+    }, { cache: new FusionCache() });
+    const x = onDevice(floats([1, 2, 3], [3]), device);
+    const y = onDevice(floats([10, 20, 30], [3]), device);
+    const outs = await fd.execute([x, y], run);
+    if (outs.length !== 1) throw new Error(`expected 1 visible output (T0), got ${outs.length}`);
+    expectEqual('x', storageOf(x), [11, 22, 33]);
+    expectEqual('returned T0', outs[0]?.toArray().map(Number) ?? [], [11, 22, 33]);
+    return 'the returned input holds the update';
   });
 
   // A reduction over an expanded (stride-0) input is refused by every GPU scheduler so far (the
