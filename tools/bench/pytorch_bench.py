@@ -244,6 +244,48 @@ def topk8_f32():
 FLUSH_MODE = "read"
 
 
+# GEMMs (issue 33), as packages/tsfuser/src/bench/gemm-workloads.ts defines them: bf16
+# F.linear at M x N x K, linear + bias + gelu(tanh), and the GPT MLP block forward (tokens 8192,
+# hidden 4096, ffn 16384). bytes: inputs read once, outputs written once; tsfuser bench adds
+# TFLOP/s from the workload's flops.
+def _gemm_workload(m, n, k):
+    def make():
+        x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+        return (lambda x, w: torch.nn.functional.linear(x, w)), (x, w), (m * k + n * k + m * n) * 2
+    return make
+
+
+for _m, _n, _k in [(8192, 4096, 4096), (8192, 16384, 4096), (8192, 4096, 16384), (4096, 11008, 4096)]:
+    WORKLOADS[f"gemm_bf16_{_m}x{_n}x{_k}"] = _gemm_workload(_m, _n, _k)
+
+
+@workload("linear_bias_gelu_bf16")
+def linear_bias_gelu_bf16():
+    m, n, k = 8192, 16384, 4096
+    x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+    fn = lambda x, w, b: torch.nn.functional.gelu(torch.nn.functional.linear(x, w, b), approximate="tanh")
+    return fn, (x, w, b), (m * k + n * k + n + m * n) * 2
+
+
+@workload("gpt_mlp_fwd_bf16")
+def gpt_mlp_fwd_bf16():
+    t, h, f = 8192, 4096, 16384
+    x = torch.randn(t, h, device="cuda", dtype=torch.bfloat16)
+    w1 = torch.randn(f, h, device="cuda", dtype=torch.bfloat16) * 0.02
+    b1 = torch.randn(f, device="cuda", dtype=torch.bfloat16)
+    w2 = torch.randn(h, f, device="cuda", dtype=torch.bfloat16) * 0.02
+    b2 = torch.randn(h, device="cuda", dtype=torch.bfloat16)
+
+    def fn(x, w1, b1, w2, b2):
+        u = torch.nn.functional.gelu(torch.nn.functional.linear(x, w1, b1), approximate="tanh")
+        return torch.nn.functional.linear(u, w2, b2)
+
+    return fn, (x, w1, b1, w2, b2), (t * h + 2 * f * h + f + h + t * h) * 2
+
+
 def flush_l2(buf):
     if FLUSH_MODE == "read":
         buf.sum()

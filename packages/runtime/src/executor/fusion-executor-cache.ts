@@ -28,6 +28,7 @@ import { runLibraryCall, type GemmBuffer, type LibraryCallContext, type LibraryC
 import { type KernelArgument, type CubinCache, type DeviceContext, GemmLibrary, RuntimeUnavailableError, Tensor } from '@tsfuser/device';
 import { ExecutorInputError } from '../errors.js';
 import { FusionExecutor, type CompileReport } from './fusion-executor.js';
+import { denseCopyFusion, denseCopyRegistry } from './dense-copy.js';
 import { occupancyLine } from './occupancy-line.js';
 import { finishProfile, type FusionProfile, type PendingKernelTiming } from './kernel-profile.js';
 import { sideStreamSteps } from './side-stream-steps.js';
@@ -148,6 +149,8 @@ export class FusionExecutorCache {
   private lastCompiled: CompilePlan | null = null;
   /** cuBLASLt on this device, made at the first GEMM segment (or why it is unavailable). */
   private gemm: LibraryCallContext['gemm'] | undefined;
+  /** Copy kernels of GEMM operands cuBLASLt cannot read in place, by dtype, source and dense sizes. */
+  private readonly denseCopies = new Map<string, FusionExecutorCache>();
 
   /** The fusion as the GPU path runs it: stride orders only pointwise kernels write get a copy (materializeStrideOrders). */
   readonly fusion: Fusion;
@@ -399,7 +402,27 @@ export class FusionExecutorCache {
     };
     const inputs = step.refs.slice(0, step.inputCount).map(buffer);
     const outputs = step.refs.slice(step.inputCount).map(buffer);
-    runLibraryCall(step.segment, inputs, outputs, { gemm: this.gemmLibrary(), stream: this.device.stream });
+    const copies: Tensor[] = [];
+    const copyDense = (source: GemmBuffer, sizes: readonly number[], input: number): GemmBuffer => {
+      const ref = step.refs[input] as Ref;
+      const t = ref.kind === 'view' ? viewOf(views[ref.index] as View) : tensorOf(ref);
+      const key = `${t.dtype}:${source.sizes.join(',')}:${sizes.join(',')}`;
+      let copier = this.denseCopies.get(key);
+      if (copier === undefined) {
+        copier = new FusionExecutorCache(denseCopyFusion(t.dtype, source.sizes, sizes), this.device, { registry: denseCopyRegistry(), concurrentSegments: false });
+        this.denseCopies.set(key, copier);
+      }
+      const [copy] = copier.runFusion([t]);
+      if (copy === undefined) throw new Error('the dense copy made no output');
+      copies.push(copy);
+      return { dataPtr: copy.dataPtr, sizes: copy.sizes, strides: copy.strides };
+    };
+    try {
+      runLibraryCall(step.segment, inputs, outputs, { gemm: this.gemmLibrary(), stream: this.device.stream, copyDense });
+    } finally {
+      // Freed in stream order: the pool hands the memory out again only to later work on this stream.
+      for (const c of copies) c.dispose();
+    }
   }
 
   private execute(plan: LaunchPlan, args: readonly ExecutorArgument[], temporaries: ReadonlySet<Tensor>, pending: PendingKernelTiming[] | null): Tensor[] {

@@ -34,7 +34,8 @@ export interface GemmPattern {
 
 export type PatternResult = { ok: true; pattern: GemmPattern } | { ok: false; reason: string };
 
-const GEMM_KINDS: ReadonlySet<string> = new Set(['MatmulOp', 'LinearOp', 'ScaledMmaOp', 'GroupedMmaOp']);
+/** The matrix-product expression kinds (the matmul scheduler looks at fusions holding one). */
+export const GEMM_EXPR_KINDS: ReadonlySet<string> = new Set(['MatmulOp', 'LinearOp', 'ScaledMmaOp', 'GroupedMmaOp']);
 
 function isMatmulDtype(dtype: string): dtype is MatmulDtype {
   return dtype === 'Float' || dtype === 'BFloat16' || dtype === 'Half';
@@ -83,7 +84,7 @@ function biasSource(fusion: Fusion, v: Val, hasN: boolean, inputDtype: MatmulDty
 /** The GEMM segment in `fusion`, or why it is none (see the header). */
 export function matchGemmSegment(fusion: Fusion): PatternResult {
   const exprs = tensorExprs(fusion);
-  const gemms = exprs.filter((e) => GEMM_KINDS.has(e.kind));
+  const gemms = exprs.filter((e) => GEMM_EXPR_KINDS.has(e.kind));
   if (gemms.length === 0) return { ok: false, reason: NO_MATMUL };
   if (gemms.length > 1) {
     return { ok: false, reason: `a GEMM segment holds one matmul or linear, this one ${gemms.map((g) => `${tvName(g.outputs[0] as Val)}`).join(' and ')}` };

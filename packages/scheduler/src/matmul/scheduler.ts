@@ -14,12 +14,15 @@ import type { HeuristicParams } from '../heuristic-params.js';
 import type { RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
 import { computeMatmulHeuristics } from './heuristics.js';
+import { GEMM_EXPR_KINDS, NO_MATMUL } from './epilogue-pattern.js';
 import type { MatmulParams } from './params.js';
 
 export class MatmulScheduler implements Scheduler {
   readonly type = 'matmul' as const;
 
   canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): CanScheduleResult {
+    // Most fusions hold no GEMM: refused before the cache (no heuristics computation counted).
+    if (!fusion.exprs().some((e) => GEMM_EXPR_KINDS.has(e.kind))) return { ok: false, reason: NO_MATMUL };
     try {
       this.computeHeuristics(fusion, runtimeInfo, cache);
       return { ok: true };

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { HostTensor } from '@tsfuser/fusion-ir';
+import { dataTypeSize, HostTensor, type DataType } from '@tsfuser/fusion-ir';
 import { Tensor, type DeviceContext } from '@tsfuser/device';
 import { FusionDefinition } from '../definition/fusion-definition.js';
 import { createGpuBackend, type GpuBackend } from '../execute/gpu-backend.js';
@@ -36,6 +36,8 @@ export interface BenchRow {
   percentOfCopy: number;
   /** % of a device-to-device copy moving the same number of bytes (read + write). */
   percentOfSameSizeCopy: number;
+  /** TFLOP/s of a GEMM workload (its flops over the median time). */
+  tflops?: number;
 }
 
 export interface BenchReport {
@@ -66,12 +68,32 @@ function upload(device: DeviceContext, w: Workload, rng: Random): Uploaded {
       owned.push({ tensor: t, host: HostTensor.empty(i.dtype, [0]), owner: t });
       return t;
     }
+    if (i.tiled === true) {
+      const d = tiledInput(device, i.dtype, i.sizes, rng);
+      owned.push(d);
+      return d.tensor;
+    }
     const host = i.indexBound === undefined ? randomHost(i.dtype, i.sizes, denseStrides(i.sizes), rng, i.positive === true) : randomIndices(i.dtype, i.sizes, i.indexBound, rng);
     const d = toDeviceInput(device, host, false);
     owned.push(d);
     return d.tensor;
   });
   return { args, owned };
+}
+
+/** A dense device tensor filled with one random block of at most 2^20 elements, repeated. */
+function tiledInput(device: DeviceContext, dtype: DataType, sizes: readonly number[], rng: Random): DeviceInput {
+  const numel = sizes.reduce((a, b) => a * b, 1);
+  const block = Math.min(numel, 1 << 20);
+  const staged = toDeviceInput(device, randomHost(dtype, [block], [1], rng, false), false);
+  const t = Tensor.emptyDevice(device, dtype, sizes);
+  const blockBytes = block * dataTypeSize(dtype);
+  for (let at = 0; at < numel; at += block) {
+    const bytes = Math.min(block, numel - at) * dataTypeSize(dtype);
+    device.copyDeviceToDevice(t.dataPtr + BigInt(at * dataTypeSize(dtype)), staged.tensor.dataPtr, Math.min(bytes, blockBytes));
+  }
+  staged.owner.dispose();
+  return { tensor: t, host: HostTensor.empty(dtype, [0]), owner: t };
 }
 
 function denseStrides(sizes: readonly number[]): number[] {
@@ -183,7 +205,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         const cache = backend.executorCache(fd.fusionIr());
         const ms = timeDevice(device, flusher, () => cache.runFusion(args).forEach((t) => t.dispose()), options.iters);
         const gbps = w.bytes / (ms * 1e-3) / 1e9;
-        rows.push({ workload: w.name, impl: 'tsfuser', medianMs: ms, gbps, percentOfCopy: (100 * gbps) / copyGbps, percentOfSameSizeCopy: pct(w.name, gbps) });
+        rows.push({ workload: w.name, impl: 'tsfuser', medianMs: ms, gbps, percentOfCopy: (100 * gbps) / copyGbps, percentOfSameSizeCopy: pct(w.name, gbps), ...tflopsOf(w, ms) });
         log(`${w.name}: ${ms.toFixed(3)} ms, ${gbps.toFixed(0)} GB/s (${cache.stats.kernels} kernel${cache.stats.kernels === 1 ? '' : 's'})`);
       } catch (error) {
         const message = `${w.name}: ${(error as Error).name}: ${(error as Error).message.split('\n')[0] ?? ''}`;
@@ -229,7 +251,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
           if (line.host_overhead_us !== undefined) report.hostOverheadUs.pytorchEager = line.host_overhead_us;
           if (line.workload === undefined || line.impl === undefined || line.median_ms === undefined) continue;
           const gbps = line.gbps ?? 0;
-          rows.push({ workload: line.workload, impl: line.impl, medianMs: line.median_ms, gbps, percentOfCopy: (100 * gbps) / copyGbps, percentOfSameSizeCopy: pct(line.workload, gbps) });
+          const w = chosen.find((c) => c.name === line.workload);
+          rows.push({ workload: line.workload, impl: line.impl, medianMs: line.median_ms, gbps, percentOfCopy: (100 * gbps) / copyGbps, percentOfSameSizeCopy: pct(line.workload, gbps), ...(w === undefined ? {} : tflopsOf(w, line.median_ms)) });
         }
       }
     }
@@ -237,6 +260,10 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   } finally {
     flusher.dispose();
   }
+}
+
+function tflopsOf(w: Workload, ms: number): { tflops?: number } {
+  return w.flops === undefined ? {} : { tflops: w.flops / (ms * 1e-3) / 1e12 };
 }
 
 /** The report as the table `tsfuser bench` prints last. */
@@ -250,6 +277,12 @@ export function formatBenchReport(r: BenchReport): string {
   const sorted = [...r.rows].sort((a, b) => a.workload.localeCompare(b.workload) || order.indexOf(a.impl) - order.indexOf(b.impl));
   for (const row of sorted) {
     lines.push(`| ${row.workload} | ${row.impl} | ${row.medianMs.toFixed(3)} | ${row.gbps.toFixed(0)} | ${row.percentOfCopy.toFixed(1)}% | ${row.percentOfSameSizeCopy.toFixed(1)}% |`);
+  }
+  // GEMM workloads are compute-bound: their TFLOP/s, in a table of their own (the one above keeps its columns).
+  const gemmRows = sorted.filter((row) => row.tflops !== undefined);
+  if (gemmRows.length > 0) {
+    lines.push('', '| GEMM workload | impl | median ms | TFLOP/s |', '|---|---|---:|---:|');
+    for (const row of gemmRows) lines.push(`| ${row.workload} | ${row.impl} | ${row.medianMs.toFixed(3)} | ${(row.tflops as number).toFixed(0)} |`);
   }
   lines.push('');
   const h = r.hostOverheadUs;

@@ -11,6 +11,7 @@ import { importPythonDefinition } from '../python/import-definition.js';
 import { resizeWorkloads } from './resize-workloads.js';
 import { transposeWorkloads } from './transpose-workloads.js';
 import { reshapeWorkloads } from './reshape-workloads.js';
+import { gemmWorkloads } from './gemm-workloads.js';
 
 export interface WorkloadInput {
   sizes: number[];
@@ -23,6 +24,8 @@ export interface WorkloadInput {
   indexBound?: number;
   /** Left as poisoned device memory (a lookup table whose values only move: no host fill of a GiB). */
   uninitialized?: boolean;
+  /** Random values in a block of at most 2^20 elements, repeated (GEMM operands of 10^8 elements). */
+  tiled?: boolean;
 }
 
 export interface Workload {
@@ -31,6 +34,8 @@ export interface Workload {
   build: () => FusionDefinition;
   inputs: WorkloadInput[];
   bytes: number;
+  /** Floating-point operations (2·m·n·k per GEMM): the table adds TFLOP/s. */
+  flops?: number;
 }
 
 const f32 = 4;
@@ -363,5 +368,5 @@ export function indexingWorkloads(): Workload[] {
 }
 
 export function benchWorkloads(): Workload[] {
-  return [readmePointwise(), bnAddRelu(), powSum(), geluBiasGrad(), ...normalizationWorkloads(), dropoutResidualLayerNorm(), ...layerNormBackwardWorkloads(), ...indexingWorkloads(), ...resizeWorkloads(), ...transposeWorkloads(), ...reshapeWorkloads()];
+  return [readmePointwise(), bnAddRelu(), powSum(), geluBiasGrad(), ...normalizationWorkloads(), dropoutResidualLayerNorm(), ...layerNormBackwardWorkloads(), ...indexingWorkloads(), ...resizeWorkloads(), ...transposeWorkloads(), ...reshapeWorkloads(), ...gemmWorkloads()];
 }

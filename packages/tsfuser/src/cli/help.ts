@@ -51,7 +51,10 @@ Options of bench (needs a GPU):
                                    layer_norm_bwd_bf16, embedding_bf16, cat3_dim0_bf16,
                                    cat3_dim1_bf16, pad_bf16, rope_bf16, transpose_f32,
                                    transpose_bf16, permute_bshd_bf16,
-                                   reshape_layer_norm_prologue_bf16 (default: all)
+                                   reshape_layer_norm_prologue_bf16, gemm_bf16_8192x4096x4096,
+                                   gemm_bf16_8192x16384x4096, gemm_bf16_8192x4096x16384,
+                                   gemm_bf16_4096x11008x4096, linear_bias_gelu_bf16,
+                                   gpt_mlp_fwd_bf16 (default: all; GEMMs also print TFLOP/s)
   --iters <N>                      timed runs per workload, median reported (default 50)
   --flush read|write               how L2 is flushed before each run: sum (default) or memset of
                                    512 MiB; a memset leaves dirty lines every run pays for

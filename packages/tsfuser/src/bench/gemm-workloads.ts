@@ -1,0 +1,84 @@
+// GEMM benchmark workloads of `tsfuser bench`, shared by name with tools/bench/pytorch_bench.py
+// (which times F.linear / the same MLP in eager and torch.compile): bf16 linears y = x · Wᵀ at
+// the issue's shapes M×N×K (8192×4096×4096, 8192×16384×4096, 8192×4096×16384, 4096×11008×4096),
+// linear + bias + gelu(tanh) (one cuBLASLt call with the GELU_BIAS epilogue), and a GPT MLP block
+// forward (tokens 8192, hidden 4096, ffn 16384: linear → gelu(tanh) → linear, both with bias;
+// two GEMM segments). `flops` (2·M·N·K per GEMM) is the numerator of TFLOP/s; `bytes` the
+// inputs read once and the outputs written once. Inputs are `tiled` (a random block repeated):
+// a host fill of 10⁸ elements would take longer than the benchmark.
+
+import type { DataType } from '@tsfuser/fusion-ir';
+import { FusionDefinition } from '../definition/fusion-definition.js';
+import type { Workload } from './workloads.js';
+
+const BF16 = 2;
+
+function linearDefinition(dtype: DataType, bias: boolean, gelu: boolean): FusionDefinition {
+  return FusionDefinition.build((fd) => {
+    const x = fd.defineTensor({ shape: [-1, -1], contiguity: [true, true], dtype });
+    const w = fd.defineTensor({ shape: [-1, -1], contiguity: [true, true], dtype });
+    const b = bias ? fd.defineTensor({ shape: [-1], contiguity: [true], dtype }) : null;
+    const y = b === null ? fd.ops.linear(x, w) : fd.ops.linear(x, w, b);
+    fd.addOutput(gelu ? fd.ops.gelu(y, 'tanh') : y);
+  });
+}
+
+function gemm(m: number, n: number, k: number): Workload {
+  return {
+    name: `gemm_bf16_${m}x${n}x${k}`,
+    description: `F.linear(x [${m},${k}], W [${n},${k}]) bf16 (one cuBLASLt GEMM, m×n×k ${m}×${n}×${k})`,
+    build: () => linearDefinition('BFloat16', false, false),
+    inputs: [
+      { sizes: [m, k], dtype: 'BFloat16', tiled: true },
+      { sizes: [n, k], dtype: 'BFloat16', tiled: true },
+    ],
+    bytes: (m * k + n * k + m * n) * BF16,
+    flops: 2 * m * n * k,
+  };
+}
+
+function linearBiasGelu(m: number, n: number, k: number): Workload {
+  return {
+    name: 'linear_bias_gelu_bf16',
+    description: `gelu(F.linear(x [${m},${k}], W [${n},${k}], b [${n}]), approximate='tanh') bf16 (one cuBLASLt call, GELU_BIAS epilogue)`,
+    build: () => linearDefinition('BFloat16', true, true),
+    inputs: [
+      { sizes: [m, k], dtype: 'BFloat16', tiled: true },
+      { sizes: [n, k], dtype: 'BFloat16', tiled: true },
+      { sizes: [n], dtype: 'BFloat16' },
+    ],
+    bytes: (m * k + n * k + n + m * n) * BF16,
+    flops: 2 * m * n * k,
+  };
+}
+
+function gptMlp(tokens: number, hidden: number, ffn: number): Workload {
+  return {
+    name: 'gpt_mlp_fwd_bf16',
+    description: `GPT MLP forward: linear(gelu(linear(x [${tokens},${hidden}], W1 [${ffn},${hidden}], b1), tanh), W2 [${hidden},${ffn}], b2) bf16 (two GEMM segments)`,
+    build: () =>
+      FusionDefinition.build((fd) => {
+        const x = fd.defineTensor({ shape: [-1, -1], contiguity: [true, true], dtype: 'BFloat16' });
+        const w1 = fd.defineTensor({ shape: [-1, -1], contiguity: [true, true], dtype: 'BFloat16' });
+        const b1 = fd.defineTensor({ shape: [-1], contiguity: [true], dtype: 'BFloat16' });
+        const w2 = fd.defineTensor({ shape: [-1, -1], contiguity: [true, true], dtype: 'BFloat16' });
+        const b2 = fd.defineTensor({ shape: [-1], contiguity: [true], dtype: 'BFloat16' });
+        const h = fd.ops.gelu(fd.ops.linear(x, w1, b1), 'tanh');
+        fd.addOutput(fd.ops.linear(h, w2, b2));
+      }),
+    inputs: [
+      { sizes: [tokens, hidden], dtype: 'BFloat16', tiled: true },
+      { sizes: [ffn, hidden], dtype: 'BFloat16', tiled: true },
+      { sizes: [ffn], dtype: 'BFloat16' },
+      { sizes: [hidden, ffn], dtype: 'BFloat16', tiled: true },
+      { sizes: [hidden], dtype: 'BFloat16' },
+    ],
+    // x, both weights and biases read once, the output written once (the hidden activation's round trip is not counted)
+    bytes: (tokens * hidden + 2 * ffn * hidden + ffn + hidden + tokens * hidden) * BF16,
+    flops: 2 * 2 * tokens * hidden * ffn,
+  };
+}
+
+export function gemmWorkloads(): Workload[] {
+  return [gemm(8192, 4096, 4096), gemm(8192, 16384, 4096), gemm(8192, 4096, 16384), gemm(4096, 11008, 4096), linearBiasGelu(8192, 16384, 4096), gptMlp(8192, 4096, 16384)];
+}
