@@ -49,7 +49,7 @@ export * from './transpose/index.js';
 export * from './matmul/index.js';
 export * from './segmentation/segmentation-planner.js';
 export * from './segmentation/index.js';
-export { segmentKindOf, type LoopKernelParams, type SegmentKind } from './segmentation/segment-kind.js';
+export { kernelParamsOf, segmentKindOf, type LoopKernelParams, type SegmentKind } from './segmentation/segment-kind.js';
 
 import { PointwiseScheduler } from './pointwise/index.js';
 import { ExprEvalScheduler } from './expr-eval/index.js';

@@ -8,8 +8,16 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { add, Fusion, makeTensor, softmax } from '@tsfuser/fusion-ir';
 import {
-  defaultSchedulerRegistry, HeuristicDataCache, InnerPersistentScheduler, makeRuntimeInfo, PointwiseScheduler, sameRuntimeInfo, segmentFusion,
+  defaultSchedulerRegistry, HeuristicDataCache, InnerPersistentScheduler, makeRuntimeInfo, PointwiseScheduler, sameRuntimeInfo, SchedulerRegistry, segmentFusion,
 } from '../src/index.js';
+
+/**
+ * The default registry without the matmul scheduler, whose acceptance is its heuristics (memoized
+ * in the same cache: an open item of issue 32); the counts below are the kernel schedulers'.
+ */
+function kernelRegistry(): SchedulerRegistry {
+  return new SchedulerRegistry(defaultSchedulerRegistry().schedulers.filter((s) => s.type !== 'matmul'));
+}
 
 function softmaxFusion(): Fusion {
   const f = new Fusion();
@@ -33,7 +41,7 @@ describe('HeuristicDataCache', () => {
   it('a persistent scheduler accepts with one heuristics computation and one schedule, which computeHeuristics and the kernel reuse', () => {
     const fusion = softmaxFusion();
     const info = makeRuntimeInfo(fusion, [{ sizes: [1024, 4096] }]);
-    const choice = defaultSchedulerRegistry().pick(fusion, info);
+    const choice = kernelRegistry().pick(fusion, info);
     expect(choice.scheduler.type).toBe('inner_persistent');
     const { analysis } = choice;
     expect(analysis.counts).toEqual({ heuristics: 1, schedules: 1 });
@@ -50,7 +58,7 @@ describe('HeuristicDataCache', () => {
   it('a pointwise acceptance computes no heuristics; computeHeuristics then computes them once', () => {
     const fusion = addFusion();
     const info = makeRuntimeInfo(fusion, [{ sizes: [64, 128] }, { sizes: [64, 128] }]);
-    const { scheduler, analysis } = defaultSchedulerRegistry().pick(fusion, info);
+    const { scheduler, analysis } = kernelRegistry().pick(fusion, info);
     expect(scheduler).toBeInstanceOf(PointwiseScheduler);
     expect(analysis.counts).toEqual({ heuristics: 0, schedules: 0 });
     const p = scheduler.computeHeuristics(fusion, info, analysis);
@@ -88,7 +96,7 @@ describe('HeuristicDataCache', () => {
   it('segmentation hands each group the analyses its acceptance made', () => {
     const fusion = softmaxFusion();
     const info = makeRuntimeInfo(fusion, [{ sizes: [256, 2048] }]);
-    const [group] = segmentFusion(fusion, info, defaultSchedulerRegistry()).groups;
+    const [group] = segmentFusion(fusion, info, kernelRegistry()).groups;
     expect(group?.schedulerType).toBe('inner_persistent');
     expect(group?.analysis?.describes(group.fusion, info)).toBe(true);
     expect(group?.analysis?.counts).toEqual({ heuristics: 1, schedules: 1 });

@@ -39,7 +39,11 @@ const H100 = {
   maxSharedMemoryPerMultiprocessor: 233472,
 };
 
-export function fakeDevice(): FakeDevice {
+/**
+ * `blocksPerSm`: what the fake driver's occupancy query answers for every kernel (default 64:
+ * every grid fits); a small value makes a grid-synchronizing kernel be planned again.
+ */
+export function fakeDevice(options: { blocksPerSm?: number } = {}): FakeDevice {
   const launches: RecordedLaunch[] = [];
   const sources = new Map<string, string>();
   let next = 1n << 32n;
@@ -89,7 +93,7 @@ export function fakeDevice(): FakeDevice {
       getFunction: (name: string) => ({
         setMaxDynamicSharedMemory: (): void => undefined,
         // Every block of a grid-synchronizing kernel fits (the GPU may say fewer: then it reschedules).
-        maxActiveBlocksPerSm: (): number => 64,
+        maxActiveBlocksPerSm: (): number => options.blocksPerSm ?? 64,
         launch: (config: { grid: readonly number[]; block: readonly number[]; sharedBytes?: number }): void => {
           launches.push({ kernel: name, grid: [...config.grid], block: [...config.block], sharedBytes: config.sharedBytes ?? 0 });
         },

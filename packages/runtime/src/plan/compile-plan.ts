@@ -43,6 +43,10 @@ export type PlanSequenceEntry = { kind: 'kernel'; index: number } | { kind: 'lib
 export interface CompilePlan extends LaunchPlanLayout<KernelSegment> {
   /** The fusion as the plan runs it. */
   fusion: Fusion;
+  /** The arguments' layouts (and integral scalars' values) the plan was made for. */
+  args: readonly PlannedArgument[];
+  /** The registry whose schedulers made the plan (their analyses are memoized per scheduler object). */
+  registry: SchedulerRegistry;
   /** The top-level runtime info (the arguments' layouts, the device's properties). */
   info: RuntimeInfo;
   segmentation: SegmentPlan;
@@ -97,7 +101,7 @@ export function buildCompilePlan(fusion: Fusion, args: readonly PlannedArgument[
     }
   }
   const segments = layout.groups.map((g): PlanSegment => segmentOf(g.groupId, g.schedulerType, g.info, layout.steps));
-  return { ...layout, steps, fusion, info, segmentation, segments, libraryCalls, sequence };
+  return { ...layout, steps, fusion, args, registry: options.registry, info, segmentation, segments, libraryCalls, sequence };
 }
 
 function segmentOf(groupId: number, type: SchedulerType, info: RuntimeInfo, steps: readonly PlanStep<KernelSegment | LibraryCallSegment>[]): PlanSegment {

@@ -12,6 +12,7 @@ import { generateKernel, type CompiledKernel, type GenerateOptions } from '@tsfu
 import type { Fusion } from '@tsfuser/fusion-ir';
 import {
   HeuristicDataCache,
+  kernelParamsOf,
   SchedulingError,
   type GreedyParams,
   type KernelParams,
@@ -72,10 +73,9 @@ export interface KernelSegmentOptions {
  */
 export function planKernelSegment(fusion: Fusion, info: RuntimeInfo, groupId: number, scheduler: Scheduler, options: KernelSegmentOptions = {}): KernelSegment {
   const analysis = HeuristicDataCache.for(fusion, info, options.analysis);
-  const params = scheduler.computeHeuristics(fusion, info, analysis);
-  if (params.schedulerType === 'expr_eval' || params.schedulerType === 'no_op' || params.schedulerType === 'matmul') {
-    throw new SchedulingError(`segment ${groupId} needs no kernel (${params.schedulerType}) but was planned as one`);
-  }
+  const computed = scheduler.computeHeuristics(fusion, info, analysis);
+  const params = kernelParamsOf(computed);
+  if (params === null) throw new SchedulingError(`segment ${groupId} needs no generated kernel (${computed.schedulerType}) but was planned as one`);
   const key = kernelKey(groupId, params);
   const t0 = performance.now();
   let made = options.memo?.get(key);

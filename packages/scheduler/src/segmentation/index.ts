@@ -9,10 +9,9 @@ import type { Fusion } from '@tsfuser/fusion-ir';
 // segmentPlanFor runs, never while modules load), so the cycle is harmless.
 import { defaultSchedulerRegistry } from '../index.js';
 import type { RuntimeInfo } from '../runtime-info.js';
-import { fusionIrSegmentsToString, segmentedFusionToString } from './dumps.js';
 import { segmentFusion } from './segment-fusion.js';
 import type { SchedulerPicker } from './acceptors.js';
-import type { SegmentationPlan } from './segmentation-planner.js';
+import { segmentationPlanOf, type SegmentationPlan } from './segmentation-planner.js';
 
 export {
   AcceptorSet, canScheduleExprEval, canScheduleNoOp, canSchedulePointwiseConnected, nvFuserAcceptors, registryAcceptors, summarizeRejections,
@@ -38,9 +37,5 @@ export function segmentPlanFor(
   runtimeInfo: RuntimeInfo,
   schedulers: SchedulerPicker = defaultSchedulerRegistry(),
 ): SegmentationPlan {
-  const sf = segmentFusion(fusion, runtimeInfo, schedulers);
-  return {
-    groups: sf.groups.map((g) => ({ fusion: g.fusion, inputs: g.inputs, outputs: g.outputs, schedulerType: g.schedulerType, ...(g.analysis === undefined ? {} : { analysis: g.analysis }) })),
-    dumps: { segmentedFusion: segmentedFusionToString(sf), fusionIrSegments: fusionIrSegmentsToString(sf) },
-  };
+  return segmentationPlanOf(segmentFusion(fusion, runtimeInfo, schedulers));
 }

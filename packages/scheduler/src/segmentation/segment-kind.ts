@@ -9,7 +9,7 @@
 // those of its schedulers only.
 
 import type { GreedyParams } from '../greedy/params.js';
-import type { KernelParams, SchedulerType } from '../heuristic-params.js';
+import type { HeuristicParams, KernelParams, SchedulerType } from '../heuristic-params.js';
 
 export type SegmentKind = 'view' | 'empty' | 'kernel' | 'greedy' | 'libraryCall';
 
@@ -38,6 +38,30 @@ export function segmentKindOf(type: SchedulerType): SegmentKind {
     default: {
       const unreachable: never = type;
       throw new Error(`unknown scheduler type ${String(unreachable)}`);
+    }
+  }
+}
+
+/** `p` when its scheduler makes a generated kernel (a `kernel` or `greedy` segment), else null. */
+export function kernelParamsOf(p: HeuristicParams): KernelParams | null {
+  switch (p.schedulerType) {
+    case 'expr_eval':
+    case 'no_op':
+      return null;
+    case 'pointwise':
+    case 'transpose':
+    case 'reduction':
+    case 'inner_persistent':
+    case 'outer_persistent':
+    case 'inner_outer_persistent':
+    case 'greedy':
+      return p;
+    case 'matmul':
+      // a cuBLASLt call (library-call segment), no generated kernel
+      return null;
+    default: {
+      const unreachable: never = p;
+      throw new Error(`unknown scheduler parameters ${String(unreachable)}`);
     }
   }
 }

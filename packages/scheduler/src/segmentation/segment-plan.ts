@@ -6,6 +6,7 @@ import type { Fusion, Val } from '@tsfuser/fusion-ir';
 import type { SchedulerType } from '../heuristic-params.js';
 import type { RuntimeInfo } from '../runtime-info.js';
 import type { HeuristicDataCache } from '../heuristic-data-cache.js';
+import type { SegmentedFusion } from './segment-fusion.js';
 
 /**
  * One group of a segmentation plan: a standalone Fusion plus the ORIGINAL fusion's vals feeding
@@ -31,6 +32,8 @@ export interface SegmentPlan {
   groups: readonly SegmentPlanGroup[];
   /** The `segmented_fusion` / `fusion_ir_segments` dumps, when the segmenter made them. */
   dumps?: { segmentedFusion?: string; fusionIrSegments?: string };
+  /** The segmenter's full record (edges and the reasons behind them), when it made one. */
+  segmented?: SegmentedFusion;
 }
 
 /** Splits a fusion for one input signature (sizes come from `runtimeInfo`). */

@@ -14,13 +14,14 @@ export { segmentedFusionToString, fusionIrSegmentsToString } from './dumps.js';
 export { buildGroupFusion, groupBoundary, type GroupFusion } from './group-fusion.js';
 
 /** A segmentation plan with both dumps made. */
-export type SegmentationPlan = SegmentPlan & { dumps: { segmentedFusion: string; fusionIrSegments: string } };
+export type SegmentationPlan = SegmentPlan & { dumps: { segmentedFusion: string; fusionIrSegments: string }; segmented: SegmentedFusion };
 
 /** The plan of a segmented fusion: its groups in execution order (with their analyses) and both dumps. */
 export function segmentationPlanOf(sf: SegmentedFusion): SegmentationPlan {
   return {
     groups: sf.groups.map((g) => ({ fusion: g.fusion, inputs: g.inputs, outputs: g.outputs, schedulerType: g.schedulerType, ...(g.analysis === undefined ? {} : { analysis: g.analysis }) })),
     dumps: { segmentedFusion: segmentedFusionToString(sf), fusionIrSegments: fusionIrSegmentsToString(sf) },
+    segmented: sf,
   };
 }
 

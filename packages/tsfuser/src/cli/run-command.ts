@@ -108,7 +108,6 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     limits,
   });
   let inputs = plan.inputs;
-  if (args.booleans.has('explain')) io.stdout(`=== fusion_ir_segments (--explain) ===\n${explainSegments(definition.fusionIr(), inputs)}`);
   const large = numel(inputs) >= LARGE_RUN_ELEMENTS;
   const progress = (m: string): void => {
     if (large) io.stderr(paint(io, 'dim', `[${((Date.now() - started) / 1000).toFixed(1)}s] ${m}\n`));
@@ -125,6 +124,8 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     outputs = await definition.execute(inputs, { backend: choice, device, notes, dump: executeDumps, dumpsFromEnvironment: false, dumpSink: io.stdout, limits, target, dumpDirectory: io.cwd });
   }
   progress('done');
+  // After the execute: the segmentation of the plan that ran (the builder's for these inputs when none ran).
+  if (args.booleans.has('explain')) io.stdout(`=== fusion_ir_segments (--explain) ===\n${explainSegments(definition.fusionIr(), inputs, definition.lastExecutedPlan(), target)}`);
   io.stdout(`${file}: fusion id ${definition.id()}, ${definition.inputs().length} inputs ${plan.source}, backend ${backend.name}\n`);
   const hosts = outputs.map((t) => t.toHost());
   hosts.forEach((h, i) => io.stdout(`${outputLine(i, h)}\n`));

@@ -1,16 +1,16 @@
 // What a FusionDefinition remembers about its executions, for nvFuser's API beyond execute():
-// the last inputs' layouts (fd.last_cuda_code(), fd.last_scheduled_fusion_ir() compile the kernel
-// for them with the same scheduler registry the GPU backend uses — no GPU needed), the last
+// the compile plan the last execute ran (fd.last_cuda_code(), fd.last_scheduled_fusion_ir() read
+// its kernels; after an execute that ran none — the reference backend — the plan is built for the
+// last inputs' layouts by the same builder the GPU path runs, no GPU needed), the last
 // profile (profile=True) and captured debug output (capture_debug_output=True) — both describe
 // the last execute only, as nvFuser's — and
 // fd.validate(). Aliased outputs are applied here, after the backend ran.
 // Invariant: a `last*` answer always describes the most recent successful execute().
 
-import { compileFusion, type CompiledKernel } from '@tsfuser/codegen';
+import type { CompiledKernel } from '@tsfuser/codegen';
 import type { Fusion } from '@tsfuser/fusion-ir';
-import { Tensor } from '@tsfuser/device';
-import type { FusionProfile, KernelProfile } from '@tsfuser/runtime';
-import { makeRuntimeInfo } from '@tsfuser/scheduler';
+import type { Tensor } from '@tsfuser/device';
+import { planKernels, type CompilePlan, type FusionProfile, type KernelProfile, type PlannedArgument } from '@tsfuser/runtime';
 import { DefinitionError, ValidationError } from '../errors.js';
 import { inputExtentGroups, type InputExtentGroups } from '../execute/extent-check.js';
 import { executeFusion, resolveBackend, type ExecuteInput, type ExecuteOptions } from '../execute/execute.js';
@@ -20,7 +20,8 @@ import { compareTensors, toleranceFor } from '../io/compare.js';
 import type { InputDescriptor } from './fusion-definition.js';
 import { dumpsFromEnv } from '../dumps/dump-options.js';
 import { printExecuteDumps } from '../dumps/execute-dumps.js';
-import type { CompileTarget } from '../dumps/target.js';
+import { DEFAULT_TARGET, type CompileTarget } from '../dumps/target.js';
+import { compileForArguments, plannedInput } from '../dumps/compile-for-target.js';
 
 export interface DefinitionExecuteOptions extends ExecuteOptions {
   /** Record timings of this execute (read them with fd.profile()). */
@@ -57,11 +58,16 @@ export interface ExecuteProfile {
   note?: string;
 }
 
-type InputLayout = { sizes: readonly number[]; strides: readonly number[] } | null;
+/** The last execute: its arguments' layouts, its compile target, the plan it ran (null: it ran none) or the one built for it. */
+interface LastRun {
+  args: PlannedArgument[];
+  target: CompileTarget;
+  ran: CompilePlan | null;
+  built: CompilePlan | null;
+}
 
 export class ExecutionState {
-  private lastInputs: InputLayout[] | null = null;
-  private compiled: { key: string; kernel: CompiledKernel } | null = null;
+  private lastRun: LastRun | null = null;
   private profile: ExecuteProfile | null = null;
   private debug: string | null = null;
   /** The fusion's input dim groups (extent-check.ts): fixed once the definition is finalized. */
@@ -91,6 +97,8 @@ export class ExecutionState {
     const start = performance.now();
     let kernels: FusionProfile | null = null;
     if (options.profile === true) runOptions.onProfile = (p: FusionProfile): void => void (kernels = p);
+    const ran: { plan: CompilePlan | null } = { plan: null };
+    runOptions.onPlan = (p: CompilePlan): void => void (ran.plan = p);
     if (this.extentGroups?.fusion !== fusion) this.extentGroups = inputExtentGroups(fusion);
     const outputs = await executeFusion(fusion, descriptors, inputs, runOptions, this.extentGroups);
     const wallMs = performance.now() - start;
@@ -98,12 +106,13 @@ export class ExecutionState {
       const backend = resolveBackend(runOptions.backend, () => undefined);
       printExecuteDumps(fusion, inputs, backend, dump, sink, {
         device: options.device ?? 0,
+        ran: ran.plan,
         ...(options.target === undefined ? {} : { target: options.target }),
         ...(options.dumpDirectory === undefined ? {} : { directory: options.dumpDirectory }),
       });
     }
     const result = applyOutputAliases(outputs, inputs, aliases);
-    this.lastInputs = inputs.map((v) => (v instanceof Tensor ? { sizes: v.sizes, strides: v.strides } : null));
+    this.lastRun = { args: inputs.map(plannedInput), target: options.target ?? DEFAULT_TARGET, ran: ran.plan, built: null };
     this.profile = null;
     this.debug = capture ? captured.join('') : null;
     if (options.profile === true) {
@@ -135,20 +144,35 @@ export class ExecutionState {
     });
   }
 
-  /** The kernel tsfuser compiles for the last execute's input layouts (single-kernel fusions). */
-  lastCompiled(fusion: Fusion, what: string): CompiledKernel {
-    const inputs = this.lastInputs;
-    if (inputs === null) throw new DefinitionError(`${what}: no execute() yet; nvFuser's last_* calls describe the last execution`);
-    const key = JSON.stringify(inputs);
-    if (this.compiled?.key !== key) {
+  /**
+   * The compile plan of the last execute: the one it ran, or (nothing ran one: the reference
+   * backend) the plan the GPU path's builder makes for its inputs' layouts, made once.
+   */
+  lastPlan(fusion: Fusion, what: string): CompilePlan {
+    const run = this.lastRun;
+    if (run === null) throw new DefinitionError(`${what}: no execute() yet; nvFuser's last_* calls describe the last execution`);
+    if (run.ran !== null) return run.ran;
+    if (run.built === null) {
       try {
-        this.compiled = { key, kernel: compileFusion(fusion, makeRuntimeInfo(fusion, inputs)) };
+        run.built = compileForArguments(fusion, run.args, run.target).compiled;
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        throw new DefinitionError(`${what}: the fusion does not compile to a single kernel for the last inputs: ${message}`);
+        throw new DefinitionError(`${what}: the GPU path does not compile the fusion for the last inputs: ${message}`);
       }
     }
-    return this.compiled.kernel;
+    return run.built;
+  }
+
+  /** The compile plan the last execute ran (null: none yet, or it ran on a backend without plans). */
+  lastRanPlan(): CompilePlan | null {
+    return this.lastRun?.ran ?? null;
+  }
+
+  /** The kernels of the last execute's plan, in launch order (at least one). */
+  lastKernels(fusion: Fusion, what: string): CompiledKernel[] {
+    const kernels = planKernels(this.lastPlan(fusion, what)).map((s) => s.kernel);
+    if (kernels.length === 0) throw new DefinitionError(`${what}: the last execute launched no kernel (every output is a view of an input, or empty)`);
+    return kernels;
   }
 
   lastProfile(): ExecuteProfile {

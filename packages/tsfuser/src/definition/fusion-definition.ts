@@ -17,6 +17,7 @@
 
 import { Complex, Fusion, castTo, isComplexType, jsConstantType, makeTensor, printFusion, isDataType, type DataType, type Scalar, type TensorView } from '@tsfuser/fusion-ir';
 import type { Tensor } from '@tsfuser/device';
+import type { CompilePlan } from '@tsfuser/runtime';
 import { FusionCache, type FusionCacheEntry } from '../cache/fusion-cache.js';
 import { DefinitionError } from '../errors.js';
 import type { ExecuteInput } from '../execute/execute.js';
@@ -260,17 +261,32 @@ export class FusionDefinition implements HandleOwner, ConversionContext {
   }
 
   /**
-   * CUDA source of the kernel for the last execute's inputs (nvFuser's fd.last_cuda_code());
-   * `intrinsicCode: true` includes the runtime helpers compiled with it, as nvFuser's flag does.
+   * CUDA source of the kernels the last execute ran, in launch order (nvFuser's
+   * fd.last_cuda_code(): the most recent runtime's kernels); `intrinsicCode: true` includes the
+   * runtime helpers compiled with them, as nvFuser's flag does. After an execute on the reference
+   * backend, the kernels the GPU path compiles for its inputs.
    */
   lastCudaCode(options: { intrinsicCode?: boolean } = {}): string {
-    const kernel = this.execution.lastCompiled(this.fusionIr(), 'lastCudaCode');
-    return options.intrinsicCode === true ? kernel.source : kernel.dumps.cuda;
+    return this.execution
+      .lastKernels(this.fusionIr(), 'lastCudaCode')
+      .map((k) => (options.intrinsicCode === true ? k.source : k.dumps.cuda))
+      .join('');
   }
 
-  /** The scheduled Fusion IR of the last execute's inputs (nvFuser's fd.last_scheduled_fusion_ir()). */
+  /**
+   * The compile plan the last execute ran (segments, schedulers, parameters, kernels, launches);
+   * null before an execute or after one on a backend that runs no plan (the reference backend).
+   */
+  lastExecutedPlan(): CompilePlan | null {
+    return this.execution.lastRanPlan();
+  }
+
+  /** The scheduled Fusion IR of the last execute's kernels, in launch order (nvFuser's fd.last_scheduled_fusion_ir()). */
   lastScheduledFusionIr(): string {
-    return this.execution.lastCompiled(this.fusionIr(), 'lastScheduledFusionIr').dumps.fusionIr;
+    return this.execution
+      .lastKernels(this.fusionIr(), 'lastScheduledFusionIr')
+      .map((k) => k.dumps.fusionIr)
+      .join('');
   }
 
   /** Timings of the last execute run with `profile: true` (nvFuser's fd.profile()). */

@@ -26,6 +26,7 @@ import {
   type SchedulerDevice,
   type RuntimeInfo,
   type SchedulerRegistry,
+  type SegmentationPlan,
   type SegmentPlan,
   type SegmentedFusion,
 } from '@tsfuser/scheduler';
@@ -85,20 +86,59 @@ export function compileForTarget(
   registry: SchedulerRegistry = defaultSchedulerRegistry(),
   options: TargetCompileOptions = {},
 ): TargetCompilation {
+  return compileForArguments(fusion, inputs.map(plannedInput), target, registry, options);
+}
+
+/** The segmentation the GPU path makes for these argument layouts on `target` (no kernels). */
+export interface TargetSegmentation {
+  /** The fusion as the GPU path runs it (stride orders materialized). */
+  fusion: Fusion;
+  info: RuntimeInfo;
+  segmented: SegmentedFusion;
+  segments: SegmentationPlan;
+}
+
+/** The fusion as the executor cache runs it and its runtime info for `args` on `target` (extents checked). */
+export function targetRuntimeInfo(original: Fusion, args: readonly PlannedArgument[], target: CompileTarget): { fusion: Fusion; info: RuntimeInfo } {
   // As the executor cache does before anything else (the same pre-segmentation pass).
-  fusion = materializeStrideOrders(fusion);
-  const args = inputs.map(plannedInput);
+  const fusion = materializeStrideOrders(original);
   const info = runtimeInfo(fusion, args, target.device);
   bindArguments(fusion, info);
-  // Segmented once: the plan's groups and the segmenter's full record are the same segmentation.
+  return { fusion, info };
+}
+
+/** Segments `fusion` as the executor cache does for `args` on `target` (once: the plan's groups are the record's). */
+export function segmentForTarget(original: Fusion, args: readonly PlannedArgument[], target: CompileTarget, registry: SchedulerRegistry = defaultSchedulerRegistry()): TargetSegmentation {
+  const { fusion, info } = targetRuntimeInfo(original, args, target);
   const segmented = segmentFusion(fusion, info, registry);
-  const segments = segmentationPlanOf(segmented);
+  return { fusion, info, segmented, segments: segmentationPlanOf(segmented) };
+}
+
+/** compileForTarget for argument layouts (what an execute saw of its inputs). */
+export function compileForArguments(
+  original: Fusion,
+  args: readonly PlannedArgument[],
+  target: CompileTarget,
+  registry: SchedulerRegistry = defaultSchedulerRegistry(),
+  options: TargetCompileOptions = {},
+): TargetCompilation {
+  const { fusion, info, segments } = segmentForTarget(original, args, target, registry);
   // The executor cache's builder: per segment the plan's scheduler, its heuristics once, generateKernel.
   const compiled = buildCompilePlan(fusion, args, target.device, info, segments, {
     registry,
     generate: { fusionId: 0, runtimeId: 0, ...(options.kernelIrAfterEveryPass === true ? { kernelIrAfterEveryPass: true } : {}) },
   });
-  return { target, info, segments, segmented, compiled, plan: kernelLayout(compiled), registry, args };
+  return targetCompilationOf(compiled, target, registry);
+}
+
+/**
+ * The dumps' view of a compile plan — one that ran (the GPU executor cache's lastPlan) or one
+ * made for a target; its segmentation record, when the segmenter that made the plan kept none,
+ * is made again for the same runtime info.
+ */
+export function targetCompilationOf(compiled: CompilePlan, target: CompileTarget, registry: SchedulerRegistry = compiled.registry): TargetCompilation {
+  const segmented = compiled.segmentation.segmented ?? segmentFusion(compiled.fusion, compiled.info, registry);
+  return { target, info: compiled.info, segments: compiled.segmentation, segmented, compiled, plan: kernelLayout(compiled), registry, args: compiled.args };
 }
 
 /** The plan's launch layout with each step's generated kernel (what the dump renderers read). */

@@ -1,6 +1,6 @@
 // The dumps of one execute: which requested dumps the backend prints itself (the GPU executor
-// prints its nine compile-stage dumps when it compiles), and the rest rendered from the same
-// compile path for the target — the GPU's own properties on the GPU backend, `--arch` / device
+// prints its nine compile-stage dumps when it compiles), and the rest rendered from the compile
+// plan that ran (the GPU backend's) or, where none ran, from the same plan builder for the target — the GPU's own properties on the GPU backend, `--arch` / device
 // properties (an H100, sm_90, by default) otherwise — so every compile-side dump works without a
 // GPU.
 // Invariant: a fusion the GPU path cannot compile still executes (on the reference backend);
@@ -9,10 +9,10 @@
 import { LoweringError } from '@tsfuser/codegen';
 import type { Fusion } from '@tsfuser/fusion-ir';
 import { type DeviceContext } from '@tsfuser/device';
-import { ExecutorInputError, schedulerDevice, type ExecutorDump } from '@tsfuser/runtime';
+import { ExecutorInputError, schedulerDevice, type CompilePlan, type ExecutorDump } from '@tsfuser/runtime';
 import { SchedulingError } from '@tsfuser/scheduler';
 import type { Backend, ExecuteInput } from '../execute/backend.js';
-import { compileForTarget } from './compile-for-target.js';
+import { compileForTarget, targetCompilationOf } from './compile-for-target.js';
 import { dumpOption } from './dump-options.js';
 import { renderDumps } from './render-dumps.js';
 import { archOf, DEFAULT_TARGET, type CompileTarget } from './target.js';
@@ -37,6 +37,8 @@ export interface ExecuteDumpOptions {
   /** Directory of cuda_to_file / ptx / cubin files (default: the working directory). */
   directory?: string;
   device: number;
+  /** The compile plan the execute ran (the GPU backend's), read instead of compiling again. */
+  ran?: CompilePlan | null;
 }
 
 /** What the GPU backend refuses before compiling (gpu-backend.ts). */
@@ -68,8 +70,16 @@ export function printExecuteDumps(fusion: Fusion, inputs: readonly ExecuteInput[
     return;
   }
   let compiled: ReturnType<typeof compileForTarget>;
+  // The plan that ran, unless a dump needs what its kernels did not keep (lower_verbose: the
+  // kernel IR after every pass): then the same builder, for the same layouts and device.
+  const lowerVerbose = wanted.includes('lower_verbose');
+  const ran = options.ran ?? null;
+  if (ran !== null && !lowerVerbose) {
+    renderDumps(targetCompilationOf(ran, target), fusion, inputs, new Set(wanted), sink, { ...(options.directory === undefined ? {} : { directory: options.directory }) });
+    return;
+  }
   try {
-    compiled = compileForTarget(fusion, inputs, target, undefined, { kernelIrAfterEveryPass: wanted.includes('lower_verbose') });
+    compiled = compileForTarget(fusion, inputs, target, undefined, { kernelIrAfterEveryPass: lowerVerbose });
   } catch (error) {
     if (!(error instanceof SchedulingError || error instanceof LoweringError || error instanceof ExecutorInputError)) throw error;
     notProduced(error.message);

@@ -6,6 +6,7 @@
 // the plan used, so the accepted scheduler is the one the plan's segment has.
 
 import { valToString, type Fusion, type Val } from '@tsfuser/fusion-ir';
+import type { HeuristicDataCache } from '@tsfuser/scheduler';
 import type { TargetCompilation } from './compile-for-target.js';
 
 /** `T3` for a tensor, the printer's name (`d0`, `i2`) for a scalar. */
@@ -13,8 +14,9 @@ function valName(v: Val): string {
   return v.kind === 'tensorView' ? `T${v.name}` : valToString(v);
 }
 
-function choiceLines(c: TargetCompilation, fusion: Fusion, info: TargetCompilation['info'], indent: string): string[] {
-  const r = c.registry.tryPick(fusion, info);
+function choiceLines(c: TargetCompilation, fusion: Fusion, info: TargetCompilation['info'], indent: string, analysis?: HeuristicDataCache): string[] {
+  // The segment's own analyses (what its acceptance computed) answer again: nothing is recomputed.
+  const r = c.registry.tryPick(fusion, info, analysis);
   const lines = r.rejected.map((x) => `${indent}${x.type}: rejected: ${x.reason}`);
   lines.push(r.scheduler === null ? `${indent}no scheduler accepts it` : `${indent}${r.scheduler.type}: accepted`);
   return lines;
@@ -41,7 +43,7 @@ export function describeSchedulerChoices(c: TargetCompilation): string {
     if (group === undefined) continue;
     lines.push(`Scheduling segment ${g.groupId} (${group.outputs.map(valName).join(', ')}):`);
     if (group.schedulerType !== null) lines.push(`  the segmenter chose ${group.schedulerType}; the registry, asked in order:`);
-    lines.push(...choiceLines(c, group.fusion, g.info, '  '));
+    lines.push(...choiceLines(c, group.fusion, g.info, '  ', group.analysis));
   }
   return `${lines.join('\n')}\n`;
 }

@@ -4,7 +4,7 @@
 
 import type { Fusion } from '@tsfuser/fusion-ir';
 import type { Tensor } from '@tsfuser/device';
-import type { FusionProfile } from '@tsfuser/runtime';
+import type { CompilePlan, FusionProfile } from '@tsfuser/runtime';
 import type { AllocationLimits } from '../io/allocation-limits.js';
 
 /** A fusion input value: a tensor (host or device) or a JS scalar. */
@@ -30,6 +30,11 @@ export interface BackendRunOptions {
    * launches no kernels (the reference evaluator) never calls it.
    */
   onProfile?: (profile: FusionProfile) => void;
+  /**
+   * Receives the compile plan this run executed (segments, schedulers, parameters, kernels), from
+   * a backend that runs compile plans; what the dumps, --explain and fd.lastCudaCode then read.
+   */
+  onPlan?: (plan: CompilePlan) => void;
 }
 
 export interface Backend {

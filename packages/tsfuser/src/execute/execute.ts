@@ -4,7 +4,7 @@
 
 import type { Fusion } from '@tsfuser/fusion-ir';
 import type { Tensor } from '@tsfuser/device';
-import type { FusionProfile } from '@tsfuser/runtime';
+import type { CompilePlan, FusionProfile } from '@tsfuser/runtime';
 import type { InputDescriptor } from '../definition/fusion-definition.js';
 import { BackendUnavailableError } from '../errors.js';
 import { LoweringError } from '@tsfuser/codegen';
@@ -33,6 +33,8 @@ export interface ExecuteOptions {
   limits?: AllocationLimits;
   /** Receives the kernel profile of this execute from a backend that launches kernels. */
   onProfile?: (profile: FusionProfile) => void;
+  /** Receives the compile plan this execute ran, from a backend that runs compile plans (the GPU's). */
+  onPlan?: (plan: CompilePlan) => void;
 }
 
 /**
@@ -88,6 +90,7 @@ export async function executeFusion(
     ...(options.dumpSink === undefined ? {} : { dumpSink: options.dumpSink }),
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     ...(options.onProfile === undefined ? {} : { onProfile: options.onProfile }),
+    ...(options.onPlan === undefined ? {} : { onPlan: options.onPlan }),
   };
   const auto = options.backend === undefined || options.backend === 'auto';
   if (!auto || backend === referenceBackend) return backend.run(fusion, inputs, runOptions);

@@ -100,6 +100,8 @@ class GpuState {
     );
     const profile = cache.lastProfile();
     if (options.onProfile !== undefined && profile !== null) options.onProfile(profile);
+    const plan = cache.lastPlan();
+    if (options.onPlan !== undefined && plan !== null) options.onPlan(plan);
     return outputs;
   }
 }

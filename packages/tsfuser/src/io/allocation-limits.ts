@@ -16,9 +16,20 @@ export interface AllocationLimits {
   readonly maxElements: number;
   /** Most bytes all inputs of one run may take together. */
   readonly maxTotalBytes: number;
+  /**
+   * Most elements the reference evaluator may compute in one evaluation, all tensors together
+   * (default REFERENCE_MAX_ELEMENTS): past it the run would take tens of seconds and GBs.
+   */
+  readonly maxReferenceElements?: number;
 }
 
 export const DEFAULT_ALLOCATION_LIMITS: AllocationLimits = { maxElements: 2 ** 31 - 1, maxTotalBytes: 4 * 2 ** 30 };
+
+/**
+ * The reference evaluator's default work limit: 2^28 elements computed in all (about 10 s at the
+ * ~35 ns per element it runs at on one core, and 2 GiB of float64 if they were all alive).
+ */
+export const REFERENCE_MAX_ELEMENTS = 2 ** 28;
 
 /** Bytes per element of the reference evaluator's working copy (it computes in float64). */
 export const REFERENCE_BYTES_PER_ELEMENT = 8;
@@ -46,11 +57,15 @@ function positiveLimit(text: string | undefined, name: string, fallback: number)
   return n;
 }
 
-/** Limits with the CLI's overrides from the environment (TSFUSER_MAX_ELEMENTS, TSFUSER_MAX_HOST_BYTES). */
+/**
+ * Limits with the CLI's overrides from the environment (TSFUSER_MAX_ELEMENTS,
+ * TSFUSER_MAX_HOST_BYTES, TSFUSER_MAX_REFERENCE_ELEMENTS).
+ */
 export function limitsFromEnv(env: Readonly<Record<string, string | undefined>>): AllocationLimits {
   return {
     maxElements: positiveLimit(env['TSFUSER_MAX_ELEMENTS'], 'TSFUSER_MAX_ELEMENTS', DEFAULT_ALLOCATION_LIMITS.maxElements),
     maxTotalBytes: positiveLimit(env['TSFUSER_MAX_HOST_BYTES'], 'TSFUSER_MAX_HOST_BYTES', DEFAULT_ALLOCATION_LIMITS.maxTotalBytes),
+    maxReferenceElements: positiveLimit(env['TSFUSER_MAX_REFERENCE_ELEMENTS'], 'TSFUSER_MAX_REFERENCE_ELEMENTS', REFERENCE_MAX_ELEMENTS),
   };
 }
 
