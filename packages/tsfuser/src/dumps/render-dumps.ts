@@ -12,6 +12,7 @@ import type { CompiledKernel } from '@tsfuser/codegen';
 import { dataTypeSize, printFusion, printMath, type Fusion } from '@tsfuser/fusion-ir';
 import { Tensor } from '@tsfuser/device';
 import { occupancyLine, type PlanRef, type PlanStep, type TensorLayout } from '@tsfuser/runtime';
+import { heuristicParamsToString } from '@tsfuser/scheduler';
 import type { ExecuteInput } from '../execute/backend.js';
 import type { TargetCompilation } from './compile-for-target.js';
 import { DUMP_OPTIONS } from './dump-options.js';
@@ -74,6 +75,8 @@ export function renderDumps(c: TargetCompilation, fusion: Fusion, inputs: readon
         break;
       case 'scheduler_params':
         each((k) => k.dumps.schedulerParams);
+        // then each GEMM segment's cuBLASLt call, as the executor cache prints them
+        for (const call of c.compiled.libraryCalls) sink(heuristicParamsToString(call.kernel.params));
         break;
       case 'fusion_ir':
         each((k) => printFusion(k.scheduledFusion, { transforms: true }));
@@ -266,6 +269,12 @@ function launchPlanText(c: TargetCompilation): string {
       const l = step.kernel.launch;
       const what = step.grid.every((g) => g > 0) ? 'launch' : 'no launch (empty grid):';
       lines.push(`  segment ${g.groupId} (${g.schedulerType}): ${what} ${step.kernel.kernelName} grid (${step.grid.join(', ')}) block (${l.block.join(', ')}) smem ${l.sharedMemBytes}; reads ${ins === '' ? 'nothing' : ins}; writes ${outs}`);
+    } else if (g.schedulerType === 'matmul') {
+      const call = c.compiled.libraryCalls.find((x) => x.groupId === g.groupId);
+      const p = call?.kernel.params;
+      const refs = (from: number, to?: number): string => (call === undefined ? '?' : call.refs.slice(from, to).map(refName).join(', '));
+      const gemm = p === undefined ? 'cuBLASLt GEMM' : `cuBLASLt GEMM m ${p.m} n ${p.n} k ${p.k} batch ${p.batch}, epilogue ${p.epilogue.kind}`;
+      lines.push(`  segment ${g.groupId} (matmul): no kernel; ${gemm}; reads ${refs(0, call?.inputCount)}; writes ${refs(call?.inputCount ?? 0)}`);
     } else if (g.schedulerType === 'expr_eval') {
       lines.push(`  segment ${g.groupId} (expr_eval): no kernel; its outputs are views of what it reads`);
     } else {
