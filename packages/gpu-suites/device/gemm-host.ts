@@ -10,7 +10,19 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { allocateStorage, dataTypeSize, writeStorage, bfloat16BitsToNumber, halfBitsToNumber, float8E4M3FnBitsToNumber, float8E5M2BitsToNumber } from '@tsfuser/fusion-ir';
+import {
+  allocateStorage,
+  dataTypeSize,
+  writeStorage,
+  bfloat16BitsToNumber,
+  halfBitsToNumber,
+  float8E4M3FnBitsToNumber,
+  float8E5M2BitsToNumber,
+  numberToBFloat16Bits,
+  numberToHalfBits,
+  numberToFloat8E4M3FnBits,
+  numberToFloat8E5M2Bits,
+} from '@tsfuser/fusion-ir';
 import type { GemmDtype } from '@tsfuser/device';
 
 export function elementBytes(dtype: GemmDtype): number {
@@ -55,13 +67,47 @@ export function decode(dtype: GemmDtype, bytes: Uint8Array): Float64Array {
   return out;
 }
 
-/** Unit roundoff of a stored dtype (half an ulp at 1). */
+/** `v` rounded to `dtype` (round to nearest even), as a number: what storing it in D's dtype keeps. */
+export function roundTo(dtype: GemmDtype, v: number): number {
+  switch (dtype) {
+    case 'Float':
+      return Math.fround(v);
+    case 'BFloat16':
+      return bfloat16BitsToNumber(numberToBFloat16Bits(v));
+    case 'Half':
+      return halfBitsToNumber(numberToHalfBits(v));
+    case 'Float8_e4m3fn':
+      return float8E4M3FnBitsToNumber(numberToFloat8E4M3FnBits(v));
+    case 'Float8_e5m2':
+      return float8E5M2BitsToNumber(numberToFloat8E5M2Bits(v));
+    default: {
+      const never: never = dtype;
+      throw new Error(`no rounding for ${String(never)}`);
+    }
+  }
+}
+
+/** Significand bits of a stored dtype (the implicit bit included). */
+function significandBits(dtype: GemmDtype): number {
+  return -Math.log2(unitRoundoff(dtype));
+}
+
+/** One ulp of `dtype` at |x| (the spacing of its values there; the subnormal step near 0). */
+export function ulpAt(dtype: GemmDtype, x: number): number {
+  const a = Math.abs(x);
+  if (a === 0 || !Number.isFinite(a)) return subnormalSpacing(dtype);
+  return Math.max(2 ** (Math.floor(Math.log2(a)) - (significandBits(dtype) - 1)), subnormalSpacing(dtype));
+}
+
+/** Unit roundoff of a stored dtype (half an ulp at 1: 2^-p for a p-bit significand). */
 export function unitRoundoff(dtype: GemmDtype): number {
   switch (dtype) {
     case 'Float':
       return 2 ** -24;
     case 'BFloat16':
-      return 2 ** -9;
+      // 8 significand bits (7 stored): 2^-8. It was 2^-9 until the first GPU run, half of
+      // bf16's rounding error, which failed correctly rounded results a half ulp away.
+      return 2 ** -8;
     case 'Half':
       return 2 ** -11;
     case 'Float8_e4m3fn':
