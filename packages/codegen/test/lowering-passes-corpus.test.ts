@@ -31,8 +31,8 @@ function lowerVerified(name: string, fusion: Fusion, info: RuntimeInfo, registry
   const scheduler = registry.tryPick(fusion, info)?.scheduler ?? null;
   if (scheduler === null) return null;
   const params = scheduler.computeHeuristics(fusion, info);
-  // views, empty outputs and GEMMs (a cuBLASLt call) lower nothing
-  if (params.schedulerType === 'expr_eval' || params.schedulerType === 'no_op' || params.schedulerType === 'matmul') return null;
+  // views, empty outputs, GEMMs (a cuBLASLt call) and attention (kernels made from its params) lower nothing
+  if (params.schedulerType === 'expr_eval' || params.schedulerType === 'no_op' || params.schedulerType === 'matmul' || params.schedulerType === 'attention') return null;
   const scheduled = scheduler.schedule(fusion.clone().fusion, params);
   const lp = params.lparams;
   const observed: Observed = { passes: [], problems: [] };

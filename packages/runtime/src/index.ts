@@ -40,3 +40,8 @@ export {
   gemmDescriptorOf, planLibraryCallSegment, runLibraryCall,
   type GemmBuffer, type GemmRunner, type LibraryCallContext, type LibraryCallSegment,
 } from './plan/library-call-segment.js';
+export {
+  attentionKernelsToString, planAttentionSegment, runAttention,
+  type AttentionBuffer, type AttentionDevice, type AttentionSegment,
+} from './plan/attention-segment.js';
+export { ExecutorAttentionDevice } from './executor/attention-device.js';

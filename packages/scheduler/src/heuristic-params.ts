@@ -11,6 +11,7 @@ import { innerOuterPersistentParamsToString, type InnerOuterPersistentParams } f
 import { greedyParamsToString, type GreedyParams } from './greedy/params.js';
 import { transposeParamsToString, type TransposeParams } from './transpose/params.js';
 import { matmulParamsToString, type MatmulParams } from './matmul/params.js';
+import { attentionParamsToString, type AttentionParams } from './attention/params.js';
 
 export type { LaunchDims } from './launch-dims.js';
 
@@ -70,10 +71,14 @@ export type HeuristicParams =
   | OuterPersistentParams
   | InnerOuterPersistentParams
   | GreedyParams
-  | MatmulParams;
+  | MatmulParams
+  | AttentionParams;
 
-/** The parameters of a scheduler that makes a kernel (every one but expr_eval, no_op and matmul: a cuBLASLt call). */
-export type KernelParams = Exclude<HeuristicParams, ExprEvalParams | NoOpParams | MatmulParams>;
+/**
+ * The parameters of a scheduler that makes a kernel from a scheduled fusion (every one but
+ * expr_eval, no_op, matmul: a cuBLASLt call, and attention: kernels generated from its parameters).
+ */
+export type KernelParams = Exclude<HeuristicParams, ExprEvalParams | NoOpParams | MatmulParams | AttentionParams>;
 
 /**
  * Every scheduler nvFuser has, by its `SchedulerType` name (lower snake case as in nvFuser's
@@ -90,7 +95,8 @@ export type SchedulerType =
   | 'outer_persistent'
   | 'inner_outer_persistent'
   | 'greedy'
-  | 'matmul';
+  | 'matmul'
+  | 'attention';
 
 export function exprEvalParamsToString(p: ExprEvalParams): string {
   return `\n===== Expr Eval Parameters ========\nTag: ${p.tag}\nNo kernel: every output is a view (sizes, strides, offset) of an input buffer\n====================================\n`;
@@ -142,6 +148,8 @@ export function heuristicParamsToString(p: HeuristicParams): string {
       return greedyParamsToString(p);
     case 'matmul':
       return matmulParamsToString(p);
+    case 'attention':
+      return attentionParamsToString(p);
     default: {
       const unreachable: never = p;
       throw new Error(`unknown scheduler parameters ${String(unreachable)}`);

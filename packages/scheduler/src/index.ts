@@ -47,6 +47,7 @@ export { chooseRowsPerBlock, MULTI_ROW_MAX_ROW_THREADS, type RowsPerBlockFacts }
 export * from './greedy/index.js';
 export * from './transpose/index.js';
 export * from './matmul/index.js';
+export * from './attention/index.js';
 export * from './segmentation/segmentation-planner.js';
 export * from './segmentation/index.js';
 export { kernelParamsOf, segmentKindOf, type LoopKernelParams, type SegmentKind } from './segmentation/segment-kind.js';
@@ -61,6 +62,7 @@ import { InnerOuterPersistentScheduler } from './inner-outer-persistent/index.js
 import { GreedyScheduler } from './greedy/index.js';
 import { TransposeScheduler } from './transpose/index.js';
 import { MatmulScheduler } from './matmul/scheduler.js';
+import { AttentionScheduler } from './attention/scheduler.js';
 import { SchedulerRegistry } from './scheduler.js';
 
 /**
@@ -80,6 +82,8 @@ export function defaultSchedulerRegistry(): SchedulerRegistry {
     new ExprEvalScheduler(),
     // One matmul / linear with its cuBLASLt-fusable epilogue (nvFuser: after expr_eval and no_op).
     new MatmulScheduler(),
+    // One sdpfa_fwd / sdpfa_bwd: generated flash-attention kernels (nvFuser hands it to ATen).
+    new AttentionScheduler(),
     new TransposeScheduler(),
     new PointwiseScheduler(),
     new ReductionScheduler(),

@@ -146,7 +146,7 @@ describe('outer persistent canSchedule', () => {
     const f = batchNormTwoPass('Float');
     const choice = defaultSchedulerRegistry().pick(f, info(f, [[64, 256]]));
     expect(choice.scheduler.type).toBe('outer_persistent');
-    expect(choice.rejected.map((r) => r.type)).toEqual(['expr_eval', 'matmul', 'transpose', 'pointwise', 'reduction', 'inner_persistent']);
+    expect(choice.rejected.map((r) => r.type)).toEqual(['expr_eval', 'matmul', 'attention', 'transpose', 'pointwise', 'reduction', 'inner_persistent']);
   });
 });
 

@@ -166,14 +166,14 @@ describe('no_op, expr_eval, acceptor sets', () => {
     expect(canScheduleNoOp(f, full)).toEqual({ ok: false, reason: 'output T1 has 21 elements to compute' });
     const pick = nvFuserAcceptors().tryPick(f, full);
     expect(pick.scheduler?.type).toBe('pointwise');
-    expect(pick.rejected.map((r) => r.type)).toEqual(['expr_eval', 'no_op', 'matmul', 'reduction']);
+    expect(pick.rejected.map((r) => r.type)).toEqual(['expr_eval', 'no_op', 'matmul', 'attention', 'reduction']);
   });
 
   it('registryAcceptors are the registry schedulers (softmax: refused by both, taken by inner_persistent)', () => {
     const x = softmax();
     const r = registryAcceptors(defaultSchedulerRegistry()).tryPick(x.fusion, info(x));
     expect(r.scheduler?.type).toBe('inner_persistent');
-    expect(r.rejected.map((j) => j.type)).toEqual(['expr_eval', 'matmul', 'transpose', 'pointwise', 'reduction']);
+    expect(r.rejected.map((j) => j.type)).toEqual(['expr_eval', 'matmul', 'attention', 'transpose', 'pointwise', 'reduction']);
   });
 
   it('summarizeRejections groups identical reasons and drops expr_eval / no_op', () => {

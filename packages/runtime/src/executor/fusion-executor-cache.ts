@@ -15,7 +15,9 @@
 // a temporary or an intermediate the call frees). A no_op group (every output empty) only
 // allocates its outputs. A GEMM (matmul) group is a library call: its cuBLASLt GEMM is
 // enqueued on the device's stream between the kernels (library-call-segment.ts); a plan with one
-// runs every step on that stream (the GemmLibrary's one workspace serves one stream).
+// runs every step on that stream (the GemmLibrary's one workspace serves one stream). An
+// attention segment launches its generated flash-attention kernels on that stream too
+// (plan/attention-segment.ts, through attention-device.ts).
 // Invariant: a launch plan is used only for arguments whose layout key equals the one it was
 // built for.
 
@@ -25,6 +27,8 @@ import { defaultSchedulerRegistry, heuristicParamsToString, materializeStrideOrd
 import { buildCompilePlan, replaceKernelSegment, type CompilePlan, type PlanSequenceEntry } from '../plan/compile-plan.js';
 import type { KernelMemo, KernelSegment } from '../plan/kernel-segment.js';
 import { runLibraryCall, type GemmBuffer, type LibraryCallContext, type LibraryCallSegment } from '../plan/library-call-segment.js';
+import { attentionKernelsToString } from '../plan/attention-segment.js';
+import { ExecutorAttentionDevice, runAttentionPlanStep, type AttentionPlanStep } from './attention-device.js';
 import { type KernelArgument, type CubinCache, type DeviceContext, GemmLibrary, RuntimeUnavailableError, Tensor } from '@tsfuser/device';
 import { ExecutorInputError } from '../errors.js';
 import { FusionExecutor, type CompileReport } from './fusion-executor.js';
@@ -111,6 +115,7 @@ interface LaunchPlan {
   compiled: CompilePlan;
   steps: Step[];
   gemmSteps: GemmStep[];
+  attentionSteps: AttentionPlanStep[];
   /** Kernel steps and GEMM calls in execution order (the compile plan's sequence). */
   sequence: PlanSequenceEntry[];
   buffers: { dtype: DataType; layout: TensorLayout }[];
@@ -149,6 +154,8 @@ export class FusionExecutorCache {
   private lastCompiled: CompilePlan | null = null;
   /** cuBLASLt on this device, made at the first GEMM segment (or why it is unavailable). */
   private gemm: LibraryCallContext['gemm'] | undefined;
+  /** The attention kernels loaded on this device, made at the first attention segment. */
+  private attention: ExecutorAttentionDevice | undefined;
   /** Copy kernels of GEMM operands cuBLASLt cannot read in place, by dtype, source and dense sizes. */
   private readonly denseCopies = new Map<string, FusionExecutorCache>();
 
@@ -287,19 +294,22 @@ export class FusionExecutorCache {
       return executor;
     });
     if (this.dump.has('scheduler_params')) for (const call of compiled.libraryCalls) this.sink(heuristicParamsToString(call.kernel.params));
+    if (this.dump.has('scheduler_params')) for (const call of compiled.attentionCalls) this.sink(heuristicParamsToString(call.kernel.params) + attentionKernelsToString(call.kernel));
+    if (this.dump.has('cuda_kernel')) for (const call of compiled.attentionCalls) for (const k of call.kernel.kernels) this.sink(k.source);
     const plan: LaunchPlan = {
       compiled,
       steps: compiled.steps.map((s, i) => ({ executor: executors[i] as FusionExecutor, grid: s.kernel.grid, refs: s.refs, side: false, inputCount: s.inputCount })),
       gemmSteps: compiled.libraryCalls.map((c) => ({ segment: c.kernel, refs: c.refs, inputCount: c.inputCount })),
+      attentionSteps: compiled.attentionCalls.map((c) => ({ segment: c.kernel, refs: c.refs, inputCount: c.inputCount })),
       sequence: compiled.sequence,
       buffers: compiled.buffers,
       views: compiled.views,
       outputs: compiled.outputs,
       isOutput: compiled.isOutput,
     };
-    // GEMM calls run on the main stream between the kernels: the side stream's concurrency
-    // analysis does not see them, so a plan with one runs everything on the main stream.
-    if (this.options.concurrentSegments !== false && plan.gemmSteps.length === 0) {
+    // GEMM and attention calls run on the main stream between the kernels: the side stream's
+    // concurrency analysis does not see them, so a plan with one runs everything on the main stream.
+    if (this.options.concurrentSegments !== false && plan.gemmSteps.length === 0 && plan.attentionSteps.length === 0) {
       // A view reads its base: a step reading a view of a buffer reads that buffer.
       const baseOf = (r: Ref): Ref => (r.kind === 'view' ? (plan.views[r.index] as View).base : r);
       const bufferIndices = (refs: readonly Ref[]): number[] => refs.map(baseOf).flatMap((r) => (r.kind === 'buffer' ? [r.index] : []));
@@ -452,6 +462,11 @@ export class FusionExecutorCache {
       plan.sequence.forEach((entry) => {
         if (entry.kind === 'libraryCall') {
           this.runGemm(plan.gemmSteps[entry.index] as GemmStep, tensorOf, viewOf, plan.views);
+          return;
+        }
+        if (entry.kind === 'attention') {
+          this.attention ??= new ExecutorAttentionDevice(this.device, this.options.cubinCache);
+          runAttentionPlanStep(plan.attentionSteps[entry.index] as AttentionPlanStep, (r) => (r.kind === 'view' ? viewOf(plan.views[r.index] as View) : tensorOf(r)), this.attention);
           return;
         }
         const index = entry.index;

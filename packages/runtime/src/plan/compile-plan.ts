@@ -6,6 +6,8 @@
 // the device); the dumps, `--explain` and fd.lastCudaCode read the plan that ran.
 // A GEMM (matmul) segment is a library call (library-call-segment.ts): no kernel; it is a step
 // of `libraryCalls`, and `sequence` orders kernel steps and library calls as the groups run.
+// An attention segment (one sdpfa_fwd / sdpfa_bwd, attention-segment.ts) is a step of
+// `attentionCalls`: codegen's flash-attention kernels generated from its params, in `sequence` too.
 // Invariant: `segments[i]` is segment i of `segmentation`; every step's kernel is one of the
 // plan's kernel segments, or a greedy scatter's initializing copy (a generated kernel step of
 // the same group, right before it: launch-planner.ts); `sequence` names every step and every
@@ -17,6 +19,7 @@ import { segmentKindOf, type RuntimeInfo, type SchedulerDevice, type SchedulerRe
 import { bindArguments, planLaunch, type LaunchPlanLayout, type PlannedArgument, type PlanStep } from '../executor/launch-planner.js';
 import { planKernelSegment, type GeneratedKernelSegment, type GreedyKernelSegment, type KernelMemo, type KernelSegment } from './kernel-segment.js';
 import { planLibraryCallSegment, type LibraryCallSegment } from './library-call-segment.js';
+import { planAttentionSegment, type AttentionSegment } from './attention-segment.js';
 
 interface SegmentBase {
   groupId: number;
@@ -35,10 +38,10 @@ export interface EmptySegment extends SegmentBase {
 }
 
 /** One segment of a compile plan, by kind (segmentKindOf). */
-export type PlanSegment = ViewSegment | EmptySegment | GeneratedKernelSegment | GreedyKernelSegment | LibraryCallSegment;
+export type PlanSegment = ViewSegment | EmptySegment | GeneratedKernelSegment | GreedyKernelSegment | LibraryCallSegment | AttentionSegment;
 
 /** What runs next: the kernel step or library call at `index` of its list. */
-export type PlanSequenceEntry = { kind: 'kernel'; index: number } | { kind: 'libraryCall'; index: number };
+export type PlanSequenceEntry = { kind: 'kernel'; index: number } | { kind: 'libraryCall'; index: number } | { kind: 'attention'; index: number };
 
 export interface CompilePlan extends LaunchPlanLayout<KernelSegment> {
   /** The fusion as the plan runs it. */
@@ -54,6 +57,8 @@ export interface CompilePlan extends LaunchPlanLayout<KernelSegment> {
   segments: PlanSegment[];
   /** The GEMM segments' calls, with the refs of their inputs and outputs (as kernel steps have). */
   libraryCalls: PlanStep<LibraryCallSegment>[];
+  /** The attention segments' calls (their generated kernels launch in the call), with their refs. */
+  attentionCalls: PlanStep<AttentionSegment>[];
   /** Kernel steps and library calls in execution order. */
   sequence: PlanSequenceEntry[];
 }
@@ -78,8 +83,9 @@ function schedulerOf(registry: SchedulerRegistry, type: string, groupId: number)
  */
 export function buildCompilePlan(fusion: Fusion, args: readonly PlannedArgument[], device: SchedulerDevice, info: RuntimeInfo, segmentation: SegmentPlan, options: CompilePlanOptions): CompilePlan {
   const bindings = bindArguments(fusion, info);
-  const layout = planLaunch<KernelSegment | LibraryCallSegment>(fusion, args, device, segmentation, bindings, options.registry, (groupFusion, groupInfo, groupId, schedulerType, analysis) => {
+  const layout = planLaunch<KernelSegment | LibraryCallSegment | AttentionSegment>(fusion, args, device, segmentation, bindings, options.registry, (groupFusion, groupInfo, groupId, schedulerType, analysis) => {
     if (segmentKindOf(schedulerType) === 'libraryCall') return { kernel: planLibraryCallSegment(groupFusion, groupInfo, groupId), grid: [0, 0, 0] };
+    if (segmentKindOf(schedulerType) === 'attention') return { kernel: planAttentionSegment(groupFusion, groupInfo, groupId), grid: [0, 0, 0] };
     const segment = planKernelSegment(groupFusion, groupInfo, groupId, schedulerOf(options.registry, schedulerType, groupId), {
       analysis,
       ...(options.memo === undefined ? {} : { memo: options.memo }),
@@ -89,22 +95,26 @@ export function buildCompilePlan(fusion: Fusion, args: readonly PlannedArgument[
   });
   const steps: PlanStep<KernelSegment>[] = [];
   const libraryCalls: PlanStep<LibraryCallSegment>[] = [];
+  const attentionCalls: PlanStep<AttentionSegment>[] = [];
   const sequence: PlanSequenceEntry[] = [];
   for (const step of layout.steps) {
     const k = step.kernel;
     if (k.kind === 'libraryCall') {
       sequence.push({ kind: 'libraryCall', index: libraryCalls.length });
       libraryCalls.push({ ...step, kernel: k });
+    } else if (k.kind === 'attention') {
+      sequence.push({ kind: 'attention', index: attentionCalls.length });
+      attentionCalls.push({ ...step, kernel: k });
     } else {
       sequence.push({ kind: 'kernel', index: steps.length });
       steps.push({ ...step, kernel: k });
     }
   }
   const segments = layout.groups.map((g): PlanSegment => segmentOf(g.groupId, g.schedulerType, g.info, layout.steps));
-  return { ...layout, steps, fusion, args, registry: options.registry, info, segmentation, segments, libraryCalls, sequence };
+  return { ...layout, steps, fusion, args, registry: options.registry, info, segmentation, segments, libraryCalls, attentionCalls, sequence };
 }
 
-function segmentOf(groupId: number, type: SchedulerType, info: RuntimeInfo, steps: readonly PlanStep<KernelSegment | LibraryCallSegment>[]): PlanSegment {
+function segmentOf(groupId: number, type: SchedulerType, info: RuntimeInfo, steps: readonly PlanStep<KernelSegment | LibraryCallSegment | AttentionSegment>[]): PlanSegment {
   const own = steps.filter((s) => s.groupId === groupId).map((s) => s.kernel);
   const kind = segmentKindOf(type);
   switch (kind) {
@@ -126,6 +136,11 @@ function segmentOf(groupId: number, type: SchedulerType, info: RuntimeInfo, step
     case 'libraryCall': {
       const k = own[0];
       if (k === undefined || k.kind !== 'libraryCall' || own.length !== 1) throw new Error(`segment ${groupId} (${type}) did not plan exactly one library call`);
+      return k;
+    }
+    case 'attention': {
+      const k = own[0];
+      if (k === undefined || k.kind !== 'attention' || own.length !== 1) throw new Error(`segment ${groupId} (${type}) did not plan exactly one attention call`);
       return k;
     }
     default: {

@@ -24,6 +24,8 @@ import { GreedyScheduler, NO_SCAN_OR_SORT } from '../greedy/index.js';
 import { canScheduleNormalization, canScheduleReductionPattern, connectedGraphRefusal } from './normalization.js';
 import { MatmulScheduler } from '../matmul/scheduler.js';
 import { NO_MATMUL } from '../matmul/epilogue-pattern.js';
+import { AttentionScheduler } from '../attention/scheduler.js';
+import { NO_ATTENTION } from '../attention/heuristics.js';
 
 export interface Acceptor {
   readonly type: SchedulerType;
@@ -105,6 +107,9 @@ const greedyScheduler = new GreedyScheduler();
 /** nvFuser hands matmul segments to ATen; tsfuser's matmul scheduler to cuBLASLt (one GEMM + its fusable epilogue). */
 const matmulScheduler = new MatmulScheduler();
 
+/** nvFuser hands sdpfa_fwd / sdpfa_bwd to ATen (expr_eval); tsfuser generates flash-attention kernels for a segment of one. */
+const attentionScheduler = new AttentionScheduler();
+
 const acceptor = (type: SchedulerType, accepts: (f: Fusion, ri: RuntimeInfo, cache: HeuristicDataCache) => CanScheduleResult): Acceptor => ({ type, accepts });
 
 /** nvFuser's schedulers in nvFuser's priority order (see the header). */
@@ -113,6 +118,7 @@ export function nvFuserAcceptors(): AcceptorSet {
     acceptor('expr_eval', canScheduleExprEval),
     acceptor('no_op', canScheduleNoOp),
     acceptor('matmul', (f, ri, cache) => matmulScheduler.canSchedule(f, ri, cache)),
+    acceptor('attention', (f, ri, cache) => attentionScheduler.canSchedule(f, ri, cache)),
     acceptor('reduction', canScheduleReductionPattern),
     acceptor('pointwise', canSchedulePointwiseConnected),
     acceptor('inner_persistent', (f, ri, cache) => canScheduleNormalization('inner_persistent', f, ri, cache)),
@@ -131,11 +137,12 @@ export function registryAcceptors(registry: SchedulerRegistry): AcceptorSet {
  * One line for a list of refusals: schedulers refusing for the same reason share it
  * ("reduction, inner_persistent: …"), and expr_eval / no_op are left out when a kernel
  * scheduler also refused (they never take compute, so their refusal explains nothing), as is
- * greedy's refusal of a fusion without a scan or sort, and matmul's of a fusion without a GEMM.
+ * greedy's refusal of a fusion without a scan or sort, matmul's of a fusion without a GEMM, and
+ * attention's of a fusion without an sdpfa op.
  */
 export function summarizeRejections(rejected: readonly Rejection[]): string {
   const informative = rejected.filter(
-    (r) => r.type !== 'expr_eval' && r.type !== 'no_op' && !(r.type === 'greedy' && r.reason === NO_SCAN_OR_SORT) && !(r.type === 'matmul' && r.reason === NO_MATMUL),
+    (r) => r.type !== 'expr_eval' && r.type !== 'no_op' && !(r.type === 'greedy' && r.reason === NO_SCAN_OR_SORT) && !(r.type === 'matmul' && r.reason === NO_MATMUL) && !(r.type === 'attention' && r.reason === NO_ATTENTION),
   );
   const shown = informative.length > 0 ? informative : rejected;
   const byReason = new Map<string, SchedulerType[]>();

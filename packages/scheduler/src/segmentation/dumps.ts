@@ -45,7 +45,9 @@ export function fusionIrSegmentsToString(sf: SegmentedFusion): string {
   // expr_eval (views) and no_op segments launch nothing.
   // A scatter segment launches two: the copy of its input into the output, then the scatter.
   const scatterCopy = (g: SegmentedFusion['groups'][number]): boolean => g.schedulerType === 'greedy' && scatterInitialization(g.fusion) !== null;
-  const kernels = sf.groups.filter((g) => !launchesNothing(g.schedulerType)).length + sf.groups.filter(scatterCopy).length;
+  // The backward of an attention segment launches three kernels (preprocess, main, dQ convert).
+  const attentionBackward = sf.groups.filter((g) => g.schedulerType === 'attention' && g.exprs.some((e) => e.kind === 'SdpaBwdOp')).length;
+  const kernels = sf.groups.filter((g) => !launchesNothing(g.schedulerType)).length + sf.groups.filter(scatterCopy).length + 2 * attentionBackward;
   const gemms = sf.groups.filter((g) => g.schedulerType === 'matmul').length;
   const calls = gemms === 0 ? '' : `, ${gemms} cuBLASLt call${gemms === 1 ? '' : 's'}`;
   const lines: string[] = [
@@ -63,6 +65,10 @@ export function fusionIrSegmentsToString(sf: SegmentedFusion): string {
         ? ' (views of its inputs, no kernel)'
         : g.schedulerType === 'matmul'
           ? ' (one cuBLASLt GEMM with its fused epilogue, no kernel)'
+          : g.schedulerType === 'attention'
+            ? g.exprs.some((e) => e.kind === 'SdpaBwdOp')
+              ? ' (generated flash-attention backward: preprocess, main and dQ convert kernels)'
+              : ' (a generated flash-attention forward kernel)'
           : scatterCopy(g)
             ? ' (a copy kernel of its input into the output, then the scatter kernel)'
             : '';

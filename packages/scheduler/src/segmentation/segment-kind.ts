@@ -2,7 +2,8 @@
 // a view of its inputs (expr_eval: no kernel), outputs that are all empty (no_op: allocated,
 // nothing launched), a generated kernel of a scheduled fusion (pointwise, transpose, reduction,
 // the persistent schedulers), or a greedy kernel emitted from its parameters (scan, sort,
-// scatter), or a library call (matmul: one GEMM through cuBLASLt). A new kind (an attention kernel) is a new member here first:
+// scatter), or a library call (matmul: one GEMM through cuBLASLt), or an attention call (one
+// sdpfa_fwd / sdpfa_bwd as codegen's generated flash-attention kernels). A new kind is a new member here first:
 // the `never` checks then name every place that must handle it (scheduler README, "Adding a
 // segment kind").
 // Invariant: every scheduler type has exactly one kind, and the parameters of a kernel kind are
@@ -11,7 +12,7 @@
 import type { GreedyParams } from '../greedy/params.js';
 import type { HeuristicParams, KernelParams, SchedulerType } from '../heuristic-params.js';
 
-export type SegmentKind = 'view' | 'empty' | 'kernel' | 'greedy' | 'libraryCall';
+export type SegmentKind = 'view' | 'empty' | 'kernel' | 'greedy' | 'libraryCall' | 'attention';
 
 /** The parameters of a scheduler whose kernel codegen lowers through a loop nest. */
 export type LoopKernelParams = Exclude<KernelParams, GreedyParams>;
@@ -35,6 +36,9 @@ export function segmentKindOf(type: SchedulerType): SegmentKind {
     case 'matmul':
       // One GEMM and its fused epilogue, handed to cuBLASLt (the runtime's library-call segment).
       return 'libraryCall';
+    case 'attention':
+      // One sdpfa_fwd / sdpfa_bwd: flash-attention kernels generated from the parameters (the runtime's attention segment).
+      return 'attention';
     default: {
       const unreachable: never = type;
       throw new Error(`unknown scheduler type ${String(unreachable)}`);
@@ -58,6 +62,9 @@ export function kernelParamsOf(p: HeuristicParams): KernelParams | null {
       return p;
     case 'matmul':
       // a cuBLASLt call (library-call segment), no generated kernel
+      return null;
+    case 'attention':
+      // kernels generated from the parameters (attention segment), no scheduled fusion
       return null;
     default: {
       const unreachable: never = p;

@@ -77,15 +77,18 @@ export type LibraryOpKind = keyof typeof LIBRARY_OP_NAMES;
 /**
  * GEMMs and attention: no generated-kernel scheduler computes them (a loop nest of FMAs would
  * run on CUDA cores, far from tensor-core speed). matmul and linear are the matmul scheduler's:
- * a GEMM segment of their own (cuBLASLt) with the epilogue cuBLASLt fuses; scaled_mm,
- * grouped_mm and attention have no segment on the GPU yet (the CPU reference backend computes
- * them).
+ * a GEMM segment of their own (cuBLASLt) with the epilogue cuBLASLt fuses; sdpfa_fwd / sdpfa_bwd
+ * the attention scheduler's (generated flash-attention kernels, one op a segment); scaled_mm and
+ * grouped_mm have no segment on the GPU yet (the CPU reference backend computes them).
  */
 export function libraryOpRefusal(kind: LibraryOpKind, name: string): string {
   if (kind === 'MatmulOp' || kind === 'LinearOp') {
     return `${LIBRARY_OP_NAMES[kind]}${name} is not a generated-kernel op: it needs a GEMM segment (cuBLASLt) of its own, which the matmul scheduler makes`;
   }
-  const what = kind === 'SdpaFwdOp' || kind === 'SdpaBwdOp' ? 'an attention segment (flash-attention kernel)' : 'a GEMM segment (cuBLASLt)';
+  if (kind === 'SdpaFwdOp' || kind === 'SdpaBwdOp') {
+    return `${LIBRARY_OP_NAMES[kind]}${name} is not a loop-nest op: it needs an attention segment of its own (generated flash-attention kernels), which the attention scheduler makes`;
+  }
+  const what = 'a GEMM segment (cuBLASLt)';
   return `${LIBRARY_OP_NAMES[kind]}${name} is not a generated-kernel op: it needs ${what}, which the GPU backend does not have yet (the CPU reference backend computes it)`;
 }
 

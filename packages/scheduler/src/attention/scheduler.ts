@@ -1,0 +1,52 @@
+// The attention scheduler (tsfuser's; nvFuser hands sdpfa_fwd / sdpfa_bwd to ATen through its
+// expr_eval scheduler): it takes a segment of exactly one SdpaFwdOp or SdpaBwdOp and makes no
+// loop nest — its parameters (heuristics.ts) are what the runtime's attention segment needs to
+// generate, compile and launch codegen's flash-attention kernels. Acceptance is the heuristics'
+// verdict, computed once per (fusion, runtime info) through the HeuristicDataCache.
+// Invariant: canSchedule accepts exactly the fusions computeHeuristics has parameters for;
+// schedule always refuses (the kernels are generated from the parameters, not scheduled).
+
+import type { Fusion } from '@tsfuser/fusion-ir';
+import { SchedulingError } from '../errors.js';
+import { HeuristicDataCache } from '../heuristic-data-cache.js';
+import type { HeuristicParams } from '../heuristic-params.js';
+import type { RuntimeInfo } from '../runtime-info.js';
+import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
+import { computeAttentionHeuristics } from './heuristics.js';
+import type { AttentionParams } from './params.js';
+
+export class AttentionScheduler implements Scheduler {
+  readonly type = 'attention' as const;
+
+  canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): CanScheduleResult {
+    try {
+      this.computeHeuristics(fusion, runtimeInfo, cache);
+      return { ok: true };
+    } catch (error) {
+      if (error instanceof AttentionRefusal) return { ok: false, reason: error.reason };
+      throw error;
+    }
+  }
+
+  /** Computed once per cache: a refusal is memoized as the error it threw (the cache's rule). */
+  computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): AttentionParams {
+    const analysis = HeuristicDataCache.for(fusion, runtimeInfo, cache);
+    return analysis.heuristics(this, () => {
+      const r = computeAttentionHeuristics(fusion, runtimeInfo);
+      if (!r.ok) throw new AttentionRefusal(r.reason);
+      return r.params;
+    });
+  }
+
+  schedule(_fusion: Fusion, params: HeuristicParams): ScheduledFusion {
+    throw new SchedulingError(`an ${params.schedulerType} segment runs generated flash-attention kernels made from its parameters: there is no loop nest to schedule`);
+  }
+}
+
+/** The attention scheduler's refusal of a fusion, as its heuristics throw it. */
+class AttentionRefusal extends SchedulingError {
+  override readonly name = 'SchedulingError';
+  constructor(readonly reason: string) {
+    super(`the attention scheduler cannot take this fusion: ${reason}`);
+  }
+}
