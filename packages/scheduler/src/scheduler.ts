@@ -31,6 +31,13 @@ export interface Scheduler {
   computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): HeuristicParams;
   /** Schedules `fusion` in place (pass a clone you own). */
   schedule(fusion: Fusion, params: HeuristicParams): ScheduledFusion;
+  /**
+   * After the driver's occupancy query for a kernel that needs every block resident at once (a
+   * grid barrier): this scheduler with its heuristics held to `blocksPerSm` resident blocks per
+   * SM (a parameter override), or null when its kernels cannot be planned for fewer. Absent: the
+   * scheduler makes no such kernel.
+   */
+  forResidentBlocks?(blocksPerSm: number): Scheduler | null;
 }
 
 export interface SchedulerChoice {

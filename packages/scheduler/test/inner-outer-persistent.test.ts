@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { add, broadcast, checkGolden, evaluate, Fusion, HostTensor, makeTensor, mul, printFusion, sub, sum, type DataType } from '@tsfuser/fusion-ir';
 import {
   canScheduleInnerOuterPersistent, defaultSchedulerRegistry, fusionIrSegmentsToString, segmentFusion, segmentedFusionToString, computeInnerOuterPersistentHeuristics, H100_PROPERTIES, heuristicParamsToString, makeRuntimeInfo,
-  scheduleInnerOuterPersistent,
+  InnerOuterPersistentScheduler, scheduleInnerOuterPersistent,
 } from '../src/index.js';
 import { layerNormBackwardFusion, layerNormBackwardSizes } from './layer-norm-backward-fixture.js';
 
@@ -165,5 +165,21 @@ describe('inner-outer persistent scheduler', () => {
     const fallback = segmentFusion(big.fusion, big.info, defaultSchedulerRegistry());
     expect(fallback.groups.length).toBeGreaterThan(1);
     expect(fallback.groups.every((g) => g.schedulerType !== 'inner_outer_persistent')).toBe(true);
+  });
+
+  it('the occupancy hook: forResidentBlocks holds the heuristics to the driver\'s blocks per SM and keeps the other overrides', () => {
+    const { fusion, info } = lnBackward('BFloat16', 16384, 4096);
+    const base = new InnerOuterPersistentScheduler({ prefetchNextRow: true });
+    const before = base.computeHeuristics(fusion, info);
+    const held = base.forResidentBlocks(1);
+    if (held === null) throw new Error('no rescheduling scheduler');
+    const p = held.computeHeuristics(fusion, info);
+    expect(p.blocksPerSm).toBe(1);
+    expect(p.lparams.gdimx).toBeLessThanOrEqual(H100_PROPERTIES.smCount);
+    expect(before.blocksPerSm).toBeGreaterThan(1);
+    expect(p.prefetchNextRow).toBe(before.prefetchNextRow);
+    expect(base.forResidentBlocks(0)).toBeNull();
+    // Only a scheduler whose kernels synchronize the grid has the hook.
+    expect(defaultSchedulerRegistry().schedulers.filter((s) => s.forResidentBlocks !== undefined).map((s) => s.type)).toEqual(['inner_outer_persistent']);
   });
 });

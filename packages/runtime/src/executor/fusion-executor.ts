@@ -8,7 +8,7 @@ import type { CompiledKernel, CompileOptions } from '@tsfuser/codegen';
 import { packArguments, type KernelArgument, type ParameterLayout, type CubinCache, type DeviceContext, type KernelFunction, type KernelModule } from '@tsfuser/device';
 import { kernelParameterLayout } from './pack-kernel-arguments.js';
 import type { Fusion } from '@tsfuser/fusion-ir';
-import { defaultSchedulerRegistry, InnerOuterPersistentScheduler, SchedulerRegistry, SchedulingError, type RuntimeInfo } from '@tsfuser/scheduler';
+import { defaultSchedulerRegistry, SchedulerRegistry, SchedulingError, type RuntimeInfo } from '@tsfuser/scheduler';
 import { planKernelSegment, type KernelSegment } from '../plan/kernel-segment.js';
 
 /** NVRTC flags every generated kernel is compiled with. */
@@ -58,7 +58,8 @@ export class FusionExecutor {
    * grid-wide barrier (inner-outer persistent) would hang unless all its blocks are resident at
    * once, and the scheduler only estimates how many fit an SM; so its real occupancy is asked of
    * the driver, and when the grid is larger the segment is planned again with that many blocks
-   * per SM (the heuristic's `blocksPerSm` override): `segment` is then the one that was loaded.
+   * per SM (the scheduler's `forResidentBlocks` hook: a parameter override; no scheduler is named
+   * here): `segment` is then the one that was loaded.
    * If even that does not fit, a SchedulingError instead of a kernel that never ends.
    */
   static load(device: DeviceContext, planned: KernelSegment, options: { cubinCache?: CubinCache; generate?: CompileOptions } = {}): { executor: FusionExecutor; segment: KernelSegment } {
@@ -71,15 +72,15 @@ export class FusionExecutor {
       const capacity = resident * device.properties.smCount;
       if (gx * gy * gz <= capacity) return { executor, segment };
       executor.unload();
-      if (attempt > 0 || resident === 0 || segment.scheduler.type !== 'inner_outer_persistent') {
+      const rescheduled = attempt > 0 || resident === 0 ? null : (segment.scheduler.forResidentBlocks?.(resident) ?? null);
+      if (rescheduled === null) {
         throw new SchedulingError(
           `${segment.kernel.kernelName}: a grid-synchronizing kernel needs its ${gx * gy * gz} blocks resident at once, but the device holds ${capacity} ` +
             `(${resident} of ${segment.kernel.launch.block.join('×')} threads per SM)`,
         );
       }
       // The scheduler's occupancy estimate was too high: plan again for what the driver says.
-      const scheduler = new InnerOuterPersistentScheduler({ blocksPerSm: resident });
-      segment = planKernelSegment(segment.fusion, segment.info, segment.groupId, scheduler, options.generate === undefined ? {} : { generate: options.generate });
+      segment = planKernelSegment(segment.fusion, segment.info, segment.groupId, rescheduled, options.generate === undefined ? {} : { generate: options.generate });
     }
   }
 

@@ -49,6 +49,11 @@ export class InnerOuterPersistentScheduler implements Scheduler {
     return analysis.heuristics(this, () => computeInnerOuterPersistentHeuristics(fusion, runtimeInfo, this.overrides, analysis));
   }
 
+  /** The same overrides with the driver's resident blocks per SM (the grid then fits the device at once). */
+  forResidentBlocks(blocksPerSm: number): InnerOuterPersistentScheduler | null {
+    return blocksPerSm > 0 ? new InnerOuterPersistentScheduler({ ...this.overrides, blocksPerSm }) : null;
+  }
+
   schedule(fusion: Fusion, params: HeuristicParams): ScheduledFusion {
     if (params.schedulerType !== 'inner_outer_persistent') throw new SchedulingError(`inner-outer persistent scheduler given ${params.schedulerType} parameters`);
     return scheduleInnerOuterPersistent(fusion, params);
