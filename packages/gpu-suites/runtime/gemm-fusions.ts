@@ -13,11 +13,12 @@
 // run) as TFLOP/s: bf16 GEMMs 8192×4096×4096, 8192×16384×4096, 8192×4096×16384, 4096×11008×4096,
 // linear + bias + gelu(tanh) and the GPT MLP block forward. Ends "N passed, M failed".
 
-import { add, broadcast, cast, evaluate, Fusion, gelu, HostTensor, layerNorm, linear, makeTensor, matmul, mul, relu, type DataType, type TensorView } from '@tsfuser/fusion-ir';
+import { evaluate, Fusion, gelu, HostTensor, linear, type DataType } from '@tsfuser/fusion-ir';
 import { DeviceContext, gemmAvailability, isAvailable, l2Flusher, Tensor, timeDevice } from '@tsfuser/device';
 import { FusionExecutorCache } from '@tsfuser/runtime';
 import { seededRandom } from '@tsfuser/test-support';
 import { locateCublasLt } from '../device/gemm-host.js';
+import { dense, input, linearCases, matmulCases, type Case, type GemmDtype } from './gemm-fusion-cases.js';
 
 const args = process.argv.slice(2);
 const seedArg = args.indexOf('--seed');
@@ -25,148 +26,6 @@ const seed = seedArg >= 0 ? Number(args[seedArg + 1]) : Math.floor(Math.random()
 const timing = !args.includes('--no-timing');
 const onlyArg = args.indexOf('--only');
 const only = onlyArg >= 0 ? (args[onlyArg + 1] ?? '') : '';
-
-type GemmDtype = Extract<DataType, 'Float' | 'BFloat16' | 'Half'>;
-
-/** One input: its sizes and, for a strided / transposed operand, its strides. */
-interface InputSpec {
-  sizes: number[];
-  strides?: number[];
-}
-
-interface Case {
-  name: string;
-  dtype: GemmDtype;
-  /** The GEMM's K (the tolerance grows with it). */
-  k: number;
-  fusion: Fusion;
-  inputs: InputSpec[];
-}
-
-function dense(sizes: readonly number[]): number[] {
-  const s = new Array<number>(sizes.length).fill(1);
-  for (let i = sizes.length - 2; i >= 0; i -= 1) s[i] = (s[i + 1] as number) * Math.max(1, sizes[i + 1] as number);
-  return s;
-}
-
-/** A fusion input; strided inputs are declared non-contiguous, size-1 batch dims as broadcasts. */
-function input(f: Fusion, spec: InputSpec, dtype: DataType, broadcastOnes: boolean): TensorView {
-  const shape = spec.sizes.map((s) => (broadcastOnes && s === 1 ? 1 : -1));
-  const contiguity = shape.map((s) => (s === 1 ? null : spec.strides === undefined));
-  const tv = makeTensor(f, { shape, dtype, contiguity });
-  f.addInput(tv);
-  return tv;
-}
-
-/** A [rows, cols] operand stored transposed (column-major): strides [1, rows]. */
-function transposed(rows: number, cols: number): InputSpec {
-  return { sizes: [rows, cols], strides: [1, rows] };
-}
-
-/** A [rows, cols] operand with padded rows: strides [cols + 3, 1]. */
-function padded(rows: number, cols: number): InputSpec {
-  return { sizes: [rows, cols], strides: [cols + 3, 1] };
-}
-
-const SIZES: [number, number, number][] = [[1, 1, 1], [7, 7, 7], [129, 7, 129], [7, 129, 4095], [4095, 7, 7], [129, 129, 129]];
-
-/** torch.matmul operand shapes for ranks (ra, rb) at m, n, k with batch 3 (and 2 × 3 for 4-D). */
-function matmulShapes(ra: number, rb: number, m: number, n: number, k: number): [number[], number[]] {
-  const a = ra === 1 ? [k] : ra === 2 ? [m, k] : ra === 3 ? [3, m, k] : [2, 3, m, k];
-  // a 3-D B beside a 4-D A broadcasts over A's first batch dim
-  const b = rb === 1 ? [k] : rb === 2 ? [k, n] : rb === 3 ? [3, k, n] : [2, 1, k, n];
-  return [a, b];
-}
-
-function matmulCases(dtype: GemmDtype): Case[] {
-  const out: Case[] = [];
-  const ranks: [number, number][] = [[1, 1], [1, 2], [2, 1], [2, 2], [3, 2], [2, 3], [3, 3], [1, 3], [3, 1], [4, 3], [4, 4]];
-  for (const [ra, rb] of ranks) {
-    for (const [m, n, k] of SIZES) {
-      const [as, bs] = matmulShapes(ra, rb, m, n, k);
-      const f = new Fusion();
-      const a = input(f, { sizes: as }, dtype, true);
-      const b = input(f, { sizes: bs }, dtype, true);
-      f.addOutput(matmul(a, b));
-      out.push({ name: `matmul ${dtype} ${ra}D·${rb}D m${m} n${n} k${k}`, dtype, k, fusion: f, inputs: [{ sizes: as }, { sizes: bs }] });
-    }
-  }
-  // transposed and padded operands, read in place
-  const strided: [number, number, number][] = [[129, 7, 129], [7, 129, 4095]];
-  for (const [m, n, k] of strided) {
-    const layouts: [InputSpec, InputSpec, string][] = [
-      [transposed(m, k), { sizes: [k, n] }, 'A transposed'],
-      [{ sizes: [m, k] }, transposed(k, n), 'B transposed'],
-      [padded(m, k), padded(k, n), 'both padded'],
-    ];
-    for (const [la, lb, what] of layouts) {
-      const f = new Fusion();
-      const a = input(f, la, dtype, false);
-      const b = input(f, lb, dtype, false);
-      f.addOutput(matmul(a, b));
-      out.push({ name: `matmul ${dtype} ${what} m${m} n${n} k${k}`, dtype, k, fusion: f, inputs: [la, lb] });
-    }
-  }
-  return out;
-}
-
-type Epilogue = 'none' | 'bias' | 'relu' | 'gelu' | 'bias_relu' | 'bias_gelu' | 'bias_gelu_aux' | 'cast_f32' | 'scale' | 'gelu_erf';
-
-function linearCase(dtype: GemmDtype, lead: number[], n: number, k: number, epilogue: Epilogue, prologue: 'none' | 'relu' | 'layer_norm', weight: InputSpec): Case {
-  const f = new Fusion();
-  const xs = { sizes: [...lead, k] };
-  let x = input(f, xs, dtype, false);
-  const w = input(f, weight, dtype, false);
-  const withBias = epilogue.startsWith('bias');
-  const b = withBias ? input(f, { sizes: [n] }, dtype, false) : null;
-  if (prologue === 'relu') x = relu(x);
-  if (prologue === 'layer_norm') x = cast(layerNorm(x, 1).output, dtype);
-  const y = linear(x, w);
-  const pre = b === null ? y : add(y, broadcast(b, [...lead.map(() => true), false]));
-  switch (epilogue) {
-    case 'none':
-    case 'bias':
-      f.addOutput(pre);
-      break;
-    case 'relu':
-    case 'bias_relu':
-      f.addOutput(relu(pre));
-      break;
-    case 'gelu':
-    case 'bias_gelu':
-      f.addOutput(gelu(pre, 'tanh'));
-      break;
-    case 'bias_gelu_aux':
-      f.addOutput(gelu(pre, 'tanh'));
-      f.addOutput(pre);
-      break;
-    case 'cast_f32':
-      f.addOutput(cast(pre, 'Float'));
-      break;
-    case 'scale':
-      f.addOutput(mul(pre, 0.5));
-      break;
-    case 'gelu_erf':
-      f.addOutput(gelu(pre));
-      break;
-  }
-  const inputs = b === null ? [xs, weight] : [xs, weight, { sizes: [n] }];
-  const wText = weight.strides === undefined ? '' : ' W transposed';
-  return { name: `linear ${dtype} [${[...lead, k].join('x')}]·[${n}x${k}]ᵀ ${epilogue}${prologue === 'none' ? '' : ` after ${prologue}`}${wText}`, dtype, k, fusion: f, inputs };
-}
-
-function linearCases(dtype: GemmDtype): Case[] {
-  const out: Case[] = [];
-  const epilogues: Epilogue[] = ['none', 'bias', 'relu', 'gelu', 'bias_relu', 'bias_gelu', 'bias_gelu_aux', 'cast_f32', 'scale', 'gelu_erf'];
-  for (const e of epilogues) out.push(linearCase(dtype, [129], 136, 129, e, 'none', { sizes: [136, 129] }));
-  for (const lead of [[1], [7], [3, 43], [2, 3, 7]]) out.push(linearCase(dtype, lead, 8, 129, 'bias_gelu', 'none', { sizes: [8, 129] }));
-  out.push(linearCase(dtype, [7], 136, 4095, 'bias', 'none', { sizes: [136, 4095] }));
-  out.push(linearCase(dtype, [129], 64, 129, 'bias_gelu', 'relu', { sizes: [64, 129] }));
-  out.push(linearCase(dtype, [129], 64, 256, 'bias_gelu', 'layer_norm', { sizes: [64, 256] }));
-  // W stored K-major (a transposed weight): read in place
-  out.push(linearCase(dtype, [129], 64, 129, 'bias_relu', 'none', { sizes: [64, 129], strides: [1, 64] }));
-  return out;
-}
 
 /** Inputs: storage with random values exact in `dtype`, the reference's strided view and the device tensor. */
 function makeInputs(device: DeviceContext, c: Case, rand: () => number): { host: HostTensor[]; device: Tensor[]; owners: Tensor[] } {
