@@ -83,7 +83,8 @@ function rngText(v: AttentionRngValue): string {
   return 'constant' in v ? `${v.constant} (constant)` : `${v.value} (input ${v.input})`;
 }
 
-const out = (name: string, position: number | null): string => `  ${name}: ${position === null ? 'not an output (scratch buffer)' : `output ${position}`}`;
+/** A result's output position; `unused` says what happens when the segment does not output it. */
+const out = (name: string, position: number | null, unused = 'not an output (a scratch buffer)'): string => `  ${name}: ${position === null ? unused : `output ${position}`}`;
 
 /** The `scheduler_params` dump of an attention segment. */
 export function attentionParamsToString(p: AttentionParams): string {
@@ -100,7 +101,7 @@ export function attentionParamsToString(p: AttentionParams): string {
     const t = p.tensors;
     lines.push(operandLine('query', t.query), operandLine('key', t.key), operandLine('value', t.value));
     if (t.bias !== null) lines.push(operandLine(v.bias === 'bool' ? 'mask' : 'bias', t.bias));
-    lines.push(out('output', t.output), out('logsumexp', t.logsumexp), out('philox_seed', t.philoxSeed), out('philox_offset', t.philoxOffset));
+    lines.push(out('output', t.output), out('logsumexp', t.logsumexp), out('philox_seed', t.philoxSeed, 'not an output (not written)'), out('philox_offset', t.philoxOffset, 'not an output (not written)'));
     lines.push(`Philox: seed ${rngText(p.seed)}, offset ${rngText(p.offset)}`);
   } else {
     const t = p.tensors;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { CompiledKernel } from '@tsfuser/codegen';
 import { dataTypeSize, printFusion, printMath, type Fusion } from '@tsfuser/fusion-ir';
 import { Tensor } from '@tsfuser/device';
-import { occupancyLine, type PlanRef, type PlanStep, type TensorLayout } from '@tsfuser/runtime';
+import { attentionKernelsToString, occupancyLine, type PlanRef, type PlanStep, type TensorLayout } from '@tsfuser/runtime';
 import { heuristicParamsToString } from '@tsfuser/scheduler';
 import type { ExecuteInput } from '../execute/backend.js';
 import type { TargetCompilation } from './compile-for-target.js';
@@ -77,6 +77,8 @@ export function renderDumps(c: TargetCompilation, fusion: Fusion, inputs: readon
         each((k) => k.dumps.schedulerParams);
         // then each GEMM segment's cuBLASLt call, as the executor cache prints them
         for (const call of c.compiled.libraryCalls) sink(heuristicParamsToString(call.kernel.params));
+        // and each attention segment's parameters with its generated kernels' tiling and launch
+        for (const call of c.compiled.attentionCalls) sink(heuristicParamsToString(call.kernel.params) + attentionKernelsToString(call.kernel));
         break;
       case 'fusion_ir':
         each((k) => printFusion(k.scheduledFusion, { transforms: true }));
@@ -257,7 +259,8 @@ function scalarText(v: ExecuteInput | undefined): string {
 /** nvFuser's host_ir counterpart: the launch plan, one line per segment, buffers and outputs. */
 function launchPlanText(c: TargetCompilation): string {
   // FusionExecutor.launch skips a grid with a zero dimension (nothing to compute).
-  const launches = c.plan.steps.filter((s) => s.grid.every((g) => g > 0)).length;
+  // An attention call launches its generated kernels (one forward, three backward).
+  const launches = c.plan.steps.filter((s) => s.grid.every((g) => g > 0)).length + c.compiled.attentionCalls.reduce((n, a) => n + a.kernel.kernels.length, 0);
   const lines = [`Launch plan (${c.target.device.name}, ${c.target.arch}): ${c.plan.groups.length} segment${c.plan.groups.length === 1 ? '' : 's'}, ${launches} kernel launch${launches === 1 ? '' : 'es'}`];
   c.plan.buffers.forEach((b, i) => lines.push(`  buf${i} = allocate ${layoutText(b.dtype, b.layout)}${c.plan.isOutput[i] === true ? ' (fusion output)' : ' (intermediate, freed after the call)'}`));
   for (const g of c.plan.groups) {
@@ -275,6 +278,11 @@ function launchPlanText(c: TargetCompilation): string {
       const refs = (from: number, to?: number): string => (call === undefined ? '?' : call.refs.slice(from, to).map(refName).join(', '));
       const gemm = p === undefined ? 'cuBLASLt GEMM' : `cuBLASLt GEMM m ${p.m} n ${p.n} k ${p.k} batch ${p.batch}, epilogue ${p.epilogue.kind}`;
       lines.push(`  segment ${g.groupId} (matmul): no kernel; ${gemm}; reads ${refs(0, call?.inputCount)}; writes ${refs(call?.inputCount ?? 0)}`);
+    } else if (g.schedulerType === 'attention') {
+      const call = c.compiled.attentionCalls.find((x) => x.groupId === g.groupId);
+      const refs = (from: number, to?: number): string => (call === undefined ? '?' : call.refs.slice(from, to).map(refName).join(', '));
+      const launches = call === undefined ? '?' : call.kernel.kernels.map((k) => `${k.name} grid (${k.grid(call.kernel.problem).join(', ')}) block (${k.block.join(', ')}) smem ${k.sharedBytes}`).join(', then ');
+      lines.push(`  segment ${g.groupId} (attention): launch ${launches}; reads ${refs(0, call?.inputCount)}; writes ${refs(call?.inputCount ?? 0)}`);
     } else if (g.schedulerType === 'expr_eval') {
       lines.push(`  segment ${g.groupId} (expr_eval): no kernel; its outputs are views of what it reads`);
     } else {
