@@ -15,7 +15,7 @@
 // Ends "N passed, M failed".
 
 import { evaluate, type HostTensor } from '@tsfuser/fusion-ir';
-import { DeviceContext, gemmAvailability, isAvailable, l2Flusher, Tensor, timeDevice } from '@tsfuser/device';
+import { CubinCache, DeviceContext, gemmAvailability, isAvailable, l2Flusher, Tensor, timeDevice } from '@tsfuser/device';
 import { FusionExecutorCache } from '@tsfuser/runtime';
 import { seededRandom } from '@tsfuser/test-support';
 import { locateCublasLt } from '../device/gemm-host.js';
@@ -45,10 +45,11 @@ function relativeError(got: readonly number[], want: readonly number[]): number 
   return den === 0 ? Math.sqrt(num) : Math.sqrt(num / den);
 }
 
-function runCase(device: DeviceContext, c: Case, rand: () => number): string | null {
+function runCase(device: DeviceContext, cubinCache: CubinCache, c: Case, rand: () => number): string | null {
   const host = c.inputs.map((spec) => values(spec, rand));
   const dev = host.map((t) => Tensor.fromHost(t).toDevice(device));
-  const cache = new FusionExecutorCache(c.fusion, device, { poisonOutputs: true });
+  // One cubin cache for the run: a variant's kernels compile once, whichever case needs them first.
+  const cache = new FusionExecutorCache(c.fusion, device, { poisonOutputs: true, cubinCache });
   let outs: Tensor[] = [];
   try {
     const want = evaluate(c.fusion, host) as HostTensor[];
@@ -77,11 +78,11 @@ function runCase(device: DeviceContext, c: Case, rand: () => number): string | n
   }
 }
 
-function timeBlock(device: DeviceContext, rand: () => number): string {
+function timeBlock(device: DeviceContext, cubinCache: CubinCache, rand: () => number): string {
   const c = decoderBlock(4, 2048, 2048, 16, 4, 128);
   // Values are generated on the host once per input (the largest is 16.8 M elements).
   const dev = c.inputs.map((spec) => Tensor.fromHost(values(spec, rand)).toDevice(device));
-  const cache = new FusionExecutorCache(c.fusion, device);
+  const cache = new FusionExecutorCache(c.fusion, device, { cubinCache });
   const flusher = l2Flusher(device);
   try {
     const ms = timeDevice(device, flusher, () => cache.runFusion(dev).forEach((t) => t.dispose()), 10);
@@ -110,17 +111,20 @@ function main(): number {
   console.log(`runtime-attention-fusions: seed ${seed}; cuBLASLt ${gemm.available ? (gemm.version ?? '?') : `unavailable (${gemm.reason ?? '?'}): the decoder block cannot run`}`);
   const device = DeviceContext.create(0);
   const rand = seededRandom(seed);
+  const cubinCache = new CubinCache({ directory: null });
   const cases = [...attentionCases(), decoderBlock(2, 128, 512, 8, 2, 64)].filter((c) => only === '' || c.name.includes(only));
   const failures: string[] = [];
   for (const c of cases) {
     const started = performance.now();
-    const problem = runCase(device, c, rand);
+    const problem = runCase(device, cubinCache, c, rand);
     const ms = (performance.now() - started).toFixed(0);
     if (problem !== null) failures.push(`${c.name}: ${problem}`);
     console.log(`${problem === null ? 'ok  ' : 'FAIL'} ${c.name} (${ms} ms)${problem === null ? '' : `: ${problem}`}`);
   }
   device.releasePool();
-  if (timing && gemm.available) console.log(`\n${timeBlock(device, rand)}`);
+  const st = cubinCache.stats;
+  console.log(`NVRTC: ${st.misses} kernels compiled, ${st.memoryHits} reused`);
+  if (timing && gemm.available) console.log(`\n${timeBlock(device, cubinCache, rand)}`);
   console.log(`\nruntime-attention-fusions: ${cases.length - failures.length} passed, ${failures.length} failed (seed ${seed})`);
   device.dispose();
   return failures.length > 0 ? 1 : 0;
