@@ -3,7 +3,8 @@
 // checked on the reference evaluator element by element against the broadcast written out by
 // hand — and the pointwise scheduler (the copy's only scheduler) accepts it as one kernel.
 import { evaluate, HostTensor } from '@tsfuser/fusion-ir';
-import { makeRuntimeInfo } from '@tsfuser/scheduler';
+import { bindExtents, makeRuntimeInfo } from '@tsfuser/scheduler';
+import { outputLayout } from '../src/executor/output-allocation.js';
 import { describe, expect, it } from 'vitest';
 import { denseCopyFusion, denseCopyRegistry } from '../src/executor/dense-copy.js';
 
@@ -20,6 +21,11 @@ describe('dense copies of GEMM operands', () => {
     expect(out?.toNumbers()).toEqual(want);
     const info = makeRuntimeInfo(f, [{ sizes: [2, 1, 3, 4], strides: [100, 0, 9, 2] }]);
     expect(denseCopyRegistry().pick(f, info).scheduler.type).toBe('pointwise');
+    // Allocated dense: no expanded (stride-0) dim in the output, which the GEMM would refuse
+    // (H200 runtime-gemm-fusions, 4-D·3-D matmuls: "the copy of operand B is not dense").
+    const output = f.outputs[0];
+    if (output === undefined || output.kind !== 'tensorView') throw new Error('the copy has a tensor output');
+    expect(outputLayout(output, bindExtents(f, info)).strides).toEqual([60, 12, 4, 1]);
   });
 
   it('adds missing leading batch dims', () => {

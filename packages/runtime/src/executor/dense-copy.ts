@@ -1,12 +1,12 @@
 // The dense copy of a GEMM operand that cuBLASLt cannot read in place (its batch strides do not
-// nest into one, or its matrix is neither row- nor column-major): `out = set(expand(x))` with x
+// nest into one, or its matrix is neither row- nor column-major): `out = expand(x) · ones` with x
 // of the operand's rank (size-1 dims as broadcasts, any strides) broadcast to the GEMM's batch,
 // compiled by the pointwise scheduler alone (so it is always a kernel writing a dense output,
 // never a view), through a FusionExecutorCache of its own on the same device and stream, kept
 // per (dtype, sizes) by the caller. Invariant: the result is dense row-major with `sizes`, and
 // element [i…] equals the source's element at the broadcast position.
 
-import { broadcast, expand, Fusion, makeTensor, set, type DataType } from '@tsfuser/fusion-ir';
+import { broadcast, expand, full, Fusion, makeTensor, mul, type DataType, type TensorView } from '@tsfuser/fusion-ir';
 import { PointwiseScheduler, SchedulerRegistry } from '@tsfuser/scheduler';
 
 /** The copy fusion for a source of `sourceSizes` broadcast to `sizes` (right-aligned, as torch.expand). */
@@ -21,7 +21,11 @@ export function denseCopyFusion(dtype: DataType, sourceSizes: readonly number[],
     const own = d - missing >= 0 ? sourceSizes[d - missing] : 1;
     return own === 1 && s !== 1 ? s : -1;
   });
-  f.addOutput(set(expand(ranked, target)));
+  // `set(expand(x))` alone would stay expanded (an expanded output is allocated with stride 0, as
+  // PyTorch's expand): multiplying by a dense tensor of ones makes every dim an iteration dim, so
+  // the output is allocated dense. x · 1 is exact and keeps -0 and NaN.
+  const ones = full(f, [...sizes], 1, dtype);
+  f.addOutput(mul(expand(ranked, target), ones) as TensorView);
   return f;
 }
 
