@@ -5,6 +5,7 @@ export * from './runtime-info.js';
 export * from './heuristic-params.js';
 export * from './index-type.js';
 export * from './scheduler.js';
+export { registryPriority, schedulerPriority } from './scheduler-priority.js';
 export { HeuristicDataCache, sameRuntimeInfo, type HeuristicDataCacheCounts } from './heuristic-data-cache.js';
 export { ExactLogicalMap, findReferenceOutput, iterationRank } from './analysis/domain-map.js';
 export { ReshapeIndexGraph, referencePositionsOf, type IndexDerivation } from './pointwise/reshape-index-graph.js';
@@ -63,36 +64,42 @@ import { GreedyScheduler } from './greedy/index.js';
 import { TransposeScheduler } from './transpose/index.js';
 import { MatmulScheduler } from './matmul/scheduler.js';
 import { AttentionScheduler } from './attention/scheduler.js';
-import { SchedulerRegistry } from './scheduler.js';
+import { SchedulerRegistry, type Scheduler } from './scheduler.js';
+import type { SchedulerType } from './heuristic-params.js';
+import { registryPriority } from './scheduler-priority.js';
+
+/** A fresh scheduler of `type` (every SchedulerType has one). */
+function newScheduler(type: SchedulerType): Scheduler {
+  switch (type) {
+    case 'expr_eval': return new ExprEvalScheduler();
+    // One matmul / linear with its cuBLASLt-fusable epilogue (nvFuser: after expr_eval and no_op).
+    case 'matmul': return new MatmulScheduler();
+    // One sdpfa_fwd / sdpfa_bwd: generated flash-attention kernels (nvFuser hands it to ATen).
+    case 'attention': return new AttentionScheduler();
+    case 'transpose': return new TransposeScheduler();
+    case 'pointwise': return new PointwiseScheduler();
+    case 'reduction': return new ReductionScheduler();
+    case 'inner_persistent': return new InnerPersistentScheduler();
+    case 'outer_persistent': return new OuterPersistentScheduler();
+    case 'inner_outer_persistent': return new InnerOuterPersistentScheduler();
+    case 'greedy': return new GreedyScheduler();
+    case 'no_op': return new NoOpScheduler();
+    default: {
+      const unreachable: never = type;
+      throw new Error(`unknown scheduler type ${String(unreachable)}`);
+    }
+  }
+}
 
 /**
- * The registry in priority order: expr_eval (metadata-only fusions: views, no kernel; first,
- * as in nvFuser), pointwise, reduction, inner persistent, outer persistent,
- * inner-outer persistent — nvFuser's order (reduction, transpose, pointwise, inner, outer,
- * inner_outer persistent) for the schedulers tsfuser has; pointwise and reduction never accept the same fusion (one needs
- * no reduction, the other one), so their order does not matter. A batch-norm-like fusion
- * whose column does not fit the outer persistent register budget is refused by every
- * scheduler as a whole and segmented into reduction + pointwise groups; so is a layer_norm
- * backward whose row does not fit the inner-outer persistent register budget.
+ * The registry in `registryPriority()` order (scheduler-priority.ts: nvFuser's list and the
+ * two deviations the registry keeps). A batch-norm-like fusion whose column does not fit the
+ * outer persistent register budget is refused by every scheduler as a whole and segmented
+ * into reduction + pointwise groups; so is a layer_norm backward whose row does not fit the
+ * inner-outer persistent register budget.
  */
 export function defaultSchedulerRegistry(): SchedulerRegistry {
-  // no_op (every output empty: nothing launched) comes last: the kernel schedulers handle the
-  // empty sizes they accept, no_op takes the rest (a softmax over zero rows).
-  return new SchedulerRegistry([
-    new ExprEvalScheduler(),
-    // One matmul / linear with its cuBLASLt-fusable epilogue (nvFuser: after expr_eval and no_op).
-    new MatmulScheduler(),
-    // One sdpfa_fwd / sdpfa_bwd: generated flash-attention kernels (nvFuser hands it to ATen).
-    new AttentionScheduler(),
-    new TransposeScheduler(),
-    new PointwiseScheduler(),
-    new ReductionScheduler(),
-    new InnerPersistentScheduler(),
-    new OuterPersistentScheduler(),
-    new InnerOuterPersistentScheduler(),
-    new GreedyScheduler(),
-    new NoOpScheduler(),
-  ]);
+  return new SchedulerRegistry(registryPriority().map(newScheduler));
 }
 export {
   computeIndexSpaces, hasResizeExprs, identitySpace, isIdentitySpace, isResizeExpr, pullback, resizeStep, spaceKey,

@@ -63,6 +63,41 @@ export interface RuntimeInfo {
 }
 
 /**
+ * What a call's argument is as the schedulers need it, before it is matched to a fusion input:
+ * a tensor's layout and data pointer alignment, or a scalar (with its value when it is a number:
+ * an integral input may be a size).
+ */
+export type InputLayout = { kind: 'tensor'; sizes: readonly number[]; strides: readonly number[]; alignment: number } | { kind: 'scalar'; value?: number };
+
+/** An input's description as a layout again (a segment re-describes the fusion inputs it reads). */
+export function inputLayoutOf(info: InputInfo): InputLayout {
+  if (info.kind === 'tensor') return { kind: 'tensor', sizes: info.sizes, strides: info.strides, alignment: info.alignment };
+  return info.value === undefined ? { kind: 'scalar' } : { kind: 'scalar', value: info.value };
+}
+
+/** Whether a scalar dtype is integral (its value can be a size: a dynamic reshape's). */
+function isIntegralDtype(dtype: DataType): boolean {
+  return dtype === 'Int' || dtype === 'Int32' || dtype === 'Index';
+}
+
+/**
+ * The one RuntimeInfo builder: `fusion`'s inputs described by `layouts` (one per input, in
+ * order) on `device`. A tensor input takes its dtype from the fusion (callers have checked the
+ * argument's); an integral scalar input keeps its value (sizes may be computed from it); an
+ * input whose layout is missing or of the other kind is described as a scalar of its dtype
+ * (the extent check reports the mismatch with the input's position).
+ */
+export function runtimeInfoOf(fusion: Fusion, layouts: readonly (InputLayout | undefined)[], device: SchedulerDevice): RuntimeInfo {
+  const inputs = fusion.inputs.map((v, i): InputInfo => {
+    const a = layouts[i];
+    if (v.kind === 'tensorView' && a !== undefined && a.kind === 'tensor') return { kind: 'tensor', dtype: v.dtype, sizes: a.sizes, strides: a.strides, alignment: a.alignment };
+    const dtype = v.kind === 'scalar' ? v.dtype : 'Double';
+    return isIntegralDtype(dtype) && a?.kind === 'scalar' && a.value !== undefined ? { kind: 'scalar', dtype, value: a.value } : { kind: 'scalar', dtype };
+  });
+  return { inputs, device };
+}
+
+/**
  * Convenience: RuntimeInfo for the fusion's inputs given their sizes (contiguous, 16-byte
  * aligned unless strides/alignment are given). Scalars take `null`, or `{ value }` (an integral
  * scalar's value is kept: sizes may be computed from it).
@@ -75,27 +110,18 @@ export function makeRuntimeInfo(
   if (inputs.length !== fusion.inputs.length) {
     throw new SchedulingError(`makeRuntimeInfo: ${inputs.length} input descriptions for ${fusion.inputs.length} fusion inputs`);
   }
-  const infos = fusion.inputs.map((v, i): InputInfo => {
+  const layouts = fusion.inputs.map((v, i): InputLayout => {
     const spec = inputs[i];
     if (v.kind === 'tensorView') {
       if (spec === null || spec === undefined || !('sizes' in spec)) throw new SchedulingError(`makeRuntimeInfo: input ${i} (T${v.name}) is a tensor but was given no sizes`);
-      return {
-        kind: 'tensor',
-        dtype: v.dtype,
-        sizes: [...spec.sizes],
-        strides: spec.strides ? [...spec.strides] : contiguousStrides(spec.sizes),
-        alignment: spec.alignment ?? 16,
-      };
+      return { kind: 'tensor', sizes: [...spec.sizes], strides: spec.strides ? [...spec.strides] : contiguousStrides(spec.sizes), alignment: spec.alignment ?? 16 };
     }
     if (v.kind === 'scalar') {
-      // An integral scalar's value may be a size (a dynamic reshape): keep it.
-      const integral = v.dtype === 'Int' || v.dtype === 'Int32' || v.dtype === 'Index';
-      if (integral && spec !== null && spec !== undefined && 'value' in spec && typeof spec.value !== 'boolean') return { kind: 'scalar', dtype: v.dtype, value: Number(spec.value) };
-      return { kind: 'scalar', dtype: v.dtype };
+      return spec !== null && spec !== undefined && 'value' in spec && typeof spec.value !== 'boolean' ? { kind: 'scalar', value: Number(spec.value) } : { kind: 'scalar' };
     }
     throw new SchedulingError(`makeRuntimeInfo: input ${i} is an IterDomain`);
   });
-  return { inputs: infos, device };
+  return runtimeInfoOf(fusion, layouts, device);
 }
 
 /** Symbolic extents bound to concrete sizes (input extents and expanded extents). */

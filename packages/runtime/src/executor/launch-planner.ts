@@ -14,7 +14,9 @@
 import { dataTypeSize, type DataType, type Fusion, type Val } from '@tsfuser/fusion-ir';
 import {
   bindExtents,
+  runtimeInfoOf,
   viewLayouts,
+  type InputLayout,
   type SchedulerDevice,
   type ExtentBindings,
   type HeuristicDataCache,
@@ -26,10 +28,10 @@ import { ExecutorInputError } from '../errors.js';
 import { outputLayout, type TensorLayout } from './output-allocation.js';
 import { scatterCopyStep } from './scatter-copy.js';
 import type { SegmentPlan, SegmentPlanGroup } from '@tsfuser/scheduler';
-import { isIntegralScalar } from './runtime-info.js';
 
 /** What a plan knows of one fusion argument: a tensor's layout and pointer alignment, or a scalar. */
-export type PlannedArgument = { kind: 'tensor'; sizes: readonly number[]; strides: readonly number[]; alignment: number } | { kind: 'scalar'; value?: number };
+/** An argument as the planner sees it: the schedulers' InputLayout. */
+export type PlannedArgument = InputLayout;
 
 export type PlanRef = { kind: 'arg'; index: number } | { kind: 'buffer'; index: number } | { kind: 'view'; index: number };
 
@@ -126,20 +128,17 @@ export function planLaunch<K>(
       if (r === undefined) throw new Error(`segment ${groupId} reads T${v.name} before any segment produced it`);
       return r;
     });
-    const groupInfo: RuntimeInfo = {
-      device,
-      inputs: group.fusion.inputs.map((gv, i) => {
+    // The segment's inputs as laid out when it runs: arguments, buffers, views (one builder).
+    const groupInfo = runtimeInfoOf(
+      group.fusion,
+      group.fusion.inputs.map((gv, i): PlannedArgument => {
         const ref = refs[i] as PlanRef;
         const layout = layoutOf(ref);
-        if (gv.kind === 'tensorView' && layout !== null) {
-          return { kind: 'tensor', dtype: gv.dtype, sizes: layout.sizes, strides: layout.strides, alignment: alignmentOf(ref, gv.dtype) };
-        }
-        // An integral scalar input keeps its value: sizes may depend on it (a dynamic reshape).
-        const dtype = gv.kind === 'scalar' ? gv.dtype : 'Double';
-        const arg = ref.kind === 'arg' ? args[ref.index] : undefined;
-        return arg?.kind === 'scalar' && arg.value !== undefined && isIntegralScalar(dtype) ? { kind: 'scalar', dtype, value: arg.value } : { kind: 'scalar', dtype };
+        if (gv.kind === 'tensorView' && layout !== null) return { kind: 'tensor', sizes: layout.sizes, strides: layout.strides, alignment: alignmentOf(ref, gv.dtype) };
+        return ref.kind === 'arg' ? (args[ref.index] ?? { kind: 'scalar' }) : { kind: 'scalar' };
       }),
-    };
+      device,
+    );
     const kind = group.schedulerType ?? registry.pick(group.fusion, groupInfo).scheduler.type;
     plan.groups.push({ groupId, schedulerType: kind, info: groupInfo });
     if (kind === 'expr_eval') {

@@ -3,7 +3,7 @@
 // executor cache memoizes everything derived from it.
 
 import type { Complex, DataType, Fusion } from '@tsfuser/fusion-ir';
-import type { SchedulerDevice, InputInfo, RuntimeInfo } from '@tsfuser/scheduler';
+import { runtimeInfoOf, type SchedulerDevice, type RuntimeInfo } from '@tsfuser/scheduler';
 import { Tensor, type DeviceProperties } from '@tsfuser/device';
 import type { PlannedArgument } from './launch-planner.js';
 
@@ -33,15 +33,9 @@ export function pointerAlignment(pointer: bigint): number {
   return a;
 }
 
+/** The schedulers' view of one call's device arguments (scheduler's runtimeInfoOf, the one builder). */
 export function runtimeInfoFor(fusion: Fusion, args: readonly ExecutorArgument[], device: SchedulerDevice): RuntimeInfo {
-  const inputs = fusion.inputs.map((v, i): InputInfo => {
-    const arg = args[i];
-    if (v.kind === 'tensorView' && arg instanceof Tensor) {
-      return { kind: 'tensor', dtype: arg.dtype, sizes: arg.sizes, strides: arg.strides, alignment: pointerAlignment(arg.dataPtr) };
-    }
-    return scalarInputInfo(v.kind === 'scalar' ? v.dtype : 'Double', arg);
-  });
-  return { inputs, device };
+  return runtimeInfoOf(fusion, plannedArguments(args), device);
 }
 
 /** Whether a scalar dtype is integral (its value can be a size: a dynamic reshape's). */
@@ -49,11 +43,6 @@ export function isIntegralScalar(dtype: DataType): boolean {
   return dtype === 'Int' || dtype === 'Int32' || dtype === 'Index';
 }
 
-/** A scalar input as the schedulers see it: integral ones with their value (sizes may depend on it). */
-export function scalarInputInfo(dtype: DataType, arg: ExecutorArgument | undefined): InputInfo {
-  if (isIntegralScalar(dtype) && (typeof arg === 'number' || typeof arg === 'bigint')) return { kind: 'scalar', dtype, value: Number(arg) };
-  return { kind: 'scalar', dtype };
-}
 
 /** The launch planner's view of device arguments: layouts and pointer alignments, scalar values. */
 export function plannedArguments(args: readonly ExecutorArgument[]): PlannedArgument[] {

@@ -1,9 +1,8 @@
 // Acceptors: "would this scheduler take this (sub)fusion, and if not, why" — the can-schedule
 // half of a scheduler, which is all segmentation needs. Two sets:
 //
-//   nvFuserAcceptors()          nvFuser's schedulers and rules in nvFuser's priority order
-//                               (expr_eval, no_op, matmul, reduction, pointwise, inner / outer /
-//                               inner_outer persistent, greedy): what nvFuser would make of a fusion,
+//   nvFuserAcceptors()          nvFuser's rules, in the one priority list's order
+//                               (scheduler-priority.ts): what nvFuser would make of a fusion,
 //                               normalization included, even where tsfuser cannot compile the
 //                               segment yet.
 //   registryAcceptors(registry) the canSchedule of each scheduler in a SchedulerRegistry: what
@@ -14,6 +13,7 @@
 
 import type { Fusion } from '@tsfuser/fusion-ir';
 import type { SchedulerType } from '../heuristic-params.js';
+import { schedulerPriority } from '../scheduler-priority.js';
 import { canScheduleExprEvalViews } from '../expr-eval/can-schedule.js';
 import { canSchedulePointwise } from '../pointwise/can-schedule.js';
 import { bindExtents, evaluateExtent, type RuntimeInfo } from '../runtime-info.js';
@@ -112,20 +112,33 @@ const attentionScheduler = new AttentionScheduler();
 
 const acceptor = (type: SchedulerType, accepts: (f: Fusion, ri: RuntimeInfo, cache: HeuristicDataCache) => CanScheduleResult): Acceptor => ({ type, accepts });
 
-/** nvFuser's schedulers in nvFuser's priority order (see the header). */
+/**
+ * nvFuser's rule for `type`, or null where the set has none (transpose: nvFuser's pointwise
+ * rule already takes what tsfuser's transpose scheduler takes).
+ */
+function nvFuserAcceptor(type: SchedulerType): Acceptor | null {
+  switch (type) {
+    case 'expr_eval': return acceptor(type, canScheduleExprEval);
+    case 'no_op': return acceptor(type, canScheduleNoOp);
+    case 'matmul': return acceptor(type, (f, ri, cache) => matmulScheduler.canSchedule(f, ri, cache));
+    case 'attention': return acceptor(type, (f, ri, cache) => attentionScheduler.canSchedule(f, ri, cache));
+    case 'reduction': return acceptor(type, canScheduleReductionPattern);
+    case 'pointwise': return acceptor(type, canSchedulePointwiseConnected);
+    case 'inner_persistent':
+    case 'outer_persistent':
+    case 'inner_outer_persistent': return acceptor(type, (f, ri, cache) => canScheduleNormalization(type, f, ri, cache));
+    case 'greedy': return acceptor(type, (f, ri) => greedyScheduler.canSchedule(f, ri));
+    case 'transpose': return null;
+    default: {
+      const unreachable: never = type;
+      throw new Error(`unknown scheduler type ${String(unreachable)}`);
+    }
+  }
+}
+
+/** nvFuser's schedulers in the one priority list's order (scheduler-priority.ts). */
 export function nvFuserAcceptors(): AcceptorSet {
-  return new AcceptorSet([
-    acceptor('expr_eval', canScheduleExprEval),
-    acceptor('no_op', canScheduleNoOp),
-    acceptor('matmul', (f, ri, cache) => matmulScheduler.canSchedule(f, ri, cache)),
-    acceptor('attention', (f, ri, cache) => attentionScheduler.canSchedule(f, ri, cache)),
-    acceptor('reduction', canScheduleReductionPattern),
-    acceptor('pointwise', canSchedulePointwiseConnected),
-    acceptor('inner_persistent', (f, ri, cache) => canScheduleNormalization('inner_persistent', f, ri, cache)),
-    acceptor('outer_persistent', (f, ri, cache) => canScheduleNormalization('outer_persistent', f, ri, cache)),
-    acceptor('inner_outer_persistent', (f, ri, cache) => canScheduleNormalization('inner_outer_persistent', f, ri, cache)),
-    acceptor('greedy', (f, ri) => greedyScheduler.canSchedule(f, ri)),
-  ]);
+  return new AcceptorSet(schedulerPriority.map(nvFuserAcceptor).filter((a): a is Acceptor => a !== null));
 }
 
 /** The schedulers of `registry`, as acceptors (what tsfuser compiles today). */

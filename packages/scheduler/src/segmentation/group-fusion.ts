@@ -18,7 +18,7 @@ import {
   type Scalar,
   type Val,
 } from '@tsfuser/fusion-ir';
-import { evaluateExtent, type ExtentBindings, type InputInfo, type RuntimeInfo } from '../runtime-info.js';
+import { evaluateExtent, inputLayoutOf, runtimeInfoOf, type ExtentBindings, type InputInfo, type InputLayout, type RuntimeInfo } from '../runtime-info.js';
 import { permutedAllocationOrder } from '../stride-order.js';
 
 export interface GroupFusion {
@@ -227,11 +227,11 @@ function denseLayout(tv: TensorView, bindings: ExtentBindings): { sizes: number[
 
 /** RuntimeInfo of a segment: fusion inputs as given, intermediates dense and 256-byte aligned. */
 export function groupRuntimeInfo(original: Fusion, info: RuntimeInfo, bindings: ExtentBindings, group: GroupFusion): RuntimeInfo {
-  const inputs = group.inputs.map((v): InputInfo => {
+  const layouts = group.inputs.map((v): InputLayout => {
     const k = original.inputs.indexOf(v);
-    if (k >= 0) return info.inputs[k] as InputInfo;
-    if (v.kind !== 'tensorView') return { kind: 'scalar', dtype: (v as Scalar).dtype };
-    return { kind: 'tensor', dtype: v.dtype, ...denseLayout(v, bindings), alignment: 256 };
+    if (k >= 0) return inputLayoutOf(info.inputs[k] as InputInfo);
+    if (v.kind !== 'tensorView') return { kind: 'scalar' };
+    return { kind: 'tensor', ...denseLayout(v, bindings), alignment: 256 };
   });
-  return { inputs, device: info.device };
+  return runtimeInfoOf(group.fusion, layouts, info.device);
 }

@@ -21,9 +21,9 @@ import {
 import {
   defaultSchedulerRegistry,
   materializeStrideOrders,
+  runtimeInfoOf,
   segmentFusion,
   segmentationPlanOf,
-  type SchedulerDevice,
   type RuntimeInfo,
   type SchedulerRegistry,
   type SegmentationPlan,
@@ -59,20 +59,6 @@ export function plannedInput(v: ExecuteInput): PlannedArgument {
   return { kind: 'tensor', sizes: v.sizes, strides, alignment: 256 };
 }
 
-function runtimeInfo(fusion: Fusion, args: readonly PlannedArgument[], device: SchedulerDevice): RuntimeInfo {
-  return {
-    device,
-    inputs: fusion.inputs.map((v, i) => {
-      const a = args[i];
-      if (v.kind === 'tensorView' && a !== undefined && a.kind === 'tensor') return { kind: 'tensor', dtype: v.dtype, sizes: a.sizes, strides: a.strides, alignment: a.alignment };
-      const dtype = v.kind === 'scalar' ? v.dtype : 'Double';
-      // Integral scalar inputs keep their value, as the executor cache's RuntimeInfo does (sizes).
-      const integral = dtype === 'Int' || dtype === 'Int32' || dtype === 'Index';
-      return integral && a?.kind === 'scalar' && a.value !== undefined ? { kind: 'scalar', dtype, value: a.value } : { kind: 'scalar', dtype };
-    }),
-  };
-}
-
 /** What compileForTarget keeps beyond the kernels (only what a requested dump needs). */
 export interface TargetCompileOptions {
   /** Keep the kernel IR after every lowering pass (the lower_verbose dump). */
@@ -102,7 +88,7 @@ export interface TargetSegmentation {
 export function targetRuntimeInfo(original: Fusion, args: readonly PlannedArgument[], target: CompileTarget): { fusion: Fusion; info: RuntimeInfo } {
   // As the executor cache does before anything else (the same pre-segmentation pass).
   const fusion = materializeStrideOrders(original);
-  const info = runtimeInfo(fusion, args, target.device);
+  const info = runtimeInfoOf(fusion, args, target.device);
   bindArguments(fusion, info);
   return { fusion, info };
 }
