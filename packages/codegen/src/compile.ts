@@ -10,6 +10,7 @@ import { printFusion, type Fusion } from '@tsfuser/fusion-ir';
 import {
   defaultSchedulerRegistry,
   heuristicParamsToString,
+  noKernelReason,
   SchedulingError,
   type GreedyParams,
   type IndexType,
@@ -100,9 +101,8 @@ export function compileFusion(fusion: Fusion, runtimeInfo: RuntimeInfo, opts: Co
   const { scheduler, analysis } = registry.pick(fusion, runtimeInfo);
   // The heuristics and schedule acceptance made (persistent schedulers) are reused, not redone.
   const params = scheduler.computeHeuristics(fusion, runtimeInfo, analysis);
-  if (params.schedulerType === 'expr_eval' || params.schedulerType === 'no_op') {
-    throw new SchedulingError(`the fusion needs no kernel (${params.schedulerType}: ${params.schedulerType === 'expr_eval' ? 'its outputs are views of its inputs' : 'every output is empty'})`);
-  }
+  const noKernel = noKernelReason(params);
+  if (noKernel !== null) throw new SchedulingError(`the fusion needs no kernel (${params.schedulerType}: ${noKernel})`);
   return generateKernel(analysis.scheduled(scheduler), opts);
 }
 
@@ -110,7 +110,7 @@ export function compileFusion(fusion: Fusion, runtimeInfo: RuntimeInfo, opts: Co
 export function generateKernel(scheduled: ScheduledFusion, opts: GenerateOptions = {}): CompiledKernel {
   const params = scheduled.params;
   const name = `nvfuser_${params.schedulerType}_f${opts.fusionId ?? 0}_c${opts.cacheId ?? 1}_r${opts.runtimeId ?? 0}_g${opts.groupId ?? 0}`;
-  if (params.schedulerType === 'greedy') return compileGreedy(scheduled.fusion, params, name);
+  if (scheduled.lowering.kind === 'greedy') return compileGreedy(scheduled.fusion, scheduled.lowering.params, name);
   const lp = params.lparams;
   const after = opts.kernelIrAfterPass;
   if (after !== undefined && !LOWERING_PASS_NAMES.includes(after)) {

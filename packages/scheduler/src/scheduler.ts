@@ -10,6 +10,7 @@ import type { Fusion, Split, TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from './errors.js';
 import { HeuristicDataCache } from './heuristic-data-cache.js';
 import type { HeuristicParams, KernelParams, SchedulerType } from './heuristic-params.js';
+import type { LoweringOptions } from './lowering-options.js';
 import type { RuntimeInfo } from './runtime-info.js';
 
 export type CanScheduleResult = { ok: true } | { ok: false; reason: string };
@@ -21,6 +22,8 @@ export interface ScheduledFusion {
   /** Splits of the reference proven divisible for the sizes the heuristics saw. */
   divisibleSplits: ReadonlySet<Split>;
   params: KernelParams;
+  /** What lowering decides from `params` (loweringOptionsOf: computed once, here, by the scheduler). */
+  lowering: LoweringOptions;
 }
 
 export interface Scheduler {

@@ -9,14 +9,14 @@
 //                     (init / serial update / block reduction, thread predicates);
 //                     slice / pad / cat and shifted accesses through resize.ts
 //   grid-outer-step   inner-outer persistent kernels end with one GridOuterReduce
-// then the optimisation passes of passes.ts that the scheduled fusion's parameters enable
+// then the optimisation passes of passes.ts that the scheduled fusion's lowering options enable
 // (group-allreduce, row-prefetch, evict-last, hoist-row-params, allreduce-barriers,
 // bulk-row-loads, bulk-row-pipeline, transpose-smem-tile), then shared-memory-layout (bulk row buffers after the
 // reductions' shared memory). `LowerOptions.observe` sees the statements after every named pass
 // (the kernel_ir dump after a pass, and the kernel IR verifier in tests).
 
 import { dataTypeSize } from '@tsfuser/fusion-ir';
-import { hasResizeExprs, type KernelParams, type ScheduledFusion } from '@tsfuser/scheduler';
+import { hasResizeExprs, type LoopNestLoweringOptions, type ScheduledFusion } from '@tsfuser/scheduler';
 import { LoweringError } from '../errors.js';
 import { allStmts } from '../kernel-ir/effects.js';
 import type { Kernel, KernelParam, Stmt } from '../kernel-ir/nodes.js';
@@ -42,30 +42,6 @@ export interface LowerOptions {
   observe?: (pass: string, body: readonly Stmt[], params: readonly KernelParam[]) => void;
 }
 
-function vectorizeFactorOf(p: KernelParams): number {
-  switch (p.schedulerType) {
-    case 'pointwise':
-      return p.vectorizationFactor;
-    case 'transpose':
-      return Math.max(p.vectorizeFactor1, p.vectorizeFactor2);
-    case 'reduction':
-      return p.vectorizeInnerReduction ? p.unrollFactorInnerReduction : 1;
-    case 'inner_persistent':
-      return p.vectorizeInnerReduction ? p.unrollFactorInnerReduction : 1;
-    case 'outer_persistent':
-      return 1; // no vectorization yet (one kept element per thread)
-    case 'inner_outer_persistent':
-      return p.vectorizeInnerReduction ? p.unrollFactorInnerReduction : 1;
-    case 'greedy':
-      // compileFusion emits greedy kernels from their parameters (emit/greedy/); no loop nest.
-      throw new LoweringError('a greedy (scan or sort) segment is emitted from its parameters, not lowered through a loop nest');
-    default: {
-      const unreachable: never = p;
-      throw new Error(`unknown scheduler parameters ${String(unreachable)}`);
-    }
-  }
-}
-
 /** Bytes of a Welford count in shared memory and work buffers (nvfuser_index_t is at most 8). */
 const WELFORD_COUNT_BYTES = 8;
 
@@ -85,13 +61,14 @@ function blockReduceSharedMemory(stmts: readonly Stmt[], threads: number): numbe
 }
 
 /** The static work buffers and semaphores of a grid reduction (or grid Welford), sized by the heuristics. */
-function gridReductionGlobals(stmts: readonly Stmt[], p: KernelParams): Kernel['deviceGlobals'] {
+function gridReductionGlobals(stmts: readonly Stmt[], o: LoopNestLoweringOptions): Kernel['deviceGlobals'] {
   const grids = allStmts(stmts).filter((s): s is Extract<Stmt, { kind: 'GridReduce' | 'GridWelford' }> => s.kind === 'GridReduce' || s.kind === 'GridWelford');
   const first = grids[0];
   if (first === undefined) return [];
-  if (p.schedulerType !== 'reduction' || grids.length > 1) throw new LoweringError('a grid reduction needs the reduction scheduler and only one per kernel');
-  const slots = Math.max(1, p.gridReductionWorkSlots);
-  const semaphores = { name: first.semaphores, ctype: 'unsigned int' as const, size: Math.max(1, p.gridReductionSemaphores) };
+  const sized = o.gridReductionBuffers;
+  if (sized === null || grids.length > 1) throw new LoweringError('a grid reduction needs the reduction scheduler and only one per kernel');
+  const slots = Math.max(1, sized.workSlots);
+  const semaphores = { name: first.semaphores, ctype: 'unsigned int' as const, size: Math.max(1, sized.semaphores) };
   // The work buffer holds `slots` partials of the accumulation type in 8-byte words (a ComplexDouble
   // partial takes two; it overran a one-word-per-slot buffer: NaN sums on the H100).
   if (first.kind === 'GridReduce') return [{ name: first.work, ctype: 'double', size: slots * Math.max(1, Math.ceil(dataTypeSize(first.accDtype) / 8)) }, semaphores];
@@ -104,19 +81,23 @@ function gridReductionGlobals(stmts: readonly Stmt[], p: KernelParams): Kernel['
 }
 
 /** Work buffers (gridDim.x × columns partials each) and the barrier semaphore of the grid outer reductions. */
-function gridOuterGlobals(stmts: readonly Stmt[], p: KernelParams): Kernel['deviceGlobals'] {
+function gridOuterGlobals(stmts: readonly Stmt[], o: LoopNestLoweringOptions): Kernel['deviceGlobals'] {
   const step = allStmts(stmts).find((s): s is Extract<Stmt, { kind: 'GridOuterReduce' }> => s.kind === 'GridOuterReduce');
   if (step === undefined) return [];
-  if (p.schedulerType !== 'inner_outer_persistent') throw new LoweringError('a grid outer reduction needs the inner-outer persistent scheduler (it sizes the work buffers)');
+  const sized = o.gridOuterBuffers;
+  if (sized === null) throw new LoweringError('a grid outer reduction needs the inner-outer persistent scheduler (it sizes the work buffers)');
   const ctype = step.accDtype === 'Double' ? ('double' as const) : ('float' as const);
   return [
-    ...step.reductions.map((r) => ({ name: r.work, ctype, size: Math.max(1, p.outerReductionWorkSlots) })),
+    ...step.reductions.map((r) => ({ name: r.work, ctype, size: Math.max(1, sized.workSlots) })),
     { name: step.semaphore, ctype: 'unsigned int' as const, size: 1 },
   ];
 }
 
 export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Kernel {
-  const ctx = makeContext(scheduled.fusion, scheduled.reference, scheduled.divisibleSplits, scheduled.params.indexType, extentExpr, opts.kernelName);
+  const o = scheduled.lowering;
+  // compileFusion emits greedy kernels from their parameters (emit/greedy/); no loop nest.
+  if (o.kind === 'greedy') throw new LoweringError('a greedy (scan or sort) segment is emitted from its parameters, not lowered through a loop nest');
+  const ctx = makeContext(scheduled.fusion, scheduled.reference, scheduled.divisibleSplits, o.indexType, extentExpr, opts.kernelName);
   ctx.blockDims = { TIDx: scheduled.params.lparams.bdimx, TIDy: scheduled.params.lparams.bdimy };
   const { params, indexLocals } = buildSignature(ctx);
   const scalars = lowerScalarExprs(ctx);
@@ -136,10 +117,9 @@ export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Ker
   const gridOuter = gridOuterReductions(ctx);
   if (gridOuter.length > 0) lowered.push(gridOuterReduceStmt(ctx, gridOuter));
   observe('grid-outer-step', lowered);
-  const p = scheduled.params;
   let optimized: Stmt[] = lowered;
-  for (const pass of enabledPasses(p)) {
-    optimized = pass.run(optimized, { ctx, params: p, indexLocals });
+  for (const pass of enabledPasses(o)) {
+    optimized = pass.run(optimized, { ctx, options: o, indexLocals });
     observe(pass.name, optimized);
   }
   const reductionBytes = blockReduceSharedMemory([...scalars, ...optimized], opts.maxThreadsPerBlock);
@@ -147,7 +127,6 @@ export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Ker
   const laid = hasBulk ? layoutBulkRowCopies(optimized, reductionBytes, (c) => c.capacity * dataTypeSize(c.dtype)) : { body: optimized, bytes: reductionBytes };
   const body = laid.body;
   observe('shared-memory-layout', body);
-  const minShared = p.schedulerType === 'inner_persistent' ? p.minSharedMemBytes : 0;
   return {
     name: opts.kernelName,
     indexType: ctx.indexType,
@@ -155,9 +134,9 @@ export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Ker
     indexLocals,
     body: [...scalars, ...(resize?.stmts ?? []), ...body],
     maxThreadsPerBlock: opts.maxThreadsPerBlock,
-    vectorizeFactor: vectorizeFactorOf(scheduled.params),
-    sharedMemBytes: Math.max(laid.bytes, minShared),
-    ...(scheduled.params.schedulerType === 'inner_outer_persistent' ? { minBlocksPerSm: scheduled.params.blocksPerSm } : {}),
-    deviceGlobals: [...gridReductionGlobals([...scalars, ...body], scheduled.params), ...gridOuterGlobals(body, scheduled.params)],
+    vectorizeFactor: o.vectorizeFactor,
+    sharedMemBytes: Math.max(laid.bytes, o.minSharedMemBytes),
+    ...(o.minBlocksPerSm === null ? {} : { minBlocksPerSm: o.minBlocksPerSm }),
+    deviceGlobals: [...gridReductionGlobals([...scalars, ...body], o), ...gridOuterGlobals(body, o)],
   };
 }

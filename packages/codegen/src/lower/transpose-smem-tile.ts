@@ -23,7 +23,7 @@
 // Invariant: every element of the tile a thread reads was written before the BlockSync that
 // precedes the read, by the staging of the same block, at the position the reader computes.
 
-import type { TransposeParams } from '@tsfuser/scheduler';
+import type { TransposeTileOptions } from '@tsfuser/scheduler';
 import { LoweringError } from '../errors.js';
 import { iadd, iconst, idiv, imod, imul, isym, sameIndex, substituteSymbols, type IndexExpr } from '../kernel-ir/index-expr.js';
 import type { Predicate, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
@@ -41,8 +41,8 @@ export interface TileGeometry {
   threads: number;
 }
 
-export function tileGeometry(p: TransposeParams): TileGeometry {
-  return { tile1: p.tileSize1, tile2: p.tileSize2, vector1: p.vectorizeFactor1, vector2: p.vectorizeFactor2, threads: p.lparams.bdimx };
+export function tileGeometry(t: TransposeTileOptions): TileGeometry {
+  return { tile1: t.tile1, tile2: t.tile2, vector1: t.vector1, vector2: t.vector2, threads: t.threads };
 }
 
 /** Shared-memory position of tile element (row, column) (the swizzle of the file header). */
@@ -192,7 +192,7 @@ function alignBuffer(stmts: readonly Stmt[], name: string, align: number): Stmt[
   });
 }
 
-export function stageTransposeTiles(body: readonly Stmt[], ctx: LoweringContext, p: TransposeParams): Stmt[] {
+export function stageTransposeTiles(body: readonly Stmt[], ctx: LoweringContext, p: TransposeTileOptions): Stmt[] {
   const g = tileGeometry(p);
   if (g.tile1 % g.vector1 !== 0 || g.tile2 % g.vector2 !== 0 || ((g.tile1 * g.tile2) / g.vector1) % g.threads !== 0 || ((g.tile1 * g.tile2) / g.vector2) % g.threads !== 0) {
     throw new LoweringError(`transpose-smem-tile: tile ${g.tile2}×${g.tile1} does not split into vectors of ${g.vector1} / ${g.vector2} over ${g.threads} threads`);
@@ -200,7 +200,7 @@ export function stageTransposeTiles(body: readonly Stmt[], ctx: LoweringContext,
   let out: Stmt[] = [...body];
   const staging: Stmt[] = [];
   let first = -1;
-  p.group2Inputs.forEach((position, n) => {
+  p.stagedInputs.forEach((position, n) => {
     const tv = ctx.fusion.inputs[position];
     if (tv === undefined || tv.kind !== 'tensorView') throw new LoweringError(`transpose-smem-tile: input ${position} is not a tensor`);
     const name = ctx.tensorName(tv);

@@ -37,6 +37,7 @@ import { findReferenceOutput } from '../analysis/domain-map.js';
 import { indexedLoadOf, lookupOnlyTensors } from './indexed-loads.js';
 import { MAX_GRID_Y } from './heuristics.js';
 import { cacheInputBySpace, feedsResize, inlineResizeProducer, prepareResize } from './resize/prepare.js';
+import { loweringOptionsOf } from '../lowering-options.js';
 
 function tensorRank(tv: TensorView): number {
   return tv.domain.logicalNoReductions().length;
@@ -156,5 +157,5 @@ export function schedulePointwise(fusion: Fusion, params: PointwiseParams): Sche
   if (splits.length !== params.divisibleSplits.length && hasIteration) {
     throw new SchedulingError(`pointwise schedule: applied ${splits.length} splits but the heuristics describe ${params.divisibleSplits.length}`);
   }
-  return { fusion, reference: ref, divisibleSplits, params };
+  return { fusion, reference: ref, divisibleSplits, params, lowering: loweringOptionsOf(params) };
 }
