@@ -272,12 +272,13 @@ export class FusionExecutorCache {
     const { fusion } = this;
     const deviceInfo = schedulerDevice(this.device.properties);
     const info = runtimeInfoFor(fusion, args, deviceInfo);
+    // The executor path's one extent check: segmentation and the compile plan reuse these bindings.
+    const bindings = bindArguments(fusion, info);
     const sigKey = this.signatureKey(info);
     let runtime = this.runtimes.get(sigKey);
     if (runtime === undefined) {
-      bindArguments(fusion, info);
       if (this.dump.has('fusion_ir_presched')) this.sink(`Fusion IR before scheduling:\n${printFusion(fusion)}`);
-      const segments = this.segmenter(fusion, info);
+      const segments = this.segmenter(fusion, info, bindings);
       if (this.dump.has('segmented_fusion') && segments.dumps?.segmentedFusion !== undefined) this.sink(segments.dumps.segmentedFusion);
       if (this.dump.has('fusion_ir_segments') && segments.dumps?.fusionIrSegments !== undefined) this.sink(segments.dumps.fusionIrSegments);
       runtime = { runtimeId: this.stats.plans, segments, memo: new Map(), loaded: new Map() };
@@ -285,7 +286,7 @@ export class FusionExecutorCache {
       this.stats.plans += 1;
     }
     const generate = { fusionId: this.options.fusionId ?? 0, runtimeId: runtime.runtimeId };
-    let compiled = buildCompilePlan(fusion, plannedArguments(args), deviceInfo, info, runtime.segments, { registry: this.registry, memo: runtime.memo, generate });
+    let compiled = buildCompilePlan(fusion, plannedArguments(args), deviceInfo, info, runtime.segments, { registry: this.registry, memo: runtime.memo, generate, bindings });
     const kernelRuntime = runtime;
     const executors = compiled.steps.map((step) => {
       const { executor, segment } = this.executorFor(kernelRuntime, step.kernel, generate);

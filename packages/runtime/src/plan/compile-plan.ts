@@ -15,7 +15,7 @@
 
 import type { Fusion } from '@tsfuser/fusion-ir';
 import type { GenerateOptions } from '@tsfuser/codegen';
-import { segmentKindOf, type RuntimeInfo, type SchedulerDevice, type SchedulerRegistry, type SchedulerType, type SegmentPlan } from '@tsfuser/scheduler';
+import { segmentKindOf, type ExtentBindings, type RuntimeInfo, type SchedulerDevice, type SchedulerRegistry, type SchedulerType, type SegmentPlan } from '@tsfuser/scheduler';
 import { bindArguments, planLaunch, type LaunchPlanLayout, type PlannedArgument, type PlanStep } from '../executor/launch-planner.js';
 import { planKernelSegment, type GeneratedKernelSegment, type GreedyKernelSegment, type KernelMemo, type KernelSegment } from './kernel-segment.js';
 import { planLibraryCallSegment, type LibraryCallSegment } from './library-call-segment.js';
@@ -68,6 +68,8 @@ export interface CompilePlanOptions {
   /** Kernels generated for this input signature before (other sizes, equal parameters). */
   memo?: KernelMemo;
   generate?: GenerateOptions;
+  /** The inputs' extents as the caller bound and checked them for `info` (else checked here). */
+  bindings?: ExtentBindings;
 }
 
 /** The registry's scheduler of `type`, or a clear error for a plan made with another registry. */
@@ -82,7 +84,7 @@ function schedulerOf(registry: SchedulerRegistry, type: string, groupId: number)
  * segmentation made for the same input signature (see the header). No device is touched.
  */
 export function buildCompilePlan(fusion: Fusion, args: readonly PlannedArgument[], device: SchedulerDevice, info: RuntimeInfo, segmentation: SegmentPlan, options: CompilePlanOptions): CompilePlan {
-  const bindings = bindArguments(fusion, info);
+  const bindings = options.bindings ?? bindArguments(fusion, info);
   const layout = planLaunch<KernelSegment | LibraryCallSegment | AttentionSegment>(fusion, args, device, segmentation, bindings, options.registry, (groupFusion, groupInfo, groupId, schedulerType, analysis) => {
     if (segmentKindOf(schedulerType) === 'libraryCall') return { kernel: planLibraryCallSegment(groupFusion, groupInfo, groupId), grid: [0, 0, 0] };
     if (segmentKindOf(schedulerType) === 'attention') return { kernel: planAttentionSegment(groupFusion, groupInfo, groupId), grid: [0, 0, 0] };

@@ -63,8 +63,9 @@ class Segmenter {
     private readonly fusion: Fusion,
     private readonly info: RuntimeInfo,
     private readonly registry: SchedulerPicker,
+    bindings?: ExtentBindings,
   ) {
-    this.bindings = bindExtents(fusion, info);
+    this.bindings = bindings ?? bindExtents(fusion, info);
     const exprs = fusion.exprs().filter(isTensorExpr);
     this.order = new Map(exprs.map((e, i) => [e, i]));
     for (const e of exprs) for (const o of e.outputs) this.producerOf.set(o, e);
@@ -272,8 +273,9 @@ class Segmenter {
 /**
  * Splits `fusion` into segments for the input signature in `info` (see the header). `registry`
  * decides what a segment may be: a SchedulerRegistry (what tsfuser compiles), or an AcceptorSet
- * (default: nvFuser's schedulers and rules, normalization included).
+ * (default: nvFuser's schedulers and rules, normalization included). `bindings`: the inputs'
+ * extents as the caller bound and checked them for `info` (else they are bound here).
  */
-export function segmentFusion(fusion: Fusion, info: RuntimeInfo, registry: SchedulerPicker = nvFuserAcceptors()): SegmentedFusion {
-  return new Segmenter(fusion, info, registry).run();
+export function segmentFusion(fusion: Fusion, info: RuntimeInfo, registry: SchedulerPicker = nvFuserAcceptors(), bindings?: ExtentBindings): SegmentedFusion {
+  return new Segmenter(fusion, info, registry, bindings).run();
 }

@@ -4,7 +4,7 @@
 
 import type { Fusion, Val } from '@tsfuser/fusion-ir';
 import type { SchedulerType } from '../heuristic-params.js';
-import type { RuntimeInfo } from '../runtime-info.js';
+import type { ExtentBindings, RuntimeInfo } from '../runtime-info.js';
 import type { HeuristicDataCache } from '../heuristic-data-cache.js';
 import type { SegmentedFusion } from './segment-fusion.js';
 
@@ -37,4 +37,8 @@ export interface SegmentPlan {
 }
 
 /** Splits a fusion for one input signature (sizes come from `runtimeInfo`). */
-export type Segmenter = (fusion: Fusion, runtimeInfo: RuntimeInfo) => SegmentPlan;
+/**
+ * `bindings`: the inputs' extents already bound and checked by the caller (bindExtents of the
+ * same fusion and info), so the segmenter does not check them again.
+ */
+export type Segmenter = (fusion: Fusion, runtimeInfo: RuntimeInfo, bindings?: ExtentBindings) => SegmentPlan;

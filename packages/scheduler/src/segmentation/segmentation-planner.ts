@@ -3,7 +3,7 @@
 // exports of the merging itself (segment-fusion.ts, group-fusion.ts, dumps.ts).
 
 import type { Fusion } from '@tsfuser/fusion-ir';
-import type { RuntimeInfo } from '../runtime-info.js';
+import type { ExtentBindings, RuntimeInfo } from '../runtime-info.js';
 import type { SchedulerRegistry } from '../scheduler.js';
 import { fusionIrSegmentsToString, segmentedFusionToString } from './dumps.js';
 import { segmentFusion, type SegmentedFusion } from './segment-fusion.js';
@@ -26,6 +26,6 @@ export function segmentationPlanOf(sf: SegmentedFusion): SegmentationPlan {
 }
 
 /** A segmenter over `registry` in the shape the runtime's FusionExecutorCache takes. */
-export function segmentationPlanner(registry: SchedulerRegistry): (fusion: Fusion, info: RuntimeInfo) => SegmentationPlan {
-  return (fusion, info) => segmentationPlanOf(segmentFusion(fusion, info, registry));
+export function segmentationPlanner(registry: SchedulerRegistry): (fusion: Fusion, info: RuntimeInfo, bindings?: ExtentBindings) => SegmentationPlan {
+  return (fusion, info, bindings) => segmentationPlanOf(segmentFusion(fusion, info, registry, bindings));
 }

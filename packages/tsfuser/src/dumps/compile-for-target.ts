@@ -22,6 +22,7 @@ import {
   defaultSchedulerRegistry,
   materializeStrideOrders,
   runtimeInfoOf,
+  type ExtentBindings,
   segmentFusion,
   segmentationPlanOf,
   type RuntimeInfo,
@@ -80,24 +81,27 @@ export interface TargetSegmentation {
   /** The fusion as the GPU path runs it (stride orders materialized). */
   fusion: Fusion;
   info: RuntimeInfo;
+  /** The inputs' extents bound to `info` (checked once). */
+  bindings: ExtentBindings;
   segmented: SegmentedFusion;
   segments: SegmentationPlan;
 }
 
 /** The fusion as the executor cache runs it and its runtime info for `args` on `target` (extents checked). */
-export function targetRuntimeInfo(original: Fusion, args: readonly PlannedArgument[], target: CompileTarget): { fusion: Fusion; info: RuntimeInfo } {
+export function targetRuntimeInfo(original: Fusion, args: readonly PlannedArgument[], target: CompileTarget): { fusion: Fusion; info: RuntimeInfo; bindings: ExtentBindings } {
   // As the executor cache does before anything else (the same pre-segmentation pass).
   const fusion = materializeStrideOrders(original);
   const info = runtimeInfoOf(fusion, args, target.device);
-  bindArguments(fusion, info);
-  return { fusion, info };
+  // The one extent check of this path: segmentation and the compile plan reuse the bindings.
+  const bindings = bindArguments(fusion, info);
+  return { fusion, info, bindings };
 }
 
 /** Segments `fusion` as the executor cache does for `args` on `target` (once: the plan's groups are the record's). */
 export function segmentForTarget(original: Fusion, args: readonly PlannedArgument[], target: CompileTarget, registry: SchedulerRegistry = defaultSchedulerRegistry()): TargetSegmentation {
-  const { fusion, info } = targetRuntimeInfo(original, args, target);
-  const segmented = segmentFusion(fusion, info, registry);
-  return { fusion, info, segmented, segments: segmentationPlanOf(segmented) };
+  const { fusion, info, bindings } = targetRuntimeInfo(original, args, target);
+  const segmented = segmentFusion(fusion, info, registry, bindings);
+  return { fusion, info, bindings, segmented, segments: segmentationPlanOf(segmented) };
 }
 
 /** compileForTarget for argument layouts (what an execute saw of its inputs). */
@@ -108,10 +112,11 @@ export function compileForArguments(
   registry: SchedulerRegistry = defaultSchedulerRegistry(),
   options: TargetCompileOptions = {},
 ): TargetCompilation {
-  const { fusion, info, segments } = segmentForTarget(original, args, target, registry);
+  const { fusion, info, bindings, segments } = segmentForTarget(original, args, target, registry);
   // The executor cache's builder: per segment the plan's scheduler, its heuristics once, generateKernel.
   const compiled = buildCompilePlan(fusion, args, target.device, info, segments, {
     registry,
+    bindings,
     generate: { fusionId: 0, runtimeId: 0, ...(options.kernelIrAfterEveryPass === true ? { kernelIrAfterEveryPass: true } : {}) },
   });
   return targetCompilationOf(compiled, target, registry);
