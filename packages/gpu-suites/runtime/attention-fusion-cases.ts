@@ -16,6 +16,14 @@ export interface Case {
   inputs: { dtype: DataType; sizes: number[]; kind: 'values' | 'mask' }[];
   /** Per output: the relative-error limit, or 'exact' (philox seed / offset). */
   limits: (number | 'exact')[];
+  /**
+   * Per output: another output of the same call whose size sets an absolute floor on this one's
+   * error norm (see attention-fusions.ts). dQ and dK are sums of dS = P ∘ (dP − D) terms, which
+   * cancel to 0 when each query sees one key (S = 1, or L = 1 causal): their reference is then
+   * ≈ 0 and a relative error divides by nothing, while the kernel's fp32 rounding of dP − D stays
+   * at the scale of dV = Pᵀ·dO's terms. Absent: the error is relative only.
+   */
+  floors?: (number | null)[];
 }
 
 interface AttentionSpec {
@@ -72,8 +80,10 @@ function attentionCase(c: AttentionSpec): Case {
     f.addOutput(g.gradValue);
     limits.push(1e-2, 1e-2, 1e-2);
   }
+  // dQ (output 4) and dK (5) take dV (6) as their scale floor
+  const floors = c.backward ? [null, null, null, null, 6, 6, null] : undefined;
   const what = [c.causal ? 'causal' : '', c.bias === 'none' ? '' : c.bias, c.dropout > 0 ? `dropout ${c.dropout}` : '', c.hkv !== c.h ? 'GQA' : ''].filter((x) => x !== '').join(' ');
-  return { name: `${c.backward ? 'fwd+bwd' : 'fwd'} ${c.dtype} N${c.n} H${c.h} Hkv${c.hkv} L${c.l} S${c.s} E${c.e} ${what}`.trim(), fusion: f, inputs: ins, limits };
+  return { name: `${c.backward ? 'fwd+bwd' : 'fwd'} ${c.dtype} N${c.n} H${c.h} Hkv${c.hkv} L${c.l} S${c.s} E${c.e} ${what}`.trim(), fusion: f, inputs: ins, limits, ...(floors === undefined ? {} : { floors }) };
 }
 
 export function attentionCases(): Case[] {
