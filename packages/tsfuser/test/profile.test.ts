@@ -2,10 +2,12 @@
 // launch, with the launch shape and bytes moved, for every kernel of the call in launch order.
 // The executor cache runs on the fake H100 (test/fake-device.ts), whose events read a clock that
 // advances FAKE_LAUNCH_MS per launch, so every kernel must time exactly FAKE_LAUNCH_MS; the
-// FusionDefinition side is checked through a backend that reports a profile.
-import { FusionExecutorCache, type FusionProfile } from '@tsfuser/runtime';
-import { Tensor } from '@tsfuser/device';
-import { dataTypeSize } from '@tsfuser/fusion-ir';
+// FusionDefinition side is checked through a backend that reports a profile. GEMM (a recording
+// GemmRunner) and attention segments get entries too, with their flops.
+import { FusionExecutorCache, type FusionProfile, type KernelProfile } from '@tsfuser/runtime';
+import { Tensor, type GemmDescriptor } from '@tsfuser/device';
+import { dataTypeSize, Fusion, HostTensor, linear, makeTensor, relu, sdpfaBwd, sdpfaFwd, type TensorView } from '@tsfuser/fusion-ir';
+import { generateAttentionForward } from '@tsfuser/codegen';
 import { describe, expect, it } from 'vitest';
 import { loadDefinition } from '../src/cli/load-definition.js';
 import { planInputs } from '../src/cli/run-inputs.js';
@@ -83,8 +85,12 @@ describe('fd.profile()', () => {
       inputBytes: 400,
       outputBytes: 400,
       effectiveBandwidthGbs: 0.0016,
+      hostTimeMs: 0.01,
       kernelProfiles: [
-        { name: 'nvfuser_inner_persistent_f0_c1_r0_g0', segmentId: 0, scheduler: 'inner_persistent', timeMs: 0.5, grid: [1, 1, 1], block: [128, 1, 1], dynamicSharedMem: 0, inputBytes: 400, outputBytes: 400, effectiveBandwidthGbs: 0.0016, sideStream: false },
+        {
+          name: 'nvfuser_inner_persistent_f0_c1_r0_g0', segmentId: 0, groupId: 0, kind: 'kernel', scheduler: 'inner_persistent', library: null, timeMs: 0.5, grid: [1, 1, 1], block: [128, 1, 1],
+          dynamicSharedMem: 0, inputBytes: 400, outputBytes: 400, effectiveBandwidthGbs: 0.0016, flops: null, tflops: null, sideStream: false,
+        },
       ],
     };
     const profiling: Backend = {
@@ -117,5 +123,95 @@ describe('fd.profile()', () => {
     expect(p.segments).toBe(0);
     expect(p.kernelProfiles).toEqual([]);
     expect(p.note).toMatch(/launched no kernels/);
+  });
+});
+
+function bf16Input(f: Fusion, rank: number): TensorView {
+  const tv = makeTensor(f, { shape: new Array<number>(rank).fill(-1), dtype: 'BFloat16' });
+  f.addInput(tv);
+  return tv;
+}
+
+function zerosBf16(sizes: number[]): Tensor {
+  return Tensor.fromHost(HostTensor.fromValues('BFloat16', sizes, new Array<number>(sizes.reduce((a, b) => a * b, 1)).fill(0)));
+}
+
+describe('profiles of library calls and attention segments', () => {
+  it('a cuBLASLt GEMM after a kernel (its relu fused as the epilogue): one entry with scheduler matmul, library cublasLt, 2·m·n·k flops and TFLOP/s', () => {
+    const f = new Fusion();
+    const [x, w] = [bf16Input(f, 2), bf16Input(f, 2)];
+    f.addOutput(relu(linear(relu(x), w)));
+    const fake = fakeDevice();
+    // A recording GemmRunner: each call advances the fake's event clock like one launch.
+    const calls: { m: number; n: number; k: number }[] = [];
+    const gemm = {
+      matmul: (desc: GemmDescriptor) => {
+        fake.launches.push({ kernel: 'cublasLt', grid: [0, 0, 0], block: [0, 0, 0], sharedBytes: 0 });
+        calls.push({ m: desc.d.rows, n: desc.d.cols, k: desc.a.cols });
+        return { cachedAlgorithm: false, workspaceBytes: 0, m: desc.d.rows, n: desc.d.cols, k: 0, batch: 1 };
+      },
+    };
+    const cache = new FusionExecutorCache(f, fake.device, { gemm, fusionId: 1 });
+    const [m, k, n] = [64, 96, 48];
+    cache.runFusion([zerosBf16([m, k]), zerosBf16([n, k])], { profile: true }).forEach((t) => t.dispose());
+    const p = cache.lastProfile() as FusionProfile;
+    expect(cache.lastPlan()?.segments.map((s) => s.kind)).toEqual(['kernel', 'libraryCall']);
+    expect(calls).toHaveLength(1);
+    expect(p.kernelProfiles.map((e) => e.kind)).toEqual(['kernel', 'libraryCall']);
+    expect(p.kernelProfiles.map((e) => e.segmentId)).toEqual([0, 1]);
+    expect(p.kernelProfiles.map((e) => e.groupId)).toEqual([0, 1]);
+    const g = p.kernelProfiles[1] as KernelProfile;
+    expect(g).toMatchObject({ name: `cublasLt_linear_${m}x${n}x${k}`, scheduler: 'matmul', library: 'cublasLt', flops: 2 * m * n * k, sideStream: false });
+    expect(g.timeMs).toBeCloseTo(FAKE_LAUNCH_MS, 12);
+    expect(g.tflops).toBeCloseTo((2 * m * n * k) / (FAKE_LAUNCH_MS * 1e9), 12);
+    // A and B read (bf16), D written.
+    expect(g.inputBytes).toBe((m * k + n * k) * 2);
+    expect(g.outputBytes).toBe(m * n * 2);
+    expect(p.kernelProfiles[0]).toMatchObject({ kind: 'kernel', library: null, flops: null, tflops: null });
+    expect(p.kernelTimeMs).toBeCloseTo(2 * FAKE_LAUNCH_MS, 12);
+    expect(p.hostTimeMs).toBeGreaterThan(0);
+    expect(fake.events.disposed).toBe(fake.events.created);
+  });
+
+  for (const causal of [false, true]) {
+    it(`attention forward (causal ${causal}): one entry over its kernel, 4·B·H·L·S·E flops${causal ? ' halved' : ''}`, () => {
+      const f = new Fusion();
+      const [q, k, v] = [bf16Input(f, 4), bf16Input(f, 4), bf16Input(f, 4)];
+      f.addOutput(sdpfaFwd(q, k, v, { isCausal: causal }).output);
+      const fake = fakeDevice();
+      const cache = new FusionExecutorCache(f, fake.device);
+      const [B, H, L, S, E] = [2, 4, 24, 40, 64];
+      cache.runFusion([zerosBf16([B, H, L, E]), zerosBf16([B, H, S, E]), zerosBf16([B, H, S, E])], { profile: true }).forEach((t) => t.dispose());
+      const p = cache.lastProfile() as FusionProfile;
+      expect(p.kernelProfiles).toHaveLength(1);
+      const a = p.kernelProfiles[0] as KernelProfile;
+      const kernel = generateAttentionForward({ dtype: 'BFloat16', headDim: E, causal, bias: 'none', dropout: false });
+      expect(a).toMatchObject({ kind: 'attention', scheduler: 'attention', library: null, name: kernel.name, block: [...kernel.block], dynamicSharedMem: kernel.sharedBytes });
+      expect(a.grid).toEqual([...kernel.grid({ batch: B, heads: H, kvHeads: H, queryLength: L, keyLength: S })]);
+      expect(a.flops).toBe((4 * B * H * L * S * E) / (causal ? 2 : 1));
+      expect(a.timeMs).toBeCloseTo(FAKE_LAUNCH_MS, 12);
+      expect(a.inputBytes).toBe((B * H * L * E + 2 * B * H * S * E) * 2);
+      expect(a.outputBytes).toBe(B * H * L * E * 2);
+    });
+  }
+
+  it('attention backward: one entry over preprocess + main + convert, 2.5× the forward flops', () => {
+    const f = new Fusion();
+    const [q, k, v, go] = [bf16Input(f, 4), bf16Input(f, 4), bf16Input(f, 4), bf16Input(f, 4)];
+    const r = sdpfaFwd(q, k, v);
+    const g = sdpfaBwd(go, q, k, v, r.output, r.logsumexp, 0, false, r.philoxSeed, r.philoxOffset);
+    f.addOutput(g.gradQuery);
+    const fake = fakeDevice();
+    const cache = new FusionExecutorCache(f, fake.device);
+    const s = [1, 2, 33, 128];
+    cache.runFusion([zerosBf16(s), zerosBf16(s), zerosBf16(s), zerosBf16(s)], { profile: true }).forEach((t) => t.dispose());
+    const p = cache.lastProfile() as FusionProfile;
+    expect(p.kernelProfiles.map((e) => e.kind)).toEqual(['attention', 'attention']);
+    const [fwd, bwd] = p.kernelProfiles as [KernelProfile, KernelProfile];
+    expect(bwd.name.split('+')).toHaveLength(3);
+    expect(fwd.flops).toBe(4 * 1 * 2 * 33 * 33 * 128);
+    expect(bwd.flops).toBe(2.5 * (fwd.flops ?? 0));
+    // The backward's three kernels between one pair of events.
+    expect(bwd.timeMs).toBeCloseTo(3 * FAKE_LAUNCH_MS, 12);
   });
 });

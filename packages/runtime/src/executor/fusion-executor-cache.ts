@@ -22,11 +22,11 @@
 // built for.
 
 import type { CompiledKernel, GenerateOptions } from '@tsfuser/codegen';
-import { dataTypeSize, printFusion, printMath, type DataType, type Fusion, type Val } from '@tsfuser/fusion-ir';
+import { printFusion, printMath, type DataType, type Fusion, type Val } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, heuristicParamsToString, materializeStrideOrders, segmentationPlanner, type RuntimeInfo, type SchedulerRegistry } from '@tsfuser/scheduler';
 import { buildCompilePlan, replaceKernelSegment, type CompilePlan, type PlanSequenceEntry } from '../plan/compile-plan.js';
 import type { KernelMemo, KernelSegment } from '../plan/kernel-segment.js';
-import { runLibraryCall, type GemmBuffer, type LibraryCallContext, type LibraryCallSegment } from '../plan/library-call-segment.js';
+import { runLibraryCall, type GemmBuffer, type GemmRunner, type LibraryCallContext, type LibraryCallSegment } from '../plan/library-call-segment.js';
 import { attentionKernelsToString } from '../plan/attention-segment.js';
 import { ExecutorAttentionDevice, runAttentionPlanStep, type AttentionPlanStep } from './attention-device.js';
 import { type KernelArgument, type CubinCache, type DeviceContext, GemmLibrary, RuntimeUnavailableError, Tensor } from '@tsfuser/device';
@@ -35,6 +35,7 @@ import { FusionExecutor, type CompileReport } from './fusion-executor.js';
 import { denseCopyFusion, denseCopyRegistry } from './dense-copy.js';
 import { occupancyLine } from './occupancy-line.js';
 import { finishProfile, type FusionProfile, type PendingKernelTiming } from './kernel-profile.js';
+import { attentionEntry, kernelEntry, libraryCallEntry, timed } from './profile-timing.js';
 import { sideStreamSteps } from './side-stream-steps.js';
 import { validateInputLayout } from './input-validation.js';
 import { bindArguments, type PlanRef, type PlanView } from './launch-planner.js';
@@ -71,6 +72,8 @@ export interface ExecutorCacheOptions {
    * with the rest (side-stream-steps.ts says which). Default true.
    */
   concurrentSegments?: boolean;
+  /** The GEMM library of library-call segments instead of the device's cuBLASLt (tests: a recording double). */
+  gemm?: GemmRunner;
 }
 
 /** Options of one runFusion call. */
@@ -196,6 +199,7 @@ export class FusionExecutorCache {
 
   /** Runs the fusion; returns one new device tensor per fusion output (the caller disposes them). */
   runFusion(args: readonly ExecutorArgument[], options: RunFusionOptions = {}): Tensor[] {
+    const started = performance.now();
     this.stats.calls += 1;
     this.profile = null;
     const { fusion } = this;
@@ -219,7 +223,7 @@ export class FusionExecutorCache {
       this.lastCompiled = plan.compiled;
       const pending: PendingKernelTiming[] | null = options.profile === true ? [] : null;
       const outputs = this.execute(plan, device, new Set(temporaries), pending);
-      if (pending !== null) this.profile = finishProfile(this.options.fusionId ?? 0, pending);
+      if (pending !== null) this.profile = finishProfile(this.options.fusionId ?? 0, pending, performance.now() - started);
       return outputs;
     } finally {
       for (const t of temporaries) t.dispose();
@@ -363,36 +367,9 @@ export class FusionExecutorCache {
     return occupancyLine({ numSms: p.smCount, blocksPerSm, threadsPerBlock, warpSize: p.warpSize, maxThreadsPerSm: p.maxThreadsPerMultiprocessor });
   }
 
-  /** Records the start event of a profiled launch on the stream it goes to; describes the launch. */
-  private startTiming(step: Step, index: number, stream: bigint | undefined, args: readonly ExecutorArgument[], buffers: readonly Tensor[]): PendingKernelTiming {
-    const bytes = (refs: readonly Ref[]): number =>
-      refs.reduce((sum, r) => {
-        const t = r.kind === 'buffer' ? buffers[r.index] : r.kind === 'arg' ? args[r.index] : undefined;
-        return t instanceof Tensor ? sum + t.numel * dataTypeSize(t.dtype) : sum;
-      }, 0);
-    const kernel = step.executor.kernel;
-    const start = this.device.createEvent();
-    const end = this.device.createEvent();
-    start.record(stream);
-    return {
-      start,
-      end,
-      profile: {
-        name: kernel.kernelName,
-        segmentId: index,
-        scheduler: kernel.params.schedulerType,
-        grid: [...step.grid],
-        block: [...kernel.launch.block],
-        dynamicSharedMem: kernel.launch.sharedMemBytes,
-        inputBytes: bytes(step.refs.slice(0, step.inputCount)),
-        outputBytes: bytes(step.refs.slice(step.inputCount)),
-        sideStream: stream !== undefined,
-      },
-    };
-  }
-
   /** The device's GemmLibrary, made once; or why cuBLASLt is unavailable. */
   private gemmLibrary(): LibraryCallContext['gemm'] {
+    if (this.gemm === undefined && this.options.gemm !== undefined) this.gemm = this.options.gemm;
     if (this.gemm === undefined) {
       try {
         this.gemm = GemmLibrary.create(this.device);
@@ -441,6 +418,7 @@ export class FusionExecutorCache {
     if (this.options.poisonOutputs === true) for (const b of buffers) b.poison();
     const tensorOf = (r: Extract<Ref, { kind: 'arg' | 'buffer' }>): Tensor => (r.kind === 'buffer' ? (buffers[r.index] as Tensor) : (args[r.index] as Tensor));
     const viewOf = (v: View): Tensor => tensorOf(v.base).asStrided(v.layout.sizes, v.layout.strides, v.offset);
+    const tensorAt = (r: Ref): unknown => (r.kind === 'view' ? viewOf(plan.views[r.index] as View) : r.kind === 'buffer' ? buffers[r.index] : args[r.index]);
     const value = (r: Ref): KernelArgument => {
       if (r.kind === 'buffer') return (buffers[r.index] as Tensor).asKernelArgument();
       if (r.kind === 'view') return viewOf(plan.views[r.index] as View).asKernelArgument();
@@ -462,29 +440,28 @@ export class FusionExecutorCache {
     try {
       plan.sequence.forEach((entry) => {
         if (entry.kind === 'libraryCall') {
-          this.runGemm(plan.gemmSteps[entry.index] as GemmStep, tensorOf, viewOf, plan.views);
+          const gemm = plan.gemmSteps[entry.index] as GemmStep;
+          timed(this.device, pending, undefined, () => libraryCallEntry(gemm.segment, gemm, tensorAt), () => this.runGemm(gemm, tensorOf, viewOf, plan.views));
           return;
         }
         if (entry.kind === 'attention') {
-          this.attention ??= new ExecutorAttentionDevice(this.device, this.options.cubinCache);
-          runAttentionPlanStep(plan.attentionSteps[entry.index] as AttentionPlanStep, (r) => (r.kind === 'view' ? viewOf(plan.views[r.index] as View) : tensorOf(r)), this.attention);
+          const call = plan.attentionSteps[entry.index] as AttentionPlanStep;
+          const attention = (this.attention ??= new ExecutorAttentionDevice(this.device, this.options.cubinCache));
+          timed(this.device, pending, undefined, () => attentionEntry(call.segment, call, tensorAt), () => runAttentionPlanStep(call, tensorAt, attention));
           return;
         }
-        const index = entry.index;
-        const step = plan.steps[index] as Step;
+        const step = plan.steps[entry.index] as Step;
         const stream = step.side ? sideStream : undefined;
         if (this.dump.has('occupancy')) this.sink(this.occupancyText(step));
-        const timing = pending === null ? null : this.startTiming(step, index, stream, args, buffers);
-        if (stream !== undefined) {
-          step.executor.launch(step.refs.map(value), step.grid, stream);
-          this.stats.sideLaunches += 1;
-        } else {
-          step.executor.launch(step.refs.map(value), step.grid);
-        }
-        if (timing !== null && pending !== null) {
-          timing.end.record(stream);
-          pending.push(timing);
-        }
+        const groupId = plan.compiled.steps[entry.index]?.groupId ?? -1;
+        timed(this.device, pending, stream, () => kernelEntry(step.executor, step.grid, groupId, stream !== undefined, step, tensorAt), () => {
+          if (stream !== undefined) {
+            step.executor.launch(step.refs.map(value), step.grid, stream);
+            this.stats.sideLaunches += 1;
+          } else {
+            step.executor.launch(step.refs.map(value), step.grid);
+          }
+        });
       });
       // Copies of views read what the side stream wrote: join first.
       if (sideStream !== undefined && plan.views.length > 0) {

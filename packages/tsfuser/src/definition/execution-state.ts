@@ -45,6 +45,11 @@ export interface ExecuteProfile {
   backend: string;
   /** Wall time of the whole execute on the host (nvFuser's host_time_ms), compiles included. */
   wallMs: number;
+  /**
+   * Host time of the backend's executor-cache call without the profile's own event waits
+   * (FusionProfile.hostTimeMs); equal to wallMs on a backend that launches no kernels.
+   */
+  hostTimeMs: number;
   /** Kernels launched; 0 on the reference backend. */
   segments: number;
   /** Sum of the kernels' device times (nvFuser's kernel_time_ms); 0 without kernels. */
@@ -198,6 +203,7 @@ function profileOf(backend: string, wallMs: number, kernels: FusionProfile | nul
     return {
       backend,
       wallMs,
+      hostTimeMs: wallMs,
       segments: 0,
       kernelTimeMs: 0,
       inputBytes: 0,
@@ -207,6 +213,6 @@ function profileOf(backend: string, wallMs: number, kernels: FusionProfile | nul
       note: `the ${backend} backend launched no kernels; wallMs covers the whole execute`,
     };
   }
-  const { segments, kernelTimeMs, inputBytes, outputBytes, effectiveBandwidthGbs, kernelProfiles } = kernels;
-  return { backend, wallMs, segments, kernelTimeMs, inputBytes, outputBytes, effectiveBandwidthGbs, kernelProfiles };
+  const { segments, kernelTimeMs, inputBytes, outputBytes, effectiveBandwidthGbs, hostTimeMs, kernelProfiles } = kernels;
+  return { backend, wallMs, hostTimeMs, segments, kernelTimeMs, inputBytes, outputBytes, effectiveBandwidthGbs, kernelProfiles };
 }
