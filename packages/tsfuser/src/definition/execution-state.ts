@@ -14,7 +14,7 @@ import { planKernels, type CompilePlan, type FusionProfile, type KernelProfile, 
 import { DefinitionError, ValidationError } from '../errors.js';
 import { inputExtentGroups, type InputExtentGroups } from '../execute/extent-check.js';
 import { executeFusion, resolveBackend, type ExecuteInput, type ExecuteOptions } from '../execute/execute.js';
-import { applyOutputAliases, type OutputAlias } from '../execute/output-alias.js';
+import { applyOutputAliases, detachAliasedInputs, type OutputAlias } from '../execute/output-alias.js';
 import { evaluateOnHost } from '../execute/reference-backend.js';
 import { compareTensors, toleranceFor } from '../io/compare.js';
 import type { InputDescriptor } from './fusion-definition.js';
@@ -116,7 +116,7 @@ export class ExecutionState {
         ...(options.dumpDirectory === undefined ? {} : { directory: options.dumpDirectory }),
       });
     }
-    const result = applyOutputAliases(outputs, inputs, aliases);
+    const result = applyOutputAliases(fusion, outputs, inputs, aliases);
     this.lastRun = { args: inputs.map(plannedInput), target: options.target ?? DEFAULT_TARGET, ran: ran.plan, built: null };
     this.profile = null;
     this.debug = capture ? captured.join('') : null;
@@ -190,10 +190,13 @@ export class ExecutionState {
     return this.debug;
   }
 
-  /** The reference evaluator's visible outputs (hidden in-place outputs dropped); writes no input. */
+  /**
+   * What execute() returns, from the reference evaluator, writing no caller's input: aliased
+   * inputs are evaluated and written as host copies (an aliased input returned holds its new values).
+   */
   referenceOutputs(fusion: Fusion, aliases: readonly OutputAlias[], inputs: readonly ExecuteInput[]): Tensor[] {
-    const hidden = new Set(aliases.filter((a) => a.hidden).map((a) => a.output));
-    return evaluateOnHost(fusion, inputs).filter((_, i) => !hidden.has(i));
+    const detached = detachAliasedInputs(inputs, aliases);
+    return applyOutputAliases(fusion, evaluateOnHost(fusion, detached), detached, aliases);
   }
 }
 

@@ -21,7 +21,7 @@ import type { CompilePlan } from '@tsfuser/runtime';
 import { FusionCache, type FusionCacheEntry } from '../cache/fusion-cache.js';
 import { DefinitionError } from '../errors.js';
 import type { ExecuteInput } from '../execute/execute.js';
-import type { OutputAlias } from '../execute/output-alias.js';
+import { recordAlias, type OutputAlias } from '../execute/output-alias.js';
 import { applyOutput, type OutputOptions } from './add-output.js';
 import { toRecordValue, type ConversionContext } from './arg-conversion.js';
 import { ExecutionState, type DefinitionExecuteOptions, type ExecuteProfile } from './execution-state.js';
@@ -387,10 +387,7 @@ export class FusionDefinition implements HandleOwner, ConversionContext {
       }
       case 'addOutput': {
         const alias = applyOutput(fusion, a.map((v) => this.resolve(v)));
-        if (alias !== null && this.aliasList.some((x) => x.input === alias.input)) {
-          throw new DefinitionError(`addOutput: input ${alias.input} is already updated in place by another output; one alias_input per input`);
-        }
-        if (alias !== null) this.aliasList.push(alias);
+        if (alias !== null) recordAlias(this.aliasList, alias);
         return [];
       }
       default: {
