@@ -16,6 +16,8 @@ const DeviceAttribute = {
   warpSize: 10,
   maxRegistersPerBlock: 12,
   multiprocessorCount: 16,
+  memoryClockRate: 36,
+  globalMemoryBusWidth: 37,
   l2CacheSize: 38,
   maxThreadsPerMultiprocessor: 39,
   computeCapabilityMajor: 75,
@@ -39,6 +41,9 @@ export interface DeviceProperties {
   maxRegistersPerBlock: number;
   maxSharedMemoryPerBlockOptin: number;
   maxSharedMemoryPerMultiprocessor: number;
+  /** Peak memory clock in kHz and the memory bus width in bits (peak DRAM bandwidth); absent when the driver does not report them. */
+  memoryClockKhz?: number;
+  memoryBusWidthBits?: number;
 }
 
 export interface CopyRange {
@@ -305,6 +310,17 @@ export function roundAllocation(bytes: number): number {
 
 function queryProperties(addon: NativeAddon, ordinal: number, device: number): DeviceProperties {
   const attribute = (name: keyof typeof DeviceAttribute): number => addon.deviceAttribute(device, DeviceAttribute[name]);
+  // Deprecated attributes on newer drivers: a failure leaves the field out rather than failing the context.
+  const optional = (name: keyof typeof DeviceAttribute): { value: number } | null => {
+    try {
+      const value = attribute(name);
+      return value > 0 ? { value } : null;
+    } catch {
+      return null;
+    }
+  };
+  const memoryClock = optional('memoryClockRate');
+  const busWidth = optional('globalMemoryBusWidth');
   const major = attribute('computeCapabilityMajor');
   const minor = attribute('computeCapabilityMinor');
   return {
@@ -321,5 +337,7 @@ function queryProperties(addon: NativeAddon, ordinal: number, device: number): D
     maxRegistersPerBlock: attribute('maxRegistersPerBlock'),
     maxSharedMemoryPerBlockOptin: attribute('maxSharedMemoryPerBlockOptin'),
     maxSharedMemoryPerMultiprocessor: attribute('maxSharedMemoryPerMultiprocessor'),
+    ...(memoryClock === null ? {} : { memoryClockKhz: memoryClock.value }),
+    ...(busWidth === null ? {} : { memoryBusWidthBits: busWidth.value }),
   };
 }

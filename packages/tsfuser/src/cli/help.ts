@@ -42,6 +42,13 @@ Options of run:
   --inputs <a.npy,2.5,b.npy,…>     inputs from .npy files and numbers, in definition order
   --save-outputs <dir>             write each output as <dir>/out<i>.npy (bfloat16 as uint16 bits)
   --device <N>                     CUDA device for the GPU backend (default 0)
+  --profile                        after the run (the warm-up), run --iters more profiled calls and
+                                   print per kernel / library call: segment, scheduler or library,
+                                   median device time, bytes, GB/s and % of the peak DRAM
+                                   bandwidth (memory clock × bus width), TFLOP/s for GEMM and
+                                   attention; a summary per class and the host time per call
+                                   (the reference backend: nothing to profile, exit 0)
+  --iters <N>                      profiled calls of --profile (default 10)
 
 Options of bench (needs a GPU):
   --workloads <a,b>                a subset of readme_pointwise, bn_add_relu, pow_sum,

@@ -1,6 +1,8 @@
 // `tsfuser run <file>`: load a definition, make inputs, print the requested dumps, execute on
 // the chosen backend, print one summary line per output, optionally compare against the
-// reference evaluator (--check) and save outputs as .npy.
+// reference evaluator (--check), save outputs as .npy, and with --profile run the definition
+// --iters more times profiled (the first execute was the warm-up) and print profile-table.ts's
+// report after everything else.
 
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -23,9 +25,16 @@ import { outputLine } from './format-output.js';
 import { loadDefinition } from './load-definition.js';
 import { planInputs, uniformInputs } from './run-inputs.js';
 import { prepareOutputDirectory, writeOutputFiles } from './save-outputs.js';
+import { formatProfileTable, peakBandwidth, summarizeProfiles } from './profile-table.js';
+import type { Backend } from '../execute/backend.js';
+import type { GpuBackend } from '../execute/gpu-backend.js';
+import type { ExecuteProfile } from '../definition/execution-state.js';
 
-export const RUN_VALUE_FLAGS = ['backend', 'dump', 'seed', 'shape', 'inputs', 'save-outputs', 'device', 'arch', 'device-properties'];
-export const RUN_BOOLEAN_FLAGS = ['check', 'python', 'explain'];
+export const RUN_VALUE_FLAGS = ['backend', 'dump', 'seed', 'shape', 'inputs', 'save-outputs', 'device', 'arch', 'device-properties', 'iters'];
+export const RUN_BOOLEAN_FLAGS = ['check', 'python', 'explain', 'profile'];
+
+/** Profiled calls of --profile without --iters. */
+const DEFAULT_PROFILE_ITERS = 10;
 
 const LARGE_RUN_ELEMENTS = 1 << 20;
 
@@ -71,6 +80,15 @@ function numel(inputs: readonly ExecuteInput[]): number {
   return inputs.reduce<number>((n, v) => n + (typeof v === 'object' ? v.numel : 0), 0);
 }
 
+function isGpuBackend(b: Backend): b is GpuBackend {
+  return 'device' in b && typeof (b as Partial<GpuBackend>).device === 'function';
+}
+
+/** The peak DRAM bandwidth of the backend's device, when it has one that reports it. */
+function peakOf(backend: Backend, ordinal: number): ReturnType<typeof peakBandwidth> {
+  return isGpuBackend(backend) ? peakBandwidth(backend.device(ordinal).properties) : null;
+}
+
 export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   const file = args.positionals[0];
   if (file === undefined) throw new UsageError('tsfuser run: missing <file> (see tsfuser --help)');
@@ -88,6 +106,9 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   const seed = intFlag(args, 'seed', 0, 2 ** 32);
   const device = intFlag(args, 'device', 0, 1024);
   const choice = backendChoice(args.values.get('backend'));
+  const profileIters = intFlag(args, 'iters', DEFAULT_PROFILE_ITERS, 100_001);
+  if (args.values.has('iters') && !args.booleans.has('profile')) throw new UsageError('--iters counts the profiled calls of --profile; add --profile');
+  if (profileIters < 1) throw new UsageError('--iters must be at least 1');
   const notes = (m: string): void => io.stderr(`${m}\n`);
   const limits = limitsFromEnv(io.env);
 
@@ -95,7 +116,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   const saveText = args.values.get('save-outputs');
   const saveDir = saveText === undefined ? undefined : prepareOutputDirectory(saveText, io.cwd);
 
-  const { definition, inputs: fileInputs } = await loadDefinition(file, io.cwd);
+  const { definition, inputs: fileInputs } = await loadDefinition(file, io.cwd, { inputsLine: !args.values.has('inputs') });
   const backend = resolveBackend(choice, notes);
   printDefinitionDump(io, dumps, definition, args.booleans.has('python'));
 
@@ -155,6 +176,21 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   if (saveDir !== undefined) {
     writeOutputFiles(saveDir, new Map(hosts.map((h, i) => [i, h])));
     io.stdout(`saved ${hosts.length} outputs to ${saveDir}/out<i>.npy\n`);
+  }
+
+  if (args.booleans.has('profile')) {
+    if (backend.name === 'reference') {
+      io.stdout('profile: nothing to profile: the reference backend launches no kernels\n');
+      return status;
+    }
+    const profiles: ExecuteProfile[] = [];
+    for (let i = 0; i < profileIters; i += 1) {
+      for (const t of await definition.execute(inputs, { backend: choice, device, notes, dumpsFromEnvironment: false, limits, target, profile: true })) t.dispose();
+      profiles.push(definition.profile());
+    }
+    const note = profiles[0]?.note;
+    if (note !== undefined) io.stdout(`profile: nothing to profile: ${note}\n`);
+    else io.stdout(formatProfileTable(summarizeProfiles(profiles), peakOf(backend, device)));
   }
   return status;
 }
