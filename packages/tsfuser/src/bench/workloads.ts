@@ -3,7 +3,7 @@
 // side. `bytes` is the minimal global traffic (each input read once, each output written once),
 // the numerator of GB/s.
 
-import type { DataType } from '@tsfuser/fusion-ir';
+import type { DataType, HostTensor } from '@tsfuser/fusion-ir';
 import { FusionDefinition } from '../definition/fusion-definition.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -12,6 +12,7 @@ import { resizeWorkloads } from './resize-workloads.js';
 import { transposeWorkloads } from './transpose-workloads.js';
 import { reshapeWorkloads } from './reshape-workloads.js';
 import { gemmWorkloads } from './gemm-workloads.js';
+import { llamaBlockWorkloads } from './llama-block-workloads.js';
 
 export interface WorkloadInput {
   sizes: number[];
@@ -26,6 +27,20 @@ export interface WorkloadInput {
   uninitialized?: boolean;
   /** Random values in a block of at most 2^20 elements, repeated (GEMM operands of 10^8 elements). */
   tiled?: boolean;
+  /** Random values multiplied by this (weights scaled by ~1/√fan-in keep a deep block's activations O(1)). */
+  scale?: number;
+  /** Fixed values instead of random ones (RoPE's cos / sin tables); sizes and dtype must match. */
+  values?: () => HostTensor;
+}
+
+/** An argument of a later step: a workload input, or an output of an earlier step (0 = `build`'s). */
+export type StepArgument = { input: number } | { step: number; output: number };
+
+/** A definition run after `build`'s in the same timed call (a training step's backward). */
+export interface WorkloadStep {
+  name: string;
+  build: () => FusionDefinition;
+  args: StepArgument[];
 }
 
 export interface Workload {
@@ -36,6 +51,11 @@ export interface Workload {
   bytes: number;
   /** Floating-point operations (2·m·n·k per GEMM): the table adds TFLOP/s. */
   flops?: number;
+  /**
+   * Further definitions, run in order after `build`'s (which reads the first inputs) and timed
+   * together with it; `bytes` then counts every step's inputs read and outputs written.
+   */
+  steps?: WorkloadStep[];
 }
 
 const f32 = 4;
@@ -368,5 +388,5 @@ export function indexingWorkloads(): Workload[] {
 }
 
 export function benchWorkloads(): Workload[] {
-  return [readmePointwise(), bnAddRelu(), powSum(), geluBiasGrad(), ...normalizationWorkloads(), dropoutResidualLayerNorm(), ...layerNormBackwardWorkloads(), ...indexingWorkloads(), ...resizeWorkloads(), ...transposeWorkloads(), ...reshapeWorkloads(), ...gemmWorkloads()];
+  return [readmePointwise(), bnAddRelu(), powSum(), geluBiasGrad(), ...normalizationWorkloads(), dropoutResidualLayerNorm(), ...layerNormBackwardWorkloads(), ...indexingWorkloads(), ...resizeWorkloads(), ...transposeWorkloads(), ...reshapeWorkloads(), ...gemmWorkloads(), ...llamaBlockWorkloads()];
 }
