@@ -15,11 +15,12 @@ void SetErrorClass(const Napi::CallbackInfo& info) {
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   env.SetInstanceData<AddonState>(new AddonState());
   exports.Set("setErrorClass", Napi::Function::New(env, SetErrorClass, "setErrorClass"));
-  // Bumped whenever the exported functions change (2: streamWaitEvent, 3: cuBLASLt); addon.ts checks it.
-  exports.Set("abiVersion", Napi::Number::New(env, 3));
+  // Bumped whenever the exported functions change (2: streamWaitEvent, 3: cuBLASLt, 4: CUDA graphs); addon.ts checks it.
+  exports.Set("abiVersion", Napi::Number::New(env, 4));
   registerDeviceBindings(env, exports);
   registerKernelBindings(env, exports);
   registerGemmBindings(env, exports);
+  registerGraphBindings(env, exports);
   return exports;
 }
 

@@ -73,5 +73,6 @@ Napi::BigInt handleToBigInt(Napi::Env env, Handle handle) {
 void registerDeviceBindings(Napi::Env env, Napi::Object exports);
 void registerKernelBindings(Napi::Env env, Napi::Object exports);
 void registerGemmBindings(Napi::Env env, Napi::Object exports);
+void registerGraphBindings(Napi::Env env, Napi::Object exports);
 
 }  // namespace tsfuser

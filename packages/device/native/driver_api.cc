@@ -42,6 +42,12 @@ void DriverApi::load() {
 
   resolve(handle_, "cuFuncGetParamInfo", cuFuncGetParamInfo);
   resolve(handle_, "cuOccupancyMaxActiveBlocksPerMultiprocessor", cuOccupancyMaxActiveBlocksPerMultiprocessor);
+  resolve(handle_, "cuStreamBeginCapture_v2", cuStreamBeginCapture);
+  resolve(handle_, "cuStreamEndCapture", cuStreamEndCapture);
+  resolve(handle_, "cuGraphInstantiateWithFlags", cuGraphInstantiateWithFlags);
+  resolve(handle_, "cuGraphLaunch", cuGraphLaunch);
+  resolve(handle_, "cuGraphExecDestroy", cuGraphExecDestroy);
+  resolve(handle_, "cuGraphDestroy", cuGraphDestroy);
 
   CUresult status = cuInit(0);
   if (status != CUDA_SUCCESS) {

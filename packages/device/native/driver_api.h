@@ -18,6 +18,11 @@ using CUmodule = struct CUmod_st*;
 using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
 using CUevent = struct CUevent_st*;
+using CUgraph = struct CUgraph_st*;
+using CUgraphExec = struct CUgraphExec_st*;
+
+// CUstreamCaptureMode (cuda.h): GLOBAL 0, THREAD_LOCAL 1, RELAXED 2.
+using CUstreamCaptureMode = int;
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr std::uintptr_t CU_LAUNCH_PARAM_END = 0x00;
@@ -75,6 +80,15 @@ struct DriverApi {
   // Optional: how many blocks of a function fit one SM at once (grid-synchronizing kernels
   // must all be resident); null when absent.
   CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int*, CUfunction, int, std::size_t) = nullptr;
+  // Optional: CUDA graphs by stream capture (bind_graph.cc); null when the driver lacks them.
+  // cuda.h maps cuStreamBeginCapture to the _v2 symbol (the one that takes a capture mode) and
+  // cuGraphInstantiate to cuGraphInstantiateWithFlags (CUDA 12+).
+  CUresult (*cuStreamBeginCapture)(CUstream, CUstreamCaptureMode) = nullptr;
+  CUresult (*cuStreamEndCapture)(CUstream, CUgraph*) = nullptr;
+  CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec*, CUgraph, unsigned long long) = nullptr;
+  CUresult (*cuGraphLaunch)(CUgraphExec, CUstream) = nullptr;
+  CUresult (*cuGraphExecDestroy)(CUgraphExec) = nullptr;
+  CUresult (*cuGraphDestroy)(CUgraph) = nullptr;
 
   bool loaded = false;
   /** Why the driver cannot be used; empty when it can. */

@@ -8,6 +8,7 @@ import type { CubinCache } from './cubin-cache.js';
 import { RuntimeUnavailableError } from './errors.js';
 import { BlockPool } from './block-pool.js';
 import { CudaEvent, KernelModule } from './kernel.js';
+import { CudaGraph } from './cuda-graph.js';
 import type { NativeAddon } from './native/addon.js';
 
 /** CUdevice_attribute values used here (cuda.h). */
@@ -64,6 +65,9 @@ export interface CachedCompile extends NvrtcOutput {
   /** Where the cubin came from: compiled now, or the cache's memory or disk layer. */
   source: 'compiled' | 'memory' | 'disk';
 }
+
+/** CU_STREAM_CAPTURE_MODE_RELAXED (cuda.h). */
+const CAPTURE_MODE_RELAXED = 2;
 
 /** CU_EVENT_DISABLE_TIMING: events used only for ordering are cheaper to record. */
 const EVENT_DISABLE_TIMING = 2;
@@ -147,12 +151,17 @@ export class DeviceContext {
     return pointer;
   }
 
-  /** Returns a block to the pool (or to the driver when the pool is full). */
+  /** Returns a block to the pool (or to the driver when the pool is full); deferred while capturing. */
   free(pointer: bigint): void {
     if (this.disposed) return; // the context's release already reclaimed everything
     const bytes = this.liveAllocations.get(pointer);
     if (bytes === undefined) {
       throw new Error(`DeviceContext.free: 0x${pointer.toString(16)} is not a live allocation of this context`);
+    }
+    if (this.capture !== null) {
+      // Captured work used the block: it stays live until the graph is destroyed (cuda-graph.ts).
+      this.capture.deferred.push(pointer);
+      return;
     }
     this.liveAllocations.delete(pointer);
     for (const p of this.pool.give(pointer, bytes)) this.addon.memFree(p);
@@ -201,6 +210,56 @@ export class DeviceContext {
   }
 
   private side: { stream: bigint; fork: bigint; join: bigint } | undefined;
+
+  /** The capture in progress (beginCapture … endCapture): the frees it deferred. */
+  private capture: { deferred: bigint[] } | null = null;
+
+  /** Whether this context's stream is being captured into a CUDA graph. */
+  get isCapturing(): boolean {
+    return this.capture !== null;
+  }
+
+  /**
+   * Starts capturing this context's stream (cuStreamBeginCapture_v2) in relaxed mode, so the
+   * caching allocator may still call cuMemAlloc while capturing (as PyTorch's does); work enqueued
+   * until endCapture is recorded, not run. Frees are deferred until the graph is destroyed.
+   */
+  beginCapture(): void {
+    this.assertLive();
+    if (this.capture !== null) throw new Error('DeviceContext.beginCapture: a capture is already in progress');
+    this.addon.streamBeginCapture(this.stream, CAPTURE_MODE_RELAXED);
+    this.capture = { deferred: [] };
+  }
+
+  /** Ends the capture and instantiates the graph; on failure the deferred blocks are freed and the error rethrown. */
+  endCapture(): CudaGraph {
+    const capture = this.capture;
+    if (capture === null) throw new Error('DeviceContext.endCapture: no capture in progress');
+    this.capture = null;
+    let graph: bigint | undefined;
+    try {
+      graph = this.addon.streamEndCapture(this.stream);
+      const exec = this.addon.graphInstantiate(graph);
+      return new CudaGraph(this.addon, this, graph, exec, capture.deferred);
+    } catch (error) {
+      if (graph !== undefined) this.addon.graphDestroy(graph);
+      for (const p of capture.deferred) this.free(p);
+      throw error;
+    }
+  }
+
+  /** Ends a capture that failed part-way: the partial graph is destroyed, deferred blocks freed. */
+  abortCapture(): void {
+    const capture = this.capture;
+    if (capture === null) return;
+    this.capture = null;
+    try {
+      this.addon.graphDestroy(this.addon.streamEndCapture(this.stream));
+    } catch {
+      // An invalidated capture ends with an error and no graph: nothing to destroy.
+    }
+    for (const p of capture.deferred) this.free(p);
+  }
 
   /**
    * A second stream for work independent of what the main stream does meanwhile (segments of

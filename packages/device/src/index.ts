@@ -25,6 +25,7 @@ export {
   type LaunchConfig,
   type Dim3,
 } from './kernel.js';
+export { CudaGraph, type GraphOwner } from './cuda-graph.js';
 export {
   parameterLayout,
   packArguments,

@@ -26,6 +26,25 @@ describe('native addon', () => {
     }
   });
 
+  it('exports the CUDA graph entry points; without a GPU each is a CudaError naming its driver call', () => {
+    const load = loadAddon();
+    if (!load.ok) throw new Error(load.reason);
+    const a = load.addon;
+    const calls: [string, () => unknown][] = [
+      ['cuStreamBeginCapture', () => a.streamBeginCapture(0n, 2)],
+      ['cuStreamEndCapture', () => a.streamEndCapture(0n)],
+      ['cuGraphInstantiateWithFlags', () => a.graphInstantiate(0n)],
+      ['cuGraphLaunch', () => a.graphLaunch(0n, 0n)],
+      ['cuGraphExecDestroy', () => a.graphExecDestroy(0n)],
+      ['cuGraphDestroy', () => a.graphDestroy(0n)],
+    ];
+    for (const [call, run] of calls) {
+      if (hasGpu) continue; // on a GPU machine null handles are the driver's to reject; the GPU suite captures for real
+      expect(run, call).toThrow(CudaError);
+      expect(run, call).toThrow(new RegExp(call));
+    }
+  });
+
   it('refuses an addon built for another ABI, saying how to rebuild it', () => {
     expect(staleAddonReason('/x/tsfuser_runtime.node', ADDON_ABI_VERSION)).toBeNull();
     expect(staleAddonReason('/x/tsfuser_runtime.node', 1)).toBe(

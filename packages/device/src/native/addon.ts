@@ -83,6 +83,15 @@ export interface NativeAddon extends GemmNative {
   funcParamInfo(fn: Handle): { offset: number; size: number }[] | null;
   /** Blocks of `fn` one SM holds at once (cuOccupancyMaxActiveBlocksPerMultiprocessor), null when the driver lacks it. */
   occupancy(fn: Handle, blockSize: number, dynamicSharedBytes: number): number | null;
+  /** cuStreamBeginCapture_v2: later work on `stream` is recorded into a graph (mode: 0 global, 1 thread-local, 2 relaxed). */
+  streamBeginCapture(stream: Handle, mode: number): void;
+  /** cuStreamEndCapture: the captured graph. */
+  streamEndCapture(stream: Handle): Handle;
+  /** cuGraphInstantiateWithFlags(…, 0): the executable graph. */
+  graphInstantiate(graph: Handle): Handle;
+  graphLaunch(exec: Handle, stream: Handle): void;
+  graphExecDestroy(exec: Handle): void;
+  graphDestroy(graph: Handle): void;
   launchKernel(
     fn: Handle,
     gridX: number,
@@ -119,7 +128,7 @@ export function addonSearchPaths(moduleDir: string, env: NodeJS.ProcessEnv = pro
 
 /** Loads the addon once; later calls return the same outcome. Never throws. */
 /** The native functions this runtime calls (tsfuser_runtime.node's `abiVersion`). */
-export const ADDON_ABI_VERSION = 3;
+export const ADDON_ABI_VERSION = 4;
 
 /** Why an addon built for another ABI cannot be used (null when `abiVersion` matches). */
 export function staleAddonReason(path: string, abiVersion: unknown): string | null {
