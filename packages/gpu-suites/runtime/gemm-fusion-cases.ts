@@ -90,7 +90,7 @@ export function matmulCases(dtype: GemmDtype): Case[] {
   return out;
 }
 
-type Epilogue = 'none' | 'bias' | 'relu' | 'gelu' | 'bias_relu' | 'bias_gelu' | 'bias_gelu_aux' | 'cast_f32' | 'scale' | 'gelu_erf';
+type Epilogue = 'none' | 'bias' | 'relu' | 'gelu' | 'bias_relu' | 'bias_gelu' | 'bias_gelu_aux' | 'cast_f32' | 'scale' | 'gelu_erf' | 'residual' | 'bias_residual_relu';
 
 function linearCase(dtype: GemmDtype, lead: number[], n: number, k: number, epilogue: Epilogue, prologue: 'none' | 'relu' | 'layer_norm', weight: InputSpec): Case {
   const f = new Fusion();
@@ -102,14 +102,19 @@ function linearCase(dtype: GemmDtype, lead: number[], n: number, k: number, epil
   if (prologue === 'relu') x = relu(x);
   if (prologue === 'layer_norm') x = cast(layerNorm(x, 1).output, dtype);
   const y = linear(x, w);
-  const pre = b === null ? y : add(y, broadcast(b, [...lead.map(() => true), false]));
+  // a residual [lead…, n] added to the GEMM's result: cuBLASLt's C with beta 1
+  const r = epilogue.includes('residual') ? input(f, { sizes: [...lead, n] }, dtype, false) : null;
+  const biased = b === null ? y : add(y, broadcast(b, [...lead.map(() => true), false]));
+  const pre = r === null ? biased : add(biased, r);
   switch (epilogue) {
     case 'none':
     case 'bias':
+    case 'residual':
       f.addOutput(pre);
       break;
     case 'relu':
     case 'bias_relu':
+    case 'bias_residual_relu':
       f.addOutput(relu(pre));
       break;
     case 'gelu':
@@ -130,17 +135,18 @@ function linearCase(dtype: GemmDtype, lead: number[], n: number, k: number, epil
       f.addOutput(gelu(pre));
       break;
   }
-  const inputs = b === null ? [xs, weight] : [xs, weight, { sizes: [n] }];
+  const inputs = [xs, weight, ...(b === null ? [] : [{ sizes: [n] }]), ...(r === null ? [] : [{ sizes: [...lead, n] }])];
   const wText = weight.strides === undefined ? '' : ' W transposed';
   return { name: `linear ${dtype} [${[...lead, k].join('x')}]·[${n}x${k}]ᵀ ${epilogue}${prologue === 'none' ? '' : ` after ${prologue}`}${wText}`, dtype, k, fusion: f, inputs };
 }
 
 export function linearCases(dtype: GemmDtype): Case[] {
   const out: Case[] = [];
-  const epilogues: Epilogue[] = ['none', 'bias', 'relu', 'gelu', 'bias_relu', 'bias_gelu', 'bias_gelu_aux', 'cast_f32', 'scale', 'gelu_erf'];
+  const epilogues: Epilogue[] = ['none', 'bias', 'relu', 'gelu', 'bias_relu', 'bias_gelu', 'bias_gelu_aux', 'cast_f32', 'scale', 'gelu_erf', 'residual', 'bias_residual_relu'];
   for (const e of epilogues) out.push(linearCase(dtype, [129], 136, 129, e, 'none', { sizes: [136, 129] }));
   for (const lead of [[1], [7], [3, 43], [2, 3, 7]]) out.push(linearCase(dtype, lead, 8, 129, 'bias_gelu', 'none', { sizes: [8, 129] }));
   out.push(linearCase(dtype, [7], 136, 4095, 'bias', 'none', { sizes: [136, 4095] }));
+  out.push(linearCase(dtype, [2, 3, 7], 64, 129, 'residual', 'none', { sizes: [64, 129] }));
   out.push(linearCase(dtype, [129], 64, 129, 'bias_gelu', 'relu', { sizes: [64, 129] }));
   out.push(linearCase(dtype, [129], 64, 256, 'bias_gelu', 'layer_norm', { sizes: [64, 256] }));
   // W stored K-major (a transposed weight): read in place

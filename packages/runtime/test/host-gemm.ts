@@ -49,6 +49,10 @@ export class HostGemm implements GemmRunner {
         for (let j = 0; j < n; j += 1) {
           let acc = 0;
           for (let kk = 0; kk < k; kk += 1) acc += op(desc.a, b, i, kk) * op(desc.b, b, kk, j);
+          acc *= desc.alpha ?? 1;
+          // beta · C before the bias and the activation (C defaults to D's old values)
+          const beta = desc.beta ?? 0;
+          if (beta !== 0) acc += beta * stored(desc.c ?? desc.d, b, i, j);
           if ('bias' in e) acc += this.memory.read(e.bias.pointer, j);
           if ('aux' in e) this.memory.write(e.aux.pointer, b * (e.aux.batchStride ?? 0) + i * e.aux.ld + j, acc);
           if (e.kind === 'RELU' || e.kind === 'RELU_BIAS') acc = Math.max(acc, 0);

@@ -128,6 +128,23 @@ describe(`GEMM segments on a host GemmLibrary (seed ${SEED})`, () => {
     expect(calls[0]?.b).toMatchObject({ rows: 16, cols: 13, ld: 13, transposed: true });
   });
 
+  it('a residual add becomes C with beta 1 (before the bias and the activation); a strided residual stays outside', () => {
+    const f = new Fusion();
+    const x = input(f, 3);
+    const w = input(f, 2);
+    const res = input(f, 3);
+    const b = input(f, 1);
+    f.addOutput(relu(add(add(linear(x, w), res), broadcast(b, [true, true, false]))));
+    const { error, calls } = runBoth(f, [{ sizes: [2, 5, 12] }, { sizes: [8, 12] }, { sizes: [2, 5, 8] }, { sizes: [8] }], r);
+    expect(error, `seed ${SEED}`).toBeLessThan(1e-5);
+    expect(calls.map((c) => [c.epilogue?.kind, c.beta])).toEqual([['RELU_BIAS', 1]]);
+    expect(calls[0]?.c).toMatchObject({ rows: 10, cols: 8, ld: 8 });
+    // a residual that is not laid out like D (transposed storage) is refused with the reason
+    expect(() => planLibraryCallSegment(f, makeRuntimeInfo(f, [{ sizes: [2, 5, 12] }, { sizes: [8, 12] }, { sizes: [2, 5, 8], strides: [40, 1, 5] }, { sizes: [8] }]), 0)).toThrow(
+      /C T\d+ has strides \[40, 1, 5\]: cuBLASLt reads C laid out like D/,
+    );
+  });
+
   it("linear's own bias and relu; a transposed weight (W stored K-major)", () => {
     const f = new Fusion();
     const x = input(f, 2);

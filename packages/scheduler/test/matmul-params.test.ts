@@ -48,12 +48,12 @@ describe('GEMM segment parameters', () => {
     // W [48, 32] row-major is Wᵀ (32 × 48) column-major: stored 48 × 32, ld 32, read transposed.
     expect(p.b).toMatchObject({ input: 1, rows: 48, cols: 32, ld: 32, transposed: true, batchStride: 0, copy: null });
     expect(p.d).toEqual({ output: 0, dtype: 'BFloat16', ld: 48, batchStride: 0 });
-    expect(p.epilogue).toEqual({ kind: 'GELU_BIAS', bias: { input: 2, dtype: 'BFloat16' }, aux: null });
+    expect(p.epilogue).toEqual({ kind: 'GELU_BIAS', bias: { input: 2, dtype: 'BFloat16' }, aux: null, c: null });
   });
 
   it('the pre-activation as an output too: GELU_AUX_BIAS writes it (ld n, a multiple of 8)', () => {
     const p = params(linearBiasGelu(true), [{ sizes: [64, 32] }, { sizes: [48, 32] }, { sizes: [48] }]);
-    expect(p.epilogue).toEqual({ kind: 'GELU_AUX_BIAS', bias: { input: 2, dtype: 'BFloat16' }, aux: { output: 1, dtype: 'BFloat16', ld: 48, batchStride: 0 } });
+    expect(p.epilogue).toEqual({ kind: 'GELU_AUX_BIAS', bias: { input: 2, dtype: 'BFloat16' }, aux: { output: 1, dtype: 'BFloat16', ld: 48, batchStride: 0 }, c: null });
     expect(refusal(linearBiasGelu(true), [{ sizes: [64, 32] }, { sizes: [44, 32] }, { sizes: [44] }])).toMatch(/N = 44.*multiple of 8/);
   });
 
@@ -255,6 +255,41 @@ describe('GEMM segment parameters', () => {
       none.addOutput(relu(x));
     }
     expect(refusal(none, [{ sizes: [4, 4] }])).toBe('no matmul or linear in the segment');
+  });
+
+  it('adds of full-shape segment inputs become C (beta 1): a residual, bf16 with casts; one C, before the activation', () => {
+    const f = new Fusion();
+    const x = input(f, 3);
+    const w = input(f, 2);
+    const res = input(f, 3);
+    // bf16 + bf16 as the frontend writes it: both cast to Float, added, cast back
+    f.addOutput(cast(add(cast(linear(x, w), 'Float'), cast(res, 'Float')), 'BFloat16'));
+    const p = params(f, [{ sizes: [2, 6, 32] }, { sizes: [48, 32] }, { sizes: [2, 6, 48] }]);
+    expect(p.epilogue).toEqual({ kind: 'DEFAULT', bias: null, aux: null, c: { input: 2, dtype: 'BFloat16', ld: 48, batchStride: 0 } });
+    expect(p.fused.some((s) => s.startsWith('add C T'))).toBe(true);
+    expect(matmulParamsToString(p)).toContain('C (beta 1): input 2 (BFloat16, ld 48, batch stride 0)');
+    // a Float C under a bf16 D: cuBLASLt's C has D's dtype
+    const g = new Fusion();
+    const gx = input(g, 2);
+    const gw = input(g, 2);
+    const gr = input(g, 2, 'Float');
+    g.addOutput(cast(add(linear(gx, gw), gr), 'BFloat16'));
+    expect(refusal(g, [{ sizes: [6, 32] }, { sizes: [48, 32] }, { sizes: [6, 48] }])).toMatch(/C T\d+ is Float but the GEMM writes BFloat16/);
+    // two full-shape adds: cuBLASLt adds one C
+    const h = new Fusion();
+    const hx = input(h, 2, 'Float');
+    const hw = input(h, 2, 'Float');
+    const r1 = input(h, 2, 'Float');
+    const r2 = input(h, 2, 'Float');
+    h.addOutput(add(add(linear(hx, hw), r1), r2));
+    expect(refusal(h, [{ sizes: [6, 32] }, { sizes: [48, 32] }, { sizes: [6, 48] }, { sizes: [6, 48] }])).toMatch(/second C/);
+    // the add after the activation is outside cuBLASLt's epilogue
+    const k = new Fusion();
+    const kx = input(k, 2, 'Float');
+    const kw = input(k, 2, 'Float');
+    const kr = input(k, 2, 'Float');
+    k.addOutput(add(relu(linear(kx, kw)), kr));
+    expect(refusal(k, [{ sizes: [6, 32] }, { sizes: [48, 32] }, { sizes: [6, 48] }])).toMatch(/follows the activation/);
   });
 
   it('prints the parameters in the scheduler_params layout', () => {

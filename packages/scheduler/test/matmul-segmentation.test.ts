@@ -6,7 +6,7 @@
 // batch-broadcast operand is read in place. The dumps of the MLP with a layer_norm prologue are
 // golden (UPDATE_GOLDEN=1 rewrites them).
 import { fileURLToPath } from 'node:url';
-import { add, broadcast, cast, checkGolden, Fusion, gelu, layerNorm, linear, makeTensor, matmul, mul, type DataType, type TensorView } from '@tsfuser/fusion-ir';
+import { add, broadcast, cast, checkGolden, Fusion, gelu, layerNorm, linear, makeTensor, matmul, mul, rmsNorm, type DataType, type TensorView } from '@tsfuser/fusion-ir';
 import { describe, expect, it } from 'vitest';
 import {
   defaultSchedulerRegistry, fusionIrSegmentsToString, heuristicParamsToString, makeRuntimeInfo, segmentedFusionToString, segmentFusion, segmentKindOf,
@@ -115,6 +115,26 @@ describe('segmentation with GEMM segments', () => {
     const sf = segment(f, [{ sizes: [16, 8] }, { sizes: [8, 8] }, { sizes: [8] }]);
     expect(sf.groups.map((g) => g.schedulerType)).toEqual(['matmul', 'pointwise']);
     expect(matmulParams(sf, 0).epilogue.kind).toBe('BIAS');
+  });
+
+  it('an RMSNorm between GEMMs is one persistent kernel; the last residual add becomes the linear\'s C', () => {
+    // x → h = x + linear(a, Wo) → rms_norm(h) · w → y = h + linear(n, Wd): greedy pairwise merging
+    // alone dead-ends on the norm (pointwise / reduction / pointwise); the regions between the
+    // library calls start whole (library-regions.ts)
+    const f = new Fusion();
+    const x = input(f, 3);
+    const a = input(f, 3);
+    const wo = input(f, 2);
+    const wn = input(f, 1);
+    const wd = input(f, 2);
+    const h = cast(add(x, linear(a, wo)), 'BFloat16');
+    const n = cast(rmsNorm(h, 1, wn).output, 'BFloat16');
+    f.addOutput(cast(add(h, linear(n, wd)), 'BFloat16'));
+    const sf = segment(f, [{ sizes: [2, 64, 128] }, { sizes: [2, 64, 128] }, { sizes: [128, 128] }, { sizes: [128] }, { sizes: [128, 128] }]);
+    expect(sf.groups.map((g) => g.schedulerType)).toEqual(['matmul', 'inner_persistent', 'matmul']);
+    // the first residual joins the norm's kernel (it reads x and the GEMM's result once there);
+    // the last one, read by nothing else, is the second GEMM's C
+    expect(matmulParams(sf, 2).epilogue.c).not.toBeNull();
   });
 
   it('a transposed, batch-broadcast operand is described to cuBLASLt, not copied', () => {

@@ -1,7 +1,7 @@
 // A library-call segment of a compile plan: one GEMM (matmul / linear with its fused epilogue)
 // handed to cuBLASLt instead of a generated kernel, as nvFuser hands its matmul segments to ATen.
 // Planning (no device) computes the segment's MatmulParams once; running turns them and the
-// segment's buffers into one GemmDescriptor and enqueues it through the device's GemmLibrary on
+// segment's buffers into one GemmDescriptor (with C and beta 1 where the epilogue adds a C) and enqueues it through the device's GemmLibrary on
 // the stream the generated kernels around it use (calls on one stream run in order, so the GEMM
 // reads what the kernel before it wrote, and the kernel after it reads the GEMM's result).
 // Invariant: the descriptor's shapes, leading dims, transpositions and batch strides are the
@@ -145,12 +145,21 @@ function epilogueOf(segment: LibraryCallSegment, inputs: readonly GemmBuffer[], 
 export function gemmDescriptorOf(segment: LibraryCallSegment, inputs: readonly GemmBuffer[], outputs: readonly GemmBuffer[], context: LibraryCallContext): GemmDescriptor {
   const p = segment.params;
   const d = outputBuffer(segment, p.d.output, 'the result', outputs);
-  return {
+  const desc: GemmDescriptor = {
     a: operandMatrix(segment, 'a', p.a, inputs, context),
     b: operandMatrix(segment, 'b', p.b, inputs, context),
     d: { pointer: d.dataPtr, dtype: p.d.dtype, rows: p.m, cols: p.n, ld: p.d.ld, batchCount: p.batch, batchStride: p.d.batchStride },
     epilogue: epilogueOf(segment, inputs, outputs),
   };
+  const c = p.epilogue.c;
+  if (c === null) return desc;
+  const buffer = inputs[c.input];
+  const info = segment.info.inputs[c.input];
+  if (buffer === undefined || info === undefined || info.kind !== 'tensor') throw new Error(`segment ${segment.groupId} (GEMM): C (input ${c.input}) has no buffer`);
+  if (!sameLayout(buffer, info.sizes, info.strides)) {
+    throw new ExecutorInputError(`segment ${segment.groupId} (GEMM): C (input ${c.input}) has ${layoutText(buffer.sizes, buffer.strides)} but the plan was made for ${layoutText(info.sizes, info.strides)}`);
+  }
+  return { ...desc, c: { pointer: buffer.dataPtr, dtype: c.dtype, rows: p.m, cols: p.n, ld: c.ld, batchCount: p.batch, batchStride: c.batchStride }, beta: 1 };
 }
 
 /** Enqueues the segment's GEMM (see the header); without cuBLASLt, says why GEMM segments cannot run. */

@@ -1,8 +1,9 @@
 // Recognizes a GEMM segment: exactly one matmul / linear reading segment inputs (no prologue:
 // a generated kernel before the GEMM computes any), followed by the chain that cuBLASLt's
 // epilogues compute — casts between the input dtype and Float, one bias add along N (a
-// contiguous [N] vector, broadcast over the rows inside the segment or before it), one
-// activation (relu, or gelu with approximate='tanh': cuBLASLt's GELU is the tanh form), and the
+// contiguous [N] vector, broadcast over the rows inside the segment or before it), one add of a
+// segment input of the result's full shape (cuBLASLt's C with beta = 1: a residual, or another
+// GEMM's partial sum), one activation (relu, or gelu with approximate='tanh': cuBLASLt's GELU is the tanh form), and the
 // cast to the output dtype. The outputs may be the chain's end (D) and the activation's input
 // (the pre-activation, written by the _AUX forms).
 // Invariant: `ok` means every tensor expression of the fusion is the GEMM, a step of that chain
@@ -23,6 +24,8 @@ export interface GemmPattern {
   bInput: number;
   /** The bias vector's segment input (linear's own bias, or a fused bias add). */
   bias: { input: number; tv: TensorView } | null;
+  /** A segment input of the result's shape added before the activation: cuBLASLt's C (beta 1). */
+  c: { input: number; tv: TensorView } | null;
   activation: 'relu' | 'gelu_tanh' | null;
   /** The activation's input, when it is also a segment output (the _AUX forms write it). */
   auxOutput: TensorView | null;
@@ -81,6 +84,30 @@ function biasSource(fusion: Fusion, v: Val, hasN: boolean, inputDtype: MatmulDty
   }
 }
 
+/**
+ * The C matrix behind an add operand: a segment input without broadcast dims and of the GEMM
+ * result's rank, reached through plain casts (its exprs join `steps` on success). null: the
+ * operand is no such tensor (it may still be a bias).
+ */
+function cSource(fusion: Fusion, v: Val, rank: number, inputDtype: MatmulDtype, steps: Set<Expr>): { input: number; tv: TensorView } | null {
+  let cur = v;
+  const seen: Expr[] = [];
+  for (;;) {
+    if (cur.kind !== 'tensorView') return null;
+    const input = fusion.inputs.indexOf(cur);
+    if (input >= 0) {
+      const ids = cur.domain.logicalNoReductions();
+      if (ids.length !== rank || ids.some((id) => id.isBroadcast())) return null;
+      for (const e of seen) steps.add(e);
+      return { input, tv: cur };
+    }
+    const def = cur.definition;
+    if (def === null || !isPlainCast(def, inputDtype)) return null;
+    seen.push(def);
+    cur = def.inputs[0] as Val;
+  }
+}
+
 /** The GEMM segment in `fusion`, or why it is none (see the header). */
 export function matchGemmSegment(fusion: Fusion): PatternResult {
   const exprs = tensorExprs(fusion);
@@ -105,6 +132,7 @@ export function matchGemmSegment(fusion: Fusion): PatternResult {
   const steps = new Set<Expr>([gemm]);
   const fused: string[] = [];
   let bias: GemmPattern['bias'] = null;
+  let c: GemmPattern['c'] = null;
   if (gemm.kind === 'LinearOp') {
     const b = gemm.bias();
     if (b !== null) {
@@ -130,14 +158,21 @@ export function matchGemmSegment(fusion: Fusion): PatternResult {
     if (isPlainCast(e, inputDtype)) {
       fused.push(`cast ${tvName(next)} to ${next.dtype}`);
     } else if (e.kind === 'BinaryOp' && e.op === 'add') {
-      if (activation !== null) return { ok: false, reason: `the add producing ${tvName(next)} follows the activation: cuBLASLt adds the bias before it` };
-      if (bias !== null) return { ok: false, reason: `the add producing ${tvName(next)} would be a second bias (cuBLASLt adds one)` };
+      if (activation !== null) return { ok: false, reason: `the add producing ${tvName(next)} follows the activation: cuBLASLt adds the bias and C before it` };
       const other = e.inputs[0] === cur ? e.inputs[1] : e.inputs[0];
       if (other === undefined || other === cur) return { ok: false, reason: `the add producing ${tvName(next)} adds ${tvName(cur)} to itself` };
-      const source = biasSource(fusion, other, gemm.inB().rank() > 1, inputDtype, steps);
-      if (typeof source === 'string') return { ok: false, reason: `add producing ${tvName(next)}: ${source}` };
-      bias = source;
-      fused.push(`bias add ${tvName(next)}`);
+      const matrix = cSource(fusion, other, cur.domain.logicalNoReductions().length, inputDtype, steps);
+      if (matrix !== null) {
+        if (c !== null) return { ok: false, reason: `the add producing ${tvName(next)} would be a second C (cuBLASLt adds one beta · C)` };
+        c = matrix;
+        fused.push(`add C ${tvName(matrix.tv)} ${tvName(next)}`);
+      } else {
+        if (bias !== null) return { ok: false, reason: `the add producing ${tvName(next)} would be a second bias (cuBLASLt adds one)` };
+        const source = biasSource(fusion, other, gemm.inB().rank() > 1, inputDtype, steps);
+        if (typeof source === 'string') return { ok: false, reason: `add producing ${tvName(next)}: ${source}` };
+        bias = source;
+        fused.push(`bias add ${tvName(next)}`);
+      }
     } else if (e.kind === 'UnaryOp' && (e.op === 'relu' || e.op === 'gelu_tanh')) {
       if (activation !== null) return { ok: false, reason: `${e.op} producing ${tvName(next)} is a second activation (cuBLASLt applies one)` };
       activation = e.op;
@@ -147,7 +182,7 @@ export function matchGemmSegment(fusion: Fusion): PatternResult {
       return { ok: false, reason: `gelu producing ${tvName(next)} is the erf form: cuBLASLt's GELU epilogue is approximate='tanh'` };
     } else {
       const what = e.kind === 'UnaryOp' || e.kind === 'BinaryOp' ? `${e.op}` : e.kind;
-      return { ok: false, reason: `${what} producing ${tvName(next)} has no cuBLASLt epilogue (bias add, relu, gelu(tanh) and casts do)` };
+      return { ok: false, reason: `${what} producing ${tvName(next)} has no cuBLASLt epilogue (bias add, add of C, relu, gelu(tanh) and casts do)` };
     }
     steps.add(e);
     chain.push(next);
@@ -176,10 +211,13 @@ export function matchGemmSegment(fusion: Fusion): PatternResult {
   if (bias !== null && bias.tv.dtype !== result.dtype) {
     return { ok: false, reason: `the bias ${tvName(bias.tv)} is ${bias.tv.dtype} but the GEMM writes ${result.dtype}: cuBLASLt's bias has D's dtype` };
   }
+  if (c !== null && c.tv.dtype !== result.dtype) {
+    return { ok: false, reason: `C ${tvName(c.tv)} is ${c.tv.dtype} but the GEMM writes ${result.dtype}: cuBLASLt's C has D's dtype` };
+  }
   if (auxOutput !== null && auxOutput.dtype !== result.dtype) {
     return { ok: false, reason: `the pre-activation ${tvName(auxOutput)} is ${auxOutput.dtype} but D is ${result.dtype}: cuBLASLt's GELU aux has D's dtype` };
   }
   const aInput = fusion.inputs.indexOf(gemm.inA());
   const bInput = fusion.inputs.indexOf(gemm.inB());
-  return { ok: true, pattern: { gemm, aInput, bInput, bias, activation, auxOutput, result, inputDtype, fused } };
+  return { ok: true, pattern: { gemm, aInput, bInput, bias, c, activation, auxOutput, result, inputDtype, fused } };
 }

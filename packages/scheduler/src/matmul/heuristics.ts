@@ -5,9 +5,9 @@
 // segment is accepted on exactly the parameters it runs with.
 // Invariant: an accepted segment's parameters pass the device's GEMM validation for the
 // layouts the runtime info states (dims ≥ 1, ld ≥ cols, bias dtype = D's, GELU aux ld a
-// multiple of 8); anything else is a refusal naming the tensor and the rule.
+// multiple of 8, C contiguous with D's sizes and dtype); anything else is a refusal naming the tensor and the rule.
 
-import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
+import { contiguousStrides, type Fusion, type TensorView } from '@tsfuser/fusion-ir';
 import type { RuntimeInfo, TensorInputInfo } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { tvName } from '../segmentation/fusion-graph.js';
@@ -75,7 +75,22 @@ export function computeMatmulHeuristics(fusion: Fusion, info: RuntimeInfo): Matm
     if (layout.n % 8 !== 0) return { ok: false, reason: `the pre-activation ${tvName(p.auxOutput)} has N = ${layout.n}: cuBLASLt's GELU aux needs a leading dimension that is a multiple of 8` };
     aux = { output: fusion.outputs.indexOf(p.auxOutput), dtype, ld: layout.n, batchStride: layout.batch > 1 ? layout.m * layout.n : 0 };
   }
-  const epilogue: MatmulEpilogue = { kind: epilogueKind(bias !== null, p.activation, aux !== null), bias, aux };
+  let c: MatmulEpilogue['c'] = null;
+  if (p.c !== null) {
+    const ci = tensorInfo(info, p.c.input, p.c.tv);
+    if (typeof ci === 'string') return { ok: false, reason: ci };
+    const numel = ci.sizes.reduce((a, b) => a * b, 1);
+    if (numel !== layout.batch * layout.m * layout.n || (ci.sizes[ci.sizes.length - 1] ?? 1) !== layout.n) {
+      return { ok: false, reason: `C ${tvName(p.c.tv)} has sizes [${ci.sizes.join(', ')}], not the GEMM result's ${layout.batch} × ${layout.m} × ${layout.n}` };
+    }
+    // D is written dense row-major; cuBLASLt reads C with D's leading dim and batch stride here
+    const dense = contiguousStrides(ci.sizes);
+    if (ci.sizes.some((s, i) => s !== 1 && ci.strides[i] !== dense[i])) {
+      return { ok: false, reason: `C ${tvName(p.c.tv)} has strides [${ci.strides.join(', ')}]: cuBLASLt reads C laid out like D (contiguous [${dense.join(', ')}])` };
+    }
+    c = { input: p.c.input, dtype, ld: layout.d.ld, batchStride: layout.d.batchStride };
+  }
+  const epilogue: MatmulEpilogue = { kind: epilogueKind(bias !== null, p.activation, aux !== null), bias, aux, c };
   const params: MatmulParams = {
     schedulerType: 'matmul',
     tag: '',

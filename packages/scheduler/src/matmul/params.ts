@@ -53,6 +53,8 @@ export interface MatmulEpilogue {
   bias: { input: number; dtype: MatmulDtype } | null;
   /** _AUX forms: the pre-activation (matmul + bias) written to this segment output, laid out like D. */
   aux: { output: number; dtype: MatmulDtype; ld: number; batchStride: number } | null;
+  /** C added with beta = 1 before the activation, at this segment input, laid out like D. */
+  c: { input: number; dtype: MatmulDtype; ld: number; batchStride: number } | null;
 }
 
 export interface MatmulParams {
@@ -96,6 +98,10 @@ export function matmulParamsToString(p: MatmulParams): string {
   lines.push(`  D: output ${p.d.output}, ${p.m}x${p.n} ld ${p.d.ld}, batch stride ${p.d.batchStride}`);
   lines.push(`Epilogue: ${p.epilogue.kind}`);
   if (p.epilogue.bias !== null) lines.push(`  bias: input ${p.epilogue.bias.input} (${p.epilogue.bias.dtype}, ${p.n} entries)`);
+  if (p.epilogue.c !== null) {
+    const c = p.epilogue.c;
+    lines.push(`  C (beta 1): input ${c.input} (${c.dtype}, ld ${c.ld}, batch stride ${c.batchStride})`);
+  }
   if (p.epilogue.aux !== null) {
     const x = p.epilogue.aux;
     lines.push(`  aux (pre-activation): output ${x.output} (${x.dtype}, ld ${x.ld}, batch stride ${x.batchStride})`);

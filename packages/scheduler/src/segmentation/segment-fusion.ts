@@ -3,7 +3,10 @@
 // tensors between them in global memory.
 //
 //   1. the whole fusion, if a scheduler accepts it, is one segment;
-//   2. otherwise every tensor expression starts as its own segment;
+//   2. otherwise every tensor expression starts as its own segment; around GEMM and attention
+//      calls, steps 3–4 also run from the regions between them that a scheduler accepts whole
+//      (library-regions.ts), and the result with fewer segments (then fewer bytes between
+//      them) is kept;
 //   3. neighbouring segments (a producer and a consumer) merge while some scheduler accepts the
 //      union and the merge keeps the segment graph acyclic, largest intermediate first — each
 //      merge removes a global-memory round trip;
@@ -22,6 +25,8 @@ import { nvFuserAcceptors, summarizeRejections, type SchedulerPicker } from './a
 import type { SegmentPlanGroup } from './segment-plan.js';
 import type { HeuristicDataCache } from '../heuristic-data-cache.js';
 import { buildGroupFusion, groupRuntimeInfo, isTensorExpr, type GroupFusion } from './group-fusion.js';
+import { libraryCallRegions } from './library-regions.js';
+import { isLibraryExpr } from './supported-ops.js';
 
 /** A segment as the segmenter builds it: a plan group (its fusion's inputs/outputs correspond to `inputs`/`outputs`) with its id and expressions. */
 export interface SegmentGroup extends SegmentPlanGroup {
@@ -150,11 +155,22 @@ class Segmenter {
     } else {
       // Singletons no scheduler takes alone (an expand whose output only a consumer can place)
       // are fine as long as merging finds them a home; finish() rejects any that remain.
-      groups = all.map((e) => ({ exprs: new Set([e]) }));
-      groups = this.mergeNeighbours(groups);
-      groups = this.mergeIndependent(groups);
+      const merged = (start: Set<Expr>[]): Candidate[] => this.mergeIndependent(this.mergeNeighbours(start.map((exprs) => ({ exprs }))));
+      groups = merged(all.map((e) => new Set([e])));
+      if (all.some(isLibraryExpr)) {
+        // Around GEMM / attention calls, also start from the regions between them and keep the
+        // better result: fewer segments, then fewer bytes between them (ties: the plain start).
+        const regional = merged(libraryCallRegions(all, this.producerOf, (g) => this.verdict(g).ok));
+        if (this.cost(regional) < this.cost(groups)) groups = regional;
+      }
     }
     return this.finish(groups);
+  }
+
+  /** Segments, then the bytes crossing between them, as one comparable number. */
+  private cost(groups: readonly Candidate[]): number {
+    const bytes = this.edges(groups).reduce((acc, e) => acc + e.bytes, 0);
+    return groups.length * 2 ** 52 + Math.min(bytes, 2 ** 52 - 1);
   }
 
   private union(a: Candidate, b: Candidate): Set<Expr> {

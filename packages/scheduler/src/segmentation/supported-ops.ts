@@ -74,6 +74,11 @@ const LIBRARY_OP_NAMES = {
 
 export type LibraryOpKind = keyof typeof LIBRARY_OP_NAMES;
 
+/** Whether `e` is a GEMM or attention op: a library or attention call, never inside a generated kernel. */
+export function isLibraryExpr(e: Expr): boolean {
+  return Object.prototype.hasOwnProperty.call(LIBRARY_OP_NAMES, e.kind);
+}
+
 /**
  * GEMMs and attention: no generated-kernel scheduler computes them (a loop nest of FMAs would
  * run on CUDA cores, far from tensor-core speed). matmul and linear are the matmul scheduler's:
