@@ -286,6 +286,72 @@ def gpt_mlp_fwd_bf16():
     return fn, (x, w1, b1, w2, b2), (t * h + 2 * f * h + f + h + t * h) * 2
 
 
+# The LLaMA decoder block (issue 35), as packages/tsfuser/src/bench/llama-block-workloads.ts
+# times it: the nn.Module of tools/bench/llama_block.py (HF LlamaDecoderLayer's math) in bf16 at
+# a LLaMA-7B layer (B2 T2048 D4096 H32 E128 ffn 11008; --llama-size small: B2 T16 D64 H4 E16
+# ffn 160, to check the script on a CPU). llama_block_fwd_bf16: inference forward under
+# torch.no_grad(); llama_block_bwd_bf16: a training step, the forward then out.backward(dy)
+# (grads of x and of every weight; torch.compile compiles the forward and, through
+# AOTAutograd, the backward). bytes as the TS workloads count them; tsfuser bench adds TFLOP/s.
+DEVICE = "cuda"
+LLAMA_SIZE = "7b"
+
+
+def _llama_config():
+    import llama_block
+    if LLAMA_SIZE == "7b":
+        return dict(llama_block.CONFIG_7B)
+    return dict(batch=2, seq=16, hidden=64, heads=4, kv_heads=4, head_dim=16, ffn=160, eps=1e-6)
+
+
+def _llama_setup(training):
+    import llama_block
+    c = _llama_config()
+    block = llama_block.init_block(llama_block.LlamaBlock(**c)).to(device=DEVICE, dtype=torch.bfloat16)
+    cos, sin = llama_block.rope_tables(c["seq"], c["head_dim"], torch.bfloat16, DEVICE)
+    x = torch.randn(c["batch"], c["seq"], c["hidden"], device=DEVICE, dtype=torch.bfloat16, requires_grad=training)
+    tokens, e = c["batch"] * c["seq"], c["head_dim"]
+    weights = sum(p.numel() for p in block.parameters()) * 2
+    io = (2 * tokens * c["hidden"] + 2 * c["seq"] * e) * 2 + weights
+    return block, c, x, cos, sin, tokens, io, weights
+
+
+@workload("llama_block_fwd_bf16")
+def llama_block_fwd_bf16():
+    block, _c, x, cos, sin, _t, io, _w = _llama_setup(training=False)
+
+    def fn(x, cos, sin):
+        with torch.no_grad():
+            return block(x, cos, sin)
+
+    return fn, (x, cos, sin), io
+
+
+@workload("llama_block_bwd_bf16")
+def llama_block_bwd_bf16():
+    block, c, x, cos, sin, tokens, io, weights = _llama_setup(training=True)
+    dy = torch.randn(c["batch"], c["seq"], c["hidden"], device=DEVICE, dtype=torch.bfloat16)
+
+    def step(model):
+        def fn(x, cos, sin, dy):
+            x.grad = None
+            block.zero_grad(set_to_none=True)
+            model(x, cos, sin).backward(dy)
+        return fn
+
+    fn = step(block)
+    # torch.compile of the module (not of the step: the grad resets and backward() stay eager).
+    fn.torch_compile = lambda: step(torch.compile(block))
+
+    # The saved activations of the TS training forward, written once and read once
+    # (llama-block-workloads.ts llamaSavedShapes): rstd x2, n1, q, k, v, o, lse, h, n2, gate, up, m.
+    hq, hkv = c["heads"] * c["head_dim"], c["kv_heads"] * c["head_dim"]
+    saved = (2 * tokens * 4 + tokens * (3 * c["hidden"] + 2 * hq + 2 * hkv + 3 * c["ffn"]) * 2
+             + tokens * c["heads"] * 4 + 24)
+    # forward: inputs read, y + saved written; backward: dy, inputs, saved read, dx + weight grads written.
+    return fn, (x, cos, sin, dy), 2 * io + tokens * c["hidden"] * 2 + 2 * saved + weights
+
+
 def flush_l2(buf):
     if FLUSH_MODE == "read":
         buf.sum()
@@ -294,6 +360,8 @@ def flush_l2(buf):
 
 
 def time_fn(fn, args, iters, buf):
+    if DEVICE == "cpu":
+        return time_fn_cpu(fn, args, iters)
     for _ in range(3):
         fn(*args)
     torch.cuda.synchronize()
@@ -307,6 +375,18 @@ def time_fn(fn, args, iters, buf):
         end.record()
         end.synchronize()
         times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def time_fn_cpu(fn, args, iters):
+    """--device cpu (a check that the workloads run, no GPU): wall-clock median, nothing to flush."""
+    for _ in range(2):
+        fn(*args)
+    times = []
+    for _ in range(iters):
+        start = time.perf_counter()
+        fn(*args)
+        times.append((time.perf_counter() - start) * 1e3)
     return statistics.median(times)
 
 
@@ -342,9 +422,15 @@ def main():
     ap.add_argument("--no-compile", action="store_true")
     ap.add_argument("--host-overhead", action="store_true",
                     help="also time eager (t0 + t1) * 3 on 2x4x8 back to back: host microseconds per call")
+    ap.add_argument("--device", choices=["cuda", "cpu"], default="cuda",
+                    help="cpu: only the llama_block_* workloads, timed by the wall clock (checks the script without a GPU)")
+    ap.add_argument("--llama-size", choices=["7b", "small"], default="7b",
+                    help="llama_block_* at a LLaMA-7B layer (default) or B2 T16 D64 H4 E16 ffn 160")
     a = ap.parse_args()
-    global FLUSH_MODE
+    global FLUSH_MODE, DEVICE, LLAMA_SIZE
     FLUSH_MODE = a.flush
+    DEVICE = a.device
+    LLAMA_SIZE = a.llama_size
     out = open(a.out, "w") if a.out else None
 
     def emit(obj):
@@ -354,9 +440,14 @@ def main():
             out.write(line + "\n")
             out.flush()
 
-    flush = torch.zeros(512 * 1024 * 1024 // 4, dtype=torch.float32, device="cuda")
-    emit({"copy_gbps": copy_bandwidth(flush, a.iters), "device": torch.cuda.get_device_name()})
-    if a.host_overhead:
+    if DEVICE == "cpu":
+        flush = None
+        names = [n for n in a.workloads.split(",") if n.startswith("llama_block_")]
+        a.workloads = ",".join(names)
+    else:
+        flush = torch.zeros(512 * 1024 * 1024 // 4, dtype=torch.float32, device="cuda")
+        emit({"copy_gbps": copy_bandwidth(flush, a.iters), "device": torch.cuda.get_device_name()})
+    if a.host_overhead and DEVICE == "cuda":
         emit({"host_overhead_us": host_overhead_us(), "what": "eager (t0 + t1) * 3 on 2x4x8 f32"})
     for name in a.workloads.split(","):
         if name not in WORKLOADS:
@@ -365,7 +456,7 @@ def main():
         fn, args, nbytes = WORKLOADS[name]()
         impls = [("eager", fn)]
         if not a.no_compile:
-            impls.append(("torch.compile", torch.compile(fn)))
+            impls.append(("torch.compile", fn.torch_compile() if hasattr(fn, "torch_compile") else torch.compile(fn)))
         for impl, f in impls:
             ms = time_fn(f, args, a.iters, flush)
             emit({"workload": name, "impl": impl, "median_ms": ms, "bytes": nbytes,
