@@ -37,7 +37,7 @@ export { gpuGroupExecutor, type GpuGroupExecutor } from './torchscript/gpu-group
 export { runBench, formatBenchReport, type BenchReport, type BenchOptions } from './bench/run-bench.js';
 export { explainSegments } from './cli/explain.js';
 export { checkInputs } from './execute/input-check.js';
-export { importPythonDefinition, importPythonScript, type ImportedScript } from './python/import-definition.js';
+export { importPythonDefinition, importPythonScript, type ImportedScript, type ScriptInputOptions } from './python/import-definition.js';
 export { parsePython } from './python/parser.js';
 export { tokenize } from './python/tokenizer.js';
 export type { InputSpec, TensorFactory, TensorViewOp } from './io/input-spec.js';

@@ -8,7 +8,7 @@
 
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { extname, resolve } from 'node:path';
+import { dirname, extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isDataType } from '@tsfuser/fusion-ir';
 import { FusionDefinition } from '../definition/fusion-definition.js';
@@ -113,7 +113,9 @@ function hasRecords(v: unknown): v is { records(): readonly FusionRecord[] } {
   return typeof v === 'object' && v !== null && 'records' in v && typeof v.records === 'function';
 }
 
-export async function loadDefinition(file: string, cwd: string): Promise<LoadedDefinition> {
+/** `inputsLine: false` (`--inputs` given): a .py script's inputs line is not evaluated, a module's `inputs` export not read. */
+export async function loadDefinition(file: string, cwd: string, options: { inputsLine?: boolean } = {}): Promise<LoadedDefinition> {
+  const inputsLine = options.inputsLine ?? true;
   const path = resolve(cwd, file);
   const ext = extname(path);
   if (ext === '.py') {
@@ -124,7 +126,8 @@ export async function loadDefinition(file: string, cwd: string): Promise<LoadedD
       throw new UsageError(`cannot read ${file}`);
     }
     const text = decodePythonSource(bytes, file);
-    const imported = importPythonScript(text);
+    // numpy.load paths in the inputs line are relative to the script, not to the working directory.
+    const imported = importPythonScript(text, {}, { scriptDirectory: dirname(path), evaluateInputs: inputsLine });
     return { definition: imported.definition, inputs: imported.inputs };
   }
   if (ext === '.mjs' || ext === '.js') {
@@ -146,7 +149,7 @@ export async function loadDefinition(file: string, cwd: string): Promise<LoadedD
     else if (hasRecords(exported)) definition = FusionDefinition.fromRecords(exported.records());
     else throw new UsageError(`${file}: the default export must be a function (fd) => void or a FusionDefinition`);
     const raw = mod['inputs'];
-    const inputs = Array.isArray(raw) ? raw.map(moduleInput) : null;
+    const inputs = inputsLine && Array.isArray(raw) ? raw.map(moduleInput) : null;
     return { definition, inputs };
   }
   throw new UsageError(`${file}: expected a .py (nvFuser python definition), .mjs or .js file`);

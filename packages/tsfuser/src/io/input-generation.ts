@@ -10,7 +10,7 @@
 // Every tensor's storage is reserved in an AllocationBudget (allocation-limits.ts) before any of
 // them is allocated: a shape past the limits is one AllocationLimitError naming the input.
 
-import { HostTensor, allocateStorage, isFloatingType, type DataType, type ElementValue } from '@tsfuser/fusion-ir';
+import { Complex, HostTensor, allocateStorage, contiguousStrides, isComplexType, isFloatingType, type DataType, type ElementValue } from '@tsfuser/fusion-ir';
 import { Tensor } from '@tsfuser/device';
 import type { InputDescriptor } from '../definition/fusion-definition.js';
 import { expandedDims, type NormalizedTensorSpec } from '../definition/tensor-spec.js';
@@ -18,7 +18,10 @@ import { InputMismatchError } from '../errors.js';
 import type { ExecuteInput } from '../execute/backend.js';
 import { allocationOrder } from '../execute/input-check.js';
 import { AllocationBudget, checkTensorElements, exactElementCount } from './allocation-limits.js';
-import { viewOps, type InputSpec, type TensorInputSpec } from './input-spec.js';
+import { viewOps, type InputSpec, type TensorInputSpec, type TensorViewOp } from './input-spec.js';
+import { NpyError } from './npy-header.js';
+import { NpyFileError, readNpyFile } from './npy-file.js';
+import { compareWithScalar, topkValues } from './value-ops.js';
 import { Random } from './random.js';
 import { applyViewOp, baseLayout, planLayout, spanOf, ViewError, type StridedLayout } from './tensor-views.js';
 
@@ -36,6 +39,7 @@ function factoryValue(spec: TensorInputSpec, dtype: DataType, rng: Random, i: nu
     case 'arange':
       return (spec.start ?? 0) + i * (spec.step ?? 1);
     case 'rand':
+      if (isComplexType(dtype)) return new Complex(rng.uniform(), rng.uniform());
       return isFloatingType(dtype) ? rng.uniform() : rng.int(0, 2);
     case 'randint':
       if (dtype === 'Bool') return rng.uniform() < 0.5;
@@ -48,7 +52,14 @@ function factoryValue(spec: TensorInputSpec, dtype: DataType, rng: Random, i: nu
     }
     case 'randn':
       if (dtype === 'Bool') return rng.uniform() < 0.5;
+      // torch.randn of a complex dtype: real and imaginary parts each of variance 1/2.
+      if (isComplexType(dtype)) return new Complex(rng.normal() * Math.SQRT1_2, rng.normal() * Math.SQRT1_2);
       return isFloatingType(dtype) ? rng.normal() : rng.int(-5, 6);
+    case 'tensor':
+      return spec.data?.[i] ?? 0;
+    case 'from_numpy':
+      // Read whole in factoryTensor; never asked per element.
+      return 0;
     default: {
       const unreachable: never = spec.factory;
       throw new Error(`unknown factory ${String(unreachable)}`);
@@ -58,7 +69,7 @@ function factoryValue(spec: TensorInputSpec, dtype: DataType, rng: Random, i: nu
 
 /** A value converted as PyTorch converts it into `dtype` (truncation toward zero for ints). */
 function normalizeValue(dtype: DataType, v: ElementValue): ElementValue {
-  if (isFloatingType(dtype) || typeof v !== 'number') return v;
+  if (isFloatingType(dtype) || isComplexType(dtype) || typeof v !== 'number') return v;
   if (dtype === 'Bool') return v !== 0;
   return Number.isFinite(v) ? Math.trunc(v) : 0;
 }
@@ -77,16 +88,54 @@ function copyInto(src: HostTensor, layout: StridedLayout): HostTensor {
   return out;
 }
 
-/** Builds a tensor spec whose storages were already reserved. */
-function buildTensor(spec: TensorInputSpec, rng: Random): HostTensor {
+/**
+ * The factory's contiguous tensor: torch.tensor's values, a .npy file's data (a Fortran-order
+ * array's storage is its transpose's C order, so the reversed shape), or the factory's values.
+ */
+function factoryTensor(spec: TensorInputSpec, rng: Random, inputIndex: number): HostTensor {
   const base = baseLayout(spec.dtype, spec.shape);
+  if (spec.factory === 'tensor' && spec.data !== undefined) {
+    const data = spec.data;
+    return new HostTensor(spec.dtype, [...base.sizes], [...base.strides], filledStorage(spec.dtype, base.storageElements, (i) => data[i] ?? 0).data);
+  }
+  if (spec.factory === 'from_numpy' && spec.npy !== undefined) {
+    let read: HostTensor;
+    try {
+      read = readNpyFile(spec.npy.path, spec.dtype);
+    } catch (e) {
+      if (e instanceof NpyError || e instanceof NpyFileError) throw new InputMismatchError(inputIndex, `torch.from_numpy(numpy.load(${JSON.stringify(spec.npy.path)})): ${e.message}`);
+      throw e;
+    }
+    if (read.dtype !== spec.dtype || read.numel !== base.storageElements) {
+      throw new InputMismatchError(inputIndex, `${spec.npy.path} changed since the script was imported (now ${read.dtype} of shape [${read.sizes.join(', ')}])`);
+    }
+    if (!spec.npy.fortranOrder) return read;
+    const rank = read.sizes.length;
+    const transposed = new HostTensor(read.dtype, [...read.sizes].reverse(), [...read.strides].reverse(), read.data, read.offset);
+    return rank < 2 ? read : transposed.contiguous();
+  }
   const storage = filledStorage(spec.dtype, base.storageElements, (i) => factoryValue(spec, spec.dtype, rng, i));
-  let host = new HostTensor(spec.dtype, [...base.sizes], [...base.strides], storage.data);
-  let layout = base;
+  return new HostTensor(spec.dtype, [...base.sizes], [...base.strides], storage.data);
+}
+
+/** The tensor `op` makes of `host` (laid out as `layout`, which tensor-views.ts planned). */
+function applyOp(host: HostTensor, op: TensorViewOp, layout: StridedLayout, copies: boolean): HostTensor {
+  if (op.kind === 'compare') return compareWithScalar(host, op, layout);
+  if (op.kind === 'topk') return topkValues(host, op, layout);
+  if (!copies) return new HostTensor(layout.dtype, [...layout.sizes], [...layout.strides], host.data, layout.offset);
+  // A reshape's copy keeps the row-major order of the elements under the new sizes.
+  const source = op.kind === 'reshape' ? new HostTensor(host.dtype, [...layout.sizes], contiguousStrides(layout.sizes), host.contiguous().data) : host;
+  return copyInto(source, layout);
+}
+
+/** Builds a tensor spec whose storages were already reserved. */
+function buildTensor(spec: TensorInputSpec, rng: Random, inputIndex: number): HostTensor {
+  let host = factoryTensor(spec, rng, inputIndex);
+  let layout = baseLayout(spec.dtype, spec.shape);
   for (const op of viewOps(spec)) {
     const next = applyViewOp(layout, op);
     layout = next.layout;
-    host = next.copies ? copyInto(host, layout) : new HostTensor(layout.dtype, [...layout.sizes], [...layout.strides], host.data, layout.offset);
+    host = applyOp(host, op, layout, next.copies);
   }
   return host;
 }
@@ -122,12 +171,12 @@ export function reserveTensorPlan(plan: TensorPlan, inputIndex: number, budget: 
 export function materializeInput(spec: InputSpec, rng: Random, budget: AllocationBudget = new AllocationBudget(), inputIndex = 0): ExecuteInput {
   if (spec.kind === 'scalar') return spec.value;
   reserveTensorPlan(planTensorSpec(spec, inputIndex), inputIndex, budget);
-  return Tensor.fromHost(buildTensor(spec, rng));
+  return Tensor.fromHost(buildTensor(spec, rng, inputIndex));
 }
 
 /** Builds specs already planned and reserved (planTensorSpec, reserveTensorPlan) in order. */
 export function buildInputs(specs: readonly InputSpec[], rng: Random): ExecuteInput[] {
-  return specs.map((spec): ExecuteInput => (spec.kind === 'scalar' ? spec.value : Tensor.fromHost(buildTensor(spec, rng))));
+  return specs.map((spec, i): ExecuteInput => (spec.kind === 'scalar' ? spec.value : Tensor.fromHost(buildTensor(spec, rng, i))));
 }
 
 /** Sizes for a declared tensor: `sizes` right-aligned on its symbolic dims, 1 on broadcast dims. */

@@ -62,9 +62,104 @@ export function isNonOverlappingAndDense(l: StridedLayout): boolean {
   return true;
 }
 
+/**
+ * The strides PyTorch's empty_like (memory_format=torch.preserve_format) gives a copy of `l`, as
+ * clone(), to(dtype) and pointwise results such as `x > 0.3` get them: `l`'s own strides when it
+ * is non-overlapping and dense, else dense strides in the order of `l`'s strides (c10's
+ * infer_dense_strides: an insertion sort of the dims by stride, innermost last, where a stride-0
+ * dim keeps its place and equal strides put the smaller size inside).
+ */
+export function denseStridesLike(l: StridedLayout): number[] {
+  if (isNonOverlappingAndDense(l)) return [...l.strides];
+  const rank = l.sizes.length;
+  // perm[0] is the innermost dim.
+  const perm = [...Array(rank).keys()].reverse();
+  const shouldSwap = (d0: number, d1: number): number => {
+    const s0 = l.strides[d0] as number;
+    const s1 = l.strides[d1] as number;
+    if (s0 === 0 || s1 === 0) return 0;
+    if (s0 < s1) return -1;
+    if (s0 > s1) return 1;
+    return (l.sizes[d0] as number) > (l.sizes[d1] as number) ? 1 : 0;
+  };
+  for (let i = 1; i < rank; i += 1) {
+    let d1 = i;
+    for (let d0 = i - 1; d0 >= 0; d0 -= 1) {
+      const c = shouldSwap(perm[d0] as number, perm[d1] as number);
+      if (c > 0) {
+        [perm[d0], perm[d1]] = [perm[d1] as number, perm[d0] as number];
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  const strides = new Array<number>(rank).fill(1);
+  let acc = 1;
+  for (const d of perm) {
+    strides[d] = acc;
+    acc *= Math.max(l.sizes[d] as number, 1);
+  }
+  return strides;
+}
+
 function copyLayout(l: StridedLayout, dtype: DataType, keepStrides: boolean): StridedLayout {
-  const strides = keepStrides && isNonOverlappingAndDense(l) ? [...l.strides] : contiguousStrides(l.sizes);
+  const strides = keepStrides ? denseStridesLike(l) : contiguousStrides(l.sizes);
   return { dtype, sizes: [...l.sizes], strides, offset: 0, storageElements: product(l.sizes) };
+}
+
+/**
+ * The strides of `l` viewed with `sizes` (same element count), or null when no view can have
+ * them: ATen's computeStride, which splits and merges runs of dims that are contiguous with each
+ * other ("chunks") and nothing else.
+ */
+export function viewStrides(l: StridedLayout, sizes: readonly number[]): number[] | null {
+  if (l.sizes.length === 0) return sizes.map(() => 1);
+  const numel = product(l.sizes);
+  if (numel === 0) return l.sizes.length === sizes.length && l.sizes.every((s, d) => s === sizes[d]) ? [...l.strides] : contiguousStrides(sizes);
+  const out = new Array<number>(sizes.length).fill(1);
+  let viewD = sizes.length - 1;
+  let chunkBaseStride = l.strides[l.strides.length - 1] as number;
+  let tensorNumel = 1;
+  let viewNumel = 1;
+  for (let tensorD = l.sizes.length - 1; tensorD >= 0; tensorD -= 1) {
+    tensorNumel *= l.sizes[tensorD] as number;
+    const chunkEnds = tensorD === 0 || ((l.sizes[tensorD - 1] as number) !== 1 && (l.strides[tensorD - 1] as number) !== tensorNumel * chunkBaseStride);
+    if (!chunkEnds) continue;
+    while (viewD >= 0 && (viewNumel < tensorNumel || sizes[viewD] === 1)) {
+      out[viewD] = viewNumel * chunkBaseStride;
+      viewNumel *= sizes[viewD] as number;
+      viewD -= 1;
+    }
+    if (viewNumel !== tensorNumel) return null;
+    if (tensorD > 0) {
+      chunkBaseStride = l.strides[tensorD - 1] as number;
+      tensorNumel = 1;
+      viewNumel = 1;
+    }
+  }
+  return viewD === -1 ? out : null;
+}
+
+function reshape(l: StridedLayout, op: TensorViewOp & { kind: 'reshape' }): { layout: StridedLayout; copies: boolean } {
+  checkSizes(op.sizes, op.viewOnly ? 'view' : 'reshape');
+  if (product(op.sizes) !== product(l.sizes)) throw new ViewError(`shape '[${op.sizes.join(', ')}]' is invalid for input of size ${product(l.sizes)}`);
+  const strides = viewStrides(l, op.sizes);
+  if (strides !== null) return { layout: { ...l, sizes: [...op.sizes], strides }, copies: false };
+  if (op.viewOnly) {
+    throw new ViewError('view size is not compatible with input tensor\'s size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.');
+  }
+  return { layout: { dtype: l.dtype, sizes: [...op.sizes], strides: contiguousStrides(op.sizes), offset: 0, storageElements: product(op.sizes) }, copies: true };
+}
+
+function topk(l: StridedLayout, op: TensorViewOp & { kind: 'topk' }): StridedLayout {
+  const rank = l.sizes.length;
+  const dim = wrapDim(op.dim, rank, 'topk');
+  const n = rank === 0 ? 1 : (l.sizes[dim] as number);
+  if (!Number.isSafeInteger(op.k) || op.k < 0 || op.k > n) throw new ViewError(`topk: k (${op.k}) is out of range for dim ${dim} of size ${n} (selected index k out of range)`);
+  const sizes = rank === 0 ? [] : l.sizes.map((s, d) => (d === dim ? op.k : s));
+  const dtype: DataType = op.output === 'indices' ? 'Int' : l.dtype;
+  return { dtype, sizes, strides: contiguousStrides(sizes), offset: 0, storageElements: product(sizes) };
 }
 
 function isContiguous(l: StridedLayout): boolean {
@@ -192,6 +287,14 @@ export function applyViewOp(l: StridedLayout, op: TensorViewOp): { layout: Strid
       return isContiguous(l) ? { layout: l, copies: false } : { layout: copyLayout(l, l.dtype, false), copies: true };
     case 'to':
       return op.dtype === l.dtype ? { layout: l, copies: false } : { layout: copyLayout(l, op.dtype, true), copies: true };
+    case 'clone':
+      return { layout: copyLayout(l, l.dtype, true), copies: true };
+    case 'reshape':
+      return reshape(l, op);
+    case 'compare':
+      return { layout: copyLayout(l, 'Bool', true), copies: true };
+    case 'topk':
+      return { layout: topk(l, op), copies: true };
     default: {
       const unreachable: never = op;
       throw new ViewError(`unknown view op ${String(unreachable)}`);

@@ -2,7 +2,9 @@
 // into an issue): finds the definition — a `def nvfuser_fusion_idN(fd : FusionDefinition)`
 // called from `with FusionDefinition() as fd:`, or the `with` block's own statements — runs it
 // into a FusionDefinition, and evaluates the script's `inputs = [...]` list (or the list passed
-// to `fd.execute(...)`, as bound at that call: straight-line.ts) into InputSpecs. The text may start with a UTF-8 BOM and use LF, CRLF or
+// to `fd.execute(...)`, as bound at that call: straight-line.ts) into InputSpecs — unless the
+// caller replaces the inputs (`evaluateInputs: false`: the line is not evaluated, so a line tsfuser
+// cannot evaluate does not stop `tsfuser run --inputs`). The text may start with a UTF-8 BOM and use LF, CRLF or
 // CR line endings; a definition without `fd.add_output` is an error at its `def`/`with` line.
 
 import { FusionDefinition, type FusionDefinitionOptions } from '../definition/fusion-definition.js';
@@ -59,7 +61,15 @@ function findBody(stmts: readonly Stmt[]): Body {
   );
 }
 
-export function importPythonScript(text: string, options: FusionDefinitionOptions = {}): ImportedScript {
+/** How a script's inputs line is read (`tsfuser run` passes both). */
+export interface ScriptInputOptions {
+  /** Directory that numpy.load paths in the inputs line are relative to (null: only absolute paths). */
+  scriptDirectory?: string | null;
+  /** false: the inputs line is not evaluated at all (`--inputs` replaces it); `inputs` is then null. */
+  evaluateInputs?: boolean;
+}
+
+export function importPythonScript(text: string, options: FusionDefinitionOptions = {}, script: ScriptInputOptions = {}): ImportedScript {
   const stmts = parsePython(text);
   const body = findBody(stmts);
   const definition = new FusionDefinition(options);
@@ -71,8 +81,9 @@ export function importPythonScript(text: string, options: FusionDefinitionOption
   definition.finalize();
 
   // The inputs line runs as straight-line Python: each name read as bound at that point.
+  if (script.evaluateInputs === false) return { definition, inputs: null, functionName: body.functionName };
   const program = straightLine(stmts);
-  const inputs = program.inputs === null ? null : evalInputList(program.inputs, program.lookup);
+  const inputs = program.inputs === null ? null : evalInputList(program.inputs, program.lookup, script.scriptDirectory ?? null);
   return { definition, inputs, functionName: body.functionName };
 }
 

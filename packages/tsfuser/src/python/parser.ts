@@ -260,7 +260,18 @@ class Parser {
   }
 
   expr(): Expr {
-    return this.additive();
+    return this.comparison();
+  }
+
+  /** `a < b` (one comparison: Python's chains `a < b < c` are refused, the inputs line never needs them). */
+  private comparison(): Expr {
+    const left = this.additive();
+    const isCompare = (): boolean => ['<', '<=', '>', '>=', '==', '!='].some((op) => this.isOp(op));
+    if (!isCompare()) return left;
+    const op = this.next().text;
+    const right = this.additive();
+    if (isCompare()) this.fail('chained comparisons (a < b < c) are not supported', this.peek());
+    return this.node({ kind: 'binary', op, left, right, pos: left.pos }, [left, right]);
   }
 
   private additive(): Expr {
