@@ -80,6 +80,13 @@ export class SchedulerRegistry {
     return r;
   }
 
+  /** The same schedulers, in the same order, keeping only `types` (e.g. a copy that must be a kernel). */
+  restrictedTo(types: readonly SchedulerType[]): SchedulerRegistry {
+    const kept = this.schedulers.filter((s) => types.includes(s.type));
+    if (kept.length === 0) throw new SchedulingError(`no registered scheduler is one of ${types.join(', ')}`);
+    return new SchedulerRegistry(kept);
+  }
+
   get(type: SchedulerType): Scheduler {
     const s = this.schedulers.find((x) => x.type === type);
     if (s === undefined) throw new SchedulingError(`no ${type} scheduler is registered`);

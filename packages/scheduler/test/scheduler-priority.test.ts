@@ -30,4 +30,10 @@ describe('scheduler priority', () => {
     // Apart from those two moves the orders agree.
     expect(without(registry, ['no_op', 'reduction'])).toEqual(without(schedulerPriority, ['no_op', 'reduction']));
   });
+
+  it('restrictedTo keeps the named schedulers in registry order, and refuses a set that keeps none', () => {
+    const r = defaultSchedulerRegistry().restrictedTo(['no_op', 'pointwise']);
+    expect(r.schedulers.map((s) => s.type)).toEqual(['pointwise', 'no_op']);
+    expect(() => defaultSchedulerRegistry().restrictedTo([])).toThrow(/no registered scheduler/);
+  });
 });

@@ -7,7 +7,7 @@
 // element [i…] equals the source's element at the broadcast position.
 
 import { broadcast, expand, full, Fusion, makeTensor, mul, type DataType, type TensorView } from '@tsfuser/fusion-ir';
-import { PointwiseScheduler, SchedulerRegistry } from '@tsfuser/scheduler';
+import { defaultSchedulerRegistry, type SchedulerRegistry } from '@tsfuser/scheduler';
 
 /** The copy fusion for a source of `sourceSizes` broadcast to `sizes` (right-aligned, as torch.expand). */
 export function denseCopyFusion(dtype: DataType, sourceSizes: readonly number[], sizes: readonly number[]): Fusion {
@@ -29,7 +29,7 @@ export function denseCopyFusion(dtype: DataType, sourceSizes: readonly number[],
   return f;
 }
 
-/** Only the pointwise scheduler: the copy must be a kernel writing dense memory. */
+/** The default registry's pointwise scheduler alone: the copy must be a kernel writing dense memory. */
 export function denseCopyRegistry(): SchedulerRegistry {
-  return new SchedulerRegistry([new PointwiseScheduler()]);
+  return defaultSchedulerRegistry().restrictedTo(['pointwise']);
 }
