@@ -4,7 +4,7 @@
 //
 // In-place outputs (add_output(t, alias_input=x)) on device inputs — contiguous, strided with
 // gaps, host x given to the GPU backend, broadcast and expanded operands, running stats, an
-// updated input also returned (expected to fail until the runtime returns the written input) — and
+// updated input also returned (the caller's tensor, written) — and
 // stride-ordered outputs (pointwise kernels, a pointwise segment after a reduction, the refusal of
 // a stride-ordered reduction result), expanded (None) inputs, lastCudaCode after a GPU execute and
 // fd.profile()'s per-kernel times. Every
@@ -95,9 +95,8 @@ async function main(): Promise<void> {
   });
 
   // nvFuser: an input updated in place and also returned (fd.add_output(T4, T0); fd.add_output(T0))
-  // returns the input's storage, written: the updated values (issue 37). Expected to fail until the
-  // runtime returns the aliased input itself for an output that is that input (today applyOutputAliases
-  // copies an output sharing an aliased input's storage before the write, so T0 comes back old).
+  // returns the input's storage, written: the updated values (issue 37); applyOutputAliases returns
+  // the caller's tensor for it.
   await check('alias: an input updated in place and also returned gives the updated values', async () => {
     const fd = FusionDefinition.build((f) => {
       const x = f.defineTensor(1);
