@@ -18,7 +18,7 @@
 import { FusionDefinition } from '../definition/fusion-definition.js';
 import type { TensorHandle } from '../definition/handles.js';
 import { checkLlamaConfig, type LlamaBlockConfig } from './llama-block-config.js';
-import { defineLlamaInputs, LLAMA_FORWARD_INPUTS, LLAMA_SAVED, type LlamaSavedName } from './llama-block-forward.js';
+import { defineLlamaInputs, defineStatic, llamaSavedShapes, LLAMA_FORWARD_INPUTS, LLAMA_SAVED, type LlamaSavedName } from './llama-block-forward.js';
 import { bf16Add, bf16Mul, flattenTokens, mergeHeadsFlat, rmsNormBackward, ropeBackward, silu, siluBackward, splitHeads, weightGrad } from './llama-block-math.js';
 
 /** The backward's inputs, in order. */
@@ -32,36 +32,19 @@ export interface LlamaBackwardOptions {
   wrongRopeAdjoint?: boolean;
 }
 
-function defineSaved(fd: FusionDefinition): Record<LlamaSavedName, TensorHandle> {
-  const tensor = (rank: number, dtype: 'BFloat16' | 'Float' | 'UInt64' = 'BFloat16'): TensorHandle =>
-    fd.defineTensor({ shape: new Array<number>(rank).fill(-1), contiguity: new Array<boolean>(rank).fill(true), dtype });
+function defineSaved(fd: FusionDefinition, c: LlamaBlockConfig): Record<LlamaSavedName, TensorHandle> {
+  const shapes = llamaSavedShapes(c);
   // In LLAMA_SAVED order (the definition's input order is the order of these calls).
-  return {
-    rstd1: tensor(2, 'Float'),
-    n1: tensor(3),
-    q: tensor(4),
-    k: tensor(4),
-    v: tensor(4),
-    o: tensor(4),
-    lse: tensor(3, 'Float'),
-    philox_seed: tensor(1, 'UInt64'),
-    philox_offset: tensor(0, 'UInt64'),
-    h: tensor(3),
-    rstd2: tensor(2, 'Float'),
-    n2: tensor(3),
-    gate: tensor(3),
-    up: tensor(3),
-    m: tensor(3),
-  };
+  return Object.fromEntries(LLAMA_SAVED.map((n) => [n, defineStatic(fd, shapes[n].sizes, shapes[n].dtype)])) as Record<LlamaSavedName, TensorHandle>;
 }
 
 /** The backward of one decoder block at config `c` (see the header). */
 export function llamaBlockBackward(c: LlamaBlockConfig, options: LlamaBackwardOptions = {}): FusionDefinition {
   checkLlamaConfig(c);
   return FusionDefinition.build((fd) => {
-    const dy = fd.defineTensor({ shape: [-1, -1, -1], contiguity: [true, true, true], dtype: 'BFloat16' });
-    const i = defineLlamaInputs(fd);
-    const s = defineSaved(fd);
+    const dy = defineStatic(fd, [c.batch, c.seq, c.hidden], 'BFloat16');
+    const i = defineLlamaInputs(fd, c);
+    const s = defineSaved(fd, c);
     const tokens = (t: TensorHandle, k: number): TensorHandle => flattenTokens(fd, c, t, k);
 
     // MLP: y = h + down(silu(gate) · up)

@@ -10,6 +10,7 @@
 // Invariant: the math is the bf16 nn.Module's of tools/torch-values/llama_block_values.py, op for
 // op in rounding (llama-block-math.ts); the saved set is exactly what llamaBlockBackward takes.
 
+import type { DataType } from '@tsfuser/fusion-ir';
 import { FusionDefinition } from '../definition/fusion-definition.js';
 import type { TensorHandle } from '../definition/handles.js';
 import { checkLlamaConfig, type LlamaBlockConfig } from './llama-block-config.js';
@@ -29,35 +30,69 @@ export const LLAMA_SAVED = ['rstd1', 'n1', 'q', 'k', 'v', 'o', 'lse', 'philox_se
 
 export type LlamaSavedName = (typeof LLAMA_SAVED)[number];
 
+/** Sizes and dtype of each saved activation (LLAMA_SAVED), from the config. */
+export function llamaSavedShapes(c: LlamaBlockConfig): Record<LlamaSavedName, { sizes: number[]; dtype: DataType }> {
+  const [b, t] = [c.batch, c.seq];
+  const bf16 = (sizes: number[]): { sizes: number[]; dtype: DataType } => ({ sizes, dtype: 'BFloat16' });
+  const f32 = (sizes: number[]): { sizes: number[]; dtype: DataType } => ({ sizes, dtype: 'Float' });
+  return {
+    rstd1: f32([b, t]),
+    n1: bf16([b, t, c.hidden]),
+    q: bf16([b, c.heads, t, c.headDim]),
+    k: bf16([b, c.kvHeads, t, c.headDim]),
+    v: bf16([b, c.kvHeads, t, c.headDim]),
+    o: bf16([b, c.heads, t, c.headDim]),
+    lse: f32([b, c.heads, t]),
+    philox_seed: { sizes: [2], dtype: 'UInt64' },
+    philox_offset: { sizes: [], dtype: 'UInt64' },
+    h: bf16([b, t, c.hidden]),
+    rstd2: f32([b, t]),
+    n2: bf16([b, t, c.hidden]),
+    gate: bf16([b, t, c.ffn]),
+    up: bf16([b, t, c.ffn]),
+    m: bf16([b, t, c.ffn]),
+  };
+}
+
 export interface LlamaForwardOptions {
   /** Training: add the saved activations (LLAMA_SAVED) as outputs after y. */
   saveForBackward: boolean;
 }
 
-/** The input tensors in LLAMA_FORWARD_INPUTS order, defined on `fd` (symbolic sizes, contiguous). */
-export function defineLlamaInputs(fd: FusionDefinition): Record<(typeof LLAMA_FORWARD_INPUTS)[number], TensorHandle> {
-  const tensor = (rank: number): TensorHandle => fd.defineTensor({ shape: new Array<number>(rank).fill(-1), contiguity: new Array<boolean>(rank).fill(true), dtype: 'BFloat16' });
+/**
+ * The input tensors in LLAMA_FORWARD_INPUTS order, defined on `fd` with the config's sizes as
+ * static extents (the definition is built for one config: a tensor of other sizes is refused at
+ * the input check, naming the input and the dim), contiguous.
+ */
+export function defineLlamaInputs(fd: FusionDefinition, c: LlamaBlockConfig): Record<(typeof LLAMA_FORWARD_INPUTS)[number], TensorHandle> {
+  const tensor = (...shape: number[]): TensorHandle => defineStatic(fd, shape, 'BFloat16');
+  const [q, kv] = [c.heads * c.headDim, c.kvHeads * c.headDim];
   return {
-    x: tensor(3),
-    cos: tensor(2),
-    sin: tensor(2),
-    'attn_norm.weight': tensor(1),
-    wq: tensor(2),
-    wk: tensor(2),
-    wv: tensor(2),
-    wo: tensor(2),
-    'ffn_norm.weight': tensor(1),
-    w_gate: tensor(2),
-    w_up: tensor(2),
-    w_down: tensor(2),
+    x: tensor(c.batch, c.seq, c.hidden),
+    cos: tensor(c.seq, c.headDim),
+    sin: tensor(c.seq, c.headDim),
+    'attn_norm.weight': tensor(c.hidden),
+    wq: tensor(q, c.hidden),
+    wk: tensor(kv, c.hidden),
+    wv: tensor(kv, c.hidden),
+    wo: tensor(c.hidden, q),
+    'ffn_norm.weight': tensor(c.hidden),
+    w_gate: tensor(c.ffn, c.hidden),
+    w_up: tensor(c.ffn, c.hidden),
+    w_down: tensor(c.hidden, c.ffn),
   };
+}
+
+/** A contiguous tensor input of static `shape` (a size-1 dim is a broadcast dim, as nvFuser reads shape 1). */
+export function defineStatic(fd: FusionDefinition, shape: readonly number[], dtype: DataType): TensorHandle {
+  return fd.defineTensor({ shape, contiguity: shape.map((s) => (s === 1 ? null : true)), dtype });
 }
 
 /** The forward of one decoder block at config `c` (see the header). */
 export function llamaBlockForward(c: LlamaBlockConfig, options: LlamaForwardOptions): FusionDefinition {
   checkLlamaConfig(c);
   return FusionDefinition.build((fd) => {
-    const i = defineLlamaInputs(fd);
+    const i = defineLlamaInputs(fd, c);
     const norm1 = rmsNorm(fd, c, i.x, i['attn_norm.weight']);
     const n1 = norm1.output;
     const q = rope(fd, c, splitHeads(fd, c, fd.ops.linear(n1, i.wq), c.heads), i.cos, i.sin, c.heads);

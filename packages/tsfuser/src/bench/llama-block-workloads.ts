@@ -9,9 +9,9 @@
 // Invariant: `bytes` counts every step's inputs read once and outputs written once (the saved
 // activations twice: written by the forward, read by the backward); `flops` GEMMs + attention.
 
-import { dataTypeSize, HostTensor, type DataType } from '@tsfuser/fusion-ir';
+import { dataTypeSize, HostTensor } from '@tsfuser/fusion-ir';
 import { LLAMA_7B_CONFIG, describeLlamaConfig, llamaForwardFlops, llamaTrainingStepFlops, type LlamaBlockConfig } from './llama-block-config.js';
-import { llamaBlockForward, LLAMA_FORWARD_INPUTS, LLAMA_SAVED, type LlamaSavedName } from './llama-block-forward.js';
+import { llamaBlockForward, llamaSavedShapes, LLAMA_FORWARD_INPUTS, LLAMA_SAVED } from './llama-block-forward.js';
 import { llamaBlockBackward, LLAMA_GRADS } from './llama-block-backward.js';
 import type { StepArgument, Workload, WorkloadInput } from './workloads.js';
 
@@ -56,30 +56,6 @@ function forwardInputs(c: LlamaBlockConfig): WorkloadInput[] {
     w_down: weight(c.hidden, c.ffn),
   };
   return LLAMA_FORWARD_INPUTS.map((n) => byName[n]);
-}
-
-/** Sizes and dtype of each saved activation (LLAMA_SAVED), from the config. */
-export function llamaSavedShapes(c: LlamaBlockConfig): Record<LlamaSavedName, { sizes: number[]; dtype: DataType }> {
-  const [b, t] = [c.batch, c.seq];
-  const bf16 = (sizes: number[]): { sizes: number[]; dtype: DataType } => ({ sizes, dtype: 'BFloat16' });
-  const f32 = (sizes: number[]): { sizes: number[]; dtype: DataType } => ({ sizes, dtype: 'Float' });
-  return {
-    rstd1: f32([b, t]),
-    n1: bf16([b, t, c.hidden]),
-    q: bf16([b, c.heads, t, c.headDim]),
-    k: bf16([b, c.kvHeads, t, c.headDim]),
-    v: bf16([b, c.kvHeads, t, c.headDim]),
-    o: bf16([b, c.heads, t, c.headDim]),
-    lse: f32([b, c.heads, t]),
-    philox_seed: { sizes: [2], dtype: 'UInt64' },
-    philox_offset: { sizes: [], dtype: 'UInt64' },
-    h: bf16([b, t, c.hidden]),
-    rstd2: f32([b, t]),
-    n2: bf16([b, t, c.hidden]),
-    gate: bf16([b, t, c.ffn]),
-    up: bf16([b, t, c.ffn]),
-    m: bf16([b, t, c.ffn]),
-  };
 }
 
 function inputBytes(inputs: readonly WorkloadInput[]): number {
