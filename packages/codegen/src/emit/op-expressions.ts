@@ -162,6 +162,8 @@ function complexUnaryExpression(op: UnaryOpType, x: string): string {
     case 'isnan':
     case 'isreal':
       return `nvf_${op}(${x})`;
+    case 'rsqrt':
+      return `nvf_reciprocal(nvf_sqrt(${x}))`;
     default:
       throw new Error(`unary op ${op} has no complex form`);
   }

@@ -166,6 +166,9 @@ export function applyComplexUnary(op: UnaryOpType, v: ElementValue, where: strin
       return clog(z);
     case 'sqrt':
       return csqrt(z);
+    case 'rsqrt':
+      // torch.rsqrt on complex: the reciprocal of the principal square root.
+      return complexDiv(new Complex(1, 0), csqrt(z));
     case 'sin':
       return csin(z);
     case 'cos':

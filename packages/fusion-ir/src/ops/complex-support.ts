@@ -10,7 +10,7 @@ import { describe, type TensorOrScalar } from './operand.js';
 
 /** Pointwise ops defined on complex operands (by their nvFuser op names). */
 const COMPLEX_POINTWISE: ReadonlySet<string> = new Set([
-  'add', 'sub', 'mul', 'div', 'truediv', 'neg', 'abs', 'reciprocal', 'exp', 'log', 'sqrt', 'sin', 'cos', 'tanh',
+  'add', 'sub', 'mul', 'div', 'truediv', 'neg', 'abs', 'reciprocal', 'exp', 'log', 'sqrt', 'rsqrt', 'sin', 'cos', 'tanh',
   'eq', 'ne', 'where', 'cast', 'real', 'imag', 'isfinite', 'isinf', 'isnan', 'isreal',
 ]);
 

@@ -17,6 +17,7 @@ import { describe } from './operand.js';
 import { normalizeDim } from './shape.js';
 import { categoryOf } from './type-promotion.js';
 import { cast } from './unary.js';
+import { renormEmbeddingRows } from './embedding-renorm.js';
 
 /** A new ID standing for the same dim as `id` (same extent, iter type and expanded extent). */
 function like(fusion: Fusion, id: IterDomain): IterDomain {
@@ -167,7 +168,8 @@ function optionScalar(fusion: Fusion, name: string, v: Scalar | number | boolean
 /**
  * torch.nn.functional.embedding forward: output input.shape + [weight.size(1)], row input[i…] of
  * weight. padding_idx, scale_grad_by_freq and sparse change only the backward pass; max_norm
- * (which renormalizes the weight in place in PyTorch) is refused.
+ * renormalizes the looked-up rows (PyTorch also writes them back into the weight; tsfuser does
+ * not modify inputs).
  */
 export function embeddingFwd(input: TensorView, weight: TensorView, options: EmbeddingOptions = {}): TensorView {
   checkNoComplex('embedding_fwd', [weight]);
@@ -175,23 +177,23 @@ export function embeddingFwd(input: TensorView, weight: TensorView, options: Emb
   const fusion = input.fusion;
   if (input.rank() === 0) throw new FusionIrError(`embedding_fwd: input ${describe(input)} must be at least 1-D`);
   if (weight.rank() !== 2) throw new FusionIrError(`embedding_fwd: weight ${describe(weight)} must be 2-D`);
-  if (options.maxNorm !== undefined && options.maxNorm !== null) {
-    throw new FusionIrError('embedding_fwd: max_norm is not supported (PyTorch renormalizes the weight rows in place)');
-  }
   const weightIds = weight.domain.logicalNoReductions();
   const logical = [...input.domain.logicalNoReductions().map((id) => like(fusion, id)), like(fusion, weightIds[1] as IterDomain)];
   const out = fusion.newTensorFromDomain(logical, weight.dtype);
+  const normType = optionScalar(fusion, 'norm_type', options.normType ?? 2.0, 'Double');
   const paddingIdx = options.paddingIdx === undefined || options.paddingIdx === null ? null : optionScalar(fusion, 'padding_idx', options.paddingIdx, 'Int');
   new EmbeddingFwdOp(
     fusion,
     out,
     input,
     weight,
-    optionScalar(fusion, 'norm_type', options.normType ?? 2.0, 'Double'),
+    normType,
     optionScalar(fusion, 'scale_grad_by_freq', options.scaleGradByFreq ?? false, 'Bool'),
     optionScalar(fusion, 'sparse', options.sparse ?? false, 'Bool'),
     paddingIdx,
     null,
   );
-  return out;
+  // max_norm: the looked-up rows renormalized (embedding-renorm.ts), as nvFuser's ATen evaluation gives them.
+  if (options.maxNorm === undefined || options.maxNorm === null) return out;
+  return renormEmbeddingRows(out, optionScalar(fusion, 'max_norm', options.maxNorm, 'Double'), normType);
 }

@@ -34,6 +34,9 @@ const FLOAT = { marker: 'float' } as const;
 const COMPLEX = { marker: 'complex' } as const;
 type Marker = typeof FD | typeof FD_OPS | typeof DATATYPE | typeof TORCH | typeof FLOAT | typeof COMPLEX;
 
+/** The fd.ops reductions whose bindings include `(arg, dtype)`. */
+const REDUCTIONS: ReadonlySet<string> = new Set(['sum', 'prod', 'max', 'min']);
+
 export type PyValue = TensorHandle | ScalarHandle | VectorHandle | number | PyFloat | PyComplex | PyDtype | boolean | string | null | Marker | readonly PyValue[];
 
 export function fail(message: string, pos: Position): never {
@@ -320,6 +323,13 @@ export class DefinitionInterpreter {
       kwargs.delete('original_shape');
       if (args.length === 3) args = [args[0] as PyValue, args[2] as PyValue];
     }
+    // nvFuser's reduction(arg, dtype) binding: a DataType second argument reduces every dim
+    // (fd.ops.prod(T0, DataType.Double) is fd.ops.prod(T0, dtype=DataType.Double)).
+    const second = args[1];
+    if (REDUCTIONS.has(name) && args.length === 2 && second instanceof PyDtype && !kwargs.has('dtype')) {
+      kwargs.set('dtype', { value: second, pos: e.args[1]?.pos ?? e.pos });
+      args = [args[0] as PyValue];
+    }
     for (const k of FRONTEND_KEYWORDS[name] ?? []) {
       const given = kwargs.get(k.python);
       if (given === undefined || spec.params.some((p) => p.python === k.python)) continue;
@@ -408,6 +418,10 @@ export class DefinitionInterpreter {
         return at(e.pos, () => this.defineTensor(args, kwargs, e));
       case 'define_scalar':
       case 'define_constant': {
+        // nvFuser's define_scalar(dtype) binding: a DataType as the only argument is a symbolic
+        // scalar input of that dtype (define_scalar(DataType.Int) is define_scalar(None, dtype=DataType.Int)).
+        const only = args[0];
+        if (name === 'define_scalar' && only instanceof PyDtype && args.length === 1 && kwargs.size === 0) return at(e.pos, () => fd.defineScalar(null, only.dtype));
         const [value, dtype] = this.bind(`fd.${name}`, [{ python: 'value' }, { python: 'dtype' }], args, kwargs, e);
         const v = value ?? null;
         if (v !== null && typeof v !== 'number' && typeof v !== 'boolean' && !(v instanceof PyFloat) && !(v instanceof PyComplex)) fail(`fd.${name}: value must be a number, a bool or None`, e.pos);

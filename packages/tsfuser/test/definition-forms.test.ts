@@ -1,0 +1,200 @@
+// nvFuser definition forms that tsfuser used to refuse (issue 36), imported from python as
+// nvFuser's bindings take them and run on the reference backend against PyTorch's values
+// (test-fixtures/torch-values/definition-forms.json, made by
+// tools/torch-values/definition_forms_values.py; the generator's seed is in the file):
+//   define_scalar(DataType.Int)          the define_scalar(dtype) binding: a symbolic scalar input
+//   prod(arg, dtype)                     the reduction(arg, dtype) binding: every dim reduced
+//   expand(T0, shape=[T0.size(0), …])    a symbolic non-broadcast extent expanded to itself
+//   rsqrt of a complex tensor            1 / sqrt(z), principal branch
+//   embedding_fwd(..., max_norm, …)      looked-up rows renormalized as F.embedding does
+
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Tensor } from '@tsfuser/device';
+import { HostTensor, type DataType } from '@tsfuser/fusion-ir';
+import { describe, expect, it } from 'vitest';
+import { FusionExecutorCache } from '@tsfuser/runtime';
+import { FusionCache, hashRecords, importPythonDefinition } from '../src/index.js';
+import { fakeDevice } from './fake-device.js';
+
+interface Stored {
+  shape: number[];
+  dtype: DataType;
+  values: number[];
+}
+interface Case {
+  op: string;
+  args?: Record<string, number | string>;
+  inputs: Stored[];
+  output: Stored;
+}
+
+const FIXTURE = fileURLToPath(new URL('../../../test-fixtures/torch-values/definition-forms.json', import.meta.url));
+const fixture = JSON.parse(readFileSync(FIXTURE, 'utf8')) as { torch: string; seed: number; cases: Case[] };
+
+const HEADER = 'def nvfuser_fusion_id0(fd : FusionDefinition) -> None :\n';
+
+function definition(body: string[]) {
+  return importPythonDefinition(HEADER + body.map((l) => `    ${l}`).join('\n') + '\n', { cache: new FusionCache() });
+}
+
+function tensorOf(s: Stored): Tensor {
+  if (s.dtype === 'ComplexFloat' || s.dtype === 'ComplexDouble') {
+    return Tensor.fromComplexInterleaved(s.dtype === 'ComplexFloat' ? Float32Array.from(s.values) : Float64Array.from(s.values), s.shape, s.dtype);
+  }
+  const values = s.dtype === 'Int' ? s.values.map((v) => BigInt(v)) : s.values;
+  return Tensor.fromHost(HostTensor.fromValues(s.dtype, s.shape, values));
+}
+
+/** Relative tolerance by dtype: a few units of the dtype's roundoff. */
+function tolerance(dtype: DataType): number {
+  if (dtype === 'Half') return 2e-3;
+  if (dtype === 'BFloat16') return 1.6e-2;
+  if (dtype === 'Float' || dtype === 'ComplexFloat') return 4e-6;
+  return 1e-12;
+}
+
+function expectClose(got: Tensor | undefined, want: Stored, what: string): void {
+  expect(got, what).toBeDefined();
+  const g = got as Tensor;
+  expect(g.dtype, what).toBe(want.dtype);
+  expect([...g.sizes], what).toEqual(want.shape);
+  const values = g.dtype === 'ComplexFloat' || g.dtype === 'ComplexDouble' ? Array.from(g.toComplexInterleaved()) : g.toHost().toNumbers();
+  const tol = tolerance(want.dtype);
+  const scale = Math.max(...want.values.map(Math.abs), 1e-30);
+  values.forEach((v, i) => {
+    const w = want.values[i] as number;
+    expect(Math.abs(v - w), `${what}: element ${i}: got ${v}, PyTorch ${w} (seed ${fixture.seed})`).toBeLessThanOrEqual(tol * Math.max(Math.abs(w), scale * 1e-3));
+  });
+}
+
+function casesOf(op: string): [string, Case][] {
+  return fixture.cases.filter((c) => c.op === op).map((c) => [`${c.inputs.map((i) => i.dtype).join(', ')} ${JSON.stringify(c.args ?? {})}`, c]);
+}
+
+describe('define_scalar(DataType.Int): the dtype as the only positional argument', () => {
+  it('is a symbolic scalar input of that dtype, the same records as define_scalar(None, dtype=…)', async () => {
+    const positional = definition(['S0 = fd.define_scalar(DataType.Int)', 'T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)', 'T2 = fd.ops.mul(T1, S0)', 'fd.add_output(T2)']);
+    const keyword = definition(['S0 = fd.define_scalar(None, dtype=DataType.Int)', 'T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)', 'T2 = fd.ops.mul(T1, S0)', 'fd.add_output(T2)']);
+    expect(hashRecords(positional.records())).toBe(hashRecords(keyword.records()));
+    expect(positional.inputs()[0]).toMatchObject({ kind: 'scalar', dtype: 'Int' });
+    const [out] = await positional.execute([3, Tensor.from(Float32Array.from([1, -2, 0.5]), [3], 'Float')]);
+    expect(out?.toArray()).toEqual([3, -6, 1.5]);
+  });
+
+  it('a DataType with a value argument is still the value form (define_scalar(2, DataType.Int) is a constant)', () => {
+    const fd = definition(['T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)', 'S1 = fd.define_scalar(2, DataType.Int)', 'T2 = fd.ops.mul(T0, S1)', 'fd.add_output(T2)']);
+    expect(fd.inputs()).toHaveLength(1);
+  });
+});
+
+describe('prod(arg, dtype): a DataType second argument reduces every dim', () => {
+  it('is the same definition as prod(arg, dtype=…)', () => {
+    const positional = definition(['T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)', 'T1 = fd.ops.prod(T0, DataType.Double)', 'fd.add_output(T1)']);
+    const keyword = definition(['T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)', 'T1 = fd.ops.prod(T0, dtype=DataType.Double)', 'fd.add_output(T1)']);
+    expect(hashRecords(positional.records())).toBe(hashRecords(keyword.records()));
+  });
+
+  it.each(casesOf('prod'))('matches torch.prod over every dim in Double (%s)', async (_name, c) => {
+    const input = c.inputs[0] as Stored;
+    const fd = definition([`T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.${input.dtype})`, 'T1 = fd.ops.prod(T0, DataType.Double)', 'fd.add_output(T1)']);
+    const [out] = await fd.execute([tensorOf(input)]);
+    expectClose(out, c.output, 'prod');
+  });
+
+  it('sum, max and min take the same binding', async () => {
+    for (const op of ['sum', 'max', 'min']) {
+      const fd = definition(['T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)', `T1 = fd.ops.${op}(T0, DataType.Double)`, 'fd.add_output(T1)']);
+      const [out] = await fd.execute([Tensor.from(Float32Array.from([1, 5, -2, 4]), [2, 2], 'Float')]);
+      expect(out?.dtype, op).toBe('Double');
+      expect(out?.toArray(), op).toEqual([{ sum: 8, max: 5, min: -2 }[op]]);
+    }
+  });
+});
+
+describe('expand of a symbolic extent to its own size', () => {
+  it('expand(T0, shape=[T0.size(0), 5]) keeps dim 0 and expands the broadcast dim', async () => {
+    const fd = definition([
+      'T0 = fd.define_tensor(shape=[-1, 1], contiguity=[True, None], dtype=DataType.Float)',
+      'S1 = fd.ops.size(T0, 0)',
+      'T2 = fd.ops.expand(T0, shape=[S1, 5])',
+      'T3 = fd.ops.expand(T2, shape=[T2.size(0), T2.size(1)])',
+      'fd.add_output(T3)',
+    ]);
+    const [out] = await fd.execute([Tensor.from(Float32Array.from([1, 2, 3]), [3, 1], 'Float')]);
+    expect([...(out?.sizes ?? [])]).toEqual([3, 5]);
+    expect(out?.toArray()).toEqual([1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3]);
+  });
+});
+
+describe(`rsqrt of complex tensors against PyTorch ${fixture.torch}`, () => {
+  it.each(casesOf('rsqrt'))('%s', async (_name, c) => {
+    const input = c.inputs[0] as Stored;
+    const fd = definition([`T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.${input.dtype})`, 'T1 = fd.ops.rsqrt(T0)', 'fd.add_output(T1)']);
+    const [out] = await fd.execute([tensorOf(input)]);
+    expectClose(out, c.output, 'rsqrt');
+  });
+});
+
+describe(`embedding_fwd with max_norm against F.embedding (PyTorch ${fixture.torch})`, () => {
+  it.each(casesOf('embedding_max_norm'))('%s', async (_name, c) => {
+    const [idx, weight] = c.inputs as [Stored, Stored];
+    const args = c.args as { max_norm: number; norm_type: number };
+    const fd = definition([
+      'T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Int)',
+      `T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.${weight.dtype})`,
+      `S2 = fd.define_scalar(${args.max_norm.toFixed(1)}, dtype=DataType.Double)`,
+      `S3 = fd.define_scalar(${args.norm_type.toFixed(1)}, dtype=DataType.Double)`,
+      'T4 = fd.ops.embedding_fwd(T0, T1, None, S2, S3, False, False)',
+      'fd.add_output(T4)',
+    ]);
+    const [out] = await fd.execute([tensorOf(idx), tensorOf(weight)]);
+    expectClose(out, c.output, 'embedding_fwd');
+  });
+
+  it('a symbolic norm_type with max_norm is one clear error', () => {
+    expect(() =>
+      definition([
+        'T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Int)',
+        'T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)',
+        'S2 = fd.define_scalar(None, dtype=DataType.Double)',
+        'T4 = fd.ops.embedding_fwd(T0, T1, None, 1.0, S2, False, False)',
+        'fd.add_output(T4)',
+      ]),
+    ).toThrow(/with max_norm, norm_type must be a constant/);
+  });
+});
+
+describe('the GPU path plans, lowers and emits these definitions (fake H100: no kernel runs)', () => {
+  const cases: [string, string[], () => Tensor[]][] = [
+    [
+      'expand of a symbolic extent to itself',
+      ['T0 = fd.define_tensor(shape=[-1, 1], contiguity=[True, None], dtype=DataType.Float)', 'T2 = fd.ops.expand(T0, shape=[T0.size(0), 5])', 'T3 = fd.ops.expand(T2, shape=[T2.size(0), T2.size(1)])', 'T4 = fd.ops.relu(T3)', 'fd.add_output(T4)'],
+      () => [Tensor.from(Float32Array.from([1, 2, 3]), [3, 1], 'Float')],
+    ],
+    [
+      'rsqrt of a complex tensor',
+      ['T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.ComplexFloat)', 'T1 = fd.ops.rsqrt(T0)', 'fd.add_output(T1)'],
+      () => [Tensor.fromComplexInterleaved(Float32Array.from([1, 2, -4, 0]), [2], 'ComplexFloat')],
+    ],
+    [
+      'embedding_fwd with max_norm',
+      [
+        'T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Int)',
+        'T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)',
+        'T2 = fd.ops.embedding_fwd(T0, T1, None, 1.5, 2.0, False, False)',
+        'fd.add_output(T2)',
+      ],
+      () => [Tensor.fromHost(HostTensor.fromValues('Int', [3], [1n, 0n, 1n])), Tensor.from(Float32Array.from([3, 4, 0.1, 0.2]), [2, 2], 'Float')],
+    ],
+  ];
+  it.each(cases)('%s', (name, body, inputs) => {
+    const fd = definition(body);
+    const { device, sources } = fakeDevice();
+    const cache = new FusionExecutorCache(fd.fusionIr(), device, { concurrentSegments: false });
+    cache.runFusion(inputs());
+    expect(cache.lastPlan(), name).not.toBeNull();
+    const code = [...sources.values()].join('\n');
+    if (name.startsWith('rsqrt')) expect(code).toContain('nvf_reciprocal(nvf_sqrt(');
+  });
+});
