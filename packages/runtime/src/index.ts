@@ -12,6 +12,7 @@ export {
   type ExecutorDump,
   type RunFusionOptions,
 } from './executor/fusion-executor-cache.js';
+export { captureRefusal, segmentCaptureRefusal, type CapturedPlan, type GraphRun, type PlanGraph } from './executor/graph-capture.js';
 export { outputLayout, type TensorLayout } from './executor/output-allocation.js';
 export { runtimeInfoFor, schedulerDevice, pointerAlignment, plannedArguments, type ExecutorArgument } from './executor/runtime-info.js';
 export {
@@ -25,7 +26,7 @@ export {
   type PlanStep,
   type PlanView,
 } from './executor/launch-planner.js';
-export { finishProfile, type FusionProfile, type KernelProfile, type PendingKernelTiming } from './executor/kernel-profile.js';
+export { attentionFlops, finishProfile, gemmFlops, teraflops, type FusionProfile, type KernelProfile, type PendingKernelTiming, type ProfiledKind } from './executor/kernel-profile.js';
 export { occupancyLine, occupancyPercent, type OccupancyFigures } from './executor/occupancy-line.js';
 export { wholeFusion } from './executor/segment-plan.js';
 export {

@@ -2,6 +2,9 @@
 // aligned addresses, "compiles" by keeping the source, and records launches instead of running
 // them — enough for FusionExecutorCache (the GPU path's segmentation, heuristics, lowering, CUDA
 // and launch planning) to run on a machine without a GPU. Output values are not computed.
+// Stream capture is modelled: between beginCapture and endCapture launches are recorded into
+// the graph instead of run, frees are deferred to the graph (as DeviceContext does), and each
+// graph launch runs the recorded launches again.
 import type { DeviceContext } from '@tsfuser/device';
 
 export interface RecordedLaunch {
@@ -20,6 +23,12 @@ export interface FakeDevice {
   sources: Map<string, string>;
   /** CUDA events created and destroyed (a profile frees every event it made). */
   events: { created: number; disposed: number };
+  /** Graphs captured, launched and destroyed. */
+  graphs: { captured: number; launched: number; destroyed: number };
+  /** Device-to-device copies (pointer pairs), in order. */
+  copies: { destination: bigint; source: bigint; bytes: number }[];
+  /** Allocations not yet freed (frees deferred by a capture count as live until its graph is destroyed). */
+  live: Set<bigint>;
 }
 
 /** An H100 as the driver reports it (DeviceProperties of @tsfuser/runtime). */
@@ -48,18 +57,68 @@ export function fakeDevice(options: { blocksPerSm?: number } = {}): FakeDevice {
   const sources = new Map<string, string>();
   let next = 1n << 32n;
   const events = { created: 0, disposed: 0 };
+  const graphs = { captured: 0, launched: 0, destroyed: 0 };
+  const copies: FakeDevice['copies'] = [];
+  const live = new Set<bigint>();
+  let capture: { launches: RecordedLaunch[]; deferred: bigint[] } | null = null;
   const fake = {
     properties: H100,
     arch: 'sm_90',
     isDisposed: false,
+    stream: 7n,
     malloc: (bytes: number | bigint): bigint => {
       const p = next;
       next += ((BigInt(bytes) + 255n) / 256n) * 256n + 256n;
+      live.add(p);
       return p;
     },
-    free: (): void => undefined,
+    free: (pointer: bigint): void => {
+      if (!live.has(pointer)) throw new Error(`fake device: free of 0x${pointer.toString(16)}, which is not live`);
+      if (capture !== null) capture.deferred.push(pointer);
+      else live.delete(pointer);
+    },
     copyHostToDevice: (): void => undefined,
-    copyDeviceToDevice: (): void => undefined,
+    copyDeviceToDevice: (destination: bigint, source: bigint, bytes: number | bigint): void => {
+      if (capture !== null) throw new Error('fake device: a synchronous copy while capturing invalidates the capture');
+      copies.push({ destination, source, bytes: Number(bytes) });
+    },
+    get isCapturing(): boolean {
+      return capture !== null;
+    },
+    beginCapture: (): void => {
+      if (capture !== null) throw new Error('fake device: a capture is already in progress');
+      capture = { launches: [], deferred: [] };
+    },
+    endCapture: () => {
+      const made = capture;
+      if (made === null) throw new Error('fake device: no capture in progress');
+      capture = null;
+      graphs.captured++;
+      let destroyed = false;
+      return {
+        launches: 0,
+        get isDestroyed(): boolean {
+          return destroyed;
+        },
+        launch(): void {
+          if (destroyed) throw new Error('fake graph: launched after destroy');
+          graphs.launched++;
+          this.launches++;
+          launches.push(...made.launches);
+        },
+        destroy: (): void => {
+          if (destroyed) return;
+          destroyed = true;
+          graphs.destroyed++;
+          for (const p of made.deferred) live.delete(p);
+        },
+      };
+    },
+    abortCapture: (): void => {
+      const made = capture;
+      capture = null;
+      for (const p of made?.deferred ?? []) live.delete(p);
+    },
     copyDeviceToHost: (): void => undefined,
     memsetD8: (): void => undefined,
     forkSide: (): bigint => 1n,
@@ -95,10 +154,10 @@ export function fakeDevice(options: { blocksPerSm?: number } = {}): FakeDevice {
         // Every block of a grid-synchronizing kernel fits (the GPU may say fewer: then it reschedules).
         maxActiveBlocksPerSm: (): number => options.blocksPerSm ?? 64,
         launch: (config: { grid: readonly number[]; block: readonly number[]; sharedBytes?: number }): void => {
-          launches.push({ kernel: name, grid: [...config.grid], block: [...config.block], sharedBytes: config.sharedBytes ?? 0 });
+          (capture?.launches ?? launches).push({ kernel: name, grid: [...config.grid], block: [...config.block], sharedBytes: config.sharedBytes ?? 0 });
         },
       }),
     }),
   };
-  return { device: fake as unknown as DeviceContext, launches, sources, events };
+  return { device: fake as unknown as DeviceContext, launches, sources, events, graphs, copies, live };
 }

@@ -18,12 +18,13 @@
 // runs every step on that stream (the GemmLibrary's one workspace serves one stream). An
 // attention segment launches its generated flash-attention kernels on that stream too
 // (plan/attention-segment.ts, through attention-device.ts).
+// With `cudaGraph`, a plan's later calls replay a CUDA graph of its launches (graph-capture.ts).
 // Invariant: a launch plan is used only for arguments whose layout key equals the one it was
 // built for.
 
 import type { CompiledKernel, GenerateOptions } from '@tsfuser/codegen';
 import { printFusion, printMath, type DataType, type Fusion, type Val } from '@tsfuser/fusion-ir';
-import { defaultSchedulerRegistry, heuristicParamsToString, materializeStrideOrders, segmentationPlanner, type RuntimeInfo, type SchedulerRegistry } from '@tsfuser/scheduler';
+import { defaultSchedulerRegistry, heuristicParamsToString, materializeStrideOrders, segmentationPlanner, type SchedulerRegistry } from '@tsfuser/scheduler';
 import { buildCompilePlan, replaceKernelSegment, type CompilePlan, type PlanSequenceEntry } from '../plan/compile-plan.js';
 import type { KernelMemo, KernelSegment } from '../plan/kernel-segment.js';
 import { runLibraryCall, type GemmBuffer, type GemmRunner, type LibraryCallContext, type LibraryCallSegment } from '../plan/library-call-segment.js';
@@ -38,9 +39,11 @@ import { finishProfile, type FusionProfile, type PendingKernelTiming } from './k
 import { attentionEntry, kernelEntry, libraryCallEntry, timed } from './profile-timing.js';
 import { sideStreamSteps } from './side-stream-steps.js';
 import { validateInputLayout } from './input-validation.js';
+import { layoutKey, signatureKey } from './cache-keys.js';
+import { destroyCapturedPlan, runGraphed, type GraphRun, type PlanGraph } from './graph-capture.js';
 import { bindArguments, type PlanRef, type PlanView } from './launch-planner.js';
 import type { TensorLayout } from './output-allocation.js';
-import { isIntegralScalar, plannedArguments, pointerAlignment, runtimeInfoFor, schedulerDevice, type ExecutorArgument } from './runtime-info.js';
+import { plannedArguments, runtimeInfoFor, schedulerDevice, type ExecutorArgument } from './runtime-info.js';
 import type { SegmentPlan, Segmenter } from '@tsfuser/scheduler';
 
 /** Dump names the executor prints (nvFuser's names). */
@@ -74,13 +77,24 @@ export interface ExecutorCacheOptions {
   concurrentSegments?: boolean;
   /** The GEMM library of library-call segments instead of the device's cuBLASLt (tests: a recording double). */
   gemm?: GemmRunner;
+  /**
+   * Replay each launch plan as a CUDA graph from its second call on (graph-capture.ts: static
+   * inputs, outputs copied out; plans that cannot be captured run normally, lastGraphRun() says
+   * why). Default false; runFusion's `cudaGraph` overrides it per call.
+   */
+  cudaGraph?: boolean;
+  /** With cudaGraph: return views of the graph's static outputs instead of copies (the next replay overwrites them). */
+  graphStaticOutputs?: boolean;
 }
 
 /** Options of one runFusion call. */
 export interface RunFusionOptions {
-  /** Time every kernel of this call with CUDA events (read it with lastProfile()). */
+  /** Time every kernel of this call with CUDA events (read it with lastProfile()); such a call runs without a graph. */
   profile?: boolean;
+  /** Replay the plan as a CUDA graph (the cache's cudaGraph option for this call). */
+  cudaGraph?: boolean;
 }
+
 
 export interface ExecutorCacheStats {
   calls: number;
@@ -89,6 +103,9 @@ export interface ExecutorCacheStats {
   kernels: number;
   /** Kernel launches enqueued on the side stream (segments run concurrently with the others). */
   sideLaunches: number;
+  /** CUDA graphs captured, and calls that replayed one (cudaGraph). */
+  graphCaptures: number;
+  graphReplays: number;
   /** How each kernel's cubin was obtained. */
   compiles: CompileReport[];
 }
@@ -126,6 +143,8 @@ interface LaunchPlan {
   outputs: Ref[];
   /** Buffers that are fusion outputs (the rest are intermediates, freed after the call). */
   isOutput: boolean[];
+  /** With cudaGraph, after its first call: the captured graph, or why the plan is not captured. */
+  graph?: PlanGraph;
 }
 
 /** One input signature: its segmentation, the kernels generated for it, and those loaded. */
@@ -137,16 +156,8 @@ interface KernelRuntime {
   loaded: Map<CompiledKernel, { executor: FusionExecutor; segment: KernelSegment }>;
 }
 
-function stableOrderKey(strides: readonly number[]): string {
-  return strides
-    .map((s, d) => [s, d] as const)
-    .sort((a, b) => b[0] - a[0] || a[1] - b[1])
-    .map(([, d]) => d)
-    .join('');
-}
-
 export class FusionExecutorCache {
-  readonly stats: ExecutorCacheStats = { calls: 0, plans: 0, launchPlans: 0, kernels: 0, sideLaunches: 0, compiles: [] };
+  readonly stats: ExecutorCacheStats = { calls: 0, plans: 0, launchPlans: 0, kernels: 0, sideLaunches: 0, graphCaptures: 0, graphReplays: 0, compiles: [] };
   private readonly runtimes = new Map<string, KernelRuntime>();
   private readonly launchPlans = new Map<string, LaunchPlan>();
   private readonly registry: SchedulerRegistry;
@@ -154,6 +165,7 @@ export class FusionExecutorCache {
   private dump: ReadonlySet<string>;
   private sink: (text: string) => void;
   private profile: FusionProfile | null = null;
+  private graphRun: GraphRun | null = null;
   private lastCompiled: CompilePlan | null = null;
   /** cuBLASLt on this device, made at the first GEMM segment (or why it is unavailable). */
   private gemm: LibraryCallContext['gemm'] | undefined;
@@ -191,6 +203,19 @@ export class FusionExecutorCache {
     return this.profile;
   }
 
+  /** How the last runFusion with cudaGraph on ran (null: the last call had it off). */
+  lastGraphRun(): GraphRun | null {
+    return this.graphRun;
+  }
+
+  /** Destroys every captured graph and frees what it owned; the next call of each plan captures again. */
+  releaseGraphs(): void {
+    for (const plan of this.launchPlans.values()) {
+      if (plan.graph?.kind === 'captured') destroyCapturedPlan(plan.graph.captured);
+      delete plan.graph;
+    }
+  }
+
   /** Which compile-stage dumps later compilations print, and where. */
   setDumps(dump: ReadonlySet<string>, sink?: (text: string) => void): void {
     this.dump = dump;
@@ -202,6 +227,7 @@ export class FusionExecutorCache {
     const started = performance.now();
     this.stats.calls += 1;
     this.profile = null;
+    this.graphRun = null;
     const { fusion } = this;
     if (args.length !== fusion.inputs.length) {
       throw new ExecutorInputError(`expected ${fusion.inputs.length} inputs, got ${args.length}`);
@@ -209,8 +235,9 @@ export class FusionExecutorCache {
     const temporaries: Tensor[] = [];
     try {
       const device = args.map((a, i) => this.onDevice(a, i, temporaries));
-      const key = this.layoutKey(device);
+      const key = layoutKey(this.fusion, device);
       let plan = this.launchPlans.get(key);
+      const fresh = plan === undefined;
       if (plan === undefined) {
         // Layout checks depend only on what the key holds, so they run once per key.
         device.forEach((a, i) => {
@@ -222,12 +249,29 @@ export class FusionExecutorCache {
       }
       this.lastCompiled = plan.compiled;
       const pending: PendingKernelTiming[] | null = options.profile === true ? [] : null;
-      const outputs = this.execute(plan, device, new Set(temporaries), pending);
+      const graph = (options.cudaGraph ?? this.options.cudaGraph) === true;
+      const outputs = graph ? this.runGraphed(plan, device, new Set(temporaries), pending, fresh) : this.execute(plan, device, new Set(temporaries), pending);
       if (pending !== null) this.profile = finishProfile(this.options.fusionId ?? 0, pending, performance.now() - started);
       return outputs;
     } finally {
       for (const t of temporaries) t.dispose();
     }
+  }
+
+  /** The cudaGraph path (graph-capture.ts's runGraphed), recording how the call ran. */
+  private runGraphed(plan: LaunchPlan, args: readonly ExecutorArgument[], temporaries: ReadonlySet<Tensor>, pending: PendingKernelTiming[] | null, fresh: boolean): Tensor[] {
+    const { outputs, run } = runGraphed(plan, args, {
+      device: this.device,
+      fresh,
+      profiled: pending !== null,
+      poisonOutputs: this.options.poisonOutputs === true,
+      staticOutputs: this.options.graphStaticOutputs === true,
+      execute: (on, normal) => this.execute(plan, on, normal ? temporaries : new Set(), normal ? pending : null),
+    });
+    this.graphRun = run;
+    if (run.kind === 'captured') this.stats.graphCaptures += 1;
+    if (run.kind === 'replayed') this.stats.graphReplays += 1;
+    return outputs;
   }
 
   private onDevice(a: ExecutorArgument, i: number, temporaries: Tensor[]): ExecutorArgument {
@@ -249,36 +293,13 @@ export class FusionExecutorCache {
     return a;
   }
 
-  private layoutKey(args: readonly ExecutorArgument[]): string {
-    let key = '';
-    args.forEach((a, i) => {
-      const v = this.fusion.inputs[i];
-      if (a instanceof Tensor) key += `${a.sizes.join(',')}/${a.strides.join(',')}/${Math.min(16, pointerAlignment(a.dataPtr))};`;
-      // An integral scalar may be a size (a dynamic reshape): its value shapes the launch.
-      else if (v !== undefined && v.kind === 'scalar' && isIntegralScalar(v.dtype)) key += `${typeof a}=${String(a)};`;
-      else key += `${typeof a};`;
-    });
-    return key;
-  }
-
-  private signatureKey(info: RuntimeInfo): string {
-    return info.inputs
-      .map((inp) =>
-        inp.kind === 'tensor'
-          ? `${inp.dtype}[${inp.sizes.map((s) => (s === 1 ? '1' : s === 0 ? '0' : 'n')).join(',')}]o${stableOrderKey(inp.strides)}a${Math.min(16, inp.alignment)}`
-          : // One concretization per class of an integral scalar's value (0, 1, other), not per value.
-            `${inp.dtype}${inp.value === undefined ? '' : inp.value === 0 ? '=0' : inp.value === 1 ? '=1' : '=n'}`,
-      )
-      .join(';');
-  }
-
   private buildLaunchPlan(args: readonly ExecutorArgument[]): LaunchPlan {
     const { fusion } = this;
     const deviceInfo = schedulerDevice(this.device.properties);
     const info = runtimeInfoFor(fusion, args, deviceInfo);
     // The executor path's one extent check: segmentation and the compile plan reuse these bindings.
     const bindings = bindArguments(fusion, info);
-    const sigKey = this.signatureKey(info);
+    const sigKey = signatureKey(info);
     let runtime = this.runtimes.get(sigKey);
     if (runtime === undefined) {
       if (this.dump.has('fusion_ir_presched')) this.sink(`Fusion IR before scheduling:\n${printFusion(fusion)}`);

@@ -35,6 +35,12 @@ export interface BackendRunOptions {
    * a backend that runs compile plans; what the dumps, --explain and fd.lastCudaCode then read.
    */
   onPlan?: (plan: CompilePlan) => void;
+  /**
+   * Replay the cached plan as a CUDA graph from its second call on (FusionExecutorCache's
+   * cudaGraph option: static inputs, outputs copied out; plans that cannot be captured run
+   * normally). Backends without graphs ignore it.
+   */
+  cudaGraph?: boolean;
 }
 
 export interface Backend {

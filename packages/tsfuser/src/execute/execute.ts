@@ -35,6 +35,8 @@ export interface ExecuteOptions {
   onProfile?: (profile: FusionProfile) => void;
   /** Receives the compile plan this execute ran, from a backend that runs compile plans (the GPU's). */
   onPlan?: (plan: CompilePlan) => void;
+  /** GPU backend: replay the cached plan as a CUDA graph (BackendRunOptions.cudaGraph). */
+  cudaGraph?: boolean;
 }
 
 /**
@@ -91,6 +93,7 @@ export async function executeFusion(
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     ...(options.onProfile === undefined ? {} : { onProfile: options.onProfile }),
     ...(options.onPlan === undefined ? {} : { onPlan: options.onPlan }),
+    ...(options.cudaGraph === undefined ? {} : { cudaGraph: options.cudaGraph }),
   };
   const auto = options.backend === undefined || options.backend === 'auto';
   if (!auto || backend === referenceBackend) return backend.run(fusion, inputs, runOptions);

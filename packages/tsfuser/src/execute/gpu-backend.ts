@@ -96,7 +96,7 @@ class GpuState {
     cache.setDumps(options.dump ?? new Set(), options.dumpSink);
     const outputs = cache.runFusion(
       inputs.map((v): ExecutorArgument => v),
-      { profile: options.onProfile !== undefined },
+      { profile: options.onProfile !== undefined, ...(options.cudaGraph === undefined ? {} : { cudaGraph: options.cudaGraph }) },
     );
     const profile = cache.lastProfile();
     if (options.onProfile !== undefined && profile !== null) options.onProfile(profile);
