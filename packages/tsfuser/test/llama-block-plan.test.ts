@@ -89,6 +89,16 @@ describe('LLaMA block plans at the LLaMA-7B size (no GPU)', () => {
     report('llama_block_bwd_bf16 step 0 (forward with saves)', tf, lf);
     expect(lf.kinds['libraryCall']).toBe(7);
     expect(lf.kinds['attention']).toBe(1);
+    // The backward declares its saved inputs contiguous: the forward's outputs must come out dense
+    // (a strided view, such as v's [B, Hkv, T, E] of v_proj's output, would be refused by the input check).
+    const p = tf.compiled;
+    p.outputs.forEach((ref, j) => {
+      const layout = ref.kind === 'buffer' ? p.buffers[ref.index]?.layout : ref.kind === 'view' ? p.views[ref.index]?.layout : undefined;
+      const name = j === 0 ? 'y' : (LLAMA_SAVED[j - 1] ?? '?');
+      if (layout === undefined) throw new Error(`output ${name} is an input of the fusion (${ref.kind})`);
+      const dense = layout.sizes.every((s, d) => s <= 1 || layout.strides[d] === contiguousStrides(layout.sizes)[d]);
+      expect(dense, `${name} strides [${layout.strides.join(', ')}] of sizes [${layout.sizes.join(', ')}]`).toBe(true);
+    });
 
     const step = w.steps?.[0];
     if (step === undefined) throw new Error('the training workload has no backward step');

@@ -67,7 +67,8 @@ export function llamaBlockBackward(c: LlamaBlockConfig, options: LlamaBackwardOp
     const dhFlat = tokens(dh, c.hidden);
     const dwO = weightGrad(fd, dhFlat, mergeHeadsFlat(fd, c, s.o, c.heads));
     const dO = splitHeads(fd, c, fd.ops.matmul(dhFlat, i.wo), c.heads);
-    const [dq, dk, dv] = fd.ops.sdpfaBwd(dO, s.q, s.k, s.v, s.o, s.lse, fd.defineScalar(0.0, 'Double'), true, s.philox_seed, s.philox_offset, fd.defineScalar(1 / Math.sqrt(c.headDim), 'Double'));
+    const v = splitHeads(fd, c, s.v, c.kvHeads);
+    const [dq, dk, dv] = fd.ops.sdpfaBwd(dO, s.q, s.k, v, s.o, s.lse, fd.defineScalar(0.0, 'Double'), true, s.philox_seed, s.philox_offset, fd.defineScalar(1 / Math.sqrt(c.headDim), 'Double'));
     const flip = options.wrongRopeAdjoint === true;
     const dqFlat = mergeHeadsFlat(fd, c, ropeBackward(fd, c, dq, i.cos, i.sin, c.heads, flip), c.heads);
     const dkFlat = mergeHeadsFlat(fd, c, ropeBackward(fd, c, dk, i.cos, i.sin, c.kvHeads, flip), c.kvHeads);

@@ -7,7 +7,7 @@
 // Inputs, in order (LLAMA_FORWARD_INPUTS): x [B,T,D], cos, sin [T,E] (bf16, as HF's rotary
 // embedding returns them), the nine weights (nn.Linear's [out, in], no bias), all bf16.
 // Outputs: y; with saveForBackward also the activations the backward reads (LLAMA_SAVED).
-// Invariant: the math is the bf16 nn.Module's of tools/torch-values/llama_block_values.py, op for
+// Invariant: the math is the bf16 nn.Module's of tools/bench/llama_block.py, op for
 // op in rounding (llama-block-math.ts); the saved set is exactly what llamaBlockBackward takes.
 
 import type { DataType } from '@tsfuser/fusion-ir';
@@ -22,7 +22,9 @@ export const LLAMA_FORWARD_INPUTS = ['x', 'cos', 'sin', 'attn_norm.weight', 'wq'
 /**
  * The activations a training forward saves, in output order after y: what autograd keeps for
  * the backward, minus what is cheap to recompute there (the bf16 normalized rows before the
- * weight, silu(gate)). rstd1/rstd2 are f32 [B,T]; q, k (after RoPE), v and o are [B, n, T, E];
+ * weight, silu(gate)). rstd1/rstd2 are f32 [B,T]; q, k (after RoPE) and o are [B, n, T, E];
+ * v is v_proj's output [B, T, Hkv·E] (its [B, Hkv, T, E] view is a strided view on the GPU, which
+ * a contiguous backward input would refuse: the backward makes the view again);
  * lse f32 [B,H,T]; philox_seed / philox_offset are sdpfa_fwd's (the backward's signature
  * needs them); the rest bf16 [B, T, ·].
  */
@@ -40,7 +42,7 @@ export function llamaSavedShapes(c: LlamaBlockConfig): Record<LlamaSavedName, { 
     n1: bf16([b, t, c.hidden]),
     q: bf16([b, c.heads, t, c.headDim]),
     k: bf16([b, c.kvHeads, t, c.headDim]),
-    v: bf16([b, c.kvHeads, t, c.headDim]),
+    v: bf16([b, t, c.kvHeads * c.headDim]),
     o: bf16([b, c.heads, t, c.headDim]),
     lse: f32([b, c.heads, t]),
     philox_seed: { sizes: [2], dtype: 'UInt64' },
@@ -97,7 +99,8 @@ export function llamaBlockForward(c: LlamaBlockConfig, options: LlamaForwardOpti
     const n1 = norm1.output;
     const q = rope(fd, c, splitHeads(fd, c, fd.ops.linear(n1, i.wq), c.heads), i.cos, i.sin, c.heads);
     const k = rope(fd, c, splitHeads(fd, c, fd.ops.linear(n1, i.wk), c.kvHeads), i.cos, i.sin, c.kvHeads);
-    const v = splitHeads(fd, c, fd.ops.linear(n1, i.wv), c.kvHeads);
+    const vProj = fd.ops.linear(n1, i.wv);
+    const v = splitHeads(fd, c, vProj, c.kvHeads);
     const [o, lse, philoxSeed, philoxOffset] = fd.ops.sdpfaFwd(q, k, v, null, null, fd.defineScalar(0.0, 'Double'), true, fd.defineScalar(1 / Math.sqrt(c.headDim), 'Double'));
     const merged = fd.ops.reshape(fd.ops.permute(o, [0, 2, 1, 3]), [c.batch, c.seq, c.heads * c.headDim]);
     const h = bf16Add(fd, i.x, fd.ops.linear(merged, i.wo));
@@ -108,7 +111,7 @@ export function llamaBlockForward(c: LlamaBlockConfig, options: LlamaForwardOpti
     const m = bf16Mul(fd, silu(fd, gate), up);
     fd.addOutput(bf16Add(fd, h, fd.ops.linear(m, i.w_down)));
     if (!options.saveForBackward) return;
-    const saved: Record<LlamaSavedName, TensorHandle> = { rstd1: norm1.rstd, n1, q, k, v, o, lse, philox_seed: philoxSeed, philox_offset: philoxOffset, h, rstd2: norm2.rstd, n2, gate, up, m };
+    const saved: Record<LlamaSavedName, TensorHandle> = { rstd1: norm1.rstd, n1, q, k, v: vProj, o, lse, philox_seed: philoxSeed, philox_offset: philoxOffset, h, rstd2: norm2.rstd, n2, gate, up, m };
     for (const name of LLAMA_SAVED) fd.addOutput(saved[name]);
   });
 }
