@@ -185,7 +185,7 @@ describe('legacy-parser ops (issue 22)', () => {
     expect(runGraph(scripted, [x]).outputs).toEqual([[4, 2]]);
   });
 
-  it('singletonFusion (the legacy single-node mode) makes a lone log_softmax a group; off by default', () => {
+  it('a lone log_softmax (a composite) is a group by default (compositeFusion: false turns that off); a lone relu only with singletonFusion', () => {
     const make = (): ReturnType<typeof graphOf> =>
       graphOf(
         [`%x : ${T('Float', 3, 4)}`],
@@ -195,8 +195,12 @@ describe('legacy-parser ops (issue 22)', () => {
         ['o'],
       );
     const groups = (g: ReturnType<typeof graphOf>): number => g.nodes().filter((n) => n.kind === 'prim::CudaFusionGroup').length;
-    expect(groups(fuseGraph(make()))).toBe(0);
-    const single = fuseGraph(make(), { singletonFusion: true });
+    expect(groups(fuseGraph(make(), { compositeFusion: false }))).toBe(0);
+    expect(groups(fuseGraph(make(), { compositeFusion: false, singletonFusion: true }))).toBe(1);
+    const relu = (): ReturnType<typeof graphOf> => graphOf([`%x : ${T('Float', 3, 4)}`], `%o : ${T('Float', 3, 4)} = aten::relu(%x)`, ['o']);
+    expect(groups(fuseGraph(relu()))).toBe(0);
+    expect(groups(fuseGraph(relu(), { singletonFusion: true }))).toBe(1);
+    const single = fuseGraph(make());
     expect(groups(single)).toBe(1);
     guardFusionGroups(single);
     const r = runGraph(single, [x]);

@@ -40,15 +40,18 @@ describe('tsfuser fuse --inputs / --save-outputs', () => {
     expect(r.stdout).toContain('check: passed');
   });
 
-  it('--single-node fuses a lone log_softmax (the legacy single-node mode); by default it stays un-fused', async () => {
+  it('a lone log_softmax (a composite op) fuses by default; --single-node also fuses a lone pointwise op', async () => {
     const g = join(TRACED, 'log_softmax.traced.ir');
     const data = join(TRACED, 'log_softmax');
-    const plain = await runCli(['fuse', g]);
-    expect(plain.stdout).toContain('no fusion groups');
-    const single = await runCli(['fuse', g, '--single-node', '--check', '--backend', 'reference', '--inputs', npy(data, 'in').join(','), '--dump', 'launch_param']);
-    expect(single.code).toBe(0);
-    expect(single.stdout).toContain('prim::CudaFusionGroup_0: taken 1, fallback 0');
-    expect(single.stdout).toContain('check: passed');
+    const fused = await runCli(['fuse', g, '--check', '--backend', 'reference', '--inputs', npy(data, 'in').join(','), '--dump', 'launch_param']);
+    expect(fused.code).toBe(0);
+    expect(fused.stdout).toContain('prim::CudaFusionGroup_0: taken 1, fallback 0');
+    expect(fused.stdout).toContain('check: passed');
+    const dir = mkdtempSync(join(tmpdir(), 'tsfuser-fuse-relu-'));
+    const relu = join(dir, 'relu.ir');
+    writeFileSync(relu, 'graph(%x : Float(4, 8, strides=[8, 1], requires_grad=0, device=cuda:0)):\n  %1 : Float(4, 8, strides=[8, 1], requires_grad=0, device=cuda:0) = aten::relu(%x)\n  return (%1)\n');
+    expect((await runCli(['fuse', relu])).stdout).toContain('no fusion groups');
+    expect((await runCli(['fuse', relu, '--single-node'])).stdout).toContain('prim::CudaFusionGroup');
   });
 
   it('wrong --inputs: count, unreadable file, bad entry → one error, exit 1 (bad inputs, as run and the help say)', async () => {

@@ -3,6 +3,7 @@
 // cuda-graph-fuser.ts (the scan),
 // fuse-graph.ts (the entry and its order of passes).
 export { fuseGraph, type FuseGraphOptions } from './fuse-graph.js';
+export { COMPOSITE_OPS, fuseLoneComposites, isCompositeOp } from './composite-singletons.js';
 export { CudaGraphFuser, NVRTC_KERNEL_ARG_LIMIT, type CudaGraphFuserOptions } from './cuda-graph-fuser.js';
 export { nodeFusibility, producerFusibility, siblingFusibility, CUDA_FUSION_GROUP, type Verdict } from './fusibility.js';
 export { createSingletonFusionGroup, mergeNodeIntoGroup, mergeFusionGroups, subgraphOf } from './fusion-group.js';
