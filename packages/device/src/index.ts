@@ -29,6 +29,7 @@ export { CudaGraph, type GraphOwner } from './cuda-graph.js';
 export {
   parameterLayout,
   packArguments,
+  packArgumentsInto,
   parameterSizeAndAlign,
   type KernelParameter,
   type ParameterLayout,

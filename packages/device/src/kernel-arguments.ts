@@ -84,16 +84,25 @@ export function parameterLayout(parameters: readonly KernelParameter[]): Paramet
 
 /** Packs `values` (one per parameter) into a fresh buffer of `layout.size` bytes. */
 export function packArguments(layout: ParameterLayout, values: readonly KernelArgument[]): Uint8Array {
+  const bytes = new Uint8Array(layout.size);
+  packArgumentsInto(layout, values, new DataView(bytes.buffer));
+  return bytes;
+}
+
+/**
+ * As packArguments, into a caller's buffer of at least `layout.size` bytes (a launcher reuses one
+ * per kernel: cuLaunchKernel copies the parameter buffer when it is called). Every slot is
+ * rewritten; padding keeps what it held.
+ */
+export function packArgumentsInto(layout: ParameterLayout, values: readonly KernelArgument[], view: DataView): void {
   if (values.length !== layout.parameters.length) {
     throw new RangeError(`packArguments: ${values.length} values for ${layout.parameters.length} parameters`);
   }
-  const bytes = new Uint8Array(layout.size);
-  const view = new DataView(bytes.buffer);
-  layout.parameters.forEach((parameter, index) => {
+  if (view.byteLength < layout.size) throw new RangeError(`packArgumentsInto: a ${view.byteLength}-byte buffer for ${layout.size} bytes of parameters`);
+  for (let index = 0; index < layout.parameters.length; index += 1) {
     const slot = layout.slots[index] as ParameterSlot; // one slot per parameter by construction
-    writeArgument(view, slot.offset, parameter, values[index] as KernelArgument, index);
-  });
-  return bytes;
+    writeArgument(view, slot.offset, layout.parameters[index] as KernelParameter, values[index] as KernelArgument, index);
+  }
 }
 
 function writeArgument(view: DataView, offset: number, parameter: KernelParameter, value: KernelArgument, index: number): void {

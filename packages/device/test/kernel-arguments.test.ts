@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parameterLayout, packArguments, parameterSizeAndAlign } from '../src/index.js';
+import { parameterLayout, packArguments, packArgumentsInto, parameterSizeAndAlign } from '../src/index.js';
 
 describe('argument layout', () => {
   it('aligns each parameter to its own size, as the CUDA ABI does', () => {
@@ -99,5 +99,25 @@ describe('packArguments', () => {
     expect(() => packArguments(layout, [3, 1])).toThrow(/expected a tensor/);
     expect(() => packArguments(layout, [{ dataPtr: 0n, sizes: [1, 1], strides: [1, 1] }, 2 ** 31])).toThrow(RangeError);
     expect(() => packArguments(parameterLayout([{ kind: 'pointer' }]), [-1n])).toThrow(/pointer/);
+  });
+});
+
+describe('packArgumentsInto (one buffer reused per kernel)', () => {
+  const layout = parameterLayout([{ kind: 'tensor', rank: 2 }, { kind: 'scalar', dtype: 'Int32' }, { kind: 'pointer' }]);
+  const a = [{ dataPtr: 0x1000n, sizes: [3, 4], strides: [4, 1] }, 7, 0x2000n] as const;
+  const b = [{ dataPtr: 0x9900n, sizes: [5, 6], strides: [1, 5] }, -2, 0x4400n] as const;
+
+  it('writes what packArguments writes, and a second pack overwrites every slot', () => {
+    const bytes = new Uint8Array(layout.size);
+    const view = new DataView(bytes.buffer);
+    packArgumentsInto(layout, a, view);
+    expect(bytes).toEqual(packArguments(layout, a));
+    packArgumentsInto(layout, b, view);
+    expect(bytes).toEqual(packArguments(layout, b));
+  });
+
+  it('refuses a buffer smaller than the layout and a wrong argument count', () => {
+    expect(() => packArgumentsInto(layout, a, new DataView(new ArrayBuffer(layout.size - 1)))).toThrow(/byte buffer for/);
+    expect(() => packArgumentsInto(layout, a.slice(0, 2), new DataView(new ArrayBuffer(layout.size)))).toThrow(/2 values for 3 parameters/);
   });
 });

@@ -71,6 +71,9 @@ describe('executor cache keys', () => {
     expect(pointerAlignment(0x7f0000001004n)).toBe(4);
     expect(pointerAlignment(0x7f0000001002n)).toBe(2);
     expect(pointerAlignment(0x7f0000001030n)).toBe(16);
+    expect(pointerAlignment(0x7f0000001001n)).toBe(1);
+    expect(pointerAlignment(0x7f0000001080n)).toBe(128);
+    expect(pointerAlignment(0n)).toBe(256);
   });
 
   it('one kernel serves many sizes: equal heuristics (minus grid) give identical CUDA source', () => {

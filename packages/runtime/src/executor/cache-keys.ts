@@ -21,13 +21,14 @@ function stableOrderKey(strides: readonly number[]): string {
 /** The launch-plan key of `args` for `fusion`'s inputs. */
 export function layoutKey(fusion: Fusion, args: readonly ExecutorArgument[]): string {
   let key = '';
-  args.forEach((a, i) => {
+  for (let i = 0; i < args.length; i += 1) {
+    const a = args[i];
     const v = fusion.inputs[i];
     if (a instanceof Tensor) key += `${a.sizes.join(',')}/${a.strides.join(',')}/${Math.min(16, pointerAlignment(a.dataPtr))};`;
     // An integral scalar may be a size (a dynamic reshape): its value shapes the launch.
     else if (v !== undefined && v.kind === 'scalar' && isIntegralScalar(v.dtype)) key += `${typeof a}=${String(a)};`;
     else key += `${typeof a};`;
-  });
+  }
   return key;
 }
 

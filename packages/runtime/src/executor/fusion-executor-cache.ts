@@ -176,6 +176,8 @@ export class FusionExecutorCache {
 
   /** The fusion as the GPU path runs it: stride orders only pointwise kernels write get a copy (materializeStrideOrders). */
   readonly fusion: Fusion;
+  /** Each tensor input's rank, computed once (checked on every call). */
+  private readonly inputRanks: readonly number[];
 
   constructor(
     fusion: Fusion,
@@ -183,6 +185,7 @@ export class FusionExecutorCache {
     private readonly options: ExecutorCacheOptions = {},
   ) {
     this.fusion = materializeStrideOrders(fusion);
+    this.inputRanks = this.fusion.inputs.map((v) => (v.kind === 'tensorView' ? v.domain.logicalNoReductions().length : 0));
     this.registry = options.registry ?? defaultSchedulerRegistry();
     this.segmenter = options.segmenter ?? segmentationPlanner(this.registry);
     this.dump = options.dump ?? new Set();
@@ -279,7 +282,7 @@ export class FusionExecutorCache {
     if (v.kind === 'tensorView') {
       if (!(a instanceof Tensor)) throw new ExecutorInputError(`input ${i} (T${v.name}) must be a tensor, got ${typeof a}`);
       if (a.dtype !== v.dtype) throw new ExecutorInputError(`input ${i} (T${v.name}) must be ${v.dtype}, got ${a.dtype}`);
-      const rank = v.domain.logicalNoReductions().length;
+      const rank = this.inputRanks[i] as number;
       if (a.rank !== rank) throw new ExecutorInputError(`input ${i} (T${v.name}) must have rank ${rank}, got sizes [${a.sizes.join(', ')}]`);
       if (a.isDevice) {
         if (a.device !== this.device) throw new ExecutorInputError(`input ${i} (T${v.name}) lives on another device context`);
@@ -441,10 +444,11 @@ export class FusionExecutorCache {
     const viewOf = (v: View): Tensor => tensorOf(v.base).asStrided(v.layout.sizes, v.layout.strides, v.offset);
     const tensorAt = (r: Ref): unknown => (r.kind === 'view' ? viewOf(plan.views[r.index] as View) : r.kind === 'buffer' ? buffers[r.index] : args[r.index]);
     const value = (r: Ref): KernelArgument => {
-      if (r.kind === 'buffer') return (buffers[r.index] as Tensor).asKernelArgument();
-      if (r.kind === 'view') return viewOf(plan.views[r.index] as View).asKernelArgument();
+      // A Tensor is a TensorArgument (dataPtr, sizes, strides): no wrapper object per launch.
+      if (r.kind === 'buffer') return buffers[r.index] as Tensor;
+      if (r.kind === 'view') return viewOf(plan.views[r.index] as View);
       const a = args[r.index] as ExecutorArgument;
-      return a instanceof Tensor ? a.asKernelArgument() : a;
+      return a;
     };
     /** A fusion output that is a view aliases a caller's device tensor; a view of anything the call frees is copied. */
     const output = (r: Ref): Tensor => {

@@ -5,7 +5,7 @@
 // reuse for other sizes is valid exactly when those sizes produce the same source.
 
 import type { CompiledKernel, CompileOptions } from '@tsfuser/codegen';
-import { packArguments, type KernelArgument, type ParameterLayout, type CubinCache, type DeviceContext, type KernelFunction, type KernelModule } from '@tsfuser/device';
+import { packArgumentsInto, type KernelArgument, type ParameterLayout, type CubinCache, type DeviceContext, type KernelFunction, type KernelModule } from '@tsfuser/device';
 import { kernelParameterLayout } from './pack-kernel-arguments.js';
 import type { Fusion } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, SchedulerRegistry, SchedulingError, type RuntimeInfo } from '@tsfuser/scheduler';
@@ -33,6 +33,9 @@ export interface CompileReport {
 export class FusionExecutor {
   /** The kernel's parameters as the device packer lays them out (computed once, not per launch). */
   private readonly parameters: ParameterLayout;
+  /** One argument buffer reused by every launch (cuLaunchKernel copies it when called). */
+  private readonly argumentBytes: Uint8Array;
+  private readonly argumentView: DataView;
 
   private constructor(
     readonly kernel: CompiledKernel,
@@ -41,6 +44,8 @@ export class FusionExecutor {
     readonly report: CompileReport,
   ) {
     this.parameters = kernelParameterLayout(kernel.args);
+    this.argumentBytes = new Uint8Array(this.parameters.size);
+    this.argumentView = new DataView(this.argumentBytes.buffer);
   }
 
   /**
@@ -119,8 +124,8 @@ export class FusionExecutor {
    */
   launch(values: readonly KernelArgument[], grid: readonly [number, number, number] = this.kernel.launch.grid, stream?: bigint): void {
     if (grid[0] === 0 || grid[1] === 0 || grid[2] === 0) return;
-    const buffer = packArguments(this.parameters, values);
-    this.fn.launch({ grid: [grid[0], grid[1], grid[2]], block: this.kernel.launch.block, sharedBytes: this.kernel.launch.sharedMemBytes, ...(stream === undefined ? {} : { stream }) }, buffer);
+    packArgumentsInto(this.parameters, values, this.argumentView);
+    this.fn.launch({ grid, block: this.kernel.launch.block, sharedBytes: this.kernel.launch.sharedMemBytes, ...(stream === undefined ? {} : { stream }) }, this.argumentBytes);
   }
 
   unload(): void {

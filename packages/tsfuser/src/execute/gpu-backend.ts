@@ -26,6 +26,11 @@ export interface GpuBackendOptions {
   segmenter?: Segmenter;
   /** Fill every output with 0xFF bytes before the kernels run (tests: unwritten elements show). */
   poisonOutputs?: boolean;
+  /**
+   * The device context of an ordinal instead of DeviceContext.create (host-overhead measurements
+   * and tests on a stand-in device); the backend then counts as available.
+   */
+  deviceContext?: (ordinal: number) => DeviceContext;
 }
 
 /** The first missing piece of the GPU path, as a user names it (the device layer probes in this order). */
@@ -49,7 +54,7 @@ class GpuState {
   availability(): Availability {
     // 'auto' asks on every execute: once the driver, NVRTC and a device were found they stay, so
     // the probe (a call into the addon) is not repeated on a cached execute's host path.
-    if (this.available) return { available: true };
+    if (this.available || this.options.deviceContext !== undefined) return { available: true };
     const a = isAvailable();
     if (!a.available) return { available: false, summary: missingPiece(a), reason: a.reason ?? 'the CUDA runtime is unavailable' };
     if ((a.deviceCount ?? 0) === 0) return { available: false, summary: 'no CUDA device', reason: 'the CUDA driver found no device' };
@@ -60,7 +65,7 @@ class GpuState {
   device(ordinal: number): DeviceContext {
     let ctx = this.devices.get(ordinal);
     if (ctx === undefined || ctx.isDisposed) {
-      ctx = DeviceContext.create(ordinal);
+      ctx = this.options.deviceContext?.(ordinal) ?? DeviceContext.create(ordinal);
       this.devices.set(ordinal, ctx);
     }
     return ctx;

@@ -1,0 +1,92 @@
+// Host overhead of a cached call (issue 38): µs per call of FusionExecutorCache.runFusion and of
+// FusionDefinition.execute through the GPU backend, on the fake H100 of the tsfuser tests (kernel
+// launches are free, so what is timed is the host path: keys, plan lookup, argument packing,
+// output allocation). Each workload: a warm-up, then `--runs` timed loops of `--calls` calls,
+// the median and the fastest loop's µs per call printed. Run with tools/host-overhead/run.mjs (bundles this file).
+// Invariant: every call's outputs are disposed, so the pool hands the same blocks out again.
+
+import { Fusion, add, makeTensor, mul, type TensorView } from '@tsfuser/fusion-ir';
+import { Tensor, type DeviceContext } from '@tsfuser/device';
+import { FusionExecutorCache } from '@tsfuser/runtime';
+import { createGpuBackend, FusionDefinition } from 'tsfuser';
+import { fakeDevice } from '../../packages/tsfuser/test/fake-device.js';
+
+function flag(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+const CALLS = flag('calls', 20000);
+const RUNS = flag('runs', 5);
+
+function median(v: number[]): number {
+  const s = [...v].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] as number;
+}
+
+/** Median and minimum (the least disturbed loop on a shared machine) µs per call. */
+function report(label: string, perCall: readonly number[]): void {
+  console.log(`${label.padEnd(44)} median ${median([...perCall]).toFixed(2).padStart(6)}  min ${Math.min(...perCall).toFixed(2).padStart(6)} µs/call  (runs: ${perCall.map((x) => x.toFixed(2)).join(' ')})`);
+}
+
+function time(label: string, call: () => void): void {
+  for (let i = 0; i < Math.min(CALLS, 5000); i += 1) call();
+  const perCall: number[] = [];
+  for (let r = 0; r < RUNS; r += 1) {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < CALLS; i += 1) call();
+    perCall.push(Number(process.hrtime.bigint() - t0) / 1e3 / CALLS);
+  }
+  report(label, perCall);
+}
+
+function input(f: Fusion): TensorView {
+  const tv = makeTensor(f, { shape: [-1, -1], dtype: 'Float' });
+  f.addInput(tv);
+  return tv;
+}
+
+/** The README example's shape of work: two inputs, one pointwise kernel, two outputs. */
+function pointwise(): Fusion {
+  const f = new Fusion();
+  const [x, y] = [input(f), input(f)];
+  f.addOutput(add(mul(x, 2), y));
+  f.addOutput(add(x, y));
+  return f;
+}
+
+const { device } = fakeDevice();
+const args = [Tensor.emptyDevice(device, 'Float', [1024, 1024]), Tensor.emptyDevice(device, 'Float', [1024, 1024])];
+
+const cache = new FusionExecutorCache(pointwise(), device, { concurrentSegments: false });
+time('runFusion (pointwise, 2 in, 2 out)', () => {
+  for (const t of cache.runFusion(args)) t.dispose();
+});
+
+const graphed = new FusionExecutorCache(pointwise(), device, { concurrentSegments: false, cudaGraph: true });
+time('runFusion cudaGraph replay (fake graph)', () => {
+  for (const t of graphed.runFusion(args)) t.dispose();
+});
+
+const backend = createGpuBackend({ deviceContext: (): DeviceContext => device, cubinDirectory: null });
+const fd = FusionDefinition.build((d) => {
+  const x = d.defineTensor({ symbolicSizes: [-1, -1], contiguous: [true, true], dtype: 'Float' });
+  const y = d.defineTensor({ symbolicSizes: [-1, -1], contiguous: [true, true], dtype: 'Float' });
+  const two = d.defineConstant(2.0, 'Double');
+  d.addOutput(d.ops.add(d.ops.mul(x, two), y));
+  d.addOutput(d.ops.add(x, y));
+});
+// execute is async: time a sequential loop of awaited calls.
+async function timeAsync(label: string, call: () => Promise<void>): Promise<void> {
+  for (let i = 0; i < Math.min(CALLS, 5000); i += 1) await call();
+  const perCall: number[] = [];
+  for (let r = 0; r < RUNS; r += 1) {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < CALLS; i += 1) await call();
+    perCall.push(Number(process.hrtime.bigint() - t0) / 1e3 / CALLS);
+  }
+  report(label, perCall);
+}
+await timeAsync('fd.execute (gpu backend on the fake device)', async () => {
+  for (const t of await fd.execute(args, { backend })) t.dispose();
+});
