@@ -88,9 +88,12 @@ export class Fusion {
       }
       out.definition = expr;
     }
-    for (const input of expr.inputs) {
-      if (!input.uses.includes(expr)) input.uses.push(expr);
-    }
+    // Only ExprBase's constructor calls this, so the expr is in no use list yet: only an input it
+    // reads twice (add(x, x)) must not be recorded twice. (Searching `input.uses` made a chain
+    // that reads one input n times O(n²).)
+    expr.inputs.forEach((input, k) => {
+      if (expr.inputs.indexOf(input) === k) input.uses.push(expr);
+    });
     this.registeredExprs.push(expr);
     return this.counters.expr++;
   }
