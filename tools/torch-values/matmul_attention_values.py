@@ -167,6 +167,23 @@ def sdpa_case(name, dtype, n, h, hkv, l, s, e, ev, causal=False, scale=None, bia
     c = {"name": name, "dtype": dtype, "batch": batch, "h": h, "hkv": hkv, "l": l, "s": s, "e": e, "ev": ev, "causal": causal, "scale": scale,
          "query": flat(q), "key": flat(k), "value": flat(v), "gradOutput": flat(go), "output": flat(out.detach()), "logsumexp": flat(lse.detach()),
          "gradQuery": flat(qd.grad), "gradKey": flat(kd.grad), "gradValue": flat(vd.grad), "probs": flat(probs.detach())}
+    if b is None and m is None and e == ev:
+        # PyTorch's flash-attention backward op (its CPU kernel, float64) on the saved output as the
+        # fusion holds it — rounded to the inputs' dtype — and the Float logsumexp: D = rowsum(dO ∘ O)
+        # comes from that output, as in the GPU flash backward that sdpfa_bwd stands for
+        lead = [x for x in batch]
+        flat4 = lambda t: t.reshape(-1, *t.shape[-3:])
+        kk4, vv4 = flat4(kk.detach()), flat4(vv.detach())
+        saved = out.detach().to(getattr(torch, {"BFloat16": "bfloat16", "Half": "float16", "Float": "float32"}[dtype])).double()
+        # the CPU kernel reads logsumexp in the layout its forward returns ([N, L, H] in memory)
+        lse_nlh = lse.detach().float().double().reshape(-1, h, l).transpose(1, 2).contiguous().transpose(1, 2)
+        g = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward(
+            flat4(go.double()), flat4(qd.detach()), kk4, vv4, flat4(saved), lse_nlh, 0.0, causal, scale=scale)
+        gq, gk, gv = (x.reshape(*lead, *x.shape[-3:]) for x in g)
+        if hkv != h:  # the repeated heads' grads summed back per kv head
+            gk = gk.reshape(*lead, hkv, h // hkv, s, e).sum(-3)
+            gv = gv.reshape(*lead, hkv, h // hkv, s, ev).sum(-3)
+        c["flashGradQuery"], c["flashGradKey"], c["flashGradValue"] = flat(gq), flat(gk), flat(gv)
     if b is not None:
         c["bias"] = {"shape": list(b.shape), "values": flat(b)}
     if m is not None:
@@ -204,7 +221,8 @@ def main():
           "cases": matmul_cases(), "errors": matmul_errors(), "scaledMm": scaled_mm_cases(), "groupedMm": grouped_mm_cases()}
     (ROOT / "matmul.json").write_text(json.dumps(mm) + "\n")
     at = {"generator": f"torch {torch.__version__}: tools/torch-values/matmul_attention_values.py (seed {SEED}); float64 F.scaled_dot_product_attention "
-                       "and autograd on the rounded inputs; logsumexp and probs from the float64 scores", "cases": attention_cases()}
+                       "and autograd on the rounded inputs; logsumexp and probs from the float64 scores; flashGrad*: aten._scaled_dot_product_flash_attention_for_cpu_backward "
+                       "(float64) on the output rounded to the inputs' dtype and the Float logsumexp", "cases": attention_cases()}
     (ROOT / "attention.json").write_text(json.dumps(at) + "\n")
 
 

@@ -15,7 +15,8 @@
 // the backward reads them back from that tensor. logsumexp is of the scores before dropout.
 //
 // Backward, from the saved logsumexp: P = exp(S − lse), Z the dropout factor above (0 or
-// 1/(1 − p)), dV = (P∘Z)ᵀ dO, dP = (dO Vᵀ)∘Z, D = rowsum(P∘dP), dS = P∘(dP − D),
+// 1/(1 − p)), dV = (P∘Z)ᵀ dO, dP = (dO Vᵀ)∘Z, D = rowsum(dO∘O) with O the saved output (as
+// PyTorch's flash backward; = rowsum(P∘dP) for the forward's own O), dS = P∘(dP − D),
 // dQ = scale · dS K, dK = scale · dSᵀ Q (dK, dV summed over the query heads of a group).
 //
 // Invariant: values depend only on the operands' logical values and (seed, offset).
@@ -226,6 +227,8 @@ export function evalSdpaBwd(ctx: EvalContext, expr: SdpaBwdOp): void {
   checkSizes(where, 'grad_output', dO, [...p.batch, p.h, p.l, p.ev]);
   const lse = denseOf(ctx, i.logsumexp);
   checkSizes(where, 'logsumexp', lse, [...p.batch, p.h, p.l]);
+  const out = denseOf(ctx, i.output);
+  checkSizes(where, 'output', out, [...p.batch, p.h, p.l, p.ev]);
   const seedTensor = ctx.tensor(i.philoxSeed);
   if (seedTensor.numel !== 2) throw new EvaluationError(`${where}: philox_seed must hold [seed, offset] (2 elements), got ${seedTensor.numel}`);
   const seed = BigInt(seedTensor.get(0) as bigint);
@@ -249,7 +252,10 @@ export function evalSdpaBwd(ctx: EvalContext, expr: SdpaBwdOp): void {
         const r = (n * p.h + h) * p.l + l;
         const rowLse = lse.values[r] as number;
         if (rowLse === -Infinity) continue; // fully masked: no gradient flows
+        // D = rowsum(dO ∘ O) from the saved output, as PyTorch's flash backward (equal to
+        // rowsum(P ∘ dP) when O is the forward's output)
         let d = 0;
+        for (let e = 0; e < p.ev; e += 1) d += (dO.values[r * p.ev + e] as number) * (out.values[r * p.ev + e] as number);
         for (let s = 0; s < p.s; s += 1) {
           const x = sc.values[r * p.s + s] as number;
           prob[s] = x === -Infinity ? 0 : Math.exp(x - rowLse);
@@ -258,7 +264,6 @@ export function evalSdpaBwd(ctx: EvalContext, expr: SdpaBwdOp): void {
           for (let e = 0; e < p.ev; e += 1) acc += (dO.values[r * p.ev + e] as number) * (v.values[vBase + e] as number);
           const zf = z[r * p.s + s] as number;
           dp[s] = acc * zf;
-          d += (prob[s] as number) * (dp[s] as number);
           const w = (prob[s] as number) * zf;
           if (w !== 0) for (let e = 0; e < p.ev; e += 1) dv[vBase + e] = (dv[vBase + e] as number) + w * (dO.values[r * p.ev + e] as number);
         }
