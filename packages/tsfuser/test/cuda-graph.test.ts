@@ -242,3 +242,29 @@ describe('fd.execute({ cudaGraph })', () => {
     expect(seen).toEqual([true, undefined]);
   });
 });
+
+describe('the layout key of repeated arguments (LayoutKeyMemo)', () => {
+  it('the same argument objects reuse the key; other sizes find their own plan', () => {
+    const fake = fakeDevice();
+    const cache = new FusionExecutorCache(pointwise(), fake.device);
+    const a = [onDevice(fake.device, [8, 8]), onDevice(fake.device, [8, 8])];
+    const b = [onDevice(fake.device, [4, 16]), onDevice(fake.device, [4, 16])];
+    const grids: string[] = [];
+    const plans: number[] = [];
+    for (const args of [a, a, b, a, [a[0] as Tensor, a[1] as Tensor]]) {
+      plans.push(cache.stats.launchPlans);
+      try {
+        cache.runFusion(args).forEach((t) => t.dispose());
+        grids.push(JSON.stringify(fake.launches.at(-1)?.grid));
+      } catch (error) {
+        grids.push(error instanceof Error ? 'error' : 'thrown');
+      }
+    }
+    expect(plans).toEqual([0, 1, 1, 2, 2]);
+    expect(grids[0]).toBe(grids[1]);
+    expect(grids[3]).toBe(grids[0]);
+    // A new list of the same tensors misses the memo and builds the same key: no new plan.
+    expect(grids[4]).toBe(grids[0]);
+    expect(cache.stats.launchPlans).toBe(2);
+  });
+});

@@ -32,6 +32,28 @@ export function layoutKey(fusion: Fusion, args: readonly ExecutorArgument[]): st
   return key;
 }
 
+/**
+ * The last call's arguments and their layout key: a call that passes the same argument objects
+ * again (a Tensor's sizes, strides and pointer never change; scalars compare by value) reuses
+ * the key instead of building the string again — the common case of a loop over fixed inputs.
+ */
+export class LayoutKeyMemo {
+  private args: readonly ExecutorArgument[] = [];
+  private key = '';
+
+  constructor(private readonly fusion: Fusion) {}
+
+  keyOf(args: readonly ExecutorArgument[]): string {
+    const last = this.args;
+    let same = last.length === args.length && last.length > 0;
+    for (let i = 0; same && i < args.length; i += 1) same = Object.is(args[i], last[i]);
+    if (same) return this.key;
+    this.key = layoutKey(this.fusion, args);
+    this.args = [...args];
+    return this.key;
+  }
+}
+
 /** The segmentation key of a call's runtime info. */
 export function signatureKey(info: RuntimeInfo): string {
   return info.inputs

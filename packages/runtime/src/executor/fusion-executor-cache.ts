@@ -39,7 +39,7 @@ import { finishProfile, type FusionProfile, type PendingKernelTiming } from './k
 import { attentionEntry, kernelEntry, libraryCallEntry, timed } from './profile-timing.js';
 import { sideStreamSteps } from './side-stream-steps.js';
 import { validateInputLayout } from './input-validation.js';
-import { layoutKey, signatureKey } from './cache-keys.js';
+import { LayoutKeyMemo, signatureKey } from './cache-keys.js';
 import { destroyCapturedPlan, runGraphed, type GraphRun, type PlanGraph } from './graph-capture.js';
 import { bindArguments, type PlanRef, type PlanView } from './launch-planner.js';
 import type { TensorLayout } from './output-allocation.js';
@@ -178,6 +178,7 @@ export class FusionExecutorCache {
   readonly fusion: Fusion;
   /** Each tensor input's rank, computed once (checked on every call). */
   private readonly inputRanks: readonly number[];
+  private readonly layoutKeys: LayoutKeyMemo;
 
   constructor(
     fusion: Fusion,
@@ -185,6 +186,7 @@ export class FusionExecutorCache {
     private readonly options: ExecutorCacheOptions = {},
   ) {
     this.fusion = materializeStrideOrders(fusion);
+    this.layoutKeys = new LayoutKeyMemo(this.fusion);
     this.inputRanks = this.fusion.inputs.map((v) => (v.kind === 'tensorView' ? v.domain.logicalNoReductions().length : 0));
     this.registry = options.registry ?? defaultSchedulerRegistry();
     this.segmenter = options.segmenter ?? segmentationPlanner(this.registry);
@@ -238,7 +240,7 @@ export class FusionExecutorCache {
     const temporaries: Tensor[] = [];
     try {
       const device = args.map((a, i) => this.onDevice(a, i, temporaries));
-      const key = layoutKey(this.fusion, device);
+      const key = this.layoutKeys.keyOf(device);
       let plan = this.launchPlans.get(key);
       const fresh = plan === undefined;
       if (plan === undefined) {
