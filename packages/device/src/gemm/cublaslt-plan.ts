@@ -74,6 +74,11 @@ export interface LoweredGemm {
 
 const ELEMENT_BYTES: Record<GemmDtype, number> = { Float: 4, BFloat16: 2, Half: 2, Float8_e4m3fn: 1, Float8_e5m2: 1 };
 
+/** Bytes of one element of a GEMM dtype. */
+export function gemmDtypeBytes(dtype: GemmDtype): number {
+  return ELEMENT_BYTES[dtype];
+}
+
 export function cudaDataType(dtype: GemmDtype): number {
   switch (dtype) {
     case 'Float':

@@ -1,7 +1,8 @@
 // GemmLibrary: cuBLASLt GEMMs on one DeviceContext — the executor of the runtime's library-call
 // (GEMM) segments. `matmul(desc)` validates and lowers the descriptor (cublaslt-plan.ts), takes
 // the algorithm from cublasLtMatmulAlgoGetHeuristic once per heuristic key (shapes, strides,
-// dtypes, epilogue, alignment) and enqueues cublasLtMatmul on the device's stream with a
+// dtypes, epilogue, alignment) — the fastest of its first few, timed on that first call
+// (gemm-autotune.ts) — and enqueues cublasLtMatmul on the device's stream with a
 // workspace from the device's caching allocator. Invariant: nothing reaches the addon before
 // the descriptor validated; a configuration cuBLASLt has no algorithm for is a GemmError naming
 // it; a failing cuBLASLt call is a CudaError naming the call and its status.
@@ -10,6 +11,7 @@ import { loadAddon, type Handle } from '../native/addon.js';
 import { GemmError, RuntimeUnavailableError } from '../errors.js';
 import type { GemmDescriptor } from './gemm-descriptor.js';
 import { gemmHeuristicKey, lowerGemm, type CublasLtPlan } from './cublaslt-plan.js';
+import { autotuneRefusal, pickFastest, type AutotuneRecord, type TimingDevice } from './gemm-autotune.js';
 
 export interface GemmAvailability {
   available: boolean;
@@ -36,8 +38,8 @@ export interface GemmNative {
   cublasLtMatmul(handle: Handle, plan: CublasLtPlan, algo: Uint8Array, workspace: bigint, workspaceBytes: number, stream: Handle): void;
 }
 
-/** What GemmLibrary needs of a device: its stream and its caching allocator. */
-export interface GemmDevice {
+/** What GemmLibrary needs of a device: its stream and its caching allocator (and, to autotune, event timing). */
+export interface GemmDevice extends Partial<TimingDevice> {
   readonly stream: bigint;
   malloc(bytes: number | bigint): bigint;
   free(pointer: bigint): void;
@@ -46,6 +48,11 @@ export interface GemmDevice {
 export interface GemmLibraryOptions {
   /** Workspace for cuBLASLt; default 32 MiB (PyTorch's CUBLASLT_WORKSPACE_SIZE on Hopper). */
   workspaceBytes?: number;
+  /**
+   * Heuristic algorithms timed on a key's first call, the fastest kept (gemm-autotune.ts);
+   * default 8, or TSFUSER_GEMM_AUTOTUNE (0 or 1: the heuristic's first, untimed).
+   */
+  autotuneCandidates?: number;
 }
 
 export interface GemmCall {
@@ -57,6 +64,8 @@ export interface GemmCall {
   n: number;
   k: number;
   batch: number;
+  /** On the key's first call: the tuning (candidates timed, the one chosen, or why none was). */
+  autotune?: AutotuneRecord;
 }
 
 export interface GemmCallOptions {
@@ -65,6 +74,18 @@ export interface GemmCallOptions {
 }
 
 const DEFAULT_WORKSPACE_BYTES = 32 * 1024 * 1024;
+const DEFAULT_AUTOTUNE_CANDIDATES = 8;
+/** Timed runs per candidate (after one warm-up). */
+const AUTOTUNE_RUNS = 3;
+
+function autotuneCandidatesFrom(option: number | undefined): number {
+  if (option !== undefined) return option;
+  const env = process.env['TSFUSER_GEMM_AUTOTUNE'];
+  if (env === undefined || env === '') return DEFAULT_AUTOTUNE_CANDIDATES;
+  const n = Number(env);
+  if (!Number.isInteger(n) || n < 0) throw new RangeError(`TSFUSER_GEMM_AUTOTUNE must be a non-negative integer (candidates to time), got '${env}'`);
+  return n;
+}
 
 /** Whether cuBLASLt can be used (addon present, libcublasLt found); never throws. */
 export function gemmAvailability(): GemmAvailability {
@@ -95,6 +116,8 @@ export class GemmLibrary {
     private readonly handle: Handle,
     /** The workspace limit handed to the heuristic. */
     readonly workspaceBytes: number,
+    /** Heuristic algorithms timed on a key's first call (≤ 1: none). */
+    readonly autotuneCandidates: number,
   ) {}
 
   /** A library on `device`; RuntimeUnavailableError (with the reason) when cuBLASLt is missing. */
@@ -112,7 +135,9 @@ export class GemmLibrary {
     if (!Number.isSafeInteger(workspaceBytes) || workspaceBytes < 0) {
       throw new RangeError(`GemmLibrary: workspaceBytes must be a non-negative integer, got ${workspaceBytes}`);
     }
-    return new GemmLibrary(native, device, native.cublasLtCreate(), workspaceBytes);
+    const candidates = autotuneCandidatesFrom(options.autotuneCandidates);
+    if (!Number.isSafeInteger(candidates) || candidates < 0) throw new RangeError(`GemmLibrary: autotuneCandidates must be a non-negative integer, got ${candidates}`);
+    return new GemmLibrary(native, device, native.cublasLtCreate(), workspaceBytes, candidates);
   }
 
   /** Distinct heuristic keys seen (one cublasLtMatmulAlgoGetHeuristic call each). */
@@ -127,9 +152,23 @@ export class GemmLibrary {
     const key = gemmHeuristicKey(plan, this.workspaceBytes);
     let algorithm = this.algorithms.get(key);
     const cachedAlgorithm = algorithm !== undefined;
+    let autotune: AutotuneRecord | undefined;
+    const stream = options.stream ?? this.device.stream;
     if (algorithm === undefined) {
-      const results = this.native.cublasLtHeuristic(this.handle, plan, this.workspaceBytes, 1);
-      const best = results[0];
+      const refusal = this.autotuneCandidates > 1 ? autotuneRefusal(desc, this.device) : 'tuning is off';
+      const requested = refusal === null ? this.autotuneCandidates : 1;
+      const results = this.native.cublasLtHeuristic(this.handle, plan, this.workspaceBytes, requested);
+      let best = results[0];
+      if (best !== undefined && refusal === null && stream === this.device.stream) {
+        const run = (i: number): void => {
+          const r = results[i] as CublasLtHeuristicResult;
+          this.native.cublasLtMatmul(this.handle, plan, r.algo, r.workspaceSize > 0 ? this.workspacePointer() : 0n, r.workspaceSize, stream);
+        };
+        autotune = pickFastest(results, run, this.device as TimingDevice, { candidates: this.autotuneCandidates, runs: AUTOTUNE_RUNS });
+        best = results[autotune.chosen];
+      } else if (best !== undefined) {
+        autotune = { tried: 0, chosen: 0, msPerRun: [], skipped: refusal ?? 'the call is on another stream than the one timed' };
+      }
       if (best === undefined) {
         throw new GemmError(
           'descriptor',
@@ -141,8 +180,8 @@ export class GemmLibrary {
       this.algorithms.set(key, algorithm);
     }
     const workspace = algorithm.workspaceSize > 0 ? this.workspacePointer() : 0n;
-    this.native.cublasLtMatmul(this.handle, plan, algorithm.algo, workspace, algorithm.workspaceSize, options.stream ?? this.device.stream);
-    return { cachedAlgorithm, workspaceBytes: algorithm.workspaceSize, ...shape };
+    this.native.cublasLtMatmul(this.handle, plan, algorithm.algo, workspace, algorithm.workspaceSize, stream);
+    return { cachedAlgorithm, workspaceBytes: algorithm.workspaceSize, ...shape, ...(autotune === undefined ? {} : { autotune }) };
   }
 
   /** Releases the workspace (to the device's pool) and the cuBLASLt handle. */
