@@ -227,6 +227,17 @@ describe('sdpfa ops: shapes, defaults, errors, printing, clone', () => {
       expect(def.isCausal().value).toBe(false);
     }
   });
+  it('an Int constant dropout_p or scale (a JS 0 from the frontend) stays a Double constant, checked and kernel-selectable', () => {
+    const f = new Fusion();
+    const [q, k, v] = qkv(f, 'BFloat16');
+    const def = sdpfaFwd(q, k, v, { dropoutP: f.constant(0, 'Int'), scale: f.constant(2, 'Int') }).output.definition;
+    expect(def?.kind).toBe('SdpaFwdOp');
+    if (def?.kind === 'SdpaFwdOp') {
+      expect([def.dropoutP().dtype, def.dropoutP().value]).toEqual(['Double', 0]);
+      expect([def.scale()?.dtype, def.scale()?.value]).toEqual(['Double', 2]);
+    }
+    expect(() => sdpfaFwd(q, k, v, { dropoutP: f.constant(2, 'Int') })).toThrow('dropout probability has to be between 0 and 1, but got 2');
+  });
   it('refuses bad calls with one clear error', () => {
     const f = new Fusion();
     const [q, k, v] = qkv(f, 'Half', 6, 4);

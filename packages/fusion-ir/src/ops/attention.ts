@@ -62,7 +62,12 @@ function realScalar(fusion: Fusion, op: string, name: string, v: Scalar | number
   if (v.dtype === 'Bool' || !(isFloatingType(v.dtype) || ['Int', 'Int32', 'Index'].includes(v.dtype))) {
     throw new FusionIrError(`${op}: Expected ${name} to be a real-valued scalar, got ${v.dtype}`);
   }
-  return v.dtype === 'Double' ? v : cast(v, 'Double');
+  if (v.dtype === 'Double') return v;
+  // An integral constant (a JS 0 for `dropout_p=0.0`: JS has one number type) stays a constant:
+  // the attention scheduler picks its kernel from the constant, which a cast would hide.
+  const c = v.constNumber();
+  if (v.isConst() && c !== null) return fusion.constant(c, 'Double');
+  return cast(v, 'Double');
 }
 
 function boolScalar(fusion: Fusion, op: string, v: Scalar | boolean | null | undefined): Scalar {
