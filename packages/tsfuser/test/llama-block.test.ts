@@ -12,6 +12,7 @@ import { Tensor } from '../src/index.js';
 import { checkLlamaConfig, LLAMA_SMALL_CONFIG, type LlamaBlockConfig } from '../src/bench/llama-block-config.js';
 import { llamaBlockForward, LLAMA_FORWARD_INPUTS } from '../src/bench/llama-block-forward.js';
 import { llamaBlockBackward, LLAMA_GRADS } from '../src/bench/llama-block-backward.js';
+import { ropeTables } from '../src/bench/llama-block-workloads.js';
 
 /** The bound of ‖got − want‖ / ‖want‖ for a bf16 block (≈ 2.5 bf16 epsilons). */
 const BF16_NORM_TOLERANCE = 2e-2;
@@ -128,6 +129,18 @@ describe('LLaMA decoder block definitions against PyTorch (reference evaluator)'
     }
     // What RoPE's adjoint does not reach stays right: the MLP's and o_proj's grads.
     expect(relativeError(wrong.grads['w_down'] as number[], wantOf(c, 'float64', 'w_down'))).toBeLessThanOrEqual(BF16_NORM_TOLERANCE);
+  });
+
+  it.each(fixture.cases.map((c) => [c.name, c] as const))("%s: the bench's RoPE tables are HF's (bf16 cos / sin, bit for bit)", (_name, c) => {
+    const { cos, sin } = ropeTables(c.config);
+    const want = (n: string): number[] => decodeBf16(c.inputs[n]?.bf16 ?? '');
+    const mismatches = (got: readonly number[], w: readonly number[]): number => got.filter((g, i) => g !== w[i]).length;
+    const values = (h: typeof cos): number[] => Array.from({ length: h.numel }, (_, i) => h.getNumber(i));
+    const [gotCos, gotSin] = [values(cos), values(sin)];
+    expect(gotCos.length).toBe(want('cos').length);
+    const off = mismatches(gotCos, want('cos')) + mismatches(gotSin, want('sin'));
+    console.log(`${c.name}: RoPE tables, ${off} of ${2 * gotCos.length} elements differ from HF's`);
+    expect(off).toBe(0);
   });
 
   it('refuses a config it cannot build with one message naming the field', () => {
