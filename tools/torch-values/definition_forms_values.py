@@ -1,7 +1,8 @@
 """Expected values for the nvFuser definition forms of issue 36, computed by PyTorch (CPU):
 rsqrt of complex tensors, prod over every dim with a dtype (fd.ops.prod(T0, DataType.Double)),
-and embedding with max_norm (F.embedding renormalizes the looked-up rows; nvFuser's
-EmbeddingFwdOp::evaluate calls F.embedding with max_norm). Read by
+embedding with max_norm (F.embedding renormalizes the looked-up rows; nvFuser's
+EmbeddingFwdOp::evaluate calls F.embedding with max_norm), and F.pad / torch.cat along a size-1
+(broadcast) dim, also expanded (deterministic inputs: arange * 0.5 - 3). Read by
 packages/tsfuser/test/definition-forms.test.ts; CI has no PyTorch, so the output,
 test-fixtures/torch-values/definition-forms.json, is committed. Regenerate with
 
@@ -53,6 +54,23 @@ for dtype in (torch.float32, torch.float16):
         out = F.embedding(idx, weight.clone(), max_norm=1.5, norm_type=norm_type)
         cases.append({"op": "embedding_max_norm", "args": {"max_norm": 1.5, "norm_type": norm_type},
                       "inputs": [t(idx), t(weight)], "output": t(out)})
+
+def ramp(*shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return (torch.arange(n, dtype=torch.float32) * 0.5 - 3).reshape(shape)
+
+
+for widths, value in (([1, 2], 0.0), ([2, 0, 1, 1], -1.5), ([-1, 1], 7.0), ([0, 0, 0, 3], 0.0)):
+    x = ramp(3, 1)
+    cases.append({"op": "pad_broadcast", "args": {"widths": widths, "value": value}, "inputs": [t(x)], "output": t(F.pad(x, widths, value=value))})
+x = ramp(3, 1)
+cases.append({"op": "pad_expanded", "args": {"widths": [1, 1], "expand": [3, 4], "value": 0.0}, "inputs": [t(x)],
+              "output": t(F.pad(x.expand(3, 4), [1, 1], value=0.0))})
+y = ramp(3, 4) + 100
+cases.append({"op": "cat_broadcast", "args": {"dim": 1, "order": "xy"}, "inputs": [t(x), t(y)], "output": t(torch.cat([x, y], 1))})
+cases.append({"op": "cat_broadcast", "args": {"dim": 1, "order": "yx"}, "inputs": [t(x), t(y)], "output": t(torch.cat([y, x], 1))})
 
 OUT.parent.mkdir(parents=True, exist_ok=True)
 OUT.write_text(json.dumps({"torch": torch.__version__, "seed": SEED, "cases": cases}, indent=None) + "\n")

@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
-  add, cast, cat, checkGolden, evaluate, exp, Fusion, HostTensor, indexSelect, makeTensor, mul, neg, pad, reshape, slice, size, strideOrder, sum, type DataType,
+  add, cast, cat, checkGolden, evaluate, exp, expand, Fusion, HostTensor, indexSelect, makeTensor, mul, neg, pad, reshape, slice, size, strideOrder, sum, type DataType,
   type TensorView,
 } from '@tsfuser/fusion-ir';
 import {
@@ -118,9 +118,15 @@ describe('pointwise scheduler: slice, pad and cat', () => {
     const bcast = new Fusion();
     const b = makeTensor(bcast, { shape: [1, -1] });
     bcast.addInput(b);
-    bcast.addOutput(pad(b, [0, 0, 1, 1]));
+    // An expanded broadcast keeps its PadOp (a size-1 one is padded by expand + where in fusion-ir's pad).
+    bcast.addOutput(pad(expand(b, [4, -1]), [0, 0, 1, 1]));
     const r1 = canSchedulePointwise(bcast, makeRuntimeInfo(bcast, [{ sizes: [1, 8] }]));
     expect(r1).toEqual({ ok: false, reason: expect.stringContaining('resizes broadcast dim 0') });
+    const size1 = new Fusion();
+    const b1 = makeTensor(size1, { shape: [1, -1] });
+    size1.addInput(b1);
+    size1.addOutput(pad(b1, [0, 0, 1, 1]));
+    expect(canSchedulePointwise(size1, makeRuntimeInfo(size1, [{ sizes: [1, 8] }]))).toEqual({ ok: true });
 
     const two = single([6, 10], (x) => [mul(x, 2), slice(x, [0, 0], [6, 4])]);
     const r2 = canSchedulePointwise(two, makeRuntimeInfo(two, [{ sizes: [6, 10] }]));

@@ -7,6 +7,8 @@
 //   expand(T0, shape=[T0.size(0), …])    a symbolic non-broadcast extent expanded to itself
 //   rsqrt of a complex tensor            1 / sqrt(z), principal branch
 //   embedding_fwd(..., max_norm, …)      looked-up rows renormalized as F.embedding does
+//   pad / cat along a broadcast dim      a real dim (expand + where on an iota mask), so the GPU
+//                                        path plans it (it refused a resize of a broadcast dim)
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -162,6 +164,34 @@ describe(`embedding_fwd with max_norm against F.embedding (PyTorch ${fixture.tor
         'fd.add_output(T4)',
       ]),
     ).toThrow(/with max_norm, norm_type must be a constant/);
+  });
+});
+
+describe(`pad and cat along a broadcast (size-1 or expanded) dim against PyTorch ${fixture.torch}`, () => {
+  const x = 'T0 = fd.define_tensor(shape=[-1, 1], contiguity=[True, None], dtype=DataType.Float)';
+  const y = 'T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)';
+  const run = async (body: string[], inputs: Tensor[], gpuPlans = true): Promise<Tensor | undefined> => {
+    const fd = definition(body);
+    const [out] = await fd.execute(inputs);
+    const { device } = fakeDevice();
+    // The GPU path plans it: no PadOp / CatOp resizes a size-1 broadcast ID any more.
+    if (gpuPlans) new FusionExecutorCache(fd.fusionIr(), device, { concurrentSegments: false }).runFusion(inputs);
+    return out;
+  };
+  it.each(casesOf('pad_broadcast'))('F.pad %s', async (_name, c) => {
+    const args = c.args as unknown as { widths: number[]; value: number };
+    const out = await run([x, `T2 = fd.ops.pad(T0, [${args.widths.join(', ')}], ${args.value.toFixed(1)})`, 'fd.add_output(T2)'], [tensorOf(c.inputs[0] as Stored)]);
+    expectClose(out, c.output, 'pad');
+  });
+  // An expanded dim keeps its PadOp: right on the reference, still refused by the GPU schedulers (open).
+  it.each(casesOf('pad_expanded'))('F.pad of an expanded dim, on the reference %s', async (_name, c) => {
+    const out = await run([x, 'T2 = fd.ops.expand(T0, shape=[T0.size(0), 4])', 'T3 = fd.ops.pad(T2, [1, 1], 0.0)', 'fd.add_output(T3)'], [tensorOf(c.inputs[0] as Stored)], false);
+    expectClose(out, c.output, 'pad');
+  });
+  it.each(casesOf('cat_broadcast'))('torch.cat %s', async (_name, c) => {
+    const order = (c.args as { order: string }).order === 'xy' ? 'T0, T1' : 'T1, T0';
+    const out = await run([x, y, `T2 = fd.ops.cat([${order}], dim=1)`, 'fd.add_output(T2)'], c.inputs.map(tensorOf));
+    expectClose(out, c.output, 'cat');
   });
 });
 

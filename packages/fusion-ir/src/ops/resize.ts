@@ -13,6 +13,7 @@ import { where } from './ternary.js';
 import { lt } from './binary.js';
 import { categoryOf, resultType } from './type-promotion.js';
 import { cast } from './unary.js';
+import { padBroadcastDims } from './pad-broadcast.js';
 
 /**
  * slice(tv, starts, stops, steps?) — per dim, elements start, start+step, … < stop, with torch's
@@ -89,6 +90,10 @@ export function pad(tv: TensorView, widths: readonly SizeOperand[], value: Scala
     throw new FusionIrError(`pad: ${widths.length} widths for ${describe(tv)}; expected an even number, at most ${2 * rank}`);
   }
   const w = widths.map((x) => toExtent(fusion, 'pad', x));
+  const v = typeof value === 'object' ? (value.dtype === tv.dtype ? value : cast(value, tv.dtype)) : fusion.constant(padValue(value, tv.dtype), tv.dtype);
+  // A padded broadcast dim becomes a real dim through expand + where (pad-broadcast.ts); the PadOp pads the others.
+  const viaMask = padBroadcastDims(tv, w, v);
+  if (viaMask !== null) return viaMask.widths.every((x) => x.constNumber() === 0) ? viaMask.tv : pad(viaMask.tv, viaMask.widths, v);
   const logical = ids.map((id, d) => {
     const k = rank - 1 - d; // pair index: the last dim comes first
     if (2 * k >= w.length) return fusion.newIterDomain(id.extent, id.isBroadcast() ? 'Broadcast' : 'Iteration', { expandedExtent: id.expandedExtent });
@@ -99,7 +104,6 @@ export function pad(tv: TensorView, widths: readonly SizeOperand[], value: Scala
     }
     return fusion.newIterDomain(extent, 'Iteration');
   });
-  const v = typeof value === 'object' ? (value.dtype === tv.dtype ? value : cast(value, tv.dtype)) : fusion.constant(padValue(value, tv.dtype), tv.dtype);
   const out = fusion.newTensorFromDomain(logical, tv.dtype);
   new PadOp(fusion, out, tv, w, v);
   return out;
@@ -140,7 +144,10 @@ export function cat(tensors: readonly TensorView[], dim: number): TensorView {
     }
   });
   const dtype = resultType(tensors.map(promotionOperand));
-  const inputs = tensors.map((t) => (t.dtype === dtype ? t : cast(t, dtype)));
+  // An input that is a broadcast along the cat dim gets a real dim first (a zero-width pad:
+  // pad-broadcast.ts), so the CatOp never resizes a broadcast ID.
+  const zeroWidths = new Array<number>(2 * (rank - axis)).fill(0);
+  const inputs = tensors.map((t) => (t.dtype === dtype ? t : cast(t, dtype))).map((t) => ((t.domain.logicalNoReductions()[axis] as IterDomain).isBroadcast() ? pad(t, zeroWidths) : t));
   let axisExtent = fusion.index(0);
   for (const s of shapes) axisExtent = extentOp('add', axisExtent, s[axis] as Scalar);
   const logical: IterDomain[] = [];

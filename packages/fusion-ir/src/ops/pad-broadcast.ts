@@ -1,0 +1,51 @@
+// pad along a broadcast dim, without a resize of that dim: torch.nn.functional.pad of a size-1
+// broadcast dim gives a real dim of l + 1 + r elements in which element l is the broadcast value
+// and the others the pad value (an expanded broadcast keeps the PadOp: it cannot be expanded
+// again). pad() builds that as
+// expand(x) to the new size and a where() on an iota mask, so the result is ordinary pointwise
+// work every scheduler takes (the pointwise scheduler refuses a resize of a broadcast ID, as the
+// indexing of a resized broadcast has no loop to follow); the dims that are not broadcast are
+// padded by the PadOp as before. Negative widths crop as in PyTorch (an empty or all-pad dim).
+// Invariant: values equal PadOp's on the same input (the reference evaluator's pad semantics).
+
+import type { Scalar } from '../ir/scalar.js';
+import type { TensorView } from '../ir/tensor-view.js';
+import { ge, logicalAnd, lt } from './binary.js';
+import { broadcast } from './broadcast.js';
+import { iota } from './creation.js';
+import { expand } from './alias.js';
+import { extentOp, type SizeOperand } from './shape.js';
+import { where } from './ternary.js';
+
+/**
+ * `tv` with its padded broadcast dims padded (`w` as pad() reads it: [left, right] pairs from the
+ * last dim), and the widths left for a PadOp (those dims' widths set to 0); null when no padded
+ * dim is a broadcast.
+ */
+export function padBroadcastDims(tv: TensorView, w: readonly Scalar[], value: Scalar): { tv: TensorView; widths: Scalar[] } | null {
+  const fusion = tv.fusion;
+  const ids = tv.domain.logicalNoReductions();
+  const rank = ids.length;
+  const padded = ids.flatMap((id, d) => {
+    const k = rank - 1 - d;
+    // An expanded broadcast (stride 0, extent E > 1) cannot be expanded again: it keeps the PadOp.
+    return 2 * k < w.length && id.isBroadcast() && id.expandedExtent === null ? [{ d, left: w[2 * k] as Scalar, right: w[2 * k + 1] as Scalar, extent: id.logicalExtent(), k }] : [];
+  });
+  if (padded.length === 0) return null;
+  const sizes: SizeOperand[] = ids.map(() => -1);
+  let mask: TensorView | null = null;
+  for (const p of padded) {
+    const size = extentOp('add', extentOp('add', p.left, p.extent), p.right);
+    sizes[p.d] = size;
+    const index = broadcast(iota(fusion, size), ids.map((_, d) => d !== p.d));
+    const inside = logicalAnd(ge(index, p.left), lt(index, extentOp('add', p.left, p.extent)));
+    mask = mask === null ? inside : logicalAnd(mask, inside);
+  }
+  const widths = [...w];
+  for (const p of padded) {
+    widths[2 * p.k] = fusion.index(0);
+    widths[2 * p.k + 1] = fusion.index(0);
+  }
+  const filled = where(mask as TensorView, expand(tv, sizes), value) as TensorView;
+  return { tv: filled, widths };
+}
