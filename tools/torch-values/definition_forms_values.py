@@ -2,7 +2,8 @@
 rsqrt of complex tensors, prod over every dim with a dtype (fd.ops.prod(T0, DataType.Double)),
 embedding with max_norm (F.embedding renormalizes the looked-up rows; nvFuser's
 EmbeddingFwdOp::evaluate calls F.embedding with max_norm), and F.pad / torch.cat along a size-1
-(broadcast) dim, also expanded (deterministic inputs: arange * 0.5 - 3). Read by
+(broadcast) dim, also expanded, and F.pad with widths given at run time (deterministic inputs:
+arange * 0.5 - 3). Read by
 packages/tsfuser/test/definition-forms.test.ts; CI has no PyTorch, so the output,
 test-fixtures/torch-values/definition-forms.json, is committed. Regenerate with
 
@@ -71,6 +72,10 @@ cases.append({"op": "pad_expanded", "args": {"widths": [1, 1], "expand": [3, 4],
 y = ramp(3, 4) + 100
 cases.append({"op": "cat_broadcast", "args": {"dim": 1, "order": "xy"}, "inputs": [t(x), t(y)], "output": t(torch.cat([x, y], 1))})
 cases.append({"op": "cat_broadcast", "args": {"dim": 1, "order": "yx"}, "inputs": [t(x), t(y)], "output": t(torch.cat([y, x], 1))})
+
+for widths in ([1, 2], [-1, 2, 2, 0], [0, 3, 1, -2]):
+    z = ramp(3, 5)
+    cases.append({"op": "pad_runtime", "args": {"widths": widths, "value": 2.5}, "inputs": [t(z)], "output": t(F.pad(z, widths, value=2.5))})
 
 OUT.parent.mkdir(parents=True, exist_ok=True)
 OUT.write_text(json.dumps({"torch": torch.__version__, "seed": SEED, "cases": cases}, indent=None) + "\n")

@@ -9,6 +9,8 @@
 //   embedding_fwd(..., max_norm, …)      looked-up rows renormalized as F.embedding does
 //   pad / cat along a broadcast dim      a real dim (expand + where on an iota mask), so the GPU
 //                                        path plans it (it refused a resize of a broadcast dim)
+//   pad widths given at run time         an index_select of shifted positions + a where (the GPU
+//                                        schedulers need constant widths for a PadOp)
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -192,6 +194,26 @@ describe(`pad and cat along a broadcast (size-1 or expanded) dim against PyTorch
     const order = (c.args as { order: string }).order === 'xy' ? 'T0, T1' : 'T1, T0';
     const out = await run([x, y, `T2 = fd.ops.cat([${order}], dim=1)`, 'fd.add_output(T2)'], c.inputs.map(tensorOf));
     expectClose(out, c.output, 'cat');
+  });
+});
+
+describe(`pad with widths known only at run time (scalar inputs) against PyTorch ${fixture.torch}`, () => {
+  it.each(casesOf('pad_runtime'))('F.pad %s', async (_name, c) => {
+    const widths = (c.args as unknown as { widths: number[] }).widths;
+    const names = widths.map((_, i) => `S${i + 1}`);
+    const fd = definition([
+      'T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)',
+      ...names.map((n) => `${n} = fd.define_scalar(None, dtype=DataType.Int)`),
+      `T9 = fd.ops.pad(T0, [${names.join(', ')}], 2.5)`,
+      'fd.add_output(T9)',
+    ]);
+    const inputs = [tensorOf(c.inputs[0] as Stored), ...widths];
+    const [out] = await fd.execute(inputs);
+    expectClose(out, c.output, 'pad');
+    const { device } = fakeDevice();
+    const cache = new FusionExecutorCache(fd.fusionIr(), device, { concurrentSegments: false });
+    cache.runFusion(inputs);
+    expect(cache.lastPlan()?.segments.some((s) => s.kind === 'kernel')).toBe(true);
   });
 });
 

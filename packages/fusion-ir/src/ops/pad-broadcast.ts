@@ -6,11 +6,15 @@
 // work every scheduler takes (the pointwise scheduler refuses a resize of a broadcast ID, as the
 // indexing of a resized broadcast has no loop to follow); the dims that are not broadcast are
 // padded by the PadOp as before. Negative widths crop as in PyTorch (an empty or all-pad dim).
+// A pad whose widths are known only at run time (scalar inputs) is built likewise, as an
+// index_select of the shifted, clamped positions and a where (padRuntimeWidthDims).
 // Invariant: values equal PadOp's on the same input (the reference evaluator's pad semantics).
 
+import type { IterDomain } from '../ir/iter-domain.js';
 import type { Scalar } from '../ir/scalar.js';
 import type { TensorView } from '../ir/tensor-view.js';
-import { ge, logicalAnd, lt } from './binary.js';
+import { ge, logicalAnd, lt, maximum, minimum, sub } from './binary.js';
+import { indexSelect } from './indexing.js';
 import { broadcast } from './broadcast.js';
 import { iota } from './creation.js';
 import { expand } from './alias.js';
@@ -48,4 +52,37 @@ export function padBroadcastDims(tv: TensorView, w: readonly Scalar[], value: Sc
   }
   const filled = where(mask as TensorView, expand(tv, sizes), value) as TensorView;
   return { tv: filled, widths };
+}
+
+/**
+ * `tv` with the dims whose pad widths are known only at run time padded by a gather: element i
+ * of the new dim reads x[i - left] (the index clamped into range) where 0 <= i - left < n, else
+ * the pad value — an index_select and a where, which the pointwise scheduler takes (it needs
+ * constant widths for a PadOp). The widths left for a PadOp have those dims' widths set to 0;
+ * null when every width is a constant.
+ */
+export function padRuntimeWidthDims(tv: TensorView, w: readonly Scalar[], value: Scalar): { tv: TensorView; widths: Scalar[] } | null {
+  const fusion = tv.fusion;
+  const rank = tv.domain.logicalNoReductions().length;
+  const dims = [...Array(rank).keys()].filter((d) => {
+    const k = rank - 1 - d;
+    return 2 * k < w.length && ((w[2 * k] as Scalar).constNumber() === null || (w[2 * k + 1] as Scalar).constNumber() === null);
+  });
+  if (dims.length === 0) return null;
+  let out = tv;
+  const widths = [...w];
+  for (const d of dims) {
+    const k = rank - 1 - d;
+    const left = w[2 * k] as Scalar;
+    const extent = (out.domain.logicalNoReductions()[d] as IterDomain).logicalExtent();
+    const size = extentOp('add', extentOp('add', left, extent), w[2 * k + 1] as Scalar);
+    const source = sub(iota(fusion, size), left);
+    const clamped = minimum(maximum(source, 0), extentOp('maximum', extentOp('sub', extent, fusion.index(1)), fusion.index(0)));
+    const gathered = indexSelect(out, d, clamped);
+    const inside = broadcast(logicalAnd(ge(source, 0), lt(source, extent)), [...Array(rank).keys()].map((e) => e !== d));
+    out = where(inside, gathered, value) as TensorView;
+    widths[2 * k] = fusion.index(0);
+    widths[2 * k + 1] = fusion.index(0);
+  }
+  return { tv: out, widths };
 }

@@ -13,7 +13,7 @@ import { where } from './ternary.js';
 import { lt } from './binary.js';
 import { categoryOf, resultType } from './type-promotion.js';
 import { cast } from './unary.js';
-import { padBroadcastDims } from './pad-broadcast.js';
+import { padBroadcastDims, padRuntimeWidthDims } from './pad-broadcast.js';
 
 /**
  * slice(tv, starts, stops, steps?) — per dim, elements start, start+step, … < stop, with torch's
@@ -94,6 +94,9 @@ export function pad(tv: TensorView, widths: readonly SizeOperand[], value: Scala
   // A padded broadcast dim becomes a real dim through expand + where (pad-broadcast.ts); the PadOp pads the others.
   const viaMask = padBroadcastDims(tv, w, v);
   if (viaMask !== null) return viaMask.widths.every((x) => x.constNumber() === 0) ? viaMask.tv : pad(viaMask.tv, viaMask.widths, v);
+  // Widths known only at run time: a gather and a where (pad-broadcast.ts); the PadOp keeps the constant ones.
+  const viaGather = padRuntimeWidthDims(tv, w, v);
+  if (viaGather !== null) return viaGather.widths.every((x) => x.constNumber() === 0) ? viaGather.tv : pad(viaGather.tv, viaGather.widths, v);
   const logical = ids.map((id, d) => {
     const k = rank - 1 - d; // pair index: the last dim comes first
     if (2 * k >= w.length) return fusion.newIterDomain(id.extent, id.isBroadcast() ? 'Broadcast' : 'Iteration', { expandedExtent: id.expandedExtent });
