@@ -5,7 +5,9 @@
 // block. Norm-wise check: ‖got − want‖₂ / ‖want‖₂ ≤ 2·10⁻² against the float64 PyTorch run, a
 // bound bf16 eager PyTorch itself meets (asserted beside, so the tolerance is realistic), and one
 // a backward with RoPE's adjoint sign flipped does not (asserted: the check can fail).
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { Tensor } from '../src/index.js';
@@ -13,6 +15,8 @@ import { checkLlamaConfig, LLAMA_SMALL_CONFIG, type LlamaBlockConfig } from '../
 import { llamaBlockForward, LLAMA_FORWARD_INPUTS } from '../src/bench/llama-block-forward.js';
 import { llamaBlockBackward, LLAMA_GRADS } from '../src/bench/llama-block-backward.js';
 import { ropeTables } from '../src/bench/llama-block-workloads.js';
+import { runLlamaCheck } from '../src/bench/llama-block-check.js';
+import { readNpyFile, writeNpyFile } from '../src/io/npy-file.js';
 
 /** The bound of ‖got − want‖ / ‖want‖ for a bf16 block (≈ 2.5 bf16 epsilons). */
 const BF16_NORM_TOLERANCE = 2e-2;
@@ -141,6 +145,21 @@ describe('LLaMA decoder block definitions against PyTorch (reference evaluator)'
     const off = mismatches(gotCos, want('cos')) + mismatches(gotSin, want('sin'));
     console.log(`${c.name}: RoPE tables, ${off} of ${2 * gotCos.length} elements differ from HF's`);
     expect(off).toBe(0);
+  });
+
+  it('runLlamaCheck (the GPU entry tsfuser-llama-check) reads .npy inputs and writes y and the grads PyTorch compares', async () => {
+    const c = fixture.cases[0] as Case;
+    const dir = mkdtempSync(join(tmpdir(), 'llama-check-'));
+    for (const name of [...LLAMA_FORWARD_INPUTS, 'dy']) writeNpyFile(join(dir, `${name}.npy`), tensorOf(c.inputs[name], name).toHost());
+    const r = await runLlamaCheck(dir, c.config, 'reference');
+    expect(r.written).toEqual(['out_y_inference.npy', 'out_y.npy', ...LLAMA_GRADS.map((n) => `grad_${n}.npy`)]);
+    const read = (file: string): number[] => {
+      const h = readNpyFile(join(dir, file), 'BFloat16');
+      return Array.from({ length: h.numel }, (_, i) => h.getNumber(i));
+    };
+    expect(read('out_y_inference.npy')).toEqual(read('out_y.npy'));
+    expect(relativeError(read('out_y.npy'), wantOf(c, 'float64', null))).toBeLessThanOrEqual(BF16_NORM_TOLERANCE);
+    for (const name of LLAMA_GRADS) expect(relativeError(read(`grad_${name}.npy`), wantOf(c, 'float64', name)), name).toBeLessThanOrEqual(BF16_NORM_TOLERANCE);
   });
 
   it('refuses a config it cannot build with one message naming the field', () => {
