@@ -24,20 +24,33 @@ function median(v: number[]): number {
   return s[Math.floor(s.length / 2)] as number;
 }
 
-/** Median and minimum (the least disturbed loop on a shared machine) µs per call. */
-function report(label: string, perCall: readonly number[]): void {
-  console.log(`${label.padEnd(44)} median ${median([...perCall]).toFixed(2).padStart(6)}  min ${Math.min(...perCall).toFixed(2).padStart(6)} µs/call  (runs: ${perCall.map((x) => x.toFixed(2)).join(' ')})`);
+/**
+ * Median and minimum (the least disturbed loop on a shared machine) wall µs per call, and the
+ * median process CPU µs per call (user + system: less sensitive to other processes on the cores).
+ */
+function report(label: string, perCall: readonly number[], cpuPerCall: readonly number[]): void {
+  console.log(
+    `${label.padEnd(44)} wall median ${median([...perCall]).toFixed(2).padStart(6)}  min ${Math.min(...perCall).toFixed(2).padStart(6)}  cpu median ${median([...cpuPerCall]).toFixed(2).padStart(6)} µs/call`,
+  );
+}
+
+function cpuMicros(): number {
+  const u = process.cpuUsage();
+  return u.user + u.system;
 }
 
 function time(label: string, call: () => void): void {
   for (let i = 0; i < Math.min(CALLS, 5000); i += 1) call();
   const perCall: number[] = [];
+  const cpu: number[] = [];
   for (let r = 0; r < RUNS; r += 1) {
+    const c0 = cpuMicros();
     const t0 = process.hrtime.bigint();
     for (let i = 0; i < CALLS; i += 1) call();
     perCall.push(Number(process.hrtime.bigint() - t0) / 1e3 / CALLS);
+    cpu.push((cpuMicros() - c0) / CALLS);
   }
-  report(label, perCall);
+  report(label, perCall, cpu);
 }
 
 function input(f: Fusion): TensorView {
@@ -80,12 +93,15 @@ const fd = FusionDefinition.build((d) => {
 async function timeAsync(label: string, call: () => Promise<void>): Promise<void> {
   for (let i = 0; i < Math.min(CALLS, 5000); i += 1) await call();
   const perCall: number[] = [];
+  const cpu: number[] = [];
   for (let r = 0; r < RUNS; r += 1) {
+    const c0 = cpuMicros();
     const t0 = process.hrtime.bigint();
     for (let i = 0; i < CALLS; i += 1) await call();
     perCall.push(Number(process.hrtime.bigint() - t0) / 1e3 / CALLS);
+    cpu.push((cpuMicros() - c0) / CALLS);
   }
-  report(label, perCall);
+  report(label, perCall, cpu);
 }
 await timeAsync('fd.execute (gpu backend on the fake device)', async () => {
   for (const t of await fd.execute(args, { backend })) t.dispose();
