@@ -2,7 +2,7 @@
 // shape is known: a region is one stage's connected generated-kernel exprs, a cast goes with
 // its reader's stage, no region feeds itself through a library call, refused regions start as
 // singletons, and a fusion without a library call starts from singletons.
-import { add, cast, Fusion, linear, makeTensor, mul, type Expr, type TensorView, type Val } from '@tsfuser/fusion-ir';
+import { add, cast, Fusion, linear, makeTensor, matmul, mul, permute, reshape, type Expr, type TensorView, type Val } from '@tsfuser/fusion-ir';
 import { describe, expect, it } from 'vitest';
 import { libraryCallRegions } from '../src/segmentation/library-regions.js';
 import { isTensorExpr } from '../src/segmentation/group-fusion.js';
@@ -56,4 +56,23 @@ describe('regions between library calls', () => {
     const plain = regionsOf(g);
     expect(plain.regions.map((r) => r.size)).toEqual(plain.exprs.map(() => 1));
   });
+
+  it("a reshape of a GEMM's result and a permute only a GEMM reads start alone, outside the region", () => {
+    const f = new Fusion();
+    const x = input(f, 2);
+    const w = input(f, 2);
+    const y = reshape(linear(x, w), [2, 4, 8]); // [8, 8] result viewed as [2, 4, 8]
+    const z = cast(mul(y, y), 'BFloat16');
+    f.addOutput(z);
+    const zt = permute(reshape(z, [8, 8]), [1, 0]); // read only by the second GEMM
+    f.addOutput(matmul(zt, x));
+    const { exprs, regions } = regionsOf(f);
+    for (const e of exprs.filter((e) => e.kind === 'ViewOp' || e.kind === 'LoadStoreOp')) {
+      expect(regions.find((r) => r.has(e))?.size, e.kind).toBe(1);
+    }
+    // the mul and the cast are one region
+    const mulExpr = exprs.find((e) => e.kind === 'BinaryOp') as Expr;
+    expect(regions.find((r) => r.has(mulExpr))?.size).toBe(2);
+  });
 });
+

@@ -6,7 +6,7 @@
 // batch-broadcast operand is read in place. The dumps of the MLP with a layer_norm prologue are
 // golden (UPDATE_GOLDEN=1 rewrites them).
 import { fileURLToPath } from 'node:url';
-import { add, broadcast, cast, checkGolden, Fusion, gelu, layerNorm, linear, makeTensor, matmul, mul, rmsNorm, type DataType, type TensorView } from '@tsfuser/fusion-ir';
+import { add, broadcast, cast, checkGolden, Fusion, gelu, layerNorm, linear, makeTensor, matmul, mul, permute, relu, rmsNorm, type DataType, type TensorView } from '@tsfuser/fusion-ir';
 import { describe, expect, it } from 'vitest';
 import {
   defaultSchedulerRegistry, fusionIrSegmentsToString, heuristicParamsToString, makeRuntimeInfo, segmentedFusionToString, segmentFusion, segmentKindOf,
@@ -135,6 +135,26 @@ describe('segmentation with GEMM segments', () => {
     // the first residual joins the norm's kernel (it reads x and the GEMM's result once there);
     // the last one, read by nothing else, is the second GEMM's C
     expect(matmulParams(sf, 2).epilogue.c).not.toBeNull();
+  });
+
+  it('a permute only GEMMs read stays a view: dW = matmul(permute(dY), X) reads dY transposed in place', () => {
+    // dY = relu(a) · 2 is computed in a kernel; its permute feeds only the weight-gradient GEMM
+    const f = new Fusion();
+    const a = input(f, 2);
+    const x = input(f, 2);
+    const dy = cast(mul(relu(a), 2), 'BFloat16');
+    f.addOutput(dy);
+    f.addOutput(matmul(permute(dy, [1, 0]), x));
+    const sf = segment(f, [{ sizes: [64, 48] }, { sizes: [64, 32] }]);
+    const kinds = sf.groups.map((g) => g.schedulerType);
+    expect(kinds).toContain('expr_eval');
+    const kernel = sf.groups.find((g) => g.schedulerType === 'pointwise');
+    expect(kernel?.exprs.some((e) => e.kind === 'LoadStoreOp')).toBe(false);
+    // the GEMM reads the view the expr_eval segment makes (its layout is the permuted strides)
+    const gemm = sf.groups.findIndex((g) => g.schedulerType === 'matmul');
+    const view = sf.groups.findIndex((g) => g.schedulerType === 'expr_eval');
+    expect(sf.edges.some((e) => e.from === view && e.to === gemm)).toBe(true);
+    expect(sf.edges.some((e) => /only feeds GEMMs, which read it in place/.test(e.reason))).toBe(true);
   });
 
   it('a transposed, batch-broadcast operand is described to cuBLASLt, not copied', () => {

@@ -7,7 +7,9 @@
 // scheduler (a pre-reduction output) nor a persistent one (no persistent buffer inside the
 // pair) accepts any pair, and an RMSNorm before a linear became three kernels. A region that a
 // persistent scheduler accepts whole is the one kernel the fusion without the GEMM would have
-// been. Regions a scheduler refuses start as singletons, as the segmenter's plain start.
+// been. Views of a library call's result start alone (a reshape of a GEMM's [B·T, D] result
+// inside a normalization region would make its scheduler refuse the region). Regions a
+// scheduler refuses start as singletons, as the segmenter's plain start.
 // Invariant: the returned groups partition `exprs`; every multi-expr group is accepted by
 // `accepts`; the group graph is acyclic.
 
@@ -91,6 +93,36 @@ function stages(exprs: readonly Expr[], producerOf: ReadonlyMap<Val, Expr>): Map
   return stage;
 }
 
+/** A metadata-only op: its result can be a view of its input (expr_eval computes it without a kernel). */
+function isViewOp(e: Expr): boolean {
+  return e.kind === 'ViewOp' || e.kind === 'SqueezeOp' || (e.kind === 'LoadStoreOp' && e.permutation !== null);
+}
+
+/**
+ * Reshapes, squeezes and permutes of a library call's result (or of such a view), and those only
+ * library calls read: they start alone, not inside the region that reads them — a view costs nothing, and inside a region it
+ * can make a kernel scheduler refuse the whole region (the inner-outer persistent kernel takes
+ * no reshape: a [B·T, D] GEMM result viewed as [B, T, D] before an RMSNorm backward).
+ */
+function viewsOfLibraryResults(exprs: readonly Expr[], producerOf: ReadonlyMap<Val, Expr>): Set<Expr> {
+  const views = new Set<Expr>();
+  for (const e of exprs) {
+    if (!isViewOp(e)) continue;
+    const p = producerOf.get(e.inputs[0] as Val);
+    if (p !== undefined && (isLibraryExpr(p) || views.has(p))) views.add(e);
+  }
+  // …and views read only by library calls (or by such views): a GEMM or attention call reads a
+  // strided operand in place, and a view inside the region before it would be written out
+  const member = new Set(exprs);
+  for (let i = exprs.length - 1; i >= 0; i -= 1) {
+    const e = exprs[i] as Expr;
+    if (!isViewOp(e) || views.has(e)) continue;
+    const readers = (e.outputs[0]?.uses ?? []).filter((u) => member.has(u));
+    if (readers.length > 0 && readers.every((u) => isLibraryExpr(u) || views.has(u))) views.add(e);
+  }
+  return views;
+}
+
 /**
  * The starting segments (see the header) of the tensor exprs `exprs` in topological order;
  * `producerOf` maps each tensor to the expr computing it; `accepts` says whether some scheduler
@@ -103,18 +135,20 @@ export function libraryCallRegions(exprs: readonly Expr[], producerOf: ReadonlyM
   if (!exprs.some(isLibraryExpr)) return singletons(exprs);
   const member = new Set(exprs);
   const stage = stages(exprs, producerOf);
+  const views = viewsOfLibraryResults(exprs, producerOf);
+  const alone = (e: Expr): boolean => isLibraryExpr(e) || views.has(e);
   const parent = new Map<Expr, Expr>(exprs.map((e) => [e, e]));
   for (const e of exprs) {
-    if (isLibraryExpr(e)) continue;
+    if (alone(e)) continue;
     for (const v of e.inputs) {
       const p = producerOf.get(v);
-      if (p === undefined || !member.has(p) || isLibraryExpr(p) || stage.get(p) !== stage.get(e)) continue;
+      if (p === undefined || !member.has(p) || alone(p) || stage.get(p) !== stage.get(e)) continue;
       parent.set(root(parent, e), root(parent, p));
     }
   }
   const byRoot = new Map<Expr, Set<Expr>>();
   for (const e of exprs) {
-    const r = isLibraryExpr(e) ? e : root(parent, e);
+    const r = alone(e) ? e : root(parent, e);
     if (!byRoot.has(r)) byRoot.set(r, new Set());
     (byRoot.get(r) as Set<Expr>).add(e);
   }

@@ -27,6 +27,7 @@ import type { HeuristicDataCache } from '../heuristic-data-cache.js';
 import { buildGroupFusion, groupRuntimeInfo, isTensorExpr, type GroupFusion } from './group-fusion.js';
 import { libraryCallRegions } from './library-regions.js';
 import { isLibraryExpr } from './supported-ops.js';
+import { gemmOperandPermuteRefusal, gemmOperandPermutes } from './gemm-operand-views.js';
 
 /** A segment as the segmenter builds it: a plan group (its fusion's inputs/outputs correspond to `inputs`/`outputs`) with its id and expressions. */
 export interface SegmentGroup extends SegmentPlanGroup {
@@ -63,6 +64,8 @@ class Segmenter {
   private readonly producerOf = new Map<Val, Expr>();
   private readonly memo = new Map<string, Verdict>();
   private readonly order: Map<Expr, number>;
+  /** Permutes only GEMMs read: never inside a kernel segment (gemm-operand-views.ts). */
+  private readonly gemmViews: Set<Expr>;
 
   constructor(
     private readonly fusion: Fusion,
@@ -74,6 +77,7 @@ class Segmenter {
     const exprs = fusion.exprs().filter(isTensorExpr);
     this.order = new Map(exprs.map((e, i) => [e, i]));
     for (const e of exprs) for (const o of e.outputs) this.producerOf.set(o, e);
+    this.gemmViews = gemmOperandPermutes(fusion, exprs);
   }
 
   verdict(exprs: ReadonlySet<Expr>): Verdict {
@@ -83,8 +87,13 @@ class Segmenter {
     const group = buildGroupFusion(this.fusion, exprs);
     const ri = groupRuntimeInfo(this.fusion, this.info, this.bindings, group);
     const r = this.registry.tryPick(group.fusion, ri);
-    const v: Verdict =
+    let v: Verdict =
       r.scheduler !== null ? { ok: true, type: r.scheduler.type, group, analysis: r.analysis } : { ok: false, reason: summarizeRejections(r.rejected) };
+    if (v.ok && v.type !== 'expr_eval' && exprs.size > 1) {
+      const view = [...exprs].find((e) => this.gemmViews.has(e));
+      const out = view?.outputs[0];
+      if (out !== undefined) v = { ok: false, reason: gemmOperandPermuteRefusal(`T${out.name}`) };
+    }
     this.memo.set(key, v);
     return v;
   }
