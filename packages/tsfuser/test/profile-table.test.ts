@@ -83,6 +83,14 @@ describe('tsfuser run --profile', () => {
     expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('profile: nothing to profile: the reference backend launches no kernels');
   });
 
+  it('--cuda-graph is accepted everywhere (the reference backend has no graphs: same outputs)', async () => {
+    const plain = await runCli(['run', join(FIXTURES, 'softmax.py'), '--backend', 'reference']);
+    const graph = await runCli(['run', join(FIXTURES, 'softmax.py'), '--backend', 'reference', '--cuda-graph', '--profile']);
+    expect(graph.code).toBe(0);
+    expect(graph.stdout.startsWith(plain.stdout)).toBe(true);
+    expect(graph.stdout.trimEnd().split('\n').at(-1)).toBe('profile: nothing to profile: the reference backend launches no kernels');
+  });
+
   it('--iters without --profile, and --iters 0, are usage errors', async () => {
     const a = await runCli(['run', join(FIXTURES, 'softmax.py'), '--backend', 'reference', '--iters', '3']);
     expect(a.code).toBe(2);

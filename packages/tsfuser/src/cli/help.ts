@@ -48,7 +48,10 @@ Options of run:
                                    bandwidth (memory clock × bus width), TFLOP/s for GEMM and
                                    attention; a summary per class and the host time per call
                                    (the reference backend: nothing to profile, exit 0)
-  --iters <N>                      profiled calls of --profile (default 10)
+  --iters <N>                      profiled calls of --profile (default 10; then as many plain
+                                   calls, whose median execute time is printed last)
+  --cuda-graph                     GPU backend: replay the cached plan as a CUDA graph from its
+                                   second call on (plans that cannot be captured run normally)
 
 Options of bench (needs a GPU):
   --workloads <a,b>                a subset of readme_pointwise, bn_add_relu, pow_sum,

@@ -31,7 +31,7 @@ import type { GpuBackend } from '../execute/gpu-backend.js';
 import type { ExecuteProfile } from '../definition/execution-state.js';
 
 export const RUN_VALUE_FLAGS = ['backend', 'dump', 'seed', 'shape', 'inputs', 'save-outputs', 'device', 'arch', 'device-properties', 'iters'];
-export const RUN_BOOLEAN_FLAGS = ['check', 'python', 'explain', 'profile'];
+export const RUN_BOOLEAN_FLAGS = ['check', 'python', 'explain', 'profile', 'cuda-graph'];
 
 /** Profiled calls of --profile without --iters. */
 const DEFAULT_PROFILE_ITERS = 10;
@@ -109,6 +109,8 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   const profileIters = intFlag(args, 'iters', DEFAULT_PROFILE_ITERS, 100_001);
   if (args.values.has('iters') && !args.booleans.has('profile')) throw new UsageError('--iters counts the profiled calls of --profile; add --profile');
   if (profileIters < 1) throw new UsageError('--iters must be at least 1');
+  // --cuda-graph: every execute of this run asks the GPU backend for graph replay.
+  const graph = args.booleans.has('cuda-graph') ? { cudaGraph: true } : {};
   const notes = (m: string): void => io.stderr(`${m}\n`);
   const limits = limitsFromEnv(io.env);
 
@@ -136,13 +138,13 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   progress(`inputs ready (${numel(inputs)} elements); running on ${backend.name}`);
   let outputs: Tensor[];
   try {
-    outputs = await definition.execute(inputs, { backend: choice, device, notes, dump: executeDumps, dumpsFromEnvironment: false, dumpSink: io.stdout, limits, target, dumpDirectory: io.cwd });
+    outputs = await definition.execute(inputs, { backend: choice, device, notes, dump: executeDumps, dumpsFromEnvironment: false, dumpSink: io.stdout, limits, target, dumpDirectory: io.cwd, ...graph });
   } catch (e) {
     // Default sizes may not fit the definition's broadcasts (dims the fusion maps together).
     if (!(plan.defaultGenerated && (e instanceof EvaluationError || e instanceof InputMismatchError))) throw e;
     io.stderr(`tsfuser: default input sizes do not fit (${e.message}); retrying with every symbolic dim = 8\n`);
     inputs = uniformInputs(definition.inputs(), seed, limits);
-    outputs = await definition.execute(inputs, { backend: choice, device, notes, dump: executeDumps, dumpsFromEnvironment: false, dumpSink: io.stdout, limits, target, dumpDirectory: io.cwd });
+    outputs = await definition.execute(inputs, { backend: choice, device, notes, dump: executeDumps, dumpsFromEnvironment: false, dumpSink: io.stdout, limits, target, dumpDirectory: io.cwd, ...graph });
   }
   progress('done');
   // After the execute: the segmentation of the plan that ran (the builder's for these inputs when none ran).
@@ -185,12 +187,28 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     }
     const profiles: ExecuteProfile[] = [];
     for (let i = 0; i < profileIters; i += 1) {
-      for (const t of await definition.execute(inputs, { backend: choice, device, notes, dumpsFromEnvironment: false, limits, target, profile: true })) t.dispose();
+      for (const t of await definition.execute(inputs, { backend: choice, device, notes, dumpsFromEnvironment: false, limits, target, profile: true, ...graph })) t.dispose();
       profiles.push(definition.profile());
     }
     const note = profiles[0]?.note;
-    if (note !== undefined) io.stdout(`profile: nothing to profile: ${note}\n`);
-    else io.stdout(formatProfileTable(summarizeProfiles(profiles), peakOf(backend, device)));
+    if (note !== undefined) {
+      io.stdout(`profile: nothing to profile: ${note}\n`);
+      return status;
+    }
+    io.stdout(formatProfileTable(summarizeProfiles(profiles), peakOf(backend, device)));
+    // Profiled calls record events around every entry (and never replay a graph): time as many
+    // plain calls too. execute returns without waiting for the device, so this is host time
+    // while the launch queue has room.
+    const plain: number[] = [];
+    for (let i = 0; i < profileIters; i += 1) {
+      const t0 = performance.now();
+      const outs = await definition.execute(inputs, { backend: choice, device, notes, dumpsFromEnvironment: false, limits, target, ...graph });
+      plain.push(performance.now() - t0);
+      for (const t of outs) t.dispose();
+    }
+    plain.sort((a, b) => a - b);
+    const mid = plain[Math.floor(plain.length / 2)] ?? 0;
+    io.stdout(`execute wall time per call without profiling${args.booleans.has('cuda-graph') ? ' (--cuda-graph: graph replay)' : ''}: ${(mid * 1000).toFixed(2)} us (median of ${plain.length})\n`);
   }
   return status;
 }
