@@ -1,7 +1,8 @@
 // Host overhead of a cached call (issue 38): µs per call of FusionExecutorCache.runFusion and of
 // FusionDefinition.execute through the GPU backend, on the fake H100 of the tsfuser tests (kernel
 // launches are free, so what is timed is the host path: keys, plan lookup, argument packing,
-// output allocation). Each workload: a warm-up, then `--runs` timed loops of `--calls` calls,
+// output allocation) — a pointwise fusion, two definitions of the test fixtures (one and two
+// kernels), a graph replay and fd.execute. Each workload: a warm-up, then `--runs` timed loops of `--calls` calls,
 // the median and the fastest loop's µs per call printed. Run with tools/host-overhead/run.mjs (bundles this file).
 // Invariant: every call's outputs are disposed, so the pool hands the same blocks out again.
 
@@ -10,6 +11,8 @@ import { Tensor, type DeviceContext } from '@tsfuser/device';
 import { FusionExecutorCache } from '@tsfuser/runtime';
 import { createGpuBackend, FusionDefinition } from 'tsfuser';
 import { fakeDevice } from '../../packages/tsfuser/test/fake-device.js';
+import { loadDefinition } from '../../packages/tsfuser/src/cli/load-definition.js';
+import { planInputs } from '../../packages/tsfuser/src/cli/run-inputs.js';
 
 function flag(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -75,6 +78,19 @@ const cache = new FusionExecutorCache(pointwise(), device, { concurrentSegments:
 time('runFusion (pointwise, 2 in, 2 out)', () => {
   for (const t of cache.runFusion(args)) t.dispose();
 });
+
+// A segmented plan (several kernels, intermediates in global memory), inputs already on the device.
+for (const file of ['layer_norm_backward.py', 'issue785_gelu_bias_grad.py']) {
+  const fixtures = `${process.cwd()}/test-fixtures/definitions`; // run.mjs runs from the repository root
+  const { definition, inputs } = await loadDefinition(file, fixtures);
+  const planned = planInputs(definition.inputs(), inputs, { seed: 0, cwd: fixtures }).inputs.map((a) => (a instanceof Tensor ? a.toDevice(device) : a));
+  const segmented = new FusionExecutorCache(definition.fusionIr(), device, { concurrentSegments: false });
+  segmented.runFusion(planned).forEach((t) => t.dispose());
+  const kernels = segmented.lastPlan()?.steps.length ?? 0;
+  time(`runFusion (${file}, ${kernels} kernels)`, () => {
+    for (const t of segmented.runFusion(planned)) t.dispose();
+  });
+}
 
 const graphed = new FusionExecutorCache(pointwise(), device, { concurrentSegments: false, cudaGraph: true });
 time('runFusion cudaGraph replay (fake graph)', () => {
