@@ -480,15 +480,13 @@ export class FusionExecutorCache {
         const step = plan.steps[entry.index] as Step;
         const stream = step.side ? sideStream : undefined;
         if (this.dump.has('occupancy')) this.sink(this.occupancyText(step));
-        const groupId = plan.compiled.steps[entry.index]?.groupId ?? -1;
-        timed(this.device, pending, stream, () => kernelEntry(step.executor, step.grid, groupId, stream !== undefined, step, tensorAt), () => {
-          if (stream !== undefined) {
-            step.executor.launch(step.refs.map(value), step.grid, stream);
-            this.stats.sideLaunches += 1;
-          } else {
-            step.executor.launch(step.refs.map(value), step.grid);
-          }
-        });
+        const launch = (): void => {
+          step.executor.launch(step.refs.map(value), step.grid, stream);
+          if (stream !== undefined) this.stats.sideLaunches += 1;
+        };
+        // Unprofiled (the cached path): no description closure per launch.
+        if (pending === null) launch();
+        else timed(this.device, pending, stream, () => kernelEntry(step.executor, step.grid, plan.compiled.steps[entry.index]?.groupId ?? -1, stream !== undefined, step, tensorAt), launch);
       });
       // Copies of views read what the side stream wrote: join first.
       if (sideStream !== undefined && plan.views.length > 0) {
