@@ -4,13 +4,15 @@
 // nvFuser's FusionExecutorCache: outputs that nvFuser hides (those that were not fusion outputs
 // before they were aliased, e.g. batch_norm's running stats) are dropped, and every returned
 // output whose storage nvFuser makes the input's — the aliased output itself, and the aliased
-// input when it is also a fusion output — is the caller's input tensor, holding the new values.
+// input when it is also a fusion output — is the caller's input tensor, holding the new values;
+// an output that is a view of the updated input reads the new values (aliased-views.ts).
 // Invariant: every output is computed before any input is written, so the whole fusion reads an
 // aliased input's old values; inputs that no output aliases are never written.
 
 import { HostTensor, copyInto, type Fusion, type Val } from '@tsfuser/fusion-ir';
 import { Tensor } from '@tsfuser/device';
 import { DefinitionError, InputMismatchError } from '../errors.js';
+import { refreshStaleViews } from './aliased-views.js';
 import type { ExecuteInput } from './backend.js';
 
 /** Fusion output `output` is written into fusion input `input`; `hidden` outputs are not returned. */
@@ -109,6 +111,8 @@ export function applyOutputAliases(fusion: Fusion, outputs: readonly Tensor[], i
   });
   for (const { x, y } of pairs) writeInto(x, y);
   const hidden = new Set(aliases.filter((a) => a.hidden).map((a) => a.output));
+  const mapped = new Set(sources.flatMap((j, i) => (j >= 0 ? [i] : [])));
+  refreshStaleViews(fusion, returned, inputs, new Set(aliases.map((a) => a.input)), new Set([...hidden, ...mapped]));
   const result = returned.filter((_, i) => !hidden.has(i));
   // A backend's device tensor that nothing returns any more (an aliased output, the runtime's
   // copy of a returned input) is freed now rather than by the garbage collector.
