@@ -42,6 +42,7 @@ import { validateInputLayout } from './input-validation.js';
 import { LayoutKeyMemo, signatureKey } from './cache-keys.js';
 import { destroyCapturedPlan, runGraphed, type GraphRun, type PlanGraph } from './graph-capture.js';
 import { bindArguments, type PlanRef, type PlanView } from './launch-planner.js';
+import { inputExtentGroups, inputExtentMismatch, type InputExtentGroups } from './extent-groups.js';
 import type { TensorLayout } from './output-allocation.js';
 import { plannedArguments, runtimeInfoFor, schedulerDevice, type ExecutorArgument } from './runtime-info.js';
 import type { SegmentPlan, Segmenter } from '@tsfuser/scheduler';
@@ -167,6 +168,8 @@ export class FusionExecutorCache {
   private profile: FusionProfile | null = null;
   private graphRun: GraphRun | null = null;
   private lastCompiled: CompilePlan | null = null;
+  /** The fusion's input dim groups (extent-groups.ts), computed on the first new layout. */
+  private extentGroups: InputExtentGroups | null = null;
   /** cuBLASLt on this device, made at the first GEMM segment (or why it is unavailable). */
   private gemm: LibraryCallContext['gemm'] | undefined;
   /** The attention kernels loaded on this device, made at the first attention segment. */
@@ -249,6 +252,12 @@ export class FusionExecutorCache {
           const v = this.fusion.inputs[i] as Val;
           if (a instanceof Tensor && v.kind === 'tensorView') validateInputLayout(i, v, a.sizes, a.strides);
         });
+        this.extentGroups ??= inputExtentGroups(fusion);
+        const mismatch = inputExtentMismatch(this.extentGroups, (i) => {
+          const a = device[i];
+          return a instanceof Tensor ? a.sizes : null;
+        });
+        if (mismatch !== null) throw new ExecutorInputError(`input ${mismatch.input}: ${mismatch.detail}`);
         plan = this.buildLaunchPlan(device);
         this.launchPlans.set(key, plan);
       }
