@@ -3,7 +3,10 @@
 // each plan, lower and emit CUDA through FusionExecutorCache on the fake H100 (the issue saw
 // "cannot evaluate extent i20 from the input sizes" on the GPU for a repro of this kind; these
 // small definitions do not reproduce it here), and their reference values are the row-major
-// reshape of the input (relu applied). The integrator runs them on the GPU.
+// reshape of the input (relu applied). Also a normalization whose divisor is the size of another
+// input that the kernel reads no element of (`div(sum(x, [1]), size(y, 0))`): its segment now
+// takes y for its sizes (it failed to lower with "scalar i2 is neither an input nor computed in
+// the kernel", the issue's normalization-repro error). The integrator runs them on the GPU.
 
 import { Tensor } from '@tsfuser/device';
 import { FusionExecutorCache } from '@tsfuser/runtime';
@@ -41,6 +44,22 @@ const CASES: [string, string[], () => (Tensor | number)[], number[], (i: number)
     () => [ramp([4, 8])],
     [24],
     (i) => relu((Math.floor(i / 6) * 8 + 2 + (i % 6)) * 0.5 - 3),
+  ],
+  [
+    'x - mean(x) with the size of another input as the divisor',
+    [
+      'T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)',
+      'T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)',
+      'S2 = fd.ops.size(T1, 0)',
+      'T3 = fd.ops.sum(T0, dims=[1], keepdim=True)',
+      'T4 = fd.ops.div(T3, S2)',
+      'T5 = fd.ops.sub(T0, T4)',
+      'fd.add_output(T5)',
+    ],
+    () => [ramp([4, 6]), ramp([3])],
+    [4, 6],
+    // Row r of the ramp is -3 + 3r + 0.5j (j < 6): its sum is 6(-3 + 3r) + 7.5, divided by 3.
+    (i) => Math.fround(Math.fround(i * 0.5 - 3) - Math.fround((6 * (-3 + 3 * Math.floor(i / 6)) + 7.5) / 3)),
   ],
 ];
 

@@ -61,8 +61,9 @@ function extentSymbols(s: Scalar, into: Set<Scalar>): void {
 
 /**
  * Fusion inputs the segment reads no element of but whose sizes it needs: a factory shaped
- * like an input (`full(shape(x))`, `iota(size(x, 0))`) sizes its output by x's extents, so x
- * must be a segment input for its sizes to reach the kernel.
+ * like an input (`full(shape(x))`, `iota(size(x, 0))`) sizes its output by x's extents, and an
+ * op may take an extent as an operand (`div(sum, size(x, 0))`), so x must be a segment input
+ * for its sizes to reach the kernel.
  */
 function extentSourceInputs(original: Fusion, ordered: readonly Expr[], needed: ReadonlySet<Val>): Val[] {
   const wanted = new Set<Scalar>();
@@ -71,6 +72,9 @@ function extentSourceInputs(original: Fusion, ordered: readonly Expr[], needed: 
       if (o.kind !== 'tensorView') continue;
       for (const id of o.domain.logicalNoReductions()) extentSymbols(id.logicalExtent(), wanted);
     }
+    // An extent read as a value (`div(sum, size(y, 0))` with y read nowhere else in the segment)
+    // needs y's sizes too: it was "scalar i2 is neither an input nor computed in the kernel".
+    for (const v of e.inputs) if (v.kind === 'scalar') extentSymbols(v, wanted);
   }
   // Only an extent that is a plain symbol binds it (an expression extent binds as a whole).
   const symbolsOf = (v: Val): Scalar[] => {
