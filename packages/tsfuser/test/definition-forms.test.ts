@@ -131,6 +131,38 @@ describe('expand of a symbolic extent to its own size', () => {
   });
 });
 
+describe('expand of a non-broadcast dim to a symbolic size (another tensor\'s extent)', () => {
+  const body = [
+    'T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)',
+    'T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)',
+    'T2 = fd.ops.expand(T0, shape=[T1.size(0), T1.size(1)])',
+    'T3 = fd.ops.add(T2, T1)',
+    'fd.add_output(T3)',
+  ];
+  it('imports (nvFuser takes it) and adds elementwise when the sizes agree, on the reference and the GPU path', async () => {
+    const fd = definition(body);
+    const inputs = () => [Tensor.from(Float32Array.from([1, 2, 3, 4, 5, 6]), [2, 3], 'Float'), Tensor.from(Float32Array.from([10, 20, 30, 40, 50, 60]), [2, 3], 'Float')];
+    const [out] = await fd.execute(inputs());
+    expect(out?.toArray()).toEqual([11, 22, 33, 44, 55, 66]);
+    const { device } = fakeDevice();
+    new FusionExecutorCache(fd.fusionIr(), device, { concurrentSegments: false }).runFusion(inputs());
+  });
+  it('sizes that disagree at run time are one clear error, as PyTorch\'s expand', async () => {
+    const fd = definition(body);
+    await expect(fd.execute([Tensor.from(new Float32Array(6), [2, 3], 'Float'), Tensor.from(new Float32Array(8), [2, 4], 'Float')])).rejects.toThrow(/input 1: T1 dim 1 has size 4, but input 0 \(T0\) dim 1, the same dim of the fusion, has size 3/);
+  });
+  it('a scalar-input size for a non-broadcast dim is checked when evaluated (PyTorch\'s message)', async () => {
+    const fd = definition(['T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)', 'S1 = fd.define_scalar(None, dtype=DataType.Int)', 'T2 = fd.ops.expand(T0, shape=[S1, -1])', 'T3 = fd.ops.relu(T2)', 'fd.add_output(T3)']);
+    const x = (): Tensor => Tensor.from(Float32Array.from([1, -2, 3, -4, 5, -6]), [2, 3], 'Float');
+    const [out] = await fd.execute([x(), 2]);
+    expect(out?.toArray()).toEqual([1, 0, 3, 0, 5, 0]);
+    await expect(fd.execute([x(), 5])).rejects.toThrow(/the expanded size of the tensor \(5\) must match the existing size \(2\) at non-singleton dimension 0/);
+  });
+  it('a constant size that differs is still refused when defined', () => {
+    expect(() => definition(['T0 = fd.define_tensor(shape=[3, -1], contiguity=[True, True], dtype=DataType.Float)', 'T1 = fd.ops.expand(T0, shape=[4, -1])', 'fd.add_output(T1)'])).toThrow(/not a broadcast and cannot be expanded to 4/);
+  });
+});
+
 describe(`rsqrt of complex tensors against PyTorch ${fixture.torch}`, () => {
   it.each(casesOf('rsqrt'))('%s', async (_name, c) => {
     const input = c.inputs[0] as Stored;

@@ -70,6 +70,14 @@ export function evalDataMovement(ctx: EvalContext, expr: DataMovementExpr): void
       if (t.rank !== sizes.length || t.sizes.some((s, d) => s !== 1 && s !== sizes[d])) {
         throw new EvaluationError(`expand producing T${out.name}: input sizes [${t.sizes.join(', ')}] cannot expand to [${sizes.join(', ')}]`);
       }
+      // A symbolic size given for a non-broadcast dim must be that dim's size (PyTorch's check).
+      expr.expandedExtents().forEach((e, d) => {
+        const want = Number(ctx.scalar(e));
+        const have = t.sizes[d] as number;
+        if (have !== 1 && want !== -1 && want !== have) {
+          throw new EvaluationError(`expand producing T${out.name}: the expanded size of the tensor (${want}) must match the existing size (${have}) at non-singleton dimension ${d}`);
+        }
+      });
       const strides = sizes.map((s, d) => ((t.sizes[d] as number) === 1 && s !== 1 ? 0 : (t.strides[d] as number)));
       ctx.bind(out, new HostTensor(t.dtype, sizes, strides, t.data, t.offset));
       return;

@@ -18,7 +18,8 @@ function copyId(id: IterDomain): IterDomain {
 
 /**
  * expand(tv, sizes): broadcast dims (size 1) take the given sizes without copying data (stride 0,
- * torch.Tensor.expand). `-1` keeps a dim; a non-broadcast dim may only be given its own size.
+ * torch.Tensor.expand). `-1` keeps a dim; a non-broadcast dim may only be given its own size
+ * (a symbolic size is taken and checked against the extent when evaluated, as nvFuser accepts it).
  * The expanded dims stay Broadcast IDs with `expandedExtent` set.
  */
 export function expand(tv: TensorView, sizes: readonly SizeOperand[]): TensorView {
@@ -39,10 +40,10 @@ export function expand(tv: TensorView, sizes: readonly SizeOperand[]): TensorVie
     if (!id.isBroadcast()) {
       const have = id.extent.constNumber();
       const want = e.constNumber();
-      if (e !== id.extent && (have === null || want === null || have !== want)) {
-        throw new FusionIrError(
-          `expand: dim ${d} of ${describe(tv)} is not a broadcast and cannot be expanded to ${want ?? e.symbolicName()}`,
-        );
+      // A symbolic size for a non-broadcast dim (expand(T0, [T1.size(0), …]), as nvFuser takes it)
+      // must equal the dim's extent at run time: the evaluator checks the recorded size then.
+      if (have !== null && want !== null && have !== want) {
+        throw new FusionIrError(`expand: dim ${d} of ${describe(tv)} is not a broadcast and cannot be expanded to ${want}`);
       }
       return copyId(id);
     }
