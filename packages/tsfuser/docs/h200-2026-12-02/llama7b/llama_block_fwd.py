@@ -1,0 +1,145 @@
+# LLaMA decoder block forward (inference), B2 T2048 D4096 H32 E128 ffn11008 bf16, as nvFuser's python_definition
+# prints it: RMSNorm -> q/k/v linears -> RoPE (rotate-half, bf16 cos/sin [T, E]) -> causal sdpfa_fwd ->
+# o linear -> residual -> RMSNorm -> silu(gate) * up -> down linear -> residual; every bf16 op rounded
+# as eager PyTorch rounds it. Inputs: x, cos, sin, attn_norm.weight, wq, wk, wv, wo, ffn_norm.weight,
+# w_gate, w_up, w_down (nn.Linear layout [out, in]).
+# Generated from the TS definition by packages/tsfuser/test/llama-block-definitions.test.ts (UPDATE_LLAMA_DEFINITIONS=1).
+import torch
+from nvfuser import FusionDefinition, DataType
+
+def llama_block_fwd(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[2, 2048, 4096], contiguity=[True, True, True], dtype=DataType.BFloat16, is_cpu=False)
+    T1 = fd.define_tensor(shape=[2048, 128], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+    T2 = fd.define_tensor(shape=[2048, 128], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+    T3 = fd.define_tensor(shape=[4096], contiguity=[True], dtype=DataType.BFloat16, is_cpu=False)
+    T4 = fd.define_tensor(shape=[4096, 4096], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+    T5 = fd.define_tensor(shape=[4096, 4096], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+    T6 = fd.define_tensor(shape=[4096, 4096], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+    T7 = fd.define_tensor(shape=[4096, 4096], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+    T8 = fd.define_tensor(shape=[4096], contiguity=[True], dtype=DataType.BFloat16, is_cpu=False)
+    T9 = fd.define_tensor(shape=[11008, 4096], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+    T10 = fd.define_tensor(shape=[11008, 4096], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+    T11 = fd.define_tensor(shape=[4096, 11008], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+    T12 = fd.ops.cast(T0, dtype=DataType.Float)
+    T13 = fd.ops.mul(T12, T12)
+    T14 = fd.ops.sum(T13, dims=[2], keepdim=False, dtype=DataType.Null)
+    S15 = fd.define_scalar(4096.0, dtype=DataType.Double)
+    T16 = fd.ops.div(T14, S15)
+    S17 = fd.define_scalar(0.000001, dtype=DataType.Double)
+    T18 = fd.ops.add(T16, S17)
+    T19 = fd.ops.rsqrt(T18)
+    T20 = fd.ops.broadcast_in_dim(T3, shape=[2, 2048, 4096], broadcast_dims=[2])
+    T21 = fd.ops.broadcast_in_dim(T19, shape=[2, 2048, 4096], broadcast_dims=[0, 1])
+    T22 = fd.ops.mul(T12, T21)
+    T23 = fd.ops.cast(T22, dtype=DataType.BFloat16)
+    T24 = fd.ops.cast(T20, dtype=DataType.Float)
+    T25 = fd.ops.cast(T23, dtype=DataType.Float)
+    T26 = fd.ops.mul(T24, T25)
+    T27 = fd.ops.cast(T26, dtype=DataType.BFloat16)
+    T28 = fd.ops.linear(T27, T4, bias=None)
+    T29 = fd.ops.reshape(T28, new_shape=[2, 2048, 32, 128])
+    T30 = fd.ops.permute(T29, dims=[0, 2, 1, 3])
+    T31 = fd.ops.slice(T30, start_indices=[0, 0, 0, 0], end_indices=[2, 32, 2048, 64], strides=None, manual_normalization=False)
+    T32 = fd.ops.slice(T30, start_indices=[0, 0, 0, 64], end_indices=[2, 32, 2048, 128], strides=None, manual_normalization=False)
+    T33 = fd.ops.neg(T32)
+    T34 = fd.ops.cat([T33, T31], dim=3, manual_padding=False)
+    T35 = fd.ops.broadcast_in_dim(T1, shape=[2, 32, 2048, 128], broadcast_dims=[2, 3])
+    T36 = fd.ops.cast(T30, dtype=DataType.Float)
+    T37 = fd.ops.cast(T35, dtype=DataType.Float)
+    T38 = fd.ops.mul(T36, T37)
+    T39 = fd.ops.cast(T38, dtype=DataType.BFloat16)
+    T40 = fd.ops.broadcast_in_dim(T2, shape=[2, 32, 2048, 128], broadcast_dims=[2, 3])
+    T41 = fd.ops.cast(T34, dtype=DataType.Float)
+    T42 = fd.ops.cast(T40, dtype=DataType.Float)
+    T43 = fd.ops.mul(T41, T42)
+    T44 = fd.ops.cast(T43, dtype=DataType.BFloat16)
+    T45 = fd.ops.cast(T39, dtype=DataType.Float)
+    T46 = fd.ops.cast(T44, dtype=DataType.Float)
+    T47 = fd.ops.add(T45, T46)
+    T48 = fd.ops.cast(T47, dtype=DataType.BFloat16)
+    T49 = fd.ops.linear(T27, T5, bias=None)
+    T50 = fd.ops.reshape(T49, new_shape=[2, 2048, 32, 128])
+    T51 = fd.ops.permute(T50, dims=[0, 2, 1, 3])
+    T52 = fd.ops.slice(T51, start_indices=[0, 0, 0, 0], end_indices=[2, 32, 2048, 64], strides=None, manual_normalization=False)
+    T53 = fd.ops.slice(T51, start_indices=[0, 0, 0, 64], end_indices=[2, 32, 2048, 128], strides=None, manual_normalization=False)
+    T54 = fd.ops.neg(T53)
+    T55 = fd.ops.cat([T54, T52], dim=3, manual_padding=False)
+    T56 = fd.ops.broadcast_in_dim(T1, shape=[2, 32, 2048, 128], broadcast_dims=[2, 3])
+    T57 = fd.ops.cast(T51, dtype=DataType.Float)
+    T58 = fd.ops.cast(T56, dtype=DataType.Float)
+    T59 = fd.ops.mul(T57, T58)
+    T60 = fd.ops.cast(T59, dtype=DataType.BFloat16)
+    T61 = fd.ops.broadcast_in_dim(T2, shape=[2, 32, 2048, 128], broadcast_dims=[2, 3])
+    T62 = fd.ops.cast(T55, dtype=DataType.Float)
+    T63 = fd.ops.cast(T61, dtype=DataType.Float)
+    T64 = fd.ops.mul(T62, T63)
+    T65 = fd.ops.cast(T64, dtype=DataType.BFloat16)
+    T66 = fd.ops.cast(T60, dtype=DataType.Float)
+    T67 = fd.ops.cast(T65, dtype=DataType.Float)
+    T68 = fd.ops.add(T66, T67)
+    T69 = fd.ops.cast(T68, dtype=DataType.BFloat16)
+    T70 = fd.ops.linear(T27, T6, bias=None)
+    T71 = fd.ops.reshape(T70, new_shape=[2, 2048, 32, 128])
+    T72 = fd.ops.permute(T71, dims=[0, 2, 1, 3])
+    S73 = fd.define_scalar(0.0, dtype=DataType.Double)
+    S74 = fd.define_scalar(0.08838834764831843, dtype=DataType.Double)
+    S75 = fd.define_scalar(True, dtype=DataType.Bool)
+    T76, T77, T78, T79 = fd.ops.sdpfa_fwd(T48, T69, T72, bias=None, mask=None, dropout_p=S73, is_causal=S75, scale=S74)
+    T80 = fd.ops.permute(T76, dims=[0, 2, 1, 3])
+    T81 = fd.ops.reshape(T80, new_shape=[2, 2048, 4096])
+    T82 = fd.ops.linear(T81, T7, bias=None)
+    T83 = fd.ops.cast(T0, dtype=DataType.Float)
+    T84 = fd.ops.cast(T82, dtype=DataType.Float)
+    T85 = fd.ops.add(T83, T84)
+    T86 = fd.ops.cast(T85, dtype=DataType.BFloat16)
+    T87 = fd.ops.cast(T86, dtype=DataType.Float)
+    T88 = fd.ops.mul(T87, T87)
+    T89 = fd.ops.sum(T88, dims=[2], keepdim=False, dtype=DataType.Null)
+    S90 = fd.define_scalar(4096.0, dtype=DataType.Double)
+    T91 = fd.ops.div(T89, S90)
+    S92 = fd.define_scalar(0.000001, dtype=DataType.Double)
+    T93 = fd.ops.add(T91, S92)
+    T94 = fd.ops.rsqrt(T93)
+    T95 = fd.ops.broadcast_in_dim(T8, shape=[2, 2048, 4096], broadcast_dims=[2])
+    T96 = fd.ops.broadcast_in_dim(T94, shape=[2, 2048, 4096], broadcast_dims=[0, 1])
+    T97 = fd.ops.mul(T87, T96)
+    T98 = fd.ops.cast(T97, dtype=DataType.BFloat16)
+    T99 = fd.ops.cast(T95, dtype=DataType.Float)
+    T100 = fd.ops.cast(T98, dtype=DataType.Float)
+    T101 = fd.ops.mul(T99, T100)
+    T102 = fd.ops.cast(T101, dtype=DataType.BFloat16)
+    T103 = fd.ops.linear(T102, T9, bias=None)
+    T104 = fd.ops.linear(T102, T10, bias=None)
+    T105 = fd.ops.cast(T103, dtype=DataType.Float)
+    T106 = fd.ops.silu(T105)
+    T107 = fd.ops.cast(T106, dtype=DataType.BFloat16)
+    T108 = fd.ops.cast(T107, dtype=DataType.Float)
+    T109 = fd.ops.cast(T104, dtype=DataType.Float)
+    T110 = fd.ops.mul(T108, T109)
+    T111 = fd.ops.cast(T110, dtype=DataType.BFloat16)
+    T112 = fd.ops.linear(T111, T11, bias=None)
+    T113 = fd.ops.cast(T86, dtype=DataType.Float)
+    T114 = fd.ops.cast(T112, dtype=DataType.Float)
+    T115 = fd.ops.add(T113, T114)
+    T116 = fd.ops.cast(T115, dtype=DataType.BFloat16)
+    fd.add_output(T116)
+
+inputs = [
+    torch.randn(2, 2048, 4096, dtype=torch.bfloat16, device='cuda'),
+    torch.testing.make_tensor((2048, 128), dtype=torch.bfloat16, device='cuda', low=-1, high=1),
+    torch.testing.make_tensor((2048, 128), dtype=torch.bfloat16, device='cuda', low=-1, high=1),
+    torch.testing.make_tensor((4096,), dtype=torch.bfloat16, device='cuda', low=0.5, high=1.5),
+    torch.testing.make_tensor((4096, 4096), dtype=torch.bfloat16, device='cuda', low=-0.0271, high=0.0271),
+    torch.testing.make_tensor((4096, 4096), dtype=torch.bfloat16, device='cuda', low=-0.0271, high=0.0271),
+    torch.testing.make_tensor((4096, 4096), dtype=torch.bfloat16, device='cuda', low=-0.0271, high=0.0271),
+    torch.testing.make_tensor((4096, 4096), dtype=torch.bfloat16, device='cuda', low=-0.0271, high=0.0271),
+    torch.testing.make_tensor((4096,), dtype=torch.bfloat16, device='cuda', low=0.5, high=1.5),
+    torch.testing.make_tensor((11008, 4096), dtype=torch.bfloat16, device='cuda', low=-0.0271, high=0.0271),
+    torch.testing.make_tensor((11008, 4096), dtype=torch.bfloat16, device='cuda', low=-0.0271, high=0.0271),
+    torch.testing.make_tensor((4096, 11008), dtype=torch.bfloat16, device='cuda', low=-0.0165, high=0.0165),
+]
+
+with FusionDefinition() as fd:
+    llama_block_fwd(fd)
+
+out = fd.execute(inputs)
