@@ -58,6 +58,29 @@ describe('GEMM autotuning', () => {
     expect(runs[runs.length - 1]).toBe(2);
   });
 
+  it('is off by default (the heuristic\'s first, untimed) unless TSFUSER_GEMM_AUTOTUNE or the option asks', () => {
+    const saved = process.env['TSFUSER_GEMM_AUTOTUNE'];
+    delete process.env['TSFUSER_GEMM_AUTOTUNE'];
+    try {
+      const native: GemmNative = {
+        cublasLtProbe: () => ({ loaded: true, reason: '', path: 'x', version: 1 }),
+        cublasLtCreate: () => 1n,
+        cublasLtDestroy: () => undefined,
+        cublasLtHeuristic: (_h, _p, _w, requested) => Array.from({ length: requested }, () => ({ algo: new Uint8Array(64), workspaceSize: 0, wavesCount: 1 })),
+        cublasLtMatmul: () => undefined,
+      };
+      const device: GemmDevice = { stream: 1n, malloc: () => 0n, free: () => undefined, time: () => 1 };
+      expect(GemmLibrary.withNative(native, device).matmul(desc).autotune?.skipped).toBe('tuning is off');
+      process.env['TSFUSER_GEMM_AUTOTUNE'] = '3';
+      expect(GemmLibrary.withNative(native, device).matmul(desc).autotune?.tried).toBe(3);
+      process.env['TSFUSER_GEMM_AUTOTUNE'] = 'lots';
+      expect(() => GemmLibrary.withNative(native, device)).toThrow(/TSFUSER_GEMM_AUTOTUNE must be a non-negative integer/);
+    } finally {
+      if (saved === undefined) delete process.env['TSFUSER_GEMM_AUTOTUNE'];
+      else process.env['TSFUSER_GEMM_AUTOTUNE'] = saved;
+    }
+  });
+
   it("keeps the heuristic's first unless another is faster by more than 3%", () => {
     const close = setup([1, 0.98, 0.99]);
     expect(close.library.matmul(desc).autotune).toMatchObject({ tried: 3, chosen: 0 });
