@@ -158,6 +158,16 @@ describe('expand of a non-broadcast dim to a symbolic size (another tensor\'s ex
     expect(out?.toArray()).toEqual([1, 0, 3, 0, 5, 0]);
     await expect(fd.execute([x(), 5])).rejects.toThrow(/the expanded size of the tensor \(5\) must match the existing size \(2\) at non-singleton dimension 0/);
   });
+  it('the executor cache checks the same on the GPU path (a kernel iterates the input extent and would ignore S1)', () => {
+    const fd = definition(['T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)', 'S1 = fd.define_scalar(None, dtype=DataType.Int)', 'T2 = fd.ops.expand(T0, shape=[S1, -1])', 'T3 = fd.ops.relu(T2)', 'fd.add_output(T3)']);
+    const fake = fakeDevice();
+    const cache = new FusionExecutorCache(fd.fusionIr(), fake.device);
+    const x = Tensor.emptyDevice(fake.device, 'Float', [2, 3]);
+    expect(() => cache.runFusion([x, 5])).toThrow(/the expanded size of the tensor \(5\) must match the existing size \(2\) at non-singleton dimension 0/);
+    expect(fake.launches.length).toBe(0);
+    cache.runFusion([x, 2]).forEach((t) => t.dispose());
+    expect(fake.launches.length).toBeGreaterThan(0);
+  });
   it('a constant size that differs is still refused when defined', () => {
     expect(() => definition(['T0 = fd.define_tensor(shape=[3, -1], contiguity=[True, True], dtype=DataType.Float)', 'T1 = fd.ops.expand(T0, shape=[4, -1])', 'fd.add_output(T1)'])).toThrow(/not a broadcast and cannot be expanded to 4/);
   });

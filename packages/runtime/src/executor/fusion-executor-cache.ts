@@ -43,6 +43,7 @@ import { LayoutKeyMemo, signatureKey } from './cache-keys.js';
 import { destroyCapturedPlan, runGraphed, type GraphRun, type PlanGraph } from './graph-capture.js';
 import { bindArguments, type PlanRef, type PlanView } from './launch-planner.js';
 import { inputExtentGroups, inputExtentMismatch, type InputExtentGroups } from './extent-groups.js';
+import { expandSizeMismatch, keptExpandDims, type KeptExpandDim } from './expand-check.js';
 import type { TensorLayout } from './output-allocation.js';
 import { plannedArguments, runtimeInfoFor, schedulerDevice, type ExecutorArgument } from './runtime-info.js';
 import type { SegmentPlan, Segmenter } from '@tsfuser/scheduler';
@@ -170,6 +171,8 @@ export class FusionExecutorCache {
   private lastCompiled: CompilePlan | null = null;
   /** The fusion's input dim groups (extent-groups.ts), computed on the first new layout. */
   private extentGroups: InputExtentGroups | null = null;
+  /** Expands of kept dims to symbolic sizes (expand-check.ts), checked on each new layout. */
+  private keptExpands: KeptExpandDim[] | null = null;
   /** cuBLASLt on this device, made at the first GEMM segment (or why it is unavailable). */
   private gemm: LibraryCallContext['gemm'] | undefined;
   /** The attention kernels loaded on this device, made at the first attention segment. */
@@ -313,6 +316,9 @@ export class FusionExecutorCache {
     const info = runtimeInfoFor(fusion, args, deviceInfo);
     // The executor path's one extent check: segmentation and the compile plan reuse these bindings.
     const bindings = bindArguments(fusion, info);
+    this.keptExpands ??= keptExpandDims(fusion);
+    const expandMismatch = expandSizeMismatch(this.keptExpands, bindings);
+    if (expandMismatch !== null) throw new ExecutorInputError(expandMismatch);
     const sigKey = signatureKey(info);
     let runtime = this.runtimes.get(sigKey);
     if (runtime === undefined) {
