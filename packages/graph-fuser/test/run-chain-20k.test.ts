@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { HostTensor } from '@tsfuser/fusion-ir';
 import { parseIR } from '@tsfuser/jit-ir';
 import { fuseGraph, guardFusionGroups, runGraph } from '../src/index.js';
+import { seeded } from './helpers/seeded.js';
 
 const T = 'Float(4, 8, strides=[8, 1], requires_grad=0, device=cuda:0)';
 
@@ -22,14 +23,6 @@ function chain(n: number): string {
   }
   lines.push(`  return (${prev})`);
   return `${lines.join('\n')}\n`;
-}
-
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
 }
 
 describe('a 20,000-node add/mul chain', () => {

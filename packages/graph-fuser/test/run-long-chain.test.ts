@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { HostTensor } from '@tsfuser/fusion-ir';
 import { parseIR } from '@tsfuser/jit-ir';
 import { fuseGraph, guardFusionGroups, runGraph } from '../src/index.js';
+import { seeded } from './helpers/seeded.js';
 
 const T = 'Float(4, 8, strides=[8, 1], requires_grad=0, device=cuda:0)';
 const OPS = ['aten::sigmoid', 'aten::neg', 'aten::abs', 'aten::relu'] as const;
@@ -26,14 +27,6 @@ function chain(n: number): string {
   }
   lines.push(`  %one : int = prim::Constant[value=1]()`, `  %y : ${T} = aten::add(${prev}, %r, %one)`, `  return (%y, %v${Math.floor(n / 2)})`);
   return `${lines.join('\n')}\n`;
-}
-
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
 }
 
 describe('a 2,000-op chain in one fusion group', () => {

@@ -50,3 +50,14 @@ export async function runCli(argv: string[], env: Record<string, string> = {}): 
   });
   return { code, stdout, stderr };
 }
+
+/** A python definition of one Float [-1] input returned as is: the host for inputs-line tests. */
+export const ONE_INPUT_DEFINITION = [
+  'def nvfuser_fusion_id0(fd : FusionDefinition) -> None :',
+  '    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)',
+  '    fd.add_output(T0)',
+  '',
+  'with FusionDefinition() as fd:',
+  '    nvfuser_fusion_id0(fd)',
+  '',
+].join('\n');

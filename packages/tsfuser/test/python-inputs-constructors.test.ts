@@ -14,6 +14,7 @@ import { materializeInput } from '../src/io/input-generation.js';
 import { Random } from '../src/io/random.js';
 import { importPythonScript } from '../src/python/import-definition.js';
 import { TORCH_DTYPES } from '../src/python/torch-dtypes.js';
+import { ONE_INPUT_DEFINITION as DEFINITION } from './helpers.js';
 
 interface Expected {
   sizes: number[];
@@ -31,15 +32,6 @@ interface Case {
 const DIRECTORY = fileURLToPath(new URL('../../../test-fixtures/torch-inputs', import.meta.url));
 const fixture = JSON.parse(readFileSync(`${DIRECTORY}/constructors.json`, 'utf8')) as { torch: string; cases: Case[] };
 
-const DEFINITION = [
-  'def nvfuser_fusion_id0(fd : FusionDefinition) -> None :',
-  '    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)',
-  '    fd.add_output(T0)',
-  '',
-  'with FusionDefinition() as fd:',
-  '    nvfuser_fusion_id0(fd)',
-  '',
-].join('\n');
 
 function plain(v: ElementValue): number | boolean | [number, number] {
   if (v instanceof Complex) return [v.re, v.im];

@@ -12,19 +12,11 @@ import { DefinitionImportError, Tensor } from '../src/index.js';
 import { materializeInput } from '../src/io/input-generation.js';
 import { Random } from '../src/io/random.js';
 import { importPythonScript } from '../src/python/import-definition.js';
+import { ONE_INPUT_DEFINITION as DEFINITION } from './helpers.js';
 
 const SEED = Number(process.env['TSFUSER_FUZZ_SEED'] ?? 20261202);
 const CASES = Number(process.env['TSFUSER_FUZZ_CASES'] ?? tierCount(300, 40));
 
-const DEFINITION = [
-  'def nvfuser_fusion_id0(fd : FusionDefinition) -> None :',
-  '    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)',
-  '    fd.add_output(T0)',
-  '',
-  'with FusionDefinition() as fd:',
-  '    nvfuser_fusion_id0(fd)',
-  '',
-].join('\n');
 
 interface Layout {
   sizes: number[];

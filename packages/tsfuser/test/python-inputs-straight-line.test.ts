@@ -11,6 +11,7 @@ import { DefinitionImportError, Tensor } from '../src/index.js';
 import { materializeInput } from '../src/io/input-generation.js';
 import { Random } from '../src/io/random.js';
 import { importPythonScript } from '../src/python/import-definition.js';
+import { ONE_INPUT_DEFINITION as DEFINITION } from './helpers.js';
 
 interface Case {
   name: string;
@@ -21,15 +22,6 @@ interface Case {
 const FIXTURE = fileURLToPath(new URL('../../../test-fixtures/torch-inputs/straight-line.json', import.meta.url));
 const fixture = JSON.parse(readFileSync(FIXTURE, 'utf8')) as { torch: string; cases: Case[] };
 
-const DEFINITION = [
-  'def nvfuser_fusion_id0(fd : FusionDefinition) -> None :',
-  '    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)',
-  '    fd.add_output(T0)',
-  '',
-  'with FusionDefinition() as fd:',
-  '    nvfuser_fusion_id0(fd)',
-  '',
-].join('\n');
 
 function layouts(script: string): { sizes: number[]; strides: number[] }[] {
   const inputs = importPythonScript(`${DEFINITION}${script}\n`).inputs ?? [];
