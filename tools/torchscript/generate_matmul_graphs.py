@@ -1,6 +1,8 @@
 """Generates real traced TorchScript graphs with matrix products and attention (issues 33, 34).
 
-For each nn.Module below it writes, under test-fixtures/torchscript/traced-matmul/:
+For each nn.Module below it writes, under test-fixtures/torchscript/traced-matmul/ (the
+Linear -> GELU and MLP modules under test-fixtures/torchscript/traced/, the directory the
+tsfuser-traced-graphs GPU entry runs: their linears are GEMM segments inside fusion groups):
   <name>.traced.ir    the graph torch.jit.trace records of the module's forward (parameters are
                       made graph inputs by tracing a function of them, so the .ir is
                       self-contained);
@@ -20,7 +22,10 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(__file__))
 from generate_graphs import save_npy, to_cuda_text  # noqa: E402
 
-OUT = os.path.join(os.path.dirname(__file__), '..', '..', 'test-fixtures', 'torchscript', 'traced-matmul')
+FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'test-fixtures', 'torchscript')
+OUT = os.path.join(FIXTURES, 'traced-matmul')
+# The modules whose whole forward fuses (GEMM segments in the groups): with the other traced graphs.
+IN_TRACED = {'linear_gelu', 'mlp', 'mlp_bf16'}
 torch.manual_seed(33)
 
 
@@ -69,16 +74,17 @@ CASES = [
 
 
 def main():
-    os.makedirs(OUT, exist_ok=True)
     for name, fn, make_inputs in CASES:
+        out_dir = os.path.join(FIXTURES, 'traced') if name in IN_TRACED else OUT
+        os.makedirs(out_dir, exist_ok=True)
         inputs = make_inputs()
         with torch.no_grad():
             outputs = fn(*inputs)
             traced = torch.jit.trace(fn, inputs, check_trace=False)
         outputs = outputs if isinstance(outputs, tuple) else (outputs,)
-        with open(os.path.join(OUT, f'{name}.traced.ir'), 'w') as f:
+        with open(os.path.join(out_dir, f'{name}.traced.ir'), 'w') as f:
             f.write(to_cuda_text(traced.graph).replace(os.path.abspath(__file__), 'generate_matmul_graphs.py'))
-        d = os.path.join(OUT, name)
+        d = os.path.join(out_dir, name)
         os.makedirs(d, exist_ok=True)
         for i, t in enumerate(inputs):
             save_npy(os.path.join(d, f'in{i}.npy'), t)

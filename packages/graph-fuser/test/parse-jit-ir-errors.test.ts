@@ -187,9 +187,9 @@ describe('decomposeLinear', () => {
     expect(add.input(1).debugName()).toBe('bias.1');
     expect(node(g, 'aten::gelu').input(0)).toBe(add.output());
     expect(jitOpSupport(add)).toEqual({ supported: true });
-    // parseJitIR lowers the linear (a LinearOp); the fuser still leaves it outside groups.
+    // parseJitIR lowers the linear (a LinearOp) and it joins groups (a GEMM segment on the GPU).
     expect(jitOpSupport(linear).supported).toBe(true);
-    expect(nodeFusibility(linear)).toEqual({ fusible: false, reason: expect.stringContaining('needs a GEMM / attention segment') });
+    expect(nodeFusibility(linear)).toEqual({ fusible: true });
     expect(decomposeLinear(g)).toBe(0);
   });
 });

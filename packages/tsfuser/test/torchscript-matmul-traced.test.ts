@@ -1,11 +1,11 @@
-// Real traced TorchScript graphs with matrix products and attention (test-fixtures/torchscript/
-// traced-matmul/, made by tools/torchscript/generate_matmul_graphs.py with PyTorch: Linear → GELU,
-// a GPT MLP block in Float and BFloat16, an attention block with QKV projections and causal
-// F.scaled_dot_product_attention, mm / addmm / bmm / baddbmm / matmul): each parses, lowers whole
-// with parseJitIR (every aten::linear / mm / … a GEMM op, the attention an sdpfa_fwd), fuses and
-// runs (fusion groups for the pointwise work, the products outside them) on the reference, and
-// matches PyTorch's committed outputs (tolerance by dtype). A mismatched aten::mm is PyTorch's
-// error, not NaN.
+// Real traced TorchScript graphs with matrix products and attention (made by
+// tools/torchscript/generate_matmul_graphs.py with PyTorch: Linear → GELU and a GPT MLP block in
+// Float and BFloat16 under test-fixtures/torchscript/traced/, an attention block with QKV
+// projections and causal F.scaled_dot_product_attention, mm / addmm / bmm / baddbmm / matmul under
+// traced-matmul/): each parses, lowers whole with parseJitIR (every aten::linear / mm / … a GEMM
+// op, the attention an sdpfa_fwd), fuses and runs (the products inside fusion groups, attention
+// outside them) on the reference, and matches PyTorch's committed outputs (tolerance by dtype).
+// A mismatched aten::mm is PyTorch's error, not NaN.
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,16 +20,20 @@ import { readNpyInput } from '../src/torchscript/graph-inputs.js';
 import { runCli } from './helpers.js';
 
 const DIR = fileURLToPath(new URL('../../../test-fixtures/torchscript/traced-matmul/', import.meta.url));
-const graphs = readdirSync(DIR).filter((f) => f.endsWith('.ir')).sort();
+const TRACED = fileURLToPath(new URL('../../../test-fixtures/torchscript/traced/', import.meta.url));
+/** The generator's modules that fuse whole live with the other traced graphs (the GPU entry's directory). */
+const IN_TRACED = ['linear_gelu.traced.ir', 'mlp.traced.ir', 'mlp_bf16.traced.ir'];
+const graphs = [...readdirSync(DIR).filter((f) => f.endsWith('.ir')), ...IN_TRACED].sort();
+const dirOf = (file: string): string => (IN_TRACED.includes(file) ? TRACED : DIR);
 
 function npyFiles(dir: string, prefix: string): string[] {
   return readdirSync(dir).filter((f) => f.startsWith(prefix) && f.endsWith('.npy')).sort((a, b) => parseInt(a.slice(prefix.length), 10) - parseInt(b.slice(prefix.length), 10));
 }
 
 function load(file: string): { text: string; inputs: HostTensor[]; expected: HostTensor[] } {
-  const text = readFileSync(join(DIR, file), 'utf8');
+  const text = readFileSync(join(dirOf(file), file), 'utf8');
   const graph = parseIR(text);
-  const dir = join(DIR, file.replace(/\.traced\.ir$/, ''));
+  const dir = join(dirOf(file), file.replace(/\.traced\.ir$/, ''));
   const inputs = npyFiles(dir, 'in').map((f, i) => readNpyInput(new Uint8Array(readFileSync(join(dir, f))), graph, i, f) as HostTensor);
   const expected = npyFiles(dir, 'out').map((f) => readNpy(new Uint8Array(readFileSync(join(dir, f)))));
   return { text, inputs, expected };
@@ -53,10 +57,12 @@ describe('traced modules with matrix products and attention', () => {
     guardFusionGroups(graph);
     const run = runGraph(graph, inputs, { executor: referenceGroupExecutor });
     check(file, run.outputs.flatMap((o) => (Array.isArray(o) ? o : [o])), expected);
-    // The products stay outside the groups (no GEMM segment on the GPU yet).
-    for (const g of graph.nodes().filter((n) => n.kind === 'prim::CudaFusionGroup')) {
-      expect(g.g('Subgraph').nodes().map((n) => n.kind)).not.toContain('aten::linear');
-    }
+    // The products run inside the groups (GEMM segments on the GPU), attention outside them.
+    const grouped = graph.nodes().flatMap((n) => n.blocks.flatMap((b) => b.nodes())).filter((n) => n.kind === 'prim::CudaFusionGroup');
+    const inGroups = grouped.flatMap((g) => g.g('Subgraph').nodes().map((n) => n.kind));
+    // (gqa_attention is attention alone)
+    expect(inGroups.some((k) => ['aten::linear', 'aten::mm', 'aten::bmm', 'aten::matmul'].includes(k))).toBe(!file.startsWith('gqa_attention'));
+    expect(inGroups).not.toContain('aten::scaled_dot_product_attention');
   });
 
   it.each(graphs.filter((f) => !f.startsWith('products')))('%s: parseJitIR lowers the whole graph to one Fusion that matches PyTorch', (file) => {

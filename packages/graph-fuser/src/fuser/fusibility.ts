@@ -13,14 +13,15 @@
 //     reader of the same tensor, horizontal fusion) may be a reduction, since no group member
 //     reads its result (var and mean of one input form one group);
 //   - producer and consumer live on the same device;
-//   - matrix products and attention (aten::linear, matmul, mm, bmm, addmm, baddbmm,
-//     scaled_dot_product_attention) stay outside groups: parseJitIR lowers them, but the GPU
-//     backend has no GEMM / attention segment yet, so a group holding one could not run there.
+//   - matrix products (aten::linear, matmul, mm, bmm, addmm, baddbmm) join groups: the GPU
+//     backend runs each as a GEMM (cuBLASLt) segment of the group's fusion, its bias / gelu /
+//     relu / residual epilogue fused where cuBLASLt's epilogues allow (the segmenter says why
+//     any other boundary is there); attention (scaled_dot_product_attention) stays outside.
 // Invariant: these predicates only read the graph.
 
 import { isMutating, type Node, type TensorType, type Value } from '@tsfuser/jit-ir';
 import { jitOpSupport } from '../parse-jit-ir/index.js';
-import { MATRIX_PRODUCT_OPS } from '../parse-jit-ir/matmul.js';
+import { GROUP_EXCLUDED_OPS } from '../parse-jit-ir/matmul.js';
 
 export const CUDA_FUSION_GROUP = 'prim::CudaFusionGroup';
 
@@ -114,7 +115,7 @@ export function nodeFusibility(n: Node): Verdict {
   }
   // Sizes, dtypes and other scalars are host values: computing them in a kernel gains nothing.
   if (!n.outputs.some(isTensorValue)) return no('the node produces no tensor');
-  if (MATRIX_PRODUCT_OPS.has(n.kind)) return no(`${n.kind} is a matrix product or attention: it needs a GEMM / attention segment, which the GPU backend does not have yet`);
+  if (GROUP_EXCLUDED_OPS.has(n.kind)) return no(`${n.kind} is attention: the fuser keeps it outside fusion groups (it runs on its own)`);
   const support = jitOpSupport(n);
   if (!support.supported) return no(support.reason);
   // Unused outputs (native_batch_norm's save_mean when not training) need no type.

@@ -9,9 +9,9 @@
 // Shapes, dtypes and messages are the ops' own (PyTorch's words), so a traced graph with
 // mismatched sizes fails with the message PyTorch gives.
 //
-// Invariant: the fuser keeps these nodes out of fusion groups (fusibility.ts) until the GPU
-// backend has GEMM / attention segments; parseJitIR lowers them wherever it is asked to (a whole
-// graph, a one-node graph of the reference runner).
+// Invariant: parseJitIR lowers these nodes wherever it is asked to (a fusion group, a whole
+// graph, a one-node graph of the reference runner); the matrix products join fusion groups (the
+// GPU backend runs them as GEMM segments), attention stays outside them (fusibility.ts).
 
 import { add, broadcast, linear, matmul, mul, sdpfaFwd, type Operand, type TensorView } from '@tsfuser/fusion-ir';
 import type { NodeArgs } from './args.js';
@@ -127,5 +127,5 @@ export const MATMUL_OPS: OpTableSection = {
   },
 };
 
-/** The ops above: the fuser leaves them outside fusion groups (fusibility.ts). */
-export const MATRIX_PRODUCT_OPS: ReadonlySet<string> = new Set(Object.keys(MATMUL_OPS));
+/** The ones the fuser leaves outside fusion groups (fusibility.ts): attention. */
+export const GROUP_EXCLUDED_OPS: ReadonlySet<string> = new Set(['aten::scaled_dot_product_attention']);
