@@ -2,7 +2,7 @@
 // executor cache, launch plans, FusionExecutor.
 export const packageName = '@tsfuser/runtime';
 
-export { ExecutorInputError } from './errors.js';
+export { ExecutorInputError, InputExtentMismatchError } from './errors.js';
 export { inputExtentGroups, inputExtentMismatch, type InputExtentGroups, type InputExtentMismatch } from './executor/extent-groups.js';
 export { FusionExecutor, KERNEL_NVRTC_OPTIONS, type CompileReport, type ExecutorCompileOptions } from './executor/fusion-executor.js';
 export { kernelParameterLayout, packKernelArguments } from './executor/pack-kernel-arguments.js';

@@ -31,7 +31,7 @@ import { runLibraryCall, type GemmBuffer, type GemmRunner, type LibraryCallConte
 import { attentionKernelsToString } from '../plan/attention-segment.js';
 import { ExecutorAttentionDevice, runAttentionPlanStep, type AttentionPlanStep } from './attention-device.js';
 import { type KernelArgument, type CubinCache, type DeviceContext, GemmLibrary, RuntimeUnavailableError, Tensor } from '@tsfuser/device';
-import { ExecutorInputError } from '../errors.js';
+import { ExecutorInputError, InputExtentMismatchError } from '../errors.js';
 import { FusionExecutor, type CompileReport } from './fusion-executor.js';
 import { denseCopyFusion, denseCopyRegistry } from './dense-copy.js';
 import { occupancyLine } from './occupancy-line.js';
@@ -260,7 +260,7 @@ export class FusionExecutorCache {
           const a = device[i];
           return a instanceof Tensor ? a.sizes : null;
         });
-        if (mismatch !== null) throw new ExecutorInputError(`input ${mismatch.input}: ${mismatch.detail}`);
+        if (mismatch !== null) throw new InputExtentMismatchError(mismatch.input, mismatch.detail);
         plan = this.buildLaunchPlan(device);
         this.launchPlans.set(key, plan);
       }

@@ -45,6 +45,12 @@ export interface BackendRunOptions {
 
 export interface Backend {
   readonly name: string;
+  /**
+   * The backend checks that input dims the fusion treats as one dim have one size itself (the
+   * GPU's executor cache: once per new input layout, reported as an InputMismatchError), so
+   * execute() does not check them on every call. Absent/false: execute() checks (extent-check.ts).
+   */
+  readonly checksInputExtents?: boolean;
   availability(): Availability;
   /** Runs `fusion` on inputs already checked against its definition. */
   run(fusion: Fusion, inputs: readonly ExecuteInput[], options: BackendRunOptions): Promise<Tensor[]>;

@@ -14,9 +14,9 @@ import {
   isAvailable,
   type Availability as DeviceAvailability,
 } from '@tsfuser/device';
-import { FusionExecutorCache, type ExecutorArgument } from '@tsfuser/runtime';
+import { FusionExecutorCache, InputExtentMismatchError, type ExecutorArgument } from '@tsfuser/runtime';
 import type { Segmenter } from '@tsfuser/scheduler';
-import { BackendUnavailableError } from '../errors.js';
+import { BackendUnavailableError, InputMismatchError } from '../errors.js';
 import type { Availability, Backend, BackendRunOptions, ExecuteInput } from './backend.js';
 
 export interface GpuBackendOptions {
@@ -39,6 +39,19 @@ function missingPiece(a: DeviceAvailability): string {
   if (a.driverVersion === undefined) return 'no CUDA driver';
   if ((a.deviceCount ?? 0) === 0) return 'no CUDA device';
   return 'no NVRTC';
+}
+
+/**
+ * Runs the executor cache, reporting its input-extent check (made once per new input layout)
+ * as the frontend's InputMismatchError: execute() leaves that check to this backend.
+ */
+function runChecked(run: () => Tensor[]): Tensor[] {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof InputExtentMismatchError) throw new InputMismatchError(error.input, error.detail);
+    throw error;
+  }
 }
 
 /** Per-process state of one GPU backend instance. */
@@ -99,9 +112,11 @@ class GpuState {
     }
     const cache = this.cacheFor(fusion, options.device);
     cache.setDumps(options.dump ?? new Set(), options.dumpSink);
-    const outputs = cache.runFusion(
-      inputs.map((v): ExecutorArgument => v),
-      { profile: options.onProfile !== undefined, ...(options.cudaGraph === undefined ? {} : { cudaGraph: options.cudaGraph }) },
+    const outputs = runChecked(() =>
+      cache.runFusion(
+        inputs.map((v): ExecutorArgument => v),
+        { profile: options.onProfile !== undefined, ...(options.cudaGraph === undefined ? {} : { cudaGraph: options.cudaGraph }) },
+      ),
     );
     const profile = cache.lastProfile();
     if (options.onProfile !== undefined && profile !== null) options.onProfile(profile);
@@ -123,6 +138,7 @@ export function createGpuBackend(options: GpuBackendOptions = {}): GpuBackend {
   const state = new GpuState(options);
   return {
     name: 'gpu',
+    checksInputExtents: true,
     availability: () => state.availability(),
     run: (fusion, inputs, runOptions) => {
       try {
