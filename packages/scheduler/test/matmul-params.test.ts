@@ -5,7 +5,7 @@
 import { add, broadcast, cast, Fusion, gelu, linear, makeTensor, matmul, mul, relu, type DataType, type TensorView } from '@tsfuser/fusion-ir';
 import { describe, expect, it } from 'vitest';
 import { makeRuntimeInfo } from '../src/index.js';
-import { canScheduleMatmul, computeMatmulHeuristics, matmulParamsToString, type MatmulParams } from '../src/matmul/index.js';
+import { canScheduleMatmul, computeMatmulHeuristics, GemmShapeError, matmulParamsToString, type MatmulParams } from '../src/matmul/index.js';
 
 type Layout = { sizes: number[]; strides?: number[] };
 
@@ -290,6 +290,19 @@ describe('GEMM segment parameters', () => {
     const kr = input(k, 2, 'Float');
     k.addOutput(add(relu(linear(kx, kw)), kr));
     expect(refusal(k, [{ sizes: [6, 32] }, { sizes: [48, 32] }, { sizes: [6, 48] }])).toMatch(/follows the activation/);
+  });
+
+  it("operand sizes PyTorch refuses are PyTorch's error (GemmShapeError), not a refusal or a GEMM reading past B", () => {
+    const mm = new Fusion();
+    mm.addOutput(matmul(input(mm, 2), input(mm, 2)));
+    expect(() => computeMatmulHeuristics(mm, makeRuntimeInfo(mm, [{ sizes: [2, 3] }, { sizes: [2, 3] }]))).toThrow(GemmShapeError);
+    expect(() => canScheduleMatmul(mm, makeRuntimeInfo(mm, [{ sizes: [2, 3] }, { sizes: [2, 3] }]))).toThrow('matmul producing T2: mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)');
+    const lin = new Fusion();
+    lin.addOutput(linear(input(lin, 3), input(lin, 2)));
+    expect(() => computeMatmulHeuristics(lin, makeRuntimeInfo(lin, [{ sizes: [2, 5, 16] }, { sizes: [24, 15] }]))).toThrow('mat1 and mat2 shapes cannot be multiplied (10x16 and 15x24)');
+    // the same fusions with agreeing sizes are accepted
+    expect(params(mm, [{ sizes: [2, 3] }, { sizes: [3, 2] }]).k).toBe(3);
+    expect(params(lin, [{ sizes: [2, 5, 16] }, { sizes: [24, 16] }]).m).toBe(10);
   });
 
   it('prints the parameters in the scheduler_params layout', () => {

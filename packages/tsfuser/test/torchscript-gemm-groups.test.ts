@@ -12,7 +12,9 @@ import { describe, expect, it } from 'vitest';
 import { HostTensor } from '@tsfuser/fusion-ir';
 import { parseIR, type Block, type Node } from '@tsfuser/jit-ir';
 import { fuseGraph, guardFusionGroups, lowerJitGraph, referenceGroupExecutor, runGraph } from '@tsfuser/graph-fuser';
-import { Tensor } from '@tsfuser/device';
+import { Tensor, type GemmDescriptor } from '@tsfuser/device';
+import { FusionExecutorCache } from '@tsfuser/runtime';
+import { fakeDevice } from './fake-device.js';
 import { compareTensors } from '../src/io/compare.js';
 import { readNpy } from '../src/io/npy.js';
 import { readNpyInput } from '../src/torchscript/graph-inputs.js';
@@ -132,5 +134,14 @@ describe('TorchScript matrix products inside fusion groups', () => {
     expect(nodeKinds(groups[0] as Node)).toEqual(expect.arrayContaining(['aten::mm', 'aten::relu']));
     const x = HostTensor.fromValues('Float', [2, 3], [1, 2, 3, 4, 5, 6]);
     expect(() => runGraph(graph, [x, x], { executor: referenceGroupExecutor })).toThrow('mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)');
+    // The GPU path (the group's FusionExecutorCache on the fake H100, a GEMM runner that must not be called): the same message, nothing launched.
+    const fake = fakeDevice();
+    const calls: GemmDescriptor[] = [];
+    const gemm = { matmul: (desc: GemmDescriptor) => { calls.push(desc); return { cachedAlgorithm: false, workspaceBytes: 0, m: 0, n: 0, k: 0, batch: 1 }; } };
+    const lowering = lowerJitGraph((groups[0] as Node).g('Subgraph'));
+    const cache = new FusionExecutorCache(lowering.fusion, fake.device, { gemm });
+    expect(() => cache.runFusion([Tensor.fromHost(x), Tensor.fromHost(x)])).toThrow('mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)');
+    expect(calls).toHaveLength(0);
+    expect(fake.launches).toHaveLength(0);
   });
 });

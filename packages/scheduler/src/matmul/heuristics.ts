@@ -3,11 +3,14 @@
 // inputs (operand-layout.ts): m, n, k, batch, leading dims, transpositions, batch strides, the
 // output's and the epilogue's vectors. canScheduleMatmul is this computation's verdict, so the
 // segment is accepted on exactly the parameters it runs with.
+// Operand sizes PyTorch refuses (mat1 and mat2 shapes cannot be multiplied, …) are not a
+// refusal but a GemmShapeError with PyTorch's message: the inputs are wrong, no other segment
+// could compute them (the layout would otherwise read past B, as cuBLASLt gets m, n, k from A).
 // Invariant: an accepted segment's parameters pass the device's GEMM validation for the
 // layouts the runtime info states (dims ≥ 1, ld ≥ cols, bias dtype = D's, GELU aux ld a
 // multiple of 8, C contiguous with D's sizes and dtype); anything else is a refusal naming the tensor and the rule.
 
-import { contiguousStrides, type Fusion, type TensorView } from '@tsfuser/fusion-ir';
+import { contiguousStrides, linearOutputSizes, MatmulShapeError, matmulOutputSizes, type Fusion, type TensorView } from '@tsfuser/fusion-ir';
 import type { RuntimeInfo, TensorInputInfo } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { tvName } from '../segmentation/fusion-graph.js';
@@ -16,6 +19,22 @@ import { planGemmLayout, type OperandRole } from './operand-layout.js';
 import type { MatmulEpilogue, MatmulEpilogueKind, MatmulParams } from './params.js';
 
 export type MatmulHeuristicsResult = { ok: true; params: MatmulParams } | { ok: false; reason: string };
+
+/** Operand sizes torch.matmul / F.linear refuse, found on the run's inputs; the message is PyTorch's, after the tensor. */
+export class GemmShapeError extends MatmulShapeError {
+  override readonly name = 'GemmShapeError';
+}
+
+/** PyTorch's shape rule of the GEMM on the real sizes (ops/matmul-shapes.ts of fusion-ir), as a GemmShapeError. */
+function checkOperandSizes(p: GemmPattern, a: readonly number[], b: readonly number[], bias: readonly number[] | null): void {
+  try {
+    if (p.gemm.kind === 'LinearOp') linearOutputSizes(a, b, p.gemm.bias() === null ? null : bias);
+    else matmulOutputSizes(a, b);
+  } catch (error) {
+    if (error instanceof MatmulShapeError) throw new GemmShapeError(`${p.gemm.kind === 'LinearOp' ? 'linear' : 'matmul'} producing ${tvName(p.gemm.out())}: ${error.message}`);
+    throw error;
+  }
+}
 
 function tensorInfo(info: RuntimeInfo, input: number, tv: TensorView): TensorInputInfo | string {
   const i = info.inputs[input];
@@ -50,6 +69,8 @@ export function computeMatmulHeuristics(fusion: Fusion, info: RuntimeInfo): Matm
   const bInfo = tensorInfo(info, p.bInput, bTv);
   if (typeof aInfo === 'string') return { ok: false, reason: aInfo };
   if (typeof bInfo === 'string') return { ok: false, reason: bInfo };
+  const ownBias = p.gemm.kind === 'LinearOp' && p.bias !== null ? info.inputs[p.bias.input] : undefined;
+  checkOperandSizes(p, aInfo.sizes, bInfo.sizes, ownBias !== undefined && ownBias.kind === 'tensor' ? ownBias.sizes : null);
   const linear = p.gemm.kind === 'LinearOp';
   const aRole: OperandRole = linear ? 'linearInput' : 'matmulA';
   const bRole: OperandRole = linear ? 'linearWeight' : 'matmulB';
