@@ -4,6 +4,7 @@
 export {
   runGraph,
   referenceGroupExecutor,
+  fusionGroupLowering,
   launchParamDump,
   type FusionGroupCall,
   type FusionGroupExecutor,

@@ -60,10 +60,21 @@ export interface RunGraphResult {
 
 const loweringCache = new WeakMap<Graph, JitLowering>();
 
+/**
+ * The lowering of a fusion group's subgraph, computed once per subgraph object: the reference
+ * executor runs it and `tsfuser fuse` prints its fusion, so a 20,000-node group is lowered once,
+ * not once to print and again to run. The subgraph must not change after its first lowering
+ * (runGraph only reads graphs; the fuser is done with a guarded graph).
+ */
+export function fusionGroupLowering(subgraph: Graph): JitLowering {
+  let lowering = loweringCache.get(subgraph);
+  if (lowering === undefined) loweringCache.set(subgraph, (lowering = lowerJitGraph(subgraph)));
+  return lowering;
+}
+
 /** The default executor: the group's subgraph lowered by parseJitIR and run on the reference evaluator. */
 export const referenceGroupExecutor: FusionGroupExecutor = (call) => {
-  let lowering = loweringCache.get(call.subgraph);
-  if (lowering === undefined) loweringCache.set(call.subgraph, (lowering = lowerJitGraph(call.subgraph)));
+  const lowering = fusionGroupLowering(call.subgraph);
   const fusionInputs: EvalValue[] = [];
   lowering.inputs.forEach((v, i) => {
     if (v === null) return;

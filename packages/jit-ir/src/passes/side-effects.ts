@@ -51,10 +51,18 @@ export function hasSideEffects(n: Node): boolean {
   return SIDE_EFFECT_KINDS.has(n.kind);
 }
 
+/** Whether some built-in schema of a kind writes an argument, by kind (the table is fixed). */
+const kindHasMutatingSchema = new Map<string, boolean>();
+
 /** True for in-place operators: `aten::add_` style names or a known schema with `(a!)`. */
 export function isMutating(n: Node): boolean {
   const name = n.kind.slice(n.kind.indexOf('::') + 2);
   if (n.kind.startsWith('aten::') && name.endsWith('_') && !name.startsWith('_') && !name.endsWith('__')) return true;
+  // No schema of the kind writes: false whichever overload matches, without matching one (the
+  // fuser and DCE/CSE ask this for every node, each time they look at it).
+  let mutatingKind = kindHasMutatingSchema.get(n.kind);
+  if (mutatingKind === undefined) kindHasMutatingSchema.set(n.kind, (mutatingKind = schemasFor(n.kind).some(isMutatingSchema)));
+  if (!mutatingKind) return false;
   const schema = n.schema();
   if (schema !== null) return isMutatingSchema(schema);
   return schemasFor(n.kind).some(isMutatingSchema);

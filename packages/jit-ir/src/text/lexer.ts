@@ -1,5 +1,5 @@
 // Lexer for the TorchScript IR text format, types and operator schemas.
-// In: source text. Out: a token array ending in one `eof` token.
+// In: source text. Out: tokens ending in one `eof` token, one at a time (Lexer) or as an array.
 // Invariant: every malformed character sequence becomes a ParseError with its line:column;
 // newlines inside (), [] or {} are dropped, blank lines collapse into one `newline` token, and a
 // trailing `# ...` comment is attached to the newline that ends its line. Line ends may be
@@ -86,115 +86,146 @@ export function quoteForMessage(text: string): string {
 
 const BYTE_ORDER_MARK = '\ufeff';
 
-export function tokenize(src: string): Token[] {
-  const tokens: Token[] = [];
-  let i = src.startsWith(BYTE_ORDER_MARK) ? 1 : 0;
-  let line = 1;
-  let lineStart = i;
-  let depth = 0;
-  let pendingComment: string | null = null;
+/**
+ * Produces the tokens of `src` one at a time, so a parser holds only the few it looks ahead at
+ * (a 20,000-node graph is about 500,000 tokens: held all at once, they outlive every young-
+ * generation collection and the GC copies them twice). After the `eof` token, `next()` keeps
+ * returning it.
+ */
+export class Lexer {
+  private i: number;
+  private line = 1;
+  private lineStart: number;
+  private depth = 0;
+  private pendingComment: string | null = null;
+  private lastKind: TokenKind | null = null;
+  private eof: Token | null = null;
 
-  const col = (at: number): number => at - lineStart + 1;
-  const fail = (msg: string, at: number): never => {
-    throw new ParseError(msg, line, col(at));
-  };
-  const lastKind = (): TokenKind | null => tokens[tokens.length - 1]?.kind ?? null;
+  constructor(private readonly src: string) {
+    this.i = src.startsWith(BYTE_ORDER_MARK) ? 1 : 0;
+    this.lineStart = this.i;
+  }
 
-  while (i < src.length) {
-    const c = src.charAt(i);
-    if (c === '\n' || c === '\r') {
-      // `\r\n` is one line end; a lone `\r` (old Mac files) is one too.
-      const width = c === '\r' && src.charAt(i + 1) === '\n' ? 2 : 1;
-      if (depth === 0 && lastKind() !== null && lastKind() !== 'newline') {
-        tokens.push({ kind: 'newline', text: '\n', comment: pendingComment, line, column: col(i), start: i, end: i + width });
+  private col(at: number): number {
+    return at - this.lineStart + 1;
+  }
+
+  private fail(msg: string, at: number): never {
+    throw new ParseError(msg, this.line, this.col(at));
+  }
+
+  next(): Token {
+    const t = this.scan();
+    this.lastKind = t.kind;
+    return t;
+  }
+
+  private scan(): Token {
+    if (this.eof !== null) return this.eof;
+    const src = this.src;
+    const fail = (msg: string, at: number): never => this.fail(msg, at);
+    while (this.i < src.length) {
+      const i = this.i;
+      const line = this.line;
+      const c = src.charAt(i);
+      if (c === '\n' || c === '\r') {
+        // `\r\n` is one line end; a lone `\r` (old Mac files) is one too.
+        const width = c === '\r' && src.charAt(i + 1) === '\n' ? 2 : 1;
+        const emit = this.depth === 0 && this.lastKind !== null && this.lastKind !== 'newline';
+        const comment = this.pendingComment;
+        const column = this.col(i);
+        this.pendingComment = null;
+        this.i = i + width;
+        this.line++;
+        this.lineStart = this.i;
+        if (emit) return { kind: 'newline', text: '\n', comment, line, column, start: i, end: i + width };
+        continue;
       }
-      pendingComment = null;
-      i += width;
-      line++;
-      lineStart = i;
-      continue;
-    }
-    if (c === ' ' || c === '\t') {
-      i++;
-      continue;
-    }
-    if (c === '#') {
-      let j = i + 1;
-      while (j < src.length && src.charAt(j) !== '\n' && src.charAt(j) !== '\r') j++;
-      const text = src.slice(i + 1, j).trim();
-      if (depth === 0 && lastKind() !== null && lastKind() !== 'newline') pendingComment = text;
-      i = j;
-      continue;
-    }
-    const start = i;
-    const column = col(i);
-    if (c === '%') {
-      let j = i + 1;
-      while (j < src.length && isValueNameChar(src.charAt(j))) j++;
-      if (j === i + 1) fail("expected a value name after '%'", i);
-      tokens.push({ kind: 'value', text: src.slice(i + 1, j), line, column, start, end: j });
-      i = j;
-      continue;
-    }
-    if (c === '"' || c === "'") {
-      const { value, end } = lexString(src, i, fail);
-      tokens.push({ kind: 'string', text: src.slice(i, end), value, line, column, start, end });
-      i = end;
-      continue;
-    }
-    if (isDigit(c) || (c === '-' && i + 1 < src.length && (isDigit(src.charAt(i + 1)) || src.charAt(i + 1) === '.'))) {
-      const end = scanNumber(src, i);
-      const text = src.slice(i, end);
-      if (text === '-' || text === '-.' || text === '.') fail(`malformed number ${quoteForMessage(text)}`, i);
-      if (end < src.length && isIdentStart(src.charAt(end))) fail(`malformed number ${quoteForMessage(text + src.charAt(end))}`, i);
-      if (/[.eE]/.test(text)) {
-        const value = Number(text.endsWith('.') ? text.slice(0, -1) : text);
-        if (Number.isNaN(value)) fail(`malformed number ${quoteForMessage(text)}`, i);
-        tokens.push({ kind: 'float', text, value, line, column, start, end });
-      } else {
+      if (c === ' ' || c === '\t') {
+        this.i = i + 1;
+        continue;
+      }
+      if (c === '#') {
+        let j = i + 1;
+        while (j < src.length && src.charAt(j) !== '\n' && src.charAt(j) !== '\r') j++;
+        const text = src.slice(i + 1, j).trim();
+        if (this.depth === 0 && this.lastKind !== null && this.lastKind !== 'newline') this.pendingComment = text;
+        this.i = j;
+        continue;
+      }
+      const start = i;
+      const column = this.col(i);
+      if (c === '%') {
+        let j = i + 1;
+        while (j < src.length && isValueNameChar(src.charAt(j))) j++;
+        if (j === i + 1) fail("expected a value name after '%'", i);
+        this.i = j;
+        return { kind: 'value', text: src.slice(i + 1, j), line, column, start, end: j };
+      }
+      if (c === '"' || c === "'") {
+        const { value, end } = lexString(src, i, fail);
+        this.i = end;
+        return { kind: 'string', text: src.slice(i, end), value, line, column, start, end };
+      }
+      if (isDigit(c) || (c === '-' && i + 1 < src.length && (isDigit(src.charAt(i + 1)) || src.charAt(i + 1) === '.'))) {
+        const end = scanNumber(src, i);
+        const text = src.slice(i, end);
+        if (text === '-' || text === '-.' || text === '.') fail(`malformed number ${quoteForMessage(text)}`, i);
+        if (end < src.length && isIdentStart(src.charAt(end))) fail(`malformed number ${quoteForMessage(text + src.charAt(end))}`, i);
+        this.i = end;
+        if (/[.eE]/.test(text)) {
+          const value = Number(text.endsWith('.') ? text.slice(0, -1) : text);
+          if (Number.isNaN(value)) fail(`malformed number ${quoteForMessage(text)}`, i);
+          return { kind: 'float', text, value, line, column, start, end };
+        }
         // Integers keep their text; BigInt/Number conversion happens where the value is used.
-        tokens.push({ kind: 'int', text, line, column, start, end });
+        return { kind: 'int', text, line, column, start, end };
       }
-      i = end;
-      continue;
-    }
-    if (c === '-' && src.startsWith('-inf', i) && !isIdentChar(src.charAt(i + 4))) {
-      tokens.push({ kind: 'float', text: '-inf', value: -Infinity, line, column, start, end: i + 4 });
-      i += 4;
-      continue;
-    }
-    if (isIdentStart(c)) {
-      let j = i + 1;
-      while (j < src.length && isIdentChar(src.charAt(j))) j++;
-      if (src.startsWith('::', j) && j + 2 < src.length && isIdentStart(src.charAt(j + 2))) {
-        j += 2;
+      if (c === '-' && src.startsWith('-inf', i) && !isIdentChar(src.charAt(i + 4))) {
+        this.i = i + 4;
+        return { kind: 'float', text: '-inf', value: -Infinity, line, column, start, end: i + 4 };
+      }
+      if (isIdentStart(c)) {
+        let j = i + 1;
         while (j < src.length && isIdentChar(src.charAt(j))) j++;
-        tokens.push({ kind: 'qualified', text: src.slice(i, j), line, column, start, end: j });
-      } else {
-        tokens.push({ kind: 'ident', text: src.slice(i, j), line, column, start, end: j });
+        if (src.startsWith('::', j) && j + 2 < src.length && isIdentStart(src.charAt(j + 2))) {
+          j += 2;
+          while (j < src.length && isIdentChar(src.charAt(j))) j++;
+          this.i = j;
+          return { kind: 'qualified', text: src.slice(i, j), line, column, start, end: j };
+        }
+        this.i = j;
+        return { kind: 'ident', text: src.slice(i, j), line, column, start, end: j };
       }
-      i = j;
-      continue;
+      if (c === '-' && src.charAt(i + 1) === '>') {
+        this.i = i + 2;
+        return { kind: 'punct', text: '->', line, column, start, end: i + 2 };
+      }
+      if (PUNCT_CHARS.has(c)) {
+        if (c === '(' || c === '[' || c === '{') this.depth++;
+        if ((c === ')' || c === ']' || c === '}') && this.depth > 0) this.depth--;
+        this.i = i + 1;
+        return { kind: 'punct', text: c as Punct, line, column, start, end: i + 1 };
+      }
+      fail(`unexpected character ${quoteForMessage(String.fromCodePoint(src.codePointAt(i) ?? 0))}`, i);
     }
-    if (c === '-' && src.charAt(i + 1) === '>') {
-      tokens.push({ kind: 'punct', text: '->', line, column, start, end: i + 2 });
-      i += 2;
-      continue;
+    const at = this.i;
+    if (this.lastKind !== null && this.lastKind !== 'newline') {
+      return { kind: 'newline', text: '\n', comment: this.pendingComment, line: this.line, column: this.col(at), start: at, end: at };
     }
-    if (PUNCT_CHARS.has(c)) {
-      if (c === '(' || c === '[' || c === '{') depth++;
-      if ((c === ')' || c === ']' || c === '}') && depth > 0) depth--;
-      tokens.push({ kind: 'punct', text: c as Punct, line, column, start, end: i + 1 });
-      i++;
-      continue;
-    }
-    fail(`unexpected character ${quoteForMessage(String.fromCodePoint(src.codePointAt(i) ?? 0))}`, i);
+    this.eof = { kind: 'eof', text: '', line: this.line, column: this.col(at), start: at, end: at };
+    return this.eof;
   }
-  if (lastKind() !== null && lastKind() !== 'newline') {
-    tokens.push({ kind: 'newline', text: '\n', comment: pendingComment, line, column: col(i), start: i, end: i });
+}
+
+/** Every token of `src`, ending in one `eof` token. */
+export function tokenize(src: string): Token[] {
+  const lexer = new Lexer(src);
+  const tokens: Token[] = [];
+  for (let t = lexer.next(); ; t = lexer.next()) {
+    tokens.push(t);
+    if (t.kind === 'eof') return tokens;
   }
-  tokens.push({ kind: 'eof', text: '', line, column: col(i), start: i, end: i });
-  return tokens;
 }
 
 function scanNumber(src: string, from: number): number {

@@ -18,7 +18,7 @@ import type { Value } from '../ir/value.js';
 import { schemasFor } from '../schema/schema-table.js';
 import { DynamicTensorType, type JitType } from '../types/jit-type.js';
 import { parseTypeAt } from '../types/type-parser.js';
-import { describeToken, tokenize, type Token } from './lexer.js';
+import { Lexer, describeToken, type Token } from './lexer.js';
 import { TokenCursor, type TokenOf } from './cursor.js';
 
 /**
@@ -54,7 +54,7 @@ class IRParser {
   /** Blocks and subgraphs open around the current token. */
   private nesting = 0;
   constructor(private readonly source: string) {
-    this.cur = new TokenCursor(tokenize(source));
+    this.cur = new TokenCursor(new Lexer(source));
   }
 
   /** Runs `fn` one nesting level deeper; fails at `at` when that passes MAX_BLOCK_NESTING. */

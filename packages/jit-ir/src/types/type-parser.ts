@@ -11,7 +11,7 @@ import { describeToken, tokenize, type Token } from '../text/lexer.js';
 import { TokenCursor } from '../text/cursor.js';
 import { isScalarType, type ScalarType } from './scalar-type.js';
 import { DynamicTensorType, listType, optionalType, simpleType, tupleType, type Device, type JitType, type TensorType } from './jit-type.js';
-import { SIMPLE_TYPE_NAMES } from './type-printer.js';
+import { SIMPLE_TYPE_NAMES, formatTensorType } from './type-printer.js';
 
 /** `(a!)`-style alias annotation of a schema argument: the alias sets and whether it is written. */
 export interface AliasAnnotation {
@@ -204,7 +204,7 @@ function parseTensorDetails(cur: TokenCursor, scalarType: ScalarType | null, bas
   if (base !== undefined && sizes.length > 0) cur.fail('a <Type>Tensor type cannot list sizes', close);
   if (strides !== null && strides.length !== sizes.length) cur.fail(`strides has ${strides.length} entries but the tensor has ${sizes.length} dimensions`, close);
   if (strides !== null && sizes.some((s) => s === null)) cur.fail('strides given for a tensor with unknown sizes', close);
-  return {
+  return internTensorType({
     kind: 'Tensor',
     scalarType,
     // `Tensor(requires_grad=0, device=cuda:0)` is how PyTorch prints an unknown-rank tensor.
@@ -212,7 +212,26 @@ function parseTensorDetails(cur: TokenCursor, scalarType: ScalarType | null, bas
     strides,
     requiresGrad,
     device,
-  };
+  });
+}
+
+/** Parsed tensor types by printed text; cleared when it grows past INTERNED_TYPES_LIMIT. */
+const internedTensorTypes = new Map<string, TensorType>();
+const INTERNED_TYPES_LIMIT = 4096;
+
+/**
+ * One shared object per distinct tensor type. Types are immutable and two types that print alike
+ * are structurally equal (the printer's invariant), so a 20,000-node graph whose values all have
+ * `Float(4, 8, strides=[8, 1], …)` holds one type object instead of 20,000 (with their size,
+ * stride and device objects), and printing it prints the type once (printType caches by object).
+ */
+function internTensorType(t: TensorType): TensorType {
+  const key = formatTensorType(t);
+  const known = internedTensorTypes.get(key);
+  if (known !== undefined) return known;
+  if (internedTensorTypes.size >= INTERNED_TYPES_LIMIT) internedTensorTypes.clear();
+  internedTensorTypes.set(key, t);
+  return t;
 }
 
 const DEVICE_TYPES = new Set(['cpu', 'cuda', 'meta', 'mps', 'xpu', 'hip', 'xla', 'lazy', 'ipu', 'mkldnn', 'opengl', 'opencl', 'ideep', 've', 'fpga', 'ort', 'vulkan', 'metal', 'hpu', 'mtia', 'privateuseone']);

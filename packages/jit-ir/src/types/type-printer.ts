@@ -28,7 +28,20 @@ export function printDevice(d: Device): string {
   return d.index === null ? d.type : `${d.type}:${d.index}`;
 }
 
+/**
+ * Printed tensor types by object: types are immutable, and a graph's values share few distinct
+ * type objects (the parser interns them), so a 20,000-node graph prints each of them once.
+ */
+const printedTensorTypes = new WeakMap<TensorType, string>();
+
 function printTensorType(t: TensorType): string {
+  let text = printedTensorTypes.get(t);
+  if (text === undefined) printedTensorTypes.set(t, (text = formatTensorType(t)));
+  return text;
+}
+
+/** The text of a tensor type, uncached (printTensorType caches it per object). */
+export function formatTensorType(t: TensorType): string {
   let out = t.scalarType ?? 'Tensor';
   if (t.scalarType !== null && t.sizes === null) out += 'Tensor';
   const details: string[] = [];

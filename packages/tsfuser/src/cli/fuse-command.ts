@@ -22,8 +22,8 @@ import { ParseError, formatParseError, parseIR, printGraph, type Block, type Con
 import {
   JitLoweringError,
   fuseGraph,
+  fusionGroupLowering,
   guardFusionGroups,
-  parseJitIR,
   profiledConstant,
   referenceGroupExecutor,
   runGraph,
@@ -288,7 +288,8 @@ export function fuseCommand(args: ParsedArgs, io: CliIo): number {
   groups.forEach((group, i) => {
     io.stdout(`\n=== ${group.kind}_${i}: fusion_ir_presched ===\n`);
     try {
-      io.stdout(printFusion(parseJitIR(group.g('Subgraph')), { transforms: true }));
+      // The lowering the reference run reuses (lowered once, printed and run).
+      io.stdout(printFusion(fusionGroupLowering(group.g('Subgraph')).fusion, { transforms: true }));
     } catch (e) {
       if (!(e instanceof JitLoweringError)) throw e;
       io.stderr(`tsfuser fuse: ${group.kind}_${i}: ${e.message}\n`);
