@@ -1,23 +1,33 @@
 // Test helpers: fake device memory (each buffer at its own base pointer, pointers counting
-// elements) and a host interpreter of GemmDescriptor semantics as cuBLASLt computes them
-// (row-major matrices with leading dims, op = T, batch strides with 0 broadcasting, BIAS /
-// RELU / GELU(tanh) / _AUX epilogues), which also runs the device layer's validateGemm on every
-// descriptor. The oracle of the call, not of the fusion (the reference evaluator is that).
+// elements, or bytes of a given element size: alloc(numel, elementBytes)) and a host
+// interpreter of GemmDescriptor semantics as cuBLASLt computes them (row-major matrices with
+// leading dims, op = T, batch strides with 0 broadcasting, BIAS / RELU / GELU(tanh) / _AUX
+// epilogues, fp8's per-tensor A / B scales), which also runs the device layer's validateGemm on
+// every descriptor; and GemmRunner's offsets read-back and zeroing. The oracle of the call, not
+// of the fusion (the reference evaluator is that).
 import { validateGemm, type GemmCall, type GemmDescriptor, type GemmMatrix } from '@tsfuser/device';
 import type { GemmRunner } from '../src/plan/library-call-segment.js';
 
 /** Fake device memory: each buffer at its own base pointer; pointers count elements. */
 export class HostMemory {
-  private readonly buffers: { base: bigint; data: Float64Array }[] = [];
-  alloc(numel: number): bigint {
+  private readonly buffers: { base: bigint; data: Float64Array; elementBytes: number }[] = [];
+  /** `elementBytes` 1 (the default): pointers into this buffer count elements; else bytes of that size. */
+  alloc(numel: number, elementBytes = 1): bigint {
     const base = BigInt(this.buffers.length + 1) << 32n;
-    this.buffers.push({ base, data: new Float64Array(Math.max(numel, 1)) });
+    this.buffers.push({ base, data: new Float64Array(Math.max(numel, 1)), elementBytes });
     return base;
   }
   at(pointer: bigint): { data: Float64Array; offset: number } {
     const b = this.buffers.find((x) => pointer >= x.base && pointer < x.base + (1n << 32n));
     if (b === undefined) throw new Error(`pointer ${pointer.toString(16)} is in no buffer`);
-    return { data: b.data, offset: Number(pointer - b.base) };
+    const bytes = Number(pointer - b.base);
+    if (bytes % b.elementBytes !== 0) throw new Error(`pointer ${pointer.toString(16)} is not aligned to its ${b.elementBytes}-byte elements`);
+    return { data: b.data, offset: bytes / b.elementBytes };
+  }
+  elementBytesAt(pointer: bigint): number {
+    const b = this.buffers.find((x) => pointer >= x.base && pointer < x.base + (1n << 32n));
+    if (b === undefined) throw new Error(`pointer ${pointer.toString(16)} is in no buffer`);
+    return b.elementBytes;
   }
   read(pointer: bigint, index: number): number {
     const { data, offset } = this.at(pointer);
@@ -50,6 +60,9 @@ export class HostGemm implements GemmRunner {
           let acc = 0;
           for (let kk = 0; kk < k; kk += 1) acc += op(desc.a, b, i, kk) * op(desc.b, b, kk, j);
           acc *= desc.alpha ?? 1;
+          // fp8's per-tensor scales multiply A's and B's values (a·sa)(b·sb) = sa·sb·ab
+          if (desc.scales?.a !== undefined) acc *= this.memory.read(desc.scales.a, 0);
+          if (desc.scales?.b !== undefined) acc *= this.memory.read(desc.scales.b, 0);
           // beta · C before the bias and the activation (C defaults to D's old values)
           const beta = desc.beta ?? 0;
           if (beta !== 0) acc += beta * stored(desc.c ?? desc.d, b, i, j);
@@ -63,5 +76,16 @@ export class HostGemm implements GemmRunner {
     }
     return { cachedAlgorithm: false, workspaceBytes: 0, m, n, k, batch };
   }
+  readInt32(pointer: bigint, count: number): Int32Array {
+    return Int32Array.from({ length: count }, (_, i) => this.memory.read(pointer, i));
+  }
+  /** Zeroes `bytes` at `pointer` (the buffer's element size converts them to elements); recorded. */
+  zero(pointer: bigint, bytes: number): void {
+    this.zeroed.push({ pointer, bytes });
+    const { data, offset } = this.memory.at(pointer);
+    const elementBytes = this.memory.elementBytesAt(pointer);
+    data.fill(0, offset, offset + bytes / elementBytes);
+  }
+  readonly zeroed: { pointer: bigint; bytes: number }[] = [];
 }
 

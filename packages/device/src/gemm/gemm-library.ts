@@ -38,11 +38,19 @@ export interface GemmNative {
   cublasLtMatmul(handle: Handle, plan: CublasLtPlan, algo: Uint8Array, workspace: bigint, workspaceBytes: number, stream: Handle): void;
 }
 
-/** What GemmLibrary needs of a device: its stream and its caching allocator (and, to autotune, event timing). */
+/**
+ * What GemmLibrary needs of a device: its stream and its caching allocator (and, to autotune,
+ * event timing; to read grouped_mm's offsets back and zero uncovered output, copies, memset and
+ * a stream sync).
+ */
 export interface GemmDevice extends Partial<TimingDevice> {
   readonly stream: bigint;
   malloc(bytes: number | bigint): bigint;
   free(pointer: bigint): void;
+  copyDeviceToHost?(destination: ArrayBufferView, source: bigint, range?: { byteCount?: number }): void;
+  memsetD8?(pointer: bigint, value: number, byteCount: number | bigint): void;
+  synchronize?(): void;
+  readonly isCapturing?: boolean;
 }
 
 export interface GemmLibraryOptions {
@@ -185,6 +193,26 @@ export class GemmLibrary {
     const workspace = algorithm.workspaceSize > 0 ? this.workspacePointer() : 0n;
     this.native.cublasLtMatmul(this.handle, plan, algorithm.algo, workspace, algorithm.workspaceSize, stream);
     return { cachedAlgorithm, workspaceBytes: algorithm.workspaceSize, ...shape, ...(autotune === undefined ? {} : { autotune }) };
+  }
+
+  /**
+   * `count` Int32 values at `pointer` once the stream's earlier work is done (a host sync):
+   * grouped_mm's offsets, which size its per-group calls. Refused while the stream is captured.
+   */
+  readInt32(pointer: bigint, count: number): Int32Array {
+    const d = this.device;
+    if (d.isCapturing === true) throw new GemmError('offsets', 'grouped_mm with offsets reads them on the host, which a CUDA graph capture cannot do (run it without graph replay)');
+    if (d.copyDeviceToHost === undefined || d.synchronize === undefined) throw new GemmError('offsets', 'this device cannot copy the offsets back to the host');
+    const out = new Int32Array(count);
+    d.synchronize();
+    if (count > 0) d.copyDeviceToHost(out, pointer, { byteCount: count * 4 });
+    return out;
+  }
+
+  /** Zeroes `bytes` at `pointer` (cuMemsetD8 on the legacy stream, ordered with this blocking stream). */
+  zero(pointer: bigint, bytes: number): void {
+    if (this.device.memsetD8 === undefined) throw new GemmError('d', 'this device has no memset');
+    if (bytes > 0) this.device.memsetD8(pointer, 0, bytes);
   }
 
   /** Releases the workspace (to the device's pool) and the cuBLASLt handle. */

@@ -4,6 +4,8 @@
 // segment's buffers into one GemmDescriptor (with C and beta 1 where the epilogue adds a C) and enqueues it through the device's GemmLibrary on
 // the stream the generated kernels around it use (calls on one stream run in order, so the GEMM
 // reads what the kernel before it wrote, and the kernel after it reads the GEMM's result).
+// scaled_mm adds its two per-tensor scales (device pointers of the one-element inputs);
+// grouped_mm with offsets runs one call per group (grouped-gemm-calls.ts).
 // Invariant: the descriptor's shapes, leading dims, transpositions and batch strides are the
 // params' (computed by the scheduler from the layouts the plan was made for); running checks
 // the buffers still have those layouts, and any mismatch, a missing cuBLASLt, or an operand the
@@ -13,6 +15,7 @@ import type { Fusion } from '@tsfuser/fusion-ir';
 import { RuntimeUnavailableError, type GemmCall, type GemmDescriptor, type GemmEpilogue, type GemmMatrix, type GemmVector } from '@tsfuser/device';
 import { computeMatmulHeuristics, SchedulingError, type MatmulOperandLayout, type MatmulParams, type RuntimeInfo } from '@tsfuser/scheduler';
 import { ExecutorInputError } from '../errors.js';
+import { runGroupedCalls } from './grouped-gemm-calls.js';
 
 /** A GEMM segment: no kernel, one cuBLASLt call (see the header). */
 export interface LibraryCallSegment {
@@ -26,6 +29,10 @@ export interface LibraryCallSegment {
 /** What running a GEMM needs of a GemmLibrary (the device's, or a test double recording calls). */
 export interface GemmRunner {
   matmul(desc: GemmDescriptor, options?: { stream?: bigint }): GemmCall;
+  /** `count` Int32 values at `pointer`, after the stream's earlier work (grouped_mm's offsets: a host sync). */
+  readInt32?(pointer: bigint, count: number): Int32Array;
+  /** Zeroes `bytes` at `pointer`, ordered after the stream's earlier work (grouped_mm output no group covers). */
+  zero?(pointer: bigint, bytes: number): void;
 }
 
 /** A device buffer of a segment input or output: its data pointer and logical layout. */
@@ -88,7 +95,7 @@ function operandMatrix(segment: LibraryCallSegment, name: 'a' | 'b', layout: Mat
   const p = segment.params;
   return {
     pointer: buffer.dataPtr,
-    dtype: p.inputDtype,
+    dtype: name === 'a' ? p.inputDtype : p.bDtype,
     rows: layout.rows,
     cols: layout.cols,
     ld: layout.ld,
@@ -141,6 +148,14 @@ function epilogueOf(segment: LibraryCallSegment, inputs: readonly GemmBuffer[], 
   }
 }
 
+/** scaled_mm: the device pointer of a one-element fp32 scale input. */
+function scalePointer(segment: LibraryCallSegment, input: number, inputs: readonly GemmBuffer[]): bigint {
+  const b = inputs[input];
+  if (b === undefined) throw new Error(`segment ${segment.groupId} (GEMM): the scale (input ${input}) has no buffer`);
+  if (b.sizes.reduce((x, y) => x * y, 1) !== 1) throw new ExecutorInputError(`segment ${segment.groupId} (scaled_mm): the scale at input ${input} has sizes [${b.sizes.join(', ')}], not one element`);
+  return b.dataPtr;
+}
+
 /** The cuBLASLt call of `segment` on these buffers (segment inputs and outputs in their order). */
 export function gemmDescriptorOf(segment: LibraryCallSegment, inputs: readonly GemmBuffer[], outputs: readonly GemmBuffer[], context: LibraryCallContext): GemmDescriptor {
   const p = segment.params;
@@ -151,6 +166,7 @@ export function gemmDescriptorOf(segment: LibraryCallSegment, inputs: readonly G
     d: { pointer: d.dataPtr, dtype: p.d.dtype, rows: p.m, cols: p.n, ld: p.d.ld, batchCount: p.batch, batchStride: p.d.batchStride },
     epilogue: epilogueOf(segment, inputs, outputs),
   };
+  if (p.scales !== null) desc.scales = { a: scalePointer(segment, p.scales.a, inputs), b: scalePointer(segment, p.scales.b, inputs) };
   const c = p.epilogue.c;
   if (c === null) return desc;
   const buffer = inputs[c.input];
@@ -170,5 +186,8 @@ export function runLibraryCall(segment: LibraryCallSegment, inputs: readonly Gem
     );
   }
   const desc = gemmDescriptorOf(segment, inputs, outputs, context);
-  return context.gemm.matmul(desc, context.stream === undefined ? {} : { stream: context.stream });
+  const options = context.stream === undefined ? {} : { stream: context.stream };
+  const grouped = segment.params.grouped;
+  if (grouped === null) return context.gemm.matmul(desc, options);
+  return runGroupedCalls(segment, grouped, desc, inputs, context.gemm, options);
 }

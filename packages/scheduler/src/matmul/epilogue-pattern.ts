@@ -118,7 +118,8 @@ export function matchGemmSegment(fusion: Fusion): PatternResult {
   }
   const gemm = gemms[0] as Expr;
   if (gemm.kind === 'ScaledMmaOp' || gemm.kind === 'GroupedMmaOp') {
-    return { ok: false, reason: `${gemm.kind === 'ScaledMmaOp' ? 'scaled_mm' : 'grouped_mm'} producing ${tvName(gemm.outputs[0] as Val)} has no GEMM segment yet (the CPU reference backend computes it)` };
+    // computeMatmulHeuristics takes those to scaled-mm.ts / grouped-mm.ts: segments of the op alone
+    return { ok: false, reason: `${gemm.kind === 'ScaledMmaOp' ? 'scaled_mm' : 'grouped_mm'} producing ${tvName(gemm.outputs[0] as Val)} takes no epilogue chain here (its GEMM segment is the op alone)` };
   }
   if (gemm.kind !== 'MatmulOp' && gemm.kind !== 'LinearOp') return { ok: false, reason: NO_MATMUL };
   const out = gemm.out();

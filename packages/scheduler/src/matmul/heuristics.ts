@@ -11,19 +11,18 @@
 // multiple of 8, C contiguous with D's sizes and dtype); anything else is a refusal naming the tensor and the rule.
 
 import { contiguousStrides, linearOutputSizes, MatmulShapeError, matmulOutputSizes, type Fusion, type TensorView } from '@tsfuser/fusion-ir';
+import { GemmShapeError } from './shape-error.js';
+import { computeGroupedMmHeuristics } from './grouped-mm.js';
+import { computeScaledMmHeuristics } from './scaled-mm.js';
 import type { RuntimeInfo, TensorInputInfo } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { tvName } from '../segmentation/fusion-graph.js';
 import { matchGemmSegment, type GemmPattern } from './epilogue-pattern.js';
 import { planGemmLayout, type OperandRole } from './operand-layout.js';
-import type { MatmulEpilogue, MatmulEpilogueKind, MatmulParams } from './params.js';
+import type { MatmulDtype, MatmulEpilogue, MatmulEpilogueKind, MatmulParams } from './params.js';
 
 export type MatmulHeuristicsResult = { ok: true; params: MatmulParams } | { ok: false; reason: string };
 
-/** Operand sizes torch.matmul / F.linear refuse, found on the run's inputs; the message is PyTorch's, after the tensor. */
-export class GemmShapeError extends MatmulShapeError {
-  override readonly name = 'GemmShapeError';
-}
 
 /** PyTorch's shape rule of the GEMM on the real sizes (ops/matmul-shapes.ts of fusion-ir), as a GemmShapeError. */
 function checkOperandSizes(p: GemmPattern, a: readonly number[], b: readonly number[], bias: readonly number[] | null): void {
@@ -60,6 +59,9 @@ function epilogueKind(bias: boolean, activation: GemmPattern['activation'], aux:
 
 /** The GEMM segment's parameters for `fusion` under `info`, or why it is not one. */
 export function computeMatmulHeuristics(fusion: Fusion, info: RuntimeInfo): MatmulHeuristicsResult {
+  const kinds = new Set(fusion.exprs().map((e) => e.kind));
+  if (kinds.has('ScaledMmaOp')) return computeScaledMmHeuristics(fusion, info);
+  if (kinds.has('GroupedMmaOp')) return computeGroupedMmHeuristics(fusion, info);
   const matched = matchGemmSegment(fusion);
   if (!matched.ok) return matched;
   const p = matched.pattern;
@@ -79,7 +81,7 @@ export function computeMatmulHeuristics(fusion: Fusion, info: RuntimeInfo): Matm
   if (layout.k === 0) return { ok: false, reason: `${out} has K = 0 (a sum over nothing): cuBLASLt needs k ≥ 1` };
   if (layout.m === 0 || layout.n === 0 || layout.batch === 0) return { ok: false, reason: `${out} is empty (m ${layout.m}, n ${layout.n}, batch ${layout.batch}): nothing to call cuBLASLt for` };
   // The pattern checked that D is a GEMM dtype.
-  const dtype = p.result.dtype as MatmulParams['d']['dtype'];
+  const dtype = p.result.dtype as MatmulDtype;
   let bias: MatmulEpilogue['bias'] = null;
   if (p.bias !== null) {
     const bi = tensorInfo(info, p.bias.input, p.bias.tv);
@@ -122,6 +124,9 @@ export function computeMatmulHeuristics(fusion: Fusion, info: RuntimeInfo): Matm
     batch: layout.batch,
     foldedBatch: layout.foldedBatch,
     inputDtype: p.inputDtype,
+    bDtype: p.inputDtype,
+    scales: null,
+    grouped: null,
     a: layout.a,
     b: layout.b,
     d: { output: fusion.outputs.indexOf(p.result), dtype, ld: layout.d.ld, batchStride: layout.d.batchStride },

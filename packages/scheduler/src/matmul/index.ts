@@ -3,13 +3,17 @@
 
 export { NO_MATMUL, matchGemmSegment, type GemmPattern, type PatternResult } from './epilogue-pattern.js';
 export { planGemmLayout, type GemmLayout, type OperandInfo, type OperandRole } from './operand-layout.js';
-export { computeMatmulHeuristics, canScheduleMatmul, GemmShapeError, type MatmulHeuristicsResult } from './heuristics.js';
+export { computeMatmulHeuristics, canScheduleMatmul, type MatmulHeuristicsResult } from './heuristics.js';
+export { GemmShapeError } from './shape-error.js';
 export {
   matmulParamsToString,
   type MatmulParams,
   type MatmulEpilogue,
   type MatmulEpilogueKind,
   type MatmulDtype,
+  type Float8Dtype,
+  type GemmOperandDtype,
+  type GroupedMmLayout,
   type MatmulOperandLayout,
   type MatmulOutputLayout,
 } from './params.js';

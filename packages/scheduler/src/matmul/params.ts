@@ -14,8 +14,14 @@ import type { DataType } from '@tsfuser/fusion-ir';
 /** cuBLASLt's epilogues a GEMM segment uses, named as cuBLASLt names them (CUBLASLT_EPILOGUE_*). */
 export type MatmulEpilogueKind = 'DEFAULT' | 'RELU' | 'GELU' | 'BIAS' | 'RELU_BIAS' | 'GELU_BIAS' | 'GELU_AUX' | 'GELU_AUX_BIAS';
 
-/** The dtypes cuBLASLt runs here (f32 accumulation). */
+/** The dtypes cuBLASLt runs matmul / linear in here (f32 accumulation). */
 export type MatmulDtype = Extract<DataType, 'Float' | 'BFloat16' | 'Half'>;
+
+/** Hopper's fp8 formats: scaled_mm's operands (and optionally its output). */
+export type Float8Dtype = Extract<DataType, 'Float8_e4m3fn' | 'Float8_e5m2'>;
+
+/** An operand's or D's element type: a matmul dtype, or fp8 (scaled_mm). */
+export type GemmOperandDtype = MatmulDtype | Float8Dtype;
 
 /** One input operand, as the row-major matrix (or batch of them) cuBLASLt reads. */
 export interface MatmulOperandLayout {
@@ -42,7 +48,7 @@ export interface MatmulOperandLayout {
 export interface MatmulOutputLayout {
   /** The segment fusion's output position. */
   output: number;
-  dtype: MatmulDtype;
+  dtype: GemmOperandDtype;
   ld: number;
   batchStride: number;
 }
@@ -57,11 +63,30 @@ export interface MatmulEpilogue {
   c: { input: number; dtype: MatmulDtype; ld: number; batchStride: number } | null;
 }
 
+/**
+ * grouped_mm with offsets: per-group cuBLASLt calls (the offsets are read on the host first). The
+ * params' a / b / d describe group 0's call with the cut dim at its full extent; group g covers
+ * [offsets[g-1], offsets[g]) of the cut dim (M for 2d×3d, N for 3d×2d, K for 2d×2d). Strides in
+ * elements: `cutStride` moves one step along the cut dim in that operand (0: not cut), and
+ * `groupStride` one group along the operand's group dim (0: it has none).
+ */
+export interface GroupedMmLayout {
+  cut: 'M' | 'N' | 'K';
+  /** The segment input holding the Int32 offsets (G cumulative group ends). */
+  offsets: number;
+  groups: number;
+  /** The cut dim's full extent (the last offset may be at most this). */
+  extent: number;
+  a: { cutStride: number; groupStride: number };
+  b: { cutStride: number; groupStride: number };
+  d: { cutStride: number; groupStride: number };
+}
+
 export interface MatmulParams {
   schedulerType: 'matmul';
   tag: string;
   /** The op the segment computes (nvFuser's python name). */
-  op: 'matmul' | 'linear';
+  op: 'matmul' | 'linear' | 'scaled_mm' | 'grouped_mm';
   m: number;
   n: number;
   k: number;
@@ -69,7 +94,13 @@ export interface MatmulParams {
   batch: number;
   /** The leading dims of a linear's input / a matmul's left batch folded into m (ATen's fold). */
   foldedBatch: boolean;
-  inputDtype: MatmulDtype;
+  /** A's dtype (and B's, except a scaled_mm of e4m3 × e5m2). */
+  inputDtype: GemmOperandDtype;
+  bDtype: GemmOperandDtype;
+  /** scaled_mm: the segment inputs holding A's and B's per-tensor fp32 scales (one element each, on the device). */
+  scales: { a: number; b: number } | null;
+  /** grouped_mm with offsets (a 3d × 3d grouped_mm is a plain batched GEMM: null). */
+  grouped: GroupedMmLayout | null;
   a: MatmulOperandLayout;
   b: MatmulOperandLayout;
   d: MatmulOutputLayout;
@@ -91,7 +122,12 @@ export function matmulParamsToString(p: MatmulParams): string {
   if (p.tag !== '') lines.push(`Tag: ${p.tag}`);
   lines.push(`Library call: cuBLASLt ${p.op} (no generated kernel)`);
   lines.push(`Problem: m ${p.m} n ${p.n} k ${p.k} batch ${p.batch}${p.foldedBatch ? ' (leading dims folded into m)' : ''}`);
-  lines.push(`Dtypes: inputs ${p.inputDtype}, output ${p.d.dtype}, accumulation Float`);
+  lines.push(`Dtypes: inputs ${p.inputDtype}${p.bDtype === p.inputDtype ? '' : ` × ${p.bDtype}`}, output ${p.d.dtype}, accumulation Float`);
+  if (p.grouped !== null) {
+    const g = p.grouped;
+    lines.push(`Groups: ${g.groups}, cut along ${g.cut} (extent ${g.extent}) by the offsets at input ${g.offsets}: one cuBLASLt call per non-empty group`);
+  }
+  if (p.scales !== null) lines.push(`Scales (per tensor, fp32): A input ${p.scales.a}, B input ${p.scales.b}`);
   lines.push('Operands (row-major):');
   lines.push(operandLine('A', p.a));
   lines.push(operandLine('B', p.b));

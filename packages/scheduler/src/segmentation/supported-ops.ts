@@ -84,17 +84,13 @@ export function isLibraryExpr(e: Expr): boolean {
  * run on CUDA cores, far from tensor-core speed). matmul and linear are the matmul scheduler's:
  * a GEMM segment of their own (cuBLASLt) with the epilogue cuBLASLt fuses; sdpfa_fwd / sdpfa_bwd
  * the attention scheduler's (generated flash-attention kernels, one op a segment); scaled_mm and
- * grouped_mm have no segment on the GPU yet (the CPU reference backend computes them).
+ * grouped_mm the matmul scheduler's too (a GEMM segment of the op alone).
  */
 export function libraryOpRefusal(kind: LibraryOpKind, name: string): string {
-  if (kind === 'MatmulOp' || kind === 'LinearOp') {
-    return `${LIBRARY_OP_NAMES[kind]}${name} is not a generated-kernel op: it needs a GEMM segment (cuBLASLt) of its own, which the matmul scheduler makes`;
-  }
   if (kind === 'SdpaFwdOp' || kind === 'SdpaBwdOp') {
     return `${LIBRARY_OP_NAMES[kind]}${name} is not a loop-nest op: it needs an attention segment of its own (generated flash-attention kernels), which the attention scheduler makes`;
   }
-  const what = 'a GEMM segment (cuBLASLt)';
-  return `${LIBRARY_OP_NAMES[kind]}${name} is not a generated-kernel op: it needs ${what}, which the GPU backend does not have yet (the CPU reference backend computes it)`;
+  return `${LIBRARY_OP_NAMES[kind]}${name} is not a generated-kernel op: it needs a GEMM segment (cuBLASLt) of its own, which the matmul scheduler makes`;
 }
 
 /**
