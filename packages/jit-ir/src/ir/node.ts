@@ -21,11 +21,16 @@ export function attributeKey(name: string): string {
   return name.startsWith('attr::') ? name.slice('attr::'.length) : name;
 }
 
+/** The blocks of a node that has none (shared, never written). */
+const NO_BLOCKS: readonly Block[] = Object.freeze([]);
+
 export class Node {
   private readonly _inputs: Value[] = [];
   private readonly _outputs: Value[] = [];
-  private readonly _blocks: Block[] = [];
-  private readonly _attributes = new Map<string, AttributeValue>();
+  /** Blocks and attributes are made on first write: most nodes have none, and a 20,000-node
+   * graph (three copies of it under `fuse --check`) would otherwise hold 120,000 empty ones. */
+  private _blocks: Block[] | null = null;
+  private _attributes: Map<string, AttributeValue> | null = null;
   /** @internal linked-list and ordering state, owned by Block. */
   _prev: Node | null = null;
   /** @internal */
@@ -57,7 +62,7 @@ export class Node {
     return this._outputs;
   }
   get blocks(): readonly Block[] {
-    return this._blocks;
+    return this._blocks ?? NO_BLOCKS;
   }
   get owningBlock(): Block | null {
     return this._owningBlock;
@@ -214,48 +219,48 @@ export class Node {
   addBlock(): Block {
     this.checkAlive();
     const b = this.graph._createBlock(this);
-    this._blocks.push(b);
+    (this._blocks ??= []).push(b);
     return b;
   }
 
   eraseBlock(i: number): void {
-    const b = this._blocks[i];
+    const b = this._blocks?.[i];
     if (b === undefined) throw new IRError(`${this.kind} has no block ${i}`);
     b._destroy();
-    this._blocks.splice(i, 1);
+    this._blocks?.splice(i, 1);
   }
 
   // ---- attributes ----
 
   hasAttribute(name: string): boolean {
-    return this._attributes.has(attributeKey(name));
+    return this._attributes?.has(attributeKey(name)) ?? false;
   }
   hasAttributes(): boolean {
-    return this._attributes.size > 0;
+    return (this._attributes?.size ?? 0) > 0;
   }
   attributeNames(): string[] {
-    return [...this._attributes.keys()];
+    return this._attributes === null ? [] : [...this._attributes.keys()];
   }
   attribute(name: string): AttributeValue | undefined {
-    return this._attributes.get(attributeKey(name));
+    return this._attributes?.get(attributeKey(name));
   }
   setAttribute(name: string, value: AttributeValue): this {
-    this._attributes.set(attributeKey(name), value);
+    (this._attributes ??= new Map()).set(attributeKey(name), value);
     return this;
   }
   removeAttribute(name: string): this {
-    this._attributes.delete(attributeKey(name));
+    this._attributes?.delete(attributeKey(name));
     return this;
   }
   copyAttributes(from: Node): this {
-    this._attributes.clear();
-    for (const [k, v] of from._attributes) this._attributes.set(k, v.kind === 'g' ? { kind: 'g', value: v.value.copy() } : v);
+    this._attributes?.clear();
+    for (const [k, v] of from._attributes ?? []) this.setAttribute(k, v.kind === 'g' ? { kind: 'g', value: v.value.copy() } : v);
     return this;
   }
   attributesEqual(other: Node): boolean {
-    if (this._attributes.size !== other._attributes.size) return false;
-    for (const [k, v] of this._attributes) {
-      const w = other._attributes.get(k);
+    if ((this._attributes?.size ?? 0) !== (other._attributes?.size ?? 0)) return false;
+    for (const [k, v] of this._attributes ?? []) {
+      const w = other._attributes?.get(k);
       if (w === undefined || !attributeValuesEqual(v, w)) return false;
     }
     return true;
@@ -431,8 +436,8 @@ export class Node {
         throw new IRError(`cannot destroy ${this.kind}: output %${o.debugName()} is still used by ${users}`);
       }
     }
-    for (const b of [...this._blocks].reverse()) b._destroy();
-    this._blocks.length = 0;
+    for (const b of [...(this._blocks ?? [])].reverse()) b._destroy();
+    this._blocks = null;
     this.removeAllInputs();
     if (this.inBlockList()) this.removeFromList();
     for (const o of this._outputs) this.graph._forgetValue(o);
