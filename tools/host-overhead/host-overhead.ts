@@ -21,6 +21,10 @@ function flag(name: string, fallback: number): number {
 
 const CALLS = flag('calls', 20000);
 const RUNS = flag('runs', 5);
+// `--only <text>`: time only the workloads whose label contains the text (profiles of one path).
+const onlyAt = process.argv.indexOf('--only');
+const ONLY = onlyAt >= 0 ? (process.argv[onlyAt + 1] ?? '') : '';
+const wanted = (label: string): boolean => label.includes(ONLY);
 
 function median(v: number[]): number {
   const s = [...v].sort((a, b) => a - b);
@@ -43,6 +47,7 @@ function cpuMicros(): number {
 }
 
 function time(label: string, call: () => void): void {
+  if (!wanted(label)) return;
   for (let i = 0; i < Math.min(CALLS, 5000); i += 1) call();
   const perCall: number[] = [];
   const cpu: number[] = [];
@@ -107,6 +112,7 @@ const fd = FusionDefinition.build((d) => {
 });
 // execute is async: time a sequential loop of awaited calls.
 async function timeAsync(label: string, call: () => Promise<void>): Promise<void> {
+  if (!wanted(label)) return;
   for (let i = 0; i < Math.min(CALLS, 5000); i += 1) await call();
   const perCall: number[] = [];
   const cpu: number[] = [];

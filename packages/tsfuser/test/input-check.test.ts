@@ -112,4 +112,25 @@ describe('execute input checks', () => {
       expect(reached).toEqual([]);
     });
   });
+  describe('on a cached call (the same tensors again)', () => {
+    it('still rejects a new tensor after accepting another one for the same input, and a wrong scalar', async () => {
+      const fd = definition();
+      const good = ok();
+      for (let i = 0; i < 3; i += 1) expect((await fd.execute([good, 2], { backend: 'reference' }))[0]?.sizes).toEqual([2, 1, 3]);
+      const wide = Tensor.from(new Float32Array(12), [2, 2, 3], 'Float');
+      await expect(fd.execute([wide, 2], { backend: 'reference' })).rejects.toThrow(/T0 dim 1 is a broadcast dim and must have size 1, got size 2/);
+      await expect(fd.execute([good, 'x' as unknown as number], { backend: 'reference' })).rejects.toBeInstanceOf(InputMismatchError);
+      // Swapping the remembered tensor into a scalar slot is still a mismatch.
+      await expect(fd.execute([good, good], { backend: 'reference' })).rejects.toThrow(/S1 expects a Double scalar, got a Float tensor/);
+    });
+
+    it('reports bad inputs as a rejection, never a synchronous throw', () => {
+      const fd = definition();
+      let call: Promise<Tensor[]> | undefined;
+      expect(() => {
+        call = fd.execute(null as unknown as Tensor[], { backend: 'reference' });
+      }).not.toThrow();
+      return expect(call).rejects.toThrow(/inputs must be an array/);
+    });
+  });
 });

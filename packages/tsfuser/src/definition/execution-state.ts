@@ -65,10 +65,21 @@ export interface ExecuteProfile {
 
 /** The last execute: its arguments' layouts, its compile target, the plan it ran (null: it ran none) or the one built for it. */
 interface LastRun {
-  args: PlannedArgument[];
+  /** Null when the run ran a plan (then `ran` answers and no plan is built for them). */
+  args: PlannedArgument[] | null;
   target: CompileTarget;
   ran: CompilePlan | null;
   built: CompilePlan | null;
+}
+
+/** What one execute's backend handed back through its callbacks. */
+interface RanRecord {
+  plan: CompilePlan | null;
+  kernels: FusionProfile | null;
+}
+
+function writeStdout(t: string): void {
+  process.stdout.write(t);
 }
 
 export class ExecutionState {
@@ -89,24 +100,35 @@ export class ExecutionState {
     if (options.device !== undefined && (!Number.isInteger(options.device) || options.device < 0 || options.device > 255)) {
       throw new DefinitionError(`execute: device must be a CUDA device index in [0, 255], got ${String(options.device)}`);
     }
-    const captured: string[] = [];
     const capture = options.captureDebugOutput === true;
+    const captured: string[] = [];
     // The GPU executor cache keeps the last sink it was given: name stdout explicitly when not
     // capturing, so a capturing execute does not swallow a later one's dumps.
-    const sink = capture ? (t: string): void => void captured.push(t) : (options.dumpSink ?? ((t: string): void => void process.stdout.write(t)));
+    const sink = capture ? (t: string): void => void captured.push(t) : (options.dumpSink ?? writeStdout);
     // nvFuser reads NVFUSER_DUMP for every execution; TSFUSER_DUMP is tsfuser's older name.
     const dump = options.dumpsFromEnvironment === false ? new Set<string>() : dumpsFromEnv(process.env);
-    for (const name of options.dump ?? []) dump.add(name);
-    const runOptions: ExecuteOptions = { ...options, dump, dumpSink: sink, ...(capture ? { notes: (t: string): void => void captured.push(`${t}\n`) } : {}) };
+    if (options.dump !== undefined) for (const name of options.dump) dump.add(name);
     if (dump.has('python_definition') && printDefinition !== undefined) sink(printDefinition());
-    const start = performance.now();
-    let kernels: FusionProfile | null = null;
-    if (options.profile === true) runOptions.onProfile = (p: FusionProfile): void => void (kernels = p);
-    const ran: { plan: CompilePlan | null } = { plan: null };
-    runOptions.onPlan = (p: CompilePlan): void => void (ran.plan = p);
+    const profiled = options.profile === true;
+    const ran: RanRecord = { plan: null, kernels: null };
+    // One object literal of fixed shape (no spread of the caller's options, no property added
+    // later): this runs on every cached execute, where a spread and a late property were a
+    // tenth of the host time (issue 38).
+    const runOptions: ExecuteOptions = {
+      backend: options.backend,
+      device: options.device,
+      notes: capture ? (t: string): void => void captured.push(`${t}\n`) : options.notes,
+      dump,
+      dumpSink: sink,
+      limits: options.limits,
+      onProfile: profiled ? (p: FusionProfile): void => void (ran.kernels = p) : undefined,
+      onPlan: (p: CompilePlan): void => void (ran.plan = p),
+      cudaGraph: options.cudaGraph,
+    };
+    const start = profiled ? performance.now() : 0;
     if (this.extentGroups?.fusion !== fusion) this.extentGroups = inputExtentGroups(fusion);
     const outputs = await executeFusion(fusion, descriptors, inputs, runOptions, this.extentGroups);
-    const wallMs = performance.now() - start;
+    const wallMs = profiled ? performance.now() - start : 0;
     if (dump.size > 0) {
       const backend = resolveBackend(runOptions.backend, () => undefined);
       printExecuteDumps(fusion, inputs, backend, dump, sink, {
@@ -117,12 +139,14 @@ export class ExecutionState {
       });
     }
     const result = applyOutputAliases(fusion, outputs, inputs, aliases);
-    this.lastRun = { args: inputs.map(plannedInput), target: options.target ?? DEFAULT_TARGET, ran: ran.plan, built: null };
+    // The argument layouts only serve a plan built later (lastPlan() after a run that ran none):
+    // a run with a plan keeps the inputs' layouts unread.
+    this.lastRun = { args: ran.plan === null ? inputs.map(plannedInput) : null, target: options.target ?? DEFAULT_TARGET, ran: ran.plan, built: null };
     this.profile = null;
     this.debug = capture ? captured.join('') : null;
-    if (options.profile === true) {
+    if (profiled) {
       const backend = resolveBackend(runOptions.backend, () => undefined).name;
-      this.profile = profileOf(backend, wallMs, kernels);
+      this.profile = profileOf(backend, wallMs, ran.kernels);
     }
     return result;
   }
@@ -158,8 +182,10 @@ export class ExecutionState {
     if (run === null) throw new DefinitionError(`${what}: no execute() yet; nvFuser's last_* calls describe the last execution`);
     if (run.ran !== null) return run.ran;
     if (run.built === null) {
+      // args are kept whenever no plan ran (execute above).
+      const args = run.args ?? [];
       try {
-        run.built = compileForArguments(fusion, run.args, run.target).compiled;
+        run.built = compileForArguments(fusion, args, run.target).compiled;
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         throw new DefinitionError(`${what}: the GPU path does not compile the fusion for the last inputs: ${message}`);

@@ -58,6 +58,8 @@ export class FusionDefinition implements HandleOwner, ConversionContext {
   private readonly inputList: InputDescriptor[] = [];
   private readonly aliasList: OutputAlias[] = [];
   private readonly execution = new ExecutionState();
+  /** The python_definition dump of execute(), made once rather than a closure per call. */
+  private readonly printer = (): string => this.print();
   private fusion = new Fusion();
   private entry: FusionCacheEntry | null = null;
 
@@ -236,9 +238,15 @@ export class FusionDefinition implements HandleOwner, ConversionContext {
    * Runs the fusion; returns one tensor per output (scalar outputs as 0-dim tensors). Aliased
    * outputs are written into their inputs and, as in nvFuser, not returned when hidden.
    */
-  async execute(inputs: readonly ExecuteInput[], options: DefinitionExecuteOptions = {}): Promise<Tensor[]> {
-    this.finalize();
-    return this.execution.execute(this.fusionIr(), this.inputList, this.aliasList, inputs, options, () => this.print());
+  execute(inputs: readonly ExecuteInput[], options: DefinitionExecuteOptions = {}): Promise<Tensor[]> {
+    // Not an async method: the execution's promise is returned as is (a cached execute's host
+    // path saves the microtask turns of adopting it); a definition error is still a rejection.
+    try {
+      this.finalize();
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+    return this.execution.execute(this.fusionIr(), this.inputList, this.aliasList, inputs, options, this.printer);
   }
 
   /**

@@ -10,7 +10,7 @@ import { BackendUnavailableError } from '../errors.js';
 import { LoweringError } from '@tsfuser/codegen';
 import { SchedulingError } from '@tsfuser/scheduler';
 import type { AllocationLimits } from '../io/allocation-limits.js';
-import type { Backend, BackendName, BackendRunOptions } from './backend.js';
+import type { Backend, BackendName, BackendRunOptions, ExecuteInput } from './backend.js';
 import { gpuBackend } from './gpu-backend.js';
 import { checkInputExtents, inputExtentGroups, type InputExtentGroups } from './extent-check.js';
 import { checkInputs } from './input-check.js';
@@ -74,38 +74,59 @@ export function resolveBackend(choice: BackendName | Backend = 'auto', notes: No
   }
 }
 
-export async function executeFusion(
+/** backend.run, a synchronous throw of a backend that is no async function as a rejection. */
+function runOn(backend: Backend, fusion: Fusion, inputs: readonly ExecuteInput[], options: BackendRunOptions): Promise<Tensor[]> {
+  try {
+    return backend.run(fusion, inputs, options);
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+}
+
+/**
+ * Checks the inputs, picks the backend and runs. Not an async function: a cached GPU execute
+ * returns the backend's promise itself instead of a promise adopting it (two microtask turns
+ * fewer per call); every error, synchronous ones included, still arrives as a rejection.
+ */
+export function executeFusion(
   fusion: Fusion,
   descriptors: readonly InputDescriptor[],
   inputs: unknown,
   options: ExecuteOptions = {},
   extentGroups?: InputExtentGroups,
 ): Promise<Tensor[]> {
-  // `unknown`: JS callers pass anything (null, a tensor instead of a list); checkInputs narrows.
-  checkInputs(descriptors, inputs);
-  const backend = resolveBackend(options.backend, options.notes);
-  // The GPU backend checks the extents once per new input layout, in the runtime (one
-  // implementation, extent-groups.ts); the others are checked here on every call.
-  // `extentGroups`: the caller's copy for this fusion (a definition computes it once).
-  if (backend.checksInputExtents !== true) checkInputExtents(extentGroups?.fusion === fusion ? extentGroups : inputExtentGroups(fusion), inputs);
-  const runOptions: BackendRunOptions = {
-    device: options.device ?? 0,
-    ...(options.dump === undefined ? {} : { dump: options.dump }),
-    ...(options.dumpSink === undefined ? {} : { dumpSink: options.dumpSink }),
-    ...(options.limits === undefined ? {} : { limits: options.limits }),
-    ...(options.onProfile === undefined ? {} : { onProfile: options.onProfile }),
-    ...(options.onPlan === undefined ? {} : { onPlan: options.onPlan }),
-    ...(options.cudaGraph === undefined ? {} : { cudaGraph: options.cudaGraph }),
-  };
-  const auto = options.backend === undefined || options.backend === 'auto';
-  if (!auto || backend === referenceBackend) return backend.run(fusion, inputs, runOptions);
+  let backend: Backend;
+  let runOptions: BackendRunOptions;
   try {
-    return await backend.run(fusion, inputs, runOptions);
+    // `unknown`: JS callers pass anything (null, a tensor instead of a list); checkInputs narrows.
+    checkInputs(descriptors, inputs);
+    backend = resolveBackend(options.backend, options.notes);
+    // The GPU backend checks the extents once per new input layout, in the runtime (one
+    // implementation, extent-groups.ts); the others are checked here on every call.
+    // `extentGroups`: the caller's copy for this fusion (a definition computes it once).
+    if (backend.checksInputExtents !== true) checkInputExtents(extentGroups?.fusion === fusion ? extentGroups : inputExtentGroups(fusion), inputs);
+    // Fixed shape, no spreads: built on every cached execute.
+    runOptions = {
+      device: options.device ?? 0,
+      dump: options.dump,
+      dumpSink: options.dumpSink,
+      limits: options.limits,
+      onProfile: options.onProfile,
+      onPlan: options.onPlan,
+      cudaGraph: options.cudaGraph,
+    };
   } catch (error) {
+    return Promise.reject(error as Error);
+  }
+  const run = runOn(backend, fusion, inputs, runOptions);
+  const auto = options.backend === undefined || options.backend === 'auto';
+  if (!auto || backend === referenceBackend) return run;
+  const checked: readonly ExecuteInput[] = inputs;
+  return run.catch((error: unknown) => {
     // 'auto' promises an answer: a fusion the GPU path cannot schedule or lower yet runs on the
     // reference evaluator instead (explicit 'gpu' reports the error).
     if (!(error instanceof SchedulingError || error instanceof LoweringError)) throw error;
     noteOnce(`gpu-rejected:${error.message}`, `tsfuser: the GPU path cannot run this fusion (${error.message}); using the reference evaluator`, options.notes ?? stderrSink);
-    return referenceBackend.run(fusion, inputs, runOptions);
-  }
+    return referenceBackend.run(fusion, checked, runOptions);
+  });
 }

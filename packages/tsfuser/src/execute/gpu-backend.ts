@@ -14,7 +14,7 @@ import {
   isAvailable,
   type Availability as DeviceAvailability,
 } from '@tsfuser/device';
-import { FusionExecutorCache, InputExtentMismatchError, type ExecutorArgument } from '@tsfuser/runtime';
+import { FusionExecutorCache, InputExtentMismatchError, type RunFusionOptions } from '@tsfuser/runtime';
 import type { Segmenter } from '@tsfuser/scheduler';
 import { BackendUnavailableError, InputMismatchError } from '../errors.js';
 import type { Availability, Backend, BackendRunOptions, ExecuteInput } from './backend.js';
@@ -39,19 +39,6 @@ function missingPiece(a: DeviceAvailability): string {
   if (a.driverVersion === undefined) return 'no CUDA driver';
   if ((a.deviceCount ?? 0) === 0) return 'no CUDA device';
   return 'no NVRTC';
-}
-
-/**
- * Runs the executor cache, reporting its input-extent check (made once per new input layout)
- * as the frontend's InputMismatchError: execute() leaves that check to this backend.
- */
-function runChecked(run: () => Tensor[]): Tensor[] {
-  try {
-    return run();
-  } catch (error) {
-    if (error instanceof InputExtentMismatchError) throw new InputMismatchError(error.input, error.detail);
-    throw error;
-  }
 }
 
 /** Per-process state of one GPU backend instance. */
@@ -106,18 +93,24 @@ class GpuState {
   }
 
   run(fusion: Fusion, inputs: readonly ExecuteInput[], options: BackendRunOptions): Tensor[] {
-    const scalarOut = fusion.outputs.find((v) => v.kind !== 'tensorView');
-    if (scalarOut !== undefined) {
-      throw new BackendUnavailableError(`gpu backend: fusion output ${scalarOut.kind} ${scalarOut.name} is not a tensor (scalar outputs run on the reference backend)`);
+    // A cached execute's host path: no closure, spread or array made here per call (issue 38).
+    for (const v of fusion.outputs) {
+      if (v.kind !== 'tensorView') {
+        throw new BackendUnavailableError(`gpu backend: fusion output ${v.kind} ${v.name} is not a tensor (scalar outputs run on the reference backend)`);
+      }
     }
     const cache = this.cacheFor(fusion, options.device);
-    cache.setDumps(options.dump ?? new Set(), options.dumpSink);
-    const outputs = runChecked(() =>
-      cache.runFusion(
-        inputs.map((v): ExecutorArgument => v),
-        { profile: options.onProfile !== undefined, ...(options.cudaGraph === undefined ? {} : { cudaGraph: options.cudaGraph }) },
-      ),
-    );
+    cache.setDumps(options.dump ?? NO_DUMPS, options.dumpSink);
+    const profiled = options.onProfile !== undefined;
+    const runOptions: RunFusionOptions = profiled || options.cudaGraph !== undefined ? { profile: profiled, cudaGraph: options.cudaGraph } : PLAIN_RUN;
+    let outputs: Tensor[];
+    try {
+      outputs = cache.runFusion(inputs, runOptions);
+    } catch (error) {
+      // execute() leaves the input-extent check (made once per new input layout) to this backend.
+      if (error instanceof InputExtentMismatchError) throw new InputMismatchError(error.input, error.detail);
+      throw error;
+    }
     const profile = cache.lastProfile();
     if (options.onProfile !== undefined && profile !== null) options.onProfile(profile);
     const plan = cache.lastPlan();
@@ -125,6 +118,9 @@ class GpuState {
     return outputs;
   }
 }
+
+const NO_DUMPS: ReadonlySet<string> = new Set();
+const PLAIN_RUN: RunFusionOptions = Object.freeze({});
 
 /** A GPU backend with its own device contexts and caches. */
 export interface GpuBackend extends Backend {
