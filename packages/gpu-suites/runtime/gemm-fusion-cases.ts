@@ -8,15 +8,18 @@ import { add, broadcast, cast, Fusion, gelu, layerNorm, linear, makeTensor, matm
 
 export type GemmDtype = Extract<DataType, 'Float' | 'BFloat16' | 'Half'>;
 
-/** One input: its sizes and, for a strided / transposed operand, its strides. */
+/** One input: its sizes and, for a strided / transposed operand, its strides; its dtype when not the case's, its values when not random (scales, offsets). */
 export interface InputSpec {
   sizes: number[];
   strides?: number[];
+  dtype?: DataType;
+  values?: number[];
 }
 
 export interface Case {
   name: string;
-  dtype: GemmDtype;
+  /** The inputs' dtype (where an input states none) and the output's, for the tolerance. */
+  dtype: DataType;
   /** The GEMM's K (the tolerance grows with it). */
   k: number;
   fusion: Fusion;

@@ -7,7 +7,9 @@
 // at odd sizes (1, 7, 129, 4095), with transposed and padded (strided) operands, each epilogue
 // cuBLASLt fuses (bias, relu, gelu(tanh), bias + relu, bias + gelu, the pre-activation as a
 // second output, casts) and with prologues (relu, layer_norm) and epilogues cuBLASLt does not
-// fuse (a scale, gelu's erf form) in generated kernels around the GEMM — each fusion one
+// fuse (a scale, gelu's erf form) in generated kernels around the GEMM; scaled_mm (fp8 with
+// per-tensor scales) and grouped_mm (batched, and by offsets cutting M, N or K) —
+// gemm-scaled-grouped-cases.ts — each fusion one
 // FusionExecutorCache call, outputs poisoned first, every element against the float64 reference
 // evaluator with a tolerance by dtype and K. Then timings (CUDA events, L2 flushed before each
 // run) as TFLOP/s: bf16 GEMMs 8192×4096×4096, 8192×16384×4096, 8192×4096×16384, 4096×11008×4096,
@@ -19,6 +21,7 @@ import { FusionExecutorCache } from '@tsfuser/runtime';
 import { seededRandom } from '@tsfuser/test-support';
 import { locateCublasLt } from '../device/gemm-host.js';
 import { dense, input, linearCases, matmulCases, type Case, type GemmDtype } from './gemm-fusion-cases.js';
+import { groupedMmCases, scaledMmCases } from './gemm-scaled-grouped-cases.js';
 
 const args = process.argv.slice(2);
 const seedArg = args.indexOf('--seed');
@@ -35,8 +38,9 @@ function makeInputs(device: DeviceContext, c: Case, rand: () => number): { host:
   for (const spec of c.inputs) {
     const strides = spec.strides ?? dense(spec.sizes);
     const span = spec.sizes.reduce((acc, s, i) => acc + (s - 1) * (strides[i] as number), 0) + 1;
-    const storage = HostTensor.fromValues(c.dtype, [span], Array.from({ length: span }, () => Math.round((rand() * 2 - 1) * 64) / 64));
-    host.push(new HostTensor(c.dtype, spec.sizes, strides, storage.data));
+    const dtype = spec.dtype ?? c.dtype;
+    const storage = HostTensor.fromValues(dtype, [span], spec.values ?? Array.from({ length: span }, () => Math.round((rand() * 2 - 1) * 64) / 64));
+    host.push(new HostTensor(dtype, spec.sizes, strides, storage.data));
     const owner = Tensor.fromHost(storage).toDevice(device);
     owners.push(owner);
     dev.push(owner.asStrided(spec.sizes, strides));
@@ -45,7 +49,18 @@ function makeInputs(device: DeviceContext, c: Case, rand: () => number): { host:
 }
 
 function unitRoundoff(dtype: DataType): number {
-  return dtype === 'BFloat16' ? 2 ** -8 : dtype === 'Half' ? 2 ** -11 : 2 ** -24;
+  switch (dtype) {
+    case 'Float8_e5m2':
+      return 2 ** -3;
+    case 'Float8_e4m3fn':
+      return 2 ** -4;
+    case 'BFloat16':
+      return 2 ** -8;
+    case 'Half':
+      return 2 ** -11;
+    default:
+      return 2 ** -24;
+  }
 }
 
 function runCase(device: DeviceContext, c: Case, rand: () => number): string | null {
@@ -161,7 +176,7 @@ function main(): number {
   console.log(`runtime-gemm-fusions: seed ${seed}; cuBLASLt ${gemm.version ?? '?'} from ${gemm.path ?? '?'}`);
   const device = DeviceContext.create(0);
   const rand = seededRandom(seed);
-  const cases = (['Float', 'BFloat16', 'Half'] as const).flatMap((d) => [...matmulCases(d), ...linearCases(d)]).filter((c) => only === '' || c.name.includes(only));
+  const cases = [...(['Float', 'BFloat16', 'Half'] as const).flatMap((d) => [...matmulCases(d), ...linearCases(d)]), ...scaledMmCases(), ...groupedMmCases()].filter((c) => only === '' || c.name.includes(only));
   const failures: string[] = [];
   for (const c of cases) {
     const problem = runCase(device, c, rand);

@@ -1,0 +1,45 @@
+// The scaled_mm and grouped_mm cases of the runtime-gemm-fusions GPU entry
+// (gpu-suites/runtime/gemm-scaled-grouped-cases.ts) planned and run through FusionExecutorCache on
+// the fake H100 before the GPU run: each becomes GEMM segments (with generated kernels around the
+// GEMM where the case has a cast / relu), and every cuBLASLt call it makes passes the device
+// layer's validateGemm (fp8: TN, scales on fp8 operands, bias dtype; grouped: one call per
+// non-empty group, sub-matrices in place). The GPU entry checks the values against the reference.
+import { Tensor, validateGemm, type GemmCall, type GemmDescriptor } from '@tsfuser/device';
+import { HostTensor } from '@tsfuser/fusion-ir';
+import { FusionExecutorCache } from '@tsfuser/runtime';
+import { describe, expect, it } from 'vitest';
+import { groupedMmCases, scaledMmCases } from '../../gpu-suites/runtime/gemm-scaled-grouped-cases.js';
+import { dense } from '../../gpu-suites/runtime/gemm-fusion-cases.js';
+import { fakeDevice } from './fake-device.js';
+
+const cases = [...scaledMmCases(), ...groupedMmCases()];
+
+describe('runtime-gemm-fusions scaled_mm / grouped_mm cases on the fake H100', () => {
+  it.each(cases.map((c) => [c.name, c] as const))('%s', (_, c) => {
+    const fake = fakeDevice();
+    const calls: GemmDescriptor[] = [];
+    const offsets = c.inputs.find((s) => s.dtype === 'Int32')?.values ?? [];
+    const gemm = {
+      matmul: (desc: GemmDescriptor): GemmCall => {
+        const shape = validateGemm(desc);
+        calls.push(desc);
+        return { cachedAlgorithm: false, workspaceBytes: 0, ...shape };
+      },
+      readInt32: (_pointer: bigint, count: number): Int32Array => Int32Array.from(offsets.slice(0, count)),
+      zero: (): void => undefined,
+    };
+    const inputs = c.inputs.map((spec) => {
+      const strides = spec.strides ?? dense(spec.sizes);
+      const span = spec.sizes.reduce((acc, s, i) => acc + (s - 1) * (strides[i] as number), 0) + 1;
+      const storage = Tensor.fromHost(HostTensor.fromValues(spec.dtype ?? c.dtype, [span], spec.values ?? new Array<number>(span).fill(0.5))).toDevice(fake.device);
+      return storage.asStrided(spec.sizes, strides);
+    });
+    const cache = new FusionExecutorCache(c.fusion, fake.device, { gemm, poisonOutputs: true });
+    cache.runFusion(inputs).forEach((t) => t.dispose());
+    const kinds = cache.lastPlan()?.segments.map((s) => s.kind) ?? [];
+    expect(kinds).toContain('libraryCall');
+    if (c.name.includes('relu after')) expect(kinds).toEqual(['kernel', 'libraryCall', 'kernel']);
+    const groups = offsets.map((end, g) => end - (offsets[g - 1] ?? 0)).filter((n) => n > 0).length;
+    expect(calls).toHaveLength(offsets.length === 0 ? 1 : groups);
+  });
+});
