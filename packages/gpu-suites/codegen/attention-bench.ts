@@ -14,6 +14,7 @@ import {
   generateAttentionBackwardConvert,
   generateAttentionBackwardPreprocess,
   generateAttentionForward,
+  tilingTag,
   type AttentionProblem,
   type AttentionTiling,
   type AttentionVariant,
@@ -101,7 +102,7 @@ export function benchAttention(
       rows.push({
         seq,
         causal,
-        tiling: `fwd ${t.warps}w ${t.blockM}x${t.blockN}${t.qInRegisters ? ' qreg' : ''} / bwd ${b.warps}w kv${b.blockN} q${b.blockM}`,
+        tiling: `fwd ${tilingTag(t)} / bwd ${b.warps}w kv${b.blockN} q${b.blockM}`,
         forwardMs,
         forwardTflops: flops / (forwardMs * 1e9),
         backwardMs,

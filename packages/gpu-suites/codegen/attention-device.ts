@@ -8,7 +8,7 @@
 
 import { bfloat16BitsToNumber, halfBitsToNumber, numberToBFloat16Bits, numberToHalfBits } from '@tsfuser/fusion-ir';
 import { packArguments, parameterLayout, type DeviceContext, type KernelFunction } from '@tsfuser/device';
-import { orderArguments, type AttentionDtype, type AttentionKernel, type AttentionProblem } from '@tsfuser/codegen';
+import { orderArguments, tilingTag, type AttentionDtype, type AttentionKernel, type AttentionProblem } from '@tsfuser/codegen';
 
 export type Sizes4 = readonly [number, number, number, number];
 
@@ -96,14 +96,15 @@ export function readFloats(device: DeviceContext, pointer: bigint, count: number
   return out;
 }
 
-/** Kernels compiled once per name (NVRTC, the device's arch), shared-memory limit raised. */
+/** Kernels compiled once per name and tiling (NVRTC, the device's arch), shared-memory limit raised. */
 export class KernelCache {
   private readonly functions = new Map<string, KernelFunction>();
   compileMs = 0;
   constructor(private readonly device: DeviceContext) {}
 
   get(kernel: AttentionKernel): KernelFunction {
-    const key = `${kernel.name}:${kernel.tiling.warps}x${kernel.tiling.blockM}x${kernel.tiling.blockN}${kernel.tiling.qInRegisters ? 'q' : ''}`;
+    // Every tiling field is in the key: kernels of one variant share the name.
+    const key = `${kernel.name}:${tilingTag(kernel.tiling)}`;
     const known = this.functions.get(key);
     if (known !== undefined) return known;
     const compiled = this.device.compile(kernel.source, { options: ['--std=c++17'], name: `${kernel.name}.cu` });

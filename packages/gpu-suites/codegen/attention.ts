@@ -17,7 +17,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DeviceContext, isAvailable } from '@tsfuser/device';
-import { customTiling, type AttentionTiling } from '@tsfuser/codegen';
+import { BACKWARD_TUNING, FORWARD_TUNING, tilingTag, tuningTiling, type AttentionTiling } from '@tsfuser/codegen';
 import { runCase, caseLabel, type AttentionCase, type CaseResult } from './attention-case.js';
 import { attentionCases } from './attention-cases.js';
 import { benchAttention, BENCH_SEQUENCES, type BenchRow } from './attention-bench.js';
@@ -29,24 +29,8 @@ function argValue(name: string, fallback: number): number {
   return raw === undefined ? fallback : Number(raw);
 }
 
-// [warps, blockM, blockN, Q in registers]; forward blockM 32 · warps: two 16-row Q tiles a warp.
-const FORWARD_TILINGS: readonly [number, number, number, boolean][] = [
-  [8, 128, 64, false],
-  [8, 128, 64, true],
-  [8, 128, 128, false],
-  [8, 256, 32, false],
-  [8, 256, 64, false],
-  [4, 128, 32, false],
-  [4, 128, 64, false],
-];
-const BACKWARD_TILINGS: readonly [number, number, number, boolean][] = [
-  [8, 32, 128, false],
-  [8, 64, 128, false],
-  [4, 32, 64, false],
-];
-
 function tilingText(t: AttentionTiling, pass: 'forward' | 'backward'): string {
-  return pass === 'forward' ? `${t.warps}w ${t.blockM}x${t.blockN}${t.rowTiles > 1 ? ` ${16 * t.rowTiles}r/w` : ''}${t.qInRegisters ? ' qreg' : ''}` : `${t.warps}w kv${t.blockN} q${t.blockM}`;
+  return pass === 'forward' ? tilingTag(t) : `${t.warps}w kv${t.blockN} q${t.blockM}${t.minBlocksPerSm > 1 ? ` ${t.minBlocksPerSm}cta` : ''}`;
 }
 
 function main(): number {
@@ -75,13 +59,13 @@ function main(): number {
   const runTuning = !process.argv.includes('--no-tuning') && !process.argv.includes('--no-bench');
   if (runTuning) {
     const probe: AttentionCase = { id: 9000, dtype: 'BFloat16', batch: 1, heads: 2, kvHeads: 1, queryLength: 1000, keyLength: 1000, headDim: 128, causal: true, bias: 'none', biasBroadcast: [false, false], dropoutP: 0, sequenceMajor: false, padRows: false, backward: true };
-    for (const [pass, list] of [['forward', FORWARD_TILINGS], ['backward', BACKWARD_TILINGS]] as const) {
-      for (const [warps, blockM, blockN, qInRegisters] of list) {
+    for (const [pass, list] of [['forward', FORWARD_TUNING], ['backward', BACKWARD_TUNING]] as const) {
+      for (const entry of list) {
         let tiling: AttentionTiling;
         try {
-          tiling = customTiling(pass, 128, warps, blockM, blockN, qInRegisters);
+          tiling = tuningTiling(pass, entry);
         } catch (error) {
-          console.log(`tiling ${pass} ${warps}w ${blockM}x${blockN} refused: ${(error as Error).message}`);
+          console.log(`tiling ${pass} ${entry[0]}w ${entry[1]}x${entry[2]} refused: ${(error as Error).message}`);
           continue;
         }
         const override = pass === 'forward' ? { forwardTiling: tiling } : { backwardTiling: tiling };
@@ -90,10 +74,14 @@ function main(): number {
         // The same tiling with a mask, dropout, GQA, a strided padded layout and S ≠ L.
         const masked = runCase(device, kernels, { ...probe, id: 9001, heads: 4, kvHeads: 2, keyLength: 300, causal: false, bias: 'bool', dropoutP: 0.2, sequenceMajor: true, padRows: true, backward: pass === 'backward', ...override }, seed);
         results.push(masked);
+        // Plain non-causal (the folded scale's unmasked and masked tiles) over batches and GQA heads.
+        const plain = runCase(device, kernels, { ...probe, id: 9002, batch: 2, heads: 3, kvHeads: 1, queryLength: 700, keyLength: 1000, causal: false, backward: pass === 'backward', ...override }, seed);
+        results.push(plain);
+        console.log(`${plain.ok ? 'ok  ' : 'FAIL'} tiling ${pass} ${tilingText(tiling, pass)} plain: ${plain.detail}`);
         console.log(`${masked.ok ? 'ok  ' : 'FAIL'} tiling ${pass} ${tilingText(tiling, pass)} mask+dropout: ${masked.detail}`);
         console.log(`${checked.ok ? 'ok  ' : 'FAIL'} tiling ${pass} ${tilingText(tiling, pass)}: ${checked.detail}`);
-        const rows = checked.ok && masked.ok ? benchAttention(device, kernels, [false, true].map((causal) => ({ seq: 4096, causal, ...(pass === 'forward' ? { forwardTiling: tiling } : { backwardTiling: tiling }) }))) : [];
-        tuning.push({ pass, tiling: tilingText(tiling, pass), ok: checked.ok && masked.ok, rows, t: tiling });
+        const rows = checked.ok && masked.ok && plain.ok ? benchAttention(device, kernels, [false, true].map((causal) => ({ seq: 4096, causal, ...(pass === 'forward' ? { forwardTiling: tiling } : { backwardTiling: tiling }) }))) : [];
+        tuning.push({ pass, tiling: tilingText(tiling, pass), ok: checked.ok && masked.ok && plain.ok, rows, t: tiling });
       }
     }
   }
@@ -117,7 +105,7 @@ function main(): number {
   for (const f of failed) console.log(`  FAIL ${caseLabel(f.c)}: ${f.detail}`);
   if (tuning.length > 0) {
     console.log('\ntuning at L = S = 4096 (bf16, N 4, H 16, E 128): TFLOP/s non-causal / causal');
-    for (const t of tuning) console.log(`  ${t.pass.padEnd(8)} ${t.tiling.padEnd(16)} ${t.ok ? t.rows.map((r) => (t.pass === 'forward' ? r.forwardTflops : r.backwardTflops).toFixed(0)).join(' / ') : 'failed its check'}`);
+    for (const t of tuning) console.log(`  ${t.pass.padEnd(8)} ${t.tiling.padEnd(44)} ${t.ok ? t.rows.map((r) => (t.pass === 'forward' ? r.forwardTflops : r.backwardTflops).toFixed(0)).join(' / ') : 'failed its check'}`);
   }
   if (bench.length > 0) {
     console.log('\ntsfuser attention, bf16, N 4, H 16, E 128 (TFLOP/s: fwd 4NHLSE, bwd 2.5x, causal half)');

@@ -8,7 +8,7 @@
 
 import { ceilDiv, cudaSignature, float32, int32, int64, pointer, type AttentionKernel, type AttentionParameter } from './kernel.js';
 import { attentionPrimitives, mmaTypeName } from './primitives.js';
-import { checkVariant, padHeadDim, variantTag, type AttentionVariant } from './variant.js';
+import { BASELINE_FLAGS, checkVariant, padHeadDim, variantTag, type AttentionVariant } from './variant.js';
 
 const WARPS = 8;
 
@@ -81,7 +81,7 @@ ${bodyText}
     parameters,
     block: [32 * WARPS, 1, 1],
     sharedBytes: 0,
-    tiling: { warps: WARPS, rowTiles: 1, blockM: WARPS, blockN: 0, headDimPadded, rowStride: headDimPadded, minBlocksPerSm: 1, qInRegisters: false },
+    tiling: { ...BASELINE_FLAGS, warps: WARPS, rowTiles: 1, blockM: WARPS, blockN: 0, headDimPadded, rowStride: headDimPadded },
     grid: (p) => [ceilDiv(p.batch * p.heads * p.queryLength, WARPS), 1, 1],
   };
 }

@@ -7,9 +7,11 @@ export { generateAttentionForward, forwardKernelName, FORWARD_PARAMETERS } from 
 export { generateAttentionBackward, backwardKernelName, BACKWARD_PARAMETERS } from './backward.js';
 export { generateAttentionBackwardPreprocess, generateAttentionBackwardConvert, PREPROCESS_PARAMETERS, CONVERT_PARAMETERS } from './backward-aux.js';
 export { checkAttentionInputs, dropoutConstants, type AttentionInputs, type AttentionTensorInfo } from './inputs.js';
+export { BACKWARD_TUNING, FORWARD_TUNING, tuningTiling, type TuningEntry } from './tuning.js';
 export { orderArguments, type AttentionKernel, type AttentionParameter, type AttentionProblem, type Dim3 } from './kernel.js';
 export {
   backwardSharedBytes,
+  BASELINE_FLAGS,
   backwardTiling,
   customTiling,
   forwardSharedBytes,
@@ -18,10 +20,13 @@ export {
   MAX_SHARED_BYTES,
   MIN_HEAD_DIM,
   padHeadDim,
+  tilingTag,
   variantTag,
   type AttentionBiasDtype,
   type AttentionBiasKind,
   type AttentionDtype,
   type AttentionTiling,
+  type ForwardPipeline,
+  type TilingFlags,
   type AttentionVariant,
 } from './variant.js';

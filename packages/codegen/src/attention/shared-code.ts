@@ -30,18 +30,41 @@ constexpr bool kDropout = ${variant.dropout ? 'true' : 'false'};
 static_assert(kBlockM % 16 == 0 && kBlockN % 16 == 0 && kHeadDimPad % 16 == 0 && kThreads == 32 * kWarps, "attention tile shape");`;
 }
 
-/** Copies rows [0, kRows) × head dim of a global tile into shared memory (cp.async, not committed). */
+/**
+ * Copies rows [0, kRows) × head dim of a global tile into shared memory (cp.async, not
+ * committed). When the threads cover whole rows (kThreads a multiple of the row's 16-byte
+ * chunks), each thread copies one column chunk of every kRowStep-th row through one advancing
+ * pointer: the per-row 64-bit offsets of the general path are loop invariants that the
+ * compiler keeps in registers across the K/V loop (measured: 168 → 40 bytes of spills in the
+ * 4-warp 128×64 forward at E 128).
+ */
 export const TILE_LOADER = `template <int kRows>
 TSF_D void load_tile(unsigned short* smem, const unsigned short* g, long long rowStride, int validRows) {
+  if constexpr (kThreads % kChunks == 0 && kRows % (kThreads / kChunks) == 0) {
+    constexpr int kRowStep = kThreads / kChunks;
+    const int r0 = static_cast<int>(threadIdx.x) / kChunks, col = (static_cast<int>(threadIdx.x) % kChunks) * 8;
+    const int left = kHeadDim - col;
+    const int chunkBytes = left >= 8 ? 16 : left > 0 ? 2 * left : 0;
+    const unsigned short* src = g + r0 * rowStride + col;
+    const long long step = kRowStep * rowStride;
+    const unsigned dst = tsf_smem(smem + r0 * kRowStride + col);
 #pragma unroll
-  for (int c0 = 0; c0 < kRows * kChunks; c0 += kThreads) {
-    const int c = c0 + static_cast<int>(threadIdx.x);
-    if (kRows * kChunks % kThreads == 0 || c < kRows * kChunks) {
-      const int r = c / kChunks, col = (c % kChunks) * 8;
-      const int left = kHeadDim - col;
-      const int bytes = r < validRows && left > 0 ? (left >= 8 ? 16 : 2 * left) : 0;
-      const unsigned short* src = bytes > 0 ? g + r * rowStride + col : g;
-      tsf_cp_async16(tsf_smem(smem + r * kRowStride + col), src, bytes);
+    for (int i = 0; i < kRows / kRowStep; ++i) {
+      const int bytes = r0 + i * kRowStep < validRows ? chunkBytes : 0;
+      tsf_cp_async16(dst + 2 * i * kRowStep * kRowStride, bytes > 0 ? src : g, bytes);
+      src += step;
+    }
+  } else {
+#pragma unroll
+    for (int c0 = 0; c0 < kRows * kChunks; c0 += kThreads) {
+      const int c = c0 + static_cast<int>(threadIdx.x);
+      if (kRows * kChunks % kThreads == 0 || c < kRows * kChunks) {
+        const int r = c / kChunks, col = (c % kChunks) * 8;
+        const int left = kHeadDim - col;
+        const int bytes = r < validRows && left > 0 ? (left >= 8 ? 16 : 2 * left) : 0;
+        const unsigned short* src = bytes > 0 ? g + r * rowStride + col : g;
+        tsf_cp_async16(tsf_smem(smem + r * kRowStride + col), src, bytes);
+      }
     }
   }
 }`;

@@ -47,7 +47,35 @@ export interface AttentionTiling {
   minBlocksPerSm: number;
   /** Forward: Q's MMA fragments stay in registers through the K/V loop (else re-read from shared memory). */
   qInRegisters: boolean;
+  /**
+   * Forward K/V pipeline. `joint2`: K and V of tile j+1 in one cp.async group, two stages, issued
+   * before tile j is computed, two barriers a tile. `joint2-1sync`: the same stages, but tile j+1
+   * is issued after the barrier that ends tile j-1's reads, so one barrier a tile suffices.
+   * `split1`: FlashAttention-2's schedule: one stage each of K and V in separate groups; V of
+   * tile j loads while S = Q Kⱼᵀ is computed, K of tile j+1 while softmax and P·V run.
+   */
+  pipeline: ForwardPipeline;
+  /** Forward: the K/V tiles that need no mask (inside the keys, below the diagonal) run in a loop
+   * without any mask code; the others in a second loop. */
+  maskSplit: boolean;
+  /** Forward, no bias: P = exp2(s · scaleLog2 − max · scaleLog2) as one FFMA (max over raw scores;
+   * a negative scale flips Q's signs in shared memory once instead). */
+  foldScale: boolean;
+  /** Forward, causal: in tiles crossing the diagonal, a warp whose rows all precede the tile's
+   * first key skips the tile's MMAs and softmax. */
+  warpSkip: boolean;
+  /** Forward, causal: the grid is (N·H, query tiles) with the longest query tiles of every head
+   * launched first (longest-processing-time order over the whole grid). */
+  heavyFirst: boolean;
 }
+
+export type ForwardPipeline = 'joint2' | 'joint2-1sync' | 'split1';
+
+/** The tuning flags of a tiling (everything but the tile shape). */
+export type TilingFlags = Pick<AttentionTiling, 'qInRegisters' | 'minBlocksPerSm' | 'pipeline' | 'maskSplit' | 'foldScale' | 'warpSkip' | 'heavyFirst'>;
+
+/** The flags of the tilings timed until 2026-12-01 (and of every backward tiling). */
+export const BASELINE_FLAGS: TilingFlags = { qInRegisters: false, minBlocksPerSm: 1, pipeline: 'joint2', maskSplit: false, foldScale: false, warpSkip: false, heavyFirst: false };
 
 /** The sm_90 opt-in shared-memory limit per block (227 KiB). */
 export const MAX_SHARED_BYTES = 232448;
@@ -74,7 +102,7 @@ export function checkVariant(variant: AttentionVariant): void {
 
 function tiling(headDim: number, warps: number, blockN: number, minBlocksPerSm: number, blockM = 16 * warps, rowTiles = 1): AttentionTiling {
   const headDimPadded = padHeadDim(headDim);
-  return { warps, rowTiles, blockM, blockN, headDimPadded, rowStride: headDimPadded + 8, minBlocksPerSm, qInRegisters: false };
+  return { ...BASELINE_FLAGS, warps, rowTiles, blockM, blockN, headDimPadded, rowStride: headDimPadded + 8, minBlocksPerSm };
 }
 
 /**
@@ -114,9 +142,9 @@ export function backwardTiling(variant: AttentionVariant): AttentionTiling {
   return t;
 }
 
-/** Q tile + two stages of K and V tiles, 2-byte elements. */
+/** Q tile + two stages of K and V tiles (one stage each for `split1`), 2-byte elements. */
 export function forwardSharedBytes(t: AttentionTiling): number {
-  return 2 * t.rowStride * (t.blockM + 4 * t.blockN);
+  return 2 * t.rowStride * (t.blockM + (t.pipeline === 'split1' ? 2 : 4) * t.blockN);
 }
 
 /** K, V tiles (resident) + two stages of Q and dO tiles + the dSᵀ tile + two stages of logsumexp and D. */
@@ -143,14 +171,32 @@ export function variantTag(variant: AttentionVariant): string {
 
 /**
  * A tiling other than the tuned one (tuning experiments, tests): `pass` says whose shared-memory
- * layout it must fit; the backward needs blockN = 16 · warps (each warp owns 16 key rows).
+ * layout it must fit; the backward needs blockN = 16 · warps (each warp owns 16 key rows) and
+ * takes only minBlocksPerSm of the flags.
  */
-export function customTiling(pass: 'forward' | 'backward', headDim: number, warps: number, blockM: number, blockN: number, qInRegisters = false): AttentionTiling {
+export function customTiling(pass: 'forward' | 'backward', headDim: number, warps: number, blockM: number, blockN: number, flags: Partial<TilingFlags> = {}): AttentionTiling {
   const rowTiles = pass === 'forward' ? blockM / (16 * warps) : 1;
-  const t = { ...tiling(headDim, warps, blockN, 1, blockM, rowTiles), qInRegisters: pass === 'forward' && qInRegisters };
+  const chosen = pass === 'forward' ? flags : { minBlocksPerSm: flags.minBlocksPerSm ?? 1 };
+  const t = { ...tiling(headDim, warps, blockN, 1, blockM, rowTiles), ...chosen };
   if (pass === 'forward' && rowTiles !== 1 && rowTiles !== 2) throw new CodegenError(`attention forward tiling: blockM ${blockM} must be 16 or 32 rows a warp (${16 * warps} or ${32 * warps})`);
   if (pass === 'backward' && blockN !== 16 * warps) throw new CodegenError(`attention backward tiling: blockN ${blockN} must be 16 × warps (${16 * warps})`);
   if (pass === 'backward' && (warps % (blockM / 16) !== 0 || blockM < 16)) throw new CodegenError(`attention backward tiling: ${warps} warps do not split into the ${blockM / 16} dQ row groups of blockM ${blockM}`);
+  if (!Number.isInteger(t.minBlocksPerSm) || t.minBlocksPerSm < 1 || t.minBlocksPerSm * 32 * warps > 2048) throw new CodegenError(`attention ${pass} tiling: ${t.minBlocksPerSm} blocks of ${32 * warps} threads per SM is not possible`);
   checkTiling(t, pass === 'forward' ? forwardSharedBytes(t) : backwardSharedBytes(t), pass);
   return t;
+}
+
+/** Every field of a tiling in one short string: a kernel cache key and a table label. */
+export function tilingTag(t: AttentionTiling): string {
+  const flags = [
+    t.rowTiles > 1 ? `${16 * t.rowTiles}r/w` : '',
+    t.qInRegisters ? 'qreg' : '',
+    t.minBlocksPerSm > 1 ? `${t.minBlocksPerSm}cta` : '',
+    t.pipeline === 'joint2' ? '' : t.pipeline,
+    t.maskSplit ? 'msplit' : '',
+    t.foldScale ? 'fold' : '',
+    t.warpSkip ? 'wskip' : '',
+    t.heavyFirst ? 'heavy' : '',
+  ].filter((f) => f !== '');
+  return `${t.warps}w ${t.blockM}x${t.blockN}${flags.length > 0 ? ` ${flags.join(' ')}` : ''}`;
 }

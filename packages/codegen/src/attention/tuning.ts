@@ -1,0 +1,56 @@
+// The tilings that the GPU tuning run (gpu-suites `codegen-attention`) times side by side at
+// E 128, L = S = 4096: forward and backward tile shapes with the tuning flags of
+// AttentionTiling. Kept here, beside the generators, so that the nvcc test compiles exactly
+// the list the GPU times (ptxas registers and spills per entry).
+//
+// Invariant: every entry is accepted by `customTiling` at head dim 128.
+
+import { customTiling, type AttentionTiling, type TilingFlags } from './variant.js';
+
+/** [warps, blockM, blockN, flags]. */
+export type TuningEntry = readonly [number, number, number, Partial<TilingFlags>];
+
+const ALL: Partial<TilingFlags> = { maskSplit: true, foldScale: true, warpSkip: true, heavyFirst: true };
+const SYNC1: Partial<TilingFlags> = { pipeline: 'joint2-1sync' };
+const SPLIT: Partial<TilingFlags> = { pipeline: 'split1' };
+const QREG: Partial<TilingFlags> = { qInRegisters: true };
+const CTA2: Partial<TilingFlags> = { minBlocksPerSm: 2 };
+
+/**
+ * Forward (blockM 32 · warps: two 16-row Q tiles a warp). The first two are the defaults until
+ * 2026-12-02 (baseline flags); then one flag group at a time on 8w 128×64 (1sync, heavy-first,
+ * mask split + warp skip, folded scale, all), then FlashAttention-2's single-stage split K/V
+ * pipeline on the shapes that fit it.
+ */
+export const FORWARD_TUNING: readonly TuningEntry[] = [
+  [8, 128, 64, QREG],
+  [8, 256, 32, {}],
+  [8, 128, 64, { ...QREG, ...SYNC1 }],
+  [8, 128, 64, { ...QREG, ...SYNC1, heavyFirst: true }],
+  [8, 128, 64, { ...QREG, ...SYNC1, maskSplit: true, warpSkip: true }],
+  [8, 128, 64, { ...QREG, ...SYNC1, foldScale: true }],
+  [8, 128, 64, { ...QREG, ...SYNC1, ...ALL }],
+  [8, 128, 64, { ...QREG, ...SPLIT, ...ALL }],
+  [8, 128, 64, { ...SPLIT, ...ALL }],
+  [8, 256, 32, { ...SPLIT, ...ALL }],
+  [8, 128, 128, { ...SYNC1, ...ALL }],
+  [8, 128, 128, { ...SPLIT, ...ALL }],
+  [4, 128, 32, { ...SPLIT, ...ALL, ...CTA2 }],
+  [4, 128, 64, { ...SPLIT, ...ALL, ...CTA2 }],
+  [4, 64, 64, { ...QREG, ...SPLIT, ...ALL, ...CTA2 }],
+  [4, 64, 64, { ...QREG, ...SYNC1, ...ALL, ...CTA2 }],
+  [4, 64, 128, { ...SPLIT, ...ALL, ...CTA2 }],
+];
+
+/** Backward: [warps, blockM (Q tile), blockN (K/V tile, 16 · warps), flags]. */
+export const BACKWARD_TUNING: readonly TuningEntry[] = [
+  [8, 32, 128, {}],
+  [8, 64, 128, {}],
+  [4, 32, 64, {}],
+  [4, 32, 64, CTA2],
+];
+
+export function tuningTiling(pass: 'forward' | 'backward', entry: TuningEntry, headDim = 128): AttentionTiling {
+  const [warps, blockM, blockN, flags] = entry;
+  return customTiling(pass, headDim, warps, blockM, blockN, flags);
+}
