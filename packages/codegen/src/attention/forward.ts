@@ -12,6 +12,7 @@
 // kept values by keepScale = float32(1 / (1 − p)).
 
 import { ceilDiv, cudaSignature, float32, int32, int64, pointer, type AttentionKernel, type AttentionParameter } from './kernel.js';
+import { CodegenError } from '../errors.js';
 import { forwardBody } from './forward-body.js';
 import { attentionPrimitives } from './primitives.js';
 import { DROPOUT_KEEP, philoxOnce, scoreTransform, TILE_LOADER, tileConstants } from './shared-code.js';
@@ -79,6 +80,12 @@ ${forwardBody(variant, t)}
     block: [32 * t.warps, 1, 1],
     sharedBytes: forwardSharedBytes(t),
     tiling: t,
-    grid: (p) => (t.heavyFirst ? [p.heads * p.batch, ceilDiv(p.queryLength, t.blockM), 1] : [ceilDiv(p.queryLength, t.blockM), p.heads, p.batch]),
+    grid: (p) => {
+      if (!t.heavyFirst) return [ceilDiv(p.queryLength, t.blockM), p.heads, p.batch];
+      // Heavy-first puts the query tiles on grid y (at most 65535).
+      const tiles = ceilDiv(p.queryLength, t.blockM);
+      if (tiles > 65535) throw new CodegenError(`attention forward: ${tiles} query tiles exceed the heavy-first grid's 65535 (L ${p.queryLength})`);
+      return [p.heads * p.batch, tiles, 1];
+    },
   };
 }

@@ -1,0 +1,93 @@
+// The forward tuning flags of AttentionTiling without a GPU: what each flag changes in the
+// launch description (shared memory of the split1 pipeline, the heavy-first grid and its
+// limit, the __launch_bounds__ block count) and in the generated text (the mask-free loop of
+// maskSplit, the FFMA exp2 of foldScale only without a bias, the warp skip only when causal,
+// the barrier count per tile of each pipeline), and that every tuning entry is a distinct
+// kernel for the entry's kernel cache (tilingTag).
+import { describe, expect, it } from 'vitest';
+import { BACKWARD_TUNING, customTiling, FORWARD_TUNING, forwardSharedBytes, generateAttentionForward, tilingTag, tuningTiling, type AttentionVariant } from '../src/attention/index.js';
+
+const plain: AttentionVariant = { dtype: 'BFloat16', headDim: 128, causal: false, bias: 'none', dropout: false };
+const causal: AttentionVariant = { ...plain, causal: true };
+
+/** The text of the K/V loop starting at `for (int j = <from>`. */
+function loopText(source: string, from: string): string {
+  const start = source.indexOf(`for (int j = ${from}`);
+  if (start < 0) throw new Error(`no loop from ${from}`);
+  const next = source.indexOf('for (int j = ', start + 10);
+  return source.slice(start, next < 0 ? source.indexOf('tsf_cp_async_wait<0>();  // S = 0') : next);
+}
+
+describe('attention forward tuning flags', () => {
+  it('split1 keeps one stage of K and V: Q + 2 · blockN rows of shared memory', () => {
+    const joint = customTiling('forward', 128, 4, 128, 64);
+    const split = customTiling('forward', 128, 4, 128, 64, { pipeline: 'split1' });
+    expect(forwardSharedBytes(joint)).toBe(2 * 136 * (128 + 4 * 64));
+    expect(forwardSharedBytes(split)).toBe(2 * 136 * (128 + 2 * 64));
+    expect(generateAttentionForward(plain, split).sharedBytes).toBe(forwardSharedBytes(split));
+  });
+
+  it('heavy-first: grid (N·H, query tiles) covering every tile, refused past 65535 tiles', () => {
+    const t = customTiling('forward', 128, 8, 128, 64, { heavyFirst: true });
+    const k = generateAttentionForward(causal, t);
+    expect(k.grid({ batch: 3, heads: 5, kvHeads: 5, queryLength: 1000, keyLength: 1000 })).toEqual([15, 8, 1]);
+    expect(generateAttentionForward(causal, customTiling('forward', 128, 8, 128, 64)).grid({ batch: 3, heads: 5, kvHeads: 5, queryLength: 1000, keyLength: 1000 })).toEqual([8, 5, 3]);
+    expect(() => k.grid({ batch: 1, heads: 1, kvHeads: 1, queryLength: 128 * 65536, keyLength: 16 })).toThrow(/65536 query tiles exceed the heavy-first grid's 65535/);
+    expect(k.source).toContain('gridDim.y - 1 - blockIdx.y');
+  });
+
+  it('minBlocksPerSm reaches __launch_bounds__ and is refused beyond 2048 threads an SM', () => {
+    const k = generateAttentionForward(plain, customTiling('forward', 128, 4, 64, 64, { minBlocksPerSm: 2 }));
+    expect(k.source).toContain('__launch_bounds__(128, 2)');
+    expect(() => customTiling('forward', 128, 8, 128, 64, { minBlocksPerSm: 9 })).toThrow(/9 blocks of 256 threads per SM is not possible/);
+  });
+
+  it('maskSplit: the first loop has no mask code, the second tests every element', () => {
+    const k = generateAttentionForward(causal, customTiling('forward', 128, 8, 128, 64, { maskSplit: true }));
+    const clean = loopText(k.source, '0; j < jClean');
+    const masked = loopText(k.source, 'jClean; j < nBlocks');
+    expect(clean).not.toContain('-tsf_inf();\n');
+    expect(clean).not.toContain('col > row');
+    expect(masked).toContain('(kCausal && col > row)');
+    // Without the flag there is one loop, with the mask.
+    const one = generateAttentionForward(causal, customTiling('forward', 128, 8, 128, 64));
+    expect(one.source).not.toContain('jClean');
+    expect(loopText(one.source, '0; j < nBlocks')).toContain('(kCausal && col > row)');
+  });
+
+  it('foldScale: exp2 of one FFMA and the sign fix-up, only without a bias or mask', () => {
+    const t = customTiling('forward', 128, 8, 128, 64, { foldScale: true });
+    const folded = generateAttentionForward(plain, t).source;
+    expect(folded).toContain('fmaf(s[rt][i][2 * r], scoreScale, -base)');
+    expect(folded).toContain('if (!(scoreScale > 0.0f))');
+    expect(folded).toContain('(rowMax[rt][r] * scoreScale + log2f(sum))');
+    const masked = generateAttentionForward({ ...plain, bias: 'bool' }, t).source;
+    expect(masked).not.toContain('fmaf(s[rt][i][2 * r], scoreScale, -base)');
+    expect(masked).not.toContain('if (!(scoreScale > 0.0f))');
+  });
+
+  it('warpSkip: a live test in the masked loop of causal kernels only', () => {
+    const t = customTiling('forward', 128, 8, 128, 64, { warpSkip: true, maskSplit: true });
+    const k = generateAttentionForward(causal, t).source;
+    expect(loopText(k, 'jClean; j < nBlocks')).toContain('if (live) {');
+    expect(loopText(k, '0; j < jClean')).not.toContain('live');
+    expect(generateAttentionForward(plain, t).source).not.toContain('live');
+  });
+
+  it('barriers per K/V tile: joint2 two, joint2-1sync one, split1 two', () => {
+    const count = (pipeline: 'joint2' | 'joint2-1sync' | 'split1'): number => {
+      const k = generateAttentionForward(plain, customTiling('forward', 128, 8, 128, 64, { pipeline }));
+      return loopText(k.source, '0; j < nBlocks').match(/__syncthreads\(\)/g)?.length ?? 0;
+    };
+    expect(count('joint2')).toBe(2);
+    expect(count('joint2-1sync')).toBe(1);
+    expect(count('split1')).toBe(2);
+  });
+
+  it('every tuning entry is accepted and has its own cache key', () => {
+    const forward = FORWARD_TUNING.map((e) => tilingTag(tuningTiling('forward', e)));
+    const backward = BACKWARD_TUNING.map((e) => tilingTag(tuningTiling('backward', e)));
+    expect(new Set(forward).size).toBe(forward.length);
+    expect(new Set(backward).size).toBe(backward.length);
+  });
+});
