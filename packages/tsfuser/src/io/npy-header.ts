@@ -51,7 +51,9 @@ export function parseNpyPreamble(bytes: Uint8Array, fileLength: number): NpyPrea
   return preamble;
 }
 
-type Literal = { kind: 'str'; value: string } | { kind: 'bool'; value: boolean } | { kind: 'tuple'; items: string[] };
+/** `other`: a number or None, which no wanted key accepts but an extra key may hold (NumPy's
+ * literal_eval reads it, then refuses the key set). */
+type Literal = { kind: 'str'; value: string } | { kind: 'bool'; value: boolean } | { kind: 'tuple'; items: string[] } | { kind: 'other'; text: string };
 
 /** A cursor over the dict literal; every syntax error names the offset. */
 class LiteralReader {
@@ -114,7 +116,12 @@ class LiteralReader {
         return { kind: 'bool', value: word === 'True' };
       }
     }
-    return this.fail('expected a string, a bool or a tuple');
+    const other = /^(?:None\b|[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)?[jJ]?)/.exec(this.text.slice(this.pos));
+    if (other !== null) {
+      this.pos += other[0].length;
+      return { kind: 'other', text: other[0] };
+    }
+    return this.fail('expected a string, a bool, a number, None or a tuple');
   }
 }
 
