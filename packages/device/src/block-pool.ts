@@ -6,6 +6,8 @@
 // hand to the driver. Invariant: `bytes` equals the sum of the sizes of the pooled blocks and
 // never exceeds `limitBytes`.
 
+const NOTHING: readonly bigint[] = Object.freeze([]);
+
 export class BlockPool {
   private readonly bySize = new Map<number, bigint[]>();
   private total = 0;
@@ -24,9 +26,10 @@ export class BlockPool {
   }
 
   /** Pools a freed block; returns the pointers to release to the driver (evicted or this one). */
-  give(pointer: bigint, bytes: number): bigint[] {
+  give(pointer: bigint, bytes: number): readonly bigint[] {
     if (bytes > this.limitBytes) return [pointer];
-    const release = this.evictUntil(this.limitBytes - bytes);
+    // The common case (room left): nothing to evict, no array made (every free of a cached call).
+    const release = this.total + bytes <= this.limitBytes ? NOTHING : this.evictUntil(this.limitBytes - bytes);
     const list = this.bySize.get(bytes);
     if (list === undefined) this.bySize.set(bytes, [pointer]);
     else list.push(pointer);

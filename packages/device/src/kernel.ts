@@ -61,16 +61,17 @@ export class KernelFunction {
   /** Enqueues the kernel; `argumentBuffer` comes from packArguments. Does not wait. */
   launch(config: LaunchConfig, argumentBuffer: Uint8Array): void {
     this.module.assertLoaded();
-    const [gx, gy, gz] = toDim3(config.grid);
-    const [bx, by, bz] = toDim3(config.block);
+    // Indexed reads, not destructuring: this runs on every launch of a cached call.
+    const grid = toDim3(config.grid);
+    const block = toDim3(config.block);
     this.addon.launchKernel(
       this.handle,
-      gx,
-      gy,
-      gz,
-      bx,
-      by,
-      bz,
+      grid[0],
+      grid[1],
+      grid[2],
+      block[0],
+      block[1],
+      block[2],
       config.sharedBytes ?? 0,
       config.stream ?? this.defaultStream,
       argumentBuffer,

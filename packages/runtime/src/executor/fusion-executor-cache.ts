@@ -123,6 +123,8 @@ interface Step {
   side: boolean;
   /** How many of `refs` are the group's inputs (the rest are its outputs). */
   inputCount: number;
+  /** The launch's argument list, one per ref, refilled by every call (execute). */
+  values: KernelArgument[];
 }
 
 /** A GEMM segment's call: its segment and the refs of its inputs, then its outputs. */
@@ -147,6 +149,8 @@ interface LaunchPlan {
   isOutput: boolean[];
   /** With cudaGraph, after its first call: the captured graph, or why the plan is not captured. */
   graph?: PlanGraph;
+  /** Some step runs on the side stream (set once the plan is built). */
+  hasSideSteps: boolean;
 }
 
 /** One input signature: its segmentation, the kernels generated for it, and those loaded. */
@@ -157,6 +161,9 @@ interface KernelRuntime {
   /** By the planned kernel: the executor loaded for it and the segment it runs (a rescheduled one, after the occupancy check). */
   loaded: Map<CompiledKernel, { executor: FusionExecutor; segment: KernelSegment }>;
 }
+
+/** The temporaries of a call that copied no input to the device. */
+const NO_TENSORS: ReadonlySet<Tensor> = new Set();
 
 export class FusionExecutorCache {
   readonly stats: ExecutorCacheStats = { calls: 0, plans: 0, launchPlans: 0, kernels: 0, sideLaunches: 0, graphCaptures: 0, graphReplays: 0, compiles: [] };
@@ -235,7 +242,8 @@ export class FusionExecutorCache {
 
   /** Runs the fusion; returns one new device tensor per fusion output (the caller disposes them). */
   runFusion(args: readonly ExecutorArgument[], options: RunFusionOptions = {}): Tensor[] {
-    const started = performance.now();
+    const profiled = options.profile === true;
+    const started = profiled ? performance.now() : 0;
     this.stats.calls += 1;
     this.profile = null;
     this.graphRun = null;
@@ -243,9 +251,20 @@ export class FusionExecutorCache {
     if (args.length !== fusion.inputs.length) {
       throw new ExecutorInputError(`expected ${fusion.inputs.length} inputs, got ${args.length}`);
     }
-    const temporaries: Tensor[] = [];
+    let temporaries: Tensor[] | null = null;
     try {
-      const device = args.map((a, i) => this.onDevice(a, i, temporaries));
+      // Inputs already on this device are used as given: the array is copied only when a host
+      // input is (the cached path allocates nothing here).
+      let device = args;
+      for (let i = 0; i < args.length; i += 1) {
+        const a = args[i] as ExecutorArgument;
+        const on = this.onDevice(a, i);
+        if (on === a) continue;
+        temporaries ??= [];
+        temporaries.push(on as Tensor);
+        if (device === args) device = [...args];
+        (device as ExecutorArgument[])[i] = on;
+      }
       const key = this.layoutKeys.keyOf(device);
       let plan = this.launchPlans.get(key);
       const fresh = plan === undefined;
@@ -265,13 +284,14 @@ export class FusionExecutorCache {
         this.launchPlans.set(key, plan);
       }
       this.lastCompiled = plan.compiled;
-      const pending: PendingKernelTiming[] | null = options.profile === true ? [] : null;
+      const pending: PendingKernelTiming[] | null = profiled ? [] : null;
       const graph = (options.cudaGraph ?? this.options.cudaGraph) === true;
-      const outputs = graph ? this.runGraphed(plan, device, new Set(temporaries), pending, fresh) : this.execute(plan, device, new Set(temporaries), pending);
+      const temporarySet: ReadonlySet<Tensor> = temporaries === null ? NO_TENSORS : new Set(temporaries);
+      const outputs = graph ? this.runGraphed(plan, device, temporarySet, pending, fresh) : this.execute(plan, device, temporarySet, pending);
       if (pending !== null) this.profile = finishProfile(this.options.fusionId ?? 0, pending, performance.now() - started);
       return outputs;
     } finally {
-      for (const t of temporaries) t.dispose();
+      if (temporaries !== null) for (const t of temporaries) t.dispose();
     }
   }
 
@@ -291,7 +311,8 @@ export class FusionExecutorCache {
     return outputs;
   }
 
-  private onDevice(a: ExecutorArgument, i: number, temporaries: Tensor[]): ExecutorArgument {
+  /** `a` itself when it can be used as given, else its device copy (which the caller disposes). */
+  private onDevice(a: ExecutorArgument, i: number): ExecutorArgument {
     const v = this.fusion.inputs[i] as Val;
     if (v.kind === 'tensorView') {
       if (!(a instanceof Tensor)) throw new ExecutorInputError(`input ${i} (T${v.name}) must be a tensor, got ${typeof a}`);
@@ -302,9 +323,7 @@ export class FusionExecutorCache {
         if (a.device !== this.device) throw new ExecutorInputError(`input ${i} (T${v.name}) lives on another device context`);
         return a;
       }
-      const copy = a.toDevice(this.device);
-      temporaries.push(copy);
-      return copy;
+      return a.toDevice(this.device);
     }
     if (a instanceof Tensor) throw new ExecutorInputError(`input ${i} is a scalar, got a tensor`);
     return a;
@@ -344,7 +363,7 @@ export class FusionExecutorCache {
     if (this.dump.has('cuda_kernel')) for (const call of compiled.attentionCalls) for (const k of call.kernel.kernels) this.sink(k.source);
     const plan: LaunchPlan = {
       compiled,
-      steps: compiled.steps.map((s, i) => ({ executor: executors[i] as FusionExecutor, grid: s.kernel.grid, refs: s.refs, side: false, inputCount: s.inputCount })),
+      steps: compiled.steps.map((s, i) => ({ executor: executors[i] as FusionExecutor, grid: s.kernel.grid, refs: s.refs, side: false, inputCount: s.inputCount, values: new Array<KernelArgument>(s.refs.length) })),
       gemmSteps: compiled.libraryCalls.map((c) => ({ segment: c.kernel, refs: c.refs, inputCount: c.inputCount })),
       attentionSteps: compiled.attentionCalls.map((c) => ({ segment: c.kernel, refs: c.refs, inputCount: c.inputCount })),
       sequence: compiled.sequence,
@@ -352,6 +371,7 @@ export class FusionExecutorCache {
       views: compiled.views,
       outputs: compiled.outputs,
       isOutput: compiled.isOutput,
+      hasSideSteps: false,
     };
     // GEMM and attention calls run on the main stream between the kernels: the side stream's
     // concurrency analysis does not see them, so a plan with one runs everything on the main stream.
@@ -371,6 +391,7 @@ export class FusionExecutorCache {
       plan.steps.forEach((s, i) => {
         s.side = side[i] === true;
       });
+      plan.hasSideSteps = plan.steps.some((s) => s.side);
     }
     this.stats.launchPlans += 1;
     return plan;
@@ -454,19 +475,22 @@ export class FusionExecutorCache {
     }
   }
 
+  /**
+   * Runs a launch plan once: allocates its buffers from the pool, launches its steps in order,
+   * frees the intermediates. The cached path's loop: no closure or array per step unless the
+   * plan has views, library calls, attention or a profile (each step's argument list is one
+   * array reused by every call: the launch packs it before returning).
+   */
   private execute(plan: LaunchPlan, args: readonly ExecutorArgument[], temporaries: ReadonlySet<Tensor>, pending: PendingKernelTiming[] | null): Tensor[] {
-    const buffers = plan.buffers.map((b) => Tensor.emptyDevice(this.device, b.dtype, b.layout.sizes, b.layout.strides));
+    const buffers: Tensor[] = new Array<Tensor>(plan.buffers.length);
+    for (let i = 0; i < plan.buffers.length; i += 1) {
+      const b = plan.buffers[i] as LaunchPlan['buffers'][number];
+      buffers[i] = Tensor.emptyDevice(this.device, b.dtype, b.layout.sizes, b.layout.strides);
+    }
     if (this.options.poisonOutputs === true) for (const b of buffers) b.poison();
     const tensorOf = (r: Extract<Ref, { kind: 'arg' | 'buffer' }>): Tensor => (r.kind === 'buffer' ? (buffers[r.index] as Tensor) : (args[r.index] as Tensor));
     const viewOf = (v: View): Tensor => tensorOf(v.base).asStrided(v.layout.sizes, v.layout.strides, v.offset);
     const tensorAt = (r: Ref): unknown => (r.kind === 'view' ? viewOf(plan.views[r.index] as View) : r.kind === 'buffer' ? buffers[r.index] : args[r.index]);
-    const value = (r: Ref): KernelArgument => {
-      // A Tensor is a TensorArgument (dataPtr, sizes, strides): no wrapper object per launch.
-      if (r.kind === 'buffer') return buffers[r.index] as Tensor;
-      if (r.kind === 'view') return viewOf(plan.views[r.index] as View);
-      const a = args[r.index] as ExecutorArgument;
-      return a;
-    };
     /** A fusion output that is a view aliases a caller's device tensor; a view of anything the call frees is copied. */
     const output = (r: Ref): Tensor => {
       if (r.kind === 'buffer') return buffers[r.index] as Tensor;
@@ -477,45 +501,51 @@ export class FusionExecutorCache {
       return aliases ? view : view.toDevice(this.device);
     };
     // Fork before the first launch, so the side stream's kernels overlap the main stream's.
-    const sideStream = plan.steps.some((s) => s.side) ? this.device.forkSide() : undefined;
+    const sideStream = plan.hasSideSteps ? this.device.forkSide() : undefined;
     let joined = false;
     try {
-      plan.sequence.forEach((entry) => {
+      for (const entry of plan.sequence) {
         if (entry.kind === 'libraryCall') {
           const gemm = plan.gemmSteps[entry.index] as GemmStep;
           timed(this.device, pending, undefined, () => libraryCallEntry(gemm.segment, gemm, tensorAt), () => this.runGemm(gemm, tensorOf, viewOf, plan.views));
-          return;
+          continue;
         }
         if (entry.kind === 'attention') {
           const call = plan.attentionSteps[entry.index] as AttentionPlanStep;
           const attention = (this.attention ??= new ExecutorAttentionDevice(this.device, this.options.cubinCache));
           timed(this.device, pending, undefined, () => attentionEntry(call.segment, call, tensorAt), () => runAttentionPlanStep(call, tensorAt, attention));
-          return;
+          continue;
         }
         const step = plan.steps[entry.index] as Step;
         const stream = step.side ? sideStream : undefined;
         if (this.dump.has('occupancy')) this.sink(this.occupancyText(step));
-        const launch = (): void => {
-          step.executor.launch(step.refs.map(value), step.grid, stream);
-          if (stream !== undefined) this.stats.sideLaunches += 1;
-        };
-        // Unprofiled (the cached path): no description closure per launch.
-        if (pending === null) launch();
-        else timed(this.device, pending, stream, () => kernelEntry(step.executor, step.grid, plan.compiled.steps[entry.index]?.groupId ?? -1, stream !== undefined, step, tensorAt), launch);
-      });
+        // A Tensor is a TensorArgument (dataPtr, sizes, strides): no wrapper object per launch.
+        const values = step.values;
+        for (let k = 0; k < step.refs.length; k += 1) {
+          const r = step.refs[k] as Ref;
+          values[k] = r.kind === 'buffer' ? (buffers[r.index] as Tensor) : r.kind === 'arg' ? (args[r.index] as ExecutorArgument) : viewOf(plan.views[r.index] as View);
+        }
+        // Unprofiled (the cached path): launched directly, no description closure.
+        if (pending === null) step.executor.launch(values, step.grid, stream);
+        else timed(this.device, pending, stream, () => kernelEntry(step.executor, step.grid, plan.compiled.steps[entry.index]?.groupId ?? -1, stream !== undefined, step, tensorAt), () => step.executor.launch(values, step.grid, stream));
+        if (stream !== undefined) this.stats.sideLaunches += 1;
+        // The packed buffer holds the pointers now: drop the references, so the list keeps no
+        // tensor of this call alive (an undisposed output stays collectable).
+        values.fill(0);
+      }
       // Copies of views read what the side stream wrote: join first.
       if (sideStream !== undefined && plan.views.length > 0) {
         this.device.joinSide();
         joined = true;
       }
-      return plan.outputs.map(output);
+      const outputs: Tensor[] = new Array<Tensor>(plan.outputs.length);
+      for (let i = 0; i < plan.outputs.length; i += 1) outputs[i] = output(plan.outputs[i] as Ref);
+      return outputs;
     } finally {
       // The main stream waits for the side stream: callers (and freed intermediates reused from
       // the pool) see every kernel of the call finished in stream order.
       if (sideStream !== undefined && !joined) this.device.joinSide();
-      buffers.forEach((b, i) => {
-        if (plan.isOutput[i] !== true) b.dispose();
-      });
+      for (let i = 0; i < buffers.length; i += 1) if (plan.isOutput[i] !== true) (buffers[i] as Tensor).dispose();
     }
   }
 }

@@ -5,7 +5,7 @@
 // reuse for other sizes is valid exactly when those sizes produce the same source.
 
 import type { CompiledKernel, CompileOptions } from '@tsfuser/codegen';
-import { packArgumentsInto, type KernelArgument, type ParameterLayout, type CubinCache, type DeviceContext, type KernelFunction, type KernelModule } from '@tsfuser/device';
+import { packArgumentsInto, type KernelArgument, type LaunchConfig, type ParameterLayout, type CubinCache, type DeviceContext, type KernelFunction, type KernelModule } from '@tsfuser/device';
 import { kernelParameterLayout } from './pack-kernel-arguments.js';
 import type { Fusion } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, SchedulerRegistry, SchedulingError, type RuntimeInfo } from '@tsfuser/scheduler';
@@ -36,6 +36,8 @@ export class FusionExecutor {
   /** One argument buffer reused by every launch (cuLaunchKernel copies it when called). */
   private readonly argumentBytes: Uint8Array;
   private readonly argumentView: DataView;
+  /** The last launch's configuration (reused while grid and stream are the same). */
+  private lastConfig: (LaunchConfig & { grid: readonly [number, number, number]; stream: bigint | undefined }) | null = null;
 
   private constructor(
     readonly kernel: CompiledKernel,
@@ -125,7 +127,14 @@ export class FusionExecutor {
   launch(values: readonly KernelArgument[], grid: readonly [number, number, number] = this.kernel.launch.grid, stream?: bigint): void {
     if (grid[0] === 0 || grid[1] === 0 || grid[2] === 0) return;
     packArgumentsInto(this.parameters, values, this.argumentView);
-    this.fn.launch({ grid, block: this.kernel.launch.block, sharedBytes: this.kernel.launch.sharedMemBytes, ...(stream === undefined ? {} : { stream }) }, this.argumentBytes);
+    // A plan step launches with the same grid array and stream on every call: its launch
+    // configuration is made once, not an object per launch.
+    let config = this.lastConfig;
+    if (config === null || config.grid !== grid || config.stream !== stream) {
+      config = { grid, block: this.kernel.launch.block, sharedBytes: this.kernel.launch.sharedMemBytes, stream };
+      this.lastConfig = config;
+    }
+    this.fn.launch(config, this.argumentBytes);
   }
 
   unload(): void {
