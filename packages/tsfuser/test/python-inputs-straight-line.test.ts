@@ -63,3 +63,22 @@ describe('names Python could not read at that point', () => {
     expect(layouts(script)).toEqual([{ sizes: [3, 4], strides: [4, 1] }]);
   });
 });
+
+describe('numbers the inputs line computes as Python does', () => {
+  const line = DEFINITION.split('\n').length;
+  it('an undefined name used as a size is NameError at the name (was "torch.ones: expected an integer")', () => {
+    expect(importError('a = b\nb = a\ninputs = [torch.ones(2, a)]')).toBe(`${line}:5: name 'b' is not defined`);
+    expect(importError('inputs = [torch.ones(2, n)]')).toBe(`${line}:25: name 'n' is not defined`);
+  });
+
+  it('integer arithmetic in sizes: +, -, *, //, % (floored as Python), ** (was "expected an integer")', () => {
+    expect(layouts('n = 3\ninputs = [torch.randn(n * 2, 2**2 + 1)]')).toEqual([{ sizes: [6, 5], strides: [5, 1] }]);
+    expect(layouts('inputs = [torch.randn(7 // 2, -7 % 3 + 1)]')).toEqual([{ sizes: [3, 3], strides: [3, 1] }]);
+  });
+
+  it('a computed size too large to be exact says so, and a zero divisor is ZeroDivisionError', () => {
+    expect(importError('inputs = [torch.ones(2**60)]')).toBe(`${line}:22: torch.ones: 1152921504606846976 is too large (sizes and integers of the inputs line must be below 2^53)`);
+    expect(importError('inputs = [torch.ones(4 // 0)]')).toBe(`${line}:22: ZeroDivisionError: integer division by zero`);
+    expect(importError('inputs = [torch.ones(3 / 1)]')).toBe(`${line}:22: torch.ones: expected an integer`);
+  });
+});

@@ -11,6 +11,7 @@ import type { Expr, Keyword } from './ast.js';
 import type { Position } from './tokens.js';
 import { fail } from './definition-interpreter.js';
 import { torchDtype as lookupTorchDtype } from './torch-dtypes.js';
+import { sourceName } from './straight-line.js';
 
 /** Keywords of the factories that change nothing tsfuser models. */
 const IGNORED_KEYWORDS = new Set(['device', 'requires_grad', 'layout', 'pin_memory', 'generator', 'non_blocking', 'exclude_zero']);
@@ -32,12 +33,17 @@ export function resolve(e: Expr, lookup: Lookup): Expr {
   return cur;
 }
 
-export function numberValue(e: Expr, lookup: Lookup): { value: number; isFloat: boolean } | null {
+export function numberValue(e: Expr, lookup: Lookup): PyNumber | null {
   const r = resolve(e, lookup);
   if (r.kind === 'number') return { value: r.value, isFloat: r.isFloat };
   if (r.kind === 'unary') {
     const inner = numberValue(r.operand, lookup);
     return inner === null ? null : { value: r.op === '-' ? -inner.value : inner.value, isFloat: inner.isFloat };
+  }
+  if (r.kind === 'binary' && ARITHMETIC_OPS.has(r.op)) {
+    const left = numberValue(r.left, lookup);
+    const right = numberValue(r.right, lookup);
+    return left === null || right === null ? null : arithmetic(r.op, left, right, r.pos);
   }
   if (r.kind === 'call' && r.func.kind === 'name' && r.func.id === 'float' && r.args.length === 1 && r.args[0]?.kind === 'string') {
     const text = r.args[0].value.trim().toLowerCase();
@@ -48,14 +54,68 @@ export function numberValue(e: Expr, lookup: Lookup): { value: number; isFloat: 
   return null;
 }
 
+const ARITHMETIC_OPS: ReadonlySet<string> = new Set(['+', '-', '*', '/', '//', '%', '**']);
+
+/** `exact`: an int result past 2^53, kept for the message that refuses it. */
+type PyNumber = { value: number; isFloat: boolean; exact?: bigint };
+
+/**
+ * Python's arithmetic on two numbers of the inputs line (`2**52`, `n * 4`, `10 // 3`): ints
+ * stay ints (exact through BigInt; `/` and a negative power give a float), `//` and `%` floor
+ * as Python's do, and a zero divisor is Python's ZeroDivisionError.
+ */
+function arithmetic(op: string, a: PyNumber, b: PyNumber, pos: Position): PyNumber {
+  const isFloat = a.isFloat || b.isFloat || op === '/' || (op === '**' && b.value < 0);
+  if ((op === '/' || op === '//' || op === '%') && b.value === 0) {
+    return fail(`ZeroDivisionError: ${isFloat ? 'float ' : 'integer '}${op === '%' ? 'modulo' : 'division'} by zero`, pos);
+  }
+  if (!isFloat && Number.isSafeInteger(a.value) && Number.isSafeInteger(b.value)) {
+    const x = BigInt(a.value);
+    const y = BigInt(b.value);
+    const floorDiv = (): bigint => {
+      const q = x / y;
+      return (x % y !== 0n) && ((x < 0n) !== (y < 0n)) ? q - 1n : q;
+    };
+    const exact: Readonly<Record<string, () => bigint>> = {
+      '+': () => x + y,
+      '-': () => x - y,
+      '*': () => x * y,
+      '//': floorDiv,
+      '%': () => x - floorDiv() * y,
+      // Past 2^64 the value is far beyond any size; Number keeps its magnitude for the message.
+      '**': () => (y > 64n ? BigInt(Number.MAX_SAFE_INTEGER) * 2n ** 64n : x ** y),
+    };
+    const f = exact[op];
+    if (f !== undefined) {
+      const v = f();
+      return { value: Number(v), isFloat: false, exact: v };
+    }
+  }
+  const v = op === '+' ? a.value + b.value : op === '-' ? a.value - b.value : op === '*' ? a.value * b.value : op === '/' ? a.value / b.value : op === '**' ? a.value ** b.value : op === '//' ? Math.floor(a.value / b.value) : a.value - Math.floor(a.value / b.value) * b.value;
+  return { value: v, isFloat };
+}
+
+/** A name with no binding where a number is needed is Python's NameError, not a type error. */
+function failIfUndefinedName(e: Expr, lookup: Lookup): void {
+  const r = resolve(e, lookup);
+  if (r.kind === 'name' && r.id !== 'None' && r.id !== 'True' && r.id !== 'False') fail(`name '${sourceName(r.id)}' is not defined`, r.pos);
+}
+
 export function number(e: Expr, lookup: Lookup, what: string): number {
   const n = numberValue(e, lookup);
-  if (n === null) return fail(`${what}: expected a number`, e.pos);
+  if (n === null) {
+    failIfUndefinedName(e, lookup);
+    return fail(`${what}: expected a number`, e.pos);
+  }
   return n.value;
 }
 
 export function integer(e: Expr, lookup: Lookup, what: string): number {
   const n = numberValue(e, lookup);
+  if (n === null) failIfUndefinedName(e, lookup);
+  if (n !== null && !n.isFloat && !Number.isSafeInteger(n.value)) {
+    return fail(`${what}: ${(n.exact ?? BigInt(n.value)).toString()} is too large (sizes and integers of the inputs line must be below 2^53)`, e.pos);
+  }
   if (n === null || n.isFloat || !Number.isSafeInteger(n.value)) return fail(`${what}: expected an integer`, e.pos);
   return n.value;
 }
