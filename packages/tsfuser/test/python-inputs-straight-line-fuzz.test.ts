@@ -1,6 +1,7 @@
 // Fuzzer of the inputs line as straight-line Python (bounded, seed printed; tierCount sizes it):
 // random scripts that bind and rebind x, y, z and n with factories, .t(), .contiguous(),
-// .permute and plain copies, ending with `fd.execute([...])` and then more rebindings, are run
+// .permute and plain copies, sizes written as Python integer arithmetic (`7 // 2`, `2**2 - 1`,
+// `n + 1`), ending with `fd.execute([...])` and then more rebindings, are run
 // through the importer and compared with a model of CPython's semantics (a name is its latest
 // binding before the use; a use of a name never bound is "name '…' is not defined"). Only what
 // fd.execute receives is evaluated (an unused statement that would raise in CPython is not).
@@ -40,6 +41,30 @@ function random(seed: number): () => number {
 
 const TENSORS = ['x', 'y', 'z'] as const;
 
+/**
+ * Python integer arithmetic whose value is `v` (> 0): a literal, or +, -, *, //, %, ** (the
+ * importer must compute it as CPython does, or the sizes differ from the model).
+ */
+function intExpr(next: () => number, v: number): string {
+  const k = 1 + Math.floor(next() * 4);
+  switch (Math.floor(next() * 7)) {
+    case 0:
+      return `${v + k} - ${k}`;
+    case 1:
+      return `${v * k + (k - 1)} // ${k}`;
+    case 2:
+      return `${v + k * (v + 1)} % ${v + 1}`;
+    case 3:
+      return `${k}**2 - ${k * k - v}`;
+    case 4:
+      return `-${k} + ${v + k}`;
+    case 5:
+      return `${v} * 1**${k}`;
+    default:
+      return String(v);
+  }
+}
+
 /** One random statement over `env` (the model), as text; the model is updated as CPython would. */
 function statement(next: () => number, env: Map<string, Value>): { text: string; error: string | null } {
   const target = TENSORS[Math.floor(next() * TENSORS.length)] as string;
@@ -53,7 +78,7 @@ function statement(next: () => number, env: Map<string, Value>): { text: string;
     const a = 1 + Math.floor(next() * 4);
     const b = 1 + Math.floor(next() * 4);
     env.set(target, { kind: 'tensor', layout: contiguous([a, b]) });
-    return { text: `${target} = torch.randn(${a}, ${b})`, error: null };
+    return { text: `${target} = torch.randn(${intExpr(next, a)}, ${intExpr(next, b)})`, error: null };
   }
   if (r < 0.35) {
     const n = env.get('n');
@@ -62,8 +87,9 @@ function statement(next: () => number, env: Map<string, Value>): { text: string;
       env.set('n', { kind: 'int', value: v });
       return { text: `n = ${v}`, error: null };
     }
-    env.set(target, { kind: 'tensor', layout: contiguous([n.value, 2]) });
-    return { text: `${target} = torch.ones(n, 2)`, error: null };
+    const plus = Math.floor(next() * 3);
+    env.set(target, { kind: 'tensor', layout: contiguous([n.value + plus, 2]) });
+    return { text: `${target} = torch.ones(${plus === 0 ? 'n' : `n + ${plus}`}, 2)`, error: null };
   }
   if (r < 0.55) {
     env.set(target, { kind: 'tensor', layout: { sizes: [...s.layout.sizes].reverse(), strides: [...s.layout.strides].reverse() } });
@@ -87,7 +113,7 @@ function statement(next: () => number, env: Map<string, Value>): { text: string;
   }
   const v = 1 + Math.floor(next() * 5);
   env.set('n', { kind: 'int', value: v });
-  return { text: `n = ${v}`, error: null };
+  return { text: `n = ${intExpr(next, v)}`, error: null };
 }
 
 /** A case: its script, and the layouts fd.execute receives (or the error CPython would raise). */
