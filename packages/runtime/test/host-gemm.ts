@@ -42,6 +42,11 @@ export class HostMemory {
 }
 
 const geluTanh = (x: number): number => 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x * x * x)));
+const geluTanhGrad = (x: number): number => {
+  const c = Math.sqrt(2 / Math.PI);
+  const t = Math.tanh(c * (x + 0.044715 * x ** 3));
+  return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * c * (1 + 3 * 0.044715 * x * x);
+};
 
 /** cuBLASLt's semantics of a GemmDescriptor, on host memory (the oracle of the call, not of the fusion). */
 export class HostGemm implements GemmRunner {
@@ -54,6 +59,8 @@ export class HostGemm implements GemmRunner {
     const stored = (x: GemmMatrix, b: number, r: number, c: number): number => this.memory.read(x.pointer, b * (x.batchStride ?? 0) + r * x.ld + c);
     const op = (x: GemmMatrix, b: number, r: number, c: number): number => (x.transposed === true ? stored(x, b, c, r) : stored(x, b, r, c));
     const e = desc.epilogue ?? { kind: 'DEFAULT' };
+    if (e.kind === 'BGRADA' || e.kind === 'BGRADB' || e.kind === 'DRELU' || e.kind === 'DRELU_BGRAD') throw new Error(`HostGemm: ${e.kind} is not interpreted here`);
+    const bgrad: number[] = [];
     for (let b = 0; b < batch; b += 1) {
       for (let i = 0; i < m; i += 1) {
         for (let j = 0; j < n; j += 1) {
@@ -67,13 +74,18 @@ export class HostGemm implements GemmRunner {
           const beta = desc.beta ?? 0;
           if (beta !== 0) acc += beta * stored(desc.c ?? desc.d, b, i, j);
           if ('bias' in e) acc += this.memory.read(e.bias.pointer, j);
-          if ('aux' in e) this.memory.write(e.aux.pointer, b * (e.aux.batchStride ?? 0) + i * e.aux.ld + j, acc);
+          const auxAt = 'aux' in e ? b * (e.aux.batchStride ?? 0) + i * e.aux.ld + j : 0;
+          // DGELU reads the pre-activation (and DGELU_BGRAD sums the result over the rows); the _AUX forms write it
+          if (e.kind === 'DGELU' || e.kind === 'DGELU_BGRAD') acc *= geluTanhGrad(this.memory.read(e.aux.pointer, auxAt));
+          else if ('aux' in e) this.memory.write(e.aux.pointer, auxAt, acc);
+          if (e.kind === 'DGELU_BGRAD') bgrad[j] = (bgrad[j] ?? 0) + acc;
           if (e.kind === 'RELU' || e.kind === 'RELU_BIAS') acc = Math.max(acc, 0);
           if (e.kind === 'GELU' || e.kind === 'GELU_BIAS' || e.kind === 'GELU_AUX' || e.kind === 'GELU_AUX_BIAS') acc = geluTanh(acc);
           this.memory.write(desc.d.pointer, b * (desc.d.batchStride ?? 0) + i * desc.d.ld + j, acc);
         }
       }
     }
+    if (e.kind === 'DGELU_BGRAD') bgrad.forEach((v, j) => this.memory.write(e.biasGradient.pointer, j, v));
     return { cachedAlgorithm: false, workspaceBytes: 0, m, n, k, batch };
   }
   readInt32(pointer: bigint, count: number): Int32Array {

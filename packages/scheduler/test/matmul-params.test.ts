@@ -48,12 +48,12 @@ describe('GEMM segment parameters', () => {
     // W [48, 32] row-major is Wᵀ (32 × 48) column-major: stored 48 × 32, ld 32, read transposed.
     expect(p.b).toMatchObject({ input: 1, rows: 48, cols: 32, ld: 32, transposed: true, batchStride: 0, copy: null });
     expect(p.d).toEqual({ output: 0, dtype: 'BFloat16', ld: 48, batchStride: 0 });
-    expect(p.epilogue).toEqual({ kind: 'GELU_BIAS', bias: { input: 2, dtype: 'BFloat16' }, aux: null, c: null });
+    expect(p.epilogue).toEqual({ kind: 'GELU_BIAS', bias: { input: 2, dtype: 'BFloat16' }, aux: null, c: null , auxInput: null, biasGradient: null });
   });
 
   it('the pre-activation as an output too: GELU_AUX_BIAS writes it (ld n, a multiple of 8)', () => {
     const p = params(linearBiasGelu(true), [{ sizes: [64, 32] }, { sizes: [48, 32] }, { sizes: [48] }]);
-    expect(p.epilogue).toEqual({ kind: 'GELU_AUX_BIAS', bias: { input: 2, dtype: 'BFloat16' }, aux: { output: 1, dtype: 'BFloat16', ld: 48, batchStride: 0 }, c: null });
+    expect(p.epilogue).toEqual({ kind: 'GELU_AUX_BIAS', bias: { input: 2, dtype: 'BFloat16' }, aux: { output: 1, dtype: 'BFloat16', ld: 48, batchStride: 0 }, c: null , auxInput: null, biasGradient: null });
     expect(refusal(linearBiasGelu(true), [{ sizes: [64, 32] }, { sizes: [44, 32] }, { sizes: [44] }])).toMatch(/N = 44.*multiple of 8/);
   });
 
@@ -265,7 +265,7 @@ describe('GEMM segment parameters', () => {
     // bf16 + bf16 as the frontend writes it: both cast to Float, added, cast back
     f.addOutput(cast(add(cast(linear(x, w), 'Float'), cast(res, 'Float')), 'BFloat16'));
     const p = params(f, [{ sizes: [2, 6, 32] }, { sizes: [48, 32] }, { sizes: [2, 6, 48] }]);
-    expect(p.epilogue).toEqual({ kind: 'DEFAULT', bias: null, aux: null, c: { input: 2, dtype: 'BFloat16', ld: 48, batchStride: 0 } });
+    expect(p.epilogue).toEqual({ kind: 'DEFAULT', bias: null, aux: null, c: { input: 2, dtype: 'BFloat16', ld: 48, batchStride: 0 } , auxInput: null, biasGradient: null });
     expect(p.fused.some((s) => s.startsWith('add C T'))).toBe(true);
     expect(matmulParamsToString(p)).toContain('C (beta 1): input 2 (BFloat16, ld 48, batch stride 0)');
     // a Float C under a bf16 D: cuBLASLt's C has D's dtype

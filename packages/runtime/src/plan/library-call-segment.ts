@@ -141,6 +141,18 @@ function epilogueOf(segment: LibraryCallSegment, inputs: readonly GemmBuffer[], 
       return { kind: e.kind, aux: aux() };
     case 'GELU_AUX_BIAS':
       return { kind: e.kind, bias: bias(), aux: aux() };
+    case 'DGELU':
+    case 'DGELU_BGRAD': {
+      const x = e.auxInput;
+      const source = x === null ? undefined : inputs[x.input];
+      if (x === null || source === undefined) throw new Error(`segment ${segment.groupId} (GEMM): epilogue ${e.kind} without its pre-activation input`);
+      const auxIn = { pointer: source.dataPtr, ld: x.ld, batchStride: x.batchStride, dtype: x.dtype };
+      if (e.kind === 'DGELU') return { kind: e.kind, aux: auxIn };
+      if (e.biasGradient === null) throw new Error(`segment ${segment.groupId} (GEMM): DGELU_BGRAD without a bias-gradient output`);
+      const g = outputs[e.biasGradient.output];
+      if (g === undefined) throw new Error(`segment ${segment.groupId} (GEMM): the bias gradient (output ${e.biasGradient.output}) has no buffer`);
+      return { kind: e.kind, aux: auxIn, biasGradient: { pointer: g.dataPtr, dtype: e.biasGradient.dtype, batchStride: 0 } };
+    }
     default: {
       const unreachable: never = e.kind;
       throw new Error(`unknown GEMM epilogue ${String(unreachable)}`);

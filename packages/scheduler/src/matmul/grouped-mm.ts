@@ -116,7 +116,7 @@ export function computeGroupedMmHeuristics(fusion: Fusion, info: RuntimeInfo): M
     a: layout.a,
     b: layout.b,
     d: { output: 0, dtype: out.dtype, ld: layout.d.ld, batchStride: layout.d.batchStride },
-    epilogue: { kind: 'DEFAULT', bias: null, aux: null, c: null },
+    epilogue: { kind: 'DEFAULT', bias: null, aux: null, c: null, auxInput: null, biasGradient: null },
     fused: [],
   };
   return { ok: true, params };

@@ -3,6 +3,8 @@
 // inputs (operand-layout.ts): m, n, k, batch, leading dims, transpositions, batch strides, the
 // output's and the epilogue's vectors. canScheduleMatmul is this computation's verdict, so the
 // segment is accepted on exactly the parameters it runs with.
+// A backward segment (the gelu(tanh) derivative after the GEMM, dgelu-pattern.ts) gets the
+// DGELU / DGELU_BGRAD epilogue, the saved pre-activation read as cuBLASLt's aux.
 // Operand sizes PyTorch refuses (mat1 and mat2 shapes cannot be multiplied, …) are not a
 // refusal but a GemmShapeError with PyTorch's message: the inputs are wrong, no other segment
 // could compute them (the layout would otherwise read past B, as cuBLASLt gets m, n, k from A).
@@ -12,6 +14,7 @@
 
 import { contiguousStrides, linearOutputSizes, MatmulShapeError, matmulOutputSizes, type Fusion, type TensorView } from '@tsfuser/fusion-ir';
 import { GemmShapeError } from './shape-error.js';
+import { matchDgeluSegment, type DgeluPattern } from './dgelu-pattern.js';
 import { computeGroupedMmHeuristics } from './grouped-mm.js';
 import { computeScaledMmHeuristics } from './scaled-mm.js';
 import type { RuntimeInfo, TensorInputInfo } from '../runtime-info.js';
@@ -63,7 +66,12 @@ export function computeMatmulHeuristics(fusion: Fusion, info: RuntimeInfo): Matm
   if (kinds.has('ScaledMmaOp')) return computeScaledMmHeuristics(fusion, info);
   if (kinds.has('GroupedMmaOp')) return computeGroupedMmHeuristics(fusion, info);
   const matched = matchGemmSegment(fusion);
-  if (!matched.ok) return matched;
+  if (!matched.ok) {
+    // a backward GEMM (DGELU / DGELU_BGRAD) is not the forward chain; its refusal names the rule it broke
+    const dgelu = matchDgeluSegment(fusion);
+    if (dgelu === null) return matched;
+    return dgelu.ok ? dgeluHeuristics(fusion, info, dgelu.pattern) : dgelu;
+  }
   const p = matched.pattern;
   const aTv = p.gemm.inA();
   const bTv = p.gemm.inB();
@@ -113,7 +121,59 @@ export function computeMatmulHeuristics(fusion: Fusion, info: RuntimeInfo): Matm
     }
     c = { input: p.c.input, dtype, ld: layout.d.ld, batchStride: layout.d.batchStride };
   }
-  const epilogue: MatmulEpilogue = { kind: epilogueKind(bias !== null, p.activation, aux !== null), bias, aux, c };
+  const epilogue: MatmulEpilogue = { kind: epilogueKind(bias !== null, p.activation, aux !== null), bias, aux, c, auxInput: null, biasGradient: null };
+  const params: MatmulParams = {
+    schedulerType: 'matmul',
+    tag: '',
+    op: linear ? 'linear' : 'matmul',
+    m: layout.m,
+    n: layout.n,
+    k: layout.k,
+    batch: layout.batch,
+    foldedBatch: layout.foldedBatch,
+    inputDtype: p.inputDtype,
+    bDtype: p.inputDtype,
+    scales: null,
+    grouped: null,
+    a: layout.a,
+    b: layout.b,
+    d: { output: fusion.outputs.indexOf(p.result), dtype, ld: layout.d.ld, batchStride: layout.d.batchStride },
+    epilogue,
+    fused: p.fused,
+  };
+  return { ok: true, params };
+}
+
+/** The DGELU(_BGRAD) segment's parameters: the GEMM's layout, P read as cuBLASLt's aux (laid out like D). */
+function dgeluHeuristics(fusion: Fusion, info: RuntimeInfo, p: DgeluPattern): MatmulHeuristicsResult {
+  const aInfo = tensorInfo(info, p.aInput, p.gemm.inA());
+  const bInfo = tensorInfo(info, p.bInput, p.gemm.inB());
+  const xInfo = tensorInfo(info, p.aux.input, p.aux.tv);
+  for (const i of [aInfo, bInfo, xInfo]) if (typeof i === 'string') return { ok: false, reason: i };
+  const [a, b, x] = [aInfo, bInfo, xInfo] as TensorInputInfo[];
+  if (a === undefined || b === undefined || x === undefined) return { ok: false, reason: 'missing layouts' };
+  const linear = p.gemm.kind === 'LinearOp';
+  const forward: GemmPattern = { gemm: p.gemm, aInput: p.aInput, bInput: p.bInput, bias: null, c: null, activation: null, auxOutput: null, result: p.result, inputDtype: p.inputDtype, fused: p.fused };
+  checkOperandSizes(forward, a.sizes, b.sizes, null);
+  const layout = planGemmLayout(linear ? 'linearInput' : 'matmulA', { input: p.aInput, sizes: a.sizes, strides: a.strides }, linear ? 'linearWeight' : 'matmulB', { input: p.bInput, sizes: b.sizes, strides: b.strides });
+  const out = tvName(p.result);
+  if (layout.m === 0 || layout.n === 0 || layout.k === 0 || layout.batch === 0) return { ok: false, reason: `${out} is empty or has K = 0: nothing to call cuBLASLt for` };
+  if (layout.n % 8 !== 0) return { ok: false, reason: `${out} has N = ${layout.n}: cuBLASLt's GELU aux needs a leading dimension that is a multiple of 8` };
+  const dense = contiguousStrides(x.sizes);
+  const numel = x.sizes.reduce((s, t) => s * t, 1);
+  if (numel !== layout.batch * layout.m * layout.n || x.sizes.some((s, i) => s !== 1 && x.strides[i] !== dense[i])) {
+    return { ok: false, reason: `the pre-activation ${tvName(p.aux.tv)} has sizes [${x.sizes.join(', ')}] strides [${x.strides.join(', ')}]: cuBLASLt reads the aux laid out like D (contiguous, ${layout.batch} × ${layout.m} × ${layout.n})` };
+  }
+  if (p.biasGradient !== null && layout.batch > 1) return { ok: false, reason: `${out} is batched: cuBLASLt's DGELU_BGRAD sums one matrix's rows` };
+  const dtype = p.result.dtype as MatmulDtype;
+  const epilogue: MatmulEpilogue = {
+    kind: p.biasGradient === null ? 'DGELU' : 'DGELU_BGRAD',
+    bias: null,
+    aux: null,
+    c: null,
+    auxInput: { input: p.aux.input, dtype, ld: layout.n, batchStride: layout.batch > 1 ? layout.m * layout.n : 0 },
+    biasGradient: p.biasGradient === null ? null : { output: fusion.outputs.indexOf(p.biasGradient), dtype },
+  };
   const params: MatmulParams = {
     schedulerType: 'matmul',
     tag: '',

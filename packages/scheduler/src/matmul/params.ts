@@ -12,7 +12,7 @@
 import type { DataType } from '@tsfuser/fusion-ir';
 
 /** cuBLASLt's epilogues a GEMM segment uses, named as cuBLASLt names them (CUBLASLT_EPILOGUE_*). */
-export type MatmulEpilogueKind = 'DEFAULT' | 'RELU' | 'GELU' | 'BIAS' | 'RELU_BIAS' | 'GELU_BIAS' | 'GELU_AUX' | 'GELU_AUX_BIAS';
+export type MatmulEpilogueKind = 'DEFAULT' | 'RELU' | 'GELU' | 'BIAS' | 'RELU_BIAS' | 'GELU_BIAS' | 'GELU_AUX' | 'GELU_AUX_BIAS' | 'DGELU' | 'DGELU_BGRAD';
 
 /** The dtypes cuBLASLt runs matmul / linear in here (f32 accumulation). */
 export type MatmulDtype = Extract<DataType, 'Float' | 'BFloat16' | 'Half'>;
@@ -61,6 +61,10 @@ export interface MatmulEpilogue {
   aux: { output: number; dtype: MatmulDtype; ld: number; batchStride: number } | null;
   /** C added with beta = 1 before the activation, at this segment input, laid out like D. */
   c: { input: number; dtype: MatmulDtype; ld: number; batchStride: number } | null;
+  /** DGELU forms: the pre-activation read at this segment input, laid out like D. */
+  auxInput: { input: number; dtype: MatmulDtype; ld: number; batchStride: number } | null;
+  /** DGELU_BGRAD: the sum of D over its rows (n entries, D's dtype) written to this segment output. */
+  biasGradient: { output: number; dtype: MatmulDtype } | null;
 }
 
 /**
@@ -142,6 +146,11 @@ export function matmulParamsToString(p: MatmulParams): string {
     const x = p.epilogue.aux;
     lines.push(`  aux (pre-activation): output ${x.output} (${x.dtype}, ld ${x.ld}, batch stride ${x.batchStride})`);
   }
+  if (p.epilogue.auxInput !== null) {
+    const x = p.epilogue.auxInput;
+    lines.push(`  aux (pre-activation, read): input ${x.input} (${x.dtype}, ld ${x.ld}, batch stride ${x.batchStride})`);
+  }
+  if (p.epilogue.biasGradient !== null) lines.push(`  bias gradient: output ${p.epilogue.biasGradient.output} (${p.epilogue.biasGradient.dtype}, ${p.n} entries)`);
   lines.push(`Fused: ${p.fused.length === 0 ? 'nothing' : p.fused.join(', ')}`);
   lines.push('====================================');
   return `${lines.join('\n')}\n`;

@@ -117,7 +117,7 @@ export function computeScaledMmHeuristics(fusion: Fusion, info: RuntimeInfo): Ma
     a: layout.a,
     b: layout.b,
     d: { output: 0, dtype: out.dtype, ld: layout.d.ld, batchStride: 0 },
-    epilogue: { kind: bias === null ? 'DEFAULT' : 'BIAS', bias, aux: null, c: null },
+    epilogue: { kind: bias === null ? 'DEFAULT' : 'BIAS', bias, aux: null, c: null, auxInput: null, biasGradient: null },
     fused: [`per-tensor scales ${tvName(gemm.scale1())}, ${tvName(gemm.scale2())}`, ...(biasTv === null ? [] : [`bias ${tvName(biasTv)}`])],
   };
   return { ok: true, params };
