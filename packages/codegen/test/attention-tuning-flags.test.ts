@@ -5,7 +5,7 @@
 // the barrier count per tile of each pipeline), and that every tuning entry is a distinct
 // kernel for the entry's kernel cache (tilingTag).
 import { describe, expect, it } from 'vitest';
-import { BACKWARD_TUNING, customTiling, FORWARD_TUNING, forwardSharedBytes, generateAttentionForward, tilingTag, tuningTiling, type AttentionVariant } from '../src/attention/index.js';
+import { BACKWARD_TUNING, customTiling, FORWARD_TUNING, forwardSharedBytes, generateAttentionBackward, generateAttentionForward, tilingTag, tuningTiling, type AttentionVariant } from '../src/attention/index.js';
 
 const plain: AttentionVariant = { dtype: 'BFloat16', headDim: 128, causal: false, bias: 'none', dropout: false };
 const causal: AttentionVariant = { ...plain, causal: true };
@@ -82,6 +82,21 @@ describe('attention forward tuning flags', () => {
     expect(count('joint2')).toBe(2);
     expect(count('joint2-1sync')).toBe(1);
     expect(count('split1')).toBe(2);
+  });
+
+  it('backward: 1sync drops the last barrier of a Q step, maskSplit branches on edge, split1 is refused', () => {
+    const barriers = (pipeline: 'joint2' | 'joint2-1sync'): number => {
+      const src = generateAttentionBackward(causal, customTiling('backward', 128, 8, 32, 128, { pipeline })).source;
+      const loop = src.slice(src.indexOf('for (int it = 0; it < steps; ++it)'), src.indexOf('// dK = scale'));
+      return loop.match(/__syncthreads\(\)/g)?.length ?? 0;
+    };
+    expect(barriers('joint2')).toBe(3);
+    expect(barriers('joint2-1sync')).toBe(2);
+    const split = generateAttentionBackward(causal, customTiling('backward', 128, 8, 32, 128, { maskSplit: true })).source;
+    expect(split).toContain('if (edge) {');
+    expect(split.match(/const bool inside/g)?.length).toBe(1);
+    expect(generateAttentionBackward(causal, customTiling('backward', 128, 8, 32, 128)).source).not.toContain('edge');
+    expect(() => customTiling('backward', 128, 8, 32, 128, { pipeline: 'split1' })).toThrow(/split1 pipeline is forward-only/);
   });
 
   it('every tuning entry is accepted and has its own cache key', () => {

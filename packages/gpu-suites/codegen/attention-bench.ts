@@ -102,7 +102,7 @@ export function benchAttention(
       rows.push({
         seq,
         causal,
-        tiling: `fwd ${tilingTag(t)} / bwd ${b.warps}w kv${b.blockN} q${b.blockM}`,
+        tiling: `fwd ${tilingTag(t)} / bwd ${tilingTag(b)} (kv ${b.blockN}, q ${b.blockM})`,
         forwardMs,
         forwardTflops: flops / (forwardMs * 1e9),
         backwardMs,

@@ -32,7 +32,9 @@ function argValue(name: string, fallback: number): number {
 }
 
 function tilingText(t: AttentionTiling, pass: 'forward' | 'backward'): string {
-  return pass === 'forward' ? tilingTag(t) : `${t.warps}w kv${t.blockN} q${t.blockM}${t.minBlocksPerSm > 1 ? ` ${t.minBlocksPerSm}cta` : ''}`;
+  // The backward's shape as key and query tile, then the same flag words as tilingTag.
+  const flags = tilingTag(t).split(' ').slice(2).join(' ');
+  return pass === 'forward' ? tilingTag(t) : `${t.warps}w kv${t.blockN} q${t.blockM}${flags === '' ? '' : ` ${flags}`}`;
 }
 
 function main(): number {

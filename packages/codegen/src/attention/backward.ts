@@ -73,8 +73,57 @@ const DROPOUT_APPLY = `#pragma unroll
     }
 `;
 
-function body(variant: AttentionVariant): string {
+/** Waits and loads at the top of step it (see AttentionTiling.pipeline; split1 is forward-only). */
+function pipelineTop(t: AttentionTiling): string {
+  if (t.pipeline === 'joint2-1sync') {
+    // After this barrier every warp has finished step it-1: its stage and the dSᵀ tile are free.
+    return `    tsf_cp_async_wait<0>();
+    __syncthreads();
+    if (it + 1 < steps) {
+      loadStep(it + 1, stage ^ 1);
+      tsf_cp_async_commit();
+    }`;
+  }
+  return `    if (it + 1 < steps) {
+      loadStep(it + 1, stage ^ 1);
+      tsf_cp_async_commit();
+      tsf_cp_async_wait<1>();
+    } else {
+      tsf_cp_async_wait<0>();
+    }
+    __syncthreads();`;
+}
+
+/**
+ * Pᵀ from the saved logsumexp; 0 where the forward attended nothing. `masked`: each element
+ * tested (keys past S, queries past L, causal); otherwise the warp's 16 keys and the tile's
+ * queries are all inside and attended (`edge` false, tiling.maskSplit).
+ */
+function pLoop(masked: boolean): string {
+  const x = masked
+    ? `const bool inside = srow < keyLength && lcol < queryLength && (!kCausal || srow <= lcol);
+        const float x = inside ? score_log2(p[i][e], scaleLog2, bias, biasHead + lcol * biasStrideL + srow * biasStrideS) : -tsf_inf();`
+    : 'const float x = score_log2(p[i][e], scaleLog2, bias, biasHead + lcol * biasStrideL + srow * biasStrideS);';
+  return `#pragma unroll
+    for (int i = 0; i < kLTiles; ++i) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int srow = srow0 + (e >> 1) * 8;
+        const int lc = i * 8 + 2 * tq + (e & 1);
+        const int lcol = m0 + lc;
+        ${x}
+        // A row that attended nothing (logsumexp -inf): P = exp2(x - inf) = 0.
+        const float lseRaw = sLses[lc];
+        p[i][e] = tsf_exp2(x - (lseRaw == -tsf_inf() ? tsf_inf() : lseRaw * TSF_LOG2E));
+      }
+    }`;
+}
+
+function body(variant: AttentionVariant, t: AttentionTiling): string {
   const m = mmaTypeName(variant.dtype);
+  const top = pipelineTop(t);
+  const pCode = t.maskSplit ? `    if (edge) {\n${pLoop(true)}\n    } else {\n${pLoop(false)}\n    }` : pLoop(true);
+  const end = t.pipeline === 'joint2' ? '    __syncthreads();' : '';
   const drop = variant.dropout;
   // Without dropout the dropped P is P itself.
   const pd = drop ? 'pd' : 'p';
@@ -134,14 +183,7 @@ function body(variant: AttentionVariant): string {
     const int stage = it & 1;
     const int hq = hk * group + it / mCount;
     const int m0 = (mStart + it % mCount) * kBlockM;
-    if (it + 1 < steps) {
-      loadStep(it + 1, stage ^ 1);
-      tsf_cp_async_commit();
-      tsf_cp_async_wait<1>();
-    } else {
-      tsf_cp_async_wait<0>();
-    }
-    __syncthreads();
+${top}
     const unsigned short* sQs = sQ + stage * kBlockM * kRowStride;
     const unsigned short* sdOs = sdO + stage * kBlockM * kRowStride;
     const float* sLses = sLse + stage * kBlockM;
@@ -177,20 +219,7 @@ function body(variant: AttentionVariant): string {
     const long long dropHead = (static_cast<long long>(n) * heads + hq) * queryLength;
     (void)biasHead;
     (void)dropHead;
-#pragma unroll
-    for (int i = 0; i < kLTiles; ++i) {
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int srow = srow0 + (e >> 1) * 8;
-        const int lc = i * 8 + 2 * tq + (e & 1);
-        const int lcol = m0 + lc;
-        const bool inside = srow < keyLength && lcol < queryLength && (!kCausal || srow <= lcol);
-        const float x = inside ? score_log2(p[i][e], scaleLog2, bias, biasHead + lcol * biasStrideL + srow * biasStrideS) : -tsf_inf();
-        // A row that attended nothing (logsumexp -inf): P = exp2(x - inf) = 0.
-        const float lseRaw = sLses[lc];
-        p[i][e] = tsf_exp2(x - (lseRaw == -tsf_inf() ? tsf_inf() : lseRaw * TSF_LOG2E));
-      }
-    }
+${t.maskSplit ? '    const bool edge = n0 + warp * 16 + 16 > keyLength || m0 + kBlockM > queryLength || (kCausal && n0 + warp * 16 + 15 > m0);\n' : ''}${pCode}
 ${drop ? `    float pd[kLTiles][4];\n${DROPOUT_APPLY}` : ''}
     // dSᵀ = Pᵀ ∘ (dPᵀ − D); dP becomes dS in place.
 #pragma unroll
@@ -274,7 +303,7 @@ ${drop ? `    float pd[kLTiles][4];\n${DROPOUT_APPLY}` : ''}
         }
       }
     }
-    __syncthreads();
+${end}
   }
 
   // dK = scale · Σ dSᵀ Q, dV = keepScale · Σ (P∘Z)ᵀ dO, rows past S not written.
@@ -318,7 +347,7 @@ ${variant.dropout ? DROPOUT_KEEP : ''}
 extern "C" __global__ void __launch_bounds__(${32 * t.warps}, ${t.minBlocksPerSm}) ${name}(
     ${cudaSignature(BACKWARD_PARAMETERS, POINTER_TYPES)}) {
   using namespace ${name}_impl;
-${body(variant)}
+${body(variant, t)}
 }
 `;
   return {

@@ -48,7 +48,7 @@ export interface AttentionTiling {
   /** Forward: Q's MMA fragments stay in registers through the K/V loop (else re-read from shared memory). */
   qInRegisters: boolean;
   /**
-   * Forward K/V pipeline. `joint2`: K and V of tile j+1 in one cp.async group, two stages, issued
+   * K/V pipeline (backward: of the Q / dO tiles, joint2 or joint2-1sync). `joint2`: K and V of tile j+1 in one cp.async group, two stages, issued
    * before tile j is computed, two barriers a tile. `joint2-1sync`: the same stages, but tile j+1
    * is issued after the barrier that ends tile j-1's reads, so one barrier a tile suffices.
    * `split1`: FlashAttention-2's schedule: one stage each of K and V in separate groups; V of
@@ -56,7 +56,8 @@ export interface AttentionTiling {
    */
   pipeline: ForwardPipeline;
   /** Forward: the K/V tiles that need no mask (inside the keys, below the diagonal) run in a loop
-   * without any mask code; the others in a second loop. */
+   * without any mask code; the others in a second loop. Backward: a warp whose 16 keys and the
+   * Q tile's rows are all inside and attended computes P without the per-element tests. */
   maskSplit: boolean;
   /** Forward, no bias: P = exp2(s · scaleLog2 − max · scaleLog2) as one FFMA (max over raw scores;
    * a negative scale flips Q's signs in shared memory once instead). */
@@ -172,11 +173,12 @@ export function variantTag(variant: AttentionVariant): string {
 /**
  * A tiling other than the tuned one (tuning experiments, tests): `pass` says whose shared-memory
  * layout it must fit; the backward needs blockN = 16 · warps (each warp owns 16 key rows) and
- * takes only minBlocksPerSm of the flags.
+ * takes only minBlocksPerSm, pipeline (joint2 or joint2-1sync) and maskSplit of the flags.
  */
 export function customTiling(pass: 'forward' | 'backward', headDim: number, warps: number, blockM: number, blockN: number, flags: Partial<TilingFlags> = {}): AttentionTiling {
   const rowTiles = pass === 'forward' ? blockM / (16 * warps) : 1;
-  const chosen = pass === 'forward' ? flags : { minBlocksPerSm: flags.minBlocksPerSm ?? 1 };
+  const chosen = pass === 'forward' ? flags : { minBlocksPerSm: flags.minBlocksPerSm ?? 1, pipeline: flags.pipeline ?? 'joint2', maskSplit: flags.maskSplit ?? false };
+  if (pass === 'backward' && chosen.pipeline === 'split1') throw new CodegenError('attention backward tiling: the split1 pipeline is forward-only (joint2 or joint2-1sync)');
   const t = { ...tiling(headDim, warps, blockN, 1, blockM, rowTiles), ...chosen };
   if (pass === 'forward' && rowTiles !== 1 && rowTiles !== 2) throw new CodegenError(`attention forward tiling: blockM ${blockM} must be 16 or 32 rows a warp (${16 * warps} or ${32 * warps})`);
   if (pass === 'backward' && blockN !== 16 * warps) throw new CodegenError(`attention backward tiling: blockN ${blockN} must be 16 × warps (${16 * warps})`);
