@@ -9,7 +9,8 @@
 // second output, casts) and with prologues (relu, layer_norm) and epilogues cuBLASLt does not
 // fuse (a scale, gelu's erf form) in generated kernels around the GEMM; scaled_mm (fp8 with
 // per-tensor scales) and grouped_mm (batched, and by offsets cutting M, N or K) —
-// gemm-scaled-grouped-cases.ts — each fusion one
+// gemm-scaled-grouped-cases.ts; the MLP backward's DGELU / DGELU_BGRAD dgrad GEMM and the whole
+// GPT-MLP backward — gemm-backward-cases.ts — each fusion one
 // FusionExecutorCache call, outputs poisoned first, every element against the float64 reference
 // evaluator with a tolerance by dtype and K. Then timings (CUDA events, L2 flushed before each
 // run) as TFLOP/s: bf16 GEMMs 8192×4096×4096, 8192×16384×4096, 8192×4096×16384, 4096×11008×4096,
@@ -22,6 +23,7 @@ import { seededRandom } from '@tsfuser/test-support';
 import { locateCublasLt } from '../device/gemm-host.js';
 import { dense, input, linearCases, matmulCases, type Case, type GemmDtype } from './gemm-fusion-cases.js';
 import { groupedMmCases, scaledMmCases } from './gemm-scaled-grouped-cases.js';
+import { backwardCases } from './gemm-backward-cases.js';
 
 const args = process.argv.slice(2);
 const seedArg = args.indexOf('--seed');
@@ -176,7 +178,7 @@ function main(): number {
   console.log(`runtime-gemm-fusions: seed ${seed}; cuBLASLt ${gemm.version ?? '?'} from ${gemm.path ?? '?'}`);
   const device = DeviceContext.create(0);
   const rand = seededRandom(seed);
-  const cases = [...(['Float', 'BFloat16', 'Half'] as const).flatMap((d) => [...matmulCases(d), ...linearCases(d)]), ...scaledMmCases(), ...groupedMmCases()].filter((c) => only === '' || c.name.includes(only));
+  const cases = [...(['Float', 'BFloat16', 'Half'] as const).flatMap((d) => [...matmulCases(d), ...linearCases(d)]), ...scaledMmCases(), ...groupedMmCases(), ...backwardCases()].filter((c) => only === '' || c.name.includes(only));
   const failures: string[] = [];
   for (const c of cases) {
     const problem = runCase(device, c, rand);

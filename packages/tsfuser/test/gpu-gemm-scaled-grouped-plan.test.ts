@@ -1,5 +1,5 @@
-// The scaled_mm and grouped_mm cases of the runtime-gemm-fusions GPU entry
-// (gpu-suites/runtime/gemm-scaled-grouped-cases.ts) planned and run through FusionExecutorCache on
+// The scaled_mm, grouped_mm and backward (DGELU) cases of the runtime-gemm-fusions GPU entry
+// (gpu-suites/runtime/gemm-scaled-grouped-cases.ts, gemm-backward-cases.ts) planned and run through FusionExecutorCache on
 // the fake H100 before the GPU run: each becomes GEMM segments (with generated kernels around the
 // GEMM where the case has a cast / relu), and every cuBLASLt call it makes passes the device
 // layer's validateGemm (fp8: TN, scales on fp8 operands, bias dtype; grouped: one call per
@@ -9,12 +9,13 @@ import { HostTensor } from '@tsfuser/fusion-ir';
 import { FusionExecutorCache } from '@tsfuser/runtime';
 import { describe, expect, it } from 'vitest';
 import { groupedMmCases, scaledMmCases } from '../../gpu-suites/runtime/gemm-scaled-grouped-cases.js';
+import { backwardCases } from '../../gpu-suites/runtime/gemm-backward-cases.js';
 import { dense } from '../../gpu-suites/runtime/gemm-fusion-cases.js';
 import { fakeDevice } from './fake-device.js';
 
-const cases = [...scaledMmCases(), ...groupedMmCases()];
+const cases = [...scaledMmCases(), ...groupedMmCases(), ...backwardCases()];
 
-describe('runtime-gemm-fusions scaled_mm / grouped_mm cases on the fake H100', () => {
+describe('runtime-gemm-fusions scaled_mm / grouped_mm / backward cases on the fake H100', () => {
   it.each(cases.map((c) => [c.name, c] as const))('%s', (_, c) => {
     const fake = fakeDevice();
     const calls: GemmDescriptor[] = [];
@@ -40,6 +41,12 @@ describe('runtime-gemm-fusions scaled_mm / grouped_mm cases on the fake H100', (
     expect(kinds).toContain('libraryCall');
     if (c.name.includes('relu after')) expect(kinds).toEqual(['kernel', 'libraryCall', 'kernel']);
     const groups = offsets.map((end, g) => end - (offsets[g - 1] ?? 0)).filter((n) => n > 0).length;
-    expect(calls).toHaveLength(offsets.length === 0 ? 1 : groups);
+    if (c.name.startsWith('dgrad')) {
+      expect(calls.map((d) => d.epilogue?.kind)).toEqual([c.name.includes('BGRAD') ? 'DGELU_BGRAD' : 'DGELU']);
+    } else if (c.name.startsWith('GPT-MLP backward')) {
+      expect(calls.map((d) => d.epilogue?.kind ?? 'DEFAULT').sort()).toEqual(['DEFAULT', 'DEFAULT', 'DEFAULT', 'DGELU_BGRAD']);
+    } else {
+      expect(calls).toHaveLength(offsets.length === 0 ? 1 : groups);
+    }
   });
 });

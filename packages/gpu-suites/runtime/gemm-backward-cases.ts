@@ -1,0 +1,47 @@
+// The backward cases of the runtime-gemm-fusions GPU entry (device-free, as gemm-fusion-cases.ts):
+// the dgrad GEMM of an MLP's gelu(tanh) with cuBLASLt's DGELU epilogue (the saved pre-activation
+// read as aux) and DGELU_BGRAD (also the bias gradient: the sum of the result's rows), at odd
+// token counts, Float / BFloat16 / Half; and the whole GPT-MLP backward (grads of the input,
+// both weights and both biases: DGELU_BGRAD, three plain GEMMs reading transposed operands in
+// place, the second bias's gradient in a reduction kernel) as one FusionExecutorCache call.
+
+import { Fusion, geluBackward, matmul, permute, sum } from '@tsfuser/fusion-ir';
+import { input, type Case, type GemmDtype } from './gemm-fusion-cases.js';
+
+function dgradCase(dtype: GemmDtype, t: number, h: number, f: number, biasGradient: boolean): Case {
+  const fusion = new Fusion();
+  const dy = input(fusion, { sizes: [t, h] }, dtype, false);
+  const w2 = input(fusion, { sizes: [h, f] }, dtype, false);
+  const pre = input(fusion, { sizes: [t, f] }, dtype, false);
+  const d = geluBackward(matmul(dy, w2), pre, 'tanh');
+  fusion.addOutput(d);
+  if (biasGradient) fusion.addOutput(sum(d, [0]));
+  const name = `dgrad ${dtype} ${biasGradient ? 'DGELU_BGRAD' : 'DGELU'} t${t} h${h} f${f}`;
+  // the bias gradient sums t rows: the tolerance grows with t too
+  return { name, dtype, k: biasGradient ? h + t : h, fusion, inputs: [{ sizes: [t, h] }, { sizes: [h, f] }, { sizes: [t, f] }] };
+}
+
+function mlpBackwardCase(dtype: GemmDtype, t: number, h: number, f: number): Case {
+  const fusion = new Fusion();
+  const specs = [[t, h], [f, h], [h, f], [t, f], [t, f], [t, h]];
+  const [x, w1, w2, pre, g, dy] = specs.map((sizes) => input(fusion, { sizes }, dtype, false)) as [ReturnType<typeof input>, ReturnType<typeof input>, ReturnType<typeof input>, ReturnType<typeof input>, ReturnType<typeof input>, ReturnType<typeof input>];
+  const dPre = geluBackward(matmul(dy, w2), pre, 'tanh');
+  fusion.addOutput(matmul(dPre, w1));
+  fusion.addOutput(matmul(permute(dPre, [1, 0]), x));
+  fusion.addOutput(sum(dPre, [0]));
+  fusion.addOutput(matmul(permute(dy, [1, 0]), g));
+  fusion.addOutput(sum(dy, [0]));
+  return { name: `GPT-MLP backward ${dtype} tokens ${t} hidden ${h} ffn ${f}`, dtype, k: t + f, fusion, inputs: specs.map((sizes) => ({ sizes })) };
+}
+
+export function backwardCases(): Case[] {
+  const out: Case[] = [];
+  for (const dtype of ['Float', 'BFloat16', 'Half'] as const) {
+    for (const [t, h, f] of [[1, 8, 8], [129, 64, 136], [4095, 32, 64]] as const) {
+      out.push(dgradCase(dtype, t, h, f, false));
+      out.push(dgradCase(dtype, t, h, f, true));
+    }
+    out.push(mlpBackwardCase(dtype, 257, 64, 256));
+  }
+  return out;
+}
