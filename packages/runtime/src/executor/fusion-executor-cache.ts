@@ -531,7 +531,7 @@ export class FusionExecutorCache {
         if (stream !== undefined) this.stats.sideLaunches += 1;
         // The packed buffer holds the pointers now: drop the references, so the list keeps no
         // tensor of this call alive (an undisposed output stays collectable).
-        values.fill(0);
+        for (let k = 0; k < values.length; k += 1) values[k] = 0;
       }
       // Copies of views read what the side stream wrote: join first.
       if (sideStream !== undefined && plan.views.length > 0) {
