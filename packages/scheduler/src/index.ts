@@ -6,6 +6,7 @@ export * from './heuristic-params.js';
 export * from './index-type.js';
 export * from './scheduler.js';
 export * from './lowering-options.js';
+export { LoweringAnalyses, type LoweringAnalysisCounts } from './lowering-analyses.js';
 export { registryPriority, schedulerPriority } from './scheduler-priority.js';
 export { HeuristicDataCache, sameRuntimeInfo, type HeuristicDataCacheCounts } from './heuristic-data-cache.js';
 export { ExactLogicalMap, findReferenceOutput, iterationRank } from './analysis/domain-map.js';

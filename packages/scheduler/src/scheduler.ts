@@ -1,6 +1,7 @@
 // The scheduler interface and the registry that picks one. A scheduler is pure: canSchedule
 // and computeHeuristics only read; schedule mutates the fusion it is given (a clone the caller
-// owns) and reports what lowering needs to know (the reference tensor, proven divisibility).
+// owns) and reports what lowering needs to know (the reference tensor, proven divisibility, the
+// lowering options and the analyses lowering reads, made once in the final step scheduledFusion).
 // canSchedule and computeHeuristics share one HeuristicDataCache per (fusion, runtime info):
 // the analyses both need, and the heuristics themselves, are computed once; a scheduler whose
 // schedule can still refuse after its checks asks the cache for the schedule (made once, with
@@ -10,7 +11,8 @@ import type { Fusion, Split, TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from './errors.js';
 import { HeuristicDataCache } from './heuristic-data-cache.js';
 import type { HeuristicParams, KernelParams, SchedulerType } from './heuristic-params.js';
-import type { LoweringOptions } from './lowering-options.js';
+import { loweringOptionsOf, type LoweringOptions } from './lowering-options.js';
+import { LoweringAnalyses } from './lowering-analyses.js';
 import type { RuntimeInfo } from './runtime-info.js';
 
 export type CanScheduleResult = { ok: true } | { ok: false; reason: string };
@@ -24,6 +26,16 @@ export interface ScheduledFusion {
   params: KernelParams;
   /** What lowering decides from `params` (loweringOptionsOf: computed once, here, by the scheduler). */
   lowering: LoweringOptions;
+  /** The analyses of this scheduled fusion that lowering reads (lowering-analyses.ts: each built once). */
+  analyses: LoweringAnalyses;
+}
+
+/**
+ * Every kernel scheduler's final step: the scheduled fusion with its lowering options and the
+ * analyses lowering reads (made once, here, for this scheduled fusion).
+ */
+export function scheduledFusion(fusion: Fusion, reference: TensorView, divisibleSplits: ReadonlySet<Split>, params: KernelParams): ScheduledFusion {
+  return { fusion, reference, divisibleSplits, params, lowering: loweringOptionsOf(params), analyses: new LoweringAnalyses(fusion, reference) };
 }
 
 export interface Scheduler {

@@ -2,7 +2,9 @@
 // computed once and its fusion scheduled once, for a fixture of each kernel scheduler; the
 // dumps, --explain and fd.lastCudaCode after an execute read the plan that ran (no heuristics
 // or schedule more) and equal what ran — for a multi-segment fusion and for a grid-synchronizing
-// kernel rescheduled after the occupancy query. Runs the GPU backend's FusionExecutorCache on
+// kernel rescheduled after the occupancy query; and the analyses lowering reads (exact maps,
+// reshape index graph, resize index spaces) are built once per compiled segment, by the
+// scheduler's final step, none more for the dumps. Runs the GPU backend's FusionExecutorCache on
 // the fake H100 (test/fake-device.ts: kernels are compiled from their sources, not run).
 import type { Fusion } from '@tsfuser/fusion-ir';
 import { FusionExecutorCache, planKernels, type CompilePlan } from '@tsfuser/runtime';
@@ -88,6 +90,19 @@ function kernelSegmentsByType(plan: CompilePlan): Map<string, number> {
   return m;
 }
 
+/**
+ * Each kernel segment's lowering analyses (ScheduledFusion.analyses, made by the scheduler's final
+ * step, read by lowering): built once each — one exact map (two with slice / pad / cat: through
+ * them and not), one reshape index graph, index spaces only with resizes; a greedy kernel reads none.
+ */
+function expectAnalysesBuiltOnce(plan: CompilePlan, where: string): void {
+  for (const s of planKernels(plan)) {
+    const a = s.scheduled.analyses;
+    const expected = s.kind === 'greedy' ? { exactMaps: 0, reshapeIndexGraphs: 0, indexSpaces: 0 } : { exactMaps: a.hasResize ? 2 : 1, reshapeIndexGraphs: 1, indexSpaces: a.hasResize ? 1 : 0 };
+    expect({ ...a.counts }, `${where}: segment ${s.groupId} (${s.scheduler.type}) analyses built`).toEqual(expected);
+  }
+}
+
 const FILES = ['softmax.py', 'issue785_gelu_bias_grad.py', 'layer_norm_backward.py', 'batch_norm_channels_last.py', 'rms_norm.py', 'embedding_lookup.py'];
 
 describe('one compile plan', () => {
@@ -109,13 +124,14 @@ describe('one compile plan', () => {
       const explained = explainSegments(definition.fusionIr(), inputs, ran);
       const code = definition.lastCudaCode();
       expect(work.total(), `${file}: work after the execute`).toBe(before);
+      expectAnalysesBuiltOnce(ran, file);
       expect(dumped.join('').length).toBeGreaterThan(0);
       expect(explained.startsWith(fusionIrSegmentsToString(ran.segmentation.segmented ?? (undefined as never)))).toBe(true);
       expect(code).toBe(planKernels(ran).map((s) => s.kernel.dumps.cuda).join(''));
     });
   }
 
-  it('a transpose and a greedy (scan) fusion: one heuristics computation and one schedule each', async () => {
+  it('a transpose, a greedy (scan) and a pad fusion: one heuristics computation and one schedule each', async () => {
     const scan = FusionDefinition.build((fd) => {
       const x = fd.defineTensor({ shape: [-1, -1], contiguity: true });
       fd.addOutput(fd.ops.cumsum(x, 1));
@@ -124,9 +140,14 @@ describe('one compile plan', () => {
       const x = fd.defineTensor({ shape: [-1, -1], contiguity: true });
       fd.addOutput(fd.ops.mul(fd.ops.permute(x, [1, 0]), 2.0));
     }, { cache: new FusionCache() });
+    const padded = FusionDefinition.build((fd) => {
+      const x = fd.defineTensor({ shape: [-1, -1], contiguity: true });
+      fd.addOutput(fd.ops.add(fd.ops.pad(x, [1, 1]), 1.0));
+    }, { cache: new FusionCache() });
     for (const [fd, input, type] of [
       [scan, Tensor.from(new Float32Array(64 * 128).fill(1), [64, 128], 'Float'), 'greedy'],
       [transpose, Tensor.from(new Float32Array(512 * 1024).fill(1), [512, 1024], 'Float'), 'transpose'],
+      [padded, Tensor.from(new Float32Array(64 * 128).fill(1), [64, 128], 'Float'), 'pointwise'],
     ] as const) {
       const work = countWork();
       await fd.execute([input], { backend: fakeGpuBackend(), dumpsFromEnvironment: false });
@@ -135,6 +156,9 @@ describe('one compile plan', () => {
       expect(kernelSegmentsByType(ran)).toEqual(new Map([[type, 1]]));
       expect(work.heuristics).toEqual(new Map([[type, 1]]));
       expect(work.schedules).toEqual(new Map([[type, 1]]));
+      expect(fd.lastCudaCode().length).toBeGreaterThan(0);
+      expectAnalysesBuiltOnce(ran, type);
+      if (fd === padded) expect(planKernels(ran)[0]?.scheduled.analyses.hasResize).toBe(true);
       vi.restoreAllMocks();
     }
   });
@@ -195,5 +219,7 @@ describe('one compile plan', () => {
     renderDumps(targetCompilationOf(ran, DEFAULT_TARGET), definition.fusionIr(), inputs, new Set(['launch_param', 'host_ir']), (t) => void dumped.push(t));
     expect(dumped.join('')).toContain(segment.kernel.dumps.launchParams);
     expect(work.total()).toBe(before);
+    // The rescheduled kernel's scheduled fusion was lowered once; the dumps built nothing more.
+    expectAnalysesBuiltOnce(ran, 'rescheduled');
   });
 });

@@ -2,10 +2,12 @@
 // domain every aligned tensor follows position by position), the exact logical map (through
 // slice / pad / cat when the fusion has them: lower/resize.ts shifts those indices), and how
 // scalars (extents, scalar inputs, constants) are named in the kernel. Built once by
-// lower/index.ts; passes read it and never mutate the fusion.
+// lower/index.ts; passes read it and never mutate the fusion. The analyses (exact maps, reshape
+// index graph) are the scheduled fusion's own (scheduler's lowering-analyses.ts, made once by
+// the scheduler's final step): lowering builds none of them.
 
 import { isReducedFloat, isRFactorProducer, type DataType, type Fusion, type Scalar, type Split, type TensorView } from '@tsfuser/fusion-ir';
-import { ExactLogicalMap, hasResizeExprs, ReshapeIndexGraph, type IndexType } from '@tsfuser/scheduler';
+import type { ExactLogicalMap, IndexType, LoweringAnalyses, ReshapeIndexGraph } from '@tsfuser/scheduler';
 import type { IndexExpr } from '../kernel-ir/index-expr.js';
 
 export interface LoweringContext {
@@ -50,21 +52,23 @@ function storageDtypeOf(tv: TensorView): DataType {
   return tv.dtype;
 }
 
+/** `analyses`: the scheduled fusion's (ScheduledFusion.analyses), for `fusion` and `reference`. */
 export function makeContext(
   fusion: Fusion,
   reference: TensorView,
   divisibleSplits: ReadonlySet<Split>,
   indexType: IndexType,
   extent: (ctx: LoweringContext, s: Scalar) => IndexExpr,
+  analyses: LoweringAnalyses,
   kernelName = 'kernel',
 ): LoweringContext {
   const ctx: LoweringContext = {
     fusion,
     reference,
     positions: reference.nDims(),
-    exactMap: new ExactLogicalMap(fusion, fusion.allTvs(), { throughResize: hasResizeExprs(fusion) }),
-    exactMapNoResize: new ExactLogicalMap(fusion),
-    reshapeIndex: new ReshapeIndexGraph(fusion, reference),
+    exactMap: analyses.exactMap(),
+    exactMapNoResize: analyses.exactMapNoResize(),
+    reshapeIndex: analyses.reshapeIndex(),
     divisibleSplits,
     indexType,
     scalarNames: new Map(),

@@ -16,7 +16,7 @@
 // (the kernel_ir dump after a pass, and the kernel IR verifier in tests).
 
 import { dataTypeSize } from '@tsfuser/fusion-ir';
-import { hasResizeExprs, type LoopNestLoweringOptions, type ScheduledFusion } from '@tsfuser/scheduler';
+import type { LoopNestLoweringOptions, ScheduledFusion } from '@tsfuser/scheduler';
 import { LoweringError } from '../errors.js';
 import { allStmts } from '../kernel-ir/effects.js';
 import type { Kernel, KernelParam, Stmt } from '../kernel-ir/nodes.js';
@@ -97,7 +97,7 @@ export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Ker
   const o = scheduled.lowering;
   // compileFusion emits greedy kernels from their parameters (emit/greedy/); no loop nest.
   if (o.kind === 'greedy') throw new LoweringError('a greedy (scan or sort) segment is emitted from its parameters, not lowered through a loop nest');
-  const ctx = makeContext(scheduled.fusion, scheduled.reference, scheduled.divisibleSplits, o.indexType, extentExpr, opts.kernelName);
+  const ctx = makeContext(scheduled.fusion, scheduled.reference, scheduled.divisibleSplits, o.indexType, extentExpr, scheduled.analyses, opts.kernelName);
   ctx.blockDims = { TIDx: scheduled.params.lparams.bdimx, TIDy: scheduled.params.lparams.bdimy };
   const { params, indexLocals } = buildSignature(ctx);
   const scalars = lowerScalarExprs(ctx);
@@ -105,7 +105,8 @@ export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Ker
   observe('kernel-signature', []);
   // Created before the loop nest: a reduction over a sliced dim loops to the slice's length,
   // an extent of no kernel argument, computed at kernel start (resize.ts).
-  const resize = hasResizeExprs(ctx.fusion) ? new ResizeLowering(ctx) : null;
+  const spaces = scheduled.analyses.indexSpaces();
+  const resize = spaces === null ? null : new ResizeLowering(ctx, spaces);
   if (resize !== null) ctx.extent = (s) => resize.extentOf(s);
   const groups = new LoopGroups(ctx);
   const nest = buildLoopNest(ctx, groups);

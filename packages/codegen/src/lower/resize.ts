@@ -1,5 +1,6 @@
 // Pass 5c — resize lowering (used by expression lowering) for slice, pad and cat in pointwise,
-// reduction and persistent kernels. In: the index spaces of the scheduled fusion (scheduler's pointwise/resize): each
+// reduction and persistent kernels. In: the index spaces of the scheduled fusion (scheduler's
+// pointwise/resize; built once by the scheduler's final step, ScheduledFusion.analyses): each
 // tensor's logical dims as a reference dim through slice / pad / cat steps. Out:
 //   * the shifted index of a global access: p = Σ⁺ − Σ⁻ with both sums ≥ 0, built step by
 //     step (p' = p·scale + add − sub), so bounds are compared without negative numbers
@@ -17,7 +18,7 @@
 // Invariant: every tensor read or written in a shifted space is indexed through its space.
 
 import { isReducedFloat, type CatOp, type Expr, type PadOp, type Scalar, type TensorView } from '@tsfuser/fusion-ir';
-import { indexSpacesOf, isIdentitySpace, type DimSpace, type IndexSpace, type IndexSpaces, type OffsetTerm } from '@tsfuser/scheduler';
+import { isIdentitySpace, type DimSpace, type IndexSpace, type IndexSpaces, type OffsetTerm } from '@tsfuser/scheduler';
 import { LoweringError } from '../errors.js';
 import { iadd, iceilDiv, iconst, imul, printIndex, type IndexExpr } from '../kernel-ir/index-expr.js';
 import type { Operand, Predicate, ScalarOperand, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
@@ -40,9 +41,13 @@ export class ResizeLowering {
   /** The context's extent lookup before this lowering extends it (extentOf). */
   private readonly baseExtent: (s: Scalar) => IndexExpr;
 
-  constructor(readonly ctx: LoweringContext) {
+  /** `spaces`: the scheduled fusion's index spaces (ScheduledFusion.analyses, built once there). */
+  constructor(
+    readonly ctx: LoweringContext,
+    spaces: IndexSpaces,
+  ) {
     this.baseExtent = ctx.extent;
-    this.spaces = indexSpacesOf(ctx.fusion, ctx.reference);
+    this.spaces = spaces;
     if (this.spaces.conflicts.length > 0) {
       throw new LoweringError(`resize: T${this.spaces.conflicts.map((t) => t.name).join(', T')} are wanted in two index spaces (the scheduler did not recompute them)`);
     }

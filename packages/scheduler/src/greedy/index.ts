@@ -9,12 +9,12 @@ import { SchedulingError } from '../errors.js';
 import type { HeuristicParams } from '../heuristic-params.js';
 import type { RuntimeInfo } from '../runtime-info.js';
 import { HeuristicDataCache } from '../heuristic-data-cache.js';
-import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
+import { scheduledFusion, type CanScheduleResult, type ScheduledFusion, type Scheduler } from '../scheduler.js';
 import { analyzeGreedy } from './analysis.js';
 import { computeGreedyHeuristics } from './heuristics.js';
 import type { GreedyParams } from './params.js';
 import { analyzeScatter, computeScatterHeuristics, scatterOpOf } from './scatter.js';
-import { loweringOptionsOf } from '../lowering-options.js';
+
 
 export class GreedyScheduler implements Scheduler {
   readonly type = 'greedy' as const;
@@ -53,7 +53,7 @@ export class GreedyScheduler implements Scheduler {
     if (params.schedulerType !== 'greedy') throw new SchedulingError(`greedy scheduler: given ${params.schedulerType} parameters`);
     const reference = fusion.outputs.find((o): o is TensorView => o.kind === 'tensorView');
     if (reference === undefined) throw new SchedulingError('greedy scheduler: the fusion has no tensor output');
-    return { fusion, reference, divisibleSplits: new Set(), params, lowering: loweringOptionsOf(params) };
+    return scheduledFusion(fusion, reference, new Set(), params);
   }
 }
 

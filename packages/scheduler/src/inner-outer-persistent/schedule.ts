@@ -61,7 +61,7 @@ import { reductionTensors } from '../schedule-steps.js';
 import type { InnerOuterPersistentParams } from './params.js';
 import { projectToInputs } from './projection.js';
 import { inlineResizeProducers } from '../persistent/resize-row-schedule.js';
-import { loweringOptionsOf } from '../lowering-options.js';
+import { scheduledFusion } from '../scheduler.js';
 
 /** Loop position of the persistent batch loop (one row per block); persistent buffers are allocated there. */
 export const INNER_OUTER_PERSISTENT_POSITION = 3;
@@ -151,5 +151,5 @@ export function scheduleInnerOuterPersistent(fusion: Fusion, params: InnerOuterP
   for (const r of outer) if (r.computeAtPosition > 0) inlineAt(r, 0);
 
   const divisibleSplits = divisibleSplitsOf(referenceSplitOrder(ref), params.divisibleSplits);
-  return { fusion, reference: ref, divisibleSplits, params, lowering: loweringOptionsOf(params) };
+  return scheduledFusion(fusion, ref, divisibleSplits, params);
 }

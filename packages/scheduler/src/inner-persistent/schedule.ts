@@ -52,7 +52,7 @@ import {
   vectorizeRowAccesses,
   type ReductionLoopShape,
 } from '../persistent/persistent-steps.js';
-import { loweringOptionsOf } from '../lowering-options.js';
+import { scheduledFusion } from '../scheduler.js';
 
 /** Loop position of the first serial (persistent batch) loop; buffers are allocated there. */
 export const PERSISTENT_POSITION = 3;
@@ -100,5 +100,5 @@ export function scheduleInnerPersistent(fusion: Fusion, params: InnerPersistentP
   keepPersistentBuffers(fusion, PERSISTENT_POSITION);
 
   const divisibleSplits = divisibleSplitsOf(referenceSplitOrder(ref), params.divisibleSplits);
-  return { fusion, reference: ref, divisibleSplits, params, lowering: loweringOptionsOf(params) };
+  return scheduledFusion(fusion, ref, divisibleSplits, params);
 }

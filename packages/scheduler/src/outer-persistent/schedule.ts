@@ -42,7 +42,7 @@ import { hasResizeExprs } from '../pointwise/resize/index-space.js';
 import { cacheRowInputsBySpace, inlineResizeProducers } from '../persistent/resize-row-schedule.js';
 import { cacheInputsAndOutputs, reductionTensors } from '../schedule-steps.js';
 import type { OuterPersistentParams } from './params.js';
-import { loweringOptionsOf } from '../lowering-options.js';
+import { scheduledFusion } from '../scheduler.js';
 
 /** Loop position of the serial persistent batch loop; buffers are allocated there. */
 export const OUTER_PERSISTENT_POSITION = 3;
@@ -96,5 +96,5 @@ export function scheduleOuterPersistent(fusion: Fusion, params: OuterPersistentP
   keepPersistentBuffers(fusion);
 
   const divisibleSplits = divisibleSplitsOf(referenceSplitOrder(ref), params.divisibleSplits);
-  return { fusion, reference: ref, divisibleSplits, params, lowering: loweringOptionsOf(params) };
+  return scheduledFusion(fusion, ref, divisibleSplits, params);
 }

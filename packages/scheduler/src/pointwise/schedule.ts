@@ -37,7 +37,7 @@ import { findReferenceOutput } from '../analysis/domain-map.js';
 import { indexedLoadOf, lookupOnlyTensors } from './indexed-loads.js';
 import { MAX_GRID_Y } from './heuristics.js';
 import { cacheInputBySpace, feedsResize, inlineResizeProducer, prepareResize } from './resize/prepare.js';
-import { loweringOptionsOf } from '../lowering-options.js';
+import { scheduledFusion } from '../scheduler.js';
 
 function tensorRank(tv: TensorView): number {
   return tv.domain.logicalNoReductions().length;
@@ -157,5 +157,5 @@ export function schedulePointwise(fusion: Fusion, params: PointwiseParams): Sche
   if (splits.length !== params.divisibleSplits.length && hasIteration) {
     throw new SchedulingError(`pointwise schedule: applied ${splits.length} splits but the heuristics describe ${params.divisibleSplits.length}`);
   }
-  return { fusion, reference: ref, divisibleSplits, params, lowering: loweringOptionsOf(params) };
+  return scheduledFusion(fusion, ref, divisibleSplits, params);
 }

@@ -42,7 +42,7 @@ import type { ReductionParams } from './params.js';
 import { cacheReductionInputsAndOutputs } from './resize-before-reduction.js';
 import { feedsResize, inlineResizeProducer } from '../pointwise/resize/prepare.js';
 import { scheduleViewsAfterReduction } from './views-after-reduction.js';
-import { loweringOptionsOf } from '../lowering-options.js';
+import { scheduledFusion } from '../scheduler.js';
 
 /** Which chain a split of the reference belongs to and how many splits precede it there. */
 type SplitKey = `${'iter' | 'red'}${number}`;
@@ -199,5 +199,5 @@ export function scheduleReduction(fusion: Fusion, params: ReductionParams): Sche
   if (keys.size !== order.length) {
     throw new SchedulingError(`reduction schedule: the reference T${ref.name} has ${keys.size} splits, the heuristics describe ${order.length}`);
   }
-  return { fusion, reference: ref, divisibleSplits, params, lowering: loweringOptionsOf(params) };
+  return scheduledFusion(fusion, ref, divisibleSplits, params);
 }

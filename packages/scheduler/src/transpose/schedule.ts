@@ -22,7 +22,7 @@ import { SchedulingError } from '../errors.js';
 import type { ScheduledFusion } from '../scheduler.js';
 import { findReferenceOutput } from '../analysis/domain-map.js';
 import type { TransposeParams } from './params.js';
-import { loweringOptionsOf } from '../lowering-options.js';
+import { scheduledFusion } from '../scheduler.js';
 
 function tensorRank(tv: TensorView): number {
   return tv.domain.logicalNoReductions().length;
@@ -108,5 +108,5 @@ export function scheduleTranspose(fusion: Fusion, params: TransposeParams): Sche
     }
     if (pos > 0) inlineAt(tv, pos);
   }
-  return { fusion, reference: ref, divisibleSplits: new Set(divisible), params, lowering: loweringOptionsOf(params) };
+  return scheduledFusion(fusion, ref, new Set(divisible), params);
 }

@@ -50,8 +50,9 @@ function separateRepeatedCatInputs(fusion: Fusion): void {
  * reduction reduces is read in the space of the reference dim it maps to (the reduction
  * scheduler's reference is the reduction input).
  */
-export function indexSpacesOf(fusion: Fusion, ref: TensorView, opts: { privatize?: boolean } = {}): IndexSpaces {
-  const plain = new ExactLogicalMap(fusion);
+export function indexSpacesOf(fusion: Fusion, ref: TensorView, opts: { privatize?: boolean; plainMap?: ExactLogicalMap } = {}): IndexSpaces {
+  // `plainMap`: the fusion's exact map not crossing resizes, when the caller has it (lowering's).
+  const plain = opts.plainMap ?? new ExactLogicalMap(fusion);
   const refDims = ref.domain.logicalNoReductions();
   const reducedSpace = (id: IterDomain): DimSpace | null => {
     const d = refDims.findIndex((r) => plain.same(r, id));
@@ -64,7 +65,7 @@ export function indexSpacesOf(fusion: Fusion, ref: TensorView, opts: { privatize
     const mapped = o.domain.logicalNoReductions().every((id, d) => id.isBroadcast() || m[d] !== -1);
     return (mapped ? null : outputSliceSpace(o, ref, plain)) ?? identitySpace(m);
   };
-  return computeIndexSpaces(fusion, outputSpace, { ...opts, reducedSpace });
+  return computeIndexSpaces(fusion, outputSpace, { ...(opts.privatize === undefined ? {} : { privatize: opts.privatize }), reducedSpace });
 }
 
 /**
