@@ -25,16 +25,10 @@ interface DeviceStorage {
   bytes: number;
   /** Views borrow their base's memory: disposing a view frees nothing. */
   owned: boolean;
-  /** Set by dispose(): the finalizer then has nothing to free (the pointer may be reused by now). */
-  freed?: boolean;
 }
 
-// Registered without an unregister token: a token costs a hash-table entry per tensor (added at
-// allocation, removed by dispose); without it a cached two-output runFusion took 0.4-0.9 µs less
-// on the H200 host (2026-12-02, tsfuser-host-overhead). The `freed` flag tells the finalizer of a
-// disposed tensor to do nothing instead (its block may belong to another tensor by then).
 const leakedStorage = new FinalizationRegistry<DeviceStorage>((storage) => {
-  if (storage.freed === true || storage.device.isDisposed) return;
+  if (storage.device.isDisposed) return;
   try {
     storage.device.free(storage.pointer);
   } catch {
@@ -85,7 +79,7 @@ export class Tensor {
       this.host = storage.host;
     } else {
       this.deviceStorage = storage.device;
-      if (storage.device.owned) leakedStorage.register(this, storage.device);
+      if (storage.device.owned) leakedStorage.register(this, storage.device, this);
     }
   }
 
@@ -137,7 +131,7 @@ export class Tensor {
     validateShape(sizes, layout);
     const bytes = storageSpan(sizes, layout) * dataTypeSize(dtype);
     const pointer = device.malloc(Math.max(bytes, 1));
-    return new Tensor(dtype, [...sizes], [...layout], { device: { device, pointer, bytes, owned: true, freed: false } });
+    return new Tensor(dtype, [...sizes], [...layout], { device: { device, pointer, bytes, owned: true } });
   }
 
   /**
@@ -252,7 +246,7 @@ export class Tensor {
     this.host = undefined;
     this.deviceStorage = undefined;
     if (storage !== undefined && storage.owned) {
-      storage.freed = true;
+      leakedStorage.unregister(this);
       storage.device.free(storage.pointer);
     }
   }

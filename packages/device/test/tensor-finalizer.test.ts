@@ -1,7 +1,10 @@
 // The safety net of device tensors (tensor.ts): a Tensor collected without dispose() has its
 // block freed by the FinalizationRegistry; a disposed one is never freed a second time, even when
-// its block was handed to another tensor since (registration has no unregister token: dispose()
-// marks the storage freed instead). Uses V8's gc() (exposed at run time) on a recording device.
+// its block was handed to another tensor since (dispose() unregisters it). Registration keeps its
+// unregister token: without one (a flag on the storage instead) the registry's cells of disposed
+// tensors pile up until the event loop runs their cleanup, which cost more GC time than the token
+// saved in a loop of cached calls (issue 38, measured on the fake H100). Uses V8's gc() (exposed
+// at run time) on a recording device.
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
