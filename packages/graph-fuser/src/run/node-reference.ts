@@ -22,6 +22,7 @@ interface OneNodePlan {
   outputs: number[];
 }
 
+/** Per node with attributes (not keyed by shapeKey): plans by argument signature. */
 const plans = new WeakMap<Node, Map<string, OneNodePlan>>();
 /** Per graph: plans by shape key (shapeKey), for nodes whose lowering depends on nothing else. */
 const sharedPlans = new WeakMap<Graph, Map<string, OneNodePlan>>();
@@ -84,18 +85,21 @@ export function copyInto(dst: HostTensor, src: HostTensor): void {
 
 /** Evaluates `node` on `args` (one per input); one value per output (null for unused ones). */
 export function evalNodeReference(node: Node, args: readonly RunValue[], rng: PhiloxGenerator = createPhiloxGenerator()): RunValue[] {
-  let byNode = plans.get(node);
-  if (byNode === undefined) plans.set(node, (byNode = new Map()));
   const key = signature(args);
-  let p = byNode.get(key);
-  if (p === undefined) {
-    const shared = shapeKey(node, key);
+  const shared = shapeKey(node, key);
+  let p: OneNodePlan | undefined;
+  if (shared !== null) {
+    // Looked up by shape every time rather than cached per node: a per-node cache is a WeakMap
+    // entry per node (20,000 for a long un-fused chain), which every GC has to trace.
     let inGraph = sharedPlans.get(node.graph);
     if (inGraph === undefined) sharedPlans.set(node.graph, (inGraph = new Map()));
-    p = shared === null ? undefined : inGraph.get(shared);
-    if (p === undefined) p = plan(node, args);
-    if (shared !== null) inGraph.set(shared, p);
-    byNode.set(key, p);
+    p = inGraph.get(shared);
+    if (p === undefined) inGraph.set(shared, (p = plan(node, args)));
+  } else {
+    let byNode = plans.get(node);
+    if (byNode === undefined) plans.set(node, (byNode = new Map()));
+    p = byNode.get(key);
+    if (p === undefined) byNode.set(key, (p = plan(node, args)));
   }
   const { lowering, tensorArgs, outputs } = p;
   const fusionInputs: EvalValue[] = [];

@@ -42,8 +42,13 @@ function isIdentChar(c: string): boolean {
 function isDigit(c: string): boolean {
   return c >= '0' && c <= '9';
 }
-function isValueNameChar(c: string): boolean {
-  return isIdentChar(c) || c === '.';
+/** isIdentChar on a UTF-16 code (the hot loops read codes: no one-character strings). */
+function isIdentCode(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || (c >= 48 && c <= 57);
+}
+/** A character of a value name (`%x.1`): an identifier character or '.'. */
+function isValueNameCode(c: number): boolean {
+  return isIdentCode(c) || c === 46;
 }
 
 export function describeToken(t: Token): string {
@@ -157,7 +162,7 @@ export class Lexer {
       const column = this.col(i);
       if (c === '%') {
         let j = i + 1;
-        while (j < src.length && isValueNameChar(src.charAt(j))) j++;
+        while (j < src.length && isValueNameCode(src.charCodeAt(j))) j++;
         if (j === i + 1) fail("expected a value name after '%'", i);
         this.i = j;
         return { kind: 'value', text: src.slice(i + 1, j), line, column, start, end: j };
@@ -187,10 +192,10 @@ export class Lexer {
       }
       if (isIdentStart(c)) {
         let j = i + 1;
-        while (j < src.length && isIdentChar(src.charAt(j))) j++;
+        while (j < src.length && isIdentCode(src.charCodeAt(j))) j++;
         if (src.startsWith('::', j) && j + 2 < src.length && isIdentStart(src.charAt(j + 2))) {
           j += 2;
-          while (j < src.length && isIdentChar(src.charAt(j))) j++;
+          while (j < src.length && isIdentCode(src.charCodeAt(j))) j++;
           this.i = j;
           return { kind: 'qualified', text: src.slice(i, j), line, column, start, end: j };
         }
