@@ -3,9 +3,10 @@
 // inputs have the actual tensors' complete types and whose other arguments are constants holding
 // the actual values, lowered with parseJitIR and run on fusion-ir's reference evaluator. An
 // in-place op (`aten::add_`) runs its functional form and writes the result into its first
-// input. Lowerings are cached per node and input signature, and shared by the nodes of one graph
-// that lower alike (same kind, no attributes, same argument signature, input and output types and
-// used outputs): a 20,000-node chain of aten::add / aten::mul lowers two one-node graphs, not 20,000.
+// input. Lowerings are shared by the nodes of one graph that lower alike (same kind, no
+// attributes, same argument signature, input and output types and used outputs): a 20,000-node
+// chain of aten::add / aten::mul lowers two one-node graphs, not 20,000; a node with attributes
+// keeps its own, per input signature.
 // Invariant: a node is evaluated exactly as parseJitIR would lower it inside a fusion.
 
 import { HostTensor, evaluate, type EvalValue } from '@tsfuser/fusion-ir';
