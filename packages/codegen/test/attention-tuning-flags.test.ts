@@ -74,6 +74,14 @@ describe('attention forward tuning flags', () => {
     expect(generateAttentionForward(plain, t).source).not.toContain('live');
   });
 
+  it('lazyRescale: the rescale of O under a warp vote against the 2^8 threshold, only with the flag', () => {
+    const lazy = generateAttentionForward(causal, customTiling('forward', 128, 8, 128, 64, { lazyRescale: true, foldScale: true })).source;
+    expect(lazy).toContain('if (__any_sync(0xffffffffu, grow)) {');
+    expect(lazy).toContain('const float lazyTau = 8.0f / scoreScale;');
+    expect(generateAttentionForward(causal, customTiling('forward', 128, 8, 128, 64, { lazyRescale: true })).source).toContain('const float lazyTau = 8.0f;');
+    expect(generateAttentionForward(causal, customTiling('forward', 128, 8, 128, 64)).source).not.toContain('lazyTau');
+  });
+
   it('barriers per K/V tile: joint2 two, joint2-1sync one, split1 two', () => {
     const count = (pipeline: 'joint2' | 'joint2-1sync' | 'split1'): number => {
       const k = generateAttentionForward(plain, customTiling('forward', 128, 8, 128, 64, { pipeline }));

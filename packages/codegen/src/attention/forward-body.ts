@@ -1,7 +1,7 @@
 // The body of the flash-attention forward kernel as CUDA text, assembled from the tiling's
 // tuning flags: the K/V pipeline (`joint2`, `joint2-1sync`, `split1`), the split of the K/V
 // loop into unmasked and masked tiles, the exp2 with the scale folded into one FFMA, the
-// per-warp skip of fully masked diagonal tiles and the heavy-first grid order (see
+// per-warp skip of fully masked diagonal tiles, the lazy rescale of O and the heavy-first grid order (see
 // AttentionTiling for what each does). forward.ts wraps it into a kernel.
 //
 // Invariant: every flag combination computes the same function (the one forward.ts states); a
@@ -36,6 +36,7 @@ interface Pieces {
   m: string;
   fold: boolean;
   split: boolean;
+  lazy: boolean;
 }
 
 /** Loads that precede the K/V loop: Q with the first K (and V) tile. */
@@ -202,6 +203,61 @@ function softmaxCode(p: Pieces): string {
       }`;
 }
 
+/**
+ * `lazyRescale`: the base of a row's exponentials (its running max) moves, and O and the sum are
+ * rescaled, only when some row of the warp's 16 has a new max more than 2^8 above the base in
+ * use (FlashAttention-4's conditional rescale): P is then at most 256, exact in f32 and in the
+ * bf16 / fp16 A fragments, and O / sum is the same quotient. Most tiles after the first few skip
+ * the 2 · E / 8 multiplies a row tile.
+ */
+function lazySoftmaxCode(p: Pieces): string {
+  const scaled = (x: string): string => (p.fold ? `${x} * scoreScale` : x);
+  const arg = (x: string): string => (p.fold ? `fmaf(${x}, scoreScale, -base)` : `${x} - base`);
+  return `      // Online softmax with a lazily moved base (see lazyRescale).
+#pragma unroll
+      for (int rt = 0; rt < kRowTiles; ++rt) {
+        float mx[2];
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          mx[r] = rowMax[rt][r];
+#pragma unroll
+          for (int i = 0; i < kSTiles; ++i) mx[r] = fmaxf(mx[r], fmaxf(s[rt][i][2 * r], s[rt][i][2 * r + 1]));
+          mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 1));
+          mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 2));
+        }
+        // -inf + tau stays -inf: a row with no key so far only moves once it has one.
+        const bool grow = !(mx[0] <= rowMax[rt][0] + lazyTau) || !(mx[1] <= rowMax[rt][1] + lazyTau);
+        if (__any_sync(0xffffffffu, grow)) {
+#pragma unroll
+          for (int r = 0; r < 2; ++r) {
+            const float next = mx[r] == -tsf_inf() ? 0.0f : ${scaled('mx[r]')};
+            const float alpha = rowMax[rt][r] == -tsf_inf() ? 0.0f : tsf_exp2(${scaled('rowMax[rt][r]')} - next);
+            rowMax[rt][r] = mx[r];
+            rowSum[rt][r] *= alpha;
+#pragma unroll
+            for (int i = 0; i < kOTiles; ++i) {
+              acc[rt][i][2 * r] *= alpha;
+              acc[rt][i][2 * r + 1] *= alpha;
+            }
+          }
+        }
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          // A row with no key so far keeps max -inf; exp2 against 0 then gives 0 for its -inf scores.
+          const float base = rowMax[rt][r] == -tsf_inf() ? 0.0f : ${scaled('rowMax[rt][r]')};
+          float sum = 0.0f;
+#pragma unroll
+          for (int i = 0; i < kSTiles; ++i) {
+            const float p0 = tsf_exp2(${arg('s[rt][i][2 * r]')}), p1 = tsf_exp2(${arg('s[rt][i][2 * r + 1]')});
+            s[rt][i][2 * r] = p0;
+            s[rt][i][2 * r + 1] = p1;
+            sum += p0 + p1;
+          }
+          rowSum[rt][r] += sum;
+        }
+      }`;
+}
+
 function pvCode(p: Pieces): string {
   return `      // O += P V: P from the S registers (C layout = A layout of the next MMA), V through
       // ldmatrix.trans, each V fragment feeding the warp's kRowTiles row tiles.
@@ -237,7 +293,7 @@ function iteration(variant: AttentionVariant, t: AttentionTiling, p: Pieces, mas
   const stages = t.pipeline === 'split1' ? '' : `      const int stage = j & 1;\n`;
   const sKs = t.pipeline === 'split1' ? 'sK' : 'sK + stage * kBlockN * kRowStride';
   const sVs = t.pipeline === 'split1' ? 'sV' : 'sV + stage * kBlockN * kRowStride';
-  const compute = [maskCode(variant, p, masked), softmaxCode(p), variant.dropout ? DROPOUT_APPLY : '', pvCode(p)].join('\n');
+  const compute = [maskCode(variant, p, masked), p.lazy ? lazySoftmaxCode(p) : softmaxCode(p), variant.dropout ? DROPOUT_APPLY : '', pvCode(p)].join('\n');
   return `${stages}      const int n0 = j * kBlockN;
 ${pipelineTop(t)}
       const unsigned short* sKs = ${sKs};
@@ -261,7 +317,7 @@ const FOLD_SIGN = `  if (!(scoreScale > 0.0f)) {
   }`;
 
 export function forwardBody(variant: AttentionVariant, t: AttentionTiling): string {
-  const p: Pieces = { m: mmaTypeName(variant.dtype), fold: foldsScale(variant, t), split: t.pipeline === 'split1' };
+  const p: Pieces = { m: mmaTypeName(variant.dtype), fold: foldsScale(variant, t), split: t.pipeline === 'split1', lazy: t.lazyRescale };
   const kvStages = p.split ? 1 : 2;
   const block = t.heavyFirst
     ? `  // Longest query tiles first over the whole grid: grid (N·H, query tiles), y reversed.
@@ -320,7 +376,7 @@ ${p.fold ? FOLD_SIGN : ''}
   const long long dropRow = (static_cast<long long>(n) * heads + h) * queryLength;
   (void)biasRow;
   (void)dropRow;
-
+${p.lazy ? `  // lazyRescale's threshold: 8 in the log2 domain (raw units when the scale is folded).\n  const float lazyTau = ${p.fold ? '8.0f / scoreScale' : '8.0f'};\n` : ''}
   // Q fragments held in registers for the whole K/V loop (tiling.qInRegisters) instead of
   // re-read from shared memory for every K tile.
   unsigned qFrag[kQInRegisters ? kHeadDimPad / 16 : 1][kRowTiles][4];

@@ -15,12 +15,13 @@ const SYNC1: Partial<TilingFlags> = { pipeline: 'joint2-1sync' };
 const SPLIT: Partial<TilingFlags> = { pipeline: 'split1' };
 const QREG: Partial<TilingFlags> = { qInRegisters: true };
 const CTA2: Partial<TilingFlags> = { minBlocksPerSm: 2 };
+const LAZY: Partial<TilingFlags> = { lazyRescale: true };
 
 /**
  * Forward (blockM 32 · warps: two 16-row Q tiles a warp). The first two are the defaults until
  * 2026-12-02 (baseline flags); then one flag group at a time on 8w 128×64 (1sync, heavy-first,
  * mask split + warp skip, folded scale, all), then FlashAttention-2's single-stage split K/V
- * pipeline on the shapes that fit it.
+ * pipeline on the shapes that fit it; last, five of them with the lazy rescale.
  */
 export const FORWARD_TUNING: readonly TuningEntry[] = [
   [8, 128, 64, QREG],
@@ -40,6 +41,12 @@ export const FORWARD_TUNING: readonly TuningEntry[] = [
   [4, 64, 64, { ...QREG, ...SPLIT, ...ALL, ...CTA2 }],
   [4, 64, 64, { ...QREG, ...SYNC1, ...ALL, ...CTA2 }],
   [4, 64, 128, { ...SPLIT, ...ALL, ...CTA2 }],
+  // The same with lazyRescale.
+  [8, 128, 64, { ...QREG, ...SYNC1, ...ALL, ...LAZY }],
+  [8, 128, 64, { ...SPLIT, ...ALL, ...LAZY }],
+  [8, 128, 128, { ...SPLIT, ...ALL, ...LAZY }],
+  [8, 256, 32, { ...SPLIT, ...ALL, ...LAZY }],
+  [4, 64, 64, { ...QREG, ...SPLIT, ...ALL, ...CTA2, ...LAZY }],
 ];
 
 /** Backward: [warps, blockM (Q tile), blockN (K/V tile, 16 · warps), flags]: the shapes timed

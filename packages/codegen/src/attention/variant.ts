@@ -65,6 +65,9 @@ export interface AttentionTiling {
   /** Forward, causal: in tiles crossing the diagonal, a warp whose rows all precede the tile's
    * first key skips the tile's MMAs and softmax. */
   warpSkip: boolean;
+  /** Forward: O and the row sums are rescaled only when a row's max grows by more than 2^8
+   * (FlashAttention-4's conditional rescale; see forward-body.ts). */
+  lazyRescale: boolean;
   /** Forward, causal: the grid is (N·H, query tiles) with the longest query tiles of every head
    * launched first (longest-processing-time order over the whole grid). */
   heavyFirst: boolean;
@@ -73,10 +76,10 @@ export interface AttentionTiling {
 export type ForwardPipeline = 'joint2' | 'joint2-1sync' | 'split1';
 
 /** The tuning flags of a tiling (everything but the tile shape). */
-export type TilingFlags = Pick<AttentionTiling, 'qInRegisters' | 'minBlocksPerSm' | 'pipeline' | 'maskSplit' | 'foldScale' | 'warpSkip' | 'heavyFirst'>;
+export type TilingFlags = Pick<AttentionTiling, 'qInRegisters' | 'minBlocksPerSm' | 'pipeline' | 'maskSplit' | 'foldScale' | 'warpSkip' | 'heavyFirst' | 'lazyRescale'>;
 
 /** The flags of the tilings timed until 2026-12-01 (and of every backward tiling). */
-export const BASELINE_FLAGS: TilingFlags = { qInRegisters: false, minBlocksPerSm: 1, pipeline: 'joint2', maskSplit: false, foldScale: false, warpSkip: false, heavyFirst: false };
+export const BASELINE_FLAGS: TilingFlags = { qInRegisters: false, minBlocksPerSm: 1, pipeline: 'joint2', maskSplit: false, foldScale: false, warpSkip: false, heavyFirst: false, lazyRescale: false };
 
 /** The sm_90 opt-in shared-memory limit per block (227 KiB). */
 export const MAX_SHARED_BYTES = 232448;
@@ -199,6 +202,7 @@ export function tilingTag(t: AttentionTiling): string {
     t.foldScale ? 'fold' : '',
     t.warpSkip ? 'wskip' : '',
     t.heavyFirst ? 'heavy' : '',
+    t.lazyRescale ? 'lazy' : '',
   ].filter((f) => f !== '');
   return `${t.warps}w ${t.blockM}x${t.blockN}${flags.length > 0 ? ` ${flags.join(' ')}` : ''}`;
 }
