@@ -105,6 +105,9 @@ describe('attention forward tuning flags', () => {
     expect(split.match(/const bool inside/g)?.length).toBe(1);
     expect(generateAttentionBackward(causal, customTiling('backward', 128, 8, 32, 128)).source).not.toContain('edge');
     expect(() => customTiling('backward', 128, 8, 32, 128, { pipeline: 'split1' })).toThrow(/split1 pipeline is forward-only/);
+    const t = customTiling('backward', 128, 8, 32, 128, { foldScale: true, maskSplit: true });
+    expect(generateAttentionBackward(causal, t).source.match(/fmaf\(p\[i\]\[e\], scaleLog2, -lseLog2\[i\]\[e & 1\]\)/g)?.length).toBe(2);
+    expect(generateAttentionBackward({ ...causal, bias: 'bool' }, t).source).not.toContain('lseLog2');
   });
 
   it('every tuning entry is accepted and has its own cache key', () => {

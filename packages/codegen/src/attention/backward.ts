@@ -99,7 +99,21 @@ function pipelineTop(t: AttentionTiling): string {
  * tested (keys past S, queries past L, causal); otherwise the warp's 16 keys and the tile's
  * queries are all inside and attended (`edge` false, tiling.maskSplit).
  */
-function pLoop(masked: boolean): string {
+function pLoop(masked: boolean, fold: boolean): string {
+  if (fold) {
+    // No bias: P = exp2(s · scaleLog2 − lse · log2e) as one FFMA, lse in the log2 domain per column.
+    const value = 'tsf_exp2(fmaf(p[i][e], scaleLog2, -lseLog2[i][e & 1]))';
+    return `#pragma unroll
+    for (int i = 0; i < kLTiles; ++i) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+${masked ? `        const int srow = srow0 + (e >> 1) * 8;
+        const int lcol = m0 + i * 8 + 2 * tq + (e & 1);
+        const bool inside = srow < keyLength && lcol < queryLength && (!kCausal || srow <= lcol);
+        p[i][e] = inside ? ${value} : 0.0f;` : `        p[i][e] = ${value};`}
+      }
+    }`;
+  }
   const x = masked
     ? `const bool inside = srow < keyLength && lcol < queryLength && (!kCausal || srow <= lcol);
         const float x = inside ? score_log2(p[i][e], scaleLog2, bias, biasHead + lcol * biasStrideL + srow * biasStrideS) : -tsf_inf();`
@@ -119,10 +133,24 @@ function pLoop(masked: boolean): string {
     }`;
 }
 
+/** foldScale (no bias): this thread's 2 · kLTiles query columns' logsumexp in the log2 domain, +inf
+ * for a row that attended nothing (so that P = exp2(−inf) = 0). */
+const LSE_LOG2 = `    float lseLog2[kLTiles][2];
+#pragma unroll
+    for (int i = 0; i < kLTiles; ++i) {
+#pragma unroll
+      for (int c = 0; c < 2; ++c) {
+        const float raw = sLses[i * 8 + 2 * tq + c];
+        lseLog2[i][c] = raw == -tsf_inf() ? tsf_inf() : raw * TSF_LOG2E;
+      }
+    }
+`;
+
 function body(variant: AttentionVariant, t: AttentionTiling): string {
   const m = mmaTypeName(variant.dtype);
   const top = pipelineTop(t);
-  const pCode = t.maskSplit ? `    if (edge) {\n${pLoop(true)}\n    } else {\n${pLoop(false)}\n    }` : pLoop(true);
+  const fold = t.foldScale && variant.bias === 'none';
+  const pCode = `${fold ? LSE_LOG2 : ''}${t.maskSplit ? `    if (edge) {\n${pLoop(true, fold)}\n    } else {\n${pLoop(false, fold)}\n    }` : pLoop(true, fold)}`;
   const end = t.pipeline === 'joint2' ? '    __syncthreads();' : '';
   const drop = variant.dropout;
   // Without dropout the dropped P is P itself.

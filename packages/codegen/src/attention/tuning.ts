@@ -50,7 +50,8 @@ export const FORWARD_TUNING: readonly TuningEntry[] = [
 ];
 
 /** Backward: [warps, blockM (Q tile), blockN (K/V tile, 16 · warps), flags]: the shapes timed
- * until 2026-12-02, then one barrier a Q step fewer (1sync) and the mask-free P of inside tiles. */
+ * until 2026-12-02, then one barrier a Q step fewer (1sync), the mask-free P of inside tiles and
+ * the FFMA exp2 (fold). */
 export const BACKWARD_TUNING: readonly TuningEntry[] = [
   [8, 32, 128, {}],
   [8, 64, 128, {}],
@@ -60,6 +61,8 @@ export const BACKWARD_TUNING: readonly TuningEntry[] = [
   [8, 32, 128, { ...SYNC1, maskSplit: true }],
   [8, 64, 128, { ...SYNC1, maskSplit: true }],
   [4, 32, 64, { ...SYNC1, maskSplit: true, ...CTA2 }],
+  [8, 32, 128, { ...SYNC1, maskSplit: true, foldScale: true }],
+  [4, 32, 64, { ...SYNC1, maskSplit: true, foldScale: true, ...CTA2 }],
 ];
 
 export function tuningTiling(pass: 'forward' | 'backward', entry: TuningEntry, headDim = 128): AttentionTiling {

@@ -59,8 +59,9 @@ export interface AttentionTiling {
    * without any mask code; the others in a second loop. Backward: a warp whose 16 keys and the
    * Q tile's rows are all inside and attended computes P without the per-element tests. */
   maskSplit: boolean;
-  /** Forward, no bias: P = exp2(s · scaleLog2 − max · scaleLog2) as one FFMA (max over raw scores;
-   * a negative scale flips Q's signs in shared memory once instead). */
+  /** No bias: P = exp2(s · scaleLog2 − max · scaleLog2) as one FFMA (forward: max over raw scores,
+   * a negative scale flips Q's signs in shared memory once instead; backward: − lse · log2e, per
+   * query column once a step). */
   foldScale: boolean;
   /** Forward, causal: in tiles crossing the diagonal, a warp whose rows all precede the tile's
    * first key skips the tile's MMAs and softmax. */
@@ -176,11 +177,11 @@ export function variantTag(variant: AttentionVariant): string {
 /**
  * A tiling other than the tuned one (tuning experiments, tests): `pass` says whose shared-memory
  * layout it must fit; the backward needs blockN = 16 · warps (each warp owns 16 key rows) and
- * takes only minBlocksPerSm, pipeline (joint2 or joint2-1sync) and maskSplit of the flags.
+ * takes only minBlocksPerSm, pipeline (joint2 or joint2-1sync), maskSplit and foldScale of the flags.
  */
 export function customTiling(pass: 'forward' | 'backward', headDim: number, warps: number, blockM: number, blockN: number, flags: Partial<TilingFlags> = {}): AttentionTiling {
   const rowTiles = pass === 'forward' ? blockM / (16 * warps) : 1;
-  const chosen = pass === 'forward' ? flags : { minBlocksPerSm: flags.minBlocksPerSm ?? 1, pipeline: flags.pipeline ?? 'joint2', maskSplit: flags.maskSplit ?? false };
+  const chosen = pass === 'forward' ? flags : { minBlocksPerSm: flags.minBlocksPerSm ?? 1, pipeline: flags.pipeline ?? 'joint2', maskSplit: flags.maskSplit ?? false, foldScale: flags.foldScale ?? false };
   if (pass === 'backward' && chosen.pipeline === 'split1') throw new CodegenError('attention backward tiling: the split1 pipeline is forward-only (joint2 or joint2-1sync)');
   const t = { ...tiling(headDim, warps, blockN, 1, blockM, rowTiles), ...chosen };
   if (pass === 'forward' && rowTiles !== 1 && rowTiles !== 2) throw new CodegenError(`attention forward tiling: blockM ${blockM} must be 16 or 32 rows a warp (${16 * warps} or ${32 * warps})`);
