@@ -24,6 +24,8 @@ export interface Case {
   k: number;
   fusion: Fusion;
   inputs: InputSpec[];
+  /** Extra tolerance, relative to |reference| + 1 (where the accumulation or an epilogue is not f32-exact). */
+  slack?: number;
 }
 
 export function dense(sizes: readonly number[]): number[] {

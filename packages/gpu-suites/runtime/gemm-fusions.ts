@@ -82,7 +82,7 @@ function runCase(device: DeviceContext, c: Case, rand: () => number): string | n
       for (let i = 0; i < w.length; i += 1) {
         const x = w[i] as number;
         const y = g[i] as number;
-        const tol = 4 * u * (Math.abs(x) + 1) + (2 * u + 8 * 2 ** -23) * scale;
+        const tol = (4 * u + (c.slack ?? 0)) * (Math.abs(x) + 1) + (2 * u + 8 * 2 ** -23) * scale;
         if (!(Math.abs(x - y) <= tol)) return `output ${o} element ${i}: got ${y}, want ${x} (tolerance ${tol.toExponential(2)})`;
       }
     }

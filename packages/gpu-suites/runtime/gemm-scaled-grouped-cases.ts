@@ -1,6 +1,6 @@
 // The scaled_mm and grouped_mm cases of the runtime-gemm-fusions GPU entry (device-free, as
 // gemm-fusion-cases.ts): scaled_mm with per-tensor scales (e4m3 × e4m3, e4m3 × e5m2, e5m2 × e4m3;
-// BFloat16 / Half / Float / fp8 outputs; with its bias; mat1 row-major and mat2 column-major, as
+// BFloat16 / Half / Float outputs (fp8 outputs are refused on the GPU path); with its bias; mat1 row-major and mat2 column-major, as
 // cuBLASLt's fp8 path and torch._scaled_mm need), a bf16 → fp8 cast before it and a relu after
 // it (generated kernels around the GEMM segment); grouped_mm 3d × 3d (one batched call) and with
 // offsets cutting M (2d × 3d), N (3d × 2d) and K (2d × 2d), including an empty group and rows /
@@ -24,7 +24,7 @@ interface ScaledSpec {
   n: number;
   a: Fp8;
   b: Fp8;
-  out: Extract<DataType, 'Float' | 'BFloat16' | 'Half' | 'Float8_e4m3fn'>;
+  out: Extract<DataType, 'Float' | 'BFloat16' | 'Half'>;
   bias: boolean;
   /** A bf16 mat1 cast to fp8 in a kernel first, a relu in a kernel after. */
   around: boolean;
@@ -49,7 +49,8 @@ function scaledCase(s: ScaledSpec): Case {
   ];
   if (s.bias) inputs.push({ sizes: [s.n], dtype: biasDtype });
   const name = `scaled_mm ${s.a}×${s.b}→${s.out} m${s.m} n${s.n} k${s.k}${s.bias ? ' +bias' : ''}${s.around ? ' (cast before, relu after)' : ''}`;
-  return { name, dtype: s.out, k: s.k, fusion: f, inputs };
+  // Hopper's fp8 MMA accumulates with fewer bits than f32 (measured on the H200: 3e-5 relative at K 128)
+  return { name, dtype: s.out, k: s.k, fusion: f, inputs, slack: 1e-4 };
 }
 
 export function scaledMmCases(): Case[] {
@@ -60,7 +61,6 @@ export function scaledMmCases(): Case[] {
   }
   specs.push({ m: 33, k: 128, n: 64, a: 'Float8_e4m3fn', b: 'Float8_e5m2', out: 'Float', bias: false, around: false });
   specs.push({ m: 33, k: 128, n: 64, a: 'Float8_e5m2', b: 'Float8_e4m3fn', out: 'Half', bias: true, around: false });
-  specs.push({ m: 64, k: 64, n: 32, a: 'Float8_e4m3fn', b: 'Float8_e4m3fn', out: 'Float8_e4m3fn', bias: false, around: false });
   specs.push({ m: 129, k: 256, n: 64, a: 'Float8_e4m3fn', b: 'Float8_e4m3fn', out: 'BFloat16', bias: true, around: true });
   return specs.map(scaledCase);
 }

@@ -5,7 +5,8 @@
 // generated kernel after it, and the refusal says so. Layout rules are cuBLASLt's fp8 rules,
 // which are torch._scaled_mm's: mat1 row-major, mat2 column-major (the "TN" form: mat2 is the
 // transpose of a row-major [N, K], as a linear weight), K and N multiples of 16, leading dims
-// multiples of 16 elements; a bias in BFloat16 or Half (Half for a Half output). Block-scaled
+// multiples of 16 elements; a bias in BFloat16 or Half (Half for a Half output); a BFloat16,
+// Half or Float output (fp8 outputs refused: see below). Block-scaled
 // forms (MX / NVFP4) never reach here: fusion-ir's scaled_mm refuses them with the reason.
 // Invariant: an accepted segment's parameters pass the device's validateGemm for fp8 (both
 // inputs fp8, not e5m2 × e5m2, TN, scales only on fp8 operands, bias dtype); sizes PyTorch
@@ -88,7 +89,10 @@ export function computeScaledMmHeuristics(fusion: Fusion, info: RuntimeInfo): Ma
   if (k % FP8_ALIGNMENT !== 0 || n % FP8_ALIGNMENT !== 0 || layout.a.ld % FP8_ALIGNMENT !== 0 || layout.b.ld % FP8_ALIGNMENT !== 0) {
     return refuse(`scaled_mm producing ${name} has K = ${k}, N = ${n} (leading dims ${layout.a.ld}, ${layout.b.ld}): cuBLASLt's fp8 GEMMs need multiples of ${FP8_ALIGNMENT}`);
   }
-  if (isFloat8(out.dtype) && n % FP8_ALIGNMENT !== 0) return refuse(`an fp8 output needs N a multiple of ${FP8_ALIGNMENT}`);
+  // Measured on the H200 (cuBLASLt 13.1, 2026-12-02): an fp8 D without a D scale and with C at D's
+  // address (beta 0) is CUBLAS_STATUS_INVALID_VALUE; until that call is described as PyTorch's
+  // scaled_gemm describes it, the GPU path does not offer fp8 outputs.
+  if (isFloat8(out.dtype)) return refuse(`scaled_mm producing ${name} writes ${out.dtype}: fp8 outputs do not run on the GPU path yet (cuBLASLt refused the call); write BFloat16, Half or Float and cast`);
   let bias: MatmulEpilogue['bias'] = null;
   const biasTv = gemm.bias();
   if (biasTv !== null) {
