@@ -84,6 +84,13 @@ time('runFusion (pointwise, 2 in, 2 out)', () => {
   for (const t of cache.runFusion(args)) t.dispose();
 });
 
+// New input tensor objects every call (views of the same memory, as a pipeline passes one
+// fusion's fresh outputs to the next): the layout key cannot be reused by identity.
+time('runFusion (pointwise, new input views each call)', () => {
+  const fresh = [(args[0] as Tensor).asStrided([1024, 1024], [1024, 1]), (args[1] as Tensor).asStrided([1024, 1024], [1024, 1])];
+  for (const t of cache.runFusion(fresh)) t.dispose();
+});
+
 // A segmented plan (several kernels, intermediates in global memory), inputs already on the device.
 for (const file of ['layer_norm_backward.py', 'issue785_gelu_bias_grad.py']) {
   const fixtures = `${process.cwd()}/test-fixtures/definitions`; // run.mjs runs from the repository root
