@@ -1,6 +1,7 @@
 // HeuristicDataCache (nvFuser's HeuristicDataCache): the analyses of one fusion for one runtime
 // info, computed at most once and shared by every scheduler's canSchedule and computeHeuristics
-// and by the schedule that follows — extent bindings, persistent-buffer sizes, the
+// and by the schedule that follows — extent bindings (the one binding of this fusion and runtime
+// info every scheduler's checks and heuristics read), persistent-buffer sizes, the
 // Welford-translated fusion the persistent heuristics decide for, each scheduler's heuristic
 // parameters and its scheduled fusion.
 //
@@ -36,6 +37,8 @@ function read<T>(m: Memo<T>): T {
 export interface HeuristicDataCacheCounts {
   heuristics: number;
   schedules: number;
+  /** Extent bindings made (at most 1: every check and heuristic of this fusion and info reads the one). */
+  bindings: number;
 }
 
 export class HeuristicDataCache {
@@ -44,7 +47,7 @@ export class HeuristicDataCache {
   private translated: HeuristicDataCache | null = null;
   private readonly heuristicsMemo = new Map<Scheduler, Memo<HeuristicParams>>();
   private readonly scheduleMemo = new Map<Scheduler, Memo<ScheduledFusion>>();
-  readonly counts: HeuristicDataCacheCounts = { heuristics: 0, schedules: 0 };
+  readonly counts: HeuristicDataCacheCounts = { heuristics: 0, schedules: 0, bindings: 0 };
 
   constructor(
     readonly fusion: Fusion,
@@ -63,13 +66,16 @@ export class HeuristicDataCache {
 
   /** The fusion inputs' symbolic extents bound to the runtime sizes (throws what bindExtents throws). */
   bindings(): ExtentBindings {
-    this.bindingsMemo ??= memoize(() => bindExtents(this.fusion, this.runtimeInfo));
+    this.bindingsMemo ??= memoize(() => {
+      this.counts.bindings += 1;
+      return bindExtents(this.fusion, this.runtimeInfo);
+    });
     return read(this.bindingsMemo);
   }
 
   /** Bytes per row of the persistent buffers (persistent/persistent-buffer.ts). */
   persistentBufferSize(): PersistentBufferSize {
-    this.bufferSizeMemo ??= memoize(() => persistentBufferBytes(this.fusion, this.runtimeInfo));
+    this.bufferSizeMemo ??= memoize(() => persistentBufferBytes(this.fusion, this.runtimeInfo, () => this.bindings()));
     return read(this.bufferSizeMemo);
   }
 

@@ -3,10 +3,11 @@
 // persistent scheduler's acceptance makes the schedule the kernel is built from, the
 // scheduler's overrides apply at acceptance, and the can-schedule files compute neither
 // heuristics nor a schedule.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { add, Fusion, makeTensor, softmax } from '@tsfuser/fusion-ir';
+import { add, Fusion, makeTensor, mul, permute, softmax, sum, type TensorView } from '@tsfuser/fusion-ir';
 import {
   defaultSchedulerRegistry, HeuristicDataCache, InnerPersistentScheduler, makeRuntimeInfo, PointwiseScheduler, sameRuntimeInfo, SchedulerRegistry, segmentFusion, segmentKindOf,
 } from '../src/index.js';
@@ -46,13 +47,13 @@ describe('HeuristicDataCache', () => {
     const choice = kernelRegistry().pick(fusion, info);
     expect(choice.scheduler.type).toBe('inner_persistent');
     const { analysis } = choice;
-    expect(analysis.counts).toEqual({ heuristics: 1, schedules: 1 });
+    expect(analysis.counts).toEqual({ heuristics: 1, schedules: 1, bindings: 1 });
     const params = choice.scheduler.computeHeuristics(fusion, info, analysis);
     const scheduled = analysis.scheduled(choice.scheduler);
     expect(choice.scheduler.computeHeuristics(fusion, info, analysis) === params).toBe(true);
     expect(analysis.scheduled(choice.scheduler) === scheduled).toBe(true);
     expect(scheduled.params === params).toBe(true);
-    expect(analysis.counts).toEqual({ heuristics: 1, schedules: 1 });
+    expect(analysis.counts).toEqual({ heuristics: 1, schedules: 1, bindings: 1 });
     // The same params as a fresh computation (the cache changes when, not what).
     expect(new InnerPersistentScheduler().computeHeuristics(fusion, info)).toEqual(params);
   });
@@ -62,7 +63,7 @@ describe('HeuristicDataCache', () => {
     const info = makeRuntimeInfo(fusion, [{ sizes: [64, 128] }, { sizes: [64, 128] }]);
     const { scheduler, analysis } = kernelRegistry().pick(fusion, info);
     expect(scheduler).toBeInstanceOf(PointwiseScheduler);
-    expect(analysis.counts).toEqual({ heuristics: 0, schedules: 0 });
+    expect(analysis.counts).toEqual({ heuristics: 0, schedules: 0, bindings: 1 });
     const p = scheduler.computeHeuristics(fusion, info, analysis);
     expect(scheduler.computeHeuristics(fusion, info, analysis) === p).toBe(true);
     expect(analysis.counts.heuristics).toBe(1);
@@ -101,7 +102,52 @@ describe('HeuristicDataCache', () => {
     const [group] = segmentFusion(fusion, info, kernelRegistry()).groups;
     expect(group?.schedulerType).toBe('inner_persistent');
     expect(group?.analysis?.describes(group.fusion, info)).toBe(true);
-    expect(group?.analysis?.counts).toEqual({ heuristics: 1, schedules: 1 });
+    expect(group?.analysis?.counts).toEqual({ heuristics: 1, schedules: 1, bindings: 1 });
+  });
+
+  it('one extent binding per (fusion, runtime info): acceptance, heuristics and schedule of each scheduler read it', () => {
+    const input = (f: Fusion): TensorView => {
+      const tv = makeTensor(f, { shape: [-1, -1] });
+      f.addInput(tv);
+      return tv;
+    };
+    const cases: { type: string; sizes: number[]; build: (f: Fusion) => void }[] = [
+      { type: 'pointwise', sizes: [64, 128], build: (f) => f.addOutput(mul(input(f), 2)) },
+      { type: 'transpose', sizes: [512, 1024], build: (f) => f.addOutput(mul(permute(input(f), [1, 0]), 2)) },
+      { type: 'reduction', sizes: [4096, 64], build: (f) => f.addOutput(sum(input(f), [0])) },
+      { type: 'inner_persistent', sizes: [1024, 4096], build: (f) => f.addOutput(softmax(input(f), 1)) },
+      { type: 'expr_eval', sizes: [64, 128], build: (f) => f.addOutput(permute(input(f), [1, 0])) },
+    ];
+    for (const c of cases) {
+      const f = new Fusion();
+      c.build(f);
+      const info = makeRuntimeInfo(f, [{ sizes: c.sizes }]);
+      const { scheduler, analysis } = kernelRegistry().pick(f, info);
+      expect(scheduler.type, c.type).toBe(c.type);
+      scheduler.computeHeuristics(f, info, analysis);
+      if (segmentKindOf(scheduler.type) === 'kernel') analysis.scheduled(scheduler);
+      expect(analysis.counts.bindings, `${c.type}: bindings made`).toBe(1);
+    }
+  });
+
+  it('outside the cache, scheduler/src binds extents only where no cache exists (the segmenter without the caller\'s bindings, a default)', () => {
+    const src = fileURLToPath(new URL('../src', import.meta.url));
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+    const binding = files(src)
+      .filter((p) => !/[/\\](matmul|attention)[/\\]/.test(p))
+      .flatMap((p) =>
+        readFileSync(p, 'utf8')
+          .split('\n')
+          .filter((line) => /\bbindExtents\s*\(/.test(line) && !line.trim().startsWith('//') && !line.trim().startsWith('*'))
+          .map((line) => `${p.slice(src.length + 1)}: ${line.trim().slice(0, 60)}`),
+      );
+    expect(binding).toEqual([
+      'heuristic-data-cache.ts: return bindExtents(this.fusion, this.runtimeInfo);',
+      'persistent/persistent-buffer.ts: export function persistentBufferBytes(fusion: Fusion, runtim',
+      'runtime-info.ts: export function bindExtents(fusion: Fusion, info: RuntimeInf',
+      'segmentation/segment-fusion.ts: this.bindings = bindings ?? bindExtents(fusion, info);',
+    ]);
   });
 
   it('the can-schedule files compute no heuristics and schedule nothing', () => {

@@ -14,12 +14,12 @@
 import { dataTypeSize, type DataType, type Fusion, type Val } from '@tsfuser/fusion-ir';
 import {
   bindExtents,
+  HeuristicDataCache,
   runtimeInfoOf,
   viewLayouts,
   type InputLayout,
   type SchedulerDevice,
   type ExtentBindings,
-  type HeuristicDataCache,
   type RuntimeInfo,
   type SchedulerRegistry,
   type SchedulerType,
@@ -178,7 +178,8 @@ function largestPowerOfTwoDividing(bytes: number): number {
 function planViews<K>(group: SegmentPlanGroup, info: RuntimeInfo, refs: readonly PlanRef[], refOf: Map<Val, PlanRef>, plan: LaunchPlanLayout<K>, groupId: number): void {
   let layouts: ReturnType<typeof viewLayouts>;
   try {
-    layouts = viewLayouts(group.fusion, info.inputs.map((i) => (i.kind === 'tensor' ? i : null)), bindExtents(group.fusion, info));
+    // The group's analyses (its acceptance's, when they describe this info) hold its one binding.
+    layouts = viewLayouts(group.fusion, info.inputs.map((i) => (i.kind === 'tensor' ? i : null)), HeuristicDataCache.for(group.fusion, info, group.analysis).bindings());
   } catch (error) {
     throw new ExecutorInputError(`segment ${groupId} (expr_eval): ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -6,7 +6,8 @@
 // is reused for every call with the same layouts, so it cannot depend on scalar values).
 
 import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
-import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
+import type { RuntimeInfo } from '../runtime-info.js';
+import { HeuristicDataCache } from '../heuristic-data-cache.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { metadataOpRefusal, viewLayouts } from './views.js';
 
@@ -22,7 +23,7 @@ function followsStrideOrder(tv: TensorView, sizes: readonly number[], strides: r
   return order.every((d, k) => k === 0 || (strides[order[k - 1] as number] ?? 0) >= (strides[d] ?? 0));
 }
 
-export function canScheduleExprEvalViews(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
+export function canScheduleExprEvalViews(fusion: Fusion, runtimeInfo: RuntimeInfo, cache: HeuristicDataCache = new HeuristicDataCache(fusion, runtimeInfo)): CanScheduleResult {
   if (fusion.outputs.length === 0) return { ok: false, reason: 'the fusion has no outputs' };
   for (const o of fusion.outputs) {
     if (o.kind !== 'tensorView') return { ok: false, reason: `output ${o.name} is not a tensor` };
@@ -32,7 +33,7 @@ export function canScheduleExprEvalViews(fusion: Fusion, runtimeInfo: RuntimeInf
     if (r !== null) return { ok: false, reason: r };
   }
   try {
-    const bindings = bindExtents(fusion, runtimeInfo);
+    const bindings = cache.bindings();
     const layouts = viewLayouts(
       fusion,
       runtimeInfo.inputs.map((i) => (i.kind === 'tensor' ? i : null)),

@@ -7,6 +7,7 @@ import type { Fusion } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import type { ExprEvalParams, HeuristicParams } from '../heuristic-params.js';
 import type { RuntimeInfo } from '../runtime-info.js';
+import { HeuristicDataCache } from '../heuristic-data-cache.js';
 import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
 import { canScheduleExprEvalViews } from './can-schedule.js';
 import { stridedOutputRefusal } from '../stride-order.js';
@@ -14,9 +15,9 @@ import { stridedOutputRefusal } from '../stride-order.js';
 export class ExprEvalScheduler implements Scheduler {
   readonly type = 'expr_eval' as const;
 
-  canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
+  canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): CanScheduleResult {
     const strided = stridedOutputRefusal(fusion, 'expr_eval');
-    return strided.ok ? canScheduleExprEvalViews(fusion, runtimeInfo) : strided;
+    return strided.ok ? canScheduleExprEvalViews(fusion, runtimeInfo, HeuristicDataCache.for(fusion, runtimeInfo, cache)) : strided;
   }
 
   computeHeuristics(): ExprEvalParams {

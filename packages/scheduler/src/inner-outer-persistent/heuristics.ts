@@ -31,7 +31,7 @@ import { hasResizeExprs } from '../pointwise/resize/index-space.js';
 import { ExactLogicalMap } from '../analysis/domain-map.js';
 import { collectIo } from '../analysis/io-tensors.js';
 import { HeuristicDataCache } from '../heuristic-data-cache.js';
-import type { RuntimeInfo } from '../runtime-info.js';
+import type { ExtentBindings, RuntimeInfo } from '../runtime-info.js';
 import { persistentBuffers } from '../persistent/persistent-buffer.js';
 import { bulkRowPipelineAllowed, bulkRowPipelineByDefault } from './bulk-row-pipeline.js';
 import type { InnerOuterPersistentParams } from './params.js';
@@ -92,13 +92,13 @@ function rowTensors(fusion: Fusion, r: TensorView, tvs: readonly TensorView[]): 
   });
 }
 
-function vectorization(fusion: Fusion, runtimeInfo: RuntimeInfo, r: TensorView, rowLength: number): VectorChoice {
+function vectorization(fusion: Fusion, runtimeInfo: RuntimeInfo, bindings: ExtentBindings, r: TensorView, rowLength: number): VectorChoice {
   const inputTvs = fusion.inputs.filter((v): v is TensorView => v.kind === 'tensorView');
   const rowInputs = new Set(rowTensors(fusion, r, inputTvs));
   // Full-rank row outputs (grad_input); the outer reductions' outputs are written by the grid step.
   const rank = r.domain.logical.length;
   const outputTvs = fusion.outputs.filter((v): v is TensorView => v.kind === 'tensorView' && v.domain.logicalNoReductions().length === rank);
-  return resizeRowVectorChoice(fusion, runtimeInfo, r, rowVectorChoice(fusion, runtimeInfo, rowInputs, new Set(rowTensors(fusion, r, outputTvs)), rowLength, 16));
+  return resizeRowVectorChoice(fusion, bindings, r, rowVectorChoice(fusion, runtimeInfo, rowInputs, new Set(rowTensors(fusion, r, outputTvs)), rowLength, 16));
 }
 
 /**
@@ -150,7 +150,7 @@ export function computeInnerOuterPersistentHeuristics(
   const { rowLength: R, rows: I } = rowShape(r, bindings);
   if (R === 0 || I === 0) throw new SchedulingError(`inner-outer persistent heuristics: ${I} rows of ${R} elements (empty)`);
   const device = runtimeInfo.device;
-  const vec = vectorization(fusion, runtimeInfo, r, R);
+  const vec = vectorization(fusion, runtimeInfo, bindings, r, R);
   const v = vec.factor;
   const vectors = ceilDiv(R, v);
   const project = projectsToInputs(fusion);

@@ -27,8 +27,8 @@ import { ExactLogicalMap } from '../analysis/domain-map.js';
 import { collectIo } from '../analysis/io-tensors.js';
 import { ReshapeIndexGraph } from '../pointwise/reshape-index-graph.js';
 import { HeuristicDataCache } from '../heuristic-data-cache.js';
-import { bindExtents, evaluateExtent, type RuntimeInfo } from '../runtime-info.js';
-import { persistentBufferBytes, persistentBuffers } from '../persistent/persistent-buffer.js';
+import { evaluateExtent, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
+import { persistentBuffers } from '../persistent/persistent-buffer.js';
 import { bulkRowLoadsByDefault, bulkRowLoadsWith, NO_BULK_ROW_LOADS } from './bulk-row-loads.js';
 import type { InnerPersistentParams } from './params.js';
 import { rowVectorChoice, type VectorChoice } from '../persistent/row-vectorization.js';
@@ -57,7 +57,7 @@ export function firstReduction(fusion: Fusion): TensorView {
 }
 
 /** Merged row length and number of rows of a reduction tensor. */
-export function rowShape(r: TensorView, bindings: ReturnType<typeof bindExtents>): { rowLength: number; rows: number } {
+export function rowShape(r: TensorView, bindings: ExtentBindings): { rowLength: number; rows: number } {
   let rowLength = 1;
   let rows = 1;
   for (const id of r.domain.logical) {
@@ -143,7 +143,7 @@ function rowInputs(fusion: Fusion, r: TensorView): RowInputs {
  * holding all `numel` elements in the row-major order of the row tensor (no permute in the
  * fusion), each with its innermost extent; loops-past-views.ts gives them the reference's loops.
  */
-function reshapedRowOutputs(fusion: Fusion, r: TensorView, bindings: ReturnType<typeof bindExtents>, numel: number): Map<TensorView, number> {
+function reshapedRowOutputs(fusion: Fusion, r: TensorView, bindings: ExtentBindings, numel: number): Map<TensorView, number> {
   const out = new Map<TensorView, number>();
   if (fusion.exprs().some((e) => e.kind === 'LoadStoreOp' && e.permutation !== null)) return out;
   const outputTvs = fusion.outputs.filter((v): v is TensorView => v.kind === 'tensorView' && v.domain.allocation === null && !v.isFusionInput());
@@ -160,20 +160,20 @@ function reshapedRowOutputs(fusion: Fusion, r: TensorView, bindings: ReturnType<
   return out;
 }
 
-function vectorization(fusion: Fusion, runtimeInfo: RuntimeInfo, r: TensorView, inputs: RowInputs, rowLength: number, rows: number, maxVectorBytes: number): VectorChoice {
+function vectorization(fusion: Fusion, runtimeInfo: RuntimeInfo, bindings: ExtentBindings, r: TensorView, inputs: RowInputs, rowLength: number, rows: number, maxVectorBytes: number): VectorChoice {
   const rowInputs = new Set([...inputs.rows, ...inputs.params, ...inputs.reshaped]);
   const outputTvs = fusion.outputs.filter((v): v is TensorView => v.kind === 'tensorView');
   const reshaped = { tvs: inputs.reshaped, numel: rowLength * rows };
-  const reshapedOutputs = reshapedRowOutputs(fusion, r, bindExtents(fusion, runtimeInfo), rowLength * rows);
+  const reshapedOutputs = reshapedRowOutputs(fusion, r, bindings, rowLength * rows);
   const rowOutputs = new Set([...rowTensors(fusion, r, outputTvs), ...reshapedOutputs.keys()]);
   const choice = rowVectorChoice(fusion, runtimeInfo, rowInputs, rowOutputs, rowLength, maxVectorBytes, reshaped, [...reshapedOutputs.values()]);
-  return resizeRowVectorChoice(fusion, runtimeInfo, r, choice);
+  return resizeRowVectorChoice(fusion, bindings, r, choice);
 }
 
 /** Register bytes each row element costs across the persistent buffers (as computed, not projected). */
-export function bytesPerRowElement(fusion: Fusion, runtimeInfo: RuntimeInfo, rowLength: number): number {
-  if (persistentBuffers(fusion).length === 0 || rowLength === 0) return 4;
-  const size = persistentBufferBytes(fusion, runtimeInfo);
+export function bytesPerRowElement(analysis: HeuristicDataCache, rowLength: number): number {
+  if (persistentBuffers(analysis.fusion).length === 0 || rowLength === 0) return 4;
+  const size = analysis.persistentBufferSize();
   return Math.max(1, size.bufferBytes / rowLength);
 }
 
@@ -291,10 +291,10 @@ export function computeInnerPersistentHeuristics(
   if (R === 0 || I === 0) throw new SchedulingError(`inner persistent heuristics: ${I} rows of ${R} elements (empty)`);
   const device = runtimeInfo.device;
   const inputs = rowInputs(fusion, r);
-  const vec = vectorization(fusion, runtimeInfo, r, inputs, R, I, overrides.maxVectorBytes ?? 16);
+  const vec = vectorization(fusion, runtimeInfo, bindings, r, inputs, R, I, overrides.maxVectorBytes ?? 16);
   const v = vec.factor;
   const vectors = ceilDiv(R, v);
-  const perElement = bytesPerRowElement(fusion, runtimeInfo, R);
+  const perElement = bytesPerRowElement(analysis, R);
   const maxBatches = Math.min(MAX_PERSISTENT_BATCHES, Math.max(1, Math.floor(MAX_PERSISTENT_BYTES_PER_THREAD / (v * perElement))));
   // Few rows (fewer blocks than SMs): wider blocks, so each row's work spreads over more threads.
   const forced = overrides.batches;

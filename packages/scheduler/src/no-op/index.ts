@@ -7,15 +7,16 @@
 import type { Fusion } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import type { HeuristicParams, NoOpParams } from '../heuristic-params.js';
-import { bindExtents, evaluateExtent, type RuntimeInfo } from '../runtime-info.js';
+import { evaluateExtent, type RuntimeInfo } from '../runtime-info.js';
+import { HeuristicDataCache } from '../heuristic-data-cache.js';
 import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
 
 /** Every output is a tensor with no elements. */
-export function canScheduleEmptyOutputs(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
+export function canScheduleEmptyOutputs(fusion: Fusion, runtimeInfo: RuntimeInfo, cache: HeuristicDataCache = new HeuristicDataCache(fusion, runtimeInfo)): CanScheduleResult {
   if (fusion.outputs.length === 0) return { ok: false, reason: 'the fusion has no outputs' };
   let bindings;
   try {
-    bindings = bindExtents(fusion, runtimeInfo);
+    bindings = cache.bindings();
   } catch (err) {
     return { ok: false, reason: (err as Error).message };
   }
@@ -35,8 +36,8 @@ export function canScheduleEmptyOutputs(fusion: Fusion, runtimeInfo: RuntimeInfo
 export class NoOpScheduler implements Scheduler {
   readonly type = 'no_op' as const;
 
-  canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
-    return canScheduleEmptyOutputs(fusion, runtimeInfo);
+  canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): CanScheduleResult {
+    return canScheduleEmptyOutputs(fusion, runtimeInfo, HeuristicDataCache.for(fusion, runtimeInfo, cache));
   }
 
   computeHeuristics(): NoOpParams {

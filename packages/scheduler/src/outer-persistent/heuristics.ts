@@ -18,7 +18,7 @@ import { chooseIndexType } from '../index-type.js';
 import { collectIo } from '../analysis/io-tensors.js';
 import { HeuristicDataCache } from '../heuristic-data-cache.js';
 import { evaluateExtent, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
-import { persistentBufferBytes, persistentBuffers } from '../persistent/persistent-buffer.js';
+import { persistentBuffers } from '../persistent/persistent-buffer.js';
 import type { OuterPersistentParams } from './params.js';
 
 export const MAX_THREADS_PER_BLOCK = 1024;
@@ -59,9 +59,9 @@ export function columnShape(r: TensorView, bindings: ExtentBindings): { reductio
  * inputs where that is smaller (nvFuser's persistent_buffer_size): the measure the block
  * choice was fitted to on the GPU (chooseOuterBlock).
  */
-export function bytesPerColumnElement(fusion: Fusion, runtimeInfo: RuntimeInfo, reductionNumel: number): number {
-  if (persistentBuffers(fusion).length === 0 || reductionNumel === 0) return 4;
-  const size = persistentBufferBytes(fusion, runtimeInfo);
+export function bytesPerColumnElement(analysis: HeuristicDataCache, reductionNumel: number): number {
+  if (persistentBuffers(analysis.fusion).length === 0 || reductionNumel === 0) return 4;
+  const size = analysis.persistentBufferSize();
   return Math.max(1, size.bytes / reductionNumel);
 }
 
@@ -136,7 +136,7 @@ export function computeOuterPersistentHeuristics(
   const r = firstOuterReduction(fusion);
   const { reductionNumel: Rd, iterationNumel: I } = columnShape(r, bindings);
   if (Rd === 0 || I === 0) throw new SchedulingError(`outer persistent heuristics: ${I} columns of ${Rd} elements (empty)`);
-  const perElement = bytesPerColumnElement(fusion, runtimeInfo, Rd);
+  const perElement = bytesPerColumnElement(analysis, Rd);
   const maxBatches = Math.min(MAX_PERSISTENT_BATCHES, Math.max(1, Math.floor(MAX_PERSISTENT_BYTES_PER_THREAD / perElement)));
   const forced = overrides.bdimx !== undefined && overrides.batches !== undefined ? { bdimx: overrides.bdimx, batches: overrides.batches, bdimy: ceilDiv(Rd, overrides.batches) } : null;
   if (forced !== null && forced.bdimx * forced.bdimy > MAX_THREADS_PER_BLOCK) {

@@ -105,11 +105,14 @@ function rowBytes(tv: TensorView, r: ReductionInfo, map: ExactLogicalMap, bindin
   return elements * dataTypeSize(tv.dtype);
 }
 
-/** Per-row persistent buffer bytes of the fusion for the sizes in `runtimeInfo`. */
-export function persistentBufferBytes(fusion: Fusion, runtimeInfo: RuntimeInfo): PersistentBufferSize {
+/**
+ * Per-row persistent buffer bytes of the fusion for the sizes in `runtimeInfo`; `bindingsOf`: its
+ * extent bindings (HeuristicDataCache.bindings, the one binding; read only when there are buffers).
+ */
+export function persistentBufferBytes(fusion: Fusion, runtimeInfo: RuntimeInfo, bindingsOf: () => ExtentBindings = () => bindExtents(fusion, runtimeInfo)): PersistentBufferSize {
   const buffers = persistentBuffers(fusion);
   if (buffers.length === 0) return { buffers, bufferBytes: 0, projectedBytes: 0, bytes: 0, maxDtypeBytes: 1 };
-  const bindings = bindExtents(fusion, runtimeInfo);
+  const bindings = bindingsOf();
   const map = new ExactLogicalMap(fusion);
   let bufferBytes = 0;
   let maxDtypeBytes = 1;

@@ -33,7 +33,8 @@ import { ExactLogicalMap } from '../analysis/domain-map.js';
 import { resizeRefusal } from '../pointwise/resize/can-schedule.js';
 import { isResizeExpr, resizeStep } from '../pointwise/resize/index-space.js';
 import { outputSliceSpace } from '../pointwise/resize/output-slice-space.js';
-import { bindExtents, evaluateExtent, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
+import { evaluateExtent, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
+import { HeuristicDataCache } from '../heuristic-data-cache.js';
 
 function describeOp(e: Expr): string {
   return e.kind === 'SliceOp' ? 'slice' : e.kind === 'PadOp' ? 'pad' : 'cat';
@@ -133,7 +134,7 @@ function resizedKeptDim(e: Expr, ref: TensorView, bindings: ExtentBindings): num
  * Why the slice / pad / cat ops of a `scheduler` fusion whose first reduction reads `ref`
  * cannot be scheduled, or null (none, or all on the input side of an inner persistent row).
  */
-export function persistentResizeRefusal(fusion: Fusion, ref: TensorView, scheduler: string, ri: RuntimeInfo): string | null {
+export function persistentResizeRefusal(fusion: Fusion, ref: TensorView, scheduler: string, ri: RuntimeInfo, cache: HeuristicDataCache = new HeuristicDataCache(fusion, ri)): string | null {
   const exprs = fusion.exprs();
   const resizes = exprs.filter(isResizeExpr);
   const first = resizes[0];
@@ -141,7 +142,7 @@ export function persistentResizeRefusal(fusion: Fusion, ref: TensorView, schedul
   const before = upstreamExprs(ref);
   let bindings: ExtentBindings;
   try {
-    bindings = bindExtents(fusion, ri);
+    bindings = cache.bindings();
   } catch (err) {
     return (err as Error).message;
   }

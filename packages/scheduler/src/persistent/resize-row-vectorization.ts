@@ -13,16 +13,16 @@ import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
 import { ExactLogicalMap } from '../analysis/domain-map.js';
 import { hasResizeExprs } from '../pointwise/resize/index-space.js';
 import { resizeVectorLimit } from '../pointwise/resize/vectorize.js';
-import { bindExtents, evaluateExtent, type RuntimeInfo } from '../runtime-info.js';
+import { evaluateExtent, type ExtentBindings } from '../runtime-info.js';
 import type { VectorChoice } from './row-vectorization.js';
 
 /** `choice` narrowed to the resize ops' limit (`r`: the first reduction; its input is the row). */
-export function resizeRowVectorChoice(fusion: Fusion, runtimeInfo: RuntimeInfo, r: TensorView, choice: VectorChoice): VectorChoice {
+/** `bindings`: the fusion's extent bindings (the heuristics' HeuristicDataCache). */
+export function resizeRowVectorChoice(fusion: Fusion, bindings: ExtentBindings, r: TensorView, choice: VectorChoice): VectorChoice {
   if (choice.factor <= 1 || !hasResizeExprs(fusion)) return choice;
   const row = r.definition?.inputs[0];
   if (row === undefined || row.kind !== 'tensorView') return { factor: 1, inputs: [], outputs: [] };
   const map = new ExactLogicalMap(fusion, fusion.allTvs(), { throughResize: true });
-  const bindings = bindExtents(fusion, runtimeInfo);
   let factor = resizeVectorLimit(fusion, map, row, bindings, choice.factor);
   // A slice of the row written as an output is stored with the vector, predicated at lane 0:
   // its length along the innermost dim is a multiple of the width too.

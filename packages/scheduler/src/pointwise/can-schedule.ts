@@ -10,7 +10,7 @@
 
 import type { Expr, Fusion } from '@tsfuser/fusion-ir';
 import type { RuntimeInfo } from '../runtime-info.js';
-import { bindExtents } from '../runtime-info.js';
+import { HeuristicDataCache } from '../heuristic-data-cache.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { ExactLogicalMap, findReferenceOutput, iterationRank } from '../analysis/domain-map.js';
 import { indexedLoadRefusal, lookupOnlyTensors } from './indexed-loads.js';
@@ -73,7 +73,8 @@ function exprRefusal(e: Expr): string | null {
   }
 }
 
-export function canSchedulePointwise(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
+/** `cache`: the analyses of this fusion and info (its extent bindings are read, not made again). */
+export function canSchedulePointwise(fusion: Fusion, runtimeInfo: RuntimeInfo, cache: HeuristicDataCache = new HeuristicDataCache(fusion, runtimeInfo)): CanScheduleResult {
   for (const e of fusion.exprs()) {
     const r = exprRefusal(e);
     if (r !== null) return { ok: false, reason: r };
@@ -86,7 +87,7 @@ export function canSchedulePointwise(fusion: Fusion, runtimeInfo: RuntimeInfo): 
     if (o.definition === null) return { ok: false, reason: `output T${o.name} has no definition` };
   }
   try {
-    const indexed = indexedLoadRefusal(fusion, bindExtents(fusion, runtimeInfo));
+    const indexed = indexedLoadRefusal(fusion, cache.bindings());
     if (indexed !== null) return { ok: false, reason: indexed };
   } catch (err) {
     return { ok: false, reason: (err as Error).message };

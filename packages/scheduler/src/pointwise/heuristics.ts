@@ -20,7 +20,8 @@ import { dataTypeSize, type Fusion, type TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import type { PointwiseParams } from '../heuristic-params.js';
 import { chooseIndexType } from '../index-type.js';
-import { bindExtents, tensorSizes, type RuntimeInfo } from '../runtime-info.js';
+import { tensorSizes, type RuntimeInfo } from '../runtime-info.js';
+import { HeuristicDataCache } from '../heuristic-data-cache.js';
 import { ExactLogicalMap, findReferenceOutput } from '../analysis/domain-map.js';
 import { collectIo, type IoTensor } from '../analysis/io-tensors.js';
 import { lookupOnlyTensors, lookupRefMap } from './indexed-loads.js';
@@ -118,8 +119,9 @@ export interface PointwiseOverrides {
   evictLastLoads?: 'all' | 'cached' | 'none';
 }
 
-export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, overrides: PointwiseOverrides = {}): PointwiseParams {
-  const bindings = bindExtents(fusion, runtimeInfo);
+/** `cache`: the analyses of this fusion and info (the extent bindings acceptance made are reused). */
+export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, overrides: PointwiseOverrides = {}, cache: HeuristicDataCache = new HeuristicDataCache(fusion, runtimeInfo)): PointwiseParams {
+  const bindings = cache.bindings();
   const ref = findReferenceOutput(fusion);
   if (ref === null) throw new SchedulingError('pointwise heuristics: the fusion has no tensor outputs');
   const device = runtimeInfo.device;

@@ -17,12 +17,13 @@ export class PointwiseScheduler implements Scheduler {
   /** `overrides` fixes some heuristic choices (tuning experiments); default: none. */
   constructor(private readonly overrides: PointwiseOverrides = {}) {}
 
-  canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
-    return canSchedulePointwise(fusion, runtimeInfo);
+  canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): CanScheduleResult {
+    return canSchedulePointwise(fusion, runtimeInfo, HeuristicDataCache.for(fusion, runtimeInfo, cache));
   }
 
   computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): PointwiseParams {
-    return HeuristicDataCache.for(fusion, runtimeInfo, cache).heuristics(this, () => computePointwiseHeuristics(fusion, runtimeInfo, this.overrides));
+    const analysis = HeuristicDataCache.for(fusion, runtimeInfo, cache);
+    return analysis.heuristics(this, () => computePointwiseHeuristics(fusion, runtimeInfo, this.overrides, analysis));
   }
 
   schedule(fusion: Fusion, params: HeuristicParams): ScheduledFusion {

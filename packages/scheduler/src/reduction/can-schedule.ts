@@ -22,7 +22,8 @@ import { reshapeBeforeReduction } from './reshape-before-reduction.js';
 import { derivedThroughReshape, interferingReshapeAfterReduction } from './reshape-after-reduction.js';
 import { resizeBeforeReduction } from './resize-before-reduction.js';
 import { hasResizeExprs, isResizeExpr } from '../pointwise/resize/index-space.js';
-import { bindExtents, evaluateExtent, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
+import { evaluateExtent, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
+import { HeuristicDataCache } from '../heuristic-data-cache.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { unsupportedOp } from '../segmentation/supported-ops.js';
 import { downstreamExprs, reductionExprs, reductionPattern } from './analysis.js';
@@ -47,7 +48,8 @@ export interface ReductionSchedulerOptions {
   preReductionOutputs?: boolean;
 }
 
-export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo, opts: ReductionSchedulerOptions = {}): CanScheduleResult {
+/** `cache`: the analyses of this fusion and info (its extent bindings are read, not made again). */
+export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo, opts: ReductionSchedulerOptions = {}, cache: HeuristicDataCache = new HeuristicDataCache(fusion, runtimeInfo)): CanScheduleResult {
   for (const e of fusion.exprs()) {
     // Reshapes and slice / pad / cat before the reduction are checked below
     // (reshape-before-reduction.ts, resize-before-reduction.ts).
@@ -81,7 +83,7 @@ export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo, o
   }
   let bindings: ExtentBindings;
   try {
-    bindings = bindExtents(fusion, runtimeInfo);
+    bindings = cache.bindings();
   } catch (err) {
     return { ok: false, reason: (err as Error).message };
   }

@@ -20,7 +20,8 @@ import { SchedulingError } from '../errors.js';
 import { chooseIndexType } from '../index-type.js';
 import { ExactLogicalMap } from '../analysis/domain-map.js';
 import { collectIo } from '../analysis/io-tensors.js';
-import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
+import type { ExtentBindings, RuntimeInfo } from '../runtime-info.js';
+import { HeuristicDataCache } from '../heuristic-data-cache.js';
 import { patternSizes, reductionExprs, reductionPattern, type ReductionPattern } from './analysis.js';
 import type { ReductionParams } from './params.js';
 import { hasResizeExprs } from '../pointwise/resize/index-space.js';
@@ -57,7 +58,7 @@ export function requirePattern(fusion: Fusion): ReductionPattern {
  * inputs whose innermost dim is that dim with stride 1; the factor divides its extent, every
  * outer stride and the pointer alignment.
  */
-function innerVectorization(fusion: Fusion, runtimeInfo: RuntimeInfo, p: ReductionPattern, reductionSize: number): { factor: number; inputs: number[] } {
+function innerVectorization(fusion: Fusion, runtimeInfo: RuntimeInfo, p: ReductionPattern, reductionSize: number, bindings: ExtentBindings): { factor: number; inputs: number[] } {
   const logical = p.reduction.domain.logical;
   const innermost = logical[logical.length - 1];
   if (innermost === undefined || !innermost.isReduction() || reductionSize === 0) return { factor: 1, inputs: [] };
@@ -83,7 +84,7 @@ function innerVectorization(fusion: Fusion, runtimeInfo: RuntimeInfo, p: Reducti
   // Slice / pad / cat along the innermost dim: every shift and boundary a multiple of the vector.
   if (factor > 1 && hasResizeExprs(fusion)) {
     const resizeMap = new ExactLogicalMap(fusion, fusion.allTvs(), { throughResize: true });
-    factor = resizeVectorLimit(fusion, resizeMap, p.input, bindExtents(fusion, runtimeInfo), factor);
+    factor = resizeVectorLimit(fusion, resizeMap, p.input, bindings, factor);
   }
   // Keep at least a warp's worth of vectors per row.
   while (factor > 1 && reductionSize / factor < 32) factor /= 2;
@@ -130,8 +131,9 @@ export interface ReductionOverrides {
   gdimy?: number;
 }
 
-export function computeReductionHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, overrides: ReductionOverrides = {}): ReductionParams {
-  const bindings = bindExtents(fusion, runtimeInfo);
+/** `cache`: the analyses of this fusion and info (the extent bindings acceptance made are reused). */
+export function computeReductionHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, overrides: ReductionOverrides = {}, cache: HeuristicDataCache = new HeuristicDataCache(fusion, runtimeInfo)): ReductionParams {
+  const bindings = cache.bindings();
   const pattern = requirePattern(fusion);
   const { iterationSize: I, reductionSize: R } = patternSizes(pattern, bindings);
   const device = runtimeInfo.device;
@@ -165,7 +167,7 @@ export function computeReductionHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
   };
   const maxThreads = Math.min(1024, device.maxThreadsPerBlock);
   if (pattern.fastestDim) {
-    const vec = innerVectorization(fusion, runtimeInfo, pattern, R);
+    const vec = innerVectorization(fusion, runtimeInfo, pattern, R, bindings);
     const v = vec.factor;
     const rv = ceilDiv(R, v);
     // Few outputs: give each block more threads.

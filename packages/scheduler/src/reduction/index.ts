@@ -21,13 +21,14 @@ export class ReductionScheduler implements Scheduler {
     private readonly overrides: ReductionOverrides = {},
   ) {}
 
-  canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
+  canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): CanScheduleResult {
     const strided = stridedOutputRefusal(fusion, 'reduction');
-    return strided.ok ? canScheduleReduction(fusion, runtimeInfo, this.options) : strided;
+    return strided.ok ? canScheduleReduction(fusion, runtimeInfo, this.options, HeuristicDataCache.for(fusion, runtimeInfo, cache)) : strided;
   }
 
   computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): ReductionParams {
-    return HeuristicDataCache.for(fusion, runtimeInfo, cache).heuristics(this, () => computeReductionHeuristics(fusion, runtimeInfo, this.overrides));
+    const analysis = HeuristicDataCache.for(fusion, runtimeInfo, cache);
+    return analysis.heuristics(this, () => computeReductionHeuristics(fusion, runtimeInfo, this.overrides, analysis));
   }
 
   schedule(fusion: Fusion, params: HeuristicParams): ScheduledFusion {

@@ -16,7 +16,7 @@ import type { SchedulerType } from '../heuristic-params.js';
 import { schedulerPriority } from '../scheduler-priority.js';
 import { canScheduleExprEvalViews } from '../expr-eval/can-schedule.js';
 import { canSchedulePointwise } from '../pointwise/can-schedule.js';
-import { bindExtents, evaluateExtent, type RuntimeInfo } from '../runtime-info.js';
+import { evaluateExtent, type RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult, SchedulerRegistry } from '../scheduler.js';
 import { HeuristicDataCache } from '../heuristic-data-cache.js';
 import { tensorExprs, tvName } from './fusion-graph.js';
@@ -73,9 +73,9 @@ export class AcceptorSet implements SchedulerPicker {
 }
 
 /** nvFuser's no_op: nothing to compute (no tensor expressions, or every output is empty). */
-export function canScheduleNoOp(fusion: Fusion, ri: RuntimeInfo): CanScheduleResult {
+export function canScheduleNoOp(fusion: Fusion, ri: RuntimeInfo, cache: HeuristicDataCache = new HeuristicDataCache(fusion, ri)): CanScheduleResult {
   if (tensorExprs(fusion).length === 0) return { ok: true };
-  const bindings = bindExtents(fusion, ri);
+  const bindings = cache.bindings();
   for (const o of fusion.outputs) {
     if (o.kind !== 'tensorView') return { ok: false, reason: `scalar output ${tvName(o)} is computed` };
     const numel = o.domain.logicalNoReductions().reduce((acc, id) => acc * evaluateExtent(id.logicalExtent(), bindings), 1);
@@ -89,13 +89,13 @@ export function canScheduleNoOp(fusion: Fusion, ri: RuntimeInfo): CanScheduleRes
  * and fusions whose every output is pointer arithmetic on an input (views: broadcast, squeeze,
  * expand, permute, slice, view-compatible reshape) — the ExprEvalScheduler's rule.
  */
-export function canScheduleExprEval(fusion: Fusion, ri: RuntimeInfo): CanScheduleResult {
-  return canScheduleExprEvalViews(fusion, ri);
+export function canScheduleExprEval(fusion: Fusion, ri: RuntimeInfo, cache?: HeuristicDataCache): CanScheduleResult {
+  return canScheduleExprEvalViews(fusion, ri, HeuristicDataCache.for(fusion, ri, cache));
 }
 
 /** canSchedulePointwise plus nvFuser's connected-graph rule. */
-export function canSchedulePointwiseConnected(fusion: Fusion, ri: RuntimeInfo): CanScheduleResult {
-  const r = canSchedulePointwise(fusion, ri);
+export function canSchedulePointwiseConnected(fusion: Fusion, ri: RuntimeInfo, cache?: HeuristicDataCache): CanScheduleResult {
+  const r = canSchedulePointwise(fusion, ri, HeuristicDataCache.for(fusion, ri, cache));
   if (!r.ok) return r;
   const disconnected = connectedGraphRefusal(fusion);
   return disconnected === null ? r : { ok: false, reason: disconnected };

@@ -125,7 +125,7 @@ export function canScheduleNormalization(kind: NormalizationKind, fusion: Fusion
   // The row of slice / pad / cat: the first inner reduction's input (the kernel's reference).
   const rowInput = (reductions.find((r) => r.inner) ?? reductions[0])?.expr.inputs[0];
   if (rowInput?.kind === 'tensorView') {
-    const resizes = persistentResizeRefusal(fusion, rowInput, kind, ri);
+    const resizes = persistentResizeRefusal(fusion, rowInput, kind, ri, cache);
     if (resizes !== null) return refuse(resizes);
   }
   if (firstInput?.kind === 'tensorView') {

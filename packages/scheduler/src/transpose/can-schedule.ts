@@ -11,6 +11,7 @@
 // Refusals name the rule so `--explain` says why a permute stays with the pointwise scheduler.
 
 import { dataTypeSize, type Fusion } from '@tsfuser/fusion-ir';
+import { HeuristicDataCache } from '../heuristic-data-cache.js';
 import type { RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { canSchedulePointwise } from '../pointwise/can-schedule.js';
@@ -50,14 +51,15 @@ function exprRefusal(fusion: Fusion): string | null {
   return null;
 }
 
-export function canScheduleTranspose(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
-  const pw = canSchedulePointwise(fusion, runtimeInfo);
+/** `cache`: the analyses of this fusion and info (its extent bindings are read, not made again). */
+export function canScheduleTranspose(fusion: Fusion, runtimeInfo: RuntimeInfo, cache: HeuristicDataCache = new HeuristicDataCache(fusion, runtimeInfo)): CanScheduleResult {
+  const pw = canSchedulePointwise(fusion, runtimeInfo, cache);
   if (!pw.ok) return pw;
   const refusal = exprRefusal(fusion);
   if (refusal !== null) return { ok: false, reason: refusal };
   let groups: ReturnType<typeof analyzeTransposeGroups>;
   try {
-    groups = analyzeTransposeGroups(fusion, runtimeInfo);
+    groups = analyzeTransposeGroups(fusion, runtimeInfo, cache);
   } catch (err) {
     return { ok: false, reason: (err as Error).message };
   }

@@ -9,7 +9,8 @@
 // of the reference, or a reason naming the tensor that does not fit.
 
 import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
-import { bindExtents, tensorSizes, type RuntimeInfo } from '../runtime-info.js';
+import { tensorSizes, type RuntimeInfo } from '../runtime-info.js';
+import { HeuristicDataCache } from '../heuristic-data-cache.js';
 import { permutedAllocationOrder } from '../stride-order.js';
 import { ExactLogicalMap, findReferenceOutput } from '../analysis/domain-map.js';
 
@@ -48,10 +49,10 @@ function innermostDim(tv: TensorView, sizes: readonly number[], strides: readonl
   return -1;
 }
 
-export function analyzeTransposeGroups(fusion: Fusion, info: RuntimeInfo): TransposeGroups | string {
+export function analyzeTransposeGroups(fusion: Fusion, info: RuntimeInfo, cache: HeuristicDataCache = new HeuristicDataCache(fusion, info)): TransposeGroups | string {
   const ref = findReferenceOutput(fusion);
   if (ref === null) return 'the fusion has no tensor outputs';
-  const bindings = bindExtents(fusion, info);
+  const bindings = cache.bindings();
   const refLogical = ref.domain.logicalNoReductions();
   const refSizes = tensorSizes(ref, bindings).map((s, d) => (refLogical[d]?.isBroadcast() === true ? 1 : s));
   const map = new ExactLogicalMap(fusion, fusion.allTvs());

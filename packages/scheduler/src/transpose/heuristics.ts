@@ -19,7 +19,8 @@
 import { dataTypeSize, type Fusion } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import { chooseIndexType } from '../index-type.js';
-import { bindExtents, type RuntimeInfo } from '../runtime-info.js';
+import type { RuntimeInfo } from '../runtime-info.js';
+import { HeuristicDataCache } from '../heuristic-data-cache.js';
 import { collectIo, type IoTensor } from '../analysis/io-tensors.js';
 import { lastPow2 } from '../pointwise/vectorize.js';
 import { analyzeTransposeGroups } from './groups.js';
@@ -69,11 +70,12 @@ function vectorWidth(ts: readonly { t: IoTensor; m: readonly number[] }[], refDi
   return { width, tensors: width > 1 ? ts.filter(({ t, m }) => fits(t, m, width)).map(({ t }) => t) : [] };
 }
 
-export function computeTransposeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, overrides: TransposeOverrides = {}): TransposeParams {
-  const groups = analyzeTransposeGroups(fusion, runtimeInfo);
+/** `cache`: the analyses of this fusion and info (the extent bindings acceptance made are reused). */
+export function computeTransposeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, overrides: TransposeOverrides = {}, cache: HeuristicDataCache = new HeuristicDataCache(fusion, runtimeInfo)): TransposeParams {
+  const groups = analyzeTransposeGroups(fusion, runtimeInfo, cache);
   if (typeof groups === 'string') throw new SchedulingError(`transpose heuristics: ${groups}`);
   const { reference, refSizes, innerDim1, innerDim2, map } = groups;
-  const bindings = bindExtents(fusion, runtimeInfo);
+  const bindings = cache.bindings();
   const io = collectIo(fusion, runtimeInfo, bindings);
   const indexType = chooseIndexType(io);
   const maxSize = Math.max(...io.map((t) => dataTypeSize(t.dtype)));

@@ -19,12 +19,13 @@ export class TransposeScheduler implements Scheduler {
   /** `overrides` fixes some heuristic choices (tests and tuning experiments); default: none. */
   constructor(private readonly overrides: TransposeOverrides = {}) {}
 
-  canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo): CanScheduleResult {
-    return canScheduleTranspose(fusion, runtimeInfo);
+  canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): CanScheduleResult {
+    return canScheduleTranspose(fusion, runtimeInfo, HeuristicDataCache.for(fusion, runtimeInfo, cache));
   }
 
   computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): TransposeParams {
-    return HeuristicDataCache.for(fusion, runtimeInfo, cache).heuristics(this, () => computeTransposeHeuristics(fusion, runtimeInfo, this.overrides));
+    const analysis = HeuristicDataCache.for(fusion, runtimeInfo, cache);
+    return analysis.heuristics(this, () => computeTransposeHeuristics(fusion, runtimeInfo, this.overrides, analysis));
   }
 
   schedule(fusion: Fusion, params: HeuristicParams): ScheduledFusion {
