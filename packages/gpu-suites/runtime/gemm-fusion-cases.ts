@@ -24,8 +24,8 @@ export interface Case {
   k: number;
   fusion: Fusion;
   inputs: InputSpec[];
-  /** Extra tolerance, relative to |reference| + 1 (where the accumulation or an epilogue is not f32-exact). */
-  slack?: number;
+  /** Extra tolerance, relative to |reference| + 1 (where the accumulation or an epilogue is not f32-exact); per output when a list. */
+  slack?: number | readonly number[];
 }
 
 export function dense(sizes: readonly number[]): number[] {

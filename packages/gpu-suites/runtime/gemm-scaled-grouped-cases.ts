@@ -49,8 +49,9 @@ function scaledCase(s: ScaledSpec): Case {
   ];
   if (s.bias) inputs.push({ sizes: [s.n], dtype: biasDtype });
   const name = `scaled_mm ${s.a}×${s.b}→${s.out} m${s.m} n${s.n} k${s.k}${s.bias ? ' +bias' : ''}${s.around ? ' (cast before, relu after)' : ''}`;
-  // Hopper's fp8 MMA accumulates with fewer bits than f32 (measured on the H200: 3e-5 relative at K 128)
-  return { name, dtype: s.out, k: s.k, fusion: f, inputs, slack: 1e-4 };
+  // Hopper's fp8 MMA accumulates with fewer bits than f32: on the H200 a Float output was off by
+  // exactly scale1·scale2·2⁻¹² (2.7e-4) at K 128, whatever the output's size
+  return { name, dtype: s.out, k: s.k, fusion: f, inputs, slack: 2e-3 };
 }
 
 export function scaledMmCases(): Case[] {
