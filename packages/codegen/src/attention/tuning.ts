@@ -21,7 +21,8 @@ const LAZY: Partial<TilingFlags> = { lazyRescale: true };
  * Forward (blockM 32 · warps: two 16-row Q tiles a warp). The first two are the defaults until
  * 2026-12-02 (baseline flags); then one flag group at a time on 8w 128×64 (1sync, heavy-first,
  * mask split + warp skip, folded scale, all), then FlashAttention-2's single-stage split K/V
- * pipeline on the shapes that fit it; last, five of them with the lazy rescale.
+ * pipeline on the shapes that fit it; then five of them with the lazy rescale; last, four with
+ * 3 or 4 CTAs an SM.
  */
 export const FORWARD_TUNING: readonly TuningEntry[] = [
   [8, 128, 64, QREG],
@@ -47,6 +48,11 @@ export const FORWARD_TUNING: readonly TuningEntry[] = [
   [8, 128, 128, { ...SPLIT, ...ALL, ...LAZY }],
   [8, 256, 32, { ...SPLIT, ...ALL, ...LAZY }],
   [4, 64, 64, { ...QREG, ...SPLIT, ...ALL, ...CTA2, ...LAZY }],
+  // Occupancy: 12 or 16 warps an SM under a register cap (168 or 128 registers).
+  [4, 64, 64, { ...SPLIT, ...ALL, ...LAZY, minBlocksPerSm: 3 }],
+  [4, 64, 32, { ...SPLIT, ...ALL, ...LAZY, minBlocksPerSm: 4 }],
+  [8, 128, 32, { ...SPLIT, ...ALL, ...LAZY, ...CTA2 }],
+  [8, 128, 32, { ...SPLIT, foldScale: true, heavyFirst: true, ...LAZY, ...CTA2 }],
 ];
 
 /** Backward: [warps, blockM (Q tile), blockN (K/V tile, 16 · warps), flags]: the shapes timed
