@@ -86,6 +86,8 @@ function main(): number {
         console.log(`${checked.ok ? 'ok  ' : 'FAIL'} tiling ${pass} ${tilingText(tiling, pass)}: ${checked.detail}`);
         const rows = checked.ok && masked.ok && plain.ok ? benchAttention(device, kernels, [false, true].map((causal) => ({ seq: 4096, causal, ...(pass === 'forward' ? { forwardTiling: tiling } : { backwardTiling: tiling }) }))) : [];
         tuning.push({ pass, tiling: tilingText(tiling, pass), ok: checked.ok && masked.ok && plain.ok, rows, t: tiling });
+        // Printed as measured too: a run stopped by its time limit still shows the rows so far.
+        if (rows.length > 0) console.log(`time tiling ${pass} ${tilingText(tiling, pass)}: ${rows.map((r) => (pass === 'forward' ? r.forwardTflops : r.backwardTflops).toFixed(0)).join(' / ')} TFLOP/s (non-causal / causal, 4096)`);
       }
     }
   }
