@@ -41,6 +41,8 @@ export interface AttentionCase {
   /** Rows padded by 8 elements beyond the head dim rounded up to 8. */
   padRows: boolean;
   backward: boolean;
+  /** The softmax scale; 1/√E when absent. */
+  scale?: number;
   forwardTiling?: AttentionTiling;
   backwardTiling?: AttentionTiling;
 }
@@ -54,7 +56,7 @@ export interface CaseResult {
 
 export function caseLabel(c: AttentionCase): string {
   const heads = c.kvHeads === c.heads ? `${c.heads}` : `${c.heads}/${c.kvHeads}`;
-  const flags = [c.causal ? 'causal' : '', c.bias === 'none' ? '' : c.bias === 'bool' ? 'mask' : 'bias', c.dropoutP > 0 ? `drop${c.dropoutP}` : '', c.sequenceMajor ? 'bshd' : '', c.padRows ? 'pad' : ''].filter((f) => f !== '');
+  const flags = [c.causal ? 'causal' : '', c.bias === 'none' ? '' : c.bias === 'bool' ? 'mask' : 'bias', c.dropoutP > 0 ? `drop${c.dropoutP}` : '', c.sequenceMajor ? 'bshd' : '', c.padRows ? 'pad' : '', c.scale === undefined ? '' : `scale${c.scale}`].filter((f) => f !== '');
   return `${c.dtype === 'BFloat16' ? 'bf16' : 'f16'} N${c.batch} H${heads} L${c.queryLength} S${c.keyLength} E${c.headDim}${flags.length > 0 ? ` ${flags.join(',')}` : ''}`;
 }
 
@@ -131,7 +133,7 @@ export function runCase(device: DeviceContext, kernels: KernelCache, c: Attentio
     maskValues[i] = row % 5 === 3 ? 0 : random() < 0.8 ? 1 : 0;
   }
   const dropout = c.dropoutP > 0 ? { p: c.dropoutP, seed: BigInt(seed) * 1000003n + BigInt(c.id), offset: BigInt(c.id * 4) } : undefined;
-  const scale = 1 / Math.sqrt(e);
+  const scale = c.scale ?? 1 / Math.sqrt(e);
 
   const allocations: { dispose(): void }[] = [];
   const pointers: bigint[] = [];

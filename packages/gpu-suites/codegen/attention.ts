@@ -84,8 +84,13 @@ function main(): number {
         console.log(`${plain.ok ? 'ok  ' : 'FAIL'} tiling ${pass} ${tilingText(tiling, pass)} plain: ${plain.detail}`);
         console.log(`${masked.ok ? 'ok  ' : 'FAIL'} tiling ${pass} ${tilingText(tiling, pass)} mask+dropout: ${masked.detail}`);
         console.log(`${checked.ok ? 'ok  ' : 'FAIL'} tiling ${pass} ${tilingText(tiling, pass)}: ${checked.detail}`);
-        const rows = checked.ok && masked.ok && plain.ok ? benchAttention(device, kernels, [false, true].map((causal) => ({ seq: 4096, causal, ...(pass === 'forward' ? { forwardTiling: tiling } : { backwardTiling: tiling }) }))) : [];
-        tuning.push({ pass, tiling: tilingText(tiling, pass), ok: checked.ok && masked.ok && plain.ok, rows, t: tiling });
+        // A folded scale's sign fix-up: a negative and a zero scale (causal, L ≠ S).
+        const signs = pass === 'forward' && tiling.foldScale ? [-0.125, 0].map((scale, i) => runCase(device, kernels, { ...probe, id: 9003 + i, queryLength: 300, keyLength: 200, scale, backward: false, ...override }, seed)) : [];
+        results.push(...signs);
+        for (const r of signs) console.log(`${r.ok ? 'ok  ' : 'FAIL'} tiling ${pass} ${tilingText(tiling, pass)} ${caseLabel(r.c)}: ${r.detail}`);
+        const signsOk = signs.every((r) => r.ok);
+        const rows = signsOk && checked.ok && masked.ok && plain.ok ? benchAttention(device, kernels, [false, true].map((causal) => ({ seq: 4096, causal, ...(pass === 'forward' ? { forwardTiling: tiling } : { backwardTiling: tiling }) }))) : [];
+        tuning.push({ pass, tiling: tilingText(tiling, pass), ok: signsOk && checked.ok && masked.ok && plain.ok, rows, t: tiling });
         // Printed as measured too: a run stopped by its time limit still shows the rows so far.
         if (rows.length > 0) console.log(`time tiling ${pass} ${tilingText(tiling, pass)}: ${rows.map((r) => (pass === 'forward' ? r.forwardTflops : r.backwardTflops).toFixed(0)).join(' / ')} TFLOP/s (non-causal / causal, 4096)`);
       }
