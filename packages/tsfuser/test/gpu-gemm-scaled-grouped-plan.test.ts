@@ -5,15 +5,25 @@
 // layer's validateGemm (fp8: TN, scales on fp8 operands, bias dtype; grouped: one call per
 // non-empty group, sub-matrices in place). The GPU entry checks the values against the reference.
 import { Tensor, validateGemm, type GemmCall, type GemmDescriptor } from '@tsfuser/device';
-import { HostTensor } from '@tsfuser/fusion-ir';
+import { contiguousStrides, HostTensor, type DataType, type Fusion } from '@tsfuser/fusion-ir';
 import { FusionExecutorCache } from '@tsfuser/runtime';
 import { describe, expect, it } from 'vitest';
-import { groupedMmCases, scaledMmCases } from '../../gpu-suites/runtime/gemm-scaled-grouped-cases.js';
-import { backwardCases } from '../../gpu-suites/runtime/gemm-backward-cases.js';
-import { dense } from '../../gpu-suites/runtime/gemm-fusion-cases.js';
 import { fakeDevice } from './fake-device.js';
 
-const cases = [...scaledMmCases(), ...groupedMmCases(), ...backwardCases()];
+/** The suite's Case (gpu-suites/runtime/gemm-fusion-cases.ts), as far as this test reads it. */
+interface Case {
+  name: string;
+  dtype: DataType;
+  fusion: Fusion;
+  inputs: { sizes: number[]; strides?: number[]; dtype?: DataType; values?: number[] }[];
+}
+
+// Imported at run time: the GPU suites live outside this package's sources (tsconfig rootDir).
+const suite = (file: string): string => new URL(`../../gpu-suites/runtime/${file}`, import.meta.url).href;
+const scaledGrouped = (await import(suite('gemm-scaled-grouped-cases.ts'))) as { scaledMmCases(): Case[]; groupedMmCases(): Case[] };
+const backward = (await import(suite('gemm-backward-cases.ts'))) as { backwardCases(): Case[] };
+const cases: Case[] = [...scaledGrouped.scaledMmCases(), ...scaledGrouped.groupedMmCases(), ...backward.backwardCases()];
+const dense = (sizes: readonly number[]): number[] => contiguousStrides(sizes);
 
 describe('runtime-gemm-fusions scaled_mm / grouped_mm / backward cases on the fake H100', () => {
   it.each(cases.map((c) => [c.name, c] as const))('%s', (_, c) => {
