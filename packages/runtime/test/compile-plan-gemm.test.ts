@@ -3,7 +3,7 @@
 // steps and library calls in group order, and running the plan's sequence as the executor cache
 // does — the library calls through a host GemmLibrary on the plan's buffers — gives the
 // reference evaluator's values for an MLP (random Float inputs, seed printed on failure).
-import { add, broadcast, evaluate, Fusion, gelu, HostTensor, layerNorm, linear, makeTensor, type TensorView } from '@tsfuser/fusion-ir';
+import { add, broadcast, evaluate, Fusion, gelu, HostTensor, layerNorm, linear, makeTensor, relu, type TensorView } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, H100_PROPERTIES, makeRuntimeInfo, segmentationPlanner } from '@tsfuser/scheduler';
 import { describe, expect, it } from 'vitest';
 import { buildCompilePlan, runLibraryCall, type CompilePlan, type GemmBuffer, type PlannedArgument, type PlanRef } from '../src/index.js';
@@ -17,7 +17,8 @@ function input(f: Fusion, rank: number): TensorView {
   return tv;
 }
 
-function mlp(withLayerNorm: boolean): Fusion {
+/** layer_norm? -> linear + b1 -> activation -> linear + b2, Float. */
+function mlp(withLayerNorm: boolean, activation: 'gelu' | 'relu' = 'gelu'): Fusion {
   const f = new Fusion();
   const x = input(f, 2);
   const w1 = input(f, 2);
@@ -25,7 +26,8 @@ function mlp(withLayerNorm: boolean): Fusion {
   const w2 = input(f, 2);
   const b2 = input(f, 1);
   const h = withLayerNorm ? layerNorm(x, 1).output : x;
-  f.addOutput(linear(gelu(add(linear(h, w1), broadcast(b1, [true, false])), 'tanh'), w2, b2));
+  const pre = add(linear(h, w1), broadcast(b1, [true, false]));
+  f.addOutput(linear(activation === 'gelu' ? gelu(pre, 'tanh') : relu(pre), w2, b2));
   return f;
 }
 
@@ -45,18 +47,22 @@ function planOf(fusion: Fusion): CompilePlan {
 }
 
 describe(`compile plans with GEMM segments (seed ${SEED})`, () => {
-  it('a layer_norm then two GEMMs: one kernel step, two library calls, in group order', () => {
-    const p = planOf(mlp(true));
+  it('a layer_norm then two GEMMs: one kernel step, two library calls, in group order (Float: the gelu a kernel between them)', () => {
+    const p = planOf(mlp(true, 'relu'));
     expect(p.segments.map((s) => s.kind)).toEqual(['kernel', 'libraryCall', 'libraryCall']);
     expect(p.steps).toHaveLength(1);
-    expect(p.libraryCalls.map((c) => c.kernel.params.epilogue.kind)).toEqual(['GELU_BIAS', 'BIAS']);
+    expect(p.libraryCalls.map((c) => c.kernel.params.epilogue.kind)).toEqual(['RELU_BIAS', 'BIAS']);
     expect(p.sequence).toEqual([{ kind: 'kernel', index: 0 }, { kind: 'libraryCall', index: 0 }, { kind: 'libraryCall', index: 1 }]);
+    // cuBLASLt's f32 GELU is not fused (outside PyTorch's float32 tolerance): a kernel after the BIAS GEMM
+    const g = planOf(mlp(true, 'gelu'));
+    expect(g.segments.map((s) => s.kind)).toEqual(['kernel', 'libraryCall', 'kernel', 'libraryCall']);
+    expect(g.libraryCalls.map((c) => c.kernel.params.epilogue.kind)).toEqual(['BIAS', 'BIAS']);
     // the second GEMM's segment is the plan's record itself
     expect(p.segments[2]).toBe(p.libraryCalls[1]?.kernel);
   });
 
   it("running the plan's sequence (library calls on a host GemmLibrary) computes the MLP as the reference does", () => {
-    const fusion = mlp(false);
+    const fusion = mlp(false, 'relu');
     const p = planOf(fusion);
     expect(p.sequence.map((e) => e.kind)).toEqual(['libraryCall', 'libraryCall']);
     let state = SEED >>> 0;
@@ -96,6 +102,6 @@ describe(`compile plans with GEMM segments (seed ${SEED})`, () => {
       err = Math.max(err, Math.abs(memory.read(out.dataPtr, i) - want) / (1 + Math.abs(want)));
     }
     expect(err, `seed ${SEED}`).toBeLessThan(1e-5);
-    expect(gemm.calls.map((c) => c.epilogue?.kind)).toEqual(['GELU_BIAS', 'BIAS']);
+    expect(gemm.calls.map((c) => c.epilogue?.kind)).toEqual(['RELU_BIAS', 'BIAS']);
   });
 });

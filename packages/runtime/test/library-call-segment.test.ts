@@ -5,7 +5,7 @@
 // evaluator computes for the segment's fusion — for random Float inputs (seed printed on
 // failure) with transposed, padded, batch-broadcast and copied operands. Every descriptor must
 // also pass the device layer's own validation. And: no cuBLASLt gives one error naming why.
-import { add, broadcast, evaluate, Fusion, gelu, HostTensor, linear, makeTensor, matmul, relu, type TensorView } from '@tsfuser/fusion-ir';
+import { add, broadcast, evaluate, Fusion, gelu, HostTensor, linear, makeTensor, matmul, relu, type DataType, type TensorView } from '@tsfuser/fusion-ir';
 import { makeRuntimeInfo } from '@tsfuser/scheduler';
 import { RuntimeUnavailableError, type GemmCall, type GemmDescriptor } from '@tsfuser/device';
 import { describe, expect, it } from 'vitest';
@@ -41,7 +41,7 @@ function denseStrides(sizes: readonly number[]): number[] {
 }
 
 /** Runs `fusion` as one GEMM segment on host memory and through the reference; returns the largest error. */
-function runBoth(fusion: Fusion, operands: Operand[], r: () => number): { error: number; calls: GemmDescriptor[]; copies: number } {
+function runBoth(fusion: Fusion, operands: Operand[], r: () => number, dtype: DataType = 'Float'): { error: number; calls: GemmDescriptor[]; copies: number } {
   const memory = new HostMemory();
   const info = makeRuntimeInfo(fusion, operands);
   const segment = planLibraryCallSegment(fusion, info, 0);
@@ -50,11 +50,11 @@ function runBoth(fusion: Fusion, operands: Operand[], r: () => number): { error:
   operands.forEach((o) => {
     const strides = o.strides ?? denseStrides(o.sizes);
     const span = storageSpan(o.sizes, strides);
-    const values = Float32Array.from({ length: span }, () => r() * 2 - 1);
+    const storage = HostTensor.fromValues(dtype, [span], Array.from({ length: span }, () => r() * 2 - 1));
     const ptr = memory.alloc(span);
-    values.forEach((v, i) => memory.write(ptr, i, v));
+    for (let i = 0; i < span; i += 1) memory.write(ptr, i, Number(storage.get(i)));
     inputs.push({ dataPtr: ptr, sizes: o.sizes, strides });
-    hosts.push(new HostTensor('Float', o.sizes, strides, values));
+    hosts.push(new HostTensor(dtype, o.sizes, strides, storage.data));
   });
   const expected = evaluate(fusion, hosts) as HostTensor[];
   const outputs: GemmBuffer[] = expected.map((t) => ({ dataPtr: memory.alloc(t.numel), sizes: t.sizes, strides: denseStrides(t.sizes) }));
@@ -95,8 +95,8 @@ function runBoth(fusion: Fusion, operands: Operand[], r: () => number): { error:
 }
 
 /** A Float input of `rank` symbolic dims (or `shape`: 1 makes a broadcast dim), any strides. */
-function input(f: Fusion, rank: number, shape: number[] = new Array<number>(rank).fill(-1)): TensorView {
-  const tv = makeTensor(f, { shape, dtype: 'Float', contiguity: shape.map((s) => (s === 1 ? null : false)) });
+function input(f: Fusion, rank: number, shape: number[] = new Array<number>(rank).fill(-1), dtype: DataType = 'Float'): TensorView {
+  const tv = makeTensor(f, { shape, dtype, contiguity: shape.map((s) => (s === 1 ? null : false)) });
   f.addInput(tv);
   return tv;
 }
@@ -112,16 +112,22 @@ function matmulFusion(ra: number, rb: number, shapes?: [number[], number[]]): Fu
 describe(`GEMM segments on a host GemmLibrary (seed ${SEED})`, () => {
   const r = seeded(SEED);
 
-  it('linear + bias + gelu(tanh), with the pre-activation as a second output (GELU_AUX_BIAS)', () => {
-    const f = new Fusion();
-    const x = input(f, 3);
-    const w = input(f, 2);
-    const b = input(f, 1);
-    const pre = add(linear(x, w), broadcast(b, [true, true, false]));
-    f.addOutput(gelu(pre, 'tanh'));
-    f.addOutput(pre);
-    const { error, calls } = runBoth(f, [{ sizes: [2, 7, 13] }, { sizes: [16, 13] }, { sizes: [16] }], r);
-    expect(error, `seed ${SEED}`).toBeLessThan(1e-5);
+  it('linear + bias + gelu(tanh), with the pre-activation as a second output (GELU_AUX_BIAS); in Float the gelu is refused', () => {
+    const build = (dtype: DataType): Fusion => {
+      const f = new Fusion();
+      const x = input(f, 3, undefined, dtype);
+      const w = input(f, 2, undefined, dtype);
+      const b = input(f, 1, undefined, dtype);
+      const pre = add(linear(x, w), broadcast(b, [true, true, false]));
+      f.addOutput(gelu(pre, 'tanh'));
+      f.addOutput(pre);
+      return f;
+    };
+    const sizes = [{ sizes: [2, 7, 13] }, { sizes: [16, 13] }, { sizes: [16] }];
+    expect(() => planLibraryCallSegment(build('Float'), makeRuntimeInfo(build('Float'), sizes), 0)).toThrow(/follows a Float GEMM: cuBLASLt's f32 GELU epilogue is an approximation/);
+    const { error, calls } = runBoth(build('BFloat16'), sizes, r, 'BFloat16');
+    // the reference rounds D and the pre-activation to bf16, the host model does not
+    expect(error, `seed ${SEED}`).toBeLessThan(2 ** -7);
     expect(calls.map((c) => c.epilogue?.kind)).toEqual(['GELU_AUX_BIAS']);
     // the batch [2, 7] folded into m = 14; W read transposed in place
     expect(calls[0]?.a).toMatchObject({ rows: 14, cols: 13, ld: 13, transposed: false });
