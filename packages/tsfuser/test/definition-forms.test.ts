@@ -76,6 +76,26 @@ function casesOf(op: string): [string, Case][] {
   return fixture.cases.filter((c) => c.op === op).map((c) => [`${c.inputs.map((i) => i.dtype).join(', ')} ${JSON.stringify(c.args ?? {})}`, c]);
 }
 
+describe('define_tensor(shape, contiguity=<one bool>, stride_order=…) from python', () => {
+  // nvFuser's getContiguityVec: the bool for every dim whose shape is not 1, None for size-1
+  // dims, at allocation positions (entry k is the dim whose stride order is rank - 1 - k).
+  it('puts the None of a size-1 dim at its allocation position (stride_order [0, 1]: contiguity [True, None])', () => {
+    const fd = definition(['T0 = fd.define_tensor(shape=[1, 2], contiguity=True, stride_order=[0, 1])', 'T1 = fd.ops.add(T0, T0)', 'fd.add_output(T1)']);
+    const record = fd.records()[0];
+    expect(record?.args).toEqual([[1, 2], [true, null], 'Float', false, [0, 1]]);
+  });
+  it('runs on a [1, 2] tensor of strides (1, 1) (torch.randn(1, 2)) and doubles it', async () => {
+    const fd = definition(['T0 = fd.define_tensor(shape=[1, 2], contiguity=True, stride_order=[0, 1])', 'T1 = fd.ops.add(T0, T0)', 'fd.add_output(T1)']);
+    const [out] = await fd.execute([Tensor.from(new Float32Array([1.5, -2]), [1, 2], 'Float')], { backend: 'reference' });
+    expect(out?.toHost().toNumbers()).toEqual([3, -4]);
+  });
+  it('without a stride order equals the list form', () => {
+    const a = definition(['T0 = fd.define_tensor(shape=[-1, 1, -1], contiguity=False)', 'fd.add_output(T0)']);
+    const b = definition(['T0 = fd.define_tensor(shape=[-1, 1, -1], contiguity=[False, None, False])', 'fd.add_output(T0)']);
+    expect(hashRecords(a.records())).toBe(hashRecords(b.records()));
+  });
+});
+
 describe('define_scalar(DataType.Int): the dtype as the only positional argument', () => {
   it('is a symbolic scalar input of that dtype, the same records as define_scalar(None, dtype=…)', async () => {
     const positional = definition(['S0 = fd.define_scalar(DataType.Int)', 'T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)', 'T2 = fd.ops.mul(T1, S0)', 'fd.add_output(T2)']);

@@ -538,12 +538,13 @@ export class DefinitionInterpreter {
     );
     const [shape0, contiguityArg, dtype0, isCpu0, strideOrder0, symbolicSizes0, contiguous0, sizes0, strides0] = raw;
     // nvFuser's define_tensor also takes one bool for every dim (`contiguity=True`, as its
-    // tests write it): size-1 (broadcast) dims get None, the others that bool.
-    const contiguity0 =
-      typeof contiguityArg === 'boolean' && Array.isArray(shape0) ? (shape0 as readonly unknown[]).map((d) => (d === 1 ? null : contiguityArg)) : contiguityArg;
+    // tests write it). It goes to defineTensor as is: getContiguityVec gives None to the size-1
+    // dims at their allocation positions, which a stride order moves (expanding it here, per
+    // logical dim, put the None at the wrong position under a stride order).
+    const contiguity0 = contiguityArg;
     const problem = checkDefineTensorArgs({
       shape: shape0,
-      contiguity: contiguity0,
+      contiguity: typeof contiguityArg === 'boolean' ? undefined : contiguityArg,
       dtype: dtype0,
       is_cpu: isCpu0,
       stride_order: strideOrder0,
@@ -565,7 +566,7 @@ export class DefinitionInterpreter {
       options = { symbolicSizes: symbolicSizes as number[], contiguous: contiguous as boolean[] | undefined, dtype: dt, isCpu: cpu };
     } else if (shape !== undefined) {
       const so = strideOrder === undefined || strideOrder === null ? undefined : (strideOrder as number[]);
-      options = { shape: shape as number[], contiguity: (contiguity ?? undefined) as (boolean | null)[] | undefined, dtype: dt, isCpu: cpu, strideOrder: so };
+      options = { shape: shape as number[], contiguity: (contiguity ?? undefined) as (boolean | null)[] | boolean | undefined, dtype: dt, isCpu: cpu, strideOrder: so };
     } else {
       return fail('fd.define_tensor: give a rank, shape=/contiguity=, symbolic_sizes=/contiguous= or sizes=/strides=', e.pos);
     }
