@@ -77,10 +77,13 @@ describe('attention tiling and launch math', () => {
       const variant = { ...base, headDim: 8 + Math.floor(random() * 249), causal: random() < 0.5 };
       const context = `seed ${seed}, case ${i}: ${JSON.stringify({ problem, variant })}`;
       const fwd = generateAttentionForward(variant);
+      // heavyFirst puts the query tiles on y and (head, batch) on x.
       const [gx, gy, gz] = fwd.grid(problem);
-      expect(gx * fwd.tiling.blockM, context).toBeGreaterThanOrEqual(problem.queryLength);
-      expect((gx - 1) * fwd.tiling.blockM, context).toBeLessThan(problem.queryLength);
-      expect([gy, gz], context).toEqual([problem.heads, problem.batch]);
+      const [tiles, heads, batches] = fwd.tiling.heavyFirst ? [gy, gx / problem.batch, gz * problem.batch] : [gx, gy, gz];
+      expect(tiles * fwd.tiling.blockM, context).toBeGreaterThanOrEqual(problem.queryLength);
+      expect((tiles - 1) * fwd.tiling.blockM, context).toBeLessThan(problem.queryLength);
+      expect([heads, batches], context).toEqual([problem.heads, problem.batch]);
+      if (fwd.tiling.heavyFirst) expect(gz, context).toBe(1);
       expect(fwd.block[0], context).toBe(32 * fwd.tiling.warps);
       const bwd = generateAttentionBackward(variant);
       const [bx, by, bz] = bwd.grid(problem);

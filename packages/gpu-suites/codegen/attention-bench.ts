@@ -1,7 +1,8 @@
 // Timings of the GPU attention entry: forward and backward (preprocess + main + convert) of the
 // generated kernels at the bench points (bf16, batch 4, 16 heads, E 128, L = S of
 // 1024 / 2048 / 4096 / 8192, causal and not), CUDA events, median of 7 after 2 warm-ups, and
-// the same for other tilings at one point (the tuning experiment). TFLOP/s counts
+// the same for other tilings at one point (the tuning experiment, optionally one pass: the
+// other's time is NaN). TFLOP/s counts
 // 4·N·H·L·S·E for the forward, 2.5× that for the backward, half of each when causal.
 //
 // Invariant: inputs are random (never zeros), every timing launches exactly the kernels a
@@ -59,6 +60,7 @@ export function benchAttention(
   device: DeviceContext,
   kernels: KernelCache,
   points: readonly { seq: number; causal: boolean; forwardTiling?: AttentionTiling; backwardTiling?: AttentionTiling }[],
+  passes: 'both' | 'forward' | 'backward' = 'both',
 ): BenchRow[] {
   const batch = 4;
   const heads = 16;
@@ -94,8 +96,10 @@ export function benchAttention(
         kernels.launch(main, problem, { ...common, q, k, v, gradOutput: dO, lse, delta, gradQueryAccumulator: accumulator, gradKey: dk, gradValue: dv, ...strides('q'), ...strides('k'), ...strides('v'), ...strides('gradOutput'), ...strides('gradKey'), ...strides('gradValue') });
         kernels.launch(convert, problem, { gradQueryAccumulator: accumulator, gradQuery: dq, heads, queryLength: seq, rows: batch * heads * seq, ...strides('gradQuery'), scale: Math.fround(scale) });
       };
-      const forwardMs = timeMs(device, forward);
-      const backwardMs = timeMs(device, backward);
+      // A pass not timed (NaN) still runs once when the other needs its outputs (O, logsumexp).
+      if (passes === 'backward') forward();
+      const forwardMs = passes === 'backward' ? NaN : timeMs(device, forward);
+      const backwardMs = passes === 'forward' ? NaN : timeMs(device, backward);
       const flops = (4 * batch * heads * seq * seq * e) / (causal ? 2 : 1);
       const t = fwd.tiling;
       const b = main.tiling;

@@ -3,6 +3,7 @@
 //
 //   pnpm gpu:bundle codegen-attention
 //   (GPU host) bash gpu-bundle/run.sh codegen-attention [--seed S] [--random N] [--no-bench] [--no-tuning]
+//              [--quick] [--tilings f0,f3,b1]   (--quick: no random cases, QUICK_TILINGS, lighter probes)
 //
 // 1. Correctness: the fixed and N (16) seeded random cases of attention-cases.ts, outputs
 //    poisoned first, against the float64 reference (‖out − ref‖ / ‖ref‖ ≤ 1e-2 for O, dQ, dK,
@@ -19,7 +20,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DeviceContext, isAvailable } from '@tsfuser/device';
-import { BACKWARD_TUNING, FORWARD_TUNING, tilingTag, tuningTiling, type AttentionTiling } from '@tsfuser/codegen';
+import { BACKWARD_TUNING, FORWARD_TUNING, tilingTag, tuningTiling, type AttentionTiling, type TuningEntry } from '@tsfuser/codegen';
 import { runCase, caseLabel, type AttentionCase, type CaseResult } from './attention-case.js';
 import { attentionCases } from './attention-cases.js';
 import { benchAttention, BENCH_SEQUENCES, type BenchRow } from './attention-bench.js';
@@ -37,6 +38,61 @@ function tilingText(t: AttentionTiling, pass: 'forward' | 'backward'): string {
   return pass === 'forward' ? tilingTag(t) : `${t.warps}w kv${t.blockN} q${t.blockM}${flags === '' ? '' : ` ${flags}`}`;
 }
 
+/** The tuning entries `--quick` times (FORWARD_TUNING f#, BACKWARD_TUNING b#) unless --tilings
+ * names others: the old defaults, then one of each new idea; the new defaults are timed in the
+ * defaults table anyway. */
+const QUICK_TILINGS = ['f0', 'f1', 'f9', 'f10', 'f14', 'f18', 'f19', 'f21', 'f23', 'f25', 'b0', 'b9'];
+
+interface TuningRow {
+  pass: string;
+  tiling: string;
+  ok: boolean;
+  rows: BenchRow[];
+  t: AttentionTiling;
+}
+
+const PROBE: AttentionCase = { id: 9000, dtype: 'BFloat16', batch: 1, heads: 2, kvHeads: 1, queryLength: 1000, keyLength: 1000, headDim: 128, causal: true, bias: 'none', biasBroadcast: [false, false], dropoutP: 0, sequenceMajor: false, padRows: false, backward: true };
+
+/**
+ * One tuning entry: checked on the probes (causal; plain non-causal over batches and GQA heads;
+ * unless `quick` for a forward tiling, mask + dropout + GQA strided; with a folded forward scale,
+ * scales -0.125 and 0), then its pass timed at 4096, causal and not. Undefined when refused.
+ */
+function tuneOne(device: DeviceContext, kernels: KernelCache, pass: 'forward' | 'backward', entry: TuningEntry, seed: number, quick: boolean, results: CaseResult[]): TuningRow | undefined {
+  let tiling: AttentionTiling;
+  try {
+    tiling = tuningTiling(pass, entry);
+  } catch (error) {
+    console.log(`tiling ${pass} ${entry[0]}w ${entry[1]}x${entry[2]} refused: ${(error as Error).message}`);
+    return undefined;
+  }
+  const override = pass === 'forward' ? { forwardTiling: tiling } : { backwardTiling: tiling };
+  const backward = pass === 'backward';
+  const probes: AttentionCase[] = [
+    { ...PROBE, backward, ...override },
+    { ...PROBE, id: 9002, batch: 2, heads: 2, kvHeads: 1, queryLength: 500, keyLength: 700, causal: false, backward, ...override },
+  ];
+  if (!quick || backward) probes.push({ ...PROBE, id: 9001, heads: 4, kvHeads: 2, keyLength: 300, causal: false, bias: 'bool', dropoutP: 0.2, sequenceMajor: true, padRows: true, backward, ...override });
+  if (!backward && tiling.foldScale) for (const [i, scale] of [-0.125, 0].entries()) probes.push({ ...PROBE, id: 9003 + i, queryLength: 300, keyLength: 200, scale, backward: false, ...override });
+  let ok = true;
+  for (const c of probes) {
+    const r = runCase(device, kernels, c, seed);
+    results.push(r);
+    ok &&= r.ok;
+    console.log(`${r.ok ? 'ok  ' : 'FAIL'} tiling ${pass} ${tilingText(tiling, pass)} ${caseLabel(c)}: ${r.detail}`);
+  }
+  const rows = ok ? benchAttention(device, kernels, [false, true].map((causal) => ({ seq: 4096, causal, ...override })), pass) : [];
+  return { pass, tiling: tilingText(tiling, pass), ok, rows, t: tiling };
+}
+
+function printBench(title: string, rows: readonly BenchRow[]): void {
+  if (rows.length === 0) return;
+  console.log(`\ntsfuser attention, ${title}: bf16, N 4, H 16, E 128 (TFLOP/s: fwd 4NHLSE, bwd 2.5x, causal half)`);
+  console.log(`  tilings: non-causal ${rows.find((r) => !r.causal)?.tiling ?? '?'}; causal ${rows.find((r) => r.causal)?.tiling ?? '?'}`);
+  console.log('  seq   causal   fwd ms  fwd TF/s   bwd ms  bwd TF/s');
+  for (const r of rows) console.log(`  ${String(r.seq).padEnd(5)} ${String(r.causal).padEnd(6)} ${r.forwardMs.toFixed(3).padStart(8)} ${r.forwardTflops.toFixed(0).padStart(9)} ${r.backwardMs.toFixed(3).padStart(8)} ${r.backwardTflops.toFixed(0).padStart(9)}`);
+}
+
 function main(): number {
   const availability = isAvailable();
   if (!availability.available) {
@@ -44,7 +100,10 @@ function main(): number {
     return 1;
   }
   const seed = argValue('--seed', Date.now() % 1_000_000);
-  const randomCount = argValue('--random', 16);
+  const quick = process.argv.includes('--quick');
+  const randomCount = argValue('--random', quick ? 0 : 16);
+  const tilingsArg = process.argv[process.argv.indexOf('--tilings') + 1];
+  const selected = process.argv.includes('--tilings') && tilingsArg !== undefined ? new Set(tilingsArg.split(',')) : quick ? new Set(QUICK_TILINGS) : undefined;
   const device = DeviceContext.create(0);
   const p = device.properties;
   console.log(`device: ${p.name} ${p.arch}, ${p.smCount} SMs; seed ${seed}`);
@@ -58,41 +117,31 @@ function main(): number {
     console.log(`${r.ok ? 'ok  ' : 'FAIL'} #${c.id} ${caseLabel(c)}: ${r.detail} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
   }
 
-  // Tuning tilings: each checked on one case, then timed at 4096.
-  const tuning: { pass: string; tiling: string; ok: boolean; rows: BenchRow[]; t: AttentionTiling }[] = [];
+  // Tuning tilings: each checked on the probe cases, then timed at 4096.
+  const tuning: TuningRow[] = [];
   const runTuning = !process.argv.includes('--no-tuning') && !process.argv.includes('--no-bench');
+  const save = (bench: BenchRow[], defaults: BenchRow[]): void => {
+    const out = process.env.OUT;
+    if (out === undefined || out === '') return;
+    writeFileSync(join(out, 'attention.json'), JSON.stringify({ device: p.name, seed, compileMs: kernels.compileMs, cases: results.map((r) => ({ label: caseLabel(r.c), ok: r.ok, errors: r.errors, detail: r.detail })), tuning, bench, defaults }, null, 1));
+  };
+  // The defaults (what a segment runs) at every point first, then the tuning, then the fastest
+  // tuned tilings at every point.
+  const noBench = process.argv.includes('--no-bench');
+  const defaults = noBench ? [] : benchAttention(device, kernels, BENCH_SEQUENCES.flatMap((seq) => [false, true].map((causal) => ({ seq, causal }))));
+  printBench('defaults (forwardTiling / backwardTiling)', defaults);
+  save([], defaults);
   if (runTuning) {
-    const probe: AttentionCase = { id: 9000, dtype: 'BFloat16', batch: 1, heads: 2, kvHeads: 1, queryLength: 1000, keyLength: 1000, headDim: 128, causal: true, bias: 'none', biasBroadcast: [false, false], dropoutP: 0, sequenceMajor: false, padRows: false, backward: true };
     for (const [pass, list] of [['forward', FORWARD_TUNING], ['backward', BACKWARD_TUNING]] as const) {
-      for (const entry of list) {
-        let tiling: AttentionTiling;
-        try {
-          tiling = tuningTiling(pass, entry);
-        } catch (error) {
-          console.log(`tiling ${pass} ${entry[0]}w ${entry[1]}x${entry[2]} refused: ${(error as Error).message}`);
-          continue;
-        }
-        const override = pass === 'forward' ? { forwardTiling: tiling } : { backwardTiling: tiling };
-        const checked = runCase(device, kernels, { ...probe, backward: pass === 'backward', ...override }, seed);
-        results.push(checked);
-        // The same tiling with a mask, dropout, GQA, a strided padded layout and S ≠ L.
-        const masked = runCase(device, kernels, { ...probe, id: 9001, heads: 4, kvHeads: 2, keyLength: 300, causal: false, bias: 'bool', dropoutP: 0.2, sequenceMajor: true, padRows: true, backward: pass === 'backward', ...override }, seed);
-        results.push(masked);
-        // Plain non-causal (the folded scale's unmasked and masked tiles) over batches and GQA heads.
-        const plain = runCase(device, kernels, { ...probe, id: 9002, batch: 2, heads: 2, kvHeads: 1, queryLength: 500, keyLength: 700, causal: false, backward: pass === 'backward', ...override }, seed);
-        results.push(plain);
-        console.log(`${plain.ok ? 'ok  ' : 'FAIL'} tiling ${pass} ${tilingText(tiling, pass)} plain: ${plain.detail}`);
-        console.log(`${masked.ok ? 'ok  ' : 'FAIL'} tiling ${pass} ${tilingText(tiling, pass)} mask+dropout: ${masked.detail}`);
-        console.log(`${checked.ok ? 'ok  ' : 'FAIL'} tiling ${pass} ${tilingText(tiling, pass)}: ${checked.detail}`);
-        // A folded scale's sign fix-up: a negative and a zero scale (causal, L ≠ S).
-        const signs = pass === 'forward' && tiling.foldScale ? [-0.125, 0].map((scale, i) => runCase(device, kernels, { ...probe, id: 9003 + i, queryLength: 300, keyLength: 200, scale, backward: false, ...override }, seed)) : [];
-        results.push(...signs);
-        for (const r of signs) console.log(`${r.ok ? 'ok  ' : 'FAIL'} tiling ${pass} ${tilingText(tiling, pass)} ${caseLabel(r.c)}: ${r.detail}`);
-        const signsOk = signs.every((r) => r.ok);
-        const rows = signsOk && checked.ok && masked.ok && plain.ok ? benchAttention(device, kernels, [false, true].map((causal) => ({ seq: 4096, causal, ...(pass === 'forward' ? { forwardTiling: tiling } : { backwardTiling: tiling }) }))) : [];
-        tuning.push({ pass, tiling: tilingText(tiling, pass), ok: signsOk && checked.ok && masked.ok && plain.ok, rows, t: tiling });
-        // Printed as measured too: a run stopped by its time limit still shows the rows so far.
-        if (rows.length > 0) console.log(`time tiling ${pass} ${tilingText(tiling, pass)}: ${rows.map((r) => (pass === 'forward' ? r.forwardTflops : r.backwardTflops).toFixed(0)).join(' / ')} TFLOP/s (non-causal / causal, 4096)`);
+      for (const [index, entry] of list.entries()) {
+        if (selected !== undefined && !selected.has(`${pass[0]}${index}`)) continue;
+        const t0 = performance.now();
+        const row = tuneOne(device, kernels, pass, entry, seed, quick, results);
+        if (row === undefined) continue;
+        tuning.push(row);
+        // Printed and saved as measured: a run stopped by its time limit keeps the rows so far.
+        console.log(`time tiling ${pass[0]}${index} ${pass} ${row.tiling}: ${row.ok ? row.rows.map((r) => (pass === 'forward' ? r.forwardTflops : r.backwardTflops).toFixed(0)).join(' / ') : 'failed its check'} TFLOP/s (non-causal / causal, 4096; ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+        save([], defaults);
       }
     }
   }
@@ -107,12 +156,9 @@ function main(): number {
     const backwardTiling = best('backward', causal);
     return { ...(forwardTiling === undefined ? {} : { forwardTiling }), ...(backwardTiling === undefined ? {} : { backwardTiling }) };
   };
-  const bench = process.argv.includes('--no-bench') ? [] : benchAttention(device, kernels, BENCH_SEQUENCES.flatMap((seq) => [false, true].map((causal) => ({ seq, causal, ...chosen(causal) }))));
+  const bench = noBench || tuning.length === 0 ? [] : benchAttention(device, kernels, BENCH_SEQUENCES.flatMap((seq) => [false, true].map((causal) => ({ seq, causal, ...chosen(causal) }))));
+  save(bench, defaults);
   const failed = results.filter((r) => !r.ok);
-  const out = process.env.OUT;
-  if (out !== undefined && out !== '') {
-    writeFileSync(join(out, 'attention.json'), JSON.stringify({ device: p.name, seed, compileMs: kernels.compileMs, cases: results.map((r) => ({ label: caseLabel(r.c), ok: r.ok, errors: r.errors, detail: r.detail })), tuning, bench }, null, 1));
-  }
 
   console.log(`\ncorrectness: ${results.length - failed.length} passed, ${failed.length} failed (seed ${seed}, ${((performance.now() - started) / 1000).toFixed(0)} s, NVRTC ${(kernels.compileMs / 1000).toFixed(1)} s)`);
   for (const f of failed) console.log(`  FAIL ${caseLabel(f.c)}: ${f.detail}`);
@@ -120,12 +166,8 @@ function main(): number {
     console.log('\ntuning at L = S = 4096 (bf16, N 4, H 16, E 128): TFLOP/s non-causal / causal');
     for (const t of tuning) console.log(`  ${t.pass.padEnd(8)} ${t.tiling.padEnd(44)} ${t.ok ? t.rows.map((r) => (t.pass === 'forward' ? r.forwardTflops : r.backwardTflops).toFixed(0)).join(' / ') : 'failed its check'}`);
   }
-  if (bench.length > 0) {
-    console.log('\ntsfuser attention, bf16, N 4, H 16, E 128 (TFLOP/s: fwd 4NHLSE, bwd 2.5x, causal half)');
-    console.log(`  tilings: non-causal ${bench.find((r) => !r.causal)?.tiling ?? '?'}; causal ${bench.find((r) => r.causal)?.tiling ?? '?'}`);
-    console.log('  seq   causal   fwd ms  fwd TF/s   bwd ms  bwd TF/s');
-    for (const r of bench) console.log(`  ${String(r.seq).padEnd(5)} ${String(r.causal).padEnd(6)} ${r.forwardMs.toFixed(3).padStart(8)} ${r.forwardTflops.toFixed(0).padStart(9)} ${r.backwardMs.toFixed(3).padStart(8)} ${r.backwardTflops.toFixed(0).padStart(9)}`);
-  }
+  printBench('defaults (forwardTiling / backwardTiling)', defaults);
+  printBench('the fastest checked tuning tilings per causality', bench);
   device.dispose();
   return failed.length === 0 ? 0 : 1;
 }

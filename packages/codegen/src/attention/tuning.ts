@@ -27,11 +27,13 @@ const LAZY: Partial<TilingFlags> = { lazyRescale: true };
 export const FORWARD_TUNING: readonly TuningEntry[] = [
   [8, 128, 64, QREG],
   [8, 256, 32, {}],
+  // The defaults from 2026-12-02: E 128 plain, then causal / bias / dropout.
+  [8, 256, 32, { ...SYNC1, foldScale: true }],
+  [8, 128, 64, { ...QREG, ...SYNC1, maskSplit: true, foldScale: true, warpSkip: true }],
   [8, 128, 64, { ...QREG, ...SYNC1 }],
   [8, 128, 64, { ...QREG, ...SYNC1, heavyFirst: true }],
   [8, 128, 64, { ...QREG, ...SYNC1, maskSplit: true, warpSkip: true }],
   [8, 128, 64, { ...QREG, ...SYNC1, foldScale: true }],
-  [8, 128, 64, { ...QREG, ...SYNC1, ...ALL }],
   [8, 128, 64, { ...QREG, ...SPLIT, ...ALL }],
   [8, 128, 64, { ...SPLIT, ...ALL }],
   [8, 256, 32, { ...SPLIT, ...ALL }],
@@ -60,6 +62,8 @@ export const FORWARD_TUNING: readonly TuningEntry[] = [
  * the FFMA exp2 (fold). */
 export const BACKWARD_TUNING: readonly TuningEntry[] = [
   [8, 32, 128, {}],
+  // The default from 2026-12-02.
+  [8, 32, 128, { ...SYNC1, maskSplit: true, foldScale: true }],
   [8, 64, 128, {}],
   [4, 32, 64, {}],
   [4, 32, 64, CTA2],
@@ -67,7 +71,6 @@ export const BACKWARD_TUNING: readonly TuningEntry[] = [
   [8, 32, 128, { ...SYNC1, maskSplit: true }],
   [8, 64, 128, { ...SYNC1, maskSplit: true }],
   [4, 32, 64, { ...SYNC1, maskSplit: true, ...CTA2 }],
-  [8, 32, 128, { ...SYNC1, maskSplit: true, foldScale: true }],
   [4, 32, 64, { ...SYNC1, maskSplit: true, foldScale: true, ...CTA2 }],
 ];
 
