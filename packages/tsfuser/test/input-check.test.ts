@@ -112,6 +112,24 @@ describe('execute input checks', () => {
       expect(reached).toEqual([]);
     });
   });
+  it('takes an empty tensor for an expanded (None) dim whatever its strides (no element to read)', async () => {
+    // nvFuser's test_pad_expanded_empty: torch.randn(0).as_strided((2, 0, 3), (0, 0, 0)) and
+    // dense strides alike fit contiguity [None, None, None]; the pad still gives the padded size.
+    const fd = FusionDefinition.build((f) => {
+      const t0 = f.defineTensor({ shape: [-1, -1, -1], contiguity: [null, null, null], dtype: DataType.Double });
+      f.addOutput(f.ops.pad(t0, [0, 0, 1, 1, 1, 0], f.defineScalar(-3.5, DataType.Double)));
+    }, { cache: new FusionCache() });
+    for (const strides of [[0, 0, 0], [3, 3, 1]]) {
+      const empty = Tensor.fromHost(new HostTensor('Double', [2, 0, 3], strides, new Float64Array(0)));
+      const [out] = await fd.execute([empty], { backend: 'reference' });
+      expect(out?.sizes, `strides [${strides.join(', ')}]`).toEqual([3, 2, 3]);
+      expect(out?.toHost().toNumbers()).toEqual(new Array<number>(18).fill(-3.5));
+    }
+    // With elements, an expanded dim with a stride is still refused.
+    const strided = Tensor.fromHost(new HostTensor('Double', [2, 2, 3], [3, 3, 1], new Float64Array(9)));
+    await expect(fd.execute([strided], { backend: 'reference' })).rejects.toThrow(/T0 dim 0 is declared expanded/);
+  });
+
   describe('on a cached call (the same tensors again)', () => {
     it('still rejects a new tensor after accepting another one for the same input, and a wrong scalar', async () => {
       const fd = definition();
