@@ -4,7 +4,7 @@
 // TransposeParams it computes for the bench sizes (f32 / bf16 16384×4096), and its
 // scheduler_params dump.
 import { describe, expect, it } from 'vitest';
-import { add, Fusion, lt, makeTensor, mul, permute, strideOrder, sum, where, type DataType, type TensorView } from '@tsfuser/fusion-ir';
+import { add, broadcast, Fusion, lt, makeTensor, mul, permute, strideOrder, sum, where, type DataType, type TensorView } from '@tsfuser/fusion-ir';
 import { computeTransposeHeuristics, defaultSchedulerRegistry, heuristicParamsToString, makeRuntimeInfo, TransposeScheduler, type RuntimeInfo } from '../src/index.js';
 
 function contiguous(tv: TensorView): TensorView {
@@ -54,6 +54,19 @@ describe('transpose scheduler choice', () => {
     const f = permuteFusion('BFloat16', 4, [0, 2, 1, 3]);
     const ri = info(f, [[8, 32, 4096, 128]]);
     expect(new TransposeScheduler().canSchedule(f, ri)).toEqual({ ok: false, reason: 'cannot find two mismatching inner most dimensions' });
+    expect(picked(f, ri)).toBe('pointwise');
+  });
+  it('leaves a second-group input broadcast before the transposed output to the pointwise scheduler (no cache to stage)', () => {
+    // A GPU-suite random case (seed 26105 #19): T0 read dim-0-innermost, broadcast, written
+    // contiguous. The transpose schedule caches only inputs of the reference's rank, so T0 had no
+    // load nest for transpose-smem-tile and lowering failed after acceptance.
+    const f = new Fusion();
+    const x = makeTensor(f, { shape: [-1, -1, -1], dtype: 'Double' });
+    f.addInput(x);
+    f.addOutput(mul(broadcast(x, [false, true, false, false]), 2));
+    const ri = info(f, [[255, 2, 513]], [[1, 256, 512]]);
+    const r = new TransposeScheduler().canSchedule(f, ri);
+    expect(r).toEqual({ ok: false, reason: 'input T0 of the second group has rank 3, the reference T2 rank 4 (a broadcast between them): its reads cannot be staged through a shared-memory tile' });
     expect(picked(f, ri)).toBe('pointwise');
   });
   it('leaves small problems and small transposed dims to the pointwise scheduler, as nvFuser', () => {

@@ -18,7 +18,8 @@ import { runCli } from './helpers.js';
 import { helpText } from '../src/cli/help.js';
 
 const gpu = isAvailable().available;
-const seed = Date.now() % 100000;
+// TSFUSER_SEED replays a failure (every message names the seed).
+const seed = process.env.TSFUSER_SEED !== undefined ? Number(process.env.TSFUSER_SEED) : Date.now() % 100000;
 
 describe('bench workloads', () => {
   it('bn_add_relu is relu(batch_norm(x) + batch_norm(y)) in inference mode', async () => {

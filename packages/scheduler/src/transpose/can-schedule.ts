@@ -69,6 +69,11 @@ export function canScheduleTranspose(fusion: Fusion, runtimeInfo: RuntimeInfo, c
   for (const i of groups.inputs2) {
     const tv = fusion.inputs[i];
     if (tv === undefined || tv.kind !== 'tensorView') continue;
+    // schedule.ts caches (and transpose-smem-tile stages) only inputs of the reference's rank: a
+    // second-group input broadcast on its way to the reference has no cache load nest of its own
+    // to stage through shared memory (seed 26105 case 19: T0 [i0, i1, i2] → broadcast → [i0, 1, i1, i2]).
+    const rank = tv.domain.logicalNoReductions().length;
+    if (rank !== refLogical.length) return { ok: false, reason: `input T${tv.name} of the second group has rank ${rank}, the reference T${reference.name} rank ${refLogical.length} (a broadcast between them): its reads cannot be staged through a shared-memory tile` };
     const m = groups.map.mapToReference(tv, reference);
     const missing = refLogical.findIndex((id, d) => !id.isBroadcast() && (refSizes[d] ?? 1) > 1 && !m.includes(d));
     if (missing >= 0) return { ok: false, reason: `input T${tv.name} of the second group lacks reference dim ${missing} (broadcast second-group inputs are not supported yet)` };
