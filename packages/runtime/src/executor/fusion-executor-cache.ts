@@ -505,33 +505,42 @@ export class FusionExecutorCache {
     let joined = false;
     try {
       for (const entry of plan.sequence) {
-        if (entry.kind === 'libraryCall') {
-          const gemm = plan.gemmSteps[entry.index] as GemmStep;
-          timed(this.device, pending, undefined, () => libraryCallEntry(gemm.segment, gemm, tensorAt), () => this.runGemm(gemm, tensorOf, viewOf, plan.views));
-          continue;
+        // One case per segment kind that runs (views and empty segments launch nothing: they
+        // are resolved when their readers' arguments are bound).
+        switch (entry.kind) {
+          case 'libraryCall': {
+            const gemm = plan.gemmSteps[entry.index] as GemmStep;
+            timed(this.device, pending, undefined, () => libraryCallEntry(gemm.segment, gemm, tensorAt), () => this.runGemm(gemm, tensorOf, viewOf, plan.views));
+            break;
+          }
+          case 'attention': {
+            const call = plan.attentionSteps[entry.index] as AttentionPlanStep;
+            const attention = (this.attention ??= new ExecutorAttentionDevice(this.device, this.options.cubinCache));
+            timed(this.device, pending, undefined, () => attentionEntry(call.segment, call, tensorAt), () => runAttentionPlanStep(call, tensorAt, attention));
+            break;
+          }
+          case 'kernel': {
+            const step = plan.steps[entry.index] as Step;
+            const stream = step.side ? sideStream : undefined;
+            if (this.dump.has('occupancy')) this.sink(this.occupancyText(step));
+            // A Tensor is a TensorArgument (dataPtr, sizes, strides): no wrapper object per launch.
+            const values = step.values;
+            for (let k = 0; k < step.refs.length; k += 1) {
+              const r = step.refs[k] as Ref;
+              values[k] = r.kind === 'buffer' ? (buffers[r.index] as Tensor) : r.kind === 'arg' ? (args[r.index] as ExecutorArgument) : viewOf(plan.views[r.index] as View);
+            }
+            // Unprofiled (the cached path): launched directly, no description closure.
+            if (pending === null) step.executor.launch(values, step.grid, stream);
+            else timed(this.device, pending, stream, () => kernelEntry(step.executor, step.grid, plan.compiled.steps[entry.index]?.groupId ?? -1, stream !== undefined, step, tensorAt), () => step.executor.launch(values, step.grid, stream));
+            if (stream !== undefined) this.stats.sideLaunches += 1;
+            // The packed buffer holds the pointers now: drop the references, so the list keeps no
+            // tensor of this call alive (an undisposed output stays collectable).
+            for (let k = 0; k < values.length; k += 1) values[k] = 0;
+            break;
+          }
+          default:
+            throw new Error(`unhandled plan sequence entry ${JSON.stringify(entry satisfies never)}`);
         }
-        if (entry.kind === 'attention') {
-          const call = plan.attentionSteps[entry.index] as AttentionPlanStep;
-          const attention = (this.attention ??= new ExecutorAttentionDevice(this.device, this.options.cubinCache));
-          timed(this.device, pending, undefined, () => attentionEntry(call.segment, call, tensorAt), () => runAttentionPlanStep(call, tensorAt, attention));
-          continue;
-        }
-        const step = plan.steps[entry.index] as Step;
-        const stream = step.side ? sideStream : undefined;
-        if (this.dump.has('occupancy')) this.sink(this.occupancyText(step));
-        // A Tensor is a TensorArgument (dataPtr, sizes, strides): no wrapper object per launch.
-        const values = step.values;
-        for (let k = 0; k < step.refs.length; k += 1) {
-          const r = step.refs[k] as Ref;
-          values[k] = r.kind === 'buffer' ? (buffers[r.index] as Tensor) : r.kind === 'arg' ? (args[r.index] as ExecutorArgument) : viewOf(plan.views[r.index] as View);
-        }
-        // Unprofiled (the cached path): launched directly, no description closure.
-        if (pending === null) step.executor.launch(values, step.grid, stream);
-        else timed(this.device, pending, stream, () => kernelEntry(step.executor, step.grid, plan.compiled.steps[entry.index]?.groupId ?? -1, stream !== undefined, step, tensorAt), () => step.executor.launch(values, step.grid, stream));
-        if (stream !== undefined) this.stats.sideLaunches += 1;
-        // The packed buffer holds the pointers now: drop the references, so the list keeps no
-        // tensor of this call alive (an undisposed output stays collectable).
-        for (let k = 0; k < values.length; k += 1) values[k] = 0;
       }
       // Copies of views read what the side stream wrote: join first.
       if (sideStream !== undefined && plan.views.length > 0) {
