@@ -10,7 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { HostTensor } from '@tsfuser/fusion-ir';
 import { parseIR, printGraph } from '@tsfuser/jit-ir';
-import { fuseGraph, fusionGroupLowering, guardFusionGroups, runGraph } from '../src/index.js';
+import { fuseGraph, GroupLowerings, guardFusionGroups, referenceExecutor, runGraph } from '../src/index.js';
 
 const T = 'Float(4, 8, strides=[8, 1], requires_grad=0, device=cuda:0)';
 
@@ -37,8 +37,9 @@ function pipelineMs(text: string): number {
   printGraph(graph);
   const group = graph.block.nodes().flatMap((n) => n.blocks.flatMap((b) => b.nodes())).find((n) => n.kind === 'prim::CudaFusionGroup');
   if (group === undefined) throw new Error('the chain did not fuse');
-  fusionGroupLowering(group.g('Subgraph'));
-  runGraph(graph, inputs());
+  const lowerings = new GroupLowerings();
+  lowerings.of(group.g('Subgraph'));
+  runGraph(graph, inputs(), { executor: referenceExecutor(lowerings) });
   runGraph(unfused, inputs());
   return performance.now() - started;
 }

@@ -4,7 +4,8 @@
 export {
   runGraph,
   referenceGroupExecutor,
-  fusionGroupLowering,
+  GroupLowerings,
+  referenceExecutor,
   launchParamDump,
   type FusionGroupCall,
   type FusionGroupExecutor,

@@ -58,23 +58,32 @@ export interface RunGraphResult {
   dump(): string;
 }
 
-const loweringCache = new WeakMap<Graph, JitLowering>();
-
 /**
- * The lowering of a fusion group's subgraph, computed once per subgraph object: the reference
- * executor runs it and `tsfuser fuse` prints its fusion, so a 20,000-node group is lowered once,
- * not once to print and again to run. The subgraph must not change after its first lowering
- * (runGraph only reads graphs; the fuser is done with a guarded graph).
+ * The lowerings of fusion groups' subgraphs, each computed once per subgraph object: the
+ * reference executor runs them and `tsfuser fuse` prints their fusions, so a 20,000-node group is
+ * lowered once, not once to print and again to run. One instance per run (its owner decides how
+ * long lowerings live; nothing is cached across runs). A subgraph must not change after its
+ * first lowering (runGraph only reads graphs; the fuser is done with a guarded graph).
  */
-export function fusionGroupLowering(subgraph: Graph): JitLowering {
-  let lowering = loweringCache.get(subgraph);
-  if (lowering === undefined) loweringCache.set(subgraph, (lowering = lowerJitGraph(subgraph)));
-  return lowering;
+export class GroupLowerings {
+  private readonly bySubgraph = new WeakMap<Graph, JitLowering>();
+
+  of(subgraph: Graph): JitLowering {
+    let lowering = this.bySubgraph.get(subgraph);
+    if (lowering === undefined) this.bySubgraph.set(subgraph, (lowering = lowerJitGraph(subgraph)));
+    return lowering;
+  }
 }
 
-/** The default executor: the group's subgraph lowered by parseJitIR and run on the reference evaluator. */
-export const referenceGroupExecutor: FusionGroupExecutor = (call) => {
-  const lowering = fusionGroupLowering(call.subgraph);
+/** The reference executor over `lowerings`: each group's subgraph lowered by parseJitIR (once per subgraph) and run on the reference evaluator. */
+export function referenceExecutor(lowerings: GroupLowerings): FusionGroupExecutor {
+  return (call) => runOnReference(lowerings.of(call.subgraph), call);
+}
+
+/** The default executor: the group's subgraph lowered by parseJitIR on each call and run on the reference evaluator (runGraph's default keeps one GroupLowerings per run instead). */
+export const referenceGroupExecutor: FusionGroupExecutor = (call) => runOnReference(lowerJitGraph(call.subgraph), call);
+
+function runOnReference(lowering: JitLowering, call: FusionGroupCall): RunValue[] {
   const fusionInputs: EvalValue[] = [];
   lowering.inputs.forEach((v, i) => {
     if (v === null) return;
@@ -89,7 +98,7 @@ export const referenceGroupExecutor: FusionGroupExecutor = (call) => {
   const results = evaluate(lowering.fusion, fusionInputs);
   for (const u of lowering.inputUpdates) copyInto(call.inputs[u.graphInput] as HostTensor, results[u.fusionOutput] as HostTensor);
   return results.slice(0, call.subgraph.outputs.length) as RunValue[];
-};
+}
 
 /** Numbers fusion groups in the order the printer names them (prim::CudaFusionGroup_<n>). */
 function numberGroups(block: Block, out: Map<Node, number>): Map<Node, number> {
@@ -246,7 +255,7 @@ export function runGraph(graph: Graph, inputs: readonly RunValue[], options: Run
   if (inputs.length !== graph.inputs.length) {
     throw new Error(`runGraph: the graph has ${graph.inputs.length} inputs but ${inputs.length} values were given`);
   }
-  const run = new GraphRun(graph, options.executor ?? referenceGroupExecutor, options.print, options.generator ?? createPhiloxGenerator());
+  const run = new GraphRun(graph, options.executor ?? referenceExecutor(new GroupLowerings()), options.print, options.generator ?? createPhiloxGenerator());
   const args = inputs.map((v, i) => scalarForType(v, (graph.inputs[i] as Value).type));
   const outputs = run.runBlock(graph.block, args);
   const groups = run.stats;

@@ -22,10 +22,10 @@ import { ParseError, formatParseError, parseIR, printGraph, type Block, type Con
 import {
   JitLoweringError,
   fuseGraph,
-  fusionGroupLowering,
+  GroupLowerings,
+  referenceExecutor,
   guardFusionGroups,
   profiledConstant,
-  referenceGroupExecutor,
   runGraph,
   type FusionGroupCall,
   type FusionGroupExecutor,
@@ -168,30 +168,31 @@ function generatedInputs(graph: Graph, unfused: Graph): RunValue[] {
  * its FusionExecutorCache). With `fallBack`, a group the GPU path cannot schedule or lower runs
  * on the reference evaluator instead (noted once on stderr).
  */
-function gpuExecutor(io: CliIo, fallBack: boolean): FusionGroupExecutor {
+function gpuExecutor(io: CliIo, fallBack: boolean, lowerings: GroupLowerings): FusionGroupExecutor {
   const gpu = createGpuBackend();
   const a = gpu.availability();
   if (!a.available) throw new UsageError(`--backend gpu: the GPU is unavailable: ${a.reason}`);
   const noted = new Set<number>();
+  const reference = referenceExecutor(lowerings);
   const fallback = (call: FusionGroupCall, e: Error): RunValue[] => {
     if (!noted.has(call.index)) io.stderr(`tsfuser fuse: prim::CudaFusionGroup_${call.index} runs on the reference evaluator: ${e.message}\n`);
     noted.add(call.index);
-    return referenceGroupExecutor(call);
+    return reference(call);
   };
   return gpuGroupExecutor(gpu, fallBack ? { fallback } : {}).executor;
 }
 
-function executorFor(backend: string, io: CliIo): { executor: FusionGroupExecutor; name: string } {
+function executorFor(backend: string, io: CliIo, lowerings: GroupLowerings): { executor: FusionGroupExecutor; name: string } {
   switch (backend) {
     case 'reference':
-      return { executor: referenceGroupExecutor, name: 'reference' };
+      return { executor: referenceExecutor(lowerings), name: 'reference' };
     case 'gpu':
-      return { executor: gpuExecutor(io, false), name: 'gpu' };
+      return { executor: gpuExecutor(io, false, lowerings), name: 'gpu' };
     case 'auto': {
       const a = createGpuBackend().availability();
-      if (a.available) return { executor: gpuExecutor(io, true), name: 'gpu' };
+      if (a.available) return { executor: gpuExecutor(io, true, lowerings), name: 'gpu' };
       io.stderr(`${referenceFallbackNote(a, 'tsfuser fuse')}\n`);
-      return { executor: referenceGroupExecutor, name: 'reference' };
+      return { executor: referenceExecutor(lowerings), name: 'reference' };
     }
     default:
       throw new UsageError(`--backend must be gpu, reference or auto, got '${backend}'`);
@@ -239,10 +240,10 @@ function runReported(graph: Graph, inputs: readonly RunValue[], executor: Fusion
 }
 
 /** --run / --check / --dump launch_param; returns whether the run (and the check, if any) passed. */
-function runAndCheck(graph: Graph, unfused: Graph, args: ParsedArgs, dumps: ReadonlySet<string>, io: CliIo): boolean {
+function runAndCheck(graph: Graph, unfused: Graph, args: ParsedArgs, dumps: ReadonlySet<string>, io: CliIo, lowerings: GroupLowerings): boolean {
   const list = args.values.get('inputs');
   const inputs = list === undefined ? generatedInputs(graph, unfused) : loadGraphInputs(list, unfused, io.cwd);
-  const { executor, name } = executorFor(args.values.get('backend') ?? 'auto', io);
+  const { executor, name } = executorFor(args.values.get('backend') ?? 'auto', io, lowerings);
   const run = runReported(graph, inputs, executor, 'the fused graph', io);
   if (run === null) return false;
   io.stdout(`\n=== run (fusion groups on ${name}${list === undefined ? '' : '; inputs from --inputs'}) ===\n`);
@@ -284,12 +285,14 @@ export function fuseCommand(args: ParsedArgs, io: CliIo): number {
   io.stdout(`=== graph after CudaGraphFuser and guardFusionGroups ===\n${printGraph(graph)}`);
   const groups = fusionGroups(graph.block);
   if (groups.length === 0) io.stdout('\n(no fusion groups: nothing in this graph is fusible)\n');
+  // One lowering per group, shared by the printout and the run.
+  const lowerings = new GroupLowerings();
   let failed = false;
   groups.forEach((group, i) => {
     io.stdout(`\n=== ${group.kind}_${i}: fusion_ir_presched ===\n`);
     try {
       // The lowering the reference run reuses (lowered once, printed and run).
-      io.stdout(printFusion(fusionGroupLowering(group.g('Subgraph')).fusion, { transforms: true }));
+      io.stdout(printFusion(lowerings.of(group.g('Subgraph')).fusion, { transforms: true }));
     } catch (e) {
       if (!(e instanceof JitLoweringError)) throw e;
       io.stderr(`tsfuser fuse: ${group.kind}_${i}: ${e.message}\n`);
@@ -301,6 +304,6 @@ export function fuseCommand(args: ParsedArgs, io: CliIo): number {
   }
   if (failed) return 1;
   const run = args.booleans.has('run') || args.booleans.has('check') || dumps.has('launch_param') || args.values.has('inputs') || args.values.has('save-outputs');
-  if (run && !runAndCheck(graph, unfused, args, dumps, io)) return 1;
+  if (run && !runAndCheck(graph, unfused, args, dumps, io, lowerings)) return 1;
   return 0;
 }
