@@ -123,9 +123,9 @@ export function checkInputs(descriptors: readonly InputDescriptor[], inputs: unk
     const v = list[i];
     if (d.kind === 'tensor') {
       if (!(v instanceof Tensor)) throw new InputMismatchError(i, `${d.name} expects a ${d.spec.dtype} tensor, got ${describeValue(v)}`);
-      if (lastPassed.get(d) === v) continue;
+      if (lastPassed.get(d)?.deref() === v) continue;
       checkTensorLayout(i, d, v);
-      lastPassed.set(d, v);
+      lastPassed.set(d, new WeakRef(v));
       continue;
     }
     if (v instanceof Tensor) throw new InputMismatchError(i, `${d.name} expects a ${d.dtype} scalar, got ${describeValue(v)}`);
@@ -133,5 +133,8 @@ export function checkInputs(descriptors: readonly InputDescriptor[], inputs: unk
   }
 }
 
-/** The last tensor that passed checkTensorLayout for each descriptor (see the header). */
-const lastPassed = new WeakMap<InputDescriptor, Tensor>();
+/**
+ * The last tensor that passed checkTensorLayout for each descriptor (see the header), held
+ * weakly: the memo must not keep a caller's (device) tensor alive after its last use.
+ */
+const lastPassed = new WeakMap<InputDescriptor, WeakRef<Tensor>>();
