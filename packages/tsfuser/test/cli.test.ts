@@ -32,6 +32,32 @@ describe('tsfuser run', () => {
     expect(c.stdout).not.toBe(a.stdout);
   });
 
+  it('prints a complex output\'s summary as Python prints complex numbers (it threw on complex elements)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tsfuser-cli-'));
+    const file = join(dir, 'complex_square.py');
+    writeFileSync(
+      file,
+      [
+        'def nvfuser_fusion_id0(fd : FusionDefinition) -> None :',
+        '    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.ComplexFloat, is_cpu=False)',
+        '    T1 = fd.ops.mul(T0, T0)',
+        '    fd.add_output(T1)',
+        '',
+        'with FusionDefinition() as fd:',
+        '    nvfuser_fusion_id0(fd)',
+        '',
+        'inputs = [torch.tensor([1+2j, 3-4j], dtype=torch.complex64, device="cuda:0")]',
+        'fd.execute(inputs)',
+        '',
+      ].join('\n'),
+    );
+    const r = await runCli(['run', file, '--backend', 'reference']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    // (1+2j)² = -3+4j, (3-4j)² = -7-24j
+    expect(r.stdout).toContain('out0: shape [2] ComplexFloat sum -10-20j first [-3+4j, -7-24j]');
+  });
+
   it('reads --inputs .npy files and writes --save-outputs', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tsfuser-cli-'));
     const x = HostTensor.fromValues('Float', [2, 1, 3], [1, 2, 3, 4, 5, 6]);
