@@ -122,7 +122,19 @@ export function computeMatmulHeuristics(fusion: Fusion, info: RuntimeInfo): Matm
     c = { input: p.c.input, dtype, ld: layout.d.ld, batchStride: layout.d.batchStride };
   }
   const epilogue: MatmulEpilogue = { kind: epilogueKind(bias !== null, p.activation, aux !== null), bias, aux, c, auxInput: null, biasGradient: null };
-  const params: MatmulParams = {
+  return { ok: true, params: plainGemmParams(fusion, layout, linear, p, dtype, epilogue) };
+}
+
+/** The parameters of a plain (not scaled, not grouped) GEMM segment: its layout, D and epilogue. */
+function plainGemmParams(
+  fusion: Fusion,
+  layout: ReturnType<typeof planGemmLayout>,
+  linear: boolean,
+  p: { inputDtype: MatmulParams['inputDtype']; result: TensorView; fused: MatmulParams['fused'] },
+  dtype: MatmulDtype,
+  epilogue: MatmulEpilogue,
+): MatmulParams {
+  return {
     schedulerType: 'matmul',
     tag: '',
     op: linear ? 'linear' : 'matmul',
@@ -141,7 +153,6 @@ export function computeMatmulHeuristics(fusion: Fusion, info: RuntimeInfo): Matm
     epilogue,
     fused: p.fused,
   };
-  return { ok: true, params };
 }
 
 /** The DGELU(_BGRAD) segment's parameters: the GEMM's layout, P read as cuBLASLt's aux (laid out like D). */
@@ -174,26 +185,7 @@ function dgeluHeuristics(fusion: Fusion, info: RuntimeInfo, p: DgeluPattern): Ma
     auxInput: { input: p.aux.input, dtype, ld: layout.n, batchStride: layout.batch > 1 ? layout.m * layout.n : 0 },
     biasGradient: p.biasGradient === null ? null : { output: fusion.outputs.indexOf(p.biasGradient), dtype },
   };
-  const params: MatmulParams = {
-    schedulerType: 'matmul',
-    tag: '',
-    op: linear ? 'linear' : 'matmul',
-    m: layout.m,
-    n: layout.n,
-    k: layout.k,
-    batch: layout.batch,
-    foldedBatch: layout.foldedBatch,
-    inputDtype: p.inputDtype,
-    bDtype: p.inputDtype,
-    scales: null,
-    grouped: null,
-    a: layout.a,
-    b: layout.b,
-    d: { output: fusion.outputs.indexOf(p.result), dtype, ld: layout.d.ld, batchStride: layout.d.batchStride },
-    epilogue,
-    fused: p.fused,
-  };
-  return { ok: true, params };
+  return { ok: true, params: plainGemmParams(fusion, layout, linear, p, dtype, epilogue) };
 }
 
 /** Whether `fusion` is one GEMM segment under `info` (the verdict of computeMatmulHeuristics). */
