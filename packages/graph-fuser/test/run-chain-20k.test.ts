@@ -10,20 +10,8 @@ import { HostTensor } from '@tsfuser/fusion-ir';
 import { parseIR } from '@tsfuser/jit-ir';
 import { fuseGraph, guardFusionGroups, runGraph } from '../src/index.js';
 import { seeded } from './helpers/seeded.js';
+import { tracedChain } from './helpers/traced-chain.js';
 
-const T = 'Float(4, 8, strides=[8, 1], requires_grad=0, device=cuda:0)';
-
-function chain(n: number): string {
-  const lines = [`graph(%x.1 : ${T},`, `      %y.1 : ${T}):`, '  %one : int = prim::Constant[value=1]()'];
-  let prev = '%x.1';
-  for (let i = 0; i < n; i += 1) {
-    const v = `%${i + 10}`;
-    lines.push(i % 2 === 0 ? `  ${v} : ${T} = aten::add(${prev}, %y.1, %one) # model.py:${i}:4` : `  ${v} : ${T} = aten::mul(${prev}, %y.1) # model.py:${i}:4`);
-    prev = v;
-  }
-  lines.push(`  return (${prev})`);
-  return `${lines.join('\n')}\n`;
-}
 
 describe('a 20,000-node add/mul chain', () => {
   it('fuses into one group whose result, and the un-fused graph run node by node, are the op-by-op float32 values', () => {
@@ -42,7 +30,7 @@ describe('a 20,000-node add/mul chain', () => {
     });
     const inputs = (): HostTensor[] => [HostTensor.fromValues('Float', [4, 8], xs), HostTensor.fromValues('Float', [4, 8], ys)];
 
-    const fused = parseIR(chain(n));
+    const fused = parseIR(tracedChain(n));
     fuseGraph(fused);
     guardFusionGroups(fused);
     const started = performance.now();
@@ -51,7 +39,7 @@ describe('a 20,000-node add/mul chain', () => {
     expect(result.groups.map((g) => [g.taken, g.fallback])).toEqual([[1, 0]]);
     expect((result.outputs[0] as HostTensor).toNumbers(), `seed ${seed}, fused run ${ms.toFixed(0)} ms`).toEqual(expected);
 
-    const plain = runGraph(parseIR(chain(n)), inputs());
+    const plain = runGraph(parseIR(tracedChain(n)), inputs());
     expect(plain.groups).toEqual([]);
     expect((plain.outputs[0] as HostTensor).toNumbers(), `seed ${seed}, un-fused`).toEqual(expected);
   });

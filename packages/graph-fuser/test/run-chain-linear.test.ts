@@ -12,20 +12,8 @@ import { describe, expect, it } from 'vitest';
 import { HostTensor } from '@tsfuser/fusion-ir';
 import { parseIR, printGraph } from '@tsfuser/jit-ir';
 import { fuseGraph, GroupLowerings, guardFusionGroups, referenceExecutor, runGraph } from '../src/index.js';
+import { tracedChain } from './helpers/traced-chain.js';
 
-const T = 'Float(4, 8, strides=[8, 1], requires_grad=0, device=cuda:0)';
-
-function chain(n: number): string {
-  const lines = [`graph(%x.1 : ${T},`, `      %y.1 : ${T}):`, '  %one : int = prim::Constant[value=1]()'];
-  let prev = '%x.1';
-  for (let i = 0; i < n; i += 1) {
-    const v = `%${i + 10}`;
-    lines.push(i % 2 === 0 ? `  ${v} : ${T} = aten::add(${prev}, %y.1, %one) # model.py:${i}:4` : `  ${v} : ${T} = aten::mul(${prev}, %y.1) # model.py:${i}:4`);
-    prev = v;
-  }
-  lines.push(`  return (${prev})`);
-  return `${lines.join('\n')}\n`;
-}
 
 /** What `tsfuser fuse --run --check` does with the chain, in milliseconds. */
 function pipelineMs(text: string): number {
@@ -51,8 +39,8 @@ function bestOf(runs: number, text: string): number {
 
 describe('the TorchScript path is linear in graph size', () => {
   it('a 20,000-node chain costs less than 16 times a 2,500-node chain (parse, copy, fuse, guard, print, lower, run fused and un-fused)', () => {
-    const small = chain(2_500);
-    const large = chain(20_000);
+    const small = tracedChain(2_500);
+    const large = tracedChain(20_000);
     pipelineMs(small); // warm-up: the JIT compiles the pipeline once
     const smallMs = bestOf(3, small);
     const largeMs = bestOf(3, large);
