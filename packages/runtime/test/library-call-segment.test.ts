@@ -11,19 +11,9 @@ import { RuntimeUnavailableError, type GemmCall, type GemmDescriptor } from '@ts
 import { describe, expect, it } from 'vitest';
 import { planLibraryCallSegment, runLibraryCall, type GemmBuffer, type LibraryCallContext } from '../src/plan/library-call-segment.js';
 import { HostGemm, HostMemory } from './host-gemm.js';
+import { seeded } from './seeded.js';
 
 const SEED = Number(process.env.SEED ?? Date.now() % 1_000_000);
-
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Operand {
   sizes: number[];

@@ -1,0 +1,13 @@
+// The seeded generator of the runtime's randomized tests (mulberry32: uniform in [0, 1)), so a
+// failure replays from the seed its message prints.
+
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
