@@ -47,7 +47,8 @@ describe('attention tiling and launch math', () => {
       expect(f.headDimPadded - e).toBeLessThan(16);
       expect(f.blockM).toBe(16 * f.warps * f.rowTiles);
       expect(f.rowStride).toBe(f.headDimPadded + 8);
-      expect(forwardSharedBytes(f)).toBe(2 * f.rowStride * f.blockM + 2 * 2 * 2 * f.rowStride * f.blockN);
+      // Q, then K and V: two stages each, one each with the split1 pipeline.
+      expect(forwardSharedBytes(f)).toBe(2 * f.rowStride * f.blockM + 2 * (f.pipeline === 'split1' ? 1 : 2) * 2 * f.rowStride * f.blockN);
       expect(forwardSharedBytes(f)).toBeLessThanOrEqual(MAX_SHARED_BYTES);
       const b = backwardTiling({ ...base, headDim: e });
       expect(b.rowTiles).toBe(1);
@@ -59,10 +60,13 @@ describe('attention tiling and launch math', () => {
     }
   });
 
-  it('the tuned E 64 / 128 tilings: 128 query rows × 128 keys at E 64; at E 128 two 16-row tiles a warp (256 rows) × 32 keys, or with a mask / dropout 128 × 64 with Q in registers; 128-row K/V tiles in the backward', () => {
+  it('the tuned E 64 / 128 tilings: 128 query rows × 128 keys at E 64; at E 128, causal or not, 4 warps × two 16-row tiles × 64 keys, 2 CTAs an SM, split1 with the mask split, folded scale, warp skip and heavy-first grid; with a mask / bias / dropout 128 × 64 with Q in registers; 128-row K/V tiles in the backward', () => {
     expect(forwardTiling({ ...base, headDim: 64 })).toMatchObject({ warps: 8, rowTiles: 1, blockM: 128, blockN: 128 });
-    expect(forwardTiling({ ...base, headDim: 128 })).toMatchObject({ warps: 8, rowTiles: 2, blockM: 256, blockN: 32, qInRegisters: false });
-    for (const masked of [{ causal: true }, { bias: 'bool' as const }, { dropout: true }]) {
+    const tuned = { warps: 4, rowTiles: 2, blockM: 128, blockN: 64, minBlocksPerSm: 2, qInRegisters: false, pipeline: 'split1', maskSplit: true, foldScale: true, warpSkip: true, heavyFirst: true, lazyRescale: false };
+    expect(forwardTiling({ ...base, headDim: 128 })).toMatchObject(tuned);
+    expect(forwardTiling({ ...base, headDim: 128, causal: true })).toMatchObject(tuned);
+    expect(forwardTiling({ ...base, headDim: 96 })).toMatchObject({ ...tuned, headDimPadded: 96 });
+    for (const masked of [{ causal: true, bias: 'additive' as const, biasDtype: 'BFloat16' as const }, { bias: 'bool' as const }, { dropout: true }]) {
       expect(forwardTiling({ ...base, headDim: 128, ...masked })).toMatchObject({ warps: 8, rowTiles: 1, blockM: 128, blockN: 64, qInRegisters: true });
     }
     for (const e of [64, 128]) expect(backwardTiling({ ...base, headDim: e })).toMatchObject({ warps: 8, blockN: 128 });

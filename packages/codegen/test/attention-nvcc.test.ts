@@ -106,7 +106,7 @@ describe.skipIf(!hasNvcc)('attention kernels through nvcc -cubin (sm_90)', () =>
     expect(counts.length).toBe(4 * all.length);
     for (const { variant, count } of counts) {
       expect(count.registers, count.kernel).toBeLessThanOrEqual(255);
-      if (variant.headDim <= 128) expect(count.spillBytes, `${count.kernel} spills`).toBe(0);
+      if (variant.headDim <= 128) expect(count.spillBytes, `${count.kernel} spills`).toBeLessThanOrEqual(DEFAULT_SPILLS[count.kernel] ?? 0);
     }
   }, 600_000);
 });
@@ -117,6 +117,15 @@ describe.skipIf(!hasNvcc)('attention kernels through nvcc -cubin (sm_90)', () =>
  * of 16 warps an SM. Every other entry must not
  * spill; an entry spilling more than recorded here fails (a register regression).
  */
+/** The E 128 forward defaults spill a little under their 2-CTA register cap and were still the
+ * fastest tiling on the H200 (tuning row f14, 2026-12-02): the bytes ptxas reported then. */
+const DEFAULT_SPILLS: Readonly<Record<string, number>> = {
+  tsfuser_attention_fwd_bf16_e128: 100,
+  tsfuser_attention_fwd_bf16_e128_causal: 8,
+  tsfuser_attention_fwd_f16_e128: 100,
+  tsfuser_attention_fwd_f16_e128_causal: 8,
+};
+
 const KNOWN_SPILLS: Readonly<Record<string, number>> = {
   'forward causal 8w 256x32 32r/w': 104,
   // The plain default's flags; causal is not its variant (causal runs 8w 128x64).

@@ -55,6 +55,8 @@ export const FORWARD_TUNING: readonly TuningEntry[] = [
   [4, 64, 32, { ...SPLIT, ...ALL, ...LAZY, minBlocksPerSm: 4 }],
   [8, 128, 32, { ...SPLIT, ...ALL, ...LAZY, ...CTA2 }],
   [8, 128, 32, { ...SPLIT, foldScale: true, heavyFirst: true, ...LAZY, ...CTA2 }],
+  // The E 128 default since 2026-12-02 (f14) with the lazy rescale.
+  [4, 128, 64, { ...SPLIT, ...ALL, ...CTA2, ...LAZY }],
 ];
 
 /** Backward: [warps, blockM (Q tile), blockN (K/V tile, 16 · warps), flags]: the shapes timed
@@ -72,6 +74,11 @@ export const BACKWARD_TUNING: readonly TuningEntry[] = [
   [8, 64, 128, { ...SYNC1, maskSplit: true }],
   [4, 32, 64, { ...SYNC1, maskSplit: true, ...CTA2 }],
   [4, 32, 64, { ...SYNC1, maskSplit: true, foldScale: true, ...CTA2 }],
+  // FlashAttention-2's hdim-128 shape (64-row Q tiles, 128 keys, 8 warps) with the new flags,
+  // and the default shape with them but the two-barrier pipeline.
+  [8, 64, 128, { ...SYNC1, maskSplit: true, foldScale: true }],
+  [8, 64, 128, { maskSplit: true, foldScale: true }],
+  [8, 32, 128, { maskSplit: true, foldScale: true }],
 ];
 
 export function tuningTiling(pass: 'forward' | 'backward', entry: TuningEntry, headDim = 128): AttentionTiling {

@@ -111,28 +111,30 @@ function tiling(headDim: number, warps: number, blockN: number, minBlocksPerSm: 
 }
 
 
+/** The forward flags of the E ≤ 128 default (tuning.ts FORWARD_TUNING f14): FlashAttention-2's
+ * split K/V pipeline, the mask-free loop, the folded scale (no bias), causal warp skip and the
+ * heavy-first grid. Fastest of the tilings timed on the H200 on 2026-12-02 at L = S = 4096,
+ * non-causal and causal (306 / 293 TFLOP/s against 274 / 187 for the previous defaults). */
+const TUNED_E128_FLAGS: Partial<TilingFlags> = { pipeline: 'split1', maskSplit: true, foldScale: true, warpSkip: true, heavyFirst: true };
+
 /**
- * Forward tiling. Shapes from the seven tilings timed on the H200 (2026-12-01, bf16, E 128, L = S
- * = 4096, TFLOP/s non-causal / causal): up to E 64, 8 warps × 16 query rows × 128-key tiles; up
- * to E 128 without causal mask, bias or dropout, 8 warps × two 16-row tiles (256 query rows) ×
- * 32 keys (281 against 238 for 128 × 64); with any of them, 8 warps × 16 rows × 64 keys with Q's
- * fragments in registers (207 causal); above E 128, 4 warps × 16 rows × 32 keys, where the O
- * accumulator alone takes E / 2 registers a thread. Flags: the baseline ones (BASELINE_FLAGS),
- * the configuration timed and checked on the H200 (2026-12-01/02, the LLaMA-7B check included).
- * The tuning flags of tuning.ts (one-barrier pipeline, mask split, folded scale, warp skip, …)
- * are correct on the H200 for the forward (GPU call 2 of 2026-12-02) but not yet timed, and the
- * backward ones not yet run on a GPU: a default changes only after a timing run shows it faster.
+ * Forward tiling. Up to E 64, 8 warps × 16 query rows × 128-key tiles (timed on the H200,
+ * 2026-12-01); up to E 128, 4 warps × two 16-row tiles (128 query rows) × 64 keys, two CTAs an
+ * SM, with TUNED_E128_FLAGS, causal or not (ptxas: 255 registers, 100 / 8 bytes spilled, and
+ * still the fastest); with a bias, mask or dropout, whose extra registers would spill 400–600
+ * bytes in that shape, 8 warps × 16 rows × 64 keys with Q's fragments in registers (207 TFLOP/s
+ * causal on 2026-12-01, the previous default, untimed with the new flags); above E 128,
+ * 4 warps × 16 rows × 32 keys, where the O accumulator alone takes E / 2 registers a thread.
  */
 export function forwardTiling(variant: AttentionVariant): AttentionTiling {
   checkVariant(variant);
   const padded = padHeadDim(variant.headDim);
-  const plain = !variant.causal && variant.bias === 'none' && !variant.dropout;
   const t: AttentionTiling =
     padded <= 64
       ? tiling(variant.headDim, 8, 128, 1)
       : padded <= 128
-        ? plain
-          ? tiling(variant.headDim, 8, 32, 1, 256, 2)
+        ? variant.bias === 'none' && !variant.dropout
+          ? { ...tiling(variant.headDim, 4, 64, 2, 128, 2), ...TUNED_E128_FLAGS }
           : { ...tiling(variant.headDim, 8, 64, 1), qInRegisters: true }
         : tiling(variant.headDim, 4, 32, 1);
   checkTiling(t, forwardSharedBytes(t), 'forward');
