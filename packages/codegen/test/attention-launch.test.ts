@@ -65,11 +65,18 @@ describe('attention tiling and launch math', () => {
     const tuned = { warps: 4, rowTiles: 2, blockM: 128, blockN: 64, minBlocksPerSm: 2, qInRegisters: false, pipeline: 'split1', maskSplit: true, foldScale: true, warpSkip: true, heavyFirst: true, lazyRescale: false };
     expect(forwardTiling({ ...base, headDim: 128 })).toMatchObject(tuned);
     expect(forwardTiling({ ...base, headDim: 128, causal: true })).toMatchObject(tuned);
-    expect(forwardTiling({ ...base, headDim: 96 })).toMatchObject({ ...tuned, headDimPadded: 96 });
+    expect(forwardTiling({ ...base, headDim: 120 })).toMatchObject({ ...tuned, headDimPadded: 128 });
+    expect(forwardTiling({ ...base, headDim: 96 })).toMatchObject({ warps: 8, rowTiles: 2, blockM: 256, blockN: 32, pipeline: 'joint2' });
+    expect(forwardTiling({ ...base, headDim: 96, causal: true })).toMatchObject({ warps: 8, rowTiles: 1, blockM: 128, blockN: 64, qInRegisters: true });
     for (const masked of [{ causal: true, bias: 'additive' as const, biasDtype: 'BFloat16' as const }, { bias: 'bool' as const }, { dropout: true }]) {
       expect(forwardTiling({ ...base, headDim: 128, ...masked })).toMatchObject({ warps: 8, rowTiles: 1, blockM: 128, blockN: 64, qInRegisters: true });
     }
-    for (const e of [64, 128]) expect(backwardTiling({ ...base, headDim: e })).toMatchObject({ warps: 8, blockN: 128 });
+    expect(backwardTiling({ ...base, headDim: 64 })).toMatchObject({ warps: 8, blockN: 128, blockM: 64, pipeline: 'joint2', maskSplit: false });
+    expect(backwardTiling({ ...base, headDim: 128 })).toMatchObject({ warps: 8, blockN: 128, blockM: 64, pipeline: 'joint2-1sync', maskSplit: true, foldScale: false });
+    expect(backwardTiling({ ...base, headDim: 128, causal: true })).toMatchObject({ blockM: 64, pipeline: 'joint2-1sync' });
+    for (const other of [{ headDim: 100 }, { headDim: 128, dropout: true }, { headDim: 128, bias: 'bool' as const }]) {
+      expect(backwardTiling({ ...base, ...other })).toMatchObject({ warps: 8, blockN: 128, blockM: 32, pipeline: 'joint2', maskSplit: false });
+    }
   });
 
   it('grids cover every query row, key row and (n, h, l) row, with no whole block past the end (random sizes, seed printed)', () => {

@@ -55,16 +55,13 @@ export const FORWARD_TUNING: readonly TuningEntry[] = [
   [4, 64, 32, { ...SPLIT, ...ALL, ...LAZY, minBlocksPerSm: 4 }],
   [8, 128, 32, { ...SPLIT, ...ALL, ...LAZY, ...CTA2 }],
   [8, 128, 32, { ...SPLIT, foldScale: true, heavyFirst: true, ...LAZY, ...CTA2 }],
-  // The E 128 default since 2026-12-02 (f14) with the lazy rescale.
-  [4, 128, 64, { ...SPLIT, ...ALL, ...CTA2, ...LAZY }],
 ];
 
 /** Backward: [warps, blockM (Q tile), blockN (K/V tile, 16 · warps), flags]: the shapes timed
  * until 2026-12-02, then one barrier a Q step fewer (1sync), the mask-free P of inside tiles and
- * the FFMA exp2 (fold). */
+ * the FFMA exp2 (fold). The E 128 default since 2026-12-02 (second session) is b7. */
 export const BACKWARD_TUNING: readonly TuningEntry[] = [
   [8, 32, 128, {}],
-  // The default from 2026-12-02.
   [8, 32, 128, { ...SYNC1, maskSplit: true, foldScale: true }],
   [8, 64, 128, {}],
   [4, 32, 64, {}],

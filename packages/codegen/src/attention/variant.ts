@@ -119,11 +119,13 @@ const TUNED_E128_FLAGS: Partial<TilingFlags> = { pipeline: 'split1', maskSplit: 
 
 /**
  * Forward tiling. Up to E 64, 8 warps × 16 query rows × 128-key tiles (timed on the H200,
- * 2026-12-01); up to E 128, 4 warps × two 16-row tiles (128 query rows) × 64 keys, two CTAs an
- * SM, with TUNED_E128_FLAGS, causal or not (ptxas: 255 registers, 100 / 8 bytes spilled, and
- * still the fastest); with a bias, mask or dropout, whose extra registers would spill 400–600
- * bytes in that shape, 8 warps × 16 rows × 64 keys with Q's fragments in registers (207 TFLOP/s
- * causal on 2026-12-01, the previous default, untimed with the new flags); above E 128,
+ * 2026-12-01); E 113–128 (padded to the tuned 128), 4 warps × two 16-row tiles (128 query rows)
+ * × 64 keys, two CTAs an SM, with TUNED_E128_FLAGS, causal or not (ptxas: 255 registers, 100 / 8
+ * bytes spilled, and still the fastest); with a bias, mask or dropout, whose extra registers
+ * would spill 400–600 bytes in that shape, 8 warps × 16 rows × 64 keys with Q's fragments in
+ * registers (207 TFLOP/s causal on 2026-12-01, the previous default); E 65–112 (where the tuned
+ * shape spills 660 B at E 100) the previous defaults: 8 warps × 256 rows × 32 keys, or 128 × 64
+ * with Q in registers when causal, biased or with dropout; above E 128,
  * 4 warps × 16 rows × 32 keys, where the O accumulator alone takes E / 2 registers a thread.
  */
 export function forwardTiling(variant: AttentionVariant): AttentionTiling {
@@ -133,9 +135,11 @@ export function forwardTiling(variant: AttentionVariant): AttentionTiling {
     padded <= 64
       ? tiling(variant.headDim, 8, 128, 1)
       : padded <= 128
-        ? variant.bias === 'none' && !variant.dropout
+        ? padded === 128 && variant.bias === 'none' && !variant.dropout
           ? { ...tiling(variant.headDim, 4, 64, 2, 128, 2), ...TUNED_E128_FLAGS }
-          : { ...tiling(variant.headDim, 8, 64, 1), qInRegisters: true }
+          : padded === 128 || variant.causal || variant.bias !== 'none' || variant.dropout
+            ? { ...tiling(variant.headDim, 8, 64, 1), qInRegisters: true }
+            : tiling(variant.headDim, 8, 32, 1, 256, 2)
         : tiling(variant.headDim, 4, 32, 1);
   checkTiling(t, forwardSharedBytes(t), 'forward');
   return t;
@@ -149,8 +153,20 @@ export function backwardTiling(variant: AttentionVariant): AttentionTiling {
   checkVariant(variant);
   const padded = padHeadDim(variant.headDim);
   // Backward: blockN is the K/V tile (16 rows per warp), blockM the Q tile.
-  // Baseline flags (see forwardTiling): the backward tuning flags have not run on a GPU yet.
-  const t = padded <= 64 ? tiling(variant.headDim, 8, 128, 1, 64) : padded <= 128 ? tiling(variant.headDim, 8, 128, 1, 32) : tiling(variant.headDim, 4, 64, 1, 32);
+  // E 113–128 without bias or dropout: BACKWARD_TUNING b7 (64-row Q tiles, one barrier a Q step,
+  // the mask-free P of inside tiles), the fastest timed on the H200 (2026-12-02: 197 / 177 TFLOP/s
+  // at L = S = 4096, non-causal / causal, against 183 / 167 for 32-row Q tiles with the baseline
+  // flags; level at 2048 causal). With a bias or dropout it spills 104 B and at E 100 64 B
+  // (ptxas), so those keep 32-row Q tiles; up to E 64 and above E 128 the baseline as timed on
+  // 2026-12-01.
+  const t =
+    padded <= 64
+      ? tiling(variant.headDim, 8, 128, 1, 64)
+      : padded <= 128
+        ? padded === 128 && variant.bias === 'none' && !variant.dropout
+          ? { ...tiling(variant.headDim, 8, 128, 1, 64), pipeline: 'joint2-1sync' as const, maskSplit: true }
+          : tiling(variant.headDim, 8, 128, 1, 32)
+        : tiling(variant.headDim, 4, 64, 1, 32);
   checkTiling(t, backwardSharedBytes(t), 'backward');
   return t;
 }
