@@ -251,7 +251,7 @@ inputs = [
     torch.randn(2, 4, 16, 16, dtype=torch.bfloat16, device='cuda'),
     torch.randn(2, 16, 64, dtype=torch.bfloat16, device='cuda'),
     torch.randn(2, 4, 16, 16, dtype=torch.bfloat16, device='cuda'),
-    torch.randn(2, 4, 16, dtype=torch.float32, device='cuda'),
+    torch.testing.make_tensor((2, 4, 16), dtype=torch.float32, device='cuda', low=2.77, high=4.77),
     torch.zeros(2, dtype=torch.uint64, device='cuda'),
     torch.tensor(0, dtype=torch.uint64, device='cuda'),
     torch.randn(2, 16, 64, dtype=torch.bfloat16, device='cuda'),
