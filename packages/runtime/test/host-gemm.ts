@@ -59,7 +59,16 @@ export class HostGemm implements GemmRunner {
     const stored = (x: GemmMatrix, b: number, r: number, c: number): number => this.memory.read(x.pointer, b * (x.batchStride ?? 0) + r * x.ld + c);
     const op = (x: GemmMatrix, b: number, r: number, c: number): number => (x.transposed === true ? stored(x, b, c, r) : stored(x, b, r, c));
     const e = desc.epilogue ?? { kind: 'DEFAULT' };
-    if (e.kind === 'BGRADA' || e.kind === 'BGRADB' || e.kind === 'DRELU' || e.kind === 'DRELU_BGRAD') throw new Error(`HostGemm: ${e.kind} is not interpreted here`);
+    if (e.kind === 'DRELU' || e.kind === 'DRELU_BGRAD') throw new Error(`HostGemm: ${e.kind} is not interpreted here`);
+    if (e.kind === 'BGRADA' || e.kind === 'BGRADB') {
+      // the sum of op(A) over k (m entries) or of op(B) over k (n entries), one matrix (no batch)
+      const entries = e.kind === 'BGRADA' ? m : n;
+      for (let i = 0; i < entries; i += 1) {
+        let acc = 0;
+        for (let kk = 0; kk < k; kk += 1) acc += e.kind === 'BGRADA' ? op(desc.a, 0, i, kk) : op(desc.b, 0, kk, i);
+        this.memory.write(e.biasGradient.pointer, i, acc);
+      }
+    }
     const bgrad: number[] = [];
     for (let b = 0; b < batch; b += 1) {
       for (let i = 0; i < m; i += 1) {

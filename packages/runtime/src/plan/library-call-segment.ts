@@ -153,6 +153,14 @@ function epilogueOf(segment: LibraryCallSegment, inputs: readonly GemmBuffer[], 
       if (g === undefined) throw new Error(`segment ${segment.groupId} (GEMM): the bias gradient (output ${e.biasGradient.output}) has no buffer`);
       return { kind: e.kind, aux: auxIn, biasGradient: { pointer: g.dataPtr, dtype: e.biasGradient.dtype, batchStride: 0 } };
     }
+    case 'BGRADA':
+    case 'BGRADB': {
+      // a weight gradient's bias gradient: op(A) (BGRADA) or op(B) (BGRADB) summed over k
+      if (e.biasGradient === null) throw new Error(`segment ${segment.groupId} (GEMM): ${e.kind} without a bias-gradient output`);
+      const g = outputs[e.biasGradient.output];
+      if (g === undefined) throw new Error(`segment ${segment.groupId} (GEMM): the bias gradient (output ${e.biasGradient.output}) has no buffer`);
+      return { kind: e.kind, biasGradient: { pointer: g.dataPtr, dtype: e.biasGradient.dtype, batchStride: 0 } };
+    }
     default: {
       const unreachable: never = e.kind;
       throw new Error(`unknown GEMM epilogue ${String(unreachable)}`);

@@ -1,5 +1,6 @@
 // Recognizes a GEMM segment: exactly one matmul / linear reading segment inputs (no prologue:
-// a generated kernel before the GEMM computes any), followed by the chain that cuBLASLt's
+// a generated kernel before the GEMM computes any; a permute of a segment input is read in
+// place as a transposed operand, operand-source.ts), followed by the chain that cuBLASLt's
 // epilogues compute — casts between the input dtype and Float, one bias add along N (a
 // contiguous [N] vector, broadcast over the rows inside the segment or before it), one add of a
 // segment input of the result's full shape (cuBLASLt's C with beta = 1: a residual, or another
@@ -13,6 +14,7 @@
 
 import type { Expr, Fusion, LinearOp, MatmulOp, TensorView, Val } from '@tsfuser/fusion-ir';
 import { tensorExprs, tvName } from '../segmentation/fusion-graph.js';
+import { gemmOperandSource, type OperandSource } from './operand-source.js';
 import type { MatmulDtype } from './params.js';
 
 /** The refusal of a segment without a matmul or linear (left out of the segmenter's summaries). */
@@ -23,6 +25,9 @@ export interface GemmPattern {
   /** Segment input positions of A and B (linear: input and weight). */
   aInput: number;
   bInput: number;
+  /** A permute of the segment input between it and the operand (null: none); see operand-source.ts. */
+  aPermutation: readonly number[] | null;
+  bPermutation: readonly number[] | null;
   /** The bias vector's segment input (linear's own bias, or a fused bias add). */
   bias: { input: number; tv: TensorView } | null;
   /** A segment input of the result's shape added before the activation: cuBLASLt's C (beta 1). */
@@ -126,13 +131,19 @@ export function matchGemmSegment(fusion: Fusion): PatternResult {
   const out = gemm.out();
   const inputDtype = gemm.inA().dtype;
   if (!isMatmulDtype(inputDtype)) return { ok: false, reason: `${tvName(out)}: ${inputDtype} GEMMs do not run on cuBLASLt here (Float, BFloat16 and Half do)` };
-  for (const [what, tv] of [['A', gemm.inA()], ['B', gemm.inB()]] as const) {
-    if (!fusion.inputs.includes(tv)) {
-      return { ok: false, reason: `${what} ${tvName(tv)} of ${tvName(out)} is computed in the segment: cuBLASLt fuses no prologue (a generated kernel before the GEMM computes it)` };
-    }
-  }
   const steps = new Set<Expr>([gemm]);
   const fused: string[] = [];
+  const sources: OperandSource[] = [];
+  for (const [what, tv] of [['A', gemm.inA()], ['B', gemm.inB()]] as const) {
+    const source = gemmOperandSource(fusion, tv, what, out);
+    if (typeof source === 'string') return { ok: false, reason: source };
+    if (source.expr !== null) {
+      steps.add(source.expr);
+      fused.push(`${what} ${tvName(tv)} = permute(${tvName(source.tv)}) read in place`);
+    }
+    sources.push(source);
+  }
+  const [aSource, bSource] = sources as [OperandSource, OperandSource];
   let bias: GemmPattern['bias'] = null;
   let c: GemmPattern['c'] = null;
   if (gemm.kind === 'LinearOp') {
@@ -225,7 +236,8 @@ export function matchGemmSegment(fusion: Fusion): PatternResult {
   if (auxOutput !== null && auxOutput.dtype !== result.dtype) {
     return { ok: false, reason: `the pre-activation ${tvName(auxOutput)} is ${auxOutput.dtype} but D is ${result.dtype}: cuBLASLt's GELU aux has D's dtype` };
   }
-  const aInput = fusion.inputs.indexOf(gemm.inA());
-  const bInput = fusion.inputs.indexOf(gemm.inB());
-  return { ok: true, pattern: { gemm, aInput, bInput, bias, c, activation, auxOutput, result, inputDtype, fused } };
+  return {
+    ok: true,
+    pattern: { gemm, aInput: aSource.input, bInput: bSource.input, aPermutation: aSource.permutation, bPermutation: bSource.permutation, bias, c, activation, auxOutput, result, inputDtype, fused },
+  };
 }

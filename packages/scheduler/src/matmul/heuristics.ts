@@ -4,7 +4,11 @@
 // output's and the epilogue's vectors. canScheduleMatmul is this computation's verdict, so the
 // segment is accepted on exactly the parameters it runs with.
 // A backward segment (the gelu(tanh) derivative after the GEMM, dgelu-pattern.ts) gets the
-// DGELU / DGELU_BGRAD epilogue, the saved pre-activation read as cuBLASLt's aux.
+// DGELU / DGELU_BGRAD epilogue, the saved pre-activation read as cuBLASLt's aux; a weight-gradient
+// segment (a 2-D matmul and the sum of one operand over K, bgrad-pattern.ts) gets BGRADA / BGRADB.
+// An operand that is a permute of a segment input is read in place: its layout is that input's
+// sizes and strides permuted (operand-source.ts); one cuBLASLt cannot read in place is a refusal
+// (the permute then stays a view segment and the GEMM reads it through a dense copy).
 // Operand sizes PyTorch refuses (mat1 and mat2 shapes cannot be multiplied, …) are not a
 // refusal but a GemmShapeError with PyTorch's message: the inputs are wrong, no other segment
 // could compute them (the layout would otherwise read past B, as cuBLASLt gets m, n, k from A).
@@ -15,13 +19,15 @@
 import { contiguousStrides, linearOutputSizes, MatmulShapeError, matmulOutputSizes, type Fusion, type TensorView } from '@tsfuser/fusion-ir';
 import { GemmShapeError } from './shape-error.js';
 import { matchDgeluSegment, type DgeluPattern } from './dgelu-pattern.js';
+import { matchBgradSegment, type BgradPattern } from './bgrad-pattern.js';
+import { permuted } from './operand-source.js';
 import { computeGroupedMmHeuristics } from './grouped-mm.js';
 import { computeScaledMmHeuristics } from './scaled-mm.js';
 import type { RuntimeInfo, TensorInputInfo } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { tvName } from '../segmentation/fusion-graph.js';
 import { matchGemmSegment, type GemmPattern } from './epilogue-pattern.js';
-import { planGemmLayout, type OperandRole } from './operand-layout.js';
+import { planGemmLayout, type GemmLayout, type OperandInfo, type OperandRole } from './operand-layout.js';
 import type { MatmulDtype, MatmulEpilogue, MatmulEpilogueKind, MatmulParams } from './params.js';
 
 export type MatmulHeuristicsResult = { ok: true; params: MatmulParams } | { ok: false; reason: string };
@@ -69,8 +75,11 @@ export function computeMatmulHeuristics(fusion: Fusion, info: RuntimeInfo): Matm
   if (!matched.ok) {
     // a backward GEMM (DGELU / DGELU_BGRAD) is not the forward chain; its refusal names the rule it broke
     const dgelu = matchDgeluSegment(fusion);
-    if (dgelu === null) return matched;
-    return dgelu.ok ? dgeluHeuristics(fusion, info, dgelu.pattern) : dgelu;
+    if (dgelu !== null) return dgelu.ok ? dgeluHeuristics(fusion, info, dgelu.pattern) : dgelu;
+    // a weight-gradient GEMM with its bias gradient (BGRADA / BGRADB)
+    const bgrad = matchBgradSegment(fusion);
+    if (bgrad === null) return matched;
+    return bgrad.ok ? bgradHeuristics(fusion, info, bgrad.pattern) : bgrad;
   }
   const p = matched.pattern;
   const aTv = p.gemm.inA();
@@ -80,11 +89,15 @@ export function computeMatmulHeuristics(fusion: Fusion, info: RuntimeInfo): Matm
   if (typeof aInfo === 'string') return { ok: false, reason: aInfo };
   if (typeof bInfo === 'string') return { ok: false, reason: bInfo };
   const ownBias = p.gemm.kind === 'LinearOp' && p.bias !== null ? info.inputs[p.bias.input] : undefined;
-  checkOperandSizes(p, aInfo.sizes, bInfo.sizes, ownBias !== undefined && ownBias.kind === 'tensor' ? ownBias.sizes : null);
+  const aOperand = operandInfo(p.aInput, aInfo, p.aPermutation);
+  const bOperand = operandInfo(p.bInput, bInfo, p.bPermutation);
+  checkOperandSizes(p, aOperand.sizes, bOperand.sizes, ownBias !== undefined && ownBias.kind === 'tensor' ? ownBias.sizes : null);
   const linear = p.gemm.kind === 'LinearOp';
   const aRole: OperandRole = linear ? 'linearInput' : 'matmulA';
   const bRole: OperandRole = linear ? 'linearWeight' : 'matmulB';
-  const layout = planGemmLayout(aRole, { input: p.aInput, sizes: aInfo.sizes, strides: aInfo.strides }, bRole, { input: p.bInput, sizes: bInfo.sizes, strides: bInfo.strides });
+  const layout = planGemmLayout(aRole, aOperand, bRole, bOperand);
+  const viewCopy = permutedCopyRefusal(p, layout);
+  if (viewCopy !== null) return { ok: false, reason: viewCopy };
   const out = tvName(p.gemm.out());
   if (layout.k === 0) return { ok: false, reason: `${out} has K = 0 (a sum over nothing): cuBLASLt needs k ≥ 1` };
   if (layout.m === 0 || layout.n === 0 || layout.batch === 0) return { ok: false, reason: `${out} is empty (m ${layout.m}, n ${layout.n}, batch ${layout.batch}): nothing to call cuBLASLt for` };
@@ -123,6 +136,49 @@ export function computeMatmulHeuristics(fusion: Fusion, info: RuntimeInfo): Matm
   }
   const epilogue: MatmulEpilogue = { kind: epilogueKind(bias !== null, p.activation, aux !== null), bias, aux, c, auxInput: null, biasGradient: null };
   return { ok: true, params: plainGemmParams(fusion, layout, linear, p, dtype, epilogue) };
+}
+
+/** A segment input's layout as the GEMM operand reads it (through the permute, when there is one). */
+function operandInfo(input: number, info: TensorInputInfo, permutation: readonly number[] | null): OperandInfo {
+  return { input, sizes: permuted(info.sizes, permutation), strides: permuted(info.strides, permutation) };
+}
+
+/**
+ * A permuted operand must be read in place: the runtime's dense copy copies a segment input as it
+ * is, not through a permute inside the segment. Why not, or null.
+ */
+function permutedCopyRefusal(p: { gemm: { inA(): TensorView; inB(): TensorView }; aPermutation: readonly number[] | null; bPermutation: readonly number[] | null }, layout: GemmLayout): string | null {
+  for (const [what, perm, operand, tv] of [['A', p.aPermutation, layout.a, p.gemm.inA()], ['B', p.bPermutation, layout.b, p.gemm.inB()]] as const) {
+    if (perm !== null && operand.copy !== null) return `the permuted operand ${what} ${tvName(tv)} cannot be read in place (${operand.copy.reason}): it stays a view segment`;
+  }
+  return null;
+}
+
+/** The BGRADA / BGRADB segment's parameters: the 2-D GEMM's layout and the bias gradient's output. */
+function bgradHeuristics(fusion: Fusion, info: RuntimeInfo, p: BgradPattern): MatmulHeuristicsResult {
+  const aInfo = tensorInfo(info, p.aInput, p.gemm.inA());
+  const bInfo = tensorInfo(info, p.bInput, p.gemm.inB());
+  if (typeof aInfo === 'string') return { ok: false, reason: aInfo };
+  if (typeof bInfo === 'string') return { ok: false, reason: bInfo };
+  const a = operandInfo(p.aInput, aInfo, p.aPermutation);
+  const b = operandInfo(p.bInput, bInfo, p.bPermutation);
+  const forward: GemmPattern = { gemm: p.gemm, aInput: p.aInput, bInput: p.bInput, aPermutation: p.aPermutation, bPermutation: p.bPermutation, bias: null, c: null, activation: null, auxOutput: null, result: p.result, inputDtype: p.inputDtype, fused: p.fused };
+  checkOperandSizes(forward, a.sizes, b.sizes, null);
+  const layout = planGemmLayout('matmulA', a, 'matmulB', b);
+  const viewCopy = permutedCopyRefusal(p, layout);
+  if (viewCopy !== null) return { ok: false, reason: viewCopy };
+  const out = tvName(p.result);
+  if (layout.m === 0 || layout.n === 0 || layout.k === 0) return { ok: false, reason: `${out} is empty or has K = 0: nothing to call cuBLASLt for` };
+  const dtype = p.result.dtype as MatmulDtype;
+  const epilogue: MatmulEpilogue = {
+    kind: p.operand === 'A' ? 'BGRADA' : 'BGRADB',
+    bias: null,
+    aux: null,
+    c: null,
+    auxInput: null,
+    biasGradient: { output: fusion.outputs.indexOf(p.biasGradient), dtype },
+  };
+  return { ok: true, params: plainGemmParams(fusion, layout, false, p, dtype, epilogue) };
 }
 
 /** The parameters of a plain (not scaled, not grouped) GEMM segment: its layout, D and epilogue. */
@@ -164,7 +220,7 @@ function dgeluHeuristics(fusion: Fusion, info: RuntimeInfo, p: DgeluPattern): Ma
   const [a, b, x] = [aInfo, bInfo, xInfo] as TensorInputInfo[];
   if (a === undefined || b === undefined || x === undefined) return { ok: false, reason: 'missing layouts' };
   const linear = p.gemm.kind === 'LinearOp';
-  const forward: GemmPattern = { gemm: p.gemm, aInput: p.aInput, bInput: p.bInput, bias: null, c: null, activation: null, auxOutput: null, result: p.result, inputDtype: p.inputDtype, fused: p.fused };
+  const forward: GemmPattern = { gemm: p.gemm, aInput: p.aInput, bInput: p.bInput, aPermutation: null, bPermutation: null, bias: null, c: null, activation: null, auxOutput: null, result: p.result, inputDtype: p.inputDtype, fused: p.fused };
   checkOperandSizes(forward, a.sizes, b.sizes, null);
   const layout = planGemmLayout(linear ? 'linearInput' : 'matmulA', { input: p.aInput, sizes: a.sizes, strides: a.strides }, linear ? 'linearWeight' : 'matmulB', { input: p.bInput, sizes: b.sizes, strides: b.strides });
   const out = tvName(p.result);

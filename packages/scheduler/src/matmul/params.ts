@@ -12,7 +12,7 @@
 import type { DataType } from '@tsfuser/fusion-ir';
 
 /** cuBLASLt's epilogues a GEMM segment uses, named as cuBLASLt names them (CUBLASLT_EPILOGUE_*). */
-export type MatmulEpilogueKind = 'DEFAULT' | 'RELU' | 'GELU' | 'BIAS' | 'RELU_BIAS' | 'GELU_BIAS' | 'GELU_AUX' | 'GELU_AUX_BIAS' | 'DGELU' | 'DGELU_BGRAD';
+export type MatmulEpilogueKind = 'DEFAULT' | 'RELU' | 'GELU' | 'BIAS' | 'RELU_BIAS' | 'GELU_BIAS' | 'GELU_AUX' | 'GELU_AUX_BIAS' | 'DGELU' | 'DGELU_BGRAD' | 'BGRADA' | 'BGRADB';
 
 /** The dtypes cuBLASLt runs matmul / linear in here (f32 accumulation). */
 export type MatmulDtype = Extract<DataType, 'Float' | 'BFloat16' | 'Half'>;
@@ -63,7 +63,10 @@ export interface MatmulEpilogue {
   c: { input: number; dtype: MatmulDtype; ld: number; batchStride: number } | null;
   /** DGELU forms: the pre-activation read at this segment input, laid out like D. */
   auxInput: { input: number; dtype: MatmulDtype; ld: number; batchStride: number } | null;
-  /** DGELU_BGRAD: the sum of D over its rows (n entries, D's dtype) written to this segment output. */
+  /**
+   * DGELU_BGRAD: the sum of D over its rows (n entries); BGRADA: the sum of op(A) over k (m
+   * entries); BGRADB: of op(B) over k (n entries). D's dtype, written to this segment output.
+   */
   biasGradient: { output: number; dtype: MatmulDtype } | null;
 }
 
@@ -150,7 +153,10 @@ export function matmulParamsToString(p: MatmulParams): string {
     const x = p.epilogue.auxInput;
     lines.push(`  aux (pre-activation, read): input ${x.input} (${x.dtype}, ld ${x.ld}, batch stride ${x.batchStride})`);
   }
-  if (p.epilogue.biasGradient !== null) lines.push(`  bias gradient: output ${p.epilogue.biasGradient.output} (${p.epilogue.biasGradient.dtype}, ${p.n} entries)`);
+  if (p.epilogue.biasGradient !== null) {
+    const entries = p.epilogue.kind === 'BGRADA' ? `${p.m} entries: op(A) summed over k` : p.epilogue.kind === 'BGRADB' ? `${p.n} entries: op(B) summed over k` : `${p.n} entries`;
+    lines.push(`  bias gradient: output ${p.epilogue.biasGradient.output} (${p.epilogue.biasGradient.dtype}, ${entries})`);
+  }
   lines.push(`Fused: ${p.fused.length === 0 ? 'nothing' : p.fused.join(', ')}`);
   lines.push('====================================');
   return `${lines.join('\n')}\n`;

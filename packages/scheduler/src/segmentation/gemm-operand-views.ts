@@ -3,7 +3,10 @@
 // generated kernel. cuBLASLt reads the permuted view in place as a transposed operand (the
 // GEMM segment's operand layout describes it), while a kernel would write the transposed tensor
 // out — a strided write of the whole operand — for the GEMM to read it back. Such a permute
-// is left to an expr_eval (view) segment, nvFuser's "bookending" of meta ops at the boundary.
+// is left to an expr_eval (view) segment, nvFuser's "bookending" of meta ops at the boundary,
+// or joins the GEMM segment that reads it (of a segment input, the matmul scheduler describes
+// it as a transposed layout: matmul/operand-source.ts), where the segment may then also fuse a
+// sum of the un-permuted input as the bias gradient (BGRADA / BGRADB).
 // Invariant: only LoadStoreOp permutes with at least one reader, all of them GEMMs, are named.
 
 import type { Expr, Fusion } from '@tsfuser/fusion-ir';

@@ -89,7 +89,9 @@ class Segmenter {
     const r = this.registry.tryPick(group.fusion, ri);
     let v: Verdict =
       r.scheduler !== null ? { ok: true, type: r.scheduler.type, group, analysis: r.analysis } : { ok: false, reason: summarizeRejections(r.rejected) };
-    if (v.ok && v.type !== 'expr_eval' && exprs.size > 1) {
+    // A GEMM segment may hold such a permute: the matmul scheduler accepts it only when cuBLASLt
+    // reads it in place as a transposed operand (matmul/operand-source.ts).
+    if (v.ok && v.type !== 'expr_eval' && v.type !== 'matmul' && exprs.size > 1) {
       const view = [...exprs].find((e) => this.gemmViews.has(e));
       const out = view?.outputs[0];
       if (out !== undefined) v = { ok: false, reason: gemmOperandPermuteRefusal(`T${out.name}`) };
