@@ -286,6 +286,42 @@ def gpt_mlp_fwd_bf16():
     return fn, (x, w1, b1, w2, b2), (t * h + 2 * f * h + f + h + t * h) * 2
 
 
+# gpt_mlp_bwd_bf16: the MLP's backward alone, as gemm-workloads.ts times its one definition
+# (gpt-mlp-backward.ts): the forward runs once, untimed, saving what autograd saves (x, W1, h,
+# gelu(h), W2); each timed run is torch.autograd.grad of its output for dx, dW1, db1, dW2, db2
+# (retain_graph=True keeps the saved tensors for the next run). torch.compile compiles the
+# forward and, through AOTAutograd, this backward. bytes: those inputs and dy read once, the
+# grads written once.
+@workload("gpt_mlp_bwd_bf16")
+def gpt_mlp_bwd_bf16():
+    t, h, f = 8192, 4096, 16384
+    bf16 = torch.bfloat16
+    x = torch.randn(t, h, device="cuda", dtype=bf16, requires_grad=True)
+    w1 = (torch.randn(f, h, device="cuda", dtype=bf16) * 0.02).requires_grad_()
+    b1 = torch.randn(f, device="cuda", dtype=bf16, requires_grad=True)
+    w2 = (torch.randn(h, f, device="cuda", dtype=bf16) * 0.02).requires_grad_()
+    b2 = torch.randn(h, device="cuda", dtype=bf16, requires_grad=True)
+    dy = torch.randn(t, h, device="cuda", dtype=bf16)
+    params = (x, w1, b1, w2, b2)
+
+    def mlp(x, w1, b1, w2, b2):
+        u = torch.nn.functional.gelu(torch.nn.functional.linear(x, w1, b1), approximate="tanh")
+        return torch.nn.functional.linear(u, w2, b2)
+
+    def backward_of(model):
+        y = model(*params)  # the saved forward, outside the timing
+
+        def fn(dy):
+            return torch.autograd.grad(y, params, dy, retain_graph=True)
+        return fn
+
+    fn = backward_of(mlp)
+    fn.torch_compile = lambda: backward_of(torch.compile(mlp))
+    saved = t * h + f * h + 2 * t * f + h * f
+    grads = t * h + f * h + f + h * f + h
+    return fn, (dy,), (saved + t * h + grads) * 2
+
+
 # The LLaMA decoder block (issue 35), as packages/tsfuser/src/bench/llama-block-workloads.ts
 # times it: the nn.Module of tools/bench/llama_block.py (HF LlamaDecoderLayer's math) in bf16 at
 # a LLaMA-7B layer (B2 T2048 D4096 H32 E128 ffn 11008; --llama-size small: B2 T16 D64 H4 E16

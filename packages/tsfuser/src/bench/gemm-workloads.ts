@@ -3,13 +3,16 @@
 // the issue's shapes M×N×K (8192×4096×4096, 8192×16384×4096, 8192×4096×16384, 4096×11008×4096),
 // linear + bias + gelu(tanh) (one cuBLASLt call with the GELU_BIAS epilogue), and a GPT MLP block
 // forward (tokens 8192, hidden 4096, ffn 16384: linear → gelu(tanh) → linear, both with bias;
-// two GEMM segments). `flops` (2·M·N·K per GEMM) is the numerator of TFLOP/s; `bytes` the
+// two GEMM segments) and backward (gpt-mlp-backward.ts: the grads of x, both weights and both
+// biases from dy and the forward's saved tensors — four cuBLASLt calls, DGELU_BGRAD and BGRADA
+// among them; timed alone, as pytorch_bench.py times autograd of a saved forward). `flops` (2·M·N·K per GEMM) is the numerator of TFLOP/s; `bytes` the
 // inputs read once and the outputs written once. Inputs are `tiled` (a random block repeated):
 // a host fill of 10⁸ elements would take longer than the benchmark.
 
 import type { DataType } from '@tsfuser/fusion-ir';
 import { FusionDefinition } from '../definition/fusion-definition.js';
 import type { Workload } from './workloads.js';
+import { gptMlpBackwardDefinition } from './gpt-mlp-backward.js';
 
 const BF16 = 2;
 
@@ -79,6 +82,35 @@ function gptMlp(tokens: number, hidden: number, ffn: number): Workload {
   };
 }
 
+function gptMlpBackward(tokens: number, hidden: number, ffn: number): Workload {
+  const [t, h, f] = [tokens, hidden, ffn];
+  return {
+    name: 'gpt_mlp_bwd_bf16',
+    description: `GPT MLP backward (tokens ${t}, hidden ${h}, ffn ${f}, gelu tanh): dx, dW1, db1, dW2, db2 from dy and the saved x, W1, h, gelu(h), W2 bf16 (four cuBLASLt calls: DGELU_BGRAD, BGRADA, two plain)`,
+    build: () => gptMlpBackwardDefinition('BFloat16'),
+    // x, W1, W2, h, g, dy (gpt-mlp-backward.ts order); weights scaled as nn.Linear's init keeps the grads O(1)
+    inputs: [
+      { sizes: [t, h], dtype: 'BFloat16', tiled: true },
+      { sizes: [f, h], dtype: 'BFloat16', tiled: true, scale: 0.02 },
+      { sizes: [h, f], dtype: 'BFloat16', tiled: true, scale: 0.02 },
+      { sizes: [t, f], dtype: 'BFloat16', tiled: true },
+      { sizes: [t, f], dtype: 'BFloat16', tiled: true },
+      { sizes: [t, h], dtype: 'BFloat16', tiled: true },
+    ],
+    // inputs read once (x, W1, W2, h, g, dy), grads written once (dx, dW1, db1, dW2, db2)
+    bytes: (t * h + 2 * f * h + 2 * t * f + t * h + t * h + f * h + f + h * f + h) * BF16,
+    flops: 4 * 2 * t * h * f,
+  };
+}
+
 export function gemmWorkloads(): Workload[] {
-  return [gemm(8192, 4096, 4096), gemm(8192, 16384, 4096), gemm(8192, 4096, 16384), gemm(4096, 11008, 4096), linearBiasGelu(8192, 16384, 4096), gptMlp(8192, 4096, 16384)];
+  return [
+    gemm(8192, 4096, 4096),
+    gemm(8192, 16384, 4096),
+    gemm(8192, 4096, 16384),
+    gemm(4096, 11008, 4096),
+    linearBiasGelu(8192, 16384, 4096),
+    gptMlp(8192, 4096, 16384),
+    gptMlpBackward(8192, 4096, 16384),
+  ];
 }

@@ -64,7 +64,8 @@ Options of bench (needs a GPU):
                                    reshape_layer_norm_prologue_bf16, gemm_bf16_8192x4096x4096,
                                    gemm_bf16_8192x16384x4096, gemm_bf16_8192x4096x16384,
                                    gemm_bf16_4096x11008x4096, linear_bias_gelu_bf16,
-                                   gpt_mlp_fwd_bf16, llama_block_fwd_bf16, llama_block_bwd_bf16
+                                   gpt_mlp_fwd_bf16, gpt_mlp_bwd_bf16, llama_block_fwd_bf16,
+                                   llama_block_bwd_bf16
                                    (default: all; GEMMs and the LLaMA block also print TFLOP/s)
   --iters <N>                      timed runs per workload, median reported (default 50)
   --flush read|write               how L2 is flushed before each run: sum (default) or memset of
