@@ -8,6 +8,7 @@ import { defaultSchedulerRegistry, makeRuntimeInfo, segmentFusion, type MatmulPa
 import { describe, expect, it } from 'vitest';
 import { gptMlpBackwardDefinition, GPT_MLP_GRADS } from '../src/bench/gpt-mlp-backward.js';
 import { gemmWorkloads } from '../src/bench/gemm-workloads.js';
+import { importPythonDefinition } from '../src/python/import-definition.js';
 
 const SEED = Number(process.env.TSFUSER_SEED ?? Date.now() % 1_000_000);
 const [T, H, F] = [6, 4, 8];
@@ -74,9 +75,9 @@ describe(`gpt_mlp_bwd_bf16 (seed ${SEED})`, () => {
     });
   });
 
-  it('segments into four cuBLASLt calls (DGELU_BGRAD, BGRADA, two plain) and no generated kernel', () => {
+  it.each([[T, H, F], [8192, 4096, 16384]])('T%i H%i F%i: segments into four cuBLASLt calls (DGELU_BGRAD, BGRADA, two plain) and no generated kernel', (t, h, f) => {
     const fusion = gptMlpBackwardDefinition('BFloat16').fusionIr();
-    const sizes = [[T, H], [F, H], [H, F], [T, F], [T, F], [T, H]];
+    const sizes = [[t, h], [f, h], [h, f], [t, f], [t, f], [t, h]];
     const sf = segmentFusion(fusion, makeRuntimeInfo(fusion, sizes.map((s) => ({ sizes: s }))), defaultSchedulerRegistry());
     expect(sf.groups.map((g) => g.schedulerType)).toEqual(['matmul', 'matmul', 'matmul', 'matmul']);
     const kinds = sf.groups.map((g) => {
@@ -84,6 +85,17 @@ describe(`gpt_mlp_bwd_bf16 (seed ${SEED})`, () => {
       return p.epilogue.kind;
     });
     expect([...kinds].sort()).toEqual(['BGRADA', 'DEFAULT', 'DEFAULT', 'DGELU_BGRAD']);
+  });
+
+  it('its python_definition reads back as the same computation (gelu_backward, permute, matmul, sum)', () => {
+    const def = gptMlpBackwardDefinition('Float');
+    const text = def.printPython();
+    for (const op of ['fd.ops.gelu_backward', 'fd.ops.permute', 'fd.ops.matmul', 'fd.ops.sum']) expect(text).toContain(op);
+    const rng = random(SEED + 1);
+    const args = [[T, H], [F, H], [H, F], [T, F], [T, F], [T, H]].map(([r, c]) => hostOf('Float', matrixOf('Float', r as number, c as number, rng, 1)));
+    const a = evaluate(def.fusionIr(), args) as HostTensor[];
+    const b = evaluate(importPythonDefinition(text).fusionIr(), args) as HostTensor[];
+    a.forEach((t, o) => expect(Array.from({ length: t.numel }, (_, i) => Number(t.get(i)))).toEqual(Array.from({ length: t.numel }, (_, i) => Number((b[o] as HostTensor).get(i)))));
   });
 
   it('the workload counts four GEMMs of 2·T·H·F flops at the issue sizes', () => {
