@@ -6,7 +6,10 @@
 # cast to bf16) and two runs of the same module on them: in bf16 (what eager PyTorch computes)
 # and in float64 (the inputs' bf16 values widened: the exact answer the tolerance is measured
 # from). Values are base64 of little-endian arrays — bf16 as its uint16 bits, float64 results
-# narrowed to float32 (far below bf16's error) — to keep the file under 1 MB.
+# narrowed to float32 (far below bf16's error) — to keep the file under 1 MB. Per case also the
+# activations the bf16 module's forward computes for tsfuser's backward (LLAMA_SAVED but the
+# philox pair, tools/bench/llama_block_check.py's forward_saved): mutually consistent saved inputs,
+# so the test can check the backward alone.
 # Run: /work/torchvenv/bin/python tools/torch-values/llama_block_values.py
 import base64
 import json
@@ -18,6 +21,7 @@ import torch
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools" / "bench"))
 import llama_block  # noqa: E402  (the one module the bench and this fixture share)
+import llama_block_check  # noqa: E402  (forward_saved: the saved set as the GPU check writes it)
 
 SEED = 20261202
 OUT = ROOT / "test-fixtures" / "torch-values" / "llama-block.json"
@@ -56,6 +60,9 @@ def case(c, gen):
     wide.load_state_dict({k: v.double() for k, v in block.state_dict().items()})
     wide = wide.double()
     y64, g64 = run(wide, x.double(), cos.double(), sin.double(), dy.double())
+    _, saved = llama_block_check.forward_saved(block, x, cos, sin, cfg)
+    saved = {n: (f32_b64(t) if n in llama_block_check.F32_SAVED else bf16_b64(t)) for n, t in saved.items()
+             if n not in llama_block_check.PHILOX}
     inputs = {"x": x, "dy": dy, "cos": cos, "sin": sin}
     for name, attr in llama_block.PARAMETERS:
         inputs[name] = block.get_parameter(attr)
@@ -66,6 +73,7 @@ def case(c, gen):
         "inputs": {k: {"shape": list(v.shape), "bf16": bf16_b64(v)} for k, v in inputs.items()},
         "bf16": {"y": bf16_b64(y16), "grads": {k: bf16_b64(v) for k, v in g16.items()}},
         "float64": {"y": f32_b64(y64), "grads": {k: f32_b64(v) for k, v in g64.items()}},
+        "saved": saved,
     }
 
 

@@ -1,6 +1,8 @@
 // GPU entry tsfuser-llama-check: the LLaMA decoder block's forward and backward on the GPU at
 // the 7B size (or small) from the inputs tools/bench/llama_block_check.py wrote, outputs written
-// beside them for the script's comparison with PyTorch (src/bench/llama-block-check.ts):
+// beside them for the script's comparison with PyTorch (src/bench/llama-block-check.ts): y, the
+// forward's saved activations, and the grads of the backward run on PyTorch's saved activations
+// (the script's `inputs` step writes them from the bf16 module's forward) and on the forward's:
 //
 //   python3 tools/bench/llama_block_check.py inputs /tmp/llama --size 7b \
 //     && bash gpu-bundle/run.sh tsfuser-llama-check /tmp/llama --size 7b \
@@ -31,7 +33,7 @@ async function main(): Promise<void> {
   }
   const backend = backendName === 'gpu' ? createGpuBackend() : 'reference';
   const r = await runLlamaCheck(dir, config, backend);
-  console.log(`llama check ${r.config} on ${backendName}: inference ${r.ms.inference.toFixed(0)} ms, training forward ${r.ms.trainingForward.toFixed(0)} ms, backward ${r.ms.backward.toFixed(0)} ms (first calls, compile included); wrote ${r.written.length} files to ${dir}`);
+  console.log(`llama check ${r.config} on ${backendName}: inference ${r.ms.inference.toFixed(0)} ms, training forward ${r.ms.trainingForward.toFixed(0)} ms, backward ${r.ms.backward.toFixed(0)} ms (on PyTorch's saved activations), ${r.ms.chainedBackward.toFixed(0)} ms (on the forward's; first calls, compile included); wrote ${r.written.length} files to ${dir}`);
 }
 
 main().catch((error: unknown) => {
