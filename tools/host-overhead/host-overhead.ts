@@ -1,7 +1,8 @@
 // Host overhead of a cached call (issue 38): µs per call of FusionExecutorCache.runFusion and of
-// FusionDefinition.execute through the GPU backend, on the fake H100 of the tsfuser tests (kernel
-// launches are free, so what is timed is the host path: keys, plan lookup, argument packing,
-// output allocation) — a pointwise fusion, two definitions of the test fixtures (one and two
+// FusionDefinition.execute through the GPU backend, on a real DeviceContext over a native addon
+// that does nothing (null-addon.ts: the device layer's pool and launch code run, the C++ and the
+// driver do not; `--device fake` runs the tsfuser tests' fake H100 instead, which has no pool)
+// — so what is timed is the host path: keys, plan lookup, argument packing, output allocation — a pointwise fusion, two definitions of the test fixtures (one and two
 // kernels), a graph replay and fd.execute. Each workload: a warm-up, then `--runs` timed loops of `--calls` calls,
 // the median and the fastest loop's µs per call printed. Run with tools/host-overhead/run.mjs (bundles this file).
 // Invariant: every call's outputs are disposed, so the pool hands the same blocks out again.
@@ -13,6 +14,7 @@ import { createGpuBackend, FusionDefinition } from 'tsfuser';
 import { fakeDevice } from '../../packages/tsfuser/test/fake-device.js';
 import { loadDefinition } from '../../packages/tsfuser/src/cli/load-definition.js';
 import { planInputs } from '../../packages/tsfuser/src/cli/run-inputs.js';
+import { nullAddonDevice } from './null-addon.js';
 
 function flag(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -55,6 +57,7 @@ function time(label: string, call: () => void): void {
     const c0 = cpuMicros();
     const t0 = process.hrtime.bigint();
     for (let i = 0; i < CALLS; i += 1) call();
+    clearLaunches();
     perCall.push(Number(process.hrtime.bigint() - t0) / 1e3 / CALLS);
     cpu.push((cpuMicros() - c0) / CALLS);
   }
@@ -76,7 +79,14 @@ function pointwise(): Fusion {
   return f;
 }
 
-const { device } = fakeDevice();
+const DEVICE = process.argv.includes('--device') ? process.argv[process.argv.indexOf('--device') + 1] : 'null';
+// The fake device records every launch: cleared after each call, so the timed loop does not grow it.
+const fake = DEVICE === 'fake' ? fakeDevice() : null;
+const device: DeviceContext = fake === null ? nullAddonDevice().device : fake.device;
+const clearLaunches = (): void => {
+  if (fake !== null) fake.launches.length = 0;
+};
+console.log(`host-overhead on ${device.properties.name}${fake === null ? '' : ' (fake device)'}, node ${process.version}`);
 const args = [Tensor.emptyDevice(device, 'Float', [1024, 1024]), Tensor.emptyDevice(device, 'Float', [1024, 1024])];
 
 const cache = new FusionExecutorCache(pointwise(), device, { concurrentSegments: false });
@@ -127,6 +137,7 @@ async function timeAsync(label: string, call: () => Promise<void>): Promise<void
     const c0 = cpuMicros();
     const t0 = process.hrtime.bigint();
     for (let i = 0; i < CALLS; i += 1) await call();
+    clearLaunches();
     perCall.push(Number(process.hrtime.bigint() - t0) / 1e3 / CALLS);
     cpu.push((cpuMicros() - c0) / CALLS);
   }

@@ -3,7 +3,10 @@
 // strides can reach (1 + Σ (size_i − 1)·stride_i), so non-contiguous layouts survive a round trip.
 //
 // Device memory is freed by dispose(); a FinalizationRegistry frees it if a Tensor is
-// collected undisposed, as a safety net rather than the plan.
+// collected undisposed, as a safety net rather than the plan. A new device tensor is registered
+// late (deferred-registration.ts: at the next turn of the event loop, or after 64 more): one
+// disposed before then — every output of a loop of cached calls — is never registered, which
+// was half the host time of such a call (issue 38).
 
 import {
   HostTensor,
@@ -18,6 +21,7 @@ import {
 } from '@tsfuser/fusion-ir';
 import type { DeviceContext } from './device.js';
 import type { TensorArgument } from './kernel-arguments.js';
+import { DeferredRegistration } from './deferred-registration.js';
 
 interface DeviceStorage {
   device: DeviceContext;
@@ -65,9 +69,18 @@ function isTypedStorage(data: unknown): data is HostStorage {
 }
 
 export class Tensor {
+  /** Registers owned device tensors with leakedStorage late; skips those disposed meanwhile. */
+  private static readonly leakGuard = new DeferredRegistration<Tensor>((t) => {
+    if (t.disposed || t.deviceStorage === undefined) return;
+    t.registered = true;
+    leakedStorage.register(t, t.deviceStorage, t);
+  });
+
   private host: HostTensor | undefined;
   private deviceStorage: DeviceStorage | undefined;
   private disposed = false;
+  /** Registered with leakedStorage (so dispose() unregisters it). */
+  private registered = false;
 
   private constructor(
     readonly dtype: DataType,
@@ -79,7 +92,7 @@ export class Tensor {
       this.host = storage.host;
     } else {
       this.deviceStorage = storage.device;
-      if (storage.device.owned) leakedStorage.register(this, storage.device, this);
+      if (storage.device.owned) Tensor.leakGuard.add(this);
     }
   }
 
@@ -246,7 +259,7 @@ export class Tensor {
     this.host = undefined;
     this.deviceStorage = undefined;
     if (storage !== undefined && storage.owned) {
-      leakedStorage.unregister(this);
+      if (this.registered) leakedStorage.unregister(this);
       storage.device.free(storage.pointer);
     }
   }

@@ -1,0 +1,83 @@
+// A real DeviceContext over a native addon that does nothing (issue 38's host-path timing): the
+// device layer's own code runs as on the GPU host — the caching allocator (BlockPool, the live
+// allocation map), KernelModule/KernelFunction, the launch configuration — and only the addon's
+// C++ and the driver are left out. NVRTC "compiles" by returning the source's bytes; a launch
+// counts itself. Used by host-overhead.ts beside the tsfuser tests' fake device (which has no pool).
+// Invariant: every pointer memAlloc returns is distinct and 256-byte aligned.
+
+import { DeviceContext, type DeviceProperties, type NativeAddon } from '@tsfuser/device';
+
+/** An H100 as the driver reports it (the fake device's properties). */
+const H100: DeviceProperties = {
+  ordinal: 0,
+  name: 'NVIDIA H100 80GB HBM3 (null addon)',
+  computeCapability: { major: 9, minor: 0 },
+  arch: 'sm_90',
+  smCount: 132,
+  totalMemoryBytes: 80 * 1024 ** 3,
+  l2CacheBytes: 50 * 1024 * 1024,
+  warpSize: 32,
+  maxThreadsPerBlock: 1024,
+  maxThreadsPerMultiprocessor: 2048,
+  maxRegistersPerBlock: 65536,
+  maxSharedMemoryPerBlockOptin: 232448,
+  maxSharedMemoryPerMultiprocessor: 233472,
+};
+
+export interface NullDevice {
+  device: DeviceContext;
+  /** Kernel launches the addon was asked for. */
+  launches: { count: number };
+}
+
+export function nullAddonDevice(): NullDevice {
+  const launches = { count: 0 };
+  let next = 1n << 32n;
+  let handles = 0x100n;
+  const handle = (): bigint => (handles += 1n);
+  const addon = {
+    memAlloc: (bytes: number | bigint): bigint => {
+      const p = next;
+      next += ((BigInt(bytes) + 255n) / 256n) * 256n + 256n;
+      return p;
+    },
+    memFree: (): void => undefined,
+    memcpyHtoD: (): void => undefined,
+    memcpyDtoH: (): void => undefined,
+    memcpyDtoD: (): void => undefined,
+    memsetD8: (): void => undefined,
+    streamCreate: handle,
+    streamDestroy: (): void => undefined,
+    streamSynchronize: (): void => undefined,
+    streamWaitEvent: (): void => undefined,
+    eventCreate: handle,
+    eventDestroy: (): void => undefined,
+    eventRecord: (): void => undefined,
+    eventSynchronize: (): void => undefined,
+    eventElapsedTime: (): number => 0,
+    primaryContextRelease: (): void => undefined,
+    nvrtcVersion: () => ({ major: 12, minor: 8, path: 'null' }),
+    nvrtcCompile: (source: string) => ({ status: 0, statusText: 'NVRTC_SUCCESS', log: '', cubin: new TextEncoder().encode(source), ptx: null }),
+    moduleLoadData: handle,
+    moduleUnload: (): void => undefined,
+    moduleGetFunction: handle,
+    funcGetAttribute: (): number => 0,
+    funcSetAttribute: (): void => undefined,
+    funcParamInfo: (): null => null,
+    occupancy: (): number => 64,
+    streamBeginCapture: (): void => undefined,
+    streamEndCapture: handle,
+    graphInstantiate: handle,
+    graphLaunch: (): void => {
+      launches.count += 1;
+    },
+    graphExecDestroy: (): void => undefined,
+    graphDestroy: (): void => undefined,
+    launchKernel: (): void => {
+      launches.count += 1;
+    },
+  };
+  // DeviceContext's constructor is private (create() needs a GPU); the device tests build it the same way.
+  const Ctor = DeviceContext as unknown as new (addon: NativeAddon, properties: DeviceProperties, device: number, context: bigint, stream: bigint) => DeviceContext;
+  return { device: new Ctor(addon as unknown as NativeAddon, H100, 0, 1n, 7n), launches };
+}
