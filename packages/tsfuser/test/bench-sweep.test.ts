@@ -4,6 +4,7 @@ import { Tensor } from '@tsfuser/device';
 import { sweepDefinition, sweepInputs } from '../src/bench/sweep-definitions.js';
 import {
   chunkOf,
+  FIRST_SWEEP_FAMILIES,
   parseChunk,
   parseDtypes,
   parseFamilies,
@@ -87,7 +88,7 @@ describe('sweep definitions compute what sweep_pytorch.py times', () => {
     }
     return (2 / Math.sqrt(Math.PI)) * sum;
   };
-  const expectedOutputs = (family: (typeof SWEEP_FAMILIES)[number], ins: Float64Array[]): number[][] => {
+  const expectedOutputs = (family: (typeof FIRST_SWEEP_FAMILIES)[number], ins: Float64Array[]): number[][] => {
     const [x, second, third, fourth, fifth] = ins as [Float64Array, Float64Array | undefined, Float64Array | undefined, Float64Array | undefined, Float64Array | undefined];
     const row = (t: Float64Array, r: number): number[] => Array.from(t.subarray(r * hidden, (r + 1) * hidden));
     const out: number[][] = [[], [], []];
@@ -189,7 +190,7 @@ describe('sweep definitions compute what sweep_pytorch.py times', () => {
     return [out[0] as number[]];
   };
 
-  it.each(SWEEP_FAMILIES)('%s (Float, reference backend)', async (family) => {
+  it.each(FIRST_SWEEP_FAMILIES)('%s (Float, reference backend)', async (family) => {
     const rng = new Random(seed);
     const inputs = sweepInputs(family, 'Float', rows, hidden).map((i) =>
       HostTensor.fromValues('Float', i.sizes, Array.from({ length: i.sizes.reduce((a, b) => a * b, 1) }, () => (i.positive === true ? 0.5 + rng.uniform() : rng.normal()))),

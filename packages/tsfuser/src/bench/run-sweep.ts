@@ -18,6 +18,7 @@ import { BackendUnavailableError } from '../errors.js';
 import { Random } from './device-inputs.js';
 import { copyBandwidth, l2Flusher, timeDevice } from './timing.js';
 import { definitionDependsOnHidden, sweepDefinition, sweepInputs } from './sweep-definitions.js';
+import { SWEEP_DROPOUT_P } from './sweep-dropout-definitions.js';
 import { chunkOf, pointName, sweepPoints, type SweepPoint, type SweepSelection } from './sweep-points.js';
 import type { SweepImpl, SweepMeasurement, SweepReport } from './sweep-report.js';
 
@@ -34,18 +35,21 @@ export interface SweepOptions {
 
 const BLOCK_ELEMENTS = 1 << 22;
 
+type BlockDtype = 'Float' | 'BFloat16' | 'Bool';
+
 /** A device tensor of `sizes` filled by tiling one random block of `block` (same dtype). */
-function tiledInput(device: DeviceContext, block: Tensor, dtype: 'Float' | 'BFloat16', sizes: readonly number[]): Tensor {
+function tiledInput(device: DeviceContext, block: Tensor, dtype: BlockDtype, sizes: readonly number[]): Tensor {
   const numel = sizes.reduce((a, b) => a * b, 1);
   const t = Tensor.emptyDevice(device, dtype, sizes);
-  const bytes = numel * (dtype === 'Float' ? 4 : 2);
+  const bytes = numel * (dtype === 'Float' ? 4 : dtype === 'Bool' ? 1 : 2);
   const blockBytes = block.storageBytes;
   for (let at = 0; at < bytes; at += blockBytes) device.copyDeviceToDevice(t.dataPtr + BigInt(at), block.dataPtr, Math.min(blockBytes, bytes - at));
   return t;
 }
 
-function randomBlock(device: DeviceContext, dtype: 'Float' | 'BFloat16', rng: Random, positive = false): Tensor {
-  const values = Array.from({ length: BLOCK_ELEMENTS }, () => (positive ? 0.5 + rng.uniform() : rng.normal()));
+function randomBlock(device: DeviceContext, dtype: BlockDtype, rng: Random, positive = false): Tensor {
+  // Bool: a dropout keep mask (true with probability 1 − p).
+  const values = Array.from({ length: BLOCK_ELEMENTS }, () => (dtype === 'Bool' ? rng.uniform() < 1 - SWEEP_DROPOUT_P : positive ? 0.5 + rng.uniform() : rng.normal()));
   return Tensor.fromHost(HostTensor.fromValues(dtype, [BLOCK_ELEMENTS], values)).toDevice(device);
 }
 
@@ -105,7 +109,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
   const measurements: SweepMeasurement[] = [];
   const compileMs: Record<string, number> = {};
   const notes: string[] = [];
-  const blocks = { Float: randomBlock(device, 'Float', rng), BFloat16: randomBlock(device, 'BFloat16', rng), positive: randomBlock(device, 'Float', rng, true) };
+  const blocks = { Float: randomBlock(device, 'Float', rng), BFloat16: randomBlock(device, 'BFloat16', rng), Bool: randomBlock(device, 'Bool', rng), positive: randomBlock(device, 'Float', rng, true) };
   try {
     const copyGbps = copyBandwidth(device, flusher, options.iters);
     log(`device ${device.properties.name}: copy ${copyGbps.toFixed(0)} GB/s; ${points.length} points`);
@@ -117,10 +121,14 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
         fd = sweepDefinition(p.family, p.dtype, p.hidden);
         definitions.set(key, fd);
       }
-      const inputs = sweepInputs(p.family, p.dtype, p.rows, p.hidden).map((i) => {
-        const dtype = i.dtype === 'Float' ? 'Float' : 'BFloat16';
+      const specs = sweepInputs(p.family, p.dtype, p.rows, p.hidden);
+      const tensors = specs.filter((i) => i.scalar === undefined).map((i) => {
+        const dtype: BlockDtype = i.dtype === 'Float' || i.dtype === 'Bool' ? i.dtype : 'BFloat16';
         return tiledInput(device, i.positive === true ? blocks.positive : blocks[dtype], dtype, i.sizes);
       });
+      // Scalars (the dropout seed and offset) in definition order between the tensors.
+      let next = 0;
+      const inputs: (Tensor | number)[] = specs.map((i) => i.scalar ?? (tensors[next++] as Tensor));
       try {
         const t0 = performance.now();
         const first = await fd.execute(inputs, { backend });
@@ -133,7 +141,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
       } catch (error) {
         notes.push(`${pointName(p)}: ${(error as Error).name}: ${(error as Error).message.split('\n')[0] ?? ''}`);
       } finally {
-        for (const t of inputs) t.dispose();
+        for (const t of tensors) t.dispose();
         device.releasePool();
       }
     }
@@ -164,6 +172,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
   } finally {
     blocks.Float.dispose();
     blocks.BFloat16.dispose();
+    blocks.Bool.dispose();
     blocks.positive.dispose();
     flusher.dispose();
   }

@@ -7,6 +7,8 @@ import { FusionDefinition } from '../definition/fusion-definition.js';
 import { importPythonDefinition } from '../python/import-definition.js';
 import { pointBytes, pointName, SWEEP_FAMILIES, type SweepDtype, type SweepFamily, type SweepPoint } from './sweep-points.js';
 import { geluBackwardDef, reductionEpilogueDef, rmsNormBackwardDef, scaleBiasReluDef, softmaxBackwardDef } from './sweep-more-definitions.js';
+import { dropoutLayerNormBackwardDef, dropoutLayerNormDef, dropoutRmsNormBackwardDef, dropoutRmsNormDef, SWEEP_DROPOUT_OFFSET, SWEEP_DROPOUT_SEED } from './sweep-dropout-definitions.js';
+import { broadcastAddInnerDef, geluBackwardReductionDef, rmsNormAddDef, scaleBiasReluBackwardDef, siluMulBackwardDef } from './sweep-glue-definitions.js';
 import { layerNormBackwardDef, layerNormDef, softmaxDef, type Workload, type WorkloadInput } from './workloads.js';
 
 function rmsNormDef(dtype: string): string {
@@ -105,6 +107,26 @@ export function sweepDefinitionText(family: SweepFamily, dtype: SweepDtype, hidd
       return scaleBiasReluDef(dtype);
     case 'reduction_epilogue':
       return reductionEpilogueDef(dtype);
+    case 'dropout_layer_norm':
+      return dropoutLayerNormDef(dtype);
+    case 'dropout_layer_norm_bwd':
+      return dropoutLayerNormBackwardDef(dtype);
+    case 'dropout_rms_norm':
+      return dropoutRmsNormDef(dtype);
+    case 'dropout_rms_norm_bwd':
+      return dropoutRmsNormBackwardDef(dtype);
+    case 'silu_mul_bwd':
+      return siluMulBackwardDef(dtype);
+    case 'scale_bias_relu_bwd':
+      return scaleBiasReluBackwardDef(dtype);
+    case 'gelu_bwd_reduction_outer':
+      return geluBackwardReductionDef(dtype, 0);
+    case 'gelu_bwd_reduction_inner':
+      return geluBackwardReductionDef(dtype, 1);
+    case 'broadcast_add_inner':
+      return broadcastAddInnerDef(dtype);
+    case 'rms_norm_add':
+      return rmsNormAddDef(dtype);
     default: {
       const unreachable: never = family;
       throw new Error(`unknown family ${String(unreachable)}`);
@@ -121,11 +143,40 @@ export function sweepDefinition(family: SweepFamily, dtype: SweepDtype, hidden =
   return importPythonDefinition(sweepDefinitionText(family, dtype, hidden));
 }
 
-/** The inputs of a point, in definition order (x, then per-row or per-column parameters). */
+/**
+ * The inputs of a point, in definition order (x, then per-row or per-column parameters). Bool
+ * inputs are keep masks (true with probability 1 − p); Int scalars are the dropout seed and offset.
+ */
 export function sweepInputs(family: SweepFamily, dtype: SweepDtype, rows: number, hidden: number): WorkloadInput[] {
   const x: WorkloadInput = { sizes: [rows, hidden], dtype };
   const column: WorkloadInput = { sizes: [hidden], dtype };
+  const perRow: WorkloadInput = { sizes: [rows], dtype };
+  const mask: WorkloadInput = { sizes: [rows, hidden], dtype: 'Bool' };
+  const stat = (positive: boolean): WorkloadInput => ({ sizes: [rows], dtype: 'Float', ...(positive ? { positive } : {}) });
+  const rng: WorkloadInput[] = [
+    { sizes: [], dtype: 'Int', scalar: SWEEP_DROPOUT_SEED },
+    { sizes: [], dtype: 'Int', scalar: SWEEP_DROPOUT_OFFSET },
+  ];
   switch (family) {
+    case 'dropout_layer_norm':
+      return [x, { ...x }, column, { ...column }, ...rng];
+    case 'dropout_layer_norm_bwd':
+      return [mask, stat(false), stat(true), x, column, { ...x }, { ...x }];
+    case 'dropout_rms_norm':
+      return [x, { ...x }, column, ...rng];
+    case 'dropout_rms_norm_bwd':
+      return [x, { ...x }, mask, stat(true), { ...x }, column];
+    case 'silu_mul_bwd':
+      return [x, { ...x }, { ...x }];
+    case 'scale_bias_relu_bwd':
+      return [column, mask, x];
+    case 'gelu_bwd_reduction_outer':
+    case 'gelu_bwd_reduction_inner':
+      return [x, { ...x }, column];
+    case 'broadcast_add_inner':
+      return [perRow, x];
+    case 'rms_norm_add':
+      return [x, column, { ...x }];
     case 'softmax':
     case 'row_sum':
     case 'gelu':

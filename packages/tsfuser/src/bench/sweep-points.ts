@@ -12,7 +12,7 @@
  * pointwise families of nvFuser's suite (gelu and its backward, silu·mul, mul, bias add,
  * scale·bias·relu).
  */
-export const SWEEP_FAMILIES = [
+export const FIRST_SWEEP_FAMILIES = [
   'softmax',
   'layer_norm',
   'rms_norm',
@@ -28,6 +28,27 @@ export const SWEEP_FAMILIES = [
   'scale_bias_relu',
   'reduction_epilogue',
 ] as const;
+
+/**
+ * nvFuser's benchmarks/python families added for issue 38: dropout + layer_norm / rms_norm forward
+ * and backward (sweep-dropout-definitions.ts), the backward of silu·mul and scale·bias·relu, the
+ * tanh-gelu backward with a reduction over rows or over hidden, the per-row broadcast add and the
+ * residual add + rms_norm (sweep-glue-definitions.ts).
+ */
+export const NVF_GLUE_SWEEP_FAMILIES = [
+  'dropout_layer_norm',
+  'dropout_layer_norm_bwd',
+  'dropout_rms_norm',
+  'dropout_rms_norm_bwd',
+  'silu_mul_bwd',
+  'scale_bias_relu_bwd',
+  'gelu_bwd_reduction_outer',
+  'gelu_bwd_reduction_inner',
+  'broadcast_add_inner',
+  'rms_norm_add',
+] as const;
+
+export const SWEEP_FAMILIES = [...FIRST_SWEEP_FAMILIES, ...NVF_GLUE_SWEEP_FAMILIES] as const;
 export type SweepFamily = (typeof SWEEP_FAMILIES)[number];
 
 export const SWEEP_DTYPES = ['Float', 'BFloat16'] as const;
@@ -99,6 +120,32 @@ export function pointBytes(p: SweepPoint): number {
       return (2 * n + 2 * p.hidden) * e;
     case 'reduction_epilogue':
       return n * e + 2 * p.rows * e;
+    case 'dropout_layer_norm':
+      // input1, input2 read, y written; weight, bias; mean and invstd (f32) and the mask (1 byte) written.
+      return 3 * n * e + 2 * p.hidden * e + 2 * p.rows * 4 + n;
+    case 'dropout_layer_norm_bwd':
+      // grad_out, input1, input2, mask read; grad_input1, grad_input2 written; mean, invstd; weight, grad_weight, grad_bias.
+      return 5 * n * e + n + 2 * p.rows * 4 + 3 * p.hidden * e;
+    case 'dropout_rms_norm':
+      // input1, input2 read, y written; weight; mask and rms (f32) written.
+      return 3 * n * e + p.hidden * e + n + p.rows * 4;
+    case 'dropout_rms_norm_bwd':
+      // grad_out, input1, input2, mask read; grad_input1, grad_input2 written; rms; weight, grad_weight.
+      return 5 * n * e + n + p.rows * 4 + 2 * p.hidden * e;
+    case 'silu_mul_bwd':
+      return 5 * n * e;
+    case 'scale_bias_relu_bwd':
+      // grad_out and the mask (1 byte) read, grad_input written; scale.
+      return 2 * n * e + n + p.hidden * e;
+    case 'gelu_bwd_reduction_outer':
+      return 2 * n * e + 2 * p.hidden * e;
+    case 'gelu_bwd_reduction_inner':
+      return 2 * n * e + (p.hidden + p.rows) * e;
+    case 'broadcast_add_inner':
+      return (2 * n + p.rows) * e;
+    case 'rms_norm_add':
+      // x, residual read; y and the new residual written; weight.
+      return (4 * n + p.hidden) * e;
     default: {
       const unreachable: never = p.family;
       throw new SweepSelectionError(`unknown family ${String(unreachable)}`);

@@ -1,0 +1,180 @@
+// The sweep families added from nvFuser's benchmarks/python (issue 38) compute, on the reference
+// backend at a small size, what independent float64 math says (the math of PyTorch's ops, written
+// out here): dropout + layer_norm / rms_norm forward (the keep mask is rand_like's numbers for the
+// same seed and offset below 1 − p, drawn by a separate one-op definition) and backward (mask
+// given), silu·mul and scale·bias·relu backward, tanh-gelu backward + a reduction over either axis,
+// the per-row broadcast add and residual add + rms_norm. Also their byte counts and input lists.
+import { describe, expect, it } from 'vitest';
+import { HostTensor } from '@tsfuser/fusion-ir';
+import { Tensor } from '@tsfuser/device';
+import { sweepDefinition, sweepInputs } from '../src/bench/sweep-definitions.js';
+import { SWEEP_DROPOUT_OFFSET, SWEEP_DROPOUT_P, SWEEP_DROPOUT_SEED } from '../src/bench/sweep-dropout-definitions.js';
+import { NVF_GLUE_SWEEP_FAMILIES, pointBytes, type SweepPoint } from '../src/bench/sweep-points.js';
+import { importPythonDefinition } from '../src/python/import-definition.js';
+import { Random } from '../src/io/random.js';
+import type { ExecuteInput } from '../src/execute/backend.js';
+
+type Family = (typeof NVF_GLUE_SWEEP_FAMILIES)[number];
+
+const RAND_LIKE = `def rand(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+    S1 = fd.define_scalar(None, dtype=DataType.Int)
+    S2 = fd.define_scalar(None, dtype=DataType.Int)
+    fd.add_output(fd.ops.rand_like(T0, rng_seed=S1, rng_offset=S2))
+`;
+
+const rows = 5;
+const hidden = 37;
+const seed = Number(process.env['SWEEP_TEST_SEED'] ?? Date.now() % 100000);
+
+/** Row-major [rows, hidden] helpers over flat float64 arrays. */
+const at = (t: Float64Array, r: number, c: number): number => t[r * hidden + c] as number;
+const grid = (f: (r: number, c: number) => number): number[] => Array.from({ length: rows * hidden }, (_, k) => f(Math.floor(k / hidden), k % hidden));
+const perRow = (f: (r: number) => number): number[] => Array.from({ length: rows }, (_, r) => f(r));
+const perCol = (f: (c: number) => number): number[] => Array.from({ length: hidden }, (_, c) => f(c));
+const rowSum = (f: (c: number) => number): number => perCol(f).reduce((a, b) => a + b, 0);
+const colSum = (f: (r: number) => number): number => perRow(f).reduce((a, b) => a + b, 0);
+const sigmoid = (v: number): number => 1 / (1 + Math.exp(-v));
+const keepScale = 1 / (1 - SWEEP_DROPOUT_P);
+
+/** d/du of u/2 · (1 + tanh(√(2/π) · (u + 0.044715 u³))). */
+function geluTanhGrad(u: number): number {
+  const k = Math.sqrt(2 / Math.PI);
+  const t = Math.tanh(k * (u + 0.044715 * u ** 3));
+  return 0.5 * (1 + t) + 0.5 * u * (1 - t * t) * k * (1 + 3 * 0.044715 * u * u);
+}
+
+/** Float64 outputs of a family from its inputs (tensors flat; `mask` the forward's keep mask). */
+function expected(family: Family, ins: Float64Array[], mask: Float64Array): number[][] {
+  const t = (i: number): Float64Array => ins[i] as Float64Array;
+  // z = input2 + input1 · mask / (1 − p), its normalized forms per row.
+  const z = (x1: Float64Array, x2: Float64Array, m: Float64Array): Float64Array => Float64Array.from(grid((r, c) => at(x2, r, c) + at(x1, r, c) * at(m, r, c) * keepScale));
+  const ln = (zz: Float64Array): { mean: number[]; invstd: number[] } => {
+    const mean = perRow((r) => rowSum((c) => at(zz, r, c)) / hidden);
+    const invstd = perRow((r) => 1 / Math.sqrt(rowSum((c) => (at(zz, r, c) - (mean[r] as number)) ** 2) / hidden + 1e-5));
+    return { mean, invstd };
+  };
+  switch (family) {
+    case 'dropout_layer_norm': {
+      const zz = z(t(0), t(1), mask);
+      const { mean, invstd } = ln(zz);
+      const y = grid((r, c) => (at(zz, r, c) - (mean[r] as number)) * (invstd[r] as number) * (t(2)[c] as number) + (t(3)[c] as number));
+      return [y, mean, invstd, Array.from(mask)];
+    }
+    case 'dropout_rms_norm': {
+      const zz = z(t(0), t(1), mask);
+      const rms = perRow((r) => Math.sqrt(rowSum((c) => at(zz, r, c) ** 2) / hidden + 1e-5));
+      return [grid((r, c) => ((t(2)[c] as number) * at(zz, r, c)) / (rms[r] as number)), Array.from(mask), rms];
+    }
+    case 'dropout_layer_norm_bwd': {
+      // inputs: mask, mean, invstd, grad_out, weight, input1, input2.
+      const [m, mean, invstd, dy, w] = [t(0), t(1), t(2), t(3), t(4)];
+      const zz = z(t(5), t(6), m);
+      const xhat = (r: number, c: number): number => (at(zz, r, c) - (mean[r] as number)) * (invstd[r] as number);
+      const g = (r: number, c: number): number => at(dy, r, c) * (w[c] as number);
+      const meanG = perRow((r) => rowSum((c) => g(r, c)) / hidden);
+      const meanGX = perRow((r) => rowSum((c) => g(r, c) * xhat(r, c)) / hidden);
+      const dz = grid((r, c) => (invstd[r] as number) * (g(r, c) - (meanG[r] as number) - xhat(r, c) * (meanGX[r] as number)));
+      return [dz.map((v, k) => v * (m[k] as number) * keepScale), dz, perCol((c) => colSum((r) => at(dy, r, c) * xhat(r, c))), perCol((c) => colSum((r) => at(dy, r, c)))];
+    }
+    case 'dropout_rms_norm_bwd': {
+      // inputs: input1, input2, mask, rms, grad_out, weight.
+      const [m, rms, dy, w] = [t(2), t(3), t(4), t(5)];
+      const zz = z(t(0), t(1), m);
+      const xhat = (r: number, c: number): number => at(zz, r, c) / (rms[r] as number);
+      const g = (r: number, c: number): number => at(dy, r, c) * (w[c] as number);
+      const meanGX = perRow((r) => rowSum((c) => g(r, c) * xhat(r, c)) / hidden);
+      const dz = grid((r, c) => (g(r, c) - xhat(r, c) * (meanGX[r] as number)) / (rms[r] as number));
+      return [dz.map((v, k) => v * (m[k] as number) * keepScale), dz, perCol((c) => colSum((r) => at(dy, r, c) * xhat(r, c)))];
+    }
+    case 'silu_mul_bwd': {
+      // inputs: grad_out, x, y; outputs grad_y, grad_x of silu(x)·y.
+      const [dy, x, y] = [t(0), t(1), t(2)];
+      const dSilu = (v: number): number => sigmoid(v) + v * sigmoid(v) * (1 - sigmoid(v));
+      return [grid((r, c) => at(dy, r, c) * at(x, r, c) * sigmoid(at(x, r, c))), grid((r, c) => at(dy, r, c) * at(y, r, c) * dSilu(at(x, r, c)))];
+    }
+    case 'scale_bias_relu_bwd':
+      // inputs: scale, mask (x·scale + bias > 0), grad_out.
+      return [grid((r, c) => (at(t(1), r, c) !== 0 ? at(t(2), r, c) * (t(0)[c] as number) : 0))];
+    case 'gelu_bwd_reduction_outer':
+    case 'gelu_bwd_reduction_inner': {
+      // inputs: x, grad_out, bias.
+      const v = (r: number, c: number): number => at(t(1), r, c) * geluTanhGrad(at(t(0), r, c) + (t(2)[c] as number));
+      return [family === 'gelu_bwd_reduction_outer' ? perCol((c) => colSum((r) => v(r, c))) : perRow((r) => rowSum((c) => v(r, c)))];
+    }
+    case 'broadcast_add_inner':
+      return [grid((r, c) => at(t(1), r, c) + (t(0)[r] as number))];
+    case 'rms_norm_add': {
+      // inputs: x, weight, residual; outputs y, x + residual.
+      const h = grid((r, c) => at(t(0), r, c) + at(t(2), r, c));
+      const rstd = perRow((r) => 1 / Math.sqrt(rowSum((c) => (h[r * hidden + c] as number) ** 2) / hidden + 1e-5));
+      return [h.map((v, k) => v * (rstd[Math.floor(k / hidden)] as number) * (t(1)[k % hidden] as number)), h];
+    }
+    default: {
+      const unreachable: never = family;
+      throw new Error(String(unreachable));
+    }
+  }
+}
+
+async function keepMask(): Promise<Float64Array> {
+  const shape = HostTensor.fromValues('Float', [rows, hidden], new Array<number>(rows * hidden).fill(0));
+  const [u] = await importPythonDefinition(RAND_LIKE).execute([Tensor.fromHost(shape), SWEEP_DROPOUT_SEED, SWEEP_DROPOUT_OFFSET], { backend: 'reference' });
+  return Float64Array.from((u as Tensor).toHost().toFloat64Array(), (v) => (v < 1 - SWEEP_DROPOUT_P ? 1 : 0));
+}
+
+describe('nvFuser benchmark families in the sweep (issue 38)', () => {
+  it.each(NVF_GLUE_SWEEP_FAMILIES)('%s equals float64 math (Float, reference backend, 5x37)', async (family) => {
+    const rng = new Random(seed);
+    const mask = await keepMask();
+    const hosts: (HostTensor | number)[] = sweepInputs(family, 'Float', rows, hidden).map((i) => {
+      if (i.scalar !== undefined) return i.scalar;
+      const n = i.sizes.reduce((a, b) => a * b, 1);
+      if (i.dtype === 'Bool') return HostTensor.fromValues('Bool', i.sizes, Array.from({ length: n }, () => rng.uniform() < 1 - SWEEP_DROPOUT_P));
+      return HostTensor.fromValues('Float', i.sizes, Array.from({ length: n }, () => (i.positive === true ? 0.5 + rng.uniform() : rng.normal())));
+    });
+    const args: ExecuteInput[] = hosts.map((h) => (typeof h === 'number' ? h : Tensor.fromHost(h)));
+    const outs = await sweepDefinition(family, 'Float').execute(args, { backend: 'reference' });
+    const want = expected(
+      family,
+      hosts.filter((h): h is HostTensor => typeof h !== 'number').map((h) => h.toFloat64Array()),
+      mask,
+    );
+    expect(outs.length, `seed ${seed}`).toBe(want.length);
+    outs.forEach((o, k) => {
+      const got = o.toHost().toFloat64Array();
+      const w = want[k] as number[];
+      expect(got.length, `seed ${seed}, output ${k}`).toBe(w.length);
+      w.forEach((e, i) => expect(Math.abs((got[i] as number) - e), `seed ${seed}, output ${k}, element ${i}: ${got[i]} vs ${e}`).toBeLessThanOrEqual(1e-5 + 2e-5 * Math.abs(e)));
+    });
+    if (family === 'dropout_layer_norm' || family === 'dropout_rms_norm') {
+      // p = 0.2 of 185 elements: the mask drops some and keeps most.
+      const dropped = mask.reduce((a, v) => a + (1 - v), 0);
+      expect(dropped).toBeGreaterThan(10);
+      expect(dropped).toBeLessThan(70);
+    }
+  });
+
+  it('bytes: every input read once, every output written once (masks 1 byte, statistics f32)', () => {
+    const p = (family: Family): SweepPoint => ({ family, dtype: 'BFloat16', rows: 8, hidden: 16 });
+    const n = 128;
+    expect(pointBytes(p('dropout_layer_norm'))).toBe(3 * n * 2 + 2 * 16 * 2 + 2 * 8 * 4 + n);
+    expect(pointBytes(p('dropout_layer_norm_bwd'))).toBe(5 * n * 2 + n + 2 * 8 * 4 + 3 * 16 * 2);
+    expect(pointBytes(p('dropout_rms_norm'))).toBe(3 * n * 2 + 16 * 2 + n + 8 * 4);
+    expect(pointBytes(p('dropout_rms_norm_bwd'))).toBe(5 * n * 2 + n + 8 * 4 + 2 * 16 * 2);
+    expect(pointBytes(p('silu_mul_bwd'))).toBe(5 * n * 2);
+    expect(pointBytes(p('scale_bias_relu_bwd'))).toBe(2 * n * 2 + n + 16 * 2);
+    expect(pointBytes(p('gelu_bwd_reduction_outer'))).toBe(2 * n * 2 + 2 * 16 * 2);
+    expect(pointBytes(p('gelu_bwd_reduction_inner'))).toBe(2 * n * 2 + (16 + 8) * 2);
+    expect(pointBytes(p('broadcast_add_inner'))).toBe((2 * n + 8) * 2);
+    expect(pointBytes(p('rms_norm_add'))).toBe((4 * n + 16) * 2);
+  });
+
+  it('bf16 definitions take the inputs sweepInputs lists, dtype for dtype (masks Bool, statistics Float, seed Int)', () => {
+    for (const family of NVF_GLUE_SWEEP_FAMILIES) {
+      const fusion = sweepDefinition(family, 'BFloat16').fusionIr();
+      const inputs = sweepInputs(family, 'BFloat16', rows, hidden);
+      expect(fusion.inputs.map((v) => ('dtype' in v ? v.dtype : 'none')), family).toEqual(inputs.map((i) => i.dtype));
+    }
+  });
+});
