@@ -20,6 +20,16 @@ Math per family (what the tsfuser definitions compute; fp32 math for bf16):
   gelu_bwd    aten.gelu_backward(dy, x) (erf)
   scale_bias_relu  relu(x * scale + bias) (scale, bias: [H])
   reduction_epilogue  (x.float().sum(-1) + e.float()).to(dtype) (e: [rows])
+  nvFuser benchmarks/python families (issue 38), p = 0.2, z = x2 + x1 * mask / (1 - p):
+  dropout_layer_norm      (layer_norm(z), mean, invstd, mask), mask = rand < 0.8 drawn in the call
+  dropout_layer_norm_bwd  (dx1, dx2, dw, db) from (mask, mean, invstd, dy, w, x1, x2), fp32 math
+  dropout_rms_norm        (w * z / rms, mask, rms), rms = sqrt(mean(z^2) + 1e-5), mask drawn in the call
+  dropout_rms_norm_bwd    (dx1, dx2, dw) from (x1, x2, mask, rms, dy, w), fp32 math
+  silu_mul_bwd            (dy * silu(x), dy * y * silu'(x))
+  scale_bias_relu_bwd     where(mask, dy, 0) * scale
+  gelu_bwd_reduction_outer/_inner  (dy * gelu_tanh'(x + bias)).sum(0 / 1)
+  broadcast_add_inner     x + b[:, None] (b: [rows])
+  rms_norm_add            (w * h * rsqrt(mean(h^2) + 1e-5), h), h = x + residual
 
 Writes one JSON object per line: {"name", "impl", "median_ms"} (or "error"), and {"copy_gbps"}.
 Usage: python3 sweep_pytorch.py --points points.json [--iters N] [--out f.jsonl] [--no-compile]
@@ -116,7 +126,97 @@ def make(point):
     if family == "reduction_epilogue":
         e = torch.randn(rows, device="cuda", dtype=dtype)
         return (lambda x, e: (x.float().sum(-1) + e.float()).to(x.dtype)), (x, e)
+    made = make_nvf_family(point, x)
+    if made is not None:
+        return made
     raise ValueError(f"unknown family {family}")
+
+
+DROPOUT_P = 0.2
+
+
+def make_nvf_family(point, x):
+    """The families of nvFuser's benchmarks/python added for issue 38 (None: not one of them)."""
+    dtype = x.dtype
+    rows, hidden = point["rows"], point["hidden"]
+    family = point["family"]
+    scale = 1.0 / (1.0 - DROPOUT_P)
+    like = lambda: torch.randn(rows, hidden, device="cuda", dtype=dtype)
+    col = lambda: torch.randn(hidden, device="cuda", dtype=dtype)
+    mask = lambda: torch.rand(rows, hidden, device="cuda") < 1 - DROPOUT_P
+    if family == "dropout_layer_norm":
+
+        def dln(x1, x2, w, b):
+            m = torch.rand(x1.shape, device=x1.device) < 1 - DROPOUT_P
+            z = x2.float() + x1.float() * m * scale
+            var, mean = torch.var_mean(z, -1, correction=0)
+            invstd = torch.rsqrt(var + 1e-5)
+            y = (z - mean[:, None]) * invstd[:, None] * w.float() + b.float()
+            return y.to(x1.dtype), mean, invstd, m
+
+        return dln, (x, like(), col(), col())
+    if family == "dropout_layer_norm_bwd":
+        mean = torch.randn(rows, device="cuda")
+        invstd = torch.rand(rows, device="cuda") + 0.5
+
+        def dln_bwd(m, mean, invstd, dy, w, x1, x2):
+            z = x2.float() + x1.float() * m * scale
+            xhat = (z - mean[:, None]) * invstd[:, None]
+            dyf = dy.float()
+            g = dyf * w.float()
+            dz = invstd[:, None] * (g - g.mean(-1, keepdim=True) - xhat * (g * xhat).mean(-1, keepdim=True))
+            return (dz * m * scale).to(dy.dtype), dz.to(dy.dtype), (dyf * xhat).sum(0).to(dy.dtype), dyf.sum(0).to(dy.dtype)
+
+        return dln_bwd, (mask(), mean, invstd, x, col(), like(), like())
+    if family == "dropout_rms_norm":
+
+        def drms(x1, x2, w):
+            m = torch.rand(x1.shape, device=x1.device) < 1 - DROPOUT_P
+            z = x2.float() + x1.float() * m * scale
+            rms = torch.sqrt(z.pow(2).mean(-1) + 1e-5)
+            return (w.float() * z / rms[:, None]).to(x1.dtype), m, rms
+
+        return drms, (x, like(), col())
+    if family == "dropout_rms_norm_bwd":
+        rms = torch.rand(rows, device="cuda") + 0.5
+
+        def drms_bwd(x1, x2, m, rms, dy, w):
+            z = x2.float() + x1.float() * m * scale
+            r = rms[:, None]
+            xhat = z / r
+            dyf = dy.float()
+            g = dyf * w.float()
+            dz = (g - xhat * (g * xhat).mean(-1, keepdim=True)) / r
+            return (dz * m * scale).to(dy.dtype), dz.to(dy.dtype), (dyf * xhat).sum(0).to(dy.dtype)
+
+        return drms_bwd, (x, like(), mask(), rms, like(), col())
+    if family == "silu_mul_bwd":
+
+        def silu_mul_bwd(dy, a, b):
+            dyf, af, bf = dy.float(), a.float(), b.float()
+            s = torch.sigmoid(af)
+            return (dyf * af * s).to(dy.dtype), (dyf * bf * s * (1 + af * (1 - s))).to(dy.dtype)
+
+        return silu_mul_bwd, (x, like(), like())
+    if family == "scale_bias_relu_bwd":
+        return (lambda s, m, dy: (torch.where(m, dy.float(), 0.0) * s.float()).to(dy.dtype)), (col(), mask(), x)
+    if family in ("gelu_bwd_reduction_outer", "gelu_bwd_reduction_inner"):
+        axis = 0 if family.endswith("outer") else 1
+
+        def gelu_bwd_red(x, dy, b):
+            return (torch.ops.aten.gelu_backward(dy.float(), x.float() + b.float(), approximate="tanh")).sum(axis).to(x.dtype)
+
+        return gelu_bwd_red, (x, like(), col())
+    if family == "broadcast_add_inner":
+        return (lambda b, x: x + b[:, None]), (torch.randn(rows, device="cuda", dtype=dtype), x)
+    if family == "rms_norm_add":
+
+        def rms_add(x, w, res):
+            h = x.float() + res.float()
+            return (w.float() * h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-5)).to(x.dtype), h.to(x.dtype)
+
+        return rms_add, (x, col(), like())
+    return None
 
 
 def main():
