@@ -9,6 +9,7 @@ import {
   parseDtypes,
   parseFamilies,
   parseSizes,
+  resolveChunk,
   pointBytes,
   pointName,
   SWEEP_FAMILIES,
@@ -21,12 +22,28 @@ import { Random } from '../src/io/random.js';
 import { runCli } from './helpers.js';
 
 describe('sweep points', () => {
-  it('default sweep: every family × dtype × the 15 measured sizes, ordered, no duplicates', () => {
+  it('default sweep: every family × dtype × the llm sizes and the offset sizes, ordered, no duplicates', () => {
     const points = sweepPoints();
-    expect(points).toHaveLength(SWEEP_FAMILIES.length * 2 * 15);
+    expect(points).toHaveLength(SWEEP_FAMILIES.length * 2 * (4 * 11 + 4 * 3 * 4));
     expect(new Set(points.map(pointName)).size).toBe(points.length);
     expect(pointName(points[0] as SweepPoint)).toBe('softmax_f32_16x768');
-    expect(points.filter((p) => p.family === 'layer_norm' && p.dtype === 'BFloat16').map((p) => `${p.rows}x${p.hidden}`)).toContain('8192x16384');
+    const sizes = points.filter((p) => p.family === 'layer_norm' && p.dtype === 'BFloat16').map((p) => `${p.rows}x${p.hidden}`);
+    // The measured sizes, batch 16384, nvFuser's offsets, PaLM-540B's hidden size.
+    for (const s of ['8192x16384', '16x2048', '16384x768', '16384x16400', '1024x4098', '16x772', '8192x18432']) expect(sizes).toContain(s);
+    expect(sizes).not.toContain('1024x2050');
+    expect(sweepPoints({ sizes: parseSizes('measured'), families: ['softmax'] })).toHaveLength(2 * 15);
+  });
+
+  it('default chunks: --chunk i alone splits into chunks of at most 200 points', () => {
+    const n = sweepPoints().length;
+    const chunk = resolveChunk(parseChunk('3'), n);
+    expect(chunk).toEqual({ index: 2, count: Math.ceil(n / 200) });
+    const all = Array.from({ length: chunk.count }, (_, i) => chunkOf(sweepPoints(), i, chunk.count));
+    expect(Math.max(...all.map((c) => c.length))).toBeLessThanOrEqual(200);
+    expect(all.flat().map(pointName)).toEqual(sweepPoints().map(pointName));
+    expect(resolveChunk(parseChunk('2/5'), n)).toEqual({ index: 1, count: 5 });
+    expect(() => resolveChunk(parseChunk(String(chunk.count + 1)), n)).toThrow(/default chunks of at most 200/);
+    expect(resolveChunk(parseChunk('1'), 7)).toEqual({ index: 0, count: 1 });
   });
 
   it('offsets add hidden + k; the tensor-size cap drops points; filters narrow', () => {
@@ -49,10 +66,13 @@ describe('sweep points', () => {
     expect(parseDtypes('f32,bf16')).toEqual(['Float', 'BFloat16']);
     expect(parseSizes('16x768, 1024x4096')).toEqual([[16, 768], [1024, 4096]]);
     expect(parseSizes('llm').length).toBe(4 * 11);
+    expect(parseSizes('default').length).toBe(4 * 11 + 4 * 3 * 4);
     expect(parseChunk('2/3')).toEqual({ index: 1, count: 3 });
     expect(() => parseFamilies('group_norm')).toThrow(/--family: unknown 'group_norm'/);
     expect(() => parseSizes('16x')).toThrow(/--sizes: '16x'/);
     expect(() => parseChunk('4/3')).toThrow(/--chunk/);
+    expect(() => parseChunk('0')).toThrow(/--chunk/);
+    expect(() => parseChunk('x/2')).toThrow(/--chunk/);
   });
 
   it('bytes are the minimal traffic of each family', () => {
@@ -252,6 +272,16 @@ describe('tsfuser bench --suite sweep (no GPU needed for --list and usage errors
     const r = await runCli(['bench', '--suite', 'sweep', '--family', 'layer_norm', '--dtype', 'bf16', '--sizes', '16x768,8192x16384', '--offsets', '8', '--list']);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('layer_norm_bf16_16x768\nlayer_norm_bf16_16x776\nlayer_norm_bf16_8192x16384\nlayer_norm_bf16_8192x16392\n4 points\n');
+  });
+
+  it('--chunk i alone lists one default chunk', async () => {
+    const r = await runCli(['bench', '--suite', 'sweep', '--family', 'dropout_layer_norm_bwd', '--chunk', '1', '--list']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/\n184 points \(chunk 1\/1\)\n$/);
+    const n = sweepPoints().length;
+    const count = Math.ceil(n / 200);
+    const all = await runCli(['bench', '--suite', 'sweep', '--chunk', '2', '--list']);
+    expect(all.stdout).toMatch(new RegExp(`\\n${Math.floor((2 * n) / count) - Math.floor(n / count)} points \\(chunk 2/${count}\\)\\n$`));
   });
 
   it('bad filters are usage errors', async () => {

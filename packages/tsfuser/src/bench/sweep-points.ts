@@ -56,10 +56,34 @@ export type SweepDtype = (typeof SWEEP_DTYPES)[number];
 
 /** Hidden sizes of LLM configurations: GPT-2 small … PaLM-540B. */
 export const LLM_HIDDEN_SIZES: readonly number[] = [768, 1024, 1600, 2048, 2560, 4096, 5120, 8192, 12288, 16384, 18432];
-/** Batch (rows) sizes. */
+/** Batch (rows) sizes: nvFuser's 16 … 16384. */
 export const SWEEP_ROWS: readonly number[] = [16, 1024, 8192, 16384];
-/** The default sweep: the sizes the issue measured (rows 16/1024/8192 × 5 hidden sizes). */
-export const DEFAULT_SIZES: readonly (readonly [number, number])[] = [16, 1024, 8192].flatMap((r) => [768, 2048, 4096, 8192, 16384].map((h) => [r, h] as const));
+/** nvFuser's weekly hidden offsets (hidden + k: vectorization-hostile widths). */
+export const HIDDEN_OFFSETS: readonly number[] = [2, 4, 8, 16];
+/** The sizes the issue-38 sweep measured (rows 16/1024/8192 × 5 hidden sizes): `--sizes measured`. */
+export const MEASURED_SIZES: readonly (readonly [number, number])[] = [16, 1024, 8192].flatMap((r) => [768, 2048, 4096, 8192, 16384].map((h) => [r, h] as const));
+/** SWEEP_ROWS × LLM_HIDDEN_SIZES: `--sizes llm`. */
+export const LLM_SIZES: readonly (readonly [number, number])[] = SWEEP_ROWS.flatMap((r) => LLM_HIDDEN_SIZES.map((h) => [r, h] as const));
+/** Hidden sizes whose + 2/4/8/16 neighbours the default sweep takes (small, middle, large). */
+export const OFFSET_BASE_HIDDEN: readonly number[] = [768, 4096, 16384];
+/**
+ * The default sweep: the llm sizes (which contain every measured size), batch 16384 included,
+ * and rows 16/1024/8192/16384 × (768, 4096, 16384) + 2/4/8/16 — 92 sizes.
+ */
+export const DEFAULT_SIZES: readonly (readonly [number, number])[] = [
+  ...LLM_SIZES,
+  ...SWEEP_ROWS.flatMap((r) => OFFSET_BASE_HIDDEN.flatMap((h) => HIDDEN_OFFSETS.map((o) => [r, h + o] as const))),
+];
+/**
+ * Points per default chunk (`--chunk N`): the H100 took ~1.9 s a point (torch.compile's compile
+ * included), so 200 points stay within ~8 minutes of one device call.
+ */
+export const MAX_POINTS_PER_CHUNK = 200;
+
+/** How many default chunks a point list takes. */
+export function defaultChunkCount(points: number): number {
+  return Math.max(1, Math.ceil(points / MAX_POINTS_PER_CHUNK));
+}
 
 export interface SweepPoint {
   family: SweepFamily;
@@ -213,9 +237,11 @@ export function parseDtypes(text: string): SweepDtype[] {
   return parseList('dtype', text, SWEEP_DTYPES, alias);
 }
 
-/** `16x768,1024x4096` → pairs; `llm` → SWEEP_ROWS × LLM_HIDDEN_SIZES. */
+/** `16x768,1024x4096` → pairs; `llm`, `measured`, `default` → those size sets. */
 export function parseSizes(text: string): [number, number][] {
-  if (text.trim() === 'llm') return SWEEP_ROWS.flatMap((r) => LLM_HIDDEN_SIZES.map((h): [number, number] => [r, h]));
+  const sets: Record<string, readonly (readonly [number, number])[]> = { llm: LLM_SIZES, measured: MEASURED_SIZES, default: DEFAULT_SIZES };
+  const named = Object.hasOwn(sets, text.trim()) ? sets[text.trim()] : undefined;
+  if (named !== undefined) return named.map(([r, h]): [number, number] => [r, h]);
   return text
     .split(',')
     .map((s) => s.trim())
@@ -225,18 +251,29 @@ export function parseSizes(text: string): [number, number][] {
       const rows = m === null ? NaN : Number(m[1]);
       const hidden = m === null ? NaN : Number(m[2]);
       if (!Number.isSafeInteger(rows) || !Number.isSafeInteger(hidden) || rows < 1 || hidden < 1) {
-        throw new SweepSelectionError(`--sizes: '${s}' is not ROWSxHIDDEN with positive integers (or 'llm')`);
+        throw new SweepSelectionError(`--sizes: '${s}' is not ROWSxHIDDEN with positive integers (or llm, measured, default)`);
       }
       return [rows, hidden];
     });
 }
 
-/** `2/3` → chunk index 1 of 3. */
-export function parseChunk(text: string): { index: number; count: number } {
-  const m = /^(\d+)\/(\d+)$/.exec(text.trim());
-  if (m === null) throw new SweepSelectionError(`--chunk: '${text}' is not i/n`);
+/** `2/3` → chunk index 1 of 3; `2` → chunk index 1 of the default count (count left to the caller). */
+export function parseChunk(text: string): { index: number; count?: number } {
+  const m = /^(\d+)(?:\/(\d+))?$/.exec(text.trim());
+  if (m === null) throw new SweepSelectionError(`--chunk: '${text}' is not i/n or i`);
   const index = Number(m[1]) - 1;
+  if (m[2] === undefined) {
+    if (index < 0) throw new SweepSelectionError(`--chunk: ${text} does not exist (chunks count from 1)`);
+    return { index };
+  }
   const count = Number(m[2]);
   if (count < 1 || index < 0 || index >= count) throw new SweepSelectionError(`--chunk: ${text} does not exist (1 ≤ i ≤ n)`);
   return { index, count };
+}
+
+/** `--chunk` resolved against the selection's points: `i` alone is chunk i of defaultChunkCount. */
+export function resolveChunk(chunk: { index: number; count?: number }, points: number): { index: number; count: number } {
+  const count = chunk.count ?? defaultChunkCount(points);
+  if (chunk.index >= count) throw new SweepSelectionError(`--chunk: ${chunk.index + 1} does not exist: ${points} points make ${count} default chunks of at most ${MAX_POINTS_PER_CHUNK}`);
+  return { index: chunk.index, count };
 }

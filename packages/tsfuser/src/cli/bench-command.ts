@@ -1,7 +1,7 @@
 // `tsfuser bench [--workloads a,b] [--iters N] [--flush read|write] [--no-pytorch] [--pytorch-script f] [--json f]`:
 // runs the GPU benchmarks (see bench/run-bench.ts) and prints the table last.
 // `tsfuser bench --suite sweep [--family f,…] [--dtype f32,bf16] [--sizes RxH,…|llm] [--offsets 2,4,8,16]
-// [--chunk i/n] [--list]`: the size sweep (bench/run-sweep.ts), tables per family and a summary.
+// [--chunk i/n | i] [--list]`: the size sweep (bench/run-sweep.ts), tables per family and a summary.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -9,7 +9,7 @@ import { formatBenchReport, runBench } from '../bench/run-bench.js';
 import { benchWorkloads } from '../bench/workloads.js';
 import { runSweep } from '../bench/run-sweep.js';
 import { formatSweepReport, mergeSweepReports, type SweepReport } from '../bench/sweep-report.js';
-import { chunkOf, parseChunk, parseDtypes, parseFamilies, parseSizes, pointName, sweepPoints, SweepSelectionError, type SweepSelection } from '../bench/sweep-points.js';
+import { chunkOf, parseChunk, resolveChunk, parseDtypes, parseFamilies, parseSizes, pointName, sweepPoints, SweepSelectionError, type SweepSelection } from '../bench/sweep-points.js';
 import type { ParsedArgs } from './args.js';
 import { UsageError, type CliIo } from './console.js';
 
@@ -56,10 +56,11 @@ async function sweepCommand(args: ParsedArgs, io: CliIo, iters: number): Promise
   try {
     selection = sweepSelection(args);
     const chunkText = args.values.get('chunk');
-    if (chunkText !== undefined) chunk = parseChunk(chunkText);
+    if (chunkText !== undefined) chunk = resolveChunk(parseChunk(chunkText), sweepPoints(selection).length);
     if (args.booleans.has('list')) {
       const points = chunkOf(sweepPoints(selection), chunk.index, chunk.count);
-      io.stdout(`${points.map(pointName).join('\n')}\n${points.length} points\n`);
+      const of = chunkText === undefined ? '' : ` (chunk ${chunk.index + 1}/${chunk.count})`;
+      io.stdout(`${points.map(pointName).join('\n')}\n${points.length} points${of}\n`);
       return 0;
     }
   } catch (e) {

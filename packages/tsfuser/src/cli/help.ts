@@ -73,12 +73,13 @@ Options of bench (needs a GPU):
   --no-pytorch                     skip tools/bench/pytorch_bench.py (eager, torch.compile)
   --pytorch-script <file>          where pytorch_bench.py is (default: found from the cwd up)
   --suite sweep                    the size sweep: families × dtypes × rows × hidden (tables + summary)
-    --family f,…                   softmax, layer_norm, rms_norm, row_sum (default: all)
+    --family f,…                   softmax, layer_norm, …, rms_norm_add (default: all 24)
     --dtype f32,bf16               default: both
-    --sizes RxH,…|llm              default: rows 16/1024/8192 × hidden 768/2048/4096/8192/16384;
-                                   llm: rows 16/1024/8192/16384 × GPT-2 … PaLM-540B hidden sizes
+    --sizes RxH,…|llm|measured     default: llm + rows × (768, 4096, 16384) + 2/4/8/16 (92 sizes);
+                                   llm: rows 16/1024/8192/16384 × GPT-2 … PaLM-540B hidden sizes;
+                                   measured: rows 16/1024/8192 × hidden 768/2048/4096/8192/16384
     --offsets 2,4,8,16             also hidden + each offset (vectorization stress)
-    --chunk i/n                    only the i-th of n chunks (to fit device calls)
+    --chunk i/n | i                only the i-th of n chunks, or of the default chunks (≤ 200 points)
     --list                         print the chosen points and exit (no GPU needed)
     --merge a.json,b.json          print the chunks' --json reports as one (no GPU needed)
   --json <file>                    also write the report as JSON
