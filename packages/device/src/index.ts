@@ -30,6 +30,8 @@ export {
   parameterLayout,
   packArguments,
   packArgumentsInto,
+  packArgumentAt,
+  packPointerAt,
   parameterSizeAndAlign,
   type KernelParameter,
   type ParameterLayout,
@@ -37,7 +39,7 @@ export {
   type KernelArgument,
   type TensorArgument,
 } from './kernel-arguments.js';
-export { Tensor, storageSpan } from './tensor.js';
+export { Tensor, storageSpan, type DeviceLayout } from './tensor.js';
 export {
   CubinCache,
   type CubinRequest,

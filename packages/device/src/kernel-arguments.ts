@@ -105,6 +105,22 @@ export function packArgumentsInto(layout: ParameterLayout, values: readonly Kern
   }
 }
 
+/**
+ * Rewrites one parameter's slot (a launcher that packed every slot once and, per launch, only
+ * changes what differs: a tensor's data pointer, a scalar's value).
+ */
+export function packArgumentAt(layout: ParameterLayout, index: number, value: KernelArgument, view: DataView): void {
+  const parameter = layout.parameters[index];
+  const slot = layout.slots[index];
+  if (parameter === undefined || slot === undefined) throw new RangeError(`packArgumentAt: parameter ${index} of ${layout.parameters.length}`);
+  writeArgument(view, slot.offset, parameter, value, index);
+}
+
+/** Rewrites only the data pointer of tensor (or pointer) parameter `index`, at its slot's offset. */
+export function packPointerAt(offset: number, pointer: bigint, view: DataView): void {
+  view.setBigUint64(offset, pointer, true);
+}
+
 function writeArgument(view: DataView, offset: number, parameter: KernelParameter, value: KernelArgument, index: number): void {
   switch (parameter.kind) {
     case 'scalar':

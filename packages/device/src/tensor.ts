@@ -53,6 +53,15 @@ export function storageSpan(sizes: readonly number[], strides: readonly number[]
   return span;
 }
 
+/** A device tensor's layout, checked once (Tensor.deviceLayout). */
+export interface DeviceLayout {
+  readonly dtype: DataType;
+  readonly sizes: readonly number[];
+  readonly strides: readonly number[];
+  /** Bytes of storage the strides reach. */
+  readonly bytes: number;
+}
+
 function numelOf(sizes: readonly number[]): number {
   return sizes.reduce((a, b) => a * b, 1);
 }
@@ -145,6 +154,26 @@ export class Tensor {
     const bytes = storageSpan(sizes, layout) * dataTypeSize(dtype);
     const pointer = device.malloc(Math.max(bytes, 1));
     return new Tensor(dtype, [...sizes], [...layout], { device: { device, pointer, bytes, owned: true } });
+  }
+
+  /**
+   * A device layout checked once (sizes, strides, bytes; the arrays copied and frozen) for
+   * allocating many tensors of it with emptyDeviceOf: a cached launch plan's outputs.
+   */
+  static deviceLayout(dtype: DataType, sizes: readonly number[], strides?: readonly number[]): DeviceLayout {
+    const layout = strides ?? contiguousStrides(sizes);
+    validateShape(sizes, layout);
+    const bytes = storageSpan(sizes, layout) * dataTypeSize(dtype);
+    return Object.freeze({ dtype, sizes: Object.freeze([...sizes]), strides: Object.freeze([...layout]), bytes });
+  }
+
+  /**
+   * Uninitialised device storage of a layout made by deviceLayout: nothing is validated or copied
+   * again (the tensor shares the layout's frozen sizes and strides), as emptyDevice otherwise.
+   */
+  static emptyDeviceOf(device: DeviceContext, layout: DeviceLayout): Tensor {
+    const pointer = device.malloc(layout.bytes > 1 ? layout.bytes : 1);
+    return new Tensor(layout.dtype, layout.sizes, layout.strides, { device: { device, pointer, bytes: layout.bytes, owned: true } });
   }
 
   /**

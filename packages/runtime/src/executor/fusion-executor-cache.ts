@@ -30,7 +30,8 @@ import type { KernelMemo, KernelSegment } from '../plan/kernel-segment.js';
 import { runLibraryCall, type GemmBuffer, type GemmRunner, type LibraryCallContext, type LibraryCallSegment } from '../plan/library-call-segment.js';
 import { attentionKernelsToString } from '../plan/attention-segment.js';
 import { ExecutorAttentionDevice, runAttentionPlanStep, type AttentionPlanStep } from './attention-device.js';
-import { type KernelArgument, type CubinCache, type DeviceContext, GemmLibrary, RuntimeUnavailableError, Tensor } from '@tsfuser/device';
+import { type KernelArgument, type CubinCache, type DeviceContext, type DeviceLayout, GemmLibrary, RuntimeUnavailableError, Tensor } from '@tsfuser/device';
+import { packStepArguments, planTensor, planView, StepArguments } from './step-arguments.js';
 import { ExecutorInputError, InputExtentMismatchError } from '../errors.js';
 import { FusionExecutor, type CompileReport } from './fusion-executor.js';
 import { denseCopyFusion, denseCopyRegistry } from './dense-copy.js';
@@ -123,8 +124,12 @@ interface Step {
   side: boolean;
   /** How many of `refs` are the group's inputs (the rest are its outputs). */
   inputCount: number;
-  /** The launch's argument list, one per ref, refilled by every call (execute). */
+  /** The launch's argument list, one per ref, filled by a call that packs every slot (execute). */
   values: KernelArgument[];
+  /** The step's argument buffer: packed in full once, then only pointers and scalars rewritten (step-arguments.ts). */
+  arguments: StepArguments;
+  /** Every scalar parameter reads a fusion input, so a call can rewrite it without the full pack. */
+  rewritable: boolean;
 }
 
 /** A GEMM segment's call: its segment and the refs of its inputs, then its outputs. */
@@ -143,6 +148,8 @@ interface LaunchPlan {
   /** Kernel steps and GEMM calls in execution order (the compile plan's sequence). */
   sequence: PlanSequenceEntry[];
   buffers: { dtype: DataType; layout: TensorLayout }[];
+  /** Each buffer's device layout, checked once: a call allocates from it without validating or copying sizes. */
+  bufferLayouts: DeviceLayout[];
   views: View[];
   outputs: Ref[];
   /** Buffers that are fusion outputs (the rest are intermediates, freed after the call). */
@@ -363,11 +370,17 @@ export class FusionExecutorCache {
     if (this.dump.has('cuda_kernel')) for (const call of compiled.attentionCalls) for (const k of call.kernel.kernels) this.sink(k.source);
     const plan: LaunchPlan = {
       compiled,
-      steps: compiled.steps.map((s, i) => ({ executor: executors[i] as FusionExecutor, grid: s.kernel.grid, refs: s.refs, side: false, inputCount: s.inputCount, values: new Array<KernelArgument>(s.refs.length) })),
+      steps: compiled.steps.map((s, i) => {
+        const executor = executors[i] as FusionExecutor;
+        const stepArguments = new StepArguments(executor.parameters);
+        const rewritable = s.refs.every((r, k) => !stepArguments.isScalar(k) || r.kind === 'arg');
+        return { executor, grid: s.kernel.grid, refs: s.refs, side: false, inputCount: s.inputCount, values: new Array<KernelArgument>(s.refs.length), arguments: stepArguments, rewritable };
+      }),
       gemmSteps: compiled.libraryCalls.map((c) => ({ segment: c.kernel, refs: c.refs, inputCount: c.inputCount })),
       attentionSteps: compiled.attentionCalls.map((c) => ({ segment: c.kernel, refs: c.refs, inputCount: c.inputCount })),
       sequence: compiled.sequence,
       buffers: compiled.buffers,
+      bufferLayouts: compiled.buffers.map((b) => Tensor.deviceLayout(b.dtype, b.layout.sizes, b.layout.strides)),
       views: compiled.views,
       outputs: compiled.outputs,
       isOutput: compiled.isOutput,
@@ -475,31 +488,35 @@ export class FusionExecutorCache {
     }
   }
 
+  /** The ref readers the library-call, attention and profile paths take (closures made only for those). */
+  private static accessors(plan: LaunchPlan, buffers: readonly Tensor[], args: readonly ExecutorArgument[]) {
+    const tensorOf = (r: Extract<Ref, { kind: 'arg' | 'buffer' }>): Tensor => planTensor(r, buffers, args);
+    const viewOf = (v: View): Tensor => planView(v, buffers, args);
+    const tensorAt = (r: Ref): unknown => (r.kind === 'view' ? viewOf(plan.views[r.index] as View) : r.kind === 'buffer' ? buffers[r.index] : args[r.index]);
+    return { tensorOf, viewOf, tensorAt };
+  }
+
+  /** A fusion output: a buffer; an input or a view aliasing a caller's device tensor; a copy of a view of anything the call frees. */
+  private outputOf(plan: LaunchPlan, r: Ref, buffers: readonly Tensor[], args: readonly ExecutorArgument[], temporaries: ReadonlySet<Tensor>): Tensor {
+    if (r.kind === 'buffer') return buffers[r.index] as Tensor;
+    if (r.kind === 'arg') return (args[r.index] as Tensor).toDevice(this.device);
+    const v = plan.views[r.index] as View;
+    const view = planView(v, buffers, args);
+    const aliases = v.base.kind === 'arg' && !temporaries.has(args[v.base.index] as Tensor);
+    return aliases ? view : view.toDevice(this.device);
+  }
+
   /**
    * Runs a launch plan once: allocates its buffers from the pool, launches its steps in order,
-   * frees the intermediates. The cached path's loop: no closure or array per step unless the
-   * plan has views, library calls, attention or a profile (each step's argument list is one
-   * array reused by every call: the launch packs it before returning).
+   * frees the intermediates. The cached path's loop: no closure unless the plan has library
+   * calls, attention or a profile; each kernel step's argument buffer is the step's own, packed
+   * once and then only its pointers rewritten (packStep).
    */
   private execute(plan: LaunchPlan, args: readonly ExecutorArgument[], temporaries: ReadonlySet<Tensor>, pending: PendingKernelTiming[] | null): Tensor[] {
-    const buffers: Tensor[] = new Array<Tensor>(plan.buffers.length);
-    for (let i = 0; i < plan.buffers.length; i += 1) {
-      const b = plan.buffers[i] as LaunchPlan['buffers'][number];
-      buffers[i] = Tensor.emptyDevice(this.device, b.dtype, b.layout.sizes, b.layout.strides);
-    }
+    const layouts = plan.bufferLayouts;
+    const buffers: Tensor[] = new Array<Tensor>(layouts.length);
+    for (let i = 0; i < layouts.length; i += 1) buffers[i] = Tensor.emptyDeviceOf(this.device, layouts[i] as DeviceLayout);
     if (this.options.poisonOutputs === true) for (const b of buffers) b.poison();
-    const tensorOf = (r: Extract<Ref, { kind: 'arg' | 'buffer' }>): Tensor => (r.kind === 'buffer' ? (buffers[r.index] as Tensor) : (args[r.index] as Tensor));
-    const viewOf = (v: View): Tensor => tensorOf(v.base).asStrided(v.layout.sizes, v.layout.strides, v.offset);
-    const tensorAt = (r: Ref): unknown => (r.kind === 'view' ? viewOf(plan.views[r.index] as View) : r.kind === 'buffer' ? buffers[r.index] : args[r.index]);
-    /** A fusion output that is a view aliases a caller's device tensor; a view of anything the call frees is copied. */
-    const output = (r: Ref): Tensor => {
-      if (r.kind === 'buffer') return buffers[r.index] as Tensor;
-      if (r.kind === 'arg') return (args[r.index] as Tensor).toDevice(this.device);
-      const v = plan.views[r.index] as View;
-      const view = viewOf(v);
-      const aliases = v.base.kind === 'arg' && !temporaries.has(args[v.base.index] as Tensor);
-      return aliases ? view : view.toDevice(this.device);
-    };
     // Fork before the first launch, so the side stream's kernels overlap the main stream's.
     const sideStream = plan.hasSideSteps ? this.device.forkSide() : undefined;
     let joined = false;
@@ -510,12 +527,14 @@ export class FusionExecutorCache {
         switch (entry.kind) {
           case 'libraryCall': {
             const gemm = plan.gemmSteps[entry.index] as GemmStep;
+            const { tensorOf, viewOf, tensorAt } = FusionExecutorCache.accessors(plan, buffers, args);
             timed(this.device, pending, undefined, () => libraryCallEntry(gemm.segment, gemm, tensorAt), () => this.runGemm(gemm, tensorOf, viewOf, plan.views));
             break;
           }
           case 'attention': {
             const call = plan.attentionSteps[entry.index] as AttentionPlanStep;
             const attention = (this.attention ??= new ExecutorAttentionDevice(this.device, this.options.cubinCache));
+            const { tensorAt } = FusionExecutorCache.accessors(plan, buffers, args);
             timed(this.device, pending, undefined, () => attentionEntry(call.segment, call, tensorAt), () => runAttentionPlanStep(call, tensorAt, attention));
             break;
           }
@@ -523,19 +542,19 @@ export class FusionExecutorCache {
             const step = plan.steps[entry.index] as Step;
             const stream = step.side ? sideStream : undefined;
             if (this.dump.has('occupancy')) this.sink(this.occupancyText(step));
-            // A Tensor is a TensorArgument (dataPtr, sizes, strides): no wrapper object per launch.
-            const values = step.values;
-            for (let k = 0; k < step.refs.length; k += 1) {
-              const r = step.refs[k] as Ref;
-              values[k] = r.kind === 'buffer' ? (buffers[r.index] as Tensor) : r.kind === 'arg' ? (args[r.index] as ExecutorArgument) : viewOf(plan.views[r.index] as View);
-            }
+            packStepArguments(step, plan.views, buffers, args, pending !== null);
+            const bytes = step.arguments.bytes;
             // Unprofiled (the cached path): launched directly, no description closure.
-            if (pending === null) step.executor.launch(values, step.grid, stream);
-            else timed(this.device, pending, stream, () => kernelEntry(step.executor, step.grid, plan.compiled.steps[entry.index]?.groupId ?? -1, stream !== undefined, step, tensorAt), () => step.executor.launch(values, step.grid, stream));
+            if (pending === null) step.executor.launchPacked(bytes, step.grid, stream);
+            else {
+              const { tensorAt } = FusionExecutorCache.accessors(plan, buffers, args);
+              timed(this.device, pending, stream, () => kernelEntry(step.executor, step.grid, plan.compiled.steps[entry.index]?.groupId ?? -1, stream !== undefined, step, tensorAt), () => step.executor.launchPacked(bytes, step.grid, stream));
+            }
             if (stream !== undefined) this.stats.sideLaunches += 1;
-            // The packed buffer holds the pointers now: drop the references, so the list keeps no
-            // tensor of this call alive (an undisposed output stays collectable).
-            for (let k = 0; k < values.length; k += 1) values[k] = 0;
+            // The buffer holds the pointers now: drop the references a full pack listed, so the
+            // list keeps no tensor of this call alive (an undisposed output stays collectable).
+            const values = step.values;
+            if (values[0] !== 0) for (let k = 0; k < values.length; k += 1) values[k] = 0;
             break;
           }
           default:
@@ -548,7 +567,7 @@ export class FusionExecutorCache {
         joined = true;
       }
       const outputs: Tensor[] = new Array<Tensor>(plan.outputs.length);
-      for (let i = 0; i < plan.outputs.length; i += 1) outputs[i] = output(plan.outputs[i] as Ref);
+      for (let i = 0; i < plan.outputs.length; i += 1) outputs[i] = this.outputOf(plan, plan.outputs[i] as Ref, buffers, args, temporaries);
       return outputs;
     } finally {
       // The main stream waits for the side stream: callers (and freed intermediates reused from

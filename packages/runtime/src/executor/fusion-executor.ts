@@ -32,7 +32,7 @@ export interface CompileReport {
 
 export class FusionExecutor {
   /** The kernel's parameters as the device packer lays them out (computed once, not per launch). */
-  private readonly parameters: ParameterLayout;
+  readonly parameters: ParameterLayout;
   /** One argument buffer reused by every launch (cuLaunchKernel copies it when called). */
   private readonly argumentBytes: Uint8Array;
   private readonly argumentView: DataView;
@@ -127,6 +127,16 @@ export class FusionExecutor {
   launch(values: readonly KernelArgument[], grid: readonly [number, number, number] = this.kernel.launch.grid, stream?: bigint): void {
     if (grid[0] === 0 || grid[1] === 0 || grid[2] === 0) return;
     packArgumentsInto(this.parameters, values, this.argumentView);
+    this.launchPacked(this.argumentBytes, grid, stream);
+  }
+
+  /**
+   * Enqueues the kernel with an argument buffer the caller packed in this kernel's `parameters`
+   * layout (a launch plan's step keeps one per step: packed once, then only its pointers
+   * rewritten per call). A grid with a zero dimension launches nothing, as launch().
+   */
+  launchPacked(argumentBytes: Uint8Array, grid: readonly [number, number, number], stream?: bigint): void {
+    if (grid[0] === 0 || grid[1] === 0 || grid[2] === 0) return;
     // A plan step launches with the same grid array and stream on every call: its launch
     // configuration is made once, not an object per launch.
     let config = this.lastConfig;
@@ -134,7 +144,7 @@ export class FusionExecutor {
       config = { grid, block: this.kernel.launch.block, sharedBytes: this.kernel.launch.sharedMemBytes, stream };
       this.lastConfig = config;
     }
-    this.fn.launch(config, this.argumentBytes);
+    this.fn.launch(config, argumentBytes);
   }
 
   unload(): void {
