@@ -3,7 +3,8 @@
 // out here): dropout + layer_norm / rms_norm forward (the keep mask is rand_like's numbers for the
 // same seed and offset below 1 − p, drawn by a separate one-op definition) and backward (mask
 // given), silu·mul and scale·bias·relu backward, tanh-gelu backward + a reduction over either axis,
-// the per-row broadcast add and residual add + rms_norm. Also their byte counts and input lists.
+// the per-row broadcast add, residual add + rms_norm, and channels-last batch_norm forward and
+// backward (statistics per column of [N·H·W, C]). Also their byte counts and input lists.
 import { describe, expect, it } from 'vitest';
 import { HostTensor } from '@tsfuser/fusion-ir';
 import { Tensor } from '@tsfuser/device';
@@ -110,6 +111,22 @@ function expected(family: Family, ins: Float64Array[], mask: Float64Array): numb
       const rstd = perRow((r) => 1 / Math.sqrt(rowSum((c) => (h[r * hidden + c] as number) ** 2) / hidden + 1e-5));
       return [h.map((v, k) => v * (rstd[Math.floor(k / hidden)] as number) * (t(1)[k % hidden] as number)), h];
     }
+    case 'batch_norm': {
+      // inputs: x [N·H·W, C], weight, bias; statistics per column over the rows.
+      const x = t(0);
+      const mean = perCol((c) => colSum((r) => at(x, r, c)) / rows);
+      const invstd = perCol((c) => 1 / Math.sqrt(colSum((r) => (at(x, r, c) - (mean[c] as number)) ** 2) / rows + 1e-5));
+      return [grid((r, c) => (at(x, r, c) - (mean[c] as number)) * (invstd[c] as number) * (t(1)[c] as number) + (t(2)[c] as number)), mean, invstd];
+    }
+    case 'batch_norm_bwd': {
+      // inputs: x, grad_out, weight, mean, invstd.
+      const [x, dy, w, mean, invstd] = [t(0), t(1), t(2), t(3), t(4)];
+      const xhat = (r: number, c: number): number => (at(x, r, c) - (mean[c] as number)) * (invstd[c] as number);
+      const db = perCol((c) => colSum((r) => at(dy, r, c)));
+      const dw = perCol((c) => colSum((r) => at(dy, r, c) * xhat(r, c)));
+      const dx = grid((r, c) => (w[c] as number) * (invstd[c] as number) * (at(dy, r, c) - (db[c] as number) / rows - (xhat(r, c) * (dw[c] as number)) / rows));
+      return [dx, dw, db];
+    }
     default: {
       const unreachable: never = family;
       throw new Error(String(unreachable));
@@ -168,6 +185,8 @@ describe('nvFuser benchmark families in the sweep (issue 38)', () => {
     expect(pointBytes(p('gelu_bwd_reduction_inner'))).toBe(2 * n * 2 + (16 + 8) * 2);
     expect(pointBytes(p('broadcast_add_inner'))).toBe((2 * n + 8) * 2);
     expect(pointBytes(p('rms_norm_add'))).toBe((4 * n + 16) * 2);
+    expect(pointBytes(p('batch_norm'))).toBe((2 * n + 2 * 16) * 2 + 2 * 16 * 4);
+    expect(pointBytes(p('batch_norm_bwd'))).toBe((3 * n + 3 * 16) * 2 + 2 * 16 * 4);
   });
 
   it('bf16 definitions take the inputs sweepInputs lists, dtype for dtype (masks Bool, statistics Float, seed Int)', () => {

@@ -7,6 +7,7 @@ import { FusionDefinition } from '../definition/fusion-definition.js';
 import { importPythonDefinition } from '../python/import-definition.js';
 import { pointBytes, pointName, SWEEP_FAMILIES, type SweepDtype, type SweepFamily, type SweepPoint } from './sweep-points.js';
 import { geluBackwardDef, reductionEpilogueDef, rmsNormBackwardDef, scaleBiasReluDef, softmaxBackwardDef } from './sweep-more-definitions.js';
+import { batchNormBackwardDef, batchNormDef } from './sweep-batch-norm-definitions.js';
 import { dropoutLayerNormBackwardDef, dropoutLayerNormDef, dropoutRmsNormBackwardDef, dropoutRmsNormDef, SWEEP_DROPOUT_OFFSET, SWEEP_DROPOUT_SEED } from './sweep-dropout-definitions.js';
 import { broadcastAddInnerDef, geluBackwardReductionDef, rmsNormAddDef, scaleBiasReluBackwardDef, siluMulBackwardDef } from './sweep-glue-definitions.js';
 import { layerNormBackwardDef, layerNormDef, softmaxDef, type Workload, type WorkloadInput } from './workloads.js';
@@ -127,6 +128,10 @@ export function sweepDefinitionText(family: SweepFamily, dtype: SweepDtype, hidd
       return broadcastAddInnerDef(dtype);
     case 'rms_norm_add':
       return rmsNormAddDef(dtype);
+    case 'batch_norm':
+      return batchNormDef(dtype);
+    case 'batch_norm_bwd':
+      return batchNormBackwardDef(dtype);
     default: {
       const unreachable: never = family;
       throw new Error(`unknown family ${String(unreachable)}`);
@@ -177,6 +182,10 @@ export function sweepInputs(family: SweepFamily, dtype: SweepDtype, rows: number
       return [perRow, x];
     case 'rms_norm_add':
       return [x, column, { ...x }];
+    case 'batch_norm':
+      return [x, column, { ...column }];
+    case 'batch_norm_bwd':
+      return [x, { ...x }, column, { sizes: [hidden], dtype: 'Float' }, { sizes: [hidden], dtype: 'Float', positive: true }];
     case 'softmax':
     case 'row_sum':
     case 'gelu':

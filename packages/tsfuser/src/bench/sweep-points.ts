@@ -33,7 +33,8 @@ export const FIRST_SWEEP_FAMILIES = [
  * nvFuser's benchmarks/python families added for issue 38: dropout + layer_norm / rms_norm forward
  * and backward (sweep-dropout-definitions.ts), the backward of silu·mul and scale·bias·relu, the
  * tanh-gelu backward with a reduction over rows or over hidden, the per-row broadcast add and the
- * residual add + rms_norm (sweep-glue-definitions.ts).
+ * residual add + rms_norm (sweep-glue-definitions.ts), batch_norm forward and backward in
+ * channels-last form, [N·H·W, C] = [rows, hidden] (sweep-batch-norm-definitions.ts).
  */
 export const NVF_GLUE_SWEEP_FAMILIES = [
   'dropout_layer_norm',
@@ -46,6 +47,8 @@ export const NVF_GLUE_SWEEP_FAMILIES = [
   'gelu_bwd_reduction_inner',
   'broadcast_add_inner',
   'rms_norm_add',
+  'batch_norm',
+  'batch_norm_bwd',
 ] as const;
 
 export const SWEEP_FAMILIES = [...FIRST_SWEEP_FAMILIES, ...NVF_GLUE_SWEEP_FAMILIES] as const;
@@ -170,6 +173,12 @@ export function pointBytes(p: SweepPoint): number {
     case 'rms_norm_add':
       // x, residual read; y and the new residual written; weight.
       return (4 * n + p.hidden) * e;
+    case 'batch_norm':
+      // x read, y written; weight, bias; mean and invstd (f32, per column) written.
+      return (2 * n + 2 * p.hidden) * e + 2 * p.hidden * 4;
+    case 'batch_norm_bwd':
+      // x, grad_out read, grad_input written; weight, grad_weight, grad_bias; mean, invstd read.
+      return (3 * n + 3 * p.hidden) * e + 2 * p.hidden * 4;
     default: {
       const unreachable: never = p.family;
       throw new SweepSelectionError(`unknown family ${String(unreachable)}`);

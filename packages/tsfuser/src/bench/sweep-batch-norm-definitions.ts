@@ -1,0 +1,52 @@
+// Sweep families of nvFuser's benchmarks/python test_batchnorm_{fwd,bwd} in their channels-last
+// form, as a sweep point's 2-D tensor: x is [N·H·W, C] = [rows, hidden] (a channels-last NHWC
+// tensor's memory, statistics per column), training mode, fp32 math. The column reduction is the
+// outer (persistent) reduction class the row families never exercise. nvFuser's running-mean /
+// running-var inputs feed no output of its fusions, so they are left out (no bytes either way).
+// tools/bench/sweep_pytorch.py times aten.native_batch_norm and its backward on the same [rows, C].
+//
+// Backward algebra (this file's, not nvFuser's autograd graph): x̂ = (x − mean)·invstd,
+// db = Σ_rows dy, dw = Σ_rows dy·x̂, dx = w·invstd·(dy − db/N − x̂·dw/N), N = rows.
+
+const full = (t: string, dtype: string): string => `    ${t} = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.${dtype}, is_cpu=False)\n`;
+const column = (t: string, dtype: string): string => `    ${t} = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.${dtype}, is_cpu=False)\n`;
+
+/** Training batch_norm, eps 1e-5. Inputs: x, weight, bias. Outputs: y, mean, invstd (f32 [C]). */
+export function batchNormDef(dtype: string): string {
+  return `def batch_norm(fd : FusionDefinition) -> None :
+${full('T0', dtype)}${column('T1', dtype)}${column('T2', dtype)}    T3 = fd.ops.cast(T0, dtype=DataType.Float)
+    T4, T5 = fd.ops.var_mean(T3, dims=[0], correction=0, keepdim=False)
+    S6 = fd.define_scalar(1.00000e-05, dtype=DataType.Double)
+    T7 = fd.ops.rsqrt(fd.ops.add(T4, S6))
+    T8 = fd.ops.sub(T3, fd.ops.broadcast_in_dim(T5, shape=T0.shape(), broadcast_dims=[1]))
+    T9 = fd.ops.mul(T8, fd.ops.broadcast_in_dim(T7, shape=T0.shape(), broadcast_dims=[1]))
+    T10 = fd.ops.cast(fd.ops.broadcast_in_dim(T1, shape=T0.shape(), broadcast_dims=[1]), dtype=DataType.Float)
+    T11 = fd.ops.cast(fd.ops.broadcast_in_dim(T2, shape=T0.shape(), broadcast_dims=[1]), dtype=DataType.Float)
+    fd.add_output(fd.ops.cast(fd.ops.add(fd.ops.mul(T9, T10), T11), dtype=DataType.${dtype}))
+    fd.add_output(T5)
+    fd.add_output(T7)
+`;
+}
+
+/**
+ * Training batch_norm backward. Inputs (nvFuser's order less the running stats): x, grad_out,
+ * weight, mean, invstd (f32 [C]). Outputs: grad_input, grad_weight, grad_bias.
+ */
+export function batchNormBackwardDef(dtype: string): string {
+  return `def batch_norm_bwd(fd : FusionDefinition) -> None :
+${full('T0', dtype)}${full('T1', dtype)}${column('T2', dtype)}${column('T3', 'Float')}${column('T4', 'Float')}    T5 = fd.ops.cast(T0, dtype=DataType.Float)
+    T6 = fd.ops.cast(T1, dtype=DataType.Float)
+    T7 = fd.ops.broadcast_in_dim(T4, shape=T0.shape(), broadcast_dims=[1])
+    T8 = fd.ops.mul(fd.ops.sub(T5, fd.ops.broadcast_in_dim(T3, shape=T0.shape(), broadcast_dims=[1])), T7)
+    T9 = fd.ops.sum(T6, dims=[0], keepdim=False, dtype=DataType.Null)
+    T10 = fd.ops.sum(fd.ops.mul(T6, T8), dims=[0], keepdim=False, dtype=DataType.Null)
+    S11 = fd.ops.size(T0, dim=0)
+    T12 = fd.ops.broadcast_in_dim(fd.ops.truediv(T9, S11), shape=T0.shape(), broadcast_dims=[1])
+    T13 = fd.ops.broadcast_in_dim(fd.ops.truediv(T10, S11), shape=T0.shape(), broadcast_dims=[1])
+    T14 = fd.ops.sub(fd.ops.sub(T6, T12), fd.ops.mul(T8, T13))
+    T15 = fd.ops.mul(fd.ops.broadcast_in_dim(fd.ops.cast(T2, dtype=DataType.Float), shape=T0.shape(), broadcast_dims=[1]), T7)
+    fd.add_output(fd.ops.cast(fd.ops.mul(T14, T15), dtype=DataType.${dtype}))
+    fd.add_output(fd.ops.cast(T10, dtype=DataType.${dtype}))
+    fd.add_output(fd.ops.cast(T9, dtype=DataType.${dtype}))
+`;
+}
