@@ -5,9 +5,9 @@
 // rewrites only pointers and scalars after its first call (step-arguments.ts), so a stale pointer
 // or scalar would show here. Fake H100; new input tensors (new pointers) and new scalar values
 // every call, the same layout; a kernel reading another's intermediate through a view.
-import { Tensor, type TensorArgument } from '@tsfuser/device';
+import { Tensor, type KernelArgument, type TensorArgument } from '@tsfuser/device';
 import { dataTypeSize } from '@tsfuser/fusion-ir';
-import { FusionExecutorCache, packKernelArguments, type CompilePlan, type ExecutorArgument, type KernelArgument } from '@tsfuser/runtime';
+import { FusionExecutorCache, packKernelArguments, type CompilePlan, type ExecutorArgument } from '@tsfuser/runtime';
 import { describe, expect, it } from 'vitest';
 import { FusionDefinition } from '../src/index.js';
 import { fakeDevice, type FakeDevice } from './fake-device.js';

@@ -32,8 +32,14 @@ export interface DefinitionExecuteOptions extends ExecuteOptions {
   target?: CompileTarget;
   /** Directory of the cuda_to_file / ptx / cubin dump files (default: the working directory). */
   dumpDirectory?: string;
-  /** Also print the dumps NVFUSER_DUMP / TSFUSER_DUMP name in process.env (default true; the CLI reads its own environment). */
-  dumpsFromEnvironment?: boolean;
+  /**
+   * Also print the dumps NVFUSER_DUMP / TSFUSER_DUMP name in process.env (default true; the CLI
+   * reads its own environment). The environment is read at a definition's first execute and
+   * remembered (nvFuser reads its options once per process; reading process.env was a sixth of
+   * a cached execute's host time): 'reread' reads it again for this execute and remembers that
+   * (a program or test that changes the variables between executes of one definition).
+   */
+  dumpsFromEnvironment?: boolean | 'reread';
 }
 
 /**
@@ -82,8 +88,12 @@ function writeStdout(t: string): void {
   process.stdout.write(t);
 }
 
+const NO_DUMPS: ReadonlySet<string> = Object.freeze(new Set<string>());
+
 export class ExecutionState {
   private lastRun: LastRun | null = null;
+  /** The dumps NVFUSER_DUMP / TSFUSER_DUMP named at the first execute (or the last 'reread'); null before. */
+  private environmentDumps: ReadonlySet<string> | null = null;
   private profile: ExecuteProfile | null = null;
   private debug: string | null = null;
   /** The fusion's input dim groups (extent-check.ts): fixed once the definition is finalized. */
@@ -105,9 +115,11 @@ export class ExecutionState {
     // The GPU executor cache keeps the last sink it was given: name stdout explicitly when not
     // capturing, so a capturing execute does not swallow a later one's dumps.
     const sink = capture ? (t: string): void => void captured.push(t) : (options.dumpSink ?? writeStdout);
-    // nvFuser reads NVFUSER_DUMP for every execution; TSFUSER_DUMP is tsfuser's older name.
-    const dump = options.dumpsFromEnvironment === false ? new Set<string>() : dumpsFromEnv(process.env);
-    if (options.dump !== undefined) for (const name of options.dump) dump.add(name);
+    // NVFUSER_DUMP (TSFUSER_DUMP is tsfuser's older name), read once per definition; a call's
+    // own dumps are added in a new set, the common case (neither) allocates none.
+    const fromEnvironment = options.dumpsFromEnvironment === false ? NO_DUMPS : this.dumpsFromEnvironment(options.dumpsFromEnvironment === 'reread');
+    let dump: ReadonlySet<string> = fromEnvironment;
+    if (options.dump !== undefined && options.dump.size > 0) dump = new Set([...fromEnvironment, ...options.dump]);
     if (dump.has('python_definition') && printDefinition !== undefined) sink(printDefinition());
     const profiled = options.profile === true;
     const ran: RanRecord = { plan: null, kernels: null };
@@ -140,8 +152,13 @@ export class ExecutionState {
     }
     const result = applyOutputAliases(fusion, outputs, inputs, aliases);
     // The argument layouts only serve a plan built later (lastPlan() after a run that ran none):
-    // a run with a plan keeps the inputs' layouts unread.
-    this.lastRun = { args: ran.plan === null ? inputs.map(plannedInput) : null, target: options.target ?? DEFAULT_TARGET, ran: ran.plan, built: null };
+    // a run with a plan keeps the inputs' layouts unread, and the record of a cached execute
+    // that ran the same plan as the last one is kept as it is.
+    const target = options.target ?? DEFAULT_TARGET;
+    const last = this.lastRun;
+    if (ran.plan === null || last === null || last.ran !== ran.plan || last.target !== target) {
+      this.lastRun = { args: ran.plan === null ? inputs.map(plannedInput) : null, target, ran: ran.plan, built: null };
+    }
     this.profile = null;
     this.debug = capture ? captured.join('') : null;
     if (profiled) {
@@ -149,6 +166,18 @@ export class ExecutionState {
       this.profile = profileOf(backend, wallMs, ran.kernels);
     }
     return result;
+  }
+
+  /**
+   * The dumps the environment names, read at the first call (or again with `reread`) and
+   * remembered. A bad name throws on every execute until the variable is fixed (nothing is remembered).
+   */
+  private dumpsFromEnvironment(reread: boolean): ReadonlySet<string> {
+    if (this.environmentDumps === null || reread) {
+      const parsed = dumpsFromEnv(process.env);
+      this.environmentDumps = parsed.size === 0 ? NO_DUMPS : parsed;
+    }
+    return this.environmentDumps;
   }
 
   async validate(
