@@ -32,6 +32,7 @@ Math per family (what the tsfuser definitions compute; fp32 math for bf16):
   rms_norm_add            (w * h * rsqrt(mean(h^2) + 1e-5), h), h = x + residual
   batch_norm              aten.native_batch_norm(x, w, b, None, None, True, 0.1, 1e-5) on [N*H*W, C]
   batch_norm_bwd          aten.native_batch_norm_backward(dy, x, w, None, None, mean, invstd, True, 1e-5, [True]*3)
+  cross_entropy           F.cross_entropy(logits.float(), labels) (labels: int64 [rows] in [0, hidden))
 
 Writes one JSON object per line: {"name", "impl", "median_ms"} (or "error"), and {"copy_gbps"}.
 Usage: python3 sweep_pytorch.py --points points.json [--iters N] [--out f.jsonl] [--no-compile]
@@ -218,6 +219,9 @@ def make_nvf_family(point, x):
             return (w.float() * h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-5)).to(x.dtype), h.to(x.dtype)
 
         return rms_add, (x, col(), like())
+    if family == "cross_entropy":
+        labels = torch.randint(0, hidden, (rows,), device="cuda")
+        return (lambda logits, labels: F.cross_entropy(logits.float(), labels)), (x, labels)
     if family == "batch_norm":
         return (lambda x, w, b: torch.ops.aten.native_batch_norm(x, w, b, None, None, True, 0.1, 1e-5)), (x, col(), col())
     if family == "batch_norm_bwd":

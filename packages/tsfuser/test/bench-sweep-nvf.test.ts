@@ -4,7 +4,7 @@
 // same seed and offset below 1 − p, drawn by a separate one-op definition) and backward (mask
 // given), silu·mul and scale·bias·relu backward, tanh-gelu backward + a reduction over either axis,
 // the per-row broadcast add, residual add + rms_norm, and channels-last batch_norm forward and
-// backward (statistics per column of [N·H·W, C]). Also their byte counts and input lists.
+// backward (statistics per column of [N·H·W, C]), and the cross-entropy loss. Also their byte counts and input lists.
 import { describe, expect, it } from 'vitest';
 import { HostTensor } from '@tsfuser/fusion-ir';
 import { Tensor } from '@tsfuser/device';
@@ -127,6 +127,13 @@ function expected(family: Family, ins: Float64Array[], mask: Float64Array): numb
       const dx = grid((r, c) => (w[c] as number) * (invstd[c] as number) * (at(dy, r, c) - (db[c] as number) / rows - (xhat(r, c) * (dw[c] as number)) / rows));
       return [dx, dw, db];
     }
+    case 'cross_entropy': {
+      // inputs: logits [rows, vocab], labels; mean over rows of logsumexp − the label's logit.
+      const x = t(0);
+      const labels = t(1);
+      const lse = perRow((r) => Math.log(rowSum((c) => Math.exp(at(x, r, c)))));
+      return [[colSum((r) => (lse[r] as number) - at(x, r, labels[r] as number)) / rows]];
+    }
     default: {
       const unreachable: never = family;
       throw new Error(String(unreachable));
@@ -147,6 +154,10 @@ describe('nvFuser benchmark families in the sweep (issue 38)', () => {
     const hosts: (HostTensor | number)[] = sweepInputs(family, 'Float', rows, hidden).map((i) => {
       if (i.scalar !== undefined) return i.scalar;
       const n = i.sizes.reduce((a, b) => a * b, 1);
+      if (i.indexBound !== undefined) {
+        const bound = i.indexBound;
+        return HostTensor.fromValues('Int', i.sizes, Array.from({ length: n }, () => BigInt(Math.min(bound - 1, Math.floor(rng.uniform() * bound)))));
+      }
       if (i.dtype === 'Bool') return HostTensor.fromValues('Bool', i.sizes, Array.from({ length: n }, () => rng.uniform() < 1 - SWEEP_DROPOUT_P));
       return HostTensor.fromValues('Float', i.sizes, Array.from({ length: n }, () => (i.positive === true ? 0.5 + rng.uniform() : rng.normal())));
     });
@@ -187,6 +198,7 @@ describe('nvFuser benchmark families in the sweep (issue 38)', () => {
     expect(pointBytes(p('rms_norm_add'))).toBe((4 * n + 16) * 2);
     expect(pointBytes(p('batch_norm'))).toBe((2 * n + 2 * 16) * 2 + 2 * 16 * 4);
     expect(pointBytes(p('batch_norm_bwd'))).toBe((3 * n + 3 * 16) * 2 + 2 * 16 * 4);
+    expect(pointBytes(p('cross_entropy'))).toBe(n * 2 + 8 * 8 + 4);
   });
 
   it('bf16 definitions take the inputs sweepInputs lists, dtype for dtype (masks Bool, statistics Float, seed Int)', () => {

@@ -15,7 +15,7 @@ import { HostTensor } from '@tsfuser/fusion-ir';
 import { Tensor, type DeviceContext } from '@tsfuser/device';
 import { createGpuBackend } from '../execute/gpu-backend.js';
 import { BackendUnavailableError } from '../errors.js';
-import { Random } from './device-inputs.js';
+import { Random, randomIndices } from './device-inputs.js';
 import { copyBandwidth, l2Flusher, timeDevice } from './timing.js';
 import { definitionDependsOnHidden, sweepDefinition, sweepInputs } from './sweep-definitions.js';
 import { SWEEP_DROPOUT_P } from './sweep-dropout-definitions.js';
@@ -123,6 +123,8 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
       }
       const specs = sweepInputs(p.family, p.dtype, p.rows, p.hidden);
       const tensors = specs.filter((i) => i.scalar === undefined).map((i) => {
+        // Index tensors (cross_entropy's labels, one per row) are small: uploaded from the host.
+        if (i.indexBound !== undefined) return Tensor.fromHost(randomIndices(i.dtype, i.sizes, i.indexBound, rng)).toDevice(device);
         const dtype: BlockDtype = i.dtype === 'Float' || i.dtype === 'Bool' ? i.dtype : 'BFloat16';
         return tiledInput(device, i.positive === true ? blocks.positive : blocks[dtype], dtype, i.sizes);
       });

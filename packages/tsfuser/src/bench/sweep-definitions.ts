@@ -9,7 +9,7 @@ import { pointBytes, pointName, SWEEP_FAMILIES, type SweepDtype, type SweepFamil
 import { geluBackwardDef, reductionEpilogueDef, rmsNormBackwardDef, scaleBiasReluDef, softmaxBackwardDef } from './sweep-more-definitions.js';
 import { batchNormBackwardDef, batchNormDef } from './sweep-batch-norm-definitions.js';
 import { dropoutLayerNormBackwardDef, dropoutLayerNormDef, dropoutRmsNormBackwardDef, dropoutRmsNormDef, SWEEP_DROPOUT_OFFSET, SWEEP_DROPOUT_SEED } from './sweep-dropout-definitions.js';
-import { broadcastAddInnerDef, geluBackwardReductionDef, rmsNormAddDef, scaleBiasReluBackwardDef, siluMulBackwardDef } from './sweep-glue-definitions.js';
+import { broadcastAddInnerDef, crossEntropyDef, geluBackwardReductionDef, rmsNormAddDef, scaleBiasReluBackwardDef, siluMulBackwardDef } from './sweep-glue-definitions.js';
 import { layerNormBackwardDef, layerNormDef, softmaxDef, type Workload, type WorkloadInput } from './workloads.js';
 
 function rmsNormDef(dtype: string): string {
@@ -132,6 +132,8 @@ export function sweepDefinitionText(family: SweepFamily, dtype: SweepDtype, hidd
       return batchNormDef(dtype);
     case 'batch_norm_bwd':
       return batchNormBackwardDef(dtype);
+    case 'cross_entropy':
+      return crossEntropyDef(dtype);
     default: {
       const unreachable: never = family;
       throw new Error(`unknown family ${String(unreachable)}`);
@@ -186,6 +188,8 @@ export function sweepInputs(family: SweepFamily, dtype: SweepDtype, rows: number
       return [x, column, { ...column }];
     case 'batch_norm_bwd':
       return [x, { ...x }, column, { sizes: [hidden], dtype: 'Float' }, { sizes: [hidden], dtype: 'Float', positive: true }];
+    case 'cross_entropy':
+      return [x, { sizes: [rows], dtype: 'Int', indexBound: hidden }];
     case 'softmax':
     case 'row_sum':
     case 'gelu':

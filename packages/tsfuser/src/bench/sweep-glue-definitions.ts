@@ -81,3 +81,24 @@ ${full('T0', dtype)}${column('T1', dtype)}${full('T2', dtype)}    T3 = fd.ops.ad
     fd.add_output(fd.ops.cast(T3, dtype=DataType.${dtype}))
 `;
 }
+
+/**
+ * The loss of nvFuser's test_cross_entropy_loss without its lm_head matmul: F.cross_entropy of
+ * fp32 logits, mean over rows, as HF's causal-LM loss takes it (logits [rows, vocab] = [rows,
+ * hidden], labels Int [rows], no ignore_index). Σ_r (logsumexp(x_r) − x_r[label_r]) / rows, the
+ * logsumexp shifted by the row max. Output: the loss, a Float scalar.
+ */
+export function crossEntropyDef(dtype: string): string {
+  return `def cross_entropy(fd : FusionDefinition) -> None :
+${full('T0', dtype)}${column('T1', 'Int')}${float('T2', 'T0')}    T3 = fd.ops.max(T2, dims=[1], keepdim=False, dtype=DataType.Null)
+    T4 = fd.ops.broadcast_in_dim(T3, shape=T0.shape(), broadcast_dims=[0])
+    T5 = fd.ops.sum(fd.ops.exp(fd.ops.sub(T2, T4)), dims=[1], keepdim=False, dtype=DataType.Null)
+    T6 = fd.ops.add(fd.ops.log(T5), T3)
+    T7 = fd.ops.broadcast_in_dim(T1, shape=[T0.size(0), 1], broadcast_dims=[0])
+    T8 = fd.ops.take_along_axis(T2, T7, dim=1)
+    T9 = fd.ops.squeeze(T8, dims=[1])
+    T10 = fd.ops.sum(fd.ops.sub(T6, T9), dims=[0], keepdim=False, dtype=DataType.Null)
+    S11 = fd.ops.size(T0, dim=0)
+    fd.add_output(fd.ops.truediv(T10, S11))
+`;
+}

@@ -34,7 +34,8 @@ export const FIRST_SWEEP_FAMILIES = [
  * and backward (sweep-dropout-definitions.ts), the backward of silu·mul and scale·bias·relu, the
  * tanh-gelu backward with a reduction over rows or over hidden, the per-row broadcast add and the
  * residual add + rms_norm (sweep-glue-definitions.ts), batch_norm forward and backward in
- * channels-last form, [N·H·W, C] = [rows, hidden] (sweep-batch-norm-definitions.ts).
+ * channels-last form, [N·H·W, C] = [rows, hidden] (sweep-batch-norm-definitions.ts), and the
+ * cross-entropy loss of [rows, vocab = hidden] logits (sweep-glue-definitions.ts).
  */
 export const NVF_GLUE_SWEEP_FAMILIES = [
   'dropout_layer_norm',
@@ -49,6 +50,7 @@ export const NVF_GLUE_SWEEP_FAMILIES = [
   'rms_norm_add',
   'batch_norm',
   'batch_norm_bwd',
+  'cross_entropy',
 ] as const;
 
 export const SWEEP_FAMILIES = [...FIRST_SWEEP_FAMILIES, ...NVF_GLUE_SWEEP_FAMILIES] as const;
@@ -179,6 +181,9 @@ export function pointBytes(p: SweepPoint): number {
     case 'batch_norm_bwd':
       // x, grad_out read, grad_input written; weight, grad_weight, grad_bias; mean, invstd read.
       return (3 * n + 3 * p.hidden) * e + 2 * p.hidden * 4;
+    case 'cross_entropy':
+      // logits read; Int64 labels; one f32 loss written.
+      return n * e + p.rows * 8 + 4;
     default: {
       const unreachable: never = p.family;
       throw new SweepSelectionError(`unknown family ${String(unreachable)}`);
