@@ -3,7 +3,9 @@
 // and by the schedule that follows — extent bindings (the one binding of this fusion and runtime
 // info every scheduler's checks and heuristics read), persistent-buffer sizes, the
 // Welford-translated fusion the persistent heuristics decide for, each scheduler's heuristic
-// parameters and its scheduled fusion.
+// parameters and its scheduled fusion. canSchedule reads the analyses (and, for the persistent
+// schedulers, the heuristics) but never the scheduled fusion: schedules are made on the
+// executor path only, once per compiled segment.
 //
 // Invariant: a cache answers only for its own (fusion, runtimeInfo); every entry is a pure
 // function of those (and, for heuristics and schedules, of the scheduler object, which carries
@@ -115,19 +117,6 @@ export class HeuristicDataCache {
       this.scheduleMemo.set(scheduler, m);
     }
     return read(m);
-  }
-
-  /**
-   * Why `scheduler` cannot make its kernel of this fusion (its heuristics or its schedule
-   * refused), or null: what a scheduler whose schedule can still refuse adds to its acceptance.
-   */
-  scheduleRefusal(scheduler: Scheduler): string | null {
-    try {
-      this.scheduled(scheduler);
-      return null;
-    } catch (error) {
-      return error instanceof Error ? error.message : String(error);
-    }
   }
 }
 

@@ -12,9 +12,10 @@
 //     empty;
 //   * the row fits the register budget (persistent buffers + outer accumulators; heuristics.ts)
 //     — otherwise the fusion is left to segmentation.
-// These are checks only: no heuristics, no schedule. What the heuristics (a block wider than
-// 1024 threads) or the schedule still refuse, the scheduler's canSchedule (index.ts) learns
-// from the HeuristicDataCache, which makes them once, with the scheduler's overrides.
+// These are checks only: no heuristics, no schedule. The launch the heuristics choose with the
+// scheduler's overrides (a block wider than 1024 threads is refused) and the schedule's
+// resize-buffer refusal are checked after these by persistent/persistent-acceptance.ts —
+// still without scheduling.
 
 import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
 import { HeuristicDataCache } from '../heuristic-data-cache.js';

@@ -16,6 +16,7 @@ import { MAX_THREADS_PER_BLOCK, computeInnerOuterPersistentHeuristics, type Inne
 import type { InnerOuterPersistentParams } from './params.js';
 import { scheduleInnerOuterPersistent } from './schedule.js';
 import { stridedOutputRefusal } from '../stride-order.js';
+import { persistentAcceptance } from '../persistent/persistent-acceptance.js';
 
 export class InnerOuterPersistentScheduler implements Scheduler {
   readonly type = 'inner_outer_persistent' as const;
@@ -23,9 +24,9 @@ export class InnerOuterPersistentScheduler implements Scheduler {
   constructor(private readonly overrides: InnerOuterPersistentOverrides = {}) {}
 
   /**
-   * The checks (canScheduleInnerOuterPersistent), then the heuristics and the schedule this
-   * scheduler's overrides give (HeuristicDataCache: made once here, and the kernel is built from
-   * them): a block wider than the device allows, or a schedule that refuses, is a refusal.
+   * The checks (canScheduleInnerOuterPersistent), then the launch this scheduler's heuristics choose with its
+   * overrides (persistent-acceptance.ts: computed once through the HeuristicDataCache, the
+   * parameters the kernel is built with). Never schedules: no clone, no schedule.
    */
   canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): CanScheduleResult {
     const strided = stridedOutputRefusal(fusion, 'inner-outer persistent');
@@ -33,15 +34,11 @@ export class InnerOuterPersistentScheduler implements Scheduler {
     const analysis = HeuristicDataCache.for(fusion, runtimeInfo, cache);
     const checks = canScheduleInnerOuterPersistent(fusion, runtimeInfo, analysis);
     if (!checks.ok) return checks;
-    let threads: number;
-    try {
-      threads = this.computeHeuristics(fusion, runtimeInfo, analysis).lparams.bdimx;
-    } catch (err) {
-      return { ok: false, reason: (err as Error).message };
-    }
-    if (threads > MAX_THREADS_PER_BLOCK) return { ok: false, reason: `${threads} threads per block, more than ${MAX_THREADS_PER_BLOCK}` };
-    const refusal = analysis.scheduleRefusal(this);
-    return refusal === null ? { ok: true } : { ok: false, reason: refusal };
+    return persistentAcceptance(
+      analysis,
+      () => this.computeHeuristics(fusion, runtimeInfo, analysis),
+      (p) => (p.lparams.bdimx > MAX_THREADS_PER_BLOCK ? `${p.lparams.bdimx} threads per block, more than ${MAX_THREADS_PER_BLOCK}` : null),
+    );
   }
 
   computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): InnerOuterPersistentParams {

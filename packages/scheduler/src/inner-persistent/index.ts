@@ -13,6 +13,7 @@ import { computeInnerPersistentHeuristics, type InnerPersistentOverrides } from 
 import type { InnerPersistentParams } from './params.js';
 import { scheduleInnerPersistent } from './schedule.js';
 import { stridedOutputRefusal } from '../stride-order.js';
+import { persistentAcceptance } from '../persistent/persistent-acceptance.js';
 
 export class InnerPersistentScheduler implements Scheduler {
   readonly type = 'inner_persistent' as const;
@@ -20,9 +21,9 @@ export class InnerPersistentScheduler implements Scheduler {
   constructor(private readonly overrides: InnerPersistentOverrides = {}) {}
 
   /**
-   * The checks (canScheduleInnerPersistent), then the heuristics and the schedule this scheduler's overrides give
-   * (HeuristicDataCache: made once here, and the kernel is built from them): the schedule can
-   * still refuse what the checks cannot see.
+   * The checks (canScheduleInnerPersistent), then the launch this scheduler's heuristics choose with its
+   * overrides (persistent-acceptance.ts: computed once through the HeuristicDataCache, the
+   * parameters the kernel is built with). Never schedules: no clone, no schedule.
    */
   canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): CanScheduleResult {
     const strided = stridedOutputRefusal(fusion, 'inner persistent');
@@ -30,8 +31,7 @@ export class InnerPersistentScheduler implements Scheduler {
     const analysis = HeuristicDataCache.for(fusion, runtimeInfo, cache);
     const checks = canScheduleInnerPersistent(fusion, runtimeInfo, analysis);
     if (!checks.ok) return checks;
-    const refusal = analysis.scheduleRefusal(this);
-    return refusal === null ? { ok: true } : { ok: false, reason: refusal };
+    return persistentAcceptance(analysis, () => this.computeHeuristics(fusion, runtimeInfo, analysis));
   }
 
   computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): InnerPersistentParams {

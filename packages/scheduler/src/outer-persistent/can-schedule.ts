@@ -7,9 +7,9 @@
 //   * expanded broadcasts in inputs or outputs, scalar outputs, outputs aliasing inputs;
 //   * columns that do not fit one block's registers (≤ 1024 threads × 256 bytes: no
 //     shared-memory or cross-grid persistence yet).
-// These are checks only: no heuristics, no schedule. What the heuristics or the schedule still
-// refuse, the scheduler's canSchedule (index.ts) learns from the HeuristicDataCache, which makes
-// them once, with the scheduler's overrides — the kernel is then built from that schedule.
+// These are checks only: no heuristics, no schedule. The launch the heuristics choose (with the
+// scheduler's overrides) and the schedule's resize-buffer refusal are checked after these by
+// persistent/persistent-acceptance.ts — still without scheduling.
 
 import type { Fusion } from '@tsfuser/fusion-ir';
 import { HeuristicDataCache } from '../heuristic-data-cache.js';

@@ -14,6 +14,7 @@ import { computeOuterPersistentHeuristics, type OuterPersistentOverrides } from 
 import type { OuterPersistentParams } from './params.js';
 import { scheduleOuterPersistent } from './schedule.js';
 import { stridedOutputRefusal } from '../stride-order.js';
+import { persistentAcceptance } from '../persistent/persistent-acceptance.js';
 
 export class OuterPersistentScheduler implements Scheduler {
   readonly type = 'outer_persistent' as const;
@@ -21,9 +22,9 @@ export class OuterPersistentScheduler implements Scheduler {
   constructor(private readonly overrides: OuterPersistentOverrides = {}) {}
 
   /**
-   * The checks (canScheduleOuterPersistent), then the heuristics and the schedule this scheduler's overrides give
-   * (HeuristicDataCache: made once here, and the kernel is built from them): the schedule can
-   * still refuse what the checks cannot see.
+   * The checks (canScheduleOuterPersistent), then the launch this scheduler's heuristics choose with its
+   * overrides (persistent-acceptance.ts: computed once through the HeuristicDataCache, the
+   * parameters the kernel is built with). Never schedules: no clone, no schedule.
    */
   canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): CanScheduleResult {
     const strided = stridedOutputRefusal(fusion, 'outer persistent');
@@ -31,8 +32,7 @@ export class OuterPersistentScheduler implements Scheduler {
     const analysis = HeuristicDataCache.for(fusion, runtimeInfo, cache);
     const checks = canScheduleOuterPersistent(fusion, runtimeInfo, analysis);
     if (!checks.ok) return checks;
-    const refusal = analysis.scheduleRefusal(this);
-    return refusal === null ? { ok: true } : { ok: false, reason: refusal };
+    return persistentAcceptance(analysis, () => this.computeHeuristics(fusion, runtimeInfo, analysis));
   }
 
   computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): OuterPersistentParams {
