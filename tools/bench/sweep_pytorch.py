@@ -33,6 +33,8 @@ Math per family (what the tsfuser definitions compute; fp32 math for bf16):
   batch_norm              aten.native_batch_norm(x, w, b, None, None, True, 0.1, 1e-5) on [N*H*W, C]
   batch_norm_bwd          aten.native_batch_norm_backward(dy, x, w, None, None, mean, invstd, True, 1e-5, [True]*3)
   cross_entropy           F.cross_entropy(logits.float(), labels) (labels: int64 [rows] in [0, hidden))
+  transpose               torch.relu(x.t().contiguous()) ([hidden, rows] row-major)
+  embedding               F.embedding(ids, table) (ids: int64 [rows], table: [32064, hidden])
 
 Writes one JSON object per line: {"name", "impl", "median_ms"} (or "error"), and {"copy_gbps"}.
 Usage: python3 sweep_pytorch.py --points points.json [--iters N] [--out f.jsonl] [--no-compile]
@@ -222,6 +224,12 @@ def make_nvf_family(point, x):
     if family == "cross_entropy":
         labels = torch.randint(0, hidden, (rows,), device="cuda")
         return (lambda logits, labels: F.cross_entropy(logits.float(), labels)), (x, labels)
+    if family == "transpose":
+        return (lambda x: torch.relu(x.t().contiguous())), (x,)
+    if family == "embedding":
+        vocab = 32064  # sweep-movement-definitions.ts SWEEP_EMBEDDING_VOCAB
+        ids = torch.randint(0, vocab, (rows,), device="cuda")
+        return (lambda ids, table: F.embedding(ids, table)), (ids, torch.randn(vocab, hidden, device="cuda", dtype=dtype))
     if family == "batch_norm":
         return (lambda x, w, b: torch.ops.aten.native_batch_norm(x, w, b, None, None, True, 0.1, 1e-5)), (x, col(), col())
     if family == "batch_norm_bwd":

@@ -4,7 +4,8 @@
 // same seed and offset below 1 − p, drawn by a separate one-op definition) and backward (mask
 // given), silu·mul and scale·bias·relu backward, tanh-gelu backward + a reduction over either axis,
 // the per-row broadcast add, residual add + rms_norm, and channels-last batch_norm forward and
-// backward (statistics per column of [N·H·W, C]), and the cross-entropy loss. Also their byte counts and input lists.
+// backward (statistics per column of [N·H·W, C]), the cross-entropy loss, a transpose and an
+// embedding lookup. Also their byte counts and input lists.
 import { describe, expect, it } from 'vitest';
 import { HostTensor } from '@tsfuser/fusion-ir';
 import { Tensor } from '@tsfuser/device';
@@ -134,6 +135,15 @@ function expected(family: Family, ins: Float64Array[], mask: Float64Array): numb
       const lse = perRow((r) => Math.log(rowSum((c) => Math.exp(at(x, r, c)))));
       return [[colSum((r) => (lse[r] as number) - at(x, r, labels[r] as number)) / rows]];
     }
+    case 'transpose':
+      // output [hidden, rows]: out[c][r] = relu(x[r][c]).
+      return [Array.from({ length: rows * hidden }, (_, k) => Math.max(0, at(t(0), k % rows, Math.floor(k / rows))))];
+    case 'embedding': {
+      // inputs: ids [rows], table [vocab, hidden].
+      const ids = t(0);
+      const table = t(1);
+      return [grid((r, c) => table[(ids[r] as number) * hidden + c] as number)];
+    }
     default: {
       const unreachable: never = family;
       throw new Error(String(unreachable));
@@ -199,6 +209,8 @@ describe('nvFuser benchmark families in the sweep (issue 38)', () => {
     expect(pointBytes(p('batch_norm'))).toBe((2 * n + 2 * 16) * 2 + 2 * 16 * 4);
     expect(pointBytes(p('batch_norm_bwd'))).toBe((3 * n + 3 * 16) * 2 + 2 * 16 * 4);
     expect(pointBytes(p('cross_entropy'))).toBe(n * 2 + 8 * 8 + 4);
+    expect(pointBytes(p('transpose'))).toBe(2 * n * 2);
+    expect(pointBytes(p('embedding'))).toBe(2 * n * 2 + 8 * 8);
   });
 
   it('bf16 definitions take the inputs sweepInputs lists, dtype for dtype (masks Bool, statistics Float, seed Int)', () => {

@@ -7,6 +7,7 @@ import { FusionDefinition } from '../definition/fusion-definition.js';
 import { importPythonDefinition } from '../python/import-definition.js';
 import { pointBytes, pointName, SWEEP_FAMILIES, type SweepDtype, type SweepFamily, type SweepPoint } from './sweep-points.js';
 import { geluBackwardDef, reductionEpilogueDef, rmsNormBackwardDef, scaleBiasReluDef, softmaxBackwardDef } from './sweep-more-definitions.js';
+import { embeddingDef, SWEEP_EMBEDDING_VOCAB, transposeDef } from './sweep-movement-definitions.js';
 import { batchNormBackwardDef, batchNormDef } from './sweep-batch-norm-definitions.js';
 import { dropoutLayerNormBackwardDef, dropoutLayerNormDef, dropoutRmsNormBackwardDef, dropoutRmsNormDef, SWEEP_DROPOUT_OFFSET, SWEEP_DROPOUT_SEED } from './sweep-dropout-definitions.js';
 import { broadcastAddInnerDef, crossEntropyDef, geluBackwardReductionDef, rmsNormAddDef, scaleBiasReluBackwardDef, siluMulBackwardDef } from './sweep-glue-definitions.js';
@@ -134,6 +135,10 @@ export function sweepDefinitionText(family: SweepFamily, dtype: SweepDtype, hidd
       return batchNormBackwardDef(dtype);
     case 'cross_entropy':
       return crossEntropyDef(dtype);
+    case 'transpose':
+      return transposeDef(dtype);
+    case 'embedding':
+      return embeddingDef(dtype);
     default: {
       const unreachable: never = family;
       throw new Error(`unknown family ${String(unreachable)}`);
@@ -190,6 +195,10 @@ export function sweepInputs(family: SweepFamily, dtype: SweepDtype, rows: number
       return [x, { ...x }, column, { sizes: [hidden], dtype: 'Float' }, { sizes: [hidden], dtype: 'Float', positive: true }];
     case 'cross_entropy':
       return [x, { sizes: [rows], dtype: 'Int', indexBound: hidden }];
+    case 'transpose':
+      return [x];
+    case 'embedding':
+      return [{ sizes: [rows], dtype: 'Int', indexBound: SWEEP_EMBEDDING_VOCAB }, { sizes: [SWEEP_EMBEDDING_VOCAB, hidden], dtype }];
     case 'softmax':
     case 'row_sum':
     case 'gelu':

@@ -35,7 +35,8 @@ export const FIRST_SWEEP_FAMILIES = [
  * tanh-gelu backward with a reduction over rows or over hidden, the per-row broadcast add and the
  * residual add + rms_norm (sweep-glue-definitions.ts), batch_norm forward and backward in
  * channels-last form, [N·H·W, C] = [rows, hidden] (sweep-batch-norm-definitions.ts), and the
- * cross-entropy loss of [rows, vocab = hidden] logits (sweep-glue-definitions.ts).
+ * cross-entropy loss of [rows, vocab = hidden] logits (sweep-glue-definitions.ts), a 2-D
+ * transpose and an embedding lookup (sweep-movement-definitions.ts).
  */
 export const NVF_GLUE_SWEEP_FAMILIES = [
   'dropout_layer_norm',
@@ -51,6 +52,8 @@ export const NVF_GLUE_SWEEP_FAMILIES = [
   'batch_norm',
   'batch_norm_bwd',
   'cross_entropy',
+  'transpose',
+  'embedding',
 ] as const;
 
 export const SWEEP_FAMILIES = [...FIRST_SWEEP_FAMILIES, ...NVF_GLUE_SWEEP_FAMILIES] as const;
@@ -184,6 +187,11 @@ export function pointBytes(p: SweepPoint): number {
     case 'cross_entropy':
       // logits read; Int64 labels; one f32 loss written.
       return n * e + p.rows * 8 + 4;
+    case 'transpose':
+      return 2 * n * e;
+    case 'embedding':
+      // the looked-up rows read once, the output written; Int64 ids.
+      return 2 * n * e + p.rows * 8;
     default: {
       const unreachable: never = p.family;
       throw new SweepSelectionError(`unknown family ${String(unreachable)}`);
