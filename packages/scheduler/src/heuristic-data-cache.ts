@@ -35,6 +35,13 @@ function read<T>(m: Memo<T>): T {
   throw m.error;
 }
 
+/** The name of one analysis entry (HeuristicDataCache.analysis): a frozen, module-level key. */
+export interface AnalysisKey<T> {
+  readonly name: string;
+  /** Phantom: the entry's value type. */
+  readonly value?: T;
+}
+
 /** How often each kind of entry was computed (not read): tests count heuristics and schedules with it. */
 export interface HeuristicDataCacheCounts {
   heuristics: number;
@@ -47,6 +54,7 @@ export class HeuristicDataCache {
   private bindingsMemo: Memo<ExtentBindings> | null = null;
   private bufferSizeMemo: Memo<PersistentBufferSize> | null = null;
   private translated: HeuristicDataCache | null = null;
+  private readonly analysisMemo = new Map<AnalysisKey<unknown>, Memo<unknown>>();
   private readonly heuristicsMemo = new Map<Scheduler, Memo<HeuristicParams>>();
   private readonly scheduleMemo = new Map<Scheduler, Memo<ScheduledFusion>>();
   readonly counts: HeuristicDataCacheCounts = { heuristics: 0, schedules: 0, bindings: 0 };
@@ -88,6 +96,20 @@ export class HeuristicDataCache {
       this.translated = fusion === this.fusion ? this : new HeuristicDataCache(fusion, this.runtimeInfo);
     }
     return this.translated;
+  }
+
+  /**
+   * A scheduler's own analysis of this fusion (`key` names it; e.g. the GEMM segment's pattern
+   * and runtime layouts), computed once by `compute` and read by both its canSchedule and its
+   * computeHeuristics; not counted as heuristics (acceptance reads it for every candidate).
+   */
+  analysis<T>(key: AnalysisKey<T>, compute: () => T): T {
+    let m = this.analysisMemo.get(key) as Memo<T> | undefined;
+    if (m === undefined) {
+      m = memoize(compute);
+      this.analysisMemo.set(key, m);
+    }
+    return read(m);
   }
 
   /**

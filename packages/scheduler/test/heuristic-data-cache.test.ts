@@ -13,9 +13,9 @@ import {
 } from '../src/index.js';
 
 /**
- * The default registry without the schedulers of library-call and attention segments, whose
- * acceptance is their heuristics (memoized in the same cache: an open item of issue 32); the
- * counts below are the generated-kernel schedulers'.
+ * The default registry without the schedulers of library-call and attention segments (their
+ * acceptance reads a pattern and layout analysis: library-can-schedule.test.ts); the counts
+ * below are the generated-kernel schedulers'.
  */
 function kernelRegistry(): SchedulerRegistry {
   const kinds = new Set(['view', 'empty', 'kernel', 'greedy']);

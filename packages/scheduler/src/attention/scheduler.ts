@@ -1,38 +1,41 @@
 // The attention scheduler (tsfuser's; nvFuser hands sdpfa_fwd / sdpfa_bwd to ATen through its
 // expr_eval scheduler): it takes a segment of exactly one SdpaFwdOp or SdpaBwdOp and makes no
 // loop nest — its parameters (heuristics.ts) are what the runtime's attention segment needs to
-// generate, compile and launch codegen's flash-attention kernels. Acceptance is the heuristics'
-// verdict, computed once per (fusion, runtime info) through the HeuristicDataCache.
+// generate, compile and launch codegen's flash-attention kernels. Acceptance reads the op and
+// layout analysis (computed once per (fusion, runtime info) in the HeuristicDataCache); the
+// heuristics are made from it by computeHeuristics alone, once per segment.
 // Invariant: canSchedule accepts exactly the fusions computeHeuristics has parameters for;
 // schedule always refuses (the kernels are generated from the parameters, not scheduled).
 
 import type { Fusion } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
-import { HeuristicDataCache } from '../heuristic-data-cache.js';
+import { HeuristicDataCache, type AnalysisKey } from '../heuristic-data-cache.js';
 import type { HeuristicParams } from '../heuristic-params.js';
 import type { RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
-import { computeAttentionHeuristics } from './heuristics.js';
+import { computeAttentionHeuristics, type AttentionHeuristicsResult } from './heuristics.js';
 import type { AttentionParams } from './params.js';
+
+/** The attention segment's op, flags and runtime layouts, once per fusion and runtime info. */
+const ATTENTION_ANALYSIS: AnalysisKey<AttentionHeuristicsResult> = Object.freeze({ name: 'attention op and layouts' });
 
 export class AttentionScheduler implements Scheduler {
   readonly type = 'attention' as const;
 
+  /**
+   * A check, not the heuristics: the sdpfa op, its flags and the runtime layouts (the
+   * ATTENTION_ANALYSIS entry of the HeuristicDataCache), read again by computeHeuristics.
+   */
   canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): CanScheduleResult {
-    try {
-      this.computeHeuristics(fusion, runtimeInfo, cache);
-      return { ok: true };
-    } catch (error) {
-      if (error instanceof AttentionRefusal) return { ok: false, reason: error.reason };
-      throw error;
-    }
+    const v = HeuristicDataCache.for(fusion, runtimeInfo, cache).analysis(ATTENTION_ANALYSIS, () => computeAttentionHeuristics(fusion, runtimeInfo));
+    return v.ok ? { ok: true } : { ok: false, reason: v.reason };
   }
 
-  /** Computed once per cache: a refusal is memoized as the error it threw (the cache's rule). */
+  /** Once per cache, from the analysis canSchedule read: a refusal is memoized as the error it threw (the cache's rule). */
   computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): AttentionParams {
     const analysis = HeuristicDataCache.for(fusion, runtimeInfo, cache);
     return analysis.heuristics(this, () => {
-      const r = computeAttentionHeuristics(fusion, runtimeInfo);
+      const r = analysis.analysis(ATTENTION_ANALYSIS, () => computeAttentionHeuristics(fusion, runtimeInfo));
       if (!r.ok) throw new AttentionRefusal(r.reason);
       return r.params;
     });

@@ -1,42 +1,45 @@
 // The matmul scheduler (nvFuser's SchedulerType::Matmul, whose segments nvFuser hands to ATen):
 // it takes a segment of exactly one matmul / linear and the epilogue cuBLASLt fuses, and makes
 // no kernel — its parameters are the cuBLASLt call (heuristics.ts) that the runtime's
-// library-call segment enqueues between the generated kernels. Its acceptance is the heuristics'
-// verdict, computed once per (fusion, runtime info) through the HeuristicDataCache (a refusal
-// is the error the memoized computation threw).
+// library-call segment enqueues between the generated kernels. Its acceptance reads the pattern
+// and layout analysis (computed once per (fusion, runtime info) in the HeuristicDataCache; a
+// refusal is its verdict, a GemmShapeError the error it threw); the heuristics are made from it
+// by computeHeuristics alone, once per segment.
 // Invariant: canSchedule accepts exactly the fusions computeHeuristics has parameters for;
 // schedule always refuses (there is no loop nest to schedule).
 
 import type { Fusion } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
-import { HeuristicDataCache } from '../heuristic-data-cache.js';
+import { HeuristicDataCache, type AnalysisKey } from '../heuristic-data-cache.js';
 import type { HeuristicParams } from '../heuristic-params.js';
 import type { RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
-import { computeMatmulHeuristics } from './heuristics.js';
+import { computeMatmulHeuristics, type MatmulHeuristicsResult } from './heuristics.js';
 import { GEMM_EXPR_KINDS, NO_MATMUL } from './epilogue-pattern.js';
 import type { MatmulParams } from './params.js';
+
+/** The GEMM segment's pattern and runtime layouts, once per fusion and runtime info. */
+const MATMUL_ANALYSIS: AnalysisKey<MatmulHeuristicsResult> = Object.freeze({ name: 'matmul pattern and layouts' });
 
 export class MatmulScheduler implements Scheduler {
   readonly type = 'matmul' as const;
 
+  /**
+   * A check, not the heuristics: the GEMM pattern and the runtime layouts (the MATMUL_ANALYSIS
+   * entry of the HeuristicDataCache), read again by computeHeuristics. Never schedules.
+   */
   canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): CanScheduleResult {
-    // Most fusions hold no GEMM: refused before the cache (no heuristics computation counted).
+    // Most fusions hold no GEMM: refused before the cache.
     if (!fusion.exprs().some((e) => GEMM_EXPR_KINDS.has(e.kind))) return { ok: false, reason: NO_MATMUL };
-    try {
-      this.computeHeuristics(fusion, runtimeInfo, cache);
-      return { ok: true };
-    } catch (error) {
-      if (error instanceof MatmulRefusal) return { ok: false, reason: error.reason };
-      throw error;
-    }
+    const v = HeuristicDataCache.for(fusion, runtimeInfo, cache).analysis(MATMUL_ANALYSIS, () => computeMatmulHeuristics(fusion, runtimeInfo));
+    return v.ok ? { ok: true } : { ok: false, reason: v.reason };
   }
 
-  /** Computed once per cache: a refusal is memoized as the error it threw (the cache's rule). */
+  /** Once per cache, from the analysis canSchedule read: a refusal is memoized as the error it threw (the cache's rule). */
   computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): MatmulParams {
     const analysis = HeuristicDataCache.for(fusion, runtimeInfo, cache);
     return analysis.heuristics(this, () => {
-      const v = computeMatmulHeuristics(fusion, runtimeInfo);
+      const v = analysis.analysis(MATMUL_ANALYSIS, () => computeMatmulHeuristics(fusion, runtimeInfo));
       if (!v.ok) throw new MatmulRefusal(v.reason);
       return v.params;
     });
