@@ -1,6 +1,6 @@
 // Host overhead of a cached call (issue 38): µs per call of FusionExecutorCache.runFusion and of
 // FusionDefinition.execute through the GPU backend, on a real DeviceContext over a native addon
-// that does nothing (null-addon.ts: the device layer's pool and launch code run, the C++ and the
+// that does nothing (packages/tsfuser/test/null-addon-device.ts: the device layer's pool and launch code run, the C++ and the
 // driver do not; `--device fake` runs the tsfuser tests' fake H100 instead, which has no pool)
 // — so what is timed is the host path: keys, plan lookup, argument packing, output allocation — a pointwise fusion, two definitions of the test fixtures (one and two
 // kernels), a graph replay and fd.execute. Each workload: a warm-up, then `--runs` timed loops of `--calls` calls,
@@ -14,7 +14,7 @@ import { createGpuBackend, FusionDefinition } from 'tsfuser';
 import { fakeDevice } from '../../packages/tsfuser/test/fake-device.js';
 import { loadDefinition } from '../../packages/tsfuser/src/cli/load-definition.js';
 import { planInputs } from '../../packages/tsfuser/src/cli/run-inputs.js';
-import { nullAddonDevice } from './null-addon.js';
+import { nullAddonDevice } from '../../packages/tsfuser/test/null-addon-device.js';
 
 function flag(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);

@@ -6,6 +6,7 @@
 #include <napi.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -17,6 +18,27 @@
 
 namespace tsfuser {
 
+/**
+ * A kernel launch whose configuration is fixed (a cached plan's kernel step), recorded once by
+ * prepareLaunch: per launch only the argument bytes are copied into `storage` (16-byte
+ * aligned) and cuLaunchKernel called with the parameter pointers computed here.
+ */
+struct PreparedLaunch {
+  CUfunction function = nullptr;
+  unsigned int grid[3] = {1, 1, 1};
+  unsigned int block[3] = {1, 1, 1};
+  unsigned int sharedBytes = 0;
+  CUstream stream = nullptr;
+  /** Bytes of the argument buffer every launch passes. */
+  std::size_t size = 0;
+  std::vector<std::uint64_t> storage;
+  /** kernelParams pointers into storage (the driver reported the layout), else empty and `extra` used. */
+  std::vector<void*> parameters;
+  bool useParameters = false;
+  std::size_t extraSize = 0;
+  void* extra[5] = {nullptr, nullptr, nullptr, nullptr, nullptr};
+};
+
 struct AddonState {
   DriverApi cuda;
   NvrtcApi nvrtc;
@@ -24,6 +46,8 @@ struct AddonState {
   Napi::FunctionReference cudaErrorClass;
   /** (offset, size) of each parameter per function, from cuFuncGetParamInfo; cleared on module unload. */
   std::unordered_map<CUfunction, std::vector<std::pair<std::size_t, std::size_t>>> parameterLayouts;
+  /** By id (an index; a released slot is null and reused by the next prepareLaunch). */
+  std::vector<std::unique_ptr<PreparedLaunch>> preparedLaunches;
 };
 
 AddonState& state(Napi::Env env);

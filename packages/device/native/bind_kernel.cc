@@ -1,5 +1,7 @@
 // Bindings for NVRTC compilation, modules, functions and kernel launch.
 #include <algorithm>
+#include <cstring>
+#include <memory>
 #include <vector>
 
 #include "addon_state.h"
@@ -264,6 +266,89 @@ void LaunchKernel(const Napi::CallbackInfo& info) {
   checkDriver(env, status, "cuLaunchKernel");
 }
 
+// prepareLaunch(function, gx, gy, gz, bx, by, bz, sharedBytes, stream, argumentBuffer) → id
+// Records a launch whose configuration and argument size never change (a cached plan's kernel
+// step), checked as launchKernel checks it; launchPrepared(id, argumentBuffer) then launches it
+// with that buffer's current bytes. releaseLaunch(id) forgets it (the JS side does at module unload).
+Napi::Value PrepareLaunch(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto launch = std::make_unique<PreparedLaunch>();
+  launch->function = argHandle<CUfunction>(info, 0, "function");
+  for (int d = 0; d < 3; ++d) launch->grid[d] = argU32(info, 1 + d, "grid");
+  for (int d = 0; d < 3; ++d) launch->block[d] = argU32(info, 4 + d, "block");
+  launch->sharedBytes = argU32(info, 7, "sharedBytes");
+  launch->stream = argHandle<CUstream>(info, 8, "stream");
+  ByteRange arguments = argView(info, 9, "argumentBuffer");
+  const DriverApi& api = requireDriver(env, "cuLaunchKernel");
+  if (launch->function == nullptr) throwCudaError(env, "cuLaunchKernel", 400, "CUDA_ERROR_INVALID_HANDLE",
+                                                  "cuLaunchKernel failed: null function handle");
+  launch->size = arguments.length;
+  launch->storage.assign((arguments.length + 15) / 16 * 2 + 2, 0);
+  auto* bytes = reinterpret_cast<std::uint8_t*>(launch->storage.data());
+  if (const auto* layout = parameterLayout(env, api, launch->function)) {
+    std::size_t needed = layout->empty() ? 0 : layout->back().first + layout->back().second;
+    if (launch->size < needed || launch->size > (needed + 7) / 8 * 8) {
+      throwCudaError(env, "cuLaunchKernel", 1, "CUDA_ERROR_INVALID_VALUE",
+                     "cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE (1): argument buffer has " +
+                         std::to_string(launch->size) + " bytes but the kernel's " + std::to_string(layout->size()) +
+                         " parameters span " + std::to_string(needed));
+    }
+    launch->useParameters = true;
+    launch->parameters.reserve(layout->size());
+    for (const auto& [offset, paramSize] : *layout) launch->parameters.push_back(bytes + offset);
+  } else {
+    launch->extraSize = launch->size;
+    launch->extra[0] = reinterpret_cast<void*>(CU_LAUNCH_PARAM_BUFFER_POINTER);
+    launch->extra[1] = launch->storage.data();
+    launch->extra[2] = reinterpret_cast<void*>(CU_LAUNCH_PARAM_BUFFER_SIZE);
+    launch->extra[3] = &launch->extraSize;
+    launch->extra[4] = reinterpret_cast<void*>(CU_LAUNCH_PARAM_END);
+  }
+  auto& launches = state(env).preparedLaunches;
+  std::size_t id = 0;
+  while (id < launches.size() && launches[id] != nullptr) ++id;
+  if (id == launches.size()) launches.push_back(nullptr);
+  launches[id] = std::move(launch);
+  return Napi::Number::New(env, static_cast<double>(id));
+}
+
+// launchPrepared(id, argumentBuffer): the recorded launch with the buffer's bytes (its size
+// must be the recorded one). Two arguments read, one memcpy, no allocation.
+void LaunchPrepared(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto& launches = state(env).preparedLaunches;
+  const std::uint32_t id = argU32(info, 0, "launch");
+  if (id >= launches.size() || launches[id] == nullptr) {
+    throw Napi::RangeError::New(env, "launchPrepared: no prepared launch " + std::to_string(id));
+  }
+  PreparedLaunch& launch = *launches[id];
+  napi_typedarray_type type;
+  std::size_t length = 0;
+  void* data = nullptr;
+  napi_value buffer = nullptr;
+  std::size_t byteOffset = 0;
+  if (napi_get_typedarray_info(env, info[1], &type, &length, &data, &buffer, &byteOffset) != napi_ok || type != napi_uint8_array) {
+    throw Napi::TypeError::New(env, "argumentBuffer must be a Uint8Array");
+  }
+  if (length != launch.size) {
+    throw Napi::RangeError::New(env, "launchPrepared: an argument buffer of " + std::to_string(length) + " bytes for a launch prepared with " +
+                                         std::to_string(launch.size));
+  }
+  if (length > 0) std::memcpy(launch.storage.data(), data, length);
+  const DriverApi& api = requireDriver(env, "cuLaunchKernel");
+  CUresult status = api.cuLaunchKernel(launch.function, launch.grid[0], launch.grid[1], launch.grid[2], launch.block[0], launch.block[1],
+                                       launch.block[2], launch.sharedBytes, launch.stream,
+                                       launch.useParameters && !launch.parameters.empty() ? launch.parameters.data() : nullptr,
+                                       launch.useParameters || launch.size == 0 ? nullptr : launch.extra);
+  checkDriver(env, status, "cuLaunchKernel");
+}
+
+void ReleaseLaunch(const Napi::CallbackInfo& info) {
+  auto& launches = state(info.Env()).preparedLaunches;
+  const std::uint32_t id = argU32(info, 0, "launch");
+  if (id < launches.size()) launches[id].reset();
+}
+
 }  // namespace
 
 void registerKernelBindings(Napi::Env env, Napi::Object exports) {
@@ -277,6 +362,9 @@ void registerKernelBindings(Napi::Env env, Napi::Object exports) {
   exports.Set("funcParamInfo", Napi::Function::New(env, FuncParamInfo, "funcParamInfo"));
   exports.Set("launchKernel", Napi::Function::New(env, LaunchKernel, "launchKernel"));
   exports.Set("occupancy", Napi::Function::New(env, Occupancy, "occupancy"));
+  exports.Set("prepareLaunch", Napi::Function::New(env, PrepareLaunch, "prepareLaunch"));
+  exports.Set("launchPrepared", Napi::Function::New(env, LaunchPrepared, "launchPrepared"));
+  exports.Set("releaseLaunch", Napi::Function::New(env, ReleaseLaunch, "releaseLaunch"));
 }
 
 }  // namespace tsfuser

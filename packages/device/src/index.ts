@@ -18,6 +18,7 @@ export { compileWithNvrtc, nvrtcOptions, type NvrtcOptions, type NvrtcOutput } f
 export {
   KernelModule,
   KernelFunction,
+  PreparedLaunch,
   CudaEvent,
   FunctionAttribute,
   toDim3,

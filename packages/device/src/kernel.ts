@@ -30,7 +30,47 @@ export function toDim3(value: Dim3 | number): Dim3 {
   return typeof value === 'number' ? [value, 1, 1] : value;
 }
 
+type PreparingAddon = NativeAddon & Required<Pick<NativeAddon, 'prepareLaunch' | 'launchPrepared' | 'releaseLaunch'>>;
+
+/** Whether the addon has the prepared-launch entry points (addons built before them do not). */
+function hasPreparedLaunches(addon: NativeAddon): addon is PreparingAddon {
+  return addon.prepareLaunch !== undefined && addon.launchPrepared !== undefined && addon.releaseLaunch !== undefined;
+}
+
+/**
+ * A launch of one function with a fixed configuration and argument size, recorded by the addon
+ * (prepareLaunch): each launch converts two arguments instead of ten and allocates nothing in
+ * the addon — a cached plan's kernel step launches through one (issue 38's host path).
+ */
+export class PreparedLaunch {
+  private released = false;
+
+  constructor(
+    private readonly addon: PreparingAddon,
+    private readonly fn: KernelFunction,
+    readonly id: number,
+    /** Bytes every launch's argument buffer has. */
+    readonly size: number,
+  ) {}
+
+  /** Enqueues the kernel with `argumentBuffer`'s current bytes (the driver copies them). Does not wait. */
+  launch(argumentBuffer: Uint8Array): void {
+    if (this.released) throw new Error(`PreparedLaunch of ${this.fn.name}: launched after release`);
+    this.fn.module.assertLoaded();
+    this.addon.launchPrepared(this.id, argumentBuffer);
+  }
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.addon.releaseLaunch(this.id);
+  }
+}
+
 export class KernelFunction {
+  /** Launches prepared for this function (released when its module is unloaded). */
+  private readonly prepared: PreparedLaunch[] = [];
+
   constructor(
     private readonly addon: NativeAddon,
     readonly module: KernelModule,
@@ -56,6 +96,29 @@ export class KernelFunction {
   /** Blocks of this function one SM holds at once for `blockSize` threads, or null when the driver cannot tell. */
   maxActiveBlocksPerSm(blockSize: number, dynamicSharedBytes = 0): number | null {
     return this.addon.occupancy(this.handle, blockSize, dynamicSharedBytes);
+  }
+
+  /**
+   * Records a launch of this function with `config` and arguments of `argumentBuffer`'s size,
+   * to be launched many times with the buffer's changing bytes (PreparedLaunch.launch); null
+   * when the addon predates prepared launches (then launch() is the way).
+   */
+  prepare(config: LaunchConfig, argumentBuffer: Uint8Array): PreparedLaunch | null {
+    this.module.assertLoaded();
+    const { addon } = this;
+    if (!hasPreparedLaunches(addon)) return null;
+    const grid = toDim3(config.grid);
+    const block = toDim3(config.block);
+    const id = addon.prepareLaunch(this.handle, grid[0], grid[1], grid[2], block[0], block[1], block[2], config.sharedBytes ?? 0, config.stream ?? this.defaultStream, argumentBuffer);
+    const launch = new PreparedLaunch(addon, this, id, argumentBuffer.byteLength);
+    this.prepared.push(launch);
+    return launch;
+  }
+
+  /** Releases every launch prepared for this function (its module is being unloaded). */
+  releasePrepared(): void {
+    for (const p of this.prepared) p.release();
+    this.prepared.length = 0;
   }
 
   /** Enqueues the kernel; `argumentBuffer` comes from packArguments. Does not wait. */
@@ -106,6 +169,7 @@ export class KernelModule {
   unload(): void {
     if (!this.loaded) return;
     this.loaded = false;
+    for (const fn of this.functions.values()) fn.releasePrepared();
     this.functions.clear();
     this.addon.moduleUnload(this.handle);
   }

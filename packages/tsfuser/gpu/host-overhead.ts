@@ -12,7 +12,7 @@
 // synchronize ("enqueue-only": the host's cost alone; where the wall time is larger, the GPU's
 // pace of back-to-back kernels, not the host, bounds the long loops).
 // Also the floor: one empty kernel launched straight through KernelFunction.launch (the addon and
-// the driver, no tsfuser host path). PyTorch eager (python3 with torch on the host) times the same
+// the driver, no tsfuser host path), and through a prepared launch (what a cached plan step uses). PyTorch eager (python3 with torch on the host) times the same
 // (t0 + t1) * 3 (two kernels) and one add, as tools/bench/pytorch_bench.py --host-overhead does.
 // The last line is one JSON object with every number. Every output is disposed inside the loop.
 
@@ -104,6 +104,20 @@ async function rawLaunch(device: DeviceContext): Promise<Timing> {
   }
 }
 
+/** The same empty kernel through a prepared launch (KernelFunction.prepare): the floor of a cached plan step; null with an addon built before it. */
+async function preparedLaunch(device: DeviceContext): Promise<Timing | null> {
+  const compiled = device.compile('extern "C" __global__ void empty_kernel(float* p) { if (p == nullptr && threadIdx.x == 1024) p[0] = 0.f; }', { name: 'empty_kernel.cu' });
+  const module = device.loadModule(compiled.cubin);
+  const args = new Uint8Array(8);
+  try {
+    const prepared = module.getFunction('empty_kernel').prepare({ grid: [1, 1, 1], block: [64, 1, 1] }, args);
+    if (prepared === null) return null;
+    return await time(device, () => prepared.launch(args), false);
+  } finally {
+    module.unload();
+  }
+}
+
 const PYTORCH_SCRIPT = `
 import json, statistics, time, torch
 t0 = torch.randn(2, 4, 8, device="cuda"); t1 = torch.randn(2, 4, 8, device="cuda")
@@ -158,6 +172,9 @@ async function main(): Promise<void> {
     line(label, t);
   };
   row('raw launch (empty kernel, KernelFunction)', await rawLaunch(device));
+  const prepared = await preparedLaunch(device);
+  if (prepared === null) console.log('prepared launch: the addon predates prepareLaunch (rebuild it)');
+  else row('prepared launch (empty kernel, PreparedLaunch)', prepared);
 
   const tiny = tinyWorkload().build();
   const tinyArgs = [deviceTensor(device, [2, 4, 8]), deviceTensor(device, [2, 4, 8])];

@@ -4,13 +4,16 @@
 // what packKernelArguments packs from scratch for that call's tensors and scalars — the step
 // rewrites only pointers and scalars after its first call (step-arguments.ts), so a stale pointer
 // or scalar would show here. Fake H100; new input tensors (new pointers) and new scalar values
-// every call, the same layout; a kernel reading another's intermediate through a view.
+// every call, the same layout; a kernel reading another's intermediate through a view. Through a
+// real DeviceContext over a recording addon: each step prepares its launch once (the addon's
+// prepareLaunch) and later calls pass only the id and that same buffer (launchPrepared).
 import { Tensor, type KernelArgument, type TensorArgument } from '@tsfuser/device';
 import { dataTypeSize } from '@tsfuser/fusion-ir';
 import { FusionExecutorCache, packKernelArguments, type CompilePlan, type ExecutorArgument } from '@tsfuser/runtime';
 import { describe, expect, it } from 'vitest';
 import { FusionDefinition } from '../src/index.js';
 import { fakeDevice, type FakeDevice } from './fake-device.js';
+import { nullAddonDevice } from './null-addon-device.js';
 
 interface Launched {
   kernel: string;
@@ -157,5 +160,28 @@ describe('cached call argument buffers', () => {
     expect(result.plan.steps.length).toBe(2);
     expect(result.plan.steps[1]?.refs.some((r) => r.kind === 'view')).toBe(true);
     checkCalls(result);
+  });
+
+  it('a DeviceContext whose addon prepares launches: one prepareLaunch per step, then launchPrepared with the step\'s buffer', () => {
+    const nul = nullAddonDevice({ record: true });
+    const cache = new FusionExecutorCache(viewOfIntermediate().fusionIr(), nul.device, { concurrentSegments: false });
+    const calls = 4;
+    for (let call = 0; call < calls; call += 1) {
+      const args = [Tensor.emptyDevice(nul.device, 'Float', [10, 20]), Tensor.emptyDevice(nul.device, 'Float', [10, 20])];
+      const before = nul.launchedPrepared.length;
+      const outputs = cache.runFusion(args);
+      const plan = cache.lastPlan() as CompilePlan;
+      const launched = nul.launchedPrepared.slice(before);
+      expect(launched.map((l) => l.id)).toEqual([0, 1]);
+      const expected = expectedBytes(plan, args, outputs, launched.map((l, k) => ({ kernel: `${k}`, config: {}, buffer: l.buffer, bytes: l.bytes })));
+      launched.forEach((l, k) => {
+        expect(l.buffer).toBe(nul.prepared[k]?.buffer);
+        expect([...l.bytes], `call ${call}, step ${k}`).toEqual([...(expected[k] ?? [])]);
+      });
+      for (const t of [...outputs, ...args]) t.dispose();
+    }
+    // Prepared by the first call only.
+    expect(nul.prepared).toHaveLength(2);
+    expect(nul.launchedPrepared).toHaveLength(2 * calls);
   });
 });

@@ -92,6 +92,26 @@ export interface NativeAddon extends GemmNative {
   graphLaunch(exec: Handle, stream: Handle): void;
   graphExecDestroy(exec: Handle): void;
   graphDestroy(graph: Handle): void;
+  /**
+   * Records a launch whose configuration and argument size are fixed (checked as launchKernel
+   * checks them) → its id. Absent from addons built before it (KernelFunction.prepare then answers null).
+   */
+  prepareLaunch?(
+    fn: Handle,
+    gridX: number,
+    gridY: number,
+    gridZ: number,
+    blockX: number,
+    blockY: number,
+    blockZ: number,
+    sharedBytes: number,
+    stream: Handle,
+    argumentBuffer: Uint8Array,
+  ): number;
+  /** Launches a prepared launch with the buffer's current bytes (the prepared size). */
+  launchPrepared?(id: number, argumentBuffer: Uint8Array): void;
+  /** Forgets a prepared launch. */
+  releaseLaunch?(id: number): void;
   launchKernel(
     fn: Handle,
     gridX: number,

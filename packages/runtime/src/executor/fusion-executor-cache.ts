@@ -30,7 +30,7 @@ import type { KernelMemo, KernelSegment } from '../plan/kernel-segment.js';
 import { runLibraryCall, type GemmBuffer, type GemmRunner, type LibraryCallContext, type LibraryCallSegment } from '../plan/library-call-segment.js';
 import { attentionKernelsToString } from '../plan/attention-segment.js';
 import { ExecutorAttentionDevice, runAttentionPlanStep, type AttentionPlanStep } from './attention-device.js';
-import { type KernelArgument, type CubinCache, type DeviceContext, type DeviceLayout, GemmLibrary, RuntimeUnavailableError, Tensor } from '@tsfuser/device';
+import { type KernelArgument, type CubinCache, type DeviceContext, type DeviceLayout, type PreparedLaunch, GemmLibrary, RuntimeUnavailableError, Tensor } from '@tsfuser/device';
 import { packStepArguments, planTensor, planView, StepArguments } from './step-arguments.js';
 import { ExecutorInputError, InputExtentMismatchError } from '../errors.js';
 import { FusionExecutor, type CompileReport } from './fusion-executor.js';
@@ -130,6 +130,8 @@ interface Step {
   arguments: StepArguments;
   /** Every scalar parameter reads a fusion input, so a call can rewrite it without the full pack. */
   rewritable: boolean;
+  /** The addon's record of this step's launch (made by its first unprofiled call; null: launched with launchPacked). */
+  prepared: PreparedLaunch | null | undefined;
 }
 
 /** A GEMM segment's call: its segment and the refs of its inputs, then its outputs. */
@@ -374,7 +376,7 @@ export class FusionExecutorCache {
         const executor = executors[i] as FusionExecutor;
         const stepArguments = new StepArguments(executor.parameters);
         const rewritable = s.refs.every((r, k) => !stepArguments.isScalar(k) || r.kind === 'arg');
-        return { executor, grid: s.kernel.grid, refs: s.refs, side: false, inputCount: s.inputCount, values: new Array<KernelArgument>(s.refs.length), arguments: stepArguments, rewritable };
+        return { executor, grid: s.kernel.grid, refs: s.refs, side: false, inputCount: s.inputCount, values: new Array<KernelArgument>(s.refs.length), arguments: stepArguments, rewritable, prepared: undefined };
       }),
       gemmSteps: compiled.libraryCalls.map((c) => ({ segment: c.kernel, refs: c.refs, inputCount: c.inputCount })),
       attentionSteps: compiled.attentionCalls.map((c) => ({ segment: c.kernel, refs: c.refs, inputCount: c.inputCount })),
@@ -544,9 +546,14 @@ export class FusionExecutorCache {
             if (this.dump.has('occupancy')) this.sink(this.occupancyText(step));
             packStepArguments(step, plan.views, buffers, args, pending !== null);
             const bytes = step.arguments.bytes;
-            // Unprofiled (the cached path): launched directly, no description closure.
-            if (pending === null) step.executor.launchPacked(bytes, step.grid, stream);
-            else {
+            // Unprofiled (the cached path): launched directly, no description closure, through the
+            // addon's prepared launch (the grid and stream of a step never change).
+            if (pending === null) {
+              let prepared = step.prepared;
+              if (prepared === undefined) prepared = step.prepared = step.executor.prepareLaunch(bytes, step.grid, stream);
+              if (prepared !== null) prepared.launch(bytes);
+              else step.executor.launchPacked(bytes, step.grid, stream);
+            } else {
               const { tensorAt } = FusionExecutorCache.accessors(plan, buffers, args);
               timed(this.device, pending, stream, () => kernelEntry(step.executor, step.grid, plan.compiled.steps[entry.index]?.groupId ?? -1, stream !== undefined, step, tensorAt), () => step.executor.launchPacked(bytes, step.grid, stream));
             }

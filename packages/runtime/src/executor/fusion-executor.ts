@@ -5,7 +5,7 @@
 // reuse for other sizes is valid exactly when those sizes produce the same source.
 
 import type { CompiledKernel, CompileOptions } from '@tsfuser/codegen';
-import { packArgumentsInto, type KernelArgument, type LaunchConfig, type ParameterLayout, type CubinCache, type DeviceContext, type KernelFunction, type KernelModule } from '@tsfuser/device';
+import { packArgumentsInto, type KernelArgument, type LaunchConfig, type ParameterLayout, type CubinCache, type DeviceContext, type KernelFunction, type KernelModule, type PreparedLaunch } from '@tsfuser/device';
 import { kernelParameterLayout } from './pack-kernel-arguments.js';
 import type { Fusion } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, SchedulerRegistry, SchedulingError, type RuntimeInfo } from '@tsfuser/scheduler';
@@ -145,6 +145,19 @@ export class FusionExecutor {
       this.lastConfig = config;
     }
     this.fn.launch(config, argumentBytes);
+  }
+
+  /**
+   * A prepared launch (KernelFunction.prepare) of this kernel for a plan step's fixed grid,
+   * stream and argument buffer: its later launches pass only the buffer to the addon. Null for
+   * an empty grid (nothing launches) or where functions cannot prepare (an addon built before
+   * prepared launches, a stand-in device): the step then launches with launchPacked.
+   */
+  prepareLaunch(argumentBytes: Uint8Array, grid: readonly [number, number, number], stream?: bigint): PreparedLaunch | null {
+    if (grid[0] === 0 || grid[1] === 0 || grid[2] === 0) return null;
+    const fn: Partial<Pick<KernelFunction, 'prepare'>> = this.fn;
+    if (fn.prepare === undefined) return null;
+    return fn.prepare.call(this.fn, { grid, block: this.kernel.launch.block, sharedBytes: this.kernel.launch.sharedMemBytes, stream }, argumentBytes);
   }
 
   unload(): void {
