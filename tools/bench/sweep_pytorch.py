@@ -35,6 +35,8 @@ Math per family (what the tsfuser definitions compute; fp32 math for bf16):
   cross_entropy           F.cross_entropy(logits.float(), labels) (labels: int64 [rows] in [0, hidden))
   transpose               torch.relu(x.t().contiguous()) ([hidden, rows] row-major)
   embedding               F.embedding(ids, table) (ids: int64 [rows], table: [32064, hidden])
+  instance_norm(_bwd)     x [rows/16, 16, hidden]: aten.native_batch_norm(_backward) on the [1, N*C, H*W]
+                          view with the weight repeated N times (what F.instance_norm runs)
 
 Writes one JSON object per line: {"name", "impl", "median_ms"} (or "error"), and {"copy_gbps"}.
 Usage: python3 sweep_pytorch.py --points points.json [--iters N] [--out f.jsonl] [--no-compile]
@@ -230,6 +232,28 @@ def make_nvf_family(point, x):
         vocab = 32064  # sweep-movement-definitions.ts SWEEP_EMBEDDING_VOCAB
         ids = torch.randint(0, vocab, (rows,), device="cuda")
         return (lambda ids, table: F.embedding(ids, table)), (ids, torch.randn(vocab, hidden, device="cuda", dtype=dtype))
+    if family in ("instance_norm", "instance_norm_bwd"):
+        c = 16  # sweep-points.ts INSTANCE_NORM_CHANNELS
+        n = rows // c
+        x3 = x.view(n, c, hidden)
+        w, b = torch.randn(c, device="cuda", dtype=dtype), torch.randn(c, device="cuda", dtype=dtype)
+        if family == "instance_norm":
+
+            def inorm(x, w, b):
+                y, mean, invstd = torch.ops.aten.native_batch_norm(x.reshape(1, n * c, hidden), w.repeat(n), b.repeat(n), None, None, True, 0.1, 1e-5)
+                return y.view(n, c, hidden), mean.view(n, c), invstd.view(n, c)
+
+            return inorm, (x3, w, b)
+        mean = torch.randn(n, c, device="cuda")
+        invstd = torch.rand(n, c, device="cuda") + 0.5
+
+        def inorm_bwd(x, dy, w, mean, invstd):
+            dx, dw, db = torch.ops.aten.native_batch_norm_backward(
+                dy.reshape(1, n * c, hidden), x.reshape(1, n * c, hidden), w.repeat(n), None, None, mean.view(-1), invstd.view(-1), True, 1e-5, [True, True, True]
+            )
+            return dx.view(n, c, hidden), dw.view(n, c).sum(0), db.view(n, c).sum(0)
+
+        return inorm_bwd, (x3, torch.randn(n, c, hidden, device="cuda", dtype=dtype), w, mean, invstd)
     if family == "batch_norm":
         return (lambda x, w, b: torch.ops.aten.native_batch_norm(x, w, b, None, None, True, 0.1, 1e-5)), (x, col(), col())
     if family == "batch_norm_bwd":

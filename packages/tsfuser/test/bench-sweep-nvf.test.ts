@@ -4,14 +4,14 @@
 // same seed and offset below 1 − p, drawn by a separate one-op definition) and backward (mask
 // given), silu·mul and scale·bias·relu backward, tanh-gelu backward + a reduction over either axis,
 // the per-row broadcast add, residual add + rms_norm, and channels-last batch_norm forward and
-// backward (statistics per column of [N·H·W, C]), the cross-entropy loss, a transpose and an
-// embedding lookup. Also their byte counts and input lists.
+// backward (statistics per column of [N·H·W, C]), the cross-entropy loss, a transpose, an
+// embedding lookup, and instance_norm forward and backward on [N, 16, H·W]. Also their byte counts and input lists.
 import { describe, expect, it } from 'vitest';
 import { HostTensor } from '@tsfuser/fusion-ir';
 import { Tensor } from '@tsfuser/device';
 import { sweepDefinition, sweepInputs } from '../src/bench/sweep-definitions.js';
 import { SWEEP_DROPOUT_OFFSET, SWEEP_DROPOUT_P, SWEEP_DROPOUT_SEED } from '../src/bench/sweep-dropout-definitions.js';
-import { NVF_GLUE_SWEEP_FAMILIES, pointBytes, type SweepPoint } from '../src/bench/sweep-points.js';
+import { NVF_GLUE_SWEEP_FAMILIES, pointBytes, pointName, sweepPoints, type SweepPoint } from '../src/bench/sweep-points.js';
 import { importPythonDefinition } from '../src/python/import-definition.js';
 import { Random } from '../src/io/random.js';
 import type { ExecuteInput } from '../src/execute/backend.js';
@@ -144,11 +144,40 @@ function expected(family: Family, ins: Float64Array[], mask: Float64Array): numb
       const table = t(1);
       return [grid((r, c) => table[(ids[r] as number) * hidden + c] as number)];
     }
+    case 'instance_norm':
+    case 'instance_norm_bwd':
+      throw new Error(`${family}: rows must be a multiple of 16; checked by instanceNormExpected`);
     default: {
       const unreachable: never = family;
       throw new Error(String(unreachable));
     }
   }
+}
+
+/** Float64 instance_norm (backward) of x [n, C, S] flat; ins in sweepInputs order. */
+function instanceNormExpected(family: 'instance_norm' | 'instance_norm_bwd', ins: Float64Array[], n: number, channels: number, s: number): number[][] {
+  const t = (i: number): Float64Array => ins[i] as Float64Array;
+  const x = t(0);
+  const at3 = (a: Float64Array, i: number, c: number, k: number): number => a[(i * channels + c) * s + k] as number;
+  const each = (f: (i: number, c: number, k: number) => number): number[] => Array.from({ length: n * channels * s }, (_, q) => f(Math.floor(q / (channels * s)), Math.floor(q / s) % channels, q % s));
+  const sumS = (f: (k: number) => number): number => Array.from({ length: s }, (_, k) => f(k)).reduce((a, b) => a + b, 0);
+  const perNC = (f: (i: number, c: number) => number): number[] => Array.from({ length: n * channels }, (_, q) => f(Math.floor(q / channels), q % channels));
+  const perC = (f: (c: number) => number): number[] => Array.from({ length: channels }, (_, c) => f(c));
+  const sumN = (f: (i: number) => number): number => Array.from({ length: n }, (_, i) => f(i)).reduce((a, b) => a + b, 0);
+  if (family === 'instance_norm') {
+    const mean = perNC((i, c) => sumS((k) => at3(x, i, c, k)) / s);
+    const invstd = perNC((i, c) => 1 / Math.sqrt(sumS((k) => (at3(x, i, c, k) - (mean[i * channels + c] as number)) ** 2) / s + 1e-5));
+    const y = each((i, c, k) => (at3(x, i, c, k) - (mean[i * channels + c] as number)) * (invstd[i * channels + c] as number) * (t(1)[c] as number) + (t(2)[c] as number));
+    return [y, mean, invstd];
+  }
+  // inputs: x, grad_out, weight, mean, invstd.
+  const [dy, w, mean, invstd] = [t(1), t(2), t(3), t(4)];
+  const xhat = (i: number, c: number, k: number): number => (at3(x, i, c, k) - (mean[i * channels + c] as number)) * (invstd[i * channels + c] as number);
+  const g = (i: number, c: number, k: number): number => at3(dy, i, c, k) * (w[c] as number);
+  const meanG = perNC((i, c) => sumS((k) => g(i, c, k)) / s);
+  const meanGX = perNC((i, c) => sumS((k) => g(i, c, k) * xhat(i, c, k)) / s);
+  const dx = each((i, c, k) => (invstd[i * channels + c] as number) * (g(i, c, k) - (meanG[i * channels + c] as number) - xhat(i, c, k) * (meanGX[i * channels + c] as number)));
+  return [dx, perC((c) => sumN((i) => sumS((k) => at3(dy, i, c, k) * xhat(i, c, k)))), perC((c) => sumN((i) => sumS((k) => at3(dy, i, c, k))))];
 }
 
 async function keepMask(): Promise<Float64Array> {
@@ -158,7 +187,7 @@ async function keepMask(): Promise<Float64Array> {
 }
 
 describe('nvFuser benchmark families in the sweep (issue 38)', () => {
-  it.each(NVF_GLUE_SWEEP_FAMILIES)('%s equals float64 math (Float, reference backend, 5x37)', async (family) => {
+  it.each(NVF_GLUE_SWEEP_FAMILIES.filter((f) => f !== 'instance_norm' && f !== 'instance_norm_bwd'))('%s equals float64 math (Float, reference backend, 5x37)', async (family) => {
     const rng = new Random(seed);
     const mask = await keepMask();
     const hosts: (HostTensor | number)[] = sweepInputs(family, 'Float', rows, hidden).map((i) => {
@@ -193,6 +222,27 @@ describe('nvFuser benchmark families in the sweep (issue 38)', () => {
     }
   });
 
+  it.each(['instance_norm', 'instance_norm_bwd'] as const)('%s equals float64 math on [2, 16, 37] (Float, reference backend, point 32x37)', async (family) => {
+    const rng = new Random(seed);
+    const specs = sweepInputs(family, 'Float', 32, hidden);
+    expect(specs[0]?.sizes).toEqual([2, 16, hidden]);
+    const hosts = specs.map((i) => HostTensor.fromValues('Float', i.sizes, Array.from({ length: i.sizes.reduce((a, b) => a * b, 1) }, () => (i.positive === true ? 0.5 + rng.uniform() : rng.normal()))));
+    const outs = await sweepDefinition(family, 'Float').execute(hosts.map((h) => Tensor.fromHost(h)), { backend: 'reference' });
+    const want = instanceNormExpected(family, hosts.map((h) => h.toFloat64Array()), 2, 16, hidden);
+    expect(outs.length, `seed ${seed}`).toBe(want.length);
+    outs.forEach((o, k) => {
+      const got = o.toHost().toFloat64Array();
+      const w = want[k] as number[];
+      expect(got.length, `seed ${seed}, output ${k}`).toBe(w.length);
+      w.forEach((e, i) => expect(Math.abs((got[i] as number) - e), `seed ${seed}, output ${k}, element ${i}`).toBeLessThanOrEqual(1e-5 + 2e-5 * Math.abs(e)));
+    });
+  });
+
+  it('instance_norm points exist only where 16 channels divide the rows', () => {
+    const names = sweepPoints({ families: ['instance_norm', 'layer_norm'], dtypes: ['Float'], sizes: [[5, 37], [32, 37]] }).map(pointName);
+    expect(names).toEqual(['instance_norm_f32_32x37', 'layer_norm_f32_5x37', 'layer_norm_f32_32x37']);
+  });
+
   it('bytes: every input read once, every output written once (masks 1 byte, statistics f32)', () => {
     const p = (family: Family): SweepPoint => ({ family, dtype: 'BFloat16', rows: 8, hidden: 16 });
     const n = 128;
@@ -211,12 +261,14 @@ describe('nvFuser benchmark families in the sweep (issue 38)', () => {
     expect(pointBytes(p('cross_entropy'))).toBe(n * 2 + 8 * 8 + 4);
     expect(pointBytes(p('transpose'))).toBe(2 * n * 2);
     expect(pointBytes(p('embedding'))).toBe(2 * n * 2 + 8 * 8);
+    expect(pointBytes({ family: 'instance_norm', dtype: 'BFloat16', rows: 32, hidden: 16 })).toBe((2 * 512 + 2 * 16) * 2 + 2 * 32 * 4);
+    expect(pointBytes({ family: 'instance_norm_bwd', dtype: 'BFloat16', rows: 32, hidden: 16 })).toBe((3 * 512 + 3 * 16) * 2 + 2 * 32 * 4);
   });
 
   it('bf16 definitions take the inputs sweepInputs lists, dtype for dtype (masks Bool, statistics Float, seed Int)', () => {
     for (const family of NVF_GLUE_SWEEP_FAMILIES) {
       const fusion = sweepDefinition(family, 'BFloat16').fusionIr();
-      const inputs = sweepInputs(family, 'BFloat16', rows, hidden);
+      const inputs = sweepInputs(family, 'BFloat16', 32, hidden);
       expect(fusion.inputs.map((v) => ('dtype' in v ? v.dtype : 'none')), family).toEqual(inputs.map((i) => i.dtype));
     }
   });

@@ -8,7 +8,7 @@ import { importPythonDefinition } from '../python/import-definition.js';
 import { pointBytes, pointName, SWEEP_FAMILIES, type SweepDtype, type SweepFamily, type SweepPoint } from './sweep-points.js';
 import { geluBackwardDef, reductionEpilogueDef, rmsNormBackwardDef, scaleBiasReluDef, softmaxBackwardDef } from './sweep-more-definitions.js';
 import { embeddingDef, SWEEP_EMBEDDING_VOCAB, transposeDef } from './sweep-movement-definitions.js';
-import { batchNormBackwardDef, batchNormDef } from './sweep-batch-norm-definitions.js';
+import { batchNormBackwardDef, batchNormDef, instanceNormBackwardDef, instanceNormDef, SWEEP_INSTANCE_NORM_CHANNELS } from './sweep-batch-norm-definitions.js';
 import { dropoutLayerNormBackwardDef, dropoutLayerNormDef, dropoutRmsNormBackwardDef, dropoutRmsNormDef, SWEEP_DROPOUT_OFFSET, SWEEP_DROPOUT_SEED } from './sweep-dropout-definitions.js';
 import { broadcastAddInnerDef, crossEntropyDef, geluBackwardReductionDef, rmsNormAddDef, scaleBiasReluBackwardDef, siluMulBackwardDef } from './sweep-glue-definitions.js';
 import { layerNormBackwardDef, layerNormDef, softmaxDef, type Workload, type WorkloadInput } from './workloads.js';
@@ -139,6 +139,10 @@ export function sweepDefinitionText(family: SweepFamily, dtype: SweepDtype, hidd
       return transposeDef(dtype);
     case 'embedding':
       return embeddingDef(dtype);
+    case 'instance_norm':
+      return instanceNormDef(dtype);
+    case 'instance_norm_bwd':
+      return instanceNormBackwardDef(dtype);
     default: {
       const unreachable: never = family;
       throw new Error(`unknown family ${String(unreachable)}`);
@@ -199,6 +203,15 @@ export function sweepInputs(family: SweepFamily, dtype: SweepDtype, rows: number
       return [x];
     case 'embedding':
       return [{ sizes: [rows], dtype: 'Int', indexBound: SWEEP_EMBEDDING_VOCAB }, { sizes: [SWEEP_EMBEDDING_VOCAB, hidden], dtype }];
+    case 'instance_norm':
+    case 'instance_norm_bwd': {
+      // [N, C, H·W] with N·C = rows (sweepPoints keeps only rows that C divides).
+      const c = SWEEP_INSTANCE_NORM_CHANNELS;
+      const x3: WorkloadInput = { sizes: [Math.floor(rows / c), c, hidden], dtype };
+      const channel: WorkloadInput = { sizes: [c], dtype };
+      const stats = (positive: boolean): WorkloadInput => ({ sizes: [Math.floor(rows / c), c], dtype: 'Float', ...(positive ? { positive } : {}) });
+      return family === 'instance_norm' ? [x3, channel, { ...channel }] : [x3, { ...x3 }, channel, stats(false), stats(true)];
+    }
     case 'softmax':
     case 'row_sum':
     case 'gelu':

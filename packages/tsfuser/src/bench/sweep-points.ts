@@ -36,7 +36,9 @@ export const FIRST_SWEEP_FAMILIES = [
  * residual add + rms_norm (sweep-glue-definitions.ts), batch_norm forward and backward in
  * channels-last form, [N·H·W, C] = [rows, hidden] (sweep-batch-norm-definitions.ts), and the
  * cross-entropy loss of [rows, vocab = hidden] logits (sweep-glue-definitions.ts), a 2-D
- * transpose and an embedding lookup (sweep-movement-definitions.ts).
+ * transpose and an embedding lookup (sweep-movement-definitions.ts), and instance_norm forward and
+ * backward on [rows / 16, 16, hidden] = [N, C, H·W] (sweep-batch-norm-definitions.ts; points
+ * whose rows are not a multiple of 16 are left out of these two).
  */
 export const NVF_GLUE_SWEEP_FAMILIES = [
   'dropout_layer_norm',
@@ -54,10 +56,20 @@ export const NVF_GLUE_SWEEP_FAMILIES = [
   'cross_entropy',
   'transpose',
   'embedding',
+  'instance_norm',
+  'instance_norm_bwd',
 ] as const;
 
 export const SWEEP_FAMILIES = [...FIRST_SWEEP_FAMILIES, ...NVF_GLUE_SWEEP_FAMILIES] as const;
 export type SweepFamily = (typeof SWEEP_FAMILIES)[number];
+
+/** Channels of the instance_norm families' [rows / C, C, hidden] view (sweep-batch-norm-definitions.ts re-exports it). */
+export const INSTANCE_NORM_CHANNELS = 16;
+
+/** Whether a family has a point at `rows` (instance_norm needs rows = N · 16). */
+export function familyTakesRows(family: SweepFamily, rows: number): boolean {
+  return (family !== 'instance_norm' && family !== 'instance_norm_bwd') || rows % INSTANCE_NORM_CHANNELS === 0;
+}
 
 export const SWEEP_DTYPES = ['Float', 'BFloat16'] as const;
 export type SweepDtype = (typeof SWEEP_DTYPES)[number];
@@ -192,6 +204,12 @@ export function pointBytes(p: SweepPoint): number {
     case 'embedding':
       // the looked-up rows read once, the output written; Int64 ids.
       return 2 * n * e + p.rows * 8;
+    case 'instance_norm':
+      // x read, y written; weight, bias (16 channels); mean and invstd (f32, one per row = (n, c)) written.
+      return (2 * n + 2 * INSTANCE_NORM_CHANNELS) * e + 2 * p.rows * 4;
+    case 'instance_norm_bwd':
+      // x, grad_out read, grad_input written; weight, grad_weight, grad_bias; mean, invstd read.
+      return (3 * n + 3 * INSTANCE_NORM_CHANNELS) * e + 2 * p.rows * 4;
     default: {
       const unreachable: never = p.family;
       throw new SweepSelectionError(`unknown family ${String(unreachable)}`);
@@ -219,7 +237,7 @@ export function sweepPoints(selection: SweepSelection = {}): SweepPoint[] {
       for (const [rows, hidden] of pairs) {
         const p: SweepPoint = { family, dtype, rows, hidden };
         const key = pointName(p);
-        if (seen.has(key) || rows * hidden * elementBytes(dtype) > maxBytes) continue;
+        if (seen.has(key) || rows * hidden * elementBytes(dtype) > maxBytes || !familyTakesRows(family, rows)) continue;
         seen.add(key);
         points.push(p);
       }
