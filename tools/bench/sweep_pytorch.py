@@ -37,6 +37,7 @@ Math per family (what the tsfuser definitions compute; fp32 math for bf16):
   embedding               F.embedding(ids, table) (ids: int64 [rows], table: [32064, hidden])
   instance_norm(_bwd)     x [rows/16, 16, hidden]: aten.native_batch_norm(_backward) on the [1, N*C, H*W]
                           view with the weight repeated N times (what F.instance_norm runs)
+  group_norm              F.group_norm(x [rows/64, 64, hidden], 32, w, b, 1e-5)
 
 Writes one JSON object per line: {"name", "impl", "median_ms"} (or "error"), and {"copy_gbps"}.
 Usage: python3 sweep_pytorch.py --points points.json [--iters N] [--out f.jsonl] [--no-compile]
@@ -254,6 +255,10 @@ def make_nvf_family(point, x):
             return dx.view(n, c, hidden), dw.view(n, c).sum(0), db.view(n, c).sum(0)
 
         return inorm_bwd, (x3, torch.randn(n, c, hidden, device="cuda", dtype=dtype), w, mean, invstd)
+    if family == "group_norm":
+        c, groups = 64, 32  # sweep-points.ts GROUP_NORM_CHANNELS, sweep-batch-norm-definitions.ts
+        w, b = torch.randn(c, device="cuda", dtype=dtype), torch.randn(c, device="cuda", dtype=dtype)
+        return (lambda x, w, b: F.group_norm(x, groups, w, b, 1e-5)), (x.view(rows // c, c, hidden), w, b)
     if family == "batch_norm":
         return (lambda x, w, b: torch.ops.aten.native_batch_norm(x, w, b, None, None, True, 0.1, 1e-5)), (x, col(), col())
     if family == "batch_norm_bwd":

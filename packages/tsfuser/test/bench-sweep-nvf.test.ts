@@ -5,7 +5,8 @@
 // given), silu·mul and scale·bias·relu backward, tanh-gelu backward + a reduction over either axis,
 // the per-row broadcast add, residual add + rms_norm, and channels-last batch_norm forward and
 // backward (statistics per column of [N·H·W, C]), the cross-entropy loss, a transpose, an
-// embedding lookup, and instance_norm forward and backward on [N, 16, H·W]. Also their byte counts and input lists.
+// embedding lookup, instance_norm forward and backward on [N, 16, H·W] and group_norm on
+// [N, 32, 2, H·W]. Also their byte counts and input lists.
 import { describe, expect, it } from 'vitest';
 import { HostTensor } from '@tsfuser/fusion-ir';
 import { Tensor } from '@tsfuser/device';
@@ -146,7 +147,8 @@ function expected(family: Family, ins: Float64Array[], mask: Float64Array): numb
     }
     case 'instance_norm':
     case 'instance_norm_bwd':
-      throw new Error(`${family}: rows must be a multiple of 16; checked by instanceNormExpected`);
+    case 'group_norm':
+      throw new Error(`${family}: rows must be a multiple of 16 / 64; checked on its own below`);
     default: {
       const unreachable: never = family;
       throw new Error(String(unreachable));
@@ -187,7 +189,7 @@ async function keepMask(): Promise<Float64Array> {
 }
 
 describe('nvFuser benchmark families in the sweep (issue 38)', () => {
-  it.each(NVF_GLUE_SWEEP_FAMILIES.filter((f) => f !== 'instance_norm' && f !== 'instance_norm_bwd'))('%s equals float64 math (Float, reference backend, 5x37)', async (family) => {
+  it.each(NVF_GLUE_SWEEP_FAMILIES.filter((f) => f !== 'instance_norm' && f !== 'instance_norm_bwd' && f !== 'group_norm'))('%s equals float64 math (Float, reference backend, 5x37)', async (family) => {
     const rng = new Random(seed);
     const mask = await keepMask();
     const hosts: (HostTensor | number)[] = sweepInputs(family, 'Float', rows, hidden).map((i) => {
@@ -238,9 +240,32 @@ describe('nvFuser benchmark families in the sweep (issue 38)', () => {
     });
   });
 
+  it('group_norm equals float64 math on [2, 32, 2, 37] (Float, reference backend, point 128x37)', async () => {
+    const rng = new Random(seed);
+    const specs = sweepInputs('group_norm', 'Float', 128, hidden);
+    expect(specs.map((i) => i.sizes)).toEqual([[2, 32, 2, hidden], [32, 2], [32, 2]]);
+    const hosts = specs.map((i) => HostTensor.fromValues('Float', i.sizes, Array.from({ length: i.sizes.reduce((a, b) => a * b, 1) }, () => rng.normal())));
+    const [y] = await sweepDefinition('group_norm', 'Float').execute(hosts.map((h) => Tensor.fromHost(h)), { backend: 'reference' });
+    const [x, w, b] = hosts.map((h) => h.toFloat64Array()) as [Float64Array, Float64Array, Float64Array];
+    // group (n, g) holds channels 2g, 2g + 1 of sample n: 2 · 37 contiguous values.
+    const per = 2 * hidden;
+    const got = (y as Tensor).toHost().toFloat64Array();
+    for (let grp = 0; grp < 64; grp += 1) {
+      const v = Array.from(x.subarray(grp * per, (grp + 1) * per));
+      const mean = v.reduce((a, q) => a + q, 0) / per;
+      const invstd = 1 / Math.sqrt(v.reduce((a, q) => a + (q - mean) ** 2, 0) / per + 1e-5);
+      v.forEach((q, k) => {
+        const channel = (grp % 32) * 2 + Math.floor(k / hidden);
+        const want = (q - mean) * invstd * (w[channel] as number) + (b[channel] as number);
+        expect(Math.abs((got[grp * per + k] as number) - want), `seed ${seed}, group ${grp}, element ${k}`).toBeLessThanOrEqual(1e-5 + 2e-5 * Math.abs(want));
+      });
+    }
+  });
+
   it('instance_norm points exist only where 16 channels divide the rows', () => {
     const names = sweepPoints({ families: ['instance_norm', 'layer_norm'], dtypes: ['Float'], sizes: [[5, 37], [32, 37]] }).map(pointName);
     expect(names).toEqual(['instance_norm_f32_32x37', 'layer_norm_f32_5x37', 'layer_norm_f32_32x37']);
+    expect(sweepPoints({ families: ['group_norm'], dtypes: ['Float'], sizes: [[32, 37], [16, 768], [1024, 768]] }).map(pointName)).toEqual(['group_norm_f32_1024x768']);
   });
 
   it('bytes: every input read once, every output written once (masks 1 byte, statistics f32)', () => {
@@ -262,13 +287,14 @@ describe('nvFuser benchmark families in the sweep (issue 38)', () => {
     expect(pointBytes(p('transpose'))).toBe(2 * n * 2);
     expect(pointBytes(p('embedding'))).toBe(2 * n * 2 + 8 * 8);
     expect(pointBytes({ family: 'instance_norm', dtype: 'BFloat16', rows: 32, hidden: 16 })).toBe((2 * 512 + 2 * 16) * 2 + 2 * 32 * 4);
+    expect(pointBytes({ family: 'group_norm', dtype: 'BFloat16', rows: 128, hidden: 16 })).toBe((2 * 2048 + 2 * 64) * 2);
     expect(pointBytes({ family: 'instance_norm_bwd', dtype: 'BFloat16', rows: 32, hidden: 16 })).toBe((3 * 512 + 3 * 16) * 2 + 2 * 32 * 4);
   });
 
   it('bf16 definitions take the inputs sweepInputs lists, dtype for dtype (masks Bool, statistics Float, seed Int)', () => {
     for (const family of NVF_GLUE_SWEEP_FAMILIES) {
       const fusion = sweepDefinition(family, 'BFloat16').fusionIr();
-      const inputs = sweepInputs(family, 'BFloat16', 32, hidden);
+      const inputs = sweepInputs(family, 'BFloat16', 128, hidden);
       expect(fusion.inputs.map((v) => ('dtype' in v ? v.dtype : 'none')), family).toEqual(inputs.map((i) => i.dtype));
     }
   });

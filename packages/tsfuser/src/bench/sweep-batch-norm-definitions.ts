@@ -1,5 +1,5 @@
-// Sweep families of nvFuser's benchmarks/python test_batchnorm_{fwd,bwd} and
-// test_instancenorm_{fwd,bwd}. Batch norm in its channels-last form, as a sweep point's 2-D tensor: x is [N·H·W, C] = [rows, hidden] (a channels-last NHWC
+// Sweep families of nvFuser's benchmarks/python test_batchnorm_{fwd,bwd},
+// test_instancenorm_{fwd,bwd} and test_groupnorm_fwd. Batch norm in its channels-last form, as a sweep point's 2-D tensor: x is [N·H·W, C] = [rows, hidden] (a channels-last NHWC
 // tensor's memory, statistics per column), training mode, fp32 math. The column reduction is the
 // outer (persistent) reduction class the row families never exercise. nvFuser's running-mean /
 // running-var inputs feed no output of its fusions, so they are left out (no bytes either way).
@@ -7,11 +7,13 @@
 // Instance norm channels-first on a 3-D view of the point: [rows / 16, 16, hidden] = [N, C, H·W]
 // (SWEEP_INSTANCE_NORM_CHANNELS), statistics per (n, c) over H·W; PyTorch times
 // aten.native_batch_norm on the [1, N·C, H·W] view (what F.instance_norm runs) and its backward.
+// group_norm (test_groupnorm_fwd) on [rows / 64, 32, 2, hidden] = [N, G, C/G, H·W]; PyTorch times
+// F.group_norm on [N, 64, H·W].
 //
 // Backward algebra (this file's, not nvFuser's autograd graph): x̂ = (x − mean)·invstd,
 // db = Σ_rows dy, dw = Σ_rows dy·x̂, dx = w·invstd·(dy − db/N − x̂·dw/N), N = rows.
 
-import { INSTANCE_NORM_CHANNELS } from './sweep-points.js';
+import { GROUP_NORM_CHANNELS, INSTANCE_NORM_CHANNELS } from './sweep-points.js';
 
 const full = (t: string, dtype: string): string => `    ${t} = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.${dtype}, is_cpu=False)\n`;
 const column = (t: string, dtype: string): string => `    ${t} = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.${dtype}, is_cpu=False)\n`;
@@ -104,5 +106,32 @@ ${full3('T0', dtype)}${full3('T1', dtype)}${column('T2', dtype)}${nc('T3')}${nc(
     fd.add_output(fd.ops.cast(T13, dtype=DataType.${dtype}))
     fd.add_output(fd.ops.cast(fd.ops.sum(fd.ops.mul(T6, T8), dims=[0, 2], keepdim=False, dtype=DataType.Null), dtype=DataType.${dtype}))
     fd.add_output(fd.ops.cast(fd.ops.sum(T6, dims=[0, 2], keepdim=False, dtype=DataType.Null), dtype=DataType.${dtype}))
+`;
+}
+
+/**
+ * The group_norm family's view of a point: rows = N·C with C = 64 channels in 32 groups (nvFuser's
+ * get_n_groups(64)), hidden = H·W, so x is [rows / 64, 32, 2, hidden] = [N, G, C/G, H·W].
+ */
+export const SWEEP_GROUP_NORM_CHANNELS = GROUP_NORM_CHANNELS;
+export const SWEEP_GROUP_NORM_GROUPS = 32;
+
+/**
+ * group_norm of x [N, G, C/G, S], eps 1e-5: statistics per (n, g) over C/G and S, weight and bias
+ * per channel, given as their [G, C/G] views. Inputs: x, weight, bias. Output: y (nvFuser's only output).
+ */
+export function groupNormDef(dtype: string): string {
+  const gc = (t: string): string => `    ${t} = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.${dtype}, is_cpu=False)\n`;
+  return `def group_norm(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], dtype=DataType.${dtype}, is_cpu=False)
+${gc('T1')}${gc('T2')}    T3 = fd.ops.cast(T0, dtype=DataType.Float)
+    T4, T5 = fd.ops.var_mean(T3, dims=[2, 3], correction=0, keepdim=False)
+    S6 = fd.define_scalar(1.00000e-05, dtype=DataType.Double)
+    T7 = fd.ops.rsqrt(fd.ops.add(T4, S6))
+    T8 = fd.ops.sub(T3, fd.ops.broadcast_in_dim(T5, shape=T0.shape(), broadcast_dims=[0, 1]))
+    T9 = fd.ops.mul(T8, fd.ops.broadcast_in_dim(T7, shape=T0.shape(), broadcast_dims=[0, 1]))
+    T10 = fd.ops.cast(fd.ops.broadcast_in_dim(T1, shape=T0.shape(), broadcast_dims=[1, 2]), dtype=DataType.Float)
+    T11 = fd.ops.cast(fd.ops.broadcast_in_dim(T2, shape=T0.shape(), broadcast_dims=[1, 2]), dtype=DataType.Float)
+    fd.add_output(fd.ops.cast(fd.ops.add(fd.ops.mul(T9, T10), T11), dtype=DataType.${dtype}))
 `;
 }

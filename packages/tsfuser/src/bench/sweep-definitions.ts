@@ -8,7 +8,7 @@ import { importPythonDefinition } from '../python/import-definition.js';
 import { pointBytes, pointName, SWEEP_FAMILIES, type SweepDtype, type SweepFamily, type SweepPoint } from './sweep-points.js';
 import { geluBackwardDef, reductionEpilogueDef, rmsNormBackwardDef, scaleBiasReluDef, softmaxBackwardDef } from './sweep-more-definitions.js';
 import { embeddingDef, SWEEP_EMBEDDING_VOCAB, transposeDef } from './sweep-movement-definitions.js';
-import { batchNormBackwardDef, batchNormDef, instanceNormBackwardDef, instanceNormDef, SWEEP_INSTANCE_NORM_CHANNELS } from './sweep-batch-norm-definitions.js';
+import { batchNormBackwardDef, batchNormDef, groupNormDef, instanceNormBackwardDef, instanceNormDef, SWEEP_GROUP_NORM_CHANNELS, SWEEP_GROUP_NORM_GROUPS, SWEEP_INSTANCE_NORM_CHANNELS } from './sweep-batch-norm-definitions.js';
 import { dropoutLayerNormBackwardDef, dropoutLayerNormDef, dropoutRmsNormBackwardDef, dropoutRmsNormDef, SWEEP_DROPOUT_OFFSET, SWEEP_DROPOUT_SEED } from './sweep-dropout-definitions.js';
 import { broadcastAddInnerDef, crossEntropyDef, geluBackwardReductionDef, rmsNormAddDef, scaleBiasReluBackwardDef, siluMulBackwardDef } from './sweep-glue-definitions.js';
 import { layerNormBackwardDef, layerNormDef, softmaxDef, type Workload, type WorkloadInput } from './workloads.js';
@@ -143,6 +143,8 @@ export function sweepDefinitionText(family: SweepFamily, dtype: SweepDtype, hidd
       return instanceNormDef(dtype);
     case 'instance_norm_bwd':
       return instanceNormBackwardDef(dtype);
+    case 'group_norm':
+      return groupNormDef(dtype);
     default: {
       const unreachable: never = family;
       throw new Error(`unknown family ${String(unreachable)}`);
@@ -211,6 +213,12 @@ export function sweepInputs(family: SweepFamily, dtype: SweepDtype, rows: number
       const channel: WorkloadInput = { sizes: [c], dtype };
       const stats = (positive: boolean): WorkloadInput => ({ sizes: [Math.floor(rows / c), c], dtype: 'Float', ...(positive ? { positive } : {}) });
       return family === 'instance_norm' ? [x3, channel, { ...channel }] : [x3, { ...x3 }, channel, stats(false), stats(true)];
+    }
+    case 'group_norm': {
+      // [N, G, C/G, H·W] with N·C = rows; weight and bias as their [G, C/G] views.
+      const [c, g] = [SWEEP_GROUP_NORM_CHANNELS, SWEEP_GROUP_NORM_GROUPS];
+      const channels: WorkloadInput = { sizes: [g, c / g], dtype };
+      return [{ sizes: [Math.floor(rows / c), g, c / g, hidden], dtype }, channels, { ...channels }];
     }
     case 'softmax':
     case 'row_sum':

@@ -37,8 +37,8 @@ export const FIRST_SWEEP_FAMILIES = [
  * channels-last form, [N·H·W, C] = [rows, hidden] (sweep-batch-norm-definitions.ts), and the
  * cross-entropy loss of [rows, vocab = hidden] logits (sweep-glue-definitions.ts), a 2-D
  * transpose and an embedding lookup (sweep-movement-definitions.ts), and instance_norm forward and
- * backward on [rows / 16, 16, hidden] = [N, C, H·W] (sweep-batch-norm-definitions.ts; points
- * whose rows are not a multiple of 16 are left out of these two).
+ * backward on [rows / 16, 16, hidden] = [N, C, H·W], group_norm on [rows / 64, 32, 2, hidden]
+ * (sweep-batch-norm-definitions.ts; points whose rows N·C does not fit are left out of these).
  */
 export const NVF_GLUE_SWEEP_FAMILIES = [
   'dropout_layer_norm',
@@ -58,6 +58,7 @@ export const NVF_GLUE_SWEEP_FAMILIES = [
   'embedding',
   'instance_norm',
   'instance_norm_bwd',
+  'group_norm',
 ] as const;
 
 export const SWEEP_FAMILIES = [...FIRST_SWEEP_FAMILIES, ...NVF_GLUE_SWEEP_FAMILIES] as const;
@@ -66,9 +67,14 @@ export type SweepFamily = (typeof SWEEP_FAMILIES)[number];
 /** Channels of the instance_norm families' [rows / C, C, hidden] view (sweep-batch-norm-definitions.ts re-exports it). */
 export const INSTANCE_NORM_CHANNELS = 16;
 
-/** Whether a family has a point at `rows` (instance_norm needs rows = N · 16). */
+/** Channels of the group_norm family's [rows / C, 32, C / 32, hidden] view. */
+export const GROUP_NORM_CHANNELS = 64;
+
+/** Whether a family has a point at `rows` (instance_norm needs rows = N · 16, group_norm N · 64). */
 export function familyTakesRows(family: SweepFamily, rows: number): boolean {
-  return (family !== 'instance_norm' && family !== 'instance_norm_bwd') || rows % INSTANCE_NORM_CHANNELS === 0;
+  if (family === 'instance_norm' || family === 'instance_norm_bwd') return rows % INSTANCE_NORM_CHANNELS === 0;
+  if (family === 'group_norm') return rows % GROUP_NORM_CHANNELS === 0;
+  return true;
 }
 
 export const SWEEP_DTYPES = ['Float', 'BFloat16'] as const;
@@ -210,6 +216,9 @@ export function pointBytes(p: SweepPoint): number {
     case 'instance_norm_bwd':
       // x, grad_out read, grad_input written; weight, grad_weight, grad_bias; mean, invstd read.
       return (3 * n + 3 * INSTANCE_NORM_CHANNELS) * e + 2 * p.rows * 4;
+    case 'group_norm':
+      // x read, y written; weight, bias (64 channels).
+      return (2 * n + 2 * GROUP_NORM_CHANNELS) * e;
     default: {
       const unreachable: never = p.family;
       throw new SweepSelectionError(`unknown family ${String(unreachable)}`);
