@@ -16,6 +16,8 @@ import { NVF_GLUE_SWEEP_FAMILIES, pointBytes, pointName, sweepPoints, type Sweep
 import { importPythonDefinition } from '../src/python/import-definition.js';
 import { Random } from '../src/io/random.js';
 import type { ExecuteInput } from '../src/execute/backend.js';
+import { createGpuBackend } from '../src/execute/gpu-backend.js';
+import { fakeDevice } from './fake-device.js';
 
 type Family = (typeof NVF_GLUE_SWEEP_FAMILIES)[number];
 
@@ -298,4 +300,19 @@ describe('nvFuser benchmark families in the sweep (issue 38)', () => {
       expect(fusion.inputs.map((v) => ('dtype' in v ? v.dtype : 'none')), family).toEqual(inputs.map((i) => i.dtype));
     }
   });
+});
+
+describe('the GPU path on the fake H100 (no GPU) takes every new family with the inputs runSweep makes', () => {
+  it.each(['Float', 'BFloat16'] as const)('%s: each family at 1024x772 is segmented, lowered and launched', async (dtype) => {
+    const fake = fakeDevice();
+    const backend = createGpuBackend({ cubinDirectory: null, deviceContext: () => fake.device });
+    for (const family of NVF_GLUE_SWEEP_FAMILIES) {
+      const before = fake.launches.length;
+      // As runSweep passes them: device tensors of each input's dtype and sizes, scalars as numbers.
+      const inputs: ExecuteInput[] = sweepInputs(family, dtype, 1024, 772).map((i) => i.scalar ?? Tensor.emptyDevice(fake.device, i.dtype, i.sizes));
+      const outs = await sweepDefinition(family, dtype).execute(inputs, { backend });
+      expect(outs.length, family).toBeGreaterThan(0);
+      expect(fake.launches.length, family).toBeGreaterThan(before);
+    }
+  }, 300000);
 });
