@@ -6,7 +6,8 @@
 //   prod(arg, dtype)                     the reduction(arg, dtype) binding: every dim reduced
 //   expand(T0, shape=[T0.size(0), …])    a symbolic non-broadcast extent expanded to itself
 //   rsqrt of a complex tensor            1 / sqrt(z), principal branch
-//   embedding_fwd(..., max_norm, …)      looked-up rows renormalized as F.embedding does
+//   embedding_fwd(..., max_norm, …)      looked-up rows renormalized as F.embedding does (norm_type
+//                                        a constant or given at run time)
 //   pad / cat along a broadcast dim      a real dim (expand + where on an iota mask), so the GPU
 //                                        path plans it (it refused a resize of a broadcast dim)
 //   pad widths given at run time         an index_select of shifted positions + a where (the GPU
@@ -218,16 +219,43 @@ describe(`embedding_fwd with max_norm against F.embedding (PyTorch ${fixture.tor
     expectClose(out, c.output, 'embedding_fwd');
   });
 
-  it('a symbolic norm_type with max_norm is one clear error', () => {
-    expect(() =>
-      definition([
-        'T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Int)',
-        'T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)',
-        'S2 = fd.define_scalar(None, dtype=DataType.Double)',
-        'T4 = fd.ops.embedding_fwd(T0, T1, None, 1.0, S2, False, False)',
-        'fd.add_output(T4)',
-      ]),
-    ).toThrow(/with max_norm, norm_type must be a constant/);
+  // nvFuser takes norm_type as a fusion input too (its tests pass it at execute): the same rows
+  // against PyTorch with norm_type a symbolic scalar given at run time.
+  it.each(casesOf('embedding_max_norm'))('norm_type given at run time: %s', async (_name, c) => {
+    const [idx, weight] = c.inputs as [Stored, Stored];
+    const args = c.args as { max_norm: number; norm_type: number };
+    const fd = definition([
+      'T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Int)',
+      `T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.${weight.dtype})`,
+      'S2 = fd.define_scalar(None, dtype=DataType.Double)',
+      'S3 = fd.define_scalar(None, dtype=DataType.Double)',
+      'T4 = fd.ops.embedding_fwd(T0, T1, None, S2, S3, False, False)',
+      'fd.add_output(T4)',
+    ]);
+    const [out] = await fd.execute([tensorOf(idx), tensorOf(weight), args.max_norm, args.norm_type]);
+    expectClose(out, c.output, 'embedding_fwd');
+  });
+
+  it('a run-time norm_type of inf / -inf / 0 selects the max / min / nonzero-count norm; the GPU path plans it', async () => {
+    // rows [3, -4] (max 4, min 3, 2 nonzero) and [0.5, 0] (max 0.5, min 0, 1 nonzero), max_norm 1.5
+    const weight: Stored = { shape: [2, 2], dtype: 'Double', values: [3, -4, 0.5, 0] };
+    const idx: Stored = { shape: [1, 2], dtype: 'Int', values: [0, 1] };
+    const fd = definition([
+      'T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Int)',
+      'T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Double)',
+      'S2 = fd.define_scalar(None, dtype=DataType.Double)',
+      'T3 = fd.ops.embedding_fwd(T0, T1, None, 1.5, S2, False, False)',
+      'fd.add_output(T3)',
+    ]);
+    const renorm = (row: number[], norm: number) => row.map((v) => (norm > 1.5 ? (v * 1.5) / (norm + 1e-7) : v));
+    for (const [p, n0, n1] of [[Infinity, 4, 0.5], [-Infinity, 3, 0], [0, 2, 1]] as const) {
+      const [out] = await fd.execute([tensorOf(idx), tensorOf(weight), p]);
+      const want = [...renorm([3, -4], n0), ...renorm([0.5, 0], n1)];
+      expectClose(out, { shape: [1, 2, 2], dtype: 'Double', values: want }, `norm_type ${p}`);
+    }
+    // the GPU path plans and launches it (fake H100: compiles, no values)
+    const { device } = fakeDevice();
+    new FusionExecutorCache(fd.fusionIr(), device, { concurrentSegments: false }).runFusion([tensorOf(idx), tensorOf(weight), 2.0]);
   });
 });
 
