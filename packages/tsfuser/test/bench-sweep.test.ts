@@ -35,15 +35,15 @@ describe('sweep points', () => {
     expect(sweepPoints({ sizes: parseSizes('measured'), families: ['softmax'] })).toHaveLength(2 * 15);
   });
 
-  it('default chunks: --chunk i alone splits into chunks of at most 200 points', () => {
+  it('default chunks: --chunk i alone splits into chunks of at most 150 points', () => {
     const n = sweepPoints().length;
     const chunk = resolveChunk(parseChunk('3'), n);
-    expect(chunk).toEqual({ index: 2, count: Math.ceil(n / 200) });
+    expect(chunk).toEqual({ index: 2, count: Math.ceil(n / 150) });
     const all = Array.from({ length: chunk.count }, (_, i) => chunkOf(sweepPoints(), i, chunk.count));
-    expect(Math.max(...all.map((c) => c.length))).toBeLessThanOrEqual(200);
+    expect(Math.max(...all.map((c) => c.length))).toBeLessThanOrEqual(150);
     expect(all.flat().map(pointName)).toEqual(sweepPoints().map(pointName));
     expect(resolveChunk(parseChunk('2/5'), n)).toEqual({ index: 1, count: 5 });
-    expect(() => resolveChunk(parseChunk(String(chunk.count + 1)), n)).toThrow(/default chunks of at most 200/);
+    expect(() => resolveChunk(parseChunk(String(chunk.count + 1)), n)).toThrow(/default chunks of at most 150/);
     expect(resolveChunk(parseChunk('1'), 7)).toEqual({ index: 0, count: 1 });
   });
 
@@ -278,9 +278,9 @@ describe('tsfuser bench --suite sweep (no GPU needed for --list and usage errors
   it('--chunk i alone lists one default chunk', async () => {
     const r = await runCli(['bench', '--suite', 'sweep', '--family', 'dropout_layer_norm_bwd', '--chunk', '1', '--list']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/\n184 points \(chunk 1\/1\)\n$/);
+    expect(r.stdout).toMatch(/\n92 points \(chunk 1\/2\)\n$/);
     const n = sweepPoints().length;
-    const count = Math.ceil(n / 200);
+    const count = Math.ceil(n / 150);
     const all = await runCli(['bench', '--suite', 'sweep', '--chunk', '2', '--list']);
     expect(all.stdout).toMatch(new RegExp(`\\n${Math.floor((2 * n) / count) - Math.floor(n / count)} points \\(chunk 2/${count}\\)\\n$`));
   });

@@ -102,9 +102,10 @@ export const DEFAULT_SIZES: readonly (readonly [number, number])[] = [
 ];
 /**
  * Points per default chunk (`--chunk N`): the H100 took ~1.9 s a point (torch.compile's compile
- * included), so 200 points stay within ~8 minutes of one device call.
+ * included) on the first families, so 150 points take ~5 minutes, leaving room within one
+ * 8-minute device call for torch.compile's longer compiles of the multi-output backward graphs.
  */
-export const MAX_POINTS_PER_CHUNK = 200;
+export const MAX_POINTS_PER_CHUNK = 150;
 
 /** How many default chunks a point list takes. */
 export function defaultChunkCount(points: number): number {

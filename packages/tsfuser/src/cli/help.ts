@@ -79,7 +79,7 @@ Options of bench (needs a GPU):
                                    llm: rows 16/1024/8192/16384 × GPT-2 … PaLM-540B hidden sizes;
                                    measured: rows 16/1024/8192 × hidden 768/2048/4096/8192/16384
     --offsets 2,4,8,16             also hidden + each offset (vectorization stress)
-    --chunk i/n | i                only the i-th of n chunks, or of the default chunks (≤ 200 points)
+    --chunk i/n | i                only the i-th of n chunks, or of the default chunks (≤ 150 points)
     --list                         print the chosen points and exit (no GPU needed)
     --merge a.json,b.json          print the chunks' --json reports as one (no GPU needed)
   --json <file>                    also write the report as JSON
