@@ -94,4 +94,20 @@ describe('BGRADA / BGRADB weight-gradient GEMM segments', () => {
     expect(apart.groups.map((g) => g.schedulerType).sort()).toEqual(['matmul', 'reduction']);
     expect(fusionIrSegmentsToString(apart)).toMatch(/the GEMM's K: cuBLASLt's BGRADA sums op\(A\) over K/);
   });
+
+  it('BGRADA at K = 1 (cuBLASLt had no algorithm there on the H200) or with A not transposed: the sum stays a reduction kernel, with the reason; K = 2 is one call', () => {
+    for (const t of [1]) {
+      const layouts = [{ sizes: [t, H] }, { sizes: [t, F] }];
+      expect(refusal(weightGrad('BFloat16', { viaFloat: true }), layouts)).toMatch(new RegExp(`has K = ${t}( and A not transposed)?: cuBLASLt may have no BGRADA algorithm there`));
+      const apart = segment(weightGrad('BFloat16', { viaFloat: true }), layouts);
+      expect(apart.groups.map((g) => g.schedulerType)).toContain('reduction');
+    }
+    expect(params(weightGrad('Half'), [{ sizes: [2, H] }, { sizes: [2, F] }]).epilogue.kind).toBe('BGRADA');
+    // matmul(A, G) + sum(A over K) with A stored [H, T] as is: not transposed.
+    const f = new Fusion();
+    const [a, g] = [input(f, 'Float'), input(f, 'Float')];
+    f.addOutput(matmul(a, g));
+    f.addOutput(sum(a, [1]));
+    expect(refusal(f, [{ sizes: [H, T] }, { sizes: [T, F] }])).toMatch(/has K = 24 and A not transposed: cuBLASLt may have no BGRADA algorithm/);
+  });
 });

@@ -155,6 +155,9 @@ function permutedCopyRefusal(p: { gemm: { inA(): TensorView; inB(): TensorView }
 }
 
 /** The BGRADA / BGRADB segment's parameters: the 2-D GEMM's layout and the bias gradient's output. */
+/** The smallest K of a BGRADA call (see bgradHeuristics). */
+const MIN_BGRADA_K = 2;
+
 function bgradHeuristics(fusion: Fusion, info: RuntimeInfo, p: BgradPattern): MatmulHeuristicsResult {
   const aInfo = tensorInfo(info, p.aInput, p.gemm.inA());
   const bInfo = tensorInfo(info, p.bInput, p.gemm.inB());
@@ -169,6 +172,13 @@ function bgradHeuristics(fusion: Fusion, info: RuntimeInfo, p: BgradPattern): Ma
   if (viewCopy !== null) return { ok: false, reason: viewCopy };
   const out = tvName(p.result);
   if (layout.m === 0 || layout.n === 0 || layout.k === 0) return { ok: false, reason: `${out} is empty or has K = 0: nothing to call cuBLASLt for` };
+  // cuBLASLt 13 on the H200 had no BGRADA algorithm at K = 1 (runtime-gemm-fusions, 2026-12-02:
+  // Float / bf16 / Half [8×1]·[1×8]) nor, in the device suite (2026-12-01), at two odd shapes
+  // with A not transposed; BGRADA with A transposed at K 129 and 4095, and BGRADB at K 1, 129 and
+  // 4095, had one. Where it failed the sum stays a reduction kernel instead of failing at run time.
+  if (p.operand === 'A' && (layout.k < MIN_BGRADA_K || !layout.a.transposed)) {
+    return { ok: false, reason: `${out} has K = ${layout.k}${layout.a.transposed ? '' : ' and A not transposed'}: cuBLASLt may have no BGRADA algorithm there (none at K = 1 nor for a non-transposed A at small odd shapes on the H200; fused only for a transposed A with K ≥ ${MIN_BGRADA_K}), so the bias gradient ${tvName(p.biasGradient)} stays a reduction kernel` };
+  }
   const dtype = p.result.dtype as MatmulDtype;
   const epilogue: MatmulEpilogue = {
     kind: p.operand === 'A' ? 'BGRADA' : 'BGRADB',
