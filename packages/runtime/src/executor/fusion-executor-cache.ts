@@ -268,7 +268,8 @@ export class FusionExecutorCache {
       for (let i = 0; i < args.length; i += 1) {
         const a = args[i] as ExecutorArgument;
         const on = this.onDevice(a, i);
-        if (on === a) continue;
+        // Object.is: a NaN scalar argument is returned as is, and NaN !== NaN.
+        if (Object.is(on, a)) continue;
         temporaries ??= [];
         temporaries.push(on as Tensor);
         if (device === args) device = [...args];
