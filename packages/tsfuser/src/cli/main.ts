@@ -25,6 +25,7 @@ import { FUSE_BOOLEAN_FLAGS, FUSE_VALUE_FLAGS, fuseCommand } from './fuse-comman
 import { RUN_BOOLEAN_FLAGS, RUN_VALUE_FLAGS, runCommand } from './run-command.js';
 import { SaveOutputsError } from './save-outputs.js';
 import { DefinitionSourceError } from './load-definition.js';
+import { internalErrorLine } from './internal-error.js';
 
 export async function main(argv: readonly string[], ioOverrides: Partial<CliIo> = {}): Promise<number> {
   const io: CliIo = { ...processIo(), ...ioOverrides };
@@ -73,7 +74,7 @@ export async function main(argv: readonly string[], ioOverrides: Partial<CliIo> 
       io.stderr(`tsfuser: ${e.name}: ${e.message}\n`);
       return 1;
     }
-    io.stderr(`tsfuser: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    io.stderr(`${internalErrorLine(e, process.env.TSFUSER_DEBUG === '1')}\n`);
     return 1;
   }
 }
