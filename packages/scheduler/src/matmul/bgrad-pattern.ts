@@ -13,6 +13,7 @@
 
 import type { Expr, Fusion, MatmulOp, TensorView } from '@tsfuser/fusion-ir';
 import { tensorExprs, tvName } from '../segmentation/fusion-graph.js';
+import { castChainFrom, isTensorCast } from './cast-chain.js';
 import { gemmOperandSource, type OperandSource } from './operand-source.js';
 import type { MatmulDtype } from './params.js';
 
@@ -37,21 +38,9 @@ function isMatmulDtype(dtype: string): dtype is MatmulDtype {
   return dtype === 'Float' || dtype === 'BFloat16' || dtype === 'Half';
 }
 
+/** A cast to a GEMM dtype (cuBLASLt's bias gradient has D's dtype). */
 function isCast(e: Expr): boolean {
-  return e.kind === 'UnaryOp' && e.op === 'cast' && e.outputs[0]?.kind === 'tensorView' && isMatmulDtype((e.outputs[0] as TensorView).dtype);
-}
-
-/** Casts from `tv` down its single readers in `live`: the last tensor and the casts walked. */
-function castsFrom(tv: TensorView, live: ReadonlySet<Expr>): { end: TensorView; casts: Expr[] } {
-  let cur = tv;
-  const casts: Expr[] = [];
-  for (;;) {
-    const uses = cur.uses.filter((u) => live.has(u));
-    const u = uses[0];
-    if (uses.length !== 1 || u === undefined || !isCast(u)) return { end: cur, casts };
-    casts.push(u);
-    cur = u.outputs[0] as TensorView;
-  }
+  return isTensorCast(e) && isMatmulDtype((e.outputs[0] as TensorView).dtype);
 }
 
 interface SumChain {
@@ -75,7 +64,7 @@ function sumChain(first: Expr, live: ReadonlySet<Expr>): SumChain | null {
   const summed = e.outputs[0];
   if (summed === undefined || summed.kind !== 'tensorView') return null;
   exprs.push(e);
-  const after = castsFrom(summed, live);
+  const after = castChainFrom(summed, live, isCast);
   return { exprs: [...exprs, ...after.casts], summed, end: after.end };
 }
 

@@ -15,6 +15,7 @@
 import { Fusion, geluBackward, makeTensor, type Expr, type LinearOp, type MatmulOp, type TensorView, type Val } from '@tsfuser/fusion-ir';
 import { tensorExprs, tvName } from '../segmentation/fusion-graph.js';
 import type { MatmulDtype } from './params.js';
+import { castChainFrom } from './cast-chain.js';
 
 export interface DgeluPattern {
   gemm: MatmulOp | LinearOp;
@@ -70,21 +71,6 @@ function referenceKey(gradDtype: MatmulDtype, xDtype: MatmulDtype): string {
   return treeKey(out, new Map<Val, string>([[grad, 'GRAD'], [x, 'X']]), new Set()) ?? '';
 }
 
-/** Walks plain casts down from `tv` (readers inside `live`); the last tensor of the chain and the casts. */
-function throughCasts(tv: TensorView, live: ReadonlySet<Expr>): { end: TensorView; casts: Expr[] } {
-  let cur = tv;
-  const casts: Expr[] = [];
-  for (;;) {
-    const uses = cur.uses.filter((u) => live.has(u));
-    const u = uses[0];
-    if (uses.length !== 1 || u === undefined || u.kind !== 'UnaryOp' || u.op !== 'cast') return { end: cur, casts };
-    const next = u.outputs[0];
-    if (next === undefined || next.kind !== 'tensorView') return { end: cur, casts };
-    casts.push(u);
-    cur = next;
-  }
-}
-
 /** The DGELU segment in `fusion`, why not, or null (no gelu backward here; see the header). */
 export function matchDgeluSegment(fusion: Fusion): DgeluResult {
   const exprs = tensorExprs(fusion);
@@ -118,7 +104,7 @@ export function matchDgeluSegment(fusion: Fusion): DgeluResult {
       let biasGradient: TensorView | null = null;
       const other = fusion.outputs.filter((o) => o !== d);
       if (other.length > 0) {
-        const { end, casts } = throughCasts(d, live);
+        const { end, casts } = castChainFrom(d, live);
         const sumExpr = end.uses.find((u) => live.has(u));
         const summed = sumExpr?.outputs[0];
         if (sumExpr === undefined || sumExpr.kind !== 'ReductionOp' || sumExpr.op !== 'add' || summed === undefined || summed.kind !== 'tensorView') {
@@ -128,7 +114,7 @@ export function matchDgeluSegment(fusion: Fusion): DgeluResult {
         if (reduced.length !== 2 || reduced[0] !== true || reduced[1] !== false) {
           return { ok: false, reason: `the sum producing ${tvName(summed)} is not over ${tvName(d)}'s rows (dim 0 of a matrix): cuBLASLt's bias gradient sums the M rows` };
         }
-        const after = throughCasts(summed, live);
+        const after = castChainFrom(summed, live);
         if (other.length !== 1 || other[0] !== after.end) return { ok: false, reason: `outputs ${other.map(tvName).join(', ')}: cuBLASLt's DGELU_BGRAD writes D and the sum of its rows only` };
         if (after.end.dtype !== d.dtype) return { ok: false, reason: `the bias gradient ${tvName(after.end)} is ${after.end.dtype} but D ${tvName(d)} is ${d.dtype}: cuBLASLt's bias gradient has D's dtype` };
         for (const e of [...casts, sumExpr, ...after.casts]) steps.add(e);
