@@ -31,8 +31,8 @@ export interface FakeDevice {
   live: Set<bigint>;
 }
 
-/** An H100 as the driver reports it (DeviceProperties of @tsfuser/runtime). */
-const H100 = {
+/** An H100 as the driver reports it (DeviceProperties of @tsfuser/runtime); the null-addon device's too. */
+export const H100 = {
   ordinal: 0,
   name: 'NVIDIA H100 80GB HBM3',
   computeCapability: { major: 9, minor: 0 },

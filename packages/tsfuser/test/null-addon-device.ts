@@ -7,23 +7,10 @@
 // Invariant: every pointer memAlloc returns is distinct and 256-byte aligned.
 
 import { DeviceContext, type DeviceProperties, type NativeAddon } from '@tsfuser/device';
+import { H100 as FAKE_H100 } from './fake-device.js';
 
 /** An H100 as the driver reports it (the fake device's properties). */
-const H100: DeviceProperties = {
-  ordinal: 0,
-  name: 'NVIDIA H100 80GB HBM3 (null addon)',
-  computeCapability: { major: 9, minor: 0 },
-  arch: 'sm_90',
-  smCount: 132,
-  totalMemoryBytes: 80 * 1024 ** 3,
-  l2CacheBytes: 50 * 1024 * 1024,
-  warpSize: 32,
-  maxThreadsPerBlock: 1024,
-  maxThreadsPerMultiprocessor: 2048,
-  maxRegistersPerBlock: 65536,
-  maxSharedMemoryPerBlockOptin: 232448,
-  maxSharedMemoryPerMultiprocessor: 233472,
-};
+const H100: DeviceProperties = { ...FAKE_H100, name: 'NVIDIA H100 80GB HBM3 (null addon)' };
 
 export interface NullDevice {
   device: DeviceContext;
