@@ -7,7 +7,7 @@
 // refusals with their reasons: a row-major mat2 (fp8 GEMMs are TN only), K not a multiple of 16,
 // a cast after the op; offsets out of order fail with the reference's message.
 import { cast, evaluate, Fusion, groupedMm, HostTensor, makeTensor, scaledMm, type DataType, type TensorView } from '@tsfuser/fusion-ir';
-import { canScheduleMatmul, GemmShapeError, makeRuntimeInfo, matmulParamsToString } from '@tsfuser/scheduler';
+import { canScheduleMatmul, GemmShapeError, makeRuntimeInfo, MatmulScheduler, matmulParamsToString } from '@tsfuser/scheduler';
 import { describe, expect, it } from 'vitest';
 import { planLibraryCallSegment, runLibraryCall, type GemmBuffer } from '../src/plan/library-call-segment.js';
 import { HostGemm, HostMemory } from './host-gemm.js';
@@ -40,7 +40,7 @@ function input(f: Fusion, rank: number, dtype: DataType): TensorView {
 /** Runs `fusion` as its one GEMM segment on host memory and on the reference; the largest relative error, the calls made. */
 function runBoth(fusion: Fusion, operands: Operand[], r: () => number) {
   const memory = new HostMemory();
-  const segment = planLibraryCallSegment(fusion, makeRuntimeInfo(fusion, operands.map((o) => ({ sizes: o.sizes, ...(o.strides === undefined ? {} : { strides: o.strides }) }))), 0);
+  const segment = planLibraryCallSegment(fusion, makeRuntimeInfo(fusion, operands.map((o) => ({ sizes: o.sizes, ...(o.strides === undefined ? {} : { strides: o.strides }) }))), 0, new MatmulScheduler());
   const inputs: GemmBuffer[] = [];
   const hosts: HostTensor[] = [];
   for (const o of operands) {
@@ -189,7 +189,7 @@ describe(`scaled_mm and grouped_mm segments on a host GemmLibrary (seed ${SEED})
     expect(b.calls[0]?.d.batchCount).toBe(3);
     // the runtime's own check (the reference is not run here): nothing called
     const f = grouped(2, 3, true);
-    const segment = planLibraryCallSegment(f, makeRuntimeInfo(f, [{ sizes: [8, 16] }, { sizes: [2, 16, 8] }, { sizes: [2] }]), 0);
+    const segment = planLibraryCallSegment(f, makeRuntimeInfo(f, [{ sizes: [8, 16] }, { sizes: [2, 16, 8] }, { sizes: [2] }]), 0, new MatmulScheduler());
     const memory = new HostMemory();
     const buffer = (sizes: number[], bytes: number, values: number[] = []): GemmBuffer => {
       const ptr = memory.alloc(sizes.reduce((x, y) => x * y, 1), bytes);

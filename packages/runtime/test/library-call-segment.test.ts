@@ -6,7 +6,7 @@
 // failure) with transposed, padded, batch-broadcast and copied operands. Every descriptor must
 // also pass the device layer's own validation. And: no cuBLASLt gives one error naming why.
 import { add, broadcast, evaluate, Fusion, gelu, HostTensor, linear, makeTensor, matmul, relu, type DataType, type TensorView } from '@tsfuser/fusion-ir';
-import { makeRuntimeInfo } from '@tsfuser/scheduler';
+import { makeRuntimeInfo, MatmulScheduler } from '@tsfuser/scheduler';
 import { RuntimeUnavailableError, type GemmCall, type GemmDescriptor } from '@tsfuser/device';
 import { describe, expect, it } from 'vitest';
 import { planLibraryCallSegment, runLibraryCall, type GemmBuffer, type LibraryCallContext } from '../src/plan/library-call-segment.js';
@@ -34,7 +34,7 @@ function denseStrides(sizes: readonly number[]): number[] {
 function runBoth(fusion: Fusion, operands: Operand[], r: () => number, dtype: DataType = 'Float'): { error: number; calls: GemmDescriptor[]; copies: number } {
   const memory = new HostMemory();
   const info = makeRuntimeInfo(fusion, operands);
-  const segment = planLibraryCallSegment(fusion, info, 0);
+  const segment = planLibraryCallSegment(fusion, info, 0, new MatmulScheduler());
   const inputs: GemmBuffer[] = [];
   const hosts: HostTensor[] = [];
   operands.forEach((o) => {
@@ -114,7 +114,7 @@ describe(`GEMM segments on a host GemmLibrary (seed ${SEED})`, () => {
       return f;
     };
     const sizes = [{ sizes: [2, 7, 13] }, { sizes: [16, 13] }, { sizes: [16] }];
-    expect(() => planLibraryCallSegment(build('Float'), makeRuntimeInfo(build('Float'), sizes), 0)).toThrow(/follows a Float GEMM: cuBLASLt's f32 GELU epilogue is an approximation/);
+    expect(() => planLibraryCallSegment(build('Float'), makeRuntimeInfo(build('Float'), sizes), 0, new MatmulScheduler())).toThrow(/follows a Float GEMM: cuBLASLt's f32 GELU epilogue is an approximation/);
     const { error, calls } = runBoth(build('BFloat16'), sizes, r, 'BFloat16');
     // the reference rounds D and the pre-activation to bf16, the host model does not
     expect(error, `seed ${SEED}`).toBeLessThan(2 ** -7);
@@ -136,7 +136,7 @@ describe(`GEMM segments on a host GemmLibrary (seed ${SEED})`, () => {
     expect(calls.map((c) => [c.epilogue?.kind, c.beta])).toEqual([['RELU_BIAS', 1]]);
     expect(calls[0]?.c).toMatchObject({ rows: 10, cols: 8, ld: 8 });
     // a residual that is not laid out like D (transposed storage) is refused with the reason
-    expect(() => planLibraryCallSegment(f, makeRuntimeInfo(f, [{ sizes: [2, 5, 12] }, { sizes: [8, 12] }, { sizes: [2, 5, 8], strides: [40, 1, 5] }, { sizes: [8] }]), 0)).toThrow(
+    expect(() => planLibraryCallSegment(f, makeRuntimeInfo(f, [{ sizes: [2, 5, 12] }, { sizes: [8, 12] }, { sizes: [2, 5, 8], strides: [40, 1, 5] }, { sizes: [8] }]), 0, new MatmulScheduler())).toThrow(
       /C T\d+ has strides \[40, 1, 5\]: cuBLASLt reads C laid out like D/,
     );
   });
@@ -175,7 +175,7 @@ describe(`GEMM segments on a host GemmLibrary (seed ${SEED})`, () => {
   it('an operand needing a copy without a copy step is one clear error', () => {
     const f = matmulFusion(2, 2);
     const info = makeRuntimeInfo(f, [{ sizes: [3, 4], strides: [2, 7] }, { sizes: [4, 3] }]);
-    const segment = planLibraryCallSegment(f, info, 3);
+    const segment = planLibraryCallSegment(f, info, 3, new MatmulScheduler());
     const memory = new HostMemory();
     const buf = (sizes: number[], strides: number[]): GemmBuffer => ({ dataPtr: memory.alloc(64), sizes, strides });
     expect(() => runLibraryCall(segment, [buf([3, 4], [2, 7]), buf([4, 3], [3, 1])], [buf([3, 3], [3, 1])], { gemm: new HostGemm(memory) })).toThrow(
@@ -189,7 +189,7 @@ describe(`GEMM segments on a host GemmLibrary (seed ${SEED})`, () => {
 
   it('without cuBLASLt, says why the GEMM segment cannot run', () => {
     const f = matmulFusion(2, 2);
-    const segment = planLibraryCallSegment(f, makeRuntimeInfo(f, [{ sizes: [3, 4] }, { sizes: [4, 5] }]), 1);
+    const segment = planLibraryCallSegment(f, makeRuntimeInfo(f, [{ sizes: [3, 4] }, { sizes: [4, 5] }]), 1, new MatmulScheduler());
     const memory = new HostMemory();
     const buf = (sizes: number[]): GemmBuffer => ({ dataPtr: memory.alloc(64), sizes, strides: denseStrides(sizes) });
     const run = (): GemmCall => runLibraryCall(segment, [buf([3, 4]), buf([4, 5])], [buf([3, 5])], { gemm: { unavailable: 'libcublasLt.so.13: cannot open shared object file' } });
@@ -202,6 +202,6 @@ describe(`GEMM segments on a host GemmLibrary (seed ${SEED})`, () => {
     const x = input(f, 2);
     const w = input(f, 2);
     f.addOutput(gelu(linear(x, w)));
-    expect(() => planLibraryCallSegment(f, makeRuntimeInfo(f, [{ sizes: [2, 2] }, { sizes: [2, 2] }]), 4)).toThrow(/segment 4 was planned as a GEMM \(cuBLASLt\) call but is none: gelu producing T\d+ is the erf form/);
+    expect(() => planLibraryCallSegment(f, makeRuntimeInfo(f, [{ sizes: [2, 2] }, { sizes: [2, 2] }]), 4, new MatmulScheduler())).toThrow(/segment 4 was planned as a GEMM \(cuBLASLt\) call but is none: the matmul scheduler cannot take this fusion: gelu producing T\d+ is the erf form/);
   });
 });

@@ -11,7 +11,7 @@ import {
 } from '@tsfuser/fusion-ir';
 import { describe, expect, it } from 'vitest';
 import {
-  computeAttentionHeuristics, defaultSchedulerRegistry, fusionIrSegmentsToString, heuristicParamsToString, makeRuntimeInfo, segmentFusion, segmentKindOf,
+  analyzeAttentionSegment, defaultSchedulerRegistry, fusionIrSegmentsToString, heuristicParamsToString, makeRuntimeInfo, segmentFusion, segmentKindOf,
   type AttentionParams, type SegmentedFusion,
 } from '../src/index.js';
 
@@ -32,7 +32,7 @@ function segment(f: Fusion, layouts: Layout[]): SegmentedFusion {
 function attentionParams(sf: SegmentedFusion): AttentionParams {
   const g = sf.groups.find((x) => x.schedulerType === 'attention');
   if (g === undefined) throw new Error('no attention segment');
-  const r = computeAttentionHeuristics(g.fusion, g.analysis?.runtimeInfo ?? makeRuntimeInfo(g.fusion, []));
+  const r = analyzeAttentionSegment(g.fusion, g.analysis?.runtimeInfo ?? makeRuntimeInfo(g.fusion, []));
   if (!r.ok) throw new Error(r.reason);
   return r.params;
 }
@@ -150,7 +150,7 @@ describe('attention segments', () => {
 
   it('refuses layouts the kernels cannot read, naming the tensor and the rule', () => {
     const refusal = (f: Fusion, layouts: Layout[]): string => {
-      const r = computeAttentionHeuristics(f, makeRuntimeInfo(f, layouts));
+      const r = analyzeAttentionSegment(f, makeRuntimeInfo(f, layouts));
       if (r.ok) throw new Error('accepted');
       return r.reason;
     };

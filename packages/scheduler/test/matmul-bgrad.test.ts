@@ -7,7 +7,7 @@
 import { cast, Fusion, makeTensor, matmul, permute, sum, type DataType, type TensorView } from '@tsfuser/fusion-ir';
 import { describe, expect, it } from 'vitest';
 import { defaultSchedulerRegistry, fusionIrSegmentsToString, makeRuntimeInfo, segmentFusion, type MatmulParams, type SegmentedFusion } from '../src/index.js';
-import { canScheduleMatmul, computeMatmulHeuristics, matmulParamsToString } from '../src/matmul/index.js';
+import { canScheduleMatmul, analyzeMatmulSegment, matmulParamsToString } from '../src/matmul/index.js';
 
 function input(f: Fusion, dtype: DataType, rank = 2): TensorView {
   const tv = makeTensor(f, { shape: new Array<number>(rank).fill(-1), dtype });
@@ -33,7 +33,7 @@ const F = 16;
 const LAYOUTS = [{ sizes: [T, H] }, { sizes: [T, F] }];
 
 function params(f: Fusion, layouts = LAYOUTS): MatmulParams {
-  const r = computeMatmulHeuristics(f, makeRuntimeInfo(f, layouts));
+  const r = analyzeMatmulSegment(f, makeRuntimeInfo(f, layouts));
   if (!r.ok) throw new Error(r.reason);
   return r.params;
 }

@@ -6,7 +6,7 @@
 import { Fusion, geluBackward, makeTensor, matmul, mul, sum, type DataType, type TensorView } from '@tsfuser/fusion-ir';
 import { describe, expect, it } from 'vitest';
 import { makeRuntimeInfo } from '../src/index.js';
-import { canScheduleMatmul, computeMatmulHeuristics, matmulParamsToString } from '../src/matmul/index.js';
+import { canScheduleMatmul, analyzeMatmulSegment, matmulParamsToString } from '../src/matmul/index.js';
 
 function input(f: Fusion, dtype: DataType): TensorView {
   const tv = makeTensor(f, { shape: [-1, -1], dtype });
@@ -34,12 +34,12 @@ function refusal(f: Fusion, l: { sizes: number[]; strides?: number[] }[]): strin
 
 describe('DGELU backward GEMM segments', () => {
   it.each(['Float', 'BFloat16'] as const)('%s: gelu(tanh) backward after the GEMM is DGELU, with the row sum DGELU_BGRAD', (dtype) => {
-    const p = computeMatmulHeuristics(dgrad(dtype, { bias: false }), makeRuntimeInfo(dgrad(dtype, { bias: false }), layouts(12, 8, 16)));
+    const p = analyzeMatmulSegment(dgrad(dtype, { bias: false }), makeRuntimeInfo(dgrad(dtype, { bias: false }), layouts(12, 8, 16)));
     if (!p.ok) throw new Error(p.reason);
     expect(p.params.epilogue).toMatchObject({ kind: 'DGELU', auxInput: { input: 2, dtype, ld: 16, batchStride: 0 }, biasGradient: null });
     expect([p.params.m, p.params.n, p.params.k]).toEqual([12, 16, 8]);
     const withBias = dgrad(dtype, { bias: true });
-    const q = computeMatmulHeuristics(withBias, makeRuntimeInfo(withBias, layouts(12, 8, 16)));
+    const q = analyzeMatmulSegment(withBias, makeRuntimeInfo(withBias, layouts(12, 8, 16)));
     if (!q.ok) throw new Error(q.reason);
     expect(q.params.epilogue).toMatchObject({ kind: 'DGELU_BGRAD', biasGradient: { output: 1, dtype } });
     expect(matmulParamsToString(q.params)).toContain('aux (pre-activation, read): input 2');

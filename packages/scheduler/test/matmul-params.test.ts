@@ -5,7 +5,7 @@
 import { add, broadcast, cast, Fusion, gelu, linear, makeTensor, matmul, mul, relu, type DataType, type TensorView } from '@tsfuser/fusion-ir';
 import { describe, expect, it } from 'vitest';
 import { makeRuntimeInfo } from '../src/index.js';
-import { canScheduleMatmul, computeMatmulHeuristics, GemmShapeError, matmulParamsToString, type MatmulParams } from '../src/matmul/index.js';
+import { canScheduleMatmul, analyzeMatmulSegment, GemmShapeError, matmulParamsToString, type MatmulParams } from '../src/matmul/index.js';
 
 type Layout = { sizes: number[]; strides?: number[] };
 
@@ -16,7 +16,7 @@ function input(f: Fusion, rank: number, dtype: DataType = 'BFloat16'): TensorVie
 }
 
 function params(f: Fusion, layouts: Layout[]): MatmulParams {
-  const r = computeMatmulHeuristics(f, makeRuntimeInfo(f, layouts));
+  const r = analyzeMatmulSegment(f, makeRuntimeInfo(f, layouts));
   if (!r.ok) throw new Error(`refused: ${r.reason}`);
   return r.params;
 }
@@ -295,11 +295,11 @@ describe('GEMM segment parameters', () => {
   it("operand sizes PyTorch refuses are PyTorch's error (GemmShapeError), not a refusal or a GEMM reading past B", () => {
     const mm = new Fusion();
     mm.addOutput(matmul(input(mm, 2), input(mm, 2)));
-    expect(() => computeMatmulHeuristics(mm, makeRuntimeInfo(mm, [{ sizes: [2, 3] }, { sizes: [2, 3] }]))).toThrow(GemmShapeError);
+    expect(() => analyzeMatmulSegment(mm, makeRuntimeInfo(mm, [{ sizes: [2, 3] }, { sizes: [2, 3] }]))).toThrow(GemmShapeError);
     expect(() => canScheduleMatmul(mm, makeRuntimeInfo(mm, [{ sizes: [2, 3] }, { sizes: [2, 3] }]))).toThrow('matmul producing T2: mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)');
     const lin = new Fusion();
     lin.addOutput(linear(input(lin, 3), input(lin, 2)));
-    expect(() => computeMatmulHeuristics(lin, makeRuntimeInfo(lin, [{ sizes: [2, 5, 16] }, { sizes: [24, 15] }]))).toThrow('mat1 and mat2 shapes cannot be multiplied (10x16 and 15x24)');
+    expect(() => analyzeMatmulSegment(lin, makeRuntimeInfo(lin, [{ sizes: [2, 5, 16] }, { sizes: [24, 15] }]))).toThrow('mat1 and mat2 shapes cannot be multiplied (10x16 and 15x24)');
     // the same fusions with agreeing sizes are accepted
     expect(params(mm, [{ sizes: [2, 3] }, { sizes: [3, 2] }]).k).toBe(3);
     expect(params(lin, [{ sizes: [2, 5, 16] }, { sizes: [24, 16] }]).m).toBe(10);

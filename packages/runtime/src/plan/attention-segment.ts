@@ -1,5 +1,6 @@
 // An attention segment of a compile plan: one sdpfa_fwd or sdpfa_bwd run as codegen's generated
-// flash-attention kernels. Planning (no device) computes the segment's AttentionParams once and
+// flash-attention kernels. Planning (no device) takes the segment's AttentionParams from the attention scheduler through
+// the analysis cache acceptance filled (computed once per segment) and
 // generates its kernels from their variant — the forward kernel, or the backward's preprocess
 // (D = rowsum(dO ∘ O), zeroes the f32 dQ accumulator), main and dQ-convert kernels — with the
 // tuned tiling. Running packs each kernel's arguments from the params and the segment's buffers
@@ -18,8 +19,9 @@ import {
   checkAttentionInputs, dropoutConstants, generateAttentionBackward, generateAttentionBackwardConvert, generateAttentionBackwardPreprocess, generateAttentionForward,
   type AttentionKernel, type AttentionProblem, type AttentionVariant,
 } from '@tsfuser/codegen';
-import { computeAttentionHeuristics, SchedulingError, type AttentionOperand, type AttentionParams, type AttentionRngValue, type RuntimeInfo } from '@tsfuser/scheduler';
+import { HeuristicDataCache, SchedulingError, type AttentionOperand, type AttentionParams, type AttentionRngValue, type RuntimeInfo, type Scheduler } from '@tsfuser/scheduler';
 import { ExecutorInputError } from '../errors.js';
+import { planned } from './planned.js';
 
 /** An attention segment: its params and generated kernels in launch order (see the header). */
 export interface AttentionSegment {
@@ -60,10 +62,9 @@ function rngBig(v: AttentionRngValue): bigint {
 }
 
 /** The attention segment of `fusion` for `info`; a SchedulingError with the reason when it is not one. */
-export function planAttentionSegment(fusion: Fusion, info: RuntimeInfo, groupId: number): AttentionSegment {
-  const r = computeAttentionHeuristics(fusion, info);
-  if (!r.ok) throw new SchedulingError(`segment ${groupId} was planned as an attention segment but is none: ${r.reason}`);
-  const p = r.params;
+export function planAttentionSegment(fusion: Fusion, info: RuntimeInfo, groupId: number, scheduler: Scheduler, analysis?: HeuristicDataCache): AttentionSegment {
+  const p = planned(() => scheduler.computeHeuristics(fusion, info, HeuristicDataCache.for(fusion, info, analysis)), `segment ${groupId} was planned as an attention segment but is none`);
+  if (p.schedulerType !== 'attention') throw new SchedulingError(`segment ${groupId} was planned as an attention segment but its scheduler gave ${p.schedulerType} parameters`);
   const variant: AttentionVariant = p.variant;
   const t = p.tensors;
   const tensor = (o: AttentionOperand): { sizes: readonly number[]; strides: readonly number[] } => ({ sizes: o.sizes, strides: o.strides });

@@ -86,9 +86,12 @@ function schedulerOf(registry: SchedulerRegistry, type: string, groupId: number)
 export function buildCompilePlan(fusion: Fusion, args: readonly PlannedArgument[], device: SchedulerDevice, info: RuntimeInfo, segmentation: SegmentPlan, options: CompilePlanOptions): CompilePlan {
   const bindings = options.bindings ?? bindArguments(fusion, info);
   const layout = planLaunch<KernelSegment | LibraryCallSegment | AttentionSegment>(fusion, args, device, segmentation, bindings, options.registry, (groupFusion, groupInfo, groupId, schedulerType, analysis) => {
-    if (segmentKindOf(schedulerType) === 'libraryCall') return { kernel: planLibraryCallSegment(groupFusion, groupInfo, groupId), grid: [0, 0, 0] };
-    if (segmentKindOf(schedulerType) === 'attention') return { kernel: planAttentionSegment(groupFusion, groupInfo, groupId), grid: [0, 0, 0] };
-    const segment = planKernelSegment(groupFusion, groupInfo, groupId, schedulerOf(options.registry, schedulerType, groupId), {
+    const scheduler = schedulerOf(options.registry, schedulerType, groupId);
+    // Library-call and attention segments take their parameters from their scheduler through the
+    // analysis cache acceptance filled, as kernel segments do: computed once per segment.
+    if (segmentKindOf(schedulerType) === 'libraryCall') return { kernel: planLibraryCallSegment(groupFusion, groupInfo, groupId, scheduler, analysis), grid: [0, 0, 0] };
+    if (segmentKindOf(schedulerType) === 'attention') return { kernel: planAttentionSegment(groupFusion, groupInfo, groupId, scheduler, analysis), grid: [0, 0, 0] };
+    const segment = planKernelSegment(groupFusion, groupInfo, groupId, scheduler, {
       analysis,
       ...(options.memo === undefined ? {} : { memo: options.memo }),
       ...(options.generate === undefined ? {} : { generate: options.generate }),

@@ -1,6 +1,7 @@
 // A library-call segment of a compile plan: one GEMM (matmul / linear with its fused epilogue)
 // handed to cuBLASLt instead of a generated kernel, as nvFuser hands its matmul segments to ATen.
-// Planning (no device) computes the segment's MatmulParams once; running turns them and the
+// Planning (no device) takes the segment's MatmulParams from the matmul scheduler through the
+// analysis cache acceptance filled (computed once per segment); running turns them and the
 // segment's buffers into one GemmDescriptor (with C and beta 1 where the epilogue adds a C) and enqueues it through the device's GemmLibrary on
 // the stream the generated kernels around it use (calls on one stream run in order, so the GEMM
 // reads what the kernel before it wrote, and the kernel after it reads the GEMM's result).
@@ -13,9 +14,10 @@
 
 import type { Fusion } from '@tsfuser/fusion-ir';
 import { RuntimeUnavailableError, type GemmCall, type GemmDescriptor, type GemmEpilogue, type GemmMatrix, type GemmVector } from '@tsfuser/device';
-import { computeMatmulHeuristics, SchedulingError, type MatmulOperandLayout, type MatmulParams, type RuntimeInfo } from '@tsfuser/scheduler';
+import { HeuristicDataCache, SchedulingError, type MatmulOperandLayout, type MatmulParams, type RuntimeInfo, type Scheduler } from '@tsfuser/scheduler';
 import { ExecutorInputError } from '../errors.js';
 import { runGroupedCalls } from './grouped-gemm-calls.js';
+import { planned } from './planned.js';
 
 /** A GEMM segment: no kernel, one cuBLASLt call (see the header). */
 export interface LibraryCallSegment {
@@ -54,10 +56,10 @@ export interface LibraryCallContext {
 }
 
 /** The GEMM segment of `fusion` for `info`; a SchedulingError with the reason when it is not one. */
-export function planLibraryCallSegment(fusion: Fusion, info: RuntimeInfo, groupId: number): LibraryCallSegment {
-  const r = computeMatmulHeuristics(fusion, info);
-  if (!r.ok) throw new SchedulingError(`segment ${groupId} was planned as a GEMM (cuBLASLt) call but is none: ${r.reason}`);
-  return { kind: 'libraryCall', groupId, fusion, info, params: r.params };
+export function planLibraryCallSegment(fusion: Fusion, info: RuntimeInfo, groupId: number, scheduler: Scheduler, analysis?: HeuristicDataCache): LibraryCallSegment {
+  const params = planned(() => scheduler.computeHeuristics(fusion, info, HeuristicDataCache.for(fusion, info, analysis)), `segment ${groupId} was planned as a GEMM (cuBLASLt) call but is none`);
+  if (params.schedulerType !== 'matmul') throw new SchedulingError(`segment ${groupId} was planned as a GEMM (cuBLASLt) call but its scheduler gave ${params.schedulerType} parameters`);
+  return { kind: 'libraryCall', groupId, fusion, info, params };
 }
 
 function sameLayout(a: GemmBuffer, sizes: readonly number[], strides: readonly number[]): boolean {

@@ -1,7 +1,7 @@
 // The attention segment (generated flash-attention kernels for one sdpfa_fwd / sdpfa_bwd): its
 // parameters, their printing and the scheduler. Exported through the package entry.
 
-export { computeAttentionHeuristics, canScheduleAttention, NO_ATTENTION, type AttentionHeuristicsResult } from './heuristics.js';
+export { analyzeAttentionSegment, canScheduleAttention, NO_ATTENTION, type AttentionSegmentAnalysis } from './segment-analysis.js';
 export {
   attentionParamsToString,
   type AttentionParams,

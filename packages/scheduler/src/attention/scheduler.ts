@@ -1,6 +1,6 @@
 // The attention scheduler (tsfuser's; nvFuser hands sdpfa_fwd / sdpfa_bwd to ATen through its
 // expr_eval scheduler): it takes a segment of exactly one SdpaFwdOp or SdpaBwdOp and makes no
-// loop nest — its parameters (heuristics.ts) are what the runtime's attention segment needs to
+// loop nest — its parameters (segment-analysis.ts) are what the runtime's attention segment needs to
 // generate, compile and launch codegen's flash-attention kernels. Acceptance reads the op and
 // layout analysis (computed once per (fusion, runtime info) in the HeuristicDataCache); the
 // heuristics are made from it by computeHeuristics alone, once per segment.
@@ -13,11 +13,11 @@ import { HeuristicDataCache, type AnalysisKey } from '../heuristic-data-cache.js
 import type { HeuristicParams } from '../heuristic-params.js';
 import type { RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
-import { computeAttentionHeuristics, type AttentionHeuristicsResult } from './heuristics.js';
+import { analyzeAttentionSegment, type AttentionSegmentAnalysis } from './segment-analysis.js';
 import type { AttentionParams } from './params.js';
 
 /** The attention segment's op, flags and runtime layouts, once per fusion and runtime info. */
-const ATTENTION_ANALYSIS: AnalysisKey<AttentionHeuristicsResult> = Object.freeze({ name: 'attention op and layouts' });
+const ATTENTION_ANALYSIS: AnalysisKey<AttentionSegmentAnalysis> = Object.freeze({ name: 'attention op and layouts' });
 
 export class AttentionScheduler implements Scheduler {
   readonly type = 'attention' as const;
@@ -27,7 +27,7 @@ export class AttentionScheduler implements Scheduler {
    * ATTENTION_ANALYSIS entry of the HeuristicDataCache), read again by computeHeuristics.
    */
   canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): CanScheduleResult {
-    const v = HeuristicDataCache.for(fusion, runtimeInfo, cache).analysis(ATTENTION_ANALYSIS, () => computeAttentionHeuristics(fusion, runtimeInfo));
+    const v = HeuristicDataCache.for(fusion, runtimeInfo, cache).analysis(ATTENTION_ANALYSIS, () => analyzeAttentionSegment(fusion, runtimeInfo));
     return v.ok ? { ok: true } : { ok: false, reason: v.reason };
   }
 
@@ -35,7 +35,7 @@ export class AttentionScheduler implements Scheduler {
   computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): AttentionParams {
     const analysis = HeuristicDataCache.for(fusion, runtimeInfo, cache);
     return analysis.heuristics(this, () => {
-      const r = analysis.analysis(ATTENTION_ANALYSIS, () => computeAttentionHeuristics(fusion, runtimeInfo));
+      const r = analysis.analysis(ATTENTION_ANALYSIS, () => analyzeAttentionSegment(fusion, runtimeInfo));
       if (!r.ok) throw new AttentionRefusal(r.reason);
       return r.params;
     });

@@ -124,7 +124,7 @@ export function matchGemmSegment(fusion: Fusion): PatternResult {
   }
   const gemm = gemms[0] as Expr;
   if (gemm.kind === 'ScaledMmaOp' || gemm.kind === 'GroupedMmaOp') {
-    // computeMatmulHeuristics takes those to scaled-mm.ts / grouped-mm.ts: segments of the op alone
+    // analyzeMatmulSegment takes those to scaled-mm.ts / grouped-mm.ts: segments of the op alone
     return { ok: false, reason: `${gemm.kind === 'ScaledMmaOp' ? 'scaled_mm' : 'grouped_mm'} producing ${tvName(gemm.outputs[0] as Val)} takes no epilogue chain here (its GEMM segment is the op alone)` };
   }
   if (gemm.kind !== 'MatmulOp' && gemm.kind !== 'LinearOp') return { ok: false, reason: NO_MATMUL };

@@ -14,7 +14,7 @@
 import type { Fusion, GroupedMmaOp, TensorView } from '@tsfuser/fusion-ir';
 import type { RuntimeInfo, TensorInputInfo } from '../runtime-info.js';
 import { tensorExprs, tvName } from '../segmentation/fusion-graph.js';
-import type { MatmulHeuristicsResult } from './heuristics.js';
+import type { MatmulSegmentAnalysis } from './segment-analysis.js';
 import { planGemmLayout, type GemmLayout } from './operand-layout.js';
 import type { GroupedMmLayout, MatmulDtype, MatmulParams } from './params.js';
 import { GemmShapeError } from './shape-error.js';
@@ -54,7 +54,7 @@ const part = (input: number, t: TensorInputInfo, dims: readonly number[]): { inp
 });
 
 /** The GEMM segment's parameters of a lone grouped_mm under `info` (see the header). */
-export function computeGroupedMmHeuristics(fusion: Fusion, info: RuntimeInfo): MatmulHeuristicsResult {
+export function analyzeGroupedMmSegment(fusion: Fusion, info: RuntimeInfo): MatmulSegmentAnalysis {
   const gemm = onlyGroupedMm(fusion);
   if ('ok' in gemm) return gemm;
   const out = gemm.out();

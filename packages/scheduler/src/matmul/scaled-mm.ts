@@ -16,7 +16,7 @@
 import type { Fusion, ScaledMmaOp, TensorView } from '@tsfuser/fusion-ir';
 import type { RuntimeInfo, TensorInputInfo } from '../runtime-info.js';
 import { tensorExprs, tvName } from '../segmentation/fusion-graph.js';
-import type { MatmulHeuristicsResult } from './heuristics.js';
+import type { MatmulSegmentAnalysis } from './segment-analysis.js';
 import { planGemmLayout } from './operand-layout.js';
 import type { Float8Dtype, GemmOperandDtype, MatmulDtype, MatmulEpilogue, MatmulParams } from './params.js';
 import { GemmShapeError } from './shape-error.js';
@@ -59,7 +59,7 @@ function onlyScaledMm(fusion: Fusion): ScaledMmaOp | Refusal {
 }
 
 /** The GEMM segment's parameters of a lone scaled_mm under `info` (see the header). */
-export function computeScaledMmHeuristics(fusion: Fusion, info: RuntimeInfo): MatmulHeuristicsResult {
+export function analyzeScaledMmSegment(fusion: Fusion, info: RuntimeInfo): MatmulSegmentAnalysis {
   const gemm = onlyScaledMm(fusion);
   if ('ok' in gemm) return gemm;
   const out = gemm.out();

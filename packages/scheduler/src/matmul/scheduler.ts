@@ -1,6 +1,6 @@
 // The matmul scheduler (nvFuser's SchedulerType::Matmul, whose segments nvFuser hands to ATen):
 // it takes a segment of exactly one matmul / linear and the epilogue cuBLASLt fuses, and makes
-// no kernel — its parameters are the cuBLASLt call (heuristics.ts) that the runtime's
+// no kernel — its parameters are the cuBLASLt call (segment-analysis.ts) that the runtime's
 // library-call segment enqueues between the generated kernels. Its acceptance reads the pattern
 // and layout analysis (computed once per (fusion, runtime info) in the HeuristicDataCache; a
 // refusal is its verdict, a GemmShapeError the error it threw); the heuristics are made from it
@@ -14,12 +14,12 @@ import { HeuristicDataCache, type AnalysisKey } from '../heuristic-data-cache.js
 import type { HeuristicParams } from '../heuristic-params.js';
 import type { RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
-import { computeMatmulHeuristics, type MatmulHeuristicsResult } from './heuristics.js';
+import { analyzeMatmulSegment, type MatmulSegmentAnalysis } from './segment-analysis.js';
 import { GEMM_EXPR_KINDS, NO_MATMUL } from './epilogue-pattern.js';
 import type { MatmulParams } from './params.js';
 
 /** The GEMM segment's pattern and runtime layouts, once per fusion and runtime info. */
-const MATMUL_ANALYSIS: AnalysisKey<MatmulHeuristicsResult> = Object.freeze({ name: 'matmul pattern and layouts' });
+const MATMUL_ANALYSIS: AnalysisKey<MatmulSegmentAnalysis> = Object.freeze({ name: 'matmul pattern and layouts' });
 
 export class MatmulScheduler implements Scheduler {
   readonly type = 'matmul' as const;
@@ -31,7 +31,7 @@ export class MatmulScheduler implements Scheduler {
   canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): CanScheduleResult {
     // Most fusions hold no GEMM: refused before the cache.
     if (!fusion.exprs().some((e) => GEMM_EXPR_KINDS.has(e.kind))) return { ok: false, reason: NO_MATMUL };
-    const v = HeuristicDataCache.for(fusion, runtimeInfo, cache).analysis(MATMUL_ANALYSIS, () => computeMatmulHeuristics(fusion, runtimeInfo));
+    const v = HeuristicDataCache.for(fusion, runtimeInfo, cache).analysis(MATMUL_ANALYSIS, () => analyzeMatmulSegment(fusion, runtimeInfo));
     return v.ok ? { ok: true } : { ok: false, reason: v.reason };
   }
 
@@ -39,7 +39,7 @@ export class MatmulScheduler implements Scheduler {
   computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): MatmulParams {
     const analysis = HeuristicDataCache.for(fusion, runtimeInfo, cache);
     return analysis.heuristics(this, () => {
-      const v = analysis.analysis(MATMUL_ANALYSIS, () => computeMatmulHeuristics(fusion, runtimeInfo));
+      const v = analysis.analysis(MATMUL_ANALYSIS, () => analyzeMatmulSegment(fusion, runtimeInfo));
       if (!v.ok) throw new MatmulRefusal(v.reason);
       return v.params;
     });

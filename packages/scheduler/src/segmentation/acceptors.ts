@@ -25,7 +25,7 @@ import { canScheduleNormalization, canScheduleReductionPattern, connectedGraphRe
 import { MatmulScheduler } from '../matmul/scheduler.js';
 import { NO_MATMUL } from '../matmul/epilogue-pattern.js';
 import { AttentionScheduler } from '../attention/scheduler.js';
-import { NO_ATTENTION } from '../attention/heuristics.js';
+import { NO_ATTENTION } from '../attention/segment-analysis.js';
 
 export interface Acceptor {
   readonly type: SchedulerType;

@@ -1,8 +1,11 @@
-// The GEMM segment's acceptance and parameters, computed together and once: the pattern
+// The GEMM segment's analysis (nvFuser's matmul pattern and layout analysis): the pattern
 // (epilogue-pattern.ts) on the segment's fusion, then the call on the runtime layouts of its
 // inputs (operand-layout.ts): m, n, k, batch, leading dims, transpositions, batch strides, the
-// output's and the epilogue's vectors. canScheduleMatmul is this computation's verdict, so the
-// segment is accepted on exactly the parameters it runs with.
+// output's and the epilogue's vectors. A cuBLASLt segment chooses nothing beyond this
+// description (the algorithm is cuBLASLt's, asked at run time and cached per descriptor), so the
+// matmul scheduler's acceptance is this analysis's verdict (canScheduleMatmul) and its heuristics
+// are the described call (MatmulScheduler.computeHeuristics, once per segment): the segment is
+// accepted on exactly the call it runs.
 // A backward segment (the gelu(tanh) derivative after the GEMM, dgelu-pattern.ts) gets the
 // DGELU / DGELU_BGRAD epilogue, the saved pre-activation read as cuBLASLt's aux; a weight-gradient
 // segment (a 2-D matmul and the sum of one operand over K, bgrad-pattern.ts) gets BGRADA / BGRADB.
@@ -21,8 +24,8 @@ import { GemmShapeError } from './shape-error.js';
 import { matchDgeluSegment, type DgeluPattern } from './dgelu-pattern.js';
 import { matchBgradSegment, type BgradPattern } from './bgrad-pattern.js';
 import { permuted } from './operand-source.js';
-import { computeGroupedMmHeuristics } from './grouped-mm.js';
-import { computeScaledMmHeuristics } from './scaled-mm.js';
+import { analyzeGroupedMmSegment } from './grouped-mm.js';
+import { analyzeScaledMmSegment } from './scaled-mm.js';
 import type { RuntimeInfo, TensorInputInfo } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { tvName } from '../segmentation/fusion-graph.js';
@@ -30,7 +33,7 @@ import { matchGemmSegment, type GemmPattern } from './epilogue-pattern.js';
 import { planGemmLayout, type GemmLayout, type OperandInfo, type OperandRole } from './operand-layout.js';
 import type { MatmulDtype, MatmulEpilogue, MatmulEpilogueKind, MatmulParams } from './params.js';
 
-export type MatmulHeuristicsResult = { ok: true; params: MatmulParams } | { ok: false; reason: string };
+export type MatmulSegmentAnalysis = { ok: true; params: MatmulParams } | { ok: false; reason: string };
 
 
 /** PyTorch's shape rule of the GEMM on the real sizes (ops/matmul-shapes.ts of fusion-ir), as a GemmShapeError. */
@@ -66,11 +69,11 @@ function epilogueKind(bias: boolean, activation: GemmPattern['activation'], aux:
   }
 }
 
-/** The GEMM segment's parameters for `fusion` under `info`, or why it is not one. */
-export function computeMatmulHeuristics(fusion: Fusion, info: RuntimeInfo): MatmulHeuristicsResult {
+/** The GEMM segment's analysis for `fusion` under `info` (the call it describes), or why it is not one. */
+export function analyzeMatmulSegment(fusion: Fusion, info: RuntimeInfo): MatmulSegmentAnalysis {
   const kinds = new Set(fusion.exprs().map((e) => e.kind));
-  if (kinds.has('ScaledMmaOp')) return computeScaledMmHeuristics(fusion, info);
-  if (kinds.has('GroupedMmaOp')) return computeGroupedMmHeuristics(fusion, info);
+  if (kinds.has('ScaledMmaOp')) return analyzeScaledMmSegment(fusion, info);
+  if (kinds.has('GroupedMmaOp')) return analyzeGroupedMmSegment(fusion, info);
   const matched = matchGemmSegment(fusion);
   if (!matched.ok) {
     // a backward GEMM (DGELU / DGELU_BGRAD) is not the forward chain; its refusal names the rule it broke
@@ -158,7 +161,7 @@ function permutedCopyRefusal(p: { gemm: { inA(): TensorView; inB(): TensorView }
 /** The smallest K of a BGRADA call (see bgradHeuristics). */
 const MIN_BGRADA_K = 2;
 
-function bgradHeuristics(fusion: Fusion, info: RuntimeInfo, p: BgradPattern): MatmulHeuristicsResult {
+function bgradHeuristics(fusion: Fusion, info: RuntimeInfo, p: BgradPattern): MatmulSegmentAnalysis {
   const aInfo = tensorInfo(info, p.aInput, p.gemm.inA());
   const bInfo = tensorInfo(info, p.bInput, p.gemm.inB());
   if (typeof aInfo === 'string') return { ok: false, reason: aInfo };
@@ -222,7 +225,7 @@ function plainGemmParams(
 }
 
 /** The DGELU(_BGRAD) segment's parameters: the GEMM's layout, P read as cuBLASLt's aux (laid out like D). */
-function dgeluHeuristics(fusion: Fusion, info: RuntimeInfo, p: DgeluPattern): MatmulHeuristicsResult {
+function dgeluHeuristics(fusion: Fusion, info: RuntimeInfo, p: DgeluPattern): MatmulSegmentAnalysis {
   const aInfo = tensorInfo(info, p.aInput, p.gemm.inA());
   const bInfo = tensorInfo(info, p.bInput, p.gemm.inB());
   const xInfo = tensorInfo(info, p.aux.input, p.aux.tv);
@@ -254,8 +257,8 @@ function dgeluHeuristics(fusion: Fusion, info: RuntimeInfo, p: DgeluPattern): Ma
   return { ok: true, params: plainGemmParams(fusion, layout, linear, p, dtype, epilogue) };
 }
 
-/** Whether `fusion` is one GEMM segment under `info` (the verdict of computeMatmulHeuristics). */
+/** Whether `fusion` is one GEMM segment under `info` (the verdict of analyzeMatmulSegment). */
 export function canScheduleMatmul(fusion: Fusion, info: RuntimeInfo): CanScheduleResult {
-  const r = computeMatmulHeuristics(fusion, info);
+  const r = analyzeMatmulSegment(fusion, info);
   return r.ok ? { ok: true } : { ok: false, reason: r.reason };
 }

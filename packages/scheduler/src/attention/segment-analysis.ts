@@ -1,10 +1,12 @@
-// The attention segment's acceptance and parameters, computed together and once: the segment
+// The attention segment's analysis: the segment
 // must be exactly one SdpaFwdOp or SdpaBwdOp (the kernels fuse no prologue or epilogue yet),
 // its flags constants of the definition (they pick the kernel variant), and its tensors laid out
 // as the generated kernels read them — rank 4 [N, H, L, E], BFloat16 / Half, the last dim
 // contiguous, every row 16-byte aligned (the kernels copy rows with 16-byte cp.async), the
-// logsumexp of the backward dense. canScheduleAttention is this computation's verdict, so a
-// segment is accepted on exactly the parameters it runs with.
+// logsumexp of the backward dense. The kernel variant follows from the op's flags and dtypes
+// (codegen picks the tiling for it), so nothing is chosen beyond this description: the
+// attention scheduler's acceptance is its verdict (canScheduleAttention) and its heuristics are
+// the described call (AttentionScheduler.computeHeuristics, once per segment).
 // Invariant: accepted parameters pass codegen's checkAttentionInputs for the layouts the
 // runtime info states; anything else is a refusal naming the tensor, the dim and the rule.
 
@@ -14,7 +16,7 @@ import type { CanScheduleResult } from '../scheduler.js';
 import { tensorExprs, tvName } from '../segmentation/fusion-graph.js';
 import type { AttentionKernelVariant, AttentionOperand, AttentionParams, AttentionRngValue } from './params.js';
 
-export type AttentionHeuristicsResult = { ok: true; params: AttentionParams } | { ok: false; reason: string };
+export type AttentionSegmentAnalysis = { ok: true; params: AttentionParams } | { ok: false; reason: string };
 
 /** The refusal of a segment without an attention op (left out of segmentation summaries). */
 export const NO_ATTENTION = 'the segment has no sdpfa_fwd or sdpfa_bwd';
@@ -250,8 +252,8 @@ function backward(fusion: Fusion, info: RuntimeInfo, op: SdpaBwdOp): AttentionPa
   };
 }
 
-/** The attention segment's parameters for `fusion` under `info`, or why it is not one. */
-export function computeAttentionHeuristics(fusion: Fusion, info: RuntimeInfo): AttentionHeuristicsResult {
+/** The attention segment's analysis for `fusion` under `info` (the call it describes), or why it is not one. */
+export function analyzeAttentionSegment(fusion: Fusion, info: RuntimeInfo): AttentionSegmentAnalysis {
   try {
     const op = theOp(fusion);
     return { ok: true, params: op.kind === 'SdpaFwdOp' ? forward(fusion, info, op) : backward(fusion, info, op) };
@@ -261,8 +263,8 @@ export function computeAttentionHeuristics(fusion: Fusion, info: RuntimeInfo): A
   }
 }
 
-/** The verdict of computeAttentionHeuristics. */
+/** Whether `fusion` is one attention segment under `info` (the verdict of analyzeAttentionSegment). */
 export function canScheduleAttention(fusion: Fusion, info: RuntimeInfo): CanScheduleResult {
-  const r = computeAttentionHeuristics(fusion, info);
+  const r = analyzeAttentionSegment(fusion, info);
   return r.ok ? { ok: true } : { ok: false, reason: r.reason };
 }
