@@ -54,7 +54,7 @@ export class HeuristicDataCache {
   private bindingsMemo: Memo<ExtentBindings> | null = null;
   private bufferSizeMemo: Memo<PersistentBufferSize> | null = null;
   private translated: HeuristicDataCache | null = null;
-  private readonly analysisMemo = new Map<AnalysisKey<unknown>, Memo<unknown>>();
+  private readonly analysisMemo = new Map<AnalysisKey<unknown>, Map<string | number, Memo<unknown>>>();
   private readonly heuristicsMemo = new Map<Scheduler, Memo<HeuristicParams>>();
   private readonly scheduleMemo = new Map<Scheduler, Memo<ScheduledFusion>>();
   readonly counts: HeuristicDataCacheCounts = { heuristics: 0, schedules: 0, bindings: 0 };
@@ -102,12 +102,19 @@ export class HeuristicDataCache {
    * A scheduler's own analysis of this fusion (`key` names it; e.g. the GEMM segment's pattern
    * and runtime layouts), computed once by `compute` and read by both its canSchedule and its
    * computeHeuristics; not counted as heuristics (acceptance reads it for every candidate).
+   * `variant` tells apart entries of one key that depend on a scheduler option (e.g. the row
+   * analysis of a maximum vector width).
    */
-  analysis<T>(key: AnalysisKey<T>, compute: () => T): T {
-    let m = this.analysisMemo.get(key) as Memo<T> | undefined;
+  analysis<T>(key: AnalysisKey<T>, compute: () => T, variant: string | number = ''): T {
+    let byVariant = this.analysisMemo.get(key);
+    if (byVariant === undefined) {
+      byVariant = new Map();
+      this.analysisMemo.set(key, byVariant);
+    }
+    let m = byVariant.get(variant) as Memo<T> | undefined;
     if (m === undefined) {
       m = memoize(compute);
-      this.analysisMemo.set(key, m);
+      byVariant.set(variant, m);
     }
     return read(m);
   }

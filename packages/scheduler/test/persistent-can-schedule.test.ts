@@ -1,8 +1,10 @@
-// The persistent schedulers' canSchedule never schedules (issue 32; nvFuser's canScheduleRunTime
-// only checks): acceptance is the structural checks (can-schedule.ts) plus the launch the
-// heuristics choose with the scheduler's own overrides and the resize-buffer check
-// (persistent/persistent-acceptance.ts). Counted through the HeuristicDataCache: 0 schedules at
-// acceptance, the heuristics computed once and reused by computeHeuristics; overrides that
+// The persistent schedulers' canSchedule never schedules nor computes heuristics (issue 32;
+// nvFuser's canScheduleRunTime only checks): acceptance is the structural checks
+// (can-schedule.ts) plus the bounds the launch must fit with the scheduler's own overrides
+// (launch-bounds.ts) and the resize-buffer check (persistent/persistent-acceptance.ts). Counted
+// through the HeuristicDataCache: 0 schedules and 0 heuristics at acceptance, the heuristics
+// computed once by computeHeuristics; a launch-bounds refusal is exactly the heuristics'
+// SchedulingError (same message) over a sweep of sizes and overrides; overrides that
 // leave no launch are refusals at acceptance; and every fusion accepted then schedules without
 // a refusal (the checks predict what the schedule used to decide), over a sweep of sizes.
 import { readFileSync } from 'node:fs';
@@ -13,6 +15,9 @@ import {
   HeuristicDataCache, InnerOuterPersistentScheduler, InnerPersistentScheduler, makeRuntimeInfo, OuterPersistentScheduler, type Scheduler,
 } from '../src/index.js';
 import { resizePersistentBufferRefusal } from '../src/persistent/persistent-acceptance.js';
+import { innerPersistentLaunchRefusal } from '../src/inner-persistent/launch-bounds.js';
+import { outerPersistentLaunchRefusal } from '../src/outer-persistent/launch-bounds.js';
+import { innerOuterPersistentLaunchRefusal } from '../src/inner-outer-persistent/launch-bounds.js';
 import { layerNormBackwardFusion, layerNormBackwardSizes } from './layer-norm-backward-fixture.js';
 
 function fusionOf(ranks: number[], build: (xs: TensorView[]) => TensorView[], dtype: 'Float' | 'BFloat16' = 'Float'): Fusion {
@@ -43,13 +48,13 @@ const CASES: Case[] = [
 
 describe('persistent canSchedule never schedules', () => {
   for (const c of CASES) {
-    it(`${c.name}: accepts with 0 schedules and one heuristics computation, which computeHeuristics reuses`, () => {
+    it(`${c.name}: accepts with no heuristics and no schedule (launch bounds only); computeHeuristics then computes them once`, () => {
       const fusion = c.fusion();
       const ri = info(fusion, c.sizes(1024, 1024));
       const s = c.scheduler();
       const cache = new HeuristicDataCache(fusion, ri);
       expect(s.canSchedule(fusion, ri, cache)).toEqual({ ok: true });
-      expect(cache.counts).toEqual({ heuristics: 1, schedules: 0, bindings: 1 });
+      expect(cache.counts).toEqual({ heuristics: 0, schedules: 0, bindings: 1 });
       const p = s.computeHeuristics(fusion, ri, cache);
       expect(s.computeHeuristics(fusion, ri, cache) === p).toBe(true);
       expect(cache.counts.heuristics).toBe(1);
@@ -101,12 +106,48 @@ describe('persistent canSchedule never schedules', () => {
     }
   });
 
-  it('the persistent schedulers\' canSchedule reads no scheduled fusion (source)', () => {
+  it('a launch-bounds refusal is the heuristics\' own error, and an accepted launch has heuristics (sweep of sizes and overrides)', () => {
+    const launchRefusal = {
+      inner_persistent: innerPersistentLaunchRefusal,
+      outer_persistent: outerPersistentLaunchRefusal,
+      inner_outer_persistent: innerOuterPersistentLaunchRefusal,
+    };
+    const schedulers: [keyof typeof launchRefusal, () => Scheduler, object, () => Fusion, (n: number, h: number) => number[][]][] = [];
+    for (const o of [{}, { batches: 1 }, { batches: 4 }, { bdimy: 2 }, { bdimy: 8, batches: 2 }]) {
+      schedulers.push(['inner_persistent', () => new InnerPersistentScheduler(o), o, softmaxFusion, (n, h) => [[n, h]]]);
+      schedulers.push(['inner_outer_persistent', () => new InnerOuterPersistentScheduler(o), o, () => layerNormBackwardFusion('Float', -1), (n, h) => layerNormBackwardSizes(n, h)]);
+    }
+    for (const o of [{}, { bdimx: 32, batches: 1 }, { bdimx: 8, batches: 64 }]) schedulers.push(['outer_persistent', () => new OuterPersistentScheduler(o), o, minusColumnSum, (n, h) => [[h, n]]]);
+    const seen = { refused: 0, launched: 0 };
+    for (const [type, make, overrides, build] of schedulers) {
+      for (const n of [1, 7, 1000, 70000]) {
+        for (const h of [3, 1000, 16384, 65536, 300000]) {
+          const fusion = build();
+          const sizes = schedulers.find((x) => x[0] === type && x[2] === overrides)?.[4](n, h) ?? [];
+          const ri = info(fusion, sizes);
+          const cache = new HeuristicDataCache(fusion, ri);
+          const refusal = launchRefusal[type](cache, overrides);
+          const where = `${type} ${JSON.stringify(overrides)} ${n}x${h}`;
+          if (refusal !== null) {
+            seen.refused += 1;
+            expect(() => make().computeHeuristics(fusion, ri, cache), where).toThrow(refusal);
+          } else {
+            seen.launched += 1;
+            expect(() => make().computeHeuristics(fusion, ri, cache), where).not.toThrow();
+          }
+        }
+      }
+    }
+    expect(seen.refused).toBeGreaterThan(0);
+    expect(seen.launched).toBeGreaterThan(0);
+  });
+
+  it('the persistent schedulers\' canSchedule reads no scheduled fusion and computes no heuristics (source)', () => {
     for (const dir of ['inner-persistent', 'outer-persistent', 'inner-outer-persistent']) {
       const source = readFileSync(fileURLToPath(new URL(`../src/${dir}/index.ts`, import.meta.url)), 'utf8');
       const body = source.slice(source.indexOf('  canSchedule('), source.indexOf('  computeHeuristics('));
       expect(body.length, dir).toBeGreaterThan(0);
-      expect(body, dir).not.toMatch(/\.scheduled\(|scheduleRefusal|\.schedule\(|schedule(Inner|Outer)\w*\(/);
+      expect(body, dir).not.toMatch(/\.scheduled\(|scheduleRefusal|\.schedule\(|schedule(Inner|Outer)\w*\(|computeHeuristics|compute\w*Heuristics/);
     }
   });
 });

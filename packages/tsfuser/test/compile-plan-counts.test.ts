@@ -3,8 +3,8 @@
 // scheduler — pointwise, reduction, inner / outer / inner-outer persistent, transpose, matmul
 // (a cuBLASLt segment), attention, expr_eval, greedy — heuristics are computed exactly once per
 // compiled segment and generated kernels scheduled exactly once; and no scheduler's canSchedule,
-// asked by the segmenter for every candidate merge, schedules anything or computes matmul /
-// attention heuristics. The runtime's library-call and attention segments take their parameters
+// asked by the segmenter for every candidate merge, schedules anything or computes any
+// scheduler's heuristics (persistent ones check launch-bounds.ts instead). The runtime's library-call and attention segments take their parameters
 // from their scheduler through the cache acceptance filled, so they count once like kernels.
 import { cast, cumsum, Fusion, HostTensor, linear, makeTensor, mul, permute, relu, reshape, sdpfaFwd, softmax, sum, type DataType, type TensorView } from '@tsfuser/fusion-ir';
 import { Tensor, validateGemm, type GemmCall, type GemmDescriptor } from '@tsfuser/device';
@@ -24,20 +24,20 @@ afterEach(() => {
 interface Work {
   heuristics: Map<string, number>;
   schedules: Map<string, number>;
-  /** Schedules and matmul / attention heuristics computed while some canSchedule was running. */
-  duringAcceptance: { schedules: number; libraryHeuristics: number };
+  /** Schedules and heuristics (of any scheduler) computed while some canSchedule was running. */
+  duringAcceptance: { schedules: number; heuristics: number };
 }
 
 /** Counts computations (not cache reads) per scheduler type, and what canSchedule computes. */
 function countWork(): Work {
-  const work: Work = { heuristics: new Map(), schedules: new Map(), duringAcceptance: { schedules: 0, libraryHeuristics: 0 } };
+  const work: Work = { heuristics: new Map(), schedules: new Map(), duringAcceptance: { schedules: 0, heuristics: 0 } };
   const bump = (m: Map<string, number>, k: string): void => void m.set(k, (m.get(k) ?? 0) + 1);
   let accepting = 0;
   const heuristics = HeuristicDataCache.prototype.heuristics;
   vi.spyOn(HeuristicDataCache.prototype, 'heuristics').mockImplementation(function (this: HeuristicDataCache, scheduler, compute) {
     return heuristics.call(this, scheduler, () => {
       bump(work.heuristics, scheduler.type);
-      if (accepting > 0 && (scheduler.type === 'matmul' || scheduler.type === 'attention')) work.duringAcceptance.libraryHeuristics += 1;
+      if (accepting > 0) work.duringAcceptance.heuristics += 1;
       return compute();
     });
   });
@@ -94,23 +94,19 @@ function run(fusion: Fusion, inputs: Tensor[]): Map<string, number> {
 
 const GENERATED = new Set(['pointwise', 'reduction', 'inner_persistent', 'outer_persistent', 'inner_outer_persistent', 'transpose', 'greedy']);
 
-const PERSISTENT = new Set(['inner_persistent', 'outer_persistent', 'inner_outer_persistent']);
-
-/** `persistentHeuristics: 'candidates'`: see the open item at the end of this file. */
-function expectOncePerSegment(work: Work, perType: Map<string, number>, where: string, persistentHeuristics: 'once' | 'candidates' = 'once'): void {
-  const skip = (t: string): boolean => t === 'expr_eval' || t === 'no_op' || (persistentHeuristics === 'candidates' && PERSISTENT.has(t));
+function expectOncePerSegment(work: Work, perType: Map<string, number>, where: string): void {
+  const skip = (t: string): boolean => t === 'expr_eval' || t === 'no_op';
   const computed = new Map([...perType].filter(([t]) => !skip(t)));
   expect(new Map([...work.heuristics].filter(([t]) => !skip(t))), `${where}: heuristics per scheduler`).toEqual(computed);
   expect(work.schedules, `${where}: schedules per scheduler`).toEqual(new Map([...perType].filter(([t]) => GENERATED.has(t))));
-  expect(work.duringAcceptance, `${where}: computed inside canSchedule`).toEqual({ schedules: 0, libraryHeuristics: 0 });
+  expect(work.duringAcceptance, `${where}: computed inside canSchedule`).toEqual({ schedules: 0, heuristics: 0 });
 }
 
 describe('compile plan counts (issue 32)', () => {
-  const built: { name: string; types: string[]; persistent?: 'candidates'; build: () => { fusion: Fusion; inputs: Tensor[] } }[] = [
+  const built: { name: string; types: string[]; build: () => { fusion: Fusion; inputs: Tensor[] } }[] = [
     {
       name: 'linear → softmax (matmul + inner_persistent)',
       types: ['matmul', 'inner_persistent'],
-      persistent: 'candidates',
       build: () => {
         const f = new Fusion();
         const x = input(f, 2);
@@ -163,7 +159,7 @@ describe('compile plan counts (issue 32)', () => {
       const work = countWork();
       const perType = run(fusion, inputs);
       for (const t of c.types) expect(perType.has(t), `${c.name}: a ${t} segment`).toBe(true);
-      expectOncePerSegment(work, perType, c.name, c.persistent);
+      expectOncePerSegment(work, perType, c.name);
     });
   }
 
@@ -189,13 +185,10 @@ describe('compile plan counts (issue 32)', () => {
     expectOncePerSegment(work, perType, 'greedy');
   });
 
-  // Open (issue 32): a persistent scheduler's acceptance checks the launch its heuristics choose,
-  // so the segmenter computes those heuristics for every candidate merge it asks about (each a
-  // fusion of its own, with its own cache); the accepted segment's are reused, never recomputed,
-  // and nothing is scheduled — but linear → softmax computes inner_persistent heuristics 4 times
-  // for its 1 segment. it.fails: this test starts failing (and is to be turned into an `it`)
-  // once acceptance predicts the launch without the heuristics.
-  it.fails('open: linear → softmax computes inner_persistent heuristics once (one per candidate today)', () => {
+  // A persistent scheduler's acceptance checks the bounds its launch must fit (launch-bounds.ts,
+  // memoized analyses), not its heuristics: the segmenter asks about every candidate merge (each
+  // a fusion of its own), and the heuristics are computed once, for the segment that runs.
+  it('linear → softmax computes inner_persistent heuristics once (not once per candidate merge)', () => {
     const f = new Fusion();
     const x = input(f, 2);
     const w = input(f, 2);

@@ -23,9 +23,9 @@ import type { RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { canScheduleNormalization } from '../segmentation/normalization.js';
 import { ExactLogicalMap } from '../analysis/domain-map.js';
-import { rowShape } from '../inner-persistent/heuristics.js';
+import { rowShape } from '../inner-persistent/row-analysis.js';
 import { persistentIoRefusal, persistentWelfordRefusal, refuse, tvName } from '../persistent/persistent-refusals.js';
-import { innerOuterReductions } from './heuristics.js';
+import { innerOuterReductions } from './launch-bounds.js';
 
 /** Why an outer reduction's result is used for more than being written out, or null. */
 export function outerResultUseRefusal(fusion: Fusion, r: TensorView): string | null {

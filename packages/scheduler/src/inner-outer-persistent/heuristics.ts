@@ -24,25 +24,18 @@
 import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import { chooseIndexType } from '../index-type.js';
-import { chooseBatches, forcedBatches, rowShape } from '../inner-persistent/heuristics.js';
-import { rowVectorChoice, type VectorChoice } from '../persistent/row-vectorization.js';
-import { resizeRowVectorChoice } from '../persistent/resize-row-vectorization.js';
+import { chooseBatches, forcedBatches } from '../inner-persistent/batches.js';
 import { hasResizeExprs } from '../pointwise/resize/index-space.js';
-import { ExactLogicalMap } from '../analysis/domain-map.js';
 import { collectIo } from '../analysis/io-tensors.js';
 import { HeuristicDataCache } from '../heuristic-data-cache.js';
-import type { ExtentBindings, RuntimeInfo } from '../runtime-info.js';
-import { persistentBuffers } from '../persistent/persistent-buffer.js';
+import type { RuntimeInfo } from '../runtime-info.js';
 import { bulkRowPipelineAllowed, bulkRowPipelineByDefault } from './bulk-row-pipeline.js';
 import type { InnerOuterPersistentParams } from './params.js';
-import { recomputeChain } from './projection.js';
-import { isInnerReduction } from './schedule.js';
+import { innerOuterPersistentLaunchRefusal, innerOuterRowFit, MAX_THREADS_PER_BLOCK, rowTensors, TARGET_BLOCK_THREADS } from './launch-bounds.js';
 import { chooseRowsPerBlock } from './rows-per-block.js';
 
-export const MAX_THREADS_PER_BLOCK = 1024;
-/** Register bytes per thread for persistent buffers and outer accumulators (64 registers). */
-export const MAX_REGISTER_BYTES_PER_THREAD = 256;
-export const MAX_PERSISTENT_BATCHES = 32;
+export { innerOuterReductions, MAX_PERSISTENT_BATCHES, MAX_REGISTER_BYTES_PER_THREAD, MAX_THREADS_PER_BLOCK } from './launch-bounds.js';
+
 /**
  * Registers per thread the persistent grid counts on when deciding resident blocks: the
  * persistent bytes per thread / 4 plus 24 for indices and temporaries, in steps of 8 (ptxas
@@ -55,58 +48,9 @@ export function estimatedRegisters(persistentBytesPerThread: number): number {
 const REGISTERS_PER_SM = 65536;
 /** Resident blocks per SM the persistent grid counts on (the hardware allows 32). */
 const MAX_BLOCKS_PER_SM = 8;
-/**
- * Threads per row the batch choice aims at. Measured on the H100 (layer_norm backward
- * 16384×4096, grouped allreduces): 512 threads (Float B=2, Half/BFloat16 B=1) against 256
- * (B=4 / B=2): Float 0.298 vs 0.303 ms, Half 0.206 vs 0.224, BFloat16 0.198 vs 0.205; 128
- * threads are slower still. Fewer rows in flight per SM, but each row's reductions end sooner.
- */
-const TARGET_BLOCK_THREADS = 512;
 
 function ceilDiv(a: number, b: number): number {
   return Math.ceil(a / b);
-}
-
-/** Reduction outputs of the fusion (ReductionOp), split into inner and outer. */
-export function innerOuterReductions(fusion: Fusion): { inner: TensorView[]; outer: TensorView[] } {
-  const inner: TensorView[] = [];
-  const outer: TensorView[] = [];
-  for (const e of fusion.exprs()) {
-    const out = e.outputs[0];
-    if (e.kind !== 'ReductionOp' || out === undefined || out.kind !== 'tensorView') continue;
-    (isInnerReduction(out) ? inner : outer).push(out);
-  }
-  return { inner, outer };
-}
-
-/** Tensors whose innermost non-broadcast dim is the row's innermost dim. */
-function rowTensors(fusion: Fusion, r: TensorView, tvs: readonly TensorView[]): TensorView[] {
-  const map = new ExactLogicalMap(fusion);
-  const logical = r.domain.logical;
-  const innermost = logical[logical.length - 1];
-  if (innermost === undefined) return [];
-  return tvs.filter((tv) => {
-    const dims = tv.domain.logicalNoReductions().filter((id) => !id.isBroadcast());
-    const last = dims[dims.length - 1];
-    return last !== undefined && map.same(last, innermost);
-  });
-}
-
-function vectorization(fusion: Fusion, runtimeInfo: RuntimeInfo, bindings: ExtentBindings, r: TensorView, rowLength: number): VectorChoice {
-  const inputTvs = fusion.inputs.filter((v): v is TensorView => v.kind === 'tensorView');
-  const rowInputs = new Set(rowTensors(fusion, r, inputTvs));
-  // Full-rank row outputs (grad_input); the outer reductions' outputs are written by the grid step.
-  const rank = r.domain.logical.length;
-  const outputTvs = fusion.outputs.filter((v): v is TensorView => v.kind === 'tensorView' && v.domain.logicalNoReductions().length === rank);
-  return resizeRowVectorChoice(fusion, bindings, r, rowVectorChoice(fusion, runtimeInfo, rowInputs, new Set(rowTensors(fusion, r, outputTvs)), rowLength, 16));
-}
-
-/**
- * Whether some persistent buffer can be recomputed from the inputs by pointwise ops
- * (projection.ts; a widening cast of an input is one such), so the inputs are what is kept.
- */
-function projectsToInputs(fusion: Fusion): boolean {
-  return persistentBuffers(fusion).some(({ tv }) => !tv.isFusionInput() && recomputeChain(tv, new Set()) !== null);
 }
 
 /**
@@ -144,40 +88,19 @@ export function computeInnerOuterPersistentHeuristics(
   const analysis = HeuristicDataCache.for(original, runtimeInfo, cache).welfordTranslated();
   const fusion = analysis.fusion;
   const bindings = analysis.bindings();
-  const { inner, outer } = innerOuterReductions(fusion);
-  const r = inner[0];
-  if (r === undefined || outer.length === 0) throw new SchedulingError('inner-outer persistent heuristics: needs an inner and an outer reduction');
-  const { rowLength: R, rows: I } = rowShape(r, bindings);
-  if (R === 0 || I === 0) throw new SchedulingError(`inner-outer persistent heuristics: ${I} rows of ${R} elements (empty)`);
+  // The bounds acceptance checked (launch-bounds.ts), from the same memoized row fit.
+  const refusal = innerOuterPersistentLaunchRefusal(analysis, overrides);
+  if (refusal !== null) throw new SchedulingError(refusal);
+  const fit = innerOuterRowFit(analysis);
+  const { reduction: r, outer, rowLength: R, rows: I, vec, vectors, project, bufferBytesPerElement, perElement, maxBatches } = fit;
   const device = runtimeInfo.device;
-  const vec = vectorization(fusion, runtimeInfo, bindings, r, R);
   const v = vec.factor;
-  const vectors = ceilDiv(R, v);
-  const project = projectsToInputs(fusion);
-  const size = analysis.persistentBufferSize();
-  // Whole bytes per element: a broadcast buffer (rstd over the row) adds a few bytes per row.
-  const bufferBytesPerElement = Math.max(1, Math.floor((project ? size.bytes : size.bufferBytes) / R));
-  const perElement = bufferBytesPerElement + 4 * outer.length;
-  const maxBatches = Math.min(MAX_PERSISTENT_BATCHES, Math.floor(MAX_REGISTER_BYTES_PER_THREAD / (v * perElement)));
   const forced = overrides.batches;
-  const choice =
-    forced !== undefined
-      ? forcedBatches(vectors, forced)
-      : maxBatches < 1
-        ? null
-        : chooseBatches(vectors, maxBatches, TARGET_BLOCK_THREADS);
-  if (choice === null || choice.bdimx > MAX_THREADS_PER_BLOCK) {
-    throw new SchedulingError(
-      `inner-outer persistent heuristics: a row of ${R} elements (${perElement} register bytes each: persistent buffers and ${outer.length} outer accumulators) ` +
-        `needs more than ${MAX_THREADS_PER_BLOCK} threads × ${Math.max(1, maxBatches)} batches × ${v} elements in ${MAX_REGISTER_BYTES_PER_THREAD} bytes of registers per thread`,
-    );
-  }
+  const choice = forced !== undefined ? forcedBatches(vectors, forced) : chooseBatches(vectors, maxBatches, TARGET_BLOCK_THREADS);
+  if (choice === null) throw new Error('inner-outer persistent heuristics: no batch although the launch bounds hold (a bug)');
   const { batches, bdimx } = choice;
-  // Slice / pad / cat in the row: no next-row prefetch or bulk row copies (not built for shifted reads).
   const resized = hasResizeExprs(fusion);
-  if (resized && (overrides.prefetchNextRow === true || overrides.bulkLoadRows === true)) {
-    throw new SchedulingError('inner-outer persistent heuristics: next-row prefetch and bulk row loads are not supported with slice, pad or cat in the row');
-  }
+  const size = analysis.persistentBufferSize();
   const prefetchNextRow = overrides.prefetchNextRow ?? false;
   // Prefetching holds a second copy of the row's persistent buffers (the next row's inputs).
   const registers = estimatedRegisters(batches * v * (perElement + (prefetchNextRow ? bufferBytesPerElement : 0)));

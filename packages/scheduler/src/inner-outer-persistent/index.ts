@@ -12,7 +12,8 @@ import type { RuntimeInfo } from '../runtime-info.js';
 import { HeuristicDataCache } from '../heuristic-data-cache.js';
 import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
 import { canScheduleInnerOuterPersistent } from './can-schedule.js';
-import { MAX_THREADS_PER_BLOCK, computeInnerOuterPersistentHeuristics, type InnerOuterPersistentOverrides } from './heuristics.js';
+import { computeInnerOuterPersistentHeuristics, type InnerOuterPersistentOverrides } from './heuristics.js';
+import { innerOuterPersistentLaunchRefusal } from './launch-bounds.js';
 import type { InnerOuterPersistentParams } from './params.js';
 import { scheduleInnerOuterPersistent } from './schedule.js';
 import { stridedOutputRefusal } from '../stride-order.js';
@@ -24,9 +25,9 @@ export class InnerOuterPersistentScheduler implements Scheduler {
   constructor(private readonly overrides: InnerOuterPersistentOverrides = {}) {}
 
   /**
-   * The checks (canScheduleInnerOuterPersistent), then the launch this scheduler's heuristics choose with its
-   * overrides (persistent-acceptance.ts: computed once through the HeuristicDataCache, the
-   * parameters the kernel is built with). Never schedules: no clone, no schedule.
+   * The checks (canScheduleInnerOuterPersistent), then the bounds the launch must fit with this
+   * scheduler's overrides (launch-bounds.ts, persistent-acceptance.ts): memoized analyses, no
+   * heuristics, no clone, no schedule.
    */
   canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): CanScheduleResult {
     const strided = stridedOutputRefusal(fusion, 'inner-outer persistent');
@@ -34,11 +35,7 @@ export class InnerOuterPersistentScheduler implements Scheduler {
     const analysis = HeuristicDataCache.for(fusion, runtimeInfo, cache);
     const checks = canScheduleInnerOuterPersistent(fusion, runtimeInfo, analysis);
     if (!checks.ok) return checks;
-    return persistentAcceptance(
-      analysis,
-      () => this.computeHeuristics(fusion, runtimeInfo, analysis),
-      (p) => (p.lparams.bdimx > MAX_THREADS_PER_BLOCK ? `${p.lparams.bdimx} threads per block, more than ${MAX_THREADS_PER_BLOCK}` : null),
-    );
+    return persistentAcceptance(analysis, innerOuterPersistentLaunchRefusal(analysis, this.overrides));
   }
 
   computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): InnerOuterPersistentParams {

@@ -37,12 +37,19 @@ export interface RowsPerBlockFacts {
   bulkLoadRowsAsked: boolean;
 }
 
+/** Why a forced bdimy cannot be launched with the row's bdimx (and the prefetch asked), or null. */
+export function forcedRowsPerBlockRefusal(forced: number, bdimx: number, maxThreadsPerBlock: number, prefetchNextRow: boolean): string | null {
+  if (!Number.isInteger(forced) || forced < 1 || bdimx * forced > maxThreadsPerBlock) {
+    return `inner-outer persistent heuristics: bdimy ${forced} is not a row count per block from 1 to ${Math.floor(maxThreadsPerBlock / bdimx)} (bdimx ${bdimx})`;
+  }
+  if (forced > 1 && prefetchNextRow) return 'inner-outer persistent heuristics: prefetchNextRow needs one row per block (bdimy 1)';
+  return null;
+}
+
 export function chooseRowsPerBlock(f: RowsPerBlockFacts): number {
   if (f.forced !== undefined) {
-    if (!Number.isInteger(f.forced) || f.forced < 1 || f.bdimx * f.forced > f.maxThreadsPerBlock) {
-      throw new SchedulingError(`inner-outer persistent heuristics: bdimy ${f.forced} is not a row count per block from 1 to ${Math.floor(f.maxThreadsPerBlock / f.bdimx)} (bdimx ${f.bdimx})`);
-    }
-    if (f.forced > 1 && f.prefetchNextRow) throw new SchedulingError('inner-outer persistent heuristics: prefetchNextRow needs one row per block (bdimy 1)');
+    const refusal = forcedRowsPerBlockRefusal(f.forced, f.bdimx, f.maxThreadsPerBlock, f.prefetchNextRow);
+    if (refusal !== null) throw new SchedulingError(refusal);
     return f.forced;
   }
   if (f.prefetchNextRow || f.bulkLoadRowsAsked || f.bdimx > MULTI_ROW_MAX_ROW_THREADS) return 1;

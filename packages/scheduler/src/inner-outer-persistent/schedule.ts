@@ -35,6 +35,7 @@
 // 1 (serial row loop) and iteration IDs at 2..4, and is consumed only by a chain of casts /
 // copies ending in a fusion output.
 
+import { isInnerReduction } from './launch-bounds.js';
 import {
   inlineAt,
   inlineMost,
@@ -77,12 +78,6 @@ function reductionShape(params: InnerOuterPersistentParams): ReductionLoopShape 
   return dims === 5 ? ROW_REDUCTION_SHAPE : { dims, reductionAxes: [4, 5], rFactorAxes: [4, 5] };
 }
 
-/** Whether a reduction output reduces its innermost logical dim (an inner reduction). */
-export function isInnerReduction(r: TensorView): boolean {
-  const logical = r.domain.logical.filter((id) => !id.isBroadcast());
-  const last = logical[logical.length - 1];
-  return last !== undefined && last.isReduction();
-}
 
 function scheduleReductionLoop(r: TensorView, params: InnerOuterPersistentParams): void {
   splitRowIntoBatches(r, params); //          [I, B, X, v]

@@ -18,7 +18,7 @@ import { HeuristicDataCache } from '../heuristic-data-cache.js';
 import type { RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { canScheduleNormalization } from '../segmentation/normalization.js';
-import { firstReduction, rowShape } from './heuristics.js';
+import { firstReduction, rowShape } from './row-analysis.js';
 import { persistentIoRefusal, persistentWelfordRefusal, refuse, tvName } from '../persistent/persistent-refusals.js';
 
 export function canScheduleInnerPersistent(fusion: Fusion, runtimeInfo: RuntimeInfo, cache: HeuristicDataCache = new HeuristicDataCache(fusion, runtimeInfo)): CanScheduleResult {

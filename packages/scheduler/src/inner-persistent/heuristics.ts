@@ -23,198 +23,24 @@
 import { dataTypeSize, type Fusion, type TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import { chooseIndexType } from '../index-type.js';
-import { ExactLogicalMap } from '../analysis/domain-map.js';
 import { collectIo } from '../analysis/io-tensors.js';
-import { ReshapeIndexGraph } from '../pointwise/reshape-index-graph.js';
 import { HeuristicDataCache } from '../heuristic-data-cache.js';
-import { evaluateExtent, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
+import type { RuntimeInfo } from '../runtime-info.js';
 import { persistentBuffers } from '../persistent/persistent-buffer.js';
 import { bulkRowLoadsByDefault, bulkRowLoadsWith, NO_BULK_ROW_LOADS } from './bulk-row-loads.js';
 import type { InnerPersistentParams } from './params.js';
-import { rowVectorChoice, type VectorChoice } from '../persistent/row-vectorization.js';
 import { hasResizeExprs } from '../pointwise/resize/index-space.js';
-import { resizeRowVectorChoice } from '../persistent/resize-row-vectorization.js';
+import { chooseBatches, forcedBatches, TARGET_BLOCK_THREADS } from './batches.js';
+import { innerPersistentLaunchRefusal, innerRowFit, targetRowThreads } from './launch-bounds.js';
+import type { RowInputs } from './row-analysis.js';
 
-export const MAX_THREADS_PER_ROW = 1024;
-/** Register bytes per thread the persistent buffers may take (64 32-bit registers). */
-export const MAX_PERSISTENT_BYTES_PER_THREAD = 256;
-export const MAX_PERSISTENT_BATCHES = 32;
-const TARGET_BLOCK_THREADS = 256;
-const MAX_GRID_X = 2 ** 31 - 1;
+export { MAX_THREADS_PER_ROW } from './batches.js';
+export { MAX_PERSISTENT_BATCHES, MAX_PERSISTENT_BYTES_PER_THREAD } from './launch-bounds.js';
+export { bytesPerRowElement, firstReduction, rowShape } from './row-analysis.js';
+export { chooseBatches, forcedBatches, paddedThreads, UNEVEN_BATCH_COST } from './batches.js';
 
 function ceilDiv(a: number, b: number): number {
   return Math.ceil(a / b);
-}
-
-/** The first ReductionOp (or Welford avg) output: the pattern every reduction of the fusion shares. */
-export function firstReduction(fusion: Fusion): TensorView {
-  for (const e of fusion.exprs()) {
-    if (e.kind !== 'ReductionOp' && e.kind !== 'WelfordOp') continue;
-    const out = e.outputs[0];
-    if (out !== undefined && out.kind === 'tensorView') return out;
-  }
-  throw new SchedulingError('inner persistent scheduler: the fusion has no reduction');
-}
-
-/** Merged row length and number of rows of a reduction tensor. */
-export function rowShape(r: TensorView, bindings: ExtentBindings): { rowLength: number; rows: number } {
-  let rowLength = 1;
-  let rows = 1;
-  for (const id of r.domain.logical) {
-    if (id.isBroadcast()) continue;
-    const n = evaluateExtent(id.extent, bindings);
-    if (id.isReduction()) rowLength *= n;
-    else rows *= n;
-  }
-  return { rowLength, rows };
-}
-
-/** Fusion tensors (inputs or outputs) whose innermost non-broadcast dim is the row's innermost dim (through resizes), full rank. */
-function rowTensors(fusion: Fusion, r: TensorView, tvs: readonly TensorView[]): Set<TensorView> {
-  // Across a slice / pad / cat of the row, an input is read shifted along the same loops
-  // (vectorized within resize-row-vectorization.ts's limit).
-  const map = hasResizeExprs(fusion) ? new ExactLogicalMap(fusion, fusion.allTvs(), { throughResize: true }) : new ExactLogicalMap(fusion);
-  const logical = r.domain.logical;
-  const innermost = logical[logical.length - 1];
-  const rank = logical.length;
-  const out = new Set<TensorView>();
-  if (innermost === undefined || !innermost.isReduction()) return out;
-  for (const tv of tvs) {
-    const dims = tv.domain.logicalNoReductions();
-    const last = dims[dims.length - 1];
-    if (dims.length !== rank || last === undefined || last.isBroadcast() || !map.same(last, innermost)) continue;
-    out.add(tv);
-  }
-  return out;
-}
-
-/**
- * Fusion inputs read through reshapes into the row tensor (persistent-reshapes.ts): no broadcast
- * dims and every dim indexed from the reduction input through a view. Candidates for the row
- * vector when they hold all of the row tensor's elements (row-vectorization.ts checks the sizes).
- */
-function reshapedRowInputs(fusion: Fusion, r: TensorView, tvs: readonly TensorView[]): Set<TensorView> {
-  const out = new Set<TensorView>();
-  const ref = r.definition?.inputs[0];
-  if (ref === undefined || ref.kind !== 'tensorView' || !fusion.exprs().some((e) => e.kind === 'ViewOp')) return out;
-  const map = new ExactLogicalMap(fusion);
-  const graph = new ReshapeIndexGraph(fusion, ref);
-  for (const tv of tvs) {
-    const dims = tv.domain.logicalNoReductions();
-    if (dims.length === 0 || dims.some((id) => id.isBroadcast())) continue;
-    const direct = map.mapToReference(tv, ref);
-    if (direct.every((p) => p !== -1)) continue;
-    if (graph.deriveLogical(tv).every((d) => d !== null)) out.add(tv);
-  }
-  return out;
-}
-
-/** Inputs over the row only (a weight or bias) whose innermost dim is the row's innermost dim. */
-function rowParams(fusion: Fusion, r: TensorView, tvs: readonly TensorView[]): Set<TensorView> {
-  const map = new ExactLogicalMap(fusion);
-  const logical = r.domain.logical;
-  const innermost = logical[logical.length - 1];
-  const reduced = logical.filter((id) => id.isReduction());
-  const out = new Set<TensorView>();
-  if (innermost === undefined || !innermost.isReduction()) return out;
-  for (const tv of tvs) {
-    const dims = tv.domain.logicalNoReductions().filter((id) => !id.isBroadcast());
-    const last = dims[dims.length - 1];
-    if (last === undefined || !map.same(last, innermost)) continue;
-    if (dims.every((id) => reduced.some((x) => map.same(x, id)))) out.add(tv);
-  }
-  return out;
-}
-
-/** The fusion's tensor inputs over full rows, those over the row only (weight, bias), and those read through reshapes. */
-interface RowInputs {
-  rows: Set<TensorView>;
-  params: Set<TensorView>;
-  reshaped: Set<TensorView>;
-}
-
-function rowInputs(fusion: Fusion, r: TensorView): RowInputs {
-  const inputTvs = fusion.inputs.filter((v): v is TensorView => v.kind === 'tensorView');
-  return { rows: rowTensors(fusion, r, inputTvs), params: rowParams(fusion, r, inputTvs), reshaped: reshapedRowInputs(fusion, r, inputTvs) };
-}
-
-/**
- * Outputs written through reshapes of the row (the row reshaped back to [B, S, H]): contiguous,
- * holding all `numel` elements in the row-major order of the row tensor (no permute in the
- * fusion), each with its innermost extent; loops-past-views.ts gives them the reference's loops.
- */
-function reshapedRowOutputs(fusion: Fusion, r: TensorView, bindings: ExtentBindings, numel: number): Map<TensorView, number> {
-  const out = new Map<TensorView, number>();
-  if (fusion.exprs().some((e) => e.kind === 'LoadStoreOp' && e.permutation !== null)) return out;
-  const outputTvs = fusion.outputs.filter((v): v is TensorView => v.kind === 'tensorView' && v.domain.allocation === null && !v.isFusionInput());
-  for (const tv of reshapedRowInputs(fusion, r, outputTvs)) {
-    let sizes: number[];
-    try {
-      sizes = tv.domain.logicalNoReductions().map((id) => evaluateExtent(id.extent, bindings));
-    } catch (err) {
-      if (err instanceof SchedulingError) continue; // an extent not known here: stored as before
-      throw err;
-    }
-    if (sizes.reduce((a, b) => a * b, 1) === numel) out.set(tv, sizes[sizes.length - 1] ?? 1);
-  }
-  return out;
-}
-
-function vectorization(fusion: Fusion, runtimeInfo: RuntimeInfo, bindings: ExtentBindings, r: TensorView, inputs: RowInputs, rowLength: number, rows: number, maxVectorBytes: number): VectorChoice {
-  const rowInputs = new Set([...inputs.rows, ...inputs.params, ...inputs.reshaped]);
-  const outputTvs = fusion.outputs.filter((v): v is TensorView => v.kind === 'tensorView');
-  const reshaped = { tvs: inputs.reshaped, numel: rowLength * rows };
-  const reshapedOutputs = reshapedRowOutputs(fusion, r, bindings, rowLength * rows);
-  const rowOutputs = new Set([...rowTensors(fusion, r, outputTvs), ...reshapedOutputs.keys()]);
-  const choice = rowVectorChoice(fusion, runtimeInfo, rowInputs, rowOutputs, rowLength, maxVectorBytes, reshaped, [...reshapedOutputs.values()]);
-  return resizeRowVectorChoice(fusion, bindings, r, choice);
-}
-
-/** Register bytes each row element costs across the persistent buffers (as computed, not projected). */
-export function bytesPerRowElement(analysis: HeuristicDataCache, rowLength: number): number {
-  if (persistentBuffers(analysis.fusion).length === 0 || rowLength === 0) return 4;
-  const size = analysis.persistentBufferSize();
-  return Math.max(1, size.bufferBytes / rowLength);
-}
-
-/**
- * Cost of a persistent batch that does not divide the row's vectors (the batch loop keeps a
- * predicate per iteration): more than a factor 2 away from the target threads (0.25), less than
- * a factor 8 (0.75), so an even batch at 512 or 128 threads beats an uneven one at 256.
- */
-export const UNEVEN_BATCH_COST = 0.5;
-
-/** Threads launched for a TIDx extent: a warp multiple from one warp up (the rest predicated off). */
-export function paddedThreads(extent: number, warp = 32): number {
-  return extent >= warp ? Math.ceil(extent / warp) * warp : extent;
-}
-
-/** The TIDx extent and threads launched for a forced persistent batch (an override). */
-export function forcedBatches(vectors: number, batches: number): { batches: number; bdimx: number; extent: number } {
-  const extent = ceilDiv(vectors, batches);
-  return { batches, extent, bdimx: paddedThreads(extent) };
-}
-
-/**
- * The persistent batch and threads per row for `vectors` vectors per row (see the header):
- * `extent` = ⌈vectors / batches⌉ is the TIDx extent, `bdimx` the threads launched for it.
- */
-export function chooseBatches(vectors: number, maxBatches: number, targetThreads = TARGET_BLOCK_THREADS): { batches: number; bdimx: number; extent: number } | null {
-  let best: { batches: number; bdimx: number; extent: number; cost: number } | null = null;
-  for (let b = 1; b <= Math.max(1, maxBatches); b += 1) {
-    const extent = Math.max(1, ceilDiv(vectors, b));
-    if (extent > MAX_THREADS_PER_ROW) continue;
-    if (b > 1 && ceilDiv(vectors, b - 1) === extent) continue; // same threads, more padding
-    const bdimx = paddedThreads(extent);
-    const fewThreads = bdimx < Math.min(128, vectors) ? 8 : 0;
-    // Idle lanes: padded batches and padded threads, as a fraction of the row.
-    const waste = vectors === 0 ? 0 : ((b * bdimx - vectors) / vectors) * 4;
-    const size = Math.abs(Math.log2(bdimx / targetThreads)) * 0.25;
-    const uneven = vectors % b === 0 ? 0 : UNEVEN_BATCH_COST;
-    const cost = fewThreads + waste + size + uneven;
-    if (best === null || cost < best.cost) best = { batches: b, bdimx, extent, cost };
-  }
-  return best === null ? null : { batches: best.batches, bdimx: best.bdimx, extent: best.extent };
 }
 
 /** Whether some persistent buffer is a widening cast of an input (persistence.ts projects it). */
@@ -286,28 +112,16 @@ export function computeInnerPersistentHeuristics(
   const analysis = HeuristicDataCache.for(original, runtimeInfo, cache).welfordTranslated();
   const fusion = analysis.fusion;
   const bindings = analysis.bindings();
-  const r = firstReduction(fusion);
-  const { rowLength: R, rows: I } = rowShape(r, bindings);
-  if (R === 0 || I === 0) throw new SchedulingError(`inner persistent heuristics: ${I} rows of ${R} elements (empty)`);
+  // The bounds acceptance checked (launch-bounds.ts), from the same memoized row fit.
+  const refusal = innerPersistentLaunchRefusal(analysis, overrides);
+  if (refusal !== null) throw new SchedulingError(refusal);
+  const fit = innerRowFit(analysis, overrides.maxVectorBytes ?? 16);
+  const { rowLength: R, rows: I, inputs, vec, vectors, maxBatches } = fit;
   const device = runtimeInfo.device;
-  const inputs = rowInputs(fusion, r);
-  const vec = vectorization(fusion, runtimeInfo, bindings, r, inputs, R, I, overrides.maxVectorBytes ?? 16);
   const v = vec.factor;
-  const vectors = ceilDiv(R, v);
-  const perElement = bytesPerRowElement(analysis, R);
-  const maxBatches = Math.min(MAX_PERSISTENT_BATCHES, Math.max(1, Math.floor(MAX_PERSISTENT_BYTES_PER_THREAD / (v * perElement))));
-  // Few rows (fewer blocks than SMs): wider blocks, so each row's work spreads over more threads.
   const forced = overrides.batches;
-  const choice =
-    forced !== undefined
-      ? forcedBatches(vectors, forced)
-      : chooseBatches(vectors, maxBatches, I < device.smCount ? MAX_THREADS_PER_ROW : TARGET_BLOCK_THREADS);
-  if (choice !== null && choice.bdimx > MAX_THREADS_PER_ROW) throw new SchedulingError(`inner persistent heuristics: ${forced ?? 0} batches leave ${choice.bdimx} threads per row`);
-  if (choice === null) {
-    throw new SchedulingError(
-      `inner persistent heuristics: a row of ${R} elements needs more than ${MAX_THREADS_PER_ROW} threads × ${maxBatches} batches × ${v} elements in registers`,
-    );
-  }
+  const choice = forced !== undefined ? forcedBatches(vectors, forced) : chooseBatches(vectors, maxBatches, targetRowThreads(fit, device));
+  if (choice === null) throw new Error('inner persistent heuristics: no batch although the launch bounds hold (a bug)');
   const { batches, bdimx, extent } = choice;
   let bdimy = 1;
   if (bdimx < 128) {
@@ -318,9 +132,7 @@ export function computeInnerPersistentHeuristics(
     while (bdimy > 1 && ceilDiv(I, bdimy) < device.smCount) bdimy /= 2;
   }
   if (overrides.bdimy !== undefined) bdimy = overrides.bdimy;
-  if (bdimx * bdimy > MAX_THREADS_PER_ROW) throw new SchedulingError(`inner persistent heuristics: ${bdimx}×${bdimy} threads per block, more than ${MAX_THREADS_PER_ROW}`);
   const gdimx = ceilDiv(I, bdimy);
-  if (gdimx > MAX_GRID_X) throw new SchedulingError(`inner persistent heuristics: ${I} rows need ${gdimx} blocks, more than gridDim.x allows`);
   const size = analysis.persistentBufferSize();
   const hoist = overrides.hoistRowParamLoads ?? hoistRowParamsByDefault(inputs, batches, v);
   const bulkFacts = {
@@ -332,7 +144,6 @@ export function computeInnerPersistentHeuristics(
   };
   // Measured with the parameters hoisted and one row per block (bulk-row-loads.ts).
   const resized = hasResizeExprs(fusion);
-  if (resized && overrides.bulkLoadRows === true) throw new SchedulingError('inner persistent heuristics: bulk row loads are not supported with slice, pad or cat in the row');
   const bulkDefault = hoist && bdimy === 1 && !resized ? bulkRowLoadsByDefault(bulkFacts, batches * bdimx * v) : NO_BULK_ROW_LOADS;
   const bulk = bulkRowLoadsWith(device, bulkDefault, overrides.bulkLoadRows, overrides.maxBlocksPerSm);
   return {

@@ -14,6 +14,7 @@ import type { InnerPersistentParams } from './params.js';
 import { scheduleInnerPersistent } from './schedule.js';
 import { stridedOutputRefusal } from '../stride-order.js';
 import { persistentAcceptance } from '../persistent/persistent-acceptance.js';
+import { innerPersistentLaunchRefusal } from './launch-bounds.js';
 
 export class InnerPersistentScheduler implements Scheduler {
   readonly type = 'inner_persistent' as const;
@@ -21,9 +22,9 @@ export class InnerPersistentScheduler implements Scheduler {
   constructor(private readonly overrides: InnerPersistentOverrides = {}) {}
 
   /**
-   * The checks (canScheduleInnerPersistent), then the launch this scheduler's heuristics choose with its
-   * overrides (persistent-acceptance.ts: computed once through the HeuristicDataCache, the
-   * parameters the kernel is built with). Never schedules: no clone, no schedule.
+   * The checks (canScheduleInnerPersistent), then the bounds the launch must fit with this
+   * scheduler's overrides (launch-bounds.ts, persistent-acceptance.ts): memoized analyses, no
+   * heuristics, no clone, no schedule.
    */
   canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): CanScheduleResult {
     const strided = stridedOutputRefusal(fusion, 'inner persistent');
@@ -31,7 +32,7 @@ export class InnerPersistentScheduler implements Scheduler {
     const analysis = HeuristicDataCache.for(fusion, runtimeInfo, cache);
     const checks = canScheduleInnerPersistent(fusion, runtimeInfo, analysis);
     if (!checks.ok) return checks;
-    return persistentAcceptance(analysis, () => this.computeHeuristics(fusion, runtimeInfo, analysis));
+    return persistentAcceptance(analysis, innerPersistentLaunchRefusal(analysis, this.overrides));
   }
 
   computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): InnerPersistentParams {

@@ -17,7 +17,7 @@ import type { RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { canScheduleNormalization } from '../segmentation/normalization.js';
 import { persistentIoRefusal, persistentWelfordRefusal, refuse, tvName } from '../persistent/persistent-refusals.js';
-import { columnShape, firstOuterReduction } from './heuristics.js';
+import { columnShape, firstOuterReduction } from './launch-bounds.js';
 
 export function canScheduleOuterPersistent(fusion: Fusion, runtimeInfo: RuntimeInfo, cache: HeuristicDataCache = new HeuristicDataCache(fusion, runtimeInfo)): CanScheduleResult {
   const nv = canScheduleNormalization('outer_persistent', fusion, runtimeInfo, cache);

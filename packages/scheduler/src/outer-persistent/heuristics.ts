@@ -17,52 +17,15 @@ import { SchedulingError } from '../errors.js';
 import { chooseIndexType } from '../index-type.js';
 import { collectIo } from '../analysis/io-tensors.js';
 import { HeuristicDataCache } from '../heuristic-data-cache.js';
-import { evaluateExtent, type ExtentBindings, type RuntimeInfo } from '../runtime-info.js';
+import type { RuntimeInfo } from '../runtime-info.js';
+import { bytesPerColumnElement, columnShape, firstOuterReduction, MAX_THREADS_PER_BLOCK, maxColumnBatches, outerPersistentLaunchRefusal } from './launch-bounds.js';
 import { persistentBuffers } from '../persistent/persistent-buffer.js';
 import type { OuterPersistentParams } from './params.js';
 
-export const MAX_THREADS_PER_BLOCK = 1024;
-/** Register bytes per thread the persistent buffers may take (64 32-bit registers). */
-export const MAX_PERSISTENT_BYTES_PER_THREAD = 256;
-export const MAX_PERSISTENT_BATCHES = 64;
-const MAX_GRID_X = 2 ** 31 - 1;
+export { bytesPerColumnElement, columnShape, firstOuterReduction, MAX_PERSISTENT_BATCHES, MAX_PERSISTENT_BYTES_PER_THREAD, MAX_THREADS_PER_BLOCK } from './launch-bounds.js';
 
 function ceilDiv(a: number, b: number): number {
   return Math.ceil(a / b);
-}
-
-/** The first ReductionOp (or Welford avg) output: the pattern every reduction of the fusion shares. */
-export function firstOuterReduction(fusion: Fusion): TensorView {
-  for (const e of fusion.exprs()) {
-    if (e.kind !== 'ReductionOp' && e.kind !== 'WelfordOp') continue;
-    const out = e.outputs[0];
-    if (out !== undefined && out.kind === 'tensorView') return out;
-  }
-  throw new SchedulingError('outer persistent scheduler: the fusion has no reduction');
-}
-
-/** Merged reduced extent (elements per column) and kept extent (columns) of a reduction tensor. */
-export function columnShape(r: TensorView, bindings: ExtentBindings): { reductionNumel: number; iterationNumel: number } {
-  let reductionNumel = 1;
-  let iterationNumel = 1;
-  for (const id of r.domain.logical) {
-    if (id.isBroadcast()) continue;
-    const n = evaluateExtent(id.extent, bindings);
-    if (id.isReduction()) reductionNumel *= n;
-    else iterationNumel *= n;
-  }
-  return { reductionNumel, iterationNumel };
-}
-
-/**
- * Register bytes each column element costs across the persistent buffers, projected to the
- * inputs where that is smaller (nvFuser's persistent_buffer_size): the measure the block
- * choice was fitted to on the GPU (chooseOuterBlock).
- */
-export function bytesPerColumnElement(analysis: HeuristicDataCache, reductionNumel: number): number {
-  if (persistentBuffers(analysis.fusion).length === 0 || reductionNumel === 0) return 4;
-  const size = analysis.persistentBufferSize();
-  return Math.max(1, size.bytes / reductionNumel);
 }
 
 export interface OuterBlockChoice {
@@ -133,25 +96,18 @@ export function computeOuterPersistentHeuristics(
   const analysis = HeuristicDataCache.for(original, runtimeInfo, cache).welfordTranslated();
   const fusion = analysis.fusion;
   const bindings = analysis.bindings();
+  // The bounds acceptance checked (launch-bounds.ts).
+  const refusal = outerPersistentLaunchRefusal(analysis, overrides);
+  if (refusal !== null) throw new SchedulingError(refusal);
   const r = firstOuterReduction(fusion);
   const { reductionNumel: Rd, iterationNumel: I } = columnShape(r, bindings);
-  if (Rd === 0 || I === 0) throw new SchedulingError(`outer persistent heuristics: ${I} columns of ${Rd} elements (empty)`);
   const perElement = bytesPerColumnElement(analysis, Rd);
-  const maxBatches = Math.min(MAX_PERSISTENT_BATCHES, Math.max(1, Math.floor(MAX_PERSISTENT_BYTES_PER_THREAD / perElement)));
+  const maxBatches = maxColumnBatches(perElement);
   const forced = overrides.bdimx !== undefined && overrides.batches !== undefined ? { bdimx: overrides.bdimx, batches: overrides.batches, bdimy: ceilDiv(Rd, overrides.batches) } : null;
-  if (forced !== null && forced.bdimx * forced.bdimy > MAX_THREADS_PER_BLOCK) {
-    throw new SchedulingError(`outer persistent heuristics: ${forced.bdimx}×${forced.bdimy} threads per block, more than ${MAX_THREADS_PER_BLOCK}`);
-  }
   const choice = forced ?? chooseOuterBlock(I, Rd, maxBatches, perElement, runtimeInfo.device.smCount);
-  if (choice === null) {
-    throw new SchedulingError(
-      `outer persistent heuristics: a column of ${Rd} reduced elements (${perElement} bytes each in persistent buffers) needs more than ` +
-        `${MAX_THREADS_PER_BLOCK} threads × ${maxBatches} batches in registers (no cross-grid persistence yet)`,
-    );
-  }
+  if (choice === null) throw new Error('outer persistent heuristics: no block although the launch bounds hold (a bug)');
   const { bdimx, bdimy, batches } = choice;
   const gdimx = ceilDiv(I, bdimx);
-  if (gdimx > MAX_GRID_X) throw new SchedulingError(`outer persistent heuristics: ${I} columns need ${gdimx} blocks, more than gridDim.x allows`);
   const size = analysis.persistentBufferSize();
   return {
     schedulerType: 'outer_persistent',

@@ -15,6 +15,7 @@ import type { OuterPersistentParams } from './params.js';
 import { scheduleOuterPersistent } from './schedule.js';
 import { stridedOutputRefusal } from '../stride-order.js';
 import { persistentAcceptance } from '../persistent/persistent-acceptance.js';
+import { outerPersistentLaunchRefusal } from './launch-bounds.js';
 
 export class OuterPersistentScheduler implements Scheduler {
   readonly type = 'outer_persistent' as const;
@@ -22,9 +23,9 @@ export class OuterPersistentScheduler implements Scheduler {
   constructor(private readonly overrides: OuterPersistentOverrides = {}) {}
 
   /**
-   * The checks (canScheduleOuterPersistent), then the launch this scheduler's heuristics choose with its
-   * overrides (persistent-acceptance.ts: computed once through the HeuristicDataCache, the
-   * parameters the kernel is built with). Never schedules: no clone, no schedule.
+   * The checks (canScheduleOuterPersistent), then the bounds the launch must fit with this
+   * scheduler's overrides (launch-bounds.ts, persistent-acceptance.ts): memoized analyses, no
+   * heuristics, no clone, no schedule.
    */
   canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): CanScheduleResult {
     const strided = stridedOutputRefusal(fusion, 'outer persistent');
@@ -32,7 +33,7 @@ export class OuterPersistentScheduler implements Scheduler {
     const analysis = HeuristicDataCache.for(fusion, runtimeInfo, cache);
     const checks = canScheduleOuterPersistent(fusion, runtimeInfo, analysis);
     if (!checks.ok) return checks;
-    return persistentAcceptance(analysis, () => this.computeHeuristics(fusion, runtimeInfo, analysis));
+    return persistentAcceptance(analysis, outerPersistentLaunchRefusal(analysis, this.overrides));
   }
 
   computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): OuterPersistentParams {

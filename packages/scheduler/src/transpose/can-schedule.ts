@@ -16,7 +16,7 @@ import type { RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { canSchedulePointwise } from '../pointwise/can-schedule.js';
 import { analyzeTransposeGroups } from './groups.js';
-import { transposeTileSize } from './heuristics.js';
+import { transposeTileSize } from './tile-size.js';
 
 /** nvFuser's TransposeParams::getDefaultTileSize(). */
 export const DEFAULT_TILE_SIZE = 32;

@@ -16,6 +16,7 @@
 //   * divisibility of the two tiling splits, proven from the sizes, so lowering drops their
 //     predicates.
 
+import { transposeTileSize } from './tile-size.js';
 import { dataTypeSize, type Fusion } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import { chooseIndexType } from '../index-type.js';
@@ -35,10 +36,7 @@ const MAX_STAGED_BYTES = 48 * 1024;
 const MAX_GRID_X = 2 ** 31 - 1;
 const MAX_VECTOR_BYTES = 16;
 
-/** Tile extent (both dims) for the widest dtype among the inputs and outputs. */
-export function transposeTileSize(maxDtypeBytes: number): number {
-  return maxDtypeBytes >= 4 ? 32 : 64;
-}
+export { transposeTileSize } from './tile-size.js';
 
 /** Fixed choices replacing the heuristic's (tests and tuning experiments). */
 export interface TransposeOverrides {
