@@ -141,7 +141,9 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
         measurements.push({ point: p, impl: 'tsfuser', medianMs: ms });
         log(`${pointName(p)}: ${ms.toFixed(4)} ms`);
       } catch (error) {
-        notes.push(`${pointName(p)}: ${(error as Error).name}: ${(error as Error).message.split('\n')[0] ?? ''}`);
+        // TSFUSER_DEBUG=1: the whole stack, to find where a point's planning failed.
+        const where = process.env.TSFUSER_DEBUG === '1' ? `\n${(error as Error).stack ?? ''}` : '';
+        notes.push(`${pointName(p)}: ${(error as Error).name}: ${(error as Error).message.split('\n')[0] ?? ''}${where}`);
       } finally {
         for (const t of tensors) t.dispose();
         device.releasePool();
