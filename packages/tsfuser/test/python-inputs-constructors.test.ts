@@ -71,6 +71,16 @@ describe(`inputs-line constructors and methods, against CPython + PyTorch ${fixt
 });
 
 describe('computed inputs from random factories', () => {
+  it('torch.randn(...) * 0.1 + 1 is randn scaled and shifted, element by element, in float32', () => {
+    const seed = 11;
+    const [raw] = built('[torch.randn(30, 20)]', seed);
+    const [t] = built('[torch.randn(30, 20) * 0.1 + 1]', seed);
+    if (raw === undefined || t === undefined) throw new Error('no input');
+    expect(t.dtype).toBe('Float');
+    const f = Math.fround;
+    expect(t.values, `seed ${seed}`).toEqual((raw.values as number[]).map((v) => f(f(v * f(0.1)) + 1)));
+  });
+
   it('a comparison of torch.rand with 0.3 is true about 70% of the time (values are not all one)', () => {
     const seed = 7;
     const [t] = built('[torch.rand(50, 40) > 0.3]', seed);
@@ -116,6 +126,10 @@ describe('refusals name the construct', () => {
     ['a missing .npy', "[torch.from_numpy(numpy.load('npy/missing.npy'))]", /cannot read .*missing\.npy \(ENOENT\)/],
     ['numpy.load with a pickle-only keyword', "[torch.from_numpy(numpy.load('npy/b1.npy', encoding='bytes'))]", /unsupported keyword 'encoding'/],
     ['a chained comparison', '[0 < torch.ones(2) < 1]', /chained comparisons/],
+    ['tensor-tensor arithmetic', '[torch.ones(2) + torch.zeros(2)]', /'\+' between two tensors is not evaluated/],
+    ['bool tensor minus a bool', '[torch.ones(2, dtype=torch.bool) - True]', /Subtraction, the `-` operator, with a bool tensor is not supported/],
+    ['complex arithmetic', '[torch.ones(2, dtype=torch.complex64) * 2]', /with a complex tensor is not evaluated/],
+    ['a number divided by a tensor', '[1 / torch.ones(2)]', /a Python number divided by a tensor is not evaluated/],
   ])('%s', (_name, text, pattern) => {
     const message = importError(text);
     expect(message).toMatch(new RegExp(`^${line}:\\d+: `));

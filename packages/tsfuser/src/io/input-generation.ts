@@ -21,7 +21,7 @@ import { AllocationBudget, checkTensorElements, exactElementCount } from './allo
 import { viewOps, type InputSpec, type TensorInputSpec, type TensorViewOp } from './input-spec.js';
 import { NpyError } from './npy-header.js';
 import { NpyFileError, readNpyFile } from './npy-file.js';
-import { compareWithScalar, topkValues } from './value-ops.js';
+import { arithWithScalar, compareWithScalar, topkValues } from './value-ops.js';
 import { Random } from './random.js';
 import { applyViewOp, baseLayout, planLayout, spanOf, ViewError, type StridedLayout } from './tensor-views.js';
 
@@ -121,6 +121,7 @@ function factoryTensor(spec: TensorInputSpec, rng: Random, inputIndex: number): 
 /** The tensor `op` makes of `host` (laid out as `layout`, which tensor-views.ts planned). */
 function applyOp(host: HostTensor, op: TensorViewOp, layout: StridedLayout, copies: boolean): HostTensor {
   if (op.kind === 'compare') return compareWithScalar(host, op, layout);
+  if (op.kind === 'arith') return arithWithScalar(host, op, layout);
   if (op.kind === 'topk') return topkValues(host, op, layout);
   if (!copies) return new HostTensor(layout.dtype, [...layout.sizes], [...layout.strides], host.data, layout.offset);
   // A reshape's copy keeps the row-major order of the elements under the new sizes.

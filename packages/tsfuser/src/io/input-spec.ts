@@ -34,8 +34,17 @@ export type TensorViewOp =
   | { kind: 'reshape'; sizes: number[]; viewOnly: boolean }
   /** `x > 0.3` and friends: a Bool tensor, both sides promoted to `computeDtype` first (PyTorch's type promotion). */
   | { kind: 'compare'; op: CompareOp; scalar: number | boolean; computeDtype: DataType }
+  /**
+   * `x + 0.5`, `2 * x`, `x / 3`, `1 - x`: tensor and Python scalar, computed in `computeDtype`
+   * (PyTorch's opmath: Float for Half / BFloat16) and stored as `dtype` (torch.result_type; true
+   * division of an integer tensor gives Float); `scalarOnLeft` for `2 - x`.
+   */
+  | { kind: 'arith'; op: ArithOp; scalar: number | boolean; scalarOnLeft: boolean; dtype: DataType; computeDtype: DataType }
   /** `torch.topk(x, k, dim, largest)[0 | 1]`: the values or the (Int) indices, contiguous. */
   | { kind: 'topk'; k: number; dim: number; largest: boolean; output: 'values' | 'indices' };
+
+/** The arithmetic of an inputs line between a tensor and a Python scalar. */
+export type ArithOp = '+' | '-' | '*' | '/';
 
 export type InputSpec =
   | { kind: 'scalar'; value: number | boolean; isFloat: boolean }

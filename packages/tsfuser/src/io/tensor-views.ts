@@ -293,6 +293,8 @@ export function applyViewOp(l: StridedLayout, op: TensorViewOp): { layout: Strid
       return reshape(l, op);
     case 'compare':
       return { layout: copyLayout(l, 'Bool', true), copies: true };
+    case 'arith':
+      return { layout: copyLayout(l, op.dtype, true), copies: true };
     case 'topk':
       return { layout: topk(l, op), copies: true };
     default: {

@@ -1,5 +1,6 @@
 // The values of the InputSpec ops that compute new data rather than view or copy it: a
-// comparison with a scalar (`torch.rand(4) > 0.3`) and torch.topk's values or indices. Each takes
+// comparison with a scalar (`torch.rand(4) > 0.3`), arithmetic with a scalar (`x * 0.1 + 1`)
+// and torch.topk's values or indices. Each takes
 // the host tensor built so far and the layout tensor-views.ts planned for the result, and fills
 // that layout. Invariant: the result has exactly the planned layout (dtype, sizes, strides), so
 // what the CLI checked against the definition before allocating is what execute receives.
@@ -74,6 +75,84 @@ export function compareWithScalar(src: HostTensor, op: TensorViewOp & { kind: 'c
   const out = emptyOf(layout);
   const scalar = castTo(op.scalar, op.computeDtype);
   for (let i = 0; i < src.numel; i += 1) out.setFlat(i, compareValues(op, castTo(src.get(i), op.computeDtype), scalar));
+  return out;
+}
+
+/** One element of `a <op> b` (both in the compute dtype): exact bigint arithmetic for integers. */
+function arithValue(op: TensorViewOp & { kind: 'arith' }, a: ElementValue, b: ElementValue): ElementValue {
+  const [l, r] = op.scalarOnLeft ? [b, a] : [a, b];
+  if (typeof l === 'bigint' && typeof r === 'bigint') {
+    switch (op.op) {
+      case '+':
+        return l + r;
+      case '-':
+        return l - r;
+      case '*':
+        return l * r;
+      case '/':
+        throw new RangeError('integer true division is computed in Float (the inputs line promotes it)');
+      default: {
+        const never: never = op.op;
+        throw new Error(`unknown arithmetic ${String(never)}`);
+      }
+    }
+  }
+  const x = asNumber(l);
+  const y = asNumber(r);
+  switch (op.op) {
+    case '+':
+      return x + y;
+    case '-':
+      return x - y;
+    case '*':
+      return x * y;
+    case '/':
+      return x / y;
+    default: {
+      const never: never = op.op;
+      throw new Error(`unknown arithmetic ${String(never)}`);
+    }
+  }
+}
+
+/**
+ * The scalar operand as ATen's kernels use it (measured against PyTorch's CPU kernels, the
+ * oracle of the inputs tests): for Float, Double and integer results the scalar in the result
+ * dtype; for Half / BFloat16 results (computed in Float) `+` / `-` take the scalar rounded to the
+ * result dtype first, `*` takes it in Float, and `/` multiplies by its Float reciprocal.
+ */
+function scalarOperandOf(op: TensorViewOp & { kind: 'arith' }): { scalar: ElementValue; applied: TensorViewOp & { kind: 'arith' } } {
+  const reduced = op.dtype === 'Half' || op.dtype === 'BFloat16';
+  if (!reduced) return { scalar: castTo(op.scalar, op.computeDtype), applied: op };
+  switch (op.op) {
+    case '+':
+    case '-':
+      return { scalar: castTo(castTo(op.scalar, op.dtype), op.computeDtype), applied: op };
+    case '*':
+      return { scalar: castTo(op.scalar, op.computeDtype), applied: op };
+    case '/':
+      return { scalar: castTo(1 / asNumber(castTo(op.scalar, op.computeDtype)), op.computeDtype), applied: { ...op, op: '*' } };
+    default: {
+      const never: never = op.op;
+      throw new Error(`unknown arithmetic ${String(never)}`);
+    }
+  }
+}
+
+/**
+ * `src <op> scalar` (or `scalar <op> src`) elementwise as PyTorch computes it: both sides in the
+ * compute dtype (Float for Half / BFloat16; the scalar as scalarOperandOf says), the exact result
+ * rounded to the compute dtype (one IEEE operation: a double result of two floats rounds to the
+ * float result exactly), then stored as the result dtype.
+ */
+export function arithWithScalar(src: HostTensor, op: TensorViewOp & { kind: 'arith' }, layout: StridedLayout): HostTensor {
+  if (isComplexType(src.dtype)) throw new RangeError('complex arithmetic is not evaluated in an inputs list');
+  const out = emptyOf(layout);
+  const { scalar, applied } = scalarOperandOf(op);
+  for (let i = 0; i < src.numel; i += 1) {
+    const v = castTo(arithValue(applied, castTo(src.get(i), op.computeDtype), scalar), op.computeDtype);
+    out.setFlat(i, castTo(v, op.dtype));
+  }
   return out;
 }
 

@@ -1,5 +1,5 @@
 // The inputs-line expressions that compute rather than view: a comparison of a tensor with a
-// Python scalar (`torch.rand(4, 5) > 0.3`, `0.5 <= x`), torch.topk (`torch.topk(x, k)[1]`,
+// Python scalar (`torch.rand(4, 5) > 0.3`, `0.5 <= x`), arithmetic with one (`x * 0.1 + 1`), torch.topk (`torch.topk(x, k)[1]`,
 // `.indices`, `.values`, `x.topk(k, dim=0)[0]`), `.reshape(...)`/`.view(...)` sizes with one -1,
 // and `.type(...)` (a dtype or a legacy tensor-type string such as 'torch.cuda.HalfTensor').
 // Invariant: the op recorded is what PyTorch computes — a comparison promotes both sides to
@@ -7,7 +7,7 @@
 // an integer tensor against a float scalar compares in Float), topk's indices are Int (int64).
 
 import { isComplexType, isFloatingType, type DataType } from '@tsfuser/fusion-ir';
-import type { CompareOp } from '../io/input-spec.js';
+import type { ArithOp, CompareOp } from '../io/input-spec.js';
 import type { Expr } from './ast.js';
 import { fail } from './definition-interpreter.js';
 import { torchDtype as lookupTorchDtype } from './torch-dtypes.js';
@@ -54,6 +54,38 @@ export function comparison(e: Expr & { kind: 'binary' }, lookup: Lookup, tensorO
   if (isComplexType(dtype) && tensorOp !== '==' && tensorOp !== '!=') return fail(`'${e.op}' is not implemented for complex tensors (PyTorch: only == and != compare complex numbers)`, e.pos);
   const computeDtype = resultType(dtype, scalar.kind);
   return withOp(tensor, { kind: 'compare', op: tensorOp, scalar: scalar.value, computeDtype }, `'${e.op}'`, e.pos);
+}
+
+const ARITH_OPS: ReadonlySet<string> = new Set(['+', '-', '*', '/']);
+
+export function isArithOp(op: string): op is ArithOp {
+  return ARITH_OPS.has(op);
+}
+
+/**
+ * `x + 0.5`, `2 * x`, `x / 3`, `1 - x`: a tensor (evaluated by `tensorOf`) and a Python scalar,
+ * with PyTorch's result dtype (torch.result_type; `/` of an integer or Bool tensor gives Float)
+ * and opmath (Half / BFloat16 computed in Float).
+ */
+export function arithmetic(e: Expr & { kind: 'binary' }, lookup: Lookup, tensorOf: (x: Expr) => TensorValue): TensorValue {
+  const op = e.op as ArithOp;
+  const rightScalar = scalarOperand(e.right, lookup);
+  const leftScalar = scalarOperand(e.left, lookup);
+  if (rightScalar === null && leftScalar === null) return fail(`'${e.op}' between two tensors is not evaluated in an inputs list (combine a tensor with a Python number)`, e.pos);
+  if (rightScalar !== null && leftScalar !== null) return fail(`'${e.op}' between two Python numbers is a number, not a tensor input`, e.pos);
+  if (op === '/' && leftScalar !== null) return fail(`a Python number divided by a tensor is not evaluated in an inputs list (PyTorch computes it through a reciprocal whose rounding is not reproduced; write the division in the definition)`, e.pos);
+  const tensor = tensorOf(rightScalar !== null ? e.left : e.right);
+  const scalar = (rightScalar ?? leftScalar) as NonNullable<typeof rightScalar>;
+  const source = tensor.layout.dtype;
+  if (isComplexType(source)) return fail(`'${e.op}' with a complex tensor is not evaluated in an inputs list`, e.pos);
+  if (source === 'Bool' && scalar.kind === 'bool' && op === '-') {
+    return fail('Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.', e.pos);
+  }
+  const promoted = resultType(source, scalar.kind);
+  if (promoted === 'Bool' && op !== '/') return fail(`'${e.op}' of a Bool tensor with a bool (a logical operation in PyTorch) is not evaluated in an inputs list`, e.pos);
+  const dtype = op === '/' && !isFloatingType(promoted) ? 'Float' : promoted;
+  const computeDtype = dtype === 'Half' || dtype === 'BFloat16' ? 'Float' : dtype;
+  return withOp(tensor, { kind: 'arith', op, scalar: scalar.value, scalarOnLeft: leftScalar !== null, dtype, computeDtype }, `'${e.op}'`, e.pos);
 }
 
 /** `.reshape(2, -1)` / `.view((2, -1))`: the sizes with the one -1 inferred, PyTorch's errors otherwise. */

@@ -26,7 +26,7 @@ import type { InputSpec } from '../io/input-spec.js';
 import { sourceName } from './straight-line.js';
 import type { Expr } from './ast.js';
 import { fail } from './definition-interpreter.js';
-import { comparison, isCompareOp, reshapeSizes, topk, topkCall, typeMethodDtype } from './torch-input-compute.js';
+import { arithmetic, comparison, isArithOp, isCompareOp, reshapeSizes, topk, topkCall, typeMethodDtype } from './torch-input-compute.js';
 import { dotted, integer, intList, isNone, keyword, numberValue, resolve, torchDtype, withOp, type Lookup, type TensorValue } from './torch-input-exprs.js';
 import { factoryCall, memoryFormat } from './torch-input-factories.js';
 
@@ -183,6 +183,7 @@ function evalTensor(e: Expr, scope: Scope): TensorValue {
     if (call !== null) return topk(call, r.attr, lookup, (x) => evalTensor(x, scope));
   }
   if (r.kind === 'binary' && isCompareOp(r.op)) return comparison(r, lookup, (x) => evalTensor(x, scope));
+  if (r.kind === 'binary' && isArithOp(r.op)) return arithmetic(r, lookup, (x) => evalTensor(x, scope));
   if (r.kind === 'call') {
     if (topkCall(r) !== null) return fail('torch.topk returns a (values, indices) tuple: index it ([0] or [1]) or take .values / .indices', r.pos);
     const fname = dotted(r.func);
