@@ -11,6 +11,7 @@ import { checkGolden } from '@tsfuser/fusion-ir';
 import type { KernelProfile } from '@tsfuser/runtime';
 import { describe, expect, it } from 'vitest';
 import { formatProfileTable, peakBandwidth, summarizeProfiles } from '../src/cli/profile-table.js';
+import { formatBenchProfiles } from '../src/cli/bench-profiles.js';
 import type { ExecuteProfile } from '../src/definition/execution-state.js';
 import { FIXTURES, runCli } from './helpers.js';
 
@@ -98,5 +99,23 @@ describe('tsfuser run --profile', () => {
     const b = await runCli(['run', join(FIXTURES, 'softmax.py'), '--backend', 'reference', '--profile', '--iters', '0']);
     expect(b.code).toBe(2);
     expect(b.stderr).toContain('--iters must be at least 1');
+  });
+});
+
+describe('tsfuser bench --profile (cli/bench-profiles.ts)', () => {
+  it('prints each definition\'s table and the timed median against the kernels\' median sum, with torch.compile beside', () => {
+    const forward = [call([0.1, 0.2, 0.3, 0.4], 0.05), call([0.1, 0.2, 0.3, 0.6], 0.05), call([0.1, 0.2, 0.3, 0.5], 0.05)];
+    const backward = [call([0.2, 0.2, 0.2, 0.2], 0.05), call([0.3, 0.2, 0.2, 0.2], 0.05), call([0.2, 0.2, 0.2, 0.2], 0.05)];
+    const text = formatBenchProfiles(
+      [
+        { workload: 'w', step: 'w', profiles: forward, workloadMedianMs: 2.5 },
+        { workload: 'w', step: 'backward', profiles: backward, workloadMedianMs: 2.5 },
+      ],
+      [{ workload: 'w', impl: 'torch.compile', medianMs: 2.25, gbps: 0, percentOfCopy: 0, percentOfSameSizeCopy: 0 }],
+    );
+    expect(text).toContain('=== w: w (profile, median of 3 calls) ===');
+    expect(text).toContain('=== w: backward (profile, median of 3 calls) ===');
+    // kernels: forward median 1.1 (sums 1.0, 1.2, 1.1), backward median 0.8 (0.8, 0.9, 0.8): 1.9 ms in all
+    expect(text).toContain('w: timed 2.500 ms, kernels 1.900 ms, between kernels 0.600 ms; torch.compile 2.250 ms');
   });
 });

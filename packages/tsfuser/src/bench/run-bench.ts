@@ -10,6 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { dataTypeSize, HostTensor, type DataType } from '@tsfuser/fusion-ir';
 import { Tensor, type DeviceContext } from '@tsfuser/device';
 import { FusionDefinition } from '../definition/fusion-definition.js';
+import type { ExecuteProfile } from '../definition/execution-state.js';
 import { createGpuBackend, type GpuBackend } from '../execute/gpu-backend.js';
 import { BackendUnavailableError } from '../errors.js';
 import { randomHost, randomIndices, toDeviceInput, Random, type DeviceInput } from './device-inputs.js';
@@ -26,6 +27,18 @@ export interface BenchOptions {
   flush?: FlushMode;
   cwd: string;
   log: (line: string) => void;
+  /** After timing, run each workload's definitions 5 more times with fd.profile()'s per-kernel events. */
+  profile?: boolean;
+}
+
+/** One definition of a profiled workload: its profiles (one per call) and the timed step's median. */
+export interface BenchProfile {
+  workload: string;
+  /** The definition's name in the workload (`build` for the first, then the steps' names). */
+  step: string;
+  profiles: ExecuteProfile[];
+  /** The workload's timed median (every definition together), for the gap between kernels. */
+  workloadMedianMs: number;
 }
 
 export interface BenchRow {
@@ -51,6 +64,8 @@ export interface BenchReport {
   hostOverheadUs: { execute: number; executorCache: number; pytorchEager?: number };
   compile: { coldMs: number; coldNvrtcMs: number; diskMs: number; memoryHitMs: number };
   notes: string[];
+  /** `--profile`: per workload and definition, the per-kernel profiles (device-resident inputs). */
+  profiles?: BenchProfile[];
 }
 
 interface Uploaded {
@@ -182,6 +197,9 @@ async function measureCompile(w: Workload, rng: Random, log: (l: string) => void
   return { coldMs, coldNvrtcMs: report?.nvrtcMs ?? NaN, diskMs, memoryHitMs };
 }
 
+/** Profiled calls per workload with `--profile` (after the timed ones). */
+const PROFILED_CALLS = 5;
+
 export async function runBench(options: BenchOptions): Promise<BenchReport> {
   const backend = createGpuBackend();
   const a = backend.availability();
@@ -198,6 +216,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     const copyGbps = copyBandwidth(device, flusher, options.iters);
     log(`device ${device.properties.name}: device-to-device copy ${copyGbps.toFixed(0)} GB/s`);
     const rows: BenchRow[] = [];
+    const profiles: BenchProfile[] = [];
     const sameSize: Record<string, number> = {};
     for (const w of chosen) {
       sameSize[w.name] = copyBandwidth(device, flusher, options.iters, Math.round(w.bytes / 2 / 256) * 256);
@@ -212,6 +231,11 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         const gbps = w.bytes / (ms * 1e-3) / 1e9;
         rows.push({ workload: w.name, impl: 'tsfuser', medianMs: ms, gbps, percentOfCopy: (100 * gbps) / copyGbps, percentOfSameSizeCopy: pct(w.name, gbps), ...tflopsOf(w, ms) });
         log(`${w.name}: ${ms.toFixed(3)} ms, ${gbps.toFixed(0)} GB/s (${run.kernels()} kernel${run.kernels() === 1 ? '' : 's'}${run.steps > 1 ? ` over ${run.steps} definitions` : ''})`);
+        if (options.profile === true) {
+          const byStep = new Map<string, ExecuteProfile[]>();
+          for (let i = 0; i < PROFILED_CALLS; i += 1) for (const { step, profile } of await run.profiled()) byStep.set(step, [...(byStep.get(step) ?? []), profile]);
+          for (const [step, calls] of byStep) profiles.push({ workload: w.name, step, profiles: calls, workloadMedianMs: ms });
+        }
       } catch (error) {
         const message = `${w.name}: ${(error as Error).name}: ${(error as Error).message.split('\n')[0] ?? ''}`;
         notes.push(message);
@@ -246,6 +270,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       hostOverheadUs: { execute: viaExecute, executorCache: viaCache },
       compile,
       notes,
+      ...(options.profile === true ? { profiles } : {}),
     };
     if (options.pytorch) {
       const script = findScript(options.cwd, options.pytorchScript);
@@ -268,7 +293,11 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
 }
 
 /** A workload's definitions compiled (one execute each) and a function running them all once through their executor caches. */
-async function prepareSteps(w: Workload, args: readonly (Tensor | number)[], backend: GpuBackend): Promise<{ once: () => Tensor[]; kernels: () => number; steps: number }> {
+async function prepareSteps(
+  w: Workload,
+  args: readonly (Tensor | number)[],
+  backend: GpuBackend,
+): Promise<{ once: () => Tensor[]; kernels: () => number; steps: number; profiled: () => Promise<{ step: string; profile: ExecuteProfile }[]> }> {
   const first = w.build();
   // `build`'s definition reads the first inputs (all of them without steps); later steps name theirs.
   const steps: { fd: FusionDefinition; args: readonly StepArgument[] | null }[] = [{ fd: first, args: null }, ...(w.steps ?? []).map((s) => ({ fd: s.build(), args: s.args }))];
@@ -294,6 +323,18 @@ async function prepareSteps(w: Workload, args: readonly (Tensor | number)[], bac
     },
     kernels: () => caches.reduce((a, c) => a + c.stats.kernels, 0),
     steps: steps.length,
+    // Each definition once with profile events, in order (later steps read the earlier outputs).
+    profiled: async () => {
+      const outs: Tensor[][] = [];
+      const got: { step: string; profile: ExecuteProfile }[] = [];
+      for (let j = 0; j < steps.length; j += 1) {
+        const step = steps[j] as (typeof steps)[number];
+        outs.push(await step.fd.execute(argsOf(outs, j), { backend, profile: true }));
+        got.push({ step: j === 0 ? w.name : (w.steps?.[j - 1]?.name ?? `step ${j}`), profile: step.fd.profile() });
+      }
+      outs.flat().forEach((t) => t.dispose());
+      return got;
+    },
   };
 }
 

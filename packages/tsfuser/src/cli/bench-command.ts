@@ -1,4 +1,4 @@
-// `tsfuser bench [--workloads a,b] [--iters N] [--flush read|write] [--no-pytorch] [--pytorch-script f] [--json f]`:
+// `tsfuser bench [--workloads a,b] [--iters N] [--flush read|write] [--no-pytorch] [--pytorch-script f] [--json f] [--profile]`:
 // runs the GPU benchmarks (see bench/run-bench.ts) and prints the table last.
 // `tsfuser bench --suite sweep [--family f,…] [--dtype f32,bf16] [--sizes RxH,…|llm] [--offsets 2,4,8,16]
 // [--chunk i/n | i] [--list]`: the size sweep (bench/run-sweep.ts), tables per family and a summary.
@@ -6,6 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { formatBenchReport, runBench } from '../bench/run-bench.js';
+import { formatBenchProfiles } from './bench-profiles.js';
 import { benchWorkloads } from '../bench/workloads.js';
 import { runSweep } from '../bench/run-sweep.js';
 import { formatSweepReport, mergeSweepReports, type SweepReport } from '../bench/sweep-report.js';
@@ -14,7 +15,7 @@ import type { ParsedArgs } from './args.js';
 import { UsageError, type CliIo } from './console.js';
 
 export const BENCH_VALUE_FLAGS = ['workloads', 'iters', 'json', 'pytorch-script', 'flush', 'suite', 'family', 'dtype', 'sizes', 'offsets', 'chunk', 'commit', 'merge'];
-export const BENCH_BOOLEAN_FLAGS = ['no-pytorch', 'list'];
+export const BENCH_BOOLEAN_FLAGS = ['no-pytorch', 'list', 'profile'];
 
 function sweepSelection(args: ParsedArgs): SweepSelection {
   const family = args.values.get('family');
@@ -106,11 +107,13 @@ export async function benchCommand(args: ParsedArgs, io: CliIo): Promise<number>
     pytorch: !args.booleans.has('no-pytorch'),
     cwd: io.cwd,
     log: (line) => io.stderr(`${line}\n`),
+    profile: args.booleans.has('profile'),
     ...(workloads === undefined ? {} : { workloads }),
     ...(script === undefined ? {} : { pytorchScript: script }),
   });
   const json = args.values.get('json');
   if (json !== undefined) writeFileSync(resolve(io.cwd, json), `${JSON.stringify(report, null, 2)}\n`);
   io.stdout(formatBenchReport(report));
+  if (report.profiles !== undefined) io.stdout(formatBenchProfiles(report.profiles, report.rows));
   return 0;
 }

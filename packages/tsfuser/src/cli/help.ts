@@ -71,6 +71,8 @@ Options of bench (needs a GPU):
   --flush read|write               how L2 is flushed before each run: sum (default) or memset of
                                    512 MiB; a memset leaves dirty lines every run pays for
   --no-pytorch                     skip tools/bench/pytorch_bench.py (eager, torch.compile)
+  --profile                        after timing, 5 profiled calls per workload: the per-kernel table
+                                   of each definition and the timed median against the kernels' sum
   --pytorch-script <file>          where pytorch_bench.py is (default: found from the cwd up)
   --suite sweep                    the size sweep: families × dtypes × rows × hidden (tables + summary)
     --family f,…                   softmax, layer_norm, …, group_norm (default: all 32)
