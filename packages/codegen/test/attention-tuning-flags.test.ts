@@ -2,10 +2,11 @@
 // launch description (shared memory of the split1 pipeline, the heavy-first grid and its
 // limit, the __launch_bounds__ block count) and in the generated text (the mask-free loop of
 // maskSplit, the FFMA exp2 of foldScale only without a bias, the warp skip only when causal,
-// the barrier count per tile of each pipeline), and that every tuning entry is a distinct
-// kernel for the entry's kernel cache (tilingTag).
+// the barrier count per tile of each pipeline), the backward's (barriers a Q step, the 32-row
+// dQ warp tiles, the deferred dQ with its second dSᵀ buffer, the staggered Q order), and that
+// every tuning entry is a distinct kernel for the entry's kernel cache (tilingTag).
 import { describe, expect, it } from 'vitest';
-import { BACKWARD_TUNING, customTiling, FORWARD_TUNING, forwardSharedBytes, generateAttentionBackward, generateAttentionForward, tilingTag, tuningTiling, type AttentionVariant } from '../src/attention/index.js';
+import { BACKWARD_TUNING, backwardSharedBytes, customTiling, FORWARD_TUNING, forwardSharedBytes, generateAttentionBackward, generateAttentionForward, tilingTag, tuningTiling, type AttentionVariant } from '../src/attention/index.js';
 
 const plain: AttentionVariant = { dtype: 'BFloat16', headDim: 128, causal: false, bias: 'none', dropout: false };
 const causal: AttentionVariant = { ...plain, causal: true };
@@ -108,6 +109,50 @@ describe('attention forward tuning flags', () => {
     const t = customTiling('backward', 128, 8, 32, 128, { foldScale: true, maskSplit: true });
     expect(generateAttentionBackward(causal, t).source.match(/fmaf\(p\[i\]\[e\], scaleLog2, -lseLog2\[i\]\[e & 1\]\)/g)?.length).toBe(2);
     expect(generateAttentionBackward({ ...causal, bias: 'bool' }, t).source).not.toContain('lseLog2');
+  });
+
+  it('backward dqWarpRows 32: two A fragments and accumulators a warp, one K fragment for both; refused where the warps do not split', () => {
+    const src = generateAttentionBackward(plain, customTiling('backward', 128, 8, 64, 128, { dqWarpRows: 32 })).source;
+    expect(src).toContain('constexpr int kRowGroups = kBlockM / 32;');
+    expect(src).toContain('tsf_mma_bf16(dq1[2 * ep + 1], a4, a5, a6, a7, b2, b3);');
+    expect(src).toContain('const int row = m0 + rowGroup * 32 + 16 + g + r * 8;');
+    const plainDq = generateAttentionBackward(plain, customTiling('backward', 128, 8, 64, 128)).source;
+    expect(plainDq).toContain('constexpr int kRowGroups = kBlockM / 16;');
+    expect(plainDq).not.toContain('dq1');
+    expect(() => customTiling('backward', 128, 8, 16, 128, { dqWarpRows: 32 })).toThrow(/do not split into the 0.5 dQ row groups of 32 rows of blockM 16/);
+    expect(() => customTiling('backward', 128, 8, 64, 128, { dqWarpRows: 48 })).toThrow(/dQ warp tiles of 48 rows \(16 or 32\)/);
+    expect(() => customTiling('backward', 128, 1, 64, 16, { dqWarpRows: 32 })).toThrow(/1 warps do not split into the 2 dQ row groups/);
+  });
+
+  it('backward deferDq: one barrier a Q step fewer, a second dSᵀ buffer, the last product after the loop', () => {
+    const loopOf = (src: string): string => src.slice(src.indexOf('for (int it = 0; it < steps; ++it)'), src.indexOf('// dQ of the last step'));
+    for (const [pipeline, barriers] of [['joint2-1sync', 1], ['joint2', 2]] as const) {
+      const t = customTiling('backward', 128, 8, 64, 128, { pipeline, deferDq: true });
+      const k = generateAttentionBackward(causal, t);
+      expect(loopOf(k.source).match(/__syncthreads\(\)/g)?.length, pipeline).toBe(barriers);
+      expect(k.sharedBytes).toBe(backwardSharedBytes(customTiling('backward', 128, 8, 64, 128, { pipeline })) + 2 * 128 * (64 + 8));
+      expect(k.sharedBytes).toBe(backwardSharedBytes(t));
+      // The product of step it - 1 reads the buffer step it - 1 wrote; step it writes the other.
+      expect(k.source).toContain('const unsigned short* sdSPrev = sdS + ((it - 1) & 1) * kBlockN * kDsStride;');
+      expect(k.source).toContain('unsigned short* sdSs = sdS + stage * kBlockN * kDsStride;');
+      expect(k.source).toContain('unsigned short* dsRow = sdSs + (warp * 16 + g) * kDsStride');
+      const tail = k.source.slice(k.source.indexOf('// dQ of the last step'));
+      expect(tail.indexOf('__syncthreads();')).toBeLessThan(tail.indexOf('tsf_red_add2'));
+      expect(tail).toContain('const int hqPrev = hk * group + (steps - 1) / mCount, m0Prev = (mStart + (steps - 1) % mCount) * kBlockM;');
+    }
+    // The loop's layout without the flag: one dSᵀ buffer, lse right after it.
+    const one = generateAttentionBackward(plain, customTiling('backward', 128, 8, 64, 128)).source;
+    expect(one).toContain('float* sLse = reinterpret_cast<float*>(sdS + kBlockN * (kBlockM + 8));');
+    expect(generateAttentionBackward(plain, customTiling('backward', 128, 8, 64, 128, { deferDq: true })).source).toContain('float* sLse = reinterpret_cast<float*>(sdS + 2 * kBlockN * (kBlockM + 8));');
+    expect(one).not.toContain('sdSPrev');
+  });
+
+  it('backward staggerQ: the loads, the step and the deferred product all take the rotated order', () => {
+    const src = generateAttentionBackward(causal, customTiling('backward', 128, 8, 64, 128, { staggerQ: true, deferDq: true })).source;
+    expect(src).toContain('const int stepRotation = steps > 0 ? nBlock % steps : 0;');
+    expect(src.match(/hk \* group \+ stepOrder\(/g)?.length).toBe(4);
+    expect(src).toContain('m0Prev = (mStart + stepOrder((it - 1)) % mCount) * kBlockM;');
+    expect(generateAttentionBackward(causal, customTiling('backward', 128, 8, 64, 128)).source).not.toContain('stepOrder');
   });
 
   it('every tuning entry is accepted and has its own cache key', () => {

@@ -9,11 +9,14 @@
 // then dSᵀ goes to shared memory and the warps split dQ_tile = dS K over (row group, column
 // group), added into the f32 accumulator with atomicAdd (the tiles of one Q block come from
 // every K/V CTA, so a separate dQ pass would recompute P once more: FA2 makes the same choice).
+// The dQ product is backward-dq.ts's, behind its own barrier or (deferDq) at the top of the next
+// step; staggerQ rotates the order of the Q steps.
 //
 // Invariant: P is exactly 0 where the forward attended nothing (s ≥ S, causal s > l, mask
 // false, or a row whose logsumexp is −inf), so those elements add nothing to dQ, dK, dV.
 
 import { ceilDiv, cudaSignature, float32, int32, int64, pointer, type AttentionKernel, type AttentionParameter } from './kernel.js';
+import { dqProduct } from './backward-dq.js';
 import { attentionPrimitives, mmaTypeName } from './primitives.js';
 import { DROPOUT_KEEP, philoxOnce, scoreTransform, TILE_LOADER, tileConstants } from './shared-code.js';
 import { backwardSharedBytes, backwardTiling, checkVariant, variantTag, type AttentionTiling, type AttentionVariant } from './variant.js';
@@ -71,6 +74,20 @@ const DROPOUT_APPLY = `#pragma unroll
         pd[i][e] = keep ? p[i][e] : 0.0f;
       }
     }
+`;
+
+/**
+ * staggerQ: the CTA of K/V tile nBlock starts its Q loop at step nBlock (mod steps) and wraps
+ * around, so that the K/V CTAs of one head, which run at the same time, add their dQ tiles into
+ * different rows of the accumulator instead of all into the same 64 rows (same-address
+ * red.global.add serialises in L2). The order of the steps changes nothing else: every step
+ * reads only its own Q / dO / logsumexp / D tiles and adds dK, dV in registers.
+ */
+const STAGGER = `  const int stepRotation = steps > 0 ? nBlock % steps : 0;
+  auto stepOrder = [&](int x) {
+    const int y = x + stepRotation;
+    return y < steps ? y : y - steps;
+  };
 `;
 
 /** Waits and loads at the top of step it (see AttentionTiling.pipeline; split1 is forward-only). */
@@ -147,11 +164,26 @@ const LSE_LOG2 = `    float lseLog2[kLTiles][2];
 `;
 
 function body(variant: AttentionVariant, t: AttentionTiling): string {
-  const m = mmaTypeName(variant.dtype);
+  // The (query head, Q tile) pair of loop step x: step x itself, or (staggerQ) rotated.
+  const order = (x: string): string => (t.staggerQ ? `stepOrder(${x})` : x);
   const top = pipelineTop(t);
   const fold = t.foldScale && variant.bias === 'none';
   const pCode = `${fold ? LSE_LOG2 : ''}${t.maskSplit ? `    if (edge) {\n${pLoop(true, fold)}\n    } else {\n${pLoop(false, fold)}\n    }` : pLoop(true, fold)}`;
   const end = t.pipeline === 'joint2' ? '    __syncthreads();' : '';
+  // dQ of step it: right after its dSᵀ is stored, behind a barrier; or (deferDq) at the top of
+  // step it + 1, whose barrier already orders it after every warp's dSᵀ of step it, reading the
+  // buffer of stage it & 1 (the next write to that buffer, in step it + 2, follows step it + 2's
+  // barrier, which every warp reaches only after this product): one barrier a step fewer.
+  const m = mmaTypeName(variant.dtype);
+  const dq = t.deferDq
+    ? ''
+    : `    __syncthreads();\n\n    // dQ tile += dS K: warp = (row group of ${t.dqWarpRows} queries, column group of the head dim).\n${dqProduct(m, t, 'sdS', 'hq', 'm0')}`;
+  // The dSᵀ buffer, query head and first query row of the deferred step.
+  const previous = (step: string, pad: string): string =>
+    `${pad}const unsigned short* sdSPrev = sdS + ((${step}) & 1) * kBlockN * kDsStride;\n${pad}const int hqPrev = hk * group + ${order(`(${step})`)} / mCount, m0Prev = (mStart + ${order(`(${step})`)} % mCount) * kBlockM;\n`;
+  const deferred = (step: string): string => `${previous(step, '    ')}${dqProduct(m, t, 'sdSPrev', 'hqPrev', 'm0Prev')}`;
+  const deferredTop = t.deferDq ? `    // dQ tile of step it - 1 += dS K (deferDq; warp = row group of ${t.dqWarpRows} queries, column group).\n    if (it > 0) {\n${deferred('it - 1')}\n    }\n` : '';
+  const deferredTail = t.deferDq ? `  // dQ of the last step (deferDq).\n  if (steps > 0) {\n    __syncthreads();\n${deferred('steps - 1')}\n  }\n\n` : '';
   const drop = variant.dropout;
   // Without dropout the dropped P is P itself.
   const pd = drop ? 'pd' : 'p';
@@ -160,8 +192,8 @@ function body(variant: AttentionVariant, t: AttentionTiling): string {
   unsigned short* sV = sK + kBlockN * kRowStride;
   unsigned short* sQ = sV + kBlockN * kRowStride;          // 2 stages
   unsigned short* sdO = sQ + 2 * kBlockM * kRowStride;     // 2 stages
-  unsigned short* sdS = sdO + 2 * kBlockM * kRowStride;    // [kBlockN][kBlockM + 8]
-  float* sLse = reinterpret_cast<float*>(sdS + kBlockN * (kBlockM + 8));  // 2 stages
+  unsigned short* sdS = sdO + 2 * kBlockM * kRowStride;    // [kBlockN][kBlockM + 8]${t.deferDq ? ', 2 buffers (deferDq)' : ''}
+  float* sLse = reinterpret_cast<float*>(sdS + ${t.deferDq ? '2 * ' : ''}kBlockN * (kBlockM + 8));  // 2 stages
   float* sD = sLse + 2 * kBlockM;                                        // 2 stages
   constexpr int kDsStride = kBlockM + 8;
   static_assert(kBlockN == 16 * kWarps, "each warp owns 16 key rows");
@@ -179,7 +211,7 @@ function body(variant: AttentionVariant, t: AttentionTiling): string {
   const int mStart = kCausal ? min(n0 / kBlockM, mTotal) : 0;
   const int mCount = mTotal - mStart;
   const int steps = group * mCount;
-
+${t.staggerQ ? STAGGER : ''}
   constexpr int kETiles = kHeadDimPad / 8;
   constexpr int kLTiles = kBlockM / 8;
   float dk[kETiles][4], dv[kETiles][4];
@@ -191,8 +223,8 @@ function body(variant: AttentionVariant, t: AttentionTiling): string {
 
   // Stage loads of step it: Q, dO (cp.async) and log2-domain logsumexp, D (plain loads).
   auto loadStep = [&](int it, int stage) {
-    const int hq = hk * group + it / mCount;
-    const int mq = (mStart + it % mCount) * kBlockM;
+    const int hq = hk * group + ${order('it')} / mCount;
+    const int mq = (mStart + ${order('it')} % mCount) * kBlockM;
     load_tile<kBlockM>(sQ + stage * kBlockM * kRowStride, q + n * qStrideN + hq * qStrideH + mq * qStrideL, qStrideL, queryLength - mq);
     load_tile<kBlockM>(sdO + stage * kBlockM * kRowStride, gradOutput + n * gradOutputStrideN + hq * gradOutputStrideH + mq * gradOutputStrideL, gradOutputStrideL, queryLength - mq);
     // logsumexp and D rows through cp.async too (4 bytes each, zero past L: those columns are
@@ -209,14 +241,14 @@ function body(variant: AttentionVariant, t: AttentionTiling): string {
 
   for (int it = 0; it < steps; ++it) {
     const int stage = it & 1;
-    const int hq = hk * group + it / mCount;
-    const int m0 = (mStart + it % mCount) * kBlockM;
+    const int hq = hk * group + ${order('it')} / mCount;
+    const int m0 = (mStart + ${order('it')} % mCount) * kBlockM;
 ${top}
     const unsigned short* sQs = sQ + stage * kBlockM * kRowStride;
     const unsigned short* sdOs = sdO + stage * kBlockM * kRowStride;
     const float* sLses = sLse + stage * kBlockM;
     const float* sDs = sD + stage * kBlockM;
-
+${t.deferDq ? '    unsigned short* sdSs = sdS + stage * kBlockN * kDsStride;\n' : ''}${deferredTop}
     // Sᵀ = K Qᵀ and dPᵀ = V dOᵀ (rows: this warp's 16 keys; columns: the tile's queries).
     float p[kLTiles][4], dp[kLTiles][4];
 #pragma unroll
@@ -268,7 +300,7 @@ ${drop ? `    float pd[kLTiles][4];\n${DROPOUT_APPLY}` : ''}
       const unsigned sa2 = tsf_pack_${m}(dp[2 * kk + 1][0], dp[2 * kk + 1][1]);
       const unsigned sa3 = tsf_pack_${m}(dp[2 * kk + 1][2], dp[2 * kk + 1][3]);
       // dSᵀ to shared memory for the dQ product (rows: keys, columns: queries).
-      unsigned short* dsRow = sdS + (warp * 16 + g) * kDsStride + kk * 16 + 2 * tq;
+      unsigned short* dsRow = ${t.deferDq ? 'sdSs' : 'sdS'} + (warp * 16 + g) * kDsStride + kk * 16 + 2 * tq;
       *reinterpret_cast<unsigned*>(dsRow) = sa0;
       *reinterpret_cast<unsigned*>(dsRow + 8 * kDsStride) = sa1;
       *reinterpret_cast<unsigned*>(dsRow + 8) = sa2;
@@ -285,56 +317,11 @@ ${drop ? `    float pd[kLTiles][4];\n${DROPOUT_APPLY}` : ''}
         tsf_mma_${m}(dk[2 * ep + 1], sa0, sa1, sa2, sa3, b2, b3);
       }
     }
-    __syncthreads();
-
-    // dQ tile += dS K: warp = (row group of 16 queries, column group of the head dim).
-    {
-      constexpr int kRowGroups = kBlockM / 16;
-      constexpr int kColGroups = kWarps / kRowGroups;
-      constexpr int kColPairs = (kHeadDimPad / 16 + kColGroups - 1) / kColGroups;
-      static_assert(kWarps % kRowGroups == 0, "warps must split into dQ row groups");
-      const int rowGroup = warp % kRowGroups, colGroup = warp / kRowGroups;
-      float dq[2 * kColPairs][4];
-#pragma unroll
-      for (int i = 0; i < 2 * kColPairs; ++i) dq[i][0] = dq[i][1] = dq[i][2] = dq[i][3] = 0.0f;
-#pragma unroll
-      for (int kk = 0; kk < kBlockN / 16; ++kk) {
-        unsigned a0, a1, a2, a3;
-        tsf_ldmatrix_x4_trans(tsf_smem(sdS + (kk * 16 + (lane & 7) + ((lane >> 4) << 3)) * kDsStride + rowGroup * 16 + ((lane >> 3) & 1) * 8), a0, a1, a2, a3);
-#pragma unroll
-        for (int ep = 0; ep < kColPairs; ++ep) {
-          const int e0 = (colGroup * kColPairs + ep) * 16;
-          if (e0 < kHeadDimPad) {
-            unsigned b0, b1, b2, b3;
-            tsf_ldmatrix_x4_trans(tsf_smem(sK + (kk * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * kRowStride + e0 + (lane >> 4) * 8), b0, b1, b2, b3);
-            tsf_mma_${m}(dq[2 * ep], a0, a1, a2, a3, b0, b1);
-            tsf_mma_${m}(dq[2 * ep + 1], a0, a1, a2, a3, b2, b3);
-          }
-        }
-      }
-      float* accHead = gradQueryAccumulator + ((static_cast<long long>(n) * heads + hq) * queryLength) * kHeadDim;
-#pragma unroll
-      for (int i = 0; i < 2 * kColPairs; ++i) {
-        const int col = (colGroup * kColPairs) * 16 + i * 8 + 2 * tq;
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          const int row = m0 + rowGroup * 16 + g + r * 8;
-          if (row < queryLength) {
-            float* at = accHead + static_cast<long long>(row) * kHeadDim + col;
-            if (kHeadDim % 2 == 0 && col + 1 < kHeadDim) {
-              tsf_red_add2(at, dq[i][2 * r], dq[i][2 * r + 1]);  // 8-byte aligned: E and col even
-            } else {
-              if (col < kHeadDim) atomicAdd(at, dq[i][2 * r]);
-              if (col + 1 < kHeadDim) atomicAdd(at + 1, dq[i][2 * r + 1]);
-            }
-          }
-        }
-      }
-    }
+${dq}
 ${end}
   }
 
-  // dK = scale · Σ dSᵀ Q, dV = keepScale · Σ (P∘Z)ᵀ dO, rows past S not written.
+${deferredTail}  // dK = scale · Σ dSᵀ Q, dV = keepScale · Σ (P∘Z)ᵀ dO, rows past S not written.
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     const int srow = srow0 + r * 8;

@@ -5,6 +5,7 @@
 // `kernel.parameters` order and launches `kernel.grid(problem)` × `kernel.block`.
 export { generateAttentionForward, forwardKernelName, FORWARD_PARAMETERS } from './forward.js';
 export { generateAttentionBackward, backwardKernelName, BACKWARD_PARAMETERS } from './backward.js';
+export { dqWarpLayout, type DqWarpLayout } from './backward-dq.js';
 export { generateAttentionBackwardPreprocess, generateAttentionBackwardConvert, PREPROCESS_PARAMETERS, CONVERT_PARAMETERS } from './backward-aux.js';
 export { checkAttentionInputs, dropoutConstants, type AttentionInputs, type AttentionTensorInfo } from './inputs.js';
 export { BACKWARD_TUNING, FORWARD_TUNING, tuningTiling, type TuningEntry } from './tuning.js';

@@ -16,6 +16,8 @@ const SPLIT: Partial<TilingFlags> = { pipeline: 'split1' };
 const QREG: Partial<TilingFlags> = { qInRegisters: true };
 const CTA2: Partial<TilingFlags> = { minBlocksPerSm: 2 };
 const LAZY: Partial<TilingFlags> = { lazyRescale: true };
+const DQ32: Partial<TilingFlags> = { dqWarpRows: 32 };
+const DEFER: Partial<TilingFlags> = { deferDq: true };
 
 /**
  * Forward (blockM 32 · warps: two 16-row Q tiles a warp). The first two are the defaults until
@@ -59,7 +61,8 @@ export const FORWARD_TUNING: readonly TuningEntry[] = [
 
 /** Backward: [warps, blockM (Q tile), blockN (K/V tile, 16 · warps), flags]: the shapes timed
  * until 2026-12-02, then one barrier a Q step fewer (1sync), the mask-free P of inside tiles and
- * the FFMA exp2 (fold). The E 128 default since 2026-12-02 (second session) is b7. */
+ * the FFMA exp2 (fold); b13–b18 the 32-row dQ warp tiles, the deferred dQ and the staggered Q
+ * loop on b7. The E 128 default since 2026-12-02 (second session) is b7. */
 export const BACKWARD_TUNING: readonly TuningEntry[] = [
   [8, 32, 128, {}],
   [8, 32, 128, { ...SYNC1, maskSplit: true, foldScale: true }],
@@ -76,6 +79,17 @@ export const BACKWARD_TUNING: readonly TuningEntry[] = [
   [8, 64, 128, { ...SYNC1, maskSplit: true, foldScale: true }],
   [8, 64, 128, { maskSplit: true, foldScale: true }],
   [8, 32, 128, { maskSplit: true, foldScale: true }],
+  // b13–b16 (2026-12-02, fifth session): the default b7 with 32 × 32 dQ warp tiles
+  // (FlashAttention-2's dQ atom layout: 32 instead of 40 ldmatrix.x4 a warp and Q step), with the
+  // dQ product deferred to the next step's barrier (one barrier a step instead of 2), with both,
+  // and both with the folded exp2.
+  [8, 64, 128, { ...SYNC1, maskSplit: true, ...DQ32 }],
+  [8, 64, 128, { ...SYNC1, maskSplit: true, ...DEFER }],
+  [8, 64, 128, { ...SYNC1, maskSplit: true, ...DQ32, ...DEFER }],
+  [8, 64, 128, { ...SYNC1, maskSplit: true, foldScale: true, ...DQ32, ...DEFER }],
+  // The Q loop of each K/V CTA rotated (staggerQ), on b7 and on b15.
+  [8, 64, 128, { ...SYNC1, maskSplit: true, staggerQ: true }],
+  [8, 64, 128, { ...SYNC1, maskSplit: true, ...DQ32, ...DEFER, staggerQ: true }],
 ];
 
 export function tuningTiling(pass: 'forward' | 'backward', entry: TuningEntry, headDim = 128): AttentionTiling {

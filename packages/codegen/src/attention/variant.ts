@@ -72,15 +72,25 @@ export interface AttentionTiling {
   /** Forward, causal: the grid is (N·H, query tiles) with the longest query tiles of every head
    * launched first (longest-processing-time order over the whole grid). */
   heavyFirst: boolean;
+  /** Backward: query rows of the dQ warp tile (16 or 32; see backward-dq.ts). 32 at blockM 64 and
+   * 8 warps makes 32 × 32 tiles (FlashAttention-2's dQ atom layout) instead of 16 × 64: 4 instead
+   * of 5 ldmatrix.x4 per 8 MMAs. */
+  dqWarpRows: number;
+  /** Backward: the dQ product of Q step it runs after step it + 1's barrier, from a second dSᵀ
+   * buffer, so one barrier a step fewer (backward-dq.ts). */
+  deferDq: boolean;
+  /** Backward: the K/V CTAs of a head walk the Q tiles from different starting steps (rotated by
+   * the K/V tile index), so that their dQ adds do not meet on the same rows at the same time. */
+  staggerQ: boolean;
 }
 
 export type ForwardPipeline = 'joint2' | 'joint2-1sync' | 'split1';
 
 /** The tuning flags of a tiling (everything but the tile shape). */
-export type TilingFlags = Pick<AttentionTiling, 'qInRegisters' | 'minBlocksPerSm' | 'pipeline' | 'maskSplit' | 'foldScale' | 'warpSkip' | 'heavyFirst' | 'lazyRescale'>;
+export type TilingFlags = Pick<AttentionTiling, 'qInRegisters' | 'minBlocksPerSm' | 'pipeline' | 'maskSplit' | 'foldScale' | 'warpSkip' | 'heavyFirst' | 'lazyRescale' | 'dqWarpRows' | 'deferDq' | 'staggerQ'>;
 
 /** The flags of the tilings timed until 2026-12-01 (and of every backward tiling). */
-export const BASELINE_FLAGS: TilingFlags = { qInRegisters: false, minBlocksPerSm: 1, pipeline: 'joint2', maskSplit: false, foldScale: false, warpSkip: false, heavyFirst: false, lazyRescale: false };
+export const BASELINE_FLAGS: TilingFlags = { qInRegisters: false, minBlocksPerSm: 1, pipeline: 'joint2', maskSplit: false, foldScale: false, warpSkip: false, heavyFirst: false, lazyRescale: false, dqWarpRows: 16, deferDq: false, staggerQ: false };
 
 /** The sm_90 opt-in shared-memory limit per block (227 KiB). */
 export const MAX_SHARED_BYTES = 232448;
@@ -176,9 +186,9 @@ export function forwardSharedBytes(t: AttentionTiling): number {
   return 2 * t.rowStride * (t.blockM + (t.pipeline === 'split1' ? 2 : 4) * t.blockN);
 }
 
-/** K, V tiles (resident) + two stages of Q and dO tiles + the dSᵀ tile + two stages of logsumexp and D. */
+/** K, V tiles (resident) + two stages of Q and dO tiles + the dSᵀ tile (two with deferDq) + two stages of logsumexp and D. */
 export function backwardSharedBytes(t: AttentionTiling): number {
-  return 2 * t.rowStride * (2 * t.blockN + 4 * t.blockM) + 2 * t.blockN * (t.blockM + 8) + 4 * 4 * t.blockM;
+  return 2 * t.rowStride * (2 * t.blockN + 4 * t.blockM) + (t.deferDq ? 2 : 1) * 2 * t.blockN * (t.blockM + 8) + 4 * 4 * t.blockM;
 }
 
 export function checkTiling(t: AttentionTiling, sharedBytes: number, pass: string): void {
@@ -201,16 +211,19 @@ export function variantTag(variant: AttentionVariant): string {
 /**
  * A tiling other than the tuned one (tuning experiments, tests): `pass` says whose shared-memory
  * layout it must fit; the backward needs blockN = 16 · warps (each warp owns 16 key rows) and
- * takes only minBlocksPerSm, pipeline (joint2 or joint2-1sync), maskSplit and foldScale of the flags.
+ * takes only minBlocksPerSm, pipeline (joint2 or joint2-1sync), maskSplit, foldScale, dqWarpRows
+ * (16, or 32 where blockM is a multiple of 32 and the warps split into its 32-row groups) and
+ * deferDq and staggerQ of the flags.
  */
 export function customTiling(pass: 'forward' | 'backward', headDim: number, warps: number, blockM: number, blockN: number, flags: Partial<TilingFlags> = {}): AttentionTiling {
   const rowTiles = pass === 'forward' ? blockM / (16 * warps) : 1;
-  const chosen = pass === 'forward' ? flags : { minBlocksPerSm: flags.minBlocksPerSm ?? 1, pipeline: flags.pipeline ?? 'joint2', maskSplit: flags.maskSplit ?? false, foldScale: flags.foldScale ?? false };
+  const chosen = pass === 'forward' ? flags : { minBlocksPerSm: flags.minBlocksPerSm ?? 1, pipeline: flags.pipeline ?? 'joint2', maskSplit: flags.maskSplit ?? false, foldScale: flags.foldScale ?? false, dqWarpRows: flags.dqWarpRows ?? 16, deferDq: flags.deferDq ?? false, staggerQ: flags.staggerQ ?? false };
   if (pass === 'backward' && chosen.pipeline === 'split1') throw new CodegenError('attention backward tiling: the split1 pipeline is forward-only (joint2 or joint2-1sync)');
   const t = { ...tiling(headDim, warps, blockN, 1, blockM, rowTiles), ...chosen };
   if (pass === 'forward' && rowTiles !== 1 && rowTiles !== 2) throw new CodegenError(`attention forward tiling: blockM ${blockM} must be 16 or 32 rows a warp (${16 * warps} or ${32 * warps})`);
   if (pass === 'backward' && blockN !== 16 * warps) throw new CodegenError(`attention backward tiling: blockN ${blockN} must be 16 × warps (${16 * warps})`);
-  if (pass === 'backward' && (warps % (blockM / 16) !== 0 || blockM < 16)) throw new CodegenError(`attention backward tiling: ${warps} warps do not split into the ${blockM / 16} dQ row groups of blockM ${blockM}`);
+  if (pass === 'backward' && t.dqWarpRows !== 16 && t.dqWarpRows !== 32) throw new CodegenError(`attention backward tiling: dQ warp tiles of ${t.dqWarpRows} rows (16 or 32)`);
+  if (pass === 'backward' && (blockM % t.dqWarpRows !== 0 || warps % (blockM / t.dqWarpRows) !== 0)) throw new CodegenError(`attention backward tiling: ${warps} warps do not split into the ${blockM / t.dqWarpRows} dQ row groups of ${t.dqWarpRows} rows of blockM ${blockM}`);
   if (!Number.isInteger(t.minBlocksPerSm) || t.minBlocksPerSm < 1 || t.minBlocksPerSm * 32 * warps > 2048) throw new CodegenError(`attention ${pass} tiling: ${t.minBlocksPerSm} blocks of ${32 * warps} threads per SM is not possible`);
   checkTiling(t, pass === 'forward' ? forwardSharedBytes(t) : backwardSharedBytes(t), pass);
   return t;
@@ -228,6 +241,9 @@ export function tilingTag(t: AttentionTiling): string {
     t.warpSkip ? 'wskip' : '',
     t.heavyFirst ? 'heavy' : '',
     t.lazyRescale ? 'lazy' : '',
+    t.dqWarpRows !== 16 ? `dq${t.dqWarpRows}` : '',
+    t.deferDq ? 'defer' : '',
+    t.staggerQ ? 'stagger' : '',
   ].filter((f) => f !== '');
   return `${t.warps}w ${t.blockM}x${t.blockN}${flags.length > 0 ? ` ${flags.join(' ')}` : ''}`;
 }
