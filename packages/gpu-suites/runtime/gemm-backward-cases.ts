@@ -71,12 +71,13 @@ export function backwardCases(): Case[] {
   const out: Case[] = [];
   for (const dtype of ['Float', 'BFloat16', 'Half'] as const) {
     for (const [t, h, f] of [[1, 8, 8], [129, 64, 136], [4095, 32, 64]] as const) {
-      out.push(dgradCase(dtype, t, h, f, false));
-      out.push(dgradCase(dtype, t, h, f, true));
-      out.push(wgradCase(dtype, t, h, f, 'BGRADA'));
-      out.push(wgradCase(dtype, t, h, f, 'BGRADB'));
+      // each with cuBLASLt's backward epilogues (opted in) and with the default (plain GEMMs and kernels)
+      for (const cases of [dgradCase(dtype, t, h, f, false), dgradCase(dtype, t, h, f, true), wgradCase(dtype, t, h, f, 'BGRADA'), wgradCase(dtype, t, h, f, 'BGRADB')]) {
+        out.push({ ...cases, name: `${cases.name} (epilogue)`, backwardEpilogues: true }, { ...cases, name: `${cases.name} (plain GEMM + kernels)` });
+      }
     }
-    out.push(mlpBackwardCase(dtype, 257, 64, 256));
+    const mlp = mlpBackwardCase(dtype, 257, 64, 256);
+    out.push({ ...mlp, name: `${mlp.name} (epilogues)`, backwardEpilogues: true }, { ...mlp, name: `${mlp.name} (plain GEMMs + kernels)` });
   }
   return out;
 }

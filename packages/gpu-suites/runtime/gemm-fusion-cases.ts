@@ -26,6 +26,8 @@ export interface Case {
   inputs: InputSpec[];
   /** Extra tolerance, relative to |reference| + 1 (where the accumulation or an epilogue is not f32-exact); per output when a list. */
   slack?: number | readonly number[];
+  /** Run with MatmulScheduler({ backwardEpilogues: true }) (cuBLASLt's DGELU / BGRAD epilogues; off by default). */
+  backwardEpilogues?: boolean;
 }
 
 export function dense(sizes: readonly number[]): number[] {

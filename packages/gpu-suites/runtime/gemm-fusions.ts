@@ -19,6 +19,7 @@
 import { evaluate, Fusion, gelu, HostTensor, linear, type DataType } from '@tsfuser/fusion-ir';
 import { DeviceContext, gemmAvailability, isAvailable, l2Flusher, Tensor, timeDevice } from '@tsfuser/device';
 import { FusionExecutorCache } from '@tsfuser/runtime';
+import { defaultSchedulerRegistry, MatmulScheduler } from '@tsfuser/scheduler';
 import { seededRandom } from '@tsfuser/test-support';
 import { locateCublasLt } from '../device/gemm-host.js';
 import { dense, input, linearCases, matmulCases, type Case, type GemmDtype } from './gemm-fusion-cases.js';
@@ -67,7 +68,8 @@ function unitRoundoff(dtype: DataType): number {
 
 function runCase(device: DeviceContext, c: Case, rand: () => number): string | null {
   const inputs = makeInputs(device, c, rand);
-  const cache = new FusionExecutorCache(c.fusion, device, { poisonOutputs: true });
+  const registry = c.backwardEpilogues === true ? defaultSchedulerRegistry().replacing(new MatmulScheduler({ backwardEpilogues: true })) : undefined;
+  const cache = new FusionExecutorCache(c.fusion, device, { poisonOutputs: true, ...(registry === undefined ? {} : { registry }) });
   let outs: Tensor[] = [];
   try {
     const want = evaluate(c.fusion, inputs.host) as HostTensor[];

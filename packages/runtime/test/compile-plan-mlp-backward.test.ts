@@ -9,7 +9,7 @@
 // of their segment fusions, views as strided reads of their base — computes what the float64
 // reference evaluator computes for the whole fusion (random inputs, seed printed on failure).
 import { evaluate, Fusion, geluBackward, HostTensor, makeTensor, matmul, permute, sum, type TensorView } from '@tsfuser/fusion-ir';
-import { defaultSchedulerRegistry, fusionIrSegmentsToString, H100_PROPERTIES, makeRuntimeInfo, segmentationPlanner } from '@tsfuser/scheduler';
+import { defaultSchedulerRegistry, fusionIrSegmentsToString, H100_PROPERTIES, makeRuntimeInfo, MatmulScheduler, segmentationPlanner, type SchedulerRegistry } from '@tsfuser/scheduler';
 import { describe, expect, it } from 'vitest';
 import { buildCompilePlan, runLibraryCall, type CompilePlan, type GemmBuffer, type PlannedArgument, type PlanRef } from '../src/index.js';
 import { HostGemm, HostMemory } from './host-gemm.js';
@@ -44,26 +44,34 @@ function dense(sizes: readonly number[]): number[] {
   return s;
 }
 
-function planOf(fusion: Fusion): CompilePlan {
+function planOf(fusion: Fusion, registry: SchedulerRegistry): CompilePlan {
   const info = makeRuntimeInfo(fusion, SIZES.map((sizes) => ({ sizes, alignment: 256 })), H100_PROPERTIES);
   const args: PlannedArgument[] = SIZES.map((sizes) => ({ kind: 'tensor', sizes, strides: dense(sizes), alignment: 256 }));
-  const registry = defaultSchedulerRegistry();
   return buildCompilePlan(fusion, args, H100_PROPERTIES, info, segmentationPlanner(registry)(fusion, info), { registry });
 }
 
-describe(`GPT-MLP backward plan with cuBLASLt backward epilogues (seed ${SEED})`, () => {
-  it('the dgrad GEMM is DGELU_BGRAD (gelu backward + db1 fused), every boundary has its reason, and the plan computes the reference values', () => {
+describe(`GPT-MLP backward plan, with and without cuBLASLt's backward epilogues (seed ${SEED})`, () => {
+  it.each([
+    ['opted in (MatmulScheduler({ backwardEpilogues: true })): the dgrad GEMM is DGELU_BGRAD (gelu backward + db1 fused), dW2 BGRADA', true],
+    ['by default: four plain GEMMs, the gelu backward and the bias gradients as generated kernels', false],
+  ] as const)('%s; every boundary has its reason, and the plan computes the reference values', (_name, fused) => {
     const fusion = mlpBackward();
-    const p = planOf(fusion);
+    const registry = fused ? defaultSchedulerRegistry().replacing(new MatmulScheduler({ backwardEpilogues: true })) : defaultSchedulerRegistry();
+    const p = planOf(fusion, registry);
     const epilogues = p.libraryCalls.map((c) => c.kernel.params.epilogue.kind);
-    // dW2 = matmul(permute(dY), g) reads dY transposed in place and sums it over K (= db2): BGRADA
-    expect([...epilogues].sort()).toEqual(['BGRADA', 'DEFAULT', 'DEFAULT', 'DGELU_BGRAD']);
     expect(p.libraryCalls).toHaveLength(4);
-    expect(p.steps).toHaveLength(0);
-    const bgrad = p.libraryCalls.find((c) => c.kernel.params.epilogue.kind === 'BGRADA')?.kernel.params;
-    expect(bgrad?.a.transposed).toBe(true);
-    expect(bgrad?.a.copy).toBeNull();
-    expect([bgrad?.m, bgrad?.n, bgrad?.k]).toEqual([H, F, T]);
+    if (fused) {
+      // dW2 = matmul(permute(dY), g) reads dY transposed in place and sums it over K (= db2): BGRADA
+      expect([...epilogues].sort()).toEqual(['BGRADA', 'DEFAULT', 'DEFAULT', 'DGELU_BGRAD']);
+      expect(p.steps).toHaveLength(0);
+      const bgrad = p.libraryCalls.find((c) => c.kernel.params.epilogue.kind === 'BGRADA')?.kernel.params;
+      expect(bgrad?.a.transposed).toBe(true);
+      expect(bgrad?.a.copy).toBeNull();
+      expect([bgrad?.m, bgrad?.n, bgrad?.k]).toEqual([H, F, T]);
+    } else {
+      expect(epilogues).toEqual(['DEFAULT', 'DEFAULT', 'DEFAULT', 'DEFAULT']);
+      expect(p.steps.length).toBeGreaterThan(0);
+    }
     const explain = p.segmentation.segmented === undefined ? '' : fusionIrSegmentsToString(p.segmentation.segmented);
     // the remaining boundaries say why: one GEMM per segment
     expect(explain).toContain('a GEMM segment holds one matmul or linear');

@@ -99,6 +99,12 @@ export class SchedulerRegistry {
     return new SchedulerRegistry(kept);
   }
 
+  /** The same order with `scheduler` in place of the registered one of its type (e.g. other overrides). */
+  replacing(scheduler: Scheduler): SchedulerRegistry {
+    if (!this.schedulers.some((s) => s.type === scheduler.type)) throw new SchedulingError(`no ${scheduler.type} scheduler is registered to replace`);
+    return new SchedulerRegistry(this.schedulers.map((s) => (s.type === scheduler.type ? scheduler : s)));
+  }
+
   get(type: SchedulerType): Scheduler {
     const s = this.schedulers.find((x) => x.type === type);
     if (s === undefined) throw new SchedulingError(`no ${type} scheduler is registered`);

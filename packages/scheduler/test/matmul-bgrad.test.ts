@@ -6,7 +6,10 @@
 // reduction kernel of its own.
 import { cast, Fusion, makeTensor, matmul, permute, sum, type DataType, type TensorView } from '@tsfuser/fusion-ir';
 import { describe, expect, it } from 'vitest';
-import { defaultSchedulerRegistry, fusionIrSegmentsToString, makeRuntimeInfo, segmentFusion, type MatmulParams, type SegmentedFusion } from '../src/index.js';
+import { defaultSchedulerRegistry, fusionIrSegmentsToString, makeRuntimeInfo, MatmulScheduler, segmentFusion, type MatmulParams, type SegmentedFusion } from '../src/index.js';
+
+/** The backward epilogues are opt-in (segment-analysis.ts MatmulSegmentOptions): these tests are about them. */
+const FUSED = { backwardEpilogues: true } as const;
 import { canScheduleMatmul, analyzeMatmulSegment, matmulParamsToString } from '../src/matmul/index.js';
 
 function input(f: Fusion, dtype: DataType, rank = 2): TensorView {
@@ -33,19 +36,19 @@ const F = 16;
 const LAYOUTS = [{ sizes: [T, H] }, { sizes: [T, F] }];
 
 function params(f: Fusion, layouts = LAYOUTS): MatmulParams {
-  const r = analyzeMatmulSegment(f, makeRuntimeInfo(f, layouts));
+  const r = analyzeMatmulSegment(f, makeRuntimeInfo(f, layouts), FUSED);
   if (!r.ok) throw new Error(r.reason);
   return r.params;
 }
 
 function refusal(f: Fusion, layouts = LAYOUTS): string {
-  const r = canScheduleMatmul(f, makeRuntimeInfo(f, layouts));
+  const r = canScheduleMatmul(f, makeRuntimeInfo(f, layouts), FUSED);
   if (r.ok) throw new Error('accepted');
   return r.reason;
 }
 
 function segment(f: Fusion, layouts = LAYOUTS): SegmentedFusion {
-  return segmentFusion(f, makeRuntimeInfo(f, layouts), defaultSchedulerRegistry());
+  return segmentFusion(f, makeRuntimeInfo(f, layouts), defaultSchedulerRegistry().replacing(new MatmulScheduler(FUSED)));
 }
 
 describe('BGRADA / BGRADB weight-gradient GEMM segments', () => {

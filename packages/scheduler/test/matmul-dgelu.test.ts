@@ -5,7 +5,10 @@
 // pre-activation and N not a multiple of 8 are refused, each naming the tensor and the rule.
 import { Fusion, geluBackward, makeTensor, matmul, mul, sum, type DataType, type TensorView } from '@tsfuser/fusion-ir';
 import { describe, expect, it } from 'vitest';
-import { makeRuntimeInfo } from '../src/index.js';
+import { defaultSchedulerRegistry, makeRuntimeInfo, MatmulScheduler, segmentFusion } from '../src/index.js';
+
+/** The backward epilogues are opt-in (segment-analysis.ts MatmulSegmentOptions): these tests are about them. */
+const FUSED = { backwardEpilogues: true } as const;
 import { canScheduleMatmul, analyzeMatmulSegment, matmulParamsToString } from '../src/matmul/index.js';
 
 function input(f: Fusion, dtype: DataType): TensorView {
@@ -27,19 +30,19 @@ function dgrad(dtype: DataType, opts: { bias: boolean; approximate?: 'tanh' | 'n
 const layouts = (t: number, h: number, f: number) => [{ sizes: [t, h] }, { sizes: [h, f] }, { sizes: [t, f] }];
 
 function refusal(f: Fusion, l: { sizes: number[]; strides?: number[] }[]): string {
-  const r = canScheduleMatmul(f, makeRuntimeInfo(f, l));
+  const r = canScheduleMatmul(f, makeRuntimeInfo(f, l), FUSED);
   if (r.ok) throw new Error('accepted');
   return r.reason;
 }
 
 describe('DGELU backward GEMM segments', () => {
   it.each(['Float', 'BFloat16'] as const)('%s: gelu(tanh) backward after the GEMM is DGELU, with the row sum DGELU_BGRAD', (dtype) => {
-    const p = analyzeMatmulSegment(dgrad(dtype, { bias: false }), makeRuntimeInfo(dgrad(dtype, { bias: false }), layouts(12, 8, 16)));
+    const p = analyzeMatmulSegment(dgrad(dtype, { bias: false }), makeRuntimeInfo(dgrad(dtype, { bias: false }), layouts(12, 8, 16)), FUSED);
     if (!p.ok) throw new Error(p.reason);
     expect(p.params.epilogue).toMatchObject({ kind: 'DGELU', auxInput: { input: 2, dtype, ld: 16, batchStride: 0 }, biasGradient: null });
     expect([p.params.m, p.params.n, p.params.k]).toEqual([12, 16, 8]);
     const withBias = dgrad(dtype, { bias: true });
-    const q = analyzeMatmulSegment(withBias, makeRuntimeInfo(withBias, layouts(12, 8, 16)));
+    const q = analyzeMatmulSegment(withBias, makeRuntimeInfo(withBias, layouts(12, 8, 16)), FUSED);
     if (!q.ok) throw new Error(q.reason);
     expect(q.params.epilogue).toMatchObject({ kind: 'DGELU_BGRAD', biasGradient: { output: 1, dtype } });
     expect(matmulParamsToString(q.params)).toContain('aux (pre-activation, read): input 2');
@@ -55,5 +58,23 @@ describe('DGELU backward GEMM segments', () => {
     f.addOutput(mul(geluBackward(matmul(dy, w2), pre, 'tanh'), 2));
     // D's tree then holds the scale too: not the derivative alone
     expect(refusal(f, layouts(12, 8, 16))).toMatch(/T\d+ = f\(T\d+, T2\) is not gelu\(tanh\)'s derivative/);
+  });
+});
+
+describe('the backward epilogues are opt-in', () => {
+  it('by default a DGELU(_BGRAD) segment is refused with the measured reason; the segmenter then runs a plain GEMM and the gelu backward as kernels', () => {
+    for (const bias of [false, true]) {
+      const f = dgrad('BFloat16', { bias });
+      const r = canScheduleMatmul(f, makeRuntimeInfo(f, layouts(64, 32, 128)));
+      expect(r.ok).toBe(false);
+      if (!r.ok) expect(r.reason).toMatch(bias ? /DGELU_BGRAD epilogue is not fused by default/ : /DGELU epilogue is not fused by default/);
+      expect(canScheduleMatmul(f, makeRuntimeInfo(f, layouts(64, 32, 128)), FUSED)).toEqual({ ok: true });
+      const groups = segmentFusion(f, makeRuntimeInfo(f, layouts(64, 32, 128)), defaultSchedulerRegistry()).groups.map((g) => g.schedulerType);
+      expect(groups).toContain('matmul');
+      expect(groups.length).toBeGreaterThan(1);
+      // the same registry with the override: one GEMM segment
+      const fused = segmentFusion(f, makeRuntimeInfo(f, layouts(64, 32, 128)), defaultSchedulerRegistry().replacing(new MatmulScheduler(FUSED))).groups.map((g) => g.schedulerType);
+      expect(fused).toEqual(['matmul']);
+    }
   });
 });

@@ -1,10 +1,13 @@
 // The GPT MLP backward of `tsfuser bench` (gpt_mlp_bwd_bf16, src/bench/gpt-mlp-backward.ts): on
 // the reference backend every grad (dx, dW1, db1, dW2, db2) equals float64 math written here
 // from the chain rule (not from the definition's ops), at a small size with random inputs (seed
-// printed) in Float and in BFloat16; and the definition segments into four cuBLASLt calls —
-// DGELU_BGRAD (dpre and db1), BGRADA (dW2 and db2, dy read transposed), two plain — no kernel.
+// printed) in Float and in BFloat16; and the definition segments into four plain cuBLASLt calls
+// and generated kernels for the gelu backward and the bias gradients (the default: the backward
+// epilogues measured slower on the H200), or — with MatmulScheduler({ backwardEpilogues: true })
+// — into four cuBLASLt calls: DGELU_BGRAD (dpre and db1), BGRADA (dW2 and db2, dy read
+// transposed), two plain — no kernel.
 import { evaluate, HostTensor } from '@tsfuser/fusion-ir';
-import { defaultSchedulerRegistry, makeRuntimeInfo, segmentFusion, type MatmulParams } from '@tsfuser/scheduler';
+import { defaultSchedulerRegistry, makeRuntimeInfo, MatmulScheduler, segmentFusion, type MatmulParams } from '@tsfuser/scheduler';
 import { describe, expect, it } from 'vitest';
 import { gptMlpBackwardDefinition, GPT_MLP_GRADS } from '../src/bench/gpt-mlp-backward.js';
 import { gemmWorkloads } from '../src/bench/gemm-workloads.js';
@@ -75,16 +78,22 @@ describe(`gpt_mlp_bwd_bf16 (seed ${SEED})`, () => {
     });
   });
 
-  it.each([[T, H, F], [8192, 4096, 16384]])('T%i H%i F%i: segments into four cuBLASLt calls (DGELU_BGRAD, BGRADA, two plain) and no generated kernel', (t, h, f) => {
+  it.each([[T, H, F], [8192, 4096, 16384]])('T%i H%i F%i: four plain cuBLASLt calls and kernels by default; opted in, DGELU_BGRAD, BGRADA and two plain, no kernel', (t, h, f) => {
     const fusion = gptMlpBackwardDefinition('BFloat16').fusionIr();
     const sizes = [[t, h], [f, h], [h, f], [t, f], [t, f], [t, h]];
-    const sf = segmentFusion(fusion, makeRuntimeInfo(fusion, sizes.map((s) => ({ sizes: s }))), defaultSchedulerRegistry());
-    expect(sf.groups.map((g) => g.schedulerType)).toEqual(['matmul', 'matmul', 'matmul', 'matmul']);
-    const kinds = sf.groups.map((g) => {
-      const p = defaultSchedulerRegistry().get('matmul').computeHeuristics(g.fusion, g.analysis?.runtimeInfo ?? makeRuntimeInfo(g.fusion, [])) as MatmulParams;
-      return p.epilogue.kind;
-    });
-    expect([...kinds].sort()).toEqual(['BGRADA', 'DEFAULT', 'DEFAULT', 'DGELU_BGRAD']);
+    const info = makeRuntimeInfo(fusion, sizes.map((s) => ({ sizes: s })));
+    for (const fused of [false, true]) {
+      const matmul = new MatmulScheduler({ backwardEpilogues: fused });
+      const sf = segmentFusion(fusion, info, defaultSchedulerRegistry().replacing(matmul));
+      const types = sf.groups.map((g) => g.schedulerType);
+      expect(types.filter((x) => x === 'matmul')).toHaveLength(4);
+      if (fused) expect(types).toEqual(['matmul', 'matmul', 'matmul', 'matmul']);
+      else expect(types.length, types.join(', ')).toBeGreaterThan(4);
+      const kinds = sf.groups
+        .filter((g) => g.schedulerType === 'matmul')
+        .map((g) => (matmul.computeHeuristics(g.fusion, g.analysis?.runtimeInfo ?? makeRuntimeInfo(g.fusion, [])) as MatmulParams).epilogue.kind);
+      expect([...kinds].sort()).toEqual(fused ? ['BGRADA', 'DEFAULT', 'DEFAULT', 'DGELU_BGRAD'] : ['DEFAULT', 'DEFAULT', 'DEFAULT', 'DEFAULT']);
+    }
   });
 
   it('its python_definition reads back as the same computation (gelu_backward, permute, matmul, sum)', () => {

@@ -7,6 +7,7 @@
 import { Tensor, validateGemm, type GemmCall, type GemmDescriptor } from '@tsfuser/device';
 import { contiguousStrides, HostTensor, type DataType, type Fusion } from '@tsfuser/fusion-ir';
 import { FusionExecutorCache } from '@tsfuser/runtime';
+import { defaultSchedulerRegistry, MatmulScheduler } from '@tsfuser/scheduler';
 import { describe, expect, it } from 'vitest';
 import { fakeDevice } from './fake-device.js';
 
@@ -16,6 +17,7 @@ interface Case {
   dtype: DataType;
   fusion: Fusion;
   inputs: { sizes: number[]; strides?: number[]; dtype?: DataType; values?: number[] }[];
+  backwardEpilogues?: boolean;
 }
 
 // Imported at run time: the GPU suites live outside this package's sources (tsconfig rootDir).
@@ -45,13 +47,22 @@ describe('runtime-gemm-fusions scaled_mm / grouped_mm / backward cases on the fa
       const storage = Tensor.fromHost(HostTensor.fromValues(spec.dtype ?? c.dtype, [span], spec.values ?? new Array<number>(span).fill(0.5))).toDevice(fake.device);
       return storage.asStrided(spec.sizes, strides);
     });
-    const cache = new FusionExecutorCache(c.fusion, fake.device, { gemm, poisonOutputs: true });
+    const registry = c.backwardEpilogues === true ? defaultSchedulerRegistry().replacing(new MatmulScheduler({ backwardEpilogues: true })) : defaultSchedulerRegistry();
+    const cache = new FusionExecutorCache(c.fusion, fake.device, { gemm, poisonOutputs: true, registry });
     cache.runFusion(inputs).forEach((t) => t.dispose());
     const kinds = cache.lastPlan()?.segments.map((s) => s.kind) ?? [];
     expect(kinds).toContain('libraryCall');
     if (c.name.includes('relu after')) expect(kinds).toEqual(['kernel', 'libraryCall', 'kernel']);
     const groups = offsets.map((end, g) => end - (offsets[g - 1] ?? 0)).filter((n) => n > 0).length;
-    if (c.name.startsWith('dgrad')) {
+    if (c.name.startsWith('dgrad') || c.name.startsWith('wgrad') || c.name.startsWith('GPT-MLP backward')) {
+      // every backward case runs twice: with cuBLASLt's epilogues (opted in) and by default
+      expect(c.name.endsWith('(epilogue)') || c.name.endsWith('(epilogues)') || c.name.includes('(plain GEMM')).toBe(true);
+    }
+    if (c.backwardEpilogues !== true && (c.name.startsWith('dgrad') || c.name.startsWith('wgrad') || c.name.startsWith('GPT-MLP backward'))) {
+      // the default: plain GEMMs, and the gelu backward / bias gradients in generated kernels
+      expect(calls.every((d) => (d.epilogue?.kind ?? 'DEFAULT') === 'DEFAULT'), c.name).toBe(true);
+      expect(kinds).toContain('kernel');
+    } else if (c.name.startsWith('dgrad')) {
       expect(calls.map((d) => d.epilogue?.kind)).toEqual([c.name.includes('BGRAD') ? 'DGELU_BGRAD' : 'DGELU']);
     } else if (c.name.startsWith('wgrad') && c.name.includes('BGRADA t1 ')) {
       // K = 1: no BGRADA algorithm on the H200, so a plain GEMM and the sum in a kernel of its own

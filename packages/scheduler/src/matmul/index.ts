@@ -3,7 +3,7 @@
 
 export { NO_MATMUL, matchGemmSegment, type GemmPattern, type PatternResult } from './epilogue-pattern.js';
 export { planGemmLayout, type GemmLayout, type OperandInfo, type OperandRole } from './operand-layout.js';
-export { analyzeMatmulSegment, canScheduleMatmul, type MatmulSegmentAnalysis } from './segment-analysis.js';
+export { analyzeMatmulSegment, canScheduleMatmul, type MatmulSegmentAnalysis, type MatmulSegmentOptions } from './segment-analysis.js';
 export { GemmShapeError } from './shape-error.js';
 export {
   matmulParamsToString,

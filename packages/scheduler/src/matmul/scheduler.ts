@@ -14,7 +14,7 @@ import { HeuristicDataCache, type AnalysisKey } from '../heuristic-data-cache.js
 import type { HeuristicParams } from '../heuristic-params.js';
 import type { RuntimeInfo } from '../runtime-info.js';
 import type { CanScheduleResult, ScheduledFusion, Scheduler } from '../scheduler.js';
-import { analyzeMatmulSegment, type MatmulSegmentAnalysis } from './segment-analysis.js';
+import { analyzeMatmulSegment, type MatmulSegmentAnalysis, type MatmulSegmentOptions } from './segment-analysis.js';
 import { GEMM_EXPR_KINDS, NO_MATMUL } from './epilogue-pattern.js';
 import type { MatmulParams } from './params.js';
 
@@ -24,6 +24,14 @@ const MATMUL_ANALYSIS: AnalysisKey<MatmulSegmentAnalysis> = Object.freeze({ name
 export class MatmulScheduler implements Scheduler {
   readonly type = 'matmul' as const;
 
+  /** `overrides`: which epilogues a segment may take (segment-analysis.ts MatmulSegmentOptions). */
+  constructor(private readonly overrides: MatmulSegmentOptions = {}) {}
+
+  /** The analysis entry of these overrides (one cache may serve schedulers with other overrides). */
+  private analysisOf(fusion: Fusion, runtimeInfo: RuntimeInfo, cache: HeuristicDataCache): MatmulSegmentAnalysis {
+    return cache.analysis(MATMUL_ANALYSIS, () => analyzeMatmulSegment(fusion, runtimeInfo, this.overrides), this.overrides.backwardEpilogues === true ? 'backward epilogues' : '');
+  }
+
   /**
    * A check, not the heuristics: the GEMM pattern and the runtime layouts (the MATMUL_ANALYSIS
    * entry of the HeuristicDataCache), read again by computeHeuristics. Never schedules.
@@ -31,7 +39,7 @@ export class MatmulScheduler implements Scheduler {
   canSchedule(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): CanScheduleResult {
     // Most fusions hold no GEMM: refused before the cache.
     if (!fusion.exprs().some((e) => GEMM_EXPR_KINDS.has(e.kind))) return { ok: false, reason: NO_MATMUL };
-    const v = HeuristicDataCache.for(fusion, runtimeInfo, cache).analysis(MATMUL_ANALYSIS, () => analyzeMatmulSegment(fusion, runtimeInfo));
+    const v = this.analysisOf(fusion, runtimeInfo, HeuristicDataCache.for(fusion, runtimeInfo, cache));
     return v.ok ? { ok: true } : { ok: false, reason: v.reason };
   }
 
@@ -39,7 +47,7 @@ export class MatmulScheduler implements Scheduler {
   computeHeuristics(fusion: Fusion, runtimeInfo: RuntimeInfo, cache?: HeuristicDataCache): MatmulParams {
     const analysis = HeuristicDataCache.for(fusion, runtimeInfo, cache);
     return analysis.heuristics(this, () => {
-      const v = analysis.analysis(MATMUL_ANALYSIS, () => analyzeMatmulSegment(fusion, runtimeInfo));
+      const v = this.analysisOf(fusion, runtimeInfo, analysis);
       if (!v.ok) throw new MatmulRefusal(v.reason);
       return v.params;
     });

@@ -69,8 +69,26 @@ function epilogueKind(bias: boolean, activation: GemmPattern['activation'], aux:
   }
 }
 
+/** Which of cuBLASLt's epilogues a GEMM segment may take (MatmulScheduler's overrides). */
+export interface MatmulSegmentOptions {
+  /**
+   * The backward epilogues (DGELU / DGELU_BGRAD, BGRADA / BGRADB). Off by default: on the H200
+   * (2026-12-02, GPT MLP backward, tokens 8192, hidden 4096, ffn 16384, bf16; `tsfuser bench
+   * --profile`) cuBLASLt ran the DGELU_BGRAD GEMM 8192×16384×4096 at 410 TFLOP/s (2.68 ms) and
+   * BGRADA at 746, where the plain GEMMs of those shapes run at 774–810; the gelu backward and
+   * the bias gradients are then tsfuser kernels reading the GEMM's result (about 0.25 ms).
+   */
+  backwardEpilogues?: boolean;
+}
+
+/** Why a backward epilogue is not fused with `options` (null when it may be). */
+function backwardEpilogueRefusal(options: MatmulSegmentOptions, what: string): string | null {
+  if (options.backwardEpilogues === true) return null;
+  return `cuBLASLt's ${what} epilogue is not fused by default (slower than a plain GEMM and a tsfuser kernel on the H200; MatmulScheduler({ backwardEpilogues: true }) fuses it)`;
+}
+
 /** The GEMM segment's analysis for `fusion` under `info` (the call it describes), or why it is not one. */
-export function analyzeMatmulSegment(fusion: Fusion, info: RuntimeInfo): MatmulSegmentAnalysis {
+export function analyzeMatmulSegment(fusion: Fusion, info: RuntimeInfo, options: MatmulSegmentOptions = {}): MatmulSegmentAnalysis {
   const kinds = new Set(fusion.exprs().map((e) => e.kind));
   if (kinds.has('ScaledMmaOp')) return analyzeScaledMmSegment(fusion, info);
   if (kinds.has('GroupedMmaOp')) return analyzeGroupedMmSegment(fusion, info);
@@ -78,11 +96,17 @@ export function analyzeMatmulSegment(fusion: Fusion, info: RuntimeInfo): MatmulS
   if (!matched.ok) {
     // a backward GEMM (DGELU / DGELU_BGRAD) is not the forward chain; its refusal names the rule it broke
     const dgelu = matchDgeluSegment(fusion);
-    if (dgelu !== null) return dgelu.ok ? dgeluHeuristics(fusion, info, dgelu.pattern) : dgelu;
+    if (dgelu !== null) {
+      if (!dgelu.ok) return dgelu;
+      const off = backwardEpilogueRefusal(options, dgelu.pattern.biasGradient === null ? 'DGELU' : 'DGELU_BGRAD');
+      return off !== null ? { ok: false, reason: off } : dgeluHeuristics(fusion, info, dgelu.pattern);
+    }
     // a weight-gradient GEMM with its bias gradient (BGRADA / BGRADB)
     const bgrad = matchBgradSegment(fusion);
     if (bgrad === null) return matched;
-    return bgrad.ok ? bgradHeuristics(fusion, info, bgrad.pattern) : bgrad;
+    if (!bgrad.ok) return bgrad;
+    const off = backwardEpilogueRefusal(options, bgrad.pattern.operand === 'A' ? 'BGRADA' : 'BGRADB');
+    return off !== null ? { ok: false, reason: off } : bgradHeuristics(fusion, info, bgrad.pattern);
   }
   const p = matched.pattern;
   const aTv = p.gemm.inA();
@@ -258,7 +282,7 @@ function dgeluHeuristics(fusion: Fusion, info: RuntimeInfo, p: DgeluPattern): Ma
 }
 
 /** Whether `fusion` is one GEMM segment under `info` (the verdict of analyzeMatmulSegment). */
-export function canScheduleMatmul(fusion: Fusion, info: RuntimeInfo): CanScheduleResult {
-  const r = analyzeMatmulSegment(fusion, info);
+export function canScheduleMatmul(fusion: Fusion, info: RuntimeInfo, options: MatmulSegmentOptions = {}): CanScheduleResult {
+  const r = analyzeMatmulSegment(fusion, info, options);
   return r.ok ? { ok: true } : { ok: false, reason: r.reason };
 }
