@@ -77,3 +77,4 @@ export {
 export { validateGemm, type GemmShape } from './gemm/validate-gemm.js';
 export { lowerGemm, gemmHeuristicKey, cublasLtEpilogue, cudaDataType, type CublasLtPlan, type CublasLtLayout, type LoweredGemm } from './gemm/cublaslt-plan.js';
 export { CUBLASLT_VALUES, type CublasLtValueName } from './gemm/cublaslt-constants.js';
+export { completeFp8Output, fp8OutputCType, type Fp8OutputForm, type Fp8OutputResources } from './gemm/fp8-output.js';

@@ -12,6 +12,7 @@ import { GemmError, RuntimeUnavailableError } from '../errors.js';
 import type { GemmDescriptor } from './gemm-descriptor.js';
 import { gemmHeuristicKey, lowerGemm, type CublasLtPlan } from './cublaslt-plan.js';
 import { autotuneRefusal, pickFastest, type AutotuneRecord, type TimingDevice } from './gemm-autotune.js';
+import { completeFp8Output, type Fp8OutputResources } from './fp8-output.js';
 
 export interface GemmAvailability {
   available: boolean;
@@ -48,6 +49,8 @@ export interface GemmDevice extends Partial<TimingDevice> {
   malloc(bytes: number | bigint): bigint;
   free(pointer: bigint): void;
   copyDeviceToHost?(destination: ArrayBufferView, source: bigint, range?: { byteCount?: number }): void;
+  /** Writes the fp8 output's unit D scale (fp8-output.ts). */
+  copyHostToDevice?(destination: bigint, source: ArrayBufferView): void;
   memsetD8?(pointer: bigint, value: number, byteCount: number | bigint): void;
   synchronize?(): void;
   readonly isCapturing?: boolean;
@@ -119,6 +122,9 @@ interface CachedAlgorithm {
 export class GemmLibrary {
   private readonly algorithms = new Map<string, CachedAlgorithm>();
   private workspace: bigint | undefined;
+  /** fp8 outputs' unit D scale (bytes 0..3) and amax scratch (4..7); see fp8-output.ts. */
+  private fp8Scalars: bigint | undefined;
+  private fp8ScratchC: { pointer: bigint; bytes: number } | undefined;
   private disposed = false;
 
   private constructor(
@@ -159,7 +165,7 @@ export class GemmLibrary {
   /** Enqueues D = epilogue(alpha·op(A)·op(B) + beta·C) (see GemmDescriptor) on the stream. */
   matmul(desc: GemmDescriptor, options: GemmCallOptions = {}): GemmCall {
     if (this.disposed) throw new Error('GemmLibrary: used after dispose()');
-    const { shape, plan } = lowerGemm(desc);
+    const { shape, plan } = lowerGemm(completeFp8Output(desc, this.fp8Resources));
     const key = gemmHeuristicKey(plan, this.workspaceBytes);
     let algorithm = this.algorithms.get(key);
     const cachedAlgorithm = algorithm !== undefined;
@@ -221,7 +227,37 @@ export class GemmLibrary {
     this.disposed = true;
     if (this.workspace !== undefined) this.device.free(this.workspace);
     this.workspace = undefined;
+    if (this.fp8Scalars !== undefined) this.device.free(this.fp8Scalars);
+    if (this.fp8ScratchC !== undefined) this.device.free(this.fp8ScratchC.pointer);
+    this.fp8Scalars = undefined;
+    this.fp8ScratchC = undefined;
     this.native.cublasLtDestroy(this.handle);
+  }
+
+  /** The device buffers fp8 outputs need (fp8-output.ts), made on first use and kept. */
+  private readonly fp8Resources: Fp8OutputResources = {
+    unitScale: () => this.fp8ScalarPointer(),
+    amaxScratch: () => this.fp8ScalarPointer() + 4n,
+    scratchC: (bytes) => {
+      // C of beta 0 is never read: one zeroed buffer, grown to the largest C asked for
+      if (this.fp8ScratchC === undefined || this.fp8ScratchC.bytes < bytes) {
+        if (this.fp8ScratchC !== undefined) this.device.free(this.fp8ScratchC.pointer);
+        const pointer = this.device.malloc(bytes);
+        this.device.memsetD8?.(pointer, 0, bytes);
+        this.fp8ScratchC = { pointer, bytes };
+      }
+      return this.fp8ScratchC.pointer;
+    },
+  };
+
+  private fp8ScalarPointer(): bigint {
+    if (this.fp8Scalars === undefined) {
+      if (this.device.copyHostToDevice === undefined) throw new GemmError('scales.d', 'an fp8 output needs a unit D scale on the device, and this device cannot copy to it');
+      const pointer = this.device.malloc(16);
+      this.device.copyHostToDevice(pointer, new Float32Array([1, 0, 0, 0]));
+      this.fp8Scalars = pointer;
+    }
+    return this.fp8Scalars;
   }
 
   // One workspace for every call: calls on one stream run in order, so they never overlap. A
