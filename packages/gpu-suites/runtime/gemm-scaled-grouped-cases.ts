@@ -1,6 +1,6 @@
 // The scaled_mm and grouped_mm cases of the runtime-gemm-fusions GPU entry (device-free, as
 // gemm-fusion-cases.ts): scaled_mm with per-tensor scales (e4m3 × e4m3, e4m3 × e5m2, e5m2 × e4m3;
-// BFloat16 / Half / Float outputs (fp8 outputs are refused on the GPU path); with its bias; mat1 row-major and mat2 column-major, as
+// BFloat16 / Half / Float outputs, and fp8 outputs (e4m3; e5m2 with an e5m2 operand); with its bias; mat1 row-major and mat2 column-major, as
 // cuBLASLt's fp8 path and torch._scaled_mm need), a bf16 → fp8 cast before it and a relu after
 // it (generated kernels around the GEMM segment); grouped_mm 3d × 3d (one batched call) and with
 // offsets cutting M (2d × 3d), N (3d × 2d) and K (2d × 2d), including an empty group and rows /
@@ -24,7 +24,7 @@ interface ScaledSpec {
   n: number;
   a: Fp8;
   b: Fp8;
-  out: Extract<DataType, 'Float' | 'BFloat16' | 'Half'>;
+  out: Extract<DataType, 'Float' | 'BFloat16' | 'Half'> | Fp8;
   bias: boolean;
   /** A bf16 mat1 cast to fp8 in a kernel first, a relu in a kernel after. */
   around: boolean;
@@ -63,6 +63,13 @@ export function scaledMmCases(): Case[] {
   specs.push({ m: 33, k: 128, n: 64, a: 'Float8_e4m3fn', b: 'Float8_e5m2', out: 'Float', bias: false, around: false });
   specs.push({ m: 33, k: 128, n: 64, a: 'Float8_e5m2', b: 'Float8_e4m3fn', out: 'Half', bias: true, around: false });
   specs.push({ m: 129, k: 256, n: 64, a: 'Float8_e4m3fn', b: 'Float8_e4m3fn', out: 'BFloat16', bias: true, around: true });
+  // fp8 outputs (the device's GemmLibrary gives D its own C and a unit D scale: fp8-output.ts);
+  // cuBLASLt writes e5m2 only when an operand is e5m2
+  specs.push({ m: 16, k: 16, n: 16, a: 'Float8_e4m3fn', b: 'Float8_e4m3fn', out: 'Float8_e4m3fn', bias: false, around: false });
+  specs.push({ m: 7, k: 32, n: 48, a: 'Float8_e4m3fn', b: 'Float8_e4m3fn', out: 'Float8_e4m3fn', bias: true, around: false });
+  specs.push({ m: 4095, k: 64, n: 32, a: 'Float8_e4m3fn', b: 'Float8_e4m3fn', out: 'Float8_e4m3fn', bias: false, around: false });
+  specs.push({ m: 33, k: 128, n: 64, a: 'Float8_e4m3fn', b: 'Float8_e5m2', out: 'Float8_e5m2', bias: false, around: false });
+  specs.push({ m: 129, k: 256, n: 64, a: 'Float8_e5m2', b: 'Float8_e4m3fn', out: 'Float8_e4m3fn', bias: true, around: true });
   return specs.map(scaledCase);
 }
 

@@ -6,7 +6,7 @@
 // which are torch._scaled_mm's: mat1 row-major, mat2 column-major (the "TN" form: mat2 is the
 // transpose of a row-major [N, K], as a linear weight), K and N multiples of 16, leading dims
 // multiples of 16 elements; a bias in BFloat16 or Half (Half for a Half output); a BFloat16,
-// Half or Float output (fp8 outputs refused: see below). Block-scaled
+// Half, Float or fp8 output (no e5m2 output of e4m3 × e4m3: cuBLASLt's table). Block-scaled
 // forms (MX / NVFP4) never reach here: fusion-ir's scaled_mm refuses them with the reason.
 // Invariant: an accepted segment's parameters pass the device's validateGemm for fp8 (both
 // inputs fp8, not e5m2 × e5m2, TN, scales only on fp8 operands, bias dtype); sizes PyTorch
@@ -89,10 +89,12 @@ export function analyzeScaledMmSegment(fusion: Fusion, info: RuntimeInfo): Matmu
   if (k % FP8_ALIGNMENT !== 0 || n % FP8_ALIGNMENT !== 0 || layout.a.ld % FP8_ALIGNMENT !== 0 || layout.b.ld % FP8_ALIGNMENT !== 0) {
     return refuse(`scaled_mm producing ${name} has K = ${k}, N = ${n} (leading dims ${layout.a.ld}, ${layout.b.ld}): cuBLASLt's fp8 GEMMs need multiples of ${FP8_ALIGNMENT}`);
   }
-  // Measured on the H200 (cuBLASLt 13.1, 2026-12-02): an fp8 D without a D scale and with C at D's
-  // address (beta 0) is CUBLAS_STATUS_INVALID_VALUE; until that call is described as PyTorch's
-  // scaled_gemm describes it, the GPU path does not offer fp8 outputs.
-  if (isFloat8(out.dtype)) return refuse(`scaled_mm producing ${name} writes ${out.dtype}: fp8 outputs do not run on the GPU path yet (cuBLASLt refused the call); write BFloat16, Half or Float and cast`);
+  // An fp8 output: the device's GemmLibrary describes it as NVIDIA's fp8 sample does (its own C,
+  // a unit D scale; device fp8-output.ts) — the H200 refused C at D's address. cuBLASLt's table
+  // has no e5m2 D from e4m3 × e4m3 (an e5m2 D needs an e5m2 operand).
+  if (out.dtype === 'Float8_e5m2' && aDtype === 'Float8_e4m3fn' && bDtype === 'Float8_e4m3fn') {
+    return refuse(`scaled_mm producing ${name} writes Float8_e5m2 from e4m3fn × e4m3fn operands: cuBLASLt has that output only when an operand is e5m2 (write Float8_e4m3fn, BFloat16, Half or Float and cast)`);
+  }
   let bias: MatmulEpilogue['bias'] = null;
   const biasTv = gemm.bias();
   if (biasTv !== null) {
