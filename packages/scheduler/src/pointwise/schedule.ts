@@ -1,7 +1,8 @@
 // Applies PointwiseParams to a fusion (in place):
 //   1. cache every input of the reference's rank (cacheAfter; not the lookup tensors of indexed
 //      loads, read in place at computed addresses) and every output (cacheBefore,
-//      or cacheFork when the output is also used inside the fusion);
+//      or cacheFork when the output is also used inside the fusion); a vectorized lower-rank
+//      input's broadcasts serve as its cache (broadcast-reads.ts);
 //   2. transform the reference: merge to [outer, inner] at the break point (or to one dim),
 //      split the inner by the vector width, blockDim.x and the unroll factor, the outer by
 //      blockDim.y and the gridDim.y limit; loop order
@@ -34,6 +35,7 @@ import { SchedulingError } from '../errors.js';
 import type { PointwiseParams } from '../heuristic-params.js';
 import type { ScheduledFusion } from '../scheduler.js';
 import { findReferenceOutput } from '../analysis/domain-map.js';
+import { broadcastReadsOf } from './broadcast-reads.js';
 import { indexedLoadOf, lookupOnlyTensors } from './indexed-loads.js';
 import { MAX_GRID_Y } from './heuristics.js';
 import { cacheInputBySpace, feedsResize, inlineResizeProducer, prepareResize } from './resize/prepare.js';
@@ -62,7 +64,12 @@ export function schedulePointwise(fusion: Fusion, params: PointwiseParams): Sche
   const inputCaches = new Map<TensorView, number>();
   const lookups = lookupOnlyTensors(fusion);
   fusion.inputs.forEach((v, i) => {
-    if (v.kind !== 'tensorView' || v.uses.length === 0 || tensorRank(v) !== rank || lookups.has(v)) return;
+    if (v.kind !== 'tensorView' || v.uses.length === 0 || lookups.has(v)) return;
+    if (tensorRank(v) !== rank) {
+      // A lower-rank input's broadcasts are its loads (broadcast-reads.ts).
+      for (const b of broadcastReadsOf(v, rank, params.vectorizedInputs.includes(i))) inputCaches.set(b, i);
+      return;
+    }
     for (const c of cacheInputBySpace(v, resizePlan)) inputCaches.set(c, i);
   });
   for (const o of [...fusion.outputs]) {
