@@ -62,7 +62,7 @@ export const FORWARD_TUNING: readonly TuningEntry[] = [
 /** Backward: [warps, blockM (Q tile), blockN (K/V tile, 16 · warps), flags]: the shapes timed
  * until 2026-12-02, then one barrier a Q step fewer (1sync), the mask-free P of inside tiles and
  * the FFMA exp2 (fold); b13–b18 the 32-row dQ warp tiles, the deferred dQ and the staggered Q
- * loop on b7. The E 128 default since 2026-12-02 (second session) is b7. */
+ * loop on b7. The E 128 default is b13 since 2026-12-02 (fifth session; b7 before). */
 export const BACKWARD_TUNING: readonly TuningEntry[] = [
   [8, 32, 128, {}],
   [8, 32, 128, { ...SYNC1, maskSplit: true, foldScale: true }],

@@ -163,10 +163,12 @@ export function backwardTiling(variant: AttentionVariant): AttentionTiling {
   checkVariant(variant);
   const padded = padHeadDim(variant.headDim);
   // Backward: blockN is the K/V tile (16 rows per warp), blockM the Q tile.
-  // E 113–128 without bias or dropout: BACKWARD_TUNING b7 (64-row Q tiles, one barrier a Q step,
-  // the mask-free P of inside tiles), the fastest timed on the H200 (2026-12-02: 197 / 177 TFLOP/s
-  // at L = S = 4096, non-causal / causal, against 183 / 167 for 32-row Q tiles with the baseline
-  // flags; level at 2048 causal). With a bias or dropout it spills 104 B and at E 100 64 B
+  // E 113–128 without bias or dropout: BACKWARD_TUNING b13 (b7 — 64-row Q tiles, one barrier a Q
+  // step, the mask-free P of inside tiles — with FlashAttention-2's 32 × 32 dQ warp tiles), the
+  // fastest timed on the H200 (2026-12-02, fifth session, s5-call3-attention.log: 220 / 200
+  // TFLOP/s at L = S = 4096, non-causal / causal, against 195 / 180 for b7 in the same run and
+  // 195–220 for the deferred dQ and staggered Q loop, b14–b18; b7 itself had beaten 32-row Q
+  // tiles, 197 / 177 against 183 / 167, in the fourth session). With a bias or dropout it spills 104 B and at E 100 64 B
   // (ptxas), so those keep 32-row Q tiles; up to E 64 and above E 128 the baseline as timed on
   // 2026-12-01.
   const t =
@@ -174,7 +176,7 @@ export function backwardTiling(variant: AttentionVariant): AttentionTiling {
       ? tiling(variant.headDim, 8, 128, 1, 64)
       : padded <= 128
         ? padded === 128 && variant.bias === 'none' && !variant.dropout
-          ? { ...tiling(variant.headDim, 8, 128, 1, 64), pipeline: 'joint2-1sync' as const, maskSplit: true }
+          ? { ...tiling(variant.headDim, 8, 128, 1, 64), pipeline: 'joint2-1sync' as const, maskSplit: true, dqWarpRows: 32 as const }
           : tiling(variant.headDim, 8, 128, 1, 32)
         : tiling(variant.headDim, 4, 64, 1, 32);
   checkTiling(t, backwardSharedBytes(t), 'backward');
