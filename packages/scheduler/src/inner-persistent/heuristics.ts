@@ -20,7 +20,7 @@
 //     each thread keeps ≥ 64 row bytes in flight and the parameters' registers stay within
 //     budget (hoistRowParamsByDefault).
 
-import { dataTypeSize, type Fusion, type TensorView } from '@tsfuser/fusion-ir';
+import { dataTypeSize, type Fusion } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import { chooseIndexType } from '../index-type.js';
 import { collectIo } from '../analysis/io-tensors.js';

@@ -12,7 +12,7 @@
 //   * blocks over blockIdx.x: ⌈I / bdimx⌉;
 //   * divisibility of the two splits, proven from the sizes, so lowering drops predicates.
 
-import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
+import type { Fusion } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import { chooseIndexType } from '../index-type.js';
 import { collectIo } from '../analysis/io-tensors.js';
