@@ -15,7 +15,7 @@
 // at a shifted index (a slice of a persistent row) is stored only where its steps are valid.
 // Invariant: no PendingExpr remains.
 
-import { cppTypeName, isReducedFloat, type Expr, type IotaOp, type Scalar, type TensorView, type Val } from '@tsfuser/fusion-ir';
+import { cppTypeName, type Expr, type IotaOp, type Scalar, type TensorView, type Val } from '@tsfuser/fusion-ir';
 import { LoweringError } from '../errors.js';
 import { iconst, type IndexExpr } from '../kernel-ir/index-expr.js';
 import type { Operand, Predicate, ScalarOperand, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
@@ -30,13 +30,13 @@ import { paddedThreadPredicates } from './padded-threads.js';
 import { dependentPositions, pointPredicates, predicatedSplits } from './predicates.js';
 import { lowerReductionInit, lowerReductionUpdate, threadPredicateMap, threadPredicates, type ReductionLoweringEnv } from './reductions.js';
 import { lowerWelfordInit, lowerWelfordUpdate, type WelfordLoweringEnv } from './welford.js';
-import { scalarLiteral } from './scalar-literal.js';
+import { literalOperand } from './scalar-literal.js';
 import { lowerRng } from './rng.js';
 import { isIndexedLoad, lowerIndexedLoad } from './indexed-load.js';
 import { zeroFill, type ResizeLowering } from './resize.js';
 
 export function scalarOperand(ctx: LoweringContext, s: Scalar): ScalarOperand {
-  if (s.value !== null) return { kind: 'scalar', text: scalarLiteral(s.value, s.dtype), dtype: s.dtype };
+  if (s.value !== null) return literalOperand(s.value, s.dtype);
   const name = ctx.scalarNames.get(s);
   if (name === undefined) throw new LoweringError(`scalar ${s.symbolicName()} is neither an input nor computed in the kernel`);
   return { kind: 'scalar', text: name, dtype: s.dtype };
@@ -151,16 +151,7 @@ function lowerIota(expr: IotaOp, out: TensorAccess, indexer: PointIndexer): Stmt
     throw new LoweringError(`iota producing T${tv.name} reaches the kernel's reference T${ctx.reference.name} through a reshape; its index cannot be computed in this kernel yet`);
   }
   const index = logical === undefined ? iconst(0) : indexer.index(logical);
-  return { kind: 'Iota', out, index, start: literalAsFloat(scalarOperand(ctx, expr.start)), step: literalAsFloat(scalarOperand(ctx, expr.step)) };
-}
-
-/**
- * A Half / BFloat16 literal is C text of a number, not a __half: typed Float so the emitter does
- * not convert it as one (named Half scalars keep their dtype).
- */
-function literalAsFloat<T extends Operand>(o: T): T {
-  if (o.kind !== 'scalar' || !isReducedFloat(o.dtype) || !/^\(?-?([0-9]|NVF_)/.test(o.text)) return o;
-  return { ...o, dtype: 'Float' };
+  return { kind: 'Iota', out, index, start: scalarOperand(ctx, expr.start), step: scalarOperand(ctx, expr.step) };
 }
 
 function lowerExpr(expr: Expr, access: (tv: TensorView) => TensorAccess, operand: (v: Val) => Operand, width: number): Stmt {
@@ -180,7 +171,7 @@ function lowerExpr(expr: Expr, access: (tv: TensorView) => TensorAccess, operand
     case 'FullOp': {
       // The fill value (already of the output's dtype) stored at every point: no loads.
       if (width > 1) throw new LoweringError(`T${out.name}: a full cannot be vectorized`);
-      return { kind: 'Compute', out: access(out), op: { family: 'unary', op: 'cast' }, operands: [literalAsFloat(operand(expr.fillValue))], computeDtype: expr.fillValue.dtype };
+      return { kind: 'Compute', out: access(out), op: { family: 'unary', op: 'cast' }, operands: [operand(expr.fillValue)], computeDtype: expr.fillValue.dtype };
     }
     case 'UnaryOp':
     case 'BinaryOp':

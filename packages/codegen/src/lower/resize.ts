@@ -17,7 +17,7 @@
 //     argument carries (extentOf: a reduction kernel looping over a slice's length).
 // Invariant: every tensor read or written in a shifted space is indexed through its space.
 
-import { isReducedFloat, type CatOp, type Expr, type PadOp, type Scalar, type TensorView } from '@tsfuser/fusion-ir';
+import { type CatOp, type Expr, type PadOp, type Scalar, type TensorView } from '@tsfuser/fusion-ir';
 import { isIdentitySpace, type DimSpace, type IndexSpace, type IndexSpaces, type OffsetTerm } from '@tsfuser/scheduler';
 import { LoweringError } from '../errors.js';
 import { iadd, iceilDiv, iconst, imul, printIndex, type IndexExpr } from '../kernel-ir/index-expr.js';
@@ -25,7 +25,7 @@ import type { Operand, Predicate, ScalarOperand, Stmt, TensorAccess } from '../k
 import { computeDtypeOf, computeOpOf } from './compute-type.js';
 import type { LoweringContext } from './context.js';
 import type { PointIndexer } from './indexing.js';
-import { scalarLiteral } from './scalar-literal.js';
+import { literalOperand, scalarLiteral } from './scalar-literal.js';
 
 /** A dim's index at one point: the value, and the validity predicates of each step. */
 interface DimWalk {
@@ -151,7 +151,7 @@ export class ResizeLowering {
    * computations use.
    */
   private operand(s: Scalar): ScalarOperand {
-    if (s.value !== null) return { kind: 'scalar', text: scalarLiteral(s.value, s.dtype), dtype: s.dtype };
+    if (s.value !== null) return literalOperand(s.value, s.dtype);
     const named = this.ctx.scalarNames.get(s);
     if (named !== undefined) return { kind: 'scalar', text: named, dtype: s.dtype === 'Index' ? this.indexDtype() : s.dtype };
     if (s.dtype === 'Bool') return this.computed(s);
@@ -264,7 +264,7 @@ export class ResizeLowering {
     const copy: Stmt = { kind: 'LoadStore', out: access(out), in: access(input), width: 1 };
     const preds = this.ownStepPredicates(expr, input, indexer);
     if (preds.length === 0) return copy;
-    const value = literalAsFloat(operand(expr.value));
+    const value = operand(expr.value);
     const fill: Stmt = { kind: 'Compute', out: access(out), op: { family: 'unary', op: 'cast' }, operands: [value], computeDtype: expr.value.dtype };
     return { kind: 'IfThenElse', predicates: preds, then: [copy], else: [fill] };
   }
@@ -286,12 +286,6 @@ export class ResizeLowering {
     if (result === null) throw new LoweringError(`cat producing T${out.name} has no inputs`);
     return result;
   }
-}
-
-/** A Half / BFloat16 literal is C text of a number: typed Float so the emitter does not convert it as a __half. */
-function literalAsFloat(o: Operand): Operand {
-  if (o.kind !== 'scalar' || !isReducedFloat(o.dtype) || !/^\(?-?([0-9]|NVF_)/.test(o.text)) return o;
-  return { ...o, dtype: 'Float' };
 }
 
 /** Zero stores for `width` lanes of a local buffer (a guarded load that did not happen). */

@@ -252,7 +252,9 @@ function recompute(tv: TensorView): TensorView {
   const ids = new Map<IterDomain, IterDomain>((d.root ?? []).map((id, i) => [id, (root as IterDomain[])[i] as IterDomain]));
   const logical = d.logical.map((id) => ids.get(id) ?? copyId(id));
   const copy = fusion.newTensorView(new TensorDomain({ logical, root, contiguity: d.contiguity }), tv.dtype);
-  copy.memoryType = tv.memoryType;
+  // A copy is an intermediate of this kernel even where `tv` is written to global memory (a
+  // segment output): nothing allocates a buffer for it, so it lives in registers.
+  copy.memoryType = tv.memoryType === 'Global' ? 'Local' : tv.memoryType;
   rebuildExpr(def, fusion, {
     val: (v) => (v === tv ? copy : v),
     tv: (v) => (v === tv ? copy : v),
