@@ -23,6 +23,7 @@ import {
   floatBinaryKernel,
   floatTernaryKernel,
   floatUnaryKernel,
+  nextafterFloat32,
 } from './pointwise-math.js';
 import { evalReduction, evalWelford } from './reduction.js';
 import { evalRng } from './random.js';
@@ -294,10 +295,12 @@ export function evalExpr(ctx: EvalContext, expr: Expr): void {
       const bits = computeType === 'Int32' ? 32 : 64;
       const op = expr.op;
       const where = `${op} producing ${describeVal(out)}`;
+      // nextafter of Float steps one float32 ulp (nextafterf), not one double ulp.
+      const float32Step = op === 'nextafter' && computeType === 'Float';
       pointwise(ctx, where, [a, b], out, kind, {
-        generic: ([x, y]) => applyBinary(op, x as ElementValue, y as ElementValue, kind, where, bits),
+        generic: ([x, y]) => (float32Step ? nextafterFloat32(Number(x), Number(y)) : applyBinary(op, x as ElementValue, y as ElementValue, kind, where, bits)),
         float: () => {
-          const k = floatBinaryKernel(op, where);
+          const k = float32Step ? nextafterFloat32 : floatBinaryKernel(op, where);
           return (xs, r) => {
             const p = xs[0] as Float64Array;
             const q = xs[1] as Float64Array;

@@ -373,6 +373,24 @@ function nextafter(x: number, y: number): number {
   return buf.getFloat64(0);
 }
 
+/**
+ * nextafter in float32 (C's nextafterf, PyTorch's nextafter of Float tensors): the operands
+ * rounded to float32 first, the step one float32 ulp. The float64 `nextafter` above would step
+ * one double ulp, which rounds back to x when the result is stored as Float.
+ */
+export function nextafterFloat32(a: number, b: number): number {
+  const x = Math.fround(a);
+  const y = Math.fround(b);
+  if (Number.isNaN(x) || Number.isNaN(y)) return NaN;
+  if (x === y) return y;
+  const MIN_SUBNORMAL_F32 = 2 ** -149;
+  if (x === 0) return y > 0 ? MIN_SUBNORMAL_F32 : -MIN_SUBNORMAL_F32;
+  const buf = new DataView(new ArrayBuffer(4));
+  buf.setFloat32(0, x);
+  buf.setInt32(0, buf.getInt32(0) + ((y > x) === (x > 0) ? 1 : -1));
+  return buf.getFloat32(0);
+}
+
 type FloatTernary = (a: number, b: number, c: number) => number;
 
 const FLOAT_TERNARY: Readonly<Record<TernaryOpType, FloatTernary>> = {
