@@ -114,6 +114,42 @@ export function dataTypeSize(dtype: DataType): number {
 }
 
 /** The C++ type nvFuser's IR printer shows for a dtype (`float`, `__half`, `int64_t` …); kernel source text uses codegen's storageType. */
+/**
+ * torch.finfo(dtype).eps: the distance from 1 to the next representable value (the ulp at 1) —
+ * the one place tolerances and sensitivity estimates get a dtype's precision from. Complex types
+ * take their component's; integral and Bool types are exact (0).
+ */
+export function machineEpsilon(dtype: DataType): number {
+  switch (dtype) {
+    case 'Double':
+    case 'ComplexDouble':
+      return 2 ** -52;
+    case 'Float':
+    case 'ComplexFloat':
+      return 2 ** -23;
+    case 'Half':
+      return 2 ** -10;
+    case 'BFloat16':
+      return 2 ** -7;
+    case 'Float8_e4m3fn':
+      return 2 ** -3;
+    case 'Float8_e5m2':
+      return 2 ** -2;
+    case 'Float8_e8m0fnu':
+      return 1;
+    case 'Bool':
+    case 'Int':
+    case 'Int32':
+    case 'Index':
+    case 'UInt64':
+      return 0;
+    default: {
+      const unreachable: never = dtype;
+      throw new Error(`unknown dtype ${String(unreachable)}`);
+    }
+  }
+}
+
 export function cppTypeName(dtype: DataType): string {
   switch (dtype) {
     case 'Bool':

@@ -6,38 +6,7 @@
 // functions can promise. Well-conditioned elements get (close to) zero slack, so the test stays
 // as strict as the dtype tolerance there.
 
-import { evaluate, HostTensor, isComplexType, type DataType, type EvalValue, type Fusion } from '@tsfuser/fusion-ir';
-
-function ulp(dtype: DataType): number {
-  switch (dtype) {
-    case 'Double':
-    case 'ComplexDouble':
-      return 2 ** -52;
-    case 'Float':
-    case 'ComplexFloat':
-      return 2 ** -23;
-    case 'Half':
-      return 2 ** -10;
-    case 'BFloat16':
-      return 2 ** -7;
-    case 'Float8_e4m3fn':
-      return 2 ** -3;
-    case 'Float8_e5m2':
-      return 2 ** -2;
-    case 'Float8_e8m0fnu':
-      return 1;
-    case 'Bool':
-    case 'Int':
-    case 'Int32':
-    case 'Index':
-    case 'UInt64':
-      return 0;
-    default: {
-      const unreachable: never = dtype;
-      throw new Error(`unknown dtype ${String(unreachable)}`);
-    }
-  }
-}
+import { evaluate, HostTensor, isComplexType, machineEpsilon, type DataType, type EvalValue, type Fusion } from '@tsfuser/fusion-ir';
 
 /** `v` with every stored element scaled: same sizes, strides and offset (a broadcast input stays small). */
 function scaled(v: EvalValue, factor: (dtype: DataType) => number): EvalValue {
@@ -64,7 +33,7 @@ export function inputSensitivity(fusion: Fusion, inputs: readonly EvalValue[], r
   const moves = reference.map((r) => new Float64Array(r.numel));
   const refs = reference.map((r) => r.toFloat64Array());
   for (const sign of [1, -1]) {
-    const perturbed = inputs.map((v) => scaled(v, (d) => 1 + sign * ulp(d)));
+    const perturbed = inputs.map((v) => scaled(v, (d) => 1 + sign * machineEpsilon(d)));
     const outs = evaluate(fusion, perturbed);
     outs.forEach((o, k) => {
       const ref = refs[k];
