@@ -173,27 +173,14 @@ export function applyBinary(op: BinaryOpType, a: ElementValue, b: ElementValue, 
   return applyBinaryInt(op, toInt(a), toInt(b), kind, where, bits);
 }
 
-function compare(op: 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge', a: ElementValue, b: ElementValue, kind: ComputeKind): boolean {
-  if (kind === 'float') {
-    const x = toFloat(a);
-    const y = toFloat(b);
-    switch (op) {
-      case 'eq':
-        return x === y;
-      case 'ne':
-        return x !== y;
-      case 'lt':
-        return x < y;
-      case 'le':
-        return x <= y;
-      case 'gt':
-        return x > y;
-      case 'ge':
-        return x >= y;
-    }
-  }
-  const x = toInt(a);
-  const y = toInt(b);
+type ComparisonOp = 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge';
+
+function compare(op: ComparisonOp, a: ElementValue, b: ElementValue, kind: ComputeKind): boolean {
+  // Floats compare as IEEE doubles (NaN unordered), integers exactly as bigints.
+  return kind === 'float' ? compareOrdered(op, toFloat(a), toFloat(b)) : compareOrdered(op, toInt(a), toInt(b));
+}
+
+function compareOrdered<T extends number | bigint>(op: ComparisonOp, x: T, y: T): boolean {
   switch (op) {
     case 'eq':
       return x === y;
