@@ -260,6 +260,21 @@ for _m, _n, _k in [(8192, 4096, 4096), (8192, 16384, 4096), (8192, 4096, 16384),
     WORKLOADS[f"gemm_bf16_{_m}x{_n}x{_k}"] = _gemm_workload(_m, _n, _k)
 
 
+# A linear's data and weight gradients at the GPT MLP's shapes (gemm-workloads.ts backwardGemm):
+# dgrad torch.mm(dy [m,k], W [k,n]); wgrad torch.mm(dy.t(), x), dy [k,m] read transposed.
+def _backward_gemm_workload(kind, m, n, k):
+    def make():
+        a = torch.randn((m, k) if kind == "dgrad" else (k, m), device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
+        fn = (lambda a, b: torch.mm(a, b)) if kind == "dgrad" else (lambda a, b: torch.mm(a.t(), b))
+        return fn, (a, b), (m * k + n * k + m * n) * 2
+    return make
+
+
+WORKLOADS["gemm_bf16_dgrad_8192x4096x16384"] = _backward_gemm_workload("dgrad", 8192, 4096, 16384)
+WORKLOADS["gemm_bf16_wgrad_16384x4096x8192"] = _backward_gemm_workload("wgrad", 16384, 4096, 8192)
+
+
 @workload("linear_bias_gelu_bf16")
 def linear_bias_gelu_bf16():
     m, n, k = 8192, 16384, 4096

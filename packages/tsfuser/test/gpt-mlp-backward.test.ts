@@ -113,3 +113,30 @@ describe(`gpt_mlp_bwd_bf16 (seed ${SEED})`, () => {
     expect(w?.inputs.map((i) => i.sizes)).toEqual([[8192, 4096], [16384, 4096], [4096, 16384], [8192, 16384], [8192, 16384], [8192, 4096]]);
   });
 });
+
+describe(`the backward's GEMM layouts as bench workloads (seed ${SEED})`, () => {
+  const [M, N, K] = [5, 3, 7];
+  it.each(['dgrad', 'wgrad'] as const)('%s: equals the float64 product on the reference, and plans as one GEMM reading both operands in place', (kind) => {
+    const w = gemmWorkloads().find((x) => x.name.startsWith(`gemm_bf16_${kind}_`));
+    expect(w, kind).toBeDefined();
+    const workload = w as NonNullable<typeof w>;
+    const fusion = workload.build().fusionIr();
+    const rng = random(SEED + 2);
+    const a = matrixOf('BFloat16', kind === 'dgrad' ? M : K, kind === 'dgrad' ? K : M, rng, 1);
+    const b = matrixOf('BFloat16', K, N, rng, 1);
+    const got = (evaluate(fusion, [hostOf('BFloat16', a), hostOf('BFloat16', b)]) as HostTensor[])[0] as HostTensor;
+    const want = mm(kind === 'dgrad' ? a : transpose(a), b).flat();
+    expect(got.sizes).toEqual([M, N]);
+    want.forEach((v, i) => expect(Math.abs(Number(got.get(i)) - v), `${kind}[${i}] seed ${SEED}`).toBeLessThanOrEqual(2e-2 * Math.max(1, Math.abs(v))));
+    const sizes = workload.inputs.map((i) => i.sizes);
+    const info = makeRuntimeInfo(fusion, sizes.map((s) => ({ sizes: s })));
+    const sf = segmentFusion(fusion, info, defaultSchedulerRegistry());
+    expect(sf.groups.map((g) => g.schedulerType)).toEqual(['matmul']);
+    const group = sf.groups[0] as (typeof sf.groups)[number];
+    const params = new MatmulScheduler().computeHeuristics(group.fusion, group.analysis?.runtimeInfo ?? info) as MatmulParams;
+    expect([params.m, params.n, params.k]).toEqual(kind === 'dgrad' ? [8192, 4096, 16384] : [16384, 4096, 8192]);
+    expect(params.a.copy).toBeNull();
+    expect(params.b.copy).toBeNull();
+    expect(workload.flops).toBe(2 * params.m * params.n * params.k);
+  });
+});

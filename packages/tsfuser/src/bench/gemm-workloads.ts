@@ -40,6 +40,35 @@ function gemm(m: number, n: number, k: number): Workload {
   };
 }
 
+/**
+ * The two other layouts of a linear's backward, at the GPT MLP's shapes: the data gradient
+ * dX = dY · W (`matmul` of row-major [m,k]·[k,n]: both operands as stored) and the weight gradient
+ * dW = dYᵀ · X (`matmul` of a transposed view [m,k] of a row-major [k,m]: described to cuBLASLt as
+ * transposed, not copied). Timed beside torch.mm on the same layouts so that a GEMM of the
+ * backward that is behind shows alone, not inside gpt_mlp_bwd.
+ */
+function backwardGemm(kind: 'dgrad' | 'wgrad', m: number, n: number, k: number): Workload {
+  return {
+    name: `gemm_bf16_${kind}_${m}x${n}x${k}`,
+    description:
+      kind === 'dgrad'
+        ? `torch.mm(dy [${m},${k}], W [${k},${n}]) bf16 (a linear's data gradient; one cuBLASLt GEMM)`
+        : `torch.mm(dy.t(), x) with dy [${k},${m}], x [${k},${n}] bf16 (a linear's weight gradient; one cuBLASLt GEMM, dy read transposed)`,
+    build: () =>
+      FusionDefinition.build((fd) => {
+        const a = fd.defineTensor({ shape: [-1, -1], contiguity: [true, true], dtype: 'BFloat16' });
+        const b = fd.defineTensor({ shape: [-1, -1], contiguity: [true, true], dtype: 'BFloat16' });
+        fd.addOutput(fd.ops.matmul(kind === 'dgrad' ? a : fd.ops.permute(a, [1, 0]), b));
+      }),
+    inputs: [
+      { sizes: kind === 'dgrad' ? [m, k] : [k, m], dtype: 'BFloat16', tiled: true },
+      { sizes: [k, n], dtype: 'BFloat16', tiled: true },
+    ],
+    bytes: (m * k + n * k + m * n) * BF16,
+    flops: 2 * m * n * k,
+  };
+}
+
 function linearBiasGelu(m: number, n: number, k: number): Workload {
   return {
     name: 'linear_bias_gelu_bf16',
@@ -109,6 +138,8 @@ export function gemmWorkloads(): Workload[] {
     gemm(8192, 16384, 4096),
     gemm(8192, 4096, 16384),
     gemm(4096, 11008, 4096),
+    backwardGemm('dgrad', 8192, 4096, 16384),
+    backwardGemm('wgrad', 16384, 4096, 8192),
     linearBiasGelu(8192, 16384, 4096),
     gptMlp(8192, 4096, 16384),
     gptMlpBackward(8192, 4096, 16384),

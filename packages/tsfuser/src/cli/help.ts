@@ -63,7 +63,9 @@ Options of bench (needs a GPU):
                                    transpose_bf16, permute_bshd_bf16,
                                    reshape_layer_norm_prologue_bf16, gemm_bf16_8192x4096x4096,
                                    gemm_bf16_8192x16384x4096, gemm_bf16_8192x4096x16384,
-                                   gemm_bf16_4096x11008x4096, linear_bias_gelu_bf16,
+                                   gemm_bf16_4096x11008x4096,
+                                   gemm_bf16_dgrad_8192x4096x16384,
+                                   gemm_bf16_wgrad_16384x4096x8192, linear_bias_gelu_bf16,
                                    gpt_mlp_fwd_bf16, gpt_mlp_bwd_bf16, llama_block_fwd_bf16,
                                    llama_block_bwd_bf16
                                    (default: all; GEMMs and the LLaMA block also print TFLOP/s)
