@@ -5,11 +5,13 @@
 // BFloat16 pad value reaching a where() emitted `__bfloat2float(0.0e+0)` (no conversion).
 // Also the recomputed copies of a segment output read in several index spaces (test_issue3292:
 // `identifier "T23" is undefined`): the copies are registers, not unallocated global tensors.
+// An integral JS constant outside int64 (1e308, embedding_fwd's test for a run-time norm_type of
+// +-inf) is a Double literal, not `1e+308LL` (test_embedding's max_norm cases failed NVRTC).
 // Checked by the emitted text, by the CPU kernel simulator against the reference evaluator
 // (the recompute case) and, where nvcc is installed, by nvcc -cubin -arch=sm_90.
 import { describe, expect, it } from 'vitest';
 import {
-  atan2, cast, cat, copysign, Fusion, fmod, gt, hypot, makeTensor, mul, neg, nextafter, pad, pow, slice, where, type TensorView,
+  atan2, cast, cat, copysign, Fusion, fmod, gt, hypot, lt, makeTensor, mul, neg, nextafter, pad, pow, slice, where, type TensorView,
 } from '@tsfuser/fusion-ir';
 import { makeRuntimeInfo } from '@tsfuser/scheduler';
 import { compileFusion, type CompiledKernel } from '../src/index.js';
@@ -64,8 +66,24 @@ function recomputedOutputFusion(): Fusion {
   return f;
 }
 
+/** where() on a run-time Double p compared with +-1e308, as embedding_fwd's norm selection does. */
+function hugeIntegralConstantFusion(): Fusion {
+  const f = new Fusion();
+  const x = makeTensor(f, { shape: [-1, -1], dtype: 'Float' });
+  const p = f.newSymbolicScalar('Double');
+  f.addInput(x);
+  f.addInput(p);
+  f.addOutput(where(gt(p, 1e308), x, where(lt(p, -1e308), neg(x), mul(x, 2))) as TensorView);
+  return f;
+}
+
 function kernelOf(f: Fusion, sizes: number[][], fusionId: number): CompiledKernel {
   return compileFusion(f, makeRuntimeInfo(f, sizes.map((s) => ({ sizes: s }))), { fusionId });
+}
+
+function hugeConstantKernel(fusionId: number): CompiledKernel {
+  const f = hugeIntegralConstantFusion();
+  return compileFusion(f, makeRuntimeInfo(f, [{ sizes: [64, 33] }, null]), { fusionId });
 }
 
 /** Names the kernel indexes as `T<n>[` that are neither parameters nor declared locals. */
@@ -104,15 +122,22 @@ describe('constant scalars as kernel operands', () => {
     simulateAndCheck(f, [randomTensor('Float', [40, 64], rng)], `recomputed output (TSFUSER_SEED=${seed})`);
   });
 
-  it.skipIf(!hasNvcc)('the four kernels compile with nvcc -cubin -arch=sm_90', async () => {
+  it('an integral constant outside int64 is a double literal', () => {
+    const cuda = hugeConstantKernel(41004).dumps.cuda;
+    expect(cuda).not.toMatch(/e\+308LL/);
+    expect(cuda).toMatch(/1\.0+e\+308/);
+  });
+
+  it.skipIf(!hasNvcc)('the five kernels compile with nvcc -cubin -arch=sm_90', async () => {
     const kernels = [
       kernelOf(floatScalarFusion(), [[1000]], 41010),
       kernelOf(reducedScalarFusion(), [[64, 33]], 41011),
       kernelOf(reducedPadFusion(), [[64, 33]], 41013),
       kernelOf(recomputedOutputFusion(), [[40, 64]], 41012),
+      hugeConstantKernel(41014),
     ];
-    // Four of one index type: the fast tier's nvcc sample (NVCC_FAST_SAMPLE) compiles them all.
-    expect(kernels.map((k) => k.indexType)).toEqual(['Int32', 'Int32', 'Int32', 'Int32']);
+    // Five of one index type: the fast tier's nvcc sample (NVCC_FAST_SAMPLE) compiles them all.
+    expect(kernels.map((k) => k.indexType)).toEqual(['Int32', 'Int32', 'Int32', 'Int32', 'Int32']);
     await compileKernelsWithNvcc(kernels, { chunks: 1, label: 'literals', cubin: true });
   }, 120_000);
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Fusion, add, broadcast, makeSymbolicTensor, makeTensor, mul, sum, FusionIrError } from '../src/index.js';
+import { Fusion, add, broadcast, gt, jsConstantType, makeSymbolicTensor, makeTensor, mul, sum, FusionIrError } from '../src/index.js';
 
 describe('basic ops build the expected IR', () => {
   it('pointwise add of two symbolic tensors', () => {
@@ -36,5 +36,22 @@ describe('basic ops build the expected IR', () => {
     const i0 = makeTensor(fusion, { shape: [-1], dtype: 'Int32' });
     expect(mul(i0, 2.5).dtype).toBe('Float');
     expect(mul(i0, 2).dtype).toBe('Int32');
+  });
+
+  it('an integral JS number outside int64 is a Double constant, inside it an Int', () => {
+    // 1e308 (embedding_fwd's run-time norm_type selection compares with it) was an Int constant,
+    // emitted as `1e+308LL`, which NVRTC refused.
+    expect(jsConstantType(1e308)).toBe('Double');
+    expect(jsConstantType(-1e308)).toBe('Double');
+    expect(jsConstantType(2 ** 63)).toBe('Double');
+    expect(jsConstantType(-(2 ** 63))).toBe('Int');
+    expect(jsConstantType(2 ** 62)).toBe('Int');
+    expect(jsConstantType(3)).toBe('Int');
+    expect(jsConstantType(-0)).toBe('Double');
+    expect(jsConstantType(0.5)).toBe('Double');
+    const fusion = new Fusion();
+    const t0 = makeTensor(fusion, { shape: [-1], dtype: 'Double' });
+    const cmp = gt(t0, 1e308).definition?.inputs[1];
+    expect(cmp?.kind === 'scalar' ? cmp.dtype : null).toBe('Double');
   });
 });

@@ -1,6 +1,8 @@
 // Operands of ops: Fusion Vals, or JS constants that become constant Scalars of the operands'
-// fusion. JS integers become Int (int64) constants, other numbers Double, booleans Bool — a
-// JS number cannot tell 2 from 2.0, so write `fusion.constant(2, 'Double')` for a double 2.
+// fusion. JS integers in int64's range become Int (int64) constants, other numbers Double,
+// booleans Bool — a JS number cannot tell 2 from 2.0, so write `fusion.constant(2, 'Double')` for
+// a double 2. An integral number outside int64 (1e308 is one) is a Double: as an Int it had no
+// C literal (`1e+308LL`, which NVRTC refused in embedding_fwd's run-time norm_type selection).
 
 import { isDataType, type DataType } from '../ir/data-type.js';
 import { FusionIrError } from '../ir/errors.js';
@@ -19,10 +21,14 @@ export function fusionOf(op: string, operands: readonly Operand[]): Fusion {
   throw new FusionIrError(`${op}: at least one operand must be a TensorView or Scalar of a fusion`);
 }
 
+/** int64's range is [-2^63, 2^63); both bounds are exact doubles. */
+const INT64_BOUND = 2 ** 63;
+
 export function jsConstantType(value: number | boolean | bigint): DataType {
   if (typeof value === 'boolean') return 'Bool';
   if (typeof value === 'bigint') return 'Int';
-  return Number.isInteger(value) && !Object.is(value, -0) ? 'Int' : 'Double';
+  const int64 = Number.isInteger(value) && !Object.is(value, -0) && value >= -INT64_BOUND && value < INT64_BOUND;
+  return int64 ? 'Int' : 'Double';
 }
 
 export function toVal(fusion: Fusion, o: Operand): TensorOrScalar {
