@@ -61,6 +61,7 @@ export {
   type GemmCall,
   type GemmCallOptions,
   type CublasLtHeuristicResult,
+  type GemmFallbackRecord,
 } from './gemm/gemm-library.js';
 export {
   GEMM_DTYPES,
@@ -77,4 +78,5 @@ export {
 export { validateGemm, type GemmShape } from './gemm/validate-gemm.js';
 export { lowerGemm, gemmHeuristicKey, cublasLtEpilogue, cudaDataType, type CublasLtPlan, type CublasLtLayout, type LoweredGemm } from './gemm/cublaslt-plan.js';
 export { CUBLASLT_VALUES, type CublasLtValueName } from './gemm/cublaslt-constants.js';
+export { fallbackForm, fallbackSteps, type GemmFallbackForm, type GemmFallbackResources } from './gemm/gemm-fallback.js';
 export { completeFp8Output, fp8OutputCType, type Fp8OutputForm, type Fp8OutputResources } from './gemm/fp8-output.js';

@@ -3,14 +3,20 @@
 // the algorithm from cublasLtMatmulAlgoGetHeuristic once per heuristic key (shapes, strides,
 // dtypes, epilogue, alignment) — the fastest of its first few, timed on that first call
 // (gemm-autotune.ts) — and enqueues cublasLtMatmul on the device's stream with a
-// workspace from the device's caching allocator. Invariant: nothing reaches the addon before
-// the descriptor validated; a configuration cuBLASLt has no algorithm for is a GemmError naming
-// it; a failing cuBLASLt call is a CudaError naming the call and its status.
+// workspace from the device's caching allocator. When the heuristic has no algorithm for a
+// key, the same place decides once what runs instead (gemm-fallback.ts: the plain GEMM and the
+// rest of the epilogue as further cuBLASLt calls), caches that decision with the key, and every
+// call of the key reports it (GemmCall.fallback). Invariant: nothing reaches the addon before
+// the descriptor validated; a configuration cuBLASLt has no algorithm for and no fallback can
+// replace is a GemmError naming it and why; a failing cuBLASLt call is a CudaError naming the
+// call and its status.
 
 import { loadAddon, type Handle } from '../native/addon.js';
 import { GemmError, RuntimeUnavailableError } from '../errors.js';
-import type { GemmDescriptor } from './gemm-descriptor.js';
+import { GEMM_EPILOGUE_KINDS, type GemmDescriptor, type GemmDtype, type GemmEpilogueKind } from './gemm-descriptor.js';
+import { fallbackForm, fallbackSteps, type GemmFallbackForm, type GemmFallbackResources } from './gemm-fallback.js';
 import { gemmHeuristicKey, lowerGemm, type CublasLtPlan } from './cublaslt-plan.js';
+import type { GemmShape } from './validate-gemm.js';
 import { autotuneRefusal, pickFastest, type AutotuneRecord, type TimingDevice } from './gemm-autotune.js';
 import { completeFp8Output, type Fp8OutputResources } from './fp8-output.js';
 
@@ -64,6 +70,13 @@ export interface GemmLibraryOptions {
    * default 1 (the heuristic's first, untimed), or TSFUSER_GEMM_AUTOTUNE (e.g. 8).
    */
   autotuneCandidates?: number;
+  /**
+   * Epilogues whose heuristic answer is taken as empty (no algorithm) for the GEMMs asked for
+   * (not for a fallback's own steps), so their fallback runs (gemm-fallback.ts): the GPU suite
+   * forces it with this; default none, or
+   * TSFUSER_GEMM_NO_ALGORITHM (comma-separated epilogue kinds, e.g. "BGRADA,GELU_AUX_BIAS").
+   */
+  noAlgorithmFor?: readonly GemmEpilogueKind[];
 }
 
 export interface GemmCall {
@@ -77,6 +90,13 @@ export interface GemmCall {
   batch: number;
   /** On the key's first call: the tuning (candidates timed, the one chosen, or why none was). */
   autotune?: AutotuneRecord;
+  /**
+   * "fallback: <why>: <what runs instead>" when cuBLASLt has no algorithm for this epilogue here
+   * and the GEMM ran as several calls (gemm-fallback.ts); absent otherwise.
+   */
+  fallback?: string;
+  /** The cuBLASLt calls the fallback made (2 today); absent without a fallback. */
+  fallbackCalls?: number;
 }
 
 export interface GemmCallOptions {
@@ -108,15 +128,48 @@ export function gemmAvailability(): GemmAvailability {
   return availabilityOf(load.addon);
 }
 
+function noAlgorithmFrom(option: readonly GemmEpilogueKind[] | undefined): ReadonlySet<GemmEpilogueKind> {
+  if (option !== undefined) return new Set(option);
+  const env = process.env['TSFUSER_GEMM_NO_ALGORITHM'];
+  if (env === undefined || env.trim() === '') return new Set();
+  const kinds = env.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  const unknown = kinds.filter((x) => !(GEMM_EPILOGUE_KINDS as readonly string[]).includes(x));
+  if (unknown.length > 0) throw new RangeError(`TSFUSER_GEMM_NO_ALGORITHM names unknown epilogues ${unknown.join(', ')} (known: ${GEMM_EPILOGUE_KINDS.join(', ')})`);
+  return new Set(kinds as GemmEpilogueKind[]);
+}
+
+/** The bytes of `count` ones in `dtype` (little-endian). */
+function onesBytes(dtype: GemmDtype, count: number): Uint8Array {
+  const bits: Record<GemmDtype, [number, number]> = { Float: [0x3f800000, 4], BFloat16: [0x3f80, 2], Half: [0x3c00, 2], Float8_e4m3fn: [0x38, 1], Float8_e5m2: [0x3c, 1] };
+  const [one, size] = bits[dtype];
+  const out = new Uint8Array(count * size);
+  const view = new DataView(out.buffer);
+  for (let i = 0; i < count; i += 1) {
+    if (size === 4) view.setUint32(4 * i, one, true);
+    else if (size === 2) view.setUint16(2 * i, one, true);
+    else view.setUint8(i, one);
+  }
+  return out;
+}
+
 function availabilityOf(native: GemmNative): GemmAvailability {
   const probe = native.cublasLtProbe();
   if (!probe.loaded) return { available: false, reason: probe.reason };
   return { available: true, path: probe.path, version: probe.version };
 }
 
-interface CachedAlgorithm {
-  algo: Uint8Array;
-  workspaceSize: number;
+/** What a heuristic key runs: an algorithm, a fallback composition, or nothing (the error). */
+type CachedAlgorithm =
+  | { kind: 'algorithm'; algo: Uint8Array; workspaceSize: number }
+  | { kind: 'fallback'; form: Extract<GemmFallbackForm, { ok: true }>; report: string }
+  | { kind: 'none'; message: string };
+
+/** One key's fallback decision, as `GemmLibrary.fallbacks` lists it. */
+export interface GemmFallbackRecord {
+  epilogue: GemmEpilogueKind;
+  /** "fallback: …" (as GemmCall.fallback) or, when none could run, the error's message. */
+  report: string;
+  ran: boolean;
 }
 
 export class GemmLibrary {
@@ -125,6 +178,8 @@ export class GemmLibrary {
   /** fp8 outputs' unit D scale (bytes 0..3) and amax scratch (4..7); see fp8-output.ts. */
   private fp8Scalars: bigint | undefined;
   private fp8ScratchC: { pointer: bigint; bytes: number } | undefined;
+  /** Ones vectors of the fallbacks (gemm-fallback.ts), per dtype, grown to the longest asked for. */
+  private readonly onesVectors = new Map<GemmDtype, { pointer: bigint; count: number }>();
   private disposed = false;
 
   private constructor(
@@ -135,6 +190,8 @@ export class GemmLibrary {
     readonly workspaceBytes: number,
     /** Heuristic algorithms timed on a key's first call (≤ 1: none). */
     readonly autotuneCandidates: number,
+    /** Epilogues whose heuristic is taken as empty (GemmLibraryOptions.noAlgorithmFor). */
+    readonly noAlgorithmFor: ReadonlySet<GemmEpilogueKind>,
   ) {}
 
   /** A library on `device`; RuntimeUnavailableError (with the reason) when cuBLASLt is missing. */
@@ -154,7 +211,8 @@ export class GemmLibrary {
     }
     const candidates = autotuneCandidatesFrom(options.autotuneCandidates);
     if (!Number.isSafeInteger(candidates) || candidates < 0) throw new RangeError(`GemmLibrary: autotuneCandidates must be a non-negative integer, got ${candidates}`);
-    return new GemmLibrary(native, device, native.cublasLtCreate(), workspaceBytes, candidates);
+    const noAlgorithm = noAlgorithmFrom(options.noAlgorithmFor);
+    return new GemmLibrary(native, device, native.cublasLtCreate(), workspaceBytes, candidates, noAlgorithm);
   }
 
   /** Distinct heuristic keys seen (one cublasLtMatmulAlgoGetHeuristic call each). */
@@ -162,43 +220,97 @@ export class GemmLibrary {
     return this.algorithms.size;
   }
 
+  /** The keys whose heuristic had no algorithm: the fallback decided for each (or why none ran). */
+  get fallbacks(): GemmFallbackRecord[] {
+    const out: GemmFallbackRecord[] = [];
+    for (const entry of this.algorithms.values()) {
+      if (entry.kind === 'fallback') out.push({ epilogue: entry.form.epilogue, report: entry.report, ran: true });
+      else if (entry.kind === 'none') out.push({ epilogue: 'DEFAULT', report: entry.message, ran: false });
+    }
+    return out;
+  }
+
   /** Enqueues D = epilogue(alpha·op(A)·op(B) + beta·C) (see GemmDescriptor) on the stream. */
   matmul(desc: GemmDescriptor, options: GemmCallOptions = {}): GemmCall {
+    return this.call(desc, options, true);
+  }
+
+  /** One GEMM; `allowFallback` false for a fallback's own steps (they never fall back again). */
+  private call(desc: GemmDescriptor, options: GemmCallOptions, allowFallback: boolean): GemmCall {
     if (this.disposed) throw new Error('GemmLibrary: used after dispose()');
-    const { shape, plan } = lowerGemm(completeFp8Output(desc, this.fp8Resources));
+    const completed = completeFp8Output(desc, this.fp8Resources);
+    const { shape, plan } = lowerGemm(completed);
     const key = gemmHeuristicKey(plan, this.workspaceBytes);
-    let algorithm = this.algorithms.get(key);
-    const cachedAlgorithm = algorithm !== undefined;
+    let entry = this.algorithms.get(key);
+    const cachedAlgorithm = entry !== undefined;
     let autotune: AutotuneRecord | undefined;
     const stream = options.stream ?? this.device.stream;
-    if (algorithm === undefined) {
-      const refusal = this.autotuneCandidates > 1 ? autotuneRefusal(desc, this.device) : 'tuning is off';
-      const requested = refusal === null ? this.autotuneCandidates : 1;
-      const results = this.native.cublasLtHeuristic(this.handle, plan, this.workspaceBytes, requested);
-      let best = results[0];
-      if (best !== undefined && refusal === null && stream === this.device.stream) {
-        const run = (i: number): void => {
-          const r = results[i] as CublasLtHeuristicResult;
-          this.native.cublasLtMatmul(this.handle, plan, r.algo, r.workspaceSize > 0 ? this.workspacePointer() : 0n, r.workspaceSize, stream);
-        };
-        autotune = pickFastest(results, run, this.device as TimingDevice, { candidates: this.autotuneCandidates, runs: AUTOTUNE_RUNS });
-        best = results[autotune.chosen];
-      } else if (best !== undefined) {
-        autotune = { tried: 0, chosen: 0, msPerRun: [], skipped: refusal ?? 'the call is on another stream than the one timed' };
-      }
-      if (best === undefined) {
-        throw new GemmError(
-          'descriptor',
-          `cuBLASLt has no algorithm for this GEMM on this device (cublasLtMatmulAlgoGetHeuristic returned none): ` +
-            `${describeGemm(desc, shape)}`,
-        );
-      }
-      algorithm = { algo: best.algo, workspaceSize: best.workspaceSize };
-      this.algorithms.set(key, algorithm);
+    if (entry === undefined) {
+      const looked = this.lookUp(completed, shape, plan, stream, allowFallback);
+      entry = looked.entry;
+      autotune = looked.autotune;
+      // a step's own refusal is reported through its GEMM's error, not remembered for the key
+      if (entry.kind !== 'none' || allowFallback) this.algorithms.set(key, entry);
     }
-    const workspace = algorithm.workspaceSize > 0 ? this.workspacePointer() : 0n;
-    this.native.cublasLtMatmul(this.handle, plan, algorithm.algo, workspace, algorithm.workspaceSize, stream);
-    return { cachedAlgorithm, workspaceBytes: algorithm.workspaceSize, ...shape, ...(autotune === undefined ? {} : { autotune }) };
+    switch (entry.kind) {
+      case 'algorithm': {
+        const workspace = entry.workspaceSize > 0 ? this.workspacePointer() : 0n;
+        this.native.cublasLtMatmul(this.handle, plan, entry.algo, workspace, entry.workspaceSize, stream);
+        return { cachedAlgorithm, workspaceBytes: entry.workspaceSize, ...shape, ...(autotune === undefined ? {} : { autotune }) };
+      }
+      case 'fallback': {
+        if (!allowFallback) throw new GemmError('descriptor', `a fallback step has no algorithm of its own: ${describeGemm(desc, shape)} (${entry.report})`);
+        const steps = fallbackSteps(completed, shape, entry.form, this.onesResources);
+        let workspaceBytes = 0;
+        for (const step of steps) {
+          let made: GemmCall;
+          try {
+            made = this.call(step, options, false);
+          } catch (error) {
+            if (error instanceof GemmError) throw new GemmError('descriptor', `${entry.report}; but a step failed: ${error.message}`);
+            throw error;
+          }
+          workspaceBytes = Math.max(workspaceBytes, made.workspaceBytes);
+        }
+        return { cachedAlgorithm, workspaceBytes, ...shape, fallback: entry.report, fallbackCalls: steps.length };
+      }
+      case 'none':
+        throw new GemmError('descriptor', entry.message);
+      default: {
+        const never: never = entry;
+        throw new Error(`unknown cache entry ${String(never)}`);
+      }
+    }
+  }
+
+  /** The heuristic's answer for a new key (tuned when asked), or the fallback decided instead. */
+  private lookUp(desc: GemmDescriptor, shape: GemmShape, plan: CublasLtPlan, stream: bigint, allowFallback: boolean): { entry: CachedAlgorithm; autotune?: AutotuneRecord } {
+    const kind = desc.epilogue?.kind ?? 'DEFAULT';
+    // forced for the GEMMs asked for, not a fallback's own steps (which are other problems:
+    // k 1 passes, ones vectors — forcing RELU must not empty the RELU pass that replaces it)
+    const forced = allowFallback && this.noAlgorithmFor.has(kind);
+    const refusal = this.autotuneCandidates > 1 ? autotuneRefusal(desc, this.device) : 'tuning is off';
+    const requested = refusal === null ? this.autotuneCandidates : 1;
+    const results = forced ? [] : this.native.cublasLtHeuristic(this.handle, plan, this.workspaceBytes, requested);
+    let best = results[0];
+    let autotune: AutotuneRecord | undefined;
+    if (best !== undefined && refusal === null && stream === this.device.stream) {
+      const run = (i: number): void => {
+        const r = results[i] as CublasLtHeuristicResult;
+        this.native.cublasLtMatmul(this.handle, plan, r.algo, r.workspaceSize > 0 ? this.workspacePointer() : 0n, r.workspaceSize, stream);
+      };
+      autotune = pickFastest(results, run, this.device as TimingDevice, { candidates: this.autotuneCandidates, runs: AUTOTUNE_RUNS });
+      best = results[autotune.chosen];
+    } else if (best !== undefined) {
+      autotune = { tried: 0, chosen: 0, msPerRun: [], skipped: refusal ?? 'the call is on another stream than the one timed' };
+    }
+    if (best !== undefined) return { entry: { kind: 'algorithm', algo: best.algo, workspaceSize: best.workspaceSize }, ...(autotune === undefined ? {} : { autotune }) };
+    const why = forced
+      ? `the heuristic is taken as empty for ${kind} (noAlgorithmFor / TSFUSER_GEMM_NO_ALGORITHM)`
+      : 'cublasLtMatmulAlgoGetHeuristic returned none';
+    const chosen: GemmFallbackForm = allowFallback ? fallbackForm(desc, shape) : { ok: false, epilogue: kind, reason: 'it is a fallback step itself' };
+    if (chosen.ok) return { entry: { kind: 'fallback', form: chosen, report: `fallback: cuBLASLt has no ${kind} algorithm for ${describeGemm(desc, shape)} (${why}): ${chosen.summary}` } };
+    return { entry: { kind: 'none', message: `cuBLASLt has no algorithm for this GEMM on this device (${why}): ${describeGemm(desc, shape)}; no fallback: ${chosen.reason}` } };
   }
 
   /**
@@ -231,6 +343,8 @@ export class GemmLibrary {
     if (this.fp8ScratchC !== undefined) this.device.free(this.fp8ScratchC.pointer);
     this.fp8Scalars = undefined;
     this.fp8ScratchC = undefined;
+    for (const v of this.onesVectors.values()) this.device.free(v.pointer);
+    this.onesVectors.clear();
     this.native.cublasLtDestroy(this.handle);
   }
 
@@ -247,6 +361,22 @@ export class GemmLibrary {
         this.fp8ScratchC = { pointer, bytes };
       }
       return this.fp8ScratchC.pointer;
+    },
+  };
+
+  /** Ones vectors for the fallbacks (gemm-fallback.ts), made on first use, grown, kept. */
+  private readonly onesResources: GemmFallbackResources = {
+    ones: (dtype, count) => {
+      const have = this.onesVectors.get(dtype);
+      if (have !== undefined && have.count >= count) return have.pointer;
+      if (this.device.copyHostToDevice === undefined) throw new GemmError('epilogue', 'a GEMM fallback needs a ones vector on the device, and this device cannot copy to it');
+      // freed in stream order: the pool hands it out again only to later work on this stream
+      if (have !== undefined) this.device.free(have.pointer);
+      const bytes = onesBytes(dtype, count);
+      const pointer = this.device.malloc(Math.max(bytes.byteLength, 16));
+      this.device.copyHostToDevice(pointer, bytes);
+      this.onesVectors.set(dtype, { pointer, count });
+      return pointer;
     },
   };
 
