@@ -322,6 +322,7 @@ describe('GemmLibrary fallbacks (host interpreter of cuBLASLt plans)', () => {
       expect([...GemmLibrary.withNative(interpreter(memory), hostDevice(memory)).noAlgorithmFor]).toEqual(['BGRADA', 'GELU_AUX_BIAS']);
       process.env['TSFUSER_GEMM_NO_ALGORITHM'] = 'BGRADA,GELU_TANH';
       expect(() => GemmLibrary.withNative(interpreter(memory), hostDevice(memory))).toThrow(/TSFUSER_GEMM_NO_ALGORITHM names unknown epilogues GELU_TANH/);
+      expect(() => GemmLibrary.withNative(interpreter(memory), hostDevice(memory), { noAlgorithmFor: ['BIAS', 'BGRAD' as GemmEpilogueKind] })).toThrow(/noAlgorithmFor names unknown epilogues BGRAD \(known: DEFAULT, /);
     } finally {
       if (previous === undefined) delete process.env['TSFUSER_GEMM_NO_ALGORITHM'];
       else process.env['TSFUSER_GEMM_NO_ALGORITHM'] = previous;

@@ -1,6 +1,7 @@
 // GPU suite of the device layer's cuBLASLt GEMMs (entry device-gemm-suite):
 //
 //   bash gpu-bundle/run.sh device-gemm-suite [--seed S] [--no-timing] [--only TEXT]
+//                                            [--force-no-algorithm KIND,…|fallbacks]
 //
 // Runs every case of gemm-cases.ts through GemmLibrary on fresh seeded inputs (exactly
 // representable in their dtype), outputs (D, aux, bias gradients) poisoned with NaN bytes first,
@@ -16,8 +17,13 @@
 // cuBLASLt has no algorithm for is counted apart ("no algorithm"), with its description. Then
 // bf16 GEMM timings (CUDA events, L2 flushed before each run) as a table, last; the same shapes
 // as tools/bench/gemm_bench.py times with PyTorch. Ends "N passed, M failed"; exit 1 on a failure.
+// --force-no-algorithm takes cuBLASLt's heuristic as empty for those epilogues ("fallbacks": every
+// one with a fallback), so the library's fallback (device gemm-fallback.ts) runs them as the
+// plain GEMM plus one more cuBLASLt call; the reference then rounds a 16-bit D between the two
+// calls, as the fallback does (BIAS / RELU_BIAS / RELU gain the rounding of the GEMM result,
+// GELU_AUX_BIAS's aux is round(acc + bias)); the keys that fell back are listed last.
 
-import { CudaError, DeviceContext, GemmError, GemmLibrary, gemmAvailability, isAvailable, l2Flusher, timeDevice, type GemmDescriptor, type GemmEpilogue, type GemmMatrix, type GemmVector } from '@tsfuser/device';
+import { CudaError, DeviceContext, GemmError, GemmLibrary, gemmAvailability, isAvailable, l2Flusher, timeDevice, type GemmDescriptor, type GemmEpilogue, type GemmEpilogueKind, type GemmMatrix, type GemmVector } from '@tsfuser/device';
 import { seededRandom } from '@tsfuser/test-support';
 import { gemmCases, isFp8, type GemmCase } from './gemm-cases.js';
 import { decode, elementBytes, encode, gelu, geluGrad, locateCublasLt, roundTo, tolerance, ulpAt } from './gemm-host.js';
@@ -29,6 +35,11 @@ const timing = !args.includes('--no-timing');
 const onlyArg = args.indexOf('--only');
 /** Runs only the cases whose id contains this text (e.g. "bf16 GELU_AUX"). */
 const only = onlyArg >= 0 ? (args[onlyArg + 1] ?? '') : '';
+const forceArg = args.indexOf('--force-no-algorithm');
+const FALLBACK_EPILOGUES: GemmEpilogueKind[] = ['BIAS', 'RELU_BIAS', 'GELU_BIAS', 'RELU', 'GELU', 'GELU_AUX', 'GELU_AUX_BIAS', 'DRELU', 'DGELU', 'DRELU_BGRAD', 'DGELU_BGRAD', 'BGRADA', 'BGRADB'];
+const forceText = forceArg >= 0 ? (args[forceArg + 1] ?? '') : '';
+/** Epilogues whose heuristic is taken as empty (their fallback runs). */
+const forced: GemmEpilogueKind[] = forceText === 'fallbacks' ? FALLBACK_EPILOGUES : forceText.split(',').filter((x) => x !== '') as GemmEpilogueKind[];
 
 if (process.env.TSFUSER_CUBLASLT_PATH === undefined) {
   const found = locateCublasLt();
@@ -43,7 +54,8 @@ if (!runtime.available || !gemm.available) {
 console.log(`device-gemm-suite: seed ${seed}; cuBLASLt ${gemm.version} from ${gemm.path}`);
 
 const device = DeviceContext.create(0);
-const library = GemmLibrary.create(device);
+const library = GemmLibrary.create(device, { noAlgorithmFor: forced });
+if (forced.length > 0) console.log(`forced without a cuBLASLt algorithm (fallbacks run): ${forced.join(', ')}`);
 const rand = seededRandom(seed);
 
 interface Buffer {
@@ -186,7 +198,8 @@ function runCase(c: GemmCase): Outcome {
     if (error instanceof GemmError && c.refusedField !== undefined) {
       return error.field === c.refusedField ? { status: 'passed', detail: `refused as documented: ${error.message}` } : { status: 'failed', detail: `refused with ${error.field}, expected ${c.refusedField}: ${error.message}` };
     }
-    if (error instanceof GemmError && /no algorithm/.test(error.message)) return { status: 'no algorithm', detail: error.message };
+    // a fallback whose step failed is a failure, not a configuration without an algorithm
+    if (error instanceof GemmError && /no algorithm for this GEMM on this device/.test(error.message) && !/a step failed/.test(error.message)) return { status: 'no algorithm', detail: error.message };
     const e = error as Error;
     return { status: 'failed', detail: `${e instanceof CudaError ? `CudaError ${e.call} ${e.errorName}` : e.name}: ${e.message.split('\n')[0] ?? ''}` };
   }
@@ -198,7 +211,10 @@ function runCase(c: GemmCase): Outcome {
   const isGelu = c.epilogue.includes('GELU');
   const sixteenBitD = config.d === 'BFloat16' || config.d === 'Half';
   // Rounds the GEMM result to D before the bias and activation (see the header).
-  const roundsGemmResult = sixteenBitD && ['GELU', 'GELU_AUX', 'GELU_BIAS', 'GELU_AUX_BIAS', 'RELU_AUX', 'RELU_AUX_BIAS'].includes(c.epilogue);
+  const fallback = (forced as string[]).includes(c.epilogue);
+  const roundsGemmResult = sixteenBitD && (['GELU', 'GELU_AUX', 'GELU_BIAS', 'GELU_AUX_BIAS', 'RELU_AUX', 'RELU_AUX_BIAS'].includes(c.epilogue) || (fallback && ['BIAS', 'RELU_BIAS', 'RELU'].includes(c.epilogue)));
+  // The GELU_AUX_BIAS fallback's first call is a BIAS GEMM into the aux: round(acc + bias).
+  const biasInsideRounding = sixteenBitD && fallback && c.epilogue === 'GELU_AUX_BIAS';
   const backward = c.epilogue.startsWith('DRELU') || c.epilogue.startsWith('DGELU');
   // Undocumented rounding order (backward epilogues on a 16-bit D): one ulp of D more.
   const orderSlack = (expected: number): number => (backward && sixteenBitD ? ulpAt(config.d, expected) : 0);
@@ -217,7 +233,7 @@ function runCase(c: GemmCase): Outcome {
   /** D's reference from the GEMM result `g` (acc·alpha + beta·C, rounded where cuBLASLt rounds). */
   const expectedD = (g: number, b: number, r: number, col: number): number => {
     let x = g;
-    if ('bias' in epilogue) x += biasValues.decoded[b * vectorStride + col] as number;
+    if ('bias' in epilogue && !biasInsideRounding) x += biasValues.decoded[b * vectorStride + col] as number;
     if (c.epilogue === 'DRELU' || c.epilogue === 'DRELU_BGRAD') x *= bits(auxIn, b, r, col);
     if (c.epilogue === 'DGELU' || c.epilogue === 'DGELU_BGRAD') x *= geluGrad(auxInValues?.[b * auxStride + r * auxLd + col] as number);
     if (['GELU', 'GELU_BIAS', 'GELU_AUX', 'GELU_AUX_BIAS'].includes(c.epilogue)) x = gelu(x);
@@ -256,6 +272,11 @@ function runCase(c: GemmCase): Outcome {
           v += 0.5 * at(cMatrix, b, r, col);
           magnitude += Math.abs(0.5 * at(cMatrix, b, r, col));
         }
+        if (biasInsideRounding) {
+          const bias = biasValues.decoded[b * vectorStride + col] as number;
+          v += bias;
+          magnitude += Math.abs(bias);
+        }
         if (roundsGemmResult || backward) {
           // cuBLASLt rounds its f32 sum to D: where a rounding boundary lies within the
           // accumulation's tolerance of the exact sum, either neighbour is right — the reference
@@ -266,7 +287,7 @@ function runCase(c: GemmCase): Outcome {
           const distance = (g: number): number => Math.abs(expectedD(g, b, r, col) - gotD);
           v = candidates.reduce((best, g) => (distance(g) < distance(best) ? g : best));
         }
-        if ('bias' in epilogue) {
+        if ('bias' in epilogue && !biasInsideRounding) {
           const bias = biasValues.decoded[b * vectorStride + col] as number;
           v += bias;
           magnitude += Math.abs(bias);
@@ -358,6 +379,17 @@ console.log('dtypes          epilogue       passed failed no-algorithm');
 for (const [key, row] of counts) console.log(`${key.padEnd(30)} ${String(row.passed).padStart(6)} ${String(row.failed).padStart(6)} ${String(row.noAlgorithm).padStart(12)}`);
 if (noAlgorithm.length > 0) console.log(`\nno cuBLASLt algorithm (${noAlgorithm.length}), first 40:\n  ${noAlgorithm.slice(0, 40).join('\n  ')}`);
 if (failures.length > 0) console.log(`\nfailures (${failures.length}), the first of each dtype × epilogue:\n  ${firstFailures.join('\n  ')}`);
+const fellBack = library.fallbacks;
+if (fellBack.length > 0) {
+  const ran = fellBack.filter((f) => f.ran);
+  console.log(`\nheuristic keys without an algorithm: ${fellBack.length} (${ran.length} ran as a fallback, ${fellBack.length - ran.length} refused); per epilogue, the first:`);
+  const seen = new Set<string>();
+  for (const f of ran) {
+    if (seen.has(f.epilogue)) continue;
+    seen.add(f.epilogue);
+    console.log(`  ${f.report}`);
+  }
+}
 
 // Timings: bf16, D = X·Wᵀ (F.linear's layout), and the same with bias + GELU(tanh) fused.
 const timingRows: string[] = [];

@@ -129,12 +129,12 @@ export function gemmAvailability(): GemmAvailability {
 }
 
 function noAlgorithmFrom(option: readonly GemmEpilogueKind[] | undefined): ReadonlySet<GemmEpilogueKind> {
-  if (option !== undefined) return new Set(option);
   const env = process.env['TSFUSER_GEMM_NO_ALGORITHM'];
-  if (env === undefined || env.trim() === '') return new Set();
-  const kinds = env.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  const [source, kinds] = option !== undefined
+    ? ['GemmLibraryOptions.noAlgorithmFor', option as readonly string[]]
+    : ['TSFUSER_GEMM_NO_ALGORITHM', (env ?? '').split(',').map((x) => x.trim()).filter((x) => x !== '')];
   const unknown = kinds.filter((x) => !(GEMM_EPILOGUE_KINDS as readonly string[]).includes(x));
-  if (unknown.length > 0) throw new RangeError(`TSFUSER_GEMM_NO_ALGORITHM names unknown epilogues ${unknown.join(', ')} (known: ${GEMM_EPILOGUE_KINDS.join(', ')})`);
+  if (unknown.length > 0) throw new RangeError(`${source} names unknown epilogues ${unknown.join(', ')} (known: ${GEMM_EPILOGUE_KINDS.join(', ')})`);
   return new Set(kinds as GemmEpilogueKind[]);
 }
 
