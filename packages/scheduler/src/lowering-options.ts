@@ -121,14 +121,18 @@ export function loweringOptionsOf(p: KernelParams): LoweringOptions {
       });
     case 'inner_persistent': {
       const divisibleRows = p.bulkLoadRows && p.divisibleSplits[0] === true;
+      // A persistent grid's row loop pipelines the bulk copies (the next row's in flight).
+      const grid = p.blocksPerSm > 0;
       return loopNest(
         p,
         p.vectorizeInnerReduction ? p.unrollFactorInnerReduction : 1,
         {
+          rowPrefetch: p.prefetchNextRow,
           evictLastRowParams: p.evictLastRowParams,
           hoistRowParams: p.hoistRowParamLoads,
           singleBarrierAllreduce: p.singleBarrierAllreduce,
-          bulkRowLoads: divisibleRows ? { rowCapacity: rowCapacity(p) } : null,
+          bulkRowLoads: divisibleRows && !grid ? { rowCapacity: rowCapacity(p) } : null,
+          bulkRowPipeline: divisibleRows && grid ? { rowCapacity: rowCapacity(p) } : null,
         },
         { minSharedMemBytes: p.minSharedMemBytes },
       );

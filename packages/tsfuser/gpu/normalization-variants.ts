@@ -57,6 +57,22 @@ function variants(): { name: string; overrides: InnerPersistentOverrides }[] {
     { name: 'h200 B=8 evict_last', overrides: { batches: 8, bulkLoadRows: false, hoistRowParamLoads: false, evictLastRowParams: true } },
     { name: 'h200 B=8 bdimy=2', overrides: { batches: 8, bdimy: 2, bulkLoadRows: false, hoistRowParamLoads: false } },
   );
+  // The persistent grid (blocksPerSm: each block walks a chunk of rows; its next row's loads in
+  // flight during this row's reductions by register prefetch or pipelined bulk copies; hoisted
+  // weight and bias loaded once per block). blocksPerSm is what ptxas's registers allow for
+  // layer_norm f32 (sm_90: in place 64 → 4 blocks of 256; hoisted 72 → 3; prefetch 96 / 100
+  // hoisted → 2; bulk 64 → 4, hoisted 80 → 3; B=2 prefetch 63 → 2 of 512, bulk hoisted 58 → 2).
+  const grid = (o: InnerPersistentOverrides): InnerPersistentOverrides => ({ bulkLoadRows: false, hoistRowParamLoads: false, ...o });
+  out.push(
+    { name: 'h200 grid 4/SM', overrides: grid({ blocksPerSm: 4 }) },
+    { name: 'h200 grid 3/SM hoisted', overrides: grid({ blocksPerSm: 3, hoistRowParamLoads: true }) },
+    { name: 'h200 grid 2/SM prefetch', overrides: grid({ blocksPerSm: 2, prefetchNextRow: true }) },
+    { name: 'h200 grid 2/SM prefetch hoisted', overrides: grid({ blocksPerSm: 2, prefetchNextRow: true, hoistRowParamLoads: true }) },
+    { name: 'h200 grid 4/SM bulk pipelined', overrides: grid({ blocksPerSm: 4, bulkLoadRows: true }) },
+    { name: 'h200 grid 3/SM bulk pipelined hoisted', overrides: grid({ blocksPerSm: 3, bulkLoadRows: true, hoistRowParamLoads: true }) },
+    { name: 'h200 grid B=2 2/SM prefetch', overrides: grid({ blocksPerSm: 2, batches: 2, prefetchNextRow: true }) },
+    { name: 'h200 grid B=2 2/SM bulk pipelined hoisted', overrides: grid({ blocksPerSm: 2, batches: 2, bulkLoadRows: true, hoistRowParamLoads: true }) },
+  );
   return out;
 }
 

@@ -59,7 +59,7 @@ export const OPTIMIZATION_PASSES: readonly LoweringPass[] = [
   },
   {
     name: 'row-prefetch',
-    summary: "inner-outer persistent, prefetchNextRow: the next row's loads into a second register buffer",
+    summary: "inner-outer / persistent-grid inner persistent, prefetchNextRow: the next row's loads into a second register buffer",
     enabled: (o) => o.passes.rowPrefetch,
     run: (body) => prefetchNextRow(body),
   },

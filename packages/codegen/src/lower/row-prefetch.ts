@@ -1,4 +1,4 @@
-// Optimisation pass `row-prefetch` (inner-outer persistent kernels with prefetchNextRow) — a 2-stage register circular
+// Optimisation pass `row-prefetch` (inner-outer and persistent-grid inner persistent kernels with prefetchNextRow) — a 2-stage register circular
 // buffer over the serial row loop. Each block walks its rows one at a time, and a row's global
 // loads (grad_out, x, mean, rstd) used to be issued only after the previous row's block
 // reductions finished: with a few blocks per SM, too few bytes were in flight to cover the
@@ -10,7 +10,8 @@
 //   for r:  { Allocate B;  B ← B_next;  load B_next ← row r + 1;  …reduce, compute, store… }
 //
 // for every "row load": a statement at the top level of the row loop's body whose leaves are
-// all global → local vector LoadStores into buffers allocated in that body (and written
+// all global → local vector LoadStores (or, staged, those into buffers allocated inside the
+// statement and local copies out of them) into buffers allocated in that body (and written
 // nowhere else; the per-row scalars mean and rstd are one load each, and prefetching them
 // would double their broadcast buffers: past the register budget on the H100, per ptxas),
 // reading an address that depends on the row loop's index. The next row's loads keep their
@@ -29,6 +30,7 @@ import type { Predicate, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
 type LoadStore = Extract<Stmt, { kind: 'LoadStore' }>;
 type Allocate = Extract<Stmt, { kind: 'Allocate' }>;
 type ForLoop = Extract<Stmt, { kind: 'ForLoop' }>;
+type Compute = Extract<Stmt, { kind: 'Compute' }>;
 
 function substitute(e: IndexExpr, name: string, by: IndexExpr): IndexExpr {
   return substituteSymbols(e, (n) => (n === name ? by : null));
@@ -50,6 +52,31 @@ export function rowLoadLeaves(s: Stmt): LoadStore[] | null {
   const all = allStmts([s]);
   const shaped = all.every((x) => (x.kind === 'ForLoop' ? x.body.length > 0 : x.kind === 'IfThenElse' ? x.else.length === 0 && x.then.length > 0 : isRowLoad(x)));
   return shaped ? all.filter(isRowLoad) : null;
+}
+
+/**
+ * The statements of a row load that write buffers outside it, or null when `s` is no row load:
+ * either a tree of plain row loads (rowLoadLeaves), or one that stages the loads (a tree of
+ * loops, ifs and Allocates whose leaves are vectorized global → local loads and local → local
+ * copies out of buffers allocated inside the tree: an input cache copied into the persistent
+ * buffer it feeds, the form of an inner persistent kernel's Float row).
+ */
+function rowLoadWrites(s: Stmt): (LoadStore | Compute)[] | null {
+  const plain = rowLoadLeaves(s);
+  if (plain !== null) return plain;
+  const all = allStmts([s]);
+  const inside = new Set(all.filter((x): x is Allocate => x.kind === 'Allocate' && x.memory === undefined).map((a) => a.buffer));
+  if (inside.size === 0) return null;
+  const local = (a: TensorAccess): boolean => a.memory === 'Local';
+  const copy = (x: Stmt): boolean =>
+    x.kind === 'LoadStore'
+      ? local(x.in) && local(x.out) && inside.has(x.in.tensor)
+      : x.kind === 'Compute' && x.op.family === 'unary' && x.op.op === 'cast' && local(x.out) && x.operands.every((o) => o.kind === 'tensor' && local(o) && inside.has(o.tensor));
+  const shaped = all.every((x) =>
+    x.kind === 'ForLoop' ? x.body.length > 0 : x.kind === 'IfThenElse' ? x.else.length === 0 && x.then.length > 0 : x.kind === 'Allocate' ? inside.has(x.buffer) : (x.kind === 'LoadStore' && isRowLoad(x)) || copy(x),
+  );
+  if (!shaped || !all.some((x) => x.kind === 'LoadStore' && isRowLoad(x))) return null;
+  return all.filter((x): x is LoadStore | Compute => (x.kind === 'LoadStore' || x.kind === 'Compute') && !inside.has(x.out.tensor));
 }
 
 /** Whether a load of `s` reads a row-dependent address (the weight's loads do not). */
@@ -76,6 +103,10 @@ export function retarget(s: Stmt, row: string, by: IndexExpr, rename: ReadonlyMa
         return { ...x, extent: substitute(x.extent, row, by) };
       case 'IfThenElse':
         return { ...x, predicates: x.predicates.map(pred) };
+      case 'Compute': // a staged load's cast out of its staging buffer
+        return { ...x, out: access(x.out, true), operands: x.operands.map((o) => (o.kind === 'tensor' ? access(o, false) : o)) };
+      case 'Allocate':
+        return x; // a staging buffer of the load, scoped inside it
       default:
         throw new LoweringError(`row prefetch: unexpected ${x.kind} in a row load`);
     }
@@ -103,7 +134,7 @@ export function prefetchNextRow(body: readonly Stmt[]): Stmt[] {
   const loads = new Set<Stmt>();
   const prefetched = new Map<string, Allocate>();
   for (const s of loop.body) {
-    const leaves = rowLoadLeaves(s);
+    const leaves = rowLoadWrites(s);
     if (leaves === null || !readsRow(s, row)) continue;
     const buffers = [...new Set(leaves.map((l) => l.out.tensor))];
     // Only whole buffers of this loop body that nothing else writes.
@@ -124,7 +155,7 @@ export function prefetchNextRow(body: readonly Stmt[]): Stmt[] {
       continue;
     }
     preheader.push(retarget(s, row, iconst(0), rename));
-    const buffers = new Set((rowLoadLeaves(s) ?? []).map((l) => l.out.tensor));
+    const buffers = new Set((rowLoadWrites(s) ?? []).map((l) => l.out.tensor));
     for (const b of buffers) {
       const a = prefetched.get(b) as Allocate;
       newBody.push(copyLoop(a, rename.get(b) as string, `${row}_pf${copies}`));

@@ -99,6 +99,15 @@ export interface InnerPersistentOverrides {
   bulkLoadRows?: boolean;
   /** Blocks per SM cap through the shared memory request (0: none). */
   maxBlocksPerSm?: number;
+  /**
+   * A persistent grid of smCount · blocksPerSm blocks, each looping over a contiguous chunk of
+   * rows (InnerPersistentParams.blocksPerSm; 0 or absent: one row per block). One row per block
+   * in the loop (rows per block on threadIdx.y are refused with it); with bulkLoadRows the rows'
+   * bulk copies are pipelined over the loop (the next row's copy in flight).
+   */
+  blocksPerSm?: number;
+  /** With a persistent grid: the next row's loads into a second register buffer (InnerPersistentParams.prefetchNextRow). */
+  prefetchNextRow?: boolean;
 }
 
 export function computeInnerPersistentHeuristics(
@@ -132,7 +141,11 @@ export function computeInnerPersistentHeuristics(
     while (bdimy > 1 && ceilDiv(I, bdimy) < device.smCount) bdimy /= 2;
   }
   if (overrides.bdimy !== undefined) bdimy = overrides.bdimy;
-  const gdimx = ceilDiv(I, bdimy);
+  // A persistent grid walks one row at a time (launch-bounds.ts refused a forced bdimy > 1 with it).
+  const blocksPerSm = overrides.blocksPerSm ?? 0;
+  if (blocksPerSm > 0) bdimy = 1;
+  const gdimx = blocksPerSm > 0 ? Math.min(I, device.smCount * blocksPerSm) : ceilDiv(I, bdimy);
+  const rowsPerBlock = blocksPerSm > 0 ? ceilDiv(I, gdimx) : 1;
   const size = analysis.persistentBufferSize();
   const hoist = overrides.hoistRowParamLoads ?? hoistRowParamsByDefault(inputs, batches, v);
   const bulkFacts = {
@@ -144,7 +157,7 @@ export function computeInnerPersistentHeuristics(
   };
   // Measured with the parameters hoisted and one row per block (bulk-row-loads.ts).
   const resized = hasResizeExprs(fusion);
-  const bulkDefault = hoist && bdimy === 1 && !resized ? bulkRowLoadsByDefault(bulkFacts, batches * bdimx * v) : NO_BULK_ROW_LOADS;
+  const bulkDefault = hoist && bdimy === 1 && blocksPerSm === 0 && !resized ? bulkRowLoadsByDefault(bulkFacts, batches * bdimx * v) : NO_BULK_ROW_LOADS;
   const bulk = bulkRowLoadsWith(device, bulkDefault, overrides.bulkLoadRows, overrides.maxBlocksPerSm);
   return {
     schedulerType: 'inner_persistent',
@@ -163,12 +176,15 @@ export function computeInnerPersistentHeuristics(
     singleBarrierAllreduce: overrides.singleBarrierAllreduce ?? false,
     hoistRowParamLoads: hoist,
     ...bulk,
+    blocksPerSm,
+    rowsPerBlock,
+    prefetchNextRow: overrides.prefetchNextRow ?? false,
     multipleReductionsPerBlock: bdimy > 1,
     gridDimIterDom: 'BIDx',
     blockDimIterDom: bdimy > 1 ? 'TIDy' : 'Serial',
     indexType: chooseIndexType(collectIo(fusion, runtimeInfo, bindings)),
     lparams: { gdimx, gdimy: 1, gdimz: 1, bdimx, bdimy, bdimz: 1 },
-    divisibleSplits: [R % v === 0, vectors % batches === 0, I % bdimy === 0],
+    divisibleSplits: [R % v === 0, vectors % batches === 0, blocksPerSm > 0 ? I % gdimx === 0 : I % bdimy === 0],
     vectorizedInputs: vec.inputs,
     vectorizedOutputs: vec.outputs,
   };

@@ -6,7 +6,8 @@
 // decide: a row that does not fit MAX_THREADS_PER_ROW threads × the register batches, more
 // rows than gridDim.x holds at one row per block, and the scheduler's overrides that cannot be
 // launched (a forced batch leaving too many threads, forced rows per block over the block
-// limit, bulk row loads with a resize in the row). The acceptance asks this for every candidate
+// limit, bulk row loads with a resize in the row, a persistent grid with rows on threadIdx.y,
+// a row prefetch without a persistent grid or together with bulk row loads). The acceptance asks this for every candidate
 // merge; the heuristics call the same function first and then choose within these bounds.
 // Invariant: the refusal is exactly the heuristics' SchedulingError for the same fusion,
 // runtime info and overrides, and for an accepted fusion the heuristics raise none of these.
@@ -45,6 +46,8 @@ export interface InnerLaunchOverrides {
   batches?: number;
   bdimy?: number;
   bulkLoadRows?: boolean;
+  blocksPerSm?: number;
+  prefetchNextRow?: boolean;
 }
 
 const ROW_FIT: AnalysisKey<InnerRowFit> = Object.freeze({ name: 'inner persistent row fit' });
@@ -95,6 +98,11 @@ export function innerPersistentLaunchRefusal(cache: HeuristicDataCache, override
   } else if (I > MAX_GRID_X) {
     return `inner persistent heuristics: ${I} rows need more than the ${MAX_GRID_X} blocks gridDim.x allows at one row per block`;
   }
+  const grid = overrides.blocksPerSm ?? 0;
+  if (!Number.isInteger(grid) || grid < 0) return `inner persistent heuristics: blocksPerSm ${grid} (a persistent grid needs a whole number of blocks per SM ≥ 1; 0: none)`;
+  if (grid > 0 && overrides.bdimy !== undefined && overrides.bdimy > 1) return `inner persistent heuristics: a persistent grid (blocksPerSm ${grid}) walks one row at a time, not bdimy ${overrides.bdimy} rows per block`;
+  if (overrides.prefetchNextRow === true && grid === 0) return 'inner persistent heuristics: prefetchNextRow needs a persistent grid (blocksPerSm ≥ 1): with one row per block there is no next row';
+  if (overrides.prefetchNextRow === true && overrides.bulkLoadRows === true) return 'inner persistent heuristics: prefetchNextRow and bulkLoadRows are two circular buffers for the same rows; choose one';
   if (overrides.bulkLoadRows === true && hasResizeExprs(cache.welfordTranslated().fusion)) {
     return 'inner persistent heuristics: bulk row loads are not supported with slice, pad or cat in the row';
   }

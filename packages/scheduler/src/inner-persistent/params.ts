@@ -8,7 +8,8 @@
 // The row (the merged reduced dims, innermost) is split as
 //   [batches (serial, constant), ceilDiv(row / vec, batches) (threadIdx.x), vec (vectorize)]
 // so each thread keeps `batches · vec` elements of every persistent buffer in registers; the
-// rows (merged kept dims) as [ceilDiv(rows, bdimy) (blockIdx.x), bdimy (threadIdx.y)].
+// rows (merged kept dims) as [ceilDiv(rows, bdimy) (blockIdx.x), bdimy (threadIdx.y)], or with
+// a persistent grid as [gdimx (blockIdx.x), ceilDiv(rows, gdimx) (serial row loop)].
 
 import type { LaunchDims } from '../launch-dims.js';
 import type { IndexType } from '../index-type.js';
@@ -79,6 +80,21 @@ export interface InnerPersistentParams extends PersistentRowReductionParams {
   maxBlocksPerSm: number;
   /** Dynamic shared memory each block requests at least, in bytes (the cap's means; 0: none). */
   minSharedMemBytes: number;
+  /**
+   * Blocks per SM of a persistent grid (0: none, one row — or bdimy rows — per block). With a
+   * persistent grid, gdimx = min(rows, smCount · blocksPerSm) blocks each walk a contiguous chunk
+   * of rowsPerBlock rows in a serial loop (the inner-outer persistent kernels' row loop), so a
+   * block can load its next row while it reduces this one (prefetchNextRow, or bulk copies
+   * pipelined over the loop) and keeps its hoisted row parameters for all its rows.
+   */
+  blocksPerSm: number;
+  /** Rows each block takes: ceilDiv(rows, gdimx) with a persistent grid, else 1 (or bdimy at once). */
+  rowsPerBlock: number;
+  /**
+   * With a persistent grid, each block loads its next row's inputs into a second set of
+   * registers before reducing the current row (nvFuser's circular buffering, 2 stages).
+   */
+  prefetchNextRow: boolean;
   gridDimIterDom: 'BIDx';
   blockDimIterDom: 'Serial' | 'TIDy';
   indexType: IndexType;
@@ -97,9 +113,14 @@ export interface InnerPersistentParams extends PersistentRowReductionParams {
 /** nvFuser's `ReductionParams::toString` layout for a persistent kernel (`scheduler_params`). */
 export function innerPersistentParamsToString(p: InnerPersistentParams): string {
   const lines = reductionDumpOpening(p.tag, p.fastestDim, p);
+  if (p.prefetchNextRow) {
+    const at = lines.indexOf('Circular buffer: not used');
+    if (at >= 0) lines[at] = 'Circular buffer: 2 stages over the row loop (registers; the next row loads during this row)';
+  }
   let iter = 'Iteration Domain: blockIdx.x / ';
   if (p.blockDimIterDom === 'TIDy') iter += 'threadIdx.y / ';
   if (p.multipleReductionsPerBlock) iter += 'multiple reductions per block / ';
+  if (p.blocksPerSm > 0) iter += `serial - ${p.rowsPerBlock} rows per block / `;
   lines.push(iter);
   lines.push(rowReductionLine(p));
   lines.push(launchParamsLine(p.lparams));
@@ -108,6 +129,7 @@ export function innerPersistentParamsToString(p: InnerPersistentParams): string 
   if (p.singleBarrierAllreduce) lines.push('Block allreduces with one barrier');
   if (p.hoistRowParamLoads) lines.push('Row parameters loaded before the reductions');
   if (p.bulkLoadRows) lines.push('Rows copied to shared memory with cp.async.bulk');
+  if (p.blocksPerSm > 0) lines.push(`Persistent grid: ${p.blocksPerSm} blocks per SM`);
   if (p.maxBlocksPerSm > 0) lines.push(`At most ${p.maxBlocksPerSm} blocks per SM (${p.minSharedMemBytes} bytes of shared memory per block)`);
   lines.push(vectorizedTensorsLine(p));
   return reductionDumpClosing(lines, p);

@@ -9,7 +9,10 @@
 //      the row Rd, then split
 //        [I/bdimy, bdimy, ceilDiv(Rd/vec, B), B, vec]   (BIDx, TIDy, rTIDx, rS, rS)
 //      (Rd by vec, Rd/vec by B as an outer split — B, the persistent batch, stays a constant —
-//      I by bdimy; a TIDy of extent 1 stays Serial);
+//      I by bdimy; a TIDy of extent 1 stays Serial); with a persistent grid (blocksPerSm > 0)
+//      I is split by gdimx as an outer split instead, [gdimx, ceilDiv(I, gdimx), …]
+//      (BIDx, S: each block's contiguous chunk of rows in a serial row loop, as the inner-outer
+//      persistent schedule does);
 //   3. rFactor the serial positions [3, 4]: the partial P0 reduces each thread's B·vec
 //      elements, R0 reduces across threadIdx.x (a block allreduce: every consumer of R0 reads
 //      it in every thread, through the broadcast back over the row);
@@ -61,23 +64,25 @@ export const PERSISTENT_POSITION = 3;
 export const ROW_REDUCTION_SHAPE: ReductionLoopShape = { dims: 5, reductionAxes: [3, 4], rFactorAxes: [3, 4] };
 
 function scheduleReductionLoop(r: TensorView, params: InnerPersistentParams): void {
-  const { bdimy } = params.lparams;
+  const { bdimy, gdimx } = params.lparams;
   splitRowIntoBatches(r, params); //          [I, B, X, v]
-  r.split(0, bdimy, true); //                 [I/bdimy, bdimy, B, X, v]
-  r.reorder({ 2: 3, 3: 2 }); //               [I/bdimy, bdimy, X, B, v]
+  if (params.blocksPerSm > 0) r.split(0, gdimx, false); // [G, ceilDiv(I, G), B, X, v] (persistent grid)
+  else r.split(0, bdimy, true); //            [I/bdimy, bdimy, B, X, v]
+  r.reorder({ 2: 3, 3: 2 }); //               [·, ·, X, B, v]
   const types: ParallelType[] = ['BIDx', bdimy > 1 ? 'TIDy' : 'Serial', 'TIDx', 'Serial', 'Serial'];
   types.forEach((t, p) => r.axis(p).parallelize(t));
 }
 
 /**
  * Index in params.divisibleSplits of each split of the reference: the outer split by B is 1,
- * the split whose outer output it splits (the row by vec) is 0, the rows' split by bdimy is 2.
+ * the split whose outer output it splits (the row by vec) is 0, the rows' split (by bdimy, or
+ * the persistent grid's outer split by gdimx) is 2.
  */
 function referenceSplitOrder(ref: TensorView): Map<Split, number> {
   const splits = loopExprs(ref).filter((e): e is Split => e.kind === 'Split');
   const keys = new Map<Split, number>();
   for (const s of splits) {
-    if (!s.innerSplit) keys.set(s, 1);
+    if (!s.innerSplit) keys.set(s, splits.some((o) => o.innerSplit && o.outer() === s.in()) ? 1 : 2);
     else if (splits.some((o) => !o.innerSplit && o.in() === s.outer())) keys.set(s, 0);
     else keys.set(s, 2);
   }
