@@ -6,8 +6,10 @@
 //   dx  = dpre · W1               dW1 = dpreᵀ · x        db1 = sum(dpre, 0)
 //   dW2 = dyᵀ · g                 db2 = sum(dy, 0)
 // with the bias grads summed in Float and cast back (Thunder's form). b1 and b2 are not read:
-// no grad needs them. On the GPU: dg is the DGELU_BGRAD call (dpre and db1), dW2 the BGRADA
-// call (db2 from dy read transposed), dx and dW1 plain calls — four cuBLASLt calls, no kernel.
+// no grad needs them. On the GPU by default: four plain cuBLASLt calls (dg, dx, dW1, dW2; the
+// transposes read in place) and three kernels (the gelu backward, db1, db2); with the opt-in
+// backward epilogues (scheduler MatmulScheduler({ backwardEpilogues: true })) dg is the
+// DGELU_BGRAD call (dpre and db1), dW2 the BGRADA call (db2), and no kernel runs.
 // Invariant: inputs in GPT_MLP_BACKWARD_INPUTS order, outputs in GPT_MLP_GRADS order, all bf16
 // (the dtype of the definition), each grad in its tensor's own layout ([out, in] weights).
 
