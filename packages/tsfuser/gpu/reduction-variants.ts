@@ -5,7 +5,9 @@
 // checks each variant's outputs against the default schedule's on sampled elements (a
 // poisoned run; timed runs are not poisoned). Prints one table, fastest first per workload.
 //
-//   bash gpu-bundle/run.sh tsfuser-reduction-variants [workload,…]
+//   bash gpu-bundle/run.sh tsfuser-reduction-variants [workload,…] [--no-flush-experiment]
+// (a workload may also be a sweep point name, e.g. gelu_bwd_reduction_outer_bf16_8192x16384:
+// bench --suite sweep; the variants then add blocks of 256 columns)
 
 import { DeviceContext, Tensor, isAvailable } from '@tsfuser/device';
 import { FusionExecutorCache } from '@tsfuser/runtime';
@@ -13,11 +15,12 @@ import { Fusion, makeTensor, sum } from '@tsfuser/fusion-ir';
 import { InnerPersistentScheduler, PointwiseScheduler, ReductionScheduler, SchedulerRegistry, type ReductionOverrides } from '@tsfuser/scheduler';
 import { randomHost, toDeviceInput, Random } from '../src/bench/device-inputs.js';
 import { l2Flusher, timeDevice } from '../src/bench/timing.js';
-import { benchWorkloads } from '../src/bench/workloads.js';
+import { benchWorkloads, type Workload } from '../src/bench/workloads.js';
+import { parsePointName, sweepPointWorkload } from '../src/bench/sweep-definitions.js';
 
 function variants(): { name: string; overrides: ReductionOverrides }[] {
   const out: { name: string; overrides: ReductionOverrides }[] = [{ name: 'heuristic', overrides: {} }];
-  for (const bdimx of [32, 64, 128]) {
+  for (const bdimx of [32, 64, 128, 256]) {
     for (const bdimy of [2, 4, 8, 16]) {
       if (bdimx * bdimy > 1024 || bdimx * bdimy < 128) continue;
       for (const unroll of [4, 8, 16]) {
@@ -96,12 +99,18 @@ function main(): void {
     process.exitCode = 1;
     return;
   }
-  const only = process.argv[2]?.split(',') ?? ['pow_sum', 'gelu_bias_grad'];
+  const argv = process.argv.slice(2);
+  const flushExperimentToo = !argv.includes('--no-flush-experiment');
+  const only = argv.find((a) => !a.startsWith('--'))?.split(',') ?? ['pow_sum', 'gelu_bias_grad'];
+  const sweepPoints = only.flatMap((name): Workload[] => {
+    const p = parsePointName(name);
+    return p === undefined ? [] : [sweepPointWorkload(p)];
+  });
   const device = DeviceContext.create(0);
   const flusher = l2Flusher(device);
   const rng = new Random(13);
   const lines: string[] = [];
-  for (const w of benchWorkloads().filter((x) => only.includes(x.name))) {
+  for (const w of [...benchWorkloads().filter((x) => only.includes(x.name)), ...sweepPoints]) {
     const fusion = w.build().fusionIr();
     const inputs = w.inputs.map((i) => {
       const strides = i.sizes.map((_, d) => i.sizes.slice(d + 1).reduce((a, b) => a * b, 1));
@@ -134,7 +143,7 @@ function main(): void {
     for (const i of inputs) i.owner.dispose();
     device.releasePool();
   }
-  lines.push(...flushExperiment(device));
+  if (flushExperimentToo) lines.push(...flushExperiment(device));
   flusher.dispose();
   console.log('| workload | variant | median | GB/s | output |\n|---|---|---:|---:|---|');
   console.log(lines.join('\n'));
