@@ -173,6 +173,25 @@ describe('profiles of library calls and attention segments', () => {
     expect(fake.events.disposed).toBe(fake.events.created);
   });
 
+  it('a GEMM that ran as a no-algorithm fallback says so in its entry (library, fallback)', () => {
+    const f = new Fusion();
+    const [x, w] = [bf16Input(f, 2), bf16Input(f, 2)];
+    f.addOutput(relu(linear(x, w)));
+    const fake = fakeDevice();
+    const report = 'fallback: cuBLASLt has no RELU algorithm for … (cublasLtMatmulAlgoGetHeuristic returned none): DEFAULT GEMM, then D = RELU(D) (rank-1 pass, in place)';
+    const gemm = {
+      matmul: (desc: GemmDescriptor) => {
+        fake.launches.push({ kernel: 'cublasLt', grid: [0, 0, 0], block: [0, 0, 0], sharedBytes: 0 });
+        return { cachedAlgorithm: false, workspaceBytes: 0, m: desc.d.rows, n: desc.d.cols, k: desc.a.cols, batch: 1, fallback: report, fallbackCalls: 2 };
+      },
+    };
+    const cache = new FusionExecutorCache(f, fake.device, { gemm, fusionId: 1 });
+    cache.runFusion([zerosBf16([8, 16]), zerosBf16([24, 16])], { profile: true }).forEach((t) => t.dispose());
+    const entries = (cache.lastProfile() as FusionProfile).kernelProfiles;
+    expect(entries.map((e) => e.kind)).toEqual(['libraryCall']);
+    expect(entries[0]).toMatchObject({ library: 'cublasLt, fallback: 2 calls', fallback: report });
+  });
+
   for (const causal of [false, true]) {
     it(`attention forward (causal ${causal}): one entry over its kernel, 4·B·H·L·S·E flops${causal ? ' halved' : ''}`, () => {
       const f = new Fusion();

@@ -30,7 +30,7 @@ import type { KernelMemo, KernelSegment } from '../plan/kernel-segment.js';
 import { runLibraryCall, type GemmBuffer, type GemmRunner, type LibraryCallContext, type LibraryCallSegment } from '../plan/library-call-segment.js';
 import { attentionKernelsToString } from '../plan/attention-segment.js';
 import { ExecutorAttentionDevice, runAttentionPlanStep, type AttentionPlanStep } from './attention-device.js';
-import { type KernelArgument, type CubinCache, type DeviceContext, type DeviceLayout, type PreparedLaunch, GemmLibrary, RuntimeUnavailableError, Tensor } from '@tsfuser/device';
+import { type KernelArgument, type CubinCache, type DeviceContext, type DeviceLayout, type GemmCall, type PreparedLaunch, GemmLibrary, RuntimeUnavailableError, Tensor } from '@tsfuser/device';
 import { packStepArguments, planTensor, planView, StepArguments } from './step-arguments.js';
 import { ExecutorInputError, InputExtentMismatchError } from '../errors.js';
 import { FusionExecutor, type CompileReport } from './fusion-executor.js';
@@ -460,7 +460,7 @@ export class FusionExecutorCache {
   }
 
   /** Enqueues one GEMM segment on the device's stream, reading and writing the plan's tensors. */
-  private runGemm(step: GemmStep, tensorOf: (r: Extract<Ref, { kind: 'arg' | 'buffer' }>) => Tensor, viewOf: (v: View) => Tensor, views: readonly View[]): void {
+  private runGemm(step: GemmStep, tensorOf: (r: Extract<Ref, { kind: 'arg' | 'buffer' }>) => Tensor, viewOf: (v: View) => Tensor, views: readonly View[]): GemmCall {
     const buffer = (r: Ref): GemmBuffer => {
       const t: unknown = r.kind === 'view' ? viewOf(views[r.index] as View) : tensorOf(r);
       // A scalar input of the group (an extent) has no buffer; the call reads only its tensors.
@@ -484,7 +484,7 @@ export class FusionExecutorCache {
       return { dataPtr: copy.dataPtr, sizes: copy.sizes, strides: copy.strides };
     };
     try {
-      runLibraryCall(step.segment, inputs, outputs, { gemm: this.gemmLibrary(), stream: this.device.stream, copyDense });
+      return runLibraryCall(step.segment, inputs, outputs, { gemm: this.gemmLibrary(), stream: this.device.stream, copyDense });
     } finally {
       // Freed in stream order: the pool hands the memory out again only to later work on this stream.
       for (const c of copies) c.dispose();
@@ -531,7 +531,11 @@ export class FusionExecutorCache {
           case 'libraryCall': {
             const gemm = plan.gemmSteps[entry.index] as GemmStep;
             const { tensorOf, viewOf, tensorAt } = FusionExecutorCache.accessors(plan, buffers, args);
-            timed(this.device, pending, undefined, () => libraryCallEntry(gemm.segment, gemm, tensorAt), () => this.runGemm(gemm, tensorOf, viewOf, plan.views));
+            // the call's own report (a no-algorithm fallback) goes into its profile entry
+            let call: GemmCall | undefined;
+            timed(this.device, pending, undefined, () => libraryCallEntry(gemm.segment, gemm, tensorAt, call), () => {
+              call = this.runGemm(gemm, tensorOf, viewOf, plan.views);
+            });
             break;
           }
           case 'attention': {

@@ -47,6 +47,8 @@ export interface KernelProfile {
   tflops: number | null;
   /** Whether it ran on the side stream, beside the main stream's kernels. */
   sideStream: boolean;
+  /** A GEMM that ran as a no-algorithm fallback: "fallback: <why>: <what ran>" (device GemmCall.fallback). */
+  fallback?: string;
 }
 
 /** The entries of one call (nvFuser's FusionProfile, camelCase). */

@@ -6,7 +6,7 @@
 // first, then outputs), its flops those of kernel-profile.ts's conventions.
 
 import { dataTypeSize } from '@tsfuser/fusion-ir';
-import { Tensor, type DeviceContext } from '@tsfuser/device';
+import { Tensor, type DeviceContext, type GemmCall } from '@tsfuser/device';
 import type { AttentionSegment } from '../plan/attention-segment.js';
 import type { LibraryCallSegment } from '../plan/library-call-segment.js';
 import type { FusionExecutor } from './fusion-executor.js';
@@ -51,15 +51,17 @@ export function kernelEntry(executor: FusionExecutor, grid: readonly [number, nu
   };
 }
 
-/** A GEMM segment's cuBLASLt call (2·m·n·k·batch flops). */
-export function libraryCallEntry(segment: LibraryCallSegment, entry: EntryRefs, tensorAt: (r: PlanRef) => unknown): Omit<EntryDescription, 'segmentId'> {
+/** A GEMM segment's cuBLASLt call (2·m·n·k·batch flops); `call` its report, when it ran. */
+export function libraryCallEntry(segment: LibraryCallSegment, entry: EntryRefs, tensorAt: (r: PlanRef) => unknown, call?: GemmCall): Omit<EntryDescription, 'segmentId'> {
   const p = segment.params;
   return {
+    ...(call?.fallback === undefined ? {} : { fallback: call.fallback }),
     name: `cublasLt_${p.op}_${p.m}x${p.n}x${p.k}${p.batch > 1 ? `_b${p.batch}` : ''}`,
     groupId: segment.groupId,
     kind: 'libraryCall',
     scheduler: p.schedulerType,
-    library: 'cublasLt',
+    // a no-algorithm fallback ran the GEMM as several cuBLASLt calls (device gemm-fallback.ts)
+    library: call?.fallback === undefined ? 'cublasLt' : `cublasLt, fallback: ${call.fallbackCalls ?? 2} calls`,
     grid: [0, 0, 0],
     block: [0, 0, 0],
     dynamicSharedMem: 0,
