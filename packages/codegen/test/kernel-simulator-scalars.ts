@@ -62,6 +62,13 @@ export const BINARY: Record<string, (a: number, b: number) => number> = {
   gt: (a, b) => (a > b ? 1 : 0),
   ge: (a, b) => (a >= b ? 1 : 0),
   ceilDiv: (a, b) => Math.ceil(a / b),
+  eq: (a, b) => (a === b ? 1 : 0),
+  ne: (a, b) => (a !== b ? 1 : 0),
+  fmod: (a, b) => a % b, // C's fmod and JS's % both truncate the quotient
+  logical_and: (a, b) => (a !== 0 && b !== 0 ? 1 : 0),
+  logical_or: (a, b) => (a !== 0 || b !== 0 ? 1 : 0),
+  bitwise_and: (a, b) => Number(BigInt.asIntN(64, BigInt(a) & BigInt(b))),
+  bitwise_or: (a, b) => Number(BigInt.asIntN(64, BigInt(a) | BigInt(b))),
 };
 export const UNARY: Record<string, (a: number) => number> = {
   exp: Math.exp,
@@ -72,6 +79,7 @@ export const UNARY: Record<string, (a: number) => number> = {
   log: Math.log,
   rsqrt: (a) => 1 / Math.sqrt(a),
   reciprocal: (a) => 1 / a,
+  signbit: (a) => (a < 0 || Object.is(a, -0) ? 1 : 0),
 };
 export const REDUCE: Record<string, (a: number, b: number) => number> = { add: BINARY.add as never, mul: BINARY.mul as never, max: nanMax, min: nanMin };
 

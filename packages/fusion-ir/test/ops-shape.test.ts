@@ -1,8 +1,8 @@
 // Structure of the shape ops: Expr kinds, ranks, iter types, extents and error messages.
 import { describe, expect, it } from 'vitest';
 import {
-  Fusion, FusionIrError, broadcastInDim, cat, expand, makeTensor, pad, permute, reshape, segmentSet, set, slice,
-  squeeze, transpose, type TensorView,
+  Fusion, FusionIrError, broadcastInDim, cast, cat, expand, makeTensor, mul, pad, permute, reshape, segmentSet, set, slice,
+  squeeze, transpose, type Scalar, type TensorView,
 } from '../src/index.js';
 
 function input(fusion: Fusion, shape: number[], dtype: 'Float' | 'Half' | 'Int' = 'Float'): TensorView {
@@ -175,5 +175,20 @@ describe('slice, pad, cat', () => {
     expect(out.dtype).toBe('Float');
     const c = input(f, [4, 3]);
     expect(() => cat([a, c], 1)).toThrow(new RegExp(`T${c.name} has sizes \\[4, 3\\] but T${a.name} has \\[2, 3\\]`));
+  });
+
+  it('a size computed from constants only folds to its value: a pad by (int64)(2.5f * 7) is one PadOp by 17', () => {
+    // test_pad_dynamic: computed widths were taken for run-time ones (a gather per padded dim).
+    const f = new Fusion();
+    const x = input(f, [1, -1, -1]);
+    const w = cast(mul(f.constant(2.5, 'Float'), f.constant(7, 'Int')), 'Int') as Scalar;
+    const out = pad(x, [w, w, w, w]);
+    const ops = f.allExprs().filter((e) => e.kind === 'PadOp' || e.kind === 'IndexSelectOp');
+    expect(ops.map((e) => e.kind)).toEqual(['PadOp']);
+    expect(ops[0]?.kind === 'PadOp' ? ops[0].widths.map((x) => x.constNumber()) : null).toEqual([17, 17, 17, 17]);
+    expect(out.definition).toBe(ops[0]);
+    // A size reading a symbolic scalar stays an expression.
+    const s0 = f.newSymbolicScalar('Int');
+    expect(pad(x, [s0, 0]).domain.logicalNoReductions()[2]?.extent.constNumber()).toBe(null);
   });
 });

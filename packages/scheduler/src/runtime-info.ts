@@ -5,7 +5,7 @@
 // Also the evaluation of symbolic extents (`i3`, `ceilDiv(i3, 4)`) from those sizes, which the
 // heuristics and the launch-parameter computation share.
 
-import { contiguousStrides, type DataType, type Fusion, type Scalar, type TensorView } from '@tsfuser/fusion-ir';
+import { contiguousStrides, EvalContext, FusionIrError, isIntegralType, type DataType, type Fusion, type Scalar, type TensorView, type Val } from '@tsfuser/fusion-ir';
 import { SchedulingError } from './errors.js';
 
 export interface SchedulerDevice {
@@ -201,9 +201,12 @@ function checkReshapeSizes(fusion: Fusion, bindings: ExtentBindings): void {
 }
 
 /**
- * Evaluates an integer extent expression (constants, bound symbols, ceilDiv/mul/add/min/max,
- * comparisons and where of those;
- * an expression bound as a whole — a segment input's derived extent — by its text).
+ * Evaluates an integer extent expression: constants, bound symbols, an expression bound as a
+ * whole (a segment input's derived extent) by its text, integer arithmetic (ceilDiv, mul, add,
+ * min, max, comparisons and where of those) here; any other scalar expression — casts, float
+ * math, bitwise ops, as a reshape to sizes computed from scalars (test_reshape_dynamic) or pad
+ * widths computed at run time (test_pad_dynamic) build — by the reference evaluator's scalar
+ * semantics over the same bindings (scalarByEvaluator).
  */
 export function evaluateExtent(s: Scalar, bindings: ExtentBindings): number {
   const c = s.constNumber();
@@ -217,7 +220,7 @@ export function evaluateExtent(s: Scalar, bindings: ExtentBindings): number {
     const text = s.symbolicName();
     for (const [k, v] of bindings) if (k.definition !== null && k.symbolicName() === text) return v;
   }
-  if (def !== null && def.kind === 'BinaryOp') {
+  if (def !== null && def.kind === 'BinaryOp' && integralOperands(def.inputs)) {
     const a = evaluateExtent(def.lhs() as Scalar, bindings);
     const d = evaluateExtent(def.rhs() as Scalar, bindings);
     switch (def.op) {
@@ -250,11 +253,61 @@ export function evaluateExtent(s: Scalar, bindings: ExtentBindings): number {
     }
   }
   // A slice bound's normalization: where(i < 0, i + size, i).
-  if (def !== null && def.kind === 'TernaryOp' && def.op === 'where') {
+  if (def !== null && def.kind === 'TernaryOp' && def.op === 'where' && integralOperands(def.inputs.slice(1))) {
     const [c, a, b] = def.inputs as [Scalar, Scalar, Scalar];
     return evaluateExtent(c, bindings) !== 0 ? evaluateExtent(a, bindings) : evaluateExtent(b, bindings);
   }
+  if (def !== null) return scalarByEvaluator(s, bindings);
   throw new SchedulingError(`cannot evaluate extent ${s.symbolicName()} from the input sizes and integral scalar inputs`);
+}
+
+/** Whether every operand is an integral scalar (the integer arithmetic above is exact for them only). */
+function integralOperands(vals: readonly Val[]): boolean {
+  return vals.every((v) => v.kind === 'scalar' && (isIntegralType(v.dtype) || v.dtype === 'Bool'));
+}
+
+/**
+ * A scalar expression of bound extents and scalar inputs, evaluated as the reference evaluator
+ * evaluates it (nvFuser's scalar semantics: a Float product, its cast to Int, fmod, signbit, …).
+ * Leaves are constants or bound (directly or by text), else the extent is not computable here.
+ */
+function scalarByEvaluator(s: Scalar, bindings: ExtentBindings): number {
+  const ctx = new EvalContext(s.fusion);
+  const pending: Scalar[] = [s];
+  const seen = new Set<Scalar>();
+  for (let v = pending.pop(); v !== undefined; v = pending.pop()) {
+    if (seen.has(v) || v.value !== null) continue;
+    seen.add(v);
+    const bound = v === s ? undefined : boundValue(v, bindings);
+    if (bound !== undefined) {
+      ctx.bind(v, bound);
+      continue;
+    }
+    const def = v.definition;
+    if (def === null) throw new SchedulingError(`cannot evaluate extent ${s.symbolicName()} from the input sizes and integral scalar inputs: ${v.symbolicName()} has no known value`);
+    for (const input of def.inputs) {
+      if (input.kind !== 'scalar') throw new SchedulingError(`cannot evaluate extent ${s.symbolicName()}: it reads ${input.kind} ${input.toString()}`);
+      pending.push(input);
+    }
+  }
+  let value: number;
+  try {
+    value = Number(ctx.scalar(s));
+  } catch (e) {
+    if (e instanceof FusionIrError) throw new SchedulingError(`cannot evaluate extent ${s.symbolicName()}: ${e.message}`);
+    throw e;
+  }
+  if (!Number.isFinite(value)) throw new SchedulingError(`extent ${s.symbolicName()} evaluates to ${value}`);
+  return value;
+}
+
+/** A scalar's value from the bindings: bound itself, or an expression bound by its text. */
+function boundValue(v: Scalar, bindings: ExtentBindings): number | undefined {
+  const b = bindings.get(v);
+  if (b !== undefined || v.definition === null) return b;
+  const text = v.symbolicName();
+  for (const [k, x] of bindings) if (k.definition !== null && k.symbolicName() === text) return x;
+  return undefined;
 }
 
 /** Concrete logical sizes (non-reduction dims; expanded broadcasts report their expanded size). */

@@ -34,6 +34,7 @@ import { literalOperand } from './scalar-literal.js';
 import { lowerRng } from './rng.js';
 import { isIndexedLoad, lowerIndexedLoad } from './indexed-load.js';
 import { zeroFill, type ResizeLowering } from './resize.js';
+import { extentScalarExprs } from './extent-scalars.js';
 
 export function scalarOperand(ctx: LoweringContext, s: Scalar): ScalarOperand {
   if (s.value !== null) return literalOperand(s.value, s.dtype);
@@ -45,7 +46,10 @@ export function scalarOperand(ctx: LoweringContext, s: Scalar): ScalarOperand {
 /** Top-level statements for the fusion's scalar math (in topological order). */
 export function lowerScalarExprs(ctx: LoweringContext): Stmt[] {
   const out: Stmt[] = [];
-  for (const e of ctx.fusion.exprs()) {
+  const math = ctx.fusion.exprs().filter((e) => e.outputs[0]?.kind === 'scalar');
+  // Extents computed from scalar inputs (a reshape to run-time sizes) are computed here too.
+  const extents = extentScalarExprs(ctx.fusion, (s) => ctx.scalarNames.has(s) || (s.definition !== null && ctx.extentNamesByText.has(s.symbolicName())));
+  for (const e of [...math, ...extents]) {
     const o = e.outputs[0];
     if (o === undefined || o.kind !== 'scalar') continue;
     const op = computeOpOf(e);

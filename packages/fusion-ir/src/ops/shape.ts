@@ -1,7 +1,10 @@
 // Shape arithmetic for ops that compute new extents (reshape, slice, pad, cat, mean): extents are
 // Index scalars; constants fold here so static shapes stay constant (and print as numbers), and
-// symbolic extents become scalar expressions the evaluator computes on demand.
+// symbolic extents become scalar expressions the evaluator computes on demand. A size computed
+// from constants only (`(int64)(2.5f * 7)`, test_pad_dynamic's widths) folds to its value, with
+// the reference evaluator's scalar semantics, so it is as static as a literal.
 
+import { EvalContext } from '../eval/evaluator.js';
 import { FusionIrError } from '../ir/errors.js';
 import type { Fusion } from '../ir/fusion.js';
 import type { IterDomain } from '../ir/iter-domain.js';
@@ -22,7 +25,23 @@ export function toExtent(fusion: Fusion, op: string, size: SizeOperand): Scalar 
   }
   if (size.fusion !== fusion) throw new FusionIrError(`${op}: size ${size.symbolicName()} belongs to another fusion`);
   if (categoryOf(size.dtype) !== 1) throw new FusionIrError(`${op}: size ${size.symbolicName()} must be integral, got ${size.dtype}`);
-  return size;
+  return hasOnlyConstantLeaves(size) ? fusion.index(Number(new EvalContext(fusion).scalar(size))) : size;
+}
+
+/** Whether a computed scalar's expression reads constants only (no input, extent or tensor). */
+function hasOnlyConstantLeaves(s: Scalar): boolean {
+  if (s.value !== null || s.definition === null) return false;
+  const pending: Scalar[] = [s];
+  for (let v = pending.pop(); v !== undefined; v = pending.pop()) {
+    if (v.value !== null) continue;
+    const def = v.definition;
+    if (def === null) return false;
+    for (const input of def.inputs) {
+      if (input.kind !== 'scalar') return false;
+      pending.push(input);
+    }
+  }
+  return true;
 }
 
 /** Index arithmetic with constant folding. */
