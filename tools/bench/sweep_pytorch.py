@@ -38,6 +38,7 @@ Math per family (what the tsfuser definitions compute; fp32 math for bf16):
   instance_norm(_bwd)     x [rows/16, 16, hidden]: aten.native_batch_norm(_backward) on the [1, N*C, H*W]
                           view with the weight repeated N times (what F.instance_norm runs)
   group_norm              F.group_norm(x [rows/64, 64, hidden], 32, w, b, 1e-5)
+  group_norm_bwd, rope, cat, nanogpt_attn(_bwd), huggingface_attn(_bwd): sweep_pytorch_model.py
 
 Writes one JSON object per line: {"name", "impl", "median_ms"} (or "error"), and {"copy_gbps"}.
 Usage: python3 sweep_pytorch.py --points points.json [--iters N] [--out f.jsonl] [--no-compile]
@@ -48,6 +49,8 @@ import statistics
 
 import torch
 import torch.nn.functional as F
+
+from sweep_pytorch_model import make_model_family
 
 
 def flush_l2(buf):
@@ -135,6 +138,8 @@ def make(point):
         e = torch.randn(rows, device="cuda", dtype=dtype)
         return (lambda x, e: (x.float().sum(-1) + e.float()).to(x.dtype)), (x, e)
     made = make_nvf_family(point, x)
+    if made is None:
+        made = make_model_family(point, dtype)
     if made is not None:
         return made
     raise ValueError(f"unknown family {family}")

@@ -24,8 +24,9 @@ import { runCli } from './helpers.js';
 describe('sweep points', () => {
   it('default sweep: every family × dtype × the llm sizes and the offset sizes, ordered, no duplicates', () => {
     const points = sweepPoints();
-    // group_norm (N · 64 rows) has no 16-row points: 11 + 12 sizes fewer, per dtype.
-    expect(points).toHaveLength(SWEEP_FAMILIES.length * 2 * (4 * 11 + 4 * 3 * 4) - 2 * (11 + 12));
+    // group_norm and group_norm_bwd (N · 64 rows) have no 16-row points: 11 + 12 sizes fewer each,
+    // per dtype; rope (hidden = H · 128) none at hidden 1600 (4 sizes) or at an offset (48).
+    expect(points).toHaveLength(SWEEP_FAMILIES.length * 2 * (4 * 11 + 4 * 3 * 4) - 2 * (2 * (11 + 12) + 4 + 48));
     expect(new Set(points.map(pointName)).size).toBe(points.length);
     expect(pointName(points[0] as SweepPoint)).toBe('softmax_f32_16x768');
     const sizes = points.filter((p) => p.family === 'layer_norm' && p.dtype === 'BFloat16').map((p) => `${p.rows}x${p.hidden}`);
@@ -69,7 +70,7 @@ describe('sweep points', () => {
     expect(parseSizes('llm').length).toBe(4 * 11);
     expect(parseSizes('default').length).toBe(4 * 11 + 4 * 3 * 4);
     expect(parseChunk('2/3')).toEqual({ index: 1, count: 3 });
-    expect(() => parseFamilies('rope')).toThrow(/--family: unknown 'rope'/);
+    expect(() => parseFamilies('scatter_reduce')).toThrow(/--family: unknown 'scatter_reduce'/);
     expect(() => parseSizes('16x')).toThrow(/--sizes: '16x'/);
     expect(() => parseChunk('4/3')).toThrow(/--chunk/);
     expect(() => parseChunk('0')).toThrow(/--chunk/);
@@ -286,9 +287,9 @@ describe('tsfuser bench --suite sweep (no GPU needed for --list and usage errors
   });
 
   it('bad filters are usage errors', async () => {
-    const r = await runCli(['bench', '--suite', 'sweep', '--family', 'rope', '--list']);
+    const r = await runCli(['bench', '--suite', 'sweep', '--family', 'scatter_reduce', '--list']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("--family: unknown 'rope'");
+    expect(r.stderr).toContain("--family: unknown 'scatter_reduce'");
     const s = await runCli(['bench', '--suite', 'nightly']);
     expect(s.code).toBe(2);
   });

@@ -123,8 +123,10 @@ export async function runSweep(options: SweepOptions): Promise<SweepReport> {
       }
       const specs = sweepInputs(p.family, p.dtype, p.rows, p.hidden);
       const tensors = specs.filter((i) => i.scalar === undefined).map((i) => {
-        // Index tensors (cross_entropy's labels, one per row) are small: uploaded from the host.
+        // Index tensors (cross_entropy's labels, one per row) and fixed values (nanoGPT's causal
+        // mask, [16, hidden]) are small: uploaded from the host.
         if (i.indexBound !== undefined) return Tensor.fromHost(randomIndices(i.dtype, i.sizes, i.indexBound, rng)).toDevice(device);
+        if (i.values !== undefined) return Tensor.fromHost(i.values()).toDevice(device);
         const dtype: BlockDtype = i.dtype === 'Float' || i.dtype === 'Bool' ? i.dtype : 'BFloat16';
         return tiledInput(device, i.positive === true ? blocks.positive : blocks[dtype], dtype, i.sizes);
       });

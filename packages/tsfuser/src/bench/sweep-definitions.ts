@@ -5,10 +5,12 @@
 
 import { FusionDefinition } from '../definition/fusion-definition.js';
 import { importPythonDefinition } from '../python/import-definition.js';
-import { pointBytes, pointName, SWEEP_FAMILIES, type SweepDtype, type SweepFamily, type SweepPoint } from './sweep-points.js';
+import { ATTENTION_QUERIES, pointBytes, pointName, ROPE_HEAD_SIZE, SWEEP_FAMILIES, type SweepDtype, type SweepFamily, type SweepPoint } from './sweep-points.js';
 import { geluBackwardDef, reductionEpilogueDef, rmsNormBackwardDef, scaleBiasReluDef, softmaxBackwardDef } from './sweep-more-definitions.js';
 import { embeddingDef, SWEEP_EMBEDDING_VOCAB, transposeDef } from './sweep-movement-definitions.js';
-import { batchNormBackwardDef, batchNormDef, groupNormDef, instanceNormBackwardDef, instanceNormDef, SWEEP_GROUP_NORM_CHANNELS, SWEEP_GROUP_NORM_GROUPS, SWEEP_INSTANCE_NORM_CHANNELS } from './sweep-batch-norm-definitions.js';
+import { causalBias, causalMasked, huggingfaceAttnBackwardDef, huggingfaceAttnDef, nanogptAttnBackwardDef, nanogptAttnDef } from './sweep-attention-definitions.js';
+import { catDef, ropeDef } from './sweep-resize-definitions.js';
+import { batchNormBackwardDef, batchNormDef, groupNormBackwardDef, groupNormDef, instanceNormBackwardDef, instanceNormDef, SWEEP_GROUP_NORM_CHANNELS, SWEEP_GROUP_NORM_GROUPS, SWEEP_INSTANCE_NORM_CHANNELS } from './sweep-batch-norm-definitions.js';
 import { dropoutLayerNormBackwardDef, dropoutLayerNormDef, dropoutRmsNormBackwardDef, dropoutRmsNormDef, SWEEP_DROPOUT_OFFSET, SWEEP_DROPOUT_SEED } from './sweep-dropout-definitions.js';
 import { broadcastAddInnerDef, crossEntropyDef, geluBackwardReductionDef, rmsNormAddDef, scaleBiasReluBackwardDef, siluMulBackwardDef } from './sweep-glue-definitions.js';
 import { layerNormBackwardDef, layerNormDef, softmaxDef, type Workload, type WorkloadInput } from './workloads.js';
@@ -145,6 +147,20 @@ export function sweepDefinitionText(family: SweepFamily, dtype: SweepDtype, hidd
       return instanceNormBackwardDef(dtype);
     case 'group_norm':
       return groupNormDef(dtype);
+    case 'group_norm_bwd':
+      return groupNormBackwardDef(dtype);
+    case 'rope':
+      return ropeDef(dtype);
+    case 'cat':
+      return catDef(dtype);
+    case 'nanogpt_attn':
+      return nanogptAttnDef(dtype);
+    case 'nanogpt_attn_bwd':
+      return nanogptAttnBackwardDef(dtype);
+    case 'huggingface_attn':
+      return huggingfaceAttnDef(dtype);
+    case 'huggingface_attn_bwd':
+      return huggingfaceAttnBackwardDef(dtype);
     default: {
       const unreachable: never = family;
       throw new Error(`unknown family ${String(unreachable)}`);
@@ -219,6 +235,35 @@ export function sweepInputs(family: SweepFamily, dtype: SweepDtype, rows: number
       const [c, g] = [SWEEP_GROUP_NORM_CHANNELS, SWEEP_GROUP_NORM_GROUPS];
       const channels: WorkloadInput = { sizes: [g, c / g], dtype };
       return [{ sizes: [Math.floor(rows / c), g, c / g, hidden], dtype }, channels, { ...channels }];
+    }
+    case 'group_norm_bwd': {
+      // x and grad_out [N, G, C/G, H·W]; weight [G, C/G]; mean and invstd f32 [N, G].
+      const [c, g] = [SWEEP_GROUP_NORM_CHANNELS, SWEEP_GROUP_NORM_GROUPS];
+      const x4: WorkloadInput = { sizes: [Math.floor(rows / c), g, c / g, hidden], dtype };
+      const stats = (positive: boolean): WorkloadInput => ({ sizes: [Math.floor(rows / c), g], dtype: 'Float', ...(positive ? { positive } : {}) });
+      return [x4, { ...x4 }, { sizes: [g, c / g], dtype }, stats(false), stats(true)];
+    }
+    case 'rope': {
+      // [B, H, S, D] = [1, hidden / 128, rows, 128]; cos and sin [S, D].
+      const table: WorkloadInput = { sizes: [rows, ROPE_HEAD_SIZE], dtype };
+      return [{ sizes: [1, Math.floor(hidden / ROPE_HEAD_SIZE), rows, ROPE_HEAD_SIZE], dtype }, table, { ...table }];
+    }
+    case 'cat': {
+      const left = Math.floor(hidden / 2);
+      return [{ sizes: [rows, left], dtype }, { sizes: [rows, hidden - left], dtype }];
+    }
+    case 'nanogpt_attn':
+    case 'nanogpt_attn_bwd':
+    case 'huggingface_attn':
+    case 'huggingface_attn_bwd': {
+      // Scores [B, H, S_q, S_k] = [1, rows / 16, 16, hidden] (HuggingFace's backward: [B·H, S_q, S_k]).
+      const heads = Math.floor(rows / ATTENTION_QUERIES);
+      const s4: WorkloadInput = { sizes: [1, heads, ATTENTION_QUERIES, hidden], dtype };
+      const s3: WorkloadInput = { sizes: [heads, ATTENTION_QUERIES, hidden], dtype };
+      if (family === 'nanogpt_attn') return [s4, { sizes: [1, 1, ATTENTION_QUERIES, hidden], dtype: 'Float', values: () => causalBias(hidden) }, ...rng];
+      if (family === 'nanogpt_attn_bwd') return [s4, { ...s4 }, { ...s4, dtype: 'Bool' }, { sizes: [1, 1, ATTENTION_QUERIES, hidden], dtype: 'Bool', values: () => causalMasked(hidden) }];
+      if (family === 'huggingface_attn') return [s4, { ...s4 }, ...rng];
+      return [s3, { ...s3 }, { ...s3, dtype: 'Bool' }];
     }
     case 'softmax':
     case 'row_sum':

@@ -61,7 +61,16 @@ export const NVF_GLUE_SWEEP_FAMILIES = [
   'group_norm',
 ] as const;
 
-export const SWEEP_FAMILIES = [...FIRST_SWEEP_FAMILIES, ...NVF_GLUE_SWEEP_FAMILIES] as const;
+/**
+ * The rest of nvFuser's benchmarks/python that a rows × hidden point can carry: group_norm
+ * backward (sweep-batch-norm-definitions.ts), llama rotate-half RoPE on [1, hidden / 128, rows,
+ * 128] = [B, H, S, D] and a two-way cat along the last dim (sweep-resize-definitions.ts), and the
+ * softmax / dropout / mask glue of nanoGPT and HuggingFace attention, forward and backward, on
+ * [1, rows / 16, 16, hidden] = [B, H, S_q, S_k] (sweep-attention-definitions.ts).
+ */
+export const NVF_MODEL_SWEEP_FAMILIES = ['group_norm_bwd', 'rope', 'cat', 'nanogpt_attn', 'nanogpt_attn_bwd', 'huggingface_attn', 'huggingface_attn_bwd'] as const;
+
+export const SWEEP_FAMILIES = [...FIRST_SWEEP_FAMILIES, ...NVF_GLUE_SWEEP_FAMILIES, ...NVF_MODEL_SWEEP_FAMILIES] as const;
 export type SweepFamily = (typeof SWEEP_FAMILIES)[number];
 
 /** Channels of the instance_norm families' [rows / C, C, hidden] view (sweep-batch-norm-definitions.ts re-exports it). */
@@ -70,11 +79,36 @@ export const INSTANCE_NORM_CHANNELS = 16;
 /** Channels of the group_norm family's [rows / C, 32, C / 32, hidden] view. */
 export const GROUP_NORM_CHANNELS = 64;
 
-/** Whether a family has a point at `rows` (instance_norm needs rows = N · 16, group_norm N · 64). */
-export function familyTakesRows(family: SweepFamily, rows: number): boolean {
-  if (family === 'instance_norm' || family === 'instance_norm_bwd') return rows % INSTANCE_NORM_CHANNELS === 0;
-  if (family === 'group_norm') return rows % GROUP_NORM_CHANNELS === 0;
-  return true;
+/** The rope family's head size D (llama's): a point's hidden is H · D. */
+export const ROPE_HEAD_SIZE = 128;
+
+/** Queries S_q of the attention families' [1, rows / S_q, S_q, hidden] scores: rows = H · S_q, hidden = S_k. */
+export const ATTENTION_QUERIES = 16;
+
+/**
+ * Whether a family has a point at rows × hidden: instance_norm needs rows = N · 16, group_norm
+ * N · 64, the attention families H · 16, rope hidden = H · 128.
+ */
+export function familyTakesPoint(family: SweepFamily, rows: number, hidden: number): boolean {
+  switch (family) {
+    case 'instance_norm':
+    case 'instance_norm_bwd':
+      return rows % INSTANCE_NORM_CHANNELS === 0;
+    case 'group_norm':
+    case 'group_norm_bwd':
+      return rows % GROUP_NORM_CHANNELS === 0;
+    case 'nanogpt_attn':
+    case 'nanogpt_attn_bwd':
+    case 'huggingface_attn':
+    case 'huggingface_attn_bwd':
+      return rows % ATTENTION_QUERIES === 0;
+    case 'rope':
+      return hidden % ROPE_HEAD_SIZE === 0;
+    case 'cat':
+      return hidden >= 2;
+    default:
+      return true;
+  }
 }
 
 export const SWEEP_DTYPES = ['Float', 'BFloat16'] as const;
@@ -220,6 +254,26 @@ export function pointBytes(p: SweepPoint): number {
     case 'group_norm':
       // x read, y written; weight, bias (64 channels).
       return (2 * n + 2 * GROUP_NORM_CHANNELS) * e;
+    case 'group_norm_bwd':
+      // x, grad_out read, grad_input written; weight, grad_weight, grad_bias; mean, invstd (f32, [N, 32] = rows / 2 each) read.
+      return (3 * n + 3 * GROUP_NORM_CHANNELS) * e + 2 * (p.rows / 2) * 4;
+    case 'rope':
+      // x read, the roped x written; cos and sin [S, D] = [rows, 128].
+      return (2 * n + 2 * p.rows * ROPE_HEAD_SIZE) * e;
+    case 'cat':
+      return 2 * n * e;
+    case 'nanogpt_attn':
+      // scores read; out and attn written; the dropout mask and the broadcast causal mask written (Bool); the [S_q, S_k] f32 bias read.
+      return 3 * n * e + 2 * n + ATTENTION_QUERIES * p.hidden * 4;
+    case 'nanogpt_attn_bwd':
+      // grad_out, attn, the dropout mask (Bool) read, grad_input written; the [S_q, S_k] Bool causal mask read.
+      return 3 * n * e + n + ATTENTION_QUERIES * p.hidden;
+    case 'huggingface_attn':
+      // attention_mask and scores read; out and attn written; the dropout mask written (Bool).
+      return 4 * n * e + n;
+    case 'huggingface_attn_bwd':
+      // grad_out, attn, the dropout mask read; grad_input written.
+      return 3 * n * e + n;
     default: {
       const unreachable: never = p.family;
       throw new SweepSelectionError(`unknown family ${String(unreachable)}`);
@@ -247,7 +301,7 @@ export function sweepPoints(selection: SweepSelection = {}): SweepPoint[] {
       for (const [rows, hidden] of pairs) {
         const p: SweepPoint = { family, dtype, rows, hidden };
         const key = pointName(p);
-        if (seen.has(key) || rows * hidden * elementBytes(dtype) > maxBytes || !familyTakesRows(family, rows)) continue;
+        if (seen.has(key) || rows * hidden * elementBytes(dtype) > maxBytes || !familyTakesPoint(family, rows, hidden)) continue;
         seen.add(key);
         points.push(p);
       }
