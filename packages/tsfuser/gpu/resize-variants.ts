@@ -7,7 +7,8 @@
 // output of the pad and the cats with the values written out on the host (bf16 bits moved as
 // F.pad / torch.cat move them). Then the heuristic kernel under the cache hints of
 // cache-hint-variants.ts (Inductor marks its cat / pad loads evict_last), and with its extents as
-// fast divisors or literals (index-math-variants.ts: what its run-time divisions cost). Prints one table.
+// fast divisors or literals (index-math-variants.ts: what its run-time divisions cost), and for
+// RoPE hand-written kernels reading x's partner once (rope-bound-kernels.ts). Prints one table.
 //
 //   bash gpu-bundle/run.sh tsfuser-resize-variants [workload,…|all] [cache|index]
 //   (cache: the cache hints only; index: the heuristic, its unroll 2, 2-D 128 × 2 and the index-math variants)
@@ -19,6 +20,7 @@ import type { HostTensor, TensorView } from '@tsfuser/fusion-ir';
 import { compileFusion } from '@tsfuser/codegen';
 import { CACHE_VARIANTS, patchCacheHints } from './cache-hint-variants.js';
 import { kernelParamNames, patchConstantExtents, patchFastDivision } from './index-math-variants.js';
+import { ropeBoundKernels } from './rope-bound-kernels.js';
 import { randomHost, toDeviceInput, Random } from '../src/bench/device-inputs.js';
 import { copyBandwidth, l2Flusher, timeDevice } from '../src/bench/timing.js';
 import { printVariantTable, variantErrorRow, variantRow } from './variant-table.js';
@@ -129,6 +131,10 @@ function main(): void {
       ...CACHE_VARIANTS.map((cv) => ({ name: `heuristic, ${cv.name}`, kind: 'cache' as const, source: () => patchCacheHints(kernel.source, cv.load, cv.store) })),
       { name: 'heuristic, fast division (IntDivider magic, __constant__)', kind: 'index', source: () => patchFastDivision(kernel.source, extent) },
       { name: 'heuristic, constant extents (bound)', kind: 'index', source: () => patchConstantExtents(kernel.source, extent) },
+      // rope_bf16 at the bench's sizes under the 1-D heuristic launch only (the kernels assume it)
+      ...(w.name === 'rope_bf16' && w.inputs[0]?.sizes[3] === 128 && kernel.launch.block[0] === 256 && kernel.launch.block[1] === 1
+        ? ropeBoundKernels(kernel.source, kernel.kernelName, extent).map((k) => ({ name: k.name, kind: 'index' as const, source: () => k.source }))
+        : []),
     ];
     for (const cv of sources.filter((x) => (mode === 'index' ? x.kind === 'index' : mode === 'cache' ? x.kind === 'cache' : true))) {
       try {

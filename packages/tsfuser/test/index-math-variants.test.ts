@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exportKernels } from '../gpu/export-kernels.js';
 import { divisorMagic, extentDeclarations, fastDivide, kernelParamNames, patchConstantExtents, patchFastDivision } from '../gpu/index-math-variants.js';
+import { ropeBoundKernels } from '../gpu/rope-bound-kernels.js';
 import { findNvcc } from '../src/dumps/nvcc.js';
 
 const nvcc = findNvcc();
@@ -72,9 +73,18 @@ describe('index-math rewrites of the RoPE bench kernel', () => {
     expect(out).toMatch(/const nvfuser_index_t i\d+ = 4096;/);
   });
 
-  it.skipIf(nvcc === null)('both rewrites compile for sm_90', () => {
+  it('the hand-written RoPE kernels keep the generated name and parameters; their index forms differ only in the extents', () => {
+    const bound = ropeBoundKernels(source, kernel.kernel.kernel, extent);
+    expect(bound.map((b) => b.name)).toEqual(['hand-written: one partner load', 'hand-written: one partner load + fast division', 'hand-written: one partner load + constant extents (bound)']);
+    for (const b of bound) expect(b.source).toContain(`void __launch_bounds__(256) ${kernel.kernel.kernel}(Tensor<__bfloat, 4, 4> T0, Tensor<__bfloat, 4, 4> T1, Tensor<__bfloat, 4, 4> T2, Tensor<__bfloat, 4, 4> T3)`);
+    expect(extentDeclarations(bound[0]?.source ?? '').map((e) => e.name)).toEqual(['i1', 'i2', 'i3']);
+    expect(bound[2]?.source).toContain('const nvfuser_index_t i3 = 128;');
+  });
+
+  it.skipIf(nvcc === null)('both rewrites and the hand-written kernels compile for sm_90', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tsfuser-index-math-'));
-    for (const [name, text] of [['fast', patchFastDivision(source, extent)], ['const', patchConstantExtents(source, extent)]] as const) {
+    const bound = ropeBoundKernels(source, kernel.kernel.kernel, extent).map((b, k) => [`bound${k}`, b.source] as const);
+    for (const [name, text] of [['fast', patchFastDivision(source, extent)], ['const', patchConstantExtents(source, extent)], ...bound] as const) {
       const file = join(dir, `${name}.cu`);
       writeFileSync(file, text);
       execFileSync(nvcc as string, ['-arch=sm_90', '-cubin', '-w', file, '-o', join(dir, `${name}.cubin`)], { stdio: 'pipe' });
