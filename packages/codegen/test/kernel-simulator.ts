@@ -112,8 +112,11 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
       if (prev >= 0 && prev !== tid) throw new Error(`simulator: shared ${a.tensor}[${at}] ${isWrite ? 'written' : 'read'} by thread ${tid} after thread ${prev} wrote it with no BlockSync between (block ${block})`);
       if (isWrite) w[at] = tid;
     };
-    /** Copies completed on each buffer's mbarrier (its completed phases). */
+    /** Copies completed on each buffer slot's mbarrier (its completed phases). */
     const phases = new Map<string, number>();
+    /** Elements of one slot of each bulk-copied buffer (several stages: slots one after another). */
+    const slotCapacity = new Map<string, number>();
+    const slotKey = (buffer: string, slot: number): string => `${buffer}#${slot}`;
     const buffer = (a: TensorAccess, tid: number): { data: ArrayLike<number> & { [i: number]: number }; at: number } => {
       if (a.memory === 'Global') {
         const g = globals.get(a.tensor);
@@ -124,8 +127,11 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
       }
       if (a.memory === 'Shared') {
         const b = shared.get(a.tensor);
-        if (b === undefined || !landed.has(a.tensor)) throw new Error(`simulator: ${a.tensor} read before its bulk copy was waited for (block ${block})`);
         const at = ix(a.index, tid);
+        // A bulk buffer's slot (of several stages) must have landed; a shared tile has one slot.
+        const capacity = slotCapacity.get(a.tensor);
+        const slot = capacity === undefined ? a.tensor : slotKey(a.tensor, Math.floor(at / capacity));
+        if (b === undefined || !landed.has(slot)) throw new Error(`simulator: ${a.tensor}[${at}] read before its bulk copy was waited for (block ${block})`);
         if (at < 0 || at >= b.length) throw new Error(`simulator: shared ${a.tensor}[${at}] out of bounds (${b.length})`);
         return { data: b, at };
       }
@@ -156,17 +162,23 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
     const blockHolds = (ps: readonly Predicate[] | undefined): boolean => ps === undefined || indexFns.holds(ps)(0);
     /** One bulk copy: the buffer holds exactly the copied elements (the rest NaN, so a read there is caught), in flight until a wait. */
     const bulkCopy = (c: BulkRowCopy): void => {
-      const b = new Array<number>(c.capacity).fill(NaN);
+      const b = shared.get(c.buffer);
+      if (b === undefined) throw new Error(`simulator: bulk copy into ${c.buffer} before its BulkLoadIssue`);
+      const slot = c.stage === undefined ? 0 : ix(c.stage, 0);
+      if (slot < 0 || slot >= (c.stages ?? 1)) throw new Error(`simulator: bulk copy into slot ${slot} of ${c.buffer} (${c.stages ?? 1} stages)`);
+      const key = slotKey(c.buffer, slot);
+      // A copy into a slot whose previous copy no thread waited for would overwrite rows never read (or race their reads).
+      if ((phases.get(key) ?? 0) > 0 && !landed.has(key)) throw new Error(`simulator: bulk copy into ${c.buffer} slot ${slot} while its previous copy is still in flight (block ${block})`);
+      b.fill(NaN, slot * c.capacity, (slot + 1) * c.capacity);
       const n = ix(c.elements, 0);
       if (n > c.capacity) throw new Error(`simulator: bulk copy of ${n} elements into ${c.buffer}[${c.capacity}]`);
       const from = buffer(c.source, 0);
       for (let k = 0; k < n; k += 1) {
         if (from.at + k >= from.data.length) throw new Error(`simulator: bulk copy reads past ${c.source.tensor}`);
-        b[k] = from.data[from.at + k] as number;
+        b[slot * c.capacity + k] = from.data[from.at + k] as number;
       }
-      shared.set(c.buffer, b);
-      landed.delete(c.buffer);
-      phases.set(c.buffer, (phases.get(c.buffer) ?? 0) + 1);
+      landed.delete(key);
+      phases.set(key, (phases.get(key) ?? 0) + 1);
     };
     const exec = (stmts: readonly Stmt[], mask: readonly boolean[]): void => {
       for (const s of stmts) {
@@ -456,10 +468,12 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
           }
           case 'BulkLoadIssue':
             for (const c of s.copies) {
-              shared.set(c.buffer, new Array<number>(c.capacity).fill(NaN));
-              phases.set(c.buffer, 0);
+              shared.set(c.buffer, new Array<number>(c.capacity * (c.stages ?? 1)).fill(NaN));
+              slotCapacity.set(c.buffer, c.capacity);
+              for (let slot = 0; slot < (c.stages ?? 1); slot += 1) phases.set(slotKey(c.buffer, slot), 0);
             }
             if (blockHolds(s.predicates)) for (const c of s.copies) bulkCopy(c);
+            for (const g of s.ahead ?? []) if (blockHolds(g.predicates)) for (const c of g.copies) bulkCopy(c);
             break;
           case 'BulkLoadReissue':
             // The copy lands whenever it lands: until the next wait, the buffer must not be read.
@@ -468,12 +482,13 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
           case 'BulkLoadWait':
             if (!blockHolds(s.predicates)) break;
             for (const b of s.buffers) {
-              const done = phases.get(b);
-              if (done === undefined) throw new Error(`simulator: wait for ${b} before its copy was issued`);
+              const key = slotKey(b, s.stage === undefined ? 0 : ix(s.stage, 0));
+              const done = phases.get(key);
+              if (done === undefined) throw new Error(`simulator: wait for ${key} before its copy was issued`);
               // try_wait.parity returns once the phase of that parity is the last completed one; otherwise it never would.
               const parity = s.parity === undefined ? 0 : ix(s.parity, 0) % 2;
-              if (done === 0 || (done - 1) % 2 !== parity) throw new Error(`simulator: wait for phase parity ${parity} of ${b} after ${done} copies would never return (block ${block})`);
-              landed.add(b);
+              if (done === 0 || (done - 1) % 2 !== parity) throw new Error(`simulator: wait for phase parity ${parity} of ${key} after ${done} copies would never return (block ${block})`);
+              landed.add(key);
             }
             break;
           case 'PendingExpr':

@@ -43,8 +43,12 @@ export interface LoweringPassOptions {
   singleBarrierAllreduce: boolean;
   /** bulk-row-loads: full rows by cp.async.bulk, rowCapacity elements a block (inner persistent, divisible rows). */
   bulkRowLoads: { rowCapacity: number } | null;
-  /** bulk-row-pipeline: each block's rows by cp.async.bulk, the next in flight (inner-outer persistent, divisible rows). */
-  bulkRowPipeline: { rowCapacity: number } | null;
+  /**
+   * bulk-row-pipeline: each block's rows by cp.async.bulk, the next in flight (inner-outer
+   * persistent, divisible rows); `stages` row slots per buffer, the next `stages` rows in flight
+   * (absent: 1).
+   */
+  bulkRowPipeline: { rowCapacity: number; stages?: number } | null;
   /** transpose-smem-tile: second-group inputs staged in a swizzled shared-memory tile (transpose). */
   transposeSmemTile: TransposeTileOptions | null;
   /** unrolled-loads-first: an unrolled loop's loads before its stores (pointwise). */
@@ -147,7 +151,7 @@ export function loweringOptionsOf(p: KernelParams): LoweringOptions {
         {
           groupAllreduce: p.groupInnerReductions,
           rowPrefetch: p.prefetchNextRow,
-          bulkRowPipeline: divisibleRows ? { rowCapacity: rowCapacity(p) } : null,
+          bulkRowPipeline: divisibleRows ? { rowCapacity: rowCapacity(p), stages: p.bulkStages } : null,
         },
         { gridOuterBuffers: { workSlots: p.outerReductionWorkSlots }, minBlocksPerSm: p.blocksPerSm },
       );

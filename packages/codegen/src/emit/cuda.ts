@@ -5,7 +5,7 @@
 
 import { dataTypeSize } from '@tsfuser/fusion-ir';
 import { CodegenError } from '../errors.js';
-import { printIndex } from '../kernel-ir/index-expr.js';
+import { printIndex, type IndexExpr } from '../kernel-ir/index-expr.js';
 import type { BulkRowCopy, ComputeOp, Kernel, Operand, Predicate, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
 import { binaryExpression, ternaryExpression, unaryExpression } from './op-expressions.js';
 import {
@@ -109,6 +109,17 @@ function andPredicates(predicates: readonly Predicate[] | undefined): string {
 
 function bulkCopyBytes(c: BulkRowCopy): string {
   return `static_cast<unsigned>(${printIndex(c.elements)}) * ${dataTypeSize(c.dtype)}u`;
+}
+
+/** A slot of a multi-stage buffer: `base` itself for slot 0 (the one-stage text), else base + slot · step. */
+function slotOf(base: string, stage: IndexExpr | undefined, step: number): string {
+  if (stage === undefined || (stage.kind === 'const' && stage.value === 0)) return base;
+  return step === 1 ? `(${base} + (${printIndex(stage)}))` : `(${base} + (${printIndex(stage)}) * ${step})`;
+}
+
+/** `nvfBulkCopyRow(Again)(barrier, buffer, &source, bytes)` of one copy into its slot. */
+function bulkCopyCall(fn: string, c: BulkRowCopy): string {
+  return `${fn}(${slotOf(`${c.buffer}_barrier`, c.stage, 1)}, ${slotOf(c.buffer, c.stage, c.capacity)}, &${accessText(c.source)}, ${bulkCopyBytes(c)});`;
 }
 
 function emitStmts(stmts: readonly Stmt[], indent: string, lines: string[]): void {
@@ -220,13 +231,19 @@ function emitStmt(s: Stmt, indent: string, lines: string[]): void {
         lines.push(`${indent}unsigned long long* ${c.buffer}_barrier = reinterpret_cast<unsigned long long*>(${at(c.barrierOffset)});`);
       }
       lines.push(`${indent}if (threadIdx.x == 0 && threadIdx.y == 0) {`);
-      // Every barrier is initialised; only a valid first row is copied.
-      for (const c of s.copies) lines.push(`${indent}  nvfBulkBarrierInit(${c.buffer}_barrier);`);
-      const guard = s.predicates ?? [];
-      if (guard.length > 0) lines.push(`${indent}  if (${predicateText(guard)}) {`);
-      const copyIndent = guard.length > 0 ? `${indent}    ` : `${indent}  `;
-      for (const c of s.copies) lines.push(`${copyIndent}nvfBulkCopyRow(${c.buffer}_barrier, ${c.buffer}, &${accessText(c.source)}, ${bulkCopyBytes(c)});`);
-      if (guard.length > 0) lines.push(`${indent}  }`);
+      // Every barrier (of every slot) is initialised; only valid rows are copied.
+      for (const c of s.copies) {
+        const stages = c.stages ?? 1;
+        if (stages === 1) lines.push(`${indent}  nvfBulkBarrierInit(${c.buffer}_barrier);`);
+        else lines.push(`${indent}  for (int nvf_slot = 0; nvf_slot < ${stages}; ++nvf_slot) nvfBulkBarrierInit(${c.buffer}_barrier + nvf_slot);`);
+      }
+      for (const group of [{ copies: s.copies, predicates: s.predicates ?? [] }, ...(s.ahead ?? [])]) {
+        const guard = group.predicates;
+        if (guard.length > 0) lines.push(`${indent}  if (${predicateText(guard)}) {`);
+        const copyIndent = guard.length > 0 ? `${indent}    ` : `${indent}  `;
+        for (const c of group.copies) lines.push(`${copyIndent}${bulkCopyCall('nvfBulkCopyRow', c)}`);
+        if (guard.length > 0) lines.push(`${indent}  }`);
+      }
       lines.push(`${indent}}`);
       lines.push(`${indent}__syncthreads();`);
       return;
@@ -234,7 +251,7 @@ function emitStmt(s: Stmt, indent: string, lines: string[]): void {
     case 'BulkLoadReissue':
       lines.push(`${indent}__syncthreads();`);
       lines.push(`${indent}if (threadIdx.x == 0 && threadIdx.y == 0${andPredicates(s.predicates)}) {`);
-      for (const c of s.copies) lines.push(`${indent}  nvfBulkCopyRowAgain(${c.buffer}_barrier, ${c.buffer}, &${accessText(c.source)}, ${bulkCopyBytes(c)});`);
+      for (const c of s.copies) lines.push(`${indent}  ${bulkCopyCall('nvfBulkCopyRowAgain', c)}`);
       lines.push(`${indent}}`);
       return;
     case 'BulkLoadWait': {
@@ -242,7 +259,7 @@ function emitStmt(s: Stmt, indent: string, lines: string[]): void {
       if (guard.length > 0) lines.push(`${indent}if (${predicateText(guard)}) {`);
       const at = guard.length > 0 ? `${indent}  ` : indent;
       const parity = s.parity === undefined ? '0u' : `static_cast<unsigned>(${printIndex(s.parity)}) & 1u`;
-      for (const b of s.buffers) lines.push(`${at}nvfBulkCopyWait(${b}_barrier, ${parity});`);
+      for (const b of s.buffers) lines.push(`${at}nvfBulkCopyWait(${slotOf(`${b}_barrier`, s.stage, 1)}, ${parity});`);
       if (guard.length > 0) lines.push(`${indent}}`);
       return;
     }

@@ -74,7 +74,7 @@ export function accessesOf(stmts: readonly Stmt[]): { writes: TensorAccess[]; re
         return;
       case 'BulkLoadIssue':
       case 'BulkLoadReissue':
-        for (const c of s.copies) {
+        for (const c of [...s.copies, ...(s.kind === 'BulkLoadIssue' ? (s.ahead ?? []).flatMap((g) => g.copies) : [])]) {
           reads.push(c.source);
           writes.push({ kind: 'tensor', tensor: c.buffer, dtype: c.dtype, memory: 'Shared', index: c.source.index });
         }

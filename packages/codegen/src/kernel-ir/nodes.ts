@@ -80,6 +80,9 @@ export interface GridOuterReduction {
  * elements from `source` (the row's first element; 16-byte aligned, and the row's bytes a
  * multiple of 16) into `buffer`, which holds `capacity` elements at byte `sharedOffset` of the
  * dynamic shared memory; completion is signalled on the mbarrier at byte `barrierOffset`.
+ * A buffer of several `stages` (a circular buffer over a row loop: bulk-row-pipeline.ts) holds
+ * `stages` slots of `capacity` elements one after another, each with its own mbarrier (8 bytes
+ * apart from `barrierOffset`); the copy fills slot `stage`. Absent: one slot, slot 0.
  */
 export interface BulkRowCopy {
   buffer: string;
@@ -89,6 +92,8 @@ export interface BulkRowCopy {
   capacity: number;
   sharedOffset: number;
   barrierOffset: number;
+  stages?: number;
+  stage?: IndexExpr;
 }
 export type Stmt =
   | { kind: 'ForLoop'; index: string; extent: IndexExpr; unroll: boolean; body: Stmt[] }
@@ -242,17 +247,24 @@ export type Stmt =
       copies: BulkRowCopy[];
       /** Only where these hold (a block whose first row is past the tensor copies nothing). */
       predicates?: Predicate[];
+      /**
+       * Copies of later rows into the other slots of the same (multi-stage) buffers, issued with
+       * the first (each group where its predicates hold): the circular buffer's prologue.
+       */
+      ahead?: { copies: BulkRowCopy[]; predicates: Predicate[] }[];
     }
   /**
    * Every thread waits until these buffers' copies have landed: the mbarrier phase of parity
-   * `parity` (absent: phase 0, the only copy), and only where `predicates` hold (where the
-   * copy was issued; a wait for a copy never issued would not return).
+   * `parity` (absent: phase 0, the only copy) of slot `stage`'s mbarrier (absent: slot 0), and
+   * only where `predicates` hold (where the copy was issued; a wait for a copy never issued
+   * would not return).
    */
-  | { kind: 'BulkLoadWait'; buffers: string[]; parity?: IndexExpr; predicates?: Predicate[] }
+  | { kind: 'BulkLoadWait'; buffers: string[]; parity?: IndexExpr; stage?: IndexExpr; predicates?: Predicate[] }
   /**
    * Inside a serial row loop, after the last read of the buffers: a __syncthreads (every thread
    * has read them), then thread (0, 0), where `predicates` hold, copies the next row into the
-   * same buffers (`copies`' sources), completing the barriers' next phase.
+   * same buffers (`copies`' sources; into slot `stage` of a multi-stage buffer), completing the
+   * barriers' next phase.
    */
   | { kind: 'BulkLoadReissue'; copies: BulkRowCopy[]; predicates: Predicate[] }
   /**

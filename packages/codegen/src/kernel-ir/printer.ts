@@ -1,6 +1,6 @@
 // The `kernel_ir` dump: a stable, indented text form of kernel IR.
 
-import { printIndex } from './index-expr.js';
+import { printIndex, type IndexExpr } from './index-expr.js';
 import type { Kernel, Operand, Predicate, Stmt, TensorAccess, WelfordAccesses, WelfordOperands } from './nodes.js';
 
 function access(a: TensorAccess): string {
@@ -22,6 +22,11 @@ function predicates(ps: readonly Predicate[]): string {
 
 function predicatesSuffix(ps: readonly Predicate[] | undefined): string {
   return ps === undefined || ps.length === 0 ? '' : ` if ${predicates(ps)}`;
+}
+
+/** The slot of a multi-stage bulk buffer (nothing for slot 0 / a one-stage buffer). */
+function slotSuffix(stage: IndexExpr | undefined): string {
+  return stage === undefined || (stage.kind === 'const' && stage.value === 0) ? '' : ` slot ${printIndex(stage)}`;
 }
 
 function printStmts(stmts: readonly Stmt[], indent: string, lines: string[]): void {
@@ -111,19 +116,23 @@ function printStmts(stmts: readonly Stmt[], indent: string, lines: string[]): vo
         break;
       case 'BulkLoadIssue':
         for (const c of s.copies) {
-          lines.push(`${indent}BULK_COPY ${c.buffer}_s ${c.dtype}[${c.capacity}] @${c.sharedOffset} ← ${access(c.source)} × ${printIndex(c.elements)}, mbarrier @${c.barrierOffset}${predicatesSuffix(s.predicates)}`);
+          const slots = (c.stages ?? 1) === 1 ? '' : ` × ${c.stages ?? 1} stages`;
+          lines.push(`${indent}BULK_COPY ${c.buffer}_s ${c.dtype}[${c.capacity}]${slots} @${c.sharedOffset} ← ${access(c.source)} × ${printIndex(c.elements)}, mbarrier @${c.barrierOffset}${predicatesSuffix(s.predicates)}`);
+        }
+        for (const group of s.ahead ?? []) {
+          for (const c of group.copies) lines.push(`${indent}BULK_COPY_AHEAD ${c.buffer}_s${slotSuffix(c.stage)} ← ${access(c.source)} × ${printIndex(c.elements)}${predicatesSuffix(group.predicates)}`);
         }
         lines.push(`${indent}__syncthreads()`);
         break;
       case 'BulkLoadWait': {
         const parity = s.parity === undefined ? '' : ` (phase parity ${printIndex(s.parity)} % 2)`;
-        lines.push(`${indent}BULK_WAIT ${s.buffers.map((b) => `${b}_s`).join(', ')}${parity}${predicatesSuffix(s.predicates)}`);
+        lines.push(`${indent}BULK_WAIT ${s.buffers.map((b) => `${b}_s${slotSuffix(s.stage)}`).join(', ')}${parity}${predicatesSuffix(s.predicates)}`);
         break;
       }
       case 'BulkLoadReissue':
         lines.push(`${indent}__syncthreads()`);
         for (const c of s.copies) {
-          lines.push(`${indent}BULK_COPY_NEXT ${c.buffer}_s ← ${access(c.source)} × ${printIndex(c.elements)}${predicatesSuffix(s.predicates)}`);
+          lines.push(`${indent}BULK_COPY_NEXT ${c.buffer}_s${slotSuffix(c.stage)} ← ${access(c.source)} × ${printIndex(c.elements)}${predicatesSuffix(s.predicates)}`);
         }
         break;
       case 'PendingExpr':

@@ -13,11 +13,16 @@
 import { accessesOf } from './effects.js';
 import { allStmts } from './walk.js';
 import { symbolsOf, type IndexExpr } from './index-expr.js';
-import type { KernelParam, Predicate, Stmt, TensorAccess } from './nodes.js';
+import type { BulkRowCopy, KernelParam, Predicate, Stmt, TensorAccess } from './nodes.js';
 
 export interface VerifyOptions {
   /** Whether PendingExpr statements may remain (before and during expression lowering). */
   pendingAllowed: boolean;
+}
+
+/** Index expressions of a bulk copy besides its source access: its length and its slot. */
+function copyIndices(c: BulkRowCopy): IndexExpr[] {
+  return c.stage === undefined ? [c.elements] : [c.elements, c.stage];
 }
 
 /** Index expressions a leaf statement evaluates besides its tensor accesses. */
@@ -38,11 +43,15 @@ function leafIndices(s: Stmt): IndexExpr[] {
     case 'IndexedLoad':
       return [s.stride, s.extent];
     case 'BulkLoadIssue':
-      return [...preds(s.predicates), ...s.copies.map((c) => c.elements)];
+      return [
+        ...preds(s.predicates),
+        ...s.copies.flatMap(copyIndices),
+        ...(s.ahead ?? []).flatMap((g) => [...preds(g.predicates), ...g.copies.flatMap(copyIndices)]),
+      ];
     case 'BulkLoadReissue':
-      return [...preds(s.predicates), ...s.copies.map((c) => c.elements)];
+      return [...preds(s.predicates), ...s.copies.flatMap(copyIndices)];
     case 'BulkLoadWait':
-      return [...preds(s.predicates), ...(s.parity === undefined ? [] : [s.parity])];
+      return [...preds(s.predicates), ...(s.parity === undefined ? [] : [s.parity]), ...(s.stage === undefined ? [] : [s.stage])];
     case 'BlockSync':
       return [];
     case 'PendingExpr': // position indices are placeholders until expression lowering places it

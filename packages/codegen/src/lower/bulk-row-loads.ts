@@ -189,8 +189,9 @@ export function bulkLoadRows(body: readonly Stmt[], tensors: ReadonlyMap<string,
 
 /**
  * Places the row buffers after the first `usedBytes` of dynamic shared memory (128-byte
- * aligned, then one 8-byte mbarrier each) and returns the body with the offsets filled in and
- * the kernel's total dynamic shared memory.
+ * aligned; a multi-stage buffer's slots one after another, each `bytesOf` bytes; then one 8-byte
+ * mbarrier per slot) and returns the body with the offsets filled in and the kernel's total
+ * dynamic shared memory.
  */
 export function layoutBulkRowCopies(body: readonly Stmt[], usedBytes: number, bytesOf: (c: BulkRowCopy) => number): { body: Stmt[]; bytes: number } {
   let offset = Math.ceil(usedBytes / 128) * 128;
@@ -198,10 +199,18 @@ export function layoutBulkRowCopies(body: readonly Stmt[], usedBytes: number, by
     if (s.kind !== 'BulkLoadIssue') return s;
     const placed = s.copies.map((c) => {
       const sharedOffset = offset;
-      offset = Math.ceil((offset + bytesOf(c)) / 128) * 128;
+      // Slots stay 16-byte aligned: the row bytes are a multiple of 16 (cp.async.bulk requires it).
+      offset = Math.ceil((offset + bytesOf(c) * (c.stages ?? 1)) / 128) * 128;
       return { ...c, sharedOffset };
     });
-    return { ...s, copies: placed.map((c) => ({ ...c, barrierOffset: ((offset += 8), offset - 8) })) };
+    return {
+      ...s,
+      copies: placed.map((c) => {
+        const barrierOffset = offset;
+        offset += 8 * (c.stages ?? 1);
+        return { ...c, barrierOffset };
+      }),
+    };
   });
   return { body: out, bytes: offset };
 }

@@ -15,21 +15,26 @@
 //             …reduce, compute, store… }
 //
 // where the reissue follows the last statement that reads a buffer (it starts with a
-// __syncthreads, so no thread still reads the buffer the copy overwrites). A row's validity is
+// __syncthreads, so no thread still reads the buffer the copy overwrites).
+// With S > 1 stages (a circular buffer of S row slots, each with its own mbarrier) the copies of
+// rows 0 .. S−1 are issued before the loop, row r is read from slot r mod S (waiting on that
+// slot's phase of parity ⌊r / S⌋), and the reissue copies row r + S into the slot row r just
+// left: S rows of every block are in flight instead of one, where one row's latency is longer
+// than a row's reductions and stores (16-bit rows at two blocks per SM). A row's validity is
 // the load predicates that depend on the row alone (row < rows, where the rows do not divide
 // among the blocks); every copy and wait is guarded by it, so each barrier completes exactly
-// one phase per valid row, in order, and row r waits on phase r. The loads qualify as in bulk-row-loads
+// one phase per valid row, in order, and row r waits on phase r (slot r mod S: phase ⌊r / S⌋). The loads qualify as in bulk-row-loads
 // (bulk-row-loads.ts): global → local 16-byte vector loads whose address splits into a part of
 // blockIdx.x and the row loop's index and a part of threadIdx.x and the other loop indices with
 // no stride in it, the same row start for every load of the tensor. The weight (no row in its
 // address) keeps its global loads.
 // Invariant: every load reads the value it read before: the buffer holds exactly row r's
 // elements when row r's loads read it (waited for, not yet overwritten), the loads keep their
-// predicates, and the copies read only valid rows.
+// predicates, and the copies read only valid rows of the block's own chunk.
 
 import { dataTypeSize } from '@tsfuser/fusion-ir';
 import { allStmts, containsReduction } from '../kernel-ir/effects.js';
-import { iadd, iconst, isym, printIndex, sameIndex, substituteSymbols, symbolsOf, type IndexExpr } from '../kernel-ir/index-expr.js';
+import { iadd, iconst, idiv, imod, imul, isym, printIndex, sameIndex, substituteSymbols, symbolsOf, type IndexExpr } from '../kernel-ir/index-expr.js';
 import type { BulkRowCopy, IndexLocal, Predicate, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
 import { readsAny, rewrite, splitAddress, strideSymbols, type BulkRowTensor, type Split } from './bulk-row-loads.js';
 
@@ -71,17 +76,20 @@ function predicatesAtRow(ps: readonly Predicate[], row: string, by: IndexExpr): 
   return ps.map((p) => ({ index: atRow(p.index, row, by), extent: atRow(p.extent, row, by) }));
 }
 
-function copiesAtRow(copies: readonly BulkRowCopy[], row: string, by: IndexExpr): BulkRowCopy[] {
-  return copies.map((c) => ({ ...c, source: { ...c.source, index: atRow(c.source.index, row, by) } }));
+/** The copies of row `by` (into slot `stage` of multi-stage buffers). */
+function copiesAtRow(copies: readonly BulkRowCopy[], row: string, by: IndexExpr, stage: IndexExpr | null): BulkRowCopy[] {
+  return copies.map((c) => ({ ...c, source: { ...c.source, index: atRow(c.source.index, row, by) }, ...(stage === null ? {} : { stage }) }));
 }
 
 /**
  * Pipelines the qualifying row inputs of the kernel body's row loop (the top-level serial loop
  * that holds the block reductions) through shared memory (see the header). `capacity`: the
  * elements of a row the block's threads hold. Returns the body unchanged when there is no such
- * loop, no qualifying load, or the loads disagree on which rows are valid.
+ * loop, no qualifying load, or the loads disagree on which rows are valid. `stages`: the row
+ * slots of each buffer (1: the next row only).
  */
-export function pipelineBulkRowLoads(body: readonly Stmt[], tensors: ReadonlyMap<string, BulkRowTensor>, capacity: number, indexLocals: readonly IndexLocal[]): Stmt[] {
+export function pipelineBulkRowLoads(body: readonly Stmt[], tensors: ReadonlyMap<string, BulkRowTensor>, capacity: number, indexLocals: readonly IndexLocal[], stages = 1): Stmt[] {
+  if (!Number.isInteger(stages) || stages < 1) throw new Error(`bulk-row-pipeline: ${stages} stages (a positive integer)`);
   const at = body.findIndex((s) => s.kind === 'ForLoop' && containsReduction(s.body));
   const loop = body[at];
   if (loop === undefined || loop.kind !== 'ForLoop') return [...body];
@@ -111,8 +119,16 @@ export function pipelineBulkRowLoads(body: readonly Stmt[], tensors: ReadonlyMap
     }
     const buffer = `${tensor}_row`;
     const dtype = loads[0]?.load.in.dtype ?? 'Float';
-    loads.forEach((g, i) => redirect.set(g.load, { kind: 'tensor', tensor: buffer, dtype, memory: 'Shared', index: (splits[i] as Split).col }));
-    copies.push({ buffer, dtype, source: { kind: 'tensor', tensor, dtype, memory: 'Global', index: first.rowStart }, elements, capacity, sharedOffset: 0, barrierOffset: 0 });
+    // Row r lives in slot r mod S of a multi-stage buffer.
+    const slotStart = stages === 1 ? null : imul(imod(isym(row), iconst(stages)), iconst(capacity));
+    loads.forEach((g, i) => {
+      const col = (splits[i] as Split).col;
+      redirect.set(g.load, { kind: 'tensor', tensor: buffer, dtype, memory: 'Shared', index: slotStart === null ? col : iadd(slotStart, col) });
+    });
+    copies.push({
+      buffer, dtype, source: { kind: 'tensor', tensor, dtype, memory: 'Global', index: first.rowStart }, elements, capacity, sharedOffset: 0, barrierOffset: 0,
+      ...(stages === 1 ? {} : { stages }),
+    });
   }
   if (copies.length === 0 || valid === null) return [...body];
   const rowValid = valid;
@@ -121,20 +137,30 @@ export function pipelineBulkRowLoads(body: readonly Stmt[], tensors: ReadonlyMap
   const firstRead = rewritten.findIndex((s) => readsAny(s, buffers));
   const lastRead = rewritten.length - 1 - [...rewritten].reverse().findIndex((s) => readsAny(s, buffers));
   if (firstRead < 0) return [...body];
-  const next = iadd(isym(row), iconst(1));
+  const next = iadd(isym(row), iconst(stages));
+  const slot = stages === 1 ? null : imod(isym(row), iconst(stages));
+  // Not past the block's own rows (the next block copies its first rows itself), nor past the tensor.
+  const rowCopied = (r: IndexExpr): Predicate[] => [{ index: r, extent: loop.extent }, ...predicatesAtRow(rowValid, row, r)];
   const loopBody: Stmt[] = [
     ...rewritten.slice(0, firstRead),
-    { kind: 'BulkLoadWait', buffers: [...buffers], parity: isym(row), predicates: rowValid },
+    {
+      kind: 'BulkLoadWait', buffers: [...buffers], parity: stages === 1 ? isym(row) : idiv(isym(row), iconst(stages)), predicates: rowValid,
+      ...(slot === null ? {} : { stage: slot }),
+    },
     ...rewritten.slice(firstRead, lastRead + 1),
-    // Not past the block's own rows (the next block copies its first row itself), nor past the tensor.
-    { kind: 'BulkLoadReissue', copies: copiesAtRow(copies, row, next), predicates: [{ index: next, extent: loop.extent }, ...predicatesAtRow(rowValid, row, next)] },
+    { kind: 'BulkLoadReissue', copies: copiesAtRow(copies, row, next, slot), predicates: rowCopied(next) },
     ...rewritten.slice(lastRead + 1),
   ];
   const pipelined: ForLoop = { ...loop, body: loopBody };
   const zero = iconst(0);
+  // The prologue: row 0 into slot 0, rows 1 .. S−1 into their slots (each where the block has it).
+  const ahead = Array.from({ length: stages - 1 }, (_, k) => ({ copies: copiesAtRow(copies, row, iconst(k + 1), iconst(k + 1)), predicates: rowCopied(iconst(k + 1)) }));
   return [
     ...body.slice(0, at),
-    { kind: 'BulkLoadIssue', copies: copiesAtRow(copies, row, zero), predicates: predicatesAtRow(rowValid, row, zero) },
+    {
+      kind: 'BulkLoadIssue', copies: copiesAtRow(copies, row, zero, stages === 1 ? null : zero), predicates: predicatesAtRow(rowValid, row, zero),
+      ...(ahead.length === 0 ? {} : { ahead }),
+    },
     pipelined,
     ...body.slice(at + 1),
   ];

@@ -95,9 +95,10 @@ export const OPTIMIZATION_PASSES: readonly LoweringPass[] = [
   },
   {
     name: 'bulk-row-pipeline',
-    summary: "inner-outer persistent, bulkLoadRows (divisible rows): each block's rows by cp.async.bulk, the next in flight",
+    summary: "inner-outer persistent, bulkLoadRows (divisible rows): each block's rows by cp.async.bulk, the next (bulkStages: next S) in flight",
     enabled: (o) => o.passes.bulkRowPipeline !== null,
-    run: (body, { ctx, options, indexLocals }) => pipelineBulkRowLoads(body, rowInputTensors(ctx), options.passes.bulkRowPipeline?.rowCapacity ?? 0, indexLocals),
+    run: (body, { ctx, options, indexLocals }) =>
+      pipelineBulkRowLoads(body, rowInputTensors(ctx), options.passes.bulkRowPipeline?.rowCapacity ?? 0, indexLocals, options.passes.bulkRowPipeline?.stages ?? 1),
   },
   {
     name: 'transpose-smem-tile',

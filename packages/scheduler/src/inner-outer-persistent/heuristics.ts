@@ -16,12 +16,14 @@
 //     blocksPerSm) makes ptxas keep registers within that. Each block takes ⌈I / gdimx⌉
 //     contiguous rows;
 //   * the outer reductions' work buffer: gdimx × R Float partials each;
+//   * with bulk row copies of several stages (bulkStages, an override), blocksPerSm also fits
+//     that many row slots of every full-row input per block in the SM's shared memory;
 //   * rows per block bdimy (rows-per-block.ts): several rows at once (threadIdx.y) when one row
 //     fills at most half the target block; the grid then counts blocks of bdimx · bdimy threads
 //     and gdimx ≤ ⌈I / bdimy⌉;
 //   * divisibility of the splits, proven from the sizes, so lowering drops predicates.
 
-import type { Fusion, TensorView } from '@tsfuser/fusion-ir';
+import { dataTypeSize, type Fusion, type TensorView } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import { chooseIndexType } from '../index-type.js';
 import { chooseBatches, forcedBatches } from '../inner-persistent/batches.js';
@@ -76,7 +78,22 @@ export interface InnerOuterPersistentOverrides {
   groupInnerReductions?: boolean;
   /** Rows per block (threadIdx.y; nvFuser's multiple reductions per block). Default: rows-per-block.ts. */
   bdimy?: number;
+  /**
+   * Row slots of each bulk-copied buffer, 1 to MAX_BULK_STAGES (with bulkLoadRows): the next
+   * bulkStages rows of a block in flight. Default 1. The resident blocks per SM then also fit
+   * the shared memory of that many rows.
+   */
+  bulkStages?: number;
 }
+
+/** Most row slots a bulk-copied buffer may have. */
+export const MAX_BULK_STAGES = 8;
+/**
+ * Shared memory per block besides the row slots, as the blocks-per-SM estimate counts it: the
+ * block allreduces' scratch (a Float per thread at 512 threads) and the mbarriers, rounded up,
+ * plus the 1 KB the driver reserves per block on sm_80+.
+ */
+const BULK_OTHER_SHARED_BYTES = 3 * 1024;
 
 export function computeInnerOuterPersistentHeuristics(
   original: Fusion,
@@ -115,10 +132,6 @@ export function computeInnerOuterPersistentHeuristics(
     ...(overrides.bdimy === undefined ? {} : { forced: overrides.bdimy }),
   });
   const threads = bdimx * bdimy;
-  const blocksPerSm =
-    overrides.blocksPerSm ??
-    Math.max(1, Math.min(MAX_BLOCKS_PER_SM, Math.floor(device.maxThreadsPerSm / threads), Math.floor(REGISTERS_PER_SM / (threads * registers))));
-  const gdimx = Math.min(ceilDiv(I, bdimy), device.smCount * blocksPerSm);
   const rank = r.domain.logical.length;
   const fullRowInputs = rowTensors(fusion, r, fusion.inputs.filter((x): x is TensorView => x.kind === 'tensorView' && x.domain.logicalNoReductions().length === rank));
   const bulkFacts = {
@@ -133,6 +146,20 @@ export function computeInnerOuterPersistentHeuristics(
   // copies take one row per block.
   const bulkLoadRows =
     bdimy === 1 && !resized && (overrides.bulkLoadRows === undefined ? bulkRowPipelineByDefault(bulkFacts) : overrides.bulkLoadRows && bulkRowPipelineAllowed(bulkFacts));
+  const bulkStages = overrides.bulkStages ?? 1;
+  if (!Number.isInteger(bulkStages) || bulkStages < 1 || bulkStages > MAX_BULK_STAGES) {
+    throw new SchedulingError(`inner-outer persistent heuristics: bulkStages ${bulkStages} is not a row slot count from 1 to ${MAX_BULK_STAGES}`);
+  }
+  // The row slots of several stages bound the blocks per SM by shared memory too (one stage fits several blocks at every row the registers allow).
+  const slotBytes = fullRowInputs.reduce((sum, tv) => sum + batches * bdimx * v * dataTypeSize(tv.dtype), 0);
+  const bySharedMemory = bulkLoadRows && bulkStages > 1 && device.sharedMemPerSm !== undefined ? Math.floor(device.sharedMemPerSm / (bulkStages * slotBytes + BULK_OTHER_SHARED_BYTES)) : Infinity;
+  if (bySharedMemory < 1) {
+    throw new SchedulingError(`inner-outer persistent heuristics: ${bulkStages} bulk stages of ${slotBytes} bytes per row do not fit one block in ${device.sharedMemPerSm ?? 0} bytes of shared memory per SM`);
+  }
+  const blocksPerSm =
+    overrides.blocksPerSm ??
+    Math.max(1, Math.min(MAX_BLOCKS_PER_SM, bySharedMemory, Math.floor(device.maxThreadsPerSm / threads), Math.floor(REGISTERS_PER_SM / (threads * registers))));
+  const gdimx = Math.min(ceilDiv(I, bdimy), device.smCount * blocksPerSm);
   const rowsPerBlock = ceilDiv(I, gdimx);
   return {
     schedulerType: 'inner_outer_persistent',
@@ -150,6 +177,7 @@ export function computeInnerOuterPersistentHeuristics(
     projectPersistentBuffers: project,
     prefetchNextRow,
     bulkLoadRows,
+    bulkStages: bulkLoadRows ? bulkStages : 1,
     groupInnerReductions: overrides.groupInnerReductions ?? true,
     gridDimIterDom: 'BIDx',
     blockDimIterDom: bdimy > 1 ? 'TIDy' : 'Serial',

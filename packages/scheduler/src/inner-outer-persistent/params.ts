@@ -62,6 +62,12 @@ export interface InnerOuterPersistentParams extends PersistentRowReductionParams
    */
   bulkLoadRows: boolean;
   /**
+   * Row slots of each bulk-copied buffer (with bulkLoadRows): the next `bulkStages` rows of the
+   * block are in flight while it works on this one (a shared-memory circular buffer of that many
+   * stages). 1: the next row only.
+   */
+  bulkStages: number;
+  /**
    * The row's inner block allreduces run in pairs (nvFuser's grouped reductions): both sums of
    * layer_norm backward in one pass with one set of barriers.
    */
@@ -98,7 +104,8 @@ export function innerOuterPersistentParamsToString(p: InnerOuterPersistentParams
   lines.push(`Persistent buffer size: ${p.persistentBufferSize} bytes per row`);
   lines.push(`Blocks per SM: ${p.blocksPerSm}`);
   if (p.groupInnerReductions) lines.push('Grouped inner reductions: block allreduces in pairs');
-  if (p.bulkLoadRows) lines.push("Rows copied to shared memory with cp.async.bulk (the next row's copy in flight during this row)");
+  if (p.bulkLoadRows && p.bulkStages === 1) lines.push("Rows copied to shared memory with cp.async.bulk (the next row's copy in flight during this row)");
+  if (p.bulkLoadRows && p.bulkStages > 1) lines.push(`Rows copied to shared memory with cp.async.bulk (${p.bulkStages} stages: the next ${p.bulkStages} rows' copies in flight during this row)`);
   lines.push(vectorizedTensorsLine(p));
   return reductionDumpClosing(lines, p);
 }
