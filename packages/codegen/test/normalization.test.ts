@@ -356,13 +356,16 @@ describe('inner persistent codegen: rows through shared memory by bulk copy (bul
     simulateAndCompare(buildNormalization('ln_bulk_1000', { kind: 'layer_norm', dtype: 'Float', shape: [6, 1000], affine: true }), { bulkLoadRows: true });
     simulateAndCompare(buildNormalization('rms_bulk', { kind: 'rms_norm', dtype: 'BFloat16', shape: [5, 4096], affine: true }), { bulkLoadRows: true, batches: 2 });
     simulateAndCompare(buildNormalization('softmax_bulk', { kind: 'softmax', dtype: 'Float', shape: [7, 2048] }), { bulkLoadRows: true, maxBlocksPerSm: 3 });
-    // The default (hoisted parameters, bulk copies, cap 3) for every Float kind with parameters at 4096. Few rows
-    // would get the wide few-rows blocks (no hoisting): a 4-SM device makes 5 rows "many" and keeps the simulation small.
+    // The H100's former default (hoisted parameters, bulk copies, cap 3), asked for, for every Float kind with parameters
+    // at 4096; without the override no copy. Few rows would get the wide few-rows blocks (no hoisting): a 4-SM device
+    // makes 5 rows "many" and keeps the simulation small.
+    const h100Default = { bulkLoadRows: true, maxBlocksPerSm: 3 };
     for (const kind of ['layer_norm', 'layer_norm_welford', 'rms_norm'] as const) {
       const built = buildNormalization(`${kind}_bulk_default`, { kind, dtype: 'Float', shape: [5, 4096], affine: true });
       const d = { ...built, info: makeRuntimeInfo(built.fusion, built.sizes.map((sizes) => ({ sizes })), { ...H100_PROPERTIES, smCount: 4 }) };
-      expect(bulkIssues(lowerCase(d).kernel), kind).toHaveLength(1);
-      simulateAndCompare(d);
+      expect(bulkIssues(lowerCase(d).kernel), kind).toHaveLength(0);
+      expect(bulkIssues(lowerCase(d, h100Default).kernel), kind).toHaveLength(1);
+      simulateAndCompare(d, h100Default);
     }
   });
 

@@ -29,7 +29,7 @@ export { computeReductionHeuristics, type ReductionOverrides } from './reduction
 export { scheduleReduction } from './reduction/schedule.js';
 export { ReductionScheduler } from './reduction/index.js';
 export { type InnerPersistentParams, innerPersistentParamsToString } from './inner-persistent/params.js';
-export { bulkRowLoadsByDefault, RESERVED_SHARED_MEM_PER_BLOCK, sharedMemForBlockCap, TARGET_BULK_ROW_BYTES_PER_SM, type BulkRowLoadChoice } from './inner-persistent/bulk-row-loads.js';
+export { RESERVED_SHARED_MEM_PER_BLOCK, sharedMemForBlockCap, type BulkRowLoadChoice } from './inner-persistent/bulk-row-loads.js';
 export { canScheduleInnerPersistent } from './inner-persistent/can-schedule.js';
 export { computeInnerPersistentHeuristics, chooseBatches, type InnerPersistentOverrides } from './inner-persistent/heuristics.js';
 export { scheduleInnerPersistent, PERSISTENT_POSITION } from './inner-persistent/schedule.js';

@@ -27,9 +27,8 @@ import { collectIo } from '../analysis/io-tensors.js';
 import { HeuristicDataCache } from '../heuristic-data-cache.js';
 import type { RuntimeInfo } from '../runtime-info.js';
 import { persistentBuffers } from '../persistent/persistent-buffer.js';
-import { bulkRowLoadsByDefault, bulkRowLoadsWith, NO_BULK_ROW_LOADS } from './bulk-row-loads.js';
+import { bulkRowLoadsWith } from './bulk-row-loads.js';
 import type { InnerPersistentParams } from './params.js';
-import { hasResizeExprs } from '../pointwise/resize/index-space.js';
 import { chooseBatches, forcedBatches, TARGET_BLOCK_THREADS } from './batches.js';
 import { innerPersistentLaunchRefusal, innerRowFit, targetRowThreads } from './launch-bounds.js';
 import type { RowInputs } from './row-analysis.js';
@@ -148,17 +147,9 @@ export function computeInnerPersistentHeuristics(
   const rowsPerBlock = blocksPerSm > 0 ? ceilDiv(I, gdimx) : 1;
   const size = analysis.persistentBufferSize();
   const hoist = overrides.hoistRowParamLoads ?? hoistRowParamsByDefault(inputs, batches, v);
-  const bulkFacts = {
-    device,
-    fullRowInputs: [...inputs.rows],
-    rowParams: [...inputs.params],
-    vectorizedFullRows: [...inputs.rows].every((tv) => vec.inputs.includes(fusion.inputs.indexOf(tv))),
-    vec: v,
-  };
-  // Measured with the parameters hoisted and one row per block (bulk-row-loads.ts).
-  const resized = hasResizeExprs(fusion);
-  const bulkDefault = hoist && bdimy === 1 && blocksPerSm === 0 && !resized ? bulkRowLoadsByDefault(bulkFacts, batches * bdimx * v) : NO_BULK_ROW_LOADS;
-  const bulk = bulkRowLoadsWith(device, bulkDefault, overrides.bulkLoadRows, overrides.maxBlocksPerSm);
+  // Bulk row copies only when asked (bulk-row-loads.ts: the H100's default of bulk copies capped
+  // at 3 blocks per SM cost layer_norm f32 12 µs on the H200).
+  const bulk = bulkRowLoadsWith(device, overrides.bulkLoadRows, overrides.maxBlocksPerSm);
   return {
     schedulerType: 'inner_persistent',
     tag: 'Inner Persistent Heuristic.',

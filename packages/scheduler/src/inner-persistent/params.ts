@@ -73,7 +73,7 @@ export interface InnerPersistentParams extends PersistentRowReductionParams {
   /**
    * The full-row inputs are copied to shared memory, one cp.async.bulk per row issued by one
    * thread at the top of the kernel and completed on an mbarrier, and the threads read their
-   * vectors from there (sm_90+; bulk-row-loads.ts says when it is on by default).
+   * vectors from there (sm_90+; off unless an override asks: bulk-row-loads.ts says why).
    */
   bulkLoadRows: boolean;
   /** Blocks per SM the kernel is capped at through its shared memory request (0: no cap). */
