@@ -1,6 +1,6 @@
 // Tuning experiment (GPU): the resize bench workloads (cat3_dim0_bf16, cat3_dim1_bf16, pad_bf16,
 // rope_bf16) under several pointwise schedules — the heuristic, the flat 1-D schedule the 2-D
-// resize rule replaced (scheduler pointwise/resize/two-d.ts), and 2-D with blockDim.x 32 / 64 / 128
+// resize rule replaced (scheduler pointwise/resize/two-d.ts), and 2-D with blockDim.x 32 / 64 / 128 / 256
 // × unroll 1 / 2 / 4 — each kernel launched alone on preallocated outputs, timed as `tsfuser
 // bench` times (CUDA events, L2 flushed), beside the device-to-device copy floor; every variant's
 // output is compared in full, bit for bit, with the heuristic kernel's, and the heuristic kernel's
@@ -11,7 +11,7 @@
 // RoPE hand-written kernels reading x's partner once (rope-bound-kernels.ts). Prints one table.
 //
 //   bash gpu-bundle/run.sh tsfuser-resize-variants [workload,…|all] [cache|index]
-//   (cache: the cache hints only; index: the heuristic, its unroll 2, 2-D 128 × 2 and the index-math variants)
+//   (cache: the cache hints only; index: the heuristic, its unroll 2, 2-D 128 × 2 and 256 × 2, the index-math variants)
 
 import { DeviceContext, Tensor, isAvailable } from '@tsfuser/device';
 import { FusionExecutor, runtimeInfoFor, schedulerDevice } from '@tsfuser/runtime';
@@ -61,7 +61,7 @@ function variants(rank: number): { name: string; overrides: PointwiseOverrides }
     { name: 'heuristic, unroll=2', overrides: { unroll: 2 } },
   ];
   for (const unroll of [1, 2, 4]) out.push({ name: `1D bdimx=128 unroll=${unroll}`, overrides: { breakPoint: 0, bdimx: 128, unroll } });
-  for (const bdimx of [32, 64, 128]) for (const unroll of [1, 2, 4]) out.push({ name: `2D bdimx=${bdimx} unroll=${unroll}`, overrides: { breakPoint: rank - 1, bdimx, unroll } });
+  for (const bdimx of [32, 64, 128, 256]) for (const unroll of [1, 2, 4]) out.push({ name: `2D bdimx=${bdimx} unroll=${unroll}`, overrides: { breakPoint: rank - 1, bdimx, unroll } });
   return out;
 }
 
@@ -73,7 +73,7 @@ function main(): void {
   }
   const wanted = process.argv[2] === undefined || process.argv[2] === 'all' ? undefined : process.argv[2].split(',');
   const mode = process.argv[3];
-  const INDEX_MODE_SCHEDULES = ['heuristic', 'heuristic, unroll=2', '2D bdimx=128 unroll=2'];
+  const INDEX_MODE_SCHEDULES = ['heuristic', 'heuristic, unroll=2', '2D bdimx=128 unroll=2', '2D bdimx=256 unroll=2'];
   const device = DeviceContext.create(0);
   const flusher = l2Flusher(device);
   const floor = copyBandwidth(device, flusher, ITERS);
