@@ -78,5 +78,6 @@ export {
 export { validateGemm, type GemmShape } from './gemm/validate-gemm.js';
 export { lowerGemm, gemmHeuristicKey, cublasLtEpilogue, cudaDataType, type CublasLtPlan, type CublasLtLayout, type LoweredGemm } from './gemm/cublaslt-plan.js';
 export { CUBLASLT_VALUES, type CublasLtValueName } from './gemm/cublaslt-constants.js';
+export { fp8ScalesToStage, SCALE_ALIGNMENT, type StagedScale } from './gemm/fp8-scale-staging.js';
 export { fallbackForm, fallbackSteps, type GemmFallbackForm, type GemmFallbackResources } from './gemm/gemm-fallback.js';
 export { completeFp8Output, fp8OutputCType, type Fp8OutputForm, type Fp8OutputResources } from './gemm/fp8-output.js';

@@ -11,7 +11,10 @@
 // runtime's scales are separate allocations and D's scale is the library's own (an aligned 1.0).
 // This entry runs one e4m3 × e4m3 → e4m3 GEMM per variant of those pointers (and a bf16-output
 // control), on two shapes, and prints which variants cuBLASLt runs (checked against a float64
-// reference) and which it refuses, with the status — one table, last.
+// reference) and which it refuses, with the status — one table, last. The library's staging of
+// misaligned fp8 scales (device fp8-scale-staging.ts, made from this probe's first run:
+// call2-h3-fp8-probe.log) is off here except in the rows marked "staged", which run the suite's
+// packed form through it.
 // Invariant: every variant is the same mathematical GEMM (D scale value 1.25 where a D scale is
 // given, 1 otherwise); only scale-pointer placement differs.
 
@@ -32,7 +35,8 @@ if (!runtime.available || !gemm.available) {
 const seed = 20261203;
 console.log(`device-gemm-fp8-probe: seed ${seed}; cuBLASLt ${gemm.version} from ${gemm.path}`);
 const device = DeviceContext.create(0);
-const library = GemmLibrary.create(device);
+const raw = GemmLibrary.create(device, { stageFp8Scales: false });
+const staging = GemmLibrary.create(device);
 const rand = seededRandom(seed);
 const live: bigint[] = [];
 
@@ -44,7 +48,7 @@ function upload(bytes: Uint8Array, minBytes = 16): bigint {
 }
 
 /** Where each scale lives: 'packed+N' = N bytes into one shared buffer, 'own' = its own allocation, 'none' = not given. */
-type Placement = 'own' | 'none' | `packed+${0 | 4 | 8 | 16}`;
+type Placement = 'own' | 'none' | `packed+${0 | 4 | 8 | 12 | 16}`;
 
 interface Variant {
   name: string;
@@ -52,6 +56,8 @@ interface Variant {
   a: Placement;
   b: Placement;
   d: Placement;
+  /** Through the library's scale staging (default off: what cuBLASLt itself accepts). */
+  staged?: boolean;
 }
 
 const VARIANTS: Variant[] = [
@@ -64,6 +70,13 @@ const VARIANTS: Variant[] = [
   { name: 'a+0 b+4 d+16', out: 'Float8_e4m3fn', a: 'packed+0', b: 'packed+4', d: 'packed+16' },
   { name: 'a+0 b+4 d own', out: 'Float8_e4m3fn', a: 'packed+0', b: 'packed+4', d: 'own' },
   { name: 'control: bf16 out, a+0 b+4', out: 'BFloat16', a: 'packed+0', b: 'packed+4', d: 'none' },
+  { name: 'a own, b+8 alone, d own', out: 'Float8_e4m3fn', a: 'own', b: 'packed+8', d: 'own' },
+  { name: 'a own, b+16 alone, d own', out: 'Float8_e4m3fn', a: 'own', b: 'packed+16', d: 'own' },
+  { name: 'a+4 alone, b own, d own', out: 'Float8_e4m3fn', a: 'packed+4', b: 'own', d: 'own' },
+  { name: 'a+0 b+16, d own', out: 'Float8_e4m3fn', a: 'packed+0', b: 'packed+16', d: 'own' },
+  { name: 'bf16 out, a own, b+8 alone', out: 'BFloat16', a: 'own', b: 'packed+8', d: 'none' },
+  { name: 'staged: suite form (a+0 b+4 d+8)', out: 'Float8_e4m3fn', a: 'packed+0', b: 'packed+4', d: 'packed+8', staged: true },
+  { name: 'staged: bf16 out, a+0 b+4', out: 'BFloat16', a: 'packed+0', b: 'packed+4', d: 'none', staged: true },
 ];
 const SHAPES: [number, number, number][] = [[16, 16, 16], [7, 32, 128]];
 const SCALE_A = 0.75;
@@ -80,7 +93,7 @@ function runVariant(v: Variant, m: number, n: number, k: number): string {
   live.push(d);
   device.memsetD8(d, 0xff, Math.max(dBytes, 16));
   // one packed buffer of four floats: the value at +4·i is the scale placed there
-  const packedValues = [0, 0, 0, 0, 0];
+  const packedValues = [0, 0, 0, 0, 0, 0];
   const own: Partial<Record<'a' | 'b' | 'd', bigint>> = {};
   const values = { a: SCALE_A, b: SCALE_B, d: SCALE_D };
   for (const which of ['a', 'b', 'd'] as const) {
@@ -105,7 +118,7 @@ function runVariant(v: Variant, m: number, n: number, k: number): string {
   const sd = v.out === 'BFloat16' ? undefined : pointer('d');
   desc.scales = { ...(sa === undefined ? {} : { a: sa }), ...(sb === undefined ? {} : { b: sb }), ...(sd === undefined ? {} : { d: sd }) };
   try {
-    library.matmul(desc);
+    (v.staged === true ? staging : raw).matmul(desc);
     device.synchronize();
   } catch (error) {
     if (error instanceof CudaError) return error.errorName;
@@ -148,7 +161,8 @@ for (const v of VARIANTS) {
   if (cells.some((c) => c.startsWith('WRONG') || c.startsWith('error'))) unexpected += 1;
   rows.push(`${v.name.padEnd(32)} ${cells.map((c) => c.padEnd(28)).join(' ')}`);
 }
-library.dispose();
+raw.dispose();
+staging.dispose();
 device.dispose();
 console.log(`\nvariant (scale placement)        ${SHAPES.map(([m, n, k]) => `${m}x${n}x${k}`.padEnd(28)).join(' ')}`);
 for (const row of rows) console.log(row);

@@ -6,7 +6,9 @@
 // workspace from the device's caching allocator. When the heuristic has no algorithm for a
 // key, the same place decides once what runs instead (gemm-fallback.ts: the plain GEMM and the
 // rest of the epilogue as further cuBLASLt calls), caches that decision with the key, and every
-// call of the key reports it (GemmCall.fallback). Invariant: nothing reaches the addon before
+// call of the key reports it (GemmCall.fallback). An fp8 A / B scale pointer cuBLASLt refuses
+// (not 16-byte aligned) is first copied into the library's own slot (fp8-scale-staging.ts,
+// GemmCall.stagedScales). Invariant: nothing reaches the addon before
 // the descriptor validated; a configuration cuBLASLt has no algorithm for and no fallback can
 // replace is a GemmError naming it and why; a failing cuBLASLt call is a CudaError naming the
 // call and its status.
@@ -19,6 +21,7 @@ import { gemmHeuristicKey, lowerGemm, type CublasLtPlan } from './cublaslt-plan.
 import type { GemmShape } from './validate-gemm.js';
 import { autotuneRefusal, pickFastest, type AutotuneRecord, type TimingDevice } from './gemm-autotune.js';
 import { completeFp8Output, type Fp8OutputResources } from './fp8-output.js';
+import { fp8ScalesToStage, scaleCopy, withStagedScales } from './fp8-scale-staging.js';
 
 export interface GemmAvailability {
   available: boolean;
@@ -77,6 +80,11 @@ export interface GemmLibraryOptions {
    * TSFUSER_GEMM_NO_ALGORITHM (comma-separated epilogue kinds, e.g. "BGRADA,GELU_AUX_BIAS").
    */
   noAlgorithmFor?: readonly GemmEpilogueKind[];
+  /**
+   * Copy an fp8 A / B scale that is not 16-byte aligned into the library's own slot first
+   * (fp8-scale-staging.ts: cuBLASLt refuses it otherwise); default true. The probe turns it off.
+   */
+  stageFp8Scales?: boolean;
 }
 
 export interface GemmCall {
@@ -97,6 +105,8 @@ export interface GemmCall {
   fallback?: string;
   /** The cuBLASLt calls the fallback made (2 today); absent without a fallback. */
   fallbackCalls?: number;
+  /** fp8 scales copied into aligned slots before the GEMM, with why (fp8-scale-staging.ts). */
+  stagedScales?: string[];
 }
 
 export interface GemmCallOptions {
@@ -178,6 +188,8 @@ export class GemmLibrary {
   /** fp8 outputs' unit D scale (bytes 0..3) and amax scratch (4..7); see fp8-output.ts. */
   private fp8Scalars: bigint | undefined;
   private fp8ScratchC: { pointer: bigint; bytes: number } | undefined;
+  /** Aligned slots of staged fp8 A / B scales (fp8-scale-staging.ts): A at +0, B at +256. */
+  private scaleSlots: bigint | undefined;
   /** Ones vectors of the fallbacks (gemm-fallback.ts), per dtype, grown to the longest asked for. */
   private readonly onesVectors = new Map<GemmDtype, { pointer: bigint; count: number }>();
   private disposed = false;
@@ -192,6 +204,8 @@ export class GemmLibrary {
     readonly autotuneCandidates: number,
     /** Epilogues whose heuristic is taken as empty (GemmLibraryOptions.noAlgorithmFor). */
     readonly noAlgorithmFor: ReadonlySet<GemmEpilogueKind>,
+    /** GemmLibraryOptions.stageFp8Scales. */
+    readonly stageFp8Scales: boolean,
   ) {}
 
   /** A library on `device`; RuntimeUnavailableError (with the reason) when cuBLASLt is missing. */
@@ -212,7 +226,7 @@ export class GemmLibrary {
     const candidates = autotuneCandidatesFrom(options.autotuneCandidates);
     if (!Number.isSafeInteger(candidates) || candidates < 0) throw new RangeError(`GemmLibrary: autotuneCandidates must be a non-negative integer, got ${candidates}`);
     const noAlgorithm = noAlgorithmFrom(options.noAlgorithmFor);
-    return new GemmLibrary(native, device, native.cublasLtCreate(), workspaceBytes, candidates, noAlgorithm);
+    return new GemmLibrary(native, device, native.cublasLtCreate(), workspaceBytes, candidates, noAlgorithm, options.stageFp8Scales ?? true);
   }
 
   /** Distinct heuristic keys seen (one cublasLtMatmulAlgoGetHeuristic call each). */
@@ -238,8 +252,14 @@ export class GemmLibrary {
   /** One GEMM; `allowFallback` false for a fallback's own steps (they never fall back again). */
   private call(desc: GemmDescriptor, options: GemmCallOptions, allowFallback: boolean): GemmCall {
     if (this.disposed) throw new Error('GemmLibrary: used after dispose()');
-    const completed = completeFp8Output(desc, this.fp8Resources);
+    const staged = this.stageFp8Scales ? fp8ScalesToStage(desc) : [];
+    const slots: Partial<Record<'a' | 'b', bigint>> = {};
+    for (const s of staged) slots[s.which] = this.scaleSlot(s.which);
+    const completed = completeFp8Output(staged.length === 0 ? desc : withStagedScales(desc, slots), this.fp8Resources);
     const { shape, plan } = lowerGemm(completed);
+    // the copies go after validation (nothing reaches the addon for a bad descriptor), before the GEMM
+    for (const s of staged) this.call(scaleCopy(s.from, slots[s.which] as bigint, this.onesResources.ones('Float', 1)), options, false);
+    const stagedReport = staged.length === 0 ? {} : { stagedScales: staged.map((s) => s.reason) };
     const key = gemmHeuristicKey(plan, this.workspaceBytes);
     let entry = this.algorithms.get(key);
     const cachedAlgorithm = entry !== undefined;
@@ -256,7 +276,7 @@ export class GemmLibrary {
       case 'algorithm': {
         const workspace = entry.workspaceSize > 0 ? this.workspacePointer() : 0n;
         this.native.cublasLtMatmul(this.handle, plan, entry.algo, workspace, entry.workspaceSize, stream);
-        return { cachedAlgorithm, workspaceBytes: entry.workspaceSize, ...shape, ...(autotune === undefined ? {} : { autotune }) };
+        return { cachedAlgorithm, workspaceBytes: entry.workspaceSize, ...shape, ...(autotune === undefined ? {} : { autotune }), ...stagedReport };
       }
       case 'fallback': {
         if (!allowFallback) throw new GemmError('descriptor', `a fallback step has no algorithm of its own: ${describeGemm(desc, shape)} (${entry.report})`);
@@ -272,7 +292,7 @@ export class GemmLibrary {
           }
           workspaceBytes = Math.max(workspaceBytes, made.workspaceBytes);
         }
-        return { cachedAlgorithm, workspaceBytes, ...shape, fallback: entry.report, fallbackCalls: steps.length };
+        return { cachedAlgorithm, workspaceBytes, ...shape, fallback: entry.report, fallbackCalls: steps.length, ...stagedReport };
       }
       case 'none':
         throw new GemmError('descriptor', entry.message);
@@ -344,6 +364,8 @@ export class GemmLibrary {
     this.fp8Scalars = undefined;
     this.fp8ScratchC = undefined;
     for (const v of this.onesVectors.values()) this.device.free(v.pointer);
+    if (this.scaleSlots !== undefined) this.device.free(this.scaleSlots);
+    this.scaleSlots = undefined;
     this.onesVectors.clear();
     this.native.cublasLtDestroy(this.handle);
   }
@@ -379,6 +401,11 @@ export class GemmLibrary {
       return pointer;
     },
   };
+
+  private scaleSlot(which: 'a' | 'b'): bigint {
+    this.scaleSlots ??= this.device.malloc(512);
+    return this.scaleSlots + (which === 'a' ? 0n : 256n);
+  }
 
   private fp8ScalarPointer(): bigint {
     if (this.fp8Scalars === undefined) {
