@@ -14,7 +14,7 @@
 // grid barrier's static counter and the work buffers are reused across launches), and again
 // with the row's allreduces ungrouped (groupInnerReductions false; grouped is the default),
 // with the next row prefetched (prefetchNextRow) and with rows through shared memory by bulk
-// copy (bulkLoadRows), with 3 rows per block on a one-block-per-SM grid (bdimy 3) and with one
+// copy (bulkLoadRows; and with 3 row slots per buffer, bulkStages 3), with 3 rows per block on a one-block-per-SM grid (bdimy 3) and with one
 // row per block (bdimy 1; small rows take several by default). Then, at
 // 16384×4096 (Float, Half, BFloat16; `--dtype D` for one), checks the one-kernel schedule
 // element by element against the segmented fallback (the default registry without the
@@ -72,6 +72,8 @@ function main(): number {
     ['ungrouped', { groupInnerReductions: false }],
     ['prefetch', { prefetchNextRow: true }],
     ['bulk', { bulkLoadRows: true }],
+    // Three row slots per buffer: rows per block dividing 3 or not, fewer than 3 (small grids of many blocks).
+    ['bulk_stages_3', { bulkLoadRows: true, bulkStages: 3 }],
     // Several rows per block forced odd (3) over a grid of one block per SM, so a block's rows
     // often do not divide by bdimy (the predicated chunk split); and one row per block, the path
     // small rows took before bdimy (rows whose threads do not fit 3 per block are segmented).
@@ -98,7 +100,7 @@ function main(): number {
       const inputs = layerNormBackwardInputs(c);
       // Progress lines: if the persistent grid ever blocks at the barrier, the log shows where.
       console.log(`${c.name}: checking the one-kernel schedule against the segmented fallback`);
-      for (const overrides of timingOnly ? [] : [{}, { groupInnerReductions: false }, { bulkLoadRows: true }]) {
+      for (const overrides of timingOnly ? [] : [{}, { groupInnerReductions: false }, { bulkLoadRows: true }, { bulkLoadRows: true, bulkStages: 3 }]) {
         const atScale = compareWithSegmented(device, c, inputs, overrides);
         results.push(atScale);
         if (!atScale.ok) console.log(`FAIL ${atScale.name} [${atScale.category}]: ${atScale.detail}`);
@@ -106,7 +108,8 @@ function main(): number {
       const variants: (InnerOuterPersistentOverrides | 'segmented')[] = [
         {}, { blocksPerSm: 2 }, { groupInnerReductions: false }, { groupInnerReductions: false, batches: 2 },
         ...[1, 2, 4].map((batches) => ({ batches })),
-        { prefetchNextRow: true }, { bulkLoadRows: true }, { bulkLoadRows: true, batches: 2 }, { bulkLoadRows: true, groupInnerReductions: false }, 'segmented',
+        { prefetchNextRow: true }, { bulkLoadRows: true }, { bulkLoadRows: true, batches: 2 }, { bulkLoadRows: true, groupInnerReductions: false },
+        { bulkLoadRows: true, bulkStages: 2 }, { bulkLoadRows: true, bulkStages: 3 }, 'segmented',
       ];
       for (const v of variants) {
         console.log(`${c.name}: timing ${JSON.stringify(v)}`);

@@ -43,6 +43,9 @@ function variants(): { name: string; overrides: InnerOuterPersistentOverrides }[
     { name: 'bulk 2 stages', overrides: { bulkLoadRows: true, bulkStages: 2 } },
     { name: 'bulk 3 stages', overrides: { bulkLoadRows: true, bulkStages: 3 } },
     { name: 'bulk 4 stages', overrides: { bulkLoadRows: true, bulkStages: 4 } },
+    // Three blocks of 512 per SM (ptxas: rms_norm bf16 fits 40 registers without spills; layer_norm spills ~100 bytes).
+    { name: 'bulk 2 stages, 3 blocks/SM', overrides: { bulkLoadRows: true, bulkStages: 2, blocksPerSm: 3 } },
+    { name: 'bulk 3 stages, 3 blocks/SM', overrides: { bulkLoadRows: true, bulkStages: 3, blocksPerSm: 3 } },
     // Smaller blocks, more of them per SM (more rows in flight, a larger work buffer).
     { name: 'bulk 2 stages B=2', overrides: { bulkLoadRows: true, bulkStages: 2, batches: 2 } },
     { name: 'bulk 1 stage B=2', overrides: { bulkLoadRows: true, bulkStages: 1, batches: 2 } },
