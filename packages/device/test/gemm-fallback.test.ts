@@ -182,6 +182,13 @@ describe('GemmLibrary fallbacks (host interpreter of cuBLASLt plans)', () => {
     const library = GemmLibrary.withNative(interpreter(p.memory), hostDevice(p.memory), { noAlgorithmFor: ['DEFAULT'] });
     expect(() => library.matmul(p.desc)).toThrow(GemmError);
     expect(() => library.matmul(p.desc)).toThrow(/no algorithm for this GEMM on this device .*Float \[5×3\] · Float \[3×7\] → Float 5×7 \(k 3\), epilogue DEFAULT.*no fallback: the plain GEMM has no epilogue to split off/);
+    expect(library.fallbacks).toEqual([{ epilogue: 'DEFAULT', report: expect.stringMatching(/no fallback: the plain GEMM/), ran: false }]);
+    const batched = problem('DGELU_BGRAD', 3, shapes[2] as (typeof shapes)[number]);
+    const e = batched.desc.epilogue as Extract<GemmEpilogue, { kind: 'DGELU_BGRAD' }>;
+    const overlapping: GemmDescriptor = { ...batched.desc, epilogue: { ...e, biasGradient: { ...e.biasGradient, batchStride: 0 } } };
+    const refusing = GemmLibrary.withNative(interpreter(batched.memory), hostDevice(batched.memory), { noAlgorithmFor: ['DGELU_BGRAD'] });
+    expect(() => refusing.matmul(overlapping)).toThrow(/no fallback: the batch's bias gradients overlap \(batch stride 0 < n = 8\)/);
+    expect(refusing.fallbacks.map((f) => [f.epilogue, f.ran])).toEqual([['DGELU_BGRAD', false]]);
     const q = problem('BGRADB', 3, shapes[0] as (typeof shapes)[number]);
     // the heuristic really empty for DEFAULT plans: the fallback's first step has none either
     const both = GemmLibrary.withNative(interpreter(q.memory, new Set([V.CUBLASLT_EPILOGUE_DEFAULT])), hostDevice(q.memory), { noAlgorithmFor: ['BGRADB'] });

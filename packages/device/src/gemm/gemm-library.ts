@@ -172,7 +172,7 @@ function availabilityOf(native: GemmNative): GemmAvailability {
 type CachedAlgorithm =
   | { kind: 'algorithm'; algo: Uint8Array; workspaceSize: number }
   | { kind: 'fallback'; form: Extract<GemmFallbackForm, { ok: true }>; report: string }
-  | { kind: 'none'; message: string };
+  | { kind: 'none'; epilogue: GemmEpilogueKind; message: string };
 
 /** One key's fallback decision, as `GemmLibrary.fallbacks` lists it. */
 export interface GemmFallbackRecord {
@@ -239,7 +239,7 @@ export class GemmLibrary {
     const out: GemmFallbackRecord[] = [];
     for (const entry of this.algorithms.values()) {
       if (entry.kind === 'fallback') out.push({ epilogue: entry.form.epilogue, report: entry.report, ran: true });
-      else if (entry.kind === 'none') out.push({ epilogue: 'DEFAULT', report: entry.message, ran: false });
+      else if (entry.kind === 'none') out.push({ epilogue: entry.epilogue, report: entry.message, ran: false });
     }
     return out;
   }
@@ -330,7 +330,7 @@ export class GemmLibrary {
       : 'cublasLtMatmulAlgoGetHeuristic returned none';
     const chosen: GemmFallbackForm = allowFallback ? fallbackForm(desc, shape) : { ok: false, epilogue: kind, reason: 'it is a fallback step itself' };
     if (chosen.ok) return { entry: { kind: 'fallback', form: chosen, report: `fallback: cuBLASLt has no ${kind} algorithm for ${describeGemm(desc, shape)} (${why}): ${chosen.summary}` } };
-    return { entry: { kind: 'none', message: `cuBLASLt has no algorithm for this GEMM on this device (${why}): ${describeGemm(desc, shape)}; no fallback: ${chosen.reason}` } };
+    return { entry: { kind: 'none', epilogue: kind, message: `cuBLASLt has no algorithm for this GEMM on this device (${why}): ${describeGemm(desc, shape)}; no fallback: ${chosen.reason}` } };
   }
 
   /**
