@@ -38,7 +38,8 @@ Math per family (what the tsfuser definitions compute; fp32 math for bf16):
   instance_norm(_bwd)     x [rows/16, 16, hidden]: aten.native_batch_norm(_backward) on the [1, N*C, H*W]
                           view with the weight repeated N times (what F.instance_norm runs)
   group_norm              F.group_norm(x [rows/64, 64, hidden], 32, w, b, 1e-5)
-  group_norm_bwd, rope, cat, nanogpt_attn(_bwd), huggingface_attn(_bwd): sweep_pytorch_model.py
+  group_norm_bwd, rope(_bwd), cat, nanogpt_attn(_bwd), huggingface_attn(_bwd), col_sum,
+  softmax_outer, softmax_bwd_outer: sweep_pytorch_model.py
 
 Writes one JSON object per line: {"name", "impl", "median_ms"} (or "error"), and {"copy_gbps"}.
 Usage: python3 sweep_pytorch.py --points points.json [--iters N] [--out f.jsonl] [--no-compile]

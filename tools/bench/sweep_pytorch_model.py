@@ -1,12 +1,17 @@
 """PyTorch side of the sweep's model-shaped families (sweep_pytorch.py imports make_model_family):
-group_norm backward, rotate-half RoPE, a two-way cat, and the nanoGPT / HuggingFace attention glue,
-on the views packages/tsfuser/src/bench/sweep-{batch-norm,resize,attention}-definitions.ts give a
-(rows, hidden) point. fp32 math for bf16, as the tsfuser definitions compute.
+group_norm backward, rotate-half RoPE and its backward, a two-way cat, the nanoGPT / HuggingFace
+attention glue, on the views packages/tsfuser/src/bench/sweep-{batch-norm,resize,attention}-
+definitions.ts give a (rows, hidden) point, and the reduction_axis = 0 forms of the sum and softmax
+(sweep-more-definitions.ts). fp32 math for bf16, as the tsfuser definitions compute.
 
   group_norm_bwd        aten.native_group_norm_backward on x [rows/64, 64, hidden], 32 groups,
                         mean / rstd [N, 32] in the input's dtype, as aten takes them (dx, dw, db)
   rope                  x [1, hidden/128, rows, 128]: x * cos + cat(-x[..., 64:], x[..., :64]) * sin,
                         cos / sin [rows, 128]
+  rope_bwd              grad_out [1, hidden/128, rows, 128]: dy * cos + cat(v[..., 64:], -v[..., :64]), v = dy * sin
+  col_sum               x.float().sum(0).to(dtype)
+  softmax_outer         torch.softmax(x, 0)
+  softmax_bwd_outer     aten._softmax_backward_data(dy, y, 0, dtype)
   cat                   torch.cat([a, b], -1), a [rows, hidden // 2], b [rows, hidden - hidden // 2]
   nanogpt_attn          scores [1, rows/16, 16, hidden]: softmax(masked_fill(x / 8, bias == 0, -inf)),
                         dropout (mask drawn in the call); returns (out, keep, attn, bias == 0
@@ -63,6 +68,22 @@ def make_model_family(point, dtype):
             return (xf * cos.float() + rotated * sin.float()).to(x.dtype)
 
         return rope, (randn(1, hidden // HEAD_SIZE, rows, HEAD_SIZE), randn(rows, HEAD_SIZE), randn(rows, HEAD_SIZE))
+    if family == "rope_bwd":
+        half = HEAD_SIZE // 2
+
+        def rope_bwd(dy, cos, sin):
+            dyf = dy.float()
+            v = dyf * sin.float()
+            return (dyf * cos.float() + torch.cat((v[..., half:], -v[..., :half]), dim=-1)).to(dy.dtype)
+
+        return rope_bwd, (randn(1, hidden // HEAD_SIZE, rows, HEAD_SIZE), randn(rows, HEAD_SIZE), randn(rows, HEAD_SIZE))
+    if family == "col_sum":
+        return (lambda x: x.float().sum(0).to(x.dtype)), (randn(rows, hidden),)
+    if family == "softmax_outer":
+        return (lambda x: torch.softmax(x, dim=0)), (randn(rows, hidden),)
+    if family == "softmax_bwd_outer":
+        y = torch.softmax(torch.randn(rows, hidden, device=DEVICE), 0).to(dtype)
+        return (lambda dy, y: torch.ops.aten._softmax_backward_data(dy, y, 0, dtype)), (randn(rows, hidden), y)
     if family == "cat":
         left = hidden // 2
         return (lambda a, b: torch.cat([a, b], -1)), (randn(rows, left), randn(rows, hidden - left))

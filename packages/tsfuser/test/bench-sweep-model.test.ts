@@ -1,7 +1,8 @@
 // The sweep families of nvFuser's model-shaped benchmarks (issue 38): group_norm backward,
-// rotate-half RoPE on [1, H, S, 128], a two-way last-dim cat, and the softmax / dropout / mask
-// glue of nanoGPT and HuggingFace attention forward and backward on [1, rows / 16, 16, hidden]
-// scores compute, on the reference backend at small sizes, what independent float64 math says
+// rotate-half RoPE on [1, H, S, 128] and its backward, a two-way last-dim cat, and the softmax /
+// dropout / mask glue of nanoGPT and HuggingFace attention forward and backward on [1, rows / 16,
+// 16, hidden] scores — and the reduction_axis = 0 forms of the sum, softmax and its backward —
+// compute, on the reference backend at small sizes, what independent float64 math says
 // (written out here; the forward keep masks redrawn by a separate one-op rand_like definition
 // with the same seed and offset). Also their byte counts, the points they take, their input
 // dtypes, and that the GPU path on the fake H100 segments, lowers and launches each.
@@ -10,7 +11,7 @@ import { HostTensor } from '@tsfuser/fusion-ir';
 import { Tensor } from '@tsfuser/device';
 import { sweepDefinition, sweepInputs } from '../src/bench/sweep-definitions.js';
 import { SWEEP_DROPOUT_OFFSET, SWEEP_DROPOUT_P, SWEEP_DROPOUT_SEED } from '../src/bench/sweep-dropout-definitions.js';
-import { NVF_MODEL_SWEEP_FAMILIES, pointBytes, pointName, sweepPoints, type SweepPoint } from '../src/bench/sweep-points.js';
+import { NVF_MODEL_SWEEP_FAMILIES, NVF_OUTER_SWEEP_FAMILIES, pointBytes, pointName, sweepPoints, type SweepPoint } from '../src/bench/sweep-points.js';
 import { importPythonDefinition } from '../src/python/import-definition.js';
 import { Random } from '../src/io/random.js';
 import type { ExecuteInput } from '../src/execute/backend.js';
@@ -19,7 +20,8 @@ import { createGpuBackend } from '../src/execute/gpu-backend.js';
 import { fakeDevice } from './fake-device.js';
 import { runCli } from './helpers.js';
 
-type Family = (typeof NVF_MODEL_SWEEP_FAMILIES)[number];
+const FAMILIES = [...NVF_MODEL_SWEEP_FAMILIES, ...NVF_OUTER_SWEEP_FAMILIES] as const;
+type Family = (typeof FAMILIES)[number];
 
 const seed = Number(process.env['SWEEP_TEST_SEED'] ?? Date.now() % 100000);
 const keepScale = 1 / (1 - SWEEP_DROPOUT_P);
@@ -28,11 +30,15 @@ const keepScale = 1 / (1 - SWEEP_DROPOUT_P);
 const CHECK_POINT: Record<Family, readonly [number, number]> = {
   group_norm_bwd: [128, 37], // [2, 32, 2, 37]
   rope: [5, 256], // [1, 2, 5, 128], cos / sin [5, 128]
+  rope_bwd: [5, 256],
   cat: [5, 37], // [5, 18] ++ [5, 19]
   nanogpt_attn: [32, 37], // [1, 2, 16, 37]
   nanogpt_attn_bwd: [32, 37],
   huggingface_attn: [32, 37],
   huggingface_attn_bwd: [32, 37], // [2, 16, 37]
+  col_sum: [5, 37],
+  softmax_outer: [5, 37],
+  softmax_bwd_outer: [5, 37],
 };
 
 function randomHost(spec: WorkloadInput, rng: Random): HostTensor {
@@ -115,6 +121,25 @@ function expected(family: Family, rows: number, hidden: number, ins: Float64Arra
         }),
       ];
     }
+    case 'rope_bwd': {
+      // grad_out [1, H, S, 128]; cos, sin [S, 128]: dy · cos + cat(v[…, 64:], −v[…, :64]), v = dy · sin.
+      const [dy, cos, sin] = [t(0), t(1), t(2)];
+      const v = (i: number): number => (dy[i] as number) * (sin[(Math.floor(i / 128) % rows) * 128 + (i % 128)] as number);
+      return [Array.from(dy, (g, i) => g * (cos[(Math.floor(i / 128) % rows) * 128 + (i % 128)] as number) + (i % 128 < 64 ? v(i + 64) : -v(i - 64)))];
+    }
+    case 'col_sum':
+      return [Array.from({ length: hidden }, (_, c) => Array.from({ length: rows }, (_, r) => t(0)[r * hidden + c] as number).reduce((a, b) => a + b, 0))];
+    case 'softmax_outer': {
+      // softmaxRows of the transpose, transposed back.
+      const xt = Array.from({ length: rows * hidden }, (_, i) => t(0)[(i % rows) * hidden + Math.floor(i / rows)] as number);
+      const yt = softmaxRows(xt, rows);
+      return [Array.from({ length: rows * hidden }, (_, i) => yt[(i % hidden) * rows + Math.floor(i / hidden)] as number)];
+    }
+    case 'softmax_bwd_outer': {
+      const [dy, y] = [t(0), t(1)];
+      const dot = Array.from({ length: hidden }, (_, c) => Array.from({ length: rows }, (_, r) => (dy[r * hidden + c] as number) * (y[r * hidden + c] as number)).reduce((a, b) => a + b, 0));
+      return [Array.from(dy, (g, i) => (y[i] as number) * (g - (dot[i % hidden] as number)))];
+    }
     case 'cat': {
       const left = Math.floor(hidden / 2);
       return [Array.from({ length: rows * hidden }, (_, i) => {
@@ -149,7 +174,7 @@ function expected(family: Family, rows: number, hidden: number, ins: Float64Arra
 }
 
 describe('nvFuser model-shaped benchmark families in the sweep (issue 38)', () => {
-  it.each(NVF_MODEL_SWEEP_FAMILIES)('%s equals float64 math (Float, reference backend)', async (family) => {
+  it.each(FAMILIES)('%s equals float64 math (Float, reference backend)', async (family) => {
     const [rows, hidden] = CHECK_POINT[family];
     const rng = new Random(seed);
     const specs = sweepInputs(family, 'Float', rows, hidden);
@@ -206,17 +231,21 @@ describe('nvFuser model-shaped benchmark families in the sweep (issue 38)', () =
 
   it('the default sweep holds every family, and `--list` names the requested points', async () => {
     const all = sweepPoints();
-    for (const family of NVF_MODEL_SWEEP_FAMILIES) expect(all.filter((p) => p.family === family).length, family).toBeGreaterThanOrEqual(family === 'rope' ? 2 * (92 - 52) : 2 * (92 - 23));
-    const r = await runCli(['bench', '--suite', 'sweep', '--family', NVF_MODEL_SWEEP_FAMILIES.join(','), '--dtype', 'bf16,f32', '--sizes', '1024x4096,16384x4096', '--list']);
+    for (const family of FAMILIES) expect(all.filter((p) => p.family === family).length, family).toBeGreaterThanOrEqual(family.startsWith('rope') ? 2 * (92 - 52) : 2 * (92 - 23));
+    const r = await runCli(['bench', '--suite', 'sweep', '--family', FAMILIES.join(','), '--dtype', 'bf16,f32', '--sizes', '1024x4096,16384x4096', '--list']);
     expect(r.code, r.stderr).toBe(0);
-    for (const family of NVF_MODEL_SWEEP_FAMILIES) expect(r.stdout).toContain(`${family}_bf16_16384x4096`);
-    expect(r.stdout).toMatch(/\n28 points\n$/);
+    for (const family of FAMILIES) expect(r.stdout).toContain(`${family}_bf16_16384x4096`);
+    expect(r.stdout).toMatch(/\n44 points\n$/);
   });
 
   it('bytes: every input read once, every output written once (masks 1 byte, statistics f32)', () => {
     const p = (family: Family, rows: number, hidden: number): SweepPoint => ({ family, dtype: 'BFloat16', rows, hidden });
     expect(pointBytes(p('group_norm_bwd', 128, 16))).toBe((3 * 2048 + 3 * 64) * 2 + 2 * 64 * 4);
     expect(pointBytes(p('rope', 8, 256))).toBe((2 * 2048 + 2 * 8 * 128) * 2);
+    expect(pointBytes(p('rope_bwd', 8, 256))).toBe((2 * 2048 + 2 * 8 * 128) * 2);
+    expect(pointBytes(p('col_sum', 8, 16))).toBe((128 + 16) * 2);
+    expect(pointBytes(p('softmax_outer', 8, 16))).toBe(2 * 128 * 2);
+    expect(pointBytes(p('softmax_bwd_outer', 8, 16))).toBe(3 * 128 * 2);
     expect(pointBytes(p('cat', 8, 16))).toBe(2 * 128 * 2);
     expect(pointBytes(p('nanogpt_attn', 32, 16))).toBe(3 * 512 * 2 + 2 * 512 + 16 * 16 * 4);
     expect(pointBytes(p('nanogpt_attn_bwd', 32, 16))).toBe(3 * 512 * 2 + 512 + 16 * 16);
@@ -225,7 +254,7 @@ describe('nvFuser model-shaped benchmark families in the sweep (issue 38)', () =
   });
 
   it('bf16 definitions take the inputs sweepInputs lists, dtype for dtype', () => {
-    for (const family of NVF_MODEL_SWEEP_FAMILIES) {
+    for (const family of FAMILIES) {
       const fusion = sweepDefinition(family, 'BFloat16').fusionIr();
       const inputs = sweepInputs(family, 'BFloat16', 1024, 768);
       expect(fusion.inputs.map((v) => ('dtype' in v ? v.dtype : 'none')), family).toEqual(inputs.map((i) => i.dtype));
@@ -237,7 +266,7 @@ describe('the GPU path on the fake H100 (no GPU) takes every model-shaped family
   it.each(['Float', 'BFloat16'] as const)('%s: each family at 1024x768 is segmented, lowered and launched', async (dtype) => {
     const fake = fakeDevice();
     const backend = createGpuBackend({ cubinDirectory: null, deviceContext: () => fake.device });
-    for (const family of NVF_MODEL_SWEEP_FAMILIES) {
+    for (const family of FAMILIES) {
       const before = fake.launches.length;
       const inputs: ExecuteInput[] = sweepInputs(family, dtype, 1024, 768).map((i) => i.scalar ?? Tensor.emptyDevice(fake.device, i.dtype, i.sizes));
       const outs = await sweepDefinition(family, dtype).execute(inputs, { backend });

@@ -25,8 +25,8 @@ describe('sweep points', () => {
   it('default sweep: every family × dtype × the llm sizes and the offset sizes, ordered, no duplicates', () => {
     const points = sweepPoints();
     // group_norm and group_norm_bwd (N · 64 rows) have no 16-row points: 11 + 12 sizes fewer each,
-    // per dtype; rope (hidden = H · 128) none at hidden 1600 (4 sizes) or at an offset (48).
-    expect(points).toHaveLength(SWEEP_FAMILIES.length * 2 * (4 * 11 + 4 * 3 * 4) - 2 * (2 * (11 + 12) + 4 + 48));
+    // per dtype; rope and rope_bwd (hidden = H · 128) none at hidden 1600 (4 sizes) or at an offset (48).
+    expect(points).toHaveLength(SWEEP_FAMILIES.length * 2 * (4 * 11 + 4 * 3 * 4) - 2 * (2 * (11 + 12) + 2 * (4 + 48)));
     expect(new Set(points.map(pointName)).size).toBe(points.length);
     expect(pointName(points[0] as SweepPoint)).toBe('softmax_f32_16x768');
     const sizes = points.filter((p) => p.family === 'layer_norm' && p.dtype === 'BFloat16').map((p) => `${p.rows}x${p.hidden}`);

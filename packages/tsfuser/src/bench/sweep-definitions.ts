@@ -6,10 +6,10 @@
 import { FusionDefinition } from '../definition/fusion-definition.js';
 import { importPythonDefinition } from '../python/import-definition.js';
 import { ATTENTION_QUERIES, pointBytes, pointName, ROPE_HEAD_SIZE, SWEEP_FAMILIES, type SweepDtype, type SweepFamily, type SweepPoint } from './sweep-points.js';
-import { geluBackwardDef, reductionEpilogueDef, rmsNormBackwardDef, scaleBiasReluDef, softmaxBackwardDef } from './sweep-more-definitions.js';
+import { columnSumDef, geluBackwardDef, reductionEpilogueDef, softmaxBackwardOuterDef, softmaxOuterDef, rmsNormBackwardDef, scaleBiasReluDef, softmaxBackwardDef } from './sweep-more-definitions.js';
 import { embeddingDef, SWEEP_EMBEDDING_VOCAB, transposeDef } from './sweep-movement-definitions.js';
 import { causalBias, causalMasked, huggingfaceAttnBackwardDef, huggingfaceAttnDef, nanogptAttnBackwardDef, nanogptAttnDef } from './sweep-attention-definitions.js';
-import { catDef, ropeDef } from './sweep-resize-definitions.js';
+import { catDef, ropeBackwardDef, ropeDef } from './sweep-resize-definitions.js';
 import { batchNormBackwardDef, batchNormDef, groupNormBackwardDef, groupNormDef, instanceNormBackwardDef, instanceNormDef, SWEEP_GROUP_NORM_CHANNELS, SWEEP_GROUP_NORM_GROUPS, SWEEP_INSTANCE_NORM_CHANNELS } from './sweep-batch-norm-definitions.js';
 import { dropoutLayerNormBackwardDef, dropoutLayerNormDef, dropoutRmsNormBackwardDef, dropoutRmsNormDef, SWEEP_DROPOUT_OFFSET, SWEEP_DROPOUT_SEED } from './sweep-dropout-definitions.js';
 import { broadcastAddInnerDef, crossEntropyDef, geluBackwardReductionDef, rmsNormAddDef, scaleBiasReluBackwardDef, siluMulBackwardDef } from './sweep-glue-definitions.js';
@@ -151,6 +151,14 @@ export function sweepDefinitionText(family: SweepFamily, dtype: SweepDtype, hidd
       return groupNormBackwardDef(dtype);
     case 'rope':
       return ropeDef(dtype);
+    case 'rope_bwd':
+      return ropeBackwardDef(dtype);
+    case 'col_sum':
+      return columnSumDef(dtype);
+    case 'softmax_outer':
+      return softmaxOuterDef(dtype);
+    case 'softmax_bwd_outer':
+      return softmaxBackwardOuterDef(dtype);
     case 'cat':
       return catDef(dtype);
     case 'nanogpt_attn':
@@ -243,8 +251,9 @@ export function sweepInputs(family: SweepFamily, dtype: SweepDtype, rows: number
       const stats = (positive: boolean): WorkloadInput => ({ sizes: [Math.floor(rows / c), g], dtype: 'Float', ...(positive ? { positive } : {}) });
       return [x4, { ...x4 }, { sizes: [g, c / g], dtype }, stats(false), stats(true)];
     }
-    case 'rope': {
-      // [B, H, S, D] = [1, hidden / 128, rows, 128]; cos and sin [S, D].
+    case 'rope':
+    case 'rope_bwd': {
+      // x (grad_out) [B, H, S, D] = [1, hidden / 128, rows, 128]; cos and sin [S, D].
       const table: WorkloadInput = { sizes: [rows, ROPE_HEAD_SIZE], dtype };
       return [{ sizes: [1, Math.floor(hidden / ROPE_HEAD_SIZE), rows, ROPE_HEAD_SIZE], dtype }, table, { ...table }];
     }
@@ -268,6 +277,8 @@ export function sweepInputs(family: SweepFamily, dtype: SweepDtype, rows: number
     case 'softmax':
     case 'row_sum':
     case 'gelu':
+    case 'col_sum':
+    case 'softmax_outer':
       return [x];
     case 'silu_mul':
     case 'mul':
@@ -279,6 +290,7 @@ export function sweepInputs(family: SweepFamily, dtype: SweepDtype, rows: number
       return [x, column];
     case 'softmax_bwd':
     case 'gelu_bwd':
+    case 'softmax_bwd_outer':
       return [x, { ...x }];
     case 'scale_bias_relu':
       return [x, column, { ...column }];

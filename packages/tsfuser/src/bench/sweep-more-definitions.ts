@@ -77,3 +77,37 @@ ${full('T0', dtype)}${column('T1', dtype)}    T2 = fd.ops.sum(fd.ops.cast(T0, dt
     fd.add_output(fd.ops.cast(T3, dtype=DataType.${dtype}))
 `;
 }
+
+/**
+ * nvFuser's reduction_axis = 0 forms of test_reduction, test_softmax_fwd and test_softmax_bwd
+ * (statistics per column of [rows, hidden], the outer reduction and outer persistent kernels):
+ * Σ over rows, softmax over rows, and its backward dx = y · (dy − Σ_rows dy·y).
+ */
+export function columnSumDef(dtype: string): string {
+  return `def col_sum(fd : FusionDefinition) -> None :
+${full('T0', dtype)}    T1 = fd.ops.sum(fd.ops.cast(T0, dtype=DataType.Float), dims=[0], keepdim=False, dtype=DataType.Null)
+    fd.add_output(fd.ops.cast(T1, dtype=DataType.${dtype}))
+`;
+}
+
+export function softmaxOuterDef(dtype: string): string {
+  return `def softmax_outer(fd : FusionDefinition) -> None :
+${full('T0', dtype)}    T1 = fd.ops.cast(T0, dtype=DataType.Float)
+    T2 = fd.ops.max(T1, dims=[0], keepdim=False, dtype=DataType.Null)
+    T4 = fd.ops.exp(fd.ops.sub(T1, fd.ops.broadcast_in_dim(T2, shape=T0.shape(), broadcast_dims=[1])))
+    T5 = fd.ops.sum(T4, dims=[0], keepdim=False, dtype=DataType.Null)
+    T7 = fd.ops.mul(T4, fd.ops.reciprocal(fd.ops.broadcast_in_dim(T5, shape=T0.shape(), broadcast_dims=[1])))
+    fd.add_output(fd.ops.cast(T7, dtype=DataType.${dtype}))
+`;
+}
+
+/** aten._softmax_backward_data(dy, y, 0). Inputs: grad_output, output. */
+export function softmaxBackwardOuterDef(dtype: string): string {
+  return `def softmax_bwd_outer(fd : FusionDefinition) -> None :
+${full('T0', dtype)}${full('T1', dtype)}    T2 = fd.ops.cast(T0, dtype=DataType.Float)
+    T3 = fd.ops.cast(T1, dtype=DataType.Float)
+    T4 = fd.ops.sum(fd.ops.mul(T2, T3), dims=[0], keepdim=False, dtype=DataType.Null)
+    T6 = fd.ops.mul(T3, fd.ops.sub(T2, fd.ops.broadcast_in_dim(T4, shape=T0.shape(), broadcast_dims=[1])))
+    fd.add_output(fd.ops.cast(T6, dtype=DataType.${dtype}))
+`;
+}

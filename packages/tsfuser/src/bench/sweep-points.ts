@@ -64,13 +64,20 @@ export const NVF_GLUE_SWEEP_FAMILIES = [
 /**
  * The rest of nvFuser's benchmarks/python that a rows × hidden point can carry: group_norm
  * backward (sweep-batch-norm-definitions.ts), llama rotate-half RoPE on [1, hidden / 128, rows,
- * 128] = [B, H, S, D] and a two-way cat along the last dim (sweep-resize-definitions.ts), and the
- * softmax / dropout / mask glue of nanoGPT and HuggingFace attention, forward and backward, on
- * [1, rows / 16, 16, hidden] = [B, H, S_q, S_k] (sweep-attention-definitions.ts).
+ * 128] = [B, H, S, D] and its backward, a two-way cat along the last dim
+ * (sweep-resize-definitions.ts), and the softmax / dropout / mask glue of nanoGPT and HuggingFace
+ * attention, forward and backward, on [1, rows / 16, 16, hidden] = [B, H, S_q, S_k]
+ * (sweep-attention-definitions.ts).
  */
-export const NVF_MODEL_SWEEP_FAMILIES = ['group_norm_bwd', 'rope', 'cat', 'nanogpt_attn', 'nanogpt_attn_bwd', 'huggingface_attn', 'huggingface_attn_bwd'] as const;
+export const NVF_MODEL_SWEEP_FAMILIES = ['group_norm_bwd', 'rope', 'rope_bwd', 'cat', 'nanogpt_attn', 'nanogpt_attn_bwd', 'huggingface_attn', 'huggingface_attn_bwd'] as const;
 
-export const SWEEP_FAMILIES = [...FIRST_SWEEP_FAMILIES, ...NVF_GLUE_SWEEP_FAMILIES, ...NVF_MODEL_SWEEP_FAMILIES] as const;
+/**
+ * nvFuser's reduction_axis = 0 parametrizations of test_reduction, test_softmax_fwd and
+ * test_softmax_bwd: the sum, softmax and softmax backward over rows (sweep-more-definitions.ts).
+ */
+export const NVF_OUTER_SWEEP_FAMILIES = ['col_sum', 'softmax_outer', 'softmax_bwd_outer'] as const;
+
+export const SWEEP_FAMILIES = [...FIRST_SWEEP_FAMILIES, ...NVF_GLUE_SWEEP_FAMILIES, ...NVF_MODEL_SWEEP_FAMILIES, ...NVF_OUTER_SWEEP_FAMILIES] as const;
 export type SweepFamily = (typeof SWEEP_FAMILIES)[number];
 
 /** Channels of the instance_norm families' [rows / C, C, hidden] view (sweep-batch-norm-definitions.ts re-exports it). */
@@ -87,7 +94,7 @@ export const ATTENTION_QUERIES = 16;
 
 /**
  * Whether a family has a point at rows × hidden: instance_norm needs rows = N · 16, group_norm
- * N · 64, the attention families H · 16, rope hidden = H · 128.
+ * N · 64, the attention families H · 16, rope (and its backward) hidden = H · 128.
  */
 export function familyTakesPoint(family: SweepFamily, rows: number, hidden: number): boolean {
   switch (family) {
@@ -103,6 +110,7 @@ export function familyTakesPoint(family: SweepFamily, rows: number, hidden: numb
     case 'huggingface_attn_bwd':
       return rows % ATTENTION_QUERIES === 0;
     case 'rope':
+    case 'rope_bwd':
       return hidden % ROPE_HEAD_SIZE === 0;
     case 'cat':
       return hidden >= 2;
@@ -258,7 +266,8 @@ export function pointBytes(p: SweepPoint): number {
       // x, grad_out read, grad_input written; weight, grad_weight, grad_bias; mean, invstd (f32, [N, 32] = rows / 2 each) read.
       return (3 * n + 3 * GROUP_NORM_CHANNELS) * e + 2 * (p.rows / 2) * 4;
     case 'rope':
-      // x read, the roped x written; cos and sin [S, D] = [rows, 128].
+    case 'rope_bwd':
+      // x (grad_out) read, the roped x (grad_input) written; cos and sin [S, D] = [rows, 128].
       return (2 * n + 2 * p.rows * ROPE_HEAD_SIZE) * e;
     case 'cat':
       return 2 * n * e;
@@ -274,6 +283,12 @@ export function pointBytes(p: SweepPoint): number {
     case 'huggingface_attn_bwd':
       // grad_out, attn, the dropout mask read; grad_input written.
       return 3 * n * e + n;
+    case 'col_sum':
+      return n * e + p.hidden * e;
+    case 'softmax_outer':
+      return 2 * n * e;
+    case 'softmax_bwd_outer':
+      return 3 * n * e;
     default: {
       const unreachable: never = p.family;
       throw new SweepSelectionError(`unknown family ${String(unreachable)}`);

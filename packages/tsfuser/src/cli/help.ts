@@ -77,7 +77,7 @@ Options of bench (needs a GPU):
                                    of each definition and the timed median against the kernels' sum
   --pytorch-script <file>          where pytorch_bench.py is (default: found from the cwd up)
   --suite sweep                    the size sweep: families × dtypes × rows × hidden (tables + summary)
-    --family f,…                   softmax, layer_norm, …, huggingface_attn_bwd (default: all 39)
+    --family f,…                   softmax, layer_norm, …, softmax_bwd_outer (default: all 43)
     --dtype f32,bf16               default: both
     --sizes RxH,…|llm|measured     default: llm + rows × (768, 4096, 16384) + 2/4/8/16 (92 sizes);
                                    llm: rows 16/1024/8192/16384 × GPT-2 … PaLM-540B hidden sizes;
