@@ -7,7 +7,10 @@
 import { describe, expect, it } from 'vitest';
 import { evaluate, HostTensor, type DataType, type TensorView } from '@tsfuser/fusion-ir';
 import { H100_PROPERTIES, makeRuntimeInfo, type InnerPersistentOverrides, type SchedulerDevice } from '@tsfuser/scheduler';
-import { buildNormalization, innerPersistentRegistry, seededRandom, testSeed, type NormalizationCase, type NormalizationKind } from '@tsfuser/test-support';
+import {
+  buildNormalization, innerPersistentRegistry, reshapeLayerNormPrologue, rmsNormRope, seededRandom, softmaxOverPad, testSeed,
+  type NormalizationCase, type NormalizationKind, type ShapeOpsFixture,
+} from '@tsfuser/test-support';
 import { compileFusion, lowerFusion, type CompiledKernel, type Kernel, type Stmt } from '../src/index.js';
 import { simulateKernel } from './kernel-simulator.js';
 import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
@@ -109,6 +112,35 @@ describe('inner persistent on a persistent grid', () => {
   ] as const)('%s %s %j: every grid variant simulates like the fusion', (kind, dtype, shape) => {
     const c = smallCase(`grid_${kind}_${dtype}`, kind, dtype, [...shape]);
     for (const v of GRID_VARIANTS) simulateAndCompare(c, v);
+  });
+
+  it.each([
+    ['softmax over a pad', softmaxOverPad('Float', 20, 64)],
+    ['rms_norm + RoPE', rmsNormRope('BFloat16', 14, 64)],
+    ['reshape + layer_norm + reshape', reshapeLayerNormPrologue('Float', 3, 5, 96)],
+  ] as [string, ShapeOpsFixture][])('%s (slice / pad / cat, reshapes) on a persistent grid simulates like the fusion', (_name, fx) => {
+    const seed = testSeed();
+    const inputs = fx.inputs(seededRandom(seed)).map((v) => v as HostTensor);
+    const info = makeRuntimeInfo(fx.fusion, inputs.map((t) => ({ sizes: t.sizes, strides: t.strides })), SMALL);
+    const want = evaluate(fx.fusion, inputs) as HostTensor[];
+    for (const overrides of [{ blocksPerSm: 2 }, { blocksPerSm: 1, prefetchNextRow: true, hoistRowParamLoads: true }]) {
+      const registry = innerPersistentRegistry(overrides);
+      const compiled = compileFusion(fx.fusion, info, { registry });
+      const { scheduler } = registry.pick(fx.fusion, info);
+      const kernel = lowerFusion(scheduler.schedule(fx.fusion.clone().fusion, compiled.params), { kernelName: compiled.kernelName, maxThreadsPerBlock: compiled.launch.block[0] * compiled.launch.block[1] });
+      // several rows per block: the row loop runs
+      expect(compiled.params.schedulerType === 'inner_persistent' ? compiled.params.rowsPerBlock : 0).toBeGreaterThan(1);
+      const outs = want.map((w) => HostTensor.fromValues(w.dtype, [...w.sizes], new Array<number>(w.numel).fill(NaN)));
+      const got = simulateKernel(kernel, compiled.launch, [...inputs, ...outs]).slice(inputs.length);
+      want.forEach((w, i) => {
+        const g = (got[i] as HostTensor).toNumbers();
+        const tol = w.dtype === 'BFloat16' ? 1.6e-2 : 2e-5;
+        w.toNumbers().forEach((x, k) => {
+          const y = g[k] as number;
+          if (!(Math.abs(x - y) <= tol * Math.max(1, Math.abs(x)))) throw new Error(`${fx.name} ${JSON.stringify(overrides)} (seed ${seed}): output ${i} element ${k}: got ${y}, want ${x}`);
+        });
+      });
+    }
   });
 
   it("prefetch: x is loaded before the row loop (row 0) and inside it (row r + 1); hoisted weight and bias only above it", () => {
