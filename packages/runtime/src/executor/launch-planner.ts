@@ -139,12 +139,17 @@ export function planLaunch<K>(
       }),
       device,
     );
-    const kind = group.schedulerType ?? registry.pick(group.fusion, groupInfo).scheduler.type;
-    plan.groups.push({ groupId, schedulerType: kind, info: groupInfo });
+    let kind = group.schedulerType ?? registry.pick(group.fusion, groupInfo).scheduler.type;
     if (kind === 'expr_eval') {
-      planViews(group, groupInfo, refs, refOf, plan, groupId);
-      return;
+      const views = viewsOf(group, groupInfo);
+      if (!(views instanceof Error)) {
+        plan.groups.push({ groupId, schedulerType: kind, info: groupInfo });
+        planViews(group, views, refs, refOf, plan, groupId);
+        return;
+      }
+      kind = copyingScheduler(group, groupInfo, registry, groupId, views);
     }
+    plan.groups.push({ groupId, schedulerType: kind, info: groupInfo });
     for (const out of group.outputs) {
       if (refOf.has(out)) continue;
       if (out.kind !== 'tensorView') throw new Error(`segment ${groupId} output ${out.name} is not a tensor`);
@@ -174,15 +179,33 @@ function largestPowerOfTwoDividing(bytes: number): number {
   return a;
 }
 
-/** The outputs of a metadata-only group as views of what it reads (no kernel, no step). */
-function planViews<K>(group: SegmentPlanGroup, info: RuntimeInfo, refs: readonly PlanRef[], refOf: Map<Val, PlanRef>, plan: LaunchPlanLayout<K>, groupId: number): void {
-  let layouts: ReturnType<typeof viewLayouts>;
+/** The layouts of a metadata-only group's tensors for these input layouts, or why they are not views. */
+function viewsOf(group: SegmentPlanGroup, info: RuntimeInfo): ReturnType<typeof viewLayouts> | Error {
   try {
     // The group's analyses (its acceptance's, when they describe this info) hold its one binding.
-    layouts = viewLayouts(group.fusion, info.inputs.map((i) => (i.kind === 'tensor' ? i : null)), HeuristicDataCache.for(group.fusion, info, group.analysis).bindings());
+    return viewLayouts(group.fusion, info.inputs.map((i) => (i.kind === 'tensor' ? i : null)), HeuristicDataCache.for(group.fusion, info, group.analysis).bindings());
   } catch (error) {
-    throw new ExecutorInputError(`segment ${groupId} (expr_eval): ${error instanceof Error ? error.message : String(error)}`);
+    return error instanceof Error ? error : new Error(String(error));
   }
+}
+
+/**
+ * The scheduler of a kernel that computes an expr_eval group these layouts cannot view: a
+ * reshape of a strided input (a slice's output, made by an earlier segment) is a copy, as
+ * torch.reshape copies what it cannot view (nvFuser aliases a reshape's output only where the
+ * layout allows, else its kernel writes it). The segment plan chose expr_eval for the layouts
+ * it assumed (contiguous intermediates); the registry picks again for the real ones, where the
+ * view scheduler refuses.
+ */
+function copyingScheduler(group: SegmentPlanGroup, info: RuntimeInfo, registry: SchedulerRegistry, groupId: number, refusal: Error): SchedulerType {
+  const hasReshape = group.fusion.exprs().some((e) => e.kind === 'ViewOp');
+  const picked = hasReshape ? registry.tryPick(group.fusion, info).scheduler : null;
+  if (picked === null || picked.type === 'expr_eval') throw new ExecutorInputError(`segment ${groupId} (expr_eval): ${refusal.message}`);
+  return picked.type;
+}
+
+/** The outputs of a metadata-only group as views of what it reads (no kernel, no step). */
+function planViews<K>(group: SegmentPlanGroup, layouts: ReturnType<typeof viewLayouts>, refs: readonly PlanRef[], refOf: Map<Val, PlanRef>, plan: LaunchPlanLayout<K>, groupId: number): void {
   group.outputs.forEach((out, k) => {
     if (refOf.has(out)) return;
     const tv = group.fusion.outputs[k];

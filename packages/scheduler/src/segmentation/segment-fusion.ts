@@ -261,11 +261,13 @@ class Segmenter {
       const exprs = [...c.exprs].sort((a, b) => (this.order.get(a) as number) - (this.order.get(b) as number));
       return { id, schedulerType: v.type, fusion: v.group.fusion, inputs: v.group.inputs, outputs: v.group.outputs, exprs, analysis: v.analysis };
     });
-    // A segment reading an expr_eval segment's output reads a view, which need not be dense.
+    // A segment reading an expr_eval segment's output reads a view, which need not be dense. An
+    // expr_eval segment too: where the real layout cannot be viewed (a reshape of a slice), the
+    // launch plan computes it in a kernel, which reads its inputs through their strides.
     const views = new Set(groups.filter((g) => g.schedulerType === 'expr_eval').flatMap((g) => g.outputs));
     groups.forEach((g, i) => {
       const strided = new Set(g.inputs.filter((v) => views.has(v)));
-      if (g.schedulerType === 'expr_eval' || strided.size === 0) return;
+      if (strided.size === 0) return;
       const rebuilt = buildGroupFusion(this.fusion, new Set(g.exprs), strided);
       // Another fusion: the analyses of the accepted one do not hold for it.
       const { analysis: _accepted, ...rest } = g;
