@@ -4,12 +4,13 @@
 // cases (seed printed; TSFUSER_SEED replays) with each segment of the plan run in order (greedy
 // scatter segments through the model, the others through the reference), out-of-range indices
 // (the kernel traps), the emitted CUDA's shape and the refusals.
-import { scatterScalarLiteral } from '../src/emit/greedy/scatter-kernel.js';
+import { scatterScalarArgument, scatterScalarLiteral } from '../src/emit/greedy/scatter-kernel.js';
 import { evaluate, Fusion, HostTensor, indexPutAccumulate, makeTensor, scatter, type EvalValue, type Val } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, GreedyScheduler, makeRuntimeInfo, segmentFusion, type GreedyParams } from '@tsfuser/scheduler';
 import { randomScatterCase, scatterCases, scatterInputs, scatterMismatch, seededRandom, testSeed, type ScatterCase } from '@tsfuser/test-support';
 import { describe, expect, it } from 'vitest';
-import { compileFusion } from '../src/index.js';
+import { compileFusion, type CompiledKernel } from '../src/index.js';
+import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
 import { runScatterModel } from './scatter-model.js';
 
 const registry = defaultSchedulerRegistry();
@@ -159,4 +160,71 @@ describe('scatter scalar literals', () => {
     expect(scatterScalarLiteral(1.25, 'Int32')).toBe('(int)1');
     expect(scatterScalarLiteral(-2.5, 'Int32')).toBe('(int)-2');
   });
+});
+
+/** scatter(x, 0, index, S) with S a Double scalar input and x Float (nvFuser's test_scatter_scalar_src). */
+function scalarInputSourceFusion(dtype: 'Float' | 'Half' | 'Int'): Fusion {
+  const f = new Fusion();
+  const x = makeTensor(f, { shape: [-1, -1], dtype });
+  const i = makeTensor(f, { shape: [-1, -1], dtype: 'Int' });
+  const s = f.newSymbolicScalar('Double');
+  for (const v of [x, i, s]) f.addInput(v);
+  f.addOutput(scatter(x, 0, i, s));
+  return f;
+}
+
+describe('a scatter of a scalar input of another dtype (test_scatter_scalar_src)', () => {
+  const rows = 16;
+  const cols = 24;
+  /** Distinct row indices per column (a random permutation's first k), as topk(x, k, dim=0) gives. */
+  function indexTensor(next: () => number, k: number): HostTensor {
+    const t = HostTensor.empty('Int', [k, cols]);
+    for (let c = 0; c < cols; c += 1) {
+      const perm = [...Array(rows).keys()];
+      for (let j = rows - 1; j > 0; j -= 1) {
+        const r = Math.floor(next() * (j + 1));
+        [perm[j], perm[r]] = [perm[r] as number, perm[j] as number];
+      }
+      for (let r = 0; r < k; r += 1) t.setFlat(r * cols + c, BigInt(perm[r] as number));
+    }
+    return t;
+  }
+
+  it('is one greedy segment whose kernel converts the argument, and the model matches the reference', () => {
+    const seed = testSeed();
+    const next = seededRandom(seed);
+    for (const dtype of ['Float', 'Half', 'Int'] as const) {
+      const f = scalarInputSourceFusion(dtype);
+      const x = HostTensor.empty(dtype, [rows, cols]);
+      for (let e = 0; e < x.numel; e += 1) x.setFlat(e, dtype === 'Int' ? BigInt(Math.floor(next() * 100)) : next() * 4 - 2);
+      const index = indexTensor(next, 5);
+      const src = -1.75;
+      const info = makeRuntimeInfo(f, [{ sizes: [rows, cols] }, { sizes: [5, cols] }, null]);
+      expect(segmentFusion(f, info, registry).groups.map((g) => g.schedulerType), dtype).toEqual(['greedy']);
+      const p = new GreedyScheduler().computeHeuristics(f, info);
+      const got = runScatterModel(p, f, [x, index, src], next);
+      const want = evaluate(f, [x, index, src])[0] as HostTensor;
+      const bad = [...Array(want.numel).keys()].filter((e) => Number(got.get(e)) !== Number(want.get(e)));
+      expect(bad, `${dtype} (seed ${seed}, TSFUSER_SEED replays)`).toEqual([]);
+      // The scattered value is the src as the output dtype: -1.75 as Float / Half, toward zero as Int.
+      expect(Number(want.get(Number(index.get(0)) * cols)), dtype).toBe(dtype === 'Int' ? -1 : -1.75);
+    }
+    const cuda = compileFusion(scalarInputSourceFusion('Float'), makeRuntimeInfo(scalarInputSourceFusion('Float'), [{ sizes: [rows, cols] }, { sizes: [5, cols] }, null])).dumps.cuda;
+    expect(cuda).toMatch(/T\d+\[nvf_out\] = \(float\)\(d\d+\);/);
+  });
+
+  it('argument conversions by output dtype', () => {
+    expect(scatterScalarArgument('d2', 'Double', 'Double')).toBe('d2');
+    expect(scatterScalarArgument('d2', 'Double', 'Half')).toBe('__double2half((double)(d2))');
+    expect(scatterScalarArgument('d2', 'Double', 'Int')).toBe('(long long)(d2)');
+    expect(scatterScalarArgument('i2', 'Int', 'Bool')).toBe('(i2 != 0)');
+  });
+
+  it.skipIf(!hasNvcc)('the kernels compile with nvcc -cubin -arch=sm_90', async () => {
+    const kernels: CompiledKernel[] = (['Float', 'Half', 'Int'] as const).map((dtype, k) => {
+      const f = scalarInputSourceFusion(dtype);
+      return compileFusion(f, makeRuntimeInfo(f, [{ sizes: [128, 1024] }, { sizes: [64, 1024] }, null]), { fusionId: 41200 + k });
+    });
+    await compileKernelsWithNvcc(kernels, { chunks: 1, label: 'scatter-scalar-input', cubin: true });
+  }, 120_000);
 });

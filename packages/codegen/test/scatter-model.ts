@@ -49,7 +49,8 @@ export function runScatterModel(p: GreedyParams, fusion: Fusion, inputs: readonl
   if (srcVal.kind === 'scalar') {
     const s = scatterScalarSource(fusion, srcVal, p.dtype);
     if (s === null) throw new Error('scatter model: the scalar src is neither a constant nor an input');
-    scalar = s.kind === 'constant' ? s.value : (inputs[fusion.inputs.indexOf(s.scalar)] as number);
+    // An input of another dtype is converted to the output's, as the kernel's cast does.
+    scalar = s.kind === 'constant' ? s.value : castTo(inputs[fusion.inputs.indexOf(s.scalar)] as number, p.dtype);
   }
   // The copy step: the output starts as self.
   const out = HostTensor.empty(p.dtype, self.sizes);

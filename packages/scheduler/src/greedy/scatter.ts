@@ -149,18 +149,26 @@ export function computeScatterHeuristics(f: ScatterFacts): GreedyParams {
 
 /**
  * A scatter's scalar src as the kernel reads it: a constant (a cast of a constant folded, as the
- * definition's `scatter(x, i, 0.5, dim)` casts its Double 0.5 to x's dtype) or a segment input
- * of the output's dtype; null when it is neither.
+ * definition's `scatter(x, i, 0.5, dim)` casts its Double 0.5 to x's dtype) or a segment input —
+ * of the output's dtype, or cast to it (nvFuser's test_scatter_scalar_src: a Double scalar input
+ * scattered into a Float tensor; the kernel converts the argument, `scalar.dtype` says from what);
+ * null when it is neither.
  */
 export function scatterScalarSource(fusion: Fusion, src: Scalar, dtype: DataType): { kind: 'constant'; value: ScalarValue } | { kind: 'input'; scalar: Scalar } | null {
   if (src.value !== null) return { kind: 'constant', value: src.value };
   const def = src.definition;
-  if (def !== null && def.kind === 'UnaryOp' && def.op === 'cast') {
+  if (def !== null && def.kind === 'UnaryOp' && def.op === 'cast' && src.dtype === dtype) {
     const inner = def.inputs[0];
     if (inner !== undefined && inner.kind === 'scalar' && inner.value !== null) return { kind: 'constant', value: castTo(inner.value, src.dtype) };
+    if (inner !== undefined && inner.kind === 'scalar' && fusion.inputs.includes(inner) && isRealScalarType(inner.dtype)) return { kind: 'input', scalar: inner };
   }
   if (fusion.inputs.includes(src) && src.dtype === dtype) return { kind: 'input', scalar: src };
   return null;
+}
+
+/** Scalar argument dtypes a scatter kernel converts with a C++ cast (complex and fp8 are not). */
+function isRealScalarType(dtype: DataType): boolean {
+  return dtype === 'Bool' || dtype === 'Int' || dtype === 'Int32' || dtype === 'Float' || dtype === 'Double';
 }
 
 /**

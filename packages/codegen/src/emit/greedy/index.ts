@@ -11,7 +11,7 @@ import { withCLinkage } from '../cuda.js';
 import { storageType } from '../types.js';
 import { runtimeLibrary } from '../runtime/index.js';
 import { bitonicKernel, scanKernel, serialScanKernel, warpTopKKernel, type GreedyTensors } from './kernels.js';
-import { scatterKernel, scatterScalarLiteral, type ScatterTensors } from './scatter-kernel.js';
+import { scatterKernel, scatterScalarArgument, scatterScalarLiteral, type ScatterTensors } from './scatter-kernel.js';
 
 export interface GreedyKernelText {
   /** The kernel alone (the cuda_kernel dump). */
@@ -75,7 +75,7 @@ function scatterTensors(fusion: Fusion, p: GreedyParams, parameters: string): Sc
     const s = scatterScalarSource(fusion, src, out.dtype);
     if (s === null) throw new LoweringError('greedy kernel: the scalar src is neither a constant nor a segment input');
     if (s.kind === 'constant' && typeof s.value === 'object') throw new LoweringError('greedy kernel: a complex scalar src is not supported by scatter kernels');
-    scalar = s.kind === 'constant' ? scatterScalarLiteral(s.value as number | bigint | boolean, out.dtype) : s.scalar.symbolicName();
+    scalar = s.kind === 'constant' ? scatterScalarLiteral(s.value as number | bigint | boolean, out.dtype) : scatterScalarArgument(s.scalar.symbolicName(), s.scalar.dtype, out.dtype);
   }
   return { out: `T${out.name}`, index: `T${index.name}`, src: src.kind === 'tensorView' ? `T${src.name}` : null, scalar, parameters };
 }

@@ -11,6 +11,7 @@
 // names keep the copied value; duplicate indices of index_put_accumulate all add (in an
 // unspecified order), duplicate indices of scatter leave one of the writers' values.
 
+import type { DataType } from '@tsfuser/fusion-ir';
 import type { GreedyParams, GreedyScatterKernel } from '@tsfuser/scheduler';
 import { LoweringError } from '../../errors.js';
 import { storageType } from '../types.js';
@@ -80,6 +81,32 @@ export function scatterScalarLiteral(value: number | bigint | boolean, dtype: Gr
     case 'Float':
     case 'Double':
       return `(${T})${doubleLiteral(Number(value))}`;
+    default:
+      throw new LoweringError(`scatter kernel: a ${dtype} scalar src is not supported`);
+  }
+}
+
+/**
+ * A scalar kernel argument `name` of dtype `from` as a value of the output's storage type, as
+ * the fusion's cast converts it (C++'s conversions: floats round to nearest, toward zero into
+ * integers; Half / BFloat16 through double, as their literals are made).
+ */
+export function scatterScalarArgument(name: string, from: DataType, dtype: GreedyParams['dtype']): string {
+  if (from === dtype) return name;
+  switch (dtype) {
+    case 'Bool':
+      return `(${name} != 0)`;
+    case 'Int':
+      return `(long long)(${name})`;
+    case 'Int32':
+      return `(int)(${name})`;
+    case 'Half':
+      return `__double2half((double)(${name}))`;
+    case 'BFloat16':
+      return `__double2bfloat((double)(${name}))`;
+    case 'Float':
+    case 'Double':
+      return `(${storageType(dtype)})(${name})`;
     default:
       throw new LoweringError(`scatter kernel: a ${dtype} scalar src is not supported`);
   }
