@@ -9,7 +9,7 @@
 // kernels the GPU entry times.
 import { describe, expect, it } from 'vitest';
 import { buildLayerNormBackward, innerOuterPersistentRegistry } from '@tsfuser/test-support';
-import { compileFusion, type Stmt } from '../src/index.js';
+import { compileFusion, lowerFusion, verifyKernelIr, type Stmt } from '../src/index.js';
 import { printIndex } from '../src/kernel-ir/index-expr.js';
 import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
 import { lowerCase, simulateAndCompare, walk } from './inner-outer-lowering.js';
@@ -62,6 +62,26 @@ describe('inner-outer persistent codegen: bulk row copies of several stages (bul
     expect(compiled.dumps.cuda).toMatch(/nvfBulkCopyWait\(\(T\d+_row_barrier \+ \(/);
     expect(compiled.dumps.cuda).toMatch(/nvfBulkCopyRowAgain\(\(T\d+_row_barrier \+ \(.*\)\), \(T\d+_row \+ \(.*\) \* \d+\)/);
     expect(compiled.dumps.schedulerParams).toContain('3 stages');
+  });
+
+  it('the kernel IR verifier finds nothing after any pass (3 stages; the prologue copies name their buffers)', () => {
+    const c = buildLayerNormBackward('BFloat16', 700, 128);
+    const registry = innerOuterPersistentRegistry({ bulkLoadRows: true, bulkStages: 3, blocksPerSm: 1 });
+    const { scheduler } = registry.pick(c.fusion, c.info);
+    const params = scheduler.computeHeuristics(c.fusion, c.info);
+    const scheduled = scheduler.schedule(c.fusion.clone().fusion, params);
+    const passes: string[] = [];
+    const problems: string[] = [];
+    lowerFusion(scheduled, {
+      kernelName: 'stages',
+      maxThreadsPerBlock: params.lparams.bdimx * params.lparams.bdimy,
+      observe: (pass, body, kernelParams) => {
+        passes.push(pass);
+        problems.push(...verifyKernelIr(body, kernelParams, { pendingAllowed: pass === 'loop-nest' || pass === 'allocation' }).map((x) => `after ${pass}: ${x}`));
+      },
+    });
+    expect(passes).toContain('bulk-row-pipeline');
+    expect(problems).toEqual([]);
   });
 
   it('one stage (the default) emits the text it did before stages existed', () => {
