@@ -10,7 +10,8 @@
 //
 //   bash gpu-bundle/run.sh tsfuser-inner-outer-variants [point,…] [variant-substring,…]
 // (points: sweep point names, e.g. rms_norm_bwd_bf16_4096x4096; default: rms_norm_bwd and
-// layer_norm_bwd, bf16 at 4096x4096 and 16384x4096, f32 at 4096x4096; the heuristic always runs
+// layer_norm_bwd, bf16 at 4096x4096 and 16384x4096, f32 at 4096x4096, and rms_norm_bwd bf16 at
+// 1024x4096; the heuristic always runs
 // first: the others are checked against it)
 //
 // The prediction this measures (ptxas -v, sm_90: the bf16 kernels at 4096 use 46–56 registers,
@@ -27,6 +28,8 @@ import { l2Flusher, timeDevice } from '../src/bench/timing.js';
 import { parsePointName, sweepPointWorkload } from '../src/bench/sweep-definitions.js';
 
 const DEFAULT_POINTS = [
+  // 1024 rows: with 4096 and 16384, the fixed part of a launch (grid step, pipeline fill) against the per-row part.
+  'rms_norm_bwd_bf16_1024x4096',
   'rms_norm_bwd_bf16_4096x4096',
   'rms_norm_bwd_bf16_16384x4096',
   'rms_norm_bwd_f32_4096x4096',
