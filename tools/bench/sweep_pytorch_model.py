@@ -15,7 +15,7 @@ definitions.ts give a (rows, hidden) point, and the reduction_axis = 0 forms of 
   cat                   torch.cat([a, b], -1), a [rows, hidden // 2], b [rows, hidden - hidden // 2]
   nanogpt_attn          scores [1, rows/16, 16, hidden]: softmax(masked_fill(x / 8, bias == 0, -inf)),
                         dropout (mask drawn in the call); returns (out, keep, attn, bias == 0
-                        expanded: a view, where tsfuser writes nvFuser's materialized Bool output)
+                        expanded: a view, as tsfuser's stride-0 output)
   nanogpt_attn_bwd      where(bias == 0, 0, attn * (d - sum(attn * d))) / 8, d = dy * keep / 0.8
   huggingface_attn      softmax((x + attention_mask).view(rows/16, 16, hidden)), dropout; (out, attn, keep)
   huggingface_attn_bwd  attn * (d - sum(attn * d)) on [rows/16, 16, hidden], viewed [1, rows/16, 16, hidden]

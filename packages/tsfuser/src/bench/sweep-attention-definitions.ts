@@ -5,7 +5,8 @@
 // rows of S_k = hidden keys (nvFuser's S_q = S_k ≤ 512 does not fit a rows × hidden point; a
 // 16-query block of a long key sequence keeps the softmax rows and the mask broadcast over the
 // heads). nanoGPT's causal bias is [1, 1, S_q, S_k] (f32, 1 = visible, the last S_q keys
-// bottom-right aligned), its backward takes the Boolean `bias == 0` of the same size.
+// bottom-right aligned), its backward takes the Boolean `bias == 0` of the same size. The
+// forward's broadcast mask output, as nvFuser's, is an expanded (stride-0) tensor.
 // The forward draws its keep mask in the kernel (rand_like with the dropout families' seed and
 // offset as Int scalars, not nvFuser's unseeded uniform, so a test can redraw it) and returns it
 // as nvFuser's does. tools/bench/sweep_pytorch_model.py times the same outputs on the PyTorch side.

@@ -272,8 +272,9 @@ export function pointBytes(p: SweepPoint): number {
     case 'cat':
       return 2 * n * e;
     case 'nanogpt_attn':
-      // scores read; out and attn written; the dropout mask and the broadcast causal mask written (Bool); the [S_q, S_k] f32 bias read.
-      return 3 * n * e + 2 * n + ATTENTION_QUERIES * p.hidden * 4;
+      // scores read; out and attn written; the dropout mask written (Bool); the [S_q, S_k] f32 bias
+      // read; the broadcast causal mask is an expanded (stride-0) Bool output: [S_q, S_k] bytes.
+      return 3 * n * e + n + ATTENTION_QUERIES * p.hidden * 5;
     case 'nanogpt_attn_bwd':
       // grad_out, attn, the dropout mask (Bool) read, grad_input written; the [S_q, S_k] Bool causal mask read.
       return 3 * n * e + n + ATTENTION_QUERIES * p.hidden;
