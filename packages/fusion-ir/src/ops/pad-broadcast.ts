@@ -1,7 +1,9 @@
 // pad along a broadcast dim, without a resize of that dim: torch.nn.functional.pad of a size-1
 // broadcast dim gives a real dim of l + 1 + r elements in which element l is the broadcast value
-// and the others the pad value (an expanded broadcast keeps the PadOp: it cannot be expanded
-// again). pad() builds that as
+// and the others the pad value; of an expanded broadcast (stride 0, extent E) l + E + r elements,
+// elements [l, l + E) the broadcast value (nvFuser materializes it: test_pad_expanded_empty pads
+// a [2, 0, 3] all-stride-0 tensor). An expanded dim is squeezed and broadcast again first, since
+// an expanded broadcast cannot be expanded again. pad() builds that as
 // expand(x) to the new size and a where() on an iota mask, so the result is ordinary pointwise
 // work every scheduler takes (the pointwise scheduler refuses a resize of a broadcast ID, as the
 // indexing of a resized broadcast has no loop to follow); the dims that are not broadcast are
@@ -17,7 +19,7 @@ import { ge, logicalAnd, lt, maximum, minimum, sub } from './binary.js';
 import { indexSelect } from './indexing.js';
 import { broadcast } from './broadcast.js';
 import { iota } from './creation.js';
-import { expand } from './alias.js';
+import { expand, squeeze } from './alias.js';
 import { extentOp, type SizeOperand } from './shape.js';
 import { where } from './ternary.js';
 
@@ -32,10 +34,12 @@ export function padBroadcastDims(tv: TensorView, w: readonly Scalar[], value: Sc
   const rank = ids.length;
   const padded = ids.flatMap((id, d) => {
     const k = rank - 1 - d;
-    // An expanded broadcast (stride 0, extent E > 1) cannot be expanded again: it keeps the PadOp.
-    return 2 * k < w.length && id.isBroadcast() && id.expandedExtent === null ? [{ d, left: w[2 * k] as Scalar, right: w[2 * k + 1] as Scalar, extent: id.logicalExtent(), k }] : [];
+    return 2 * k < w.length && id.isBroadcast() ? [{ d, left: w[2 * k] as Scalar, right: w[2 * k + 1] as Scalar, extent: id.logicalExtent(), k }] : [];
   });
   if (padded.length === 0) return null;
+  // Padded expanded broadcasts become plain (extent-1) broadcasts, which expand() takes.
+  const expanded = padded.filter((p) => (ids[p.d] as IterDomain).expandedExtent !== null).map((p) => p.d);
+  const base = expanded.length === 0 ? tv : broadcast(squeeze(tv, expanded, { squeezeExpanded: true }), ids.map((_, d) => expanded.includes(d)));
   const sizes: SizeOperand[] = ids.map(() => -1);
   let mask: TensorView | null = null;
   for (const p of padded) {
@@ -50,7 +54,7 @@ export function padBroadcastDims(tv: TensorView, w: readonly Scalar[], value: Sc
     widths[2 * p.k] = fusion.index(0);
     widths[2 * p.k + 1] = fusion.index(0);
   }
-  const filled = where(mask as TensorView, expand(tv, sizes), value) as TensorView;
+  const filled = where(mask as TensorView, expand(base, sizes), value) as TensorView;
   return { tv: filled, widths };
 }
 
