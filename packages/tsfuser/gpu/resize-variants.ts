@@ -60,6 +60,9 @@ function variants(rank: number): { name: string; overrides: PointwiseOverrides }
     // 3% faster than at unroll 1, the rule for every resize fusion).
     { name: 'heuristic, unroll=2', overrides: { unroll: 2 } },
   ];
+  // RoPE (rank 4): the batch on blockIdx.y, so cos / sin's row is (flat / D) / H with no modulo
+  // by S — two run-time divisions a thread instead of three.
+  if (rank > 2) out.push({ name: '2D break point 1 (outer dim on blockIdx.y)', overrides: { breakPoint: 1 } });
   for (const unroll of [1, 2, 4]) out.push({ name: `1D bdimx=128 unroll=${unroll}`, overrides: { breakPoint: 0, bdimx: 128, unroll } });
   for (const bdimx of [32, 64, 128, 256]) for (const unroll of [1, 2, 4]) out.push({ name: `2D bdimx=${bdimx} unroll=${unroll}`, overrides: { breakPoint: rank - 1, bdimx, unroll } });
   return out;
@@ -73,7 +76,7 @@ function main(): void {
   }
   const wanted = process.argv[2] === undefined || process.argv[2] === 'all' ? undefined : process.argv[2].split(',');
   const mode = process.argv[3];
-  const INDEX_MODE_SCHEDULES = ['heuristic', 'heuristic, unroll=2', '2D bdimx=128 unroll=2', '2D bdimx=256 unroll=2'];
+  const INDEX_MODE_SCHEDULES = ['heuristic', 'heuristic, unroll=2', '2D break point 1 (outer dim on blockIdx.y)', '2D bdimx=128 unroll=2', '2D bdimx=256 unroll=2'];
   const device = DeviceContext.create(0);
   const flusher = l2Flusher(device);
   const floor = copyBandwidth(device, flusher, ITERS);
