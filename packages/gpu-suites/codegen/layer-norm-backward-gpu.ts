@@ -78,7 +78,8 @@ export function runLayerNormBackwardCase(device: DeviceContext, c: LayerNormBack
  */
 export function compareWithSegmented(device: DeviceContext, c: LayerNormBackwardCase, inputs: readonly HostTensor[], overrides: InnerOuterPersistentOverrides = {}): Result {
   const registry = registryFor(overrides);
-  const label = `${overrides.groupInnerReductions === false ? '_ungrouped' : ''}${overrides.prefetchNextRow === true ? '_prefetch' : ''}`;
+  const bulk = overrides.bulkLoadRows === true ? `_bulk${(overrides.bulkStages ?? 1) > 1 ? `_${overrides.bulkStages ?? 1}_stages` : ''}` : '';
+  const label = `${overrides.groupInnerReductions === false ? '_ungrouped' : ''}${overrides.prefetchNextRow === true ? '_prefetch' : ''}${bulk}`;
   const base = { name: `${c.name}${label}_vs_segmented`, category: `${categoryOf(c, registry)}${label} vs segmented` };
   try {
     const run = (r: SchedulerRegistry): HostTensor[] => {
