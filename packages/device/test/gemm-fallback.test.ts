@@ -177,6 +177,17 @@ describe('GemmLibrary fallbacks (host interpreter of cuBLASLt plans)', () => {
     expect(native.matmulCalls).toBe(4);
   });
 
+  it('a step never meets a fallback decided for a caller\'s GEMM of the same key (H200: DRELU_BGRAD after DRELU)', () => {
+    const p = problem('DGELU_BGRAD', 5, shapes[0] as (typeof shapes)[number]);
+    const e = p.desc.epilogue as Extract<GemmEpilogue, { kind: 'DGELU_BGRAD' }>;
+    const library = GemmLibrary.withNative(interpreter(p.memory), hostDevice(p.memory), { noAlgorithmFor: ['DGELU', 'DGELU_BGRAD'] });
+    // the DGELU GEMM of the same layout first: its key now holds a fallback
+    expect(library.matmul({ ...p.desc, epilogue: { kind: 'DGELU', aux: e.aux } }).fallback).toMatch(/no DGELU algorithm/);
+    const call = library.matmul(p.desc);
+    expect(call.fallback).toMatch(/no DGELU_BGRAD algorithm .*: DGELU GEMM, then the bias gradient/);
+    expect(library.fallbacks.map((f) => f.epilogue)).toEqual(['DGELU', 'DGELU_BGRAD']);
+  });
+
   it('refuses, naming the GEMM and why, when no fallback exists or a step has no algorithm either', () => {
     const p = problem('DEFAULT', 3, shapes[0] as (typeof shapes)[number]);
     const library = GemmLibrary.withNative(interpreter(p.memory), hostDevice(p.memory), { noAlgorithmFor: ['DEFAULT'] });

@@ -18,8 +18,9 @@
 //     gradient with overlapping vectors.
 // Rounding: a 16-bit D is rounded after the plain GEMM and again after the pass, as cuBLASLt's
 // GELU and _AUX epilogues round it (device README); BIAS / RELU_BIAS gain that one rounding of the
-// GEMM result, and GELU_AUX_BIAS's aux is round(acc + bias) where cuBLASLt stores
-// round(round(acc) + bias).
+// GEMM result, GELU_BIAS one of round(acc) + bias before the GELU (the pass's GELU epilogue rounds
+// its own GEMM result; H200, call4-h3-gemm-fallbacks.log), and GELU_AUX_BIAS's aux is
+// round(acc + bias) where cuBLASLt stores round(round(acc) + bias).
 // Invariant: the steps compute the descriptor's documented result (gemm-descriptor.ts) up to
 // that rounding; `fallbackForm` depends only on what the heuristic sees (epilogue, dtypes,
 // batch), so the library decides it once per heuristic key; the steps are rebuilt per call from

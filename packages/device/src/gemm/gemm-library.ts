@@ -260,7 +260,10 @@ export class GemmLibrary {
     // the copies go after validation (nothing reaches the addon for a bad descriptor), before the GEMM
     for (const s of staged) this.call(scaleCopy(s.from, slots[s.which] as bigint, this.onesResources.ones('Float', 1)), options, false);
     const stagedReport = staged.length === 0 ? {} : { stagedScales: staged.map((s) => s.reason) };
-    const key = gemmHeuristicKey(plan, this.workspaceBytes);
+    // A fallback's steps have their own keys: a step must see the heuristic's answer, never a
+    // fallback decided (or forced) for a caller's GEMM of the same key (on the H200 the
+    // DRELU_BGRAD fallback's DRELU step met the forced DRELU case's fallback and failed).
+    const key = `${allowFallback ? '' : 'step|'}${gemmHeuristicKey(plan, this.workspaceBytes)}`;
     let entry = this.algorithms.get(key);
     const cachedAlgorithm = entry !== undefined;
     let autotune: AutotuneRecord | undefined;
