@@ -66,8 +66,9 @@ describe.skipIf(!hasNvcc)('PTX of the 2-D slice / pad / cat schedule', () => {
   it('pad_bf16: 16-byte loads and stores, no division; the 1-D schedule divided per vector', () => {
     const f = single((g, x) => g.addOutput(pad(x, [8, 8, 1, 1])));
     const twoD = ptxOf(f, [[8192, 4096]]);
-    // No unroll (resize fusions): one vector a thread.
-    expect(twoD).toEqual({ breakPoint: 1, ldV4: 1, stV4: 1, scalarGlobal: 0, divRem: 0 });
+    // A row of 514 vectors: 128 threads × 2 vectors of the row (unroll 2); the PTX holds the two
+    // stores twice (the unrolled loop's unpredicated and predicated copies).
+    expect(twoD).toEqual({ breakPoint: 1, ldV4: 2, stV4: 4, scalarGlobal: 0, divRem: 0 });
     const oneD = ptxOf(f, [[8192, 4096]], { breakPoint: 0 });
     expect(oneD.breakPoint).toBe(0);
     expect(oneD.divRem).toBeGreaterThan(0);
@@ -75,7 +76,9 @@ describe.skipIf(!hasNvcc)('PTX of the 2-D slice / pad / cat schedule', () => {
 
   it('cat of three along dims 0 and 1, an aligned slice: 16-byte accesses; no division in these nor in a split grid y', () => {
     for (const dim of [0, 1]) {
-      expect(ptxOf(catOf(dim), [[8192, 4096], [8192, 4096], [8192, 4096]])).toEqual({ breakPoint: 1, ldV4: 3, stV4: 1, scalarGlobal: 0, divRem: 0 });
+      // rows of ≥ 256 vectors: unroll 2, so each of the three inputs' predicated loads twice
+      // (cat along dim 0: the store twice, in the unrolled loop's unpredicated and predicated copies)
+      expect(ptxOf(catOf(dim), [[8192, 4096], [8192, 4096], [8192, 4096]])).toEqual({ breakPoint: 1, ldV4: 6, stV4: dim === 0 ? 4 : 2, scalarGlobal: 0, divRem: 0 });
     }
     const sliced = single((g, x) => g.addOutput(slice(x, [1, 64], [8192, 4096])));
     expect(ptxOf(sliced, [[8192, 4096]])).toMatchObject({ breakPoint: 1, scalarGlobal: 0, divRem: 0 });

@@ -7,7 +7,7 @@
 // vectorize nor pick 2-D). Seeded
 // (TSFUSER_SEED, printed on failure). No reductions: outputs compare element-wise by dtype.
 import { describe, expect, it } from 'vitest';
-import { evaluate, HostTensor, type EvalValue, type Fusion, type TensorView } from '@tsfuser/fusion-ir';
+import { cat, evaluate, Fusion, HostTensor, makeTensor, pad, type DataType, type EvalValue, type TensorView } from '@tsfuser/fusion-ir';
 import { canSchedulePointwise, computePointwiseHeuristics, H100_PROPERTIES, makeRuntimeInfo, schedulePointwise, type PointwiseOverrides, type PointwiseParams } from '@tsfuser/scheduler';
 import { compareOutput, randomResize2dCase } from '@tsfuser/test-support';
 import { lowerFusion } from '../src/index.js';
@@ -59,5 +59,38 @@ describe('slice / pad / cat under the 2-D pointwise schedule', () => {
     // The generator's mix: about 60% aligned cases (most vectorize) and most rows wide enough for 2-D.
     expect(vectorized).toBeGreaterThan(n / 5);
     expect(chosen2d).toBeGreaterThan(n / 4);
+  }, 120_000);
+
+  it('rows of >= 256 vectors: the heuristics run 128 threads x 2 vectors of a row, tail of the row included, like the reference', () => {
+    const r = seeded(baseSeed() ^ 0x2d2d);
+    const values = (dtype: DataType, sizes: number[]): HostTensor =>
+      HostTensor.fromValues(dtype, sizes, Array.from({ length: sizes.reduce((a, b) => a * b, 1) }, () => Math.round((r() * 8 - 4) * 64) / 64));
+    const padded = (dtype: DataType, cols: number, widths: number[]): [Fusion, EvalValue[]] => {
+      const f = new Fusion();
+      const x = makeTensor(f, { shape: [-1, -1], dtype });
+      f.addInput(x);
+      f.addOutput(pad(x, widths));
+      return [f, [values(dtype, [3, cols])]];
+    };
+    const catted = (): [Fusion, EvalValue[]] => {
+      const f = new Fusion();
+      const a = makeTensor(f, { shape: [-1, -1] });
+      const b = makeTensor(f, { shape: [-1, -1] });
+      f.addInput(a);
+      f.addInput(b);
+      f.addOutput(cat([a, b], 1));
+      return [f, [values('Float', [2, 600]), values('Float', [2, 424])]];
+    };
+    // [vectors a row, vector width]: 1046 / 2 = 523 (a partial last block), 1024 / 4 = 256 (exact), 2066 / 2 = 1033
+    const cases: [string, [Fusion, EvalValue[]], number][] = [
+      ['Float pad (8, 8, 1, 1) of [3, 1030]', padded('Float', 1030, [8, 8, 1, 1]), 523],
+      ['Float cat of [2, 600] and [2, 424] along dim 1', catted(), 256],
+      ['BFloat16 pad (8, 8, 1, 1) of [3, 2050]', padded('BFloat16', 2050, [8, 8, 1, 1]), 1033],
+    ];
+    for (const [label, [fusion, inputs], vectors] of cases) {
+      const p = simulateWith(fusion, inputs, label, null);
+      expect([p.breakPoint, p.lparams.bdimx, p.lparams.bdimy, p.unrollFactorInner], label).toEqual([1, 128, 1, 2]);
+      expect(p.lparams.gdimx, label).toBe(Math.ceil(vectors / 256));
+    }
   }, 120_000);
 });

@@ -1,6 +1,7 @@
 // The pointwise scheduler's 2-D schedule for slice / pad / cat (pointwise/resize/two-d.ts): rows
 // on blockIdx.y (+ threadIdx.y), the innermost dim on blockIdx.x · blockDim.x · vector, chosen
-// when the rows hold more vectors than a warp; the unroll limited to tile a row; the 1-D
+// when the rows hold more vectors than a warp; rows of ≥ 256 vectors as 128 threads × 2 vectors
+// a row, narrower ones not unrolled; the 1-D
 // schedule kept for narrow rows, rank 1 and small fusions. The schedule evaluates like the fusion.
 import { describe, expect, it } from 'vitest';
 import { cat, evaluate, Fusion, HostTensor, makeTensor, mul, pad, slice, type DataType, type TensorView } from '@tsfuser/fusion-ir';
@@ -27,25 +28,36 @@ function heur(f: Fusion, sizes: number[][]): PointwiseParams {
 }
 
 describe('pointwise scheduler: 2-D schedule for slice / pad / cat', () => {
-  it('pad_bf16 (F.pad(x, (8, 8, 1, 1)) of [8192, 4096] bf16): rows on blockIdx.y, vectors of 8, 256 × 1 threads, no unroll', () => {
+  it('pad_bf16 (F.pad(x, (8, 8, 1, 1)) of [8192, 4096] bf16): rows on blockIdx.y, vectors of 8, 128 × 1 threads, unroll 2', () => {
     const p = heur(single([8192, 4096], (x) => pad(x, [8, 8, 1, 1])), [[8192, 4096]]);
     expect(p.breakPoint).toBe(1);
     expect(p.vectorizationFactor).toBe(8);
     expect(p.vectorizedInputs).toEqual([0]);
     expect(p.vectorizedOutputs).toEqual([0]);
-    expect(p.unrollFactorInner).toBe(1);
-    // 4112 / 8 = 514 vectors a row: 3 blocks of 256 threads (the last one partly idle); a row a block.
-    expect(p.lparams).toMatchObject({ bdimx: 256, bdimy: 1, gdimx: 3, gdimy: 8194 });
-    expect(p.divisibleSplits).toEqual([true, false]);
+    expect(p.unrollFactorInner).toBe(2);
+    // 4112 / 8 = 514 vectors a row: 3 blocks of 128 threads × 2 vectors (the last one partly idle); a row a block.
+    expect(p.lparams).toMatchObject({ bdimx: 128, bdimy: 1, gdimx: 3, gdimy: 8194 });
+    expect(p.divisibleSplits).toEqual([true, false, false]);
   });
 
-  it('cat of three [8192, 4096] bf16 along dim 0 and dim 1: 2-D, vectors of 8, 512 threads (they tile each row), every split divisible', () => {
+  it('cat of three [8192, 4096] bf16 along dim 0 and dim 1: 2-D, vectors of 8, 128 threads × 2 vectors, every split divisible', () => {
     const c0 = heur(catOf(3, 0), [[8192, 4096], [8192, 4096], [8192, 4096]]);
-    expect([c0.breakPoint, c0.vectorizationFactor, c0.lparams.bdimx, c0.lparams.bdimy, c0.lparams.gdimx]).toEqual([1, 8, 512, 1, 1]);
+    expect([c0.breakPoint, c0.vectorizationFactor, c0.lparams.bdimx, c0.lparams.bdimy, c0.lparams.gdimx, c0.unrollFactorInner]).toEqual([1, 8, 128, 1, 2, 2]);
     expect(c0.lparams.gdimy).toBe(24576);
-    expect(c0.divisibleSplits).toEqual([true, true]);
+    expect(c0.divisibleSplits).toEqual([true, true, true]);
     const c1 = heur(catOf(3, 1), [[8192, 4096], [8192, 4096], [8192, 4096]]);
-    expect([c1.breakPoint, c1.vectorizationFactor, c1.lparams.bdimx, c1.lparams.gdimx, c1.lparams.gdimy]).toEqual([1, 8, 512, 3, 8192]);
+    expect([c1.breakPoint, c1.vectorizationFactor, c1.lparams.bdimx, c1.lparams.gdimx, c1.lparams.gdimy, c1.unrollFactorInner]).toEqual([1, 8, 128, 6, 8192, 2]);
+  });
+
+  it('rows of fewer than 256 vectors keep the unroll-1 blocks: 512 threads where they tile the row, else up to 256 (rows on threadIdx.y too)', () => {
+    const tiled = heur(single([8192, 2048], (x) => pad(x, [0, 2048])), [[8192, 2048]]); // 4096 / 8 = 512 vectors
+    expect([tiled.lparams.bdimx, tiled.unrollFactorInner]).toEqual([128, 2]);
+    const narrow = heur(single([65536, 1024], (x) => pad(x, [8, 8])), [[65536, 1024]]); // 1040 / 8 = 130 vectors
+    expect([narrow.breakPoint, narrow.lparams.bdimx, narrow.lparams.bdimy, narrow.unrollFactorInner]).toEqual([1, 256, 1, 1]);
+    const short = heur(single([65536, 256], (x) => pad(x, [8, 8])), [[65536, 256]]); // 272 / 8 = 34 vectors
+    expect([short.breakPoint, short.lparams.bdimx, short.lparams.bdimy, short.unrollFactorInner]).toEqual([1, 64, 4, 1]);
+    const edge = heur(single([8192, 2040], (x) => pad(x, [0, 8])), [[8192, 2040]]); // 2048 / 8 = 256 vectors: unrolled
+    expect([edge.lparams.bdimx, edge.lparams.gdimx, edge.unrollFactorInner]).toEqual([128, 1, 2]);
   });
 
   it('a slice with an aligned offset goes 2-D and vectorized; an unaligned one 2-D with vectors the offset allows', () => {
@@ -84,10 +96,13 @@ describe('pointwise scheduler: 2-D schedule for slice / pad / cat', () => {
     expect(computePointwiseHeuristics(f, info, { maxVectorize: 16 }).vectorizationFactor).toBe(8);
   });
 
-  it('resize fusions are not unrolled (1-D and 2-D), unless asked', () => {
+  it('resize fusions are not unrolled 1-D, nor 2-D but along wide rows, unless asked', () => {
     const f = single([8192, 4096], (x) => pad(x, [8, 8, 1, 1]));
     const info = makeRuntimeInfo(f, [{ sizes: [8192, 4096] }]);
-    expect(computePointwiseHeuristics(f, info).unrollFactorInner).toBe(1);
+    expect(computePointwiseHeuristics(f, info).unrollFactorInner).toBe(2);
+    expect(computePointwiseHeuristics(f, info, { breakPoint: 1 }).unrollFactorInner).toBe(1);
+    expect(computePointwiseHeuristics(f, info, { bdimx: 256 }).unrollFactorInner).toBe(1);
+    expect(computePointwiseHeuristics(f, info, { unroll: 1 }).lparams).toMatchObject({ bdimx: 128, gdimx: 5 });
     expect(computePointwiseHeuristics(f, info, { breakPoint: 0 }).unrollFactorInner).toBe(1);
     expect(computePointwiseHeuristics(f, info, { breakPoint: 0, unroll: 4 }).unrollFactorInner).toBe(4);
   });

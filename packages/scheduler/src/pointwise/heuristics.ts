@@ -35,6 +35,12 @@ export const THREADS_PER_BLOCK = 128;
 export const RESIZE_THREADS_PER_BLOCK = 256;
 /** blockDim.x of a slice / pad / cat 2-D schedule whose row of vectors it divides. */
 const RESIZE_ROW_TILE_BDIMX = 512;
+/**
+ * A slice / pad / cat 2-D schedule over rows of at least this × RESIZE_ROW_UNROLL vectors runs
+ * blockDim.x = this, one row a block, each thread RESIZE_ROW_UNROLL vectors of the row.
+ */
+const RESIZE_UNROLLED_BDIMX = 128;
+const RESIZE_ROW_UNROLL = 2;
 export const MAX_GRID_Y = 65535;
 const MAX_GRID_X = 2 ** 31 - 1;
 /** Bytes of loads each thread keeps in flight (128 KB per SM at 2048 threads per SM). */
@@ -187,10 +193,15 @@ export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
   // (kernel_ab.py, H100, 2026-11-25, against 128: RoPE 1-D 0.3–0.5 µs faster in five runs, pad
   // as 256 × 1 instead of 32 × 4 0.2–0.5, cat3_dim0 0.2–0.4, cat3_dim1 0–0.25 and at 512 (three
   // blocks a row) 0.2–0.4; 512 was 2–4 µs slower for RoPE and for pad, whose row of 514 vectors
-  // it would leave half idle).
+  // it would leave half idle) — except rows of ≥ 256 vectors: 128 threads, each two vectors of
+  // the row (tsfuser-resize-variants, H200, 2026-12-03, against 512 / 256 × 1: cat3_dim0 96.4 →
+  // 94.0 µs, cat3_dim1 94.7 → 94.4, pad 34.2 → 32.6; 512 × 2 made cat3_dim1 slower, 96.0).
   const threadsPerBlock = resize ? RESIZE_THREADS_PER_BLOCK : THREADS_PER_BLOCK;
+  const rowUnrolled = resize2d && breakPoint > 0 && overrides.bdimx === undefined && afterVect >= RESIZE_UNROLLED_BDIMX * RESIZE_ROW_UNROLL;
   if (breakPoint === 0) {
     bdimx = Math.min(threadsPerBlock, Math.max(device.warpSize, nextPow2(afterVect)));
+  } else if (rowUnrolled) {
+    bdimx = RESIZE_UNROLLED_BDIMX;
   } else if (resize2d) {
     bdimx = afterVect % RESIZE_ROW_TILE_BDIMX === 0 ? RESIZE_ROW_TILE_BDIMX : Math.min(threadsPerBlock, nextPow2(afterVect));
     if (bdimx < threadsPerBlock) bdimy = Math.min(threadsPerBlock / bdimx, nextPow2(left));
@@ -219,11 +230,13 @@ export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
   const elementLimited = lastPow2(Math.max(1, Math.floor(waves / MIN_WAVES_AFTER_UNROLL)));
   let unroll = Math.max(1, Math.min(empirical, elementLimited, nextPow2(ceilDiv(afterVect, bdimx))));
   unroll = overrides.unroll ?? lastPow2(unroll);
-  // Slice / pad / cat: no unroll. Every variant of tsfuser-resize-variants (H100, 2026-11-24:
-  // both cats, pad, RoPE; 1-D and 2-D, blockDim.x 32–128) was fastest at unroll 1 — RoPE 180.6 µs
-  // against 185.5 at the bytes-in-flight rule's 4, the cats and pad ~1% — as each resized input is
-  // read through its own predicated (or shifted) load, whose unrolled copies only add registers.
-  if (resize && overrides.unroll === undefined) unroll = 1;
+  // Slice / pad / cat: no unroll but along wide rows (rowUnrolled, above). Every variant of
+  // tsfuser-resize-variants (H100, 2026-11-24: both cats, pad, RoPE; 1-D and 2-D, blockDim.x
+  // 32–128) was fastest at unroll 1 — RoPE 180.6 µs against 185.5 at the bytes-in-flight rule's
+  // 4, the cats and pad ~1% — as each resized input is read through its own predicated (or
+  // shifted) load, whose unrolled copies only add registers; on the H200 128 threads × 2 vectors
+  // of a wide row beat every unroll-1 block (2026-12-03, above).
+  if (resize && overrides.unroll === undefined) unroll = rowUnrolled ? RESIZE_ROW_UNROLL : 1;
 
   const divisible: boolean[] = [];
   let rem = right;

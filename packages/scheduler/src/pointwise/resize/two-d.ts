@@ -9,7 +9,8 @@
 // Chosen when the broadcast rule picked no break point and the fusion has resize ops, the
 // reference has an outer side (> 1 row) and its innermost dim is an iteration dim with more
 // vectors than a warp (narrower rows keep the 1-D schedule: a warp would straddle rows).
-// Unroll is 1 for every resize fusion (pointwise/heuristics.ts says why).
+// Unroll is 1 for every resize fusion but 2-D ones over rows of ≥ 256 vectors, which run 128
+// threads × 2 vectors of a row (pointwise/heuristics.ts says why).
 
 import type { TensorView } from '@tsfuser/fusion-ir';
 
