@@ -74,7 +74,7 @@ describe('inner-outer persistent codegen: bulk row copies of several stages (bul
     const problems: string[] = [];
     lowerFusion(scheduled, {
       kernelName: 'stages',
-      maxThreadsPerBlock: params.lparams.bdimx * params.lparams.bdimy,
+      maxThreadsPerBlock: params.schedulerType === 'inner_outer_persistent' ? params.lparams.bdimx * params.lparams.bdimy : 1024,
       observe: (pass, body, kernelParams) => {
         passes.push(pass);
         problems.push(...verifyKernelIr(body, kernelParams, { pendingAllowed: pass === 'loop-nest' || pass === 'allocation' }).map((x) => `after ${pass}: ${x}`));
