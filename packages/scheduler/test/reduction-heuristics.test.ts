@@ -165,16 +165,41 @@ describe('reduction canSchedule', () => {
     expect(reason(none, [[4]])).toMatch(/no reduction/);
   });
 
-  it('outputs computed before the reduction: refused by default, accepted with preReductionOutputs', () => {
+  it('outputs computed before the reduction: written in its loops (nvFuser), refused with preReductionOutputs: false or when not full-size', () => {
     const f = new Fusion();
     const x = makeTensor(f, { shape: [-1, -1] });
     f.addInput(x);
     const y = mul(x, 2);
     f.addOutput(y);
     f.addOutput(sum(y, [1]));
-    expect(reason(f, [[4, 4]])).toMatch(/computed before the reduction/);
     const ri = makeRuntimeInfo(f, [{ sizes: [4, 4] }]);
-    expect(new ReductionScheduler({ preReductionOutputs: true }).canSchedule(f, ri)).toEqual({ ok: true });
+    expect(new ReductionScheduler().canSchedule(f, ri)).toEqual({ ok: true });
+    const off = new ReductionScheduler({ preReductionOutputs: false }).canSchedule(f, ri);
+    expect(off.ok ? '' : off.reason).toMatch(/output T\d+ is computed before the reduction T\d+ \(a pre-reduction output is left to segmentation\)/);
+
+    // An output of only the kept dims, computed before the reduction: it has no element per
+    // iteration of the reduction loops, so the kernel cannot write it there.
+    const g = new Fusion();
+    const a = makeTensor(g, { shape: [-1, -1] });
+    const b = makeTensor(g, { shape: [-1] });
+    g.addInput(a);
+    g.addInput(b);
+    const b2 = mul(b, 3);
+    g.addOutput(b2);
+    g.addOutput(sum(add(a, broadcast(b2, [true, false])), [0]));
+    const partial = new ReductionScheduler().canSchedule(g, makeRuntimeInfo(g, [{ sizes: [4, 6] }, { sizes: [6] }]));
+    expect(partial.ok ? '' : partial.reason).toMatch(/output T\d+ is computed before the reduction T\d+ over 1 of 2 dims, not over all of its input T\d+'s dims/);
+  });
+
+  it('an unconnected output is refused (nvFuser isConnectedFusionGraph)', () => {
+    const f = new Fusion();
+    const x = makeTensor(f, { shape: [-1, -1] });
+    const z = makeTensor(f, { shape: [-1, -1] });
+    f.addInput(x);
+    f.addInput(z);
+    f.addOutput(sum(x, [1]));
+    f.addOutput(mul(z, 2));
+    expect(reason(f, [[4, 4], [4, 4]])).toMatch(/the fusion is 2 unconnected tensor graphs/);
   });
 });
 

@@ -1,5 +1,5 @@
 // Re-exports for the segmenter tests (package API plus the tensor-expr predicate).
 export {
-  SchedulerRegistry, defaultSchedulerRegistry, fusionIrSegmentsToString, makeRuntimeInfo, segmentFusion, segmentedFusionToString,
+  ReductionScheduler, SchedulerRegistry, defaultSchedulerRegistry, fusionIrSegmentsToString, makeRuntimeInfo, segmentFusion, segmentedFusionToString,
 } from '../src/index.js';
 export { isTensorExpr as isTensorExprForTests } from '../src/segmentation/group-fusion.js';

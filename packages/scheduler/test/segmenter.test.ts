@@ -12,7 +12,7 @@ import {
   type EvalValue, type TensorView, type Val,
 } from '@tsfuser/fusion-ir';
 import {
-  SchedulerRegistry, defaultSchedulerRegistry, fusionIrSegmentsToString, makeRuntimeInfo, segmentFusion, segmentedFusionToString,
+  ReductionScheduler, SchedulerRegistry, defaultSchedulerRegistry, fusionIrSegmentsToString, makeRuntimeInfo, segmentFusion, segmentedFusionToString,
   isTensorExprForTests,
 } from './segmenter-helpers.js';
 
@@ -81,16 +81,20 @@ describe('segmentFusion', () => {
     expectGolden(segmentedFusionToString(sf), 'pow_sum.segmented_fusion.txt');
   });
 
-  it('bias add + gelu + bias grad: pointwise then reduction, one edge with the refusal reasons', () => {
+  it('bias add + gelu + bias grad: one reduction kernel writing gelu(y) inside its loops (as nvFuser); with pre-reduction outputs refused, pointwise then reduction with the refusal reasons', () => {
     const f = biasAddGrad();
-    const sf = segmentFusion(f, makeRuntimeInfo(f, [{ sizes: [64, 128] }, { sizes: [128] }]), registry);
-    expect(sf.groups.map((g) => g.schedulerType)).toEqual(['pointwise', 'reduction']);
-    expect(sf.edges).toHaveLength(1);
-    expect(sf.edges[0]?.reason).toContain('reduction: ');
+    const info = makeRuntimeInfo(f, [{ sizes: [64, 128] }, { sizes: [128] }]);
+    const sf = segmentFusion(f, info, registry);
+    expect(sf.groups.map((g) => g.schedulerType)).toEqual(['reduction']);
     expectGolden(fusionIrSegmentsToString(sf), 'bias_add_grad.fusion_ir_segments.txt');
+    const split = segmentFusion(f, info, registry.replacing(new ReductionScheduler({ preReductionOutputs: false })));
+    expect(split.groups.map((g) => g.schedulerType)).toEqual(['pointwise', 'reduction']);
+    expect(split.edges).toHaveLength(1);
+    expect(split.edges[0]?.reason).toContain('reduction: output T');
+    expectGolden(fusionIrSegmentsToString(split), 'bias_add_grad_split.fusion_ir_segments.txt');
   });
 
-  it('softmax without a normalization scheduler: alternating reduction/pointwise segments, a cycle explained', () => {
+  it('softmax without a normalization scheduler: reduction segments (exp written inside the loops of the sum) and a pointwise one, each edge explained', () => {
     const f = softmax();
     const sf = segmentFusion(f, makeRuntimeInfo(f, [{ sizes: [64, 1000] }]), registry);
     expect(sf.groups.length).toBeGreaterThanOrEqual(2);

@@ -2,8 +2,8 @@
 // segmentation explanations). Accepted: exactly one ReductionOp (sum/prod/max/min over any
 // dims, keepdim) or one WelfordOp over raw values (var_mean: its avg / varSum / n outputs
 // share the pattern and are reduced together), pointwise math, broadcasts and casts before it (whose full-size results may
-// be outputs too, written inside the reduction loops, when the option preReductionOutputs is
-// set; by default such outputs are refused), and pointwise math after it on tensors
+// be outputs too, written inside the reduction loops, as nvFuser writes them; the option
+// preReductionOutputs: false refuses them), and pointwise math after it on tensors
 // of the reduction's kept dims. Refused: a second reduction, a Welford merging partial states
 // (only rFactor makes those, while scheduling), a broadcast of the result
 // that meets the reduced dims again (x - sum(x): the persistent normalization schedulers' job),
@@ -26,6 +26,7 @@ import { evaluateExtent, type ExtentBindings, type RuntimeInfo } from '../runtim
 import { HeuristicDataCache } from '../heuristic-data-cache.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { unsupportedOp } from '../segmentation/supported-ops.js';
+import { connectedGraphRefusal } from '../segmentation/normalization.js';
 import { downstreamExprs, reductionExprs, reductionPattern } from './analysis.js';
 
 function exprRefusal(e: Expr): string | null {
@@ -42,8 +43,9 @@ function tvName(tv: TensorView): string {
 export interface ReductionSchedulerOptions {
   /**
    * Accept outputs computed before the reduction (full-size results written inside the
-   * reduction loops, e.g. gelu-backward + bias-grad in one kernel). Off by default until
-   * segmentation's goldens expect the merged segments.
+   * reduction loops, e.g. gelu-backward + bias-grad in one kernel), as nvFuser's reduction
+   * scheduler does. Default true; false keeps them as a separate pointwise segment (the
+   * segmentation before 2026-12-03, for comparisons).
    */
   preReductionOutputs?: boolean;
 }
@@ -65,6 +67,9 @@ export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo, o
   }
   const pattern = reductionPattern(reductions[0] as (typeof reductions)[number]);
   if (pattern === null) return { ok: false, reason: 'the reduction has no tensor input or output' };
+  // nvFuser's isConnectedFusionGraph: an unconnected output would get no loops of the kernel.
+  const disconnected = connectedGraphRefusal(fusion);
+  if (disconnected !== null) return { ok: false, reason: disconnected };
   const { reduction, input } = pattern;
   if (pattern.reducedDims.length === 0) return { ok: false, reason: `reduction ${tvName(reduction)} reduces no dim (a copy)` };
   for (const o of fusion.outputs) {
@@ -98,15 +103,17 @@ export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo, o
   if (resizes !== null) return { ok: false, reason: resizes.reason };
   const afterTvs = new Set<TensorView>(pattern.outputs);
   for (const e of after) for (const o of e.outputs) if (o.kind === 'tensorView') afterTvs.add(o);
-  if (opts.preReductionOutputs !== true) {
-    for (const o of fusion.outputs) {
-      if (o.kind === 'tensorView' && !afterTvs.has(o)) {
-        return {
-          ok: false,
-          reason: `output ${tvName(o)} is computed before the reduction ${tvName(reduction)} (a pre-reduction output is left to segmentation)`,
-        };
-      }
+  for (const o of fusion.outputs) {
+    if (o.kind !== 'tensorView' || afterTvs.has(o)) continue;
+    if (opts.preReductionOutputs === false) {
+      return {
+        ok: false,
+        reason: `output ${tvName(o)} is computed before the reduction ${tvName(reduction)} (a pre-reduction output is left to segmentation)`,
+      };
     }
+    // Written inside the reduction loops at the reduction input's indices: it must span them.
+    const partial = partialPreReductionOutput(o, input, new ExactLogicalMap(fusion));
+    if (partial !== null) return { ok: false, reason: `output ${tvName(o)} is computed before the reduction ${tvName(reduction)} over ${partial}, not over all of its input ${tvName(input)}'s dims` };
   }
   // After the reduction only the kept dims exist: a broadcast of the result that meets the
   // reduced dims again (x - sum(x, keepdim)) needs the reduced values in every thread of a row.
@@ -162,4 +169,16 @@ export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo, o
     }
   }
   return { ok: true };
+}
+
+/**
+ * Null when the pre-reduction output `o` has a dim exactly mapped to each non-broadcast dim of
+ * the reduction input (it is written once per element of the reduction loops); otherwise the
+ * dims it has, for the refusal.
+ */
+function partialPreReductionOutput(o: TensorView, input: TensorView, map: ExactLogicalMap): string | null {
+  const dims = o.domain.logicalNoReductions().filter((id) => !id.isBroadcast());
+  const need = input.domain.logicalNoReductions().filter((id) => !id.isBroadcast());
+  if (need.every((n) => dims.some((d) => map.same(d, n))) && dims.length === need.length) return null;
+  return dims.length === 0 ? 'no dims' : `${dims.length} of ${need.length} dims`;
 }

@@ -7,7 +7,8 @@
 //   dW2 = dyᵀ · g                 db2 = sum(dy, 0)
 // with the bias grads summed in Float and cast back (Thunder's form). b1 and b2 are not read:
 // no grad needs them. On the GPU by default: four plain cuBLASLt calls (dg, dx, dW1, dW2; the
-// transposes read in place) and three kernels (the gelu backward, db1, db2); with the opt-in
+// transposes read in place) and two kernels (the gelu backward with db1 — dpre is written inside
+// the reduction loops — and db2); with the opt-in
 // backward epilogues (scheduler MatmulScheduler({ backwardEpilogues: true })) dg is the
 // DGELU_BGRAD call (dpre and db1), dW2 the BGRADA call (db2), and no kernel runs.
 // Invariant: inputs in GPT_MLP_BACKWARD_INPUTS order, outputs in GPT_MLP_GRADS order, all bf16
