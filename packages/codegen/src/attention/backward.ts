@@ -15,10 +15,10 @@
 // Invariant: P is exactly 0 where the forward attended nothing (s ≥ S, causal s > l, mask
 // false, or a row whose logsumexp is −inf), so those elements add nothing to dQ, dK, dV.
 
-import { ceilDiv, cudaSignature, float32, int32, int64, pointer, type AttentionKernel, type AttentionParameter } from './kernel.js';
+import { ceilDiv, float32, int32, int64, pointer, type AttentionKernel, type AttentionParameter } from './kernel.js';
 import { dqProduct } from './backward-dq.js';
-import { attentionPrimitives, mmaTypeName } from './primitives.js';
-import { DROPOUT_KEEP, philoxOnce, scoreTransform, TILE_LOADER, tileConstants } from './shared-code.js';
+import { mmaTypeName } from './primitives.js';
+import { attentionKernelSource } from './shared-code.js';
 import { backwardSharedBytes, backwardTiling, checkVariant, variantTag, type AttentionTiling, type AttentionVariant } from './variant.js';
 
 export const BACKWARD_PARAMETERS: readonly AttentionParameter[] = [
@@ -349,22 +349,7 @@ export function generateAttentionBackward(variant: AttentionVariant, tilingOverr
   checkVariant(variant);
   const t = tilingOverride ?? backwardTiling(variant);
   const name = backwardKernelName(variant);
-  const source = `// tsfuser attention backward: ${name} (K/V tile ${t.blockN}, Q tile ${t.blockM}, ${t.warps} warps)
-${variant.dropout ? philoxOnce() : ''}
-${attentionPrimitives(variant.dtype, variant.bias === 'additive' ? variant.biasDtype : undefined)}
-namespace ${name}_impl {
-${tileConstants(variant, t)}
-${TILE_LOADER}
-${scoreTransform(variant)}
-${variant.dropout ? DROPOUT_KEEP : ''}
-}  // namespace ${name}_impl
-
-extern "C" __global__ void __launch_bounds__(${32 * t.warps}, ${t.minBlocksPerSm}) ${name}(
-    ${cudaSignature(BACKWARD_PARAMETERS, POINTER_TYPES)}) {
-  using namespace ${name}_impl;
-${body(variant, t)}
-}
-`;
+  const source = attentionKernelSource(variant, t, name, `tsfuser attention backward: ${name} (K/V tile ${t.blockN}, Q tile ${t.blockM}, ${t.warps} warps)`, { parameters: BACKWARD_PARAMETERS, pointerTypes: POINTER_TYPES }, body(variant, t));
   return {
     name,
     source,

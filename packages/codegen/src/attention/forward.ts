@@ -11,11 +11,10 @@
 // Dropout drops P after the row sum (logsumexp is of the undropped scores) and scales the
 // kept values by keepScale = float32(1 / (1 − p)).
 
-import { ceilDiv, cudaSignature, float32, int32, int64, pointer, type AttentionKernel, type AttentionParameter } from './kernel.js';
+import { ceilDiv, float32, int32, int64, pointer, type AttentionKernel, type AttentionParameter } from './kernel.js';
 import { CodegenError } from '../errors.js';
 import { forwardBody } from './forward-body.js';
-import { attentionPrimitives } from './primitives.js';
-import { DROPOUT_KEEP, philoxOnce, scoreTransform, TILE_LOADER, tileConstants } from './shared-code.js';
+import { attentionKernelSource } from './shared-code.js';
 import { checkVariant, forwardSharedBytes, forwardTiling, tilingTag, variantTag, type AttentionTiling, type AttentionVariant } from './variant.js';
 
 /** Parameters of every forward kernel, in order (bias and dropout ones ignored by variants without them). */
@@ -57,22 +56,7 @@ export function generateAttentionForward(variant: AttentionVariant, tilingOverri
   checkVariant(variant);
   const t = tilingOverride ?? forwardTiling(variant);
   const name = forwardKernelName(variant);
-  const source = `// tsfuser attention forward: ${name} (${tilingTag(t)}, ${t.pipeline})
-${variant.dropout ? philoxOnce() : ''}
-${attentionPrimitives(variant.dtype, variant.bias === 'additive' ? variant.biasDtype : undefined)}
-namespace ${name}_impl {
-${tileConstants(variant, t)}
-${TILE_LOADER}
-${scoreTransform(variant)}
-${variant.dropout ? DROPOUT_KEEP : ''}
-}  // namespace ${name}_impl
-
-extern "C" __global__ void __launch_bounds__(${32 * t.warps}, ${t.minBlocksPerSm}) ${name}(
-    ${cudaSignature(FORWARD_PARAMETERS, POINTER_TYPES)}) {
-  using namespace ${name}_impl;
-${forwardBody(variant, t)}
-}
-`;
+  const source = attentionKernelSource(variant, t, name, `tsfuser attention forward: ${name} (${tilingTag(t)}, ${t.pipeline})`, { parameters: FORWARD_PARAMETERS, pointerTypes: POINTER_TYPES }, forwardBody(variant, t));
   return {
     name,
     source,

@@ -8,8 +8,41 @@
 // u < keepProb, keepProb = float32(1 − p).
 
 import { PHILOX_CORE } from '../emit/runtime/philox.js';
-import { biasLoader } from './primitives.js';
+import { cudaSignature, type AttentionParameter } from './kernel.js';
+import { attentionPrimitives, biasLoader } from './primitives.js';
 import type { AttentionTiling, AttentionVariant } from './variant.js';
+
+/**
+ * The whole translation unit of one attention kernel: the header comment, Philox when the
+ * variant has dropout, the mma / bias primitives, the kernel's namespace (tile constants, tile
+ * loader, score transform, keep test) and the `extern "C"` kernel around `body` — the skeleton
+ * the forward and the backward generators share (their bodies and parameters differ).
+ */
+export function attentionKernelSource(
+  variant: AttentionVariant,
+  t: AttentionTiling,
+  name: string,
+  header: string,
+  signature: { parameters: readonly AttentionParameter[]; pointerTypes: Readonly<Record<string, string>> },
+  body: string,
+): string {
+  return `// ${header}
+${variant.dropout ? philoxOnce() : ''}
+${attentionPrimitives(variant.dtype, variant.bias === 'additive' ? variant.biasDtype : undefined)}
+namespace ${name}_impl {
+${tileConstants(variant, t)}
+${TILE_LOADER}
+${scoreTransform(variant)}
+${variant.dropout ? DROPOUT_KEEP : ''}
+}  // namespace ${name}_impl
+
+extern "C" __global__ void __launch_bounds__(${32 * t.warps}, ${t.minBlocksPerSm}) ${name}(
+    ${cudaSignature(signature.parameters, signature.pointerTypes)}) {
+  using namespace ${name}_impl;
+${body}
+}
+`;
+}
 
 /** `constexpr` constants every kernel body uses. */
 export function tileConstants(variant: AttentionVariant, t: AttentionTiling): string {
