@@ -36,6 +36,17 @@ describe('broadcastInDim', () => {
     expect(() => broadcastInDim(t, [3, 4], [0])).toThrow(/T0\[3, 4\].*rank 2/);
     expect(() => broadcastInDim(t, [3, 5], [0, 1])).toThrow(/dim 1 of T0\[3, 4\] .*has size 4 but output dim 1 has size 5/);
     expect(() => broadcastInDim(t, [3, 4, 2], [1, 0])).toThrow(FusionIrError);
+    expect(() => broadcastInDim(t, [3, 4, 2], [0, -4])).toThrow(/broadcastDims \[0, -4\] must be increasing dims of the rank-3 output, negative ones counted from its end/);
+  });
+  it('counts negative dims from the end of the output, as nvFuser wraps them', () => {
+    const f = new Fusion();
+    const t = input(f, [4]);
+    const out = broadcastInDim(t, [3, 4], [-1]);
+    expect(sizes(out)).toEqual([3, 4]);
+    expect(iterTypes(out)).toEqual(['Broadcast', 'Iteration']);
+    const g = new Fusion();
+    const u = input(g, [3, 1]);
+    expect(iterTypes(broadcastInDim(u, [2, 3, 5], [-2, -1]))).toEqual(iterTypes(broadcastInDim(input(new Fusion(), [3, 1]), [2, 3, 5], [1, 2])));
   });
 });
 

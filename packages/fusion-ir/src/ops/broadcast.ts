@@ -39,24 +39,28 @@ export function broadcast(tv: TensorView, isBroadcastDim: readonly boolean[]): T
  * broadcast_in_dim: input dim i becomes output dim broadcastDims[i] (strictly increasing); output
  * dims not listed are new broadcasts; an input broadcast dim, or a new dim, whose output size is
  * not 1 is expanded to it (ExpandOp). An input dim that is not a broadcast must keep its size.
+ * A negative entry of broadcastDims counts from the end of the output (-1 the last dim).
  */
 export function broadcastInDim(
   tv: TensorView,
   outputShape: readonly SizeOperand[],
-  broadcastDims: readonly number[],
+  givenDims: readonly number[],
 ): TensorView {
   const fusion = tv.fusion;
   const input = tv.domain.logicalNoReductions();
   const outRank = outputShape.length;
+  // A negative dim counts from the end of the output, as nvFuser's broadcast_in_dim wraps it
+  // (wrapDim: AlphaFold3's definitions pass broadcast_dims=[-1]).
+  const broadcastDims = givenDims.map((d) => (Number.isInteger(d) && d < 0 && d >= -outRank ? d + outRank : d));
   if (broadcastDims.length !== input.length) {
     throw new FusionIrError(
-      `broadcastInDim: ${describe(tv)} has rank ${input.length} but broadcastDims [${broadcastDims.join(', ')}] has ${broadcastDims.length} entries`,
+      `broadcastInDim: ${describe(tv)} has rank ${input.length} but broadcastDims [${givenDims.join(', ')}] has ${givenDims.length} entries`,
     );
   }
   broadcastDims.forEach((d, i) => {
     if (!Number.isInteger(d) || d < 0 || d >= outRank || (i > 0 && d <= (broadcastDims[i - 1] as number))) {
       throw new FusionIrError(
-        `broadcastInDim: broadcastDims [${broadcastDims.join(', ')}] must be increasing dims of the rank-${outRank} output (input ${describe(tv)})`,
+        `broadcastInDim: broadcastDims [${givenDims.join(', ')}] must be increasing dims of the rank-${outRank} output, negative ones counted from its end (input ${describe(tv)})`,
       );
     }
   });
