@@ -21,10 +21,10 @@
 // floor to ≥ 80%; Float rows (32 KB a row) gain less.
 
 import { DeviceContext, isAvailable } from '@tsfuser/device';
-import { FusionExecutorCache } from '@tsfuser/runtime';
 import { InnerOuterPersistentScheduler, SchedulerRegistry, type InnerOuterPersistentOverrides } from '@tsfuser/scheduler';
-import { randomHost, toDeviceInput, Random } from '../src/bench/device-inputs.js';
-import { l2Flusher, timeDevice } from '../src/bench/timing.js';
+import { Random } from '../src/bench/device-inputs.js';
+import { l2Flusher } from '../src/bench/timing.js';
+import { variantRows } from './schedule-variant-rows.js';
 import { parsePointName, sweepPointWorkload } from '../src/bench/sweep-definitions.js';
 
 const DEFAULT_POINTS = [
@@ -57,16 +57,6 @@ function variants(): { name: string; overrides: InnerOuterPersistentOverrides }[
 }
 
 /** 16-bit outputs come back as raw bits: ≤ 2 ulp apart (same sign); Float: relative 1e-4. */
-function close(a: ArrayLike<number>, b: ArrayLike<number>, sixteenBit: boolean): boolean {
-  if (a.length !== b.length) return false;
-  for (let k = 0; k < a.length; k += Math.max(1, Math.floor(a.length / 50_000))) {
-    const x = a[k] as number;
-    const y = b[k] as number;
-    if (sixteenBit ? Math.abs(x - y) > 2 : !(Math.abs(x - y) <= 1e-4 * Math.max(1, Math.abs(y)) || (Number.isNaN(x) && Number.isNaN(y)))) return false;
-  }
-  return true;
-}
-
 function main(): void {
   if (!isAvailable().available) {
     console.log('no GPU');
@@ -85,54 +75,18 @@ function main(): void {
       rows.push(`| ${name} | not an rms_norm_bwd / layer_norm_bwd sweep point | | | | |`);
       continue;
     }
-    const w = sweepPointWorkload(p);
-    const fusion = w.build().fusionIr();
-    const inputs = w.inputs.map((i) => {
-      const strides = i.sizes.map((_, d) => i.sizes.slice(d + 1).reduce((a, b) => a * b, 1));
-      return toDeviceInput(device, randomHost(i.dtype, i.sizes, strides, rng, i.positive === true), false);
-    });
-    const args = inputs.map((i) => i.tensor);
-    const copyBytes = Math.floor(w.bytes / 2);
-    const src = device.malloc(copyBytes);
-    const dst = device.malloc(copyBytes);
-    const copyMs = timeDevice(device, flusher, () => device.copyDeviceToDevice(dst, src, copyBytes), 30);
-    device.free(src);
-    device.free(dst);
-    rows.push(`| ${w.name} | copy of the same bytes | ${(copyMs * 1000).toFixed(1)} µs | ${(w.bytes / (copyMs * 1e-3) / 1e9).toFixed(0)} GB/s | | |`);
-    let reference: ArrayLike<number>[] | undefined;
-    for (const v of variants().filter((x) => x.name === 'heuristic' || terms === undefined || terms.some((t) => x.name.includes(t)))) {
-      try {
-        const registry = new SchedulerRegistry([new InnerOuterPersistentScheduler(v.overrides)]);
-        const cache = new FusionExecutorCache(fusion, device, { registry, poisonOutputs: true });
-        let launchText = '';
-        let params = '';
-        cache.setDumps(new Set(['launch_param', 'scheduler_params']), (t) => {
-          if (t.includes('Launch Parameters') && !t.includes('=====')) launchText += t;
-          else params += t;
-        });
-        const outs = cache.runFusion(args);
-        cache.setDumps(new Set());
-        const data = outs.map((t) => t.toHost().data as ArrayLike<number>);
-        const sixteen = outs.map((t) => t.dtype !== 'Float');
-        for (const t of outs) t.dispose();
-        let same = true;
-        if (reference === undefined) reference = data;
-        else same = data.every((d, i) => close(d, reference?.[i] ?? [], sixteen[i] === true));
-        const timed = new FusionExecutorCache(fusion, device, { registry });
-        const ms = timeDevice(device, flusher, () => {
-          for (const t of timed.runFusion(args)) t.dispose();
-        }, 30);
+    const chosen = variants().filter((x) => x.name === 'heuristic' || terms === undefined || terms.some((t) => x.name.includes(t)));
+    rows.push(...variantRows(device, flusher, rng, sweepPointWorkload(p), chosen.map((v) => ({
+      name: v.name,
+      registry: new SchedulerRegistry([new InnerOuterPersistentScheduler(v.overrides)]),
+      dumps: ['launch_param', 'scheduler_params'],
+      describe: (launchText: string, params: string) => {
         const grid = /GridDim\.x = (\d+)/.exec(launchText)?.[1] ?? '?';
         const block = /BlockDim\.x = (\d+)/.exec(launchText)?.[1] ?? '?';
         const stages = /\((\d+) stages/.exec(params)?.[1] ?? (params.includes('cp.async.bulk') ? '1' : '0');
-        const launch = ` (grid ${grid} × ${block}, bulk stages ${stages})`;
-        rows.push(`| ${w.name} | ${v.name}${launch} | ${(ms * 1000).toFixed(1)} µs | ${(w.bytes / (ms * 1e-3) / 1e9).toFixed(0)} GB/s | ${((copyMs / ms) * 100).toFixed(0)}% | ${same ? 'same' : 'DIFFERENT'} |`);
-      } catch (error) {
-        rows.push(`| ${w.name} | ${v.name} | error: ${(error as Error).message.split('\n')[0]?.slice(0, 140) ?? ''} | | | |`);
-      }
-    }
-    for (const i of inputs) i.owner.dispose();
-    device.releasePool();
+        return ` (grid ${grid} × ${block}, bulk stages ${stages})`;
+      },
+    })), { rtol: 1e-4, step: (n) => Math.floor(n / 50_000), errorChars: 140 }));
   }
   flusher.dispose();
   console.log('| point | variant | median | GB/s | % of same-size copy | output vs heuristic |\n|---|---|---:|---:|---:|---|');

@@ -11,10 +11,10 @@
 // (the heuristic's own schedule always runs first: the others are checked against it)
 
 import { DeviceContext, isAvailable } from '@tsfuser/device';
-import { FusionExecutorCache } from '@tsfuser/runtime';
 import { InnerPersistentScheduler, SchedulerRegistry, type InnerPersistentOverrides } from '@tsfuser/scheduler';
-import { randomHost, toDeviceInput, Random } from '../src/bench/device-inputs.js';
-import { l2Flusher, timeDevice } from '../src/bench/timing.js';
+import { Random } from '../src/bench/device-inputs.js';
+import { l2Flusher } from '../src/bench/timing.js';
+import { variantRows } from './schedule-variant-rows.js';
 import { normalizationWorkloads, type Workload } from '../src/bench/workloads.js';
 import { parsePointName, sweepPointWorkload } from '../src/bench/sweep-definitions.js';
 
@@ -77,16 +77,6 @@ function variants(): { name: string; overrides: InnerPersistentOverrides }[] {
 }
 
 /** Whether two outputs agree on sampled elements (Float: relative 1e-5; 16-bit: ≤ 2 ulp). */
-function close(a: ArrayLike<number>, b: ArrayLike<number>, sixteenBit: boolean): boolean {
-  if (a.length !== b.length) return false;
-  for (let k = 0; k < a.length; k += 997) {
-    const x = a[k] as number;
-    const y = b[k] as number;
-    if (sixteenBit ? Math.abs(x - y) > 2 : !(Math.abs(x - y) <= 1e-5 * Math.max(1, Math.abs(y)) || (Number.isNaN(x) && Number.isNaN(y)))) return false;
-  }
-  return true;
-}
-
 function main(): void {
   if (!isAvailable().available) {
     console.log('no GPU');
@@ -103,51 +93,14 @@ function main(): void {
     return p === undefined ? [] : [sweepPointWorkload(p)];
   });
   for (const w of [...normalizationWorkloads().filter((x) => only === undefined || only.includes(x.name)), ...sweepPoints]) {
-    const fusion = w.build().fusionIr();
-    const inputs = w.inputs.map((i) => {
-      const strides = i.sizes.map((_, d) => i.sizes.slice(d + 1).reduce((a, b) => a * b, 1));
-      return toDeviceInput(device, randomHost(i.dtype, i.sizes, strides, rng, i.positive === true), false);
-    });
-    const args = inputs.map((i) => i.tensor);
-    const copyBytes = Math.floor(w.bytes / 2);
-    const src = device.malloc(copyBytes);
-    const dst = device.malloc(copyBytes);
-    const copyMs = timeDevice(device, flusher, () => device.copyDeviceToDevice(dst, src, copyBytes), 30);
-    device.free(src);
-    device.free(dst);
-    rows.push(`| ${w.name} | copy of the same bytes | ${(copyMs * 1000).toFixed(1)} µs | ${(w.bytes / (copyMs * 1e-3) / 1e9).toFixed(0)} GB/s | | |`);
-    let reference: ArrayLike<number>[] | undefined;
     const terms = process.argv[3]?.split(',');
     const chosen = variants().filter((v) => v.name === 'heuristic' || terms === undefined || terms.some((t) => v.name.includes(t)));
-    for (const v of chosen) {
-      try {
-        const registry = new SchedulerRegistry([new InnerPersistentScheduler(v.overrides)]);
-        const cache = new FusionExecutorCache(fusion, device, { registry, poisonOutputs: true });
-        let launchText = '';
-        cache.setDumps(new Set(['launch_param']), (t) => {
-          launchText += t;
-        });
-        const outs = cache.runFusion(args);
-        cache.setDumps(new Set());
-        const data = outs.map((t) => t.toHost().data as ArrayLike<number>);
-        const sixteen = outs.map((t) => t.dtype !== 'Float');
-        for (const t of outs) t.dispose();
-        let same = true;
-        if (reference === undefined) reference = data;
-        else same = data.every((d, i) => close(d, reference?.[i] ?? [], sixteen[i] === true));
-        // Timed without poisoning (a memset of every output inside the timed region).
-        const timed = new FusionExecutorCache(fusion, device, { registry });
-        const ms = timeDevice(device, flusher, () => {
-          for (const t of timed.runFusion(args)) t.dispose();
-        }, 30);
-        const dims = ` (${launchText.replace(/\s+/g, ' ').trim().slice(0, 80)})`;
-        rows.push(`| ${w.name} | ${v.name}${dims} | ${(ms * 1000).toFixed(1)} µs | ${(w.bytes / (ms * 1e-3) / 1e9).toFixed(0)} GB/s | ${(copyMs / ms * 100).toFixed(0)}% | ${same ? 'same' : 'DIFFERENT'} |`);
-      } catch (error) {
-        rows.push(`| ${w.name} | ${v.name} | error: ${(error as Error).message.split('\n')[0]?.slice(0, 120) ?? ''} | | | |`);
-      }
-    }
-    for (const i of inputs) i.owner.dispose();
-    device.releasePool();
+    rows.push(...variantRows(device, flusher, rng, w, chosen.map((v) => ({
+      name: v.name,
+      registry: new SchedulerRegistry([new InnerPersistentScheduler(v.overrides)]),
+      dumps: ['launch_param'],
+      describe: (launchText: string) => ` (${launchText.replace(/\s+/g, ' ').trim().slice(0, 80)})`,
+    })), { rtol: 1e-5, step: () => 997, errorChars: 120 }));
   }
   flusher.dispose();
   console.log('| workload | variant | median | GB/s | % of same-size copy | output |\n|---|---|---:|---:|---:|---|');
