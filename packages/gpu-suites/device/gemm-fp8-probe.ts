@@ -18,20 +18,16 @@
 // Invariant: every variant is the same mathematical GEMM (D scale value 1.25 where a D scale is
 // given, 1 otherwise); only scale-pointer placement differs.
 
-import { CudaError, DeviceContext, GemmError, GemmLibrary, gemmAvailability, isAvailable, type GemmDescriptor } from '@tsfuser/device';
+import { CudaError, DeviceContext, GemmError, GemmLibrary, gemmAvailability, type GemmDescriptor } from '@tsfuser/device';
 import { seededRandom } from '@tsfuser/test-support';
-import { decode, encode, locateCublasLt, tolerance } from './gemm-host.js';
+import { decode, encode, gemmEntryRefusal, tolerance } from './gemm-host.js';
 
-if (process.env.TSFUSER_CUBLASLT_PATH === undefined) {
-  const found = locateCublasLt();
-  if (found !== undefined) process.env.TSFUSER_CUBLASLT_PATH = found;
-}
-const runtime = isAvailable();
-const gemm = gemmAvailability();
-if (!runtime.available || !gemm.available) {
-  console.log(`device-gemm-fp8-probe: cannot run: ${runtime.available ? gemm.reason : runtime.reason}`);
+const refusal = gemmEntryRefusal();
+if (refusal !== null) {
+  console.log(`device-gemm-fp8-probe: cannot run: ${refusal}`);
   process.exit(1);
 }
+const gemm = gemmAvailability();
 const seed = 20261203;
 console.log(`device-gemm-fp8-probe: seed ${seed}; cuBLASLt ${gemm.version} from ${gemm.path}`);
 const device = DeviceContext.create(0);

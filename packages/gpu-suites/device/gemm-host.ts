@@ -23,7 +23,7 @@ import {
   numberToFloat8E4M3FnBits,
   numberToFloat8E5M2Bits,
 } from '@tsfuser/fusion-ir';
-import type { GemmDtype } from '@tsfuser/device';
+import { gemmAvailability, isAvailable, type GemmDtype } from '@tsfuser/device';
 
 export function elementBytes(dtype: GemmDtype): number {
   return dataTypeSize(dtype);
@@ -186,4 +186,20 @@ export function locateCublasLt(): string | undefined {
     }
   }
   return undefined;
+}
+
+/** Points TSFUSER_CUBLASLT_PATH at the libcublasLt locateCublasLt finds, unless the caller set it. */
+export function useHostCublasLt(): void {
+  if (process.env['TSFUSER_CUBLASLT_PATH'] !== undefined) return;
+  const found = locateCublasLt();
+  if (found !== undefined) process.env['TSFUSER_CUBLASLT_PATH'] = found;
+}
+
+/** After useHostCublasLt: why a GEMM entry cannot run here (no CUDA runtime or no cuBLASLt), or null. */
+export function gemmEntryRefusal(): string | null {
+  useHostCublasLt();
+  const runtime = isAvailable();
+  if (!runtime.available) return runtime.reason ?? '?';
+  const gemm = gemmAvailability();
+  return gemm.available ? null : (gemm.reason ?? '?');
 }

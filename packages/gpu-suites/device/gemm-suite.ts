@@ -24,10 +24,10 @@
 // GELU_BIAS that of round(acc) + bias before the GELU, GELU_AUX_BIAS's aux is round(acc + bias));
 // the keys that fell back are listed last.
 
-import { CudaError, DeviceContext, GemmError, GemmLibrary, gemmAvailability, isAvailable, l2Flusher, timeDevice, type GemmDescriptor, type GemmEpilogue, type GemmEpilogueKind, type GemmMatrix, type GemmVector } from '@tsfuser/device';
+import { CudaError, DeviceContext, GemmError, GemmLibrary, gemmAvailability, l2Flusher, timeDevice, type GemmDescriptor, type GemmEpilogue, type GemmEpilogueKind, type GemmMatrix, type GemmVector } from '@tsfuser/device';
 import { seededRandom } from '@tsfuser/test-support';
 import { gemmCases, isFp8, type GemmCase } from './gemm-cases.js';
-import { decode, elementBytes, encode, gelu, geluGrad, locateCublasLt, roundTo, tolerance, ulpAt } from './gemm-host.js';
+import { decode, elementBytes, encode, gelu, gemmEntryRefusal, geluGrad, roundTo, tolerance, ulpAt } from './gemm-host.js';
 
 const args = process.argv.slice(2);
 const seedArg = args.indexOf('--seed');
@@ -42,16 +42,12 @@ const forceText = forceArg >= 0 ? (args[forceArg + 1] ?? '') : '';
 /** Epilogues whose heuristic is taken as empty (their fallback runs). */
 const forced: GemmEpilogueKind[] = forceText === 'fallbacks' ? FALLBACK_EPILOGUES : forceText.split(',').filter((x) => x !== '') as GemmEpilogueKind[];
 
-if (process.env.TSFUSER_CUBLASLT_PATH === undefined) {
-  const found = locateCublasLt();
-  if (found !== undefined) process.env.TSFUSER_CUBLASLT_PATH = found;
-}
-const runtime = isAvailable();
-const gemm = gemmAvailability();
-if (!runtime.available || !gemm.available) {
-  console.log(`device-gemm-suite: cannot run: ${runtime.available ? gemm.reason : runtime.reason}`);
+const refusal = gemmEntryRefusal();
+if (refusal !== null) {
+  console.log(`device-gemm-suite: cannot run: ${refusal}`);
   process.exit(1);
 }
+const gemm = gemmAvailability();
 console.log(`device-gemm-suite: seed ${seed}; cuBLASLt ${gemm.version} from ${gemm.path}`);
 
 const device = DeviceContext.create(0);

@@ -18,7 +18,7 @@ import { evaluate, type HostTensor } from '@tsfuser/fusion-ir';
 import { CubinCache, DeviceContext, gemmAvailability, isAvailable, l2Flusher, Tensor, timeDevice } from '@tsfuser/device';
 import { FusionExecutorCache } from '@tsfuser/runtime';
 import { seededRandom } from '@tsfuser/test-support';
-import { locateCublasLt } from '../device/gemm-host.js';
+import { useHostCublasLt } from '../device/gemm-host.js';
 import { attentionCases, decoderBlock, values, type Case } from './attention-fusion-cases.js';
 
 const args = process.argv.slice(2);
@@ -120,10 +120,7 @@ function timeBlock(device: DeviceContext, cubinCache: CubinCache, rand: () => nu
 }
 
 function main(): number {
-  if (process.env.TSFUSER_CUBLASLT_PATH === undefined) {
-    const found = locateCublasLt();
-    if (found !== undefined) process.env.TSFUSER_CUBLASLT_PATH = found;
-  }
+  useHostCublasLt();
   const runtime = isAvailable();
   if (!runtime.available) {
     console.log(`runtime-attention-fusions: cannot run: ${runtime.reason ?? '?'}`);

@@ -17,11 +17,11 @@
 // linear + bias + gelu(tanh) and the GPT MLP block forward. Ends "N passed, M failed".
 
 import { evaluate, Fusion, gelu, HostTensor, linear, type DataType } from '@tsfuser/fusion-ir';
-import { DeviceContext, gemmAvailability, isAvailable, l2Flusher, Tensor, timeDevice } from '@tsfuser/device';
+import { DeviceContext, gemmAvailability, l2Flusher, Tensor, timeDevice } from '@tsfuser/device';
 import { FusionExecutorCache } from '@tsfuser/runtime';
 import { defaultSchedulerRegistry, MatmulScheduler } from '@tsfuser/scheduler';
 import { seededRandom } from '@tsfuser/test-support';
-import { locateCublasLt } from '../device/gemm-host.js';
+import { gemmEntryRefusal } from '../device/gemm-host.js';
 import { dense, input, linearCases, matmulCases, type Case, type GemmDtype } from './gemm-fusion-cases.js';
 import { groupedMmCases, scaledMmCases } from './gemm-scaled-grouped-cases.js';
 import { backwardCases } from './gemm-backward-cases.js';
@@ -168,16 +168,12 @@ function timeWorkloads(device: DeviceContext, rand: () => number): Timed[] {
 }
 
 function main(): number {
-  if (process.env.TSFUSER_CUBLASLT_PATH === undefined) {
-    const found = locateCublasLt();
-    if (found !== undefined) process.env.TSFUSER_CUBLASLT_PATH = found;
-  }
-  const runtime = isAvailable();
-  const gemm = gemmAvailability();
-  if (!runtime.available || !gemm.available) {
-    console.log(`runtime-gemm-fusions: cannot run: ${runtime.available ? (gemm.reason ?? '?') : (runtime.reason ?? '?')}`);
+  const refusal = gemmEntryRefusal();
+  if (refusal !== null) {
+    console.log(`runtime-gemm-fusions: cannot run: ${refusal}`);
     return 1;
   }
+  const gemm = gemmAvailability();
   console.log(`runtime-gemm-fusions: seed ${seed}; cuBLASLt ${gemm.version ?? '?'} from ${gemm.path ?? '?'}`);
   const device = DeviceContext.create(0);
   const rand = seededRandom(seed);
