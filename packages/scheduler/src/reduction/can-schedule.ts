@@ -101,6 +101,8 @@ export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo, o
   if (interfering !== null) return { ok: false, reason: interfering };
   const resizes = resizeBeforeReduction(fusion, input, new Set(after));
   if (resizes !== null) return { ok: false, reason: resizes.reason };
+  // One exact map of the fusion's logical dims, for the pre-reduction outputs and the kept-dim checks below.
+  const map = new ExactLogicalMap(fusion);
   const afterTvs = new Set<TensorView>(pattern.outputs);
   for (const e of after) for (const o of e.outputs) if (o.kind === 'tensorView') afterTvs.add(o);
   for (const o of fusion.outputs) {
@@ -112,12 +114,11 @@ export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo, o
       };
     }
     // Written inside the reduction loops at the reduction input's indices: it must span them.
-    const partial = partialPreReductionOutput(o, input, new ExactLogicalMap(fusion));
+    const partial = partialPreReductionOutput(o, input, map);
     if (partial !== null) return { ok: false, reason: `output ${tvName(o)} is computed before the reduction ${tvName(reduction)} over ${partial}, not over all of its input ${tvName(input)}'s dims` };
   }
   // After the reduction only the kept dims exist: a broadcast of the result that meets the
   // reduced dims again (x - sum(x, keepdim)) needs the reduced values in every thread of a row.
-  const map = new ExactLogicalMap(fusion);
   const kept = reduction.domain.logical.filter((id) => !id.isReduction() && !id.isBroadcast());
   const reduced = reduction.domain.logical.filter((id) => id.isReduction());
   // Past a reshape of the result, a dim is kept when it derives from kept dims only.
