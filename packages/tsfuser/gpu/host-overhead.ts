@@ -11,6 +11,9 @@
 // the median and fastest loop's wall µs per call), then 50 loops of 200 calls timed before their
 // synchronize ("enqueue-only": the host's cost alone; where the wall time is larger, the GPU's
 // pace of back-to-back kernels, not the host, bounds the long loops).
+// Then the same calls with CUDA graph replay of the cached plan (runFusion / fd.execute with
+// cudaGraph: inputs copied into the graph's static buffers, one graph launch, outputs copied out;
+// and a cache with graphStaticOutputs, which returns views of the graph's outputs).
 // Also the floor: one empty kernel launched straight through KernelFunction.launch (the addon and
 // the driver, no tsfuser host path), and through a prepared launch (what a cached plan step uses). PyTorch eager (python3 with torch on the host) times the same
 // (t0 + t1) * 3 (two kernels) and one add, as tools/bench/pytorch_bench.py --host-overhead does.
@@ -18,6 +21,7 @@
 
 import { spawnSync } from 'node:child_process';
 import { Tensor, type DeviceContext } from '@tsfuser/device';
+import { FusionExecutorCache } from '@tsfuser/runtime';
 import { createGpuBackend, FusionDefinition } from '../src/index.js';
 import { tinyWorkload } from '../src/bench/workloads.js';
 
@@ -190,6 +194,25 @@ async function main(): Promise<void> {
     row(`fd.execute (${name})`, await time(device, async () => {
       for (const t of await fd.execute(args, { backend })) t.dispose();
     }, true));
+    // CUDA graph replay of the same cached plan (issue 38: only a replay can get under the raw
+    // launch): the warm-up's first graphed call captures, every timed call replays.
+    const graphed = { cudaGraph: true } as const;
+    row(`runFusion cudaGraph (${name})`, await time(device, () => {
+      for (const t of cache.runFusion(args, graphed)) t.dispose();
+    }, false));
+    const replays = cache.lastGraphRun();
+    if (replays?.kind !== 'replayed') console.log(`  (runFusion cudaGraph did not replay: ${replays?.kind === 'normal' ? replays.reason : String(replays?.kind)})`);
+    const executeGraphed = { backend, cudaGraph: true } as const;
+    row(`fd.execute cudaGraph (${name})`, await time(device, async () => {
+      for (const t of await fd.execute(args, executeGraphed)) t.dispose();
+    }, true));
+    cache.releaseGraphs();
+    // Static outputs (graphStaticOutputs: views of the graph's outputs, no copy out): a cache of its own.
+    const staticCache = new FusionExecutorCache(fd.fusionIr(), device, { cudaGraph: true, graphStaticOutputs: true });
+    row(`runFusion cudaGraph static outputs (${name})`, await time(device, () => {
+      staticCache.runFusion(args);
+    }, false));
+    staticCache.releaseGraphs();
   }
   for (const t of [...tinyArgs, ...twoArgs]) t.dispose();
 
