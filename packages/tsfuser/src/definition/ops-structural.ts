@@ -9,6 +9,7 @@ import { DefinitionError } from '../errors.js';
 import type { ScalarHandle, TensorHandle, VectorHandle } from './handles.js';
 import { op, type OpArgs, type ParamSpec, type StateValue } from './op-spec.js';
 import type { Operand } from './ops-pointwise.js';
+import { checkSliceArguments } from './slice-checks.js';
 
 /** Sizes: a vector state, or a list of integers and scalar states. */
 export type Sizes = VectorHandle | readonly (number | ScalarHandle)[];
@@ -178,7 +179,11 @@ export const structuralOps = {
       { name: 'manualNormalization', python: 'manual_normalization', kind: 'bool', default: false },
     ],
     output: 'tensor',
-    apply: (_f, a) => [ir.slice(a.tensor(0), a.sizes(1), a.sizes(2), a.optSizes(3), { manualNormalization: a.bool(4) })],
+    apply: (_f, a) => {
+      const [tv, starts, ends, strides] = [a.tensor(0), a.sizes(1), a.sizes(2), a.optSizes(3)];
+      checkSliceArguments(tv.domain.logicalNoReductions().length, starts, ends, strides);
+      return [ir.slice(tv, starts, ends, strides, { manualNormalization: a.bool(4) })];
+    },
   }),
   pad: op<(arg: TensorHandle, padWidths: Sizes, value?: ScalarHandle | number | null) => TensorHandle>({
     name: 'pad',
