@@ -16,6 +16,7 @@ import { inputExtentGroups, type InputExtentGroups } from '../execute/extent-che
 import { executeFusion, resolveBackend, type ExecuteInput, type ExecuteOptions } from '../execute/execute.js';
 import { applyOutputAliases, detachAliasedInputs, type OutputAlias } from '../execute/output-alias.js';
 import { evaluateOnHost } from '../execute/reference-backend.js';
+import { checkNoCpuScalarOutputs } from '../execute/cpu-scalar-outputs.js';
 import { compareTensors, toleranceFor } from '../io/compare.js';
 import type { InputDescriptor } from './fusion-definition.js';
 import { dumpsFromEnv } from '../dumps/dump-options.js';
@@ -98,6 +99,8 @@ export class ExecutionState {
   private debug: string | null = null;
   /** The fusion's input dim groups (extent-check.ts): fixed once the definition is finalized. */
   private extentGroups: InputExtentGroups | null = null;
+  /** The fusion checkNoCpuScalarOutputs last accepted (checked once per finalized fusion). */
+  private cpuOutputsChecked: Fusion | null = null;
 
   async execute(
     fusion: Fusion,
@@ -139,6 +142,10 @@ export class ExecutionState {
     };
     const start = profiled ? performance.now() : 0;
     if (this.extentGroups?.fusion !== fusion) this.extentGroups = inputExtentGroups(fusion);
+    if (this.cpuOutputsChecked !== fusion) {
+      checkNoCpuScalarOutputs(fusion, descriptors);
+      this.cpuOutputsChecked = fusion;
+    }
     const outputs = await executeFusion(fusion, descriptors, inputs, runOptions, this.extentGroups);
     const wallMs = profiled ? performance.now() - start : 0;
     if (dump.size > 0) {
