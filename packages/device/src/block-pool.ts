@@ -25,6 +25,22 @@ export class BlockPool {
     return pointer;
   }
 
+  /**
+   * Takes the pooled block at `pointer` (of exactly `bytes`, rounded) out of the pool; false when
+   * it is not pooled (live, or given back to the driver). A replay of a CUDA graph captured on a
+   * call's own output addresses takes those blocks back (runtime graph-capture.ts).
+   */
+  takeBlock(pointer: bigint, bytes: number): boolean {
+    const list = this.bySize.get(bytes);
+    if (list === undefined) return false;
+    // The block freed last is at the end: search from there (a replay reclaims what its caller just disposed).
+    const at = list.lastIndexOf(pointer);
+    if (at < 0) return false;
+    list.splice(at, 1);
+    this.total -= bytes;
+    return true;
+  }
+
   /** Pools a freed block; returns the pointers to release to the driver (evicted or this one). */
   give(pointer: bigint, bytes: number): readonly bigint[] {
     if (bytes > this.limitBytes) return [pointer];

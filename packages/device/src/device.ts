@@ -151,6 +151,19 @@ export class DeviceContext {
     return pointer;
   }
 
+  /**
+   * Makes the pooled block at `pointer` (allocated before for `bytes`, as malloc rounds them)
+   * live again, when it is still in the pool: the exact addresses a CUDA graph was captured
+   * with. False when it is not pooled (live elsewhere, or given back to the driver).
+   */
+  reclaim(pointer: bigint, bytes: number | bigint): boolean {
+    this.assertLive();
+    const rounded = roundAllocation(Number(bytes));
+    if (!this.pool.takeBlock(pointer, rounded)) return false;
+    this.liveAllocations.set(pointer, rounded);
+    return true;
+  }
+
   /** Returns a block to the pool (or to the driver when the pool is full); deferred while capturing. */
   free(pointer: bigint): void {
     if (this.disposed) return; // the context's release already reclaimed everything

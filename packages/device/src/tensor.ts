@@ -177,6 +177,16 @@ export class Tensor {
   }
 
   /**
+   * A tensor of `layout` on the pooled block at `pointer` (DeviceContext.reclaim), or null when
+   * that block is not in the pool: the outputs of a CUDA graph replayed at the addresses it was
+   * captured with. Owns the block, as emptyDeviceOf's tensors do.
+   */
+  static reclaimDeviceOf(device: DeviceContext, layout: DeviceLayout, pointer: bigint): Tensor | null {
+    if (!device.reclaim(pointer, layout.bytes > 1 ? layout.bytes : 1)) return null;
+    return new Tensor(layout.dtype, layout.sizes, layout.strides, { device: { device, pointer, bytes: layout.bytes, owned: true } });
+  }
+
+  /**
    * A device tensor over this one's memory starting `elementOffset` elements in (as PyTorch's
    * `as_strided(sizes, strides, offset)`): misaligned and strided inputs for tests and
    * benchmarks. The view does not own memory; the base must outlive it.

@@ -41,6 +41,21 @@ describe('BlockPool', () => {
     expect(pool.bytes).toBe(0);
   });
 
+  it('takeBlock takes exactly that pooled block back, and only a pooled one of that size', () => {
+    const pool = new BlockPool(10000);
+    pool.give(0x1n, 512);
+    pool.give(0x2n, 512);
+    pool.give(0x3n, 1024);
+    expect(pool.takeBlock(0x1n, 512)).toBe(true);
+    expect(pool.bytes).toBe(1536);
+    expect(pool.takeBlock(0x1n, 512)).toBe(false); // taken already
+    expect(pool.takeBlock(0x3n, 512)).toBe(false); // pooled under another size
+    expect(pool.takeBlock(0x9n, 1024)).toBe(false); // never pooled
+    expect(pool.take(512)).toBe(0x2n);
+    expect(pool.take(512)).toBeUndefined();
+    expect(pool.bytes).toBe(1024);
+  });
+
   it('keeps bytes equal to the sum of pooled sizes and within the limit under random traffic', () => {
     const pool = new BlockPool(8192);
     const live = new Map<bigint, number>();

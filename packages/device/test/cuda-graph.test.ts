@@ -4,7 +4,7 @@
 // stream synchronize; a failed instantiation destroys the captured graph and frees the blocks;
 // an aborted capture frees them too; a second beginCapture is refused.
 import { describe, expect, it } from 'vitest';
-import { DeviceContext, type DeviceProperties, type NativeAddon } from '../src/index.js';
+import { DeviceContext, Tensor, type DeviceProperties, type NativeAddon } from '../src/index.js';
 
 interface Recorded {
   calls: string[];
@@ -46,6 +46,30 @@ function context(addon: NativeAddon): DeviceContext {
   const Ctor = DeviceContext as unknown as new (addon: NativeAddon, properties: DeviceProperties, device: number, context: bigint, stream: bigint) => DeviceContext;
   return new Ctor(addon, {} as DeviceProperties, 0, 1n, 5n);
 }
+
+describe('DeviceContext.reclaim / Tensor.reclaimDeviceOf (a graph replayed at its captured output addresses)', () => {
+  it('takes a freed block back from the pool at its address; a live or unknown block is refused', () => {
+    const { addon, log } = recordingAddon();
+    const ctx = context(addon);
+    const layout = Tensor.deviceLayout('Float', [8, 8]);
+    const t = Tensor.emptyDeviceOf(ctx, layout);
+    const pointer = t.dataPtr;
+    expect(Tensor.reclaimDeviceOf(ctx, layout, pointer)).toBeNull(); // live: not pooled
+    t.dispose();
+    const pooled = ctx.pooledByteCount;
+    expect(pooled).toBeGreaterThan(0);
+    const again = Tensor.reclaimDeviceOf(ctx, layout, pointer);
+    expect(again?.dataPtr).toBe(pointer);
+    expect(again?.sizes).toEqual([8, 8]);
+    expect(ctx.pooledByteCount).toBe(0);
+    expect(ctx.liveAllocationCount).toBe(1);
+    expect(ctx.reclaim(pointer, layout.bytes)).toBe(false); // live again
+    expect(ctx.reclaim(0xdead00n, layout.bytes)).toBe(false);
+    again?.dispose();
+    expect(ctx.pooledByteCount).toBe(pooled);
+    expect(log.calls.filter((c) => c === 'memAlloc')).toHaveLength(1);
+  });
+});
 
 describe('DeviceContext stream capture', () => {
   it('defers every free while capturing; the graph frees those blocks when destroyed, after a synchronize', () => {

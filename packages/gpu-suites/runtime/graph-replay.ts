@@ -8,9 +8,12 @@
 // calls 3… replayed; every output must equal the graph-free cache's bit for bit. Cases: a
 // pointwise fusion of two outputs, a bf16 linear + relu (cuBLASLt GEMM between kernels), a causal
 // bf16 sdpfa_fwd between kernels, graphStaticOutputs, and the refusal of an attention forward that
-// outputs its philox seed. Then host time per call of a launch-bound problem (pointwise [32, 32]):
-// runFusion without and with graphs (static outputs and copies), enqueue only and with a
-// synchronize per call. Ends "N passed, M failed".
+// outputs its philox seed. The pointwise, GEMM and attention cases run again with
+// graphKeyedByPointers: the same input tensors every call, new values copied into them, the
+// outputs disposed, so calls 3… replay the graph captured at the call's own addresses (no copy);
+// each run must say so. Then host time per call of a launch-bound problem (pointwise [32, 32]):
+// runFusion without and with graphs (static outputs, copies, keyed by pointers), enqueue only and
+// with a synchronize per call. Ends "N passed, M failed".
 
 import { add, cast, Fusion, HostTensor, linear, makeTensor, mul, relu, sdpfaFwd, type DataType, type TensorView } from '@tsfuser/fusion-ir';
 import { DeviceContext, isAvailable, Tensor } from '@tsfuser/device';
@@ -116,6 +119,42 @@ function runCase(device: DeviceContext, c: Case, rand: () => number): string | n
   }
 }
 
+/**
+ * A graphKeyedByPointers case: the same input tensors every call (new values copied in), the
+ * graphed cache run first and its outputs disposed last, so its output blocks are free for it.
+ */
+function runKeyedCase(device: DeviceContext, c: Case, rand: () => number): string | null {
+  const plain = new FusionExecutorCache(c.fusion, device);
+  const graphed = new FusionExecutorCache(c.fusion, device, { cudaGraph: true, graphKeyedByPointers: true });
+  const inputs = randomInputs(device, c, rand);
+  const kinds: string[] = [];
+  try {
+    for (let call = 0; call < 5; call += 1) {
+      const fresh = randomInputs(device, c, rand);
+      fresh.forEach((t, i) => device.copyDeviceToDevice((inputs[i] as Tensor).dataPtr, t.dataPtr, t.storageBytes));
+      fresh.forEach((t) => t.dispose());
+      const got = graphed.runFusion(inputs);
+      const run = graphed.lastGraphRun();
+      kinds.push(`${run?.kind ?? 'none'}${run !== null && 'keyedByPointers' in run ? ' at pointers' : ''}`);
+      const want = plain.runFusion(inputs);
+      device.synchronize();
+      for (let o = 0; o < want.length; o += 1) {
+        const [w, g] = [bits(want[o] as Tensor), bits(got[o] as Tensor)];
+        const diff = w.findIndex((b, i) => b !== g[i]);
+        if (w.length !== g.length || diff >= 0) return `call ${call + 1} (${kinds.at(-1) ?? ''}): output ${o} differs from the graph-free run at byte ${diff}`;
+      }
+      want.forEach((t) => t.dispose());
+      got.forEach((t) => t.dispose());
+    }
+    const expected = ['normal', 'captured at pointers', 'replayed at pointers', 'replayed at pointers', 'replayed at pointers'];
+    if (kinds.join() !== expected.join()) return `runs ${kinds.join(', ')}, expected ${expected.join(', ')}`;
+    return null;
+  } finally {
+    graphed.releaseGraphs();
+    inputs.forEach((t) => t.dispose());
+  }
+}
+
 function hostTimes(device: DeviceContext, rand: () => number): void {
   const c = cases()[0] as Case;
   const small = { ...c, sizes: [[32, 32], [32, 32]] };
@@ -124,6 +163,7 @@ function hostTimes(device: DeviceContext, rand: () => number): void {
     ['runFusion', new FusionExecutorCache(c.fusion, device)],
     ['runFusion cudaGraph (outputs copied)', new FusionExecutorCache(c.fusion, device, { cudaGraph: true })],
     ['runFusion cudaGraph (static outputs)', new FusionExecutorCache(c.fusion, device, { cudaGraph: true, graphStaticOutputs: true })],
+    ['runFusion cudaGraph (keyed by pointers)', new FusionExecutorCache(c.fusion, device, { cudaGraph: true, graphKeyedByPointers: true })],
   ];
   console.log(`host time per call, pointwise [32, 32] f32 (median of 5 loops of ${CALLS} calls):`);
   for (const [label, cache] of rows) {
@@ -157,10 +197,12 @@ if (!availability.available) {
   const rand = seededRandom(seed);
   let passed = 0;
   let failed = 0;
-  for (const c of cases()) {
+  const all = cases();
+  const keyed = all.filter((c) => c.expect === 'replayed' && c.options === undefined).map((c) => ({ ...c, name: `${c.name}, keyed by pointers` }));
+  for (const [c, keyedCase] of [...all.map((x) => [x, false] as const), ...keyed.map((x) => [x, true] as const)]) {
     let error: string | null;
     try {
-      error = runCase(device, c, rand);
+      error = keyedCase ? runKeyedCase(device, c, rand) : runCase(device, c, rand);
     } catch (e) {
       error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     }

@@ -13,7 +13,7 @@ export {
   type ExecutorDump,
   type RunFusionOptions,
 } from './executor/fusion-executor-cache.js';
-export { captureRefusal, segmentCaptureRefusal, type CapturedPlan, type GraphRun, type PlanGraph } from './executor/graph-capture.js';
+export { captureRefusal, sameScalars, segmentCaptureRefusal, type CapturedPlan, type GraphRun, type PlanGraph, type PointerCapturedPlan, type PointerGraph } from './executor/graph-capture.js';
 export { outputLayout, type TensorLayout } from './executor/output-allocation.js';
 export { runtimeInfoFor, schedulerDevice, pointerAlignment, plannedArguments, type ExecutorArgument } from './executor/runtime-info.js';
 export {

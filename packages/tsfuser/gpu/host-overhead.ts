@@ -13,7 +13,8 @@
 // pace of back-to-back kernels, not the host, bounds the long loops).
 // Then the same calls with CUDA graph replay of the cached plan (runFusion / fd.execute with
 // cudaGraph: inputs copied into the graph's static buffers, one graph launch, outputs copied out;
-// and a cache with graphStaticOutputs, which returns views of the graph's outputs).
+// with graphKeyedByPointers: the graph captured at the call's own addresses, replayed with no
+// copy; and a cache with graphStaticOutputs, which returns views of the graph's outputs).
 // Also the floor: one empty kernel launched straight through KernelFunction.launch (the addon and
 // the driver, no tsfuser host path), and through a prepared launch (what a cached plan step uses). PyTorch eager (python3 with torch on the host) times the same
 // (t0 + t1) * 3 (two kernels) and one add, as tools/bench/pytorch_bench.py --host-overhead does.
@@ -205,6 +206,19 @@ async function main(): Promise<void> {
     const executeGraphed = { backend, cudaGraph: true } as const;
     row(`fd.execute cudaGraph (${name})`, await time(device, async () => {
       for (const t of await fd.execute(args, executeGraphed)) t.dispose();
+    }, true));
+    cache.releaseGraphs();
+    // Keyed by pointers: the same inputs every call and the outputs disposed, so every timed call
+    // replays the graph captured at its own addresses (no copy in or out).
+    const keyed = { cudaGraph: true, graphKeyedByPointers: true } as const;
+    row(`runFusion cudaGraph keyed by pointers (${name})`, await time(device, () => {
+      for (const t of cache.runFusion(args, keyed)) t.dispose();
+    }, false));
+    const keyedRun = cache.lastGraphRun();
+    if (keyedRun?.kind !== 'replayed' || !('keyedByPointers' in keyedRun)) console.log(`  (keyed by pointers did not replay at the pointers: ${JSON.stringify(keyedRun)})`);
+    const executeKeyed = { backend, cudaGraph: true, graphKeyedByPointers: true } as const;
+    row(`fd.execute cudaGraph keyed by pointers (${name})`, await time(device, async () => {
+      for (const t of await fd.execute(args, executeKeyed)) t.dispose();
     }, true));
     cache.releaseGraphs();
     // Static outputs (graphStaticOutputs: views of the graph's outputs, no copy out): a cache of its own.

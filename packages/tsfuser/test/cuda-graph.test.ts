@@ -7,13 +7,13 @@
 // captured run normally with the reason; inputs are copied into the graph's static buffers and
 // outputs copied out (or returned as views of the static outputs on request); releaseGraphs()
 // frees everything the graphs owned.
-import { add, Fusion, makeTensor, mul, permute, sdpfaBwd, sdpfaFwd, type TensorView } from '@tsfuser/fusion-ir';
+import { add, Complex, Fusion, makeTensor, mul, permute, sdpfaBwd, sdpfaFwd, type TensorView } from '@tsfuser/fusion-ir';
 import { Tensor, type DeviceContext } from '@tsfuser/device';
-import { FusionExecutorCache, segmentCaptureRefusal, type PlanSegment } from '@tsfuser/runtime';
+import { FusionExecutorCache, sameScalars, segmentCaptureRefusal, type PlanSegment } from '@tsfuser/runtime';
 import { describe, expect, it } from 'vitest';
 import { loadDefinition } from '../src/cli/load-definition.js';
 import { planInputs } from '../src/cli/run-inputs.js';
-import { referenceBackend, type Backend } from '../src/index.js';
+import { createGpuBackend, FusionDefinition, referenceBackend, type Backend } from '../src/index.js';
 import { fakeDevice } from './fake-device.js';
 import { FIXTURES } from './helpers.js';
 
@@ -154,6 +154,124 @@ describe('CUDA graph replay of a cached plan', () => {
   });
 });
 
+describe('graphKeyedByPointers: a graph at the call\'s own addresses, replayed with no copy', () => {
+  const keyed = { cudaGraph: true, graphKeyedByPointers: true } as const;
+
+  it('captures on the call\'s own inputs and outputs; a call with the same pointers whose last outputs were disposed replays with no copy at the same output blocks', () => {
+    const fake = fakeDevice();
+    const cache = new FusionExecutorCache(pointwise(), fake.device, keyed);
+    const [x, y] = [onDevice(fake.device, [64, 32]), onDevice(fake.device, [64, 32])];
+    cache.runFusion([x, y]).forEach((t) => t.dispose());
+    const perCall = fake.launches.length;
+    const second = cache.runFusion([x, y]);
+    expect(cache.lastGraphRun()).toEqual({ kind: 'captured', keyedByPointers: true });
+    expect(fake.graphs).toEqual({ captured: 1, launched: 1, destroyed: 0 });
+    expect(fake.launches.length).toBe(2 * perCall);
+    const pointers = second.map((t) => t.dataPtr);
+    second.forEach((t) => t.dispose());
+    for (let call = 0; call < 3; call += 1) {
+      const out = cache.runFusion([x, y]);
+      expect(cache.lastGraphRun()).toEqual({ kind: 'replayed', keyedByPointers: true });
+      expect(out.map((t) => t.dataPtr)).toEqual(pointers);
+      expect(out.map((t) => t.sizes)).toEqual([[64, 32], [64, 32]]);
+      out.forEach((t) => t.dispose());
+    }
+    // Not one copy: no static inputs, no outputs copied out.
+    expect(fake.copies).toHaveLength(0);
+    expect(fake.graphs).toEqual({ captured: 1, launched: 4, destroyed: 0 });
+    expect(fake.launches.length).toBe(5 * perCall);
+    expect(cache.stats).toMatchObject({ graphCaptures: 1, graphReplays: 3 });
+  });
+
+  it('other input pointers, or outputs still held, replay the static-copy graph; the pointer graph replays again once the call matches', () => {
+    const fake = fakeDevice();
+    const cache = new FusionExecutorCache(pointwise(), fake.device, keyed);
+    const a = [onDevice(fake.device, [16, 16]), onDevice(fake.device, [16, 16])];
+    const b = [onDevice(fake.device, [16, 16]), onDevice(fake.device, [16, 16])];
+    const runs: string[] = [];
+    const run = (args: Tensor[], dispose: boolean): Tensor[] => {
+      const out = cache.runFusion(args);
+      const r = cache.lastGraphRun();
+      runs.push(`${r?.kind ?? 'none'}${r !== null && 'keyedByPointers' in r ? ' at pointers' : ''}`);
+      if (dispose) out.forEach((t) => t.dispose());
+      return out;
+    };
+    run(a, true);
+    run(a, true);
+    run(b, true); // other inputs: the static-copy graph is captured
+    run(b, true);
+    const held = run(a, false); // matches: replayed at the pointers, outputs kept
+    run(a, true); // its output blocks are held by the caller: static copies
+    held.forEach((t) => t.dispose());
+    run(a, true);
+    expect(runs).toEqual(['normal', 'captured at pointers', 'captured', 'replayed', 'replayed at pointers', 'replayed', 'replayed at pointers']);
+    expect(fake.graphs.captured).toBe(2);
+  });
+
+  it('a replay that cannot take back every output block gives back those it took (the pool unchanged)', () => {
+    const fake = fakeDevice();
+    const cache = new FusionExecutorCache(pointwise(), fake.device, keyed);
+    const args = [onDevice(fake.device, [8, 8]), onDevice(fake.device, [8, 8])];
+    cache.runFusion(args).forEach((t) => t.dispose());
+    const [o0, o1] = cache.runFusion(args) as [Tensor, Tensor];
+    const first = o0.dataPtr;
+    o0.dispose(); // output 0's block is free, output 1's is still held
+    const out = cache.runFusion(args);
+    expect(cache.lastGraphRun()).toEqual({ kind: 'captured' });
+    expect(fake.live.has(first)).toBe(false);
+    expect(out.map((t) => t.dataPtr)).not.toContain(first);
+    [...out, o1].forEach((t) => t.dispose());
+    cache.runFusion(args).forEach((t) => t.dispose());
+    expect(cache.lastGraphRun()).toEqual({ kind: 'replayed', keyedByPointers: true });
+  });
+
+  it('other scalar values do not replay the pointer graph; releaseGraphs() destroys both graphs', () => {
+    const fake = fakeDevice();
+    const f = new Fusion();
+    const x = input(f, 2);
+    const s = f.newSymbolicScalar('Double');
+    f.addInput(s);
+    f.addOutput(mul(x, s));
+    const cache = new FusionExecutorCache(f, fake.device, keyed);
+    const t = onDevice(fake.device, [16, 16]);
+    const live = fake.live.size;
+    const runs: string[] = [];
+    for (const value of [2, 2, 2, 3, 3, 2, -0, 0]) {
+      cache.runFusion([t, value]).forEach((o) => o.dispose());
+      const r = cache.lastGraphRun();
+      runs.push(`${r?.kind ?? 'none'}${r !== null && 'keyedByPointers' in r ? ' at pointers' : ''}`);
+    }
+    // -0 and 0 bake different launches: 0 captures again.
+    expect(runs).toEqual(['normal', 'captured at pointers', 'replayed at pointers', 'captured', 'replayed', 'replayed at pointers', 'captured', 'captured']);
+    cache.releaseGraphs();
+    expect(fake.graphs.destroyed).toBe(fake.graphs.captured);
+    expect(fake.live.size).toBe(live);
+  });
+
+  it('runFusion({ graphKeyedByPointers }) overrides the cache option', () => {
+    const fake = fakeDevice();
+    const cache = new FusionExecutorCache(pointwise(), fake.device, { cudaGraph: true });
+    const args = [onDevice(fake.device, [8, 8]), onDevice(fake.device, [8, 8])];
+    cache.runFusion(args).forEach((t) => t.dispose());
+    cache.runFusion(args, { graphKeyedByPointers: true }).forEach((t) => t.dispose());
+    expect(cache.lastGraphRun()).toEqual({ kind: 'captured', keyedByPointers: true });
+    cache.runFusion(args).forEach((t) => t.dispose());
+    expect(cache.lastGraphRun()).toEqual({ kind: 'captured' });
+  });
+
+  it('sameScalars: Object.is per scalar (-0 is not 0, NaN is NaN), complex values by part, tensors not compared', () => {
+    const fake = fakeDevice();
+    const [t, u] = [onDevice(fake.device, [2]), onDevice(fake.device, [3])];
+    expect(sameScalars([t, 2, true, 5n], [u, 2, true, 5n])).toBe(true);
+    expect(sameScalars([t, 0], [t, -0])).toBe(false);
+    expect(sameScalars([NaN], [NaN])).toBe(true);
+    expect(sameScalars([new Complex(1, -0)], [new Complex(1, -0)])).toBe(true);
+    expect(sameScalars([new Complex(1, -0)], [new Complex(1, 0)])).toBe(false);
+    expect(sameScalars([t, 1], [1, t])).toBe(false);
+    expect(sameScalars([1], [1, 2])).toBe(false);
+  });
+});
+
 describe('plans that cannot be captured run normally, with the reason', () => {
   it('an attention forward that outputs its philox seed / offset (written by a synchronous copy)', () => {
     const fake = fakeDevice();
@@ -235,11 +353,34 @@ describe('fd.execute({ cudaGraph })', () => {
   it('hands the option to the backend (the GPU backend passes it to runFusion); absent unless given', async () => {
     const { definition, inputs } = await loadDefinition('softmax.py', FIXTURES);
     const args = planInputs(definition.inputs(), inputs, { seed: 0, cwd: FIXTURES }).inputs;
-    const seen: (boolean | undefined)[] = [];
-    const backend: Backend = { name: 'recording', availability: () => ({ available: true }), run: (f, a, o) => (seen.push(o.cudaGraph), referenceBackend.run(f, a, o)) };
+    const seen: (boolean | undefined)[][] = [];
+    const backend: Backend = { name: 'recording', availability: () => ({ available: true }), run: (f, a, o) => (seen.push([o.cudaGraph, o.graphKeyedByPointers]), referenceBackend.run(f, a, o)) };
     await definition.execute(args, { backend, cudaGraph: true });
     await definition.execute(args, { backend });
-    expect(seen).toEqual([true, undefined]);
+    await definition.execute(args, { backend, cudaGraph: true, graphKeyedByPointers: true });
+    expect(seen).toEqual([[true, undefined], [undefined, undefined], [true, true]]);
+  });
+});
+
+describe('fd.execute({ cudaGraph, graphKeyedByPointers }) through the GPU backend (fake H100)', () => {
+  it('replays at the call\'s own addresses with no copy; without graphKeyedByPointers the static-copy graph', async () => {
+    for (const keyedByPointers of [true, false]) {
+      const fake = fakeDevice();
+      const backend = createGpuBackend({ cubinDirectory: null, deviceContext: () => fake.device });
+      const fd = FusionDefinition.build((d) => {
+        const x = d.defineTensor({ symbolicSizes: [-1, -1], contiguous: [true, true], dtype: 'Float' });
+        const y = d.defineTensor({ symbolicSizes: [-1, -1], contiguous: [true, true], dtype: 'Float' });
+        d.addOutput(d.ops.add(d.ops.mul(x, d.defineConstant(2.0, 'Double')), y));
+      });
+      const args = [onDevice(fake.device, [32, 32]), onDevice(fake.device, [32, 32])];
+      const options = { backend, cudaGraph: true, graphKeyedByPointers: keyedByPointers };
+      for (let call = 0; call < 4; call += 1) for (const t of await fd.execute(args, options)) t.dispose();
+      const cache = backend.executorCache(fd.fusionIr());
+      expect(cache.lastGraphRun()).toEqual(keyedByPointers ? { kind: 'replayed', keyedByPointers: true } : { kind: 'replayed' });
+      expect(cache.stats).toMatchObject({ graphCaptures: 1, graphReplays: 2 });
+      // static copies: 2 inputs in + 1 output out per graphed call; none at the pointers
+      expect(fake.copies).toHaveLength(keyedByPointers ? 0 : 9);
+    }
   });
 });
 

@@ -4,7 +4,8 @@
 // and launch planning) to run on a machine without a GPU. Output values are not computed.
 // Stream capture is modelled: between beginCapture and endCapture launches are recorded into
 // the graph instead of run, frees are deferred to the graph (as DeviceContext does), and each
-// graph launch runs the recorded launches again.
+// graph launch runs the recorded launches again. Freed blocks are remembered (never handed out
+// again by malloc) so DeviceContext.reclaim can take one back at its address, as the pool does.
 import type { DeviceContext } from '@tsfuser/device';
 
 export interface RecordedLaunch {
@@ -60,6 +61,8 @@ export function fakeDevice(options: { blocksPerSm?: number } = {}): FakeDevice {
   const graphs = { captured: 0, launched: 0, destroyed: 0 };
   const copies: FakeDevice['copies'] = [];
   const live = new Set<bigint>();
+  /** Freed blocks (not deferred by a capture): what reclaim may take back. */
+  const pooled = new Set<bigint>();
   let capture: { launches: RecordedLaunch[]; deferred: bigint[] } | null = null;
   const fake = {
     properties: H100,
@@ -75,7 +78,15 @@ export function fakeDevice(options: { blocksPerSm?: number } = {}): FakeDevice {
     free: (pointer: bigint): void => {
       if (!live.has(pointer)) throw new Error(`fake device: free of 0x${pointer.toString(16)}, which is not live`);
       if (capture !== null) capture.deferred.push(pointer);
-      else live.delete(pointer);
+      else {
+        live.delete(pointer);
+        pooled.add(pointer);
+      }
+    },
+    reclaim: (pointer: bigint): boolean => {
+      if (!pooled.delete(pointer)) return false;
+      live.add(pointer);
+      return true;
     },
     copyHostToDevice: (): void => undefined,
     copyDeviceToDevice: (destination: bigint, source: bigint, bytes: number | bigint): void => {

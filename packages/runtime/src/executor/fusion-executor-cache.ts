@@ -41,7 +41,7 @@ import { attentionEntry, kernelEntry, libraryCallEntry, timed } from './profile-
 import { sideStreamSteps } from './side-stream-steps.js';
 import { validateInputLayout } from './input-validation.js';
 import { LayoutKeyMemo, signatureKey } from './cache-keys.js';
-import { destroyCapturedPlan, runGraphed, type GraphRun, type PlanGraph } from './graph-capture.js';
+import { releasePlanGraphs, replayCached, runGraphed, type GraphRun, type PlanGraph, type PointerGraph } from './graph-capture.js';
 import { bindArguments, type PlanRef, type PlanView } from './launch-planner.js';
 import { inputExtentGroups, inputExtentMismatch, type InputExtentGroups } from './extent-groups.js';
 import { expandSizeMismatch, keptExpandDims, type KeptExpandDim } from './expand-check.js';
@@ -88,6 +88,15 @@ export interface ExecutorCacheOptions {
   cudaGraph?: boolean;
   /** With cudaGraph: return views of the graph's static outputs instead of copies (the next replay overwrites them). */
   graphStaticOutputs?: boolean;
+  /**
+   * With cudaGraph: capture each plan first on the call's own input and output addresses, and
+   * replay that graph with no copy when a later call passes tensors at the same data pointers
+   * (same scalars) and every output block of the capture is free in the pool again (the caller
+   * disposed the last outputs), as torch.compile's CUDA-graph trees key static inputs by data
+   * pointer; any other call replays the static-copy graph. Default false; runFusion's
+   * `graphKeyedByPointers` overrides it per call.
+   */
+  graphKeyedByPointers?: boolean;
 }
 
 /** Options of one runFusion call. */
@@ -96,6 +105,8 @@ export interface RunFusionOptions {
   profile?: boolean;
   /** Replay the plan as a CUDA graph (the cache's cudaGraph option for this call). */
   cudaGraph?: boolean;
+  /** With cudaGraph: the cache's graphKeyedByPointers option for this call. */
+  graphKeyedByPointers?: boolean;
 }
 
 
@@ -158,6 +169,8 @@ interface LaunchPlan {
   isOutput: boolean[];
   /** With cudaGraph, after its first call: the captured graph, or why the plan is not captured. */
   graph?: PlanGraph;
+  /** With cudaGraph and graphKeyedByPointers: the graph captured at a call's own addresses. */
+  pointerGraph?: PointerGraph;
   /** Some step runs on the side stream (set once the plan is built). */
   hasSideSteps: boolean;
 }
@@ -237,10 +250,7 @@ export class FusionExecutorCache {
 
   /** Destroys every captured graph and frees what it owned; the next call of each plan captures again. */
   releaseGraphs(): void {
-    for (const plan of this.launchPlans.values()) {
-      if (plan.graph?.kind === 'captured') destroyCapturedPlan(plan.graph.captured);
-      delete plan.graph;
-    }
+    for (const plan of this.launchPlans.values()) releasePlanGraphs(plan);
   }
 
   /** Which compile-stage dumps later compilations print, and where. */
@@ -297,7 +307,7 @@ export class FusionExecutorCache {
       const pending: PendingKernelTiming[] | null = profiled ? [] : null;
       const graph = (options.cudaGraph ?? this.options.cudaGraph) === true;
       const temporarySet: ReadonlySet<Tensor> = temporaries === null ? NO_TENSORS : new Set(temporaries);
-      const outputs = graph ? this.runGraphed(plan, device, temporarySet, pending, fresh) : this.execute(plan, device, temporarySet, pending);
+      const outputs = graph ? this.runGraphed(plan, device, temporarySet, pending, fresh, options.graphKeyedByPointers ?? this.options.graphKeyedByPointers === true) : this.execute(plan, device, temporarySet, pending);
       if (pending !== null) this.profile = finishProfile(this.options.fusionId ?? 0, pending, performance.now() - started);
       return outputs;
     } finally {
@@ -306,15 +316,19 @@ export class FusionExecutorCache {
   }
 
   /** The cudaGraph path (graph-capture.ts's runGraphed), recording how the call ran. */
-  private runGraphed(plan: LaunchPlan, args: readonly ExecutorArgument[], temporaries: ReadonlySet<Tensor>, pending: PendingKernelTiming[] | null, fresh: boolean): Tensor[] {
-    const { outputs, run } = runGraphed(plan, args, {
-      device: this.device,
-      fresh,
-      profiled: pending !== null,
-      poisonOutputs: this.options.poisonOutputs === true,
-      staticOutputs: this.options.graphStaticOutputs === true,
-      execute: (on, normal) => this.execute(plan, on, normal ? temporaries : new Set(), normal ? pending : null),
-    });
+  private runGraphed(plan: LaunchPlan, args: readonly ExecutorArgument[], temporaries: ReadonlySet<Tensor>, pending: PendingKernelTiming[] | null, fresh: boolean, keyedByPointers: boolean): Tensor[] {
+    const staticOutputs = this.options.graphStaticOutputs === true;
+    // A replay builds nothing for the call (no options object, no closure): replayCached first.
+    const { outputs, run } = (!fresh && pending === null ? replayCached(plan, this.device, args, staticOutputs, keyedByPointers) : null) ??
+      runGraphed(plan, args, {
+        device: this.device,
+        fresh,
+        profiled: pending !== null,
+        poisonOutputs: this.options.poisonOutputs === true,
+        staticOutputs,
+        keyedByPointers,
+        execute: (on, normal) => this.execute(plan, on, normal ? temporaries : NO_TENSORS, normal ? pending : null),
+      });
     this.graphRun = run;
     if (run.kind === 'captured') this.stats.graphCaptures += 1;
     if (run.kind === 'replayed') this.stats.graphReplays += 1;

@@ -139,6 +139,7 @@ export class ExecutionState {
       onProfile: profiled ? (p: FusionProfile): void => void (ran.kernels = p) : undefined,
       onPlan: (p: CompilePlan): void => void (ran.plan = p),
       cudaGraph: options.cudaGraph,
+      graphKeyedByPointers: options.graphKeyedByPointers,
     };
     const start = profiled ? performance.now() : 0;
     if (this.extentGroups?.fusion !== fusion) this.extentGroups = inputExtentGroups(fusion);

@@ -41,6 +41,12 @@ export interface BackendRunOptions {
    * normally). Backends without graphs ignore it.
    */
   cudaGraph?: boolean;
+  /**
+   * With cudaGraph: capture at the call's own addresses and replay that graph with no copy when a
+   * later call passes tensors at the same data pointers and disposed its last outputs
+   * (FusionExecutorCache's graphKeyedByPointers). Backends without graphs ignore it.
+   */
+  graphKeyedByPointers?: boolean;
 }
 
 export interface Backend {

@@ -37,6 +37,8 @@ export interface ExecuteOptions {
   onPlan?: (plan: CompilePlan) => void;
   /** GPU backend: replay the cached plan as a CUDA graph (BackendRunOptions.cudaGraph). */
   cudaGraph?: boolean;
+  /** GPU backend, with cudaGraph: replay at the call's own addresses when they match (BackendRunOptions.graphKeyedByPointers). */
+  graphKeyedByPointers?: boolean;
 }
 
 /**
@@ -114,6 +116,7 @@ export function executeFusion(
       onProfile: options.onProfile,
       onPlan: options.onPlan,
       cudaGraph: options.cudaGraph,
+      graphKeyedByPointers: options.graphKeyedByPointers,
     };
   } catch (error) {
     return Promise.reject(error as Error);

@@ -102,7 +102,7 @@ class GpuState {
     const cache = this.cacheFor(fusion, options.device);
     cache.setDumps(options.dump ?? NO_DUMPS, options.dumpSink);
     const profiled = options.onProfile !== undefined;
-    const runOptions: RunFusionOptions = profiled || options.cudaGraph !== undefined ? { profile: profiled, cudaGraph: options.cudaGraph } : PLAIN_RUN;
+    const runOptions = profiled ? { profile: true, cudaGraph: options.cudaGraph, graphKeyedByPointers: options.graphKeyedByPointers } : graphRunOptions(options.cudaGraph, options.graphKeyedByPointers);
     let outputs: Tensor[];
     try {
       outputs = cache.runFusion(inputs, runOptions);
@@ -121,6 +121,16 @@ class GpuState {
 
 const NO_DUMPS: ReadonlySet<string> = new Set();
 const PLAIN_RUN: RunFusionOptions = Object.freeze({});
+const TRI = [undefined, false, true] as const;
+/** By (cudaGraph, graphKeyedByPointers), each undefined / false / true: the frozen run options. */
+const GRAPH_RUNS: readonly RunFusionOptions[] = TRI.flatMap((cudaGraph) => TRI.map((graphKeyedByPointers) => Object.freeze({ cudaGraph, graphKeyedByPointers })));
+const triIndex = (v: boolean | undefined): number => (v === undefined ? 0 : v ? 2 : 1);
+
+/** The run options of an unprofiled call, one frozen object per combination (a cached execute builds none). */
+function graphRunOptions(cudaGraph: boolean | undefined, keyedByPointers: boolean | undefined): RunFusionOptions {
+  if (cudaGraph === undefined && keyedByPointers === undefined) return PLAIN_RUN;
+  return GRAPH_RUNS[triIndex(cudaGraph) * 3 + triIndex(keyedByPointers)] as RunFusionOptions;
+}
 
 /** A GPU backend with its own device contexts and caches. */
 export interface GpuBackend extends Backend {
