@@ -82,7 +82,11 @@ async function compileKernels(kernels: readonly AttentionKernel[], dir: string, 
   const file = join(dir, `${stem}.cu`);
   writeFileSync(file, kernels.map((k) => k.source).join('\n'));
   try {
-    const { stderr } = await run(NVCC, ['-cubin', '-arch=sm_90', '-std=c++17', '-Xptxas', '-v', file, '-o', `${file}.cubin`], { maxBuffer: 1 << 24 });
+    // The wgmma forward needs sm_90a (kernel.arch); a file holds kernels of one arch.
+    const arch = kernels[0]?.arch ?? 'sm_90';
+    const { stderr } = await run(NVCC, ['-cubin', `-arch=${arch}`, '-std=c++17', '-Xptxas', '-v', file, '-o', `${file}.cubin`], { maxBuffer: 1 << 24 });
+    // ptxas serializes wgmma (and says so) when it cannot prove the asynchronous register use safe.
+    if (/wgmma[^\n]*serializ/i.test(stderr)) throw new Error(`ptxas serialized wgmma in ${file}:\n${stderr.slice(0, 4000)}`);
     return parsePtxasVerbose(stderr);
   } catch (error) {
     throw new Error(`nvcc failed on ${file}:\n${((error as { stderr?: string }).stderr ?? String(error)).slice(0, 4000)}`);
@@ -142,6 +146,40 @@ const KNOWN_SPILLS: Readonly<Record<string, number>> = {
   'forward causal 8w 128x32 2cta split1 msplit fold wskip heavy lazy': 8,
   'forward causal 8w 128x32 2cta split1 fold heavy lazy': 8,
 };
+
+describe.skipIf(!hasNvcc)('the wgmma forward through nvcc -cubin (sm_90a)', () => {
+  it('bf16 / fp16 x E 64 / 128 x causal x each wgmma tuning tiling: within 255 registers, no spill, wgmma not serialized', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tsfuser-attention-wgmma-'));
+    const jobs: { label: string; kernel: AttentionKernel }[] = [];
+    for (const entry of FORWARD_TUNING.filter((e) => e[3].mma === 'wgmma')) {
+      for (const dtype of ['BFloat16', 'Half'] as AttentionDtype[]) {
+        for (const headDim of [64, 128]) {
+          for (const causal of [false, true]) {
+            const t = tuningTiling('forward', entry, headDim);
+            const kernel = generateAttentionForward({ dtype, headDim, causal, bias: 'none', dropout: false }, t);
+            expect(kernel.arch).toBe('sm_90a');
+            jobs.push({ label: `${kernel.name} ${tilingTag(t)}`, kernel });
+          }
+        }
+      }
+    }
+    expect(jobs.length).toBeGreaterThanOrEqual(8);
+    const counts: { label: string; count: PtxasCount }[] = [];
+    for (let i = 0; i < jobs.length; i += 2) {
+      const pair = jobs.slice(i, i + 2);
+      const results = await Promise.all(pair.map((j, k) => compileKernels([j.kernel], dir, `wgmma${i + k}`)));
+      results.forEach((r, k) => {
+        for (const count of r) counts.push({ label: pair[k]?.label ?? '?', count });
+      });
+    }
+    console.log(counts.map(({ label, count: c }) => `${label.padEnd(80)} ${String(c.registers).padStart(3)} regs  ${String(c.spillBytes).padStart(5)} B spilled`).join('\n'));
+    expect(counts.length).toBe(jobs.length);
+    for (const { label, count } of counts) {
+      expect(count.registers, label).toBeLessThanOrEqual(255);
+      expect(count.spillBytes, `${label} spills`).toBe(0);
+    }
+  }, 600_000);
+});
 
 describe.skipIf(!hasNvcc)('the GPU tuning tilings through nvcc -cubin (sm_90, E 128)', () => {
   it('every entry compiles within 255 registers and spills no more than recorded', async () => {

@@ -8,7 +8,7 @@
 
 import { bfloat16BitsToNumber, halfBitsToNumber, numberToBFloat16Bits, numberToHalfBits } from '@tsfuser/fusion-ir';
 import { packArguments, parameterLayout, type DeviceContext, type KernelFunction } from '@tsfuser/device';
-import { orderArguments, tilingTag, type AttentionDtype, type AttentionKernel, type AttentionProblem } from '@tsfuser/codegen';
+import { kernelArch, orderArguments, tilingTag, type AttentionDtype, type AttentionKernel, type AttentionProblem } from '@tsfuser/codegen';
 
 export type Sizes4 = readonly [number, number, number, number];
 
@@ -96,7 +96,7 @@ export function readFloats(device: DeviceContext, pointer: bigint, count: number
   return out;
 }
 
-/** Kernels compiled once per name and tiling (NVRTC, the device's arch), shared-memory limit raised. */
+/** Kernels compiled once per name and tiling (NVRTC, the device's arch or the kernel's sm_90a), shared-memory limit raised. */
 export class KernelCache {
   private readonly functions = new Map<string, KernelFunction>();
   compileMs = 0;
@@ -107,7 +107,9 @@ export class KernelCache {
     const key = `${kernel.name}:${tilingTag(kernel.tiling)}`;
     const known = this.functions.get(key);
     if (known !== undefined) return known;
-    const compiled = this.device.compile(kernel.source, { options: ['--std=c++17'], name: `${kernel.name}.cu` });
+    // The wgmma forward compiles for sm_90a, and only on a 9.0 device (kernelArch throws the reason elsewhere).
+    const arch = kernelArch(kernel, this.device.properties.computeCapability, this.device.arch);
+    const compiled = this.device.compile(kernel.source, { options: ['--std=c++17'], name: `${kernel.name}.cu`, arch });
     this.compileMs += compiled.compileMs;
     const fn = this.device.loadModule(compiled.cubin).getFunction(kernel.name);
     if (kernel.sharedBytes > 48 * 1024) fn.setMaxDynamicSharedMemory(kernel.sharedBytes);

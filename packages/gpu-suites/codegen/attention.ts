@@ -4,6 +4,8 @@
 //   pnpm gpu:bundle codegen-attention
 //   (GPU host) bash gpu-bundle/run.sh codegen-attention [--seed S] [--random N] [--no-bench] [--no-tuning]
 //              [--quick] [--tilings f0,f3,b1]   (--quick: no random cases, QUICK_TILINGS, lighter probes)
+//              [--no-cases] [--no-defaults] [--tuning-seqs 4096,8192]   (skip the fixed / random cases, the
+//              defaults' bench; time the tuning tilings at these L = S instead of 4096)
 //
 // 1. Correctness: the fixed and N (16) seeded random cases of attention-cases.ts, outputs
 //    poisoned first, against the float64 reference (‖out − ref‖ / ‖ref‖ ≤ 1e-2 for O, dQ, dK,
@@ -58,7 +60,23 @@ const PROBE: AttentionCase = { id: 9000, dtype: 'BFloat16', batch: 1, heads: 2, 
  * unless `quick` for a forward tiling, mask + dropout + GQA strided; with a folded forward scale,
  * scales -0.125 and 0), then its pass timed at 4096, causal and not. Undefined when refused.
  */
-function tuneOne(device: DeviceContext, kernels: KernelCache, pass: 'forward' | 'backward', entry: TuningEntry, seed: number, quick: boolean, results: CaseResult[]): TuningRow | undefined {
+/** Forward probes of a wgmma tiling beside PROBE's: fp16, single rows and keys, L and S not multiples of the tiles (L < S and L > S, causal), BSHD with padded rows, GQA over batches, E 64 (the entry's tiling at head dim 64). */
+function wgmmaProbes(entry: TuningEntry): AttentionCase[] {
+  const at = (headDim: number): { forwardTiling: AttentionTiling } => ({ forwardTiling: tuningTiling('forward', entry, headDim) });
+  const base: AttentionCase = { ...PROBE, backward: false, ...at(128) };
+  return [
+    { ...base, id: 9010, dtype: 'Half', queryLength: 1000, keyLength: 1000 },
+    { ...base, id: 9011, queryLength: 1, keyLength: 1, causal: false },
+    { ...base, id: 9012, queryLength: 17, keyLength: 129 },
+    { ...base, id: 9013, queryLength: 200, keyLength: 1000 },
+    { ...base, id: 9014, dtype: 'Half', queryLength: 1000, keyLength: 200 },
+    { ...base, id: 9015, batch: 2, heads: 4, kvHeads: 2, queryLength: 300, keyLength: 77, causal: false, sequenceMajor: true, padRows: true },
+    { ...base, id: 9016, headDim: 64, queryLength: 333, keyLength: 1000, ...at(64) },
+    { ...base, id: 9017, dtype: 'Half', headDim: 64, batch: 2, queryLength: 1000, keyLength: 1000, causal: false, ...at(64) },
+  ];
+}
+
+function tuneOne(device: DeviceContext, kernels: KernelCache, pass: 'forward' | 'backward', entry: TuningEntry, seed: number, quick: boolean, results: CaseResult[], seqs: readonly number[]): TuningRow | undefined {
   let tiling: AttentionTiling;
   try {
     tiling = tuningTiling(pass, entry);
@@ -72,7 +90,10 @@ function tuneOne(device: DeviceContext, kernels: KernelCache, pass: 'forward' | 
     { ...PROBE, backward, ...override },
     { ...PROBE, id: 9002, batch: 2, heads: 2, kvHeads: 1, queryLength: 500, keyLength: 700, causal: false, backward, ...override },
   ];
-  if (!quick || backward) probes.push({ ...PROBE, id: 9001, heads: 4, kvHeads: 2, keyLength: 300, causal: false, bias: 'bool', dropoutP: 0.2, sequenceMajor: true, padRows: true, backward, ...override });
+  const wgmma = tiling.mma === 'wgmma';
+  // The wgmma forward takes no mask or dropout (refused): its probes are odd sizes, fp16 and E 64 instead.
+  if ((!quick || backward) && !wgmma) probes.push({ ...PROBE, id: 9001, heads: 4, kvHeads: 2, keyLength: 300, causal: false, bias: 'bool', dropoutP: 0.2, sequenceMajor: true, padRows: true, backward, ...override });
+  if (wgmma) probes.push(...wgmmaProbes(entry));
   if (!backward && tiling.foldScale) for (const [i, scale] of [-0.125, 0].entries()) probes.push({ ...PROBE, id: 9003 + i, queryLength: 300, keyLength: 200, scale, backward: false, ...override });
   let ok = true;
   for (const c of probes) {
@@ -81,7 +102,7 @@ function tuneOne(device: DeviceContext, kernels: KernelCache, pass: 'forward' | 
     ok &&= r.ok;
     console.log(`${r.ok ? 'ok  ' : 'FAIL'} tiling ${pass} ${tilingText(tiling, pass)} ${caseLabel(c)}: ${r.detail}`);
   }
-  const rows = ok ? benchAttention(device, kernels, [false, true].map((causal) => ({ seq: 4096, causal, ...override })), pass) : [];
+  const rows = ok ? benchAttention(device, kernels, seqs.flatMap((seq) => [false, true].map((causal) => ({ seq, causal, ...override }))), pass) : [];
   return { pass, tiling: tilingText(tiling, pass), ok, rows, t: tiling };
 }
 
@@ -104,13 +125,15 @@ function main(): number {
   const randomCount = argValue('--random', quick ? 0 : 16);
   const tilingsArg = process.argv[process.argv.indexOf('--tilings') + 1];
   const selected = process.argv.includes('--tilings') && tilingsArg !== undefined ? new Set(tilingsArg.split(',')) : quick ? new Set(QUICK_TILINGS) : undefined;
+  const seqsArg = process.argv[process.argv.indexOf('--tuning-seqs') + 1];
+  const tuningSeqs = process.argv.includes('--tuning-seqs') && seqsArg !== undefined ? seqsArg.split(',').map(Number) : [4096];
   const device = DeviceContext.create(0);
   const p = device.properties;
   console.log(`device: ${p.name} ${p.arch}, ${p.smCount} SMs; seed ${seed}`);
   const kernels = new KernelCache(device);
   const results: CaseResult[] = [];
   const started = performance.now();
-  for (const c of attentionCases(seed, randomCount)) {
+  for (const c of process.argv.includes('--no-cases') ? [] : attentionCases(seed, randomCount)) {
     const t0 = performance.now();
     const r = runCase(device, kernels, c, seed);
     results.push(r);
@@ -128,7 +151,7 @@ function main(): number {
   // The defaults (what a segment runs) at every point first, then the tuning, then the fastest
   // tuned tilings at every point.
   const noBench = process.argv.includes('--no-bench');
-  const defaults = noBench ? [] : benchAttention(device, kernels, BENCH_SEQUENCES.flatMap((seq) => [false, true].map((causal) => ({ seq, causal }))));
+  const defaults = noBench || process.argv.includes('--no-defaults') ? [] : benchAttention(device, kernels, BENCH_SEQUENCES.flatMap((seq) => [false, true].map((causal) => ({ seq, causal }))));
   printBench('defaults (forwardTiling / backwardTiling)', defaults);
   save([], defaults);
   if (runTuning) {
@@ -136,11 +159,11 @@ function main(): number {
       for (const [index, entry] of list.entries()) {
         if (selected !== undefined && !selected.has(`${pass[0]}${index}`)) continue;
         const t0 = performance.now();
-        const row = tuneOne(device, kernels, pass, entry, seed, quick, results);
+        const row = tuneOne(device, kernels, pass, entry, seed, quick, results, tuningSeqs);
         if (row === undefined) continue;
         tuning.push(row);
         // Printed and saved as measured: a run stopped by its time limit keeps the rows so far.
-        console.log(`time tiling ${pass[0]}${index} ${pass} ${row.tiling}: ${row.ok ? row.rows.map((r) => (pass === 'forward' ? r.forwardTflops : r.backwardTflops).toFixed(0)).join(' / ') : 'failed its check'} TFLOP/s (non-causal / causal, 4096; ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+        console.log(`time tiling ${pass[0]}${index} ${pass} ${row.tiling}: ${row.ok ? row.rows.map((r) => (pass === 'forward' ? r.forwardTflops : r.backwardTflops).toFixed(0)).join(' / ') : 'failed its check'} TFLOP/s (non-causal / causal at ${tuningSeqs.join(', ')}; ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
         save([], defaults);
       }
     }
@@ -163,7 +186,7 @@ function main(): number {
   console.log(`\ncorrectness: ${results.length - failed.length} passed, ${failed.length} failed (seed ${seed}, ${((performance.now() - started) / 1000).toFixed(0)} s, NVRTC ${(kernels.compileMs / 1000).toFixed(1)} s)`);
   for (const f of failed) console.log(`  FAIL ${caseLabel(f.c)}: ${f.detail}`);
   if (tuning.length > 0) {
-    console.log('\ntuning at L = S = 4096 (bf16, N 4, H 16, E 128): TFLOP/s non-causal / causal');
+    console.log(`\ntuning at L = S = ${tuningSeqs.join(', ')} (bf16, N 4, H 16, E 128): TFLOP/s non-causal / causal`);
     for (const t of tuning) console.log(`  ${t.pass.padEnd(8)} ${t.tiling.padEnd(44)} ${t.ok ? t.rows.map((r) => (t.pass === 'forward' ? r.forwardTflops : r.backwardTflops).toFixed(0)).join(' / ') : 'failed its check'}`);
   }
   printBench('defaults (forwardTiling / backwardTiling)', defaults);

@@ -14,6 +14,7 @@
 import { ceilDiv, float32, int32, int64, pointer, type AttentionKernel, type AttentionParameter } from './kernel.js';
 import { CodegenError } from '../errors.js';
 import { forwardBody } from './forward-body.js';
+import { generateWgmmaForward } from './wgmma-forward.js';
 import { attentionKernelSource } from './shared-code.js';
 import { checkVariant, forwardSharedBytes, forwardTiling, tilingTag, variantTag, type AttentionTiling, type AttentionVariant } from './variant.js';
 
@@ -55,6 +56,8 @@ export function forwardKernelName(variant: AttentionVariant): string {
 export function generateAttentionForward(variant: AttentionVariant, tilingOverride?: AttentionTiling): AttentionKernel {
   checkVariant(variant);
   const t = tilingOverride ?? forwardTiling(variant);
+  // The opt-in Hopper variant (tiling.mma 'wgmma') has its own generator.
+  if (t.mma === 'wgmma') return generateWgmmaForward(variant, t);
   const name = forwardKernelName(variant);
   const source = attentionKernelSource(variant, t, name, `tsfuser attention forward: ${name} (${tilingTag(t)}, ${t.pipeline})`, { parameters: FORWARD_PARAMETERS, pointerTypes: POINTER_TYPES }, forwardBody(variant, t));
   return {

@@ -9,7 +9,9 @@ export { dqWarpLayout, type DqWarpLayout } from './backward-dq.js';
 export { generateAttentionBackwardPreprocess, generateAttentionBackwardConvert, PREPROCESS_PARAMETERS, CONVERT_PARAMETERS } from './backward-aux.js';
 export { checkAttentionInputs, dropoutConstants, type AttentionInputs, type AttentionTensorInfo } from './inputs.js';
 export { BACKWARD_TUNING, FORWARD_TUNING, tuningTiling, type TuningEntry } from './tuning.js';
-export { orderArguments, type AttentionKernel, type AttentionParameter, type AttentionProblem, type Dim3 } from './kernel.js';
+export { generateWgmmaForward, wgmmaForwardKernelName, wgmmaRefusal, WGMMA_ARCH } from './wgmma-forward.js';
+export { canonicalAddress, decodeDescriptor, encodeDescriptor, kMajorDescriptor, mnMajorDescriptor, tileOffset, type MatrixDescriptor } from './wgmma-layout.js';
+export { kernelArch, orderArguments, type AttentionKernel, type AttentionParameter, type AttentionProblem, type Dim3 } from './kernel.js';
 export {
   backwardSharedBytes,
   BASELINE_FLAGS,
@@ -28,6 +30,7 @@ export {
   type AttentionDtype,
   type AttentionTiling,
   type ForwardPipeline,
+  type AttentionMma,
   type TilingFlags,
   type AttentionVariant,
 } from './variant.js';

@@ -6,6 +6,7 @@
 // Invariant: `source` defines exactly the kernel `name`, whose parameters are `parameters` in
 // this order; the grid covers every output element of the problem it is asked for.
 
+import { CodegenError } from '../errors.js';
 import type { AttentionTiling } from './variant.js';
 
 export type AttentionParameter =
@@ -32,7 +33,28 @@ export interface AttentionKernel {
   /** Dynamic shared memory; above 48 KiB the function's limit must be raised first. */
   sharedBytes: number;
   tiling: AttentionTiling;
+  /** The architecture the source must be compiled for when not the device's own (the wgmma
+   * forward: 'sm_90a', on devices of compute capability 9.0 only); see `kernelArch`. */
+  arch?: string;
   grid(problem: AttentionProblem): Dim3;
+}
+
+/**
+ * The NVRTC architecture for `kernel` on a device of `computeCapability` (`deviceArch` being its
+ * own, e.g. sm_90): the kernel's `arch` when it has one and the device runs it, else the
+ * device's; throws a CodegenError with the reason when the kernel cannot run there (an sm_90a
+ * kernel on anything but 9.0: the `a` features do not carry to later architectures).
+ */
+export function kernelArch(kernel: Pick<AttentionKernel, 'name' | 'arch'>, computeCapability: { major: number; minor: number }, deviceArch: string): string {
+  if (kernel.arch === undefined) return deviceArch;
+  const match = /^sm_(\d)(\d)a$/.exec(kernel.arch);
+  if (match === null) throw new CodegenError(`attention kernel ${kernel.name}: unknown architecture ${kernel.arch}`);
+  const major = Number(match[1]);
+  const minor = Number(match[2]);
+  if (computeCapability.major !== major || computeCapability.minor !== minor) {
+    throw new CodegenError(`attention kernel ${kernel.name} needs ${kernel.arch} (wgmma), which only a device of compute capability ${major}.${minor} runs; this one is ${computeCapability.major}.${computeCapability.minor}`);
+  }
+  return kernel.arch;
 }
 
 export function pointer(name: string): AttentionParameter {

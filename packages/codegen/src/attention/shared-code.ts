@@ -16,7 +16,8 @@ import type { AttentionTiling, AttentionVariant } from './variant.js';
  * The whole translation unit of one attention kernel: the header comment, Philox when the
  * variant has dropout, the mma / bias primitives, the kernel's namespace (tile constants, tile
  * loader, score transform, keep test) and the `extern "C"` kernel around `body` — the skeleton
- * the forward and the backward generators share (their bodies and parameters differ).
+ * the forward and the backward generators share (their bodies and parameters differ);
+ * `helpers` (the wgmma forward's PTX helpers) follow the primitives.
  */
 export function attentionKernelSource(
   variant: AttentionVariant,
@@ -25,10 +26,11 @@ export function attentionKernelSource(
   header: string,
   signature: { parameters: readonly AttentionParameter[]; pointerTypes: Readonly<Record<string, string>> },
   body: string,
+  helpers = '',
 ): string {
   return `// ${header}
 ${variant.dropout ? philoxOnce() : ''}
-${attentionPrimitives(variant.dtype, variant.bias === 'additive' ? variant.biasDtype : undefined)}
+${attentionPrimitives(variant.dtype, variant.bias === 'additive' ? variant.biasDtype : undefined)}${helpers}
 namespace ${name}_impl {
 ${tileConstants(variant, t)}
 ${TILE_LOADER}

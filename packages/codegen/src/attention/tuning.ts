@@ -18,13 +18,14 @@ const CTA2: Partial<TilingFlags> = { minBlocksPerSm: 2 };
 const LAZY: Partial<TilingFlags> = { lazyRescale: true };
 const DQ32: Partial<TilingFlags> = { dqWarpRows: 32 };
 const DEFER: Partial<TilingFlags> = { deferDq: true };
+const WGMMA: Partial<TilingFlags> = { mma: 'wgmma' };
 
 /**
  * Forward (blockM 32 · warps: two 16-row Q tiles a warp). The first two are the defaults until
  * 2026-12-02 (baseline flags); then one flag group at a time on 8w 128×64 (1sync, heavy-first,
  * mask split + warp skip, folded scale, all), then FlashAttention-2's single-stage split K/V
- * pipeline on the shapes that fit it; then five of them with the lazy rescale; last, four with
- * 3 or 4 CTAs an SM.
+ * pipeline on the shapes that fit it; then five of them with the lazy rescale; then four with
+ * 3 or 4 CTAs an SM; last, the wgmma forward (f28–f31).
  */
 export const FORWARD_TUNING: readonly TuningEntry[] = [
   [8, 128, 64, QREG],
@@ -57,6 +58,13 @@ export const FORWARD_TUNING: readonly TuningEntry[] = [
   [4, 64, 32, { ...SPLIT, ...ALL, ...LAZY, minBlocksPerSm: 4 }],
   [8, 128, 32, { ...SPLIT, ...ALL, ...LAZY, ...CTA2 }],
   [8, 128, 32, { ...SPLIT, foldScale: true, heavyFirst: true, ...LAZY, ...CTA2 }],
+  // f28–f31 (2026-12-03, seventh session): Hopper's wgmma (wgmma-forward.ts, sm_90a): 2 or 1
+  // warpgroups of 64 query rows, 128- or 64-key tiles, mask-free inside tiles, causal
+  // warpgroup skip, heavy-first grid; 1 warpgroup × 64 keys fits two CTAs an SM.
+  [8, 128, 128, { ...WGMMA, ...ALL }],
+  [8, 128, 64, { ...WGMMA, ...ALL }],
+  [4, 64, 128, { ...WGMMA, ...ALL }],
+  [4, 64, 64, { ...WGMMA, ...ALL, ...CTA2 }],
 ];
 
 /** Backward: [warps, blockM (Q tile), blockN (K/V tile, 16 · warps), flags]: the shapes timed

@@ -82,15 +82,21 @@ export interface AttentionTiling {
   /** Backward: the K/V CTAs of a head walk the Q tiles from different starting steps (rotated by
    * the K/V tile index), so that their dQ adds do not meet on the same rows at the same time. */
   staggerQ: boolean;
+  /** Forward: the tensor-core instruction. 'mma.sync' (m16n8k16, every tiling above); 'wgmma':
+   * Hopper's warpgroup MMA (wgmma-forward.ts: 64 query rows a warpgroup of 4 warps, blockM =
+   * 16 · warps, blockN 64 or 128, E 64 or 128, no bias / mask / dropout, sm_90a only), opt-in. */
+  mma: AttentionMma;
 }
+
+export type AttentionMma = 'mma.sync' | 'wgmma';
 
 export type ForwardPipeline = 'joint2' | 'joint2-1sync' | 'split1';
 
 /** The tuning flags of a tiling (everything but the tile shape). */
-export type TilingFlags = Pick<AttentionTiling, 'qInRegisters' | 'minBlocksPerSm' | 'pipeline' | 'maskSplit' | 'foldScale' | 'warpSkip' | 'heavyFirst' | 'lazyRescale' | 'dqWarpRows' | 'deferDq' | 'staggerQ'>;
+export type TilingFlags = Pick<AttentionTiling, 'qInRegisters' | 'minBlocksPerSm' | 'pipeline' | 'maskSplit' | 'foldScale' | 'warpSkip' | 'heavyFirst' | 'lazyRescale' | 'dqWarpRows' | 'deferDq' | 'staggerQ' | 'mma'>;
 
 /** The flags of the tilings timed until 2026-12-01 (and of every backward tiling). */
-export const BASELINE_FLAGS: TilingFlags = { qInRegisters: false, minBlocksPerSm: 1, pipeline: 'joint2', maskSplit: false, foldScale: false, warpSkip: false, heavyFirst: false, lazyRescale: false, dqWarpRows: 16, deferDq: false, staggerQ: false };
+export const BASELINE_FLAGS: TilingFlags = { qInRegisters: false, minBlocksPerSm: 1, pipeline: 'joint2', maskSplit: false, foldScale: false, warpSkip: false, heavyFirst: false, lazyRescale: false, dqWarpRows: 16, deferDq: false, staggerQ: false, mma: 'mma.sync' };
 
 /** The sm_90 opt-in shared-memory limit per block (227 KiB). */
 export const MAX_SHARED_BYTES = 232448;
@@ -183,8 +189,10 @@ export function backwardTiling(variant: AttentionVariant): AttentionTiling {
   return t;
 }
 
-/** Q tile + two stages of K and V tiles (one stage each for `split1`), 2-byte elements. */
+/** Q tile + two stages of K and V tiles (one stage each for `split1`), 2-byte elements; wgmma:
+ * the swizzled tiles of wgmma-layout.ts (head dim rounded up to 64) and 1024 bytes of alignment slack. */
 export function forwardSharedBytes(t: AttentionTiling): number {
+  if (t.mma === 'wgmma') return 1024 + 2 * Math.ceil(t.headDimPadded / 64) * 64 * (t.blockM + 4 * t.blockN);
   return 2 * t.rowStride * (t.blockM + (t.pipeline === 'split1' ? 2 : 4) * t.blockN);
 }
 
@@ -220,6 +228,7 @@ export function variantTag(variant: AttentionVariant): string {
 export function customTiling(pass: 'forward' | 'backward', headDim: number, warps: number, blockM: number, blockN: number, flags: Partial<TilingFlags> = {}): AttentionTiling {
   const rowTiles = pass === 'forward' ? blockM / (16 * warps) : 1;
   const chosen = pass === 'forward' ? flags : { minBlocksPerSm: flags.minBlocksPerSm ?? 1, pipeline: flags.pipeline ?? 'joint2', maskSplit: flags.maskSplit ?? false, foldScale: flags.foldScale ?? false, dqWarpRows: flags.dqWarpRows ?? 16, deferDq: flags.deferDq ?? false, staggerQ: flags.staggerQ ?? false };
+  if (pass === 'backward' && flags.mma === 'wgmma') throw new CodegenError('attention backward tiling: wgmma is forward-only');
   if (pass === 'backward' && chosen.pipeline === 'split1') throw new CodegenError('attention backward tiling: the split1 pipeline is forward-only (joint2 or joint2-1sync)');
   const t = { ...tiling(headDim, warps, blockN, 1, blockM, rowTiles), ...chosen };
   if (pass === 'forward' && rowTiles !== 1 && rowTiles !== 2) throw new CodegenError(`attention forward tiling: blockM ${blockM} must be 16 or 32 rows a warp (${16 * warps} or ${32 * warps})`);
@@ -246,6 +255,7 @@ export function tilingTag(t: AttentionTiling): string {
     t.dqWarpRows !== 16 ? `dq${t.dqWarpRows}` : '',
     t.deferDq ? 'defer' : '',
     t.staggerQ ? 'stagger' : '',
+    t.mma === 'wgmma' ? 'wgmma' : '',
   ].filter((f) => f !== '');
   return `${t.warps}w ${t.blockM}x${t.blockN}${flags.length > 0 ? ` ${flags.join(' ')}` : ''}`;
 }

@@ -7,7 +7,7 @@
 // Invariant: one loaded function per (name, tiling) for the executor's lifetime; a launch packs
 // exactly `kernel.parameters`, naming a missing value.
 
-import { orderArguments, type AttentionKernel, type AttentionProblem } from '@tsfuser/codegen';
+import { kernelArch, orderArguments, type AttentionKernel, type AttentionProblem } from '@tsfuser/codegen';
 import { packArguments, parameterLayout, Tensor, type CubinCache, type DeviceContext, type KernelFunction } from '@tsfuser/device';
 import { runAttention, type AttentionBuffer, type AttentionDevice, type AttentionSegment } from '../plan/attention-segment.js';
 import type { PlanRef } from './launch-planner.js';
@@ -24,10 +24,12 @@ export class ExecutorAttentionDevice implements AttentionDevice {
 
   private load(kernel: AttentionKernel): KernelFunction {
     const t = kernel.tiling;
-    const key = `${kernel.name}:${t.warps}x${t.blockM}x${t.blockN}${t.qInRegisters ? 'q' : ''}`;
+    const key = `${kernel.name}:${t.warps}x${t.blockM}x${t.blockN}${t.qInRegisters ? 'q' : ''}${t.mma === 'wgmma' ? 'w' : ''}`;
     const known = this.functions.get(key);
     if (known !== undefined) return known;
-    const compiled = this.device.compile(kernel.source, { options: ['--std=c++17'], name: `${kernel.name}.cu`, ...(this.cubinCache === undefined ? {} : { cache: this.cubinCache }) });
+    // A kernel with its own arch (the opt-in wgmma forward: sm_90a) only on the device that runs it; kernelArch names why not.
+    const arch = kernelArch(kernel, this.device.properties.computeCapability, this.device.arch);
+    const compiled = this.device.compile(kernel.source, { options: ['--std=c++17'], name: `${kernel.name}.cu`, arch, ...(this.cubinCache === undefined ? {} : { cache: this.cubinCache }) });
     this.compileMs += compiled.compileMs;
     const fn = this.device.loadModule(compiled.cubin).getFunction(kernel.name);
     if (kernel.sharedBytes > 48 * 1024) fn.setMaxDynamicSharedMemory(kernel.sharedBytes);

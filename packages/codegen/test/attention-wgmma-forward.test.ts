@@ -1,0 +1,97 @@
+// The wgmma forward generator (wgmma-forward.ts): opt-in only (no default tiling is wgmma), its
+// refusals, the launch description (sm_90a, block, shared memory within the opt-in limit, grid),
+// the structure of the source (both MMA forms at the tiling's N, fences / commits / waits paired,
+// the proxy fence before the barrier that publishes cp.async data, the descriptor fields and
+// k-step offsets the layout tests check) and kernelArch's refusal off compute capability 9.0.
+import { describe, expect, it } from 'vitest';
+import {
+  customTiling,
+  FORWARD_TUNING,
+  forwardTiling,
+  generateAttentionForward,
+  kernelArch,
+  kMajorDescriptor,
+  MAX_SHARED_BYTES,
+  mnMajorDescriptor,
+  tilingTag,
+  tuningTiling,
+  type AttentionVariant,
+} from '../src/attention/index.js';
+
+const variant = (over: Partial<AttentionVariant> = {}): AttentionVariant => ({ dtype: 'BFloat16', headDim: 128, causal: false, bias: 'none', dropout: false, ...over });
+const wgmmaEntries = FORWARD_TUNING.filter((e) => e[3].mma === 'wgmma');
+
+function count(text: string, needle: string): number {
+  return text.split(needle).length - 1;
+}
+
+describe('wgmma attention forward', () => {
+  it('is opt-in: no default forward tiling uses it', () => {
+    for (const dtype of ['BFloat16', 'Half'] as const) {
+      for (const headDim of [8, 64, 100, 128, 256]) {
+        for (const causal of [false, true]) expect(forwardTiling(variant({ dtype, headDim, causal })).mma).toBe('mma.sync');
+      }
+    }
+    expect(wgmmaEntries.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('refuses what it does not cover, naming it', () => {
+    const t = tuningTiling('forward', wgmmaEntries[0] ?? [8, 128, 128, {}]);
+    expect(() => generateAttentionForward(variant({ bias: 'bool' }), t)).toThrow(/mask/);
+    expect(() => generateAttentionForward(variant({ bias: 'additive', biasDtype: 'Float' }), t)).toThrow(/bias/);
+    expect(() => generateAttentionForward(variant({ dropout: true }), t)).toThrow(/dropout/);
+    expect(() => generateAttentionForward(variant({ headDim: 80 }), customTiling('forward', 80, 8, 128, 128, { mma: 'wgmma' }))).toThrow(/head dim 80/);
+    expect(() => generateAttentionForward(variant(), customTiling('forward', 128, 8, 256, 32, { mma: 'wgmma' }))).toThrow(/blockM|blockN/);
+    expect(() => generateAttentionForward(variant(), customTiling('forward', 128, 8, 128, 64, { mma: 'wgmma', pipeline: 'split1' }))).toThrow(/joint2/);
+    expect(() => customTiling('backward', 128, 8, 64, 128, { mma: 'wgmma' })).toThrow(/forward-only/);
+  });
+
+  for (const entry of wgmmaEntries) {
+    for (const headDim of [64, 128]) {
+      for (const causal of [false, true]) {
+        const t = tuningTiling('forward', entry, headDim);
+        it(`${tilingTag(t)} E ${headDim}${causal ? ' causal' : ''}: launch description and source structure`, () => {
+          const k = generateAttentionForward(variant({ headDim, causal, dtype: causal ? 'Half' : 'BFloat16' }), t);
+          const m = causal ? 'f16' : 'bf16';
+          expect(k.arch).toBe('sm_90a');
+          expect(k.name).toContain('wgmma');
+          expect(k.block).toEqual([32 * t.warps, 1, 1]);
+          expect(k.sharedBytes).toBe(1024 + 2 * headDim * (t.blockM + 4 * t.blockN));
+          expect(k.sharedBytes).toBeLessThanOrEqual(MAX_SHARED_BYTES);
+          expect(k.grid({ batch: 3, heads: 5, kvHeads: 5, queryLength: 1000, keyLength: 7 })).toEqual(t.heavyFirst ? [15, Math.ceil(1000 / t.blockM), 1] : [Math.ceil(1000 / t.blockM), 5, 3]);
+          const src = k.source;
+          expect(src).toContain(`wgmma.mma_async.sync.aligned.m64n${t.blockN}k16.f32.${m}.${m}`);
+          expect(src).toContain(`wgmma.mma_async.sync.aligned.m64n${headDim}k16.f32.${m}.${m}`);
+          // Each MMA batch: fence before, commit and wait after (in the masked and the mask-free loop).
+          const loops = t.maskSplit ? 2 : 1;
+          expect(count(src, `tsf_wgmma_ss_${m}_n${t.blockN}(s,`)).toBe(loops);
+          expect(count(src, `tsf_wgmma_rs_${m}_n${headDim}(acc,`)).toBe(loops);
+          expect(count(src, 'tsf_wgmma_fence();')).toBe(2 * loops);
+          expect(count(src, 'tsf_wgmma_commit();')).toBe(2 * loops);
+          expect(count(src, 'tsf_wgmma_wait<0>();')).toBe(2 * loops);
+          expect(count(src, 'tsf_fence_proxy_async();\n      __syncthreads();')).toBe(loops);
+          // The descriptor constants and k-step offsets are the layout's (attention-wgmma-layout.test.ts).
+          const kd = kMajorDescriptor(0, t.blockM, 0, 0);
+          const vd = mnMajorDescriptor(0, t.blockN, 0);
+          expect(src).toContain(`constexpr unsigned kKMajorLbo = ${kd.leadingByteOffset}, kKMajorSbo = ${kd.strideByteOffset};`);
+          expect(src).toContain(`constexpr unsigned kVLbo = ${vd.leadingByteOffset}, kVSbo = ${vd.strideByteOffset};`);
+          const qSteps = Array.from({ length: headDim / 16 }, (_, kk) => `${kMajorDescriptor(0, t.blockM, 0, kk).start >> 4}u`).join(', ');
+          const vSteps = Array.from({ length: t.blockN / 16 }, (_, kk) => `${mnMajorDescriptor(0, t.blockN, kk).start >> 4}u`).join(', ');
+          expect(src).toContain(`constexpr unsigned kQStep[] = {${qSteps}};`);
+          expect(src).toContain(`constexpr unsigned kVStep[] = {${vSteps}};`);
+          // The warpgroup skip only where the tiling asks for it and the variant is causal.
+          expect(src.includes('n0 <= m0 + wgRow + 63')).toBe(causal && t.warpSkip);
+        });
+      }
+    }
+  }
+
+  it('kernelArch: sm_90a on compute capability 9.0 only, with the reason elsewhere; other kernels the device arch', () => {
+    const t = tuningTiling('forward', wgmmaEntries[0] ?? [8, 128, 128, {}]);
+    const k = generateAttentionForward(variant(), t);
+    expect(kernelArch(k, { major: 9, minor: 0 }, 'sm_90')).toBe('sm_90a');
+    expect(() => kernelArch(k, { major: 8, minor: 0 }, 'sm_80')).toThrow(/needs sm_90a.*9\.0.*8\.0/);
+    expect(() => kernelArch(k, { major: 10, minor: 0 }, 'sm_100')).toThrow(/10\.0/);
+    expect(kernelArch(generateAttentionForward(variant()), { major: 8, minor: 9 }, 'sm_89')).toBe('sm_89');
+  });
+});
