@@ -1,7 +1,9 @@
 // `tsfuser bench`: times the benchmark workloads on the GPU through the cached execute path and,
 // in the same run, PyTorch eager and torch.compile on the same workloads (tools/bench/
 // pytorch_bench.py with the host's Python), plus host overhead and compile times. The result is
-// one table; `--json` also writes it as data.
+// one table; `--json` also writes it as data. `rounds` > 1 alternates the two sides that many
+// times (each round: every workload through tsfuser, then PyTorch) and reports the medians over
+// rounds and the per-round ratios (bench-rounds.ts).
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -16,6 +18,7 @@ import { BackendUnavailableError } from '../errors.js';
 import { randomHost, randomIndices, toDeviceInput, Random, type DeviceInput } from './device-inputs.js';
 import { copyBandwidth, hostMicroseconds, l2Flusher, timeDevice, type FlushMode } from './timing.js';
 import { benchWorkloads, tinyWorkload, type StepArgument, type Workload } from './workloads.js';
+import { aggregateRounds, medianRows, type BenchRounds } from './bench-rounds.js';
 
 export interface BenchOptions {
   workloads?: readonly string[];
@@ -29,6 +32,8 @@ export interface BenchOptions {
   log: (line: string) => void;
   /** After timing, run each workload's definitions 5 more times with fd.profile()'s per-kernel events. */
   profile?: boolean;
+  /** Rounds of tsfuser then PyTorch over every workload (default 1: one of each, as before). */
+  rounds?: number;
 }
 
 /** One definition of a profiled workload: its profiles (one per call) and the timed step's median. */
@@ -66,6 +71,8 @@ export interface BenchReport {
   notes: string[];
   /** `--profile`: per workload and definition, the per-kernel profiles (device-resident inputs). */
   profiles?: BenchProfile[];
+  /** `rounds` > 1: medians and per-round ratios over the rounds (`rows` are then at the medians). */
+  rounds?: BenchRounds;
 }
 
 interface Uploaded {
@@ -215,7 +222,6 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   try {
     const copyGbps = copyBandwidth(device, flusher, options.iters);
     log(`device ${device.properties.name}: device-to-device copy ${copyGbps.toFixed(0)} GB/s`);
-    const rows: BenchRow[] = [];
     const profiles: BenchProfile[] = [];
     const sameSize: Record<string, number> = {};
     for (const w of chosen) {
@@ -223,27 +229,50 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       log(`${w.name}: same-size copy ${(sameSize[w.name] as number).toFixed(0)} GB/s`);
     }
     const pct = (name: string, gbps: number): number => (100 * gbps) / (sameSize[name] ?? copyGbps);
-    for (const w of chosen) {
-      const { args, owned } = upload(device, w, rng);
-      try {
-        const run = await prepareSteps(w, args, backend);
-        const ms = timeDevice(device, flusher, () => run.once().forEach((t) => t.dispose()), options.iters);
-        const gbps = w.bytes / (ms * 1e-3) / 1e9;
-        rows.push({ workload: w.name, impl: 'tsfuser', medianMs: ms, gbps, percentOfCopy: (100 * gbps) / copyGbps, percentOfSameSizeCopy: pct(w.name, gbps), ...tflopsOf(w, ms) });
-        log(`${w.name}: ${ms.toFixed(3)} ms, ${gbps.toFixed(0)} GB/s (${run.kernels()} kernel${run.kernels() === 1 ? '' : 's'}${run.steps > 1 ? ` over ${run.steps} definitions` : ''})`);
-        if (options.profile === true) {
-          const byStep = new Map<string, ExecuteProfile[]>();
-          for (let i = 0; i < PROFILED_CALLS; i += 1) for (const { step, profile } of await run.profiled()) byStep.set(step, [...(byStep.get(step) ?? []), profile]);
-          for (const [step, calls] of byStep) profiles.push({ workload: w.name, step, profiles: calls, workloadMedianMs: ms });
+    const roundCount = options.rounds ?? 1;
+    const script = options.pytorch ? findScript(options.cwd, options.pytorchScript) : undefined;
+    if (options.pytorch && script === undefined) notes.push('pytorch: tools/bench/pytorch_bench.py not found');
+    let pytorchEager: number | undefined;
+    const rounds: BenchRow[][] = [];
+    for (let round = 0; round < roundCount; round += 1) {
+      const label = roundCount > 1 ? `round ${round + 1}/${roundCount}: ` : '';
+      const rows: BenchRow[] = [];
+      for (const w of chosen) {
+        const { args, owned } = upload(device, w, rng);
+        try {
+          const run = await prepareSteps(w, args, backend);
+          const ms = timeDevice(device, flusher, () => run.once().forEach((t) => t.dispose()), options.iters);
+          const gbps = w.bytes / (ms * 1e-3) / 1e9;
+          rows.push({ workload: w.name, impl: 'tsfuser', medianMs: ms, gbps, percentOfCopy: (100 * gbps) / copyGbps, percentOfSameSizeCopy: pct(w.name, gbps), ...tflopsOf(w, ms) });
+          log(`${label}${w.name}: ${ms.toFixed(3)} ms, ${gbps.toFixed(0)} GB/s (${run.kernels()} kernel${run.kernels() === 1 ? '' : 's'}${run.steps > 1 ? ` over ${run.steps} definitions` : ''})`);
+          // Profiles once (the first round's): they time kernels, not the comparison.
+          if (options.profile === true && round === 0) {
+            const byStep = new Map<string, ExecuteProfile[]>();
+            for (let i = 0; i < PROFILED_CALLS; i += 1) for (const { step, profile } of await run.profiled()) byStep.set(step, [...(byStep.get(step) ?? []), profile]);
+            for (const [step, calls] of byStep) profiles.push({ workload: w.name, step, profiles: calls, workloadMedianMs: ms });
+          }
+        } catch (error) {
+          const message = `${w.name}: ${(error as Error).name}: ${(error as Error).message.split('\n')[0] ?? ''}`;
+          if (round === 0) notes.push(message);
+          log(`${label}${message}`);
+        } finally {
+          for (const i of owned) i.owner.dispose();
         }
-      } catch (error) {
-        const message = `${w.name}: ${(error as Error).name}: ${(error as Error).message.split('\n')[0] ?? ''}`;
-        notes.push(message);
-        log(message);
-      } finally {
-        for (const i of owned) i.owner.dispose();
       }
+      if (script !== undefined) {
+        if (label !== '') log(`${label}PyTorch`);
+        for (const line of runPytorch(script, chosen.map((w) => w.name), options.iters, flushMode, log)) {
+          if (line.host_overhead_us !== undefined) pytorchEager = line.host_overhead_us;
+          if (line.workload === undefined || line.impl === undefined || line.median_ms === undefined) continue;
+          const gbps = line.gbps ?? 0;
+          const w = chosen.find((c) => c.name === line.workload);
+          rows.push({ workload: line.workload, impl: line.impl, medianMs: line.median_ms, gbps, percentOfCopy: (100 * gbps) / copyGbps, percentOfSameSizeCopy: pct(line.workload, gbps), ...(w === undefined ? {} : tflopsOf(w, line.median_ms)) });
+        }
+      }
+      rounds.push(rows);
     }
+    const summary = roundCount > 1 ? aggregateRounds(rounds) : undefined;
+    const rows = summary === undefined ? (rounds[0] ?? []) : medianRows(rounds, summary);
 
     const tiny = tinyWorkload();
     const tinyFd = tiny.build();
@@ -267,25 +296,12 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       copyGbps,
       sameSizeCopyGbps: sameSize,
       rows,
-      hostOverheadUs: { execute: viaExecute, executorCache: viaCache },
+      hostOverheadUs: { execute: viaExecute, executorCache: viaCache, ...(pytorchEager === undefined ? {} : { pytorchEager }) },
       compile,
       notes,
       ...(options.profile === true ? { profiles } : {}),
+      ...(summary === undefined ? {} : { rounds: summary }),
     };
-    if (options.pytorch) {
-      const script = findScript(options.cwd, options.pytorchScript);
-      if (script === undefined) {
-        notes.push('pytorch: tools/bench/pytorch_bench.py not found');
-      } else {
-        for (const line of runPytorch(script, chosen.map((w) => w.name), options.iters, flushMode, log)) {
-          if (line.host_overhead_us !== undefined) report.hostOverheadUs.pytorchEager = line.host_overhead_us;
-          if (line.workload === undefined || line.impl === undefined || line.median_ms === undefined) continue;
-          const gbps = line.gbps ?? 0;
-          const w = chosen.find((c) => c.name === line.workload);
-          rows.push({ workload: line.workload, impl: line.impl, medianMs: line.median_ms, gbps, percentOfCopy: (100 * gbps) / copyGbps, percentOfSameSizeCopy: pct(line.workload, gbps), ...(w === undefined ? {} : tflopsOf(w, line.median_ms)) });
-        }
-      }
-    }
     return report;
   } finally {
     flusher.dispose();

@@ -1,11 +1,13 @@
-// `tsfuser bench [--workloads a,b] [--iters N] [--flush read|write] [--no-pytorch] [--pytorch-script f] [--json f] [--profile]`:
-// runs the GPU benchmarks (see bench/run-bench.ts) and prints the table last.
+// `tsfuser bench [--workloads a,b] [--iters N] [--rounds N] [--flush read|write] [--no-pytorch] [--pytorch-script f] [--json f] [--profile]`:
+// runs the GPU benchmarks (see bench/run-bench.ts) and prints the table last (`--rounds N`: N
+// alternating rounds of tsfuser and PyTorch, then the medians and per-round ratios, bench-rounds.ts).
 // `tsfuser bench --suite sweep [--family f,…] [--dtype f32,bf16] [--sizes RxH,…|llm] [--offsets 2,4,8,16]
 // [--chunk i/n | i] [--list]`: the size sweep (bench/run-sweep.ts), tables per family and a summary.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { formatBenchReport, runBench } from '../bench/run-bench.js';
+import { formatBenchRounds } from '../bench/bench-rounds.js';
 import { formatBenchProfiles } from './bench-profiles.js';
 import { benchWorkloads } from '../bench/workloads.js';
 import { runSweep } from '../bench/run-sweep.js';
@@ -14,8 +16,16 @@ import { chunkOf, parseChunk, resolveChunk, parseDtypes, parseFamilies, parseSiz
 import type { ParsedArgs } from './args.js';
 import { UsageError, type CliIo } from './console.js';
 
-export const BENCH_VALUE_FLAGS = ['workloads', 'iters', 'json', 'pytorch-script', 'flush', 'suite', 'family', 'dtype', 'sizes', 'offsets', 'chunk', 'commit', 'merge'];
+export const BENCH_VALUE_FLAGS = ['workloads', 'iters', 'rounds', 'json', 'pytorch-script', 'flush', 'suite', 'family', 'dtype', 'sizes', 'offsets', 'chunk', 'commit', 'merge'];
 export const BENCH_BOOLEAN_FLAGS = ['no-pytorch', 'list', 'profile'];
+
+/** `--rounds`: a positive integer (at most 50: each round runs PyTorch's side again); 1 when absent. */
+export function parseRounds(text: string | undefined): number {
+  if (text === undefined) return 1;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 50) throw new UsageError(`--rounds must be an integer from 1 to 50, got '${text}'`);
+  return n;
+}
 
 function sweepSelection(args: ParsedArgs): SweepSelection {
   const family = args.values.get('family');
@@ -93,7 +103,11 @@ export async function benchCommand(args: ParsedArgs, io: CliIo): Promise<number>
   const itersText = args.values.get('iters') ?? (suite === 'sweep' ? '20' : '50');
   const iters = Number(itersText);
   if (!Number.isInteger(iters) || iters < 1) throw new UsageError(`--iters must be a positive integer, got '${itersText}'`);
-  if (suite === 'sweep') return sweepCommand(args, io, iters);
+  const rounds = parseRounds(args.values.get('rounds'));
+  if (suite === 'sweep') {
+    if (rounds !== 1) throw new UsageError('--rounds applies to the default suite (the sweep times each point beside torch.compile once)');
+    return sweepCommand(args, io, iters);
+  }
   const workloads = args.values.get('workloads')?.split(',').map((s) => s.trim()).filter((s) => s !== '');
   const known = benchWorkloads().map((w) => w.name);
   const unknown = (workloads ?? []).filter((n) => !known.includes(n));
@@ -108,12 +122,14 @@ export async function benchCommand(args: ParsedArgs, io: CliIo): Promise<number>
     cwd: io.cwd,
     log: (line) => io.stderr(`${line}\n`),
     profile: args.booleans.has('profile'),
+    rounds,
     ...(workloads === undefined ? {} : { workloads }),
     ...(script === undefined ? {} : { pytorchScript: script }),
   });
   const json = args.values.get('json');
   if (json !== undefined) writeFileSync(resolve(io.cwd, json), `${JSON.stringify(report, null, 2)}\n`);
   io.stdout(formatBenchReport(report));
+  if (report.rounds !== undefined) io.stdout(`\n${formatBenchRounds(report.rounds)}`);
   if (report.profiles !== undefined) io.stdout(formatBenchProfiles(report.profiles, report.rows));
   return 0;
 }

@@ -70,6 +70,9 @@ Options of bench (needs a GPU):
                                    llama_block_bwd_bf16
                                    (default: all; GEMMs and the LLaMA block also print TFLOP/s)
   --iters <N>                      timed runs per workload, median reported (default 50)
+  --rounds <N>                     N alternating rounds (each: every workload through tsfuser, then
+                                   PyTorch); rows at the medians over rounds, then a table of each
+                                   impl's median and min-max and the per-round speedup (default 1)
   --flush read|write               how L2 is flushed before each run: sum (default) or memset of
                                    512 MiB; a memset leaves dirty lines every run pays for
   --no-pytorch                     skip tools/bench/pytorch_bench.py (eager, torch.compile)
