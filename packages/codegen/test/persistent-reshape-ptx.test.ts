@@ -6,7 +6,9 @@
 // loads (ld.global.v4; in bf16 exactly as many as the un-reshaped kernel — in f32 the un-reshaped
 // kernel copies its rows with cp.async.bulk instead, which the reshaped input does not take), and
 // has no integer division or remainder (the reshapes are indexed through the row's own index,
-// not per element).
+// not per element). HuggingFace attention backward's glue at the sweep's [1024, 16, 4096], whose
+// reshape back to [1, H, S_q, S_k] adds a size-1 broadcast dim, stores as the same glue without
+// the reshape does (st.global.v4, no scalar global store, no division).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +16,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Fusion, layerNorm, makeTensor, type DataType } from '@tsfuser/fusion-ir';
 import { makeRuntimeInfo } from '@tsfuser/scheduler';
-import { reshapeLayerNormPrologue } from '@tsfuser/test-support';
+import { huggingfaceAttnBackwardGlue, reshapeLayerNormPrologue } from '@tsfuser/test-support';
 import { compileFusion, type CompiledKernel } from '../src/index.js';
 import { hasNvcc, NVCC } from './nvcc-batch.js';
 
@@ -62,6 +64,25 @@ describe.skipIf(!hasNvcc)('the attention prologue compiles to vector loads and s
       if (dtype === 'BFloat16') expect(got['ld.global.v4']).toBe(want['ld.global.v4']);
       expect(Object.keys(got).filter((k) => k.startsWith('st.global') && k !== 'st.global.v4')).toEqual([]);
       expect(ptxOf(reshaped, 'reshaped-div')).not.toMatch(/\b(div|rem)\.(s|u)(32|64)\b/);
+    }, 120_000);
+  }
+});
+
+describe.skipIf(!hasNvcc)('HuggingFace attention backward reshaped to [1, H, S_q, S_k] stores with the row vector (nvcc -ptx sm_90)', () => {
+  for (const dtype of ['BFloat16', 'Float'] as const) {
+    it(`${dtype} [1024, 16, 4096]: the same st.global.v4 as without the reshape, no scalar store, no division`, () => {
+      const sizes = [1024, 16, 4096];
+      const info = (f: Fusion): ReturnType<typeof makeRuntimeInfo> => makeRuntimeInfo(f, [sizes, sizes, sizes].map((sz) => ({ sizes: sz })));
+      const glue = huggingfaceAttnBackwardGlue(dtype, 1024, 16, 4096);
+      const plainGlue = huggingfaceAttnBackwardGlue(dtype, 1024, 16, 4096, false);
+      const reshaped = compileFusion(glue, info(glue));
+      const plain = compileFusion(plainGlue, info(plainGlue));
+      const got = globalAccesses(ptxOf(reshaped, 'hf-reshaped'));
+      const want = globalAccesses(ptxOf(plain, 'hf-plain'));
+      expect(got['st.global.v4'] ?? 0).toBeGreaterThan(0);
+      expect(got).toEqual(want);
+      expect(Object.keys(got).filter((k) => k.startsWith('st.global') && k !== 'st.global.v4')).toEqual([]);
+      expect(ptxOf(reshaped, 'hf-reshaped-div')).not.toMatch(/\b(div|rem)\.(s|u)(32|64)\b/);
     }, 120_000);
   }
 });

@@ -4,12 +4,15 @@
 // are simulated against the reference evaluator (norm-wise: the kernel sums in its own order),
 // and the output is stored with the row's vector — `loadLocalToGlobal<T, vec>` of the reshaped
 // output, its index free of division — whenever the heuristics pick a vector, as the same
-// normalization without the reshapes is.
+// normalization without the reshapes is; reshapes that add size-1 dims included (HuggingFace
+// attention backward's [1, H, S_q, S_k], whose kernel and params at the sweep's bf16
+// [1024, 16, 4096] are golden dumps).
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { reshapeLayerNormPrologue, vectorReshapeFixtures } from '@tsfuser/test-support';
-import type { DataType } from '@tsfuser/fusion-ir';
-import type { InnerPersistentParams } from '@tsfuser/scheduler';
-import type { CompiledKernel } from '../src/index.js';
+import { huggingfaceAttnBackwardGlue, reshapeLayerNormPrologue, vectorReshapeFixtures } from '@tsfuser/test-support';
+import { checkGolden, type DataType } from '@tsfuser/fusion-ir';
+import { makeRuntimeInfo, type InnerPersistentParams } from '@tsfuser/scheduler';
+import { compileFusion, type CompiledKernel } from '../src/index.js';
 import { baseSeed, seeded, segmentsWithInputs, simulateAndCheck } from './shape-ops-simulation.js';
 
 const seed = baseSeed();
@@ -22,7 +25,7 @@ function outputStores(k: CompiledKernel): string[] {
 }
 
 /** Checks that the single output of `k` is stored `vec` elements at a time, with no division in its index. */
-function expectStoreWidth(k: CompiledKernel, vec: number, label: string): void {
+function expectStoreWidth(k: CompiledKernel, vec: number, label: string, indexDivides = false): void {
   const params = k.params as InnerPersistentParams;
   const stores = outputStores(k);
   expect(stores.length, label).toBeGreaterThan(0);
@@ -33,7 +36,7 @@ function expectStoreWidth(k: CompiledKernel, vec: number, label: string): void {
   } else {
     for (const s of stores) expect(s, label).not.toContain('loadLocalToGlobal');
   }
-  for (const s of stores) expect(s.replace(/.*?(T\d+\[.*)/, '$1'), label).not.toMatch(/[/%]/);
+  if (!indexDivides) for (const s of stores) expect(s.replace(/.*?(T\d+\[.*)/, '$1'), label).not.toMatch(/[/%]/);
 }
 
 describe('outputs written through a reshape of the row are vectorized', () => {
@@ -45,7 +48,7 @@ describe('outputs written through a reshape of the row are vectorized', () => {
       expect(segments.map((s) => s.type).join('+'), label).toBe(fx.segments);
       for (const s of segments) {
         const { compiled } = simulateAndCheck(s.fusion, s.inputs, label);
-        expectStoreWidth(compiled, fx.storeVector, label);
+        expectStoreWidth(compiled, fx.storeVector, label, fx.storeIndexDivides === true);
         if (fx.rowsPerBlock !== undefined) expect(compiled.params.lparams.bdimy, label).toBe(fx.rowsPerBlock);
       }
     });
@@ -71,5 +74,18 @@ describe('outputs written through a reshape of the row are vectorized', () => {
         expectStoreWidth(compiled, vec, label);
       }
     }
+  });
+});
+
+describe('HuggingFace attention backward golden dumps (reshape back to [1, H, S_q, S_k])', () => {
+  const dir = fileURLToPath(new URL('../../../test-fixtures/golden/codegen/normalization/', import.meta.url));
+  const update = process.env.UPDATE_GOLDEN === '1';
+  it('bf16 [1024, 16, 4096]: cuda_kernel and scheduler_params', () => {
+    const fusion = huggingfaceAttnBackwardGlue('BFloat16', 1024, 16, 4096);
+    const sizes = [1024, 16, 4096];
+    const k = compileFusion(fusion, makeRuntimeInfo(fusion, [sizes, sizes, sizes].map((sz) => ({ sizes: sz }))));
+    expect((k.params as InnerPersistentParams).vectorizedOutputs).toEqual([0]);
+    expect(checkGolden(k.dumps.cuda, `${dir}huggingface_attn_bwd_bf16_1024x16x4096.cuda_kernel.txt`, update).diff).toBe('');
+    expect(checkGolden(k.dumps.schedulerParams + k.dumps.launchParams, `${dir}huggingface_attn_bwd_bf16_1024x16x4096.scheduler_params.txt`, update).diff).toBe('');
   });
 });

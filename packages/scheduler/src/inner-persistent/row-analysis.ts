@@ -73,10 +73,13 @@ function reshapedRowInputs(fusion: Fusion, r: TensorView, tvs: readonly TensorVi
   const graph = new ReshapeIndexGraph(fusion, ref);
   for (const tv of tvs) {
     const dims = tv.domain.logicalNoReductions();
-    if (dims.length === 0 || dims.some((id) => id.isBroadcast())) continue;
+    // A size-1 broadcast dim (the leading 1 of HuggingFace's reshape back to [1, H, S_q, S_k]) holds
+    // no elements and adds nothing to the linear index; an expanded one is refused (not row-major).
+    if (dims.length === 0 || dims.every((id) => id.isBroadcast()) || dims.some((id) => id.isBroadcast() && id.expandedExtent !== null)) continue;
+    const real = dims.map((id) => !id.isBroadcast());
     const direct = map.mapToReference(tv, ref);
-    if (direct.every((p) => p !== -1)) continue;
-    if (graph.deriveLogical(tv).every((d) => d !== null)) out.add(tv);
+    if (direct.every((p, d) => !real[d] || p !== -1)) continue;
+    if (graph.deriveLogical(tv).every((x, d) => !real[d] || x !== null)) out.add(tv);
   }
   return out;
 }
@@ -111,9 +114,10 @@ export function rowInputs(fusion: Fusion, r: TensorView): RowInputs {
 }
 
 /**
- * Outputs written through reshapes of the row (the row reshaped back to [B, S, H]): contiguous,
- * holding all `numel` elements in the row-major order of the row tensor (no permute in the
- * fusion), each with its innermost extent; loops-past-views.ts gives them the reference's loops.
+ * Outputs written through reshapes of the row (the row reshaped back to [B, S, H], or to
+ * [1, H, S_q, S_k] with a size-1 broadcast dim): contiguous, holding all `numel` elements in the
+ * row-major order of the row tensor (no permute in the fusion), each with its innermost
+ * non-broadcast extent; loops-past-views.ts gives them the reference's loops.
  */
 function reshapedRowOutputs(fusion: Fusion, r: TensorView, bindings: ExtentBindings, numel: number): Map<TensorView, number> {
   const out = new Map<TensorView, number>();
@@ -122,7 +126,11 @@ function reshapedRowOutputs(fusion: Fusion, r: TensorView, bindings: ExtentBindi
   for (const tv of reshapedRowInputs(fusion, r, outputTvs)) {
     let sizes: number[];
     try {
-      sizes = tv.domain.logicalNoReductions().map((id) => evaluateExtent(id.extent, bindings));
+      // Size-1 broadcast dims aside: the innermost extent the vector must divide is the last real one.
+      sizes = tv.domain
+        .logicalNoReductions()
+        .filter((id) => !id.isBroadcast())
+        .map((id) => evaluateExtent(id.extent, bindings));
     } catch (err) {
       if (err instanceof SchedulingError) continue; // an extent not known here: stored as before
       throw err;

@@ -41,6 +41,25 @@ function unscheduledAfter(tv: TensorView): TensorView[] {
 }
 
 /**
+ * Merges the size-1 broadcast loops the propagation appended after the reference's `dims`
+ * positions into the last one (the row's vec loop): a reshape back to [1, H, S_q, S_k]
+ * (HuggingFace attention's backward) makes the leading 1 a broadcast dim the reference lacks,
+ * and a tensor with more loops than the reference is not aligned with it, so lowering
+ * recomputed it per element and stored the output scalar (8 two-byte stores per thread in
+ * bf16). A merge with a size-1 broadcast keeps the extent and maps to the other input (as
+ * nvFuser's loop map does), so the tensor shares the reference's loops and its store takes the
+ * row's vector. Expanded broadcasts and iteration loops past `dims` are left alone.
+ */
+function foldTrailingBroadcastLoops(tv: TensorView, dims: number): void {
+  if (tv.nDims() <= dims || tv.axis(dims - 1).isBroadcast()) return;
+  for (let p = dims; p < tv.nDims(); p++) {
+    const id = tv.axis(p);
+    if (!id.isBroadcast() || id.expandedExtent !== null || id.extent.constNumber() !== 1) return;
+  }
+  while (tv.nDims() > dims) tv.merge(dims - 1);
+}
+
+/**
  * Gives every view output of a tensor with `ref`'s loop structure, and the unscheduled tensors
  * after it, the reference's loops (see the header). Returns the view outputs that took them.
  */
@@ -60,6 +79,7 @@ export function replayLoopsPastViews(fusion: Fusion, ref: TensorView): TensorVie
     }
     const after = unscheduledAfter(c);
     if (after.length > 0) propagateTransforms(c, { tvs: [c, ...after] });
+    for (const tv of after) foldTrailingBroadcastLoops(tv, ref.nDims());
     parallelizeAllLike(ref, [c, ...after]);
     replayed.push(c);
   }
