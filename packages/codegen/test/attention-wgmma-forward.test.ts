@@ -44,6 +44,7 @@ describe('wgmma attention forward', () => {
     expect(() => generateAttentionForward(variant(), customTiling('forward', 128, 8, 256, 32, { mma: 'wgmma' }))).toThrow(/blockM|blockN/);
     expect(() => generateAttentionForward(variant(), customTiling('forward', 128, 8, 128, 64, { mma: 'wgmma', pipeline: 'split1' }))).toThrow(/joint2/);
     expect(() => customTiling('backward', 128, 8, 64, 128, { mma: 'wgmma' })).toThrow(/forward-only/);
+    expect(() => generateAttentionForward(variant(), customTiling('forward', 128, 8, 128, 64, { overlapPv: true }))).toThrow(/overlapPv/);
   });
 
   for (const entry of wgmmaEntries) {
@@ -65,11 +66,22 @@ describe('wgmma attention forward', () => {
           // Each MMA batch: fence before, commit and wait after (in the masked and the mask-free loop).
           const loops = t.maskSplit ? 2 : 1;
           expect(count(src, `tsf_wgmma_ss_${m}_n${t.blockN}(s,`)).toBe(loops);
-          expect(count(src, `tsf_wgmma_rs_${m}_n${headDim}(acc,`)).toBe(loops);
-          expect(count(src, 'tsf_wgmma_fence();')).toBe(2 * loops);
-          expect(count(src, 'tsf_wgmma_commit();')).toBe(2 * loops);
-          expect(count(src, 'tsf_wgmma_wait<0>();')).toBe(2 * loops);
-          expect(count(src, 'tsf_fence_proxy_async();\n      __syncthreads();')).toBe(loops);
+          if (t.overlapPv) {
+            // Per tile: one fence, S then the previous tile's P·V committed, wait<1> for S (or <0> on tile 0), wait<0> for P·V; the last P·V after the loops.
+            expect(count(src, `tsf_wgmma_rs_${m}_n${headDim}(acc,`)).toBe(loops + 1);
+            expect(count(src, 'tsf_wgmma_fence();')).toBe(loops + 1);
+            expect(count(src, 'tsf_wgmma_commit();')).toBe(2 * loops + 1);
+            expect(count(src, 'tsf_wgmma_wait<1>();')).toBe(loops);
+            expect(count(src, 'tsf_wgmma_wait<0>();')).toBe(2 * loops + 1);
+            expect(count(src, 'tsf_fence_proxy_async();')).toBe(loops + 1);
+            expect(count(src, '__syncthreads();')).toBe(loops + 2); // a tile's, the last P·V's, the sign fold's
+          } else {
+            expect(count(src, `tsf_wgmma_rs_${m}_n${headDim}(acc,`)).toBe(loops);
+            expect(count(src, 'tsf_wgmma_fence();')).toBe(2 * loops);
+            expect(count(src, 'tsf_wgmma_commit();')).toBe(2 * loops);
+            expect(count(src, 'tsf_wgmma_wait<0>();')).toBe(2 * loops);
+            expect(count(src, 'tsf_fence_proxy_async();\n      __syncthreads();')).toBe(loops);
+          }
           // The descriptor constants and k-step offsets are the layout's (attention-wgmma-layout.test.ts).
           const kd = kMajorDescriptor(0, t.blockM, 0, 0);
           const vd = mnMajorDescriptor(0, t.blockN, 0);
@@ -80,7 +92,7 @@ describe('wgmma attention forward', () => {
           expect(src).toContain(`constexpr unsigned kQStep[] = {${qSteps}};`);
           expect(src).toContain(`constexpr unsigned kVStep[] = {${vSteps}};`);
           // The warpgroup skip only where the tiling asks for it and the variant is causal.
-          expect(src.includes('n0 <= m0 + wgRow + 63')).toBe(causal && t.warpSkip);
+          expect(src.includes('n0 <= m0 + wgRow + 63')).toBe(causal && t.warpSkip && !t.overlapPv);
         });
       }
     }

@@ -58,13 +58,17 @@ export const FORWARD_TUNING: readonly TuningEntry[] = [
   [4, 64, 32, { ...SPLIT, ...ALL, ...LAZY, minBlocksPerSm: 4 }],
   [8, 128, 32, { ...SPLIT, ...ALL, ...LAZY, ...CTA2 }],
   [8, 128, 32, { ...SPLIT, foldScale: true, heavyFirst: true, ...LAZY, ...CTA2 }],
-  // f28–f31 (2026-12-03, seventh session): Hopper's wgmma (wgmma-forward.ts, sm_90a): 2 or 1
+  // f28–f34 (2026-12-03, seventh session): Hopper's wgmma (wgmma-forward.ts, sm_90a): 2 or 1
   // warpgroups of 64 query rows, 128- or 64-key tiles, mask-free inside tiles, causal
   // warpgroup skip, heavy-first grid; 1 warpgroup × 64 keys fits two CTAs an SM.
   [8, 128, 128, { ...WGMMA, ...ALL }],
   [8, 128, 64, { ...WGMMA, ...ALL }],
   [4, 64, 128, { ...WGMMA, ...ALL }],
   [4, 64, 64, { ...WGMMA, ...ALL, ...CTA2 }],
+  // f32–f34: f28, f29 and f31 with P·V of the previous tile overlapping the softmax (overlapPv).
+  [8, 128, 128, { ...WGMMA, ...ALL, overlapPv: true }],
+  [8, 128, 64, { ...WGMMA, ...ALL, overlapPv: true }],
+  [4, 64, 64, { ...WGMMA, ...ALL, ...CTA2, overlapPv: true }],
 ];
 
 /** Backward: [warps, blockM (Q tile), blockN (K/V tile, 16 · warps), flags]: the shapes timed

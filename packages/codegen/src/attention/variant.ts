@@ -86,6 +86,9 @@ export interface AttentionTiling {
    * Hopper's warpgroup MMA (wgmma-forward.ts: 64 query rows a warpgroup of 4 warps, blockM =
    * 16 · warps, blockN 64 or 128, E 64 or 128, no bias / mask / dropout, sm_90a only), opt-in. */
   mma: AttentionMma;
+  /** Forward, wgmma only: O += Pⱼ₋₁·Vⱼ₋₁ runs while the softmax of tile j is computed
+   * (FlashAttention-3's intra-warpgroup overlap; wgmma-forward-loop.ts), one barrier a tile. */
+  overlapPv: boolean;
 }
 
 export type AttentionMma = 'mma.sync' | 'wgmma';
@@ -93,10 +96,10 @@ export type AttentionMma = 'mma.sync' | 'wgmma';
 export type ForwardPipeline = 'joint2' | 'joint2-1sync' | 'split1';
 
 /** The tuning flags of a tiling (everything but the tile shape). */
-export type TilingFlags = Pick<AttentionTiling, 'qInRegisters' | 'minBlocksPerSm' | 'pipeline' | 'maskSplit' | 'foldScale' | 'warpSkip' | 'heavyFirst' | 'lazyRescale' | 'dqWarpRows' | 'deferDq' | 'staggerQ' | 'mma'>;
+export type TilingFlags = Pick<AttentionTiling, 'qInRegisters' | 'minBlocksPerSm' | 'pipeline' | 'maskSplit' | 'foldScale' | 'warpSkip' | 'heavyFirst' | 'lazyRescale' | 'dqWarpRows' | 'deferDq' | 'staggerQ' | 'mma' | 'overlapPv'>;
 
 /** The flags of the tilings timed until 2026-12-01 (and of every backward tiling). */
-export const BASELINE_FLAGS: TilingFlags = { qInRegisters: false, minBlocksPerSm: 1, pipeline: 'joint2', maskSplit: false, foldScale: false, warpSkip: false, heavyFirst: false, lazyRescale: false, dqWarpRows: 16, deferDq: false, staggerQ: false, mma: 'mma.sync' };
+export const BASELINE_FLAGS: TilingFlags = { qInRegisters: false, minBlocksPerSm: 1, pipeline: 'joint2', maskSplit: false, foldScale: false, warpSkip: false, heavyFirst: false, lazyRescale: false, dqWarpRows: 16, deferDq: false, staggerQ: false, mma: 'mma.sync', overlapPv: false };
 
 /** The sm_90 opt-in shared-memory limit per block (227 KiB). */
 export const MAX_SHARED_BYTES = 232448;
@@ -256,6 +259,7 @@ export function tilingTag(t: AttentionTiling): string {
     t.deferDq ? 'defer' : '',
     t.staggerQ ? 'stagger' : '',
     t.mma === 'wgmma' ? 'wgmma' : '',
+    t.overlapPv ? 'overlap' : '',
   ].filter((f) => f !== '');
   return `${t.warps}w ${t.blockM}x${t.blockN}${flags.length > 0 ? ` ${flags.join(' ')}` : ''}`;
 }

@@ -7,7 +7,8 @@
 // wgmma m64n{E}k16 (P from the S registers as the A fragment, V through a descriptor with the
 // transpose bit), both in f32, and keeps its rows' running max and sum in registers (online
 // softmax, exp2 with the scale folded into one FFMA). Writes O in the input dtype and the
-// natural-log logsumexp (Float [N, H, L]), as forward.ts.
+// natural-log logsumexp (Float [N, H, L]), as forward.ts. The K/V loop's schedules (serial, or
+// P·V overlapping the softmax) are wgmma-forward-loop.ts.
 //
 // Scope: BFloat16 / Half, E 64 or 128, no bias, mask or dropout (those keep the mma.sync
 // forward), causal (top-left) or not, any L and S; compiled for sm_90a only (kernel.arch).
@@ -23,6 +24,7 @@ import { mmaTypeName } from './primitives.js';
 import { attentionKernelSource } from './shared-code.js';
 import { checkVariant, tilingTag, variantTag, type AttentionTiling, type AttentionVariant } from './variant.js';
 import { descriptorConstants, kMajorDescriptor, mnMajorDescriptor, SWIZZLE_ATOM_BYTES, tileBytes } from './wgmma-layout.js';
+import { wgmmaLoops, wgmmaPrologueLoads } from './wgmma-forward-loop.js';
 import { wgmmaPrimitives } from './wgmma-primitives.js';
 
 /** The architecture wgmma needs (the `a` features of compute capability 9.0). */
@@ -87,96 +89,6 @@ function offsets(list: readonly number[]): string {
   return list.map((o) => `${o >> 4}u`).join(', ');
 }
 
-function iteration(variant: AttentionVariant, t: AttentionTiling, masked: boolean): string {
-  const m = mmaTypeName(variant.dtype);
-  const skip = masked && variant.causal && t.warpSkip;
-  const mask = masked
-    ? `
-        // Tiles crossing the key end or this warp's diagonal test each element.
-        const bool edge = n0 + kBlockN > keyLength || (kCausal && n0 + kBlockN - 1 > m0 + wgRow + warp * 16);
-        if (edge) {
-#pragma unroll
-          for (int i = 0; i < kSTiles; ++i) {
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-              const int row = row0 + (e >> 1) * 8;
-              const int col = n0 + i * 8 + 2 * tq + (e & 1);
-              if (col >= keyLength || (kCausal && col > row)) s[i][e] = -tsf_inf();
-            }
-          }
-        }`
-    : '';
-  return `      const int stage = j & 1;
-      const int n0 = j * kBlockN;
-      if (j + 1 < nBlocks) {
-        tsf_load_swizzled<kBlockN, kHeadDim, kThreads>(sK + (stage ^ 1) * kKVBytes, kHead + (n0 + kBlockN) * kStrideL, kStrideL, keyLength - n0 - kBlockN);
-        tsf_load_swizzled<kBlockN, kHeadDim, kThreads>(sV + (stage ^ 1) * kKVBytes, vHead + (n0 + kBlockN) * vStrideL, vStrideL, keyLength - n0 - kBlockN);
-        tsf_cp_async_commit();
-        tsf_cp_async_wait<1>();
-      } else {
-        tsf_cp_async_wait<0>();
-      }
-      tsf_fence_proxy_async();
-      __syncthreads();
-      // ${skip ? 'A warpgroup whose 64 rows all precede the tile\'s first key skips it (uniform over its threads).' : 'Every warpgroup computes the tile.'}
-      if (${skip ? 'n0 <= m0 + wgRow + 63' : 'true'}) {
-        const unsigned long long dK = tsf_desc(sK + stage * kKVBytes, kKMajorLbo, kKMajorSbo);
-        const unsigned long long dV = tsf_desc(sV + stage * kKVBytes, kVLbo, kVSbo);
-        float s[kSTiles][4];
-        // S = Q Kᵀ: kHeadDim / 16 wgmma k-steps, the first overwriting S.
-        tsf_wgmma_fence();
-#pragma unroll
-        for (int kk = 0; kk < kHeadDim / 16; ++kk) tsf_wgmma_ss_${m}_n${t.blockN}(s, dQ + kQStep[kk], dK + kKStep[kk], kk > 0 ? 1 : 0);
-        tsf_wgmma_commit();
-        tsf_wgmma_wait<0>();
-        tsf_fence_acc(s);${mask}
-        // Online softmax on raw scores (scale > 0, folded into the exp2's FFMA).
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          float mx = rowMax[r];
-#pragma unroll
-          for (int i = 0; i < kSTiles; ++i) mx = fmaxf(mx, fmaxf(s[i][2 * r], s[i][2 * r + 1]));
-          mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-          mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-          // A row with no key so far keeps max -inf; exp2 against 0 then gives 0 for its -inf scores.
-          const float base = mx == -tsf_inf() ? 0.0f : mx * scoreScale;
-          const float alpha = rowMax[r] == -tsf_inf() ? 0.0f : tsf_exp2(rowMax[r] * scoreScale - base);
-          rowMax[r] = mx;
-          float sum = 0.0f;
-#pragma unroll
-          for (int i = 0; i < kSTiles; ++i) {
-            const float p0 = tsf_exp2(fmaf(s[i][2 * r], scoreScale, -base)), p1 = tsf_exp2(fmaf(s[i][2 * r + 1], scoreScale, -base));
-            s[i][2 * r] = p0;
-            s[i][2 * r + 1] = p1;
-            sum += p0 + p1;
-          }
-          rowSum[r] = rowSum[r] * alpha + sum;
-#pragma unroll
-          for (int i = 0; i < kOTiles; ++i) {
-            acc[i][2 * r] *= alpha;
-            acc[i][2 * r + 1] *= alpha;
-          }
-        }
-        // O += P V: P from the S registers (the D fragment of 16 keys is the A fragment of a k-step).
-        unsigned pa[kBlockN / 16][4];
-#pragma unroll
-        for (int kk = 0; kk < kBlockN / 16; ++kk) {
-          pa[kk][0] = tsf_pack_${m}(s[2 * kk][0], s[2 * kk][1]);
-          pa[kk][1] = tsf_pack_${m}(s[2 * kk][2], s[2 * kk][3]);
-          pa[kk][2] = tsf_pack_${m}(s[2 * kk + 1][0], s[2 * kk + 1][1]);
-          pa[kk][3] = tsf_pack_${m}(s[2 * kk + 1][2], s[2 * kk + 1][3]);
-        }
-        tsf_wgmma_fence();
-#pragma unroll
-        for (int kk = 0; kk < kBlockN / 16; ++kk) tsf_wgmma_rs_${m}_n${variant.headDim}(acc, pa[kk][0], pa[kk][1], pa[kk][2], pa[kk][3], dV + kVStep[kk]);
-        tsf_wgmma_commit();
-        tsf_wgmma_wait<0>();
-        tsf_fence_acc(acc);
-      }
-      // Every warpgroup is done with this stage before the next tile's loads overwrite it.
-      __syncthreads();`;
-}
-
 /** With a scale ≤ 0: Q negated (or zeroed, with scale 0) in shared memory once, so the max over raw scores is the max of the scaled ones. */
 const FOLD_SIGN = `  if (!(scoreScale > 0.0f)) {
     tsf_cp_async_wait<0>();
@@ -201,18 +113,6 @@ export function wgmmaForwardBody(variant: AttentionVariant, t: AttentionTiling):
     : `  // Causal: the last query tiles have the most keys, so they start first.
   const int mBlock = kCausal ? static_cast<int>(gridDim.x - 1 - blockIdx.x) : static_cast<int>(blockIdx.x);
   const int h = blockIdx.y, n = blockIdx.z;`;
-  const loops = t.maskSplit
-    ? `  // Tiles inside the keys and below the diagonal of the whole block need no mask.
-  const int jClean = max(0, min(nBlocks, min(keyLength / kBlockN, kCausal ? (m0 + 1) / kBlockN : nBlocks)));
-  for (int j = 0; j < jClean; ++j) {
-${iteration(variant, t, false)}
-  }
-  for (int j = jClean; j < nBlocks; ++j) {
-${iteration(variant, t, true)}
-  }`
-    : `  for (int j = 0; j < nBlocks; ++j) {
-${iteration(variant, t, true)}
-  }`;
   return `  extern __shared__ __align__(1024) unsigned char smemRaw[];
   // Swizzle atoms need 1024-byte aligned panels: the window's start rounded up (sharedBytes has the slack).
   constexpr unsigned kQBytes = kBlockM * kHeadDim * 2, kKVBytes = kBlockN * kHeadDim * 2;
@@ -239,12 +139,7 @@ ${block}
   if (kCausal) nBlocks = min(nBlocks, (min(m0 + kBlockM, queryLength) - 1) / kBlockN + 1);
   float scoreScale = scaleLog2;
 
-  tsf_load_swizzled<kBlockM, kHeadDim, kThreads>(sQ, qTile, qStrideL, queryLength - m0);
-  if (nBlocks > 0) {
-    tsf_load_swizzled<kBlockN, kHeadDim, kThreads>(sK, kHead, kStrideL, keyLength);
-    tsf_load_swizzled<kBlockN, kHeadDim, kThreads>(sV, vHead, vStrideL, keyLength);
-  }
-  tsf_cp_async_commit();
+${wgmmaPrologueLoads(t)}
 ${FOLD_SIGN}
 
   constexpr int kOTiles = kHeadDim / 8;
@@ -255,7 +150,7 @@ ${FOLD_SIGN}
   float rowMax[2] = {-tsf_inf(), -tsf_inf()}, rowSum[2] = {0.0f, 0.0f};
   const unsigned long long dQ = tsf_desc(sQ + wgRow * 128, kKMajorLbo, kKMajorSbo);
 
-${loops}
+${wgmmaLoops(variant, t)}
   tsf_cp_async_wait<0>();  // S = 0: the Q tile's copies are still outstanding.
 
   // Epilogue: the quad's partial sums, O / sum (0 for a row with no key), logsumexp.
