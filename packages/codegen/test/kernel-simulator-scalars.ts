@@ -65,6 +65,7 @@ export const BINARY: Record<string, (a: number, b: number) => number> = {
   eq: (a, b) => (a === b ? 1 : 0),
   ne: (a, b) => (a !== b ? 1 : 0),
   fmod: (a, b) => a % b, // C's fmod and JS's % both truncate the quotient
+  pow: (a, b) => Math.pow(a, b),
   logical_and: (a, b) => (a !== 0 && b !== 0 ? 1 : 0),
   logical_or: (a, b) => (a !== 0 || b !== 0 ? 1 : 0),
   bitwise_and: (a, b) => Number(BigInt.asIntN(64, BigInt(a) & BigInt(b))),

@@ -2,7 +2,7 @@
 // structure, and that a scheduled fusion evaluates exactly like the unscheduled one.
 import { describe, expect, it } from 'vitest';
 import {
-  add, broadcast, evaluate, expand, Fusion, HostTensor, makeTensor, max, mul, binaryOp, prod, sum, varMean,
+  add, broadcast, evaluate, expand, Fusion, HostTensor, makeTensor, max, mul, binaryOp, prod, ReductionOp, reductionInit, reductionOutput, sum, varMean,
   type DataType, type TensorView,
 } from '@tsfuser/fusion-ir';
 import {
@@ -155,14 +155,43 @@ describe('reduction canSchedule', () => {
     const e0 = makeTensor(expanded, { shape: [-1] });
     expanded.addInput(e0);
     const ex = expand(broadcast(e0, [true, false]), [expanded.index(5), e0.domain.logical[0]?.extent ?? 1]);
-    expanded.addOutput(sum(ex, [0]));
-    expect(reason(expanded, [[9]])).toMatch(/expanded broadcast/);
+    // A ReductionOp over an expanded broadcast dim (fusion-ir's sum squeezes such dims instead,
+    // as nvFuser does: sum(ex, [0]) is squeeze(ex) * 5, a pointwise fusion).
+    const over = reductionOutput(ex, [0], 'Float');
+    new ReductionOp(expanded, 'add', reductionInit(ex, 'add', 'Float'), over, ex);
+    expanded.addOutput(over);
+    expect(reason(expanded, [[9]])).toMatch(/reduces the expanded broadcast dim 0/);
+    const squeezed = new Fusion();
+    const q0 = makeTensor(squeezed, { shape: [-1] });
+    squeezed.addInput(q0);
+    squeezed.addOutput(sum(expand(broadcast(q0, [true, false]), [squeezed.index(5), q0.domain.logical[0]?.extent ?? 1]), [0]));
+    expect(reason(squeezed, [[9]])).toMatch(/no reduction/);
 
     const none = new Fusion();
     const a = makeTensor(none, { shape: [-1] });
     none.addInput(a);
     none.addOutput(mul(a, 2));
     expect(reason(none, [[4]])).toMatch(/no reduction/);
+  });
+
+  it('accepts kept expanded broadcast dims (extent-1 loops, stride-0 outputs): the heuristics of one row', () => {
+    for (const keepdim of [false, true]) {
+      // An expanded input (stride-0 rows, contiguity None) and an expand inside the fusion.
+      const f = new Fusion();
+      const x = makeTensor(f, { shape: [-1, -1], expanded: [true, false], contiguity: [null, true] });
+      f.addInput(x);
+      f.addOutput(sum(mul(x, 2), [1], keepdim));
+      const info = makeRuntimeInfo(f, [{ sizes: [37, 4096], strides: [0, 1] }]);
+      expect(s.canSchedule(f, info)).toEqual({ ok: true });
+      const one = reduction([1, 4096], [1], { keepdim });
+      expect(heuristicParamsToString(s.computeHeuristics(f, info))).toBe(heuristicParamsToString(params(one, [[1, 4096]])));
+      const g = new Fusion();
+      const y = makeTensor(g, { shape: [-1] });
+      g.addInput(y);
+      g.addOutput(sum(expand(broadcast(mul(y, 2), [true, false]), [g.index(37), y.domain.logical[0]?.extent ?? 1]), [1], keepdim));
+      expect(reason(g, [[4096]])).toBe('ok');
+      expect(s.computeHeuristics(g, makeRuntimeInfo(g, [{ sizes: [4096] }])).lparams.gdimx).toBe(1);
+    }
   });
 
   it('outputs computed before the reduction: written in its loops (nvFuser), refused with preReductionOutputs: false or when not full-size', () => {

@@ -48,13 +48,18 @@ export function evalDataMovement(ctx: EvalContext, expr: DataMovementExpr): void
     }
     case 'SqueezeOp': {
       const t = ctx.tensor(expr.in() as TensorView);
+      const ids = (expr.in() as TensorView).domain.logicalNoReductions();
       const sizes: number[] = [];
       const strides: number[] = [];
       expr.isSqueezeDim.forEach((drop, d) => {
         if (drop) {
           // An expanded broadcast (stride 0, squeeze_expanded=True) holds one value per row; an
           // empty tensor holds none, whatever its strides (nvFuser's test_pad_expanded_empty).
-          if ((t.sizes[d] as number) !== 1 && t.strides[d] !== 0 && t.numel !== 0) {
+          // An expanded broadcast of an intermediate is held densely here (pointwise results are
+          // materialized) but its values are equal along the dim: the first is kept, as the
+          // kernels read it (a reduction over an expanded dim squeezes it: fusion-ir reductionOp).
+          const expanded = ids[d]?.isBroadcast() === true && ids[d]?.expandedExtent !== null;
+          if ((t.sizes[d] as number) !== 1 && t.strides[d] !== 0 && t.numel !== 0 && !expanded) {
             throw new EvaluationError(`squeeze producing T${out.name}: dim ${d} has size ${t.sizes[d]}, not 1`);
           }
           return;

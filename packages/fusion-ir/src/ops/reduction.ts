@@ -1,6 +1,12 @@
 // Reductions: sum, prod, max, min over axes, with keepdim and an optional output dtype. The
 // output's logical domain keeps the reduced dims as Reduction IDs (printed `rS`); keepdim adds a
 // broadcast of the result so the user-visible rank is unchanged, as nvFuser does.
+// Reduced expanded broadcast dims (a stride-0 dim of extent n, bS{1 ex n}) are no loop of the
+// reduction, as in nvFuser's reductionOp ([Trivial reductions], csrc/ops/arith.cpp): they are
+// squeezed first (squeeze_expanded), the rest is reduced, and the result is multiplied by the
+// product of their extents for sum, raised to that power for prod, and left as it is for max /
+// min. Invariant: no ReductionOp built here reduces an expanded broadcast dim (the reduction
+// schedulers iterate broadcast dims with extent 1).
 
 import { checkComplexReduction } from './complex-support.js';
 import type { DataType } from '../ir/data-type.js';
@@ -10,7 +16,10 @@ import type { IterDomain } from '../ir/iter-domain.js';
 import type { ReductionOpType } from '../ir/op-types.js';
 import type { Scalar } from '../ir/scalar.js';
 import type { TensorView } from '../ir/tensor-view.js';
+import { squeeze } from './alias.js';
+import { mul, pow } from './binary.js';
 import { broadcast } from './broadcast.js';
+import { productOfExtents } from './shape.js';
 import { describe } from './operand.js';
 import { categoryOf } from './type-promotion.js';
 import { cast as castTo } from './unary.js';
@@ -92,12 +101,54 @@ export function reductionOp(
     // Computing in the requested dtype needs the input in that dtype first.
     input = castTo(input, outDtype);
   }
-  const out = reductionOutput(input, dims, outDtype);
-  new ReductionOp(tv.fusion, op, reductionInit(input, op, outDtype), out, input);
+  const logical = input.domain.logicalNoReductions();
+  const expanded = dims.filter((d) => isExpandedBroadcast(logical[d] as IterDomain));
+  let out: TensorView;
+  if (expanded.length === 0) {
+    out = reductionOutput(input, dims, outDtype);
+    new ReductionOp(tv.fusion, op, reductionInit(input, op, outDtype), out, input);
+  } else {
+    out = reduceExpandedDims(op, input, dims, expanded, outDtype);
+  }
   if (!keepdim) return out;
   const flags = new Array<boolean>(tv.rank()).fill(false);
   for (const d of dims) flags[d] = true;
   return broadcast(out, flags);
+}
+
+function isExpandedBroadcast(id: IterDomain): boolean {
+  return id.isBroadcast() && id.expandedExtent !== null;
+}
+
+/**
+ * The reduction of `input` (already in `dtype`) over `dims` when `expanded` of them are expanded
+ * broadcasts: squeeze those, reduce the others, then apply the expanded extents (sum: times their
+ * product, prod: to its power, max / min: nothing). Without keepdim; the caller adds it.
+ */
+function reduceExpandedDims(op: ReductionOpType, input: TensorView, dims: readonly number[], expanded: readonly number[], dtype: DataType): TensorView {
+  const logical = input.domain.logicalNoReductions();
+  const squeezed = squeeze(input, expanded, { squeezeExpanded: true });
+  // The remaining reduced dims, renumbered past the squeezed ones.
+  const rest = dims.filter((d) => !expanded.includes(d)).map((d) => d - expanded.filter((e) => e < d).length);
+  let out = squeezed;
+  if (rest.length > 0) {
+    out = reductionOutput(squeezed, rest, dtype);
+    new ReductionOp(input.fusion, op, reductionInit(squeezed, op, dtype), out, squeezed);
+  }
+  const extents = expanded.map((d) => (logical[d] as IterDomain).expandedExtent as Scalar);
+  switch (op) {
+    case 'add':
+      return mul(out, castTo(productOfExtents(input.fusion, extents), dtype)) as TensorView;
+    case 'mul':
+      return pow(out, castTo(productOfExtents(input.fusion, extents), dtype)) as TensorView;
+    case 'max':
+    case 'min':
+      return out;
+    default: {
+      const unreachable: never = op;
+      throw new Error(`unknown reduction ${String(unreachable)}`);
+    }
+  }
 }
 
 export function sum(tv: TensorView, axes: readonly number[], keepdim = false, dtype?: DataType): TensorView {

@@ -53,13 +53,18 @@ export function reductionPattern(expr: ReductionExpr): ReductionPattern | null {
   return { expr, reduction, outputs, input, reducedDims, iterationDims, fastestDim };
 }
 
-/** Concrete merged iteration and reduction extents of the pattern. */
+/**
+ * Concrete merged iteration and reduction extents of the pattern: the extents of the loops the
+ * schedule merges, so a kept expanded broadcast (bS{1 ex n}) counts 1, not n — the kernel
+ * computes its value once and the output is stride 0 over it (the split divisibility the
+ * heuristics prove from these sizes lets the lowering drop predicates: they must be the loops').
+ */
 export function patternSizes(p: ReductionPattern, bindings: ExtentBindings): { iterationSize: number; reductionSize: number } {
   const logical = p.reduction.domain.logical;
   const size = (dims: readonly number[]): number =>
     dims.reduce((acc, d) => {
       const id = logical[d];
-      return id === undefined ? acc : acc * evaluateExtent(id.isBroadcast() ? id.logicalExtent() : id.extent, bindings);
+      return id === undefined ? acc : acc * evaluateExtent(id.extent, bindings);
     }, 1);
   return { iterationSize: size(p.iterationDims), reductionSize: size(p.reducedDims) };
 }

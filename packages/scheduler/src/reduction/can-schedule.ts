@@ -7,7 +7,8 @@
 // of the reduction's kept dims. Refused: a second reduction, a Welford merging partial states
 // (only rFactor makes those, while scheduling), a broadcast of the result
 // that meets the reduced dims again (x - sum(x): the persistent normalization schedulers' job),
-// expanded broadcasts into the reduction, and the ops no kernel scheduler handles yet. Reshapes
+// a reduced expanded broadcast (kept ones are taken: extent-1 loops, stride-0 outputs), and the
+// ops no kernel scheduler handles yet. Reshapes
 // are taken before the reduction (indexed through their split/merge from the reduction
 // input, as the pointwise scheduler does; reshape-before-reduction.ts) and after it when they
 // do not interfere with the schedule's merges of kept and reduced dims (nvFuser's
@@ -75,13 +76,15 @@ export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo, o
   for (const o of fusion.outputs) {
     if (o.kind !== 'tensorView') return { ok: false, reason: 'scalar outputs are not supported by the reduction scheduler' };
     if (fusion.inputs.includes(o)) return { ok: false, reason: `output ${tvName(o)} is also a fusion input (an alias)` };
-    if (o.domain.logicalNoReductions().some((id) => id.isBroadcast() && id.expandedExtent !== null)) {
-      return { ok: false, reason: `output ${tvName(o)} has an expanded broadcast dim (would need stride-0 output)` };
-    }
   }
-  if (input.domain.logicalNoReductions().some((id) => id.isBroadcast() && id.expandedExtent !== null)) {
-    // The loop structure is replayed from the reduction input, whose broadcast IDs keep extent 1.
-    return { ok: false, reason: `reduction input ${tvName(input)} has an expanded broadcast dim (not supported by the reduction scheduler yet)` };
+  // Expanded broadcast dims (stride 0, bS{1 ex n}) the reduction keeps are loops of extent 1, as
+  // in nvFuser: the kernel computes each kept value once and an expanded output is allocated with
+  // stride 0 over them (output-allocation.ts), so it is written once per un-expanded element.
+  // A reduced one would have to be a loop of its expanded extent; fusion-ir's reductionOp never
+  // builds that (it squeezes the dim and multiplies by its extent, nvFuser's trivial reductions).
+  const reducedExpanded = expandedReducedDim(reduction, input);
+  if (reducedExpanded !== null) {
+    return { ok: false, reason: `reduction ${tvName(reduction)} reduces the expanded broadcast dim ${reducedExpanded} of ${tvName(input)} (fusion-ir's reductionOp squeezes such dims instead)` };
   }
   if (input.domain.logical.some((id) => id.isReduction())) {
     return { ok: false, reason: `reduction input ${tvName(input)} is itself a reduction output` };
@@ -170,6 +173,14 @@ export function canScheduleReduction(fusion: Fusion, runtimeInfo: RuntimeInfo, o
     }
   }
   return { ok: true };
+}
+
+/** The position of an input dim that is an expanded broadcast and reduced by `reduction`, else null. */
+function expandedReducedDim(reduction: TensorView, input: TensorView): number | null {
+  const inDims = input.domain.logicalNoReductions();
+  const outDims = reduction.domain.logical;
+  const d = inDims.findIndex((id, i) => id.isBroadcast() && id.expandedExtent !== null && outDims[i]?.isReduction() === true);
+  return d < 0 ? null : d;
 }
 
 /**
