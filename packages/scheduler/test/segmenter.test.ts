@@ -13,7 +13,7 @@ import {
 } from '@tsfuser/fusion-ir';
 import {
   ReductionScheduler, SchedulerRegistry, defaultSchedulerRegistry, fusionIrSegmentsToString, makeRuntimeInfo, segmentFusion, segmentedFusionToString,
-  isTensorExprForTests,
+  isTensorExprForTests, recomputableExprs,
 } from './segmenter-helpers.js';
 
 const GOLDEN = fileURLToPath(new URL('../../../test-fixtures/golden/scheduler/segmenter/', import.meta.url));
@@ -145,8 +145,12 @@ function runSegments(f: Fusion, inputs: readonly HostTensor[], sizes: readonly n
   const sf = segmentFusion(f, makeRuntimeInfo(f, [{ sizes: [...sizes] }, { sizes: [...sizes] }]), registry);
   const values = new Map<Val, EvalValue>(f.inputs.map((v, i) => [v, inputs[i] as HostTensor]));
   const seen = new Set<unknown>();
+  // Pointwise tensors of fusion inputs alone may be recomputed by several segments (step 4'):
+  // every other expression is in exactly one.
+  const recomputable = recomputableExprs(f, f.exprs());
   for (const g of sf.groups) {
     for (const e of g.exprs) {
+      if (recomputable.has(e)) continue;
       expect(seen.has(e)).toBe(false);
       seen.add(e);
     }
@@ -158,12 +162,12 @@ function runSegments(f: Fusion, inputs: readonly HostTensor[], sizes: readonly n
     const outs = evaluate(g.fusion, args);
     g.outputs.forEach((v, i) => values.set(v, outs[i] as EvalValue));
   }
-  expect(seen.size).toBe(f.exprs().filter(isTensorExprForTests).length);
+  expect(seen.size).toBe(f.exprs().filter((e) => isTensorExprForTests(e) && !recomputable.has(e)).length);
   return values;
 }
 
 describe('segmentation property', () => {
-  it('segments partition the fusion and evaluate in order to the same outputs (fast-check)', () => {
+  it('segments partition the fusion (recomputed input-only pointwise tensors aside) and evaluate in order to the same outputs (fast-check)', () => {
     fc.assert(
       fc.property(
         fc.array(fc.record({ op: fc.nat(7), a: fc.nat(20), b: fc.nat(20), axis: fc.nat(1) }), { minLength: 1, maxLength: 8 }),

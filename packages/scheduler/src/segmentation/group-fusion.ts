@@ -1,7 +1,8 @@
 // A segment as a standalone Fusion: the original fusion cloned, every tensor expression outside
 // the segment removed, inputs = the original fusion inputs the segment reads plus the tensors
 // other segments produce for it, outputs = the segment's tensors that are fusion outputs or read
-// by other segments. A segment input that is a reduction result is replaced by a fresh tensor
+// by other segments (a tensor each reader recomputes from fusion inputs is not one:
+// recompute-inputs.ts). A segment input that is a reduction result is replaced by a fresh tensor
 // without the reduction dims (as nvFuser's segmenter does), because the next kernel reads it as
 // a plain tensor. Also the RuntimeInfo of a segment: intermediates get the dense layout the
 // executor allocates for them. Invariant: running the segments in order, each on its inputs,
@@ -106,8 +107,11 @@ function extentScalarInputs(ordered: readonly Expr[], fusionInputs: ReadonlySet<
   return [...symbols].filter((sym) => fusionInputs.has(sym));
 }
 
-/** The boundary of a set of tensor expressions of `original`. */
-export function groupBoundary(original: Fusion, exprs: ReadonlySet<Expr>): { inputs: Val[]; outputs: Val[] } {
+/**
+ * The boundary of a set of tensor expressions of `original`. `recomputed`: expressions every
+ * reading segment holds a copy of (recompute-inputs.ts), so their tensors are never outputs.
+ */
+export function groupBoundary(original: Fusion, exprs: ReadonlySet<Expr>, recomputed: ReadonlySet<Expr> = new Set()): { inputs: Val[]; outputs: Val[] } {
   const fusionInputs = new Set(original.inputs);
   const ordered = original.exprs().filter((e) => exprs.has(e));
   const produced = new Set(ordered.flatMap((e) => e.outputs));
@@ -124,6 +128,7 @@ export function groupBoundary(original: Fusion, exprs: ReadonlySet<Expr>): { inp
   ];
   const outputs: Val[] = [];
   for (const e of ordered) {
+    if (recomputed.has(e)) continue;
     for (const v of e.outputs) {
       if (v.kind !== 'tensorView') continue;
       const usedOutside = v.uses.some((u) => isTensorExpr(u) && !exprs.has(u));
@@ -183,11 +188,12 @@ function expandedDimsKeptByOutputs(tv: TensorView, outputs: readonly Val[]): Set
 }
 
 /**
+ * `recomputed`: as for groupBoundary.
  * `strided`: intermediates that reach the segment as views (outputs of expr_eval segments: a
  * permute or slice is not dense), declared non-contiguous so the kernel reads their strides.
  */
-export function buildGroupFusion(original: Fusion, exprs: ReadonlySet<Expr>, strided: ReadonlySet<Val> = new Set()): GroupFusion {
-  const { inputs, outputs } = groupBoundary(original, exprs);
+export function buildGroupFusion(original: Fusion, exprs: ReadonlySet<Expr>, strided: ReadonlySet<Val> = new Set(), recomputed: ReadonlySet<Expr> = new Set()): GroupFusion {
+  const { inputs, outputs } = groupBoundary(original, exprs, recomputed);
   const { fusion, map, exprMap } = cloneFusion(original);
   // Every tensor expression outside the segment goes, dead ones (that no output needs) too: a
   // dead consumer of an input would otherwise be scheduled along with the segment's tensors.

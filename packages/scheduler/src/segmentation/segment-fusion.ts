@@ -11,11 +11,16 @@
 //      union and the merge keeps the segment graph acyclic, largest intermediate first — each
 //      merge removes a global-memory round trip;
 //   4. independent segments merge when a scheduler accepts the union (fewer launches);
+//   4'. steps 2–4 run again with the pointwise tensors computed from fusion inputs alone
+//      recomputed by each segment that reads them (recompute-inputs.ts: every other expression
+//      starts as a segment holding its private copies), and that result is kept when it has
+//      fewer segments and moves no more bytes (segment inputs + outputs);
 //   5. a segment no scheduler accepts after merging is an error naming its expressions;
 //      segments are ordered topologically; every remaining edge records why its two sides could
 //      not be one kernel (the schedulers' refusals of the union, or the cycle it would make).
-// Invariant: segments partition the fusion's tensor expressions, each is accepted by the
-// scheduler recorded for it, and each reads only fusion inputs and earlier segments' outputs.
+// Invariant: segments partition the fusion's tensor expressions — except recomputed ones, of
+// which each segment reading them holds a copy —, each is accepted by the scheduler recorded
+// for it, and each reads only fusion inputs and earlier segments' outputs.
 
 import { dataTypeSize, type Expr, type Fusion, type TensorView, type Val } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
@@ -24,10 +29,11 @@ import { bindExtents, evaluateExtent, type ExtentBindings, type RuntimeInfo } fr
 import { nvFuserAcceptors, summarizeRejections, type SchedulerPicker } from './acceptors.js';
 import type { SegmentPlanGroup } from './segment-plan.js';
 import type { HeuristicDataCache } from '../heuristic-data-cache.js';
-import { buildGroupFusion, groupRuntimeInfo, isTensorExpr, type GroupFusion } from './group-fusion.js';
+import { buildGroupFusion, groupBoundary, groupRuntimeInfo, isTensorExpr, type GroupFusion } from './group-fusion.js';
 import { libraryCallRegions } from './library-regions.js';
 import { isLibraryExpr } from './supported-ops.js';
 import { gemmOperandPermuteRefusal, gemmOperandPermutes } from './gemm-operand-views.js';
+import { recomputableExprs, recomputedClosure } from './recompute-inputs.js';
 
 /** A segment as the segmenter builds it: a plan group (its fusion's inputs/outputs correspond to `inputs`/`outputs`) with its id and expressions. */
 export interface SegmentGroup extends SegmentPlanGroup {
@@ -72,6 +78,8 @@ class Segmenter {
     private readonly info: RuntimeInfo,
     private readonly registry: SchedulerPicker,
     bindings?: ExtentBindings,
+    /** Expressions each reading segment recomputes (recompute-inputs.ts); none by default. */
+    private readonly recomputed: ReadonlySet<Expr> = new Set(),
   ) {
     this.bindings = bindings ?? bindExtents(fusion, info);
     const exprs = fusion.exprs().filter(isTensorExpr);
@@ -84,7 +92,7 @@ class Segmenter {
     const key = [...exprs].map((e) => this.order.get(e)).sort((a, b) => (a as number) - (b as number)).join(',');
     const cached = this.memo.get(key);
     if (cached !== undefined) return cached;
-    const group = buildGroupFusion(this.fusion, exprs);
+    const group = buildGroupFusion(this.fusion, exprs, new Set(), this.recomputed);
     const ri = groupRuntimeInfo(this.fusion, this.info, this.bindings, group);
     const r = this.registry.tryPick(group.fusion, ri);
     let v: Verdict =
@@ -117,6 +125,8 @@ class Segmenter {
         for (const v of e.inputs) {
           if (v.kind !== 'tensorView') continue;
           const p = this.producerOf.get(v);
+          // A recomputed producer is in every segment reading it (its private copy).
+          if (p !== undefined && g.exprs.has(p)) continue;
           const from = p === undefined ? undefined : at.get(p);
           if (from === undefined || from === to) continue;
           const key = `${from}>${to}>${v.name}`;
@@ -173,9 +183,43 @@ class Segmenter {
         // better result: fewer segments, then fewer bytes between them (ties: the plain start).
         const regional = merged(libraryCallRegions(all, this.producerOf, (g) => this.verdict(g).ok));
         if (this.cost(regional) < this.cost(groups)) groups = regional;
+      } else {
+        const alt = this.withRecomputedInputs(all);
+        if (alt !== null) {
+          const altGroups = alt.segmenter.mergeIndependent(alt.segmenter.mergeNeighbours(alt.start));
+          const [n, bytes] = [groups.length, this.traffic(groups)];
+          const [m, altBytes] = [altGroups.length, alt.segmenter.traffic(altGroups)];
+          // (A segment no scheduler takes with its copies — a cumsum the greedy scheduler takes
+          // alone — leaves the plain segmentation in place.)
+          const accepted = altGroups.every((g) => alt.segmenter.verdict(g.exprs).ok);
+          if (accepted && m < n && altBytes <= bytes) return alt.segmenter.finish(altGroups);
+        }
       }
     }
     return this.finish(groups);
+  }
+
+  /**
+   * Step 4' (see the header): a segmenter that recomputes the input-only pointwise tensors, and
+   * its starting segments (each other expression with its private copies); null when there is
+   * nothing to recompute or nothing else.
+   */
+  private withRecomputedInputs(all: readonly Expr[]): { segmenter: Segmenter; start: Candidate[] } | null {
+    const recomputable = recomputableExprs(this.fusion, all);
+    const cores = all.filter((e) => !recomputable.has(e));
+    if (recomputable.size === 0 || cores.length === 0) return null;
+    const segmenter = new Segmenter(this.fusion, this.info, this.registry, this.bindings, recomputable);
+    return { segmenter, start: cores.map((e) => ({ exprs: new Set([e, ...recomputedClosure(e, recomputable)]) })) };
+  }
+
+  /** Bytes the segments read and write in global memory (their inputs and outputs). */
+  private traffic(groups: readonly Candidate[]): number {
+    let bytes = 0;
+    for (const g of groups) {
+      const { inputs, outputs } = groupBoundary(this.fusion, g.exprs, this.recomputed);
+      for (const v of [...inputs, ...outputs]) if (v.kind === 'tensorView') bytes += this.bytesOf(v);
+    }
+    return bytes;
   }
 
   /** Segments, then the bytes crossing between them, as one comparable number. */
@@ -268,7 +312,7 @@ class Segmenter {
     groups.forEach((g, i) => {
       const strided = new Set(g.inputs.filter((v) => views.has(v)));
       if (strided.size === 0) return;
-      const rebuilt = buildGroupFusion(this.fusion, new Set(g.exprs), strided);
+      const rebuilt = buildGroupFusion(this.fusion, new Set(g.exprs), strided, this.recomputed);
       // Another fusion: the analyses of the accepted one do not hold for it.
       const { analysis: _accepted, ...rest } = g;
       groups[i] = { ...rest, fusion: rebuilt.fusion, inputs: rebuilt.inputs, outputs: rebuilt.outputs };
