@@ -7,7 +7,10 @@
 import { describe, expect, it } from 'vitest';
 import { HostTensor } from '@tsfuser/fusion-ir';
 import { FusionCache, Tensor, importPythonDefinition } from '../src/index.js';
+import { loadDefinition } from '../src/cli/load-definition.js';
+import { materializeInput } from '../src/io/input-generation.js';
 import { Random } from '../src/io/random.js';
+import { FIXTURES } from './helpers.js';
 
 const HEADER = 'def nvfuser_fusion_id0(fd : FusionDefinition) -> None :\n';
 
@@ -83,5 +86,21 @@ describe(`reductions of expanded inputs from python definitions (seed ${seed})`,
         }
       }
     }
+  });
+
+  it('the GPU suite definitions nvfuser/expanded_reduction.py and expanded_rows_reduction.py: stride-0 inputs from their inputs line, values', async () => {
+    const whole = await loadDefinition(`${FIXTURES}nvfuser/expanded_reduction.py`, FIXTURES);
+    const [x] = (whole.inputs ?? []).map((spec) => materializeInput(spec, new Random(seed)));
+    expect((x as Tensor).strides).toEqual([0, 0]);
+    const outs = await whole.definition.execute([x as Tensor], { backend: 'reference' });
+    expect(outs.map((o) => [o.sizes, o.toArray()])).toEqual([[[3], [2.5, 2.5, 2.5]], [[1, 3], [2.5, 2.5, 2.5]]]);
+    const rows = await loadDefinition(`${FIXTURES}nvfuser/expanded_rows_reduction.py`, FIXTURES);
+    const [y] = (rows.inputs ?? []).map((spec) => materializeInput(spec, new Random(seed)));
+    const host = (y as Tensor).toHost();
+    expect(host.strides).toEqual([0, 1]);
+    const rowSum = host.toNumbers().slice(0, 1000).reduce((a, b) => a + b, 0);
+    const [out] = await rows.definition.execute([y as Tensor], { backend: 'reference' });
+    expect(out?.sizes).toEqual([37]);
+    for (const v of (out?.toArray() ?? []) as number[]) expect(Math.abs(v - rowSum), `seed ${seed}`).toBeLessThan(1e-3);
   });
 });
