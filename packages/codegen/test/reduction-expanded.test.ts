@@ -7,6 +7,8 @@
 // reference evaluator (fresh seeded inputs, TSFUSER_SEED replays).
 import { Fusion, HostTensor, add, makeTensor, max, mul, prod, sum, type TensorView } from '@tsfuser/fusion-ir';
 import { describe, expect, it } from 'vitest';
+import type { CompiledKernel } from '../src/index.js';
+import { compileKernelsWithNvcc, hasNvcc } from './nvcc-batch.js';
 import { baseSeed, randomTensor, seeded, simulateAndCheck } from './shape-ops-simulation.js';
 
 const seed = baseSeed();
@@ -33,7 +35,11 @@ function withExpandedInput(rank: number, expanded: readonly number[], build: (x:
   return f;
 }
 
-const schedulerOf = (s: ReturnType<typeof simulateAndCheck>): string => s.compiled.params.schedulerType;
+const compiled: CompiledKernel[] = [];
+const schedulerOf = (s: ReturnType<typeof simulateAndCheck>): string => {
+  compiled.push(s.compiled);
+  return s.compiled.params.schedulerType;
+};
 
 describe('reductions of expanded broadcast inputs', () => {
   it('a sum over expanded dims only is a pointwise kernel: value times extent (test_expanded_reduction)', () => {
@@ -93,5 +99,13 @@ describe('reductions of expanded broadcast inputs', () => {
       const sim = simulateAndCheck(f, [expandAt(base, [0], [n])], label(`${name} over [${n} ex, ${m}]`));
       expect(schedulerOf(sim)).toBe('reduction');
     }
+  });
+
+  // Runs after the cases above (vitest keeps the order in a file): every kernel they simulated.
+  it.skipIf(!hasNvcc)('the simulated kernels compile with nvcc -cubin -arch=sm_90', async () => {
+    expect(compiled.length).toBeGreaterThan(0);
+    // One translation unit: the kernels get distinct names (their own are per fusion, not unique).
+    const named = compiled.map((k, i) => ({ ...k, dumps: { ...k.dumps, cuda: k.dumps.cuda.replaceAll(k.kernelName, `${k.kernelName}_x${i}`) } }));
+    await compileKernelsWithNvcc(named, { chunks: 1, label: 'reduction-expanded', cubin: true, context: `TSFUSER_SEED=${seed}` });
   });
 });
