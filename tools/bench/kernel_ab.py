@@ -80,6 +80,17 @@ def compile_cubin(source, name, arch):
     return cubin
 
 
+def divisor_magic(d):
+    """PyTorch's IntDivider magic for 32-bit division by d (codegen divisor-magic.ts): with
+    s = ceil(log2 d), m = floor(2^32 (2^s - d) / d) + 1, n / d = (umulhi(n, m) + n) >> s for
+    0 <= n < 2^31; d < 1 (an empty extent) takes d = 1's pair."""
+    d = max(1, int(d))
+    shift = 0
+    while (1 << shift) < d:
+        shift += 1
+    return ((1 << 32) * ((1 << shift) - d)) // d + 1, shift
+
+
 class Kernel:
     """One exported kernel: module, function, launch dimensions, packed parameters."""
 
@@ -120,6 +131,17 @@ class Kernel:
             for d in range(p["rank"]):
                 fmt.from_buffer(buf, 8 + d * width).value = t.size(d)
                 fmt.from_buffer(buf, 8 + (p["rank"] + d) * width).value = t.stride(d)
+            buffers.append(buf)
+        divisors = self.entry.get("divisors")
+        if divisors is not None:
+            # codegen's fast division: NvfDivisorMagic<N>, (magic, shift) per divisor of a tensor's size.
+            buf = ctypes.create_string_buffer(divisors["size"])
+            for k, src in enumerate(divisors["sources"]):
+                p = self.entry["params"][src["param"]]
+                t = (inputs if p["role"] == "input" else outputs)[p["position"]]
+                magic, shift = divisor_magic(t.size(src["dim"]))
+                ctypes.c_uint32.from_buffer(buf, 8 * k).value = magic
+                ctypes.c_uint32.from_buffer(buf, 8 * k + 4).value = shift
             buffers.append(buf)
         # The buffers stay referenced beside the pointer array that points into them.
         self.bound.append((buffers, (ctypes.c_void_p * len(buffers))(*[ctypes.addressof(b) for b in buffers])))

@@ -137,7 +137,7 @@ export function generateKernel(scheduled: ScheduledFusion, opts: GenerateOptions
     source: cudaSource(kernel),
     params,
     launch,
-    args: argumentLayout(kernel.params, kernel.indexType),
+    args: argumentLayout(kernel.params, kernel.indexType, kernel.divisors),
     indexType: kernel.indexType,
     vectorizeFactor: kernel.vectorizeFactor,
     requirements: { allBlocksResident: someStmt(kernel.body, (st) => st.kind === 'GridOuterReduce') },
@@ -155,7 +155,7 @@ export function generateKernel(scheduled: ScheduledFusion, opts: GenerateOptions
 
 /** Kernel IR text of statements in the middle of lowering (before shared memory is laid out). */
 function printKernelIrOf(name: string, indexType: IndexType, params: readonly KernelParam[], body: readonly Stmt[]): string {
-  return printKernelIr({ name, indexType, params: [...params], indexLocals: [], body: [...body], maxThreadsPerBlock: 0, vectorizeFactor: 1, sharedMemBytes: 0, deviceGlobals: [] });
+  return printKernelIr({ name, indexType, params: [...params], indexLocals: [], divisors: [], body: [...body], maxThreadsPerBlock: 0, vectorizeFactor: 1, sharedMemBytes: 0, deviceGlobals: [] });
 }
 
 /** A greedy segment (one scan or sort): its kernel comes from the parameters, not a loop nest. */

@@ -106,7 +106,7 @@ describe('evict-last-loads', () => {
     const k = compileFusion(rope, ropeInfo);
     const dir = mkdtempSync(join(tmpdir(), 'evict-l2-'));
     const file = join(dir, 'k.cu');
-    writeFileSync(file, `${runtimeLibrary(k.indexType)}\n${withCLinkage(k.dumps.cuda)}`);
+    writeFileSync(file, `${runtimeLibrary(k.indexType, { fastDivision: k.args.divisors !== null })}\n${withCLinkage(k.dumps.cuda)}`);
     execFileSync(NVCC, ['-cubin', '-arch=sm_90', '-std=c++17', '-o', join(dir, 'k.cubin'), file], { stdio: 'pipe' });
   }, 120_000);
 });

@@ -6,8 +6,15 @@
 // are unchanged; the cache is keyed by the expression object (kernel IR is not mutated while it
 // is simulated) and lives only as long as one simulateKernel call. Predicate conjunctions are
 // compiled the same way, and each loop index is a slot its closures read (set while its loop runs,
-// cleared after it, as the map of live loop indices was).
-import type { IndexExpr } from '../src/index.js';
+// cleared after it, as the map of live loop indices was). A division by a fast divisor (Kernel
+// .divisors) is computed as the device helper computes it, from the magic numbers the packer
+// computes (divisor-magic.ts), and fails the simulation when its dividend is outside [0, 2^31).
+import { fastQuotient, type DivisorMagic, type IndexExpr } from '../src/index.js';
+
+/** A fast divisor of the simulated launch: its extent and the magic numbers the packer computes for it. */
+export interface FastDivisor extends DivisorMagic {
+  d: number;
+}
 
 /** An index expression's value for thread `tid` of the block being simulated. */
 export type IndexFn = (tid: number) => number;
@@ -47,8 +54,15 @@ export class IndexCompiler {
   private readonly cache = new Map<IndexExpr, IndexFn>();
   private readonly conjunctions = new Map<readonly IndexBound[], (tid: number) => boolean>();
 
-  /** `symbol(name)` gives the closure that reads `name` when called (threadIdx, loop index, …). */
-  constructor(private readonly symbol: (name: string) => IndexFn) {}
+  /**
+   * `symbol(name)` gives the closure that reads `name` when called (threadIdx, loop index, …);
+   * `fastDivisors`: the kernel's fast divisors by name (Kernel.divisors, with the magic numbers
+   * the packer would pass for this launch), filled before the first expression is compiled.
+   */
+  constructor(
+    private readonly symbol: (name: string) => IndexFn,
+    private readonly fastDivisors: ReadonlyMap<string, FastDivisor> = new Map(),
+  ) {}
 
   compile(e: IndexExpr): IndexFn {
     const hit = this.cache.get(e);
@@ -91,11 +105,21 @@ export class IndexCompiler {
       }
       case 'div': {
         const a = this.compile(e.a);
+        const fast = e.b.kind === 'sym' ? this.fastDivisors.get(e.b.name) : undefined;
+        // As the device helper computes it; fastQuotient throws for a dividend outside [0, 2^31).
+        if (fast !== undefined) return (t) => fastQuotient(a(t), fast);
         const b = this.compile(e.b);
         return (t) => Math.trunc(a(t) / b(t));
       }
       case 'mod': {
         const a = this.compile(e.a);
+        const fast = e.b.kind === 'sym' ? this.fastDivisors.get(e.b.name) : undefined;
+        if (fast !== undefined) {
+          return (t) => {
+            const n = a(t);
+            return n - fastQuotient(n, fast) * fast.d;
+          };
+        }
         const b = this.compile(e.b);
         return (t) => a(t) % b(t);
       }

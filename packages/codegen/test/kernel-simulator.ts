@@ -13,7 +13,8 @@
 // where the kernel would trap (an index outside the lookup dim).
 import { HostTensor, rngValueAt, type RngDtype } from '@tsfuser/fusion-ir';
 import { BINARY, EMPTY_STATE, Literals, REDUCE, round, UNARY, welfordCombine, type WelfordState } from './kernel-simulator-scalars.js';
-import { IndexCompiler, LoopSlots, type IndexFn } from './kernel-simulator-index.js';
+import { IndexCompiler, LoopSlots, type FastDivisor, type IndexFn } from './kernel-simulator-index.js';
+import { divisorMagic } from '../src/index.js';
 import type { BulkRowCopy, IndexExpr, Kernel, LaunchParams, Operand, Predicate, Stmt, TensorAccess } from '../src/index.js';
 
 interface GlobalTensor {
@@ -79,7 +80,8 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
       throw new Error(`simulator: unknown name ${name}`);
     };
   };
-  const indexFns = new IndexCompiler(symbol);
+  const fastDivisors = new Map<string, FastDivisor>();
+  const indexFns = new IndexCompiler(symbol, fastDivisors);
   const ix = (e: IndexExpr, tid: number): number => indexFns.compile(e)(tid);
   const literals = new Literals();
   const literal = (text: string): number => literals.get(text);
@@ -90,6 +92,13 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
   const arrived = new Map<number, number>();
   /** Grid outer reductions: each work buffer (gridDim.x × columns partials), and blocks past the barrier. */
   const outerWork = new Map<string, Float64Array>(kernel.deviceGlobals.map((g) => [g.name, new Float64Array(g.size).fill(NaN)]));
+  // Fast divisors: the magic numbers the packer computes from the size its source names
+  // (tensor parameter, dim), which must be the extent the divisor stands for.
+  for (const d of kernel.divisors) {
+    const source = globals.get(kernel.params[d.param]?.name ?? '')?.sizes[d.dim];
+    if (source === undefined || source !== names.get(d.extent)) throw new Error(`simulator: fast divisor ${d.name} reads size ${String(source)}, its extent ${d.extent} is ${String(names.get(d.extent))}`);
+    fastDivisors.set(d.name, { d: source, ...divisorMagic(source) });
+  }
   let outerArrived = 0;
 
   for (block = 0; block < launch.grid[0] * launch.grid[1]; block += 1) {

@@ -33,7 +33,7 @@ export async function compileKernelsWithNvcc(kernels: readonly CompiledKernel[],
       const part = ks.filter((_, i) => i % chunks === c);
       if (part.length === 0) continue;
       const file = join(dir, `k_${indexType}_${c}.cu`);
-      writeFileSync(file, `${runtimeLibrary(indexType, { bulkCopies: part.some((k) => k.dumps.cuda.includes('nvfBulkCopyRow(')), rng: part.some((k) => k.dumps.cuda.includes('NvfRngCache')), scanSort: part.some((k) => k.params.schedulerType === 'greedy'), complex: part.some((k) => /nvf_c(float|double)/.test(k.dumps.cuda)) })}\n${part.map((k) => withCLinkage(k.dumps.cuda)).join('\n')}`);
+      writeFileSync(file, `${runtimeLibrary(indexType, { bulkCopies: part.some((k) => k.dumps.cuda.includes('nvfBulkCopyRow(')), rng: part.some((k) => k.dumps.cuda.includes('NvfRngCache')), scanSort: part.some((k) => k.params.schedulerType === 'greedy'), complex: part.some((k) => /nvf_c(float|double)/.test(k.dumps.cuda)), fastDivision: part.some((k) => k.args.divisors !== null) })}\n${part.map((k) => withCLinkage(k.dumps.cuda)).join('\n')}`);
       jobs.push(
         run(NVCC, [target, '-arch=sm_90', '-std=c++17', file, '-o', `${file}${target === '-cubin' ? '.cubin' : '.ptx'}`], { maxBuffer: 1 << 24 }).catch((e: { stderr?: string }) => {
           throw new Error(`nvcc failed on ${file}${options.context === undefined ? '' : ` (${options.context})`}:\n${(e.stderr ?? '').slice(0, 4000)}`);

@@ -94,7 +94,7 @@ describe('outer persistent codegen: variants', () => {
   it.skipIf(!existsSync(NVCC))('compile with nvcc -ptx -arch=sm_90', async () => {
     const kernels = variants().map((v, i) => compileFusion(v.fusion, v.info, { fusionId: 58000 + i, registry: outerPersistentRegistry() }));
     const file = join(mkdtempSync(join(tmpdir(), 'tsfuser-nvcc-outer-v-')), 'v.cu');
-    writeFileSync(file, `${runtimeLibrary('Int32')}\n${kernels.map((k) => withCLinkage(k.dumps.cuda)).join('\n')}`);
+    writeFileSync(file, `${runtimeLibrary('Int32', { fastDivision: kernels.some((k) => k.args.divisors !== null) })}\n${kernels.map((k) => withCLinkage(k.dumps.cuda)).join('\n')}`);
     await run(NVCC, ['-ptx', '-arch=sm_90', '-std=c++17', file, '-o', `${file}.ptx`], { maxBuffer: 1 << 24 }).catch((e: { stderr?: string }) => {
       throw new Error(`nvcc failed on ${file}:\n${(e.stderr ?? '').slice(0, 4000)}`);
     });

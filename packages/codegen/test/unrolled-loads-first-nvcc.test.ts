@@ -26,7 +26,7 @@ function embeddingPtx(dtype: DataType, tokens: number, vocab: number, hidden: nu
   const k = compileFusion(f, info, overrides === undefined ? {} : { registry: new SchedulerRegistry([new PointwiseScheduler(overrides)]) });
   const dir = mkdtempSync(join(tmpdir(), 'tsfuser-embed-ptx-'));
   const file = join(dir, 'k.cu');
-  writeFileSync(file, `${runtimeLibrary(k.indexType, { bulkCopies: false, rng: false, scanSort: false, complex: false })}\n${withCLinkage(k.dumps.cuda)}`);
+  writeFileSync(file, `${runtimeLibrary(k.indexType, { bulkCopies: false, rng: false, scanSort: false, complex: false, fastDivision: k.args.divisors !== null })}\n${withCLinkage(k.dumps.cuda)}`);
   execFileSync(NVCC, ['-ptx', '-arch=sm_90', '-std=c++17', file, '-o', `${file}.ptx`], { stdio: 'pipe' });
   const ptx = readFileSync(`${file}.ptx`, 'utf8');
   return ptx.slice(ptx.indexOf('.entry'));

@@ -5,7 +5,7 @@ export const packageName = '@tsfuser/runtime';
 export { ExecutorInputError, InputExtentMismatchError } from './errors.js';
 export { inputExtentGroups, inputExtentMismatch, type InputExtentGroups, type InputExtentMismatch } from './executor/extent-groups.js';
 export { FusionExecutor, KERNEL_NVRTC_OPTIONS, type CompileReport, type ExecutorCompileOptions } from './executor/fusion-executor.js';
-export { kernelParameterLayout, packKernelArguments } from './executor/pack-kernel-arguments.js';
+export { hasDivisorArguments, kernelParameterLayout, packKernelArguments, withDivisorArguments } from './executor/pack-kernel-arguments.js';
 export {
   FusionExecutorCache,
   type ExecutorCacheOptions,

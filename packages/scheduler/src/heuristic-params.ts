@@ -47,6 +47,13 @@ export interface PointwiseParams {
    * re-read only after more than half the L2 has streamed past (then only those).
    */
   evictLastInputs: readonly number[];
+  /**
+   * Divisions of flat indices by run-time extents use host-computed (magic, shift) pairs
+   * (codegen's fast division, PyTorch's IntDivider) instead of the hardware-less 32-bit integer
+   * division sequence: only with Int32 indexing and every index value far enough below 2^31
+   * (pointwise/heuristics.ts `fastDivisionFits`). PointwiseOverrides.fastDivision turns it off.
+   */
+  fastDivision: boolean;
 }
 
 /** A metadata-only fusion (expr_eval): no kernel, every output a view of an input. */

@@ -57,6 +57,7 @@ export * from './segmentation/index.js';
 export { kernelParamsOf, segmentKindOf, type LoopKernelParams, type SegmentKind } from './segmentation/segment-kind.js';
 
 import { PointwiseScheduler } from './pointwise/index.js';
+import type { PointwiseOverrides } from './pointwise/heuristics.js';
 import { ExprEvalScheduler } from './expr-eval/index.js';
 import { NoOpScheduler } from './no-op/index.js';
 import { ReductionScheduler } from './reduction/index.js';
@@ -71,8 +72,14 @@ import { SchedulerRegistry, type Scheduler } from './scheduler.js';
 import type { SchedulerType } from './heuristic-params.js';
 import { registryPriority } from './scheduler-priority.js';
 
+/** What a default registry's schedulers take instead of their defaults (one switch each). */
+export interface DefaultRegistryOptions {
+  /** The pointwise scheduler's overrides (e.g. `{ fastDivision: false }`: no fast division anywhere). */
+  pointwise?: PointwiseOverrides;
+}
+
 /** A fresh scheduler of `type` (every SchedulerType has one). */
-function newScheduler(type: SchedulerType): Scheduler {
+function newScheduler(type: SchedulerType, options: DefaultRegistryOptions = {}): Scheduler {
   switch (type) {
     case 'expr_eval': return new ExprEvalScheduler();
     // One matmul / linear with its cuBLASLt-fusable epilogue (nvFuser: after expr_eval and no_op).
@@ -80,7 +87,7 @@ function newScheduler(type: SchedulerType): Scheduler {
     // One sdpfa_fwd / sdpfa_bwd: generated flash-attention kernels (nvFuser hands it to ATen).
     case 'attention': return new AttentionScheduler();
     case 'transpose': return new TransposeScheduler();
-    case 'pointwise': return new PointwiseScheduler();
+    case 'pointwise': return new PointwiseScheduler(options.pointwise);
     case 'reduction': return new ReductionScheduler();
     case 'inner_persistent': return new InnerPersistentScheduler();
     case 'outer_persistent': return new OuterPersistentScheduler();
@@ -101,8 +108,8 @@ function newScheduler(type: SchedulerType): Scheduler {
  * into reduction + pointwise groups; so is a layer_norm backward whose row does not fit the
  * inner-outer persistent register budget.
  */
-export function defaultSchedulerRegistry(): SchedulerRegistry {
-  return new SchedulerRegistry(registryPriority().map(newScheduler));
+export function defaultSchedulerRegistry(options: DefaultRegistryOptions = {}): SchedulerRegistry {
+  return new SchedulerRegistry(registryPriority().map((type) => newScheduler(type, options)));
 }
 export {
   computeIndexSpaces, hasResizeExprs, identitySpace, isIdentitySpace, isResizeExpr, pullback, resizeStep, spaceKey,

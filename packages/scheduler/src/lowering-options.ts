@@ -72,6 +72,12 @@ export interface LoopNestLoweringOptions {
   minBlocksPerSm: number | null;
 }
 
+  /**
+   * Divisions of non-negative indices by run-time extents through host-computed magic numbers
+   * (codegen lower/fast-division.ts; an extra kernel parameter). Only where the scheduler proved
+   * every index value below 2^31 (pointwise: PointwiseParams.fastDivision).
+   */
+  fastDivision: boolean;
 /** A greedy (scan / sort) kernel: emitted from its parameters, no loop nest. */
 export interface GreedyLoweringOptions {
   kind: 'greedy';
@@ -106,12 +112,13 @@ function loopNest(p: KernelParams, vectorizeFactor: number, passes: Partial<Lowe
     ...rest,
   };
 }
+    fastDivision: false,
 
 /** The lowering options of a kernel scheduler's parameters (computed once, in `schedule()`). */
 export function loweringOptionsOf(p: KernelParams): LoweringOptions {
   switch (p.schedulerType) {
     case 'pointwise':
-      return loopNest(p, p.vectorizationFactor, { evictLastInputs: p.evictLastInputs, unrolledLoadsFirst: true });
+      return loopNest(p, p.vectorizationFactor, { evictLastInputs: p.evictLastInputs, unrolledLoadsFirst: true }, { fastDivision: p.fastDivision });
     case 'transpose':
       return loopNest(p, Math.max(p.vectorizeFactor1, p.vectorizeFactor2), {
         transposeSmemTile:

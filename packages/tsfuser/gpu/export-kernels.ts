@@ -37,6 +37,12 @@ export interface ExportedKernel {
   smem: number;
   indexType: string;
   params: ExportedParam[];
+  /**
+   * The fast-division parameter after `params` (codegen's DivisorArgument), or null: per divisor
+   * the index in `params` of the tensor and the dim whose size it divides by; kernel_ab.py packs
+   * (magic, shift) for each as 32-bit words (divisor-magic.ts).
+   */
+  divisors: { offset: number; size: number; sources: { param: number; dim: number }[] } | null;
   argBytes: number;
   /** `positive`: kernel_ab.py fills it with values in [0.5, 1.5) (variances), as pytorch_bench.py does. */
   inputs: { sizes: number[]; dtype: string; positive?: boolean }[];
@@ -101,6 +107,7 @@ export function exportKernels(workloads: readonly string[] | undefined, variants
           smem: k.launch.sharedMemBytes,
           indexType: k.indexType,
           params,
+          divisors: k.args.divisors === null ? null : { offset: k.args.divisors.offset, size: k.args.divisors.size, sources: k.args.divisors.sources.map((d) => ({ param: d.slot, dim: d.dim })) },
           argBytes: k.args.size,
           inputs: w.inputs.map((i) => ({ sizes: [...i.sizes], dtype: i.dtype, ...(i.positive === true ? { positive: true } : {}) })),
         },

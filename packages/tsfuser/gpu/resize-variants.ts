@@ -7,7 +7,8 @@
 // output of the pad and the cats with the values written out on the host (bf16 bits moved as
 // F.pad / torch.cat move them). Then the heuristic kernel under the cache hints of
 // cache-hint-variants.ts (Inductor marks its cat / pad loads evict_last), and with its extents as
-// fast divisors or literals (index-math-variants.ts: what its run-time divisions cost), and for
+// fast divisors or literals (index-math-variants.ts: what its run-time divisions cost; applied to
+// the kernel with codegen's fast division off, which is also timed as a schedule), and for
 // RoPE hand-written kernels reading x's partner once (rope-bound-kernels.ts). Prints one table.
 //
 //   bash gpu-bundle/run.sh tsfuser-resize-variants [workload,…|all] [cache|index]
@@ -55,6 +56,9 @@ function expectedBits(name: string, inputs: readonly HostTensor[]): Uint16Array 
 function variants(rank: number): { name: string; overrides: PointwiseOverrides }[] {
   const out: { name: string; overrides: PointwiseOverrides }[] = [
     { name: 'heuristic', overrides: {} },
+    // The heuristic's kernel with C divisions by its run-time extents (codegen's fast division
+    // off): the before of issue 38's fast division, in the same run.
+    { name: 'heuristic, fast division off', overrides: { fastDivision: false } },
     { name: '1D (heuristic block / unroll)', overrides: { breakPoint: 0 } },
     // The heuristic's schedule at unroll 2 (issue 38, H200: pad's 2-D variants at unroll 2 were
     // 3% faster than at unroll 1, the rule for every resize fusion).
@@ -76,7 +80,7 @@ function main(): void {
   }
   const wanted = process.argv[2] === undefined || process.argv[2] === 'all' ? undefined : process.argv[2].split(',');
   const mode = process.argv[3];
-  const INDEX_MODE_SCHEDULES = ['heuristic', 'heuristic, unroll=2', '2D break point 1 (outer dim on blockIdx.y)', '2D bdimx=128 unroll=2', '2D bdimx=256 unroll=2'];
+  const INDEX_MODE_SCHEDULES = ['heuristic', 'heuristic, fast division off', 'heuristic, unroll=2', '2D break point 1 (outer dim on blockIdx.y)', '2D bdimx=128 unroll=2', '2D bdimx=256 unroll=2'];
   const device = DeviceContext.create(0);
   const flusher = l2Flusher(device);
   const floor = copyBandwidth(device, flusher, ITERS);
@@ -120,7 +124,9 @@ function main(): void {
         rows.push(variantErrorRow(w.name, v.name, error));
       }
     }
-    const kernel = compileFusion(fusion, info);
+    // The source rewrites below start from plain extent declarations: the kernel without
+    // codegen's fast division (whose divisors they would otherwise declare twice).
+    const kernel = compileFusion(fusion, info, { registry: new SchedulerRegistry([new PointwiseScheduler({ fastDivision: false })]) });
     const outSizes = out.sizes;
     const names = kernelParamNames(kernel.source);
     const extent = (param: string, dim: number): number => {

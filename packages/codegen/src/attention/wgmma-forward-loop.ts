@@ -17,7 +17,7 @@ import { mmaTypeName } from './primitives.js';
 import type { AttentionTiling, AttentionVariant } from './variant.js';
 
 /** Scores of tiles crossing the key end or this warp's diagonal: −inf where masked. */
-function maskText(masked: boolean): string {
+export function maskText(masked: boolean): string {
   if (!masked) return '';
   return `
         // Tiles crossing the key end or this warp's diagonal test each element.
@@ -36,7 +36,7 @@ function maskText(masked: boolean): string {
 }
 
 /** Online softmax of S in place (P = exp2(s · scale − max · scale)); alpha[r] the rescale of row r's O, applied here unless `deferRescale`. */
-function softmaxText(deferRescale: boolean): string {
+export function softmaxText(deferRescale: boolean): string {
   const rescale = deferRescale
     ? ''
     : `
@@ -72,7 +72,7 @@ function softmaxText(deferRescale: boolean): string {
 }
 
 /** P of the S registers into A fragments: the D fragment of 16 keys is the A fragment of one k-step. */
-function packText(m: string): string {
+export function packText(m: string): string {
   return `
 #pragma unroll
         for (int kk = 0; kk < kBlockN / 16; ++kk) {
@@ -83,7 +83,7 @@ function packText(m: string): string {
         }`;
 }
 
-function scoresIssue(m: string, t: AttentionTiling, stage: string): string {
+export function scoresIssue(m: string, t: AttentionTiling, stage: string): string {
   return `        // S = Q Kᵀ: kHeadDim / 16 wgmma k-steps, the first overwriting S.
         {
           const unsigned long long dK = tsf_desc(sK + (${stage}) * kKVBytes, kKMajorLbo, kKMajorSbo);
@@ -93,7 +93,7 @@ function scoresIssue(m: string, t: AttentionTiling, stage: string): string {
         tsf_wgmma_commit();`;
 }
 
-function pvIssue(m: string, e: number, stage: string): string {
+export function pvIssue(m: string, e: number, stage: string): string {
   return `        {
           const unsigned long long dV = tsf_desc(sV + (${stage}) * kKVBytes, kVLbo, kVSbo);
 #pragma unroll
@@ -102,7 +102,7 @@ function pvIssue(m: string, e: number, stage: string): string {
         tsf_wgmma_commit();`;
 }
 
-const LOAD_NEXT_K = `tsf_load_swizzled<kBlockN, kHeadDim, kThreads>(sK + ((j + 1) & 1) * kKVBytes, kHead + (n0 + kBlockN) * kStrideL, kStrideL, keyLength - n0 - kBlockN);`;
+const LOAD_NEXT_K = `tsf_load_swizzled<kBlockN, kHeadDim, kThreads>(sK + ((j + 1) & 1) * kKVBytes, kHead + (n0 + kBlockN) * kStrideL, kStrideL, keyLength - n0 - kBlockN, static_cast<int>(threadIdx.x));`;
 
 /** One tile of the serial schedule (`masked`: the mask code is present). */
 function serialIteration(variant: AttentionVariant, t: AttentionTiling, masked: boolean): string {
@@ -111,7 +111,7 @@ function serialIteration(variant: AttentionVariant, t: AttentionTiling, masked: 
   return `      const int n0 = j * kBlockN;
       if (j + 1 < nBlocks) {
         ${LOAD_NEXT_K}
-        tsf_load_swizzled<kBlockN, kHeadDim, kThreads>(sV + ((j + 1) & 1) * kKVBytes, vHead + (n0 + kBlockN) * vStrideL, vStrideL, keyLength - n0 - kBlockN);
+        tsf_load_swizzled<kBlockN, kHeadDim, kThreads>(sV + ((j + 1) & 1) * kKVBytes, vHead + (n0 + kBlockN) * vStrideL, vStrideL, keyLength - n0 - kBlockN, static_cast<int>(threadIdx.x));
         tsf_cp_async_commit();
         tsf_cp_async_wait<1>();
       } else {
@@ -148,7 +148,7 @@ function overlapIteration(variant: AttentionVariant, t: AttentionTiling, masked:
       if (j + 1 < nBlocks) {
         ${LOAD_NEXT_K}
       }
-      tsf_load_swizzled<kBlockN, kHeadDim, kThreads>(sV + (j & 1) * kKVBytes, vHead + n0 * vStrideL, vStrideL, keyLength - n0);
+      tsf_load_swizzled<kBlockN, kHeadDim, kThreads>(sV + (j & 1) * kKVBytes, vHead + n0 * vStrideL, vStrideL, keyLength - n0, static_cast<int>(threadIdx.x));
       tsf_cp_async_commit();
       float s[kSTiles][4];
       tsf_wgmma_fence();
@@ -210,10 +210,10 @@ ${iteration(true)}
 
 /** Loads before the loop: Q and K₀, with V₀ unless V streams one tile behind (overlapPv). */
 export function wgmmaPrologueLoads(t: AttentionTiling): string {
-  return `  tsf_load_swizzled<kBlockM, kHeadDim, kThreads>(sQ, qTile, qStrideL, queryLength - m0);
+  return `  tsf_load_swizzled<kBlockM, kHeadDim, kThreads>(sQ, qTile, qStrideL, queryLength - m0, static_cast<int>(threadIdx.x));
   if (nBlocks > 0) {
-    tsf_load_swizzled<kBlockN, kHeadDim, kThreads>(sK, kHead, kStrideL, keyLength);
-    ${t.overlapPv ? '// V₀ loads during tile 0 (overlapPv).' : 'tsf_load_swizzled<kBlockN, kHeadDim, kThreads>(sV, vHead, vStrideL, keyLength);'}
+    tsf_load_swizzled<kBlockN, kHeadDim, kThreads>(sK, kHead, kStrideL, keyLength, static_cast<int>(threadIdx.x));
+    ${t.overlapPv ? '// V₀ loads during tile 0 (overlapPv).' : 'tsf_load_swizzled<kBlockN, kHeadDim, kThreads>(sV, vHead, vStrideL, keyLength, static_cast<int>(threadIdx.x));'}
   }
   tsf_cp_async_commit();`;
 }

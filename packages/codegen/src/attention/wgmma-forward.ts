@@ -64,12 +64,13 @@ export function wgmmaForwardKernelName(variant: AttentionVariant): string {
 /** Loader of a rows × cols tile into the swizzled panels (cp.async, zero rows from validRows on); the layout is wgmma-layout.ts tileOffset. */
 const SWIZZLED_LOADER = `#ifndef TSF_WGMMA_LOADER
 #define TSF_WGMMA_LOADER
+// tid: the thread's index among the kThreads loading threads.
 template <int kRows, int kCols, int kThreads>
-TSF_D void tsf_load_swizzled(unsigned base, const unsigned short* g, long long rowStride, int validRows) {
+TSF_D void tsf_load_swizzled(unsigned base, const unsigned short* g, long long rowStride, int validRows, int tid) {
   constexpr int kChunks = kCols / 8;
   constexpr int kRowStep = kThreads / kChunks;
   static_assert(kThreads % kChunks == 0 && kRowStep % 8 == 0 && kRows % kRowStep == 0, "swizzled tile loader shape");
-  const int c = static_cast<int>(threadIdx.x) % kChunks, r0 = static_cast<int>(threadIdx.x) / kChunks;
+  const int c = tid % kChunks, r0 = tid / kChunks;
   // Each thread's rows are kRowStep (a multiple of 8) apart: one swizzled chunk for all of them.
   const unsigned dst = base + (c >> 3) * (kRows * 128) + r0 * 128 + (((c & 7) ^ (r0 & 7)) << 4);
   const unsigned short* src = g + r0 * rowStride + c * 8;

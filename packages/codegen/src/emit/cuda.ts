@@ -1,12 +1,13 @@
 // Kernel IR → CUDA C++ text: the kernel signature (one Tensor<T, rank, rank> struct per tensor
-// argument, scalars by value), extents read once, then the statement tree. Operands are
+// argument, scalars by value; the fast divisors' magic numbers last), extents read once (and the
+// fast divisors built from them), then the statement tree. Operands are
 // converted to the op's compute type (half/bfloat16 compute in float) and results rounded to
 // the destination dtype (round-to-nearest-even). `cudaSource` prepends the runtime library.
 
 import { dataTypeSize } from '@tsfuser/fusion-ir';
 import { CodegenError } from '../errors.js';
 import { printIndex, type IndexExpr } from '../kernel-ir/index-expr.js';
-import type { BulkRowCopy, ComputeOp, Kernel, Operand, Predicate, Stmt, TensorAccess } from '../kernel-ir/nodes.js';
+import { DIVISOR_PARAM_NAME, type BulkRowCopy, type ComputeOp, type Kernel, type Operand, type Predicate, type Stmt, type TensorAccess } from '../kernel-ir/nodes.js';
 import { binaryExpression, ternaryExpression, unaryExpression } from './op-expressions.js';
 import {
   blockReduceCall, blockWelfordCall, deviceGlobalDecls, gridReduceDecl, gridWelfordDecl, reductionInitText, SHARED_MEMORY_DECL, welfordUpdateCall,
@@ -277,10 +278,13 @@ export function emitKernel(kernel: Kernel): string {
   const params = kernel.params.map((p) =>
     p.kind === 'tensor' ? `Tensor<${storageType(p.dtype)}, ${p.rank}, ${p.rank}> ${p.name}` : `${storageType(p.dtype)} ${p.name}`,
   );
+  // The fast divisors' (magic, shift) pairs: the last parameter (arguments.ts DivisorArgument).
+  if (kernel.divisors.length > 0) params.push(`NvfDivisorMagic<${kernel.divisors.length}> ${DIVISOR_PARAM_NAME}`);
   const lines: string[] = deviceGlobalDecls(kernel.deviceGlobals);
   const bounds = kernel.minBlocksPerSm === undefined ? `${kernel.maxThreadsPerBlock}` : `${kernel.maxThreadsPerBlock}, ${kernel.minBlocksPerSm}`;
   lines.push(`__global__ void __launch_bounds__(${bounds}) ${kernel.name}(${params.join(', ')}) {`);
   for (const l of kernel.indexLocals) lines.push(`  const nvfuser_index_t ${l.name} = ${l.value};`);
+  kernel.divisors.forEach((d, k) => lines.push(`  const NvfDivisor ${d.name} = {${d.extent}, ${DIVISOR_PARAM_NAME}.v[${2 * k}], ${DIVISOR_PARAM_NAME}.v[${2 * k + 1}]};`));
   // Bulk copies need 16-byte aligned destinations; other kernels keep the plain declaration.
   if (usesRng(kernel.body)) lines.push(`  ${RNG_CACHE_DECL}`);
   if (kernel.sharedMemBytes > 0) lines.push(`  ${usesBulkCopies(kernel) ? SHARED_MEMORY_DECL.replace('__shared__', '__shared__ __align__(128)') : SHARED_MEMORY_DECL}`);
@@ -301,7 +305,7 @@ function usesBulkCopies(kernel: Kernel): boolean {
 /** Full translation unit: runtime helpers + kernel (what NVRTC or nvcc compiles). */
 export function cudaSource(kernel: Kernel): string {
   const text = emitKernel(kernel);
-  const runtime = runtimeLibrary(kernel.indexType, { bulkCopies: usesBulkCopies(kernel), rng: usesRng(kernel.body), complex: usesComplex(text) });
+  const runtime = runtimeLibrary(kernel.indexType, { bulkCopies: usesBulkCopies(kernel), rng: usesRng(kernel.body), complex: usesComplex(text), fastDivision: kernel.divisors.length > 0 });
   // C linkage so the driver finds the kernel by its plain name (no NVRTC name expressions).
   return `${runtime}\n// ---- kernel ----\n${withCLinkage(text)}`;
 }

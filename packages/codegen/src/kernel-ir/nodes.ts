@@ -293,6 +293,22 @@ export interface Kernel {
   params: KernelParam[];
   indexLocals: IndexLocal[];
   body: Stmt[];
+/**
+ * A run-time extent the kernel divides non-negative indices by through host-computed magic
+ * numbers (lower/fast-division.ts): `name` (`i3_div`) is an `NvfDivisor` declared at kernel start
+ * from the extent local `extent` (`i3`) and pair k of the kernel's last parameter, filled by the
+ * packer from tensor parameter `param`'s (its index in Kernel.params) logical size `dim`.
+ */
+export interface KernelDivisor {
+  name: string;
+  extent: string;
+  param: number;
+  dim: number;
+}
+
+/** The kernel parameter that carries the divisors' magic numbers. */
+export const DIVISOR_PARAM_NAME = 'nvf_divisors';
+
   /** Threads per block, for __launch_bounds__. */
   maxThreadsPerBlock: number;
   /**
@@ -304,6 +320,8 @@ export interface Kernel {
   /** Dynamic shared memory the kernel needs (block reductions), in bytes. */
   sharedMemBytes: number;
   /**
+  /** Fast divisors (declared after the index locals; their magic numbers are the last parameter); empty: none. */
+  divisors: KernelDivisor[];
    * Static `__device__` arrays of the kernel (grid reduction work buffer and semaphores; a grid
    * Welford's count buffer is `long long`, read as nvfuser_index_t).
    */

@@ -154,5 +154,6 @@ export function printKernelIr(kernel: Kernel): string {
   for (const l of kernel.indexLocals) lines.push(`  ${l.name} = ${l.value}`);
   printStmts(kernel.body, '  ', lines);
   lines.push('}');
+  kernel.divisors.forEach((d, k) => lines.push(`  ${d.name} = fast_divisor(${d.extent}, magic ${k} of ${kernel.params[d.param]?.name ?? '?'}.logical_size[${d.dim}])`));
   return `${lines.join('\n')}\n`;
 }

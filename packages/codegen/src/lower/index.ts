@@ -12,7 +12,8 @@
 // then the optimisation passes of passes.ts that the scheduled fusion's lowering options enable
 // (group-allreduce, row-prefetch, evict-last, hoist-row-params, allreduce-barriers,
 // bulk-row-loads, bulk-row-pipeline, transpose-smem-tile), then shared-memory-layout (bulk row buffers after the
-// reductions' shared memory). `LowerOptions.observe` sees the statements after every named pass
+// reductions' shared memory), then fast-division where the options enable it (divisions by run-time
+// extents through host-computed magic numbers; not an observable pass). `LowerOptions.observe` sees the statements after every named pass
 // (the kernel_ir dump after a pass, and the kernel IR verifier in tests).
 
 import { dataTypeSize } from '@tsfuser/fusion-ir';
@@ -29,6 +30,7 @@ import { buildLoopNest } from './loop-nest.js';
 import { gridOuterReduceStmt, gridOuterReductions } from './grid-outer-reduction.js';
 import { layoutBulkRowCopies } from './bulk-row-loads.js';
 import { enabledPasses } from './passes.js';
+import { fastDivisions } from './fast-division.js';
 import { ResizeLowering } from './resize.js';
 
 export interface LowerOptions {
@@ -130,10 +132,14 @@ export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Ker
   observe('shared-memory-layout', body);
   return {
     name: opts.kernelName,
+  const full = [...scalars, ...(resize?.stmts ?? []), ...body];
+  // Last: it renames divisions of the finished tree (nothing after it compares index texts).
+  const fast = o.fastDivision && ctx.indexType === 'Int32' ? fastDivisions(full, indexLocals, params) : { body: full, divisors: [] };
     indexType: ctx.indexType,
     params,
     indexLocals,
-    body: [...scalars, ...(resize?.stmts ?? []), ...body],
+    divisors: fast.divisors,
+    body: fast.body,
     maxThreadsPerBlock: opts.maxThreadsPerBlock,
     vectorizeFactor: o.vectorizeFactor,
     sharedMemBytes: Math.max(laid.bytes, o.minSharedMemBytes),

@@ -389,7 +389,7 @@ export class FusionExecutorCache {
       compiled,
       steps: compiled.steps.map((s, i) => {
         const executor = executors[i] as FusionExecutor;
-        const stepArguments = new StepArguments(executor.parameters);
+        const stepArguments = new StepArguments(executor.parameters, executor.kernel.args);
         const rewritable = s.refs.every((r, k) => !stepArguments.isScalar(k) || r.kind === 'arg');
         return { executor, grid: s.kernel.grid, refs: s.refs, side: false, inputCount: s.inputCount, values: new Array<KernelArgument>(s.refs.length), arguments: stepArguments, rewritable, prepared: undefined };
       }),

@@ -6,7 +6,7 @@
 
 import type { CompiledKernel, CompileOptions } from '@tsfuser/codegen';
 import { packArgumentsInto, type KernelArgument, type LaunchConfig, type ParameterLayout, type CubinCache, type DeviceContext, type KernelFunction, type KernelModule, type PreparedLaunch } from '@tsfuser/device';
-import { kernelParameterLayout } from './pack-kernel-arguments.js';
+import { kernelParameterLayout, withDivisorArguments } from './pack-kernel-arguments.js';
 import type { Fusion } from '@tsfuser/fusion-ir';
 import { defaultSchedulerRegistry, SchedulerRegistry, SchedulingError, type RuntimeInfo } from '@tsfuser/scheduler';
 import { planKernelSegment, type KernelSegment } from '../plan/kernel-segment.js';
@@ -36,6 +36,8 @@ export class FusionExecutor {
   /** One argument buffer reused by every launch (cuLaunchKernel copies it when called). */
   private readonly argumentBytes: Uint8Array;
   private readonly argumentView: DataView;
+  /** The values of launch() with the divisor words appended (kernels with fast divisions; reused). */
+  private readonly launchValues: KernelArgument[] = [];
   /** The last launch's configuration (reused while grid and stream are the same). */
   private lastConfig: (LaunchConfig & { grid: readonly [number, number, number]; stream: bigint | undefined }) | null = null;
 
@@ -119,14 +121,16 @@ export class FusionExecutor {
   }
 
   /**
-   * Enqueues the kernel on the device's stream with one value per kernel parameter (inputs
-   * then outputs). `grid` overrides the compiled launch grid (other sizes, same kernel). A grid
+   * Enqueues the kernel on the device's stream with one value per fusion parameter (inputs
+   * then outputs; the fast divisors' words, if any, are computed from their sizes). `grid` overrides the compiled launch grid (other sizes, same kernel). A grid
    * with a zero dimension means there is nothing to compute: no launch. `stream`: another
    * stream than the device's (FusionExecutorCache's side stream).
    */
   launch(values: readonly KernelArgument[], grid: readonly [number, number, number] = this.kernel.launch.grid, stream?: bigint): void {
     if (grid[0] === 0 || grid[1] === 0 || grid[2] === 0) return;
-    packArgumentsInto(this.parameters, values, this.argumentView);
+    // A kernel with fast divisions also takes its divisors' magic numbers, from these sizes.
+    const all = this.kernel.args.divisors === null ? values : withDivisorArguments(this.kernel.args, values, this.launchValues);
+    packArgumentsInto(this.parameters, all, this.argumentView);
     this.launchPacked(this.argumentBytes, grid, stream);
   }
 

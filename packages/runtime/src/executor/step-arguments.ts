@@ -5,10 +5,13 @@
 // caller other tensors) and the scalar inputs' values (a floating-point scalar is not in the
 // layout key). Invariant: after packStepArguments for a call, the bytes equal what packArguments would
 // pack for that call's values (the pointer of a view is its base's plus the fixed byte offset
-// recorded by the full pack).
+// recorded by the full pack). A kernel with fast divisions has its divisors' magic numbers after
+// the fusion's parameters: packed by the full pack from the sizes (fixed by the layout, like them).
 
 import { packArgumentAt, packArgumentsInto, packPointerAt, type KernelArgument, type ParameterLayout, type Tensor } from '@tsfuser/device';
+import type { ArgumentLayout } from '@tsfuser/codegen';
 import type { PlanRef, PlanView } from './launch-planner.js';
+import { withDivisorArguments } from './pack-kernel-arguments.js';
 import type { ExecutorArgument } from './runtime-info.js';
 
 /** How a call rewrites one parameter: its data pointer at a byte offset, or its whole scalar slot. */
@@ -27,7 +30,18 @@ export class StepArguments {
   readonly viewOffsets: bigint[];
   private packed = false;
 
-  constructor(readonly parameters: ParameterLayout) {
+  /** The values of a full pack with the divisor words appended (kernels with fast divisions). */
+  private readonly allValues: KernelArgument[] = [];
+
+  /**
+   * `kernelArgs`: the kernel's codegen layout, when it has fast divisions (its divisor words,
+   * the parameters after the fusion's, are computed from the tensors' sizes at each full pack;
+   * the plan's layouts are fixed, so the pointer-only rewrites never need them again).
+   */
+  constructor(
+    readonly parameters: ParameterLayout,
+    private readonly kernelArgs: ArgumentLayout | null = null,
+  ) {
     this.bytes = new Uint8Array(parameters.size);
     this.view = new DataView(this.bytes.buffer);
     const n = parameters.parameters.length;
@@ -53,7 +67,8 @@ export class StepArguments {
 
   /** Packs every slot from one value per parameter (a step's first call, a profiled call). */
   packAll(values: readonly KernelArgument[]): void {
-    packArgumentsInto(this.parameters, values, this.view);
+    const all = this.kernelArgs === null || this.kernelArgs.divisors === null ? values : withDivisorArguments(this.kernelArgs, values, this.allValues);
+    packArgumentsInto(this.parameters, all, this.view);
     this.packed = true;
   }
 

@@ -123,6 +123,11 @@ export interface PointwiseOverrides {
    * `evictLastInputs`).
    */
   evictLastLoads?: 'all' | 'cached' | 'none';
+  /**
+   * false: divisions by run-time extents stay C divisions (default true: fast division where
+   * `fastDivisionFits`; PointwiseParams.fastDivision). The one switch of codegen's fast division.
+   */
+  fastDivision?: boolean;
 }
 
 /** `cache`: the analyses of this fusion and info (the extent bindings acceptance made are reused). */
@@ -156,6 +161,7 @@ export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
     vectorizedInputs: [],
     vectorizedOutputs: [],
     evictLastInputs: [],
+    fastDivision: false,
   };
   const hasIteration = ref.domain.logicalNoReductions().some((id) => !id.isBroadcast());
   if (!hasIteration) return base; // one thread computes the single element
@@ -275,7 +281,35 @@ export function computePointwiseHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
     vectorizedInputs: vec.vectorized.filter((t) => t.role === 'input').map((t) => t.position),
     vectorizedOutputs: vec.vectorized.filter((t) => t.role === 'output').map((t) => t.position),
     evictLastInputs: evictLastInputs(vec.vectorized.filter((t) => t.role === 'input'), io, { map, ref, refSizes, nElems, l2Bytes: device.l2CacheBytes }, overrides.evictLastLoads),
+    fastDivision: overrides.fastDivision !== false && indexType === 'Int32' && fastDivisionFits(fusion, bindings, io, gdimx * gdimy * bdimx * bdimy * unroll * v),
   };
+}
+
+/** Index values below this keep the fast division's `(umulhi(n, m) + n) >> s` exact (it needs n < 2^31). */
+const FAST_DIVISION_INDEX_LIMIT = 2 ** 30;
+
+/**
+ * Whether every index value the kernel can divide stays below 2^30: a flat index of some
+ * tensor's iteration space (any tensor of the fusion: a reshape or resize divides indices of
+ * intermediates), a thread's point past the end of the last block (`launchedPoints`, the grid
+ * times each thread's elements), or an offset into an input or output. Int32 indexing only
+ * promises < 2^31 for the tensors themselves, not for the overshoot of the launch; the fast
+ * division's sum umulhi(n, m) + n must not wrap, so the margin is a factor 2 (RoPE's 2^27).
+ */
+function fastDivisionFits(fusion: Fusion, bindings: ReturnType<HeuristicDataCache['bindings']>, io: readonly IoTensor[], launchedPoints: number): boolean {
+  if (launchedPoints >= FAST_DIVISION_INDEX_LIMIT) return false;
+  for (const t of io) {
+    const offset = t.sizes.reduce((acc, n, d) => acc + Math.max(0, n - 1) * Math.abs(t.strides[d] ?? 0), 0);
+    if (offset >= FAST_DIVISION_INDEX_LIMIT) return false;
+  }
+  try {
+    for (const tv of fusion.allTvs()) {
+      if (tensorSizes(tv, bindings).reduce((a, b) => a * b, 1) >= FAST_DIVISION_INDEX_LIMIT) return false;
+    }
+  } catch {
+    return false; // an extent the bindings cannot evaluate: no bound, no fast division
+  }
+  return true;
 }
 
 /** An input read about once per element (not a small tensor the whole grid reads again from cache). */

@@ -8,7 +8,7 @@
 
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CompiledKernel } from '@tsfuser/codegen';
+import { divisorMagic, type CompiledKernel } from '@tsfuser/codegen';
 import { dataTypeSize, printFusion, printMath, type Fusion } from '@tsfuser/fusion-ir';
 import { Tensor } from '@tsfuser/device';
 import { attentionKernelsToString, occupancyLine, type PlanRef, type PlanStep, type TensorLayout } from '@tsfuser/runtime';
@@ -325,6 +325,18 @@ function kernelArgsText(c: TargetCompilation, step: PlanStep<CompiledKernel>, in
     if (p.kind === 'tensor' && l !== null) lines.push(`${where}${layoutText(p.dtype, l)} ${refName(ref)}, ${dataTypeSize(p.dtype)}-byte elements`);
     else lines.push(`${where}${p.dtype} ${ref.kind === 'arg' ? scalarText(inputs[ref.index]) : '?'}`);
   });
+  // The fast divisors' (magic, shift) words, computed from the sizes they divide by.
+  const d = k.args.divisors;
+  if (d !== null) {
+    const pairs = d.sources.map((src) => {
+      const ref = step.refs[src.slot];
+      const n = ref === undefined ? undefined : refLayout(c, ref)?.sizes[src.dim];
+      if (n === undefined) return `${src.name} = ?`;
+      const m = divisorMagic(n);
+      return `${src.name} = ${k.args.slots[src.slot]?.param.name ?? '?'} size ${src.dim} = ${n} (magic ${m.magic}, shift ${m.shift})`;
+    });
+    lines.push(`  divisors ${d.name} (${d.size} bytes at ${d.offset}): ${pairs.join('; ')}`);
+  }
   lines.push(`  argument buffer: ${k.args.size} bytes, index type ${k.indexType}`);
   return `${lines.join('\n')}\n`;
 }

@@ -15,7 +15,7 @@ import {
   type Availability as DeviceAvailability,
 } from '@tsfuser/device';
 import { FusionExecutorCache, InputExtentMismatchError, type RunFusionOptions } from '@tsfuser/runtime';
-import type { Segmenter } from '@tsfuser/scheduler';
+import { defaultSchedulerRegistry, type SchedulerRegistry, type Segmenter } from '@tsfuser/scheduler';
 import { BackendUnavailableError, InputMismatchError } from '../errors.js';
 import type { Availability, Backend, BackendRunOptions, ExecuteInput } from './backend.js';
 
@@ -31,6 +31,17 @@ export interface GpuBackendOptions {
    * and tests on a stand-in device); the backend then counts as available.
    */
   deviceContext?: (ordinal: number) => DeviceContext;
+  /**
+   * Codegen's fast division by run-time extents (PointwiseOverrides.fastDivision). Default: on,
+   * unless the environment's TSFUSER_DISABLE lists `fast_division` when the backend is created
+   * (before/after measurements of one bundle: `TSFUSER_DISABLE=fast_division tsfuser bench …`).
+   */
+  fastDivision?: boolean;
+}
+
+/** Whether TSFUSER_DISABLE (comma-separated, nvFuser's NVFUSER_DISABLE style) turns fast division off. */
+export function fastDivisionDisabled(env: Readonly<Record<string, string | undefined>>): boolean {
+  return (env['TSFUSER_DISABLE'] ?? '').split(',').some((o) => o.trim() === 'fast_division');
 }
 
 /** The first missing piece of the GPU path, as a user names it (the device layer probes in this order). */
@@ -49,7 +60,13 @@ class GpuState {
   private nextFusionId = 0;
   private available = false;
 
-  constructor(private readonly options: GpuBackendOptions) {}
+  /** Every cache's scheduler registry: the default one, or without fast division (options.fastDivision). */
+  private readonly registry: SchedulerRegistry | undefined;
+
+  constructor(private readonly options: GpuBackendOptions) {
+    const fast = options.fastDivision ?? !fastDivisionDisabled(process.env);
+    this.registry = fast ? undefined : defaultSchedulerRegistry({ pointwise: { fastDivision: false } });
+  }
 
   availability(): Availability {
     // 'auto' asks on every execute: once the driver, NVRTC and a device were found they stay, so
@@ -84,6 +101,7 @@ class GpuState {
         cubinCache: this.cubins,
         fusionId: this.nextFusionId,
         ...(this.options.segmenter === undefined ? {} : { segmenter: this.options.segmenter }),
+        ...(this.registry === undefined ? {} : { registry: this.registry }),
         ...(this.options.poisonOutputs === true ? { poisonOutputs: true } : {}),
       });
       this.nextFusionId += 1;
