@@ -97,4 +97,6 @@ def install():
     c.manual_seed_all = lambda *a, **k: None
     c.mem_get_info = lambda *a, **k: (_FakeProps.total_memory, _FakeProps.total_memory)
     c.set_device = lambda *a, **k: None
+    c.get_rng_state = lambda *a, **k: torch.get_rng_state()
+    c.set_rng_state = lambda state, *a, **k: torch.set_rng_state(state)
     return mode

@@ -156,8 +156,17 @@ class Outputs(unittest.TestCase):
 
     def test_same_bits_tells_nan_payloads_and_zero_dim(self):
         a = torch.tensor(float("nan"))
-        self.assertTrue(_execute._same_bits([a], [a.clone()]))
-        self.assertFalse(_execute._same_bits([torch.tensor(0.0)], [torch.tensor(-0.0)]))
+        self.assertTrue(_execute._same_bits(_execute._snapshot([a]), [a.clone()]))
+        self.assertFalse(_execute._same_bits(_execute._snapshot([torch.tensor(0.0)]), [torch.tensor(-0.0)]))
+
+    def test_memo_keeps_expanded_strides(self):
+        e = torch.arange(3.0).expand(4, 3)
+        snap = _execute._snapshot([e])
+        self.assertTrue(_execute._same_bits(snap, [e]))
+        back = _execute._restore(snap)[0]
+        self.assertEqual(back.stride(), (0, 1))
+        self.assertTrue(torch.equal(back, e))
+        self.assertFalse(_execute._same_bits(snap, [e.contiguous()]))
 
 
 class Collection(unittest.TestCase):

@@ -99,7 +99,9 @@ def run_case(collection, case_id, args, _session):
                 cls = "mismatch" if ran else "error"
                 reason = f"{_where(e)}: AssertionError: {_short(e, 300)}"
                 line = _failing_line(e)
-                if "str(fd" in line or "repr(fd" in line:
+                if "Torch not compiled with CUDA" in str(e):
+                    cls, reason = "error", f"local mode: a torch.cuda call the CPU mapping lacks at {_where(e)}"
+                elif "str(fd" in line or "repr(fd" in line:
                     cls, reason = "harness-unsupported", f"compares nvFuser's printed definitions (its printer, not run here) at {_where(e)}"
                 elif "data_ptr" in line:
                     # nvFuser returns the input tensor itself for an output aliasing it; tsfuser's

@@ -37,6 +37,10 @@ MULTI_OUTPUT = {
 TENSOR_FACTORIES = {"full", "iota", "uniform", "normal", "rand", "randn", "zeros", "ones", "arange", "eye"}
 SCALAR_RESULT = {"size", "numel", "at"}
 VECTOR_RESULT = {"shape"}
+# Ops whose result has their first argument's dtype (views and copies): dtype() of such a result is
+# known exactly; of any other op's result it is HarnessUnsupported (no type promotion guessed).
+DTYPE_PRESERVING = {"permute", "reshape", "broadcast_in_dim", "broadcast", "expand", "squeeze", "slice", "set", "segment_set",
+                    "stride_order", "transpose", "pad", "neg", "abs"}
 
 _TORCH_TO_NVF = {
     torch.float64: DataType.Double,
@@ -89,6 +93,7 @@ class FusionDefinition:
         self._lines = []  # as the test wrote them (repr)
         self._run_lines = []  # what tsfuser runs (aliases as plain outputs)
         self._aliases = []  # per output: the input handle it updates in place, or None
+        self._outputs = []  # per output: its handle
         self._inputs = []
         self._counter = 0
         self._ops_used = set()
@@ -169,12 +174,17 @@ class FusionDefinition:
         elif name in SCALAR_RESULT or not (name in TENSOR_FACTORIES or contains_tensor(list(args) + list(kwargs.values()))):
             out = Scalar(self, self._name("S"))
         else:
-            dtype = kwargs.get("dtype", args[1] if name == "cast" and len(args) > 1 else None)
-            out = TensorView(self, self._name("T"), dtype if name == "cast" and isinstance(dtype, DataType) else None)
+            dtype = None
+            if name == "cast":
+                dtype = kwargs.get("dtype", args[1] if len(args) > 1 else None)
+            elif name in DTYPE_PRESERVING and args and isinstance(args[0], TensorView):
+                dtype = args[0]._dtype
+            out = TensorView(self, self._name("T"), dtype if isinstance(dtype, DataType) else None)
         self._emit(f"{out.name} = " + call)
         return out
 
     def add_output(self, output, alias_input=None, *args, **kwargs):
+        self._outputs.append(output)
         if args or kwargs:
             # stride_order= and other keywords: passed as written.
             text = call_text("fd.add_output", (output, alias_input) + args if alias_input is not None else (output,) + args, kwargs)
@@ -209,11 +219,15 @@ class FusionDefinition:
         if _enable_options or _disable_options:
             current().note("nvFuser enable/disable options ignored")
         alias_inputs = [None if a is None else self._inputs.index(a) for a in self._aliases]
+        # An output that is an input, forwarded, stays on that input's device (a CPU scalar stays
+        # on the CPU, as nvFuser returns it); other outputs go to the device of the CUDA inputs.
+        forwarded = [self._inputs.index(o) if any(o is i for i in self._inputs) else None for o in self._outputs]
         # A list / tuple input feeds the scalars of a define_vector, one each (as nvFuser flattens it).
         flat = []
         for v in inputs:
             flat.extend(v) if isinstance(v, (list, tuple)) else flat.append(v)
-        return _execute.run(self, flat, alias_inputs, device)
+        devices = [flat[k].device if k is not None and k < len(flat) and isinstance(flat[k], torch.Tensor) else None for k in forwarded]
+        return _execute.run(self, flat, alias_inputs, device, devices)
 
     def validate(self, inputs, reference_outputs=None, device=None, **kwargs):
         outs = self.execute(inputs, device=device, **kwargs)
