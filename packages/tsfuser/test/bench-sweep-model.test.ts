@@ -281,3 +281,26 @@ describe('the GPU path on the fake H100 (no GPU) takes every model-shaped family
     }
   }, 300000);
 });
+
+describe('issue 38 backward glue on the fake H100 at 16384x4096: the plans the H200 sweep runs', () => {
+  it.each(['Float', 'BFloat16'] as const)('%s: group_norm_bwd and instance_norm_bwd are 3 kernels (dx, dw, db), huggingface_attn_bwd 1 with a vector store', async (dtype) => {
+    const fake = fakeDevice();
+    const backend = createGpuBackend({ cubinDirectory: null, deviceContext: () => fake.device });
+    const launched = async (family: 'group_norm_bwd' | 'instance_norm_bwd' | 'huggingface_attn_bwd'): Promise<string[]> => {
+      const before = fake.launches.length;
+      const inputs: ExecuteInput[] = sweepInputs(family, dtype, 16384, 4096).map((i) => i.scalar ?? Tensor.emptyDevice(fake.device, i.dtype, i.sizes));
+      await sweepDefinition(family, dtype).execute(inputs, { backend });
+      return fake.launches.slice(before).map((l) => l.kernel);
+    };
+    for (const family of ['group_norm_bwd', 'instance_norm_bwd'] as const) {
+      // Before the segmenter recomputed x̂ and dy·w per segment: 4 reduction kernels and full-size f32 intermediates.
+      const kernels = await launched(family);
+      expect(kernels.map((k) => (k.includes('inner_persistent') ? 'inner_persistent' : k.includes('reduction') ? 'reduction' : k)).sort(), family).toEqual(['inner_persistent', 'reduction', 'reduction']);
+    }
+    const [hf] = await launched('huggingface_attn_bwd');
+    expect(hf).toBeDefined();
+    const vec = dtype === 'Float' ? 4 : 8;
+    const source = [...fake.sources.values()].find((src) => src.includes(`void ${hf as string}(`) || src.includes(` ${hf as string}(`)) ?? '';
+    expect(source).toMatch(new RegExp(`loadLocalToGlobal<\\w+, ${vec}>`));
+  }, 300000);
+});
