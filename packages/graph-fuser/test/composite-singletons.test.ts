@@ -1,5 +1,5 @@
 // Lone composite ops (composite-singletons.ts): a graph holding only log_softmax, softmax, gelu,
-// silu, softplus, layer_norm or an activation backward becomes one prim::CudaFusionGroup, whose
+// silu, softplus, layer_norm, mean, var or an activation backward becomes one prim::CudaFusionGroup, whose
 // guard takes it and whose values equal the un-fused graph's (compositeFusion: false); a lone
 // pointwise op still forms no group; nodes the fusibility rules refuse (an untyped input) stay out.
 // Values against PyTorch for the traced/scripted log_softmax, gelu and instance_norm graphs:
@@ -24,6 +24,7 @@ function randomTensor(seed: number, sizes: number[]): HostTensor {
 
 const F = T('Float', 3, 8);
 const V = T('Float', 8);
+const V3 = T('Float', 3);
 
 /** name, graph inputs, body (the composite's output is %o), inputs. */
 const CASES: [string, string[], string, HostTensor[]][] = [
@@ -38,6 +39,8 @@ const CASES: [string, string[], string, HostTensor[]][] = [
     `%s : int = prim::Constant[value=8]()\n%l : int[] = prim::ListConstruct(%s)\n%e : float = prim::Constant[value=1.0000000000000001e-05]()\n%c : bool = prim::Constant[value=1]()\n%o : ${F} = aten::layer_norm(%x, %l, %w, %b, %e, %c)`,
     [randomTensor(SEED + 5, [3, 8]), randomTensor(SEED + 6, [8]), randomTensor(SEED + 7, [8])],
   ],
+  ['aten::mean', [`%x : ${F}`], `%d : int = prim::Constant[value=1]()\n%l : int[] = prim::ListConstruct(%d)\n%k : bool = prim::Constant[value=0]()\n%n : NoneType = prim::Constant()\n%o : ${V3} = aten::mean(%x, %l, %k, %n)`, [randomTensor(SEED + 12, [3, 8])]],
+  ['aten::var', [`%x : ${F}`], `%d : int = prim::Constant[value=1]()\n%l : int[] = prim::ListConstruct(%d)\n%u : bool = prim::Constant[value=1]()\n%k : bool = prim::Constant[value=1]()\n%o : ${T('Float', 3, 1)} = aten::var(%x, %l, %u, %k)`, [randomTensor(SEED + 13, [3, 8])]],
   ['aten::threshold_backward', [`%g : ${F}`, `%x : ${F}`], `%t : float = prim::Constant[value=0.]()\n%o : ${F} = aten::threshold_backward(%g, %x, %t)`, [randomTensor(SEED + 8, [3, 8]), randomTensor(SEED + 9, [3, 8])]],
   ['aten::tanh_backward', [`%g : ${F}`, `%y : ${F}`], `%o : ${F} = aten::tanh_backward(%g, %y)`, [randomTensor(SEED + 10, [3, 8]), randomTensor(SEED + 11, [3, 8])]],
 ];

@@ -1,7 +1,7 @@
 // Composite ops fuse alone: the ops the legacy nvFuser parser (torch/csrc/jit/codegen/cuda/
 // parser.cpp) lowered to a composition of several fusion ops — softmax and log_softmax (and their
 // _softmax / backward forms), layer_norm, batch_norm, instance_norm (and the native / backward
-// forms), gelu, silu, softplus, dropout and the activation backwards — become a
+// forms), mean and var, gelu, silu, softplus, dropout and the activation backwards — become a
 // prim::CudaFusionGroup even when no neighbour joins them, so a traced or scripted
 // `F.log_softmax(x, -1)` runs as one fusion (one reduction kernel pipeline) rather than falling
 // back to eager. A plain pointwise op alone still forms no group (nothing to fuse), as before.
@@ -31,6 +31,10 @@ export const COMPOSITE_OPS: ReadonlySet<string> = new Set([
   'aten::native_batch_norm_backward',
   'aten::_batch_norm_impl_index_backward',
   'aten::instance_norm',
+  // Statistics the legacy parser built from several ops: mean = sum · 1/N, var = welford + the
+  // correction's division.
+  'aten::mean',
+  'aten::var',
   'aten::gelu',
   'aten::gelu_backward',
   'aten::silu',
