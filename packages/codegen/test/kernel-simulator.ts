@@ -86,12 +86,6 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
   const literals = new Literals();
   const literal = (text: string): number => literals.get(text);
   for (const l of kernel.indexLocals) names.set(l.name, symbol(l.value)(0));
-  /** Grid reduction partials: row (blockIdx.x, segment) → one partial per blockIdx.y. */
-  const gridPartials = new Map<string, (number | undefined)[]>();
-  const gridStates = new Map<string, (WelfordState | undefined)[]>();
-  const arrived = new Map<number, number>();
-  /** Grid outer reductions: each work buffer (gridDim.x × columns partials), and blocks past the barrier. */
-  const outerWork = new Map<string, Float64Array>(kernel.deviceGlobals.map((g) => [g.name, new Float64Array(g.size).fill(NaN)]));
   // Fast divisors: the magic numbers the packer computes from the size its source names
   // (tensor parameter, dim), which must be the extent the divisor stands for.
   for (const d of kernel.divisors) {
@@ -99,6 +93,12 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
     if (source === undefined || source !== names.get(d.extent)) throw new Error(`simulator: fast divisor ${d.name} reads size ${String(source)}, its extent ${d.extent} is ${String(names.get(d.extent))}`);
     fastDivisors.set(d.name, { d: source, ...divisorMagic(source) });
   }
+  /** Grid reduction partials: row (blockIdx.x, segment) → one partial per blockIdx.y. */
+  const gridPartials = new Map<string, (number | undefined)[]>();
+  const gridStates = new Map<string, (WelfordState | undefined)[]>();
+  const arrived = new Map<number, number>();
+  /** Grid outer reductions: each work buffer (gridDim.x × columns partials), and blocks past the barrier. */
+  const outerWork = new Map<string, Float64Array>(kernel.deviceGlobals.map((g) => [g.name, new Float64Array(g.size).fill(NaN)]));
   let outerArrived = 0;
 
   for (block = 0; block < launch.grid[0] * launch.grid[1]; block += 1) {

@@ -70,14 +70,14 @@ export interface LoopNestLoweringOptions {
   minSharedMemBytes: number;
   /** __launch_bounds__ minimum blocks per SM; null: none stated. */
   minBlocksPerSm: number | null;
-}
-
   /**
    * Divisions of non-negative indices by run-time extents through host-computed magic numbers
    * (codegen lower/fast-division.ts; an extra kernel parameter). Only where the scheduler proved
    * every index value below 2^31 (pointwise: PointwiseParams.fastDivision).
    */
   fastDivision: boolean;
+}
+
 /** A greedy (scan / sort) kernel: emitted from its parameters, no loop nest. */
 export interface GreedyLoweringOptions {
   kind: 'greedy';
@@ -109,10 +109,10 @@ function loopNest(p: KernelParams, vectorizeFactor: number, passes: Partial<Lowe
     gridOuterBuffers: null,
     minSharedMemBytes: 0,
     minBlocksPerSm: null,
+    fastDivision: false,
     ...rest,
   };
 }
-    fastDivision: false,
 
 /** The lowering options of a kernel scheduler's parameters (computed once, in `schedule()`). */
 export function loweringOptionsOf(p: KernelParams): LoweringOptions {

@@ -4,7 +4,7 @@
 // off for 64-bit indexing; the lowering options carry it, and only for pointwise kernels.
 import { describe, expect, it } from 'vitest';
 import { add, Fusion, makeTensor, sum } from '@tsfuser/fusion-ir';
-import { computePointwiseHeuristics, defaultSchedulerRegistry, loweringOptionsOf, makeRuntimeInfo, type PointwiseParams } from '../src/index.js';
+import { computePointwiseHeuristics, defaultSchedulerRegistry, makeRuntimeInfo, type PointwiseParams } from '../src/index.js';
 
 function broadcastAdd(): Fusion {
   const f = new Fusion();
@@ -40,8 +40,8 @@ describe('PointwiseParams.fastDivision', () => {
     const info = makeRuntimeInfo(f, [{ sizes: [7, 3, 5] }, { sizes: [7, 1, 5] }]);
     for (const [registry, want] of [[defaultSchedulerRegistry(), true], [defaultSchedulerRegistry({ pointwise: { fastDivision: false } }), false]] as const) {
       const { scheduler, analysis } = registry.pick(f, info);
-      const p = scheduler.computeHeuristics(f, info, analysis);
-      const o = loweringOptionsOf(p);
+      scheduler.computeHeuristics(f, info, analysis);
+      const o = analysis.scheduled(scheduler).lowering;
       expect(o.kind === 'loopNest' && o.fastDivision).toBe(want);
     }
     const r = new Fusion();
@@ -50,7 +50,8 @@ describe('PointwiseParams.fastDivision', () => {
     r.addOutput(sum(x, [1]));
     const rinfo = makeRuntimeInfo(r, [{ sizes: [64, 100] }]);
     const { scheduler, analysis } = defaultSchedulerRegistry().pick(r, rinfo);
-    const o = loweringOptionsOf(scheduler.computeHeuristics(r, rinfo, analysis));
+    scheduler.computeHeuristics(r, rinfo, analysis);
+    const o = analysis.scheduled(scheduler).lowering;
     expect(o.kind === 'loopNest' && o.fastDivision).toBe(false);
   });
 });

@@ -281,18 +281,6 @@ export type KernelParam =
   | { kind: 'tensor'; name: string; dtype: DataType; rank: number; role: 'input' | 'output'; position: number }
   | { kind: 'scalar'; name: string; dtype: DataType; role: 'input'; position: number };
 
-/** A named integer computed once at kernel start (extents read from tensor arguments). */
-export interface IndexLocal {
-  name: string;
-  value: string;
-}
-
-export interface Kernel {
-  name: string;
-  indexType: IndexType;
-  params: KernelParam[];
-  indexLocals: IndexLocal[];
-  body: Stmt[];
 /**
  * A run-time extent the kernel divides non-negative indices by through host-computed magic
  * numbers (lower/fast-division.ts): `name` (`i3_div`) is an `NvfDivisor` declared at kernel start
@@ -309,6 +297,20 @@ export interface KernelDivisor {
 /** The kernel parameter that carries the divisors' magic numbers. */
 export const DIVISOR_PARAM_NAME = 'nvf_divisors';
 
+/** A named integer computed once at kernel start (extents read from tensor arguments). */
+export interface IndexLocal {
+  name: string;
+  value: string;
+}
+
+export interface Kernel {
+  name: string;
+  indexType: IndexType;
+  params: KernelParam[];
+  indexLocals: IndexLocal[];
+  /** Fast divisors (declared after the index locals; their magic numbers are the last parameter); empty: none. */
+  divisors: KernelDivisor[];
+  body: Stmt[];
   /** Threads per block, for __launch_bounds__. */
   maxThreadsPerBlock: number;
   /**
@@ -320,8 +322,6 @@ export const DIVISOR_PARAM_NAME = 'nvf_divisors';
   /** Dynamic shared memory the kernel needs (block reductions), in bytes. */
   sharedMemBytes: number;
   /**
-  /** Fast divisors (declared after the index locals; their magic numbers are the last parameter); empty: none. */
-  divisors: KernelDivisor[];
    * Static `__device__` arrays of the kernel (grid reduction work buffer and semaphores; a grid
    * Welford's count buffer is `long long`, read as nvfuser_index_t).
    */

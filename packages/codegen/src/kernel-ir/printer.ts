@@ -152,8 +152,8 @@ export function printKernelIr(kernel: Kernel): string {
   for (const g of kernel.deviceGlobals) lines.push(`%global ${g.name} ${g.ctype}[${g.size}]`);
   lines.push(`%kernel ${kernel.name} (${params.join(', ')}) index ${kernel.indexType} {`);
   for (const l of kernel.indexLocals) lines.push(`  ${l.name} = ${l.value}`);
+  kernel.divisors.forEach((d, k) => lines.push(`  ${d.name} = fast_divisor(${d.extent}, magic ${k} of ${kernel.params[d.param]?.name ?? '?'}.logical_size[${d.dim}])`));
   printStmts(kernel.body, '  ', lines);
   lines.push('}');
-  kernel.divisors.forEach((d, k) => lines.push(`  ${d.name} = fast_divisor(${d.extent}, magic ${k} of ${kernel.params[d.param]?.name ?? '?'}.logical_size[${d.dim}])`));
   return `${lines.join('\n')}\n`;
 }

@@ -130,11 +130,11 @@ export function lowerFusion(scheduled: ScheduledFusion, opts: LowerOptions): Ker
   const laid = hasBulk ? layoutBulkRowCopies(optimized, reductionBytes, (c) => c.capacity * dataTypeSize(c.dtype)) : { body: optimized, bytes: reductionBytes };
   const body = laid.body;
   observe('shared-memory-layout', body);
-  return {
-    name: opts.kernelName,
   const full = [...scalars, ...(resize?.stmts ?? []), ...body];
   // Last: it renames divisions of the finished tree (nothing after it compares index texts).
   const fast = o.fastDivision && ctx.indexType === 'Int32' ? fastDivisions(full, indexLocals, params) : { body: full, divisors: [] };
+  return {
+    name: opts.kernelName,
     indexType: ctx.indexType,
     params,
     indexLocals,
