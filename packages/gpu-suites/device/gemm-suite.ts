@@ -3,31 +3,31 @@
 //   bash gpu-bundle/run.sh device-gemm-suite [--seed S] [--no-timing] [--only TEXT]
 //                                            [--force-no-algorithm KIND,…|fallbacks]
 //
-// Runs every case of gemm-cases.ts through GemmLibrary on fresh seeded inputs (exactly
-// representable in their dtype), outputs (D, aux, bias gradients) poisoned with NaN bytes first,
-// and checks every element against a float64 host reference with tolerances by dtype and K.
-// The reference rounds where cuBLASLt was seen to round on the H200 (gemm-suite-1.log, seed
-// 1267042812, every printed got value reproduced on the CPU): for a 16-bit D, the GELU and _AUX
-// epilogues round the GEMM result (acc·alpha + beta·C) to D's dtype first, then add the bias and
-// apply the activation in f32, then round again; BIAS/RELU/RELU_BIAS round once. The backward
-// epilogues follow PyTorch's composition (the GEMM output in D's dtype, times the activation's
-// derivative, rounded; the bias gradient is the sum of the stored D values), with one ulp of D
-// of slack for a 16-bit D, as cuBLASLt does not document where it rounds there.
+// Runs every case of gemm-cases.ts through GemmLibrary on fresh seeded inputs (gemm-case-data.ts:
+// exactly representable in their dtype), outputs (D, aux, bias gradients) poisoned with NaN bytes
+// first, and checks every element against a float64 host reference (gemm-check.ts) with the error
+// bound of gemm-tolerance.ts: the accumulation (f32, and the fp8 tensor cores' reduced-precision
+// sum for fp8 inputs), every intermediate rounding to a 16-bit D that may happen — cuBLASLt's
+// GELU, _AUX and backward epilogues round the GEMM result first (seen on the H200, gemm-suite-1.log;
+// not by every algorithm), a no-algorithm fallback stores D between its two calls and may round
+// the pre-activation before its activation — each bounded by u·|value| and carried through the
+// activation's slope, then the final rounding. The reference is exact; it does not guess where
+// cuBLASLt rounded. A bias gradient summed from D may differ by the sum of those D bounds.
 // A case validateGemm must refuse is checked to be refused with that field; a configuration
 // cuBLASLt has no algorithm for is counted apart ("no algorithm"), with its description. Then
 // bf16 GEMM timings (CUDA events, L2 flushed before each run) as a table, last; the same shapes
 // as tools/bench/gemm_bench.py times with PyTorch. Ends "N passed, M failed"; exit 1 on a failure.
 // --force-no-algorithm takes cuBLASLt's heuristic as empty for those epilogues ("fallbacks": every
 // one with a fallback), so the library's fallback (device gemm-fallback.ts) runs them as the
-// plain GEMM plus one more cuBLASLt call; the reference then rounds a 16-bit D between the two
-// calls, as the fallback does (BIAS / RELU_BIAS / RELU gain the rounding of the GEMM result,
-// GELU_BIAS that of round(acc) + bias before the GELU, GELU_AUX_BIAS's aux is round(acc + bias));
-// the keys that fell back are listed last.
+// plain GEMM plus one more cuBLASLt call (the check then allows its intermediate roundings); the
+// keys that fell back are listed last.
 
 import { CudaError, DeviceContext, GemmError, GemmLibrary, gemmAvailability, l2Flusher, timeDevice, type GemmDescriptor, type GemmEpilogue, type GemmEpilogueKind, type GemmMatrix, type GemmVector } from '@tsfuser/device';
 import { seededRandom } from '@tsfuser/test-support';
-import { gemmCases, isFp8, type GemmCase } from './gemm-cases.js';
-import { decode, elementBytes, encode, gelu, gemmEntryRefusal, geluGrad, roundTo, tolerance, ulpAt } from './gemm-host.js';
+import { gemmCases, type GemmCase } from './gemm-cases.js';
+import { caseData } from './gemm-case-data.js';
+import { checkCase, type CaseOutputs } from './gemm-check.js';
+import { decode, elementBytes, encode, gemmEntryRefusal } from './gemm-host.js';
 
 const args = process.argv.slice(2);
 const seedArg = args.indexOf('--seed');
@@ -81,27 +81,6 @@ function releaseAll(): void {
   for (const b of live.splice(0)) device.free(b.pointer);
 }
 
-/** A stored matrix batch: row-major rows×cols, ld = cols + pad, values decoded after rounding. */
-interface HostMatrix {
-  desc: GemmMatrix;
-  values: Float64Array;
-}
-function hostMatrix(dtype: GemmMatrix['dtype'], rows: number, cols: number, count: number, scale: number, transposed = false): HostMatrix {
-  // fp8 rows must stay 16-byte aligned; others get a pad so ld ≠ cols is exercised.
-  const ld = dtype.startsWith('Float8') ? cols : cols + (rand() < 0.5 ? 0 : 3);
-  // fp8 kernels need 16-byte-aligned batches too (an 8-byte pad left every batched fp8 case
-  // without an algorithm on the first GPU run).
-  const stride = count > 1 ? rows * ld + (dtype.startsWith('Float8') ? 16 : 8) : 0;
-  const elements = Math.max(1, count) * Math.max(stride, rows * ld);
-  const { bytes, decoded } = encode(dtype, Array.from({ length: elements }, () => (rand() * 2 - 1) * scale));
-  return { desc: { pointer: upload(bytes), dtype, rows, cols, ld, transposed, batchCount: count, batchStride: stride }, values: decoded };
-}
-function at(h: HostMatrix, b: number, r: number, c: number): number {
-  const batch = (h.desc.batchCount ?? 1) === 1 ? 0 : b;
-  const [sr, sc] = h.desc.transposed === true ? [c, r] : [r, c];
-  return h.values[batch * (h.desc.batchStride ?? 0) + sr * h.desc.ld + sc] as number;
-}
-
 interface Outcome {
   status: 'passed' | 'failed' | 'no algorithm';
   detail: string;
@@ -111,34 +90,17 @@ interface Outcome {
 let stagedCalls = 0;
 
 function runCase(c: GemmCase): Outcome {
-  const { config, m, n, k, batch } = c;
-  const fp8 = isFp8(config);
-  const scale = fp8 ? 0.5 : 1;
-  const countA = c.batchMode === 'batched' || c.batchMode === 'broadcastB' ? batch : 1;
-  const countB = c.batchMode === 'batched' || c.batchMode === 'broadcastA' ? batch : 1;
-  const A = c.transposeA ? hostMatrix(config.a, k, m, countA, scale, true) : hostMatrix(config.a, m, k, countA, scale);
-  const B = c.transposeB ? hostMatrix(config.b, n, k, countB, scale, true) : hostMatrix(config.b, k, n, countB, scale);
-  // An fp8 GEMM needs 16-byte-aligned C/D columns: its 16-bit D is padded by 8 elements (n + 1
-  // left every e4m3→bf16 case without an algorithm on the first GPU run), its fp8 D not at all.
-  const outLd = config.d.startsWith('Float8') ? n : fp8 ? n + 8 : n + 1;
-  const dStride = batch > 1 ? m * outLd + (config.d.startsWith('Float8') ? 16 : 8) : 0;
-  const dBytes = batch * Math.max(dStride, m * outLd) * elementBytes(config.d);
-  const d: GemmMatrix = { pointer: poisoned(dBytes), dtype: config.d, rows: m, cols: n, ld: outLd, batchCount: batch, batchStride: dStride };
-  const vectorDtype = fp8 ? 'BFloat16' : config.d;
-  const biasLength = c.epilogue === 'BGRADA' ? m : n;
-  const vectorStride = batch > 1 ? biasLength : 0;
-  const biasValues = encode(vectorDtype, Array.from({ length: batch * biasLength }, () => rand() * 2 - 1));
-  const inputVector = (): GemmVector => ({ pointer: upload(biasValues.bytes), dtype: vectorDtype, batchStride: vectorStride });
-  const outputVector = (): GemmVector => ({ pointer: poisoned(batch * biasLength * elementBytes(vectorDtype)), dtype: vectorDtype, batchStride: vectorStride });
-  const relu = c.epilogue.startsWith('RELU_AUX') || c.epilogue.startsWith('DRELU');
-  const auxLd = relu ? Math.ceil(n / 128) * 128 : Math.ceil(n / 8) * 8;
-  const auxStride = batch > 1 ? m * auxLd : 0;
-  const auxBytes = relu ? Math.ceil((batch * Math.max(auxStride, m * auxLd)) / 8) : batch * Math.max(auxStride, m * auxLd) * elementBytes(config.d);
-  // Backward epilogues read an aux: a random ReLU mask, or GELU pre-activations in D's dtype.
-  const auxIn = relu ? Uint8Array.from({ length: auxBytes }, () => Math.floor(rand() * 256)) : encode(config.d, Array.from({ length: auxBytes / elementBytes(config.d) }, () => rand() * 4 - 2)).bytes;
-  const auxInValues = relu ? undefined : decode(config.d, auxIn);
-  const forwardAux = c.epilogue === 'RELU_AUX' || c.epilogue === 'GELU_AUX' || c.epilogue === 'RELU_AUX_BIAS' || c.epilogue === 'GELU_AUX_BIAS';
-  const aux = { pointer: forwardAux ? poisoned(auxBytes) : upload(auxIn), ld: auxLd, batchStride: auxStride };
+  const { config, batch } = c;
+  const data = caseData(c, rand);
+  const A: GemmMatrix = { ...data.A.desc, pointer: upload(data.A.bytes) };
+  const B: GemmMatrix = { ...data.B.desc, pointer: upload(data.B.bytes) };
+  const { bytes: dBytes, ...dLayout } = data.d;
+  const d: GemmMatrix = { ...dLayout, pointer: poisoned(dBytes) };
+  const { vector } = data;
+  const vectorBytes = batch * vector.length * elementBytes(vector.dtype);
+  const inputVector = (): GemmVector => ({ pointer: upload(data.bias.bytes), dtype: vector.dtype, batchStride: vector.batchStride });
+  const outputVector = (): GemmVector => ({ pointer: poisoned(vectorBytes), dtype: vector.dtype, batchStride: vector.batchStride });
+  const aux = { pointer: data.aux.forward ? poisoned(data.aux.bytes) : upload(data.aux.input), ld: data.aux.ld, batchStride: data.aux.batchStride };
   let epilogue: GemmEpilogue;
   let biasGradient: GemmVector | undefined;
   switch (c.epilogue) {
@@ -176,20 +138,14 @@ function runCase(c: GemmCase): Outcome {
       epilogue = { kind: c.epilogue, biasGradient };
       break;
   }
-  const scaleValues = encode('Float', [0.75, 1.5, 1.25]);
-  const scalePointer = upload(scaleValues.bytes);
-  const [scaleA, scaleB, scaleD] = config.scaled ? [0.75, 1.5, config.d.startsWith('Float8') ? 1.25 : 1] : [1, 1, 1];
-  const desc: GemmDescriptor = { a: A.desc, b: B.desc, d, epilogue, alpha: 1 };
+  const scalePointer = upload(encode('Float', [0.75, 1.5, 1.25]).bytes);
+  const desc: GemmDescriptor = { a: A, b: B, d, epilogue, alpha: 1 };
   if (config.scaled) {
     desc.scales = { a: scalePointer, b: scalePointer + 4n, ...(config.d.startsWith('Float8') ? { d: scalePointer + 8n } : {}) };
   }
-  let cMatrix: HostMatrix | undefined;
-  if (c.epilogue === 'DEFAULT_C') {
-    const cDtype = config.d.startsWith('Float8') ? 'BFloat16' : config.d;
-    const values = encode(cDtype, Array.from({ length: batch * Math.max(dStride, m * outLd) }, () => rand() * 2 - 1));
-    cMatrix = { desc: { pointer: upload(values.bytes), dtype: cDtype, rows: m, cols: n, ld: outLd, batchCount: batch, batchStride: dStride }, values: values.decoded };
-    desc.c = cMatrix.desc;
-    desc.beta = 0.5;
+  if (data.c !== undefined) {
+    desc.c = { ...data.c.desc, pointer: upload(data.c.bytes) };
+    desc.beta = data.beta;
   }
   try {
     if (library.matmul(desc).stagedScales !== undefined) stagedCalls += 1;
@@ -204,149 +160,14 @@ function runCase(c: GemmCase): Outcome {
     return { status: 'failed', detail: `${e instanceof CudaError ? `CudaError ${e.call} ${e.errorName}` : e.name}: ${e.message.split('\n')[0] ?? ''}` };
   }
   if (c.refusedField !== undefined) return { status: 'failed', detail: `ran, but validateGemm should refuse it (${c.refusedField})` };
-  // The float64 reference, row-major, from the descriptor's meaning.
-  const got = decode(config.d, download(d.pointer, dBytes));
-  const auxGot = forwardAux ? download(aux.pointer, auxBytes) : undefined;
-  const auxGotValues = forwardAux && !relu && auxGot !== undefined ? decode(config.d, auxGot) : undefined;
-  const isGelu = c.epilogue.includes('GELU');
-  const sixteenBitD = config.d === 'BFloat16' || config.d === 'Half';
-  // Rounds the GEMM result to D before the bias and activation (see the header).
-  const fallback = (forced as string[]).includes(c.epilogue);
-  const roundsGemmResult = sixteenBitD && (['GELU', 'GELU_AUX', 'GELU_BIAS', 'GELU_AUX_BIAS', 'RELU_AUX', 'RELU_AUX_BIAS'].includes(c.epilogue) || (fallback && ['BIAS', 'RELU_BIAS', 'RELU'].includes(c.epilogue)));
-  // The GELU_AUX_BIAS fallback's first call is a BIAS GEMM into the aux: round(acc + bias).
-  const biasInsideRounding = sixteenBitD && fallback && c.epilogue === 'GELU_AUX_BIAS';
-  // The GELU_BIAS fallback's pass rounds its GEMM result round(acc) + bias to D before the GELU
-  // (as cuBLASLt's GELU epilogues round; H200 call4-h3-gemm-fallbacks.log: 1.5× tolerance without it).
-  const roundsPreActivation = sixteenBitD && fallback && c.epilogue === 'GELU_BIAS';
-  const backward = c.epilogue.startsWith('DRELU') || c.epilogue.startsWith('DGELU');
-  // Undocumented rounding order (backward epilogues on a 16-bit D): one ulp of D more.
-  const orderSlack = (expected: number): number => (backward && sixteenBitD ? ulpAt(config.d, expected) : 0);
-  const bits = (bytes: Uint8Array, b: number, r: number, col: number): number => {
-    const index = b * auxStride + r * auxLd + col;
-    return ((bytes[index >> 3] as number) >> (index & 7)) & 1;
+  const auxGot = data.aux.forward ? download(aux.pointer, data.aux.bytes) : undefined;
+  const outputs: CaseOutputs = {
+    d: decode(config.d, download(d.pointer, dBytes)),
+    ...(auxGot === undefined ? {} : { aux: auxGot, ...(data.aux.relu ? {} : { auxValues: decode(config.d, auxGot) }) }),
+    ...(biasGradient === undefined ? {} : { biasGradient: decode(vector.dtype, download(biasGradient.pointer, vectorBytes)) }),
   };
-  // The first mismatching mask element's neighbourhood: 64 bits got vs expected from the row's
-  // start (the suite's row-major view: bit b·stride + r·ld + col), and the ld/stride it used.
-  const maskDump = (bytes: Uint8Array, b: number, r: number, col: number, v: number): string => {
-    const start = Math.max(0, col - (col % 64));
-    let gotBits = '';
-    for (let j = start; j < Math.min(start + 64, auxLd); j += 1) gotBits += String(bits(bytes, b, r, j));
-    return `; first mask mismatch at [${b},${r},${col}] (pre-activation ${v}); bits ${start}..${start + 63} of row ${r} got ${gotBits}; aux ld ${auxLd} bits, batch stride ${auxStride} bits`;
-  };
-  /** D's reference from the GEMM result `g` (acc·alpha + beta·C, rounded where cuBLASLt rounds). */
-  const expectedD = (g: number, b: number, r: number, col: number): number => {
-    let x = g;
-    if ('bias' in epilogue && !biasInsideRounding) x += biasValues.decoded[b * vectorStride + col] as number;
-    if (roundsPreActivation) x = roundTo(config.d, x);
-    if (c.epilogue === 'DRELU' || c.epilogue === 'DRELU_BGRAD') x *= bits(auxIn, b, r, col);
-    if (c.epilogue === 'DGELU' || c.epilogue === 'DGELU_BGRAD') x *= geluGrad(auxInValues?.[b * auxStride + r * auxLd + col] as number);
-    if (['GELU', 'GELU_BIAS', 'GELU_AUX', 'GELU_AUX_BIAS'].includes(c.epilogue)) x = gelu(x);
-    if (['RELU', 'RELU_BIAS', 'RELU_AUX', 'RELU_AUX_BIAS'].includes(c.epilogue)) x = Math.max(x, 0);
-    return x * scaleD;
-  };
-  let worst = 0;
-  let firstBad = '';
-  const vectorSums = new Float64Array(batch * biasLength);
-  const vectorMagnitude = new Float64Array(batch * biasLength);
-  // The bias gradient as the sum of the unrounded values too: printed beside a failure, so a GPU
-  // run tells which of the two cuBLASLt computes.
-  const unroundedSums = new Float64Array(batch * biasLength);
-  let firstMask = '';
-  const compare = (what: string, gotValue: number, expected: number, magnitude: number, out: GemmMatrix['dtype'], slack = 0): void => {
-    const tol = tolerance(out, expected, magnitude, k, isGelu) + slack;
-    const err = Math.abs(gotValue - expected);
-    if (!(err <= tol)) {
-      if (firstBad === '') firstBad = `${what}: got ${gotValue}, expected ${expected} (tol ${tol.toExponential(2)})`;
-      worst = Number.isNaN(err) ? Infinity : Math.max(worst, err / tol);
-    }
-  };
-  for (let b = 0; b < batch; b += 1) {
-    for (let r = 0; r < m; r += 1) {
-      for (let col = 0; col < n; col += 1) {
-        let acc = 0;
-        let magnitude = 0;
-        for (let l = 0; l < k; l += 1) {
-          const term = at(A, b, r, l) * at(B, b, l, col);
-          acc += term;
-          magnitude += Math.abs(term);
-        }
-        let v = acc * scaleA * scaleB;
-        magnitude *= scaleA * scaleB;
-        if (cMatrix !== undefined) {
-          v += 0.5 * at(cMatrix, b, r, col);
-          magnitude += Math.abs(0.5 * at(cMatrix, b, r, col));
-        }
-        if (biasInsideRounding) {
-          const bias = biasValues.decoded[b * vectorStride + col] as number;
-          v += bias;
-          magnitude += Math.abs(bias);
-        }
-        if (roundsGemmResult || backward) {
-          // cuBLASLt rounds its f32 sum to D: where a rounding boundary lies within the
-          // accumulation's tolerance of the exact sum, either neighbour is right — the reference
-          // takes the one whose D is nearest to what the GPU stored.
-          const accumulationSlack = tolerance('Float', v, magnitude, k, false);
-          const candidates = [roundTo(config.d, v), roundTo(config.d, v - accumulationSlack), roundTo(config.d, v + accumulationSlack)];
-          const gotD = got[b * dStride + r * outLd + col] as number;
-          const distance = (g: number): number => Math.abs(expectedD(g, b, r, col) - gotD);
-          v = candidates.reduce((best, g) => (distance(g) < distance(best) ? g : best));
-        }
-        if ('bias' in epilogue && !biasInsideRounding) {
-          const bias = biasValues.decoded[b * vectorStride + col] as number;
-          v += bias;
-          magnitude += Math.abs(bias);
-        }
-        if (roundsPreActivation) v = roundTo(config.d, v);
-        if (forwardAux && auxGot !== undefined) {
-          if (relu) {
-            // A pre-activation within the accumulation's tolerance of 0 has no determined sign.
-            const undetermined = Math.abs(v) <= tolerance('Float', v, magnitude, k, false);
-            const bit = bits(auxGot, b, r, col);
-            if (bit !== (v > 0 ? 1 : 0) && !undetermined) {
-              if (firstMask === '') firstMask = maskDump(auxGot, b, r, col, v);
-              compare(`aux mask [${b},${r},${col}]`, bit, v > 0 ? 1 : 0, 0, 'Float');
-            }
-          } else {
-            // cuBLASLt stores the GELU input in D's dtype.
-            compare(`aux [${b},${r},${col}]`, auxGotValues?.[b * auxStride + r * auxLd + col] as number, roundTo(config.d, v), magnitude, config.d);
-          }
-        }
-        if (c.epilogue === 'DRELU' || c.epilogue === 'DRELU_BGRAD') v *= bits(auxIn, b, r, col);
-        if (c.epilogue === 'DGELU' || c.epilogue === 'DGELU_BGRAD') v *= geluGrad(auxInValues?.[b * auxStride + r * auxLd + col] as number);
-        if (['GELU', 'GELU_BIAS', 'GELU_AUX', 'GELU_AUX_BIAS'].includes(c.epilogue)) v = gelu(v);
-        if (['RELU', 'RELU_BIAS', 'RELU_AUX', 'RELU_AUX_BIAS'].includes(c.epilogue)) v = Math.max(v, 0);
-        const stored = v * scaleD;
-        compare(`D [${b},${r},${col}]`, got[b * dStride + r * outLd + col] as number, stored, magnitude * scaleD * 2, config.d, orderSlack(stored));
-        if (c.epilogue === 'DRELU_BGRAD' || c.epilogue === 'DGELU_BGRAD') {
-          const slot = b * vectorStride + col;
-          // PyTorch's composition sums the stored gradient (D's dtype).
-          vectorSums[slot] = (vectorSums[slot] as number) + roundTo(config.d, v);
-          unroundedSums[slot] = (unroundedSums[slot] as number) + v;
-          vectorMagnitude[slot] = (vectorMagnitude[slot] as number) + magnitude * 2;
-        }
-      }
-    }
-    if (c.epilogue === 'BGRADA' || c.epilogue === 'BGRADB') {
-      for (let i = 0; i < biasLength; i += 1) {
-        for (let l = 0; l < k; l += 1) {
-          const x = c.epilogue === 'BGRADA' ? at(A, b, i, l) : at(B, b, l, i);
-          vectorSums[i] = (vectorSums[i] as number) + x;
-          vectorMagnitude[i] = (vectorMagnitude[i] as number) + Math.abs(x);
-        }
-      }
-    }
-  }
-  if (biasGradient !== undefined) {
-    const vectorGot = decode(vectorDtype, download(biasGradient.pointer, batch * biasLength * elementBytes(vectorDtype)));
-    for (let i = 0; i < (vectorStride === 0 ? biasLength : batch * biasLength); i += 1) {
-      const reduced = c.epilogue.startsWith('BGRAD') ? k : m;
-      const before = firstBad;
-      compare(`bias gradient [${i}]`, vectorGot[i] as number, vectorSums[i] as number, (vectorMagnitude[i] as number) * Math.sqrt(reduced), vectorDtype, orderSlack(vectorSums[i] as number));
-      if (before === '' && firstBad !== '' && !c.epilogue.startsWith('BGRAD')) firstBad += ` [sum of unrounded D values ${unroundedSums[i] as number}]`;
-    }
-  }
-  if (firstBad !== '') return { status: 'failed', detail: `${firstBad}; worst error ${worst.toFixed(1)}× tolerance${firstMask}` };
-  return { status: 'passed', detail: '' };
+  const check = checkCase(c, data, outputs, (forced as string[]).includes(c.epilogue));
+  return check.passed ? { status: 'passed', detail: '' } : { status: 'failed', detail: check.detail };
 }
 
 const cases = gemmCases().filter((c) => c.id.includes(only));
