@@ -176,10 +176,17 @@ describe.skipIf(!hasNvcc)('the wgmma forward through nvcc -cubin (sm_90a)', () =
     expect(counts.length).toBe(jobs.length);
     for (const { label, count } of counts) {
       expect(count.registers, label).toBeLessThanOrEqual(255);
-      expect(count.spillBytes, `${label} spills`).toBe(0);
+      expect(count.spillBytes, `${label} spills`).toBeLessThanOrEqual(WGMMA_SPILLS[label.slice(label.indexOf(' ') + 1)] ?? 0);
     }
   }, 600_000);
 });
+
+/** The warp-specialized 128 x 128 tiling's producer warpgroup, cut to 48 registers (setmaxnreg)
+ * so that the consumers get the 232 their overlapped schedule needs, spills its loop's pointers
+ * (ptxas -v, nvcc 13.0, 2026-12-03); every other wgmma kernel spills nothing. */
+const WGMMA_SPILLS: Readonly<Record<string, number>> = {
+  '8w 128x128 msplit fold wskip heavy wgmma overlap ws': 40,
+};
 
 describe.skipIf(!hasNvcc)('the GPU tuning tilings through nvcc -cubin (sm_90, E 128)', () => {
   it('every entry compiles within 255 registers and spills no more than recorded', async () => {

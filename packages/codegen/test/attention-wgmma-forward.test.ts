@@ -45,6 +45,7 @@ describe('wgmma attention forward', () => {
     expect(() => generateAttentionForward(variant(), customTiling('forward', 128, 8, 128, 64, { mma: 'wgmma', pipeline: 'split1' }))).toThrow(/joint2/);
     expect(() => customTiling('backward', 128, 8, 64, 128, { mma: 'wgmma' })).toThrow(/forward-only/);
     expect(() => generateAttentionForward(variant(), customTiling('forward', 128, 8, 128, 64, { overlapPv: true }))).toThrow(/overlapPv/);
+    expect(() => generateAttentionForward(variant(), customTiling('forward', 128, 8, 128, 64, { mma: 'wgmma', warpSpecialized: true }))).toThrow(/without overlapPv/);
   });
 
   for (const entry of wgmmaEntries) {
@@ -56,8 +57,8 @@ describe('wgmma attention forward', () => {
           const m = causal ? 'f16' : 'bf16';
           expect(k.arch).toBe('sm_90a');
           expect(k.name).toContain('wgmma');
-          expect(k.block).toEqual([32 * t.warps, 1, 1]);
-          expect(k.sharedBytes).toBe(1024 + 2 * headDim * (t.blockM + 4 * t.blockN));
+          if (!t.warpSpecialized) expect(k.block).toEqual([32 * t.warps, 1, 1]);
+          expect(k.sharedBytes).toBe(1024 + 2 * headDim * (t.blockM + 4 * t.blockN) + (t.warpSpecialized ? 64 : 0));
           expect(k.sharedBytes).toBeLessThanOrEqual(MAX_SHARED_BYTES);
           expect(k.grid({ batch: 3, heads: 5, kvHeads: 5, queryLength: 1000, keyLength: 7 })).toEqual(t.heavyFirst ? [15, Math.ceil(1000 / t.blockM), 1] : [Math.ceil(1000 / t.blockM), 5, 3]);
           const src = k.source;
@@ -65,17 +66,29 @@ describe('wgmma attention forward', () => {
           expect(src).toContain(`wgmma.mma_async.sync.aligned.m64n${headDim}k16.f32.${m}.${m}`);
           // Each MMA batch: fence before, commit and wait after (in the masked and the mask-free loop).
           const loops = t.maskSplit ? 2 : 1;
-          expect(count(src, `tsf_wgmma_ss_${m}_n${t.blockN}(s,`)).toBe(loops);
           if (t.overlapPv) {
-            // Per tile: one fence, S then the previous tile's P·V committed, wait<1> for S (or <0> on tile 0), wait<0> for P·V; the last P·V after the loops.
+            // Tile 0 peeled (S only), then per tile one fence, S and the previous tile's P·V committed, wait<1> for S and wait<0> for P·V; the last P·V after the loops.
+            expect(count(src, `tsf_wgmma_ss_${m}_n${t.blockN}(s,`)).toBe(loops + 1);
             expect(count(src, `tsf_wgmma_rs_${m}_n${headDim}(acc,`)).toBe(loops + 1);
-            expect(count(src, 'tsf_wgmma_fence();')).toBe(loops + 1);
-            expect(count(src, 'tsf_wgmma_commit();')).toBe(2 * loops + 1);
+            expect(count(src, 'tsf_wgmma_fence();')).toBe(loops + 2);
+            expect(count(src, 'tsf_wgmma_commit();')).toBe(2 * loops + 2);
             expect(count(src, 'tsf_wgmma_wait<1>();')).toBe(loops);
-            expect(count(src, 'tsf_wgmma_wait<0>();')).toBe(2 * loops + 1);
-            expect(count(src, 'tsf_fence_proxy_async();')).toBe(loops + 1);
-            expect(count(src, '__syncthreads();')).toBe(loops + 2); // a tile's, the last P·V's, the sign fold's
+            expect(count(src, 'tsf_wgmma_wait<0>();')).toBe(loops + 2);
+            expect(src).not.toMatch(/if \(j > 0\) \{\s*\/\/ O \+=/); // no P·V under a branch
+            if (t.warpSpecialized) {
+              // No CTA-wide barrier but the one after the mbarrier init; the producer warpgroup beyond the consumers.
+              expect(count(src, '__syncthreads();')).toBe(1);
+              expect(k.block).toEqual([32 * (t.warps + 4), 1, 1]);
+              expect(count(src, 'tsf_mbar_init(full') + count(src, 'tsf_mbar_init(empty')).toBe(4);
+              expect(src.includes('tsf_setmaxnreg_inc<')).toBe(t.warps === 8);
+              expect(count(src, 'tsf_mbar_arrive(emptyK')).toBe(loops + 1);
+              expect(count(src, 'tsf_mbar_arrive(emptyV')).toBe(loops);
+            } else {
+              expect(count(src, 'tsf_fence_proxy_async();')).toBe(loops + 2);
+              expect(count(src, '__syncthreads();')).toBe(loops + 3); // tile 0's, a tile's, the last P·V's, the sign fold's
+            }
           } else {
+            expect(count(src, `tsf_wgmma_ss_${m}_n${t.blockN}(s,`)).toBe(loops);
             expect(count(src, `tsf_wgmma_rs_${m}_n${headDim}(acc,`)).toBe(loops);
             expect(count(src, 'tsf_wgmma_fence();')).toBe(2 * loops);
             expect(count(src, 'tsf_wgmma_commit();')).toBe(2 * loops);

@@ -58,7 +58,7 @@ export function generateAttentionForward(variant: AttentionVariant, tilingOverri
   const t = tilingOverride ?? forwardTiling(variant);
   // The opt-in Hopper variant (tiling.mma 'wgmma') has its own generator.
   if (t.mma === 'wgmma') return generateWgmmaForward(variant, t);
-  if (t.overlapPv) throw new CodegenError('attention forward: overlapPv is a flag of the wgmma forward (tiling.mma wgmma)');
+  if (t.overlapPv || t.warpSpecialized) throw new CodegenError('attention forward: overlapPv / warpSpecialized are flags of the wgmma forward (tiling.mma wgmma)');
   const name = forwardKernelName(variant);
   const source = attentionKernelSource(variant, t, name, `tsfuser attention forward: ${name} (${tilingTag(t)}, ${t.pipeline})`, { parameters: FORWARD_PARAMETERS, pointerTypes: POINTER_TYPES }, forwardBody(variant, t));
   return {

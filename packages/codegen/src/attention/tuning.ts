@@ -25,7 +25,7 @@ const WGMMA: Partial<TilingFlags> = { mma: 'wgmma' };
  * 2026-12-02 (baseline flags); then one flag group at a time on 8w 128×64 (1sync, heavy-first,
  * mask split + warp skip, folded scale, all), then FlashAttention-2's single-stage split K/V
  * pipeline on the shapes that fit it; then five of them with the lazy rescale; then four with
- * 3 or 4 CTAs an SM; last, the wgmma forward (f28–f31).
+ * 3 or 4 CTAs an SM; last, the wgmma forward (f27–f35).
  */
 export const FORWARD_TUNING: readonly TuningEntry[] = [
   [8, 128, 64, QREG],
@@ -58,17 +58,20 @@ export const FORWARD_TUNING: readonly TuningEntry[] = [
   [4, 64, 32, { ...SPLIT, ...ALL, ...LAZY, minBlocksPerSm: 4 }],
   [8, 128, 32, { ...SPLIT, ...ALL, ...LAZY, ...CTA2 }],
   [8, 128, 32, { ...SPLIT, foldScale: true, heavyFirst: true, ...LAZY, ...CTA2 }],
-  // f28–f34 (2026-12-03, seventh session): Hopper's wgmma (wgmma-forward.ts, sm_90a): 2 or 1
+  // f27–f35 (2026-12-03, seventh session): Hopper's wgmma (wgmma-forward.ts, sm_90a): 2 or 1
   // warpgroups of 64 query rows, 128- or 64-key tiles, mask-free inside tiles, causal
   // warpgroup skip, heavy-first grid; 1 warpgroup × 64 keys fits two CTAs an SM.
   [8, 128, 128, { ...WGMMA, ...ALL }],
   [8, 128, 64, { ...WGMMA, ...ALL }],
   [4, 64, 128, { ...WGMMA, ...ALL }],
   [4, 64, 64, { ...WGMMA, ...ALL, ...CTA2 }],
-  // f32–f34: f28, f29 and f31 with P·V of the previous tile overlapping the softmax (overlapPv).
+  // f31–f33: f27, f28 and f30 with P·V of the previous tile overlapping the softmax (overlapPv).
   [8, 128, 128, { ...WGMMA, ...ALL, overlapPv: true }],
   [8, 128, 64, { ...WGMMA, ...ALL, overlapPv: true }],
   [4, 64, 64, { ...WGMMA, ...ALL, ...CTA2, overlapPv: true }],
+  // f34–f35: warp-specialized (a producer warpgroup, mbarrier stages; consumers overlapped).
+  [8, 128, 128, { ...WGMMA, ...ALL, overlapPv: true, warpSpecialized: true }],
+  [8, 128, 64, { ...WGMMA, ...ALL, overlapPv: true, warpSpecialized: true }],
 ];
 
 /** Backward: [warps, blockM (Q tile), blockN (K/V tile, 16 · warps), flags]: the shapes timed

@@ -89,6 +89,9 @@ export interface AttentionTiling {
   /** Forward, wgmma only: O += Pⱼ₋₁·Vⱼ₋₁ runs while the softmax of tile j is computed
    * (FlashAttention-3's intra-warpgroup overlap; wgmma-forward-loop.ts), one barrier a tile. */
   overlapPv: boolean;
+  /** Forward, wgmma with overlapPv: a producer warpgroup beyond `warps` loads Q/K/V into mbarrier-
+   * signalled stages; the consumers never pass a CTA-wide barrier in the loop (wgmma-forward-ws.ts). */
+  warpSpecialized: boolean;
 }
 
 export type AttentionMma = 'mma.sync' | 'wgmma';
@@ -96,10 +99,10 @@ export type AttentionMma = 'mma.sync' | 'wgmma';
 export type ForwardPipeline = 'joint2' | 'joint2-1sync' | 'split1';
 
 /** The tuning flags of a tiling (everything but the tile shape). */
-export type TilingFlags = Pick<AttentionTiling, 'qInRegisters' | 'minBlocksPerSm' | 'pipeline' | 'maskSplit' | 'foldScale' | 'warpSkip' | 'heavyFirst' | 'lazyRescale' | 'dqWarpRows' | 'deferDq' | 'staggerQ' | 'mma' | 'overlapPv'>;
+export type TilingFlags = Pick<AttentionTiling, 'qInRegisters' | 'minBlocksPerSm' | 'pipeline' | 'maskSplit' | 'foldScale' | 'warpSkip' | 'heavyFirst' | 'lazyRescale' | 'dqWarpRows' | 'deferDq' | 'staggerQ' | 'mma' | 'overlapPv' | 'warpSpecialized'>;
 
 /** The flags of the tilings timed until 2026-12-01 (and of every backward tiling). */
-export const BASELINE_FLAGS: TilingFlags = { qInRegisters: false, minBlocksPerSm: 1, pipeline: 'joint2', maskSplit: false, foldScale: false, warpSkip: false, heavyFirst: false, lazyRescale: false, dqWarpRows: 16, deferDq: false, staggerQ: false, mma: 'mma.sync', overlapPv: false };
+export const BASELINE_FLAGS: TilingFlags = { qInRegisters: false, minBlocksPerSm: 1, pipeline: 'joint2', maskSplit: false, foldScale: false, warpSkip: false, heavyFirst: false, lazyRescale: false, dqWarpRows: 16, deferDq: false, staggerQ: false, mma: 'mma.sync', overlapPv: false, warpSpecialized: false };
 
 /** The sm_90 opt-in shared-memory limit per block (227 KiB). */
 export const MAX_SHARED_BYTES = 232448;
@@ -195,7 +198,7 @@ export function backwardTiling(variant: AttentionVariant): AttentionTiling {
 /** Q tile + two stages of K and V tiles (one stage each for `split1`), 2-byte elements; wgmma:
  * the swizzled tiles of wgmma-layout.ts (head dim rounded up to 64) and 1024 bytes of alignment slack. */
 export function forwardSharedBytes(t: AttentionTiling): number {
-  if (t.mma === 'wgmma') return 1024 + 2 * Math.ceil(t.headDimPadded / 64) * 64 * (t.blockM + 4 * t.blockN);
+  if (t.mma === 'wgmma') return 1024 + 2 * Math.ceil(t.headDimPadded / 64) * 64 * (t.blockM + 4 * t.blockN) + (t.warpSpecialized ? 64 : 0);
   return 2 * t.rowStride * (t.blockM + (t.pipeline === 'split1' ? 2 : 4) * t.blockN);
 }
 
@@ -260,6 +263,7 @@ export function tilingTag(t: AttentionTiling): string {
     t.staggerQ ? 'stagger' : '',
     t.mma === 'wgmma' ? 'wgmma' : '',
     t.overlapPv ? 'overlap' : '',
+    t.warpSpecialized ? 'ws' : '',
   ].filter((f) => f !== '');
   return `${t.warps}w ${t.blockM}x${t.blockN}${flags.length > 0 ? ` ${flags.join(' ')}` : ''}`;
 }

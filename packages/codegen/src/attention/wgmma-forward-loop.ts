@@ -137,8 +137,46 @@ ${pvIssue(m, variant.headDim, 'j & 1')}
       __syncthreads();`;
 }
 
+/** O rescaled by the tile's alpha (after the previous tile's P·V retired). */
+export const RESCALE = `
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+#pragma unroll
+          for (int i = 0; i < kOTiles; ++i) {
+            acc[i][2 * r] *= alpha[r];
+            acc[i][2 * r + 1] *= alpha[r];
+          }
+        }`;
+
+/**
+ * The loops of a schedule whose first tile differs (`iteration(masked, first)`): tile 0 peeled
+ * (masked: it may cross the diagonal or the key end), so that no MMA sits under a j > 0 test in
+ * the loops (ptxas serializes wgmma it must guard with an arrive in a divergent path); with
+ * maskSplit the mask-free tiles 1 … jClean − 1, then the rest.
+ */
+export function peeledLoops(t: AttentionTiling, iteration: (masked: boolean, first: boolean) => string): string {
+  const head = `  if (nBlocks > 0) {
+    const int j = 0;
+${iteration(true, true)}
+  }`;
+  return t.maskSplit
+    ? `${head}
+  // Tiles inside the keys and below the diagonal of the whole block need no mask.
+  const int jClean = max(0, min(nBlocks, min(keyLength / kBlockN, kCausal ? (m0 + 1) / kBlockN : nBlocks)));
+  for (int j = 1; j < jClean; ++j) {
+${iteration(false, false)}
+  }
+  for (int j = max(1, jClean); j < nBlocks; ++j) {
+${iteration(true, false)}
+  }`
+    : `${head}
+  for (int j = 1; j < nBlocks; ++j) {
+${iteration(true, false)}
+  }`;
+}
+
 /** One tile of the overlapped schedule: Kⱼ and Vⱼ₋₁ have landed; Kⱼ₊₁ and Vⱼ load during it. */
-function overlapIteration(variant: AttentionVariant, t: AttentionTiling, masked: boolean): string {
+function overlapIteration(variant: AttentionVariant, t: AttentionTiling, masked: boolean, first: boolean): string {
   const m = mmaTypeName(variant.dtype);
   return `      const int n0 = j * kBlockN;
       tsf_cp_async_wait<0>();
@@ -153,25 +191,9 @@ function overlapIteration(variant: AttentionVariant, t: AttentionTiling, masked:
       float s[kSTiles][4];
       tsf_wgmma_fence();
 ${scoresIssue(m, t, 'j & 1')}
-      if (j > 0) {
-        // O += Pⱼ₋₁ Vⱼ₋₁ runs while this tile's softmax is computed.
-${pvIssue(m, variant.headDim, '(j - 1) & 1')}
-        tsf_wgmma_wait<1>();
-      } else {
-        tsf_wgmma_wait<0>();
-      }
+${first ? '' : `        // O += Pⱼ₋₁ Vⱼ₋₁ runs while this tile's softmax is computed.\n${pvIssue(m, variant.headDim, '(j - 1) & 1')}\n`}        tsf_wgmma_wait<${first ? 0 : 1}>();
       tsf_fence_acc(s);
-      {${maskText(masked)}${softmaxText(true)}
-        tsf_wgmma_wait<0>();
-        tsf_fence_acc(acc);
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-#pragma unroll
-          for (int i = 0; i < kOTiles; ++i) {
-            acc[i][2 * r] *= alpha[r];
-            acc[i][2 * r + 1] *= alpha[r];
-          }
-        }${packText(m)}
+      {${maskText(masked)}${softmaxText(true)}${first ? '' : `\n        tsf_wgmma_wait<0>();\n        tsf_fence_acc(acc);${RESCALE}`}${packText(m)}
       }`;
 }
 
@@ -192,7 +214,8 @@ ${pvIssue(m, variant.headDim, '(j - 1) & 1')}
 
 /** The K/V loop(s): with maskSplit, the mask-free tiles (inside the keys, below the block's diagonal) first. */
 export function wgmmaLoops(variant: AttentionVariant, t: AttentionTiling): string {
-  const iteration = (masked: boolean): string => (t.overlapPv ? overlapIteration(variant, t, masked) : serialIteration(variant, t, masked));
+  if (t.overlapPv) return `  unsigned pa[kBlockN / 16][4];  // P of the previous tile, the A fragments of its P·V\n${peeledLoops(t, (masked, first) => overlapIteration(variant, t, masked, first))}\n${overlapTail(variant)}`;
+  const iteration = (masked: boolean): string => serialIteration(variant, t, masked);
   const loops = t.maskSplit
     ? `  // Tiles inside the keys and below the diagonal of the whole block need no mask.
   const int jClean = max(0, min(nBlocks, min(keyLength / kBlockN, kCausal ? (m0 + 1) / kBlockN : nBlocks)));
@@ -205,7 +228,7 @@ ${iteration(true)}
     : `  for (int j = 0; j < nBlocks; ++j) {
 ${iteration(true)}
   }`;
-  return t.overlapPv ? `  unsigned pa[kBlockN / 16][4];  // P of the previous tile, the A fragments of its P·V\n${loops}\n${overlapTail(variant)}` : loops;
+  return loops;
 }
 
 /** Loads before the loop: Q and K₀, with V₀ unless V streams one tile behind (overlapPv). */

@@ -8,7 +8,8 @@
 // transpose bit), both in f32, and keeps its rows' running max and sum in registers (online
 // softmax, exp2 with the scale folded into one FFMA). Writes O in the input dtype and the
 // natural-log logsumexp (Float [N, H, L]), as forward.ts. The K/V loop's schedules (serial, or
-// P·V overlapping the softmax) are wgmma-forward-loop.ts.
+// P·V overlapping the softmax) are wgmma-forward-loop.ts; the warp-specialized one (a producer
+// warpgroup, mbarrier stages) wgmma-forward-ws.ts.
 //
 // Scope: BFloat16 / Half, E 64 or 128, no bias, mask or dropout (those keep the mma.sync
 // forward), causal (top-left) or not, any L and S; compiled for sm_90a only (kernel.arch).
@@ -25,6 +26,8 @@ import { attentionKernelSource } from './shared-code.js';
 import { checkVariant, tilingTag, variantTag, type AttentionTiling, type AttentionVariant } from './variant.js';
 import { descriptorConstants, kMajorDescriptor, mnMajorDescriptor, SWIZZLE_ATOM_BYTES, tileBytes } from './wgmma-layout.js';
 import { wgmmaLoops, wgmmaPrologueLoads } from './wgmma-forward-loop.js';
+import { WS_FOLD_SIGN, wsBarriers, wsConsumerLoops, wsProducer } from './wgmma-forward-ws.js';
+import { MBARRIER_HELPERS } from './wgmma-primitives.js';
 import { wgmmaPrimitives } from './wgmma-primitives.js';
 
 /** The architecture wgmma needs (the `a` features of compute capability 9.0). */
@@ -47,14 +50,15 @@ export function wgmmaRefusal(variant: AttentionVariant, t: AttentionTiling): str
   if (t.warps !== 4 && t.warps !== 8) return `${t.warps} warps (1 or 2 warpgroups: 4 or 8)`;
   if (t.blockM !== 16 * t.warps) return `blockM ${t.blockM} (64 rows a warpgroup: ${16 * t.warps})`;
   if (t.blockN !== 64 && t.blockN !== 128) return `blockN ${t.blockN} (64 or 128)`;
+  if (t.warpSpecialized && !t.overlapPv) return 'warpSpecialized without overlapPv (its consumers run the overlapped schedule)';
   if (t.pipeline !== 'joint2' || t.qInRegisters || t.lazyRescale) return 'flags of the mma.sync forward (pipeline other than joint2, qInRegisters, lazyRescale)';
   return undefined;
 }
 
-/** Dynamic shared memory: 1024 bytes of alignment slack, Q, and two stages of K and V. */
+/** Dynamic shared memory: 1024 bytes of alignment slack, Q, two stages of K and V (and 8 mbarriers when warp-specialized). */
 export function wgmmaForwardSharedBytes(t: AttentionTiling, headDim = t.headDimPadded): number {
   const e = Math.ceil(headDim / 64) * 64;
-  return SWIZZLE_ATOM_BYTES + tileBytes(t.blockM, e) + 4 * tileBytes(t.blockN, e);
+  return SWIZZLE_ATOM_BYTES + tileBytes(t.blockM, e) + 4 * tileBytes(t.blockN, e) + (t.warpSpecialized ? 64 : 0);
 }
 
 export function wgmmaForwardKernelName(variant: AttentionVariant): string {
@@ -140,8 +144,10 @@ ${block}
   if (kCausal) nBlocks = min(nBlocks, (min(m0 + kBlockM, queryLength) - 1) / kBlockN + 1);
   float scoreScale = scaleLog2;
 
-${wgmmaPrologueLoads(t)}
-${FOLD_SIGN}
+${t.warpSpecialized ? `${wsBarriers(t)}
+${wsProducer(t)}
+${WS_FOLD_SIGN}` : `${wgmmaPrologueLoads(t)}
+${FOLD_SIGN}`}
 
   constexpr int kOTiles = kHeadDim / 8;
   constexpr int kSTiles = kBlockN / 8;
@@ -151,7 +157,7 @@ ${FOLD_SIGN}
   float rowMax[2] = {-tsf_inf(), -tsf_inf()}, rowSum[2] = {0.0f, 0.0f};
   const unsigned long long dQ = tsf_desc(sQ + wgRow * 128, kKMajorLbo, kKMajorSbo);
 
-${wgmmaLoops(variant, t)}
+${t.warpSpecialized ? wsConsumerLoops(variant, t) : wgmmaLoops(variant, t)}
   tsf_cp_async_wait<0>();  // S = 0: the Q tile's copies are still outstanding.
 
   // Epilogue: the quad's partial sums, O / sum (0 for a row with no key), logsumexp.
@@ -179,13 +185,15 @@ export function generateWgmmaForward(variant: AttentionVariant, t: AttentionTili
   const refusal = wgmmaRefusal(variant, t);
   if (refusal !== undefined) throw new CodegenError(`attention wgmma forward: not for ${refusal}`);
   const name = wgmmaForwardKernelName(variant);
-  const helpers = `${wgmmaPrimitives(variant.dtype, t.blockN, variant.headDim)}${SWIZZLED_LOADER}`;
-  const source = attentionKernelSource(variant, t, name, `tsfuser attention forward (wgmma, sm_90a): ${name} (${tilingTag(t)})`, { parameters: FORWARD_PARAMETERS, pointerTypes: POINTER_TYPES }, wgmmaForwardBody(variant, t), helpers);
+  const helpers = `${wgmmaPrimitives(variant.dtype, t.blockN, variant.headDim)}${t.warpSpecialized ? MBARRIER_HELPERS : ''}${SWIZZLED_LOADER}`;
+  // Warp-specialized: the block has a fourth (or second) warpgroup, the producer, beyond the tiling's consumer warps.
+  const blockTiling = t.warpSpecialized ? { ...t, warps: t.warps + 4 } : t;
+  const source = attentionKernelSource(variant, blockTiling, name, `tsfuser attention forward (wgmma, sm_90a): ${name} (${tilingTag(t)})`, { parameters: FORWARD_PARAMETERS, pointerTypes: POINTER_TYPES }, wgmmaForwardBody(variant, t), helpers);
   return {
     name,
     source,
     parameters: FORWARD_PARAMETERS,
-    block: [32 * t.warps, 1, 1],
+    block: [32 * blockTiling.warps, 1, 1],
     sharedBytes: wgmmaForwardSharedBytes(t, variant.headDim),
     tiling: t,
     arch: WGMMA_ARCH,

@@ -81,6 +81,29 @@ TSF_D void tsf_wgmma_rs_${t}_n${n}(float (&d)[${n / 8}][4], unsigned a0, unsigne
 `;
 }
 
+/** mbarriers (the warp-specialized forward's full / empty stages), setmaxnreg and a named barrier. */
+export const MBARRIER_HELPERS = `#ifndef TSF_WGMMA_MBARRIER
+#define TSF_WGMMA_MBARRIER
+TSF_D void tsf_mbar_init(unsigned bar, unsigned count) { asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\\n" ::"r"(bar), "r"(count) : "memory"); }
+TSF_D void tsf_mbar_arrive(unsigned bar) {
+  asm volatile("{\\n.reg .b64 state;\\nmbarrier.arrive.shared::cta.b64 state, [%0];\\n}\\n" ::"r"(bar) : "memory");
+}
+// Waits until the phase of parity \`parity\` has completed (a fresh barrier: parity 1 passes at once).
+TSF_D void tsf_mbar_wait(unsigned bar, unsigned parity) {
+  unsigned done;
+  do {
+    asm volatile("{\\n.reg .pred p;\\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\\nselp.u32 %0, 1, 0, p;\\n}\\n" : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+  } while (done == 0);
+}
+template <int N>
+TSF_D void tsf_setmaxnreg_inc() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\\n" ::"n"(N)); }
+template <int N>
+TSF_D void tsf_setmaxnreg_dec() { asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\\n" ::"n"(N)); }
+// Barrier 1 over the consumer threads only (barrier 0 is __syncthreads).
+TSF_D void tsf_bar_consumers(int threads) { asm volatile("bar.sync 1, %0;\\n" ::"r"(threads) : "memory"); }
+#endif
+`;
+
 /** The helpers for `dtype` with the SS form at N = `scoresN` and the RS form at N = `outputN`. */
 export function wgmmaPrimitives(dtype: AttentionDtype, scoresN: number, outputN: number): string {
   const t = mmaTypeName(dtype);
