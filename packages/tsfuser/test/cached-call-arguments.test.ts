@@ -6,7 +6,8 @@
 // or scalar would show here. Fake H100; new input tensors (new pointers) and new scalar values
 // every call, the same layout; a kernel reading another's intermediate through a view. Through a
 // real DeviceContext over a recording addon: each step prepares its launch once (the addon's
-// prepareLaunch) and later calls pass only the id and that same buffer (launchPrepared).
+// prepareLaunch) and later calls pass only the id and that same buffer (launchPrepared). A kernel
+// with fast divisors (codegen's NvfDivisorMagic parameter) keeps the words its first call packed.
 import { Tensor, type KernelArgument, type TensorArgument } from '@tsfuser/device';
 import { dataTypeSize } from '@tsfuser/fusion-ir';
 import { FusionExecutorCache, packKernelArguments, type CompilePlan, type ExecutorArgument } from '@tsfuser/runtime';
@@ -159,6 +160,19 @@ describe('cached call argument buffers', () => {
     const result = runCalls(viewOfIntermediate(), (device) => [Tensor.emptyDevice(device, 'Float', [10, 20]), Tensor.emptyDevice(device, 'Float', [10, 20])], 3);
     expect(result.plan.steps.length).toBe(2);
     expect(result.plan.steps[1]?.refs.some((r) => r.kind === 'view')).toBe(true);
+    checkCalls(result);
+  });
+
+  it('a kernel with fast divisors: its magic numbers packed by the first call, the same bytes as a fresh pack on every call', () => {
+    const fd = FusionDefinition.build((d) => {
+      const x = d.defineTensor({ symbolicSizes: [-1, -1, -1], contiguous: [true, true, true], dtype: 'Float' });
+      const y = d.defineTensor({ symbolicSizes: [-1, 1, -1], contiguous: [true, null, true], dtype: 'Float' });
+      d.addOutput(d.ops.add(x, y));
+    });
+    const result = runCalls(fd, (device) => [Tensor.emptyDevice(device, 'Float', [6, 5, 3]), Tensor.emptyDevice(device, 'Float', [6, 1, 3])], 3);
+    const args = result.plan.steps[0]?.kernel.kernel.args;
+    expect(args?.divisors?.sources.length).toBeGreaterThan(0);
+    expect(result.perCall[0]?.[0]?.bytes.length).toBe(args?.size);
     checkCalls(result);
   });
 
