@@ -5,30 +5,21 @@
 // first), since lowering emits a broadcast of a global input as the load itself. Before this,
 // only inputs of the reference's rank were cached and such an input was read one element at a
 // time inside the vector loop (8 two-byte loads per 16-byte vector in bf16).
+// With a slice / pad / cat downstream (RoPE's backward: dy · sin sliced by rotate-half), the
+// resize preparation (resize/prepare.ts, privatize) has already given each index space its own
+// copy of the broadcast, so each copy is a cache read in one (shifted) space, as an input of
+// the reference's rank gets one cache per space; resizeVectorLimit makes every shift and
+// boundary a multiple of the vector width, so the shifted vector load is predicated once.
+// Before that, such inputs were read one element at a time (issue 38: rope_bwd bf16 at 39% of
+// the copy floor).
 // Invariant: a broadcast is returned only when every use of the input is a BroadcastOp to the
-// reference's rank and no resize op (slice / pad / cat) lies downstream of it, so it is read in
-// the reference's own index space, the one its vector loads assume.
+// reference's rank that is not a fusion output, so each is read in the one index space the
+// resize preparation gave it.
 
 import type { TensorView } from '@tsfuser/fusion-ir';
-import { isResizeExpr } from './resize/index-space.js';
 
 function rankOf(tv: TensorView): number {
   return tv.domain.logicalNoReductions().length;
-}
-
-/** Whether some resize op consumes `tv` or a tensor computed from it. */
-function resizeDownstream(tv: TensorView): boolean {
-  const seen = new Set<TensorView>();
-  const stack = [tv];
-  for (let t = stack.pop(); t !== undefined; t = stack.pop()) {
-    if (seen.has(t)) continue;
-    seen.add(t);
-    for (const use of t.uses) {
-      if (isResizeExpr(use)) return true;
-      for (const o of use.outputs) if (o.kind === 'tensorView') stack.push(o);
-    }
-  }
-  return false;
 }
 
 /**
@@ -41,7 +32,7 @@ export function broadcastReadsOf(tv: TensorView, rank: number, vectorized: boole
   for (const use of tv.uses) {
     const o = use.outputs[0];
     if (use.kind !== 'BroadcastOp' || use.outputs.length !== 1 || o === undefined || o.kind !== 'tensorView' || rankOf(o) !== rank) return [];
-    if (o.isFusionOutput() || resizeDownstream(o)) return [];
+    if (o.isFusionOutput()) return [];
     outs.push(o);
   }
   return outs;
