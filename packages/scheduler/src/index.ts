@@ -37,7 +37,7 @@ export { reductionPhases, loopPhases } from './persistent/persistence.js';
 export { InnerPersistentScheduler } from './inner-persistent/index.js';
 export { type OuterPersistentParams, outerPersistentParamsToString } from './outer-persistent/params.js';
 export { canScheduleOuterPersistent } from './outer-persistent/can-schedule.js';
-export { computeOuterPersistentHeuristics, chooseOuterBlock } from './outer-persistent/heuristics.js';
+export { computeOuterPersistentHeuristics, chooseOuterBlock, chooseRereadBlock } from './outer-persistent/heuristics.js';
 export { scheduleOuterPersistent, OUTER_PERSISTENT_POSITION } from './outer-persistent/schedule.js';
 export { OuterPersistentScheduler } from './outer-persistent/index.js';
 export { type InnerOuterPersistentParams, innerOuterPersistentParamsToString } from './inner-outer-persistent/params.js';

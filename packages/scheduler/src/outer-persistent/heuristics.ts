@@ -10,9 +10,14 @@
 //   * a column that fits no block (Rd > 1024 × max B) is refused with a reason (no grid
 //     persistence yet: nvFuser would go cross-grid);
 //   * blocks over blockIdx.x: ⌈I / bdimx⌉;
-//   * divisibility of the two splits, proven from the sizes, so lowering drops predicates.
+//   * divisibility of the two splits, proven from the sizes, so lowering drops predicates;
+//   * re-read instead of persist (reread-buffers.ts, chooseRereadBlock) where the register
+//     budget leaves a block less than a 32-byte sector of each row (bf16 softmax over 8192
+//     rows: 8 columns, 16 bytes; issue 38, 12% of the copy floor with 64 batches in 1024
+//     threads spilling) and nothing forbids recomputing (no Welford — nvFuser's grid
+//     persistence, which it enables for Welford only, is the answer there —, no RNG, no resize).
 
-import type { Fusion } from '@tsfuser/fusion-ir';
+import { dataTypeSize, type Fusion } from '@tsfuser/fusion-ir';
 import { SchedulingError } from '../errors.js';
 import { chooseIndexType } from '../index-type.js';
 import { collectIo } from '../analysis/io-tensors.js';
@@ -21,6 +26,8 @@ import type { RuntimeInfo } from '../runtime-info.js';
 import { bytesPerColumnElement, columnShape, firstOuterReduction, MAX_THREADS_PER_BLOCK, maxColumnBatches, outerPersistentLaunchRefusal } from './launch-bounds.js';
 import { persistentBuffers } from '../persistent/persistent-buffer.js';
 import type { OuterPersistentParams } from './params.js';
+import { rereadRefusal } from './reread-buffers.js';
+import { hasResizeExprs } from '../pointwise/resize/index-space.js';
 
 export { bytesPerColumnElement, columnShape, firstOuterReduction, MAX_PERSISTENT_BATCHES, MAX_PERSISTENT_BYTES_PER_THREAD, MAX_THREADS_PER_BLOCK } from './launch-bounds.js';
 
@@ -68,6 +75,48 @@ export function chooseOuterBlock(columns: number, columnLength: number, maxBatch
   return fallback === null ? null : { bdimx: fallback.bdimx, bdimy: fallback.bdimy, batches: fallback.batches };
 }
 
+/** Bytes of one row segment a warp should read at least: a whole 32-byte L2 sector. */
+const SECTOR_BYTES = 32;
+/** Threads per block of the re-read form: 512 leaves room for several blocks per SM. */
+const REREAD_THREADS = 512;
+
+/**
+ * The re-read form's block (no register budget): the widest bdimx ≤ 32 that still gives the
+ * grid a block per SM, but never fewer columns than fill a 32-byte sector of each row
+ * (`elementBytes` the widest input element); bdimy = REREAD_THREADS / bdimx rows, each thread
+ * looping over ⌈Rd / bdimy⌉ of them per phase.
+ */
+export function chooseRereadBlock(columns: number, columnLength: number, elementBytes: number, smCount = 132): OuterBlockChoice {
+  const minColumns = Math.max(1, Math.floor(SECTOR_BYTES / Math.max(1, elementBytes)));
+  let bdimx = 32;
+  while (bdimx > minColumns && ceilDiv(columns, bdimx) < smCount) bdimx /= 2;
+  while (bdimx > 1 && bdimx / 2 >= columns) bdimx /= 2;
+  const rows = Math.max(1, Math.min(Math.floor(REREAD_THREADS / bdimx), columnLength));
+  const batches = Math.max(1, ceilDiv(columnLength, rows));
+  return { bdimx, bdimy: ceilDiv(columnLength, batches), batches };
+}
+
+/** The widest element of the fusion's tensor inputs (bytes). */
+function widestInputElement(fusion: Fusion): number {
+  let w = 1;
+  for (const v of fusion.inputs) if (v.kind === 'tensorView') w = Math.max(w, dataTypeSize(v.dtype));
+  return w;
+}
+
+/**
+ * Whether the heuristic re-reads instead of persisting (see the header): when a block of
+ * sector-wide rows (min(32 bytes' worth, `columns`) columns) cannot keep its columns of
+ * `columnLength` elements, `perElement` register bytes each, in one block's budget (threads ×
+ * `maxBatches` registers, BLOCK_PERSISTENT_BYTES) — the register file, not the tensor's width
+ * or the occupancy rule, is what narrows the persistent block.
+ */
+function rereadWanted(original: Fusion, columns: number, columnLength: number, perElement: number, maxBatches: number): boolean {
+  if (original.exprs().some((e) => e.kind === 'WelfordOp') || hasResizeExprs(original) || rereadRefusal(original) !== null) return false;
+  const sectorColumns = Math.min(columns, Math.max(1, Math.floor(SECTOR_BYTES / widestInputElement(original))));
+  const threads = sectorColumns * ceilDiv(columnLength, maxBatches);
+  return threads > MAX_THREADS_PER_BLOCK || sectorColumns * columnLength * perElement > BLOCK_PERSISTENT_BYTES;
+}
+
 /** Whether some persistent buffer is a widening cast of an input (projected by the schedule). */
 function projectsToInputs(fusion: Fusion): boolean {
   return persistentBuffers(fusion).some(({ tv }) => {
@@ -83,6 +132,8 @@ export interface OuterPersistentOverrides {
   bdimx?: number;
   /** Persistent batch: column elements each thread keeps; threadIdx.y covers the rest. */
   batches?: number;
+  /** Re-read the inputs in every phase instead of keeping buffers (default: the heuristic's rereadWanted). */
+  reread?: boolean;
 }
 
 export function computeOuterPersistentHeuristics(
@@ -104,8 +155,14 @@ export function computeOuterPersistentHeuristics(
   const perElement = bytesPerColumnElement(analysis, Rd);
   const maxBatches = maxColumnBatches(perElement);
   const forced = overrides.bdimx !== undefined && overrides.batches !== undefined ? { bdimx: overrides.bdimx, batches: overrides.batches, bdimy: ceilDiv(Rd, overrides.batches) } : null;
-  const choice = forced ?? chooseOuterBlock(I, Rd, maxBatches, perElement, runtimeInfo.device.smCount);
-  if (choice === null) throw new Error('outer persistent heuristics: no block although the launch bounds hold (a bug)');
+  const persistentChoice = forced ?? chooseOuterBlock(I, Rd, maxBatches, perElement, runtimeInfo.device.smCount);
+  if (persistentChoice === null) throw new Error('outer persistent heuristics: no block although the launch bounds hold (a bug)');
+  const reread = overrides.reread ?? (forced === null && rereadWanted(original, I, Rd, perElement, maxBatches));
+  if (reread) {
+    const why = rereadRefusal(original) ?? (hasResizeExprs(original) ? 'outer persistent re-read: slice / pad / cat are not supported' : null);
+    if (why !== null) throw new SchedulingError(why);
+  }
+  const choice = reread && forced === null ? chooseRereadBlock(I, Rd, widestInputElement(original), runtimeInfo.device.smCount) : persistentChoice;
   const { bdimx, bdimy, batches } = choice;
   const gdimx = ceilDiv(I, bdimx);
   const size = analysis.persistentBufferSize();
@@ -120,6 +177,7 @@ export function computeOuterPersistentHeuristics(
     crossGridInnerReduction: false,
     batchesPerBlockInnerReduction: batches,
     projectPersistentBuffers: projectsToInputs(fusion),
+    ...(reread ? { rereadPersistentBuffers: true as const } : {}),
     gridDimIterDom: 'BIDx',
     blockDimIterDom: 'TIDx',
     unrollFactorIterDom: 1,

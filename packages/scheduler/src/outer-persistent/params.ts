@@ -32,6 +32,11 @@ export interface OuterPersistentParams {
   batchesPerBlockInnerReduction: number;
   /** A Half/BFloat16 input, not its Float cast, is kept in registers (projection to inputs). */
   projectPersistentBuffers: boolean;
+  /**
+   * No buffer kept: each phase reads the inputs from global memory again and recomputes what
+   * it needs (reread-buffers.ts); `batches` is then the serial loop count of each phase.
+   */
+  rereadPersistentBuffers?: true;
   gridDimIterDom: 'BIDx';
   blockDimIterDom: 'TIDx';
   /** Not yet: one element of the kept dim per thread (no vectorized or unrolled iteration). */
@@ -54,5 +59,6 @@ export function outerPersistentParamsToString(p: OuterPersistentParams): string 
   lines.push(`Inner Reduction Domain: cross block - threadIdx.y / persistent batch - ${p.batchesPerBlockInnerReduction} / `);
   lines.push(launchParamsLine(p.lparams));
   lines.push(`Persistent buffer size: ${p.persistentBufferSize} bytes per column`);
+  if (p.rereadPersistentBuffers === true) lines.push('Persistent buffers re-read from global memory in every phase (none kept in registers)');
   return reductionDumpClosing(lines, p);
 }

@@ -19,6 +19,8 @@
 //   5. inline as deep as legal, except the persistent buffers: a tensor read both before a
 //      block reduction and after it (x in x − mean(x, 0)) stays at position 3, so its B
 //      registers are filled once and read by both loops — x is read from global memory once.
+// With rereadPersistentBuffers (reread-buffers.ts), step 1 is followed by recomputing every
+// would-be buffer per phase from a fresh read of the inputs, so step 5 keeps nothing whole.
 // Invariant the lowering relies on: the reference (P0's input) has the 4-position loop
 // structure above; tensors after a block reduction are prefix-aligned ([BIDx, TIDx, rTIDy])
 // or full 4-position tensors; a tensor's loop at position 3 is shared only with consumers in
@@ -42,6 +44,7 @@ import { hasResizeExprs } from '../pointwise/resize/index-space.js';
 import { cacheRowInputsBySpace, inlineResizeProducers } from '../persistent/resize-row-schedule.js';
 import { cacheInputsAndOutputs, reductionTensors } from '../schedule-steps.js';
 import type { OuterPersistentParams } from './params.js';
+import { rereadPersistentBuffers } from './reread-buffers.js';
 import { scheduledFusion } from '../scheduler.js';
 
 /** Loop position of the serial persistent batch loop; buffers are allocated there. */
@@ -84,6 +87,10 @@ function referenceSplitOrder(ref: TensorView): Map<Split, number> {
 export function scheduleOuterPersistent(fusion: Fusion, params: OuterPersistentParams): ScheduledFusion {
   translateWelford(fusion);
   const inputCaches = hasResizeExprs(fusion) ? cacheRowInputsBySpace(fusion, new Set()) : cacheInputsAndOutputs(fusion);
+  if (params.rereadPersistentBuffers === true) {
+    if (hasResizeExprs(fusion)) throw new SchedulingError('outer persistent schedule: re-read buffers with slice / pad / cat (not supported)');
+    rereadPersistentBuffers(fusion);
+  }
   projectCastBuffers(fusion, new Set(inputCaches.keys()));
   const reductions = reductionTensors(fusion);
   const r0 = reductions[0];
