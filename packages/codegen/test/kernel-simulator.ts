@@ -16,6 +16,12 @@ import { BINARY, EMPTY_STATE, Literals, REDUCE, round, UNARY, welfordCombine, ty
 import { IndexCompiler, LoopSlots, type FastDivisor, type IndexFn } from './kernel-simulator-index.js';
 import { divisorMagic } from '../src/index.js';
 import type { BulkRowCopy, IndexExpr, Kernel, LaunchParams, Operand, Predicate, Stmt, TensorAccess } from '../src/index.js';
+import { iadd, iconst } from '../src/kernel-ir/index-expr.js';
+
+/** Lane k of a reduction of lanes: the element k after lane 0's. */
+function laneAccess(a: TensorAccess, k: number): TensorAccess {
+  return k === 0 ? a : { ...a, index: iadd(a.index, iconst(k)) };
+}
 
 interface GlobalTensor {
   values: Float64Array;
@@ -307,11 +313,14 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
           case 'BlockReduce': {
             if (mask.some((m) => !m)) throw new Error('simulator: BlockReduce reached by part of the block (a deadlock on the GPU)');
             if (s.grouped !== undefined && s.allreduce !== true) throw new Error('simulator: a grouped BlockReduce must be an allreduce');
+            if (s.lanes !== undefined && (s.allreduce === true || s.grouped !== undefined)) throw new Error('simulator: a BlockReduce of lanes is a plain block reduction');
             const x = s.reduceDims.includes('TIDx');
             const y = s.reduceDims.includes('TIDy');
             // A grouped allreduce is two reductions over the same threads and predicates; every
-            // input is read before any output is written, as blockAllreduce2 does.
-            const parts = [{ out: s.out, in: s.in, op: s.op, init: s.init }, ...(s.grouped === undefined ? [] : [s.grouped])].map((r) => {
+            // input is read before any output is written, as blockAllreduce2 does. Lanes are
+            // reductions of adjacent elements (lane k at index + k), read before any is written.
+            const lanes = Array.from({ length: s.lanes ?? 1 }, (_, k) => ({ out: laneAccess(s.out, k), in: laneAccess(s.in, k), op: s.op, init: s.init }));
+            const parts = [...lanes, ...(s.grouped === undefined ? [] : [s.grouped])].map((r) => {
               const init = literal(r.init.text);
               const op = REDUCE[r.op] as (a: number, b: number) => number;
               const segs = new Map<number, number>();
@@ -346,33 +355,42 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
             const bx = block % launch.grid[0];
             const by = Math.floor(block / launch.grid[0]);
             const gdy = launch.grid[1];
-            const segs = new Map<number, number>();
-            for (let t = 0; t < threads; t += 1) {
-              const seg = (x ? 0 : t % bdx) + (y ? 0 : Math.floor(t / bdx) * bdx);
-              const v = indexFns.holds(s.readPredicates)(t) ? read(s.in, t) : init;
-              segs.set(seg, op(segs.get(seg) ?? init, v));
-            }
-            for (const [seg, v] of segs) {
-              const key = `${bx}/${seg}`;
-              const row = gridPartials.get(key) ?? new Array<number | undefined>(gdy).fill(undefined);
-              row[by] = v;
-              gridPartials.set(key, row);
+            // Lanes (gridReduceLanes): every lane's partial is stored before the one arrival.
+            const lanes = s.lanes ?? 1;
+            for (let k = 0; k < lanes; k += 1) {
+              const segs = new Map<number, number>();
+              for (let t = 0; t < threads; t += 1) {
+                const seg = (x ? 0 : t % bdx) + (y ? 0 : Math.floor(t / bdx) * bdx);
+                const v = indexFns.holds(s.readPredicates)(t) ? read(laneAccess(s.in, k), t) : init;
+                segs.set(seg, op(segs.get(seg) ?? init, v));
+              }
+              for (const [seg, v] of segs) {
+                const key = `${s.pending}/${bx}/${seg}/${k}`;
+                const row = gridPartials.get(key) ?? new Array<number | undefined>(gdy).fill(undefined);
+                if (row[by] !== undefined) throw new Error(`simulator: grid reduction slot ${key}/${by} written twice in one launch`);
+                row[by] = v;
+                gridPartials.set(key, row);
+              }
             }
             const n = (arrived.get(bx) ?? 0) + 1;
             const last = n === gdy;
             arrived.set(bx, last ? 0 : n);
             blockFlags.set(s.pending, last ? 0 : 1);
             if (!last) break;
-            for (let t = 0; t < threads; t += 1) {
-              const tx = t % bdx;
-              const ty = Math.floor(t / bdx);
-              if ((x && tx !== 0) || (y && ty !== 0)) continue;
-              if (!indexFns.holds(s.writePredicates)(t)) continue;
-              const seg = (x ? 0 : tx) + (y ? 0 : ty * bdx);
-              const row = gridPartials.get(`${bx}/${seg}`) ?? [];
-              if (row.includes(undefined)) throw new Error(`simulator: grid reduction row ${bx} is missing a partial`);
-              write(s.out, t, op(read(s.out, t), row.reduce((a: number, b) => op(a, b as number), init)));
+            for (let k = 0; k < lanes; k += 1) {
+              for (let t = 0; t < threads; t += 1) {
+                const tx = t % bdx;
+                const ty = Math.floor(t / bdx);
+                if ((x && tx !== 0) || (y && ty !== 0)) continue;
+                if (!indexFns.holds(s.writePredicates)(t)) continue;
+                const seg = (x ? 0 : tx) + (y ? 0 : ty * bdx);
+                const key = `${s.pending}/${bx}/${seg}/${k}`;
+                const row = gridPartials.get(key) ?? [];
+                if (row.includes(undefined)) throw new Error(`simulator: grid reduction row ${bx} is missing a partial`);
+                write(laneAccess(s.out, k), t, op(read(laneAccess(s.out, k), t), row.reduce((a: number, b) => op(a, b as number), init)));
+              }
             }
+            for (const key of [...gridPartials.keys()].filter((key) => key.startsWith(`${s.pending}/${bx}/`))) gridPartials.delete(key);
             break;
           }
           case 'WelfordUpdate':

@@ -10,7 +10,7 @@ describe('lowering passes', () => {
   it('lists the passes in order: core, the optimisations, shared-memory-layout', () => {
     expect(LOWERING_PASS_NAMES).toEqual([
       'kernel-signature', 'loop-nest', 'allocation', 'expr-lowering', 'grid-outer-step',
-      'group-allreduce', 'row-prefetch', 'evict-last', 'evict-last-loads', 'hoist-row-params', 'allreduce-barriers', 'bulk-row-loads', 'bulk-row-pipeline', 'transpose-smem-tile', 'unrolled-loads-first',
+      'group-iteration-lanes', 'group-allreduce', 'row-prefetch', 'evict-last', 'evict-last-loads', 'hoist-row-params', 'allreduce-barriers', 'bulk-row-loads', 'bulk-row-pipeline', 'transpose-smem-tile', 'unrolled-loads-first',
       'shared-memory-layout',
     ]);
   });

@@ -41,7 +41,7 @@ describe('reduction codegen', () => {
       });
       expect(compiled.launch.sharedMemBytes > 0, c.name).toBe(blockReduces > 0);
       if (blockReduces > 0) {
-        expect(compiled.dumps.cuda).toMatch(/(block|grid)(Reduce|Welford)</);
+        expect(compiled.dumps.cuda).toMatch(/(block|grid)(Reduce|Welford)(Lanes)?</);
         expect(compiled.dumps.kernelIr).toMatch(/IF .*threadIdx\.[xy] < 1/);
       }
     }

@@ -53,6 +53,8 @@ export interface LoweringPassOptions {
   transposeSmemTile: TransposeTileOptions | null;
   /** unrolled-loads-first: an unrolled loop's loads before its stores (pointwise). */
   unrolledLoadsFirst: boolean;
+  /** group-iteration-lanes: an outer reduction's iteration-vector lanes in one block / grid reduction (reduction). */
+  groupIterationLanes: boolean;
 }
 
 /** A kernel lowered through a loop nest (every kernel scheduler but greedy). */
@@ -97,6 +99,7 @@ const NO_PASSES: LoweringPassOptions = {
   bulkRowPipeline: null,
   transposeSmemTile: null,
   unrolledLoadsFirst: false,
+  groupIterationLanes: false,
 };
 
 function loopNest(p: KernelParams, vectorizeFactor: number, passes: Partial<LoweringPassOptions>, rest: Partial<Omit<LoopNestLoweringOptions, 'kind' | 'indexType' | 'vectorizeFactor' | 'passes'>> = {}): LoopNestLoweringOptions {
@@ -127,7 +130,7 @@ export function loweringOptionsOf(p: KernelParams): LoweringOptions {
             : null,
       });
     case 'reduction':
-      return loopNest(p, p.vectorizeInnerReduction ? p.unrollFactorInnerReduction : 1, {}, {
+      return loopNest(p, p.vectorizeInnerReduction ? p.unrollFactorInnerReduction : p.vectorizeIterDom ? p.unrollFactorIterDom : 1, { groupIterationLanes: p.vectorizeIterDom }, {
         gridReductionBuffers: { workSlots: p.gridReductionWorkSlots, semaphores: p.gridReductionSemaphores },
       });
     case 'inner_persistent': {

@@ -72,7 +72,8 @@ describe('reduction heuristics', () => {
     expect(inner.gridReductionSemaphores).toBe(inner.lparams.gdimx);
     const outer = params(reduction([100000, 64], [0]), [[100000, 64]]);
     expect(outer.crossGridInnerReduction).toBe(true);
-    expect(outer.gridReductionWorkSlots).toBe(outer.lparams.gdimx * outer.lparams.bdimx * outer.lparams.gdimy);
+    // each thread's iteration-vector lanes are partials of their own
+    expect(outer.gridReductionWorkSlots).toBe(outer.lparams.gdimx * outer.lparams.bdimx * outer.unrollFactorIterDom * outer.lparams.gdimy);
     const full = params(reduction([1 << 20], [0]), [[1 << 20]]);
     expect(full.crossGridInnerReduction).toBe(true);
     expect(heuristicParamsToString(full)).toContain('cross grid - blockIdx.y');
@@ -316,14 +317,69 @@ describe('outer reduction overrides (tuning experiments)', () => {
   it('forces columns per block, unroll, TIDy rows and grid blocks; the schedule still evaluates like the fusion', () => {
     const f = reduction([-1, -1, -1], [0, 1]);
     const info = makeRuntimeInfo(f, [{ sizes: [4, 32, 256] }]);
-    const forced = new ReductionScheduler({}, { bdimx: 64, unroll: 4, bdimy: 4, gdimy: 2 });
+    const forced = new ReductionScheduler({}, { bdimx: 64, unroll: 4, bdimy: 4, gdimy: 2, iterVector: 1 });
     const p = forced.computeHeuristics(f, info);
     expect(p.lparams).toMatchObject({ bdimx: 64, bdimy: 4, gdimx: 4, gdimy: 2 });
+    expect(p.vectorizeIterDom).toBe(false);
     expect(p.unrollFactorInnerReduction).toBe(4);
     expect(p.crossGridInnerReduction).toBe(true);
     const x = HostTensor.fromValues('Float', [4, 32, 256], Array.from({ length: 4 * 32 * 256 }, () => Math.random() - 0.5));
     const want = (evaluate(f, [x])[0] as HostTensor).toNumbers();
     const got = (evaluate(forced.schedule(f.clone().fusion, p).fusion, [x])[0] as HostTensor).toNumbers();
     got.forEach((g, i) => expect(Math.abs(g - (want[i] as number))).toBeLessThan(1e-4));
+  });
+});
+
+describe('outer reductions: iteration-dim vectors (outerReductionHeuristic vectorize_iter_dom)', () => {
+  const outer = (sizes: number[], dtype: 'Float' | 'BFloat16', overrides = {}) => {
+    const f = new Fusion();
+    const x = makeTensor(f, { shape: sizes.map(() => -1), dtype });
+    f.addInput(x);
+    f.addOutput(sum(x, [0]));
+    return new ReductionScheduler({}, overrides).computeHeuristics(f, makeRuntimeInfo(f, [{ sizes }]));
+  };
+
+  it('16 bytes a lane group (bf16 8, f32 4), narrower when the kept extent needs it, 1 when nothing divides; dumped like nvFuser', () => {
+    const bf = outer([8192, 4096], 'BFloat16');
+    expect(bf.vectorizeIterDom).toBe(true);
+    expect(bf.unrollFactorIterDom).toBe(8);
+    expect(bf.vectorizedInputs).toEqual([0]);
+    // 4096 columns / 8 = 512 vector columns over blocks of bdimx vector columns
+    expect(bf.lparams.gdimx * bf.lparams.bdimx).toBe(512);
+    expect(bf.divisibleSplits[0]).toBe(true);
+    expect(heuristicParamsToString(bf)).toContain('Iteration Domain: blockIdx.x / threadIdx.x / vectorize / factor 8');
+    expect(outer([8192, 4096], 'Float').unrollFactorIterDom).toBe(4);
+    expect(outer([100, 4100], 'BFloat16').unrollFactorIterDom).toBe(4);
+    expect(outer([100, 4099], 'Float').vectorizeIterDom).toBe(false);
+    expect(heuristicParamsToString(outer([100, 4099], 'Float'))).not.toContain('vectorize');
+  });
+
+  it('iterVector caps the vector (1: the scalar schedule of one column per thread)', () => {
+    expect(outer([8192, 4096], 'BFloat16', { iterVector: 4 }).unrollFactorIterDom).toBe(4);
+    const scalar = outer([8192, 4096], 'BFloat16', { iterVector: 1 });
+    expect(scalar.vectorizeIterDom).toBe(false);
+    expect(scalar.unrollFactorIterDom).toBe(1);
+    expect(scalar.vectorizedInputs).toEqual([]);
+  });
+
+  it('the vectorized schedule evaluates like the fusion (random inputs, seed printed)', () => {
+    const seed = Math.floor(Math.random() * 2 ** 31);
+    let state = seed;
+    const rand = (): number => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
+    for (const sizes of [[37, 264], [200, 3, 136]]) {
+      const f = new Fusion();
+      const x = makeTensor(f, { shape: sizes.map(() => -1), dtype: 'Float' });
+      f.addInput(x);
+      f.addOutput(sum(x, [0]));
+      const sched = new ReductionScheduler();
+      const info = makeRuntimeInfo(f, [{ sizes }]);
+      const p = sched.computeHeuristics(f, info);
+      expect(p.vectorizeIterDom, `${sizes.join('x')}`).toBe(true);
+      const n = sizes.reduce((a, b) => a * b, 1);
+      const xs = HostTensor.fromValues('Float', sizes, Array.from({ length: n }, rand));
+      const want = (evaluate(f, [xs])[0] as HostTensor).toNumbers();
+      const got = (evaluate(sched.schedule(f.clone().fusion, p).fusion, [xs])[0] as HostTensor).toNumbers();
+      got.forEach((g, i) => expect(Math.abs(g - (want[i] as number)), `seed ${seed}`).toBeLessThan(1e-4));
+    }
   });
 });

@@ -5,7 +5,9 @@
 // checks each variant's outputs against the default schedule's on sampled elements (a
 // poisoned run; timed runs are not poisoned). Prints one table, fastest first per workload.
 //
-//   bash gpu-bundle/run.sh tsfuser-reduction-variants [workload,…] [--no-flush-experiment]
+//   bash gpu-bundle/run.sh tsfuser-reduction-variants [workload,…] [--no-flush-experiment] [--iter-vector]
+// (--iter-vector: the heuristic against the scalar-column schedule of before iteration vectors,
+// ReductionOverrides.iterVector = 1, and vector schedules of other block shapes)
 // (a workload may also be a sweep point name, e.g. gelu_bwd_reduction_outer_bf16_8192x16384:
 // bench --suite sweep; the variants then add blocks of 256 columns)
 
@@ -17,6 +19,25 @@ import { randomHost, toDeviceInput, Random } from '../src/bench/device-inputs.js
 import { l2Flusher, timeDevice } from '../src/bench/timing.js';
 import { benchWorkloads, type Workload } from '../src/bench/workloads.js';
 import { parsePointName, sweepPointWorkload } from '../src/bench/sweep-definitions.js';
+
+/**
+ * `--iter-vector`: the heuristic (iteration-dim vectors of outer reductions), the schedule
+ * before them (iterVector 1: one column per thread), and vector schedules of other block shapes.
+ */
+function iterVectorVariants(): { name: string; overrides: ReductionOverrides }[] {
+  const out: { name: string; overrides: ReductionOverrides }[] = [
+    { name: 'heuristic', overrides: {} },
+    { name: 'iterVector=1 (scalar columns)', overrides: { iterVector: 1 } },
+  ];
+  for (const bdimx of [8, 16, 32, 64]) {
+    for (const bdimy of [4, 8, 16, 32]) {
+      if (bdimx * bdimy > 1024 || bdimx * bdimy < 128) continue;
+      for (const unroll of [4, 8]) out.push({ name: `vector bdimx=${bdimx} bdimy=${bdimy} unroll=${unroll}`, overrides: { bdimx, bdimy, unroll } });
+    }
+  }
+  for (const bdimx of [64, 128]) out.push({ name: `iterVector=1 bdimx=${bdimx}`, overrides: { iterVector: 1, bdimx } });
+  return out;
+}
 
 function variants(): { name: string; overrides: ReductionOverrides }[] {
   const out: { name: string; overrides: ReductionOverrides }[] = [{ name: 'heuristic', overrides: {} }];
@@ -101,6 +122,7 @@ function main(): void {
   }
   const argv = process.argv.slice(2);
   const flushExperimentToo = !argv.includes('--no-flush-experiment');
+  const variantList = argv.includes('--iter-vector') ? iterVectorVariants() : variants();
   const only = argv.find((a) => !a.startsWith('--'))?.split(',') ?? ['pow_sum', 'gelu_bias_grad'];
   const sweepPoints = only.flatMap((name): Workload[] => {
     const p = parsePointName(name);
@@ -119,7 +141,7 @@ function main(): void {
     const args = inputs.map((i) => i.tensor);
     let reference: ArrayLike<number>[] | undefined;
     const rows: { ms: number; text: string }[] = [];
-    for (const v of variants()) {
+    for (const v of variantList) {
       try {
         const registry = new SchedulerRegistry([new PointwiseScheduler(), new ReductionScheduler({}, v.overrides), new InnerPersistentScheduler()]);
         const check = new FusionExecutorCache(fusion, device, { registry, poisonOutputs: true });

@@ -1,7 +1,8 @@
 // CUDA text for reduction statements: the accumulator's init value in its storage type, the
 // `blockReduce<X, Y>(out, in, op, smem, read_pred, write_pred, init)` (or `blockAllreduce`,
 // same arguments, when every thread needs the result) and
-// `gridReduce<X, Y>(…, work, semaphores, …)` calls with the combine op as a lambda over the
+// `gridReduce<X, Y>(…, work, semaphores, …)` calls (`blockReduceLanes` / `gridReduceLanes<X, Y, N>`
+// on lane 0's address for the lanes of an iteration vector) with the combine op as a lambda over the
 // accumulation type (NaN-propagating max/min as the reference evaluator), the dynamic shared
 // memory the block reductions use, and the kernel's static grid reduction buffers. Welford
 // statements become `welfordCombine(avg, M2, N, in_avg, in_M2, in_N)`,
@@ -41,6 +42,13 @@ export function gridReduceDecl(s: Extract<Stmt, { kind: 'GridReduce' }>, outText
   const ctype = computeType(s.accDtype);
   const x = s.reduceDims.includes('TIDx');
   const y = s.reduceDims.includes('TIDy');
+  if (s.lanes !== undefined) {
+    return (
+      `const nvfuser_index_t ${s.pending} = gridReduceLanes<${x}, ${y}, ${s.lanes}>(&${outText}, &${inText}, ${combineLambda(s.op, s.accDtype)}, ` +
+      `reinterpret_cast<${ctype}*>(nvf_shared_mem), reinterpret_cast<${ctype}*>(${s.work}), ${s.semaphores}, ` +
+      `${predicateText(s.readPredicates)}, ${predicateText(s.writePredicates)}, static_cast<${ctype}>(${s.init.text})) ? 0 : 1`
+    );
+  }
   return (
     `const nvfuser_index_t ${s.pending} = gridReduce<${x}, ${y}>(${outText}, ${inText}, ${combineLambda(s.op, s.accDtype)}, ` +
     `reinterpret_cast<${ctype}*>(nvf_shared_mem), reinterpret_cast<${ctype}*>(${s.work}), ${s.semaphores}, ` +
@@ -64,6 +72,14 @@ export function blockReduceCall(s: Extract<Stmt, { kind: 'BlockReduce' }>, outTe
       `blockAllreduce2<${x}, ${y}>(${outText}, ${inText}, ${combineLambda(s.op, s.accDtype)}, ${accessText(g.out)}, ${accessText(g.in)}, ${combineLambda(g.op, s.accDtype)}, ` +
       `reinterpret_cast<${ctype}*>(nvf_shared_mem), ${predicateText(s.readPredicates)}, ${predicateText(s.writePredicates)}, ` +
       `static_cast<${ctype}>(${s.init.text}), static_cast<${ctype}>(${g.init.text}))`
+    );
+  }
+  if (s.lanes !== undefined) {
+    if (s.allreduce === true || s.oneBarrierArea !== undefined) throw new CodegenError('a block reduction of lanes is neither an allreduce nor single-barrier');
+    return (
+      `blockReduceLanes<${x}, ${y}, ${s.lanes}>(&${outText}, &${inText}, ${combineLambda(s.op, s.accDtype)}, ` +
+      `reinterpret_cast<${ctype}*>(nvf_shared_mem), ${predicateText(s.readPredicates)}, ${predicateText(s.writePredicates)}, ` +
+      `static_cast<${ctype}>(${s.init.text}))`
     );
   }
   // An allreduce (persistent normalization) hands the result to every thread of the segment.

@@ -165,6 +165,13 @@ export type Stmt =
        * lower/allreduce-barriers.ts, which proves that the missing trailing barrier is safe.
        */
       oneBarrierArea?: 0 | 1;
+      /**
+       * Lanes (outer reductions with iteration vectors): `lanes` independent reductions of
+       * adjacent local elements — `out` and `in` name lane 0, lane k is index + k — over the
+       * same threads and predicates, in one call (`blockReduceLanes`: one set of barriers).
+       * Not with `allreduce`, `grouped` or `oneBarrierArea`.
+       */
+      lanes?: number;
     }
   /**
    * A BlockReduce over `reduceDims` followed by a reduction across the blocks of a row over
@@ -186,6 +193,11 @@ export type Stmt =
       work: string;
       semaphores: string;
       pending: string;
+      /**
+       * Lanes as for BlockReduce (`gridReduceLanes`): every lane's partial stored, one fence and
+       * one semaphore round for all of them; the work buffer holds `lanes` slots per segment.
+       */
+      lanes?: number;
     }
   /**
    * A grid outer reduction's per-block partial (inner-outer persistent kernels): every thread

@@ -83,6 +83,7 @@ function printStmts(stmts: readonly Stmt[], indent: string, lines: string[]): vo
         const g = s.grouped;
         if (g !== undefined) lines.push(`${indent}  GROUPED WITH ${access(g.out)} = ${g.op}(${access(g.out)}, ${access(g.in)}), init ${g.init.text}`);
         if (s.oneBarrierArea !== undefined) lines.push(`${indent}  ONE BARRIER, shared memory area ${s.oneBarrierArea}`);
+        if (s.lanes !== undefined) lines.push(`${indent}  LANES ${s.lanes}`);
         break;
       }
       case 'GridReduce': {
@@ -90,6 +91,7 @@ function printStmts(stmts: readonly Stmt[], indent: string, lines: string[]): vo
         lines.push(
           `${indent}GRID_REDUCE(${[...s.reduceDims, 'BIDy'].join(', ')}) ${access(s.out)} = ${s.op}(${access(s.out)}, ${access(s.in)}) in ${s.accDtype}, init ${s.init.text}, read_pred ${preds(s.readPredicates)}, write_pred ${preds(s.writePredicates)}, work ${s.work}, semaphores ${s.semaphores}, pending ${s.pending}`,
         );
+        if (s.lanes !== undefined) lines.push(`${indent}  LANES ${s.lanes}`);
         break;
       }
       case 'WelfordUpdate':

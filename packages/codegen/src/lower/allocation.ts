@@ -21,7 +21,7 @@ export function allocatedPositions(groups: LoopGroups, tv: TensorView): number[]
   const ca = groups.computeAt(tv);
   const own = groups.isAligned(tv);
   return groups.kinds
-    .map((k, p) => (p >= ca && groups.owns(tv, p) && k.kind === 'loop' && !(own && tv.axis(p).isReduction()) ? p : -1))
+    .map((k, p) => (p >= ca && groups.owns(tv, p) && k.kind === 'loop' && !(own && (groups.axisAt(tv, p)?.isReduction() ?? false)) ? p : -1))
     .filter((p) => p >= 0);
 }
 

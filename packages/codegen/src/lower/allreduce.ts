@@ -15,10 +15,10 @@ import type { LoopGroups } from './loop-groups.js';
 /** Reference positions a reduction output reduces over a thread index (threadIdx.x/y). */
 function threadReducedPositions(groups: LoopGroups, tv: TensorView): number[] {
   const out: number[] = [];
-  const count = Math.min(tv.nDims(), groups.loopCount(tv));
+  const count = groups.loopCount(tv);
   for (let p = 0; p < count; p += 1) {
     const k = groups.kinds[p];
-    if (tv.axis(p).isReduction() && k !== undefined && k.kind === 'parallel' && (k.parallelType === 'TIDx' || k.parallelType === 'TIDy')) out.push(p);
+    if ((groups.axisAt(tv, p)?.isReduction() ?? false) && k !== undefined && k.kind === 'parallel' && (k.parallelType === 'TIDx' || k.parallelType === 'TIDy')) out.push(p);
   }
   return out;
 }

@@ -10,7 +10,7 @@
 //                     slice / pad / cat and shifted accesses through resize.ts
 //   grid-outer-step   inner-outer persistent kernels end with one GridOuterReduce
 // then the optimisation passes of passes.ts that the scheduled fusion's lowering options enable
-// (group-allreduce, row-prefetch, evict-last, hoist-row-params, allreduce-barriers,
+// (group-iteration-lanes, group-allreduce, row-prefetch, evict-last, hoist-row-params, allreduce-barriers,
 // bulk-row-loads, bulk-row-pipeline, transpose-smem-tile), then shared-memory-layout (bulk row buffers after the
 // reductions' shared memory), then fast-division where the options enable it (divisions by run-time
 // extents through host-computed magic numbers; not an observable pass). `LowerOptions.observe` sees the statements after every named pass
@@ -55,8 +55,10 @@ function blockReduceSharedMemory(stmts: readonly Stmt[], threads: number): numbe
   let bytes = 0;
   for (const s of allStmts(stmts)) {
     // A grouped allreduce, and one-barrier allreduces (two alternating areas), need two slots per thread.
-    if (s.kind === 'BlockReduce') bytes = Math.max(bytes, threads * dataTypeSize(s.accDtype) * (s.grouped === undefined && s.oneBarrierArea === undefined ? 1 : 2));
-    else if (s.kind === 'GridReduce' || s.kind === 'GridOuterReduce') bytes = Math.max(bytes, threads * dataTypeSize(s.accDtype));
+    // Lanes (iteration vectors) reduce side by side: one slot per thread and lane.
+    if (s.kind === 'BlockReduce') bytes = Math.max(bytes, threads * dataTypeSize(s.accDtype) * (s.grouped === undefined && s.oneBarrierArea === undefined ? 1 : 2) * (s.lanes ?? 1));
+    else if (s.kind === 'GridReduce') bytes = Math.max(bytes, threads * dataTypeSize(s.accDtype) * (s.lanes ?? 1));
+    else if (s.kind === 'GridOuterReduce') bytes = Math.max(bytes, threads * dataTypeSize(s.accDtype));
     else if (s.kind === 'BlockWelford' || s.kind === 'GridWelford') bytes = Math.max(bytes, threads * (2 * dataTypeSize(s.accDtype) + WELFORD_COUNT_BYTES));
   }
   return bytes;

@@ -11,7 +11,9 @@
 // loop, kept over the inner positions) gets its init in fresh loops of its kept positions
 // ahead of everything, its update in the shared loops, and a 'final' leaf (store of its
 // per-block partials) in fresh loops after everything; the copies/casts to its output are
-// left to the grid step (no leaf).
+// left to the grid step (no leaf). An rFactor partial with kept positions after its reduced
+// ones (the lanes of an outer reduction's iteration vector) gets its init in the loops before
+// its first reduced position and fresh loops of those kept positions.
 // Invariant: a loop set appears exactly once in the tree; a producer inlined at k and its
 // consumers share the same ForLoop objects for their first k positions.
 
@@ -40,6 +42,8 @@ interface Leaf {
   final?: boolean;
   /** Fresh loops (init / final of a grid outer reduction): loop variables of their own. */
   tag?: string;
+  /** With a tag: positions before this one share the ordinary loops (default 0: none). */
+  freshFrom?: number;
 }
 
 function isLeaf(x: Node | Leaf): x is Leaf {
@@ -127,15 +131,17 @@ export function buildLoopNest(ctx: LoweringContext, groups: LoopGroups): Stmt[] 
   let order = 0;
   const n = ctx.positions;
   const loopPositions = groups.kinds.map((k, p) => (k.kind === 'loop' ? p : -1)).filter((p) => p >= 0);
-  const place = (expr: Expr, out: TensorView, count: number, init: boolean, extra: { final?: boolean; tag?: string } = {}): void => {
+  const isFresh = (tag: string | undefined, freshFrom: number | undefined, p: number): boolean => tag !== undefined && p >= (freshFrom ?? 0);
+  const place = (expr: Expr, out: TensorView, count: number, init: boolean, extra: { final?: boolean; tag?: string; freshFrom?: number } = {}): void => {
     let node = root;
     for (const p of loopPositions) {
       if (p >= count) break;
       if (!groups.owns(out, p)) continue;
       if (p === n - 1 && groups.isVectorized(out)) continue;
       // Fresh loops (tagged) iterate only the kept positions of a grid outer reduction.
-      if (extra.tag !== undefined && out.axis(p).isReduction()) continue;
-      const g = extra.tag === undefined ? groups.group(out, p) : `${groups.group(out, p)}#${extra.tag}`;
+      const fresh = isFresh(extra.tag, extra.freshFrom, p);
+      if (fresh && (groups.axisAt(out, p)?.isReduction() ?? false)) continue;
+      const g = fresh ? `${groups.group(out, p)}#${extra.tag ?? ''}` : groups.group(out, p);
       let child = node.children.find((c): c is Node => !isLeaf(c) && c.group === g);
       if (child === undefined) {
         child = { group: g, position: p, order: order++, children: [] };
@@ -158,8 +164,13 @@ export function buildLoopNest(ctx: LoweringContext, groups: LoopGroups): Stmt[] 
       continue;
     }
     if (expr.kind === 'ReductionOp' || expr.kind === 'WelfordOp') {
-      const firstReduction = out.domain.loop.findIndex((id) => id.isReduction());
-      place(expr, out, firstReduction < 0 ? count : Math.min(count, firstReduction), true);
+      const axis = out.domain.loop.findIndex((id) => id.isReduction());
+      const firstReduction = axis < 0 ? -1 : groups.positionOfAxis(out, axis);
+      // Kept loop positions after the reduced ones (iteration-vector lanes of an rFactor
+      // partial): the init gets fresh loops of those, as a grid outer reduction's does.
+      const keptAfter = firstReduction >= 0 && loopPositions.some((p) => p > firstReduction && p < count && groups.owns(out, p) && !(groups.axisAt(out, p)?.isReduction() ?? true) && !(p === n - 1 && groups.isVectorized(out)));
+      if (keptAfter) place(expr, out, count, true, { tag: 'init', freshFrom: firstReduction });
+      else place(expr, out, firstReduction < 0 ? count : Math.min(count, firstReduction), true);
     }
     place(expr, out, count, false);
   }
@@ -180,7 +191,7 @@ export function buildLoopNest(ctx: LoweringContext, groups: LoopGroups): Stmt[] 
   const toStmts = (node: Node): Stmt[] =>
     node.children.map((c): Stmt => {
       if (isLeaf(c)) {
-        const indices = positionIndices(c.out, c.tag);
+        const indices = positionIndices(c.out, c.tag, c.freshFrom);
         if (c.final === true) return { kind: 'PendingExpr', expr: c.expr, positionIndices: indices, phase: 'final' };
         return c.init ? { kind: 'PendingExpr', expr: c.expr, positionIndices: indices, phase: 'init' } : { kind: 'PendingExpr', expr: c.expr, positionIndices: indices };
       }
@@ -195,12 +206,13 @@ export function buildLoopNest(ctx: LoweringContext, groups: LoopGroups): Stmt[] 
         body: toStmts(c),
       };
     });
-  const positionIndices = (out: TensorView, tag?: string): IndexExpr[] =>
+  const positionIndices = (out: TensorView, tag?: string, freshFrom?: number): IndexExpr[] =>
     groups.kinds.map((k, p): IndexExpr => {
-      // Positions a prefix-aligned tensor does not have never index it.
+      // Positions a prefix-aligned (or gapped) tensor does not have never index it.
       if (!groups.owns(out, p)) return iconst(0);
+      const fresh = isFresh(tag, freshFrom, p);
       // Fresh loops of a grid outer reduction skip its serial reduced positions.
-      if (tag !== undefined && k.kind === 'loop' && out.axis(p).isReduction()) return iconst(0);
+      if (fresh && k.kind === 'loop' && (groups.axisAt(out, p)?.isReduction() ?? false)) return iconst(0);
       switch (k.kind) {
         case 'parallel':
           return isym(k.builtin, k.bound);
@@ -210,7 +222,7 @@ export function buildLoopNest(ctx: LoweringContext, groups: LoopGroups): Stmt[] 
           if (p === n - 1 && groups.isVectorized(out)) return iconst(0);
           const id = refLoop[p];
           const g = groups.group(out, p);
-          return isym(varOf(tag === undefined ? g : `${g}#${tag}`), id?.extent.constNumber() ?? null);
+          return isym(varOf(fresh ? `${g}#${tag ?? ''}` : g), id?.extent.constNumber() ?? null);
         }
         default: {
           const unreachable: never = k;

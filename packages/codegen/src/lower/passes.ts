@@ -18,6 +18,7 @@ import { pipelineBulkRowLoads } from './bulk-row-pipeline.js';
 import { evictLastRowParams } from './evict-last.js';
 import { evictLastLoads } from './evict-last-loads.js';
 import { groupAllreduces } from './group-allreduce.js';
+import { groupIterationLanes } from './group-iteration-lanes.js';
 import { hoistRowParamLoads } from './hoist-row-params.js';
 import { prefetchNextRow } from './row-prefetch.js';
 import { stageTransposeTiles } from './transpose-smem-tile.js';
@@ -51,6 +52,12 @@ function inputTensorNames(ctx: LoweringContext, positions: readonly number[]): S
 export const CORE_PASS_NAMES = ['kernel-signature', 'loop-nest', 'allocation', 'expr-lowering', 'grid-outer-step'] as const;
 
 export const OPTIMIZATION_PASSES: readonly LoweringPass[] = [
+  {
+    name: 'group-iteration-lanes',
+    summary: "reduction, vectorizeIterDom: an outer reduction's iteration-vector lanes in one block / grid reduction",
+    enabled: (o) => o.passes.groupIterationLanes,
+    run: (body) => groupIterationLanes(body),
+  },
   {
     name: 'group-allreduce',
     summary: 'inner-outer persistent, groupInnerReductions: block allreduces in pairs',

@@ -40,9 +40,9 @@ export function blockReducedDims(groups: LoopGroups, tv: TensorView): ThreadDim[
 export function parallelReduction(groups: LoopGroups, tv: TensorView): { threads: ThreadDim[]; grid: boolean } {
   const threads: ThreadDim[] = [];
   let grid = false;
-  const count = Math.min(tv.nDims(), groups.loopCount(tv));
+  const count = groups.loopCount(tv);
   for (let p = 0; p < count; p += 1) {
-    if (!tv.axis(p).isReduction()) continue;
+    if (!(groups.axisAt(tv, p)?.isReduction() ?? false)) continue;
     const k = groups.kinds[p];
     if (k === undefined || k.kind !== 'parallel') continue;
     if (k.parallelType === 'TIDx' || k.parallelType === 'TIDy') threads.push(k.parallelType);
@@ -62,8 +62,8 @@ export function gridPendingName(ctx: LoweringContext, tv: TensorView): string {
 /** Reference positions of R's serial reduction loops. */
 export function serialReductionPositions(groups: LoopGroups, tv: TensorView): number[] {
   const out: number[] = [];
-  const count = Math.min(tv.nDims(), groups.loopCount(tv));
-  for (let p = 0; p < count; p += 1) if (tv.axis(p).isReduction() && groups.kinds[p]?.kind === 'loop') out.push(p);
+  const count = groups.loopCount(tv);
+  for (let p = 0; p < count; p += 1) if ((groups.axisAt(tv, p)?.isReduction() ?? false) && groups.kinds[p]?.kind === 'loop') out.push(p);
   return out;
 }
 
@@ -140,7 +140,7 @@ export function lowerReductionUpdate(expr: ReductionOp, env: ReductionLoweringEn
     throw new LoweringError(`T${out.name} reduces over threads and serial loops at once; rFactor the serial part first`);
   }
   const reducedPositions = new Set<number>();
-  for (let p = 0; p < count; p += 1) if (out.axis(p).isReduction()) reducedPositions.add(p);
+  for (let p = 0; p < count; p += 1) if (env.groups.axisAt(out, p)?.isReduction() ?? false) reducedPositions.add(p);
   const inScope = (ps: readonly number[]): boolean => ps.every((p) => p < count);
   if (grid) {
     const name = env.ctx.kernelName;

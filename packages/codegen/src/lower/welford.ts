@@ -83,7 +83,7 @@ export function lowerWelfordUpdate(expr: WelfordOp, env: WelfordLoweringEnv): St
     throw new LoweringError(`welford producing T${out.name}: a Welford allreduce (result needed in every thread) is not supported; the persistent schedulers translate Welford to sums`);
   }
   const reduced = new Set<number>();
-  for (let p = 0; p < count; p += 1) if (out.axis(p).isReduction()) reduced.add(p);
+  for (let p = 0; p < count; p += 1) if (env.groups.axisAt(out, p)?.isReduction() ?? false) reduced.add(p);
   const inScope = (ps: readonly number[]): boolean => ps.every((p) => p < count);
   const common = {
     out: outputAccesses(expr, env),

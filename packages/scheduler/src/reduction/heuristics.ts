@@ -7,7 +7,8 @@
 //     iteration dim over BIDx,
 //     and over TIDy too when the reduction is narrow (several rows per block);
 //   * outer reduction (the innermost dim is kept): TIDx over the iteration dim (coalesced, 32
-//     to 128 columns: narrower when that spreads the columns over more SMs);
+//     to 128 columns: narrower when that spreads the columns over more SMs), each thread
+//     owning `vi` adjacent columns loaded as one vector (outer-vectorization.ts);
 //     the reduction dim is serial (unrolled by 8 rows), and split over TIDy with a block
 //     reduction when BIDx alone would leave the GPU idle;
 //   * grid reduction when the blocks over the outputs leave SMs idle and the reduction is
@@ -26,6 +27,7 @@ import { patternSizes, reductionExprs, reductionPattern, type ReductionPattern }
 import type { ReductionParams } from './params.js';
 import { hasResizeExprs } from '../pointwise/resize/index-space.js';
 import { resizeVectorLimit } from '../pointwise/resize/vectorize.js';
+import { outerVectorization } from './outer-vectorization.js';
 
 const MAX_GRID_X = 2 ** 31 - 1;
 /** Threads per block the heuristics aim for when the problem is big enough. */
@@ -126,6 +128,11 @@ function withGrid(p: ReductionParams, gdimy: number, segments: number): Reductio
  */
 export interface ReductionOverrides {
   bdimx?: number;
+  /**
+   * Largest iteration-dim vector of an outer reduction (adjacent columns per thread); 1 keeps
+   * the scalar schedule of one column per thread (the schedule before iteration vectors).
+   */
+  iterVector?: number;
   unroll?: number;
   bdimy?: number;
   gdimy?: number;
@@ -200,29 +207,37 @@ export function computeReductionHeuristics(fusion: Fusion, runtimeInfo: RuntimeI
       vectorizedInputs: vec.inputs,
     }, gdimy, bdimy);
   }
-  // Outer reduction: TIDx over the iteration dim, rows of the reduction dim serial (× TIDy).
-  // Up to 128 columns per block, but at least a warp: narrower blocks when that gives more
-  // blocks to an otherwise idle GPU.
-  const perSm = nextPow2(Math.max(1, Math.ceil(I / device.smCount)));
-  const bdimx = overrides.bdimx ?? Math.min(nextPow2(Math.max(1, I)), 128, Math.max(device.warpSize, perSm));
-  const gdimx = ceilDiv(I, bdimx);
+  // Outer reduction: TIDx over the iteration dim (each thread `vi` adjacent columns, one
+  // vector load per row: outer-vectorization.ts), rows of the reduction dim serial (× TIDy).
+  // Up to 128 (vector) columns per block, but at least a warp: narrower blocks when that
+  // gives more blocks to an otherwise idle GPU.
+  const vec = outerVectorization(fusion, runtimeInfo, pattern, I, bindings, overrides.iterVector ?? 16);
+  const vi = vec.factor;
+  const Iv = ceilDiv(I, vi);
+  const perSm = nextPow2(Math.max(1, Math.ceil(Iv / device.smCount)));
+  const bdimx = overrides.bdimx ?? Math.min(nextPow2(Math.max(1, Iv)), 128, Math.max(device.warpSize, perSm));
+  const gdimx = ceilDiv(Iv, bdimx);
   if (gdimx > MAX_GRID_X) throw new SchedulingError(`reduction heuristics: ${I} outputs need ${gdimx} blocks, more than gridDim.x allows`);
   const u = overrides.unroll ?? (R >= 16 * MAX_OUTER_UNROLL ? MAX_OUTER_UNROLL : R >= 64 ? 4 : 1);
   const ru = ceilDiv(R, u);
   const fewBlocks = gdimx < 2 * device.smCount;
   const bdimy = overrides.bdimy ?? (fewBlocks ? Math.max(1, Math.min(nextPow2(Math.max(1, ru)), Math.floor(512 / bdimx))) : 1);
-  // Splits in order: I by bdimx, R by u, R/u by bdimy.
-  const divisible = [I % bdimx === 0, R % u === 0, ru % bdimy === 0];
+  // Splits in order: (I by vi,) I/vi by bdimx, R by u, R/u by bdimy.
+  const divisible = [...(vi > 1 ? [I % vi === 0] : []), Iv % bdimx === 0, R % u === 0, ru % bdimy === 0];
   const serial = ceilDiv(ru, bdimy);
-  const gdimy = overrides.gdimy ?? gridSplit(gdimx, serial, bdimx, device.smCount);
+  // Each thread's vi lanes are vi partials of the grid reduction.
+  const gdimy = overrides.gdimy ?? gridSplit(gdimx, serial, bdimx * vi, device.smCount);
   if (gdimy > 1) divisible.push(serial % gdimy === 0);
   return withGrid({
     ...base,
     crossBlockInnerReduction: bdimy > 1,
     unrollFactorInnerReduction: u,
+    unrollFactorIterDom: vi,
+    vectorizeIterDom: vi > 1,
     blockDimIterDom: bdimx > 1 ? 'TIDx' : 'Serial',
     blockDimInnerReduction: bdimy > 1 ? 'TIDy' : 'Serial',
     lparams: { gdimx, gdimy: 1, gdimz: 1, bdimx, bdimy, bdimz: 1 },
     divisibleSplits: divisible,
-  }, gdimy, bdimx);
+    vectorizedInputs: vec.inputs,
+  }, gdimy, bdimx * vi);
 }

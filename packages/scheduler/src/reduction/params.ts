@@ -42,9 +42,12 @@ export interface ReductionParams {
   vectorizeInnerReduction: boolean;
   /** Several outputs per block: TIDy over the iteration dim (inner reductions). */
   multipleReductionsPerBlock: boolean;
-  /** Unroll over the iteration dim: not used (always 1). */
+  /**
+   * Adjacent columns of the iteration dim each thread owns (outer reductions; 1 otherwise):
+   * the innermost position of the schedule, one vector load per row when `vectorizeIterDom`.
+   */
   unrollFactorIterDom: number;
-  vectorizeIterDom: false;
+  vectorizeIterDom: boolean;
   /** Iteration dim beyond gridDim.x's limit: never needed (2^31-1 blocks). */
   splitGridDimIterDom: false;
   gridDimIterDom: ReductionParallelType;
@@ -82,7 +85,9 @@ export function reductionParamsToString(p: ReductionParams): string {
   if (p.gridDimIterDom !== 'Serial') iter += `${ptName(p.gridDimIterDom)} / `;
   if (p.blockDimIterDom !== 'Serial') iter += `${ptName(p.blockDimIterDom)} / `;
   if (p.multipleReductionsPerBlock) iter += 'multiple reductions per block / ';
-  if (p.unrollFactorIterDom > 1) iter += `unroll / factor ${p.unrollFactorIterDom}`;
+  if (p.vectorizeIterDom) iter += 'vectorize / ';
+  else if (p.unrollFactorIterDom > 1) iter += 'unroll / ';
+  if (p.unrollFactorIterDom > 1) iter += `factor ${p.unrollFactorIterDom}`;
   lines.push(iter);
   let red = 'Inner Reduction Domain: ';
   if (p.crossBlockInnerReduction) red += `cross block - ${ptName(p.blockDimInnerReduction)} / `;
@@ -92,6 +97,7 @@ export function reductionParamsToString(p: ReductionParams): string {
   if (p.unrollFactorInnerReduction > 1) red += `factor ${p.unrollFactorInnerReduction}`;
   lines.push(red);
   lines.push(launchParamsLine(p.lparams));
+  if (p.vectorizeIterDom) lines.push(`Vectorized inputs: [${p.vectorizedInputs.join(', ')}]`);
   if (p.crossGridInnerReduction) lines.push(`Grid reduction: ${p.gridReductionWorkSlots} work slots, ${p.gridReductionSemaphores} semaphores`);
   return reductionDumpClosing(lines, p);
 }

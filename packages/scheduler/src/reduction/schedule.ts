@@ -7,6 +7,9 @@
 //        inner:  [I/bdimy, bdimy, bdimx, Rd/(v·bdimx), v]   (BIDx, TIDy, rTIDx, rS, rS|V)
 //                (unrolled, not vectorized: Rd = (Ro·u + j)·bdimx + tidx, same positions)
 //        outer:  [I/bdimx, bdimx, bdimy, Rd/(u·bdimy), u]   (BIDx, TIDx, rTIDy, rS, rS)
+//                (iteration vectors: [I/(vi·bdimx), bdimx, bdimy, Ro, u, vi]; the lanes vi
+//                innermost, a vector load of the input caches; after rFactor the reduction
+//                R is [BIDx, TIDx, rTIDy, vi]: the lowering's gapped alignment)
 //      (no iteration dim: [bdimx, Rd/(v·bdimx), v]); a parallel dim of extent 1 stays Serial;
 //   3. rFactor the serial reduction dims: P does the per-thread serial part, R reduces across
 //      threads (a block reduction) or over a trivial dim (just rounds to R's dtype);
@@ -19,7 +22,8 @@
 //      (views-after-reduction.ts).
 // Invariant the lowering relies on: the reduction input (the lowering reference) has P's loop
 // structure; every other tensor's loop domain is a prefix of it (tensors after the reduction
-// have only the iteration positions; R also has the parallel reduction position).
+// have only the iteration positions; R also has the parallel reduction position) — or, with
+// iteration vectors, such a prefix followed by the lanes position (the reference's last).
 
 import {
   inlineAt,
@@ -139,19 +143,26 @@ export function scheduleReduction(fusion: Fusion, params: ReductionParams): Sche
     }
   } else {
     if (!hasIteration) throw new SchedulingError('reduction schedule: an outer reduction needs a kept dim');
-    splitAt(r, 0, bdimx); //                  [I/bdimx, bdimx, Rd]
-    splitAt(r, 2, v); //                      [I/bdimx, bdimx, Rd/u, u]
-    splitAt(r, 2, bdimy); //                  [I/bdimx, bdimx, Rd/u/bdimy, bdimy, u]
-    if (grid) {
-      splitAt(r, 2, gdimy); //                [I/bdimx, bdimx, Ro, gdimy, bdimy, u]
-      r.reorder({ 2: 4, 4: 2 }); //           [I/bdimx, bdimx, bdimy, gdimy, Ro, u]
+    const vi = params.unrollFactorIterDom;
+    if (vi > 1) {
+      splitAt(r, 0, vi); //                   [I/vi, vi, Rd]
+      splitAt(r, 0, bdimx); //                [I/vi/bdimx, bdimx, vi, Rd]
+      r.reorder({ 2: 3, 3: 2 }); //           [I/vi/bdimx, bdimx, Rd, vi]
     } else {
-      r.reorder({ 2: 3, 3: 2 }); //           [I/bdimx, bdimx, bdimy, Ro, u]
+      splitAt(r, 0, bdimx); //                [I/bdimx, bdimx, Rd]
+    }
+    splitAt(r, 2, v); //                      [I/bdimx, bdimx, Rd/u, u, (vi)]
+    splitAt(r, 2, bdimy); //                  [I/bdimx, bdimx, Rd/u/bdimy, bdimy, u, (vi)]
+    if (grid) {
+      splitAt(r, 2, gdimy); //                [I/bdimx, bdimx, Ro, gdimy, bdimy, u, (vi)]
+      r.reorder({ 2: 4, 4: 2 }); //           [I/bdimx, bdimx, bdimy, gdimy, Ro, u, (vi)]
+    } else {
+      r.reorder({ 2: 3, 3: 2 }); //           [I/bdimx, bdimx, bdimy, Ro, u, (vi)]
     }
     const g = grid ? 1 : 0;
-    types = ['BIDx', par(bdimx, 'TIDx'), par(bdimy, 'TIDy'), ...(grid ? (['BIDy'] as const) : []), 'Serial', 'Serial'];
+    types = ['BIDx', par(bdimx, 'TIDx'), par(bdimy, 'TIDy'), ...(grid ? (['BIDy'] as const) : []), 'Serial', 'Serial', ...(vi > 1 ? (['Serial'] as const) : [])];
     rFactorAxes = [3 + g, 4 + g];
-    order = ['iter0', 'red0', 'red1', ...(grid ? (['red2'] as const) : [])];
+    order = [...(vi > 1 ? (['iter0', 'iter1'] as const) : (['iter0'] as const)), 'red0', 'red1', ...(grid ? (['red2'] as const) : [])];
   }
   types.forEach((t, p) => r.axis(p).parallelize(t));
   const partial = r.rFactor(rFactorAxes);
@@ -164,20 +175,25 @@ export function scheduleReduction(fusion: Fusion, params: ReductionParams): Sche
   if (ref.nDims() !== partial.nDims()) {
     throw new SchedulingError(`reduction schedule: reduction input T${ref.name} has ${ref.nDims()} loop dims, the partial T${partial.name} ${partial.nDims()}`);
   }
-  if (params.vectorizeInnerReduction && v > 1) {
+  const iterVector = params.vectorizeIterDom && params.unrollFactorIterDom > 1;
+  if ((params.vectorizeInnerReduction && v > 1) || iterVector) {
     for (const [cache, i] of inputCaches) {
       if (params.vectorizedInputs.includes(i) && cache.nDims() === partial.nDims()) cache.axis(-1).parallelize('Vectorize');
     }
   }
   inlineMost(fusion);
   // Unrolled (not vectorized) loads: the input caches stop before the unrolled position, so
-  // each thread issues all its loads of a serial step before computing on them.
-  const last = partial.nDims() - 1;
+  // each thread issues all its loads of a serial step before computing on them (outer
+  // reductions with iteration vectors: the unrolled rows are the position before the lanes).
+  const last = partial.nDims() - (iterVector ? 2 : 1);
   if (!params.vectorizeInnerReduction && v > 1) {
     for (const cache of inputCaches.keys()) {
       if (cache.nDims() === partial.nDims() && cache.computeAtPosition > last) inlineAt(cache, last);
     }
   }
+  // Iteration vectors: the block (grid) reduction keeps its lanes in one buffer outside the
+  // loop of its consumers, so the lowering reduces all lanes in one call (grouped reduction).
+  if (iterVector && r.computeAtPosition > r.nDims() - 1) inlineAt(r, r.nDims() - 1);
 
   // Slice / pad / cat before the reduction: a resize's producers are computed at the
   // consumer's point (read at the shifted index), inside all of its loops but a vectorized one.
