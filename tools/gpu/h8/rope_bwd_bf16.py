@@ -1,0 +1,12 @@
+def rope_bwd(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], dtype=DataType.BFloat16, is_cpu=False)
+    T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+    T2 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+    T3 = fd.ops.cast(T0, dtype=DataType.Float)
+    T7 = fd.ops.cast(fd.ops.broadcast_in_dim(T1, shape=T0.shape(), broadcast_dims=[2, 3]), dtype=DataType.Float)
+    T8 = fd.ops.cast(fd.ops.broadcast_in_dim(T2, shape=T0.shape(), broadcast_dims=[2, 3]), dtype=DataType.Float)
+    T9 = fd.ops.mul(T3, T8)
+    T10 = fd.ops.slice(T9, start_indices=[0, 0, 0, 0], end_indices=[T0.size(0), T0.size(1), T0.size(2), 64], strides=[1, 1, 1, 1], manual_normalization=0)
+    T11 = fd.ops.slice(T9, start_indices=[0, 0, 0, 64], end_indices=[T0.size(0), T0.size(1), T0.size(2), 128], strides=[1, 1, 1, 1], manual_normalization=0)
+    T12 = fd.ops.cat([T11, fd.ops.neg(T10)], dim=3, manual_padding=0)
+    fd.add_output(fd.ops.cast(fd.ops.add(fd.ops.mul(T3, T7), T12), dtype=DataType.BFloat16))
