@@ -68,11 +68,20 @@ describe('outer reductions vectorized along the iteration dim', () => {
         if (s.kind === 'BlockReduce' || s.kind === 'GridReduce') reductions.push(s.lanes ?? 1);
       });
       expect(reductions, c.name).toEqual([lanes]);
+      // the output's lanes are stored one by one (a few bytes per column)
+      expect(compiled.dumps.cuda).toMatch(/T1\[\(blockIdx\.x \* \d+ \+ threadIdx\.x\) \* \d \+ i\d+\] = /);
       const scalar = lower(c, { iterVector: 1 }).compiled;
       expect(vectorOf(scalar)).toBe(1);
       expect(scalar.dumps.cuda).not.toContain('ReduceLanes');
       expect(scalar.dumps.schedulerParams).not.toContain('vectorize');
     }
+  });
+
+  it('an output written inside the reduction loops (pre-reduction output) stores its lanes as one vector', () => {
+    const c = buildReduction('pre_out', { op: 'sum', dtype: 'BFloat16', shape: [300, 512], axes: [0], pre: 'exp', preOutput: true });
+    const k = check(c, testSeed());
+    expect(vectorOf(k)).toBe(8);
+    expect(k.dumps.cuda).toMatch(/loadLocalToGlobal<__bfloat, 8>/);
   });
 
   it('the vector only where the kept extent, strides and alignment allow it (widest first), never for Welford', () => {
@@ -107,6 +116,8 @@ describe('outer reductions vectorized along the iteration dim', () => {
         keepdim: rand() < 0.25,
         pre: pres[Math.floor(rand() * pres.length)] ?? 'none',
         post: rand() < 0.3 ? 'bias' : 'none',
+        // written inside the reduction loops: a vector store of the lanes
+        preOutput: rand() < 0.3,
       };
       const c = buildReduction(`random_${n}`, spec);
       try {
@@ -134,6 +145,7 @@ describe('outer reductions vectorized along the iteration dim', () => {
       { op: 'sum', dtype: 'Float', shape: [8192, 4096], axes: [0] },
       { op: 'sum', dtype: 'BFloat16', shape: [64, 2048], axes: [0], pre: 'bias', post: 'bias' },
       { op: 'max', dtype: 'Half', shape: [300, 3, 520], axes: [0, 1], keepdim: true },
+      { op: 'sum', dtype: 'BFloat16', shape: [8192, 4096], axes: [0], pre: 'exp', preOutput: true },
     ];
     const kernels = specs.map((s, i) => {
       const c = buildReduction(`nvcc_${i}`, s);

@@ -26,6 +26,7 @@
 // iteration vectors, such a prefix followed by the lanes position (the reference's last).
 
 import {
+  dataTypeSize,
   inlineAt,
   inlineMost,
   loopExprs,
@@ -179,6 +180,14 @@ export function scheduleReduction(fusion: Fusion, params: ReductionParams): Sche
   if ((params.vectorizeInnerReduction && v > 1) || iterVector) {
     for (const [cache, i] of inputCaches) {
       if (params.vectorizedInputs.includes(i) && cache.nDims() === partial.nDims()) cache.axis(-1).parallelize('Vectorize');
+    }
+  }
+  // Outputs written inside the reduction loops (pre-reduction outputs) store their lanes as one
+  // vector too, where it is at most 16 bytes and the output is dense (no stride order).
+  if (iterVector) {
+    for (const o of fusion.outputs) {
+      if (o.kind !== 'tensorView' || o.nDims() !== partial.nDims() || o.axis(-1).isBroadcast() || o.domain.allocation !== null) continue;
+      if (params.unrollFactorIterDom * dataTypeSize(o.dtype) <= 16) o.axis(-1).parallelize('Vectorize');
     }
   }
   inlineMost(fusion);
