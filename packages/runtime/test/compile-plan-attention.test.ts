@@ -149,6 +149,62 @@ describe('compile plans with attention segments', () => {
     expect(dev.released).toBe(2);
   });
 
+  it('a runtime scale (a Double scalar input, nvFuser\'s define_scalar(dtype=Double)) is read at each call: one plan, scaleLog2 / scale of each value', () => {
+    // Random values (seed printed): the kernels' scale parameters are each call's value, not the plan's.
+    const seed = Date.now() % 100000;
+    let state = seed;
+    const rand = (): number => {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      return 0.05 + (state / 2147483648) * 2;
+    };
+    const f = new Fusion();
+    const [q, k, v] = [input(f, [-1, -1, -1, -1]), input(f, [-1, -1, -1, -1]), input(f, [-1, -1, -1, -1])];
+    const s = f.newSymbolicScalar('Double');
+    f.addInput(s);
+    f.addOutput(sdpfaFwd(q, k, v, { scale: s }).output);
+    const sizes = [1, 2, 16, 64];
+    const info = makeRuntimeInfo(f, [{ sizes, alignment: 256 }, { sizes, alignment: 256 }, { sizes, alignment: 256 }, null], H100_PROPERTIES);
+    const args: PlannedArgument[] = [0, 1, 2].map(() => ({ kind: 'tensor', sizes, strides: dense(sizes), alignment: 256 }));
+    args.push({ kind: 'scalar' });
+    const registry = defaultSchedulerRegistry();
+    const seg = onlyAttention(buildCompilePlan(f, args, H100_PROPERTIES, info, segmentationPlanner(registry)(f, info), { registry }));
+    expect(seg.params.scale).toEqual({ input: 3 });
+    const ins = [buffer(0x1000, sizes), buffer(0x2000, sizes), buffer(0x3000, sizes), { dataPtr: 0n, sizes: [], strides: [] }];
+    for (const value of [rand(), rand(), 1 / 8]) {
+      const dev = new RecordingDevice();
+      runAttention(seg, ins, [buffer(0x4000, sizes)], dev, [undefined, undefined, undefined, value]);
+      expect(dev.launches[0]?.values.scaleLog2, `seed ${seed}, scale ${value}`).toBe(Math.fround(value * Math.LOG2E));
+    }
+    expect(() => runAttention(seg, ins, [buffer(0x4000, sizes)], new RecordingDevice())).toThrow(/the scale \(input 3\) is undefined, not a finite number/);
+  });
+
+  it('sdpfa_bwd with a runtime scale passes each call\'s value to the main and convert kernels', () => {
+    const f = new Fusion();
+    const [go, q, k, v, o] = [0, 1, 2, 3, 4].map(() => input(f, [-1, -1, -1, -1])) as [TensorView, TensorView, TensorView, TensorView, TensorView];
+    const lse = input(f, [-1, -1, -1], 'Float');
+    const seed = input(f, [2], 'UInt64');
+    const offset = input(f, [], 'UInt64');
+    const s = f.newSymbolicScalar('Double');
+    f.addInput(s);
+    const g = sdpfaBwd(go, q, k, v, o, lse, 0, false, seed, offset, s);
+    f.addOutput(g.gradQuery);
+    f.addOutput(g.gradKey);
+    f.addOutput(g.gradValue);
+    const qs = [1, 2, 20, 64];
+    const all = [qs, qs, qs, qs, qs, [1, 2, 20], [2], []];
+    const info = makeRuntimeInfo(f, [...all.map((x) => ({ sizes: x, alignment: 256 })), null], H100_PROPERTIES);
+    const args: PlannedArgument[] = all.map((x) => ({ kind: 'tensor', sizes: x, strides: dense(x), alignment: 256 }));
+    args.push({ kind: 'scalar' });
+    const registry = defaultSchedulerRegistry();
+    const seg = onlyAttention(buildCompilePlan(f, args, H100_PROPERTIES, info, segmentationPlanner(registry)(f, info), { registry }));
+    expect(seg.params.scale).toEqual({ input: 8 });
+    const dev = new RecordingDevice();
+    const ins = [...all.map((x, i) => buffer(0x1000 * (i + 1), x)), { dataPtr: 0n, sizes: [], strides: [] }];
+    runAttention(seg, ins, [buffer(0x9000, qs), buffer(0xa000, qs), buffer(0xb000, qs)], dev, [...all.map(() => undefined), 0.3]);
+    const [, main, convert] = dev.launches.map((l) => l.values);
+    expect([main?.scale, main?.scaleLog2, convert?.scale]).toEqual([Math.fround(0.3), Math.fround(0.3 * Math.LOG2E), Math.fround(0.3)]);
+  });
+
   it('a layout other than the planned one, and an output the kernels cannot write, are clear errors', () => {
     const f = new Fusion();
     const [q, k, v] = [input(f, [-1, -1, -1, -1]), input(f, [-1, -1, -1, -1]), input(f, [-1, -1, -1, -1])];

@@ -98,7 +98,7 @@ describe('attention segments', () => {
     const p = attentionParams(sf);
     if (p.op !== 'sdpfa_fwd') throw new Error('not the forward');
     expect([p.batch, p.heads, p.kvHeads, p.queryLength, p.keyLength, p.headDim]).toEqual([2, 8, 2, 33, 70, 64]);
-    expect(p.scale).toBe(1 / 8);
+    expect(p.scale).toEqual({ constant: 1 / 8 });
     expect(p.variant).toEqual({ dtype: 'BFloat16', headDim: 64, causal: false, bias: 'none', dropout: false });
     // contiguous [2, 8, 33, 64]: strides 8·33·64, 33·64, 64, 1
     expect(p.tensors.query.strides).toEqual([16896, 2112, 64, 1]);
@@ -116,7 +116,7 @@ describe('attention segments', () => {
     ]);
     const p = attentionParams(sf);
     expect(p.variant).toEqual({ dtype: 'BFloat16', headDim: 128, causal: true, bias: 'additive', biasDtype: 'BFloat16', dropout: false });
-    expect(p.scale).toBe(0.3);
+    expect(p.scale).toEqual({ constant: 0.3 });
     if (p.op !== 'sdpfa_fwd' || p.tensors.bias === null) throw new Error('no bias');
     expect(p.tensors.bias.strides).toEqual([0, 0, 24, 1]);
     expect(heuristicParamsToString(p)).toMatch(/Problem: N 1 H 4 Hkv 4 L 16 S 24 E 128\nVariant: BFloat16, causal true \(top-left aligned\), bias additive BFloat16, dropout none/);

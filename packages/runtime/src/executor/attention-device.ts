@@ -76,5 +76,11 @@ export function runAttentionPlanStep(step: AttentionPlanStep, tensorAt: (r: Plan
     const t = tensorAt(r);
     return t instanceof Tensor ? { dataPtr: t.dataPtr, sizes: t.sizes, strides: t.strides } : { dataPtr: 0n, sizes: [], strides: [] };
   };
-  runAttention(step.segment, step.refs.slice(0, step.inputCount).map(buffer), step.refs.slice(step.inputCount).map(buffer), device);
+  // A scalar argument's value (a runtime scale); tensors and other values give none.
+  const scalar = (r: PlanRef): number | undefined => {
+    const t = tensorAt(r);
+    return typeof t === 'number' ? t : typeof t === 'bigint' ? Number(t) : undefined;
+  };
+  const ins = step.refs.slice(0, step.inputCount);
+  runAttention(step.segment, ins.map(buffer), step.refs.slice(step.inputCount).map(buffer), device, ins.map(scalar));
 }

@@ -10,7 +10,8 @@
 // philox_offset = 0 as nvFuser's sdpfa_fwd returns them; the backward's f32 dQ workspace from
 // the pool, and the forward's seed read back only when there is dropout.
 // Invariant: every size, stride, flag and scale comes from the params (computed by the
-// scheduler for the layouts the plan was made for); running checks the buffers still have those
+// scheduler for the layouts the plan was made for; a runtime scale is the call's value of the
+// scalar input the params name); running checks the buffers still have those
 // layouts and that outputs are rows the kernels can write (last dim contiguous, 16-byte aligned),
 // and any mismatch is one clear error naming the segment and the tensor.
 
@@ -56,6 +57,18 @@ export interface AttentionDevice {
 }
 
 const LOG2E = Math.LOG2E;
+
+/**
+ * The call's scale: the constant, or the value of the segment's scalar input (`scalars[i]`: the
+ * value of input i where it is a scalar), read at each call since a plan serves every value.
+ */
+function scaleValue(segment: AttentionSegment, scalars: readonly (number | undefined)[]): number {
+  const s = segment.params.scale;
+  if ('constant' in s) return s.constant;
+  const v = scalars[s.input];
+  if (v === undefined || !Number.isFinite(v)) throw new ExecutorInputError(`${where(segment)}: the scale (input ${s.input}) is ${String(v)}, not a finite number`);
+  return v;
+}
 
 function rngBig(v: AttentionRngValue): bigint {
   return 'constant' in v ? v.constant : v.value;
@@ -132,7 +145,7 @@ function kernelAt(segment: AttentionSegment, i: number): AttentionKernel {
   return k;
 }
 
-function runForward(segment: AttentionSegment, p: Extract<AttentionParams, { op: 'sdpfa_fwd' }>, inputs: readonly AttentionBuffer[], outputs: readonly AttentionBuffer[], device: AttentionDevice): void {
+function runForward(segment: AttentionSegment, p: Extract<AttentionParams, { op: 'sdpfa_fwd' }>, inputs: readonly AttentionBuffer[], outputs: readonly AttentionBuffer[], device: AttentionDevice, scale: number): void {
   const t = p.tensors;
   const q = operand(segment, 'query', t.query, inputs);
   const k = operand(segment, 'key', t.key, inputs);
@@ -170,7 +183,7 @@ function runForward(segment: AttentionSegment, p: Extract<AttentionParams, { op:
       biasStrideH: t.bias?.strides[1] ?? 0,
       biasStrideL: t.bias?.strides[2] ?? 0,
       biasStrideS: t.bias?.strides[3] ?? 0,
-      scaleLog2: Math.fround(p.scale * LOG2E),
+      scaleLog2: Math.fround(scale * LOG2E),
       seed,
       offset,
       keepProb,
@@ -189,7 +202,7 @@ function outputAt(segment: AttentionSegment, name: string, position: number, out
   return b;
 }
 
-function runBackward(segment: AttentionSegment, p: Extract<AttentionParams, { op: 'sdpfa_bwd' }>, inputs: readonly AttentionBuffer[], outputs: readonly AttentionBuffer[], device: AttentionDevice): void {
+function runBackward(segment: AttentionSegment, p: Extract<AttentionParams, { op: 'sdpfa_bwd' }>, inputs: readonly AttentionBuffer[], outputs: readonly AttentionBuffer[], device: AttentionDevice, scale: number): void {
   const t = p.tensors;
   const q = operand(segment, 'query', t.query, inputs);
   const k = operand(segment, 'key', t.key, inputs);
@@ -260,8 +273,8 @@ function runBackward(segment: AttentionSegment, p: Extract<AttentionParams, { op
       biasStrideH: 0,
       biasStrideL: 0,
       biasStrideS: 0,
-      scaleLog2: Math.fround(p.scale * LOG2E),
-      scale: Math.fround(p.scale),
+      scaleLog2: Math.fround(scale * LOG2E),
+      scale: Math.fround(scale),
       seed,
       offset,
       keepProb,
@@ -274,18 +287,22 @@ function runBackward(segment: AttentionSegment, p: Extract<AttentionParams, { op
       queryLength: p.queryLength,
       rows,
       ...strideArgs('gradQuery', dq.strides),
-      scale: Math.fround(p.scale),
+      scale: Math.fround(scale),
     });
   } finally {
     for (const ptr of scratch) device.release(ptr);
   }
 }
 
-/** Enqueues the segment's kernels (see the header) on the device's stream. */
-export function runAttention(segment: AttentionSegment, inputs: readonly AttentionBuffer[], outputs: readonly AttentionBuffer[], device: AttentionDevice): void {
+/**
+ * Enqueues the segment's kernels (see the header) on the device's stream; `scalars[i]` is the
+ * value of segment input i where it is a scalar (a runtime scale).
+ */
+export function runAttention(segment: AttentionSegment, inputs: readonly AttentionBuffer[], outputs: readonly AttentionBuffer[], device: AttentionDevice, scalars: readonly (number | undefined)[] = []): void {
   const p = segment.params;
-  if (p.op === 'sdpfa_fwd') runForward(segment, p, inputs, outputs, device);
-  else runBackward(segment, p, inputs, outputs, device);
+  const scale = scaleValue(segment, scalars);
+  if (p.op === 'sdpfa_fwd') runForward(segment, p, inputs, outputs, device, scale);
+  else runBackward(segment, p, inputs, outputs, device, scale);
 }
 
 /** The segment's kernels and tiling, for the `scheduler_params` dump after its params. */

@@ -8,6 +8,7 @@ export {
   type AttentionKernelVariant,
   type AttentionOperand,
   type AttentionRngValue,
+  type AttentionScale,
   type AttentionForwardTensors,
   type AttentionBackwardTensors,
 } from './params.js';

@@ -26,6 +26,14 @@ export interface AttentionOperand {
   strides: readonly [number, number, number, number];
 }
 
+/**
+ * The softmax scale: a constant of the definition (1/√E when sdpfa has none), or a floating
+ * scalar input of the segment (its position), read at every call: the kernels take the scale as
+ * a parameter, so its value selects no kernel and a plan serves every value, as nvFuser's
+ * SdpaFwdOp / SdpaBwdOp read their scale input at each evaluate.
+ */
+export type AttentionScale = { constant: number } | { input: number };
+
 /** The philox seed or offset: a constant of the definition, or an integral scalar input's value. */
 export type AttentionRngValue = { constant: bigint } | { input: number; value: bigint };
 
@@ -67,7 +75,7 @@ interface AttentionParamsBase {
   queryLength: number;
   keyLength: number;
   headDim: number;
-  scale: number;
+  scale: AttentionScale;
   dropoutP: number;
 }
 
@@ -95,7 +103,7 @@ export function attentionParamsToString(p: AttentionParams): string {
   lines.push(`Problem: N ${p.batch} H ${p.heads} Hkv ${p.kvHeads} L ${p.queryLength} S ${p.keyLength} E ${p.headDim}`);
   const bias = v.bias === 'none' ? 'none' : v.bias === 'bool' ? 'bool mask' : `additive ${v.biasDtype ?? '?'}`;
   lines.push(`Variant: ${v.dtype}, causal ${v.causal ? 'true (top-left aligned)' : 'false'}, bias ${bias}, dropout ${v.dropout ? `p ${p.dropoutP}` : 'none'}`);
-  lines.push(`Scale: ${p.scale}`);
+  lines.push(`Scale: ${'constant' in p.scale ? p.scale.constant : `input ${p.scale.input} (a runtime scalar, read at each call: a kernel parameter)`}`);
   lines.push('Tensors:');
   if (p.op === 'sdpfa_fwd') {
     const t = p.tensors;

@@ -1,6 +1,7 @@
 // The attention segment's analysis: the segment
 // must be exactly one SdpaFwdOp or SdpaBwdOp (the kernels fuse no prologue or epilogue yet),
-// its flags constants of the definition (they pick the kernel variant), and its tensors laid out
+// its flags constants of the definition (they pick the kernel variant; the scale may also be a
+// scalar input, a kernel parameter read at each call), and its tensors laid out
 // as the generated kernels read them — rank 4 [N, H, L, E], BFloat16 / Half, the last dim
 // contiguous, every row 16-byte aligned (the kernels copy rows with 16-byte cp.async), the
 // logsumexp of the backward dense. The kernel variant follows from the op's flags and dtypes
@@ -14,7 +15,7 @@ import type { Fusion, Scalar, SdpaBwdOp, SdpaFwdOp, TensorView, Val } from '@tsf
 import type { RuntimeInfo, TensorInputInfo } from '../runtime-info.js';
 import type { CanScheduleResult } from '../scheduler.js';
 import { tensorExprs, tvName } from '../segmentation/fusion-graph.js';
-import type { AttentionKernelVariant, AttentionOperand, AttentionParams, AttentionRngValue } from './params.js';
+import type { AttentionKernelVariant, AttentionOperand, AttentionParams, AttentionRngValue, AttentionScale } from './params.js';
 
 export type AttentionSegmentAnalysis = { ok: true; params: AttentionParams } | { ok: false; reason: string };
 
@@ -137,9 +138,20 @@ function outputPosition(fusion: Fusion, tv: TensorView): number | null {
   return i < 0 ? null : i;
 }
 
-function scaleOf(op: AttentionOp, s: Scalar | null, e: number): number {
-  if (s === null) return 1 / Math.sqrt(e);
-  return Number(constantOf(s, op, 'scale'));
+/**
+ * The scale: a constant, or a scalar input of the segment read at each call (a kernel parameter,
+ * so any value runs the same kernels). A scale computed inside the segment from other scalars has
+ * no buffer or argument the call could read it from.
+ */
+function scaleOf(fusion: Fusion, op: AttentionOp, s: Scalar | null, e: number): AttentionScale {
+  if (s === null) return { constant: 1 / Math.sqrt(e) };
+  const v = s.value;
+  if (typeof v === 'number') return { constant: v };
+  if (typeof v === 'bigint') return { constant: Number(v) };
+  if (typeof v === 'boolean') return refuse(`${opName(op)}'s scale is a Bool constant, not a number`);
+  const input = fusion.inputs.indexOf(s);
+  if (input >= 0) return { input };
+  return refuse(`${opName(op)}'s scale is computed from other scalars (${s.symbolicName()}): the attention kernels read a constant or a scalar input of the definition as their scale parameter`);
 }
 
 function variantOf(dtype: 'BFloat16' | 'Half', e: number, causal: boolean, dropoutP: number, bias: AttentionKernelVariant['bias'], biasDtype: 'BFloat16' | 'Half' | 'Float' | null): AttentionKernelVariant {
@@ -184,7 +196,7 @@ function forward(fusion: Fusion, info: RuntimeInfo, op: SdpaFwdOp): AttentionPar
     queryLength: l,
     keyLength: s,
     headDim: e,
-    scale: scaleOf(op, ins.scale, e),
+    scale: scaleOf(fusion, op, ins.scale, e),
     dropoutP,
     tensors: {
       query: q,
@@ -235,7 +247,7 @@ function backward(fusion: Fusion, info: RuntimeInfo, op: SdpaBwdOp): AttentionPa
     queryLength: l,
     keyLength: s,
     headDim: e,
-    scale: scaleOf(op, ins.scale, e),
+    scale: scaleOf(fusion, op, ins.scale, e),
     dropoutP,
     tensors: {
       gradOutput,
