@@ -16,8 +16,10 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="${OUT:-/tmp/nvf-out}/nvf-tests"
 tests="$root/gpu-bundle/nvfuser-tests"
 py=${PYTHON:-python3}
-work=${NVF_WORKDIR:-/dev/shm/nvf-harness}
-[[ -d /dev/shm && -w /dev/shm ]] || work=${NVF_WORKDIR:-/tmp/nvf-harness}
+# Not /dev/shm: tsfuser refuses --save-outputs under /dev (call 2, 2026-12-03).
+work=${NVF_WORKDIR:-/tmp/nvf-harness}
+order=()
+[[ -f "$tests/order.json" ]] && order=(--order-from "$tests/order.json")
 [[ -d "$tests/python/direct" ]] || { echo "gpu_run.sh: $tests missing: run prepare.sh into gpu-bundle/nvfuser-tests" >&2; exit 2; }
 [[ -f "$root/gpu-bundle/tsfuser.mjs" ]] || { echo "gpu_run.sh: gpu-bundle/tsfuser.mjs missing: bundle the tsfuser entry" >&2; exit 2; }
 mkdir -p "$out"
@@ -28,7 +30,7 @@ bash "$root/gpu-bundle/run.sh" tsfuser --help > /dev/null 2>&1 || true
 "$py" -c "import torch, numpy; print('python', torch.__version__, 'cuda', torch.cuda.is_available(), torch.cuda.get_device_name(0))"
 "$py" "$root/tools/nvfuser-tests/harness/runner.py" --tests-root "$tests" --mode gpu \
   --tsfuser "bash $root/gpu-bundle/run.sh tsfuser" --backend gpu --parallel "$parallel" --per-test 60 \
-  --budget "$budget" --workdir "$work/cases" --out "$work/report" "$@"
+  --budget "$budget" --workdir "$work/cases" --out "$work/report" "${order[@]}" "$@"
 rc=$?
 cp "$work/report/summary.md" "$work/report/results.json" "$out/" 2>/dev/null
 (cd "$work" && find report cases \( -name '*.log' -o -name 'def.py' \) -print0 | tar --null -czf "$out/details.tar.gz" -T - ) 2>/dev/null || true

@@ -37,4 +37,6 @@ for f in "${FILES[@]}"; do
   get "$f" > "$out"
 done
 echo "NVIDIA/Fuser $commit" > "$DEST/SOURCE"
+# ORDER_FROM=<an earlier results.json>: gpu_run.sh then starts the longest cases first.
+if [[ -n "${ORDER_FROM:-}" ]]; then cp "$ORDER_FROM" "$DEST/order.json"; fi
 echo "prepared $(( ${#FILES[@]} )) files of NVIDIA/Fuser $commit in $DEST ($(du -sh "$DEST" | cut -f1))"

@@ -30,6 +30,7 @@ class Worker:
         self.log = open(os.path.join(log_dir, f"worker{index}.log"), "ab")
         cmd = [args.python, os.path.join(HERE, "worker.py"), "--tests-root", args.tests_root, "--mode", args.mode, "--tsfuser", args.tsfuser,
                "--backend", args.backend, "--workdir", os.path.join(args.workdir, f"w{index}"), "--max-input-bytes", str(args.max_input_bytes)]
+        cmd += ["--memo", args.memo]
         if args.keep_files:
             cmd.append("--keep-files")
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, start_new_session=True)
@@ -78,6 +79,7 @@ def main():
     ap.add_argument("--order-from", default="", help="a previous results.json: longest cases first")
     ap.add_argument("--max-input-bytes", type=int, default=4 << 30)
     ap.add_argument("--keep-files", action="store_true")
+    ap.add_argument("--memo", choices=["verify", "trust"], default="verify", help="repeats of identical text + inputs: rerun and compare bits, or answer at once")
     ap.add_argument("--python", default=sys.executable)
     args = ap.parse_args()
     args.tests_root = os.path.abspath(args.tests_root)

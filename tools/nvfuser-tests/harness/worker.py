@@ -61,6 +61,7 @@ def run_case(collection, case_id, args, _session):
         workdir=workdir,
         local_cuda_as_cpu=args.mode == "local",
         max_input_bytes=args.max_input_bytes,
+        memo_mode=args.memo,
     )
     _session.install(session)
     seed = zlib.crc32(case_id.encode()) & 0x7FFFFFFF
@@ -158,6 +159,7 @@ def main():
     ap.add_argument("--max-input-bytes", type=int, default=4 << 30)
     ap.add_argument("--keep-files", action="store_true")
     ap.add_argument("--collect", action="store_true")
+    ap.add_argument("--memo", choices=["verify", "trust"], default="verify")
     args = ap.parse_args()
 
     # The protocol keeps the real stdout; anything the tests print goes to stderr.

@@ -58,6 +58,7 @@ class CaseSession:
     local_cuda_as_cpu: bool
     max_input_bytes: int
     keep_files: bool = False
+    memo_mode: str = "verify"  # verify: a repeat runs tsfuser again, must match bits; trust: a repeat is answered at once
     events: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     memo: dict = field(default_factory=dict)
