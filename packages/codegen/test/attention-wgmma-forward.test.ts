@@ -8,6 +8,7 @@ import {
   customTiling,
   FORWARD_TUNING,
   forwardTiling,
+  forwardTilingForDevice,
   generateAttentionForward,
   kernelArch,
   kMajorDescriptor,
@@ -110,6 +111,21 @@ describe('wgmma attention forward', () => {
       }
     }
   }
+
+  it('forwardTilingForDevice: the wgmma tiling only on 9.0 for BFloat16 E 128 without bias / mask / dropout', () => {
+    expect(tilingTag(forwardTilingForDevice(variant(), [9, 0]))).toBe('8w 128x128 msplit fold wskip heavy wgmma overlap');
+    expect(tilingTag(forwardTilingForDevice(variant({ causal: true }), [9, 0]))).toContain('wgmma');
+    for (const [v, cc] of [
+      [variant(), [10, 0]],
+      [variant(), [8, 0]],
+      [variant({ dtype: 'Half' }), [9, 0]],
+      [variant({ headDim: 64 }), [9, 0]],
+      [variant({ bias: 'bool' }), [9, 0]],
+      [variant({ dropout: true }), [9, 0]],
+    ] as const) {
+      expect(forwardTilingForDevice(v, cc)).toEqual(forwardTiling(v));
+    }
+  });
 
   it('kernelArch: sm_90a on compute capability 9.0 only, with the reason elsewhere; other kernels the device arch', () => {
     const t = tuningTiling('forward', wgmmaEntries[0] ?? [8, 128, 128, {}]);

@@ -57,7 +57,7 @@ describe('attention segments in FusionExecutorCache', () => {
     cache.runFusion([zeros(s), zeros(s), zeros(s), zeros(s)]).forEach((t) => t.dispose());
     expect(cache.lastPlan()?.segments.map((x) => x.kind)).toEqual(['attention', 'attention']);
     expect(fake.launches.map((l) => l.kernel)).toEqual([
-      expect.stringMatching(/^tsfuser_attention_fwd_bf16_e128/),
+      expect.stringMatching(/^tsfuser_attention_fwd_(wgmma_)?bf16_e128/),
       expect.stringMatching(/preprocess/),
       expect.stringMatching(/^tsfuser_attention_bwd_bf16_e128/),
       expect.stringMatching(/convert/),

@@ -19,6 +19,8 @@ export {
   customTiling,
   forwardSharedBytes,
   forwardTiling,
+  forwardTilingForDevice,
+  WGMMA_DEFAULT_FLAGS,
   MAX_HEAD_DIM,
   MAX_SHARED_BYTES,
   MIN_HEAD_DIM,

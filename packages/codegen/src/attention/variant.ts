@@ -167,6 +167,24 @@ export function forwardTiling(variant: AttentionVariant): AttentionTiling {
   return t;
 }
 
+/** The wgmma forward's tiling where it is the default (FORWARD_TUNING f31: 2 warpgroups × 64 rows,
+ * 128-key tiles, P·V overlapping the softmax, mask-free inside tiles, heavy-first grid). */
+export const WGMMA_DEFAULT_FLAGS: Partial<TilingFlags> = { mma: 'wgmma', overlapPv: true, maskSplit: true, foldScale: true, warpSkip: true, heavyFirst: true };
+
+/**
+ * The forward tiling for a device of compute capability `computeCapability`: on 9.0 (sm_90a's
+ * wgmma), BFloat16 at E 128 without bias, mask or dropout, the wgmma forward (8 warps, 128 ×
+ * 128, WGMMA_DEFAULT_FLAGS) — timed on the H200 (2026-12-03, call 2, c0b02c0) at 453 / 411
+ * TFLOP/s (L = S = 4096, non-causal / causal) and 436 / 421 (8192) against 308 / 288 and
+ * 321 / 295 for forwardTiling's f14 in the same run; everything else (and every other device)
+ * `forwardTiling`. Half and E 64 are correct on that path (the GPU probes) but not timed, so
+ * they keep mma.sync.
+ */
+export function forwardTilingForDevice(variant: AttentionVariant, computeCapability: readonly [number, number]): AttentionTiling {
+  const wgmma = computeCapability[0] === 9 && computeCapability[1] === 0 && variant.dtype === 'BFloat16' && variant.headDim === 128 && variant.bias === 'none' && !variant.dropout;
+  return wgmma ? customTiling('forward', 128, 8, 128, 128, WGMMA_DEFAULT_FLAGS) : forwardTiling(variant);
+}
+
 /**
  * Backward tiling: blockN key rows (16 per warp, dK and dV accumulated in registers) × blockM
  * query rows per step of the Q loop.

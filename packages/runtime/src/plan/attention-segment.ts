@@ -17,7 +17,7 @@
 
 import type { Fusion } from '@tsfuser/fusion-ir';
 import {
-  checkAttentionInputs, dropoutConstants, generateAttentionBackward, generateAttentionBackwardConvert, generateAttentionBackwardPreprocess, generateAttentionForward,
+  checkAttentionInputs, dropoutConstants, generateAttentionBackward, generateAttentionBackwardConvert, generateAttentionBackwardPreprocess, generateAttentionForward, forwardTilingForDevice,
   type AttentionKernel, type AttentionProblem, type AttentionVariant,
 } from '@tsfuser/codegen';
 import { HeuristicDataCache, SchedulingError, type AttentionOperand, type AttentionParams, type AttentionRngValue, type RuntimeInfo, type Scheduler } from '@tsfuser/scheduler';
@@ -90,7 +90,8 @@ export function planAttentionSegment(fusion: Fusion, info: RuntimeInfo, groupId:
     dropoutProbability: p.dropoutP,
   });
   const kernels =
-    p.op === 'sdpfa_fwd' ? [generateAttentionForward(variant)] : [generateAttentionBackwardPreprocess(variant), generateAttentionBackward(variant), generateAttentionBackwardConvert(variant)];
+    // The forward's tiling by device: the wgmma kernel where it was measured faster (sm_90a, codegen's forwardTilingForDevice).
+    p.op === 'sdpfa_fwd' ? [generateAttentionForward(variant, forwardTilingForDevice(variant, info.device.computeCapability))] : [generateAttentionBackwardPreprocess(variant), generateAttentionBackward(variant), generateAttentionBackwardConvert(variant)];
   return { kind: 'attention', groupId, fusion, info, params: p, problem, kernels };
 }
 
