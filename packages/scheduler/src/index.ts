@@ -22,7 +22,7 @@ export { materializeStrideOrders, pointwiseWritable } from './materialize-stride
 export { ExprEvalScheduler } from './expr-eval/index.js';
 export { NoOpScheduler, canScheduleEmptyOutputs } from './no-op/index.js';
 export { canScheduleExprEvalViews } from './expr-eval/can-schedule.js';
-export { metadataOpRefusal, viewLayouts, viewStrides, type ViewLayout } from './expr-eval/views.js';
+export { metadataOpRefusal, viewLayouts, viewStrides, type ViewLayout, type MaterializeCopy } from './expr-eval/views.js';
 export { type ReductionParams, type ReductionParallelType, reductionParamsToString } from './reduction/params.js';
 export { canScheduleReduction, type ReductionSchedulerOptions } from './reduction/can-schedule.js';
 export { computeReductionHeuristics, type ReductionOverrides } from './reduction/heuristics.js';

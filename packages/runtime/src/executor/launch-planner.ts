@@ -8,16 +8,22 @@
 // A scatter segment (greedy: scatter / index_put_accumulate) writes into a copy of its input:
 // its output buffer is filled by a pointwise copy kernel (scatter-copy.ts), planned as a step of
 // the same group right before the scatter kernel, as nvFuser initializes a scatter's output.
+// An expr_eval group whose reshape no view expresses for the real layouts (the segmentation
+// assumed dense intermediates) becomes a kernel when a kernel scheduler takes it, else views with
+// a dense pointwise copy of that reshape's input first (steps of the group), as torch.reshape
+// copies what it cannot view.
 // Invariant: every group input is resolved to an argument, a buffer or a view made by an earlier
 // group; a kernel group's info describes exactly the layouts and alignments its inputs have.
 
-import { dataTypeSize, type DataType, type Fusion, type Val } from '@tsfuser/fusion-ir';
+import { contiguousStrides, dataTypeSize, type DataType, type Fusion, type TensorView, type Val } from '@tsfuser/fusion-ir';
 import {
   bindExtents,
   HeuristicDataCache,
   runtimeInfoOf,
   viewLayouts,
   type InputLayout,
+  type MaterializeCopy,
+  type ViewLayout,
   type SchedulerDevice,
   type ExtentBindings,
   type RuntimeInfo,
@@ -26,7 +32,7 @@ import {
 } from '@tsfuser/scheduler';
 import { ExecutorInputError } from '../errors.js';
 import { outputLayout, type TensorLayout } from './output-allocation.js';
-import { scatterCopyStep } from './scatter-copy.js';
+import { scatterCopyFusion, scatterCopyStep } from './scatter-copy.js';
 import type { SegmentPlan, SegmentPlanGroup } from '@tsfuser/scheduler';
 
 /** What a plan knows of one fusion argument: a tensor's layout and pointer alignment, or a scalar. */
@@ -58,6 +64,11 @@ export interface PlannedGroup {
   schedulerType: SchedulerType;
   /** The runtime info the group's scheduler saw (its inputs' real layouts and alignments). */
   info: RuntimeInfo;
+  /**
+   * expr_eval only: the tensors copied densely (a pointwise copy kernel each, steps of this
+   * group) because a reshape of them has no view for these layouts, as torch.reshape copies.
+   */
+  reshapeCopies?: { tensor: string; reason: string }[];
 }
 
 export interface LaunchPlanLayout<K> {
@@ -147,7 +158,15 @@ export function planLaunch<K>(
         planViews(group, views, refs, refOf, plan, groupId);
         return;
       }
-      kind = copyingScheduler(group, groupInfo, registry, groupId, views);
+      // A reshape no view expresses for these layouts (the segmentation assumed dense
+      // intermediates): a kernel computing the group where one accepts it, else a dense copy of
+      // the reshape's input viewed as the reshape (torch.reshape semantics either way).
+      const picked = copyingScheduler(group, groupInfo, registry);
+      if (picked === null) {
+        if (planReshapeCopies(group, groupInfo, refs, refOf, plan, groupId, kernelFor, alignmentOf)) return;
+        throw new ExecutorInputError(`segment ${groupId} (expr_eval): ${views.message}`);
+      }
+      kind = picked;
     }
     plan.groups.push({ groupId, schedulerType: kind, info: groupInfo });
     for (const out of group.outputs) {
@@ -190,18 +209,72 @@ function viewsOf(group: SegmentPlanGroup, info: RuntimeInfo): ReturnType<typeof 
 }
 
 /**
+ * An expr_eval group whose reshape has no view for these layouts, planned as views with dense
+ * copies where needed (viewLayouts' materialize): per copy, a view of the reshape's input (its
+ * base and offset), a dense buffer, and a pointwise `set` kernel from one to the other (a step of
+ * this group), then the group's outputs as views of arguments, earlier views or the copies.
+ * False when the views fail for another reason (the caller tries a kernel for the group).
+ */
+function planReshapeCopies<K>(
+  group: SegmentPlanGroup,
+  info: RuntimeInfo,
+  refs: readonly PlanRef[],
+  refOf: Map<Val, PlanRef>,
+  plan: LaunchPlanLayout<K>,
+  groupId: number,
+  kernelFor: GroupKernelPlanner<K>,
+  alignmentOf: (ref: PlanRef, dtype: DataType) => number,
+): boolean {
+  const copies: { tv: TensorView; source: ViewLayout }[] = [];
+  const materialize: MaterializeCopy = (tv, source) => {
+    copies.push({ tv, source });
+    return { input: refs.length + copies.length - 1, sizes: [...source.sizes], strides: contiguousStrides(source.sizes), offset: 0 };
+  };
+  let layouts: ReturnType<typeof viewLayouts>;
+  try {
+    layouts = viewLayouts(group.fusion, info.inputs.map((i) => (i.kind === 'tensor' ? i : null)), HeuristicDataCache.for(group.fusion, info, group.analysis).bindings(), materialize);
+  } catch {
+    return false;
+  }
+  // The kernel memo keys a group's kernels by group and parameters: copies of one group must be
+  // one fusion (dtype and rank), else two of them could share a kernel made for the other.
+  const first = copies[0]?.tv;
+  if (first === undefined || copies.some(({ tv }) => tv.dtype !== first.dtype || tv.domain.logicalNoReductions().length !== first.domain.logicalNoReductions().length)) return false;
+  const all: PlanRef[] = [...refs];
+  const steps: PlanStep<K>[] = [];
+  const reshapeCopies: { tensor: string; reason: string }[] = [];
+  for (const { tv, source } of copies) {
+    const from = all[source.input] as PlanRef;
+    const base = from.kind === 'view' ? (plan.views[from.index] as PlanView) : { base: from, offset: 0 };
+    const sourceRef: PlanRef = { kind: 'view', index: plan.views.length };
+    plan.views.push({ base: base.base, layout: { sizes: source.sizes, strides: source.strides }, offset: base.offset + source.offset });
+    const bufferRef: PlanRef = { kind: 'buffer', index: plan.buffers.length };
+    plan.buffers.push({ dtype: tv.dtype, layout: { sizes: [...source.sizes], strides: contiguousStrides(source.sizes) } });
+    plan.isOutput.push(false);
+    const copyInfo: RuntimeInfo = { device: info.device, inputs: [{ kind: 'tensor', dtype: tv.dtype, sizes: source.sizes, strides: source.strides, alignment: alignmentOf(sourceRef, tv.dtype) }] };
+    const { kernel, grid } = kernelFor(scatterCopyFusion(tv), copyInfo, groupId, 'pointwise');
+    steps.push({ kernel, groupId, grid, refs: [sourceRef, bufferRef], inputCount: 1 });
+    all.push(bufferRef);
+    reshapeCopies.push({ tensor: `T${tv.name}`, reason: `sizes [${source.sizes.join(', ')}] with strides [${source.strides.join(', ')}] cannot be viewed as the reshape's sizes: copied densely (torch.reshape semantics)` });
+  }
+  plan.groups.push({ groupId, schedulerType: 'expr_eval', info, reshapeCopies });
+  plan.steps.push(...steps);
+  planViews(group, layouts, all, refOf, plan, groupId);
+  return true;
+}
+
+/**
  * The scheduler of a kernel that computes an expr_eval group these layouts cannot view: a
  * reshape of a strided input (a slice's output, made by an earlier segment) is a copy, as
  * torch.reshape copies what it cannot view (nvFuser aliases a reshape's output only where the
  * layout allows, else its kernel writes it). The segment plan chose expr_eval for the layouts
  * it assumed (contiguous intermediates); the registry picks again for the real ones, where the
- * view scheduler refuses.
+ * view scheduler refuses; null when no kernel scheduler takes the group (planReshapeCopies then).
  */
-function copyingScheduler(group: SegmentPlanGroup, info: RuntimeInfo, registry: SchedulerRegistry, groupId: number, refusal: Error): SchedulerType {
+function copyingScheduler(group: SegmentPlanGroup, info: RuntimeInfo, registry: SchedulerRegistry): SchedulerType | null {
   const hasReshape = group.fusion.exprs().some((e) => e.kind === 'ViewOp');
   const picked = hasReshape ? registry.tryPick(group.fusion, info).scheduler : null;
-  if (picked === null || picked.type === 'expr_eval') throw new ExecutorInputError(`segment ${groupId} (expr_eval): ${refusal.message}`);
-  return picked.type;
+  return picked === null || picked.type === 'expr_eval' ? null : picked.type;
 }
 
 /** The outputs of a metadata-only group as views of what it reads (no kernel, no step). */

@@ -1,6 +1,7 @@
 // Metadata-only expressions as views: given the layout (sizes, strides, element offset) of each
 // fusion input, the layout of every tensor that broadcast, squeeze, expand, permute, slice,
-// reshape (where view-compatible, PyTorch's computeStride rule) or a plain set produce from it
+// reshape (where view-compatible, PyTorch's computeStride rule; else, when the caller can copy,
+// a view of a dense copy, as torch.reshape) or a plain set produce from it
 // — the same pointer arithmetic the reference evaluator does on host tensors, without data.
 // Invariant: a tensor's layout, applied to the storage of the input it came from, reads
 // exactly the values the reference evaluator gives that tensor.
@@ -104,11 +105,23 @@ function clampIndex(i: number, size: number): number {
 }
 
 /**
+ * A dense copy of `tv` (read with `layout`) for a reshape no view can express, as torch.reshape
+ * copies what it cannot view: returns the copy's layout (a new input index, dense strides).
+ */
+export type MaterializeCopy = (tv: TensorView, layout: ViewLayout) => ViewLayout;
+
+/**
  * The layout of every tensor of a metadata-only `fusion`, from the layouts of its inputs
  * (`inputs[i]`: null for scalars). Throws a SchedulingError naming the tensor when an
- * expression computes values or a reshape is not view-compatible with its input's strides.
+ * expression computes values or a reshape is not view-compatible with its input's strides and
+ * no `materialize` is given (with one, that reshape views the dense copy it returns).
  */
-export function viewLayouts(fusion: Fusion, inputs: readonly ({ sizes: readonly number[]; strides: readonly number[] } | null)[], bindings: ExtentBindings): Map<TensorView, ViewLayout> {
+export function viewLayouts(
+  fusion: Fusion,
+  inputs: readonly ({ sizes: readonly number[]; strides: readonly number[] } | null)[],
+  bindings: ExtentBindings,
+  materialize?: MaterializeCopy,
+): Map<TensorView, ViewLayout> {
   const layouts = new Map<TensorView, ViewLayout>();
   fusion.inputs.forEach((v, i) => {
     const l = inputs[i];
@@ -186,6 +199,14 @@ export function viewLayouts(fusion: Fusion, inputs: readonly ({ sizes: readonly 
       case 'ViewOp': {
         const sizes = out.domain.logicalNoReductions().map((id) => extent(id.logicalExtent()));
         const strides = viewStrides(src.sizes, src.strides, sizes);
+        if (strides === null && materialize !== undefined) {
+          // A dense copy is always view-compatible (row-major order is the reshape's order).
+          const copy = materialize(input, src);
+          const copyStrides = viewStrides(copy.sizes, copy.strides, sizes);
+          if (copyStrides === null) throw new SchedulingError(`reshape producing T${out.name}: its copy's strides [${copy.strides.join(', ')}] cannot be viewed either`);
+          layouts.set(out, { input: copy.input, sizes, strides: copyStrides, offset: 0 });
+          break;
+        }
         if (strides === null) {
           throw new SchedulingError(
             `reshape producing T${out.name}: sizes [${src.sizes.join(', ')}] with strides [${src.strides.join(', ')}] cannot be viewed as [${sizes.join(', ')}] without a copy`,

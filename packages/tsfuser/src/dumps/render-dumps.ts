@@ -266,7 +266,12 @@ function launchPlanText(c: TargetCompilation): string {
   for (const g of c.plan.groups) {
     const step = c.plan.steps.find((s) => s.groupId === g.groupId);
     const group = c.segments.groups[g.groupId];
-    if (step !== undefined) {
+    if (g.schedulerType === 'expr_eval' && g.reshapeCopies !== undefined) {
+      // A reshape no view expresses: its input copied densely by a pointwise kernel, then viewed.
+      const copies = c.plan.steps.filter((s) => s.groupId === g.groupId);
+      const text = copies.map((s, i) => `${g.reshapeCopies?.[i]?.tensor ?? '?'} copied by ${s.kernel.kernelName} grid (${s.grid.join(', ')}) from ${refName(s.refs[0] as PlanRef)} into ${refName(s.refs[1] as PlanRef)} (${g.reshapeCopies?.[i]?.reason ?? ''})`);
+      lines.push(`  segment ${g.groupId} (expr_eval): ${text.join('; ')}; its outputs are views of what it reads and of the copies`);
+    } else if (step !== undefined) {
       const ins = step.refs.slice(0, step.inputCount).map(refName).join(', ');
       const outs = step.refs.slice(step.inputCount).map(refName).join(', ');
       const l = step.kernel.launch;
