@@ -10,7 +10,7 @@ import {
   type DataType, type TensorView,
 } from '@tsfuser/fusion-ir';
 import {
-  defaultSchedulerRegistry, heuristicParamsToString, makeRuntimeInfo, ReductionScheduler, segmentPlanFor, type ReductionParams,
+  computeReductionHeuristics, defaultSchedulerRegistry, heuristicParamsToString, makeRuntimeInfo, ReductionScheduler, segmentPlanFor, type ReductionParams,
 } from '../src/index.js';
 
 const s = new ReductionScheduler();
@@ -89,17 +89,22 @@ describe('reduction scheduler: Welford', () => {
     expect(defaultSchedulerRegistry().pick(ln, ri).scheduler.type).toBe('inner_persistent');
   });
 
-  it('heuristics are the sum heuristics: inner block, outer TIDy, grid for few long rows', () => {
-    const sumOf = (shape: number[], axes: number[]): ReductionParams => {
+  it('heuristics are the sum heuristics without iteration vectors: inner block, outer TIDy, grid for few long rows', () => {
+    // Welford keeps one column per thread in an outer reduction (outer-vectorization.ts: its
+    // three-state lanes are not grouped), so it matches the sum's schedule at iterVector 1.
+    const sumOf = (shape: number[], axes: number[], iterVector?: number): ReductionParams => {
       const f = new Fusion();
       const x = makeTensor(f, { shape: shape.map(() => -1) });
       f.addInput(x);
       f.addOutput(sum(x, axes));
-      return params(f, [shape]);
+      return computeReductionHeuristics(f, info(f, [shape]), iterVector === undefined ? {} : { iterVector });
     };
+    const outerSum = sumOf([4096, 128], [0]);
+    expect(outerSum.vectorizeIterDom).toBe(true);
+    expect(params(varMeanFusion([-1, -1], [0]), [[4096, 128]]).vectorizeIterDom).toBe(false);
     for (const [shape, axes] of [[[128, 4096], [1]], [[4096, 128], [0]], [[4, 50000], [1]], [[50000, 4], [0]], [[16, 512, 4096], [0, 1]]] as const) {
       const p = params(varMeanFusion(shape.map(() => -1), [...axes]), [[...shape]]);
-      expect(heuristicParamsToString(p)).toBe(heuristicParamsToString(sumOf([...shape], [...axes])));
+      expect(heuristicParamsToString(p)).toBe(heuristicParamsToString(sumOf([...shape], [...axes], 1)));
     }
     const grid = params(varMeanFusion([-1, -1], [1]), [[4, 50000]]);
     expect(grid.crossGridInnerReduction).toBe(true);
