@@ -41,12 +41,20 @@ describe('divisorMagic', () => {
 });
 
 describe('index-math rewrites of the RoPE bench kernel', () => {
-  const kernel = exportKernels(['rope_bf16'], {})[0];
-  if (kernel === undefined) throw new Error('rope_bf16 exported no kernel');
+  // The rewrites apply to the kernel with codegen's fast division off (as resize-variants.ts
+  // applies them): the heuristic's own kernel already divides by NvfDivisor parameters.
+  const kernel = exportKernels(['rope_bf16'], { divide: { pointwise: { fastDivision: false } } }).find((k) => k.kernel.variant === 'divide');
+  if (kernel === undefined) throw new Error('rope_bf16 exported no kernel with fast division off');
   const { source } = kernel;
   const names = kernelParamNames(source);
   const sizes = [...kernel.kernel.inputs.map((i) => i.sizes), kernel.kernel.inputs[0]?.sizes ?? []];
   const extent = (param: string, dim: number): number => sizes[names.indexOf(param)]?.[dim] ?? Number.NaN;
+
+  it('the heuristic kernel divides by fast divisors; with fastDivision off it takes none', () => {
+    const heuristic = exportKernels(['rope_bf16'], {}).find((k) => k.kernel.variant === 'heuristic');
+    expect(heuristic?.kernel.divisors).not.toBeNull();
+    expect(kernel.kernel.divisors).toBeNull();
+  });
 
   it('reads the parameters and the extents the kernel divides by', () => {
     expect(names).toEqual(['T0', 'T1', 'T2', expect.stringMatching(/^T\d+$/)]);

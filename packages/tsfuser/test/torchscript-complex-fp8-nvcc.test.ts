@@ -36,6 +36,7 @@ describe.skipIf(nvcc === null)('complex and float8 TorchScript graphs compile fo
   it('every graph is one pointwise kernel that nvcc -ptx accepts', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tsfuser-complex-fp8-'));
     const sources: string[] = [];
+    let fastDivision = false;
     // The fast test tier (testTier): an evenly spread 6 of the graphs.
     const cases = tierCases(fixture.cases, 6);
     cases.forEach((c, k) => {
@@ -45,9 +46,10 @@ describe.skipIf(nvcc === null)('complex and float8 TorchScript graphs compile fo
       const kernel = compileFusion(fusion, info, { fusionId: 24000 + k });
       expect(kernel.params.schedulerType, `${c.name} (${c.kind})`).toBe('pointwise');
       sources.push(withCLinkage(kernel.dumps.cuda));
+      fastDivision ||= kernel.args.divisors !== null;
     });
     const file = join(dir, 'k.cu');
-    writeFileSync(file, `${runtimeLibrary('Int32', { bulkCopies: false, rng: false, scanSort: false, complex: true })}\n${sources.join('\n')}`);
+    writeFileSync(file, `${runtimeLibrary('Int32', { bulkCopies: false, rng: false, scanSort: false, complex: true, fastDivision })}\n${sources.join('\n')}`);
     execFileSync(nvcc as string, ['-ptx', '-arch=sm_90', '-std=c++17', file, '-o', `${file}.ptx`], { stdio: 'pipe' });
     expect(readFileSync(`${file}.ptx`, 'utf8').match(/\.entry/g)?.length).toBe(cases.length);
   }, 120_000);
