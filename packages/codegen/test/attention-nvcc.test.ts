@@ -214,7 +214,9 @@ describe.skipIf(!hasNvcc)('the GPU tuning tilings through nvcc -cubin (sm_90, E 
     expect(counts.length).toBe(jobs.length);
     for (const { label, count } of counts) {
       expect(count.registers, label).toBeLessThanOrEqual(255);
-      expect(count.spillBytes, `${label} spills`).toBeLessThanOrEqual(KNOWN_SPILLS[label] ?? 0);
+      // A wgmma tiling's record is WGMMA_SPILLS' (one record per tiling, plain or causal).
+      const tag = label.split(' ').slice(2).join(' ');
+      expect(count.spillBytes, `${label} spills`).toBeLessThanOrEqual(KNOWN_SPILLS[label] ?? WGMMA_SPILLS[tag] ?? 0);
     }
   }, 600_000);
 });
