@@ -44,7 +44,7 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
       names.set(p.name, t);
       return;
     }
-    if (!t.isContiguous()) {
+    if (passedAsStorage(t)) {
       // A strided tensor (an expanded, stride-0 input or output) is passed as its storage and
       // strides, as the runtime passes it: the kernel must index it through its strides.
       const storage = new HostTensor(t.dtype, [t.data.length - t.offset], [1], t.data, t.offset);
@@ -530,9 +530,18 @@ export function simulateKernel(kernel: Kernel, launch: LaunchParams, args: reado
     if (g === undefined) return [];
     const given = args[i] as HostTensor;
     const values = Array.from(g.values, (v) => (p.dtype === 'Bool' ? v !== 0 : p.dtype === 'Int' ? BigInt(Number.isNaN(v) ? 0 : v) : v));
-    if (given.isContiguous()) return [HostTensor.fromValues(p.dtype, [...given.sizes], values)];
+    if (!passedAsStorage(given)) return [HostTensor.fromValues(p.dtype, [...given.sizes], values)];
     // A strided argument comes back as a view of the same layout over the written storage.
     const storage = HostTensor.fromValues(p.dtype, [values.length], values);
     return [new HostTensor(p.dtype, [...given.sizes], [...given.strides], storage.data)];
   });
+}
+
+/**
+ * A tensor the kernel sees as its storage and strides: a strided one, or one with an expanded
+ * (stride-0) dim — also of extent 0, whose base the kernel still writes (a row sum expanded over
+ * an empty dim: its contiguous element list would be empty).
+ */
+function passedAsStorage(t: HostTensor): boolean {
+  return !t.isContiguous() || t.strides.some((stride, d) => stride === 0 && t.sizes[d] !== 1);
 }

@@ -61,6 +61,15 @@ describe('random shape-op fusions', () => {
     }
   });
 
+  it('a row sum expanded over an empty dim writes its base inside the allocation (seed 1239807310: Half [30, 0]; out of bounds before)', () => {
+    const c = randomShapeOpsCase(1239807310);
+    const segments = segmentsWithInputs(c.fusion, c.inputs);
+    expect(segments.map((s) => s.type).join('+')).toBe('reduction');
+    // The output [30, 0] is the row sums [30, 1] expanded over i1 = 0: no elements, but the
+    // kernel writes the 30 row values, which its allocation (stride 0, device allocationSpan) holds.
+    for (const s of segments) simulateAndCheck(s.fusion, s.inputs, 'seed 1239807310');
+  });
+
   it('a 0-dim full broadcast into the tensors after a row sum lowers in one inner persistent kernel (seed 5868; a loop-nest cycle before)', () => {
     const c = randomShapeOpsCase(5868);
     const segments = segmentsWithInputs(c.fusion, c.inputs);

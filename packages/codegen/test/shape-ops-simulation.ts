@@ -82,7 +82,9 @@ export function poisonedOutput(tv: TensorView, value: HostTensor): HostTensor {
     strides[d] = stride;
     stride *= Math.max(1, value.sizes[d] as number);
   }
-  const n = value.sizes.some((x) => x === 0) ? 0 : stride;
+  // An expanded dim of extent 0 does not empty the storage: the runtime allocates the base the
+  // kernel writes (device allocationSpan).
+  const n = value.sizes.some((x, d) => x === 0 && expanded[d] !== true) ? 0 : stride;
   // A finite sentinel, not NaN: an unwritten element must not pass where the reference is NaN.
   const poison = value.dtype === 'Bool' ? false : value.dtype === 'Int' ? -7n : value.dtype === 'Int32' ? -7 : -12345;
   const storage = HostTensor.fromValues(value.dtype, [n], new Array<number | boolean | bigint>(n).fill(poison));

@@ -40,7 +40,7 @@ export {
   type KernelArgument,
   type TensorArgument,
 } from './kernel-arguments.js';
-export { Tensor, storageSpan, type DeviceLayout } from './tensor.js';
+export { Tensor, allocationSpan, storageSpan, type DeviceLayout } from './tensor.js';
 export {
   CubinCache,
   type CubinRequest,

@@ -53,6 +53,17 @@ export function storageSpan(sizes: readonly number[], strides: readonly number[]
   return span;
 }
 
+/**
+ * Elements an allocation of this layout holds: storageSpan, except that a stride-0 dim never
+ * empties it. An expanded broadcast (stride 0) whose expanded extent is 0 still has its base's
+ * elements behind it — PyTorch's `base.expand(30, 0)` keeps base's storage, and nvFuser allocates
+ * an expanded output un-expanded, then expands it — so a kernel that writes the base (a row sum
+ * written once per row, expanded over an empty dim) stays inside the allocation.
+ */
+export function allocationSpan(sizes: readonly number[], strides: readonly number[]): number {
+  return storageSpan(sizes.map((size, d) => (size === 0 && strides[d] === 0 ? 1 : size)), strides);
+}
+
 /** A device tensor's layout, checked once (Tensor.deviceLayout). */
 export interface DeviceLayout {
   readonly dtype: DataType;
@@ -151,7 +162,7 @@ export class Tensor {
   static emptyDevice(device: DeviceContext, dtype: DataType, sizes: readonly number[], strides?: readonly number[]): Tensor {
     const layout = strides ?? contiguousStrides(sizes);
     validateShape(sizes, layout);
-    const bytes = storageSpan(sizes, layout) * dataTypeSize(dtype);
+    const bytes = allocationSpan(sizes, layout) * dataTypeSize(dtype);
     const pointer = device.malloc(Math.max(bytes, 1));
     return new Tensor(dtype, [...sizes], [...layout], { device: { device, pointer, bytes, owned: true } });
   }
@@ -163,7 +174,7 @@ export class Tensor {
   static deviceLayout(dtype: DataType, sizes: readonly number[], strides?: readonly number[]): DeviceLayout {
     const layout = strides ?? contiguousStrides(sizes);
     validateShape(sizes, layout);
-    const bytes = storageSpan(sizes, layout) * dataTypeSize(dtype);
+    const bytes = allocationSpan(sizes, layout) * dataTypeSize(dtype);
     return Object.freeze({ dtype, sizes: Object.freeze([...sizes]), strides: Object.freeze([...layout]), bytes });
   }
 
@@ -240,7 +251,8 @@ export class Tensor {
     this.assertLive();
     if (this.host !== undefined) return this.host;
     const storage = this.requireDevice('toHost');
-    const data = allocateStorage(this.dtype, storageSpan(this.sizes, this.strides));
+    // The whole storage: an expanded tensor's allocation may exceed its span (allocationSpan).
+    const data = allocateStorage(this.dtype, Math.max(storageSpan(this.sizes, this.strides), storage.bytes / dataTypeSize(this.dtype)));
     storage.device.copyDeviceToHost(data, storage.pointer, { byteCount: storage.bytes });
     return new HostTensor(this.dtype, this.sizes, this.strides, data);
   }

@@ -1,6 +1,6 @@
 import { HostTensor } from '@tsfuser/fusion-ir';
 import { describe, expect, it } from 'vitest';
-import { Tensor, storageSpan } from '../src/index.js';
+import { Tensor, allocationSpan, storageSpan } from '../src/index.js';
 
 describe('Tensor (host storage)', () => {
   it('wraps a typed array of the dtype without copying', () => {
@@ -70,5 +70,18 @@ describe('Tensor (host storage)', () => {
     expect(storageSpan([0, 5], [5, 1])).toBe(0);
     expect(storageSpan([], [])).toBe(1);
     expect(() => storageSpan([2], [-1])).toThrow(/negative stride/);
+  });
+
+  it('allocates an expanded layout for its base, also where the expanded extent is 0', () => {
+    // [30, 1] expanded to [30, 0] (a row sum's output expanded over an empty dim): the kernel
+    // writes the 30 row values, so the allocation holds them though the tensor has no elements.
+    expect(storageSpan([30, 0], [1, 0])).toBe(0);
+    expect(allocationSpan([30, 0], [1, 0])).toBe(30);
+    expect(Tensor.deviceLayout('Half', [30, 0], [1, 0]).bytes).toBe(60);
+    expect(allocationSpan([30, 5], [1, 0])).toBe(30);
+    // A dim of size 0 with a real stride still empties it (nothing to hold).
+    expect(allocationSpan([0, 5], [5, 1])).toBe(0);
+    expect(allocationSpan([30, 0], [0, 1])).toBe(0);
+    expect(Tensor.deviceLayout('Float', [0, 5]).bytes).toBe(0);
   });
 });

@@ -1,7 +1,8 @@
 // Output (and segment intermediate) allocation: the sizes of a fusion output follow from the
 // input sizes by evaluating its logical extents; memory is dense in the tensor's allocation
 // order (stride order), broadcast dims have size 1, and expanded broadcast dims get stride 0 as
-// in PyTorch's expand. Invariant: every element the kernel writes lies inside the allocation.
+// in PyTorch's expand. Invariant: every element the kernel writes lies inside the allocation
+// (an expanded dim of extent 0 keeps the base the kernel writes: device allocationSpan).
 
 import { contiguousStrides, type TensorView } from '@tsfuser/fusion-ir';
 import { evaluateExtent, type ExtentBindings } from '@tsfuser/scheduler';
