@@ -148,7 +148,7 @@ const KNOWN_SPILLS: Readonly<Record<string, number>> = {
 };
 
 describe.skipIf(!hasNvcc)('the wgmma forward through nvcc -cubin (sm_90a)', () => {
-  it('bf16 / fp16 x E 64 / 128 x causal x each wgmma tuning tiling: within 255 registers, no spill, wgmma not serialized', async () => {
+  it('bf16 / fp16 x E 64 / 128 x causal x each wgmma tuning tiling: within 255 registers, no spill beyond WGMMA_SPILLS, wgmma not serialized', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tsfuser-attention-wgmma-'));
     const jobs: { label: string; kernel: AttentionKernel }[] = [];
     for (const entry of FORWARD_TUNING.filter((e) => e[3].mma === 'wgmma')) {
@@ -181,11 +181,14 @@ describe.skipIf(!hasNvcc)('the wgmma forward through nvcc -cubin (sm_90a)', () =
   }, 600_000);
 });
 
-/** The warp-specialized 128 x 128 tiling's producer warpgroup, cut to 48 registers (setmaxnreg)
- * so that the consumers get the 232 their overlapped schedule needs, spills its loop's pointers
- * (ptxas -v, nvcc 13.0, 2026-12-03); every other wgmma kernel spills nothing. */
+/** The warp-specialized tilings at E 128 spill (ptxas -v, nvcc 13.0, 2026-12-04): their producer
+ * warpgroup gets what the block's launch allocation (384 x 168) leaves beside consumers at 232 /
+ * 216 — 40 registers at 128 keys, 72 at 64 (wsRegisterSplit; the 48 / 80 of before spilled 40 B /
+ * none but asked for more registers than the block has: the consumers' setmaxnreg.inc never
+ * returned on the H200). Every other wgmma kernel spills nothing. */
 const WGMMA_SPILLS: Readonly<Record<string, number>> = {
-  '8w 128x128 msplit fold wskip heavy wgmma overlap ws': 40,
+  '8w 128x128 msplit fold wskip heavy wgmma overlap ws': 216,
+  '8w 128x64 msplit fold wskip heavy wgmma overlap ws': 16,
 };
 
 describe.skipIf(!hasNvcc)('the GPU tuning tilings through nvcc -cubin (sm_90, E 128)', () => {

@@ -18,6 +18,7 @@ import {
   tuningTiling,
   type AttentionVariant,
 } from '../src/attention/index.js';
+import { wsRegisterSplit } from '../src/attention/wgmma-forward-ws.js';
 
 const variant = (over: Partial<AttentionVariant> = {}): AttentionVariant => ({ dtype: 'BFloat16', headDim: 128, causal: false, bias: 'none', dropout: false, ...over });
 const wgmmaEntries = FORWARD_TUNING.filter((e) => e[3].mma === 'wgmma');
@@ -82,6 +83,15 @@ describe('wgmma attention forward', () => {
               expect(k.block).toEqual([32 * (t.warps + 4), 1, 1]);
               expect(count(src, 'tsf_mbar_init(full') + count(src, 'tsf_mbar_init(empty')).toBe(4);
               expect(src.includes('tsf_setmaxnreg_inc<')).toBe(t.warps === 8);
+              if (t.warps === 8) {
+                // The producer's dec and the consumers' inc fit the block's launch allocation
+                // (384 threads x 168 registers): an inc past it waits forever (the H200 hang).
+                const dec = Number(/tsf_setmaxnreg_dec<(\d+)>/.exec(src)?.[1]);
+                const inc = Number(/tsf_setmaxnreg_inc<(\d+)>/.exec(src)?.[1]);
+                expect(128 * dec + 256 * inc).toBeLessThanOrEqual(384 * 168);
+                expect(dec % 8 === 0 && inc % 8 === 0 && dec >= 24 && inc <= 256).toBe(true);
+                expect(wsRegisterSplit(t)).toEqual({ launch: 168, consumer: t.blockN === 128 ? 232 : 216, producer: t.blockN === 128 ? 40 : 72 });
+              }
               expect(count(src, 'tsf_mbar_arrive(emptyK')).toBe(loops + 1);
               expect(count(src, 'tsf_mbar_arrive(emptyV')).toBe(loops);
             } else {

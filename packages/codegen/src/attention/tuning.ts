@@ -70,6 +70,8 @@ export const FORWARD_TUNING: readonly TuningEntry[] = [
   [8, 128, 64, { ...WGMMA, ...ALL, overlapPv: true }],
   [4, 64, 64, { ...WGMMA, ...ALL, ...CTA2, overlapPv: true }],
   // f34–f35: warp-specialized (a producer warpgroup, mbarrier stages; consumers overlapped).
+  // Untimed: on the H200 (2026-12-04) f34 hung in its first probe, its setmaxnreg split past the
+  // launch allocation (wsRegisterSplit, fixed since, not re-run).
   [8, 128, 128, { ...WGMMA, ...ALL, overlapPv: true, warpSpecialized: true }],
   [8, 128, 64, { ...WGMMA, ...ALL, overlapPv: true, warpSpecialized: true }],
 ];

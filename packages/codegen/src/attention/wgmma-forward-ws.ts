@@ -21,10 +21,17 @@ import { maskText, packText, peeledLoops, pvIssue, RESCALE, scoresIssue, softmax
 
 /** Registers a thread after setmaxnreg (2 consumer warpgroups): the consumers' (232 for 128-key
  * tiles, whose overlapped schedule needs 230; 216 for 64-key ones, 168) and the producer's, the
- * rest of the 64 K in multiples of 8 (48 or 80; ptxas spills the producer's loop below ~80). */
-function registerSplit(t: AttentionTiling): { producer: number; consumer: number } {
+ * rest of the block's launch allocation in multiples of 8. setmaxnreg.inc takes its registers
+ * from those setmaxnreg.dec released, within what the block was launched with — 384 threads ×
+ * 168 (the 64 K register file over 384 threads, in the allocation's steps of 8), not 64 K: a
+ * split summing past 64512 leaves the consumers' inc waiting forever (the H200 hang of session 9:
+ * 48 / 232 and 80 / 216 asked for 65536). FlashAttention-3's 24 / 240 sums to 64512 exactly. */
+export function wsRegisterSplit(t: AttentionTiling): { producer: number; consumer: number; launch: number } {
+  const threads = 32 * (t.warps + 4);
+  const launch = Math.floor(65536 / threads / 8) * 8;
   const consumer = t.blockN === 128 ? 232 : 216;
-  return { producer: Math.floor((65536 - 256 * consumer) / 128 / 8) * 8, consumer };
+  const producer = Math.floor((threads * launch - 32 * t.warps * consumer) / 128 / 8) * 8;
+  return { producer, consumer, launch };
 }
 
 /** Barrier addresses (8 bytes each, after the V stages) and their initialisation by thread 0. */
@@ -46,7 +53,7 @@ export function wsBarriers(t: AttentionTiling): string {
 
 /** The producer warpgroup (threadIdx.x ≥ kConsumerThreads); returns when its loads are issued and signalled. */
 export function wsProducer(t: AttentionTiling): string {
-  const { producer, consumer } = registerSplit(t);
+  const { producer, consumer } = wsRegisterSplit(t);
   const shrink = t.warps === 8 ? `    tsf_setmaxnreg_dec<${producer}>();\n` : '';
   return `  if (threadIdx.x >= kConsumerThreads) {
 ${shrink}    const int ptid = static_cast<int>(threadIdx.x) - kConsumerThreads;
