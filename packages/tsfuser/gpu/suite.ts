@@ -147,6 +147,15 @@ async function main(): Promise<void> {
   sharedCubins = new CubinCache({ directory: mkdtempSync(join(tmpdir(), 'tsfuser-suite-cubins-')) });
   console.log(`device: ${device.properties.name}; seed ${seed}`);
   const started = performance.now();
+  // A line per phase as it ends (the full report comes last): a run killed by its time limit
+  // still shows how far it got (H200 2026-12-04: a cold run killed at 135 s printed nothing).
+  let phaseStart = 0;
+  const phaseDone = (label: string): void => {
+    const done = results.slice(phaseStart);
+    phaseStart = results.length;
+    const failed = done.filter((r) => r.outcome === 'failed').map((r) => r.name);
+    console.log(`${label}: ${done.length} cases, ${failed.length} failed${failed.length > 0 ? ` (${failed.slice(0, 5).join(', ')})` : ''}; ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  };
 
   for (const f of allFixtures()) {
     const layouts = f.info.inputs.map((inp) => (inp.kind === 'tensor' ? { sizes: [...inp.sizes], strides: [...inp.strides], misalign: false } : null));
@@ -156,6 +165,7 @@ async function main(): Promise<void> {
     const c = randomPointwiseCase(rng, i);
     record(`random:${c.name}`, () => runCase(device, c.fusion, c.layouts, rng, c.positive));
   }
+  phaseDone('fixtures and random cases');
 
   // FusionDefinition.execute through the GPU backend, on the files users run.
   const backend = createGpuBackend({ cubinDirectory: null, poisonOutputs: true });
@@ -181,6 +191,8 @@ async function main(): Promise<void> {
       results.push({ name, outcome: unsupported ? 'unsupported' : 'failed', detail: `${e.name}: ${e.message.split('\n')[0] ?? ''}` });
     }
   }
+
+  phaseDone('definitions');
 
   // Kernel reuse: other sizes of the same signature launch the same kernel.
   record('cache:kernel-reuse-across-sizes', () => {
